@@ -1,0 +1,74 @@
+// The command table and the runner: parse, dispatch to the command's module, and turn every failure
+// into one `fleetcom: …` line with the documented exit code.
+import { defineCommand, runCommand, showUsage, type CommandDef } from "citty";
+import { EXIT, UserError, errorMessage } from "./errors.ts";
+import { VERSION } from "./version.ts";
+
+type Lazy = () => Promise<CommandDef<any>>;
+
+// Each subcommand lives in its own cmd-<name>.ts and is imported only when it runs.
+export const SUBCOMMANDS: Record<string, Lazy> = {
+  sessions: () => import("./cmd-sessions.ts").then((m) => m.default),
+  load: () => import("./cmd-load.ts").then((m) => m.default),
+};
+
+const root = defineCommand({
+  meta: { name: "fleetcom", version: VERSION, description: "Supervise a fleet of terminal commands and AI coding agents" },
+  args: {
+    version: { type: "boolean", alias: "V", description: "Print the version" },
+  },
+  subCommands: SUBCOMMANDS,
+});
+
+function wantsHelp(argv: string[]): boolean {
+  const end = argv.indexOf("--");
+  const before = end === -1 ? argv : argv.slice(0, end);
+  return before.includes("--help") || before.includes("-h");
+}
+
+async function resolveForHelp(argv: string[]): Promise<[CommandDef<any>, CommandDef<any>?]> {
+  const name = argv.find((a) => !a.startsWith("-"));
+  const lazy = name ? SUBCOMMANDS[name] : undefined;
+  if (!lazy) return [root];
+  const sub = await lazy();
+  const rest = argv.slice(argv.indexOf(name!) + 1);
+  const subSubs = typeof sub.subCommands === "object" ? (sub.subCommands as Record<string, Lazy>) : undefined;
+  const nested = rest.find((a) => !a.startsWith("-"));
+  if (subSubs && nested && subSubs[nested]) return [await (subSubs[nested] as Lazy)(), sub];
+  return [sub, root];
+}
+
+export async function runCli(argv: string[]): Promise<number> {
+  try {
+    if (wantsHelp(argv) || argv.length === 0) {
+      await showUsage(...(await resolveForHelp(argv)));
+      return 0;
+    }
+    if (argv[0] === "--version" || argv[0] === "-V") {
+      console.log(VERSION);
+      return 0;
+    }
+    if (!SUBCOMMANDS[argv[0]!]) {
+      throw new UserError(`unknown command '${argv[0]}' (see fleetcom --help)`, EXIT.usage);
+    }
+    await runCommand(root, { rawArgs: argv });
+    return typeof process.exitCode === "number" ? process.exitCode : 0;
+  } catch (error) {
+    return reportError(error);
+  }
+}
+
+function reportError(error: unknown): number {
+  if (error instanceof UserError) {
+    console.error(`fleetcom: ${error.message}`);
+    return error.exitCode;
+  }
+  // citty raises CLIError for argument problems: a usage error, not a crash.
+  if (error instanceof Error && error.name === "CLIError") {
+    console.error(`fleetcom: ${error.message}`);
+    return EXIT.usage;
+  }
+  console.error(`fleetcom: internal error: ${errorMessage(error)}`);
+  if (process.env.FLEETCOM_DEBUG) console.error(error);
+  return EXIT.failure;
+}

@@ -1,0 +1,42 @@
+// Where fleetcom keeps things: the session directory (sessions.md) and the runtime directory
+// (daemon.md). Pure functions of the environment, so every client and the daemon agree.
+import { homedir, platform } from "node:os";
+import { join } from "node:path";
+
+type Env = Record<string, string | undefined>;
+
+export function homeDir(env: Env = process.env): string {
+  return env.HOME || homedir();
+}
+
+export function configDir(env: Env = process.env, os: string = platform()): string {
+  if (env.FLEETCOM_CONFIG_DIR) return env.FLEETCOM_CONFIG_DIR;
+  if (os === "darwin") return join(homeDir(env), "Library", "Application Support", "fleetcom");
+  return join(env.XDG_CONFIG_HOME || join(homeDir(env), ".config"), "fleetcom");
+}
+
+export function sessionDir(env: Env = process.env, os: string = platform()): string {
+  return join(configDir(env, os), "sessions");
+}
+
+export function recoveryDir(env: Env = process.env, os: string = platform()): string {
+  return join(sessionDir(env, os), "recovery");
+}
+
+export function runtimeDir(env: Env = process.env, uid: number = process.getuid?.() ?? 0): string {
+  if (env.FLEETCOM_RUNTIME_DIR) return env.FLEETCOM_RUNTIME_DIR;
+  if (env.XDG_RUNTIME_DIR) return join(env.XDG_RUNTIME_DIR, "fleetcom");
+  return join(env.TMPDIR || "/tmp", `fleetcom-${uid}`);
+}
+
+export function socketPath(env: Env = process.env): string {
+  return join(runtimeDir(env), "default.sock");
+}
+
+export function lockPath(env: Env = process.env): string {
+  return join(runtimeDir(env), "daemon.lock");
+}
+
+export function logPath(env: Env = process.env): string {
+  return join(runtimeDir(env), "daemon.log");
+}

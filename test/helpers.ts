@@ -1,0 +1,67 @@
+// Shared test scaffolding: an isolated HOME/config/runtime per test and a way to run the real CLI.
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export const MAIN = resolve(import.meta.dir, "../src/main.ts");
+
+export interface Sandbox {
+  root: string;
+  home: string;
+  config: string;
+  runtime: string;
+  env: Record<string, string>;
+  cleanup(): void;
+}
+
+export function makeSandbox(): Sandbox {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "fleetcom-test-")));
+  const home = join(root, "home");
+  const config = join(root, "config");
+  const runtime = join(root, "run");
+  Bun.spawnSync(["mkdir", "-p", home]);
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: home,
+    FLEETCOM_CONFIG_DIR: config,
+    FLEETCOM_RUNTIME_DIR: runtime,
+    SHELL: "/bin/sh",
+    NO_COLOR: "1",
+    TMPDIR: process.env.TMPDIR ?? "/tmp",
+  };
+  return { root, home, config, runtime, env, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export async function runFleetcom(
+  args: string[],
+  opts: { env?: Record<string, string>; cwd?: string; stdin?: string } = {},
+): Promise<RunResult> {
+  const proc = Bun.spawn([process.execPath, MAIN, ...args], {
+    env: opts.env ?? makeDefaultEnv(),
+    cwd: opts.cwd,
+    stdin: opts.stdin === undefined ? "ignore" : new TextEncoder().encode(opts.stdin),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  return { code, stdout, stderr };
+}
+
+let defaultSandbox: Sandbox | undefined;
+function makeDefaultEnv(): Record<string, string> {
+  if (!defaultSandbox) {
+    const sandbox = (defaultSandbox = makeSandbox());
+    process.on("exit", () => sandbox.cleanup());
+  }
+  return defaultSandbox.env;
+}

@@ -1,0 +1,111 @@
+// Crash-safe file replacement for recipes and recovery snapshots: the target always holds either its
+// old content or the complete new content, never a torn mix (sessions.md, "Writing safely").
+// node:fs only, so it runs under Deno as well.
+import { closeSync, fchmodSync, fsyncSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { dirname, join } from "node:path";
+import { UserError } from "./errors.ts";
+
+// Temp names start with a dot and end in `.tmp`, so no listing mistakes one for a session or a
+// snapshot; the pid lets a later save tell a dead writer's leftover from a live write.
+const TEMP_PREFIX = ".fleetcom-";
+const TEMP_NAME = /^\.fleetcom-(\d+)-[0-9a-f]+\.tmp$/;
+
+function tempPathFor(target: string): string {
+  return join(dirname(target), `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString("hex")}.tmp`);
+}
+
+const CAUSES: Record<string, string> = {
+  ENOSPC: "no space left on device",
+  EDQUOT: "disk quota exceeded",
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EROFS: "read-only file system",
+  ENOENT: "directory does not exist",
+  ENOTDIR: "a parent is not a directory",
+  EISDIR: "the target is a directory",
+  ENAMETOOLONG: "file name too long",
+};
+
+export function describeFsError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException)?.code;
+  if (code && CAUSES[code]) return `${CAUSES[code]} (${code})`;
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split("\n")[0]!;
+}
+
+function writeAll(fd: number, bytes: Uint8Array): void {
+  let done = 0;
+  while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+}
+
+// Some file systems refuse fsync on a directory; by then the rename has happened and the new content
+// is in place, so reporting a failure would be a lie.
+function fsyncDirectory(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, "r");
+    fsyncSync(fd);
+  } catch {
+    // best effort, see above
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+export function writeFileAtomic(path: string, content: string | Uint8Array, mode = 0o600): void {
+  const temp = tempPathFor(path);
+  const bytes = typeof content === "string" ? new TextEncoder().encode(content) : content;
+  let fd: number | undefined;
+  try {
+    fd = openSync(temp, "wx", mode);
+    fchmodSync(fd, mode); // open's mode is filtered by the umask; the file mode is a promise
+    writeAll(fd, bytes);
+    fsyncSync(fd);
+    closeSync(fd);
+    fd = undefined;
+    renameSync(temp, path);
+  } catch (error) {
+    if (fd !== undefined) closeSync(fd);
+    try {
+      unlinkSync(temp);
+    } catch {
+      // the temp file may never have been created
+    }
+    throw new UserError(`cannot write ${path}: ${describeFsError(error)}`);
+  }
+  fsyncDirectory(dirname(path));
+}
+
+export function isTempFileName(name: string): boolean {
+  return TEMP_NAME.test(name);
+}
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+// A writer killed mid-save leaves its temp file behind; it is harmless (no listing shows it) but
+// would pile up, so writers sweep the leftovers of processes that no longer exist.
+export function removeStaleTempFiles(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const match = TEMP_NAME.exec(name);
+    if (!match || processIsAlive(Number(match[1]))) continue;
+    try {
+      unlinkSync(join(dir, name));
+    } catch {
+      // another writer swept it first
+    }
+  }
+}

@@ -1,0 +1,33 @@
+// Group and display names, normalised one way for live tasks (daemon) and loaded recipes (sessions.md):
+// control characters removed, whitespace trimmed, at most 64 characters. Pure and dependency-free
+// because the daemon calls it on its hot path.
+
+export const LABEL_MAX_CHARS = 64;
+export const NO_GROUP = "Unassigned";
+
+const CONTROL = /\p{Cc}/gu;
+
+function normaliseLabel(raw: string): string | null {
+  const cleaned = raw.replace(CONTROL, "").trim();
+  // Count code points, not UTF-16 units, so an emoji is one character and never cut in half; trim
+  // again so the cut cannot leave trailing whitespace.
+  const label = Array.from(cleaned).slice(0, LABEL_MAX_CHARS).join("").trim();
+  return label === "" ? null : label;
+}
+
+export function normalizeName(raw: string): string | null {
+  return normaliseLabel(raw);
+}
+
+// `Unassigned` is how the dashboard shows "no group", so a group called that is no group; the
+// comparison is case-sensitive, as the spec writes it.
+export function normalizeGroup(raw: string): string | null {
+  const group = normaliseLabel(raw);
+  return group === NO_GROUP ? null : group;
+}
+
+// For terminal output of strings that came from files: control characters (ESC above all) are shown
+// as \xNN instead of being sent to the terminal.
+export function printable(text: string): string {
+  return text.replace(CONTROL, (c) => `\\x${c.codePointAt(0)!.toString(16).padStart(2, "0")}`);
+}

@@ -1,0 +1,255 @@
+// The session directory on disk: list, read, save, remove and rename recipe files (sessions.md).
+// Recipes hold full command lines, which can embed secrets: the directory is kept 0700 and every
+// file 0600, and every write goes through writeFileAtomic so a crash never leaves a torn recipe.
+import { chmodSync, closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, statSync, unlinkSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { type } from "arktype";
+import { removeStaleTempFiles, writeFileAtomic, describeFsError } from "./atomic-write.ts";
+import { UserError } from "./errors.ts";
+import { printable } from "./labels.ts";
+import { homeDir, sessionDir } from "./paths.ts";
+import {
+  decodeRecipe,
+  formatRecipe,
+  parseRecipe,
+  sanitizeSessionName,
+  sessionFileName,
+  tildeDir,
+  type ParsedRecipe,
+  type RecipeEntry,
+} from "./session.ts";
+
+type Env = Record<string, string | undefined>;
+
+// A hand-edited recipe is small; the cap keeps a stray multi-gigabyte file from exhausting memory.
+export const MAX_RECIPE_BYTES = 16 * 1024 * 1024;
+
+// One row of `fleetcom sessions`. `damaged` holds the one-line reason when the file cannot be read.
+export const sessionInfo = type({
+  name: "string",
+  storedName: "string | null",
+  file: "string",
+  tasks: "number",
+  dropped: "number",
+  dirs: "string[]",
+  modified: "string",
+  damaged: "string | null",
+});
+export type SessionInfo = typeof sessionInfo.infer;
+
+export type LoadedRecipe = ParsedRecipe & { file: string; displayName: string };
+
+export function ensureSessionDir(env: Env = process.env): string {
+  const dir = sessionDir(env);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const mode = statSync(dir).mode & 0o777;
+    if (mode & 0o077) chmodSync(dir, mode & 0o700);
+  } catch (error) {
+    throw new UserError(`cannot prepare session directory ${printable(dir)}: ${describeFsError(error)}`);
+  }
+  return dir;
+}
+
+export function sessionFile(name: string, env: Env = process.env): string {
+  return join(sessionDir(env), sessionFileName(name));
+}
+
+// `fleetcom load ARG`: an argument ending in `.json` is a file path, anything else a session name.
+export function resolveSessionTarget(arg: string, cwd: string, env: Env = process.env): string {
+  return arg.endsWith(".json") ? resolve(cwd, arg) : sessionFile(arg, env);
+}
+
+export function readRecipeBytes(file: string): Uint8Array {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, "r");
+    const size = fstatSync(fd).size;
+    if (size > MAX_RECIPE_BYTES) {
+      throw new UserError(`${printable(file)}: too large for a recipe (${size} bytes, limit ${MAX_RECIPE_BYTES})`);
+    }
+    const bytes = new Uint8Array(size);
+    let done = 0;
+    while (done < size) {
+      const n = readSync(fd, bytes, done, size - done, done);
+      if (n === 0) break;
+      done += n;
+    }
+    return bytes.subarray(0, done);
+  } catch (error) {
+    if (error instanceof UserError) throw error;
+    throw new UserError(`cannot read ${printable(file)}: ${describeFsError(error)}`);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+export function readRecipe(file: string, ctx: { home: string; cwd: string }): ParsedRecipe {
+  return parseRecipe(decodeRecipe(readRecipeBytes(file), file), file, ctx);
+}
+
+// A flat file, or a wrapped one without a readable `name`, is known by its file name stem.
+export function displayName(recipe: ParsedRecipe, file: string): string {
+  return recipe.name ?? basename(file, ".json");
+}
+
+export function loadRecipe(arg: string, cwd: string, env: Env = process.env): LoadedRecipe {
+  const file = resolveSessionTarget(arg, cwd, env);
+  if (!arg.endsWith(".json") && !exists(file)) {
+    throw new UserError(`no saved session '${printable(arg.trim())}' (looked for ${printable(file)})`);
+  }
+  const recipe = readRecipe(file, { home: homeDir(env), cwd });
+  return { ...recipe, file, displayName: displayName(recipe, file) };
+}
+
+function exists(file: string): boolean {
+  try {
+    statSync(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// --- listing --------------------------------------------------------------------------------------
+
+function isSessionFileName(name: string): boolean {
+  return name.endsWith(".json") && !name.startsWith(".");
+}
+
+// Directories are listed as `fleetcom load` would resolve them from cwd, with $HOME shown as `~`.
+export function listSessions(env: Env = process.env, cwd: string = process.cwd()): SessionInfo[] {
+  const dir = sessionDir(env);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw new UserError(`cannot list ${printable(dir)}: ${describeFsError(error)}`);
+  }
+  const rows: SessionInfo[] = [];
+  for (const name of names.filter(isSessionFileName)) {
+    const row = describeSessionFile(join(dir, name), env, cwd);
+    if (row) rows.push(row);
+  }
+  return rows.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+function describeSessionFile(file: string, env: Env, cwd: string): SessionInfo | null {
+  let modified: string;
+  try {
+    const stat = statSync(file);
+    if (!stat.isFile()) return null; // the recovery/ directory, or anything else that is not a recipe
+    modified = stat.mtime.toISOString();
+  } catch {
+    return null; // removed while we listed
+  }
+  const stem = basename(file, ".json");
+  const base = { file, modified, tasks: 0, dropped: 0, dirs: [] as string[], storedName: null, damaged: null };
+  try {
+    const recipe = readRecipe(file, { home: homeDir(env), cwd });
+    return {
+      ...base,
+      name: displayName(recipe, file),
+      storedName: recipe.name,
+      tasks: recipe.entries.length,
+      dropped: recipe.dropped,
+      dirs: [...new Set(recipe.entries.map((e) => tildeDir(e.dir, homeDir(env))))],
+    };
+  } catch (error) {
+    const reason = error instanceof UserError ? error.message : describeFsError(error);
+    return { ...base, name: stem, damaged: reason };
+  }
+}
+
+// --- saving, removing, renaming ---------------------------------------------------------------------
+
+// The stored name of an existing file, null when it has none (flat, or no readable `name`), and an
+// error when the file is damaged: overwriting a file we cannot read could destroy another session.
+function storedNameOf(file: string, env: Env, action: string): string | null {
+  try {
+    return readRecipe(file, { home: homeDir(env), cwd: sessionDir(env) }).name;
+  } catch (error) {
+    const reason = error instanceof UserError ? error.message : describeFsError(error);
+    throw new UserError(`cannot ${action}: ${reason}; fix or remove that file first`);
+  }
+}
+
+function refuseOtherSession(file: string, name: string, env: Env, action: string): void {
+  if (!exists(file)) return;
+  refuseMismatch(file, name, storedNameOf(file, env, action), action);
+}
+
+function refuseMismatch(file: string, name: string, stored: string | null, action: string): void {
+  if (stored === null || stored === name.trim()) return;
+  throw new UserError(
+    `cannot ${action}: '${printable(name.trim())}' and '${printable(stored)}' share the file ${printable(file)}; choose another name`,
+  );
+}
+
+export function saveSession(name: string, entries: RecipeEntry[], env: Env = process.env): string {
+  const stem = sanitizeSessionName(name);
+  if (entries.length === 0) {
+    throw new UserError(`cannot save '${printable(name.trim())}': the fleet is empty, there is nothing to relaunch`);
+  }
+  const dir = ensureSessionDir(env);
+  const file = join(dir, `${stem}.json`);
+  refuseOtherSession(file, name, env, `save '${printable(name.trim())}'`);
+  removeStaleTempFiles(dir);
+  writeFileAtomic(file, formatRecipe(name, entries, homeDir(env)));
+  return file;
+}
+
+function existingSession(name: string, env: Env): string {
+  const file = sessionFile(name, env);
+  if (!exists(file)) throw new UserError(`no saved session '${printable(name.trim())}' (looked for ${printable(file)})`);
+  return file;
+}
+
+export function removeSession(name: string, env: Env = process.env): string {
+  const action = `remove '${printable(name.trim())}'`;
+  const file = existingSession(name, env);
+  // A damaged file may always be removed: that is how the user gets rid of it.
+  refuseMismatch(file, name, readableStoredName(file, env), action);
+  try {
+    unlinkSync(file);
+  } catch (error) {
+    throw new UserError(`cannot ${action}: ${describeFsError(error)}`);
+  }
+  return file;
+}
+
+function readableStoredName(file: string, env: Env): string | null {
+  try {
+    return readRecipe(file, { home: homeDir(env), cwd: sessionDir(env) }).name;
+  } catch {
+    return null;
+  }
+}
+
+// Rewrites only `name` (and wraps a flat file): directory keys and entries stay exactly as written,
+// even relative keys and entries a load would drop.
+export function renameSession(oldName: string, newName: string, env: Env = process.env): string {
+  const action = `rename '${printable(oldName.trim())}' to '${printable(newName.trim())}'`;
+  const newStem = sanitizeSessionName(newName);
+  const oldFile = existingSession(oldName, env);
+  refuseOtherSession(oldFile, oldName, env, action);
+  const dir = ensureSessionDir(env);
+  const newFile = join(dir, `${newStem}.json`);
+  if (newFile !== oldFile && exists(newFile)) {
+    const holder = readableStoredName(newFile, env) ?? basename(newFile, ".json");
+    throw new UserError(`cannot ${action}: ${printable(newFile)} already holds session '${printable(holder)}'`);
+  }
+  writeFileAtomic(newFile, renamedText(oldFile, newName));
+  // A crash between these two steps leaves both files, never neither.
+  if (newFile !== oldFile) unlinkSync(oldFile);
+  return newFile;
+}
+
+function renamedText(file: string, newName: string): string {
+  const doc = JSON.parse(decodeRecipe(readRecipeBytes(file), file)) as Record<string, unknown>;
+  const wrapped = typeof doc.dirs === "object" && doc.dirs !== null && !Array.isArray(doc.dirs);
+  const { version, ...rest } = doc;
+  const dirs = wrapped ? doc.dirs : rest;
+  return `${JSON.stringify({ version: version ?? 1, name: newName.trim(), dirs }, null, 2)}\n`;
+}

@@ -1,0 +1,300 @@
+// The recipe file format of sessions.md, as pure functions: file names from session names, tolerant
+// parsing (wrapped and flat shapes, versions, dropped entries, `~` and relative directory keys) and
+// byte-stable formatting. No I/O here: session-store.ts reads and writes, the daemon formats snapshots.
+import { resolve } from "node:path";
+import { type } from "arktype";
+import { usageError, UserError } from "./errors.ts";
+import { normalizeGroup, normalizeName, printable } from "./labels.ts";
+
+export const NEWEST_VERSION = 1;
+export const STEM_MAX_BYTES = 250;
+
+// One command to start, as a load sees it: `dir` is absolute, group and name already normalised.
+export const recipeEntry = type({ dir: "string", cmd: "string", group: "string | null", name: "string | null" });
+export type RecipeEntry = typeof recipeEntry.infer;
+
+// One element of a directory's array in a file: a plain command, or an object with a string `cmd`
+// and optional string `group` / `name`. Extra members are ignored; anything else is dropped on load.
+export const storedEntry = type("string").or({ cmd: "string", "group?": "string", "name?": "string" });
+export type StoredEntry = typeof storedEntry.infer;
+
+// The wrapped form exactly as fleetcom writes it; loading accepts more (flat files, dropped entries).
+export const storedRecipe = type({
+  version: `1 <= number.integer <= ${NEWEST_VERSION}`,
+  name: "string",
+  dirs: type({ "[string]": storedEntry.array() }),
+});
+export type StoredRecipe = typeof storedRecipe.infer;
+
+export type ParsedRecipe = { name: string | null; entries: RecipeEntry[]; dropped: number };
+export type DirContext = { home: string; cwd: string };
+
+// --- file names ---------------------------------------------------------------------------------
+
+const UNSAFE_IN_STEM = /[\p{Cc}*"/\\<>:|?.]/gu;
+
+// `.` is replaced too, so a name can never supply another extension (`a.b` → `a_b.json`).
+export function sanitizeSessionName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed === "") throw usageError("a session name cannot be empty");
+  return cutToUtf8Bytes(trimmed.toWellFormed().replace(UNSAFE_IN_STEM, "_"), STEM_MAX_BYTES);
+}
+
+export function sessionFileName(name: string): string {
+  return `${sanitizeSessionName(name)}.json`;
+}
+
+function cutToUtf8Bytes(text: string, maxBytes: number): string {
+  const encoder = new TextEncoder();
+  let bytes = 0;
+  let kept = "";
+  for (const char of text) {
+    bytes += encoder.encode(char).length;
+    if (bytes > maxBytes) break;
+    kept += char;
+  }
+  return kept;
+}
+
+// --- reading ------------------------------------------------------------------------------------
+
+export function decodeRecipe(bytes: Uint8Array, file: string): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new UserError(`${printable(file)}: not valid UTF-8 text`);
+  }
+}
+
+export function parseRecipe(text: string, file: string, ctx: DirContext): ParsedRecipe {
+  const doc = parseJson(text, file);
+  if (!isPlainObject(doc)) {
+    throw new UserError(`${printable(file)}: not a recipe: expected a JSON object, found ${kindOf(doc)}`);
+  }
+  if (Object.hasOwn(doc, "version")) checkVersion(doc.version, file);
+  // The shape, not the version, tells the two apart: an object-valued `dirs` means wrapped.
+  const wrapped = isPlainObject(doc.dirs);
+  const dirs = wrapped ? (doc.dirs as Record<string, unknown>) : withoutVersion(doc);
+  const parsed: ParsedRecipe = { name: wrapped ? storedName(doc.name) : null, entries: [], dropped: 0 };
+  for (const [key, value] of Object.entries(dirs)) addDirectory(parsed, resolveDirKey(key, ctx), value);
+  return parsed;
+}
+
+function addDirectory(parsed: ParsedRecipe, dir: string, value: unknown): void {
+  // A non-array value contributes nothing; it counts as one dropped entry so the user hears about it.
+  if (!Array.isArray(value)) {
+    parsed.dropped++;
+    return;
+  }
+  for (const item of value) {
+    if (storedEntry.allows(item)) parsed.entries.push(toRecipeEntry(dir, item));
+    else parsed.dropped++;
+  }
+}
+
+function toRecipeEntry(dir: string, item: StoredEntry): RecipeEntry {
+  if (typeof item === "string") return { dir, cmd: item, group: null, name: null };
+  return {
+    dir,
+    cmd: item.cmd,
+    group: item.group === undefined ? null : normalizeGroup(item.group),
+    name: item.name === undefined ? null : normalizeName(item.name),
+  };
+}
+
+// `~` and `~/…` mean $HOME; `~user` is not expanded (it would need the password database) and, like
+// any other relative key, resolves against the loading client's directory.
+export function resolveDirKey(key: string, ctx: DirContext): string {
+  if (key === "~") return resolve(ctx.home);
+  if (key.startsWith("~/")) return resolve(ctx.home, key.slice(2));
+  return resolve(ctx.cwd, key);
+}
+
+function storedName(value: unknown): string | null {
+  if (typeof value !== "string" || value.trim() === "") return null;
+  return value.trim();
+}
+
+function withoutVersion(doc: Record<string, unknown>): Record<string, unknown> {
+  const { version: _version, ...dirs } = doc;
+  return dirs;
+}
+
+const supportedVersion = type(`1 <= number.integer <= ${NEWEST_VERSION}`);
+
+function checkVersion(value: unknown, file: string): void {
+  if (supportedVersion.allows(value)) return;
+  throw new UserError(
+    `${printable(file)}: unsupported recipe version ${shortJson(value)} (supported: 1..${NEWEST_VERSION})`,
+  );
+}
+
+function shortJson(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return `a ${typeof value}`;
+}
+
+function parseJson(text: string, file: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UserError(`${printable(file)}: invalid JSON${describeJsonError(text)}`);
+  }
+}
+
+function describeJsonError(text: string): string {
+  const problem = locateJsonError(text);
+  if (!problem) return "";
+  const { line, column } = lineAndColumn(text, problem.offset);
+  return ` at line ${line}, column ${column}: ${problem.what}`;
+}
+
+export function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset);
+  const lineStart = before.lastIndexOf("\n") + 1;
+  let line = 1;
+  for (let i = before.indexOf("\n"); i !== -1; i = before.indexOf("\n", i + 1)) line++;
+  return { line, column: Array.from(before.slice(lineStart)).length + 1 };
+}
+
+// --- locating a JSON syntax error ----------------------------------------------------------------
+// JSON.parse in Bun does not say where a document goes wrong, and the spec wants line and column.
+// This scanner only runs after JSON.parse has failed. It is iterative, so deep nesting cannot
+// overflow the stack.
+
+type Expect = "value" | "valueOrEnd" | "key" | "keyOrEnd" | "colon" | "separator";
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+const ESCAPE = /\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/y;
+
+export function locateJsonError(text: string): { offset: number; what: string } | null {
+  const closers: string[] = [];
+  let expect: Expect = "value";
+  let i = 0;
+  const fail = (what: string) => ({ offset: i, what });
+  for (;;) {
+    while (i < text.length && " \t\n\r".includes(text[i]!)) i++;
+    if (i >= text.length) {
+      return expect === "separator" && closers.length === 0 ? null : fail("unexpected end of file");
+    }
+    const c = text[i]!;
+    if (expect === "separator") {
+      if (closers.length === 0) return fail(`unexpected ${showChar(c)} after the end of the document`);
+      const closer = closers.at(-1)!;
+      if (c === closer) {
+        closers.pop();
+        i++;
+      } else if (c === ",") {
+        i++;
+        expect = closer === "}" ? "key" : "value";
+      } else return fail(`expected ',' or '${closer}', found ${showChar(c)}`);
+    } else if (expect === "colon") {
+      if (c !== ":") return fail(`expected ':', found ${showChar(c)}`);
+      i++;
+      expect = "value";
+    } else if (expect === "key" || expect === "keyOrEnd") {
+      if (expect === "keyOrEnd" && c === "}") {
+        closers.pop();
+        i++;
+        expect = "separator";
+      } else if (c !== '"') return fail(`expected a string key, found ${showChar(c)}`);
+      else {
+        const end = scanString(text, i);
+        if (typeof end !== "number") return { offset: end.offset, what: end.what };
+        i = end;
+        expect = "colon";
+      }
+    } else {
+      if (expect === "valueOrEnd" && c === "]") {
+        closers.pop();
+        i++;
+        expect = "separator";
+        continue;
+      }
+      const end = scanValueStart(text, i, closers);
+      if (typeof end !== "number") return end;
+      expect = end === i + 1 && (c === "{" || c === "[") ? (c === "{" ? "keyOrEnd" : "valueOrEnd") : "separator";
+      i = end;
+    }
+  }
+}
+
+// Returns the offset after a scalar, or after an opening bracket (pushed onto closers).
+function scanValueStart(text: string, i: number, closers: string[]): number | { offset: number; what: string } {
+  const c = text[i]!;
+  if (c === "{" || c === "[") {
+    closers.push(c === "{" ? "}" : "]");
+    return i + 1;
+  }
+  if (c === '"') return scanString(text, i);
+  for (const literal of ["true", "false", "null"]) if (text.startsWith(literal, i)) return i + literal.length;
+  NUMBER.lastIndex = i;
+  if (NUMBER.test(text)) return NUMBER.lastIndex;
+  return { offset: i, what: `unexpected ${showChar(c)}` };
+}
+
+function scanString(text: string, start: number): number | { offset: number; what: string } {
+  let i = start + 1;
+  while (i < text.length) {
+    const c = text[i]!;
+    if (c === '"') return i + 1;
+    if (c === "\\") {
+      ESCAPE.lastIndex = i;
+      if (!ESCAPE.test(text)) return { offset: i, what: "invalid escape in string" };
+      i = ESCAPE.lastIndex;
+    } else if (c < " ") return { offset: i, what: `unescaped ${showChar(c)} in string` };
+    else i++;
+  }
+  return { offset: start, what: "unterminated string" };
+}
+
+function showChar(c: string): string {
+  return c < " " || c === "\x7f" ? `control character ${printable(c)}` : `'${printable(c)}'`;
+}
+
+// --- writing ------------------------------------------------------------------------------------
+
+// Directories under $HOME are written as `~` / `~/…` so a recipe survives a moved home directory.
+export function tildeDir(dir: string, home: string): string {
+  const base = resolve(home);
+  if (base === "/") return dir;
+  if (dir === base) return "~";
+  if (dir.startsWith(`${base}/`)) return `~/${dir.slice(base.length + 1)}`;
+  return dir;
+}
+
+function toStoredEntry(entry: RecipeEntry): StoredEntry {
+  if (entry.group === null && entry.name === null) return entry.cmd;
+  return {
+    cmd: entry.cmd,
+    ...(entry.group !== null && { group: entry.group }),
+    ...(entry.name !== null && { name: entry.name }),
+  };
+}
+
+// Byte-stable: the same name and entries always give the same text. Directories are sorted by
+// UTF-16 code unit (plain `sort()`, independent of locale); commands keep their order.
+export function formatRecipe(name: string, entries: RecipeEntry[], home: string): string {
+  const byDir = new Map<string, StoredEntry[]>();
+  for (const entry of entries) {
+    const key = tildeDir(entry.dir, home);
+    const list = byDir.get(key) ?? [];
+    list.push(toStoredEntry(entry));
+    byDir.set(key, list);
+  }
+  // Each directory is stringified on its own: one object would reorder integer-like keys first.
+  const dirLines = [...byDir.keys()]
+    .sort()
+    .map((key) => `    ${JSON.stringify(key)}: ${JSON.stringify(byDir.get(key), null, 2).replaceAll("\n", "\n    ")}`);
+  const dirs = dirLines.length === 0 ? "{}" : `{\n${dirLines.join(",\n")}\n  }`;
+  return `{\n  "version": ${NEWEST_VERSION},\n  "name": ${JSON.stringify(name.trim())},\n  "dirs": ${dirs}\n}\n`;
+}

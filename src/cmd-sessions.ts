@@ -1,10 +1,66 @@
+// `fleetcom sessions [--json]`, `sessions rm NAME`, `sessions mv OLD NEW`: the saved recipes, no
+// daemon needed. Listing is the `list` default subcommand because citty would otherwise run a parent
+// `run` after every subcommand too.
 import { defineCommand } from "citty";
-import { UserError } from "./errors.ts";
+import { printable } from "./labels.ts";
+import { sessionDir } from "./paths.ts";
+import { listSessions, removeSession, renameSession, type SessionInfo } from "./session-store.ts";
 
-export default defineCommand({
-  meta: { name: "sessions", description: "List saved sessions" },
-  args: { json: { type: "boolean", description: "Print JSON" } },
-  run() {
-    throw new UserError("sessions: not yet implemented");
+const list = defineCommand({
+  meta: { name: "list", description: "List saved sessions: name, task count, directories, modified time" },
+  args: { json: { type: "boolean", description: "Print {dir, sessions: [...]} as JSON" } },
+  run({ args }) {
+    const sessions = listSessions();
+    if (args.json) console.log(JSON.stringify({ dir: sessionDir(), sessions }));
+    else console.log(formatTable(sessions));
   },
 });
+
+const rm = defineCommand({
+  meta: { name: "rm", description: "Delete a saved session" },
+  args: { name: { type: "positional", required: true, description: "Session name" } },
+  run({ args }) {
+    const file = removeSession(args.name);
+    console.log(`removed session '${printable(args.name.trim())}' (${printable(file)})`);
+  },
+});
+
+const mv = defineCommand({
+  meta: { name: "mv", description: "Rename a saved session (rewrites its name and file, refusing a collision)" },
+  args: {
+    old: { type: "positional", required: true, description: "Current session name" },
+    new: { type: "positional", required: true, description: "New session name" },
+  },
+  run({ args }) {
+    const file = renameSession(args.old, args.new);
+    console.log(`renamed '${printable(args.old.trim())}' to '${printable(args.new.trim())}' (${printable(file)})`);
+  },
+});
+
+export default defineCommand({
+  meta: { name: "sessions", description: "List, remove or rename saved sessions" },
+  args: { json: { type: "boolean", description: "Print JSON" } },
+  default: "list",
+  subCommands: { list: async () => list, rm: async () => rm, mv: async () => mv },
+});
+
+function formatTable(sessions: SessionInfo[]): string {
+  if (sessions.length === 0) return `no saved sessions (in ${printable(sessionDir())})`;
+  const rows = sessions.map((s) => [
+    printable(s.name),
+    s.damaged ? "-" : String(s.tasks),
+    localTime(s.modified),
+    s.damaged ? `damaged: ${printable(s.damaged)}` : s.dirs.map(printable).join(", "),
+  ]);
+  const header = ["NAME", "TASKS", "MODIFIED", "DIRECTORIES"];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  return [header, ...rows]
+    .map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  "))
+    .join("\n");
+}
+
+function localTime(iso: string): string {
+  const d = new Date(iso);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}

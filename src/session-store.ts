@@ -253,3 +253,12 @@ function renamedText(file: string, newName: string): string {
   const dirs = wrapped ? doc.dirs : rest;
   return `${JSON.stringify({ version: version ?? 1, name: newName.trim(), dirs }, null, 2)}\n`;
 }
+
+// A load skips entries whose directory is gone; the dry run marks them.
+export function directoryExists(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -8,14 +8,28 @@ type Lazy = () => Promise<CommandDef<any>>;
 
 // Each subcommand lives in its own cmd-<name>.ts and is imported only when it runs.
 export const SUBCOMMANDS: Record<string, Lazy> = {
-  sessions: () => import("./cmd-sessions.ts").then((m) => m.default),
+  daemon: () => import("./cmd-daemon.ts").then((m) => m.default),
+  attach: () => import("./cmd-attach.ts").then((m) => m.default),
+  run: () => import("./cmd-run.ts").then((m) => m.default),
+  ls: () => import("./cmd-ls.ts").then((m) => m.default),
+  peek: () => import("./cmd-peek.ts").then((m) => m.default),
+  send: () => import("./cmd-send.ts").then((m) => m.default),
+  kill: () => import("./cmd-kill.ts").then((m) => m.default),
+  rm: () => import("./cmd-rm.ts").then((m) => m.default),
+  rerun: () => import("./cmd-rerun.ts").then((m) => m.default),
+  rename: () => import("./cmd-rename.ts").then((m) => m.default),
+  group: () => import("./cmd-group.ts").then((m) => m.default),
+  tag: () => import("./cmd-tag.ts").then((m) => m.default),
   load: () => import("./cmd-load.ts").then((m) => m.default),
+  sessions: () => import("./cmd-sessions.ts").then((m) => m.default),
+  status: () => import("./cmd-status.ts").then((m) => m.default),
 };
 
 const root = defineCommand({
   meta: { name: "fleetcom", version: VERSION, description: "Supervise a fleet of terminal commands and AI coding agents" },
   args: {
     version: { type: "boolean", alias: "V", description: "Print the version" },
+    kill: { type: "boolean", description: "Stop the daemon and every task it owns" },
   },
   subCommands: SUBCOMMANDS,
 });
@@ -47,6 +61,10 @@ export async function runCli(argv: string[]): Promise<number> {
     if (argv[0] === "--version" || argv[0] === "-V") {
       console.log(VERSION);
       return 0;
+    }
+    if (argv.length === 1 && argv[0] === "--kill") {
+      const { stopDaemon } = await import("./stop-daemon.ts");
+      return await stopDaemon();
     }
     if (!SUBCOMMANDS[argv[0]!]) {
       throw new UserError(`unknown command '${argv[0]}' (see fleetcom --help)`, EXIT.usage);

@@ -1,0 +1,79 @@
+// Attached mode: this terminal becomes the task's terminal. Raw input goes to the PTY (Ctrl-C,
+// Ctrl-Z and Ctrl-D included); Ctrl-\ detaches. The daemon first sends the task's screen, then
+// live output; the terminal's size becomes the PTY's.
+import { DaemonClient, terminalSize } from "./client.ts";
+import { EXIT, UserError, usageError } from "./errors.ts";
+import type { AttachEnd, TaskInfo } from "./messages.ts";
+import { stateText } from "./format.ts";
+
+const DETACH_KEY = 0x1c; // Ctrl-\
+
+/** Undo what the task may have left switched on in this terminal, so the shell gets it back sane. */
+const RESTORE_TERMINAL =
+  "\x1b[?1049l\x1b[r\x1b[0m\x1b[?25h\x1b[?1l\x1b>\x1b[?2004l\x1b[?1004l" +
+  "\x1b[?9l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1005l\x1b[?1006l\x1b[?1015l\x1b[?1016l";
+
+export type AttachOutcome = { kind: "detached"; task: TaskInfo } | { kind: "ended"; end: AttachEnd };
+
+export function requireTerminal(what: string): void {
+  if (!process.stdin.isTTY || !process.stdout.isTTY) throw usageError(`${what} needs a terminal`);
+}
+
+/** Attaches until the user detaches or the task ends. */
+export async function attachSession(ref: string): Promise<AttachOutcome> {
+  requireTerminal("attach");
+  const size = terminalSize();
+  const client = await DaemonClient.open({ size });
+  const stdin = process.stdin;
+  const stdout = process.stdout;
+  let finish!: (outcome: AttachOutcome) => void;
+  const done = new Promise<AttachOutcome>((resolve) => (finish = resolve));
+  let info: TaskInfo;
+
+  client.handlers = {
+    data: (bytes) => stdout.write(bytes),
+    attachEnd: (end) => finish({ kind: "ended", end }),
+    closed: () => finish({ kind: "ended", end: { type: "attach-end", reason: "shutdown", task: info } }),
+  };
+  try {
+    info = await client.request<TaskInfo>("attach", { task: ref, ...size });
+  } catch (error) {
+    client.close();
+    throw error;
+  }
+
+  const onInput = (chunk: Buffer) => {
+    const at = chunk.indexOf(DETACH_KEY);
+    if (at === -1) return client.sendData(chunk);
+    if (at > 0) client.sendData(chunk.subarray(0, at));
+    finish({ kind: "detached", task: info });
+  };
+  const onResize = () => client.request("resize", terminalSize()).catch(() => {});
+  stdin.setRawMode(true);
+  stdin.on("data", onInput);
+  stdin.resume();
+  stdout.on("resize", onResize);
+
+  const outcome = await done;
+  stdin.off("data", onInput);
+  stdout.off("resize", onResize);
+  stdin.setRawMode(false);
+  stdin.pause();
+  client.close();
+  stdout.write(RESTORE_TERMINAL);
+  return outcome;
+}
+
+/** `fleetcom attach TASK` and `run --attach`: attach, then say how it ended; returns the exit code. */
+export async function attachTo(ref: string): Promise<number> {
+  const outcome = await attachSession(ref);
+  if (outcome.kind === "detached") {
+    process.stdout.write(`\r\n[detached from task ${outcome.task.id}]\r\n`);
+    return 0;
+  }
+  const { reason, task } = outcome.end;
+  if (reason === "exited") process.stdout.write(`\r\n[task ${task.id} ${stateText(task)}]\r\n`);
+  else if (reason === "removed") process.stdout.write(`\r\n[task ${task.id} was removed]\r\n`);
+  else throw new UserError("the daemon stopped", EXIT.unreachable);
+  return 0;
+}

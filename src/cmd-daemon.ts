@@ -1,0 +1,27 @@
+// `fleetcom daemon`: the supervisor in the foreground of this process, no dashboard. Autostart runs
+// it detached; service managers run it directly.
+import { defineCommand } from "citty";
+import { scrollbackSetting, serveDaemon } from "./daemon.ts";
+
+function log(message: string): void {
+  process.stderr.write(`${new Date().toISOString()} ${message}\n`);
+}
+
+export default defineCommand({
+  meta: { name: "daemon", description: "Run the supervisor in the foreground (what autostart runs)" },
+  args: {
+    scrollback: { type: "string", description: "Lines of scrollback per task (default 2000, max 100000, 0 off)" },
+  },
+  async run({ args }) {
+    const scrollback = scrollbackSetting(args.scrollback, process.env.FLEETCOM_SCROLLBACK, log);
+    const served = await serveDaemon({ scrollback, log });
+    if (!served) {
+      log("another daemon holds the lock; exiting");
+      return;
+    }
+    for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, () => served.daemon.stop());
+    await served.stopped;
+    log("stopped");
+    process.exit(0);
+  },
+});

@@ -1,0 +1,14 @@
+import { defineCommand } from "citty";
+import { withDaemon } from "./client.ts";
+
+export default defineCommand({
+  meta: { name: "group", description: "Assign a task to a group; no GROUP clears it" },
+  args: {
+    task: { type: "positional", description: "TASK", required: true },
+    group: { type: "positional", description: "GROUP", required: false },
+  },
+  async run({ args }) {
+    const group = args._.slice(1).join(" ");
+    await withDaemon((c) => c.request("group", { task: args.task, group: group || null }));
+  },
+});

@@ -1,0 +1,14 @@
+// `fleetcom ls`: the fleet as a table, or as the documented JSON array.
+import { defineCommand } from "citty";
+import { withDaemon } from "./client.ts";
+import { lsTable } from "./format.ts";
+import type { TaskInfo } from "./messages.ts";
+
+export default defineCommand({
+  meta: { name: "ls", description: "List tasks" },
+  args: { json: { type: "boolean", description: "Print a JSON array, one object per task" } },
+  async run({ args }) {
+    const tasks = await withDaemon((c) => c.request<TaskInfo[]>("ls"));
+    process.stdout.write(args.json ? `${JSON.stringify(tasks, null, 2)}\n` : lsTable(tasks, process.env.HOME));
+  },
+});

@@ -1,0 +1,14 @@
+import { defineCommand } from "citty";
+import { withDaemon } from "./client.ts";
+
+export default defineCommand({
+  meta: { name: "rename", description: "Set a task's display name; no NAME clears it" },
+  args: {
+    task: { type: "positional", description: "TASK", required: true },
+    name: { type: "positional", description: "NAME", required: false },
+  },
+  async run({ args }) {
+    const name = args._.slice(1).join(" ");
+    await withDaemon((c) => c.request("rename", { task: args.task, name: name || null }));
+  },
+});

@@ -1,0 +1,35 @@
+// `fleetcom run -- CMD…`: start a task and print its id.
+import { defineCommand } from "citty";
+import { withDaemon } from "./client.ts";
+import { usageError } from "./errors.ts";
+import { resolve } from "node:path";
+
+export default defineCommand({
+  meta: { name: "run", description: "Start a task; prints its id" },
+  args: {
+    cwd: { type: "string", description: "Working directory (default: here)" },
+    group: { type: "string", description: "Group" },
+    name: { type: "string", description: "Display name" },
+    attach: { type: "boolean", description: "Attach to it at once" },
+    json: { type: "boolean", description: "Print {\"id\": N}" },
+  },
+  async run({ args, rawArgs }) {
+    const dash = rawArgs.indexOf("--");
+    const words = dash === -1 ? args._ : rawArgs.slice(dash + 1);
+    const command = words.join(" ").trim();
+    if (!command) throw usageError("run: give the command after --, e.g. fleetcom run -- npm run dev");
+    const { id } = await withDaemon((c) =>
+      c.request<{ id: number }>("run", {
+        command,
+        ...(args.cwd ? { cwd: resolve(args.cwd) } : {}),
+        ...(args.group !== undefined ? { group: args.group } : {}),
+        ...(args.name !== undefined ? { name: args.name } : {}),
+      }),
+    );
+    console.log(args.json ? JSON.stringify({ id }) : String(id));
+    if (args.attach) {
+      const { attachTo } = await import("./attach.ts");
+      process.exitCode = await attachTo(String(id));
+    }
+  },
+});

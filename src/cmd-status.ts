@@ -1,0 +1,44 @@
+// `fleetcom status`: never starts a daemon; "not running" is exit 3.
+import { defineCommand } from "citty";
+import { DaemonClient } from "./client.ts";
+import { EXIT, UserError } from "./errors.ts";
+import { runtimeDir, sessionDir, socketPath } from "./paths.ts";
+
+interface Status {
+  running: boolean;
+  pid: number;
+  version: string;
+  startedAt: string;
+  socket: string;
+  tasks: { total: number; running: number };
+}
+
+export default defineCommand({
+  meta: { name: "status", description: "Daemon pid, version, uptime, socket, directories, task counts" },
+  args: { json: { type: "boolean", description: "Print JSON" } },
+  async run({ args }) {
+    let status: Status;
+    try {
+      const client = await DaemonClient.open({ autostart: false });
+      status = await client.request<Status>("status");
+      client.close();
+    } catch (error) {
+      if (!(error instanceof UserError) || error.exitCode !== EXIT.unreachable) throw error;
+      if (args.json) console.log(JSON.stringify({ running: false, socket: socketPath(), sessionDir: sessionDir() }));
+      else console.log("not running");
+      process.exitCode = EXIT.unreachable;
+      return;
+    }
+    const full = { ...status, sessionDir: sessionDir(), runtimeDir: runtimeDir() };
+    if (args.json) return console.log(JSON.stringify(full, null, 2));
+    const uptime = Math.round((Date.now() - Date.parse(status.startedAt)) / 1000);
+    console.log(
+      [
+        `running   pid ${status.pid}, fleetcom ${status.version}, up ${uptime}s`,
+        `socket    ${status.socket}`,
+        `sessions  ${full.sessionDir}`,
+        `tasks     ${status.tasks.total} (${status.tasks.running} running)`,
+      ].join("\n"),
+    );
+  },
+});

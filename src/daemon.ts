@@ -1,0 +1,461 @@
+// The supervisor: owns every task and serves clients over the socket. All fleet state lives here;
+// clients send requests and get replies, events and screens. `fleetcom daemon` runs it detached
+// (autostart) or under a service manager; `--foreground` runs it inside the dashboard's process.
+import { chmodSync, closeSync, existsSync, fstatSync, ftruncateSync, openSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { createServer, type Server, type Socket } from "node:net";
+import { Connection, type ConnectionHandler } from "./connection.ts";
+import { UserError, errorMessage } from "./errors.ts";
+import { normalizeGroup, normalizeName } from "./labels.ts";
+import { hello as helloSchema, opArgs, request as requestSchema, type Hello, type Op, type RecipeEntry, type Request, type TaskInfo } from "./messages.ts";
+import { lockPath, socketPath, runtimeDir } from "./paths.ts";
+import { PROTOCOL_VERSION } from "./protocol.ts";
+import { tryLockExclusive } from "./runtime.ts";
+import { ensureRuntimeDir } from "./runtime-dir.ts";
+import { Task, type TaskListener } from "./task.ts";
+import { resolveTaskRef } from "./task-ref.ts";
+import { VERSION } from "./version.ts";
+
+export const DEFAULT_SCROLLBACK = 2_000;
+export const MAX_SCROLLBACK = 100_000;
+const CHANGE_EVENT_INTERVAL_MS = 250;
+
+export interface DaemonOptions {
+  scrollback: number;
+  log(message: string): void;
+}
+
+interface Peer {
+  conn: Connection;
+  hello: Hello | null;
+  subscribed: boolean;
+  attached: Task | null;
+  following: Task | null;
+  /** Output that arrived while this peer's screen snapshot was being taken; sent right after it. */
+  held: Uint8Array[] | null;
+}
+
+type Handler = (peer: Peer, args: any) => unknown | Promise<unknown>;
+
+export class Daemon implements TaskListener, ConnectionHandler {
+  private readonly tasks = new Map<number, Task>();
+  private readonly peers = new Map<Connection, Peer>();
+  private readonly changed = new Set<Task>();
+  private changeTimer: ReturnType<typeof setTimeout> | null = null;
+  private nextId = 1;
+  private stopping: Promise<void> | null = null;
+  readonly startedAt = new Date();
+  onStop: () => void = () => {};
+  /** Called after every command that can change a saved recipe (recovery snapshots hang here). */
+  onRecipeChange: () => void = () => {};
+
+  constructor(readonly options: DaemonOptions) {}
+
+  accept(socket: Socket): void {
+    const conn = new Connection(socket, this);
+    this.peers.set(conn, { conn, hello: null, subscribed: false, attached: null, following: null, held: null });
+  }
+
+  // ---- connection events -------------------------------------------------------------------
+
+  control(conn: Connection, message: unknown): void {
+    const peer = this.peers.get(conn);
+    if (!peer) return;
+    if (!peer.hello) return this.greet(peer, message);
+    const parsed = requestSchema(message);
+    if (parsed instanceof Error || !isRequest(parsed)) return conn.drop(`invalid request: ${summary(parsed)}`);
+    this.dispatch(peer, parsed);
+  }
+
+  data(conn: Connection, bytes: Uint8Array): void {
+    const peer = this.peers.get(conn);
+    if (!peer?.hello) return conn.drop("data before handshake");
+    peer.attached?.write(bytes);
+  }
+
+  closed(conn: Connection): void {
+    this.peers.delete(conn);
+  }
+
+  caughtUp(conn: Connection): void {
+    const peer = this.peers.get(conn);
+    const task = peer?.attached ?? peer?.following;
+    if (peer && task) this.sendScreen(peer, task);
+  }
+
+  private greet(peer: Peer, message: unknown): void {
+    const parsed = helloSchema(message);
+    if (parsed instanceof Error) return peer.conn.drop(`invalid handshake: ${parsed.summary}`);
+    if (parsed.protocol !== PROTOCOL_VERSION) {
+      return peer.conn.drop(
+        `the running daemon speaks protocol ${PROTOCOL_VERSION} (fleetcom ${VERSION}), this client ${parsed.protocol} (fleetcom ${parsed.version}); run 'fleetcom --kill' (this ends the old daemon's tasks) and try again`,
+      );
+    }
+    peer.hello = parsed;
+    peer.conn.send({ type: "welcome", protocol: PROTOCOL_VERSION, version: VERSION, pid: process.pid });
+  }
+
+  private async dispatch(peer: Peer, req: Request): Promise<void> {
+    const schema = opArgs[req.op];
+    const args = schema(req.args ?? {});
+    if (args instanceof Error) {
+      peer.conn.send({ type: "reply", id: req.id, ok: false, error: `${req.op}: ${args.summary}` });
+      return;
+    }
+    try {
+      const result = await this.handlers[req.op](peer, args);
+      peer.conn.send({ type: "reply", id: req.id, ok: true, result: result ?? null });
+    } catch (error) {
+      if (!(error instanceof UserError)) this.options.log(`error in ${req.op}: ${(error as Error)?.stack ?? error}`);
+      peer.conn.send({ type: "reply", id: req.id, ok: false, error: errorMessage(error) });
+    }
+  }
+
+  // ---- task events ---------------------------------------------------------------------------
+
+  output(task: Task, chunk: Uint8Array): void {
+    for (const peer of this.peers.values()) {
+      if (peer.attached !== task && peer.following !== task) continue;
+      if (peer.held) peer.held.push(chunk);
+      else peer.conn.sendOutput(chunk);
+    }
+    this.markChanged(task);
+  }
+
+  /** Terminal-query replies from the headless screen go to the task only while nobody is attached. */
+  reply(task: Task, data: string): void {
+    if (!this.isAttached(task)) task.write(data);
+  }
+
+  exited(task: Task): void {
+    const info = task.info();
+    for (const peer of this.peers.values()) {
+      if (peer.attached === task || peer.following === task) {
+        this.detach(peer);
+        peer.conn.send({ type: "attach-end", reason: "exited", task: info });
+      }
+    }
+    this.onRecipeChange();
+    // The exit event carries the final preview, so wait for the last output to be parsed.
+    task.screen.flushed().then(() => {
+      if (this.tasks.get(task.id) === task) this.broadcast("exited", task.info());
+    });
+  }
+
+  private isAttached(task: Task): boolean {
+    for (const peer of this.peers.values()) if (peer.attached === task) return true;
+    return false;
+  }
+
+  private markChanged(task: Task): void {
+    this.changed.add(task);
+    this.changeTimer ??= setTimeout(() => this.flushChanged(), CHANGE_EVENT_INTERVAL_MS);
+  }
+
+  private flushChanged(): void {
+    this.changeTimer = null;
+    const now = Date.now();
+    for (const task of this.changed) if (this.tasks.has(task.id)) this.broadcast("changed", task.info(now));
+    this.changed.clear();
+  }
+
+  private broadcast(event: "created" | "changed" | "exited" | "removed", task: TaskInfo): void {
+    for (const peer of this.peers.values()) if (peer.subscribed) peer.conn.send({ type: "event", event, task });
+  }
+
+  // ---- operations ----------------------------------------------------------------------------
+
+  private readonly handlers: Record<Op, Handler> = {
+    ls: () => this.list(),
+    status: () => this.status(),
+    subscribe: (peer) => {
+      peer.subscribed = true;
+      return this.list();
+    },
+    recipe: () => this.recipe(),
+    shutdown: () => {
+      queueMicrotask(() => this.stop());
+      return null;
+    },
+    run: (peer, a) => {
+      const cwd = a.cwd ?? peer.hello!.cwd;
+      if (!isDirectory(cwd)) throw new UserError(`no such directory: ${cwd}`);
+      const task = this.spawn(peer, a.command, cwd, a.group ?? null, a.name ?? null);
+      return { id: task.id };
+    },
+    load: (peer, a: { entries: RecipeEntry[] }) => {
+      const started: number[] = [];
+      let skipped = 0;
+      for (const e of a.entries) {
+        if (!isDirectory(e.dir)) skipped += 1;
+        else started.push(this.spawn(peer, e.cmd, e.dir, e.group, e.name).id);
+      }
+      return { started, skipped };
+    },
+    kill: async (_peer, a: { tasks: string[] }) => {
+      const targets = a.tasks.map((ref) => this.find(ref));
+      await Promise.all(targets.filter((t) => t.running).map((t) => t.terminate()));
+      return { killed: targets.map((t) => t.id) };
+    },
+    rm: async (_peer, a: { tasks: string[] }) => {
+      const targets = a.tasks.map((ref) => this.find(ref));
+      const running = targets.filter((t) => t.running);
+      if (running.length) throw new UserError(`task ${running.map((t) => t.id).join(", ")} is still running; kill it first`);
+      await Promise.all(targets.map((t) => t.terminate()));
+      for (const t of targets) this.remove(t);
+      return { removed: targets.map((t) => t.id) };
+    },
+    rerun: (peer, a) => {
+      const task = this.find(a.task);
+      if (task.running) throw new UserError(`task ${task.id} is still running; only a finished task can be rerun`);
+      task.start(peer.hello!.env, this.options.scrollback);
+      this.taskChanged(task, true);
+      return task.info();
+    },
+    tag: (_peer, a) => {
+      const task = this.find(a.task);
+      task.tagged = !task.tagged;
+      this.taskChanged(task, false);
+      return task.info();
+    },
+    rename: (_peer, a) => {
+      const task = this.find(a.task);
+      task.name = a.name === null ? null : normalizeName(a.name);
+      this.taskChanged(task, true);
+      return task.info();
+    },
+    group: (_peer, a) => {
+      const task = this.find(a.task);
+      task.group = a.group === null ? null : normalizeGroup(a.group);
+      this.taskChanged(task, true);
+      return task.info();
+    },
+    send: (_peer, a) => {
+      const task = this.find(a.task);
+      if (!task.running) throw new UserError(`task ${task.id} has exited`);
+      task.write(a.text);
+      return null;
+    },
+    peek: async (_peer, a) => {
+      const task = this.find(a.task);
+      await task.screen.flushed();
+      return { text: task.screen.text(a.lines), info: task.info() };
+    },
+    attach: (peer, a) => this.attach(peer, a),
+    detach: (peer) => {
+      this.detach(peer);
+      return null;
+    },
+    follow: (peer, a) => {
+      this.detach(peer);
+      const task = this.find(a.task);
+      peer.following = task;
+      return task.info();
+    },
+    resize: (peer, a) => {
+      peer.attached?.resize(a.cols, a.rows);
+      return null;
+    },
+  };
+
+  private spawn(peer: Peer, command: string, cwd: string, group: string | null, name: string | null): Task {
+    const hello = peer.hello!;
+    const task = new Task(
+      {
+        id: this.nextId++,
+        command,
+        cwd,
+        env: hello.env,
+        name: name === null ? null : normalizeName(name),
+        group: group === null ? null : normalizeGroup(group),
+        cols: hello.cols,
+        rows: hello.rows,
+        scrollback: this.options.scrollback,
+      },
+      this,
+    );
+    this.tasks.set(task.id, task);
+    this.broadcast("created", task.info());
+    this.onRecipeChange();
+    return task;
+  }
+
+  private remove(task: Task): void {
+    const info = task.info();
+    this.tasks.delete(task.id);
+    for (const peer of this.peers.values()) {
+      if (peer.attached === task || peer.following === task) {
+        this.detach(peer);
+        peer.conn.send({ type: "attach-end", reason: "removed", task: info });
+      }
+    }
+    task.dispose();
+    this.broadcast("removed", info);
+    this.onRecipeChange();
+  }
+
+  private taskChanged(task: Task, recipeChanged: boolean): void {
+    this.broadcast("changed", task.info());
+    if (recipeChanged) this.onRecipeChange();
+  }
+
+  private detach(peer: Peer): void {
+    peer.attached = null;
+    peer.following = null;
+    peer.held = null;
+  }
+
+  private attach(peer: Peer, a: { task: string; cols: number; rows: number }): TaskInfo {
+    const task = this.find(a.task);
+    this.detach(peer);
+    peer.attached = task;
+    task.resize(a.cols, a.rows);
+    this.sendScreen(peer, task);
+    return task.info();
+  }
+
+  /**
+   * Sends the screen exactly as it stands after every byte written so far, then the output that
+   * came while the snapshot waited for the parser: no gap, no overlap.
+   */
+  private sendScreen(peer: Peer, task: Task): void {
+    if (peer.held) return;
+    const held: Uint8Array[] = (peer.held = []);
+    task.screen.snapshotForAttach().then((screen) => {
+      if (peer.held !== held) return;
+      peer.held = null;
+      if (peer.attached !== task && peer.following !== task) return;
+      peer.conn.sendScreen(screen);
+      for (const chunk of held) peer.conn.sendOutput(chunk);
+    });
+  }
+
+  private find(ref: string): Task {
+    return resolveTaskRef(ref, [...this.tasks.values()]);
+  }
+
+  list(): TaskInfo[] {
+    const now = Date.now();
+    return [...this.tasks.values()].map((t) => t.info(now));
+  }
+
+  recipe(): RecipeEntry[] {
+    return [...this.tasks.values()].map((t) => ({ dir: t.cwd, cmd: t.command, group: t.group, name: t.name }));
+  }
+
+  private status() {
+    const tasks = this.list();
+    return {
+      running: true,
+      pid: process.pid,
+      version: VERSION,
+      startedAt: this.startedAt.toISOString(),
+      socket: socketPath(),
+      tasks: { total: tasks.length, running: tasks.filter((t) => t.state === "running").length },
+    };
+  }
+
+  /** The one teardown: TERM every task's group, KILL after the grace period, then let go. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      for (const peer of this.peers.values()) if (peer.attached) peer.conn.send({ type: "attach-end", reason: "shutdown", task: peer.attached.info() });
+      await Promise.all([...this.tasks.values()].map((t) => t.terminate()));
+      for (const peer of this.peers.values()) peer.conn.close();
+      this.onStop();
+    })();
+    return this.stopping;
+  }
+}
+
+function isRequest(value: unknown): value is Request {
+  return typeof value === "object" && value !== null;
+}
+
+function summary(value: unknown): string {
+  return value instanceof Error ? (value as any).summary ?? value.message : "not an object";
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+// ---- the process around it -------------------------------------------------------------------
+
+export function scrollbackSetting(flag: string | undefined, env: string | undefined, log: (m: string) => void): number {
+  const parse = (v: string) => (/^\d+$/.test(v.trim()) ? Math.min(Number(v), MAX_SCROLLBACK) : NaN);
+  if (flag !== undefined) {
+    const n = parse(flag);
+    if (Number.isNaN(n)) throw new UserError(`--scrollback: expected a whole number, got '${flag}'`, 2);
+    return n;
+  }
+  if (env !== undefined && env !== "") {
+    const n = parse(env);
+    if (!Number.isNaN(n)) return n;
+    log(`FLEETCOM_SCROLLBACK='${env}' is not a whole number; using ${DEFAULT_SCROLLBACK}`);
+  }
+  return DEFAULT_SCROLLBACK;
+}
+
+/**
+ * The lock file's fd, locked, or null when a live daemon holds it. The kernel drops the lock when
+ * its holder dies, so a stale lock file is simply taken over. A file unlinked by a daemon that was
+ * stopping while we opened it would give us a lock nobody else can see: check we locked the file
+ * that is at the path, else try again.
+ */
+async function acquireLock(path: string): Promise<number | null> {
+  for (;;) {
+    const fd = openSync(path, "a+", 0o600);
+    if (!(await tryLockExclusive(fd))) {
+      closeSync(fd);
+      return null;
+    }
+    if (sameFile(fd, path)) return fd;
+    closeSync(fd);
+  }
+}
+
+function sameFile(fd: number, path: string): boolean {
+  try {
+    const a = fstatSync(fd);
+    const b = statSync(path);
+    return a.ino === b.ino && a.dev === b.dev;
+  } catch {
+    return false;
+  }
+}
+
+/** Takes the lock, listens, and serves until stopped. Resolves false when another daemon holds the lock. */
+export async function serveDaemon(options: DaemonOptions): Promise<{ daemon: Daemon; stopped: Promise<void> } | null> {
+  ensureRuntimeDir(runtimeDir());
+  const lockFd = await acquireLock(lockPath());
+  if (lockFd === null) return null;
+  ftruncateSync(lockFd);
+  writeSync(lockFd, `${process.pid}\n`);
+  const sock = socketPath();
+  // We hold the lock, so any socket file left behind belongs to a dead daemon.
+  if (existsSync(sock)) unlinkSync(sock);
+  const daemon = new Daemon(options);
+  const server: Server = createServer((socket) => daemon.accept(socket));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(sock, () => resolve());
+  });
+  chmodSync(sock, 0o600);
+  options.log(`daemon ${process.pid} listening on ${sock}`);
+  const stopped = new Promise<void>((resolve) => {
+    daemon.onStop = () => {
+      server.close();
+      for (const path of [sock, lockPath()]) {
+        try {
+          unlinkSync(path);
+        } catch {}
+      }
+      closeSync(lockFd);
+      resolve();
+    };
+  });
+  return { daemon, stopped };
+}

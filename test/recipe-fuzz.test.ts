@@ -115,7 +115,7 @@ describe("malformed recipes", () => {
     // Both outcomes must actually occur, or the mutations are not exercising the loader.
     expect(outcomes.loaded).toBeGreaterThan(300);
     expect(outcomes.refused).toBeGreaterThan(300);
-  });
+  }, 60_000);
 
   test("a hand-written corpus of broken files never crashes the loader", () => {
     const corpus: (string | Uint8Array)[] = [
@@ -131,7 +131,7 @@ describe("malformed recipes", () => {
       const bytes = typeof item === "string" ? new TextEncoder().encode(item) : item;
       checkOutcome(bytes, `/corpus/${i}.json`);
     });
-  });
+  }, 60_000);
 });
 
 describe("malformed recipes through the real program", () => {
@@ -158,5 +158,5 @@ describe("malformed recipes through the real program", () => {
         }
       });
     }
-  });
+  }, 60_000);
 });

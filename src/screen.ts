@@ -1,0 +1,301 @@
+// One headless terminal per task: it parses every byte the task's PTY prints, so the daemon can
+// restore the screen on attach, show a preview line, print it for `peek`, and answer the task's
+// terminal queries while no client is attached.
+//
+// INVARIANT: serializeForAttach(), written into a terminal of the same size in whatever state that
+// terminal was left, reproduces this screen exactly: both buffers, scrollback, cursor, pen, modes
+// and scroll region. Cells are drawn by screen-serialize.ts; state xterm has no API for is tracked
+// here (docs/terminal-state.md). Runs under Bun and Deno; on the output hot path only write() runs.
+import { type IBuffer, type IDisposable, type IModes, Terminal } from "@xterm/headless";
+import { type Style, serializeRows, sgr } from "./screen-serialize.ts";
+
+export interface ScreenOptions {
+  cols: number;
+  rows: number;
+  /** Lines kept above the screen; 0 keeps none. */
+  scrollback: number;
+}
+
+type CsiParams = (number | number[])[];
+type BufferType = IBuffer["type"];
+/** Rows of a scroll region, 0-based and inclusive; absent means the whole screen. */
+interface Region {
+  top: number;
+  bottom: number;
+}
+
+const ESC = "\x1b";
+const CSI = `${ESC}[`;
+const SGR_RESET = `${CSI}0m`;
+const HIDE_CURSOR = `${CSI}?25l`;
+const SHOW_CURSOR = `${CSI}?25h`;
+const ENTER_ALT_SCREEN = `${CSI}?1049h${CSI}H`;
+const ALT_SCREEN_MODES = [47, 1047, 1049];
+const MOUSE_ENCODINGS = [1005, 1006, 1015, 1016];
+const MOUSE_TRACKING: Record<IModes["mouseTrackingMode"], string> = {
+  none: "",
+  x10: `${CSI}?9h`,
+  vt200: `${CSI}?1000h`,
+  drag: `${CSI}?1002h`,
+  any: `${CSI}?1003h`,
+};
+
+/**
+ * Puts an attaching terminal into a known state before the screen is drawn: whatever a previous
+ * program left in it (alternate screen, scroll region, origin mode, pen, modes, line-drawing
+ * charset) would otherwise distort the drawing or the input the task receives. The cursor stays
+ * hidden while drawing; the suffix shows it again unless the task hid it.
+ */
+const RESET_ATTACHING_TERMINAL = [
+  `${CSI}?1049l`, // leave the alternate screen first, so the clear below hits the normal one
+  HIDE_CURSOR,
+  SGR_RESET,
+  `${CSI}r`, // scroll region: whole screen
+  `${CSI}?6;1;45;1004;2004;9;1000;1002;1003;1005;1006;1015;1016l`,
+  `${CSI}4l`, // replace, not insert
+  `${CSI}?7h`, // autowrap: the serialized rows rely on it
+  `${ESC}>`, // numeric keypad
+  `${CSI}0 q`, // the user's cursor style
+  `${ESC}(B\x0f`, // G0 = ASCII, selected
+  // The whole scrollback is cleared and sent again, so a reattach or a resync after a slow client
+  // does not pile copies of the task's history into the client's scrollback.
+  `${CSI}H${CSI}2J${CSI}3J`,
+].join("");
+
+/** Modes xterm reports in `term.modes`, each with the sequence that sets it. */
+const MODE_RESTORES: [(m: IModes) => boolean, string][] = [
+  [(m) => m.applicationCursorKeysMode, `${CSI}?1h`],
+  [(m) => m.applicationKeypadMode, `${ESC}=`],
+  [(m) => m.bracketedPasteMode, `${CSI}?2004h`],
+  [(m) => m.sendFocusMode, `${CSI}?1004h`],
+  [(m) => m.insertMode, `${CSI}4h`],
+  [(m) => !m.wraparoundMode, `${CSI}?7l`],
+  [(m) => m.reverseWraparoundMode, `${CSI}?45h`],
+];
+
+/**
+ * What xterm keeps but exposes no API for, followed through the parser hooks below. It mirrors
+ * xterm's own rules: the scroll region belongs to a buffer, leaving the alternate screen clears
+ * its region, resizing resets both, DECSTR resets the active one.
+ */
+class HiddenState {
+  cursorHidden = false;
+  /** The last mouse encoding the task enabled (1005, 1006, 1015 or 1016). */
+  mouseEncoding: number | undefined;
+  /** DECSCUSR style (1–6); absent means the user's default. */
+  cursorStyle: number | undefined;
+  regions: Record<BufferType, Region | undefined> = { normal: undefined, alternate: undefined };
+
+  setPrivateModes(params: CsiParams, on: boolean): void {
+    for (const mode of mainParams(params)) {
+      if (mode === 25) this.cursorHidden = !on;
+      else if (MOUSE_ENCODINGS.includes(mode)) this.setMouseEncoding(mode, on);
+      else if (!on && ALT_SCREEN_MODES.includes(mode)) this.regions.alternate = undefined;
+    }
+  }
+
+  private setMouseEncoding(mode: number, on: boolean): void {
+    if (on) this.mouseEncoding = mode;
+    else if (this.mouseEncoding === mode) this.mouseEncoding = undefined;
+  }
+
+  /** DECSTBM with xterm's defaults; a region of fewer than two rows is ignored, as xterm does. */
+  setScrollRegion(params: CsiParams, rows: number, active: BufferType): void {
+    const [first, second] = mainParams(params);
+    const top = first || 1;
+    const bottom = second === undefined || second === 0 || second > rows ? rows : second;
+    if (bottom <= top) return;
+    this.regions[active] = top === 1 && bottom === rows ? undefined : { top: top - 1, bottom: bottom - 1 };
+  }
+
+  softReset(active: BufferType): void {
+    this.cursorHidden = false;
+    this.cursorStyle = undefined;
+    this.regions[active] = undefined;
+  }
+
+  /** RIS. xterm itself keeps the cursor hidden across RIS; real terminals show it, and so do we. */
+  fullReset(): void {
+    this.cursorHidden = false;
+    this.mouseEncoding = undefined;
+    this.cursorStyle = undefined;
+    this.resetRegions();
+  }
+
+  resetRegions(): void {
+    this.regions = { normal: undefined, alternate: undefined };
+  }
+}
+
+/** A parameter with sub-parameters (`1:2`) arrives as a number followed by an array; keep the numbers. */
+function mainParams(params: CsiParams): number[] {
+  return params.filter((p): p is number => typeof p === "number");
+}
+
+export class Screen {
+  private readonly term: Terminal;
+  private readonly hidden = new HiddenState();
+
+  constructor({ cols, rows, scrollback }: ScreenOptions) {
+    this.term = new Terminal({
+      cols,
+      rows,
+      scrollback,
+      allowProposedApi: true,
+      // CSI 18 t (size in characters) is the one window report that needs no pixels or titles.
+      windowOptions: { getWinSizeChars: true },
+    });
+    this.followHiddenState();
+  }
+
+  /** Hooks run before xterm's own handlers and return false, so xterm still applies them. */
+  private followHiddenState(): void {
+    const { parser } = this.term;
+    const hidden = this.hidden;
+    const activeType = () => this.term.buffer.active.type;
+    const observe = (apply: () => void) => {
+      apply();
+      return false;
+    };
+    parser.registerCsiHandler({ prefix: "?", final: "h" }, (p) => observe(() => hidden.setPrivateModes(p, true)));
+    parser.registerCsiHandler({ prefix: "?", final: "l" }, (p) => observe(() => hidden.setPrivateModes(p, false)));
+    parser.registerCsiHandler({ final: "r" }, (p) =>
+      observe(() => hidden.setScrollRegion(p, this.term.rows, activeType())),
+    );
+    parser.registerCsiHandler({ intermediates: " ", final: "q" }, (p) =>
+      observe(() => (hidden.cursorStyle = mainParams(p)[0] || undefined)),
+    );
+    parser.registerCsiHandler({ intermediates: "!", final: "p" }, () => observe(() => hidden.softReset(activeType())));
+    parser.registerEscHandler({ final: "c" }, () => observe(() => hidden.fullReset()));
+  }
+
+  /** Queues PTY output as it came; xterm decodes UTF-8 split across chunks. */
+  write(data: Uint8Array | string): void {
+    this.term.write(data);
+  }
+
+  /** Resolves once everything written so far has been parsed. */
+  flushed(): Promise<void> {
+    return new Promise((resolve) => this.term.write("", resolve));
+  }
+
+  resize(cols: number, rows: number): void {
+    if (cols === this.term.cols && rows === this.term.rows) return;
+    this.term.resize(cols, rows);
+    this.hidden.resetRegions();
+  }
+
+  /**
+   * Replies the terminal sends to the task's queries (see docs/terminal-state.md for the list).
+   * Headless xterm has no keyboard or mouse and nothing here calls `input()`, so this carries
+   * replies only.
+   */
+  onReply(listener: (data: string) => void): IDisposable {
+    return this.term.onData(listener);
+  }
+
+  /**
+   * What an attaching client's terminal must receive to show exactly this screen, as parsed so
+   * far: bytes written but not yet parsed are not in it (see snapshotForAttach).
+   */
+  serializeForAttach(): string {
+    return RESET_ATTACHING_TERMINAL + this.serializedBuffers() + this.modes() + this.regionAndCursor() + this.pen();
+  }
+
+  /**
+   * serializeForAttach() taken exactly after every byte written so far and before any byte written
+   * later, so a client can be sent this and then every later chunk without a gap or an overlap.
+   */
+  snapshotForAttach(): Promise<string> {
+    return new Promise((resolve) => this.term.write("", () => resolve(this.serializeForAttach())));
+  }
+
+  /**
+   * The normal buffer with all its scrollback, so the client can scroll back through it; then,
+   * when a full-screen app runs, the alternate screen over it. The normal buffer's cursor is placed
+   * before switching because entering the alternate screen saves it, and leaving restores it.
+   */
+  private serializedBuffers(): string {
+    const { normal, alternate, active } = this.term.buffer;
+    const cols = this.term.cols;
+    let out = serializeRows(normal, 0, normal.length, cols);
+    if (active.type !== "alternate") return out;
+    out += cursorTo(normal.cursorY + 1, normal.cursorX + 1) + ENTER_ALT_SCREEN;
+    return out + serializeRows(alternate, alternate.length - this.term.rows, alternate.length, cols);
+  }
+
+  private modes(): string {
+    const modes = this.term.modes;
+    let out = "";
+    for (const [isSet, sequence] of MODE_RESTORES) if (isSet(modes)) out += sequence;
+    out += MOUSE_TRACKING[modes.mouseTrackingMode];
+    if (this.hidden.mouseEncoding !== undefined) out += `${CSI}?${this.hidden.mouseEncoding}h`;
+    if (this.hidden.cursorStyle !== undefined) out += `${CSI}${this.hidden.cursorStyle} q`;
+    return out;
+  }
+
+  /** DECSTBM and DECOM both home the cursor, so the cursor goes last, relative to the origin. */
+  private regionAndCursor(): string {
+    const buffer = this.term.buffer.active;
+    const region = this.hidden.regions[buffer.type];
+    const origin = this.term.modes.originMode;
+    let out = region ? `${CSI}${region.top + 1};${region.bottom + 1}r` : "";
+    if (origin) out += `${CSI}?6h`;
+    const originRow = origin && region ? region.top : 0;
+    out += cursorTo(buffer.cursorY - originRow + 1, buffer.cursorX + 1);
+    return out + (this.hidden.cursorHidden ? "" : SHOW_CURSOR);
+  }
+
+  /**
+   * The pen the task will draw its next characters with. xterm has no API for it; this is the
+   * field @xterm/addon-serialize reads too. Should it move, the pen is left default rather than
+   * failing the attach (the restore tests catch it).
+   */
+  private pen(): string {
+    const internals = this.term as unknown as { _core?: { _inputHandler?: { _curAttrData?: Style } } };
+    const pen = internals._core?._inputHandler?._curAttrData;
+    return pen && !pen.isAttributeDefault() ? sgr(pen) : "";
+  }
+
+  /** The last non-blank line of the screen, right-trimmed; "" when the screen is blank. */
+  previewLine(): string {
+    const buffer = this.term.buffer.active;
+    for (let y = buffer.baseY + this.term.rows - 1; y >= buffer.baseY; y--) {
+      const line = rowText(buffer, y);
+      if (line !== "") return line;
+    }
+    return "";
+  }
+
+  /**
+   * The screen as plain text: rows right-trimmed, trailing blank rows dropped. With `lines`, the
+   * last that many rows of scrollback and screen together.
+   */
+  text(lines?: number): string {
+    const buffer = this.term.buffer.active;
+    const end = lastNonBlankRow(buffer, lines === undefined ? buffer.baseY : 0) + 1;
+    const start = lines === undefined ? buffer.baseY : Math.max(0, end - lines);
+    const rows: string[] = [];
+    for (let y = start; y < end; y++) rows.push(rowText(buffer, y));
+    return rows.join("\n");
+  }
+
+  dispose(): void {
+    this.term.dispose();
+  }
+}
+
+function cursorTo(row: number, col: number): string {
+  return `${CSI}${row};${col}H`;
+}
+
+function rowText(buffer: IBuffer, y: number): string {
+  // translateToString(true) trims unwritten cells only; written spaces are trimmed here.
+  return buffer.getLine(y)?.translateToString(true).trimEnd() ?? "";
+}
+
+/** The last row at or below `lowest` with text; `lowest - 1` when there is none. */
+function lastNonBlankRow(buffer: IBuffer, lowest: number): number {
+  for (let y = buffer.length - 1; y >= lowest; y--) if (rowText(buffer, y) !== "") return y;
+  return lowest - 1;
+}

@@ -5,6 +5,7 @@ import { closeSync, fchmodSync, fsyncSync, openSync, readdirSync, renameSync, un
 import { randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
 import { UserError } from "./errors.ts";
+import { printable } from "./labels.ts";
 
 // Temp names start with a dot and end in `.tmp`, so no listing mistakes one for a session or a
 // snapshot; the pid lets a later save tell a dead writer's leftover from a live write.
@@ -72,7 +73,7 @@ export function writeFileAtomic(path: string, content: string | Uint8Array, mode
     } catch {
       // the temp file may never have been created
     }
-    throw new UserError(`cannot write ${path}: ${describeFsError(error)}`);
+    throw new UserError(`cannot write ${printable(path)}: ${describeFsError(error)}`);
   }
   fsyncDirectory(dirname(path));
 }

@@ -172,15 +172,16 @@ export function lineAndColumn(text: string, offset: number): { line: number; col
 // This scanner only runs after JSON.parse has failed. It is iterative, so deep nesting cannot
 // overflow the stack.
 
+type JsonProblem = { offset: number; what: string };
 type Expect = "value" | "valueOrEnd" | "key" | "keyOrEnd" | "colon" | "separator";
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const ESCAPE = /\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/y;
 
-export function locateJsonError(text: string): { offset: number; what: string } | null {
+export function locateJsonError(text: string): JsonProblem | null {
   const closers: string[] = [];
   let expect: Expect = "value";
   let i = 0;
-  const fail = (what: string) => ({ offset: i, what });
+  const fail = (what: string): JsonProblem => ({ offset: i, what });
   for (;;) {
     while (i < text.length && " \t\n\r".includes(text[i]!)) i++;
     if (i >= text.length) {
@@ -209,40 +210,36 @@ export function locateJsonError(text: string): { offset: number; what: string } 
       } else if (c !== '"') return fail(`expected a string key, found ${showChar(c)}`);
       else {
         const end = scanString(text, i);
-        if (typeof end !== "number") return { offset: end.offset, what: end.what };
+        if (typeof end !== "number") return end;
         i = end;
         expect = "colon";
       }
+    } else if (expect === "valueOrEnd" && c === "]") {
+      closers.pop();
+      i++;
+      expect = "separator";
+    } else if (c === "{" || c === "[") {
+      closers.push(c === "{" ? "}" : "]");
+      i++;
+      expect = c === "{" ? "keyOrEnd" : "valueOrEnd";
     } else {
-      if (expect === "valueOrEnd" && c === "]") {
-        closers.pop();
-        i++;
-        expect = "separator";
-        continue;
-      }
-      const end = scanValueStart(text, i, closers);
+      const end = scanScalar(text, i);
       if (typeof end !== "number") return end;
-      expect = end === i + 1 && (c === "{" || c === "[") ? (c === "{" ? "keyOrEnd" : "valueOrEnd") : "separator";
       i = end;
+      expect = "separator";
     }
   }
 }
 
-// Returns the offset after a scalar, or after an opening bracket (pushed onto closers).
-function scanValueStart(text: string, i: number, closers: string[]): number | { offset: number; what: string } {
-  const c = text[i]!;
-  if (c === "{" || c === "[") {
-    closers.push(c === "{" ? "}" : "]");
-    return i + 1;
-  }
-  if (c === '"') return scanString(text, i);
+function scanScalar(text: string, i: number): number | JsonProblem {
+  if (text[i] === '"') return scanString(text, i);
   for (const literal of ["true", "false", "null"]) if (text.startsWith(literal, i)) return i + literal.length;
   NUMBER.lastIndex = i;
   if (NUMBER.test(text)) return NUMBER.lastIndex;
-  return { offset: i, what: `unexpected ${showChar(c)}` };
+  return { offset: i, what: `unexpected ${showChar(text[i]!)}` };
 }
 
-function scanString(text: string, start: number): number | { offset: number; what: string } {
+function scanString(text: string, start: number): number | JsonProblem {
   let i = start + 1;
   while (i < text.length) {
     const c = text[i]!;

@@ -282,6 +282,21 @@ describe("tolerant loading", () => {
     expect(error.message).toBe("b.json: invalid JSON at line 1, column 9: unescaped control character \\x0a in string");
   });
 
+  const syntaxErrors: [string, string][] = [
+    ['{"a": 1} x', "line 1, column 10: unexpected 'x' after the end of the document"],
+    ['{"a": "\\q"}', "line 1, column 8: invalid escape in string"],
+    ['{"a": "open', "line 1, column 7: unterminated string"],
+    ['{"a" 1}', "line 1, column 6: expected ':', found '1'"],
+    ["{a: 1}", "line 1, column 2: expected a string key, found 'a'"],
+    ['["x" "y"]', `line 1, column 6: expected ',' or ']', found '"'`],
+    ["[01]", "line 1, column 3: expected ',' or ']', found '1'"],
+  ];
+  for (const [text, where] of syntaxErrors) {
+    test(`invalid JSON ${JSON.stringify(text)} is reported at ${where.split(":")[0]}`, () => {
+      expect(thrown(() => parseRecipe(text, "j.json", ctx)).message).toBe(`j.json: invalid JSON at ${where}`);
+    });
+  }
+
   test("an empty file is invalid JSON", () => {
     expect(thrown(() => parseRecipe("", "e.json", ctx)).message).toBe(
       "e.json: invalid JSON at line 1, column 1: unexpected end of file",

@@ -8,10 +8,14 @@ import { stateText } from "./format.ts";
 
 const DETACH_KEY = 0x1c; // Ctrl-\
 
-/** Undo what the task may have left switched on in this terminal, so the shell gets it back sane. */
+/**
+ * Undo what the task may have left switched on in this terminal, so the shell gets it back sane,
+ * and put the cursor on the last row so the shell's prompt never lands inside the task's screen.
+ */
 const RESTORE_TERMINAL =
   "\x1b[?1049l\x1b[r\x1b[0m\x1b[?25h\x1b[?1l\x1b>\x1b[?2004l\x1b[?1004l" +
-  "\x1b[?9l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1005l\x1b[?1006l\x1b[?1015l\x1b[?1016l";
+  "\x1b[?9l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1005l\x1b[?1006l\x1b[?1015l\x1b[?1016l" +
+  "\x1b[9999;1H";
 
 export type AttachOutcome = { kind: "detached"; task: TaskInfo } | { kind: "ended"; end: AttachEnd };
 

@@ -1,6 +1,7 @@
 // Runtime seam for everything that is not a PTY: how to start this program again, and an
 // exclusive advisory lock (flock) that the kernel releases when its holder dies, which is what
 // makes "exactly one daemon" race-free. Bun and Deno each get their libc binding here.
+import { readFileSync } from "node:fs";
 import { platform } from "node:os";
 
 declare const Deno: any;
@@ -43,12 +44,22 @@ export async function tryLockExclusive(fd: number): Promise<boolean> {
   return flock(fd, LOCK_EX | LOCK_NB) === 0;
 }
 
+/** A zombie counts as dead: a daemon that exited stays one until init gets round to reaping it. */
 export function isProcessAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+  return !isZombie(pid);
+}
+
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return false;
   }
 }

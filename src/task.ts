@@ -2,6 +2,7 @@
 // life (running, idle, exited; rerun in place). The daemon owns tasks; a task never talks to clients.
 import type { TaskInfo } from "./messages.ts";
 import { spawnPty, type Pty } from "./pty.ts";
+import { groupAlive, signalGroup } from "./process-group.ts";
 import { Screen } from "./screen.ts";
 
 export const IDLE_AFTER_MS = 10_000;
@@ -166,23 +167,5 @@ export class Task {
 
   dispose(): void {
     this.screen.dispose();
-  }
-}
-
-function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
-  try {
-    process.kill(-pgid, signal);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }

@@ -1,0 +1,159 @@
+// A fleet under test: its own sandbox and daemon, the real CLI, and real PTYs for interactive
+// clients, read back through a headless terminal. Every daemon and process it starts is ended in
+// stop().
+import { Terminal } from "@xterm/headless";
+import { readFileSync } from "node:fs";
+import { MAIN, makeSandbox, runFleetcom, type RunResult, type Sandbox } from "./helpers.ts";
+import type { TaskInfo } from "../src/messages.ts";
+
+export async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(25);
+  }
+}
+
+export class Fleet {
+  readonly sandbox: Sandbox = makeSandbox();
+  private readonly clients: PtyClient[] = [];
+
+  get env(): Record<string, string> {
+    return this.sandbox.env;
+  }
+
+  cli(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): Promise<RunResult> {
+    return runFleetcom(args, { env: { ...this.env, ...opts.env }, cwd: opts.cwd ?? this.sandbox.home });
+  }
+
+  async ok(args: string[], opts: { cwd?: string } = {}): Promise<string> {
+    const r = await this.cli(args, opts);
+    if (r.code !== 0) throw new Error(`fleetcom ${args.join(" ")} exited ${r.code}: ${r.stderr}`);
+    return r.stdout;
+  }
+
+  async run(command: string, flags: string[] = []): Promise<number> {
+    return Number((await this.ok(["run", ...flags, "--", command])).trim());
+  }
+
+  async ls(): Promise<TaskInfo[]> {
+    return JSON.parse(await this.ok(["ls", "--json"]));
+  }
+
+  async task(id: number): Promise<TaskInfo> {
+    const found = (await this.ls()).find((t) => t.id === id);
+    if (!found) throw new Error(`no task ${id}`);
+    return found;
+  }
+
+  waitForTask(id: number, what: string, test: (t: TaskInfo) => boolean, timeoutMs?: number): Promise<TaskInfo> {
+    return until(`task ${id} ${what}`, async () => {
+      const t = (await this.ls()).find((x) => x.id === id);
+      return t && test(t) ? t : undefined;
+    }, timeoutMs);
+  }
+
+  waitForExit(id: number, timeoutMs?: number): Promise<TaskInfo> {
+    return this.waitForTask(id, "to exit", (t) => t.state === "exited", timeoutMs);
+  }
+
+  async peek(id: number | string): Promise<string> {
+    return this.ok(["peek", String(id)]);
+  }
+
+  daemonPid(): number | null {
+    try {
+      return Number(readFileSync(`${this.sandbox.runtime}/daemon.lock`, "utf8").trim()) || null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Starts a client in a real PTY of the given size. */
+  spawnClient(args: string[], size = { cols: 100, rows: 30 }): PtyClient {
+    const client = new PtyClient([process.execPath, MAIN, ...args], this.env, this.sandbox.home, size);
+    this.clients.push(client);
+    return client;
+  }
+
+  async stop(): Promise<void> {
+    for (const c of this.clients) c.kill();
+    const pid = this.daemonPid();
+    await this.cli(["--kill"]);
+    if (pid) killGroupsOf(pid);
+    this.sandbox.cleanup();
+  }
+}
+
+/** Belt and braces: a test that failed half-way must not leave processes behind. */
+function killGroupsOf(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {}
+}
+
+/** A fleetcom client in a real PTY whose screen is kept by a headless terminal, which also answers terminal queries the way a real one would. */
+export class PtyClient {
+  readonly term: Terminal;
+  readonly proc: ReturnType<typeof Bun.spawn>;
+  output = "";
+
+  constructor(argv: string[], env: Record<string, string>, cwd: string, size: { cols: number; rows: number }) {
+    this.term = new Terminal({ cols: size.cols, rows: size.rows, allowProposedApi: true, scrollback: 1000 });
+    const decoder = new TextDecoder();
+    this.proc = Bun.spawn(argv, {
+      env: { ...env, TERM: "xterm-256color" },
+      cwd,
+      terminal: {
+        cols: size.cols,
+        rows: size.rows,
+        data: (_t, chunk) => {
+          this.output += decoder.decode(chunk, { stream: true });
+          this.term.write(chunk);
+        },
+      },
+    });
+    this.term.onData((reply) => this.proc.terminal?.write(reply));
+  }
+
+  write(keys: string): void {
+    this.proc.terminal!.write(keys);
+  }
+
+  resize(cols: number, rows: number): void {
+    this.term.resize(cols, rows);
+    this.proc.terminal!.resize(cols, rows);
+  }
+
+  async settled(): Promise<void> {
+    await new Promise<void>((r) => this.term.write("", r));
+  }
+
+  screen(): string {
+    const buffer = this.term.buffer.active;
+    const rows: string[] = [];
+    for (let y = 0; y < this.term.rows; y++) rows.push(buffer.getLine(buffer.viewportY + y)?.translateToString(true) ?? "");
+    while (rows.length && rows[rows.length - 1] === "") rows.pop();
+    return rows.join("\n");
+  }
+
+  async waitForScreen(what: string, test: (screen: string) => boolean, timeoutMs?: number): Promise<string> {
+    return until(what, async () => {
+      await this.settled();
+      const s = this.screen();
+      return test(s) ? s : undefined;
+    }, timeoutMs);
+  }
+
+  waitForOutput(text: string, timeoutMs?: number): Promise<string> {
+    return until(`output containing ${JSON.stringify(text)}`, () => (this.output.includes(text) ? this.output : undefined), timeoutMs);
+  }
+
+  kill(): void {
+    try {
+      this.proc.kill("SIGKILL");
+    } catch {}
+  }
+}

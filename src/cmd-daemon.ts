@@ -2,6 +2,7 @@
 // it detached; service managers run it directly.
 import { defineCommand } from "citty";
 import { scrollbackSetting, serveDaemon } from "./daemon.ts";
+import { startSnapshots } from "./snapshots.ts";
 
 function log(message: string): void {
   process.stderr.write(`${new Date().toISOString()} ${message}\n`);
@@ -19,8 +20,10 @@ export default defineCommand({
       log("another daemon holds the lock; exiting");
       return;
     }
+    const snapshots = startSnapshots(served.daemon, process.env, log);
     for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, () => served.daemon.stop());
     await served.stopped;
+    snapshots.stop();
     log("stopped");
     process.exit(0);
   },

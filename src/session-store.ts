@@ -40,13 +40,17 @@ export type SessionInfo = typeof sessionInfo.infer;
 export type LoadedRecipe = ParsedRecipe & { file: string; displayName: string };
 
 export function ensureSessionDir(env: Env = process.env): string {
-  const dir = sessionDir(env);
+  return ensurePrivateDir(sessionDir(env), "session directory");
+}
+
+// Created 0700, and an existing one loses its group and other permissions: both hold command lines.
+export function ensurePrivateDir(dir: string, what: string): string {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const mode = statSync(dir).mode & 0o777;
     if (mode & 0o077) chmodSync(dir, mode & 0o700);
   } catch (error) {
-    throw new UserError(`cannot prepare session directory ${printable(dir)}: ${describeFsError(error)}`);
+    throw new UserError(`cannot prepare ${what} ${printable(dir)}: ${describeFsError(error)}`);
   }
   return dir;
 }

@@ -1,0 +1,125 @@
+// The recovery snapshot writer that runs inside a supervisor (the daemon, or a `--foreground` core):
+// a pass two seconds after the last recipe change, coalescing bursts, and a check every minute for
+// changes no command announces. Every write is atomic and followed by a prune (recovery.md).
+import { existsSync, readdirSync, unlinkSync } from "node:fs";
+import { join } from "node:path";
+import { errorMessage } from "./errors.ts";
+import { homeDir, recoveryDir } from "./paths.ts";
+import { shouldWriteSnapshot, snapshotFileName, snapshotLabel, snapshotsToPrune } from "./recovery.ts";
+import { isProcessAlive } from "./runtime.ts";
+import { removeStaleTempFiles, writeFileAtomic } from "./atomic-write.ts";
+import { formatRecipe, type RecipeEntry } from "./session.ts";
+import { ensurePrivateDir } from "./session-store.ts";
+
+type Env = Record<string, string | undefined>;
+
+export const DEFAULT_DEBOUNCE_MS = 2_000;
+export const DEFAULT_CHECK_MS = 60_000;
+
+export interface SnapshotSettings {
+  debounceMs: number;
+  checkMs: number;
+}
+
+/** What a supervisor exposes to the writer; always go through `recipe()` so resume forms are used. */
+export interface SnapshotSource {
+  readonly startedAt: Date;
+  recipe(): RecipeEntry[];
+  onRecipeChange: () => void;
+}
+
+export interface SnapshotWriterOptions extends SnapshotSettings {
+  dir: string;
+  home: string;
+  log(message: string): void;
+}
+
+export class SnapshotWriter {
+  readonly file: string;
+  private readonly name: string;
+  private debounce: ReturnType<typeof setTimeout> | null = null;
+  private check: ReturnType<typeof setInterval> | null = null;
+  private last: { file: string; body: string } | null = null;
+
+  constructor(
+    private readonly source: SnapshotSource,
+    private readonly options: SnapshotWriterOptions,
+  ) {
+    this.name = snapshotFileName(source.startedAt, process.pid);
+    this.file = join(options.dir, this.name);
+  }
+
+  start(): this {
+    this.source.onRecipeChange = () => this.changed();
+    this.check = setInterval(() => this.pass(), this.options.checkMs);
+    this.check.unref?.();
+    return this;
+  }
+
+  /** Each change restarts the wait, so a burst ends in one pass; the minute check bounds the delay. */
+  changed(): void {
+    if (this.debounce) clearTimeout(this.debounce);
+    this.debounce = setTimeout(() => {
+      this.debounce = null;
+      this.pass();
+    }, this.options.debounceMs);
+  }
+
+  /** A pass still pending when the supervisor stops runs now: a clean stop loses nothing. */
+  stop(): void {
+    if (this.check) clearInterval(this.check);
+    this.check = null;
+    if (!this.debounce) return;
+    clearTimeout(this.debounce);
+    this.debounce = null;
+    this.pass();
+  }
+
+  pass(): void {
+    const began = performance.now();
+    const entries = this.source.recipe();
+    const pass = { file: this.file, tasks: entries.length, body: formatRecipe("", entries, this.options.home) };
+    if (!shouldWriteSnapshot(pass, this.last, existsSync(this.file))) return;
+    try {
+      ensurePrivateDir(this.options.dir, "recovery directory");
+      removeStaleTempFiles(this.options.dir);
+      writeFileAtomic(this.file, formatRecipe(snapshotLabel(new Date()), entries, this.options.home));
+      this.last = { file: pass.file, body: pass.body };
+      this.prune();
+    } catch (error) {
+      // The next change or check tries again; a supervisor never dies over a snapshot.
+      this.options.log(`snapshot failed: ${errorMessage(error)}`);
+      return;
+    }
+    const ms = (performance.now() - began).toFixed(2);
+    this.options.log(`snapshot written ${this.file}: ${entries.length} task(s) in ${ms} ms`);
+  }
+
+  private prune(): void {
+    for (const name of snapshotsToPrune(readdirSync(this.options.dir), this.name, isProcessAlive)) {
+      try {
+        unlinkSync(join(this.options.dir, name));
+      } catch {
+        // removed by another supervisor's prune in the meantime
+      }
+    }
+  }
+}
+
+/** Hooks a writer onto a supervisor, with the directory, home and intervals from its environment. */
+export function startSnapshots(source: SnapshotSource, env: Env, log: (message: string) => void): SnapshotWriter {
+  const settings = {
+    debounceMs: msSetting(env, "FLEETCOM_SNAPSHOT_DEBOUNCE_MS", DEFAULT_DEBOUNCE_MS, log),
+    checkMs: msSetting(env, "FLEETCOM_SNAPSHOT_CHECK_MS", DEFAULT_CHECK_MS, log),
+  };
+  return new SnapshotWriter(source, { ...settings, dir: recoveryDir(env), home: homeDir(env), log }).start();
+}
+
+// Test hooks: shorter intervals make the debounce and the check observable in seconds, not minutes.
+function msSetting(env: Env, key: string, fallback: number, log: (message: string) => void): number {
+  const raw = env[key];
+  if (raw === undefined || raw === "") return fallback;
+  if (/^\d+$/.test(raw.trim()) && Number(raw) > 0) return Number(raw);
+  log(`${key}='${raw}' is not a positive whole number of milliseconds; using ${fallback}`);
+  return fallback;
+}

@@ -23,6 +23,8 @@ export const SUBCOMMANDS: Record<string, Lazy> = {
   load: () => import("./cmd-load.ts").then((m) => m.default),
   sessions: () => import("./cmd-sessions.ts").then((m) => m.default),
   status: () => import("./cmd-status.ts").then((m) => m.default),
+  save: () => import("./cmd-save.ts").then((m) => m.default),
+  recover: () => import("./cmd-recover.ts").then((m) => m.default),
 };
 
 const root = defineCommand({
@@ -65,6 +67,11 @@ export async function runCli(argv: string[]): Promise<number> {
     if (argv.length === 1 && argv[0] === "--kill") {
       const { stopDaemon } = await import("./stop-daemon.ts");
       return await stopDaemon();
+    }
+    if (argv.length === 1 && !argv[0]!.startsWith("-") && !SUBCOMMANDS[argv[0]!]) {
+      const { loadSessionWord } = await import("./cmd-load.ts");
+      await loadSessionWord(argv[0]!);
+      return 0;
     }
     if (!SUBCOMMANDS[argv[0]!]) {
       throw new UserError(`unknown command '${argv[0]}' (see fleetcom --help)`, EXIT.usage);

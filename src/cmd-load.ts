@@ -1,28 +1,67 @@
-// `fleetcom load [NAME|FILE] [--dry-run] [--json]`. A dry run needs no daemon: it parses the recipe,
-// resolves it against the current directory and prints what would start.
+// `fleetcom load [NAME|FILE] [--dry-run] [--json]`, and `fleetcom NAME`. A dry run needs no daemon: it
+// parses the recipe, resolves it against the current directory and prints what would start. A real
+// load resolves the same way here, in the client, so relative keys and `~` follow the user's shell,
+// and the daemon only starts the resolved entries.
+import { existsSync } from "node:fs";
 import { defineCommand } from "citty";
+import { withDaemon } from "./client.ts";
 import { usageError, UserError } from "./errors.ts";
 import { printable } from "./labels.ts";
-import { directoryExists, loadRecipe, type LoadedRecipe } from "./session-store.ts";
+import { directoryExists, loadRecipe, resolveSessionTarget, type LoadedRecipe } from "./session-store.ts";
 
 export default defineCommand({
   meta: { name: "load", description: "Start the processes of a saved session or recipe file" },
   args: {
     target: { type: "positional", required: false, description: "Session name, or a path ending in .json" },
     "dry-run": { type: "boolean", description: "Print what would start; needs no daemon" },
-    json: { type: "boolean", description: "With --dry-run: print {name, file, entries, dropped} as JSON" },
+    json: { type: "boolean", description: "Print JSON: with --dry-run {name, file, entries, dropped}, else {name, file, started, skipped, dropped}" },
   },
-  run({ args }) {
+  async run({ args }) {
     if (!args.target) throw usageError("load: give a session NAME or a FILE.json (the session picker is not implemented yet)");
     const recipe = loadRecipe(args.target, process.cwd());
-    if (args["dry-run"]) console.log(args.json ? dryRunJson(recipe) : dryRunText(recipe));
-    else startRecipe(recipe);
+    if (args["dry-run"]) printDryRun(recipe, args.json);
+    else console.log(await loadAndDescribe(recipe, args.json));
   },
 });
 
-// The real load: the daemon starts one task per entry, skipping entries whose directory is missing.
-export function startRecipe(_recipe: LoadedRecipe): void {
-  throw new UserError("load: the daemon is not implemented yet");
+export interface LoadResult {
+  name: string;
+  file: string;
+  started: number[];
+  skipped: number;
+  dropped: number;
+}
+
+// The daemon starts one task per entry, skipping entries whose directory is missing.
+export async function startRecipe(recipe: LoadedRecipe): Promise<LoadResult> {
+  if (recipe.entries.length === 0) {
+    throw new UserError(`nothing to load: ${printable(recipe.file)} holds no command (${recipe.dropped} dropped)`);
+  }
+  const { started, skipped } = await withDaemon((c) =>
+    c.request<{ started: number[]; skipped: number }>("load", { entries: recipe.entries }),
+  );
+  return { name: recipe.displayName, file: recipe.file, started, skipped, dropped: recipe.dropped };
+}
+
+export async function loadAndDescribe(recipe: LoadedRecipe, json = false): Promise<string> {
+  const result = await startRecipe(recipe);
+  if (json) return JSON.stringify(result);
+  const counts = `${result.skipped} skipped (missing directory), ${result.dropped} dropped`;
+  return `loaded '${printable(result.name)}': ${result.started.length} task(s), ${counts}`;
+}
+
+// `fleetcom WORD`: a word that is no subcommand loads the session of that name. The dashboard that
+// opens afterwards arrives with the dashboard itself; until then this loads and prints the summary.
+export async function loadSessionWord(word: string): Promise<void> {
+  const file = word.trim() === "" ? null : resolveSessionTarget(word, process.cwd());
+  if (file === null || !existsSync(file)) {
+    throw usageError(`unknown command '${printable(word)}', and no saved session by that name (see fleetcom --help and fleetcom sessions)`);
+  }
+  console.log(await loadAndDescribe(loadRecipe(word, process.cwd())));
+}
+
+export function printDryRun(recipe: LoadedRecipe, json = false): void {
+  console.log(json ? dryRunJson(recipe) : dryRunText(recipe));
 }
 
 function withMissing(recipe: LoadedRecipe) {

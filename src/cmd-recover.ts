@@ -1,0 +1,61 @@
+// `fleetcom recover [--latest|--list|FILE] [--dry-run] [--json]`: the recovery snapshots the daemon
+// wrote by itself. A snapshot loads exactly like a session; afterwards the user is told how to keep
+// the recovered fleet under a permanent name, since the next prune may delete the snapshot.
+import { defineCommand } from "citty";
+import { withDaemon } from "./client.ts";
+import { age } from "./format.ts";
+import { EXIT, usageError, UserError } from "./errors.ts";
+import { printable } from "./labels.ts";
+import { recoveryDir } from "./paths.ts";
+import { snapshotFileName } from "./recovery.ts";
+import { latestSnapshot, listSnapshots, snapshotByPath, type SnapshotInfo } from "./recovery-store.ts";
+import { loadAndDescribe, printDryRun } from "./cmd-load.ts";
+
+export const SAVE_HINT = "to keep this fleet under a permanent name: fleetcom save NAME";
+
+export default defineCommand({
+  meta: { name: "recover", description: "List or load the recovery snapshots the daemon writes by itself" },
+  args: {
+    file: { type: "positional", required: false, description: "A snapshot file to load" },
+    latest: { type: "boolean", description: "Load the newest loadable snapshot" },
+    list: { type: "boolean", description: "List snapshots, newest first" },
+    "dry-run": { type: "boolean", description: "Print what would start; needs no daemon" },
+    json: { type: "boolean", description: "Print JSON (the list, the dry run, or the load summary)" },
+  },
+  async run({ args }) {
+    const chosen = [args.latest, args.list, args.file !== undefined].filter(Boolean).length;
+    if (chosen === 0) throw usageError("recover: give --latest, --list or a FILE (the recovery picker is not implemented yet)");
+    if (chosen > 1) throw usageError("recover: give only one of --latest, --list and FILE");
+    if (args.list) {
+      if (args["dry-run"]) throw usageError("recover: --dry-run goes with --latest or FILE");
+      return printList(listSnapshots(), args.json);
+    }
+    const recipe = args.latest ? latestSnapshot(await runningDaemonSnapshot()) : snapshotByPath(args.file!);
+    if (args["dry-run"]) return printDryRun(recipe, args.json);
+    console.log(await loadAndDescribe(recipe, args.json));
+    if (!args.json) console.log(SAVE_HINT);
+  },
+});
+
+function printList(snapshots: SnapshotInfo[], json = false): void {
+  if (json) return console.log(JSON.stringify({ dir: recoveryDir(), snapshots }));
+  if (snapshots.length === 0) return console.log(`no recovery snapshots (in ${printable(recoveryDir())})`);
+  console.log(snapshots.map((s) => listRow(s)).join("\n"));
+}
+
+function listRow(s: SnapshotInfo, now = Date.now()): string {
+  const when = `${age(s.written, now)} ago`;
+  if (s.damaged !== null) return `${when} · damaged · ${printable(s.damaged)}`;
+  return `${when} · ${s.tasks} task(s) · ${printable(s.label ?? "")}`;
+}
+
+// The file name the running daemon writes its snapshots to; null when no daemon is running.
+async function runningDaemonSnapshot(): Promise<string | null> {
+  try {
+    const status = await withDaemon((c) => c.request<{ pid: number; startedAt: string }>("status"), { autostart: false });
+    return snapshotFileName(new Date(status.startedAt), status.pid);
+  } catch (error) {
+    if (error instanceof UserError && error.exitCode === EXIT.unreachable) return null;
+    throw error;
+  }
+}

@@ -1,0 +1,18 @@
+// `fleetcom save NAME`: the live fleet's recipe, written as session NAME. The daemon gives the recipe
+// (with agent resume forms once captured); directories are tilded with this client's HOME, the same
+// HOME a later load expands them with.
+import { defineCommand } from "citty";
+import { withDaemon } from "./client.ts";
+import { printable } from "./labels.ts";
+import type { RecipeEntry } from "./session.ts";
+import { saveSession } from "./session-store.ts";
+
+export default defineCommand({
+  meta: { name: "save", description: "Save the fleet as session NAME (refuses an empty fleet and name collisions)" },
+  args: { name: { type: "positional", required: true, description: "Session name" } },
+  async run({ args }) {
+    const entries = await withDaemon((c) => c.request<RecipeEntry[]>("recipe"));
+    const file = saveSession(args.name, entries);
+    console.log(`saved '${printable(args.name.trim())}': ${entries.length} task(s) → ${printable(file)}`);
+  },
+});

@@ -1,0 +1,85 @@
+// The recovery directory as `fleetcom recover` sees it: the snapshots newest first, each readable or
+// damaged, and the newest one that loads. A damaged snapshot never blocks recovery.
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { describeFsError } from "./atomic-write.ts";
+import { UserError } from "./errors.ts";
+import { printable } from "./labels.ts";
+import { homeDir, recoveryDir } from "./paths.ts";
+import { isSnapshotName } from "./recovery.ts";
+import { displayName, readRecipe, type LoadedRecipe } from "./session-store.ts";
+
+type Env = Record<string, string | undefined>;
+
+export interface SnapshotInfo {
+  file: string;
+  label: string | null;
+  tasks: number;
+  dropped: number;
+  written: string;
+  damaged: string | null;
+}
+
+interface Listed {
+  info: SnapshotInfo;
+  recipe: LoadedRecipe | null;
+}
+
+// Newest means most recently written: a supervisor started earlier may hold the fresher recipe.
+export function listSnapshots(env: Env = process.env, cwd = process.cwd()): SnapshotInfo[] {
+  return readSnapshots(env, cwd).map((s) => s.info);
+}
+
+// `skip` is the running daemon's own file: loading it back into that daemon would only duplicate
+// its tasks, while the fleet to recover is the one a crashed supervisor left behind.
+export function latestSnapshot(skip: string | null, env: Env = process.env, cwd = process.cwd()): LoadedRecipe {
+  const found = readSnapshots(env, cwd).find((s) => s.recipe !== null && basename(s.info.file) !== skip);
+  if (!found) throw new UserError(`no loadable recovery snapshot in ${printable(recoveryDir(env))}`);
+  return found.recipe!;
+}
+
+// `recover FILE`: a path from the current directory, or else a bare snapshot name from --list --json.
+export function snapshotByPath(arg: string, env: Env = process.env, cwd = process.cwd()): LoadedRecipe {
+  const inRecovery = join(recoveryDir(env), arg);
+  const file = !existsSync(resolve(cwd, arg)) && !arg.includes("/") && existsSync(inRecovery) ? inRecovery : resolve(cwd, arg);
+  return readSnapshot(file, env, cwd);
+}
+
+function readSnapshot(file: string, env: Env, cwd: string): LoadedRecipe {
+  const recipe = readRecipe(file, { home: homeDir(env), cwd });
+  return { ...recipe, file, displayName: displayName(recipe, file) };
+}
+
+function readSnapshots(env: Env, cwd: string): Listed[] {
+  const dir = recoveryDir(env);
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter(isSnapshotName);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw new UserError(`cannot list ${printable(dir)}: ${describeFsError(error)}`);
+  }
+  const listed = names.map((name) => describe(join(dir, name), env, cwd)).filter((s): s is Listed => s !== null);
+  return listed.sort((a, b) => b.info.written.localeCompare(a.info.written) || basename(b.info.file).localeCompare(basename(a.info.file)));
+}
+
+function describe(file: string, env: Env, cwd: string): Listed | null {
+  let written: string;
+  try {
+    const stat = statSync(file);
+    if (!stat.isFile()) return null;
+    written = stat.mtime.toISOString();
+  } catch {
+    return null; // pruned while we listed
+  }
+  const base = { file, written, label: null, tasks: 0, dropped: 0, damaged: null };
+  try {
+    const recipe = readSnapshot(file, env, cwd);
+    if (recipe.entries.length === 0) return { info: { ...base, label: recipe.name, damaged: "holds no command" }, recipe: null };
+    const info = { ...base, label: recipe.displayName, tasks: recipe.entries.length, dropped: recipe.dropped };
+    return { info, recipe };
+  } catch (error) {
+    const reason = error instanceof UserError ? error.message : describeFsError(error);
+    return { info: { ...base, damaged: reason }, recipe: null };
+  }
+}

@@ -410,3 +410,8 @@ describe("labels", () => {
     expect(printable("a\x1b[2Jb\n")).toBe("a\\x1b[2Jb\\x0a");
   });
 });
+
+test("labels.ts imports nothing, so the daemon's hot path never loads arktype", async () => {
+  const source = await Bun.file(new URL("../src/labels.ts", import.meta.url)).text();
+  expect(source).not.toMatch(/^import /m);
+});

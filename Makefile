@@ -20,7 +20,7 @@ build: deps
 	$(BUN) build --compile --minify --bytecode --format=esm src/main.ts --outfile dist/fleetcom
 
 test: deps
-	$(BUN) test
+	$(BUN) test --timeout 60000
 
 run: build
 	./dist/fleetcom $(if $(ARGS),$(ARGS),--help)

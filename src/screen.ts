@@ -171,7 +171,12 @@ export class Screen {
 
   /** Queues PTY output as it came; xterm decodes UTF-8 split across chunks. */
   write(data: Uint8Array | string): void {
-    this.term.write(data);
+    try {
+      this.term.write(data);
+    } catch {
+      // xterm refuses writes once 50 MB wait to be parsed. The PTY has no pause, so the screen
+      // loses that chunk rather than the daemon dying; clients still get the raw output.
+    }
   }
 
   /** Resolves once everything written so far has been parsed. */

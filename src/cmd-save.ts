@@ -4,13 +4,14 @@
 import { defineCommand } from "citty";
 import { withDaemon } from "./client.ts";
 import { printable } from "./labels.ts";
-import type { RecipeEntry } from "./session.ts";
+import { sanitizeSessionName, type RecipeEntry } from "./session.ts";
 import { saveSession } from "./session-store.ts";
 
 export default defineCommand({
   meta: { name: "save", description: "Save the fleet as session NAME (refuses an empty fleet and name collisions)" },
   args: { name: { type: "positional", required: true, description: "Session name" } },
   async run({ args }) {
+    sanitizeSessionName(args.name); // a bad name is refused before any daemon is started
     const entries = await withDaemon((c) => c.request<RecipeEntry[]>("recipe"));
     const file = saveSession(args.name, entries);
     console.log(`saved '${printable(args.name.trim())}': ${entries.length} task(s) → ${printable(file)}`);

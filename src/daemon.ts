@@ -3,6 +3,7 @@
 // (autostart) or under a service manager; `--foreground` runs it inside the dashboard's process.
 import { chmodSync, closeSync, existsSync, fstatSync, ftruncateSync, openSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
+import { type } from "arktype";
 import { Connection, type ConnectionHandler } from "./connection.ts";
 import { UserError, errorMessage } from "./errors.ts";
 import { normalizeGroup, normalizeName } from "./labels.ts";
@@ -62,7 +63,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
     if (!peer) return;
     if (!peer.hello) return this.greet(peer, message);
     const parsed = requestSchema(message);
-    if (parsed instanceof Error || !isRequest(parsed)) return conn.drop(`invalid request: ${summary(parsed)}`);
+    if (parsed instanceof type.errors) return conn.drop(`invalid request: ${parsed.summary}`);
     this.dispatch(peer, parsed);
   }
 
@@ -84,7 +85,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
 
   private greet(peer: Peer, message: unknown): void {
     const parsed = helloSchema(message);
-    if (parsed instanceof Error) return peer.conn.drop(`invalid handshake: ${parsed.summary}`);
+    if (parsed instanceof type.errors) return peer.conn.drop(`invalid handshake: ${parsed.summary}`);
     if (parsed.protocol !== PROTOCOL_VERSION) {
       return peer.conn.drop(
         `the running daemon speaks protocol ${PROTOCOL_VERSION} (fleetcom ${VERSION}), this client ${parsed.protocol} (fleetcom ${parsed.version}); run 'fleetcom --kill' (this ends the old daemon's tasks) and try again`,
@@ -97,7 +98,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
   private async dispatch(peer: Peer, req: Request): Promise<void> {
     const schema = opArgs[req.op];
     const args = schema(req.args ?? {});
-    if (args instanceof Error) {
+    if (args instanceof type.errors) {
       peer.conn.send({ type: "reply", id: req.id, ok: false, error: `${req.op}: ${args.summary}` });
       return;
     }
@@ -364,14 +365,6 @@ export class Daemon implements TaskListener, ConnectionHandler {
     })();
     return this.stopping;
   }
-}
-
-function isRequest(value: unknown): value is Request {
-  return typeof value === "object" && value !== null;
-}
-
-function summary(value: unknown): string {
-  return value instanceof Error ? (value as any).summary ?? value.message : "not an object";
 }
 
 function isDirectory(path: string): boolean {

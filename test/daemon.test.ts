@@ -1,0 +1,240 @@
+// The daemon's life: autostart, the single-daemon guarantee, stale takeover, the runtime directory's
+// trust checks, teardown, and clients that misbehave.
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { connect, type Socket } from "node:net";
+import { join } from "node:path";
+import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeFrame } from "../src/protocol.ts";
+import { Fleet, until } from "./fleet.ts";
+
+let fleet: Fleet;
+beforeEach(() => {
+  fleet = new Fleet();
+});
+afterEach(async () => {
+  await fleet.stop();
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+function daemonsOf(runtimeDir: string): number[] {
+  const out = Bun.spawnSync(["pgrep", "-f", "main.ts daemon"]).stdout.toString().trim();
+  return out
+    .split("\n")
+    .filter(Boolean)
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/environ`, "utf8").includes(`FLEETCOM_RUNTIME_DIR=${runtimeDir}\0`);
+      } catch {
+        return false;
+      }
+    });
+}
+
+function rssKb(pid: number): number {
+  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
+}
+
+/** A hand-driven protocol client, for sending what the real client never would. */
+class RawClient {
+  readonly socket: Socket;
+  readonly messages: any[] = [];
+  dataBytes = 0;
+  closed = false;
+  private readonly decoder = new FrameDecoder(MAX_DAEMON_FRAME);
+
+  constructor(path: string) {
+    this.socket = connect(path);
+    this.socket.on("data", (chunk) => {
+      for (const f of this.decoder.push(chunk)) {
+        if (f.kind === FrameKind.data) this.dataBytes += f.payload.length;
+        else this.messages.push(decodeJson(f.payload));
+      }
+    });
+    this.socket.on("close", () => (this.closed = true));
+    this.socket.on("error", () => {});
+  }
+
+  hello(): void {
+    this.socket.write(encodeControl({ type: "hello", protocol: PROTOCOL_VERSION, version: "test", cwd: "/", env: { PATH: process.env.PATH ?? "" }, cols: 80, rows: 24 }));
+  }
+}
+
+describe("daemon lifecycle", () => {
+  test("ten clients autostarting at the same moment end with exactly one daemon and are all served", async () => {
+    const results = await Promise.all(Array.from({ length: 10 }, () => fleet.cli(["ls", "--json"])));
+    expect(results.map((r) => r.code)).toEqual(Array(10).fill(0));
+    expect(results.every((r) => JSON.parse(r.stdout).length === 0)).toBe(true);
+    const pid = fleet.daemonPid()!;
+    expect(alive(pid)).toBe(true);
+    await until("losing daemons to exit", () => daemonsOf(fleet.sandbox.runtime).length === 1);
+    expect(daemonsOf(fleet.sandbox.runtime)).toEqual([pid]);
+  });
+
+  test("after the daemon is SIGKILLed the next client starts a fresh one over the stale socket and lock", async () => {
+    await fleet.run("sleep 300");
+    const first = fleet.daemonPid()!;
+    process.kill(first, "SIGKILL");
+    await until("daemon dead", () => !alive(first));
+    const tasks = await fleet.ls();
+    expect(tasks).toEqual([]);
+    const second = fleet.daemonPid()!;
+    expect(second).not.toBe(first);
+    expect(alive(second)).toBe(true);
+  });
+
+  test("status says not running with exit 3 and does not start a daemon", async () => {
+    const r = await fleet.cli(["status"]);
+    expect(r.code).toBe(3);
+    expect(r.stdout.trim()).toBe("not running");
+    expect(fleet.daemonPid()).toBeNull();
+    await fleet.ls();
+    const json = JSON.parse(await fleet.ok(["status", "--json"]));
+    expect(json).toMatchObject({ running: true, pid: fleet.daemonPid(), socket: join(fleet.sandbox.runtime, "default.sock") });
+    expect(json.sessionDir).toBe(join(fleet.sandbox.config, "sessions"));
+  });
+
+  test("the runtime directory is created 0700 and the socket 0600", async () => {
+    await fleet.ls();
+    const { statSync } = await import("node:fs");
+    expect(statSync(fleet.sandbox.runtime).mode & 0o777).toBe(0o700);
+    expect(statSync(join(fleet.sandbox.runtime, "default.sock")).mode & 0o777).toBe(0o600);
+  });
+
+  test("a runtime directory that is a symlink is refused", async () => {
+    const real = join(fleet.sandbox.root, "real");
+    mkdirSync(real, { mode: 0o700 });
+    symlinkSync(real, fleet.sandbox.runtime);
+    const r = await fleet.cli(["ls"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe(`fleetcom: runtime directory ${fleet.sandbox.runtime} is a symlink; refusing to use it`);
+    rmSync(fleet.sandbox.runtime);
+  });
+
+  test("a group- or world-writable runtime directory is refused", async () => {
+    mkdirSync(fleet.sandbox.runtime);
+    for (const mode of [0o770, 0o707]) {
+      chmodSync(fleet.sandbox.runtime, mode);
+      const r = await fleet.cli(["ls"]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain("is writable by group or others");
+    }
+    chmodSync(fleet.sandbox.runtime, 0o700);
+  });
+
+  test("--kill ends every task: TERM-trapping, TERM-ignoring, HUP-immune and background children", async () => {
+    const trapper = await fleet.run("trap 'exit 0' TERM; echo pid:$$; while :; do sleep 0.05; done");
+    const ignorer = await fleet.run("trap '' TERM HUP; echo pid:$$; while :; do sleep 0.05; done");
+    const parent = await fleet.run('sleep 300 & echo pid:$!; wait');
+    const pids: number[] = [];
+    for (const id of [trapper, ignorer, parent]) {
+      pids.push(await until(`pid of ${id}`, async () => Number(/pid:(\d+)/.exec(await fleet.peek(id))?.[1]) || undefined));
+    }
+    const daemon = fleet.daemonPid()!;
+    expect(await fleet.ok(["--kill"])).toContain(`stopped daemon ${daemon}`);
+    expect(alive(daemon)).toBe(false);
+    await until("every task process gone", () => pids.every((p) => !alive(p)));
+    expect(daemonsOf(fleet.sandbox.runtime)).toEqual([]);
+  });
+
+  test("a client of another protocol version is refused with the advice to run fleetcom --kill", async () => {
+    await fleet.ls();
+    const raw = new RawClient(join(fleet.sandbox.runtime, "default.sock"));
+    raw.socket.write(encodeControl({ type: "hello", protocol: 999, version: "9.9.9", cwd: "/", env: {}, cols: 80, rows: 24 }));
+    await until("refusal", () => raw.closed);
+    expect(raw.messages[0].type).toBe("refused");
+    expect(raw.messages[0].error).toContain("run 'fleetcom --kill'");
+  });
+});
+
+describe("hostile clients", () => {
+  async function socketPath(): Promise<string> {
+    await fleet.ls();
+    return join(fleet.sandbox.runtime, "default.sock");
+  }
+
+  test("garbage, oversize, unknown-kind, truncated and invalid-JSON frames drop only their own client", async () => {
+    const path = await socketPath();
+    const watcher = await fleet.run("while :; do echo beat; sleep 0.1; done");
+    const bad = {
+      garbage: Buffer.from("GET / HTTP/1.1\r\nHost: x\r\n\r\n"),
+      oversize: Buffer.from([0xff, 0xff, 0xff, 0xff, 1]),
+      unknownKind: encodeFrame(9 as any, new Uint8Array(3)),
+      invalidJson: encodeFrame(FrameKind.control, new TextEncoder().encode("{not json")),
+      badHello: encodeControl({ type: "hello", protocol: "one" }),
+      badRequest: Buffer.concat([encodeControl({ type: "hello", protocol: PROTOCOL_VERSION, version: "t", cwd: "/", env: {}, cols: 80, rows: 24 }), encodeControl({ type: "request", id: "x", op: "ls" })]),
+    };
+    const clients = Object.values(bad).map((bytes) => {
+      const c = new RawClient(path);
+      c.socket.write(bytes);
+      return c;
+    });
+    await until("every bad client dropped", () => clients.every((c) => c.closed));
+    const truncated = new RawClient(path);
+    truncated.socket.write(Buffer.from([0, 0, 0, 100, 1, 0x7b]));
+    truncated.socket.end();
+    await until("truncated client gone", () => truncated.closed);
+    expect((await fleet.task(watcher)).state).toBe("running");
+    expect((await fleet.ls()).length).toBe(1);
+  });
+
+  test("a bad request gets an error reply and the client stays connected", async () => {
+    const raw = new RawClient(await socketPath());
+    raw.hello();
+    raw.socket.write(encodeControl({ type: "request", id: 1, op: "rename", args: { task: 5 } }));
+    await until("reply", () => raw.messages.find((m) => m.type === "reply"));
+    const reply = raw.messages.find((m) => m.type === "reply");
+    expect(reply).toMatchObject({ id: 1, ok: false });
+    expect(raw.closed).toBe(false);
+    raw.socket.end();
+  });
+
+  test("a client that never reads while a task floods is bounded; the task and other clients carry on", async () => {
+    const path = await socketPath();
+    const flood = await fleet.run("head -c 60000000 /dev/urandom | base64; echo FLOOD-DONE");
+    const stuck = new RawClient(path);
+    stuck.hello();
+    stuck.socket.write(encodeControl({ type: "request", id: 1, op: "attach", args: { task: String(flood), cols: 80, rows: 24 } }));
+    stuck.socket.pause();
+    const daemon = fleet.daemonPid()!;
+    let peakKb = 0;
+    const done = await until(
+      "flood to finish while a client is stuck",
+      async () => {
+        peakKb = Math.max(peakKb, rssKb(daemon));
+        const t = await fleet.task(flood);
+        return t.state === "exited" ? t : undefined;
+      },
+      120_000,
+    );
+    expect(done.exitCode).toBe(0);
+    expect(await fleet.peek(flood)).toContain("FLOOD-DONE");
+    console.log(`daemon peak RSS with a stuck client during an 81 MB flood: ${(peakKb / 1024).toFixed(0)} MB`);
+    expect(peakKb).toBeLessThan(400 * 1024);
+    stuck.socket.resume();
+    await until("stuck client catches up with a fresh screen", () => stuck.dataBytes > 0 && stuck.messages.some((m) => m.type === "attach-end"));
+    expect(stuck.closed).toBe(false);
+    stuck.socket.end();
+  });
+
+  test("fifty clients connecting at once are all served", async () => {
+    const path = await socketPath();
+    const clients = Array.from({ length: 50 }, (_, i) => {
+      const c = new RawClient(path);
+      c.hello();
+      c.socket.write(encodeControl({ type: "request", id: i, op: "ls" }));
+      return c;
+    });
+    await until("fifty replies", () => clients.every((c) => c.messages.some((m) => m.type === "reply" && m.ok)));
+    for (const c of clients) c.socket.end();
+  });
+});

@@ -26,7 +26,7 @@ run: build
 	./dist/fleetcom $(if $(ARGS),$(ARGS),--help)
 
 bench: build
-	$(BUN) bench/run.ts
+	$(BUN) bench/run.ts $(ARGS)
 
 clean:
 	rm -rf dist node_modules .tools

@@ -1,0 +1,89 @@
+// throughput: a task prints 100 MB of base64 (136.8 MB through the PTY); time from start to exit,
+// once with nobody attached and once with one attached client (in a real PTY) reading everything.
+//
+// Detached: from spawning the start command (`fleetcom run` / `tmux new-session -d`) until the
+// task's shell has been reaped by the tool. Attached: the task waits for Enter from the attached
+// client, so the clock starts with every client in place and ends when the client shows the
+// task's end (`[task N exited 0]` / `[exited]`): all output has reached the client by then.
+import { join } from "node:path";
+import { alternate, compareLine, makeSandbox, median, poll, processGone, PtyClient, readPid, type Sandbox } from "./common.ts";
+
+const RUNS = 3;
+const FLOOD = "head -c 75000000 /dev/urandom | base64";
+
+export async function run(): Promise<string[]> {
+  const sandbox = makeSandbox("throughput");
+  await sandbox.fleetcom.run("ls"); // autostart outside the clock
+  await sandbox.tmux.start();
+  let n = 0;
+  const detached = await alternate(
+    RUNS,
+    () => fleetcomDetached(sandbox, ++n),
+    () => tmuxDetached(sandbox, ++n),
+  );
+  const attached = await alternate(
+    RUNS,
+    () => fleetcomAttached(sandbox),
+    () => tmuxAttached(sandbox, ++n),
+  );
+  return [
+    compareLine("throughput-detached", median(detached.fleetcom), median(detached.tmux)),
+    compareLine("throughput-attached", median(attached.fleetcom), median(attached.tmux)),
+  ];
+}
+
+/** The flood, behind a line that records the shell's pid so its exit can be watched. */
+function floodRecordingPid(pidFile: string): string {
+  return `echo $$ > ${pidFile}; ${FLOOD}`;
+}
+
+async function untilReaped(pidFile: string): Promise<void> {
+  const pid = await poll(() => readPid(pidFile), "the task's pid");
+  await poll(() => processGone(pid), "the task to exit", 120_000);
+}
+
+async function fleetcomDetached({ root, fleetcom }: Sandbox, n: number): Promise<number> {
+  const pidFile = join(root, `flood-${n}.pid`);
+  const started = performance.now();
+  const id = await fleetcom.start(floodRecordingPid(pidFile));
+  await untilReaped(pidFile);
+  const elapsed = performance.now() - started;
+  await fleetcom.run("rm", id);
+  return elapsed;
+}
+
+async function tmuxDetached({ root, tmux }: Sandbox, n: number): Promise<number> {
+  const pidFile = join(root, `flood-${n}.pid`);
+  const started = performance.now();
+  await tmux.newSession(`flood-${n}`, floodRecordingPid(pidFile));
+  await untilReaped(pidFile);
+  return performance.now() - started;
+}
+
+/** Prints READY, then floods once Enter arrives through the attached client. */
+const FLOOD_ON_ENTER = `printf READY; read go; ${FLOOD}`;
+
+async function floodThroughClient(client: PtyClient, endText: string): Promise<number> {
+  await client.waitFor("READY");
+  const ended = client.waitFor(endText, 120_000);
+  const started = performance.now();
+  client.write("\r");
+  const elapsed = (await ended) - started;
+  await client.close();
+  return elapsed;
+}
+
+async function fleetcomAttached({ fleetcom }: Sandbox): Promise<number> {
+  const id = await fleetcom.start(FLOOD_ON_ENTER);
+  const client = new PtyClient(fleetcom.argv("attach", id), fleetcom.env);
+  const elapsed = await floodThroughClient(client, `[task ${id} `);
+  await fleetcom.run("rm", id);
+  return elapsed;
+}
+
+async function tmuxAttached({ tmux }: Sandbox, n: number): Promise<number> {
+  const name = `flood-${n}`;
+  await tmux.newSession(name, FLOOD_ON_ENTER);
+  const client = new PtyClient(tmux.argv("attach", "-t", name), tmux.env);
+  return floodThroughClient(client, "[exited]");
+}

@@ -4,7 +4,6 @@
 import { connect, type Socket } from "node:net";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { TaskInfo } from "../src/messages.ts";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl } from "../src/protocol.ts";
 import { isSnapshotName } from "../src/recovery.ts";
 import { VERSION } from "../src/version.ts";
@@ -21,7 +20,7 @@ export function snapshotFleet(settings: { debounceMs?: number; checkMs?: number 
 /** What a recipe keeps of a task, in the order a load recreates it (directory, then id). */
 export type Launch = { cwd: string; command: string; group: string | null; name: string | null };
 
-export function launches(tasks: TaskInfo[]): Launch[] {
+export function launches(tasks: Launch[]): Launch[] {
   const rows = tasks.map(({ cwd, command, group, name }) => ({ cwd, command, group, name }));
   return rows.sort((a, b) => (a.cwd < b.cwd ? -1 : a.cwd > b.cwd ? 1 : 0));
 }
@@ -52,9 +51,10 @@ export class RawClient {
   private nextId = 1;
   private readonly waiting = new Map<number, (reply: { ok: boolean; result?: unknown; error?: string }) => void>();
   private readonly decoder = new FrameDecoder(MAX_DAEMON_FRAME);
+  private closed = false;
 
   private constructor(private readonly socket: Socket) {
-    socket.on("data", (chunk) => {
+    socket.on("data", (chunk: Uint8Array) => {
       for (const frame of this.decoder.push(chunk)) {
         if (frame.kind !== FrameKind.control) continue;
         const message = decodeJson(frame.payload) as { type: string; id: number; ok: boolean; result?: unknown; error?: string };
@@ -62,6 +62,7 @@ export class RawClient {
       }
     });
     socket.on("close", () => {
+      this.closed = true;
       for (const settle of this.waiting.values()) settle({ ok: false, error: "connection closed" });
       this.waiting.clear();
     });
@@ -82,6 +83,7 @@ export class RawClient {
 
   /** Resolves with the reply; a dropped connection resolves too, as a failure. */
   request(op: string, args: Record<string, unknown> = {}): Promise<{ ok: boolean; result?: unknown; error?: string }> {
+    if (this.closed) return Promise.resolve({ ok: false, error: "connection closed" });
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.waiting.set(id, resolve);

@@ -1,0 +1,58 @@
+// scale: 500 `sleep 3600` tasks from one `fleetcom load` of a 500-command recipe, against one tmux
+// script of 500 `new-session` lines run by `tmux source-file`; then `ls` of the whole fleet.
+// Reported: seconds until all 500 run, the `ls --json` time (vs `tmux ls`), and the daemon's resident
+// memory per task (VmRSS with 500 tasks minus VmRSS with none; target ≤ 2 MB).
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { alternate, compareLine, makeSandbox, median, readPid, reportLine, runCommand, timeCommand } from "./common.ts";
+
+const TASKS = 500;
+const LS_RUNS = 10;
+const COMMAND = "sleep 3600";
+
+export async function run(): Promise<string[]> {
+  const { root, env, fleetcom, tmux } = makeSandbox("scale");
+  const recipe = join(root, "scale.json");
+  writeFileSync(recipe, JSON.stringify({ version: 1, name: "scale", dirs: { [root]: Array(TASKS).fill(COMMAND) } }));
+  const script = join(root, "scale.tmux");
+  writeFileSync(script, Array.from({ length: TASKS }, (_, i) => `new-session -d -s t${i} "${COMMAND}"\n`).join(""));
+
+  // Both servers are up and idle before the clock starts: this measures starting tasks, not servers.
+  await fleetcom.run("ls");
+  const daemon = readPid(join(env.FLEETCOM_RUNTIME_DIR!, "daemon.lock"))!;
+  const baseline = rssKb(daemon);
+  await tmux.start();
+
+  const fleetStart = await timeUntilRunning(fleetcom.argv("load", recipe), env, async () => {
+    const tasks = JSON.parse(await fleetcom.run("ls", "--json")) as { state: string }[];
+    return tasks.filter((t) => t.state === "running").length;
+  });
+  const tmuxStart = await timeUntilRunning(tmux.argv("source-file", script), env, async () => {
+    // `keep`, started above, is not one of the 500.
+    return (await tmux.run("ls", "-F", "#{session_name}")).split("\n").filter((n) => /^t\d+$/.test(n)).length;
+  });
+  const perTaskMb = (rssKb(daemon) - baseline) / TASKS / 1024;
+
+  const ls = await alternate(LS_RUNS, () => timeCommand(fleetcom.argv("ls", "--json"), env), () => timeCommand(tmux.argv("ls"), env));
+  const seconds = (v: number) => `${(v / 1000).toFixed(2)}s`;
+  return [
+    compareLine("scale-start-500", fleetStart, tmuxStart, seconds),
+    compareLine("scale-ls-500", median(ls.fleetcom), median(ls.tmux)),
+    reportLine("scale-rss-per-task", perTaskMb, (v) => `${v.toFixed(2)}MB`),
+  ];
+}
+
+/** From running `argv` until `running()` counts all TASKS, in ms; each count is itself a client call. */
+async function timeUntilRunning(argv: string[], env: Record<string, string>, running: () => Promise<number>): Promise<number> {
+  const started = performance.now();
+  await runCommand(argv, env);
+  while ((await running()) < TASKS) {
+    if (performance.now() - started > 120_000) throw new Error(`not all ${TASKS} tasks running after 120 s`);
+  }
+  return performance.now() - started;
+}
+
+function rssKb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"));
+  return Number(line?.match(/\d+/)?.[0] ?? NaN);
+}

@@ -1,0 +1,71 @@
+// snapshot: a daemon with 500 tasks gets 1,000 renames within one second, on one connection, paced
+// in batches as a script would send them; with the default two-second debounce that must make
+// exactly one snapshot write. Then the time of one pass over 500 tasks (build the recipe, write it
+// atomically with fsync, prune), as the daemon logs it; median of several passes (target ≤ 10 ms).
+// Writes are counted from the daemon log's `snapshot written` lines.
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { DaemonClient } from "../src/client.ts";
+import { makeSandbox, median, poll, reportLine, sleep } from "./common.ts";
+
+const TASKS = 500;
+const RENAMES = 1_000;
+const BATCHES = 20;
+const PASS_SAMPLES = 5;
+const DEBOUNCE_MS = 2_000;
+
+export async function run(): Promise<string[]> {
+  const { root, env, fleetcom } = makeSandbox("snapshot");
+  const recipe = join(root, "snapshot.json");
+  writeFileSync(recipe, JSON.stringify({ version: 1, name: "snapshot", dirs: { [root]: Array(TASKS).fill("sleep 3600") } }));
+  await fleetcom.run("load", recipe);
+  const log = join(env.FLEETCOM_RUNTIME_DIR!, "daemon.log");
+  await poll(() => passes(log).length === 1, "the snapshot of the loaded fleet", 30_000, 20);
+
+  const client = await openClient(env.FLEETCOM_RUNTIME_DIR!);
+  const before = passes(log).length;
+  const started = performance.now();
+  const perBatch = RENAMES / BATCHES;
+  for (let batch = 0; batch < BATCHES; batch++) {
+    const renames = Array.from({ length: perBatch }, (_, i) => client.request("rename", { task: String(1 + ((batch * perBatch + i) % TASKS)), name: `r${batch}-${i}` }));
+    await Promise.all(renames);
+    await sleep(Math.max(0, ((batch + 1) * 1000) / BATCHES - (performance.now() - started)));
+  }
+  const burstMs = performance.now() - started;
+  if (burstMs > 1_000 + 100) throw new Error(`the renames took ${burstMs.toFixed(0)} ms, not one second`);
+  await poll(() => passes(log).length > before, "the pass after the burst", 30_000, 20);
+  // A second write, if the burst made one, would come within one more debounce period.
+  await sleep(DEBOUNCE_MS + 1_000);
+  const burstWrites = passes(log).length - before;
+
+  for (let i = 0; i < PASS_SAMPLES; i++) {
+    const count = passes(log).length;
+    await client.request("rename", { task: "1", name: `sample ${i}` });
+    await poll(() => passes(log).length > count, "a sample pass", 30_000, 20);
+  }
+  client.close();
+  const samples = passes(log).slice(-PASS_SAMPLES);
+  return [
+    reportLine(`snapshot-writes-for-${RENAMES}-renames`, burstWrites, String),
+    reportLine(`snapshot-pass-${TASKS}`, median(samples)),
+  ];
+}
+
+/** The duration of every logged snapshot write, in ms. */
+function passes(log: string): number[] {
+  const text = readFileSync(log, "utf8");
+  return [...text.matchAll(/ snapshot written .*: \d+ task\(s\) in ([\d.]+) ms$/gm)].map((m) => Number(m[1]));
+}
+
+// The product's own client, pointed at the sandbox's daemon; the environment is read only while
+// connecting, and a daemon is already running, so nothing is autostarted with the bench's settings.
+async function openClient(runtimeDir: string): Promise<DaemonClient> {
+  const saved = process.env.FLEETCOM_RUNTIME_DIR;
+  process.env.FLEETCOM_RUNTIME_DIR = runtimeDir;
+  try {
+    return await DaemonClient.open({ autostart: false });
+  } finally {
+    if (saved === undefined) delete process.env.FLEETCOM_RUNTIME_DIR;
+    else process.env.FLEETCOM_RUNTIME_DIR = saved;
+  }
+}

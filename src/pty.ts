@@ -1,6 +1,14 @@
 // The PTY seam: the only place that knows how a runtime gives us a pseudo-terminal. Under Bun it is
-// Bun's built-in terminal (event-driven, real signals, no native library; see
-// shared/research). The Deno port plugs in here.
+// Bun's built-in terminal (event-driven, real signals, no native library; see shared/research).
+// Under Deno, which has no PTY of its own, it is bun-pty's native library through Deno.dlopen, with
+// none of bun-pty's JS: its reads are non-blocking, so we poll, and we always close the handle
+// (bun-pty leaks fds and threads when it does not).
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { setImmediate } from "node:timers";
+
+declare const Deno: any;
 
 export interface PtyExit {
   exitCode: number | null;
@@ -24,8 +32,7 @@ export interface Pty {
 }
 
 export function spawnPty(options: PtySpawnOptions): Pty {
-  if (typeof Bun === "undefined") throw new Error("PTYs need Bun in this build");
-  return spawnBunPty(options);
+  return typeof Deno !== "undefined" ? spawnDenoPty(options) : spawnBunPty(options);
 }
 
 function spawnBunPty({ argv, cwd, env, cols, rows, onData }: PtySpawnOptions): Pty {
@@ -51,4 +58,132 @@ function spawnBunPty({ argv, cwd, env, cols, rows, onData }: PtySpawnOptions): P
       if (!terminal.closed) terminal.resize(c, r);
     },
   };
+}
+
+// --- Deno: bun-pty's librust_pty over FFI ---------------------------------------------------------
+
+const READ_BYTES = 64 * 1024;
+const YIELD_AFTER_BYTES = 256 * 1024;
+// bun_pty_read answers at once; an idle PTY is polled ever more slowly, and output or input makes it
+// fast again so an echo after a quiet spell is not late.
+const POLL_MIN_MS = 4;
+const POLL_MAX_MS = 50;
+const CHILD_EXITED = -2;
+
+const SYMBOLS = {
+  bun_pty_spawn: { parameters: ["buffer", "buffer", "buffer", "i32", "i32"], result: "i32" },
+  bun_pty_write: { parameters: ["i32", "buffer", "i32"], result: "i32" },
+  bun_pty_read: { parameters: ["i32", "buffer", "i32"], result: "i32" },
+  bun_pty_resize: { parameters: ["i32", "i32", "i32"], result: "i32" },
+  bun_pty_get_pid: { parameters: ["i32"], result: "i32" },
+  bun_pty_get_exit_code: { parameters: ["i32"], result: "i32" },
+  bun_pty_close: { parameters: ["i32"], result: "void" },
+} as const;
+
+type RustPty = {
+  bun_pty_spawn(cmd: Uint8Array, cwd: Uint8Array, env: Uint8Array, cols: number, rows: number): number;
+  bun_pty_write(handle: number, data: Uint8Array, length: number): number;
+  bun_pty_read(handle: number, into: Uint8Array, length: number): number;
+  bun_pty_resize(handle: number, cols: number, rows: number): number;
+  bun_pty_get_pid(handle: number): number;
+  bun_pty_get_exit_code(handle: number): number;
+  bun_pty_close(handle: number): void;
+};
+
+let rustPty: RustPty | undefined;
+
+function loadRustPty(): RustPty {
+  rustPty ??= Deno.dlopen(rustPtyPath(), SYMBOLS).symbols as RustPty;
+  return rustPty;
+}
+
+function rustPtyPath(): string {
+  const override = process.env.BUN_PTY_LIB;
+  if (override) return override;
+  const dir = join(dirname(createRequire(import.meta.url).resolve("bun-pty/package.json")), "rust-pty/target/release");
+  const candidates = rustPtyFileNames(process.platform, process.arch, isMusl()).map((name) => join(dir, name));
+  const found = candidates.find((file) => existsSync(file));
+  if (!found) throw new Error(`no PTY library for ${process.platform}-${process.arch} (looked for ${candidates.join(", ")})`);
+  return found;
+}
+
+function rustPtyFileNames(os: string, arch: string, musl: boolean): string[] {
+  const suffix = arch === "arm64" ? "_arm64" : "";
+  if (os === "darwin") return [`librust_pty${suffix}.dylib`];
+  return musl ? [`librust_pty${suffix}_musl.so`] : [`librust_pty${suffix}.so`];
+}
+
+function isMusl(): boolean {
+  try {
+    return readFileSync("/proc/self/maps", "utf8").includes("ld-musl");
+  } catch {
+    return false;
+  }
+}
+
+// The library splits its command line like a shell would, and wants C strings.
+function shellQuote(word: string): string {
+  return `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+function cString(text: string): Uint8Array {
+  return new TextEncoder().encode(`${text}\0`);
+}
+
+function spawnDenoPty({ argv, cwd, env, cols, rows, onData }: PtySpawnOptions): Pty {
+  const lib = loadRustPty();
+  // The library adds `env` to the daemon's own environment; `env -u` takes out what the client lacks.
+  const unset = Object.keys(process.env).filter((key) => !(key in env)).flatMap((key) => ["-u", key]);
+  argv = ["/usr/bin/env", ...unset, "--", ...argv];
+  const envBlock = Object.entries(env).map(([key, value]) => `${key}=${value}\0`).join("");
+  const handle = lib.bun_pty_spawn(cString(argv.map(shellQuote).join(" ")), cString(cwd), cString(envBlock), cols, rows);
+  if (handle < 0) throw new Error(`cannot start ${argv[0]}`);
+  let open = true;
+  let pollMs = POLL_MIN_MS;
+
+  // Signal deaths come back as exit code 1: the library keeps only portable-pty's exit_code().
+  async function pump(): Promise<PtyExit> {
+    const buffer = new Uint8Array(READ_BYTES);
+    let unyielded = 0;
+    for (;;) {
+      const n = lib.bun_pty_read(handle, buffer, buffer.length);
+      if (n > 0) {
+        onData(buffer.slice(0, n));
+        pollMs = POLL_MIN_MS;
+        unyielded += n;
+        // A firehose must not starve the sockets; yielding after every read would halve its speed.
+        if (unyielded >= YIELD_AFTER_BYTES) {
+          unyielded = 0;
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      } else if (n === 0) {
+        unyielded = 0;
+        await pause(pollMs);
+        pollMs = Math.min(POLL_MAX_MS, pollMs * 2);
+      } else {
+        const exitCode = n === CHILD_EXITED ? lib.bun_pty_get_exit_code(handle) : null;
+        open = false;
+        lib.bun_pty_close(handle);
+        return { exitCode, signal: null };
+      }
+    }
+  }
+
+  return {
+    pid: lib.bun_pty_get_pid(handle),
+    exited: Promise.resolve().then(pump),
+    write: (data) => {
+      if (!open) return;
+      const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+      lib.bun_pty_write(handle, bytes, bytes.length);
+      pollMs = POLL_MIN_MS;
+    },
+    resize: (c, r) => {
+      if (open) lib.bun_pty_resize(handle, c, r);
+    },
+  };
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -6,7 +6,8 @@
 // terminal was left, reproduces this screen exactly: both buffers, scrollback, cursor, pen, modes
 // and scroll region. Cells are drawn by screen-serialize.ts; state xterm has no API for is tracked
 // here (docs/terminal-state.md). Runs under Bun and Deno; on the output hot path only write() runs.
-import { type IBuffer, type IDisposable, type IModes, Terminal } from "@xterm/headless";
+// The default import is the CommonJS module object: Deno finds no named exports in xterm's bundle.
+import xterm, { type IBuffer, type IDisposable, type IModes } from "@xterm/headless";
 import { type Style, serializeRows, sgr } from "./screen-serialize.ts";
 
 export interface ScreenOptions {
@@ -133,11 +134,11 @@ function mainParams(params: CsiParams): number[] {
 }
 
 export class Screen {
-  private readonly term: Terminal;
+  private readonly term: xterm.Terminal;
   private readonly hidden = new HiddenState();
 
   constructor({ cols, rows, scrollback }: ScreenOptions) {
-    this.term = new Terminal({
+    this.term = new xterm.Terminal({
       cols,
       rows,
       scrollback,

@@ -5,6 +5,7 @@ import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeFrame } from "../src/protocol.ts";
+import { isProcessAlive } from "../src/runtime.ts";
 import { Fleet, until } from "./fleet.ts";
 
 let fleet: Fleet;
@@ -15,15 +16,6 @@ afterEach(async () => {
   await fleet.stop();
 });
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
 
 function daemonsOf(runtimeDir: string): number[] {
   const out = Bun.spawnSync(["pgrep", "-f", "main.ts daemon"]).stdout.toString().trim();
@@ -75,7 +67,7 @@ describe("daemon lifecycle", () => {
     expect(results.map((r) => r.code)).toEqual(Array(10).fill(0));
     expect(results.every((r) => JSON.parse(r.stdout).length === 0)).toBe(true);
     const pid = fleet.daemonPid()!;
-    expect(alive(pid)).toBe(true);
+    expect(isProcessAlive(pid)).toBe(true);
     await until("losing daemons to exit", () => daemonsOf(fleet.sandbox.runtime).length === 1);
     expect(daemonsOf(fleet.sandbox.runtime)).toEqual([pid]);
   });
@@ -84,12 +76,12 @@ describe("daemon lifecycle", () => {
     await fleet.run("sleep 300");
     const first = fleet.daemonPid()!;
     process.kill(first, "SIGKILL");
-    await until("daemon dead", () => !alive(first));
+    await until("daemon dead", () => !isProcessAlive(first));
     const tasks = await fleet.ls();
     expect(tasks).toEqual([]);
     const second = fleet.daemonPid()!;
     expect(second).not.toBe(first);
-    expect(alive(second)).toBe(true);
+    expect(isProcessAlive(second)).toBe(true);
   });
 
   test("status says not running with exit 3 and does not start a daemon", async () => {
@@ -141,8 +133,8 @@ describe("daemon lifecycle", () => {
     }
     const daemon = fleet.daemonPid()!;
     expect(await fleet.ok(["--kill"])).toContain(`stopped daemon ${daemon}`);
-    expect(alive(daemon)).toBe(false);
-    await until("every task process gone", () => pids.every((p) => !alive(p)));
+    expect(isProcessAlive(daemon)).toBe(false);
+    await until("every task process gone", () => pids.every((p) => !isProcessAlive(p)));
     expect(daemonsOf(fleet.sandbox.runtime)).toEqual([]);
   });
 

@@ -1,7 +1,8 @@
 // Tasks through the real CLI and daemon: spawn, list, kill, remove, rerun, rename, group, tag, send, peek.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { isProcessAlive } from "../src/runtime.ts";
 import { Fleet, until } from "./fleet.ts";
 
 let fleet: Fleet;
@@ -12,15 +13,6 @@ afterEach(async () => {
   await fleet.stop();
 });
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
 
 function pidsFromScreen(text: string, tag: string): number[] {
   const line = text.split("\n").find((l) => l.startsWith(`${tag}:`));
@@ -88,10 +80,10 @@ describe("tasks", () => {
       const p = pidsFromScreen(await fleet.peek(id), "kids");
       return p.length === 2 ? p : undefined;
     });
-    expect(pids.every(processAlive)).toBe(true);
+    expect(pids.every(isProcessAlive)).toBe(true);
     await fleet.ok(["kill", String(id)]);
     await fleet.waitForExit(id);
-    await until("children gone", () => pids.every((p) => !processAlive(p)));
+    await until("children gone", () => pids.every((p) => !isProcessAlive(p)));
   });
 
   test("rm refuses a running task and sweeps what a finished one left in its group", async () => {
@@ -103,9 +95,9 @@ describe("tasks", () => {
     const leaver = await fleet.run("trap '' HUP; sleep 400 & echo \"kids: $!\"");
     await fleet.waitForExit(leaver);
     const [kid] = pidsFromScreen(await fleet.peek(leaver), "kids");
-    expect(processAlive(kid!)).toBe(true);
+    expect(isProcessAlive(kid!)).toBe(true);
     await fleet.ok(["rm", String(leaver)]);
-    await until("leftover child gone", () => !processAlive(kid!));
+    await until("leftover child gone", () => !isProcessAlive(kid!));
     expect((await fleet.ls()).map((t) => t.id)).toEqual([running]);
   });
 
@@ -181,7 +173,7 @@ describe("tasks", () => {
       Array.from({ length: 50 }, (_, i) => String(i + 51)),
     );
     const ticker = await fleet.run("read go; for i in 1 2 3; do printf '\\033[1mtick %s\\033[0m\\n' $i; done");
-    const follower = Bun.spawn([process.execPath, (await import("./helpers.ts")).MAIN, "peek", String(ticker), "--follow"], {
+    const follower = Bun.spawn((await import("./helpers.ts")).fleetcomArgv(["peek", String(ticker), "--follow"]), {
       env: fleet.env,
       stdout: "pipe",
     });

@@ -148,6 +148,43 @@ describe("daemon lifecycle", () => {
   });
 });
 
+describe("events and settings", () => {
+  test("a subscribed client hears created, changed, exited and removed, in that order", async () => {
+    await fleet.ls();
+    const raw = new RawClient(join(fleet.sandbox.runtime, "default.sock"));
+    raw.hello();
+    raw.socket.write(encodeControl({ type: "request", id: 1, op: "subscribe" }));
+    await until("subscribed", () => raw.messages.some((m) => m.type === "reply" && m.id === 1));
+    const id = await fleet.run("read x; echo done");
+    await fleet.ok(["rename", String(id), "job"]);
+    await fleet.ok(["send", String(id), "go"]);
+    await fleet.waitForExit(id);
+    await fleet.ok(["rm", String(id)]);
+    await until("removed event", () => raw.messages.some((m) => m.event === "removed"));
+    const events = raw.messages.filter((m) => m.type === "event").map((m) => m.event);
+    expect(events[0]).toBe("created");
+    expect(events).toContain("changed");
+    expect(events.indexOf("exited")).toBeGreaterThan(0);
+    expect(events.at(-1)).toBe("removed");
+    const exited = raw.messages.find((m) => m.event === "exited");
+    expect(exited.task).toMatchObject({ id, name: "job", state: "exited", exitCode: 0, preview: "done" });
+    raw.socket.end();
+  });
+
+  test("FLEETCOM_SCROLLBACK sets the lines kept above the screen, 0 keeping none", async () => {
+    for (const [setting, expected] of [["0", 40], ["5", 45]] as const) {
+      await fleet.cli(["--kill"]);
+      await fleet.cli(["ls"], { env: { FLEETCOM_SCROLLBACK: setting } });
+      const id = await fleet.run("seq 1 200");
+      await fleet.waitForExit(id);
+      const lines = (await fleet.ok(["peek", String(id), "--lines", "1000"])).split("\n").filter(Boolean);
+      expect(lines.length).toBeLessThanOrEqual(expected);
+      expect(lines.at(-1)).toBe("200");
+      expect(lines[0]).toBe(String(200 - expected + 2));
+    }
+  });
+});
+
 describe("hostile clients", () => {
   async function socketPath(): Promise<string> {
     await fleet.ls();

@@ -1,0 +1,195 @@
+// Codex: `-c notify=[…]` points Codex's notify program at fleetcom's script, which appends each
+// payload to the run's capture file and then runs the user's own one-line notifier, if any, with the
+// payload. Codex's title-generation thread notifies too; its ID must never win. Exit hint: `codex
+// resume <id>` in three wordings. Store: dated rollout files whose first record names the cwd.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { entriesOf, firstRecord, member, textOf } from "./agent-files.ts";
+import { type Agent, type Env, homeOf, isUuid, lastHintId, nearSpawn, shellQuote, single, textsAfter, uuidOrNull } from "./agents.ts";
+
+export const CODEX_NOTIFY_SCRIPT = "codex-notify.sh";
+
+// The chain travels newline-joined (argv elements with newlines are refused as unrepresentable);
+// an empty chain runs nothing, so a value inherited from elsewhere can never run.
+export const NOTIFY_SCRIPT = `#!/bin/sh
+# fleetcom: keep Codex's notify payload for this task, then run the user's own notifier with it.
+umask 077
+if [ -n "$FLEETCOM_CAPTURE_FILE" ]; then printf '%s\\n' "$1" >> "$FLEETCOM_CAPTURE_FILE"; fi
+[ -n "$FLEETCOM_NOTIFY_CHAIN" ] || exit 0
+IFS='
+'
+set -f
+set -- $FLEETCOM_NOTIFY_CHAIN "$1"
+exec "$@"
+`;
+
+const TITLE_PROMPT = "Generate a concise, single-line task title";
+
+export function codexHome(env: Env): string {
+  return env.CODEX_HOME || join(homeOf(env), ".codex");
+}
+
+const NOTIFY_KEY = /^\s*(notify|"notify"|'notify')\s*=/;
+const ONE_LINE_NOTIFY = /^\s*notify\s*=\s*\[(.*)\]\s*(#.*)?$/;
+const ARRAY_ELEMENT = /^\s*(?:"([^"\\\n]*)"|'([^'\n]*)')\s*(?:,|$)/;
+
+/**
+ * The user's notifier argv from their config.toml text: [] when there is none, null when it is set
+ * in any way fleetcom cannot reproduce exactly (several assignments, inside a table, multi-line,
+ * escapes, empty elements), in which case nothing is injected at all.
+ */
+export function notifyChain(configText: string | null): string[] | null {
+  if (configText === null) return [];
+  let inTable = false;
+  const assignments: string[] = [];
+  for (const line of configText.split(/\r?\n/)) {
+    if (/^\s*\[/.test(line)) inTable = true;
+    else if (NOTIFY_KEY.test(line)) {
+      if (inTable) return null;
+      assignments.push(line);
+    }
+  }
+  if (assignments.length === 0) return [];
+  if (assignments.length > 1) return null;
+  const array = ONE_LINE_NOTIFY.exec(assignments[0]!);
+  return array ? arrayElements(array[1]!) : null;
+}
+
+function arrayElements(inner: string): string[] | null {
+  const elements: string[] = [];
+  let rest = inner;
+  while (rest.trim() !== "") {
+    const m = ARRAY_ELEMENT.exec(rest);
+    if (!m) return null;
+    const value = m[1] ?? m[2]!;
+    if (value === "") return null;
+    elements.push(value);
+    rest = rest.slice(m[0].length);
+  }
+  return elements;
+}
+
+/** The config file's text; null when there is none. Any other failure throws (leave the user alone). */
+function readConfig(env: Env): string | null {
+  try {
+    return readFileSync(join(codexHome(env), "config.toml"), "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+}
+
+interface TurnPayload {
+  thread: string;
+  title: boolean;
+}
+
+/** Every `agent-turn-complete` payload in the capture file (one JSON per line) whose thread ID is a strict UUID. */
+export function turnPayloads(capture: string | null): TurnPayload[] {
+  const found: TurnPayload[] = [];
+  for (const line of (capture ?? "").split("\n")) {
+    let payload: unknown;
+    try {
+      payload = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    const thread = member(payload, "thread-id");
+    if (member(payload, "type") !== "agent-turn-complete" || !isUuid(thread)) continue;
+    const inputs = member(payload, "input-messages");
+    const first = Array.isArray(inputs) ? inputs[0] : undefined;
+    found.push({ thread, title: typeof first === "string" && first.startsWith(TITLE_PROMPT) });
+  }
+  return found;
+}
+
+/** The task's thread: the latest non-title thread, preferring one that has a rollout file. */
+export function capturedThread(payloads: readonly TurnPayload[], hasRollout: (id: string) => boolean): string | null {
+  const threads = payloads.filter((p) => !p.title).map((p) => p.thread);
+  const withRollout = threads.filter(hasRollout);
+  return uuidOrNull(withRollout.at(-1) ?? threads.at(-1) ?? null);
+}
+
+/** The millisecond timestamp inside a version 7 UUID, or null for any other UUID. */
+export function uuidV7Time(id: string): number | null {
+  if (!isUuid(id) || id[14] !== "7") return null;
+  return parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+}
+
+function dayFolder(home: string, time: number, localDates: boolean): string {
+  const d = new Date(time);
+  const [y, m, day] = localDates ? [d.getFullYear(), d.getMonth() + 1, d.getDate()] : [d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate()];
+  return join(home, "sessions", String(y), String(m).padStart(2, "0"), String(day).padStart(2, "0"));
+}
+
+const DAY_MS = 86_400_000;
+
+/** The rollout files (path and thread ID) in the day folders within `days` of a time. */
+function rolloutsAround(home: string, time: number, days: number, localDates: boolean): { path: string; id: string }[] {
+  const found: { path: string; id: string }[] = [];
+  for (let offset = -days; offset <= days; offset++) {
+    const folder = dayFolder(home, time + offset * DAY_MS, localDates);
+    for (const e of entriesOf(folder)) {
+      const m = /^rollout-.+-([0-9a-f-]{36})\.jsonl$/.exec(e.name);
+      if (e.isFile() && m && isUuid(m[1])) found.push({ path: join(folder, e.name), id: m[1] });
+    }
+  }
+  return found;
+}
+
+function hasRollout(home: string, id: string): boolean {
+  const time = uuidV7Time(id);
+  return time !== null && rolloutsAround(home, time, 1, true).some((r) => r.id === id);
+}
+
+/** A rollout's first record names the task's cwd, and is not a sub-agent's thread. */
+export function rolloutBelongsTo(first: unknown, cwd: string): boolean {
+  const payload = member(first, "payload");
+  const source = member(payload, "source");
+  const subAgent = typeof source === "object" && source !== null && member(source, "subagent") !== undefined;
+  return member(payload, "cwd") === cwd && !subAgent;
+}
+
+const HINT_HEADERS = ["To continue this session, run", "To reconnect, run", "Session ID:"];
+
+export const codex: Agent = {
+  name: "codex",
+  words: ["codex"],
+  selector: "resume",
+  envKeys: ["HOME", "CODEX_HOME"],
+
+  instrument(launch, assets, env) {
+    const chain = notifyChain(readConfig(env));
+    if (chain === null) return null;
+    const script = assets.asset(CODEX_NOTIFY_SCRIPT, NOTIFY_SCRIPT, 0o700);
+    // The path goes inside a TOML basic string: anything needing an escape is not injected.
+    if (/["\\\p{Cc}]/u.test(script)) return null;
+    return {
+      args: ["-c", shellQuote(`notify=["${script}"]`)],
+      env: { FLEETCOM_CAPTURE_FILE: assets.captureFile, FLEETCOM_NOTIFY_CHAIN: chain.join("\n") },
+      pinned: launch.id,
+    };
+  },
+
+  captured({ captureFile, env }) {
+    const home = codexHome(env);
+    return capturedThread(turnPayloads(textOf(captureFile)), (id) => hasRollout(home, id));
+  },
+
+  exitHint(lines) {
+    const hints = textsAfter(lines, HINT_HEADERS).map(({ header, text }) => {
+      const words = text.replace(/^:\s*/, "").split(/\s+/);
+      if (header === "Session ID:") return words.length === 1 ? words[0]! : null;
+      return words.length === 3 && words[0] === "codex" && words[1] === "resume" ? words[2]! : null;
+    });
+    return lastHintId(hints);
+  },
+
+  fromStore({ cwd, spawnedAt, env, taken }) {
+    const ids = rolloutsAround(codexHome(env), spawnedAt.getTime(), 2, false)
+      .filter((r) => nearSpawn(uuidV7Time(r.id) ?? Number.NaN, spawnedAt))
+      .filter((r) => rolloutBelongsTo(firstRecord(r.path), cwd))
+      .map((r) => r.id);
+    return single(ids, taken);
+  },
+};

@@ -1,0 +1,76 @@
+// Command Code: no flag chooses or reports the ID, but at start-up it creates its scratchpad at
+// `$COMMANDCODE_SCRATCHPAD_BASE/commandcode-<uid>/<cwd slug>/<id>/scratchpad`; a private base per
+// run makes the ID directory there this task's conversation. Exit hint: `Resume this session with:`
+// then `<word as invoked> --resume <id>`. Store: `~/.commandcode/projects/<slug>/<id>.jsonl`.
+import { isAbsolute, join } from "node:path";
+import { entriesOf, firstRecord, member, modifiedMs } from "./agent-files.ts";
+import { type Agent, homeOf, isUuid, lastHintId, single, textsAfter } from "./agents.ts";
+
+const WORDS = ["command-code", "cmd", "cmdc", "commandcode"];
+
+/** `/tmp/x/cmd2/proj` → `tmp-x-cmd2-proj`: lower-cased, each run of other characters one `-`, no leading dash. */
+export function commandCodeSlug(cwd: string): string {
+  return cwd.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-/, "");
+}
+
+/**
+ * The conversation directory under a private scratch base: the one UUID-named directory two levels
+ * below `commandcode-<uid>/`, or, after a new conversation inside the agent, the newest of them.
+ */
+export function scratchpadId(base: string, uid: number): string | null {
+  const root = join(base, `commandcode-${uid}`);
+  const found: { id: string; time: number }[] = [];
+  for (const slug of entriesOf(root).filter((e) => e.isDirectory())) {
+    for (const e of entriesOf(join(root, slug.name))) {
+      const time = modifiedMs(join(root, slug.name, e.name));
+      if (e.isDirectory() && isUuid(e.name) && time !== null) found.push({ id: e.name, time });
+    }
+  }
+  return newestOnly(found);
+}
+
+/** The newest entry's ID, or null when there is none or the newest is tied: no guessing. */
+export function newestOnly(found: readonly { id: string; time: number }[]): string | null {
+  const sorted = [...found].sort((a, b) => b.time - a.time);
+  if (sorted.length === 0 || (sorted.length > 1 && sorted[1]!.time === sorted[0]!.time)) return null;
+  return isUuid(sorted[0]!.id) ? sorted[0]!.id : null;
+}
+
+/** The project transcript's first record names this ID, the task's cwd and a time at or after the spawn. */
+export function transcriptBelongsTo(first: unknown, id: string, cwd: string, spawnedAt: Date): boolean {
+  const time = Date.parse(String(member(first, "timestamp")));
+  return member(first, "type") === "session" && member(first, "id") === id && member(first, "cwd") === cwd && time >= spawnedAt.getTime();
+}
+
+export const commandCode: Agent = {
+  name: "command-code",
+  words: WORDS,
+  selector: "--resume",
+  envKeys: ["HOME"],
+
+  instrument(launch, assets) {
+    if (!isAbsolute(assets.scratchBase)) return null;
+    const base = assets.privateDir(assets.scratchBase);
+    return { args: [], env: { COMMANDCODE_SCRATCHPAD_BASE: base }, pinned: launch.id };
+  },
+
+  captured: ({ scratchBase, uid }) => scratchpadId(scratchBase, uid),
+
+  exitHint(lines) {
+    const hints = textsAfter(lines, ["Resume this session with:"]).map(({ text }) => {
+      const words = text.split(/\s+/);
+      const word = words[0]!.slice(words[0]!.lastIndexOf("/") + 1);
+      return words.length === 3 && WORDS.includes(word) && words[1] === "--resume" ? words[2]! : null;
+    });
+    return lastHintId(hints);
+  },
+
+  fromStore({ cwd, spawnedAt, env, taken }) {
+    const dir = join(homeOf(env), ".commandcode", "projects", commandCodeSlug(cwd));
+    const ids = entriesOf(dir)
+      .filter((e) => e.isFile() && e.name.endsWith(".jsonl"))
+      .map((e) => e.name.slice(0, -".jsonl".length))
+      .filter((id) => isUuid(id) && transcriptBelongsTo(firstRecord(join(dir, `${id}.jsonl`)), id, cwd, spawnedAt));
+    return single(ids, taken);
+  },
+};

@@ -1,0 +1,77 @@
+// The small, forgiving file reads the agent modules share: a store or capture channel that is
+// missing, unreadable or half-written is simply no evidence, never an error.
+import { Buffer } from "node:buffer";
+import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync, type Dirent } from "node:fs";
+
+/** The directory's entries, or none when it cannot be read. */
+export function entriesOf(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+/** The file's text, or null when it cannot be read. */
+export function textOf(path: string): string | null {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return null;
+  }
+}
+
+/** When the entry was created (birth time where the file system keeps it, else last change), or null. */
+export function createdMs(path: string): number | null {
+  try {
+    const stat = statSync(path);
+    return stat.birthtimeMs > 0 ? stat.birthtimeMs : stat.mtimeMs;
+  } catch {
+    return null;
+  }
+}
+
+/** The modification time, or null. */
+export function modifiedMs(path: string): number | null {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return null;
+  }
+}
+
+const FIRST_LINE_MAX = 4 * 1024 * 1024;
+
+/** The first line of a JSON-lines file parsed, or null (unreadable, too long, not JSON). */
+export function firstRecord(path: string): unknown {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return null;
+  }
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const buffer = Buffer.alloc(64 * 1024);
+    while (total < FIRST_LINE_MAX) {
+      const n = readSync(fd, buffer, 0, buffer.length, total);
+      if (n === 0) break;
+      const chunk = buffer.subarray(0, n);
+      const newline = chunk.indexOf(10);
+      chunks.push(Buffer.from(newline === -1 ? chunk : chunk.subarray(0, newline)));
+      total += n;
+      if (newline !== -1) break;
+    }
+    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A JSON object's member, or undefined for anything that is not an object. */
+export function member(value: unknown, key: string): unknown {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined;
+}

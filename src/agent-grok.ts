@@ -1,0 +1,44 @@
+// Grok: a new conversation is pinned with `--session-id`; there is no capture channel. Exit hint:
+// `grok --resume <id>` or `grok -r <id>`. Store: `<grok home>/sessions/<encoded cwd>/<id>/`.
+import { join } from "node:path";
+import { createdMs, entriesOf } from "./agent-files.ts";
+import { type Agent, type Env, homeOf, lastHintId, nearSpawn, newUuid, shellQuote, single } from "./agents.ts";
+
+const HINT = /(?:^|\s)grok\s+(?:--resume|-r)\s+(.*)$/;
+
+export function grokHome(env: Env): string {
+  return env.GROK_HOME || join(homeOf(env), ".grok");
+}
+
+/** The cwd as Grok names its session folder: `%` → `%25`, then `/` → `%2F`. */
+export function grokCwdFolder(cwd: string): string {
+  return cwd.replaceAll("%", "%25").replaceAll("/", "%2F");
+}
+
+export const grok: Agent = {
+  name: "grok",
+  words: ["grok"],
+  selector: "--resume",
+  envKeys: ["HOME", "GROK_HOME"],
+
+  instrument(launch) {
+    if (launch.id !== null) return { args: [], env: {}, pinned: launch.id };
+    const pinned = newUuid();
+    return { args: ["--session-id", shellQuote(pinned)], env: {}, pinned };
+  },
+
+  captured: () => null,
+
+  exitHint(lines) {
+    const hints = lines.map((l) => HINT.exec(l.trim())?.[1]?.trim()).filter((id): id is string => id !== undefined);
+    return lastHintId(hints);
+  },
+
+  fromStore({ cwd, spawnedAt, env, taken }) {
+    const dir = join(grokHome(env), "sessions", grokCwdFolder(cwd));
+    const ids = entriesOf(dir)
+      .filter((e) => e.isDirectory() && nearSpawn(createdMs(join(dir, e.name)) ?? Number.NaN, spawnedAt))
+      .map((e) => e.name);
+    return single(ids, taken);
+  },
+};

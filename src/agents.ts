@@ -1,0 +1,207 @@
+// Agent conversations (agents.md): which task runs which supported agent, and which conversation it
+// is in, so a save, a recovery snapshot and a rerun bring back the same conversation.
+//
+// SECURITY INVARIANT: every conversation ID this module or an agent module returns is spliced into
+// a shell command. Only strings that pass `isUuid` (36 characters, lowercase hex in 8-4-4-4-12
+// groups) may ever be returned; anything else from any channel (capture files, exit text, stores,
+// the user's own command) is ignored, never interpolated or "cleaned up".
+//
+// This file holds the interface each agent fills in, the UUID check, command detection, the resume
+// form and the precedence of evidence. It does no I/O. One file per agent (agent-<name>.ts) holds
+// what is specific to that agent; conversation.ts lists them and does the I/O around them.
+import { homedir } from "node:os";
+
+export type Env = Record<string, string | undefined>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export function isUuid(value: unknown): value is string {
+  return typeof value === "string" && UUID.test(value);
+}
+
+/** The value itself when it is a strict UUID, else null: the one gate every ID passes through. */
+export function uuidOrNull(value: unknown): string | null {
+  return isUuid(value) ? value : null;
+}
+
+/** A random (version 4) UUID for pinning a new conversation at spawn. */
+export function newUuid(): string {
+  return crypto.randomUUID();
+}
+
+/** Quotes a word for `sh` so it is taken literally. */
+export function shellQuote(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/** Where a run of an agent keeps its capture assets; made by the supervisor (agent-namespace.ts). */
+export interface RunAssets {
+  /** The supervisor's private directory (0700). */
+  dir: string;
+  /** `<dir>/task-<id>-<run>.json`: this run's capture file. */
+  captureFile: string;
+  /** `<dir>/cc-<id>-<run>`: this run's private scratch base (created by the agent that needs it). */
+  scratchBase: string;
+  /** Writes a supervisor-wide asset once (0600 files, 0700 scripts) and returns its path. */
+  asset(name: string, content: string, mode: number): string;
+  /** Creates a private directory (0700). */
+  privateDir(path: string): string;
+}
+
+/** What a run adds to the string handed to `$SHELL -c`, and the ID it pins, if any. */
+export interface Instrumentation {
+  /** Extra words, already quoted for sh, inserted right after the program word. */
+  args: string[];
+  env: Record<string, string>;
+  pinned: string | null;
+}
+
+/** What an agent needs to read its capture channel for one run. */
+export interface CaptureSource {
+  captureFile: string;
+  scratchBase: string;
+  cwd: string;
+  env: Env;
+  uid: number;
+}
+
+/** What an agent needs to find a task's conversation in its own store on disk. */
+export interface StoreQuery {
+  cwd: string;
+  spawnedAt: Date;
+  env: Env;
+  /** IDs other tasks already hold: never matched again. */
+  taken: ReadonlySet<string>;
+}
+
+export interface Agent {
+  /** Shown as `agent` in `ls --json`. */
+  readonly name: string;
+  /** Accepted last path components of the program word. */
+  readonly words: readonly string[];
+  /** What goes between the program word and the ID in the resume form. */
+  readonly selector: string;
+  /** Environment variables (of the launching client) the other steps read; nothing else is kept. */
+  readonly envKeys: readonly string[];
+  /** Assets and arguments for one run; throwing means the run goes uninstrumented. */
+  instrument(launch: Launch, assets: RunAssets, env: Env): Instrumentation | null;
+  /** The conversation named by the run's capture channel, re-read at each use. */
+  captured(source: CaptureSource): string | null;
+  /** The conversation named by the last exit hint in the final screen and scrollback (logical lines). */
+  exitHint(lines: readonly string[], env: Env): string | null;
+  /** The single entry of the agent's own store matching the task, else null (save and snapshots only). */
+  fromStore(query: StoreQuery): string | null;
+}
+
+/** A command that takes part: the agent, the program word as typed, and the ID of a resume form. */
+export interface Launch {
+  agent: Agent;
+  program: string;
+  id: string | null;
+}
+
+// Characters that make a program word more than a plain path (agents.md).
+const UNSAFE_PROGRAM = /[|;&<>$#`()\\'"=*?[\]{}\n]/;
+
+function programMatches(word: string, agent: Agent): boolean {
+  if (UNSAFE_PROGRAM.test(word)) return false;
+  return agent.words.includes(word.slice(word.lastIndexOf("/") + 1));
+}
+
+function resumeId(word: string): string | null {
+  const bare = word.length === 38 && word.startsWith("'") && word.endsWith("'") ? word.slice(1, -1) : word;
+  return uuidOrNull(bare);
+}
+
+/**
+ * The agent a command runs, when it has exactly one of the accepted shapes: the program word alone,
+ * or followed by the selector and a UUID (bare or single-quoted). Anything else is an ordinary
+ * command. Leading and trailing blanks are ignored.
+ */
+export function detect(command: string, agents: readonly Agent[]): Launch | null {
+  const words = command.split(/[ \t]+/).filter((w) => w !== "");
+  if (words.length !== 1 && words.length !== 3) return null;
+  const [program, selector, idWord] = words as [string, string?, string?];
+  for (const agent of agents) {
+    if (!programMatches(program, agent)) continue;
+    if (words.length === 1) return { agent, program, id: null };
+    if (selector !== agent.selector) return null;
+    const id = resumeId(idWord!);
+    return id ? { agent, program, id } : null;
+  }
+  return null;
+}
+
+/** `<program word as typed> <selector> '<uuid>'`; null when the ID is not a strict UUID. */
+export function resumeCommand(launch: Launch, id: string | null): string | null {
+  if (!isUuid(id)) return null;
+  return `${launch.program} ${launch.agent.selector} ${shellQuote(id)}`;
+}
+
+/** The string handed to `$SHELL -c`: the extra words right after the program word. */
+export function instrumentedCommand(launch: Launch, args: readonly string[]): string {
+  const rest = launch.id === null ? [] : [launch.agent.selector, shellQuote(launch.id)];
+  return [launch.program, ...args, ...rest].join(" ");
+}
+
+/** The evidence a task has about its conversation, strongest first (agents.md, precedence). */
+export interface Evidence {
+  exitHint?: string | null;
+  captured?: string | null;
+  pinned?: string | null;
+  store?: () => string | null;
+}
+
+/** The first piece of evidence that is a strict UUID; the store is only asked when nothing else is. */
+export function conversationId(evidence: Evidence): string | null {
+  for (const id of [evidence.exitHint, evidence.captured, evidence.pinned]) if (isUuid(id)) return id;
+  return uuidOrNull(evidence.store?.() ?? null);
+}
+
+// --- helpers the agent modules share ------------------------------------------------------------
+
+/**
+ * For each line that starts with one of the headers (after trimming), in screen order: the text that
+ * follows the header, which is the rest of that line or, when the header ends the line, the next
+ * non-blank line. Trimmed.
+ */
+export function textsAfter(lines: readonly string[], headers: readonly string[]): { header: string; text: string }[] {
+  const found: { header: string; text: string }[] = [];
+  lines.forEach((line, i) => {
+    const trimmed = line.trim();
+    const header = headers.find((h) => trimmed.startsWith(h));
+    if (header === undefined) return;
+    const rest = trimmed.slice(header.length).trim();
+    const text = rest !== "" ? rest : lines.slice(i + 1).find((l) => l.trim() !== "")?.trim();
+    if (text !== undefined) found.push({ header, text });
+  });
+  return found;
+}
+
+/** The ID of the last hint, if it is a strict UUID; an earlier hint never stands in for a bad last one. */
+export function lastHintId(ids: readonly (string | null)[]): string | null {
+  return ids.length === 0 ? null : uuidOrNull(ids[ids.length - 1]);
+}
+
+/** The ID word at the end of a hint line `<...> <selector> <id>`, or null when the shape is off. */
+export function idAfterSelector(line: string, selectors: readonly string[]): string | null {
+  const words = line.split(/\s+/);
+  if (words.length < 2) return null;
+  return selectors.includes(words[words.length - 2]!) ? words[words.length - 1]! : null;
+}
+
+/** Within `windowMs` of the spawn, either side. */
+export function nearSpawn(timeMs: number, spawnedAt: Date, windowMs = 30_000): boolean {
+  return Math.abs(timeMs - spawnedAt.getTime()) <= windowMs;
+}
+
+/** The one ID left, or null: ambiguity is none by design, since resuming the wrong conversation is worse than none. */
+export function single(ids: readonly string[], taken: ReadonlySet<string> = new Set()): string | null {
+  const free = [...new Set(ids.filter(isUuid))].filter((id) => !taken.has(id));
+  return free.length === 1 ? free[0]! : null;
+}
+
+/** The user's home in the task's environment. */
+export function homeOf(env: Env): string {
+  return env.HOME || homedir();
+}

@@ -1,0 +1,122 @@
+// The agent side of one task run: what is executed for the command as typed, and which conversation
+// the run is in, from the evidence in the precedence of agents.ts. The agent list lives here; an
+// agent's knowledge lives in its own agent-<name>.ts.
+import { commandCode } from "./agent-commandcode.ts";
+import { claude } from "./agent-claude.ts";
+import { codex } from "./agent-codex.ts";
+import { grok } from "./agent-grok.ts";
+import type { AgentNamespace } from "./agent-namespace.ts";
+import { type Agent, type Env, type Launch, type RunAssets, conversationId, detect, instrumentedCommand, resumeCommand } from "./agents.ts";
+
+export const AGENTS: readonly Agent[] = [claude, codex, grok, commandCode];
+
+export interface RunContext {
+  taskId: number;
+  run: number;
+  cwd: string;
+  /** The launching client's environment; only the agent's `envKeys` are kept. */
+  env: Env;
+  spawnedAt: Date;
+  namespace: AgentNamespace;
+  log(message: string): void;
+}
+
+/** What to hand to `$SHELL -c` and the extra environment, and the run's conversation tracker, if any. */
+export interface Prepared {
+  executed: string;
+  env: Record<string, string>;
+  run: AgentRun | null;
+}
+
+export function prepareRun(command: string, ctx: RunContext): Prepared {
+  const launch = detect(command, AGENTS);
+  if (!launch) return { executed: command, env: {}, run: null };
+  let assets: RunAssets | null = null;
+  try {
+    assets = ctx.namespace.assetsFor(ctx.taskId, ctx.run);
+    const instrumented = launch.agent.instrument(launch, assets, ctx.env);
+    if (instrumented) {
+      const run = new AgentRun(launch, ctx, assets, instrumented.pinned);
+      return { executed: instrumentedCommand(launch, instrumented.args), env: instrumented.env, run };
+    }
+  } catch (error) {
+    // Never block the spawn: the task runs as typed and the other evidence still counts.
+    ctx.log(`task ${ctx.taskId}: ${launch.agent.name} runs uninstrumented: ${(error as Error)?.message ?? error}`);
+  }
+  return { executed: command, env: {}, run: new AgentRun(launch, ctx, null, launch.id) };
+}
+
+export class AgentRun {
+  private hint: string | null = null;
+  private stored: string | null = null;
+  /** Set when the supervisor stops: the capture as last read, since its files are about to go. */
+  private frozen: string | null | undefined = undefined;
+  private readonly env: Env;
+  private readonly cwd: string;
+  private readonly spawnedAt: Date;
+
+  constructor(
+    private readonly launch: Launch,
+    ctx: RunContext,
+    private readonly assets: RunAssets | null,
+    private readonly pinned: string | null,
+  ) {
+    this.env = Object.fromEntries(launch.agent.envKeys.filter((k) => ctx.env[k] !== undefined).map((k) => [k, ctx.env[k]]));
+    this.cwd = ctx.cwd;
+    this.spawnedAt = ctx.spawnedAt;
+  }
+
+  get agent(): string {
+    return this.launch.agent.name;
+  }
+
+  /** Reads the exit hint once the task has exited and all its output is in the terminal. */
+  exited(lines: readonly string[]): void {
+    this.hint = this.launch.agent.exitHint(lines, this.env);
+  }
+
+  /** The conversation from the exit hint, the capture channel or the pin: what `ls` and rerun use. */
+  known(): string | null {
+    return conversationId({ exitHint: this.hint, captured: this.captured(), pinned: this.pinned });
+  }
+
+  /** As `known`, then the agent's own store (save and snapshots); a store match sticks for the run. */
+  forSave(taken: ReadonlySet<string>): string | null {
+    const store = () => (this.stored ??= this.launch.agent.fromStore({ cwd: this.cwd, spawnedAt: this.spawnedAt, env: this.env, taken }));
+    return conversationId({ exitHint: this.hint, captured: this.captured(), pinned: this.pinned, store });
+  }
+
+  /** The conversation a save or snapshot already matched in the store, without looking again. */
+  storedMatch(): string | null {
+    return this.stored;
+  }
+
+  resumeCommand(id: string | null): string | null {
+    return resumeCommand(this.launch, id);
+  }
+
+  /** Reads the capture channel one last time and keeps the answer (the supervisor removes the files). */
+  freeze(): void {
+    this.frozen = this.captured();
+  }
+
+  private captured(): string | null {
+    if (this.frozen !== undefined) return this.frozen;
+    if (!this.assets) return null;
+    return this.launch.agent.captured({ captureFile: this.assets.captureFile, scratchBase: this.assets.scratchBase, cwd: this.cwd, env: this.env, uid: process.getuid?.() ?? 0 });
+  }
+}
+
+/**
+ * The command a save or snapshot stores for each task: the resume form when an ID is known, else
+ * the command as typed. IDs other tasks hold are never matched again in a store.
+ */
+export function savedCommands(tasks: readonly { command: string; agent: AgentRun | null }[]): string[] {
+  const known = tasks.map((t) => t.agent?.known() ?? t.agent?.storedMatch() ?? null);
+  const taken = new Set(known.filter((id): id is string => id !== null));
+  return tasks.map((t, i) => {
+    const id = known[i] ?? t.agent?.forSave(taken) ?? null;
+    if (id !== null) taken.add(id);
+    return t.agent?.resumeCommand(id) ?? t.command;
+  });
+}

@@ -4,7 +4,9 @@
 import { chmodSync, closeSync, existsSync, fstatSync, ftruncateSync, openSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { type } from "arktype";
+import { AgentNamespace } from "./agent-namespace.ts";
 import { Connection, type ConnectionHandler } from "./connection.ts";
+import { savedCommands } from "./conversation.ts";
 import { UserError, errorMessage } from "./errors.ts";
 import { normalizeGroup, normalizeName } from "./labels.ts";
 import { hello as helloSchema, opArgs, request as requestSchema, type Hello, type Op, type RecipeEntry, type Request, type TaskInfo } from "./messages.ts";
@@ -44,6 +46,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
   private changeTimer: ReturnType<typeof setTimeout> | null = null;
   private nextId = 1;
   private stopping: Promise<void> | null = null;
+  private readonly agents = new AgentNamespace(runtimeDir());
   readonly startedAt = new Date();
   onStop: () => void = () => {};
   /** Called after every command that can change a saved recipe (recovery snapshots hang here). */
@@ -208,7 +211,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
     rerun: (peer, a) => {
       const task = this.find(a.task);
       if (task.running) throw new UserError(`task ${task.id} is still running; only a finished task can be rerun`);
-      task.start(peer.hello!.env, this.options.scrollback);
+      task.rerun(peer.hello!.env, this.options.scrollback);
       this.taskChanged(task, true);
       return task.info();
     },
@@ -271,6 +274,8 @@ export class Daemon implements TaskListener, ConnectionHandler {
         cols: hello.cols,
         rows: hello.rows,
         scrollback: this.options.scrollback,
+        agents: this.agents,
+        log: this.options.log,
       },
       this,
     );
@@ -339,8 +344,11 @@ export class Daemon implements TaskListener, ConnectionHandler {
     return [...this.tasks.values()].map((t) => t.info(now));
   }
 
+  /** What a save or snapshot stores: agents in their resume form when their conversation is known. */
   recipe(): RecipeEntry[] {
-    return [...this.tasks.values()].map((t) => ({ dir: t.cwd, cmd: t.command, group: t.group, name: t.name }));
+    const tasks = [...this.tasks.values()];
+    const commands = savedCommands(tasks);
+    return tasks.map((t, i) => ({ dir: t.cwd, cmd: commands[i]!, group: t.group, name: t.name }));
   }
 
   private status() {
@@ -360,6 +368,9 @@ export class Daemon implements TaskListener, ConnectionHandler {
     this.stopping ??= (async () => {
       for (const peer of this.peers.values()) if (peer.attached) peer.conn.send({ type: "attach-end", reason: "shutdown", task: peer.attached.info() });
       await Promise.all([...this.tasks.values()].map((t) => t.terminate()));
+      // The final snapshot pass runs after this: keep what the capture files said, then remove them.
+      for (const task of this.tasks.values()) task.agent?.freeze();
+      this.agents.dispose();
       for (const peer of this.peers.values()) peer.conn.close();
       this.onStop();
     })();

@@ -71,6 +71,8 @@ export const taskInfo = type({
   endedAt: "string | null",
   lastOutputAt: "string | null",
   preview: "string",
+  agent: "string | null",
+  conversation: "string | null",
 });
 export type TaskInfo = typeof taskInfo.infer;
 

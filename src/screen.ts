@@ -286,6 +286,19 @@ export class Screen {
     return rows.join("\n");
   }
 
+  /** Every line of scrollback and screen as the program wrote it: wrapped rows joined, right-trimmed. */
+  logicalLines(): string[] {
+    const buffer = this.term.buffer.active;
+    const lines: string[] = [];
+    for (let y = 0; y < buffer.length; y++) {
+      const line = buffer.getLine(y);
+      const text = line?.translateToString(false) ?? "";
+      if (line?.isWrapped && lines.length > 0) lines[lines.length - 1] += text;
+      else lines.push(text);
+    }
+    return lines.map((l) => l.trimEnd());
+  }
+
   dispose(): void {
     this.term.dispose();
   }

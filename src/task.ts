@@ -1,5 +1,7 @@
 // One task: a shell command in its own PTY and session, the headless screen it draws on, and its
 // life (running, idle, exited; rerun in place). The daemon owns tasks; a task never talks to clients.
+import type { AgentNamespace } from "./agent-namespace.ts";
+import { type AgentRun, prepareRun } from "./conversation.ts";
 import type { TaskInfo } from "./messages.ts";
 import { spawnPty, type Pty } from "./pty.ts";
 import { groupAlive, signalGroup } from "./process-group.ts";
@@ -18,6 +20,9 @@ export interface TaskSpec {
   cols: number;
   rows: number;
   scrollback: number;
+  /** Where agent runs keep their capture assets (conversation.ts). */
+  agents: AgentNamespace;
+  log(message: string): void;
 }
 
 export interface TaskListener {
@@ -41,14 +46,20 @@ export class Task {
   startedAt = new Date();
   endedAt: Date | null = null;
   lastOutputAt: number | null = null;
+  /** The supported agent this run is, and its conversation; null for any other command. */
+  agent: AgentRun | null = null;
   cols: number;
   rows: number;
   private pty: Pty | null = null;
+  private readonly agents: AgentNamespace;
+  private readonly log: (message: string) => void;
 
   constructor(
     spec: TaskSpec,
     private readonly listener: TaskListener,
   ) {
+    this.agents = spec.agents;
+    this.log = spec.log;
     this.id = spec.id;
     this.cwd = spec.cwd;
     this.command = spec.command;
@@ -63,8 +74,11 @@ export class Task {
     return this.endedAt === null;
   }
 
-  /** Spawns the command; `env` is the asking client's environment and is never stored. */
-  start(clientEnv: Record<string, string>, scrollback: number, executed: string = this.command): void {
+  /**
+   * Spawns the command; `env` is the asking client's environment and is never stored. A supported
+   * agent gets its capture instrumentation in the executed string only: the command stays as typed.
+   */
+  start(clientEnv: Record<string, string>, scrollback: number): void {
     this.screen?.dispose();
     this.screen = new Screen({ cols: this.cols, rows: this.rows, scrollback });
     this.screen.onReply((data) => this.listener.reply(this, data));
@@ -74,12 +88,14 @@ export class Task {
     this.exitCode = null;
     this.signal = null;
     this.lastOutputAt = null;
-    const env = { ...clientEnv, TERM: "xterm-256color", FLEETCOM_TASK_ID: String(this.id) };
-    const shell = clientEnv.SHELL || "/bin/sh";
     const run = this.run;
+    const prepared = prepareRun(this.command, { taskId: this.id, run, cwd: this.cwd, env: clientEnv, spawnedAt: this.startedAt, namespace: this.agents, log: this.log });
+    this.agent = prepared.run;
+    const env = { ...clientEnv, ...prepared.env, TERM: "xterm-256color", FLEETCOM_TASK_ID: String(this.id) };
+    const shell = clientEnv.SHELL || "/bin/sh";
     try {
       this.pty = spawnPty({
-        argv: [shell, "-c", executed],
+        argv: [shell, "-c", prepared.executed],
         cwd: this.cwd,
         env,
         cols: this.cols,
@@ -91,14 +107,23 @@ export class Task {
       return;
     }
     this.pid = this.pty.pid;
-    this.pty.exited.then((exit) => {
+    this.pty.exited.then(async (exit) => {
+      // The exit hint is read once every byte the run printed is in the terminal.
+      await this.screen.flushed();
       if (this.run !== run) return;
       this.exitCode = exit.exitCode;
       this.signal = exit.signal;
       this.endedAt = new Date();
       this.pty = null;
+      this.agent?.exited(this.screen.logicalLines());
       this.listener.exited(this);
     });
+  }
+
+  /** Runs a finished task again in place; a supported agent with a known conversation resumes it. */
+  rerun(clientEnv: Record<string, string>, scrollback: number): void {
+    this.command = this.agent?.resumeCommand(this.agent.known()) ?? this.command;
+    this.start(clientEnv, scrollback);
   }
 
   private failToStart(error: unknown): void {
@@ -162,10 +187,13 @@ export class Task {
       endedAt: this.endedAt?.toISOString() ?? null,
       lastOutputAt: this.lastOutputAt === null ? null : new Date(this.lastOutputAt).toISOString(),
       preview: this.screen.previewLine(),
+      agent: this.agent?.agent ?? null,
+      conversation: this.agent ? (this.agent.known() ?? this.agent.storedMatch()) : null,
     };
   }
 
   dispose(): void {
     this.screen.dispose();
+    this.agents.removeTask(this.id);
   }
 }

@@ -5,8 +5,16 @@
 // task's shell has been reaped by the tool. Attached: the task waits for Enter from the attached
 // client, so the clock starts with every client in place and ends when the client shows the
 // task's end (`[task N exited 0]` / `[exited]`): all output has reached the client by then.
+// Neither tool lets a slow terminal slow the task, so the client does not see every byte: the
+// report line throughput-attached-client says how much each client had to draw.
 import { join } from "node:path";
 import { alternate, compareLine, makeSandbox, median, poll, processGone, PtyClient, readPid, type Sandbox } from "./common.ts";
+
+interface AttachedRun {
+  elapsed: number;
+  /** Bytes the client wrote to its terminal. */
+  drawn: number;
+}
 
 const RUNS = 3;
 const FLOOD = "head -c 75000000 /dev/urandom | base64";
@@ -21,15 +29,26 @@ export async function run(): Promise<string[]> {
     () => fleetcomDetached(sandbox, ++n),
     () => tmuxDetached(sandbox, ++n),
   );
+  const drawn = { fleetcom: [] as number[], tmux: [] as number[] };
   const attached = await alternate(
     RUNS,
-    () => fleetcomAttached(sandbox),
-    () => tmuxAttached(sandbox, ++n),
+    async () => keepDrawn(await fleetcomAttached(sandbox), drawn.fleetcom),
+    async () => keepDrawn(await tmuxAttached(sandbox, ++n), drawn.tmux),
   );
   return [
     compareLine("throughput-detached", median(detached.fleetcom), median(detached.tmux)),
     compareLine("throughput-attached", median(attached.fleetcom), median(attached.tmux)),
+    compareLine("throughput-attached-client", median(drawn.fleetcom), median(drawn.tmux), megabytes),
   ];
+}
+
+function keepDrawn(run: AttachedRun, drawn: number[]): number {
+  drawn.push(run.drawn);
+  return run.elapsed;
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / 1e6).toFixed(1)}MB`;
 }
 
 /** The flood, behind a line that records the shell's pid so its exit can be watched. */
@@ -63,25 +82,25 @@ async function tmuxDetached({ root, tmux }: Sandbox, n: number): Promise<number>
 /** Prints READY, then floods once Enter arrives through the attached client. */
 const FLOOD_ON_ENTER = `printf READY; read go; ${FLOOD}`;
 
-async function floodThroughClient(client: PtyClient, endText: string): Promise<number> {
+async function floodThroughClient(client: PtyClient, endText: string): Promise<AttachedRun> {
   await client.waitFor("READY");
   const ended = client.waitFor(endText, 120_000);
   const started = performance.now();
   client.write("\r");
   const elapsed = (await ended) - started;
   await client.close();
-  return elapsed;
+  return { elapsed, drawn: client.received };
 }
 
-async function fleetcomAttached({ fleetcom }: Sandbox): Promise<number> {
+async function fleetcomAttached({ fleetcom }: Sandbox): Promise<AttachedRun> {
   const id = await fleetcom.start(FLOOD_ON_ENTER);
   const client = new PtyClient(fleetcom.argv("attach", id), fleetcom.env);
-  const elapsed = await floodThroughClient(client, `[task ${id} `);
+  const run = await floodThroughClient(client, `[task ${id} `);
   await fleetcom.run("rm", id);
-  return elapsed;
+  return run;
 }
 
-async function tmuxAttached({ tmux }: Sandbox, n: number): Promise<number> {
+async function tmuxAttached({ tmux }: Sandbox, n: number): Promise<AttachedRun> {
   const name = `flood-${n}`;
   await tmux.newSession(name, FLOOD_ON_ENTER);
   const client = new PtyClient(tmux.argv("attach", "-t", name), tmux.env);

@@ -32,6 +32,7 @@ const root = defineCommand({
   args: {
     version: { type: "boolean", alias: "V", description: "Print the version" },
     kill: { type: "boolean", description: "Stop the daemon and every task it owns" },
+    foreground: { type: "boolean", description: "Run the supervisor in this process with the dashboard; its tasks end when you quit" },
   },
   subCommands: SUBCOMMANDS,
 });
@@ -56,7 +57,7 @@ async function resolveForHelp(argv: string[]): Promise<[CommandDef<any>, Command
 
 export async function runCli(argv: string[]): Promise<number> {
   try {
-    if (wantsHelp(argv) || argv.length === 0) {
+    if (wantsHelp(argv)) {
       await showUsage(...(await resolveForHelp(argv)));
       return 0;
     }
@@ -68,10 +69,10 @@ export async function runCli(argv: string[]): Promise<number> {
       const { stopDaemon } = await import("./stop-daemon.ts");
       return await stopDaemon();
     }
-    if (argv.length === 1 && !argv[0]!.startsWith("-") && !SUBCOMMANDS[argv[0]!]) {
-      const { loadSessionWord } = await import("./cmd-load.ts");
-      await loadSessionWord(argv[0]!);
-      return 0;
+    const dashboard = dashboardRequest(argv);
+    if (dashboard) {
+      const { openDashboard } = await import("./open-dashboard.ts");
+      return await openDashboard(dashboard);
     }
     if (!SUBCOMMANDS[argv[0]!]) {
       throw new UserError(`unknown command '${argv[0]}' (see fleetcom --help)`, EXIT.usage);
@@ -81,6 +82,19 @@ export async function runCli(argv: string[]): Promise<number> {
   } catch (error) {
     return reportError(error);
   }
+}
+
+// `fleetcom`, `fleetcom SESSION`, `fleetcom --foreground [SESSION]`: a word that is a subcommand is the
+// subcommand, so a session named like one is loaded with `fleetcom load NAME`.
+function dashboardRequest(argv: string[]): { session?: string; foreground?: boolean } | null {
+  const foreground = argv[0] === "--foreground";
+  const rest = foreground ? argv.slice(1) : argv;
+  if (rest.length === 0) return { foreground };
+  if (rest.length > 1 || rest[0]!.startsWith("-") || SUBCOMMANDS[rest[0]!]) {
+    if (foreground) throw new UserError("--foreground takes at most one SESSION (see fleetcom --help)", EXIT.usage);
+    return null;
+  }
+  return { session: rest[0], foreground };
 }
 
 function reportError(error: unknown): number {

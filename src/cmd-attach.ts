@@ -1,12 +1,17 @@
 import { defineCommand } from "citty";
-import { attachTo } from "./attach.ts";
-import { usageError } from "./errors.ts";
+import { attachTo, requireTerminal } from "./attach.ts";
 
 export default defineCommand({
-  meta: { name: "attach", description: "Attach this terminal to TASK (Ctrl-\\ detaches)" },
+  meta: { name: "attach", description: "Attach this terminal to TASK (Ctrl-\\ detaches); without TASK, pick one" },
   args: { task: { type: "positional", description: "TASK (id, name or unique prefix)", required: false } },
   async run({ args }) {
-    if (!args.task) throw usageError("attach: name a TASK (the picker comes with the dashboard)");
-    process.exitCode = await attachTo(args.task);
+    if (args.task) {
+      process.exitCode = await attachTo(args.task);
+      return;
+    }
+    requireTerminal("attach");
+    const { pickTask } = await import("./task-picker.ts");
+    const id = await pickTask();
+    if (id !== null) process.exitCode = await attachTo(String(id));
   },
 });

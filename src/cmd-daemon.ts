@@ -1,8 +1,8 @@
 // `fleetcom daemon`: the supervisor in the foreground of this process, no dashboard. Autostart runs
 // it detached; service managers run it directly.
 import { defineCommand } from "citty";
-import { scrollbackSetting, serveDaemon } from "./daemon.ts";
-import { startSnapshots } from "./snapshots.ts";
+import { scrollbackSetting } from "./daemon.ts";
+import { startSupervisor } from "./supervisor.ts";
 
 function log(message: string): void {
   process.stderr.write(`${new Date().toISOString()} ${message}\n`);
@@ -15,15 +15,13 @@ export default defineCommand({
   },
   async run({ args }) {
     const scrollback = scrollbackSetting(args.scrollback, process.env.FLEETCOM_SCROLLBACK, log);
-    const served = await serveDaemon({ scrollback, log });
-    if (!served) {
+    const supervisor = await startSupervisor({ scrollback, log });
+    if (!supervisor) {
       log("another daemon holds the lock; exiting");
       return;
     }
-    const snapshots = startSnapshots(served.daemon, process.env, log);
-    for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, () => served.daemon.stop());
-    await served.stopped;
-    snapshots.stop();
+    for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, () => supervisor.daemon.stop());
+    await supervisor.stopped;
     log("stopped");
     process.exit(0);
   },

@@ -17,7 +17,11 @@ export default defineCommand({
     json: { type: "boolean", description: "Print JSON: with --dry-run {name, file, entries, dropped}, else {name, file, started, skipped, dropped}" },
   },
   async run({ args }) {
-    if (!args.target) throw usageError("load: give a session NAME or a FILE.json (the session picker is not implemented yet)");
+    if (!args.target) {
+      if (args["dry-run"]) throw usageError("load: --dry-run needs a session NAME or a FILE.json");
+      const { pickAndLoad } = await import("./session-picker.ts");
+      return pickAndLoad("saved", args.json);
+    }
     const recipe = loadRecipe(args.target, process.cwd());
     if (args["dry-run"]) printDryRun(recipe, args.json);
     else console.log(await loadAndDescribe(recipe, args.json));
@@ -50,14 +54,14 @@ export async function loadAndDescribe(recipe: LoadedRecipe, json = false): Promi
   return `loaded '${printable(result.name)}': ${result.started.length} task(s), ${counts}`;
 }
 
-// `fleetcom WORD`: a word that is no subcommand loads the session of that name. The dashboard that
-// opens afterwards arrives with the dashboard itself; until then this loads and prints the summary.
-export async function loadSessionWord(word: string): Promise<void> {
+// `fleetcom WORD`: a word that is no subcommand names a saved session (or, ending in `.json`, a
+// recipe file), which is loaded before the dashboard opens.
+export function recipeForWord(word: string): LoadedRecipe {
   const file = word.trim() === "" ? null : resolveSessionTarget(word, process.cwd());
   if (file === null || !existsSync(file)) {
     throw usageError(`unknown command '${printable(word)}', and no saved session by that name (see fleetcom --help and fleetcom sessions)`);
   }
-  console.log(await loadAndDescribe(loadRecipe(word, process.cwd())));
+  return loadRecipe(word, process.cwd());
 }
 
 export function printDryRun(recipe: LoadedRecipe, json = false): void {

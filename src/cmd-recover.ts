@@ -24,7 +24,11 @@ export default defineCommand({
   },
   async run({ args }) {
     const chosen = [args.latest, args.list, args.file !== undefined].filter(Boolean).length;
-    if (chosen === 0) throw usageError("recover: give --latest, --list or a FILE (the recovery picker is not implemented yet)");
+    if (chosen === 0) {
+      if (args["dry-run"]) throw usageError("recover: --dry-run goes with --latest or FILE");
+      const { pickAndLoad } = await import("./session-picker.ts");
+      return pickAndLoad("recovery", args.json);
+    }
     if (chosen > 1) throw usageError("recover: give only one of --latest, --list and FILE");
     if (args.list) {
       if (args["dry-run"]) throw usageError("recover: --dry-run goes with --latest or FILE");
@@ -40,10 +44,10 @@ export default defineCommand({
 function printList(snapshots: SnapshotInfo[], json = false): void {
   if (json) return console.log(JSON.stringify({ dir: recoveryDir(), snapshots }));
   if (snapshots.length === 0) return console.log(`no recovery snapshots (in ${printable(recoveryDir())})`);
-  console.log(snapshots.map((s) => listRow(s)).join("\n"));
+  console.log(snapshots.map((s) => snapshotListRow(s)).join("\n"));
 }
 
-function listRow(s: SnapshotInfo, now = Date.now()): string {
+export function snapshotListRow(s: SnapshotInfo, now = Date.now()): string {
   const when = `${age(s.written, now)} ago`;
   if (s.damaged !== null) return `${when} · damaged · ${printable(s.damaged)}`;
   return `${when} · ${s.tasks} task(s) · ${printable(s.label ?? "")}`;

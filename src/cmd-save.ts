@@ -11,9 +11,14 @@ export default defineCommand({
   meta: { name: "save", description: "Save the fleet as session NAME (refuses an empty fleet and name collisions)" },
   args: { name: { type: "positional", required: true, description: "Session name" } },
   async run({ args }) {
-    sanitizeSessionName(args.name); // a bad name is refused before any daemon is started
-    const entries = await withDaemon((c) => c.request<RecipeEntry[]>("recipe"));
-    const file = saveSession(args.name, entries);
-    console.log(`saved '${printable(args.name.trim())}': ${entries.length} task(s) → ${printable(file)}`);
+    console.log(await saveFleet(args.name));
   },
 });
+
+/** Saves the live fleet as session `name` (also `w` in the dashboard); returns the line to show. */
+export async function saveFleet(name: string): Promise<string> {
+  sanitizeSessionName(name); // a bad name is refused before any daemon is started
+  const entries = await withDaemon((c) => c.request<RecipeEntry[]>("recipe"));
+  const file = saveSession(name, entries);
+  return `saved '${printable(name.trim())}': ${entries.length} task(s) → ${printable(file)}`;
+}

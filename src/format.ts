@@ -1,6 +1,7 @@
 // How tasks look to people: glyphs, labels, ages, the ls table. Pure functions of TaskInfo, shared
 // by `ls` and the dashboard.
 import type { TaskInfo } from "./messages.ts";
+import { charWidth, textWidth } from "./text-width.ts";
 
 export function glyph(task: TaskInfo): string {
   if (task.state === "running") return task.idle ? "∙" : "✻";
@@ -33,11 +34,19 @@ export function tildePath(path: string, home: string | undefined): string {
   return path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
 }
 
-/** Cuts to `width` characters with `…`, never wrapping. */
+/** Cuts to `width` terminal columns with `…`, never wrapping (wide characters count two). */
 export function cut(text: string, width: number): string {
-  const chars = [...text];
-  if (chars.length <= width) return text;
-  return width <= 0 ? "" : `${chars.slice(0, width - 1).join("")}…`;
+  if (textWidth(text) <= width) return text;
+  if (width <= 0) return "";
+  let kept = "";
+  let used = 0;
+  for (const char of text) {
+    const w = charWidth(char);
+    if (used + w > width - 1) break;
+    kept += char;
+    used += w;
+  }
+  return `${kept}…`;
 }
 
 export function lsTable(tasks: TaskInfo[], home: string | undefined, now = Date.now()): string {

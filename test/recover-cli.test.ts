@@ -159,10 +159,11 @@ describe("recover --latest and FILE", () => {
 });
 
 describe("recover usage", () => {
-  test("without a flag or FILE it is a usage error until the picker exists", async () => {
+  // Without a flag or FILE it opens the picker (test/picker.test.ts), which needs a terminal.
+  test("without a flag or FILE and without a terminal it says the picker needs one and exits 2", async () => {
     const r = await fleet.cli(["recover"]);
     expect(r.code).toBe(2);
-    expect(r.stderr.trim()).toBe("fleetcom: recover: give --latest, --list or a FILE (the recovery picker is not implemented yet)");
+    expect(r.stderr.trim()).toBe("fleetcom: recover without an argument (the picker) needs a terminal");
   });
 
   test("two of --latest, --list and FILE, or --dry-run with --list, are usage errors", async () => {

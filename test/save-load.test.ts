@@ -100,13 +100,15 @@ describe("save and load", () => {
     expect(fleet.daemonPid()).toBeNull();
   });
 
-  test("fleetcom NAME loads the saved session NAME", async () => {
+  // It loads, then opens the dashboard (test/dashboard.test.ts); without a terminal it does neither.
+  test("fleetcom NAME without a terminal says so, exits 2 and loads nothing", async () => {
     await fleet.run("sleep 3600", ["--group", "g"]);
     await fleet.ok(["save", "quick"]);
     await fleet.ok(["--kill"]);
-    const r = await fleet.ok(["quick"]);
-    expect(r.trim()).toBe("loaded 'quick': 1 task(s), 0 skipped (missing directory), 0 dropped");
-    expect((await fleet.ls()).map((t) => [t.command, t.group])).toEqual([["sleep 3600", "g"]]);
+    const r = await fleet.cli(["quick"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe("fleetcom: the dashboard (fleetcom load quick loads without one) needs a terminal");
+    expect(fleet.daemonPid()).toBeNull();
   });
 
   test("fleetcom WORD with no such session is a usage error that names both readings", async () => {

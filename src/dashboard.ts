@@ -1,0 +1,318 @@
+// The dashboard: the fleet as a live list under the shell's last output, redrawn in place on every
+// task event, with one key per action (cli.md, Dashboard). It is a client like any other: it
+// subscribes to the daemon's events, and acts through the same ops as the CLI.
+import { attachSession } from "./attach.ts";
+import { DaemonClient } from "./client.ts";
+import { errorMessage } from "./errors.ts";
+import { label, stateText, tildePath } from "./format.ts";
+import { GROUPINGS, dashboardLines, screenOrder, sections, type Grouping, type View } from "./dashboard-view.ts";
+import { KeyInput, type Key } from "./keys.ts";
+import { printable } from "./labels.ts";
+import type { TaskEvent, TaskInfo } from "./messages.ts";
+import { askLine } from "./prompt.ts";
+import { Region } from "./render.ts";
+
+// Ages and the running/idle glyphs change with time alone; the daemon sends events only for changes.
+const REFRESH_MS = 1_000;
+// Rows kept free under the block while a prompt is open, so the prompt never scrolls the block's top away.
+const PROMPT_ROWS = 5;
+const CLEAR_SCREEN = "\x1b[H\x1b[2J";
+
+export type DashboardEnd = "detached" | "quit" | "lost";
+
+export interface DashboardOptions {
+  foreground?: boolean;
+  /** A first status line, e.g. what `fleetcom NAME` loaded. */
+  status?: string;
+}
+
+export async function runDashboard(options: DashboardOptions = {}): Promise<{ end: DashboardEnd; running: number }> {
+  const client = await DaemonClient.open({ autostart: !options.foreground });
+  const dashboard = new Dashboard(client, options);
+  try {
+    return await dashboard.run();
+  } finally {
+    client.close();
+  }
+}
+
+class Dashboard {
+  private readonly tasks = new Map<number, TaskInfo>();
+  private readonly region = new Region();
+  private readonly keys = new KeyInput();
+  private grouping: Grouping = "state";
+  private selected: number | null = null;
+  private status: View["status"];
+  private peek: { id: number; title: string; text: string } | null = null;
+  /** A prompt, the picker or attached mode has the terminal: no redraws meanwhile. */
+  private away = false;
+  private quitting = false;
+  private finish!: (end: DashboardEnd) => void;
+
+  constructor(
+    private readonly client: DaemonClient,
+    private readonly options: DashboardOptions,
+  ) {
+    this.status = options.status ? { text: options.status, error: false } : null;
+  }
+
+  async run(): Promise<{ end: DashboardEnd; running: number }> {
+    const done = new Promise<DashboardEnd>((resolve) => (this.finish = resolve));
+    this.client.handlers = {
+      event: (event) => this.onEvent(event),
+      closed: () => this.finish(this.quitting ? "quit" : "lost"),
+    };
+    for (const task of await this.client.request<TaskInfo[]>("subscribe")) this.tasks.set(task.id, task);
+    const onKey = (key: Key) => void this.onKey(key).catch((error) => this.say(errorMessage(error), true));
+    const onResize = () => this.redrawFromTop();
+    const tick = setInterval(() => this.refresh(), REFRESH_MS);
+    this.keys.push(onKey);
+    process.stdout.on("resize", onResize);
+    this.draw();
+    const end = await done;
+    this.away = true; // for good: a late reply or event must not draw over what follows
+    clearInterval(tick);
+    process.stdout.off("resize", onResize);
+    this.keys.pop(onKey);
+    this.region.clear();
+    return { end, running: [...this.tasks.values()].filter((t) => t.state === "running").length };
+  }
+
+  // ---- the fleet ---------------------------------------------------------------------------
+
+  private onEvent(event: TaskEvent): void {
+    if (event.event === "removed") this.tasks.delete(event.task.id);
+    else this.tasks.set(event.task.id, event.task);
+    if (this.peek?.id === event.task.id && event.event !== "removed") void this.loadPeek(event.task);
+    this.draw();
+  }
+
+  private refresh(): void {
+    this.client
+      .request<TaskInfo[]>("ls")
+      .then((tasks) => {
+        this.tasks.clear();
+        for (const task of tasks) this.tasks.set(task.id, task);
+        this.draw();
+      })
+      .catch(() => {});
+  }
+
+  private ordered(): TaskInfo[] {
+    return screenOrder(sections([...this.tasks.values()], this.grouping, process.env.HOME));
+  }
+
+  /** The selected task; the selection falls on the first task when its task went away. */
+  private current(): TaskInfo | undefined {
+    const order = this.ordered();
+    const found = order.find((t) => t.id === this.selected) ?? order[0];
+    this.selected = found?.id ?? null;
+    return found;
+  }
+
+  // ---- drawing -----------------------------------------------------------------------------
+
+  private view(): View {
+    this.current();
+    const peek = this.peek && { title: this.peek.title, text: this.peek.text };
+    return {
+      tasks: [...this.tasks.values()],
+      grouping: this.grouping,
+      selected: this.selected,
+      foreground: !!this.options.foreground,
+      status: this.status,
+      peek,
+      home: process.env.HOME,
+      now: Date.now(),
+    };
+  }
+
+  private draw(reserve = 0): void {
+    if (this.away) return;
+    this.region.draw(dashboardLines(this.view(), this.region.columns, this.region.height - 1 - reserve));
+  }
+
+  /**
+   * After a resize the terminal may have reflowed the old block, so relative moves can no longer
+   * find its top: start again from the top of the screen.
+   */
+  private redrawFromTop(): void {
+    if (this.away) return;
+    process.stdout.write(CLEAR_SCREEN);
+    this.region.forget();
+    this.draw();
+  }
+
+  private say(text: string, error = false): void {
+    this.status = { text, error };
+    this.draw();
+  }
+
+  // ---- keys --------------------------------------------------------------------------------
+
+  private async onKey(key: Key): Promise<void> {
+    if (this.away || this.quitting) return;
+    if (this.peek) {
+      this.peek = null;
+      return this.draw();
+    }
+    this.status = null;
+    const task = this.current();
+    const name = key.name === "char" ? key.text! : key.name;
+    const action = this.actions[name];
+    if (action) await action(task);
+    else if (name === "x" && task) this.status = { text: "press X (uppercase) to kill or remove a task", error: false };
+    this.draw();
+  }
+
+  private readonly actions: Record<string, (task: TaskInfo | undefined) => void | Promise<void>> = {
+    up: () => this.move(-1),
+    k: () => this.move(-1),
+    down: () => this.move(1),
+    j: () => this.move(1),
+    enter: (task) => task && this.attach(task),
+    space: (task) => task && this.loadPeek(task),
+    n: () => this.newCommand(),
+    r: (task) => task && this.op(`reran task ${task.id}`, "rerun", { task: String(task.id) }),
+    R: (task) => task && this.rename(task),
+    g: (task) => task && this.regroup(task),
+    m: (task) => task && this.op(task.tagged ? `task ${task.id} no longer in use` : `task ${task.id} marked in use`, "tag", { task: String(task.id) }),
+    X: (task) => task && this.killOrRemove(task),
+    s: () => {
+      this.grouping = GROUPINGS[(GROUPINGS.indexOf(this.grouping) + 1) % GROUPINGS.length]!;
+    },
+    w: () => this.save(),
+    o: () => this.openSessions(),
+    q: () => this.finish("detached"),
+    "ctrl-c": () => this.finish("detached"),
+    Q: () => this.quit(),
+  };
+
+  private move(by: number): void {
+    const order = this.ordered();
+    const at = order.findIndex((t) => t.id === this.selected);
+    const next = order[Math.min(order.length - 1, Math.max(0, at + by))];
+    if (next) this.selected = next.id;
+  }
+
+  private async op(done: string, op: string, args: Record<string, unknown>): Promise<void> {
+    try {
+      await this.client.request(op, args);
+      this.status = { text: done, error: false };
+    } catch (error) {
+      this.status = { text: errorMessage(error), error: true };
+    }
+  }
+
+  private async loadPeek(task: TaskInfo): Promise<void> {
+    const rows = Math.max(3, this.region.height - 4);
+    const { text } = await this.client.request<{ text: string }>("peek", { task: String(task.id), lines: rows });
+    this.peek = { id: task.id, title: `${task.id} ${printable(label(task))}`, text };
+    this.draw();
+  }
+
+  /** A line prompt under the list; null when cancelled with Esc. */
+  private async ask(message: string, initialValue = ""): Promise<string | null> {
+    this.draw(PROMPT_ROWS);
+    this.away = true;
+    try {
+      return await askLine(this.region, this.keys, message, initialValue);
+    } finally {
+      this.away = false;
+    }
+  }
+
+  private async newCommand(): Promise<void> {
+    const command = await this.ask(`Run in ${tildePath(process.cwd(), process.env.HOME)}`);
+    if (command === null || command.trim() === "") return;
+    try {
+      const { id } = await this.client.request<{ id: number }>("run", { command, cwd: process.cwd() });
+      this.selected = id;
+      this.status = { text: `started task ${id}`, error: false };
+    } catch (error) {
+      this.status = { text: errorMessage(error), error: true };
+    }
+  }
+
+  private async rename(task: TaskInfo): Promise<void> {
+    const name = await this.ask(`Name for task ${task.id} (empty clears it)`, task.name ?? "");
+    if (name === null) return;
+    const cleared = name.trim() === "";
+    await this.op(cleared ? `task ${task.id} has no name` : `renamed task ${task.id}`, "rename", { task: String(task.id), name: cleared ? null : name });
+  }
+
+  private async regroup(task: TaskInfo): Promise<void> {
+    const group = await this.ask(`Group for task ${task.id} (empty clears it)`, task.group ?? "");
+    if (group === null) return;
+    const cleared = group.trim() === "";
+    await this.op(cleared ? `task ${task.id} has no group` : `task ${task.id} is in group '${printable(group.trim())}'`, "group", {
+      task: String(task.id),
+      group: cleared ? null : group,
+    });
+  }
+
+  private async killOrRemove(task: TaskInfo): Promise<void> {
+    if (task.state === "running") {
+      this.say(`stopping task ${task.id}…`);
+      return this.op(`killed task ${task.id}`, "kill", { tasks: [String(task.id)] });
+    }
+    return this.op(`removed task ${task.id}`, "rm", { tasks: [String(task.id)] });
+  }
+
+  private async save(): Promise<void> {
+    const name = await this.ask("Save the fleet as session");
+    if (name === null || name.trim() === "") return;
+    try {
+      const { saveFleet } = await import("./cmd-save.ts");
+      this.status = { text: await saveFleet(name), error: false };
+    } catch (error) {
+      this.status = { text: errorMessage(error), error: true };
+    }
+  }
+
+  private async openSessions(): Promise<void> {
+    const { pickSession } = await import("./session-picker.ts");
+    const { loadAndDescribe } = await import("./cmd-load.ts");
+    this.away = true;
+    try {
+      const picked = await pickSession({ start: "saved", region: this.region, keys: this.keys, reserve: PROMPT_ROWS });
+      if (!picked) return;
+      const summary = await loadAndDescribe(picked.recipe);
+      const hint = picked.kind === "recovery" ? ": press w (or run fleetcom save NAME) to keep it under a permanent name" : "";
+      this.status = { text: `${summary}${hint}`, error: false };
+    } catch (error) {
+      this.status = { text: errorMessage(error), error: true };
+    } finally {
+      this.away = false;
+    }
+  }
+
+  private async attach(task: TaskInfo): Promise<void> {
+    this.away = true;
+    this.region.clear();
+    this.keys.suspend();
+    try {
+      const outcome = await attachSession(String(task.id));
+      if (outcome.kind === "ended") {
+        const { reason, task: ended } = outcome.end;
+        const text = reason === "exited" ? `task ${ended.id} ${stateText(ended)}` : reason === "removed" ? `task ${ended.id} was removed` : "the daemon stopped";
+        this.status = { text, error: reason !== "exited" };
+      }
+    } catch (error) {
+      this.status = { text: errorMessage(error), error: true };
+    } finally {
+      // Attaching cleared the screen and drew the task there; the list starts again at the top.
+      process.stdout.write(CLEAR_SCREEN);
+      this.region.forget();
+      this.away = false;
+      this.keys.resume();
+    }
+  }
+
+  private async quit(): Promise<void> {
+    this.quitting = true;
+    this.status = { text: `stopping ${this.tasks.size} task(s) and the daemon…`, error: false };
+    this.draw();
+    await this.client.request("shutdown").catch(() => {});
+  }
+}

@@ -1,0 +1,104 @@
+// Keys from a raw terminal: what the bytes on stdin mean (arrows in both cursor-key modes, Enter,
+// Tab, Esc, control keys, typed text), and one reader that hands them to whoever has the screen.
+// A lone ESC in a read is the Esc key; a sequence split across reads is rare on a local terminal.
+
+export interface Key {
+  /** `up`, `down`, `left`, `right`, `enter`, `tab`, `escape`, `backspace`, `space`, `ctrl-c`… or `char`. */
+  name: string;
+  /** The character typed, for `char` and `space`. */
+  text?: string;
+}
+
+const NAMED: Record<string, string> = {
+  "\r": "enter",
+  "\n": "enter",
+  "\t": "tab",
+  "\x7f": "backspace",
+  "\b": "backspace",
+  " ": "space",
+  "\x1c": "ctrl-\\",
+};
+
+const CSI_FINAL: Record<string, string> = { A: "up", B: "down", C: "right", D: "left", H: "home", F: "end" };
+
+export function decodeKeys(input: string): Key[] {
+  const keys: Key[] = [];
+  let i = 0;
+  while (i < input.length) {
+    const ch = input[i]!;
+    if (ch === "\x1b") {
+      const [key, length] = escapeSequence(input, i);
+      if (key) keys.push(key);
+      i += length;
+      continue;
+    }
+    const code = ch.codePointAt(0)!;
+    const char = String.fromCodePoint(code);
+    i += char.length;
+    if (NAMED[char]) keys.push({ name: NAMED[char]!, text: char === " " ? " " : undefined });
+    else if (code < 0x20) keys.push({ name: `ctrl-${String.fromCharCode(code + 0x60)}` });
+    else keys.push({ name: "char", text: char });
+  }
+  return keys;
+}
+
+/** The key an escape sequence stands for (null when it is one we ignore) and how many characters it spans. */
+function escapeSequence(input: string, at: number): [Key | null, number] {
+  const next = input[at + 1];
+  if (next === undefined || next === "\x1b") return [{ name: "escape" }, 1];
+  if (next !== "[" && next !== "O") return [null, 2]; // Alt+key: nothing in fleetcom uses it
+  let end = at + 2;
+  while (end < input.length && !/[\x40-\x7e]/.test(input[end]!)) end++;
+  const final = input[end];
+  if (final === undefined) return [null, input.length - at];
+  const body = input.slice(at + 2, end);
+  if (final === "~") return [body === "3" ? { name: "delete" } : null, end + 1 - at];
+  if (final === "Z") return [{ name: "shift-tab" }, end + 1 - at];
+  const name = CSI_FINAL[final];
+  return [name ? { name } : null, end + 1 - at];
+}
+
+type KeyHandler = (key: Key) => void;
+
+/**
+ * Raw stdin, decoded, delivered to the innermost handler (the dashboard, then a picker opened over
+ * it). `suspend` lets something else own stdin for a while: a clack prompt, or attached mode.
+ */
+export class KeyInput {
+  private readonly handlers: KeyHandler[] = [];
+  private listening = false;
+  private readonly onData = (chunk: Buffer | string) => {
+    const handler = this.handlers[this.handlers.length - 1];
+    if (!handler) return;
+    for (const key of decodeKeys(chunk.toString())) handler(key);
+  };
+
+  constructor(private readonly stdin: NodeJS.ReadStream = process.stdin) {}
+
+  push(handler: KeyHandler): void {
+    this.handlers.push(handler);
+    this.resume();
+  }
+
+  pop(handler: KeyHandler): void {
+    const at = this.handlers.lastIndexOf(handler);
+    if (at !== -1) this.handlers.splice(at, 1);
+    if (this.handlers.length === 0) this.suspend();
+  }
+
+  suspend(): void {
+    if (!this.listening) return;
+    this.listening = false;
+    this.stdin.off("data", this.onData);
+    this.stdin.setRawMode(false);
+    this.stdin.pause();
+  }
+
+  resume(): void {
+    if (this.listening || this.handlers.length === 0) return;
+    this.listening = true;
+    this.stdin.setRawMode(true);
+    this.stdin.on("data", this.onData);
+    this.stdin.resume();
+  }
+}

@@ -1,0 +1,53 @@
+// `fleetcom`, `fleetcom SESSION` and `fleetcom --foreground [SESSION]`: load the session if one is
+// named, then open the dashboard. In foreground mode the supervisor runs in this process: it listens
+// on the usual socket (so other clients work meanwhile), writes recovery snapshots like a daemon,
+// and its tasks end when the dashboard closes, whichever of q and Q closed it.
+import { appendFileSync } from "node:fs";
+import { requireTerminal } from "./attach.ts";
+import { EXIT, UserError } from "./errors.ts";
+import { runDashboard } from "./dashboard.ts";
+import { logPath } from "./paths.ts";
+
+export interface DashboardRequest {
+  session?: string;
+  foreground?: boolean;
+}
+
+function logToFile(message: string): void {
+  try {
+    appendFileSync(logPath(), `${new Date().toISOString()} ${message}\n`, { mode: 0o600 });
+  } catch {
+    // the dashboard owns the terminal: a log line that cannot be written is dropped, not printed over it
+  }
+}
+
+export async function openDashboard(request: DashboardRequest): Promise<number> {
+  const { recipeForWord, loadAndDescribe } = await import("./cmd-load.ts");
+  const recipe = request.session === undefined ? null : recipeForWord(request.session);
+  requireTerminal(request.session === undefined ? "the dashboard" : `the dashboard (fleetcom load ${request.session} loads without one)`);
+  if (!request.foreground) {
+    const status = recipe ? await loadAndDescribe(recipe) : undefined;
+    const { end, running } = await runDashboard({ status });
+    if (end === "lost") throw new UserError("the daemon stopped", EXIT.unreachable);
+    console.log(end === "quit" ? "[stopped the daemon and every task]" : `[detached: ${running} task(s) still running]`);
+    return 0;
+  }
+  const { scrollbackSetting } = await import("./daemon.ts");
+  const { startSupervisor } = await import("./supervisor.ts");
+  const supervisor = await startSupervisor({ scrollback: scrollbackSetting(undefined, process.env.FLEETCOM_SCROLLBACK, logToFile), log: logToFile });
+  if (!supervisor) {
+    throw new UserError("a daemon is already running: run fleetcom to use it, or fleetcom --kill to stop it (and its tasks) first");
+  }
+  for (const signal of ["SIGTERM", "SIGHUP"] as const) process.on(signal, () => void supervisor.daemon.stop());
+  try {
+    const status = recipe ? await loadAndDescribe(recipe) : undefined;
+    await runDashboard({ foreground: true, status });
+  } finally {
+    process.stdout.write("stopping every task…\r");
+    await supervisor.daemon.stop();
+    await supervisor.stopped;
+    process.stdout.write("\x1b[2K");
+  }
+  console.log("[foreground supervisor stopped with every task]");
+  return 0;
+}

@@ -1,0 +1,122 @@
+// The session picker: saved sessions (by stored name, ignoring case, so `a/b` shows as `a/b`, not
+// as its file's `a_b`) and, behind Tab while any exist, the recovery snapshots newest first. Ctrl-R
+// renames and Ctrl-D deletes a saved session in place, with the same rules as `fleetcom sessions`.
+import { requireTerminal } from "./attach.ts";
+import { loadAndDescribe } from "./cmd-load.ts";
+import { SAVE_HINT, snapshotListRow } from "./cmd-recover.ts";
+import { age } from "./format.ts";
+import { printable } from "./labels.ts";
+import { pick, type PickItem, type PickList, type PickerOptions } from "./picker.ts";
+import { listSnapshots, snapshotByPath } from "./recovery-store.ts";
+import { recoveryDir, sessionDir } from "./paths.ts";
+import { listSessions, loadRecipe, removeSession, renameSession, type LoadedRecipe, type SessionInfo } from "./session-store.ts";
+
+export type PickedSession = { kind: "saved" | "recovery"; recipe: LoadedRecipe };
+
+type Source = { kind: "saved"; session: SessionInfo } | { kind: "recovery"; file: string };
+
+export function sessionsByName(sessions: SessionInfo[]): SessionInfo[] {
+  const key = (s: SessionInfo) => s.name.toLowerCase();
+  return [...sessions].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+function savedRow(s: SessionInfo, now: number): string {
+  const when = `${age(s.modified, now)} ago`;
+  if (s.damaged !== null) return `${printable(s.name)} · damaged · ${when}`;
+  return `${printable(s.name)} · ${s.tasks} task(s) · ${s.dirs.map(printable).join(", ")} · ${when}`;
+}
+
+const savedList: PickList<Source> = {
+  id: "saved",
+  title: "Saved sessions",
+  tabName: "saved",
+  pickHint: "load",
+  empty: "no saved sessions (w in the dashboard or fleetcom save NAME saves one)",
+  items: () => {
+    const now = Date.now();
+    return sessionsByName(listSessions()).map((session) => ({
+      key: session.file,
+      text: savedRow(session, now),
+      match: session.name,
+      value: { kind: "saved", session },
+      unavailable: session.damaged === null ? undefined : `cannot load: ${printable(session.damaged)}`,
+    }));
+  },
+  actions: [
+    {
+      key: "ctrl-r",
+      hint: "^R rename",
+      async run(item, tools) {
+        if (item.value.kind !== "saved") return;
+        const old = item.value.session.name;
+        const name = await tools.ask(`Rename session '${printable(old)}' to`, old);
+        if (name === null || name.trim() === old) return;
+        const file = renameSession(old, name);
+        tools.highlight(file);
+        tools.say(`renamed '${printable(old)}' to '${printable(name.trim())}'`);
+      },
+    },
+    {
+      key: "ctrl-d",
+      hint: "^D delete",
+      async run(item, tools) {
+        if (item.value.kind !== "saved") return;
+        const name = item.value.session.name;
+        if (!(await tools.confirm(`Delete session '${printable(name)}'?`))) return tools.say("nothing deleted");
+        removeSession(name);
+        tools.say(`deleted '${printable(name)}'`);
+      },
+    },
+  ],
+};
+
+const recoveryList: PickList<Source> = {
+  id: "recovery",
+  title: "Recovery snapshots",
+  tabName: "recovery",
+  pickHint: "load",
+  empty: "no recovery snapshots",
+  items: () => {
+    const now = Date.now();
+    return listSnapshots().map(
+      (s): PickItem<Source> => ({
+        key: s.file,
+        text: snapshotListRow(s, now),
+        match: snapshotListRow(s, now),
+        value: { kind: "recovery", file: s.file },
+        unavailable: s.damaged === null ? undefined : `cannot load: ${printable(s.damaged)}`,
+      }),
+    );
+  },
+};
+
+/** Null when the user cancelled. The caller loads the recipe and reports it. */
+export async function pickSession(options: { start: "saved" | "recovery" } & Omit<PickerOptions<Source>, "lists" | "start">): Promise<PickedSession | null> {
+  const picked = await pick({ ...options, lists: [savedList, recoveryList], start: options.start === "saved" ? 0 : 1 });
+  if (!picked) return null;
+  const source = picked.value;
+  if (source.kind === "recovery") return { kind: "recovery", recipe: snapshotByPath(source.file) };
+  return { kind: "saved", recipe: loadRecipe(source.session.file, process.cwd()) };
+}
+
+export function hasSnapshots(): boolean {
+  return listSnapshots().length > 0;
+}
+
+/**
+ * `fleetcom load` and `fleetcom recover` without an argument: pick, load, print what `load NAME`
+ * prints. Cancelling loads nothing and exits 0.
+ */
+export async function pickAndLoad(start: "saved" | "recovery", json = false): Promise<void> {
+  requireTerminal(`${start === "saved" ? "load" : "recover"} without an argument (the picker)`);
+  const empty = start === "saved" ? listSessions().length === 0 && !hasSnapshots() : !hasSnapshots();
+  if (empty) {
+    const what = start === "saved" ? `no saved sessions or recovery snapshots (in ${printable(sessionDir())})` : `no recovery snapshots (in ${printable(recoveryDir())})`;
+    console.log(what);
+    return;
+  }
+  const picked = await pickSession({ start });
+  if (!picked) return;
+  console.log(await loadAndDescribe(picked.recipe, json));
+  if (picked.kind === "recovery" && !json) console.log(SAVE_HINT);
+}

@@ -1,0 +1,41 @@
+// `fleetcom attach` without TASK: pick a task from a line-oriented list, then attach to it.
+import { withDaemon } from "./client.ts";
+import { age, glyph, label, tildePath } from "./format.ts";
+import { printable } from "./labels.ts";
+import type { TaskInfo } from "./messages.ts";
+import { pick } from "./picker.ts";
+
+export function taskPickRow(task: TaskInfo, home: string | undefined, now = Date.now()): string {
+  const parts = [`${glyph(task)}${task.tagged ? "◆" : ""} ${task.id} ${printable(label(task))}`, tildePath(task.cwd, home), age(task.startedAt, now)];
+  if (task.preview) parts.push(printable(task.preview));
+  return parts.join(" · ");
+}
+
+/** The picked task's id, or null when cancelled or there is no task. */
+export async function pickTask(): Promise<number | null> {
+  const tasks = await withDaemon((c) => c.request<TaskInfo[]>("ls"));
+  if (tasks.length === 0) {
+    console.log("no tasks (start one with fleetcom run -- CMD)");
+    return null;
+  }
+  const now = Date.now();
+  const picked = await pick({
+    lists: [
+      {
+        id: "tasks",
+        title: "Tasks",
+        tabName: "tasks",
+        pickHint: "attach",
+        empty: "no tasks",
+        items: () =>
+          tasks.map((task) => ({
+            key: String(task.id),
+            text: taskPickRow(task, process.env.HOME, now),
+            match: `${task.id} ${label(task)} ${task.command} ${task.group ?? ""} ${task.cwd}`,
+            value: task.id,
+          })),
+      },
+    ],
+  });
+  return picked?.value ?? null;
+}

@@ -3,7 +3,7 @@
 // stop().
 import { Terminal } from "@xterm/headless";
 import { readFileSync } from "node:fs";
-import { MAIN, makeSandbox, runFleetcom, type RunResult, type Sandbox } from "./helpers.ts";
+import { fleetcomArgv, makeSandbox, runFleetcom, type RunResult, type Sandbox } from "./helpers.ts";
 import type { TaskInfo } from "../src/messages.ts";
 
 export async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
@@ -73,7 +73,7 @@ export class Fleet {
 
   /** Starts a client in a real PTY of the given size. */
   spawnClient(args: string[], size = { cols: 100, rows: 30 }): PtyClient {
-    const client = new PtyClient([process.execPath, MAIN, ...args], this.env, this.sandbox.home, size);
+    const client = new PtyClient(fleetcomArgv(args), this.env, this.sandbox.home, size);
     this.clients.push(client);
     return client;
   }

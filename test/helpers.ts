@@ -5,6 +5,19 @@ import { join, resolve } from "node:path";
 
 export const MAIN = resolve(import.meta.dir, "../src/main.ts");
 
+// FLEETCOM_TEST_RUNTIME=deno (`make test-deno`) runs every CLI and daemon the tests start under
+// `deno run`, with one Deno cache for the whole run instead of one per sandboxed HOME.
+const UNDER_DENO = process.env.FLEETCOM_TEST_RUNTIME === "deno";
+const DENO_DIR = resolve(import.meta.dir, "../.tools/deno-dir");
+
+/** argv that runs the CLI from source under the runtime being tested. */
+export function fleetcomArgv(args: string[]): string[] {
+  if (!UNDER_DENO) return [process.execPath, MAIN, ...args];
+  const deno = Bun.which("deno");
+  if (!deno) throw new Error("FLEETCOM_TEST_RUNTIME=deno but no deno on PATH (make test-deno installs it)");
+  return [deno, "run", "-A", MAIN, ...args];
+}
+
 export interface Sandbox {
   root: string;
   home: string;
@@ -28,6 +41,7 @@ export function makeSandbox(): Sandbox {
     SHELL: "/bin/sh",
     NO_COLOR: "1",
     TMPDIR: process.env.TMPDIR ?? "/tmp",
+    ...(UNDER_DENO ? { DENO_DIR, DENO_NO_UPDATE_CHECK: "1" } : {}),
   };
   return { root, home, config, runtime, env, cleanup: () => rmSync(root, { recursive: true, force: true }) };
 }
@@ -42,7 +56,7 @@ export async function runFleetcom(
   args: string[],
   opts: { env?: Record<string, string>; cwd?: string; stdin?: string } = {},
 ): Promise<RunResult> {
-  const proc = Bun.spawn([process.execPath, MAIN, ...args], {
+  const proc = Bun.spawn(fleetcomArgv(args), {
     env: opts.env ?? makeDefaultEnv(),
     cwd: opts.cwd,
     stdin: opts.stdin === undefined ? "ignore" : new TextEncoder().encode(opts.stdin),

@@ -23,18 +23,23 @@ export default defineCommand({
     const lines = args.lines === undefined ? undefined : Number(args.lines);
     if (lines !== undefined && (!Number.isInteger(lines) || lines <= 0)) throw usageError(`--lines: expected a positive whole number, got '${args.lines}'`);
     const client = await DaemonClient.open();
-    const { text } = await client.request<{ text: string }>("peek", { task: args.task, ...(lines ? { lines } : {}) });
-    process.stdout.write(text.length ? `${text}\n` : "");
-    if (!args.follow) return client.close();
+    const only = lines ? { lines } : {};
+    if (!args.follow) {
+      const { text } = await client.request<{ text: string }>("peek", { task: args.task, ...only });
+      process.stdout.write(text.length ? `${text}\n` : "");
+      return client.close();
+    }
+    // The daemon sends the screen as text taken at an exact point, then everything printed after it.
     const decoder = new TextDecoder();
-    await new Promise<void>((resolve) => {
+    const ended = new Promise<void>((resolve) => {
       client.handlers = {
         data: (bytes) => process.stdout.write(plainText(decoder.decode(bytes, { stream: true }))),
         attachEnd: () => resolve(),
         closed: () => resolve(),
       };
-      client.request<TaskInfo>("follow", { task: args.task });
     });
+    await client.request<TaskInfo>("follow", { task: args.task, ...only });
+    await ended;
     client.close();
   },
 });

@@ -82,8 +82,8 @@ export class Daemon implements TaskListener, ConnectionHandler {
 
   caughtUp(conn: Connection): void {
     const peer = this.peers.get(conn);
-    const task = peer?.attached ?? peer?.following;
-    if (peer && task) this.sendScreen(peer, task);
+    if (peer?.attached) this.sendScreen(peer, peer.attached);
+    else if (peer?.following) this.sendText(peer, peer.following);
   }
 
   private greet(peer: Peer, message: unknown): void {
@@ -250,12 +250,12 @@ export class Daemon implements TaskListener, ConnectionHandler {
       return null;
     },
     follow: (peer, a) => {
-      this.detach(peer);
       const task = this.find(a.task);
+      this.detach(peer);
       peer.following = task;
+      this.sendText(peer, task, a.lines);
       return task.info();
-    },
-    resize: (peer, a) => {
+    },    resize: (peer, a) => {
       peer.attached?.resize(a.cols, a.rows);
       return null;
     },
@@ -319,18 +319,28 @@ export class Daemon implements TaskListener, ConnectionHandler {
     return task.info();
   }
 
-  /**
-   * Sends the screen exactly as it stands after every byte written so far, then the output that
-   * came while the snapshot waited for the parser: no gap, no overlap.
-   */
+  /** The screen exactly as it stands after every byte printed so far; output after that follows it live. */
   private sendScreen(peer: Peer, task: Task): void {
+    this.sendAtCurrentPoint(peer, task, task.screen.snapshotForAttach(), (screen) => screen);
+  }
+
+  /** For `peek --follow`: the screen as text, then the output that follows it. */
+  private sendText(peer: Peer, task: Task, lines?: number): void {
+    this.sendAtCurrentPoint(peer, task, task.screen.textAtCurrentPoint(lines), (text) => (text ? `${text}\n` : ""));
+  }
+
+  /**
+   * Sends a view of the screen taken at an exact point of the output stream, then the output that
+   * came while the view waited for the parser: no gap, no overlap.
+   */
+  private sendAtCurrentPoint(peer: Peer, task: Task, view: Promise<string>, frame: (view: string) => string): void {
     if (peer.held) return;
     const held: Uint8Array[] = (peer.held = []);
-    task.screen.snapshotForAttach().then((screen) => {
+    view.then((taken) => {
       if (peer.held !== held) return;
       peer.held = null;
       if (peer.attached !== task && peer.following !== task) return;
-      peer.conn.sendScreen(screen);
+      peer.conn.sendScreen(frame(taken));
       for (const chunk of held) peer.conn.sendOutput(chunk);
     });
   }

@@ -40,7 +40,7 @@ export const opArgs = {
   send: type({ task: taskRef, text: "string" }),
   peek: type({ task: taskRef, "lines?": "number.integer > 0" }),
   attach: type({ task: taskRef, cols: dimension, rows: dimension }),
-  follow: type({ task: taskRef }),
+  follow: type({ task: taskRef, "lines?": "number.integer > 0" }),
   resize: type({ cols: dimension, rows: dimension }),
 } as const;
 export type Op = keyof typeof opArgs;

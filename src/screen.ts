@@ -213,7 +213,17 @@ export class Screen {
    * later, so a client can be sent this and then every later chunk without a gap or an overlap.
    */
   snapshotForAttach(): Promise<string> {
-    return new Promise((resolve) => this.term.write("", () => resolve(this.serializeForAttach())));
+    return this.readAtCurrentPoint(() => this.serializeForAttach());
+  }
+
+  /** text() at the same exact point, for `peek --follow`. */
+  textAtCurrentPoint(lines?: number): Promise<string> {
+    return this.readAtCurrentPoint(() => this.text(lines));
+  }
+
+  /** Runs `read` inside xterm's write callback: after the bytes written so far, before any later ones. */
+  private readAtCurrentPoint<T>(read: () => T): Promise<T> {
+    return new Promise((resolve) => this.term.write("", () => resolve(read())));
   }
 
   /**

@@ -172,15 +172,18 @@ describe("tasks", () => {
     expect((await fleet.ok(["peek", String(id), "--lines", "50"])).trim().split("\n")).toEqual(
       Array.from({ length: 50 }, (_, i) => String(i + 51)),
     );
-    const ticker = await fleet.run("read go; for i in 1 2 3; do printf '\\033[1mtick %s\\033[0m\\n' $i; done");
+    const ticker = await fleet.run("echo waiting; read go; for i in 1 2 3; do printf '\\033[1mtick %s\\033[0m\\n' $i; done");
+    await until("ticker waiting", async () => (await fleet.peek(ticker)).includes("waiting"));
     const follower = Bun.spawn((await import("./helpers.ts")).fleetcomArgv(["peek", String(ticker), "--follow"]), {
       env: fleet.env,
       stdout: "pipe",
     });
-    await until("follower subscribed", async () => (await fleet.ls()).length > 0);
-    await Bun.sleep(300);
+    const reader = follower.stdout.getReader();
+    let out = "";
+    while (!out.includes("waiting")) out += new TextDecoder().decode((await reader.read()).value);
     await fleet.ok(["send", String(ticker), "go"]);
-    const out = await new Response(follower.stdout).text();
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) out += new TextDecoder().decode(chunk.value);
+    expect(out).toContain("waiting\n");
     expect(out).toContain("tick 1\ntick 2\ntick 3\n");
     expect(out).not.toContain("\x1b");
   });

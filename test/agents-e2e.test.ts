@@ -141,3 +141,203 @@ describe.each(AGENTS)("$agent through the daemon", (a) => {
     expect(await fleet.task(id)).toMatchObject({ command: a.resumeForm(conversation), conversation, state: "running" });
   });
 });
+
+describe("recovery snapshots", () => {
+  beforeEach(() => setUp(snapshotFleet({ debounceMs: 100, checkMs: 200 })));
+
+  const snapshotText = () => {
+    const dir = recoveryDirOf(fleet);
+    return existsSync(dir) ? readdirSync(dir).map((n) => readFileSync(join(dir, n), "utf8")).join("\n") : "";
+  };
+
+  test("the periodic check writes the resume form once a conversation is captured after the spawn", async () => {
+    const id = await spawn("codex");
+    await until("a snapshot of the bare command", () => snapshotText().includes('"codex"'));
+    await turn(id);
+    const { conversation } = await fleet.waitForTask(id, "to know its conversation", (t) => t.conversation !== null);
+    await until("a snapshot with the resume form", () => snapshotText().includes(`"codex resume '${conversation}'"`));
+  });
+});
+
+describe("evidence precedence", () => {
+  beforeEach(() => setUp(new Fleet()));
+  const A = "aaaaaaaa-0000-4000-8000-000000000001";
+  const H = "bbbbbbbb-0000-4000-8000-000000000002";
+
+  test("the exit hint beats the capture, which beats the ID pinned at spawn", async () => {
+    const id = await spawn("claude", { FAKE_CAPTURE_ID: A, FAKE_HINT_ID: H });
+    const pinned = startsOf("claude")[0]!.args[1]!;
+    expect(pinned).not.toBe(A);
+    expect((await fleet.task(id)).conversation).toBe(A);
+    await send(id, "/exit");
+    await fleet.waitForExit(id);
+    expect((await fleet.task(id)).conversation).toBe(H);
+    expect(await savedCommands("p")).toEqual([`claude --resume '${H}'`]);
+  });
+
+  test("the pin stands when the capture and the hint are not UUIDs", async () => {
+    const id = await spawn("grok", { FAKE_HINT_ID: "not-a-uuid" });
+    const pinned = startsOf("grok")[0]!.args[1]!;
+    await send(id, "/exit");
+    await fleet.waitForExit(id);
+    expect((await fleet.task(id)).conversation).toBe(pinned);
+  });
+
+  test("a /clear-style second SessionStart moves the capture to the new conversation", async () => {
+    const id = await spawn("claude");
+    const first = (await fleet.task(id)).conversation;
+    await send(id, "/clear");
+    const cleared = await until("the clear", async () => /cleared (\S+)/.exec(await fleet.peek(id))?.[1]);
+    expect(cleared).not.toBe(first);
+    expect((await fleet.task(id)).conversation).toBe(cleared);
+    expect(await savedCommands("c")).toEqual([`claude --resume '${cleared}'`]);
+  });
+
+  test("codex's title-thread notify, which comes last, never replaces the real thread", async () => {
+    const id = await spawn("codex");
+    const real = /ready (\S+)/.exec(await fleet.peek(id))![1]!;
+    await turn(id);
+    await turn(id);
+    const capture = readFileSync(startsOf("codex")[0]!.env.FLEETCOM_CAPTURE_FILE!, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(capture.map((p) => p["thread-id"] === real)).toEqual([true, false, true, false]);
+    expect((await fleet.task(id)).conversation).toBe(real);
+  });
+});
+
+describe("hostile IDs never reach a command", () => {
+  beforeEach(() => setUp(new Fleet()));
+  const canary = `/tmp/pwned-${crypto.randomUUID()}`;
+  const HOSTILE = [
+    `$(touch ${canary})`,
+    `'; touch ${canary}; '`,
+    "C8C4A5CC-0B32-4BA0-A6B4-6ED08C218E0D",
+    "c8c4a5cc-0b32-4ba0-a6b4-6ed08c218e0",
+    `c8c4a5cc-0b32-4ba0-a6b4-6ed08c218e0d;touch${"\t"}${canary}`,
+    "`touch /tmp/x`",
+  ];
+
+  test.each(HOSTILE)("%p in capture channels and exit hints is never used: codex falls back to its store, Command Code to the command as typed", async (hostile) => {
+    const env = { FAKE_CAPTURE_ID: hostile, FAKE_HINT_ID: hostile };
+    const codexTask = await spawn("codex", env);
+    const cmdTask = await spawn("cmd", env);
+    const real = /ready (\S+)/.exec(await fleet.peek(codexTask))![1]!;
+    await turn(codexTask);
+    expect((await fleet.ls()).map((t) => t.conversation)).toEqual([null, null]);
+    expect(await savedCommands("hostile")).toEqual([`codex resume '${real}'`, "cmd"]);
+    for (const id of [codexTask, cmdTask]) {
+      await send(id, "/exit");
+      await fleet.waitForExit(id);
+      expect(await fleet.peek(id)).toContain(hostile.split("\t")[0]!.slice(0, 20));
+      await fleet.ok(["rerun", String(id)]);
+    }
+    await until("both reruns to start", () => fakes.invocations().length === 4);
+    expect(fakes.invocations().slice(2).map((i) => i.args.filter((a) => !a.startsWith("notify=") && a !== "-c"))).toEqual([[], []]);
+    expect((await fleet.ls()).map((t) => t.command)).toEqual(["codex", "cmd"]);
+    expect(existsSync(canary)).toBe(false);
+  });
+
+  test("a hostile capture and hint leave claude on its pinned ID", async () => {
+    const id = await spawn("claude", { FAKE_CAPTURE_ID: HOSTILE[0]!, FAKE_HINT_ID: HOSTILE[1]! });
+    const pinned = startsOf("claude")[0]!.args[1]!;
+    await send(id, "/exit");
+    await fleet.waitForExit(id);
+    expect(await savedCommands("pin")).toEqual([`claude --resume '${pinned}'`]);
+    expect(existsSync(canary)).toBe(false);
+  });
+
+  test("a command whose resume ID is not a strict UUID runs, shows and saves exactly as typed", async () => {
+    const typed = `claude --resume '$(touch ${canary})'`;
+    const id = await spawn(typed);
+    await send(id, "/exit");
+    await fleet.waitForExit(id);
+    const row = await fleet.task(id);
+    expect(row).toMatchObject({ command: typed, agent: null, conversation: null });
+    expect(await savedCommands("typed")).toEqual([typed]);
+    expect(fakes.invocations()[0]!.args).toEqual(["--resume", `$(touch ${canary})`]);
+  });
+});
+
+describe("codex notify chaining", () => {
+  beforeEach(() => setUp(new Fleet()));
+
+  function userNotifier(): { out: string; config: string } {
+    const dir = join(fleet.sandbox.home, ".codex");
+    mkdirSync(dir, { recursive: true });
+    const out = join(fleet.sandbox.root, "user-notified.jsonl");
+    const script = join(fleet.sandbox.root, "user notifier.sh");
+    writeFileSync(script, `#!/bin/sh\nprintf '%s\\n' "$#:$1:$2" >> '${out}'\n`);
+    chmodSync(script, 0o755);
+    return { out, config: join(dir, "config.toml") };
+  }
+
+  test("the user's one-line notifier still runs, with its own arguments and the payload, after fleetcom's", async () => {
+    const { out, config } = userNotifier();
+    writeFileSync(config, `model = "o3"\nnotify = ["${join(fleet.sandbox.root, "user notifier.sh")}", "--from-codex"] # mine\n\n[tui]\nnotifications = true\n`);
+    const id = await spawn("codex");
+    expect(startsOf("codex")[0]!.env.FLEETCOM_NOTIFY_CHAIN).toBe(`${join(fleet.sandbox.root, "user notifier.sh")}\n--from-codex`);
+    await turn(id);
+    const real = (await fleet.waitForTask(id, "to capture", (t) => t.conversation !== null)).conversation!;
+    const calls = await until("the user's notifier", () => existsSync(out) && readFileSync(out, "utf8").trim().split("\n"));
+    expect(calls).toHaveLength(2);
+    expect(calls[0]).toStartWith("2:--from-codex:{");
+    expect(JSON.parse(calls[0]!.slice("2:--from-codex:".length))["thread-id"]).toBe(real);
+  });
+
+  test.each([
+    ["a multi-line notify", `notify = [\n  "/bin/true",\n]\n`],
+    ["two notify assignments", `notify = ["/bin/true"]\nnotify = ["/bin/false"]\n`],
+    ["escapes in the notify strings", `notify = ["/bin/echo", "a\\"b"]\n`],
+    ["a notify inside a table", `[profiles.work]\nnotify = ["/bin/true"]\n`],
+  ])("%s disables injection and leaves the user's notifier alone", async (_what, text) => {
+    const { config } = userNotifier();
+    writeFileSync(config, text);
+    await spawn("codex");
+    const start = startsOf("codex")[0]!;
+    expect(start.args).toEqual([]);
+    expect(start.env.FLEETCOM_CAPTURE_FILE).toBeNull();
+    expect(start.env.FLEETCOM_NOTIFY_CHAIN).toBeNull();
+    expect((await fleet.ls())[0]).toMatchObject({ command: "codex", agent: "codex" });
+  });
+});
+
+describe("the capture namespace", () => {
+  beforeEach(() => setUp(new Fleet()));
+
+  test("is private to this supervisor: a 0700 directory with 0600 files and 0700 scripts, one capture file per run, gone with the task", async () => {
+    const id = await spawn("claude");
+    const codexTask = await spawn("codex");
+    const [claudeStart, codexStart] = fakes.invocations();
+    const ns = namespaceOf(claudeStart!);
+    expect(ns).toMatch(new RegExp(`^${fleet.sandbox.runtime}/agents-${fleet.daemonPid()}-`));
+    const mode = (p: string) => statSync(p).mode & 0o777;
+    expect(mode(ns)).toBe(0o700);
+    expect(mode(join(ns, "claude-settings.json"))).toBe(0o600);
+    expect(mode(join(ns, "codex-notify.sh"))).toBe(0o700);
+    expect(mode(claudeStart!.env.FLEETCOM_CAPTURE_FILE!)).toBe(0o600);
+    expect([claudeStart!.env.FLEETCOM_CAPTURE_FILE, codexStart!.env.FLEETCOM_CAPTURE_FILE]).toEqual([join(ns, "task-1-1.json"), join(ns, "task-2-1.json")]);
+
+    await send(id, "/exit");
+    await fleet.waitForExit(id);
+    await fleet.ok(["rerun", String(id)]);
+    await until("the rerun", () => startsOf("claude").length === 2);
+    expect(startsOf("claude")[1]!.env.FLEETCOM_CAPTURE_FILE).toBe(join(ns, "task-1-2.json"));
+    await fleet.ok(["kill", String(id)]);
+    await fleet.waitForExit(id);
+    await fleet.ok(["rm", String(id)]);
+    expect(readdirSync(ns).filter((n) => n.startsWith("task-1-"))).toEqual([]);
+    expect(readdirSync(ns)).toContain("task-2-1.json".replace("task-2-1.json", "codex-notify.sh"));
+    void codexTask;
+    await fleet.ok(["--kill"]);
+    expect(existsSync(ns)).toBe(false);
+  });
+
+  test("Command Code's scratch base is kept while the task exists and removed with it", async () => {
+    const id = await spawn("cmd");
+    const base = startsOf("command-code")[0]!.env.COMMANDCODE_SCRATCHPAD_BASE!;
+    await send(id, "/exit");
+    await fleet.waitForExit(id);
+    expect(existsSync(base)).toBe(true);
+    await fleet.ok(["rm", String(id)]);
+    expect(existsSync(base)).toBe(false);
+  });
+});

@@ -104,8 +104,10 @@ export class DaemonClient {
     this.socket.write(encodeControl(message));
   }
 
+  /** Ends the connection without keeping the process alive for the daemon's side of the close. */
   close(): void {
     this.socket.end();
+    this.socket.unref();
   }
 }
 

@@ -136,8 +136,9 @@ export class Task {
 
   private onOutput(chunk: Uint8Array): void {
     this.lastOutputAt = Date.now();
-    this.screen.write(chunk);
+    // Clients first: forwarding must never wait behind the headless terminal.
     this.listener.output(this, chunk);
+    this.screen.write(chunk);
   }
 
   write(data: Uint8Array | string): void {

@@ -150,7 +150,8 @@ export function rolloutBelongsTo(first: unknown, cwd: string): boolean {
   return member(payload, "cwd") === cwd && !subAgent;
 }
 
-const HINT_HEADERS = ["To continue this session, run", "To reconnect, run", "Session ID:"];
+// With and without the colon: Codex prints both the two-line and the one-line wording.
+const HINT_HEADERS = ["To continue this session, run:", "To continue this session, run", "To reconnect, run:", "To reconnect, run", "Session ID:"];
 
 export const codex: Agent = {
   name: "codex",
@@ -178,7 +179,7 @@ export const codex: Agent = {
 
   exitHint(lines) {
     const hints = textsAfter(lines, HINT_HEADERS).map(({ header, text }) => {
-      const words = text.replace(/^:\s*/, "").split(/\s+/);
+      const words = text.split(/\s+/);
       if (header === "Session ID:") return words.length === 1 ? words[0]! : null;
       return words.length === 3 && words[0] === "codex" && words[1] === "resume" ? words[2]! : null;
     });

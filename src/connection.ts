@@ -4,8 +4,14 @@
 import type { Socket } from "node:net";
 import { FrameDecoder, FrameError, FrameKind, MAX_CLIENT_FRAME, decodeJson, encodeControl, encodeData } from "./protocol.ts";
 
-/** Pending output beyond this and the client is treated as slow. */
-export const OUTPUT_HIGH_WATER = 8 * 1024 * 1024;
+/**
+ * Pending output beyond this and the client is treated as slow: a few screens' worth, as tmux does.
+ * A client that cannot keep up gets a fresh screen instead of a backlog it would take seconds to
+ * draw, and a task's firehose is never mirrored byte for byte into a terminal that cannot take it.
+ */
+export function outputHighWater(cols: number, rows: number): number {
+  return Math.max(64 * 1024, cols * rows * 8);
+}
 
 export interface ConnectionHandler {
   control(conn: Connection, message: unknown): void;
@@ -50,9 +56,9 @@ export class Connection {
   }
 
   /** Raw task output; skipped while the client is behind (it gets a fresh screen later). */
-  sendOutput(bytes: Uint8Array | string): void {
+  sendOutput(bytes: Uint8Array | string, highWater: number): void {
     if (this.closedAlready || this.behind) return;
-    if (this.socket.writableLength > OUTPUT_HIGH_WATER) {
+    if (this.socket.writableLength > highWater) {
       this.behind = true;
       return;
     }

@@ -5,7 +5,7 @@ import { chmodSync, closeSync, existsSync, fstatSync, ftruncateSync, openSync, s
 import { createServer, type Server, type Socket } from "node:net";
 import { type } from "arktype";
 import { AgentNamespace } from "./agent-namespace.ts";
-import { Connection, type ConnectionHandler } from "./connection.ts";
+import { Connection, outputHighWater, type ConnectionHandler } from "./connection.ts";
 import { savedCommands } from "./conversation.ts";
 import { UserError, errorMessage } from "./errors.ts";
 import { normalizeGroup, normalizeName } from "./labels.ts";
@@ -14,6 +14,7 @@ import { lockPath, socketPath, runtimeDir } from "./paths.ts";
 import { PROTOCOL_VERSION } from "./protocol.ts";
 import { tryLockExclusive } from "./runtime.ts";
 import { ensureRuntimeDir } from "./runtime-dir.ts";
+import type { View } from "./screen.ts";
 import { Task, type TaskListener } from "./task.ts";
 import { resolveTaskRef } from "./task-ref.ts";
 import { VERSION } from "./version.ts";
@@ -82,7 +83,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
 
   caughtUp(conn: Connection): void {
     const peer = this.peers.get(conn);
-    if (peer?.attached) this.sendScreen(peer, peer.attached);
+    if (peer?.attached) this.sendScreen(peer, peer.attached, "visible");
     else if (peer?.following) this.sendText(peer, peer.following);
   }
 
@@ -120,7 +121,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
     for (const peer of this.peers.values()) {
       if (peer.attached !== task && peer.following !== task) continue;
       if (peer.held) peer.held.push(chunk);
-      else peer.conn.sendOutput(chunk);
+      else peer.conn.sendOutput(chunk, outputHighWater(task.cols, task.rows));
     }
     this.markChanged(task);
   }
@@ -320,8 +321,8 @@ export class Daemon implements TaskListener, ConnectionHandler {
   }
 
   /** The screen exactly as it stands after every byte printed so far; output after that follows it live. */
-  private sendScreen(peer: Peer, task: Task): void {
-    this.sendAtCurrentPoint(peer, task, task.screen.snapshotForAttach(), (screen) => screen);
+  private sendScreen(peer: Peer, task: Task, view: View = "full"): void {
+    this.sendAtCurrentPoint(peer, task, task.screen.snapshotForAttach(view), (screen) => screen);
   }
 
   /** For `peek --follow`: the screen as text, then the output that follows it. */
@@ -341,7 +342,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
       peer.held = null;
       if (peer.attached !== task && peer.following !== task) return;
       peer.conn.sendScreen(frame(taken));
-      for (const chunk of held) peer.conn.sendOutput(chunk);
+      for (const chunk of held) peer.conn.sendOutput(chunk, outputHighWater(task.cols, task.rows));
     });
   }
 

@@ -58,10 +58,20 @@ const RESET_ATTACHING_TERMINAL = [
   `${ESC}>`, // numeric keypad
   `${CSI}0 q`, // the user's cursor style
   `${ESC}(B\x0f`, // G0 = ASCII, selected
-  // The whole scrollback is cleared and sent again, so a reattach or a resync after a slow client
-  // does not pile copies of the task's history into the client's scrollback.
-  `${CSI}H${CSI}2J${CSI}3J`,
+  `${CSI}H${CSI}2J`,
 ].join("");
+
+/**
+ * On attach the whole scrollback is cleared and sent again, so a reattach does not pile copies of
+ * the task's history into the client's scrollback.
+ */
+const CLEAR_SCROLLBACK = `${CSI}3J`;
+
+/**
+ * What a view carries: `full` for an attach (scrollback included), `visible` for a resync of a
+ * client that fell behind (the screen only: cheap, and the client's scrollback is left alone).
+ */
+export type View = "full" | "visible";
 
 /** Modes xterm reports in `term.modes`, each with the sequence that sets it. */
 const MODE_RESTORES: [(m: IModes) => boolean, string][] = [
@@ -204,16 +214,17 @@ export class Screen {
    * What an attaching client's terminal must receive to show exactly this screen, as parsed so
    * far: bytes written but not yet parsed are not in it (see snapshotForAttach).
    */
-  serializeForAttach(): string {
-    return RESET_ATTACHING_TERMINAL + this.serializedBuffers() + this.modes() + this.regionAndCursor() + this.pen();
+  serializeForAttach(view: View = "full"): string {
+    const reset = view === "full" ? RESET_ATTACHING_TERMINAL + CLEAR_SCROLLBACK : RESET_ATTACHING_TERMINAL;
+    return reset + this.serializedBuffers(view) + this.modes() + this.regionAndCursor() + this.pen();
   }
 
   /**
    * serializeForAttach() taken exactly after every byte written so far and before any byte written
    * later, so a client can be sent this and then every later chunk without a gap or an overlap.
    */
-  snapshotForAttach(): Promise<string> {
-    return this.readAtCurrentPoint(() => this.serializeForAttach());
+  snapshotForAttach(view: View = "full"): Promise<string> {
+    return this.readAtCurrentPoint(() => this.serializeForAttach(view));
   }
 
   /** text() at the same exact point, for `peek --follow`. */
@@ -231,13 +242,13 @@ export class Screen {
    * when a full-screen app runs, the alternate screen over it. The normal buffer's cursor is placed
    * before switching because entering the alternate screen saves it, and leaving restores it.
    */
-  private serializedBuffers(): string {
+  private serializedBuffers(view: View): string {
     const { normal, alternate, active } = this.term.buffer;
-    const cols = this.term.cols;
-    let out = serializeRows(normal, 0, normal.length, cols);
+    const { cols, rows } = this.term;
+    let out = serializeRows(normal, view === "full" ? 0 : Math.max(0, normal.length - rows), normal.length, cols);
     if (active.type !== "alternate") return out;
     out += cursorTo(normal.cursorY + 1, normal.cursorX + 1) + ENTER_ALT_SCREEN;
-    return out + serializeRows(alternate, alternate.length - this.term.rows, alternate.length, cols);
+    return out + serializeRows(alternate, alternate.length - rows, alternate.length, cols);
   }
 
   private modes(): string {

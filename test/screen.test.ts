@@ -383,3 +383,33 @@ test("bytes of a UTF-8 character split across two writes are decoded as one char
   await screen.flushed();
   expect(screen.text()).toBe("中😀");
 });
+
+describe("the visible view for a resync", () => {
+  function visibleRows(term: Terminal): string[] {
+    const buffer = term.buffer.active;
+    return Array.from({ length: term.rows }, (_, y) => buffer.getLine(buffer.viewportY + y)!.translateToString(true));
+  }
+
+  test("restores the screen, cursor and modes exactly without the scrollback or clearing the client's own", async () => {
+    const { screen, twin } = await taskWrites(`${colouredLines(300)}${CSI}?2004h${CSI}5;7Hmid`);
+    const client = plainTerminal();
+    await writeTo(client, "the client's own history\r\n".repeat(100));
+    const view = screen.serializeForAttach("visible");
+    expect(view).not.toContain(`${CSI}3J`);
+    expect(view.length).toBeLessThan(screen.serializeForAttach("full").length / 4);
+    await writeTo(client, view);
+    expect(visibleRows(client)).toEqual(visibleRows(twin));
+    const at = (t: Terminal) => [t.buffer.active.cursorX, t.buffer.active.cursorY];
+    expect(at(client)).toEqual(at(twin));
+    expect(client.modes).toEqual(twin.modes);
+    expect(client.buffer.normal.getLine(0)!.translateToString(true)).toBe("the client's own history");
+  });
+
+  test("restores a full-screen app on the alternate screen", async () => {
+    const { screen, twin } = await taskWrites(`${plainLines(100)}${CSI}?1049h${fullScreenFrame(ROWS)}`);
+    const client = plainTerminal();
+    await writeTo(client, screen.serializeForAttach("visible"));
+    expect(client.buffer.active.type).toBe("alternate");
+    expect(bufferDifferences(twin.buffer.alternate, client.buffer.alternate, COLS)).toEqual([]);
+  });
+});

@@ -25,9 +25,10 @@ export const SUBCOMMANDS: Record<string, Lazy> = {
   status: () => import("./cmd-status.ts").then((m) => m.default),
   save: () => import("./cmd-save.ts").then((m) => m.default),
   recover: () => import("./cmd-recover.ts").then((m) => m.default),
+  completions: () => import("./cmd-completions.ts").then((m) => m.default),
 };
 
-const root = defineCommand({
+export const root = defineCommand({
   meta: { name: "fleetcom", version: VERSION, description: "Supervise a fleet of terminal commands and AI coding agents" },
   args: {
     version: { type: "boolean", alias: "V", description: "Print the version" },

@@ -1,0 +1,119 @@
+// `fleetcom completions bash|zsh|fish`: print a completion script built from the command table
+// itself, so a new command or flag is completed without touching this file. The scripts call
+// `fleetcom completions --list sessions|tasks` for the names that change; that never starts a
+// daemon, and prints nothing when there is none to ask.
+import { defineCommand, type ArgDef, type CommandDef } from "citty";
+import { completionScript, SHELLS, type CommandSpec, type FlagSpec, type Operand, type Shell } from "./completion-scripts.ts";
+import { usageError, UserError } from "./errors.ts";
+import { label } from "./format.ts";
+import { printable } from "./labels.ts";
+import type { TaskInfo } from "./messages.ts";
+import { selfCommand } from "./runtime.ts";
+
+// What a command's first positional argument is, by its name in the citty definition.
+const POSITIONAL_OPERANDS: Record<string, Operand> = {
+  task: "tasks",
+  target: "sessions",
+  name: "sessions",
+  old: "sessions",
+  file: "files",
+  shell: "shells",
+};
+const FLAG_VALUE_OPERANDS: Record<string, Operand> = { cwd: "dirs" };
+// `kill TASK…` and `rm TASK…` take any number of tasks (cli.md); citty declares only the first.
+const REPEATED_OPERAND = new Set(["kill", "rm"]);
+const AFTER_DASH_DASH: Record<string, Operand> = { run: "command" };
+const HELP: FlagSpec = { long: "--help", short: "-h", takesValue: false, value: "none", description: "Show usage" };
+const LISTS = ["sessions", "tasks"] as const;
+
+export default defineCommand({
+  meta: { name: "completions", description: "Print a shell completion script (bash, zsh or fish)" },
+  args: {
+    shell: { type: "positional", required: false, description: `Shell: ${SHELLS.join(", ")}` },
+    list: { type: "string", description: "Print saved session names or live task ids and names, one per line (used by the scripts)" },
+  },
+  async run({ args }) {
+    if (args.list !== undefined) return printList(args.list);
+    const shell = args.shell as Shell;
+    if (!SHELLS.includes(shell)) throw usageError(`completions needs a shell: ${SHELLS.join(", ")} (got '${printable(args.shell ?? "")}')`);
+    const { root, SUBCOMMANDS } = await import("./cli.ts");
+    const commands = await Promise.all(
+      Object.entries(SUBCOMMANDS).map(async ([name, lazy]) => describeCommand(name, await lazy())),
+    );
+    const rootFlags = [...flagsOf(await resolve(root.args)), HELP];
+    process.stdout.write(completionScript(shell, { program: selfCommand(), rootFlags, commands }));
+  },
+});
+
+async function resolve<T>(value: T | (() => T | Promise<T>) | undefined): Promise<T | undefined> {
+  return typeof value === "function" ? await (value as () => T | Promise<T>)() : value;
+}
+
+async function describeCommand(name: string, def: CommandDef<any>, parent = ""): Promise<CommandSpec> {
+  const meta = await resolve(def.meta);
+  const args = (await resolve(def.args)) ?? {};
+  const subDefs = (await resolve(def.subCommands)) ?? {};
+  const subcommands = await Promise.all(
+    Object.entries(subDefs).map(async ([subName, sub]) => describeCommand(subName, (await resolve(sub))!, name)),
+  );
+  const firstPositional = Object.entries(args).find(([, arg]) => (arg as ArgDef).type === "positional")?.[0];
+  return {
+    name,
+    description: meta?.description ?? "",
+    flags: [...flagsOf(args), HELP],
+    subcommands,
+    operand: (firstPositional && POSITIONAL_OPERANDS[firstPositional]) || "none",
+    repeatsOperand: !parent && REPEATED_OPERAND.has(name),
+    afterDashDash: (!parent && AFTER_DASH_DASH[name]) || "none",
+  };
+}
+
+function flagsOf(args: Record<string, ArgDef> | undefined): FlagSpec[] {
+  return Object.entries(args ?? {}).flatMap(([name, arg]): FlagSpec[] => {
+    if (arg.type === "positional") return [];
+    const alias = Array.isArray(arg.alias) ? arg.alias[0] : arg.alias;
+    // A boolean that defaults to true is only ever given as its negation (`send --no-enter`).
+    const negated = arg.type === "boolean" && arg.default === true;
+    return [{
+      long: negated ? `--no-${name}` : `--${name}`,
+      short: alias && !negated ? `-${alias}` : null,
+      takesValue: arg.type !== "boolean",
+      value: FLAG_VALUE_OPERANDS[name] ?? "none",
+      description: arg.description ?? "",
+    }];
+  });
+}
+
+async function printList(what: string): Promise<void> {
+  if (what === "sessions") {
+    const { listSessions } = await import("./session-store.ts");
+    const names = listSessions().filter((s) => !s.damaged).map((s) => s.name);
+    writeLines(names.filter((name) => printable(name) === name));
+  } else if (what === "tasks") {
+    writeLines(taskCandidates(await liveTasks()));
+  } else {
+    throw usageError(`--list takes ${LISTS.join(" or ")} (got '${printable(what)}')`);
+  }
+}
+
+async function liveTasks(): Promise<TaskInfo[]> {
+  const { withDaemon } = await import("./client.ts");
+  try {
+    return await withDaemon((c) => c.request<TaskInfo[]>("ls"), { autostart: false });
+  } catch (error) {
+    if (error instanceof UserError) return []; // no daemon: nothing to complete, and none is started
+    throw error;
+  }
+}
+
+/** `value<TAB>description` lines: every id, and every display name (names never hold control characters). */
+export function taskCandidates(tasks: TaskInfo[]): string[] {
+  const oneLine = (text: string) => printable(text.replace(/\s+/g, " "));
+  const ids = tasks.map((t) => `${t.id}\t${oneLine(label(t))}`);
+  const names = tasks.filter((t) => t.name !== null && printable(t.name) === t.name).map((t) => `${t.name}\ttask ${t.id}`);
+  return [...ids, ...names];
+}
+
+function writeLines(lines: string[]): void {
+  if (lines.length) process.stdout.write(`${lines.join("\n")}\n`);
+}

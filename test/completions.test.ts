@@ -1,0 +1,106 @@
+// Completion scripts through the real program: bash loads the script and its completion function is
+// driven with the words of a command line, as bash itself would call it; zsh and fish at least parse
+// theirs. The dynamic lists come from `completions --list`, which must never start a daemon.
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Fleet } from "./fleet.ts";
+
+let fleet: Fleet;
+beforeEach(() => {
+  fleet = new Fleet();
+});
+afterEach(async () => {
+  await fleet.stop();
+});
+
+/** Completes each command line (the last word is the one being completed) in one bash, one result per line. */
+async function bashComplete(lines: string[][]): Promise<string[][]> {
+  const script = join(fleet.sandbox.root, "fleetcom.bash");
+  writeFileSync(script, await fleet.ok(["completions", "bash"]));
+  const driver = [
+    `source ${script}`,
+    `complete -p fleetcom`,
+    ...lines.map((words) => {
+      const quoted = words.map((w) => `'${w}'`).join(" ");
+      return `COMP_WORDS=(${quoted}); COMP_CWORD=${words.length - 1}; COMPREPLY=(); _fleetcom; (IFS=$'\\x1f'; printf '%s\\n' "\${COMPREPLY[*]}")`;
+    }),
+  ].join("\n");
+  const proc = Bun.spawn(["bash", "--norc", "--noprofile", "-c", driver], { env: fleet.env, cwd: fleet.sandbox.home, stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  if (code !== 0) throw new Error(`bash exited ${code}: ${err}`);
+  const [registration, ...results] = out.trimEnd().split("\n");
+  expect(registration).toBe("complete -F _fleetcom fleetcom");
+  return results.map((r) => r.split("\x1f").filter(Boolean));
+}
+
+describe("fleetcom completions", () => {
+  test("bash completes subcommands, session names, live task ids and names, flags and sub-commands", async () => {
+    await fleet.ok(["run", "--name", "web", "--", "sleep 600"]);
+    await fleet.ok(["run", "--", "sleep 601"]);
+    await fleet.ok(["save", "work"]);
+    await fleet.ok(["save", "weekend"]);
+    const [top, sessionWord, loadTarget, attachTarget, byName, killSecond, renameSecond, peekFlags, sessionsSub, sessionsRm, shells] = await bashComplete([
+      ["fleetcom", "se"],
+      ["fleetcom", "we"],
+      ["fleetcom", "load", "wo"],
+      ["fleetcom", "attach", ""],
+      ["fleetcom", "peek", "w"],
+      ["fleetcom", "kill", "1", ""],
+      ["fleetcom", "rename", "1", ""],
+      ["fleetcom", "peek", "--f"],
+      ["fleetcom", "sessions", ""],
+      ["fleetcom", "sessions", "rm", "w"],
+      ["fleetcom", "completions", ""],
+    ]);
+    expect(top).toEqual(["send", "sessions"]);
+    expect(sessionWord).toEqual(["weekend"]);
+    expect(loadTarget).toEqual(["work"]);
+    expect(attachTarget).toEqual(["1", "2", "web"]);
+    expect(byName).toEqual(["web"]);
+    expect(killSecond).toEqual(["1", "2", "web"]);
+    expect(renameSecond).toEqual([]);
+    expect(peekFlags).toEqual(["--follow"]);
+    expect(sessionsSub).toEqual(["list", "rm", "mv"]);
+    expect(sessionsRm).toEqual(["weekend", "work"]);
+    expect(shells).toEqual(["bash", "zsh", "fish"]);
+  });
+
+  test("a session name with a space completes quoted for the shell", async () => {
+    await fleet.ok(["run", "--", "sleep 600"]);
+    await fleet.ok(["save", "my work"]);
+    const [[candidate]] = await bashComplete([["fleetcom", "load", "my"]]);
+    expect(candidate).toBe("my\\ work");
+  });
+
+  test("--list tasks without a daemon prints nothing and starts none", async () => {
+    const r = await fleet.cli(["completions", "--list", "tasks"]);
+    expect(r).toEqual({ code: 0, stdout: "", stderr: "" });
+    expect(existsSync(join(fleet.sandbox.runtime, "default.sock"))).toBe(false);
+    expect((await fleet.cli(["status"])).code).toBe(3);
+  });
+
+  test("--list prints one id or name per line with a tab-separated description", async () => {
+    await fleet.ok(["run", "--name", "api", "--", "sleep 600"]);
+    await fleet.ok(["save", "work"]);
+    expect(await fleet.ok(["completions", "--list", "tasks"])).toBe("1\tapi\napi\ttask 1\n");
+    expect(await fleet.ok(["completions", "--list", "sessions"])).toBe("work\n");
+  });
+
+  test("an unknown shell or list is a usage error", async () => {
+    const shell = await fleet.cli(["completions", "tcsh"]);
+    expect(shell.code).toBe(2);
+    expect(shell.stderr).toContain("bash, zsh, fish");
+    expect((await fleet.cli(["completions", "--list", "nope"])).code).toBe(2);
+  });
+
+  for (const [shell, check] of [["zsh", ["zsh", "-n"]], ["fish", ["fish", "-n"]]] as const) {
+    test.skipIf(!Bun.which(shell))(`the ${shell} script parses`, async () => {
+      const file = join(fleet.sandbox.root, `fleetcom.${shell}`);
+      writeFileSync(file, await fleet.ok(["completions", shell]));
+      const r = Bun.spawnSync([...check, file], { stderr: "pipe" });
+      expect(r.stderr.toString()).toBe("");
+      expect(r.exitCode).toBe(0);
+    });
+  }
+});

@@ -104,28 +104,32 @@ function glyphColor(task: TaskInfo): (s: string) => string {
   return g === "✻" ? paint.yellow : g === "∙" ? paint.dim : g === "✓" ? paint.green : paint.red;
 }
 
-// The long form when it fits, else the short one; the short one is cut like any line.
+// The longest form that fits; the most compact one is cut like any line.
 const KEYS: [string, string, string][] = [
-  ["↑↓", "select", ""],
+  ["↑↓", "select", "↑↓"],
   ["enter", "attach", "⏎"],
   ["space", "peek", "␣"],
-  ["n", "new", ""],
-  ["r", "rerun", ""],
-  ["R", "rename", ""],
-  ["g", "group", ""],
-  ["m", "tag", ""],
-  ["X", "kill/rm", ""],
-  ["s", "grouping", ""],
-  ["w", "save", ""],
-  ["o", "sessions", ""],
-  ["q", "detach", ""],
-  ["Q", "quit", ""],
+  ["n", "new", "n"],
+  ["r", "rerun", "r"],
+  ["R", "rename", "R"],
+  ["g", "group", "g"],
+  ["m", "tag", "m"],
+  ["X", "kill/rm", "X"],
+  ["s", "grouping", "s"],
+  ["w", "save", "w"],
+  ["o", "sessions", "o"],
+  ["q", "detach", "q"],
+  ["Q", "quit", "Q"],
 ];
-export const HINT = KEYS.map(([key, what]) => `${key} ${what}`).join(" · ");
-const SHORT_HINT = KEYS.map(([key, what, short]) => `${short || key} ${what}`).join("  ");
+const HINTS = [
+  KEYS.map(([key, what]) => `${key} ${what}`).join(" · "),
+  KEYS.map(([, what, short]) => `${short} ${what}`).join("  "),
+  // Narrow terminals: how to leave first, shorter words.
+  "q:detach Q:quit ↑↓ ⏎:attach ␣:peek n:new r:rerun R:name g:group m:tag X:kill/rm s:sort w:save o:open",
+];
 
 export function hintLine(columns: number): string {
-  return textWidth(HINT) < columns ? HINT : fit(SHORT_HINT, columns);
+  return HINTS.find((hint) => textWidth(hint) < columns) ?? fit(HINTS[HINTS.length - 1]!, columns);
 }
 
 export interface View {
@@ -143,7 +147,8 @@ export interface View {
 export function dashboardLines(view: View, columns: number, maxLines: number): string[] {
   const top = [paint.bold(fit(header(view.tasks, view.grouping, view.foreground), columns))];
   const bottom: string[] = [];
-  if (view.status) bottom.push((view.status.error ? paint.red : paint.green)(fit(view.status.text, columns)));
+  const color = view.status?.error ? paint.red : paint.green;
+  for (const line of view.status?.text.split("\n") ?? []) bottom.push(color(fit(line, columns)));
   bottom.push(paint.dim(view.peek ? fit("any key returns to the list", columns) : hintLine(columns)));
   const room = Math.max(1, maxLines - top.length - bottom.length);
   const peekLines = view.peek ? peekBlock(view.peek, columns, Math.max(2, room - Math.max(3, Math.floor(room / 2)))) : [];

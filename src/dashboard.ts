@@ -278,7 +278,7 @@ class Dashboard {
       const picked = await pickSession({ start: "saved", region: this.region, keys: this.keys, reserve: PROMPT_ROWS });
       if (!picked) return;
       const summary = await loadAndDescribe(picked.recipe);
-      const hint = picked.kind === "recovery" ? ": press w (or run fleetcom save NAME) to keep it under a permanent name" : "";
+      const hint = picked.kind === "recovery" ? "\npress w (or run fleetcom save NAME) to keep this fleet under a permanent name" : "";
       this.status = { text: `${summary}${hint}`, error: false };
     } catch (error) {
       this.status = { text: errorMessage(error), error: true };

@@ -18,7 +18,7 @@ DIST_DIR ?= dist
 DENO_TESTS := test/cli.test.ts test/sessions-cli.test.ts test/save-load.test.ts test/daemon.test.ts \
 	test/tasks.test.ts test/attach.test.ts test/completions.test.ts
 
-.PHONY: deps build dist test test-deno run bench clean
+.PHONY: deps build dist test test-deno run bench docs clean
 
 deps: node_modules/.installed
 
@@ -51,8 +51,14 @@ test: deps
 test-deno: deps | $(DENO)
 	PATH="$(dir $(abspath $(DENO))):$$PATH" FLEETCOM_TEST_RUNTIME=deno $(BUN) test --timeout 60000 $(DENO_TESTS)
 
+# Without ARGS: the dashboard on a demo fleet (clock, fake server, its log tail, top), supervised in
+# this process so quitting ends the demo's tasks.
 run: build
-	./dist/fleetcom $(if $(ARGS),$(ARGS),--help)
+	./dist/fleetcom $(if $(ARGS),$(ARGS),--foreground examples/demo.json)
+
+# docs/dashboard.txt: the dashboard captured from the real program with a realistic fleet.
+docs: deps
+	$(BUN) scripts/capture-dashboard.ts
 
 bench: build
 	$(BUN) bench/run.ts $(ARGS)

@@ -1,12 +1,14 @@
-// Regenerates docs/dashboard.txt: the dashboard as a user sees it, with a realistic fleet (two AI
+// Regenerates docs/dashboard.txt (and its copy in README.md): the dashboard as a user sees it, with a realistic fleet (two AI
 // agents, a server, a test watcher, a build that passed and a lint that failed), captured from the
 // real program in a real PTY through a headless terminal. Run with `make docs`.
 // The agents are stand-in scripts named `claude` and `codex` on PATH, so no account is needed.
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Fleet, until } from "../test/fleet.ts";
 
 const OUT = join(import.meta.dir, "../docs/dashboard.txt");
+const README = join(import.meta.dir, "../README.md");
+const README_BLOCK = /(<!-- docs\/dashboard\.txt -->\n```text\n)[\s\S]*?(```\n<!-- \/docs\/dashboard\.txt -->)/;
 const SIZE = { cols: 110, rows: 18 };
 
 const AGENTS: Record<string, string> = {
@@ -48,6 +50,7 @@ try {
   const client = fleet.spawnClient([], SIZE);
   const screen = await client.waitForScreen("the dashboard", (s) => s.includes("api server") && s.includes("Completed"));
   writeFileSync(OUT, `${screen}\n`);
+  writeFileSync(README, readFileSync(README, "utf8").replace(README_BLOCK, (_, open, close) => `${open}${screen}\n${close}`));
   console.log(screen);
   client.write("q");
   await client.proc.exited;

@@ -66,12 +66,16 @@ class Dashboard {
     const onKey = (key: Key) => void this.onKey(key).catch((error) => this.say(errorMessage(error), true));
     const onResize = () => this.redrawFromTop();
     const tick = setInterval(() => this.refresh(), REFRESH_MS);
+    // A polite kill gets the terminal back in shape, as q would.
+    const onTerm = () => this.finish("detached");
+    process.once("SIGTERM", onTerm);
     this.keys.push(onKey);
     process.stdout.on("resize", onResize);
     this.draw();
     const end = await done;
     this.away = true; // for good: a late reply or event must not draw over what follows
     clearInterval(tick);
+    process.off("SIGTERM", onTerm);
     process.stdout.off("resize", onResize);
     this.keys.pop(onKey);
     this.region.clear();

@@ -123,6 +123,18 @@ describe("the view", () => {
     expect(rows(screen).length).toBeLessThanOrEqual(9);
   });
 
+  test("colours only when NO_COLOR is not set", async () => {
+    await fleet.run("sleep 3600");
+    const SGR = /\x1b\[[0-9;]*m/;
+    const plain = await dashboard();
+    expect(plain.output).not.toMatch(SGR);
+    plain.write("q");
+    await plain.proc.exited;
+    delete fleet.env.NO_COLOR;
+    const coloured = await dashboard();
+    expect(coloured.output).toMatch(SGR);
+  });
+
   test("without a terminal the dashboard says so and exits 2", async () => {
     const r = await fleet.cli([]);
     expect(r.code).toBe(2);

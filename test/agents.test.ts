@@ -143,14 +143,14 @@ describe("precedence", () => {
   const S = "44444444-4444-4444-8444-444444444444";
 
   test.each([
-    ["the exit hint beats everything", { exitHint: H, captured: C, pinned: P, store: () => S }, H],
+    ["the exit hint beats everything", { exitHint: H, captured: C, pinned: P, store: (): string => S }, H],
     ["the capture beats the pin", { exitHint: null, captured: C, pinned: P }, C],
-    ["the pin beats the store", { captured: null, pinned: P, store: () => S }, P],
-    ["the store comes last", { store: () => S }, S],
+    ["the pin beats the store", { captured: null, pinned: P, store: (): string => S }, P],
+    ["the store comes last", { store: (): string => S }, S],
     ["a hostile hint falls through to the capture", { exitHint: "$(touch /tmp/pwned)", captured: C, pinned: P }, C],
     ["a hostile capture falls through to the pin", { captured: `${C} ; rm -rf ~`, pinned: P }, P],
-    ["an uppercase pin falls through to the store", { pinned: "ABCDEF00-3333-4333-8333-333333333333", store: () => S }, S],
-    ["a hostile store gives nothing", { store: () => "'; rm -rf ~; '" }, null],
+    ["an uppercase pin falls through to the store", { pinned: "ABCDEF00-3333-4333-8333-333333333333", store: (): string => S }, S],
+    ["a hostile store gives nothing", { store: (): string => "'; rm -rf ~; '" }, null],
     ["no evidence gives nothing", {}, null],
   ])("%s", (_what, evidence, expected) => {
     expect(conversationId(evidence)).toBe(expected);

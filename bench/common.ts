@@ -2,6 +2,7 @@
 // isolated tmux server (its own socket, no user config), clients in real PTYs, timing statistics
 // and the one-line report format. Everything started here is registered for cleanup, so a
 // benchmark that throws or is interrupted leaves no daemon, server or task behind.
+import { isProcessAlive } from "../src/runtime.ts";
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -73,6 +74,19 @@ export class Fleetcom {
   /** Starts `command` as a task; returns its id. */
   async start(command: string): Promise<string> {
     return (await this.run("run", "--", command)).trim();
+  }
+
+  /** Removes a task once the daemon has seen it exit (it may still be parsing the task's last output). */
+  async remove(id: string): Promise<void> {
+    for (;;) {
+      try {
+        await this.run("rm", id);
+        return;
+      } catch (error) {
+        if (!String(error).includes("still running")) throw error;
+        await Bun.sleep(10);
+      }
+    }
   }
 
   killDaemon(): void {
@@ -243,13 +257,9 @@ export function readPid(file: string): number | undefined {
  * True once `pid` is gone, zombie state included: it is gone only when the tool that started it
  * has reaped it, so this sees the exit the way the tool does, from outside and the same for both.
  */
+/** A zombie has finished: the tmux server here sometimes leaves its panes' shells unreaped. */
 export function processGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch {
-    return true;
-  }
+  return !isProcessAlive(pid);
 }
 
 // ---- statistics and report lines -------------------------------------------------------------

@@ -67,7 +67,7 @@ async function fleetcomDetached({ root, fleetcom }: Sandbox, n: number): Promise
   const id = await fleetcom.start(floodRecordingPid(pidFile));
   await untilReaped(pidFile);
   const elapsed = performance.now() - started;
-  await fleetcom.run("rm", id);
+  await fleetcom.remove(id);
   return elapsed;
 }
 
@@ -96,7 +96,7 @@ async function fleetcomAttached({ fleetcom }: Sandbox): Promise<AttachedRun> {
   const id = await fleetcom.start(FLOOD_ON_ENTER);
   const client = new PtyClient(fleetcom.argv("attach", id), fleetcom.env);
   const run = await floodThroughClient(client, `[task ${id} `);
-  await fleetcom.run("rm", id);
+  await fleetcom.remove(id);
   return run;
 }
 

@@ -35,7 +35,14 @@ export async function attachSession(ref: string): Promise<AttachOutcome> {
   let info: TaskInfo;
 
   client.handlers = {
-    data: (bytes) => stdout.write(bytes),
+    // Stop reading while the terminal is behind, so the daemon sees a slow client and sends a
+    // fresh screen later instead of this process buffering the backlog.
+    data: (bytes) => {
+      if (!stdout.write(bytes)) {
+        client.pause();
+        stdout.once("drain", () => client.resume());
+      }
+    },
     attachEnd: (end) => finish({ kind: "ended", end }),
     closed: () => finish({ kind: "ended", end: { type: "attach-end", reason: "shutdown", task: info } }),
   };

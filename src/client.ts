@@ -104,6 +104,14 @@ export class DaemonClient {
     this.socket.write(encodeControl(message));
   }
 
+  pause(): void {
+    this.socket.pause();
+  }
+
+  resume(): void {
+    this.socket.resume();
+  }
+
   /** Ends the connection without keeping the process alive for the daemon's side of the close. */
   close(): void {
     this.socket.end();

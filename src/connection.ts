@@ -1,17 +1,21 @@
 // The daemon's side of one client connection: framing in both directions and output backpressure.
-// A client that sends a bad frame is dropped; a client that reads slowly stops getting raw output
-// (its queue is bounded) and gets a fresh screen once it has drained, so it never slows a task.
+// A client that sends a bad frame is dropped. A client that reads slowly, or a task that prints
+// faster than a terminal can usefully draw, stops the raw output: the client gets a fresh screen
+// once its queue has drained instead, so it never slows a task and never mirrors a firehose.
 import type { Socket } from "node:net";
 import { FrameDecoder, FrameError, FrameKind, MAX_CLIENT_FRAME, decodeJson, encodeControl, encodeData } from "./protocol.ts";
 
 /**
- * Pending output beyond this and the client is treated as slow: a few screens' worth, as tmux does.
- * A client that cannot keep up gets a fresh screen instead of a backlog it would take seconds to
- * draw, and a task's firehose is never mirrored byte for byte into a terminal that cannot take it.
+ * Raw output a client may have pending, and may be sent per rate window: a few screens' worth, as
+ * tmux does. Busy logs stay byte-exact; `cat` of a huge file is drawn as a few screens a second.
  */
 export function outputHighWater(cols: number, rows: number): number {
   return Math.max(64 * 1024, cols * rows * 8);
 }
+
+const RATE_WINDOW_MS = 100;
+/** How often a client that is behind is checked for having drained, i.e. its screen refresh rate under a flood. */
+const CATCH_UP_CHECK_MS = 30;
 
 export interface ConnectionHandler {
   control(conn: Connection, message: unknown): void;
@@ -23,15 +27,21 @@ export interface ConnectionHandler {
 
 export class Connection {
   private readonly decoder = new FrameDecoder(MAX_CLIENT_FRAME);
-  private behind = false;
+  private isBehind = false;
   private closedAlready = false;
+
+  /** Raw output is being skipped; a fresh screen is due. */
+  get behind(): boolean {
+    return this.isBehind;
+  }
+  private windowStart = 0;
+  private windowBytes = 0;
 
   constructor(
     readonly socket: Socket,
     private readonly handler: ConnectionHandler,
   ) {
     socket.on("data", (chunk) => this.receive(chunk));
-    socket.on("drain", () => this.drained());
     socket.on("error", () => this.close());
     socket.on("close", () => this.close());
   }
@@ -56,25 +66,36 @@ export class Connection {
   }
 
   /** Raw task output; skipped while the client is behind (it gets a fresh screen later). */
-  sendOutput(bytes: Uint8Array | string, highWater: number): void {
-    if (this.closedAlready || this.behind) return;
-    if (this.socket.writableLength > highWater) {
-      this.behind = true;
-      return;
+  sendOutput(bytes: Uint8Array, highWater: number): void {
+    if (this.closedAlready || this.isBehind) return;
+    const now = performance.now();
+    if (now - this.windowStart > RATE_WINDOW_MS) {
+      this.windowStart = now;
+      this.windowBytes = 0;
     }
+    this.windowBytes += bytes.length;
+    if (this.socket.writableLength > highWater || this.windowBytes > highWater) return this.fallBehind();
     this.socket.write(encodeData(bytes));
+  }
+
+  private fallBehind(): void {
+    this.isBehind = true;
+    setTimeout(() => this.checkCaughtUp(), CATCH_UP_CHECK_MS);
+  }
+
+  private checkCaughtUp(): void {
+    if (!this.isBehind || this.closedAlready) return;
+    if (this.socket.writableLength > 0) return void setTimeout(() => this.checkCaughtUp(), CATCH_UP_CHECK_MS);
+    this.windowStart = performance.now();
+    this.windowBytes = 0;
+    this.handler.caughtUp(this);
   }
 
   /** Output that must arrive whole (a serialized screen), whatever the queue. */
   sendScreen(bytes: string): void {
     if (this.closedAlready) return;
-    this.behind = false;
+    this.isBehind = false;
     this.socket.write(encodeData(bytes));
-  }
-
-  private drained(): void {
-    if (!this.behind || this.closedAlready) return;
-    this.handler.caughtUp(this);
   }
 
   /** Refuse the client with a message, then close. */

@@ -131,13 +131,15 @@ export class Daemon implements TaskListener, ConnectionHandler {
     if (!this.isAttached(task)) task.write(data);
   }
 
+  /** Called once every byte the run printed has been parsed. */
   exited(task: Task): void {
     const info = task.info();
     for (const peer of this.peers.values()) {
-      if (peer.attached === task || peer.following === task) {
-        this.detach(peer);
-        peer.conn.send({ type: "attach-end", reason: "exited", task: info });
-      }
+      if (peer.attached !== task && peer.following !== task) continue;
+      // A client that fell behind during a flood must still end on the task's last screen.
+      if (peer.conn.behind) peer.conn.sendScreen(peer.attached ? task.screen.serializeForAttach("visible") : textView(task.screen.text()));
+      this.detach(peer);
+      peer.conn.send({ type: "attach-end", reason: "exited", task: info });
     }
     this.onRecipeChange();
     // The exit event carries the final preview, so wait for the last output to be parsed.
@@ -327,7 +329,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
 
   /** For `peek --follow`: the screen as text, then the output that follows it. */
   private sendText(peer: Peer, task: Task, lines?: number): void {
-    this.sendAtCurrentPoint(peer, task, task.screen.textAtCurrentPoint(lines), (text) => (text ? `${text}\n` : ""));
+    this.sendAtCurrentPoint(peer, task, task.screen.textAtCurrentPoint(lines), textView);
   }
 
   /**
@@ -387,6 +389,10 @@ export class Daemon implements TaskListener, ConnectionHandler {
     })();
     return this.stopping;
   }
+}
+
+function textView(text: string): string {
+  return text ? `${text}\n` : "";
 }
 
 function isDirectory(path: string): boolean {

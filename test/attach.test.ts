@@ -78,6 +78,23 @@ describe("attach", () => {
     expect(second.output).toContain(`[task ${id} exited 0]`);
   });
 
+  test("a flood through an attached client is drawn as screens, and the client still ends on the exact last screen", async () => {
+    const id = await fleet.run("echo READY; read go; seq 1 400000; echo THE-END");
+    const client = await attach(id);
+    await client.waitForScreen("ready", (s) => s.includes("READY"));
+    client.write("\r");
+    expect(await client.proc.exited).toBe(0);
+    await client.settled();
+    const received = client.output.length;
+    expect(received).toBeLessThan(400000 * 6);
+    const lastScreen = (await fleet.peek(id)).trim().split("\n").slice(-20);
+    expect(lastScreen.slice(-2)).toEqual(["400000", "THE-END"]);
+    const clientRows = client.screen().split("\n").map((r) => r.trimEnd());
+    const end = clientRows.findIndex((r) => r === "THE-END");
+    expect(clientRows.slice(end - lastScreen.length + 1, end + 1)).toEqual(lastScreen);
+    expect(client.output).toContain(`[task ${id} exited 0]`);
+  });
+
   test("a task that asks for its cursor position while nobody is attached gets one answer and completes", async () => {
     const id = await fleet.run(
       `bash -c 'stty raw -echo; printf "\\033[5;9H\\033[6n"; IFS= read -r -d R reply; if IFS= read -r -t 1 -n1 extra; then echo EXTRA; fi; stty sane; echo "CPR:\${reply#*[}"'`,

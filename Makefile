@@ -48,8 +48,13 @@ dist: deps
 test: deps
 	$(BUN) test --timeout 60000
 
+# Under Deno a task killed by a signal reports exit code 1 and no signal: bun-pty's library keeps only
+# portable-pty's exit_code() (docs/troubleshooting.md). The two tests that check signal names are left out.
+DENO_SKIP := exit codes and signals are reported as they happened|kill KILLs a TERM-ignoring task
+
 test-deno: deps | $(DENO)
-	PATH="$(dir $(abspath $(DENO))):$$PATH" FLEETCOM_TEST_RUNTIME=deno $(BUN) test --timeout 60000 $(DENO_TESTS)
+	PATH="$(dir $(abspath $(DENO))):$$PATH" FLEETCOM_TEST_RUNTIME=deno \
+	  $(BUN) test --timeout 60000 --test-name-pattern '^(?!.*($(DENO_SKIP))).*' $(DENO_TESTS)
 
 # Without ARGS: the dashboard on a demo fleet (clock, fake server, its log tail, top), supervised in
 # this process so quitting ends the demo's tasks.

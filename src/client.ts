@@ -45,7 +45,7 @@ export class DaemonClient {
           resolve();
         } else if (message.type === "refused") reject(new UserError(message.error, EXIT.unreachable));
       };
-      this.socket.on("data", (chunk) => this.receive(chunk));
+      this.socket.on("data", (chunk: Buffer) => this.receive(chunk));
       this.socket.on("close", () => this.onClosed(reject));
       this.socket.on("error", () => {});
       const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));

@@ -41,7 +41,7 @@ export class Connection {
     readonly socket: Socket,
     private readonly handler: ConnectionHandler,
   ) {
-    socket.on("data", (chunk) => this.receive(chunk));
+    socket.on("data", (chunk: Buffer) => this.receive(chunk));
     socket.on("error", () => this.close());
     socket.on("close", () => this.close());
   }

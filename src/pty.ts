@@ -44,7 +44,7 @@ function spawnBunPty({ argv, cwd, env, cols, rows, onData }: PtySpawnOptions): P
   });
   const terminal = proc.terminal!;
   const exited = proc.exited.then((code) => {
-    const signal = proc.signalCode ?? null;
+    const signal = proc.signalCode === null ? null : String(proc.signalCode);
     terminal.close();
     return { exitCode: signal ? null : code, signal };
   });

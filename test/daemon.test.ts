@@ -46,7 +46,7 @@ class RawClient {
 
   constructor(path: string) {
     this.socket = connect(path);
-    this.socket.on("data", (chunk) => {
+    this.socket.on("data", (chunk: Buffer) => {
       for (const f of this.decoder.push(chunk)) {
         if (f.kind === FrameKind.data) this.dataBytes += f.payload.length;
         else this.messages.push(decodeJson(f.payload));

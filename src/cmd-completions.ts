@@ -71,7 +71,7 @@ async function describeCommand(name: string, def: CommandDef<any>, parent = ""):
 function flagsOf(args: Record<string, ArgDef> | undefined): FlagSpec[] {
   return Object.entries(args ?? {}).flatMap(([name, arg]): FlagSpec[] => {
     if (arg.type === "positional") return [];
-    const alias = Array.isArray(arg.alias) ? arg.alias[0] : arg.alias;
+    const alias = "alias" in arg ? [arg.alias].flat()[0] : undefined;
     // A boolean that defaults to true is only ever given as its negation (`send --no-enter`).
     const negated = arg.type === "boolean" && arg.default === true;
     return [{

@@ -9,8 +9,10 @@ DENO := $(or $(shell command -v deno 2>/dev/null),$(LOCAL_DENO))
 ARGS ?=
 
 # --bytecode starts `--version` and `ls` about 2.5x faster (see the commit that added `dist`);
-# --format=esm because bytecode defaults to CommonJS, where top-level await does not build.
-COMPILE := build --compile --minify --bytecode --format=esm
+# --format=esm because bytecode defaults to CommonJS, where top-level await does not build;
+# --splitting keeps each lazily imported command in its own chunk, so `--version` loads only its
+# own few lines (3.5-4.8 ms instead of 13.6-13.9 ms here).
+COMPILE := build --compile --minify --bytecode --format=esm --splitting
 DIST_TARGETS := linux-x64 linux-arm64 darwin-x64 darwin-arm64
 DIST_DIR ?= dist
 # The part of the suite `make test-deno` runs under `deno run`: the CLI, sessions, save/load, the

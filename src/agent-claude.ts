@@ -1,9 +1,12 @@
 // Claude Code: a new conversation is pinned with `--session-id`, and a settings overlay (merged by
 // Claude on top of the user's own settings) adds a SessionStart hook that copies its payload to the
-// run's capture file, so `/clear`, `/resume` and compaction are followed. Exit hint: `Resume this
-// session with:` then `claude … --resume <id>`. Store: `<claude home>/projects/<slug>/<id>.jsonl`.
+// run's capture file, so `/clear`, `/resume` and compaction are followed. The same overlay's
+// UserPromptSubmit, Stop, Notification and SessionEnd hooks append their payloads to the run's
+// events file, which is how fleetcom knows Claude waits for its user (attention.ts). Exit hint:
+// `Resume this session with:` then `claude … --resume <id>`. Store: `<claude home>/projects/<slug>/<id>.jsonl`.
 import { join } from "node:path";
 import { entriesOf, createdMs, member, textOf } from "./agent-files.ts";
+import { type AgentSignal, attentionMessage } from "./attention.ts";
 import {
   type Agent,
   type Env,
@@ -24,8 +27,56 @@ export const CLAUDE_SETTINGS_FILE = "claude-settings.json";
 // a SessionStart hook's stdout becomes part of Claude's context.
 const CAPTURE_HOOK = `umask 077; f="$FLEETCOM_CAPTURE_FILE"; [ -n "$f" ] || exit 0; cat > "$f.$$.tmp" && mv -f "$f.$$.tmp" "$f"`;
 
-/** Hook commands of the overlay, by Claude event name. The attention hooks join this table. */
-export const CLAUDE_HOOKS: Record<string, string> = { SessionStart: CAPTURE_HOOK };
+// One line per event (JSON holds raw newlines only as whitespace, so dropping them keeps it valid),
+// appended with one write; beside the capture file, named from it. Prints nothing: a
+// UserPromptSubmit hook's stdout becomes part of Claude's context.
+const EVENT_HOOK = `umask 077; f="$FLEETCOM_CAPTURE_FILE"; [ -n "$f" ] || exit 0; p=$(tr -d '\\r\\n'); printf '%s\\n' "$p" >> "\${f%.json}.events"`;
+
+/** Hook commands of the overlay, by Claude event name. */
+export const CLAUDE_HOOKS: Record<string, string> = {
+  SessionStart: CAPTURE_HOOK,
+  UserPromptSubmit: EVENT_HOOK,
+  Stop: EVENT_HOOK,
+  Notification: EVENT_HOOK,
+  SessionEnd: EVENT_HOOK,
+};
+
+/** `<dir>/task-<id>-<run>.events`: where the event hook writes, named from the capture file. */
+export function claudeEventsFile(captureFile: string): string {
+  return `${captureFile.replace(/\.json$/, "")}.events`;
+}
+
+/**
+ * What one hook payload says: a prompt submitted means working; Stop means waiting for input; a
+ * Notification is a permission prompt (its `notification_type`, or for older versions without one,
+ * a message about permission) or otherwise a wait for input (idle, a question), except the
+ * notice that a login worked; SessionEnd ends the wait.
+ */
+export function claudeSignal(line: string): AgentSignal | null {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  const message = attentionMessage(member(payload, "message"));
+  switch (member(payload, "hook_event_name")) {
+    case "UserPromptSubmit":
+      return { kind: "working" };
+    case "Stop":
+      return { kind: "waiting", state: "input", message: null };
+    case "SessionEnd":
+      return { kind: "ended" };
+    case "Notification": {
+      const type = member(payload, "notification_type");
+      if (type === "auth_success") return null;
+      const permission = type === "permission_prompt" || (type === undefined && /permission/i.test(message ?? ""));
+      return { kind: "waiting", state: permission ? "permission" : "input", message };
+    }
+    default:
+      return null;
+  }
+}
 
 export function claudeSettings(hooks: Record<string, string> = CLAUDE_HOOKS): string {
   const entries = Object.entries(hooks).map(([event, command]) => [event, [{ hooks: [{ type: "command", command }] }]]);
@@ -65,6 +116,9 @@ export const claude: Agent = {
   },
 
   captured: (source) => sessionStartId(textOf(source.captureFile)),
+
+  attentionFile: (assets) => claudeEventsFile(assets.captureFile),
+  attentionSignal: claudeSignal,
 
   exitHint(lines, env) {
     const word = env.CLAUDE_CODE_RESUME_HINT_COMMAND || "claude";

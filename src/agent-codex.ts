@@ -1,10 +1,12 @@
 // Codex: `-c notify=[…]` points Codex's notify program at fleetcom's script, which appends each
 // payload to the run's capture file and then runs the user's own one-line notifier, if any, with the
-// payload. Codex's title-generation thread notifies too; its ID must never win. Exit hint: `codex
+// payload. Codex's title-generation thread notifies too; its ID must never win, and it never raises
+// attention, while a turn completed on the real thread means Codex waits for input. Exit hint: `codex
 // resume <id>` in three wordings. Store: dated rollout files whose first record names the cwd.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { entriesOf, firstRecord, member, textOf } from "./agent-files.ts";
+import { type AgentSignal, attentionMessage } from "./attention.ts";
 import { type Agent, type Env, homeOf, isUuid, lastHintId, nearSpawn, shellQuote, single, textsAfter, uuidOrNull } from "./agents.ts";
 
 export const CODEX_NOTIFY_SCRIPT = "codex-notify.sh";
@@ -82,25 +84,33 @@ function readConfig(env: Env): string | null {
 interface TurnPayload {
   thread: string;
   title: boolean;
+  message: string | null;
 }
 
-/** Every `agent-turn-complete` payload in the capture file (one JSON per line) whose thread ID is a strict UUID. */
-export function turnPayloads(capture: string | null): TurnPayload[] {
-  const found: TurnPayload[] = [];
-  for (const line of (capture ?? "").split("\n")) {
-    let payload: unknown;
-    try {
-      payload = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    const thread = member(payload, "thread-id");
-    if (member(payload, "type") !== "agent-turn-complete" || !isUuid(thread)) continue;
-    const inputs = member(payload, "input-messages");
-    const first = Array.isArray(inputs) ? inputs[0] : undefined;
-    found.push({ thread, title: typeof first === "string" && first.startsWith(TITLE_PROMPT) });
+/** One line of the capture file, when it is an `agent-turn-complete` payload whose thread ID is a strict UUID. */
+export function turnPayload(line: string): TurnPayload | null {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(line);
+  } catch {
+    return null;
   }
-  return found;
+  const thread = member(payload, "thread-id");
+  if (member(payload, "type") !== "agent-turn-complete" || !isUuid(thread)) return null;
+  const inputs = member(payload, "input-messages");
+  const first = Array.isArray(inputs) ? inputs[0] : undefined;
+  return { thread, title: typeof first === "string" && first.startsWith(TITLE_PROMPT), message: attentionMessage(member(payload, "last-assistant-message")) };
+}
+
+/** Every turn payload in the capture file (one JSON per line). */
+export function turnPayloads(capture: string | null): TurnPayload[] {
+  return (capture ?? "").split("\n").flatMap((line) => turnPayload(line) ?? []);
+}
+
+/** A turn completed on a real thread: Codex waits for input. The title thread's turn says nothing. */
+export function codexSignal(line: string): AgentSignal | null {
+  const turn = turnPayload(line);
+  return turn && !turn.title ? { kind: "waiting", state: "input", message: turn.message } : null;
 }
 
 /** The task's thread: the latest non-title thread, preferring one that has a rollout file. */
@@ -176,6 +186,9 @@ export const codex: Agent = {
     const home = codexHome(env);
     return capturedThread(turnPayloads(textOf(captureFile)), (id) => hasRollout(home, id));
   },
+
+  attentionFile: (assets) => assets.captureFile,
+  attentionSignal: codexSignal,
 
   exitHint(lines) {
     const hints = textsAfter(lines, HINT_HEADERS).map(({ header, text }) => {

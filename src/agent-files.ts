@@ -1,7 +1,7 @@
 // The small, forgiving file reads the agent modules share: a store or capture channel that is
 // missing, unreadable or half-written is simply no evidence, never an error.
 import { Buffer } from "node:buffer";
-import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync, type Dirent } from "node:fs";
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync, type Dirent } from "node:fs";
 
 /** The directory's entries, or none when it cannot be read. */
 export function entriesOf(dir: string): Dirent[] {
@@ -66,6 +66,33 @@ export function firstRecord(path: string): unknown {
     return JSON.parse(Buffer.concat(chunks).toString("utf8"));
   } catch {
     return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The complete lines appended to a file since `offset`, and the offset after them; a line still
+ * being written is left for the next call. Nothing when the file cannot be read.
+ */
+export function linesSince(path: string, offset: number): { lines: string[]; offset: number } {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return { lines: [], offset };
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size <= offset) return { lines: [], offset };
+    const buffer = Buffer.alloc(size - offset);
+    const n = readSync(fd, buffer, 0, buffer.length, offset);
+    const end = buffer.subarray(0, n).lastIndexOf(10);
+    if (end === -1) return { lines: [], offset };
+    const lines = buffer.subarray(0, end).toString("utf8").split("\n").filter((l) => l !== "");
+    return { lines, offset: offset + end + 1 };
+  } catch {
+    return { lines: [], offset };
   } finally {
     closeSync(fd);
   }

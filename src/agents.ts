@@ -10,6 +10,7 @@
 // form and the precedence of evidence. It does no I/O. One file per agent (agent-<name>.ts) holds
 // what is specific to that agent; conversation.ts lists them and does the I/O around them.
 import { homedir } from "node:os";
+import type { AgentSignal } from "./attention.ts";
 
 export type Env = Record<string, string | undefined>;
 
@@ -91,6 +92,10 @@ export interface Agent {
   exitHint(lines: readonly string[], env: Env): string | null;
   /** The single entry of the agent's own store matching the task, else null (save and snapshots only). */
   fromStore(query: StoreQuery): string | null;
+  /** The run's file where the agent's attention events land, one JSON per line; absent when it has none. */
+  attentionFile?(assets: RunAssets): string;
+  /** What one line of that file says about attention, or null when it says nothing. */
+  attentionSignal?(line: string): AgentSignal | null;
 }
 
 /** A command that takes part: the agent, the program word as typed, and the ID of a resume form. */

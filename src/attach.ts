@@ -1,6 +1,8 @@
 // Attached mode: this terminal becomes the task's terminal. Raw input goes to the PTY (Ctrl-C,
 // Ctrl-Z and Ctrl-D included); Ctrl-\ detaches. The daemon first sends the task's screen, then
-// live output; the terminal's size becomes the PTY's.
+// live output; the terminal's size becomes the PTY's. When another task starts waiting meanwhile, the
+// terminal's title says so (attach-notice.ts).
+import { AttachNotice } from "./attach-notice.ts";
 import { DaemonClient, terminalSize } from "./client.ts";
 import { EXIT, UserError, usageError } from "./errors.ts";
 import type { AttachEnd, TaskInfo } from "./messages.ts";
@@ -33,21 +35,26 @@ export async function attachSession(ref: string): Promise<AttachOutcome> {
   let finish!: (outcome: AttachOutcome) => void;
   const done = new Promise<AttachOutcome>((resolve) => (finish = resolve));
   let info: TaskInfo;
+  const notice = new AttachNotice((bytes) => stdout.write(bytes));
 
   client.handlers = {
     // Stop reading while the terminal is behind, so the daemon sees a slow client and sends a
     // fresh screen later instead of this process buffering the backlog.
     data: (bytes) => {
-      if (!stdout.write(bytes)) {
+      const drained = stdout.write(bytes);
+      notice.output(bytes);
+      if (!drained) {
         client.pause();
         stdout.once("drain", () => client.resume());
       }
     },
+    event: (event) => notice.taskChanged(event.task, event.event === "removed"),
     attachEnd: (end) => finish({ kind: "ended", end }),
     closed: () => finish({ kind: "ended", end: { type: "attach-end", reason: "shutdown", task: info } }),
   };
   try {
     info = await client.request<TaskInfo>("attach", { task: ref, ...size });
+    notice.attached(info.id, await client.request<TaskInfo[]>("subscribe"));
   } catch (error) {
     client.close();
     throw error;
@@ -71,7 +78,7 @@ export async function attachSession(ref: string): Promise<AttachOutcome> {
   stdin.setRawMode(false);
   stdin.pause();
   client.close();
-  stdout.write(RESTORE_TERMINAL);
+  stdout.write(notice.end() + RESTORE_TERMINAL);
   return outcome;
 }
 

@@ -14,6 +14,7 @@ export const SUBCOMMANDS: Record<string, Lazy> = {
   ls: () => import("./cmd-ls.ts").then((m) => m.default),
   peek: () => import("./cmd-peek.ts").then((m) => m.default),
   send: () => import("./cmd-send.ts").then((m) => m.default),
+  wait: () => import("./cmd-wait.ts").then((m) => m.default),
   kill: () => import("./cmd-kill.ts").then((m) => m.default),
   rm: () => import("./cmd-rm.ts").then((m) => m.default),
   rerun: () => import("./cmd-rerun.ts").then((m) => m.default),

@@ -5,7 +5,9 @@ import { commandCode } from "./agent-commandcode.ts";
 import { claude } from "./agent-claude.ts";
 import { codex } from "./agent-codex.ts";
 import { grok } from "./agent-grok.ts";
+import { linesSince } from "./agent-files.ts";
 import type { AgentNamespace } from "./agent-namespace.ts";
+import type { AgentSignal } from "./attention.ts";
 import { type Agent, type Env, type Launch, type RunAssets, conversationId, detect, instrumentedCommand, resumeCommand } from "./agents.ts";
 
 export const AGENTS: readonly Agent[] = [claude, codex, grok, commandCode];
@@ -51,6 +53,8 @@ export class AgentRun {
   private stored: string | null = null;
   /** Set when the supervisor stops: the capture as last read, since its files are about to go. */
   private frozen: string | null | undefined = undefined;
+  /** How far the run's attention events have been read. */
+  private eventsRead = 0;
   private readonly env: Env;
   private readonly cwd: string;
   private readonly spawnedAt: Date;
@@ -93,6 +97,15 @@ export class AgentRun {
 
   resumeCommand(id: string | null): string | null {
     return resumeCommand(this.launch, id);
+  }
+
+  /** What the agent said about attention since the last call, in order (attention.ts). */
+  newSignals(): AgentSignal[] {
+    const { agent } = this.launch;
+    if (!this.assets || !agent.attentionFile || !agent.attentionSignal) return [];
+    const { lines, offset } = linesSince(agent.attentionFile(this.assets), this.eventsRead);
+    this.eventsRead = offset;
+    return lines.flatMap((line) => agent.attentionSignal!(line) ?? []);
   }
 
   /** Reads the capture channel one last time and keeps the answer (the supervisor removes the files). */

@@ -5,11 +5,14 @@ import { chmodSync, closeSync, existsSync, fstatSync, ftruncateSync, openSync, s
 import { createServer, type Server, type Socket } from "node:net";
 import { type } from "arktype";
 import { AgentNamespace } from "./agent-namespace.ts";
+import { type Attention, isNewAttention } from "./attention.ts";
 import { Connection, outputHighWater, type ConnectionHandler } from "./connection.ts";
 import { savedCommands } from "./conversation.ts";
 import { UserError, errorMessage } from "./errors.ts";
+import { label } from "./format.ts";
 import { normalizeGroup, normalizeName } from "./labels.ts";
 import { hello as helloSchema, opArgs, request as requestSchema, type Hello, type Op, type RecipeEntry, type Request, type TaskInfo } from "./messages.ts";
+import { runNotifier } from "./notifier.ts";
 import { lockPath, socketPath, runtimeDir } from "./paths.ts";
 import { PROTOCOL_VERSION } from "./protocol.ts";
 import { tryLockExclusive } from "./runtime.ts";
@@ -47,7 +50,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
   private changeTimer: ReturnType<typeof setTimeout> | null = null;
   private nextId = 1;
   private stopping: Promise<void> | null = null;
-  private readonly agents = new AgentNamespace(runtimeDir());
+  private readonly agents = new AgentNamespace(runtimeDir(), (id, run) => this.tasks.get(id)?.agentFilesChanged(run));
   readonly startedAt = new Date();
   onStop: () => void = () => {};
   /** Called after every command that can change a saved recipe (recovery snapshots hang here). */
@@ -75,6 +78,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
     const peer = this.peers.get(conn);
     if (!peer?.hello) return conn.drop("data before handshake");
     peer.attached?.write(bytes);
+    peer.attached?.attended();
   }
 
   closed(conn: Connection): void {
@@ -146,6 +150,17 @@ export class Daemon implements TaskListener, ConnectionHandler {
     task.screen.flushed().then(() => {
       if (this.tasks.get(task.id) === task) this.broadcast("exited", task.info());
     });
+  }
+
+  /** Attention changes go out at once (scripts wait on them) and run FLEETCOM_NOTIFY on a new state. */
+  attention(task: Task, before: Attention | null): void {
+    if (!this.tasks.has(task.id)) return;
+    const info = task.info();
+    this.broadcast("changed", info);
+    const command = process.env.FLEETCOM_NOTIFY;
+    if (command && info.attention && isNewAttention(before, info.attention)) {
+      runNotifier(command, { taskId: task.id, label: label(info), attention: info.attention }, this.options.log);
+    }
   }
 
   private isAttached(task: Task): boolean {
@@ -240,6 +255,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
       const task = this.find(a.task);
       if (!task.running) throw new UserError(`task ${task.id} has exited`);
       task.write(a.text);
+      task.attended();
       return null;
     },
     peek: async (_peer, a) => {
@@ -317,6 +333,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
     const task = this.find(a.task);
     this.detach(peer);
     peer.attached = task;
+    task.attended();
     task.resize(a.cols, a.rows);
     this.sendScreen(peer, task);
     return task.info();

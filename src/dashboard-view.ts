@@ -14,9 +14,10 @@ export interface Section {
   tasks: TaskInfo[];
 }
 
-const STATE_SECTIONS = ["In use", "Running", "Idle", "Completed"] as const;
+const STATE_SECTIONS = ["Waiting", "In use", "Running", "Idle", "Completed"] as const;
 
 function stateSection(task: TaskInfo): (typeof STATE_SECTIONS)[number] {
+  if (task.attention) return "Waiting";
   if (task.tagged) return "In use";
   if (task.state === "exited") return "Completed";
   return task.idle ? "Idle" : "Running";
@@ -54,8 +55,9 @@ export function screenOrder(all: Section[]): TaskInfo[] {
 export function header(tasks: TaskInfo[], grouping: Grouping, foreground: boolean): string {
   const count = (test: (t: TaskInfo) => boolean) => tasks.filter(test).length;
   const counts: [number, string][] = [
-    [count((t) => t.state === "running" && !t.idle), "✻ running"],
-    [count((t) => t.state === "running" && t.idle), "∙ idle"],
+    [count((t) => glyph(t) === "!"), "! waiting"],
+    [count((t) => glyph(t) === "✻"), "✻ running"],
+    [count((t) => glyph(t) === "∙"), "∙ idle"],
     [count((t) => glyph(t) === "✓"), "✓ done"],
     [count((t) => glyph(t) === "✗"), "✗ failed"],
     [count((t) => t.tagged), "◆ in use"],
@@ -101,7 +103,7 @@ export function taskRow(task: TaskInfo, columns: number, idWidth: number, now: n
 
 function glyphColor(task: TaskInfo): (s: string) => string {
   const g = glyph(task);
-  return g === "✻" ? paint.yellow : g === "∙" ? paint.dim : g === "✓" ? paint.green : paint.red;
+  return g === "!" ? (s) => paint.bold(paint.magenta(s)) : g === "✻" ? paint.yellow : g === "∙" ? paint.dim : g === "✓" ? paint.green : paint.red;
 }
 
 // The longest form that fits; the most compact one is cut like any line.

@@ -4,6 +4,7 @@ import type { TaskInfo } from "./messages.ts";
 import { charWidth, textWidth } from "./text-width.ts";
 
 export function glyph(task: TaskInfo): string {
+  if (task.attention) return "!";
   if (task.state === "running") return task.idle ? "∙" : "✻";
   return task.exitCode === 0 && task.signal === null ? "✓" : "✗";
 }
@@ -13,10 +14,13 @@ export function label(task: TaskInfo): string {
 }
 
 export function stateText(task: TaskInfo): string {
+  if (task.attention) return ATTENTION_TEXT[task.attention.state];
   if (task.state === "running") return task.idle ? "idle" : "active";
   if (task.signal) return `killed (${task.signal})`;
   return `exited ${task.exitCode}`;
 }
+
+const ATTENTION_TEXT = { input: "waiting: input", permission: "waiting: permission", bell: "waiting: bell" } as const;
 
 export function age(fromIso: string, now = Date.now()): string {
   const seconds = Math.max(0, Math.floor((now - Date.parse(fromIso)) / 1000));

@@ -54,6 +54,8 @@ export const request = type({
 });
 export type Request = typeof request.infer;
 
+const attention = type({ state: "'input' | 'permission' | 'bell'", since: "string", message: "string | null" });
+
 export const taskInfo = type({
   id: "number.integer",
   run: "number.integer",
@@ -73,6 +75,7 @@ export const taskInfo = type({
   preview: "string",
   agent: "string | null",
   conversation: "string | null",
+  attention: attention.or("null"),
 });
 export type TaskInfo = typeof taskInfo.infer;
 

@@ -1,11 +1,13 @@
 // One task: a shell command in its own PTY and session, the headless screen it draws on, and its
 // life (running, idle, exited; rerun in place). The daemon owns tasks; a task never talks to clients.
 import type { AgentNamespace } from "./agent-namespace.ts";
+import { type Attention, type AttentionEvent, NO_ATTENTION, nextAttention } from "./attention.ts";
 import { type AgentRun, prepareRun } from "./conversation.ts";
 import type { TaskInfo } from "./messages.ts";
 import { spawnPty, type Pty } from "./pty.ts";
 import { groupAlive, signalGroup } from "./process-group.ts";
 import { Screen } from "./screen.ts";
+import { TerminalScan } from "./terminal-scan.ts";
 
 export const IDLE_AFTER_MS = 10_000;
 const KILL_GRACE_MS = 2_000;
@@ -29,6 +31,8 @@ export interface TaskListener {
   output(task: Task, chunk: Uint8Array): void;
   reply(task: Task, data: string): void;
   exited(task: Task): void;
+  /** The task's attention changed; `before` is what it was. */
+  attention(task: Task, before: Attention | null): void;
 }
 
 export class Task {
@@ -51,6 +55,8 @@ export class Task {
   cols: number;
   rows: number;
   private pty: Pty | null = null;
+  private scan = new TerminalScan();
+  private tracker = NO_ATTENTION;
   private readonly agents: AgentNamespace;
   private readonly log: (message: string) => void;
 
@@ -74,6 +80,28 @@ export class Task {
     return this.endedAt === null;
   }
 
+  /** Whether the task waits for its user, and why (attention.ts). */
+  get attention(): Attention | null {
+    return this.tracker.attention;
+  }
+
+  /** A client attached or sent input: the user is here. */
+  attended(): void {
+    this.feel({ type: "attended" });
+  }
+
+  /** The agent's attention events file may have grown: apply what it says, in order. */
+  agentFilesChanged(run: number): void {
+    if (run !== this.run || !this.running) return;
+    for (const signal of this.agent?.newSignals() ?? []) this.feel({ type: "agent", signal });
+  }
+
+  private feel(event: AttentionEvent): void {
+    const before = this.tracker.attention;
+    this.tracker = nextAttention(this.tracker, event, Date.now());
+    if (this.tracker.attention !== before) this.listener.attention(this, before);
+  }
+
   /**
    * Spawns the command; `env` is the asking client's environment and is never stored. A supported
    * agent gets its capture instrumentation in the executed string only: the command stays as typed.
@@ -88,6 +116,8 @@ export class Task {
     this.exitCode = null;
     this.signal = null;
     this.lastOutputAt = null;
+    this.scan = new TerminalScan();
+    this.tracker = NO_ATTENTION;
     const run = this.run;
     const prepared = prepareRun(this.command, { taskId: this.id, run, cwd: this.cwd, env: clientEnv, spawnedAt: this.startedAt, namespace: this.agents, log: this.log });
     this.agent = prepared.run;
@@ -116,6 +146,7 @@ export class Task {
       this.endedAt = new Date();
       this.pty = null;
       this.agent?.exited(this.screen.logicalLines());
+      this.feel({ type: "exited" });
       this.listener.exited(this);
     });
   }
@@ -139,6 +170,8 @@ export class Task {
     // Clients first: forwarding must never wait behind the headless terminal.
     this.listener.output(this, chunk);
     this.screen.write(chunk);
+    if (this.scan.push(chunk)) this.feel({ type: "bell" });
+    else if (this.tracker.attention?.state === "bell") this.feel({ type: "output" });
   }
 
   write(data: Uint8Array | string): void {
@@ -190,6 +223,7 @@ export class Task {
       preview: this.screen.previewLine(),
       agent: this.agent?.agent ?? null,
       conversation: this.agent ? (this.agent.known() ?? this.agent.storedMatch()) : null,
+      attention: this.attention,
     };
   }
 

@@ -1,0 +1,83 @@
+// Attention (agents.md, "Attention"): whether a task is waiting for its user, as a pure state
+// machine. Inputs are what the daemon sees: the agent's own events (working, waiting for input or
+// permission, session ended), a BEL in the output, ordinary output, a client attaching or sending
+// input, the run ending. The output is the attention shown everywhere, or null.
+//
+// The agent's channel beats the screen: while an agent says it waits, a BEL changes nothing and
+// output never lowers it (agents redraw while they wait). A bell is the screen's own prompt: output
+// that comes once the bell has settled means the program moved on (its prompt was answered, or it
+// was only a notice), and lowers it; the redraw that comes with the bell does not.
+
+export type AttentionState = "input" | "permission" | "bell";
+
+export interface Attention {
+  state: AttentionState;
+  /** When the task started waiting in this state (ISO 8601). */
+  since: string;
+  message: string | null;
+}
+
+/** What an agent's own channel says about attention (agent-<name>.ts turns its events into these). */
+export type AgentSignal = { kind: "working" } | { kind: "ended" } | { kind: "waiting"; state: "input" | "permission"; message: string | null };
+
+export type AttentionEvent =
+  | { type: "agent"; signal: AgentSignal }
+  | { type: "bell" }
+  | { type: "output" }
+  | { type: "attended" } // a client attached or sent input
+  | { type: "exited" };
+
+/** Output this long after the last bell means the program moved on. */
+export const BELL_SETTLE_MS = 1_000;
+
+export interface AttentionTracker {
+  attention: Attention | null;
+  /** When the last bell rang (ms), for the settle rule. */
+  bellAt: number | null;
+}
+
+export const NO_ATTENTION: AttentionTracker = { attention: null, bellAt: null };
+
+export function nextAttention(current: AttentionTracker, event: AttentionEvent, now: number): AttentionTracker {
+  const { attention } = current;
+  switch (event.type) {
+    case "attended":
+    case "exited":
+      return NO_ATTENTION;
+    case "agent":
+      return fromAgent(current, event.signal, now);
+    case "bell":
+      if (attention && attention.state !== "bell") return current;
+      return { attention: attention ?? raised("bell", null, now), bellAt: now };
+    case "output":
+      if (attention?.state === "bell" && current.bellAt !== null && now - current.bellAt >= BELL_SETTLE_MS) return NO_ATTENTION;
+      return current;
+  }
+}
+
+function fromAgent(current: AttentionTracker, signal: AgentSignal, now: number): AttentionTracker {
+  if (signal.kind !== "waiting") return NO_ATTENTION;
+  const { attention } = current;
+  // The same state again (a hook that fires twice) is no new transition: it keeps its time.
+  if (attention?.state === signal.state) return { attention: { ...attention, message: signal.message ?? attention.message }, bellAt: null };
+  return { attention: raised(signal.state, signal.message, now), bellAt: null };
+}
+
+function raised(state: AttentionState, message: string | null, now: number): Attention {
+  return { state, since: new Date(now).toISOString(), message };
+}
+
+/** A transition into attention, or into another attention state: what FLEETCOM_NOTIFY runs for. */
+export function isNewAttention(before: Attention | null, after: Attention | null): boolean {
+  return after !== null && after.state !== before?.state;
+}
+
+const MESSAGE_MAX = 200;
+
+/** An agent's message made safe to show and pass on: one line, no control characters, capped. */
+export function attentionMessage(raw: unknown): string | null {
+  if (typeof raw !== "string") return null;
+  const line = raw.replace(/[\p{Cc}\s]+/gu, " ").trim();
+  if (line === "") return null;
+  return [...line].length > MESSAGE_MAX ? `${[...line].slice(0, MESSAGE_MAX - 1).join("")}…` : line;
+}

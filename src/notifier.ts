@@ -1,0 +1,56 @@
+// FLEETCOM_NOTIFY (agents.md, Attention): a command line the daemon runs with `/bin/sh -c` once per
+// transition of a task into attention. It is fire and forget: spawned in its own process group with
+// no stdin or stdout, never waited for, killed (with its children) after NOTIFY_TIMEOUT_MS; a
+// failure to start, a non-zero exit and what it wrote on stderr go to the daemon log. So a failing
+// or slow notifier never holds up the daemon.
+import { spawn } from "node:child_process";
+import type { Attention } from "./attention.ts";
+import { signalGroup } from "./process-group.ts";
+
+export const NOTIFY_TIMEOUT_MS = 10_000;
+const STDERR_KEPT = 2_000;
+
+export interface Notice {
+  taskId: number;
+  label: string;
+  attention: Attention;
+}
+
+/** The environment the notifier gets on top of the daemon's own. */
+export function notifyEnv(notice: Notice): Record<string, string> {
+  return {
+    FLEETCOM_TASK_ID: String(notice.taskId),
+    FLEETCOM_TASK_LABEL: notice.label,
+    FLEETCOM_ATTENTION: notice.attention.state,
+    FLEETCOM_MESSAGE: notice.attention.message ?? "",
+  };
+}
+
+export function runNotifier(command: string, notice: Notice, log: (message: string) => void): void {
+  const what = `FLEETCOM_NOTIFY for task ${notice.taskId}`;
+  let child: ReturnType<typeof spawn>;
+  try {
+    child = spawn("/bin/sh", ["-c", command], { detached: true, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...notifyEnv(notice) } });
+  } catch (error) {
+    log(`${what} could not start: ${(error as Error)?.message ?? error}`);
+    return;
+  }
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    if (stderr.length < STDERR_KEPT) stderr += chunk.toString("utf8");
+  });
+  const timer = setTimeout(() => {
+    log(`${what} still running after ${NOTIFY_TIMEOUT_MS / 1000}s: killed`);
+    if (child.pid) signalGroup(child.pid, "SIGKILL");
+  }, NOTIFY_TIMEOUT_MS);
+  timer.unref?.();
+  child.on("error", (error) => {
+    clearTimeout(timer);
+    log(`${what} could not start: ${error.message}`);
+  });
+  child.on("exit", (code, signal) => {
+    clearTimeout(timer);
+    if (code !== 0) log(`${what} failed (${signal ?? `exit ${code}`})${stderr.trim() ? `: ${stderr.trim().slice(0, STDERR_KEPT)}` : ""}`);
+  });
+  child.unref();
+}

@@ -254,3 +254,25 @@ describe("attached to another task", () => {
     expect(client.screen()).toBe(before);
   });
 });
+
+describe("the dashboard", () => {
+  test("a task that waits gets the ! glyph in a Waiting section first, and the header counts it", async () => {
+    newFleet();
+    const flag = join(fleet.sandbox.root, "ring");
+    const quiet = await fleet.run("echo working; sleep 3600", ["--name", "server"]);
+    const asking = await fleet.run(`echo asking; while [ ! -e '${flag}' ]; do sleep 0.1; done; printf 'Continue? \\a'; sleep 3600`, ["--name", "installer"]);
+    await fleet.waitForTask(asking, "to print", (t) => t.preview === "asking");
+    const client = fleet.spawnClient([], { cols: 160, rows: 30 });
+    await client.waitForScreen("the dashboard without a Waiting section", (s) => s.includes("Running (2)") && !s.includes("Waiting"));
+    writeFileSync(flag, "");
+    const screen = await client.waitForScreen("the Waiting section", (s) => s.includes("Waiting (1)") && s.includes("Continue?"));
+    const lines = screen.split("\n");
+    expect(lines[0]).toBe("fleetcom · 2 tasks · ! 1 waiting · ✻ 1 running · by state");
+    expect(lines[1]).toBe("Waiting (1)");
+    expect(lines[2]).toMatch(new RegExp(`^[› ] !   ${asking} installer · Continue\\? · \\d+s$`));
+    expect(lines[3]).toBe("Running (1)");
+    expect(lines[4]).toMatch(new RegExp(`^[› ] ✻   ${quiet} server · working · \\d+s$`));
+    await send(asking, "y");
+    await client.waitForScreen("the Waiting section gone", (s) => s.includes("Running (2)") && !s.includes("Waiting"));
+  });
+});

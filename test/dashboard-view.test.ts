@@ -27,6 +27,9 @@ function task(id: number, over: Partial<TaskInfo> = {}): TaskInfo {
     endedAt: null,
     lastOutputAt: null,
     preview: "",
+    agent: null,
+    conversation: null,
+    attention: null,
     ...over,
   };
 }

@@ -1,7 +1,7 @@
 // `fleetcom daemon`: the supervisor in the foreground of this process, no dashboard. Autostart runs
 // it detached; service managers run it directly.
 import { defineCommand } from "citty";
-import { scrollbackSetting } from "./daemon.ts";
+import { scrollbackSetting } from "./scrollback.ts";
 import { startSupervisor } from "./supervisor.ts";
 
 function log(message: string): void {

@@ -1,7 +1,7 @@
 // The supervisor: owns every task and serves clients over the socket. All fleet state lives here;
 // clients send requests and get replies, events and screens. `fleetcom daemon` runs it detached
 // (autostart) or under a service manager; `--foreground` runs it inside the dashboard's process.
-import { chmodSync, closeSync, existsSync, fstatSync, ftruncateSync, openSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, ftruncateSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { type } from "arktype";
 import { AgentNamespace } from "./agent-namespace.ts";
@@ -15,15 +15,13 @@ import { hello as helloSchema, opArgs, request as requestSchema, type Hello, typ
 import { runNotifier } from "./notifier.ts";
 import { lockPath, socketPath, runtimeDir } from "./paths.ts";
 import { PROTOCOL_VERSION } from "./protocol.ts";
-import { tryLockExclusive } from "./runtime.ts";
+import { acquireLock } from "./lock.ts";
 import { ensureRuntimeDir } from "./runtime-dir.ts";
 import type { View } from "./screen.ts";
 import { Task, type TaskListener } from "./task.ts";
 import { resolveTaskRef } from "./task-ref.ts";
 import { VERSION } from "./version.ts";
 
-export const DEFAULT_SCROLLBACK = 2_000;
-export const MAX_SCROLLBACK = 100_000;
 const CHANGE_EVENT_INTERVAL_MS = 250;
 
 export interface DaemonOptions {
@@ -274,7 +272,8 @@ export class Daemon implements TaskListener, ConnectionHandler {
       peer.following = task;
       this.sendText(peer, task, a.lines);
       return task.info();
-    },    resize: (peer, a) => {
+    },
+    resize: (peer, a) => {
       peer.attached?.resize(a.cols, a.rows);
       return null;
     },
@@ -421,49 +420,6 @@ function isDirectory(path: string): boolean {
 }
 
 // ---- the process around it -------------------------------------------------------------------
-
-export function scrollbackSetting(flag: string | undefined, env: string | undefined, log: (m: string) => void): number {
-  const parse = (v: string) => (/^\d+$/.test(v.trim()) ? Math.min(Number(v), MAX_SCROLLBACK) : NaN);
-  if (flag !== undefined) {
-    const n = parse(flag);
-    if (Number.isNaN(n)) throw new UserError(`--scrollback: expected a whole number, got '${flag}'`, 2);
-    return n;
-  }
-  if (env !== undefined && env !== "") {
-    const n = parse(env);
-    if (!Number.isNaN(n)) return n;
-    log(`FLEETCOM_SCROLLBACK='${env}' is not a whole number; using ${DEFAULT_SCROLLBACK}`);
-  }
-  return DEFAULT_SCROLLBACK;
-}
-
-/**
- * The lock file's fd, locked, or null when a live daemon holds it. The kernel drops the lock when
- * its holder dies, so a stale lock file is simply taken over. A file unlinked by a daemon that was
- * stopping while we opened it would give us a lock nobody else can see: check we locked the file
- * that is at the path, else try again.
- */
-async function acquireLock(path: string): Promise<number | null> {
-  for (;;) {
-    const fd = openSync(path, "a+", 0o600);
-    if (!(await tryLockExclusive(fd))) {
-      closeSync(fd);
-      return null;
-    }
-    if (sameFile(fd, path)) return fd;
-    closeSync(fd);
-  }
-}
-
-function sameFile(fd: number, path: string): boolean {
-  try {
-    const a = fstatSync(fd);
-    const b = statSync(path);
-    return a.ino === b.ino && a.dev === b.dev;
-  } catch {
-    return false;
-  }
-}
 
 /** Takes the lock, listens, and serves until stopped. Resolves false when another daemon holds the lock. */
 export async function serveDaemon(options: DaemonOptions): Promise<{ daemon: Daemon; stopped: Promise<void> } | null> {

@@ -32,7 +32,7 @@ export async function openDashboard(request: DashboardRequest): Promise<number> 
     console.log(end === "quit" ? "[stopped the daemon and every task]" : `[detached: ${running} task(s) still running]`);
     return 0;
   }
-  const { scrollbackSetting } = await import("./daemon.ts");
+  const { scrollbackSetting } = await import("./scrollback.ts");
   const { startSupervisor } = await import("./supervisor.ts");
   const supervisor = await startSupervisor({ scrollback: scrollbackSetting(undefined, process.env.FLEETCOM_SCROLLBACK, logToFile), log: logToFile });
   if (!supervisor) {

@@ -1,6 +1,6 @@
 // Pure pieces of the supervisor: framing, TASK resolution, the scrollback setting.
 import { describe, expect, test } from "bun:test";
-import { DEFAULT_SCROLLBACK, MAX_SCROLLBACK, scrollbackSetting } from "../src/daemon.ts";
+import { DEFAULT_SCROLLBACK, MAX_SCROLLBACK, scrollbackSetting } from "../src/scrollback.ts";
 import { UserError } from "../src/errors.ts";
 import { FrameDecoder, FrameError, FrameKind, decodeJson, encodeControl, encodeData, encodeFrame } from "../src/protocol.ts";
 import { resolveTaskRef } from "../src/task-ref.ts";

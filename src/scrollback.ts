@@ -1,0 +1,22 @@
+// How many lines each task keeps above its screen: `daemon --scrollback N`, else
+// FLEETCOM_SCROLLBACK, else 2,000; capped at 100,000; 0 keeps none. A bad environment value must not
+// stop a daemon from starting, so it falls back with a warning; a bad flag is the user's to fix.
+import { UserError } from "./errors.ts";
+
+export const DEFAULT_SCROLLBACK = 2_000;
+export const MAX_SCROLLBACK = 100_000;
+
+export function scrollbackSetting(flag: string | undefined, env: string | undefined, log: (m: string) => void): number {
+  const parse = (v: string) => (/^\d+$/.test(v.trim()) ? Math.min(Number(v), MAX_SCROLLBACK) : NaN);
+  if (flag !== undefined) {
+    const n = parse(flag);
+    if (Number.isNaN(n)) throw new UserError(`--scrollback: expected a whole number, got '${flag}'`, 2);
+    return n;
+  }
+  if (env !== undefined && env !== "") {
+    const n = parse(env);
+    if (!Number.isNaN(n)) return n;
+    log(`FLEETCOM_SCROLLBACK='${env}' is not a whole number; using ${DEFAULT_SCROLLBACK}`);
+  }
+  return DEFAULT_SCROLLBACK;
+}

@@ -47,6 +47,7 @@ class Dashboard {
   /** A prompt, the picker or attached mode has the terminal: no redraws meanwhile. */
   private away = false;
   private quitting = false;
+  private drawQueued = false;
   private finish!: (end: DashboardEnd) => void;
 
   constructor(
@@ -88,7 +89,17 @@ class Dashboard {
     if (event.event === "removed") this.tasks.delete(event.task.id);
     else this.tasks.set(event.task.id, event.task);
     if (this.peek?.id === event.task.id && event.event !== "removed") void this.loadPeek(event.task);
-    this.draw();
+    this.drawSoon();
+  }
+
+  /** The daemon sends a burst of events at once (every 250 ms): one frame for the whole burst. */
+  private drawSoon(): void {
+    if (this.drawQueued) return;
+    this.drawQueued = true;
+    queueMicrotask(() => {
+      this.drawQueued = false;
+      this.draw();
+    });
   }
 
   private refresh(): void {

@@ -56,12 +56,16 @@ describe("attach", () => {
     const id = await fleet.run(fullScreenApp(fleet.sandbox.root));
     await until("app drawn", async () => (await fleet.peek(id)).includes("keys=0"));
     const first = await attach(id);
-    const drawn = await first.waitForScreen("app on the client", (s) => s.includes("keys=0") && s.includes("bottom of region"));
+    const drawn = await first.waitForScreen("app on the client", (s) => s.includes("keys=0") && s.includes("bottom of region 0"));
     expect(trimRows(drawn)).toBe(trimRows(await fleet.peek(id)));
     first.write("x");
-    const afterKey = await first.waitForScreen("redraw after a key", (s) => s.includes("keys=1"));
-    const cursor = { x: first.term.buffer.active.cursorX, y: first.term.buffer.active.cursorY };
-    expect(cursor).toEqual({ x: 29, y: 11 });
+    // The app redraws in several writes and parks the cursor last: wait for the whole redraw.
+    const cursorOf = (c: PtyClient) => ({ x: c.term.buffer.active.cursorX, y: c.term.buffer.active.cursorY });
+    const afterKey = await first.waitForScreen(
+      "redraw after a key",
+      (s) => s.includes("keys=1") && s.includes("bottom of region 1") && cursorOf(first).x === 29 && cursorOf(first).y === 11,
+    );
+    const cursor = cursorOf(first);
     expect(first.term.buffer.active.type).toBe("alternate");
     first.write(DETACH);
     expect(await first.proc.exited).toBe(0);
@@ -71,7 +75,7 @@ describe("attach", () => {
     const second = await attach(id);
     const restored = await second.waitForScreen("app on reattach", (s) => s.includes("keys=1"));
     expect(restored).toBe(afterKey);
-    expect({ x: second.term.buffer.active.cursorX, y: second.term.buffer.active.cursorY }).toEqual(cursor);
+    expect(cursorOf(second)).toEqual(cursor);
     expect(second.term.buffer.active.type).toBe("alternate");
     second.write("q");
     expect(await second.proc.exited).toBe(0);

@@ -115,11 +115,8 @@ describe("attach", () => {
       `bash -c 'read -r go; stty raw -echo; printf "\\033[6n"; IFS= read -r -d R reply; if IFS= read -r -t 1 -n1 extra; then echo EXTRA; fi; stty sane; echo "CPR:\${reply#*[}"; sleep 30'`,
     );
     const client = await attach(id);
-    await client.waitForScreen("attached", () => true);
-    await until("attach registered", async () => {
-      client.write("go\r");
-      return true;
-    });
+    await client.waitForRawMode();
+    client.write("go\r");
     await client.waitForScreen("reply read", (s) => s.includes("CPR:"));
     const text = await fleet.peek(id);
     expect(text).toMatch(/CPR:\d+;\d+/);
@@ -130,9 +127,8 @@ describe("attach", () => {
     const id = await fleet.run("while IFS= read -r line; do echo \"echo:$line\"; done");
     const a = await attach(id);
     const b = await attach(id);
-    await a.waitForScreen("a attached", () => true);
-    await b.waitForScreen("b attached", () => true);
-    await Bun.sleep(200);
+    await a.waitForRawMode();
+    await b.waitForRawMode();
     a.write("from-a\r");
     await a.waitForScreen("a sees a", (s) => s.includes("echo:from-a"));
     await b.waitForScreen("b sees a", (s) => s.includes("echo:from-a"));
@@ -155,8 +151,7 @@ describe("attach", () => {
   test("Ctrl-C, Ctrl-Z and Ctrl-D go to the task, not to the client", async () => {
     const id = await fleet.run("stty raw -echo; head -c 3 | od -An -tx1; stty sane; sleep 30");
     const client = await attach(id);
-    await client.waitForScreen("attached", () => true);
-    await Bun.sleep(300);
+    await client.waitForRawMode();
     client.write("\x03\x1a\x04");
     await until("bytes arrive", async () => (await fleet.peek(id)).includes(" 03 1a 04"));
     expect(client.proc.exitCode).toBeNull();

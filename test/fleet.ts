@@ -127,6 +127,12 @@ export class PtyClient {
     this.proc.terminal!.resize(cols, rows);
   }
 
+  /** Resolves once the program has put its terminal in raw mode (attached clients do, once ready for keys). */
+  waitForRawMode(): Promise<true> {
+    const ICANON = process.platform === "darwin" ? 0x100 : 0x2;
+    return until("the client's terminal in raw mode", () => (this.proc.terminal!.localFlags & ICANON) === 0);
+  }
+
   async settled(): Promise<void> {
     await new Promise<void>((r) => this.term.write("", r));
   }

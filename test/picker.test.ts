@@ -70,8 +70,9 @@ describe("the session picker", () => {
     saveSession("Network", "Network.json", ["sleep 3602"]);
     const client = await picker(["load"], "Saved sessions (3)");
     client.write("WOR");
-    const filtered = await client.waitForScreen("filtered", (s) => s.includes("Saved sessions (2 of 3)"));
-    expect(filtered).toContain("filter: WOR");
+    // "WO" already leaves these two: wait for the whole filter to be typed.
+    const filtered = await client.waitForScreen("filtered", (s) => s.includes("filter: WOR"));
+    expect(filtered).toContain("Saved sessions (2 of 3)");
     expect(itemRows(filtered).map((r) => r.slice(2).split(" · ")[0])).toEqual(["Network", "work/api"]);
     client.write(DOWN);
     await client.waitForScreen("second", (s) => highlighted(s).startsWith("› work/api"));

@@ -166,6 +166,11 @@ export class Daemon implements TaskListener, ConnectionHandler {
     return false;
   }
 
+  private hasSubscribers(): boolean {
+    for (const peer of this.peers.values()) if (peer.subscribed) return true;
+    return false;
+  }
+
   private markChanged(task: Task): void {
     this.changed.add(task);
     this.changeTimer ??= setTimeout(() => this.flushChanged(), CHANGE_EVENT_INTERVAL_MS);
@@ -173,8 +178,11 @@ export class Daemon implements TaskListener, ConnectionHandler {
 
   private flushChanged(): void {
     this.changeTimer = null;
-    const now = Date.now();
-    for (const task of this.changed) if (this.tasks.has(task.id)) this.broadcast("changed", task.info(now));
+    // Nobody listening: skip building a TaskInfo (preview, agent files) for every chatty task.
+    if (this.hasSubscribers()) {
+      const now = Date.now();
+      for (const task of this.changed) if (this.tasks.has(task.id)) this.broadcast("changed", task.info(now));
+    }
     this.changed.clear();
   }
 

@@ -62,6 +62,7 @@ describe("claude's hooks", () => {
     await client.waitForScreen("the attached screen", (s) => s.includes("turn done"));
     await waitForAttention(id, "to be cleared by the attach", (a) => a === null);
 
+    await client.waitForRawMode();
     client.write("next step\r");
     await client.waitForScreen("the prompt to be worked on", (s) => s.includes("working on next step"));
     const again = await waitForAttention(id, "to wait again after the turn", (a) => a?.state === "input");

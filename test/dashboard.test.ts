@@ -25,6 +25,7 @@ const DOWN = "\x1b[B";
 async function dashboard(args: string[] = [], size = { cols: 160, rows: 30 }): Promise<PtyClient> {
   const client = fleet.spawnClient(args, size);
   await client.waitForScreen("the dashboard", (s) => s.startsWith("fleetcom") && /^(↑↓|q:detach)/m.test(s));
+  await client.waitForRawMode();
   return client;
 }
 

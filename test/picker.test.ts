@@ -47,6 +47,7 @@ const itemRows = (screen: string) => rows(screen).filter((r) => /^[› ] \S/.tes
 async function picker(args: string[], title: string, size = { cols: 200, rows: 30 }): Promise<PtyClient> {
   const client = fleet.spawnClient(args, size);
   await client.waitForScreen(title, (s) => s.includes(title) && s.includes("esc cancel"));
+  await client.waitForRawMode();
   return client;
 }
 

@@ -1,17 +1,12 @@
 // Attached mode through real PTYs: the fleetcom client runs in a PTY whose output feeds a headless
 // terminal (which also answers terminal queries like a real one), and keys are typed into it.
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Fleet, until, type PtyClient } from "./fleet.ts";
+import { eachTestGetsAFleet, Fleet, type PtyClient, until } from "./fleet.ts";
 
 let fleet: Fleet;
-beforeEach(() => {
-  fleet = new Fleet();
-});
-afterEach(async () => {
-  await fleet.stop();
-});
+eachTestGetsAFleet((f) => (fleet = f));
 
 const DETACH = "\x1c";
 

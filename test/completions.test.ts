@@ -1,18 +1,13 @@
 // Completion scripts through the real program: bash loads the script and its completion function is
 // driven with the words of a command line, as bash itself would call it; zsh and fish at least parse
 // theirs. The dynamic lists come from `completions --list`, which must never start a daemon.
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Fleet } from "./fleet.ts";
+import { eachTestGetsAFleet, Fleet } from "./fleet.ts";
 
 let fleet: Fleet;
-beforeEach(() => {
-  fleet = new Fleet();
-});
-afterEach(async () => {
-  await fleet.stop();
-});
+eachTestGetsAFleet((f) => (fleet = f));
 
 /** Completes each command line (the last word is the one being completed) in one bash, one result per line. */
 async function bashComplete(lines: string[][]): Promise<string[][]> {

@@ -1,21 +1,15 @@
 // The daemon's life: autostart, the single-daemon guarantee, stale takeover, the runtime directory's
 // trust checks, teardown, and clients that misbehave.
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeFrame } from "../src/protocol.ts";
 import { isProcessAlive } from "../src/runtime.ts";
-import { Fleet, until } from "./fleet.ts";
+import { eachTestGetsAFleet, Fleet, until } from "./fleet.ts";
 
 let fleet: Fleet;
-beforeEach(() => {
-  fleet = new Fleet();
-});
-afterEach(async () => {
-  await fleet.stop();
-});
-
+eachTestGetsAFleet((f) => (fleet = f));
 
 function daemonsOf(runtimeDir: string): number[] {
   const out = Bun.spawnSync(["pgrep", "-f", "main.ts daemon"]).stdout.toString().trim();

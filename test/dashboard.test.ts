@@ -1,21 +1,16 @@
 // The dashboard through the real program in a real PTY: keys typed, the screen read back through a
 // headless terminal, the fleet checked from other clients.
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { snapshotFileName, snapshotLabel } from "../src/recovery.ts";
 import { textWidth } from "../src/text-width.ts";
-import { Fleet, until, type PtyClient } from "./fleet.ts";
+import { eachTestGetsAFleet, Fleet, type PtyClient, until } from "./fleet.ts";
 import { recoveryDirOf, snapshotNames } from "./recovery-helpers.ts";
 import { mkdirSync, writeFileSync } from "node:fs";
 
 let fleet: Fleet;
-beforeEach(() => {
-  fleet = new Fleet();
-});
-afterEach(async () => {
-  await fleet.stop();
-});
+eachTestGetsAFleet((f) => (fleet = f));
 
 const DETACH = "\x1c";
 const ESC = "\x1b";

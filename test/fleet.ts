@@ -1,6 +1,7 @@
 // A fleet under test: its own sandbox and daemon, the real CLI, and real PTYs for interactive
 // clients, read back through a headless terminal. Every daemon and process it starts is ended in
 // stop().
+import { afterEach, beforeEach } from "bun:test";
 import { Terminal } from "@xterm/headless";
 import { readFileSync } from "node:fs";
 import { fleetcomArgv, makeSandbox, runFleetcom, type RunResult, type Sandbox } from "./helpers.ts";
@@ -14,6 +15,13 @@ export async function until<T>(what: string, probe: () => T | undefined | false 
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await Bun.sleep(25);
   }
+}
+
+/** A fresh fleet for every test in the file, always stopped after it: `eachTestGetsAFleet((f) => (fleet = f))`. */
+export function eachTestGetsAFleet(use: (fleet: Fleet) => void): void {
+  let current: Fleet;
+  beforeEach(() => use((current = new Fleet())));
+  afterEach(() => current.stop());
 }
 
 export class Fleet {

@@ -1,19 +1,14 @@
 // The line picker through the real program in a real PTY: `fleetcom load` and `fleetcom recover`
 // without an argument (the session picker), `fleetcom attach` without TASK (the task picker).
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { snapshotFileName, snapshotLabel } from "../src/recovery.ts";
-import { Fleet, until, type PtyClient } from "./fleet.ts";
+import { eachTestGetsAFleet, Fleet, type PtyClient, until } from "./fleet.ts";
 import { recoveryDirOf } from "./recovery-helpers.ts";
 
 let fleet: Fleet;
-beforeEach(() => {
-  fleet = new Fleet();
-});
-afterEach(async () => {
-  await fleet.stop();
-});
+eachTestGetsAFleet((f) => (fleet = f));
 
 const ESC = "\x1b";
 const DOWN = "\x1b[B";

@@ -1,18 +1,12 @@
 // Tasks through the real CLI and daemon: spawn, list, kill, remove, rerun, rename, group, tag, send, peek.
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { isProcessAlive } from "../src/runtime.ts";
-import { Fleet, until } from "./fleet.ts";
+import { eachTestGetsAFleet, Fleet, until } from "./fleet.ts";
 
 let fleet: Fleet;
-beforeEach(() => {
-  fleet = new Fleet();
-});
-afterEach(async () => {
-  await fleet.stop();
-});
-
+eachTestGetsAFleet((f) => (fleet = f));
 
 function pidsFromScreen(text: string, tag: string): number[] {
   const line = text.split("\n").find((l) => l.startsWith(`${tag}:`));

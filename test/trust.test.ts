@@ -1,16 +1,11 @@
 // quality.md, "Permissions and trust": no environment value ever reaches disk.
-import { afterEach, beforeEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { Fleet, until } from "./fleet.ts";
+import { eachTestGetsAFleet, Fleet, until } from "./fleet.ts";
 
 let fleet: Fleet;
-beforeEach(() => {
-  fleet = new Fleet();
-});
-afterEach(async () => {
-  await fleet.stop();
-});
+eachTestGetsAFleet((f) => (fleet = f));
 
 function filesUnder(dir: string): string[] {
   let out: string[] = [];

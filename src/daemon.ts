@@ -23,6 +23,8 @@ import { resolveTaskRef } from "./task-ref.ts";
 import { VERSION } from "./version.ts";
 
 const CHANGE_EVENT_INTERVAL_MS = 250;
+/** How often running tasks are checked for having turned idle (no output for 10 s). */
+const IDLE_SWEEP_MS = 1_000;
 
 export interface DaemonOptions {
   scrollback: number;
@@ -46,6 +48,9 @@ export class Daemon implements TaskListener, ConnectionHandler {
   private readonly peers = new Map<Connection, Peer>();
   private readonly changed = new Set<Task>();
   private changeTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Running tasks whose turn to idle subscribers have been told of; output takes a task out. */
+  private readonly reportedIdle = new Set<Task>();
+  private readonly idleSweep = setInterval(() => this.sweepIdle(), IDLE_SWEEP_MS);
   private nextId = 1;
   private stopping: Promise<void> | null = null;
   private readonly agents = new AgentNamespace(runtimeDir(), (id, run) => this.tasks.get(id)?.agentFilesChanged(run));
@@ -125,6 +130,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
       if (peer.held) peer.held.push(chunk);
       else peer.conn.sendOutput(chunk, outputHighWater(task.cols, task.rows));
     }
+    this.reportedIdle.delete(task);
     this.markChanged(task);
   }
 
@@ -174,6 +180,17 @@ export class Daemon implements TaskListener, ConnectionHandler {
   private markChanged(task: Task): void {
     this.changed.add(task);
     this.changeTimer ??= setTimeout(() => this.flushChanged(), CHANGE_EVENT_INTERVAL_MS);
+  }
+
+  /** Going quiet is a change nothing else announces: tell subscribers once per quiet spell. */
+  private sweepIdle(): void {
+    if (!this.hasSubscribers()) return;
+    const now = Date.now();
+    for (const task of this.tasks.values()) {
+      if (!task.idle(now) || this.reportedIdle.has(task)) continue;
+      this.reportedIdle.add(task);
+      this.broadcast("changed", task.info(now));
+    }
   }
 
   private flushChanged(): void {
@@ -314,6 +331,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
   private remove(task: Task): void {
     const info = task.info();
     this.tasks.delete(task.id);
+    this.reportedIdle.delete(task);
     for (const peer of this.peers.values()) {
       if (peer.attached === task || peer.following === task) {
         this.detach(peer);
@@ -402,6 +420,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
 
   /** The one teardown: TERM every task's group, KILL after the grace period, then let go. */
   stop(): Promise<void> {
+    clearInterval(this.idleSweep);
     this.stopping ??= (async () => {
       for (const peer of this.peers.values()) if (peer.attached) peer.conn.send({ type: "attach-end", reason: "shutdown", task: peer.attached.info() });
       await Promise.all([...this.tasks.values()].map((t) => t.terminate()));

@@ -13,7 +13,8 @@ import { askLine } from "./prompt.ts";
 import { Region } from "./render.ts";
 
 // Ages and the running/idle glyphs change with time alone; the daemon sends events only for changes.
-const REFRESH_MS = 1_000;
+/** Ages tick; every other change (idle included) arrives as an event. */
+const AGE_TICK_MS = 1_000;
 // Rows kept free under the block while a prompt is open, so the prompt never scrolls the block's top away.
 const PROMPT_ROWS = 5;
 const CLEAR_SCREEN = "\x1b[H\x1b[2J";
@@ -66,7 +67,7 @@ class Dashboard {
     for (const task of await this.client.request<TaskInfo[]>("subscribe")) this.tasks.set(task.id, task);
     const onKey = (key: Key) => void this.onKey(key).catch((error) => this.say(errorMessage(error), true));
     const onResize = () => this.redrawFromTop();
-    const tick = setInterval(() => this.refresh(), REFRESH_MS);
+    const tick = setInterval(() => this.draw(), AGE_TICK_MS);
     // A polite kill gets the terminal back in shape, as q would.
     const onTerm = () => this.finish("detached");
     process.once("SIGTERM", onTerm);
@@ -100,17 +101,6 @@ class Dashboard {
       this.drawQueued = false;
       this.draw();
     });
-  }
-
-  private refresh(): void {
-    this.client
-      .request<TaskInfo[]>("ls")
-      .then((tasks) => {
-        this.tasks.clear();
-        for (const task of tasks) this.tasks.set(task.id, task);
-        this.draw();
-      })
-      .catch(() => {});
   }
 
   private ordered(): TaskInfo[] {

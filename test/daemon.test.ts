@@ -165,6 +165,21 @@ describe("events and settings", () => {
     raw.socket.end();
   });
 
+  test("a task going quiet for 10 s is announced once as idle, and output makes it active again", async () => {
+    await fleet.ls();
+    const raw = new RawClient(join(fleet.sandbox.runtime, "default.sock"));
+    raw.hello();
+    raw.socket.write(encodeControl({ type: "request", id: 1, op: "subscribe" }));
+    await until("subscribed", () => raw.messages.some((m) => m.type === "reply" && m.id === 1));
+    const id = await fleet.run("echo hello; read x; echo again; sleep 300");
+    const idleEvents = () => raw.messages.filter((m) => m.event === "changed" && m.task.id === id && m.task.idle);
+    await until("an idle event", () => idleEvents().length > 0, 20_000);
+    await fleet.ok(["send", String(id), "go"]);
+    await until("an active event", () => raw.messages.some((m) => m.event === "changed" && m.task.preview === "again" && !m.task.idle));
+    expect(idleEvents()).toHaveLength(1);
+    raw.socket.end();
+  });
+
   test("FLEETCOM_SCROLLBACK sets the lines kept above the screen, 0 keeping none", async () => {
     for (const [setting, expected] of [["0", 40], ["5", 45]] as const) {
       await fleet.cli(["--kill"]);

@@ -47,7 +47,10 @@ dist: deps
 	cp install.sh $(DIST_DIR)/install.sh
 	cd $(DIST_DIR) && { sha256sum fleetcom-* install.sh 2>/dev/null || shasum -a 256 fleetcom-* install.sh; } > SHA256SUMS
 
+# The type check comes first: it takes under a second and catches what the tests would only
+# stumble on.
 test: deps
+	./node_modules/.bin/tsc --noEmit -p .
 	$(BUN) test --timeout 60000
 
 # Under Deno a task killed by a signal reports exit code 1 and no signal: bun-pty's library keeps only

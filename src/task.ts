@@ -85,14 +85,23 @@ export class Task {
     return this.tracker.attention;
   }
 
-  /** A client attached or sent input: the user is here. */
+  /**
+   * A client attached or sent input: the user is here. Agent events already written happened before
+   * this (an agent runs its Stop hook several times, and the file watcher may not have reported them
+   * all yet): apply them first, so that none of them raises the attention the user just answered.
+   */
   attended(): void {
+    if (this.tracker.attention) this.applyAgentSignals();
     this.feel({ type: "attended" });
   }
 
   /** The agent's attention events file may have grown: apply what it says, in order. */
   agentFilesChanged(run: number): void {
     if (run !== this.run || !this.running) return;
+    this.applyAgentSignals();
+  }
+
+  private applyAgentSignals(): void {
     for (const signal of this.agent?.newSignals() ?? []) this.feel({ type: "agent", signal });
   }
 

@@ -55,6 +55,21 @@ class RawClient {
   }
 }
 
+/** The daemon's socket, the daemon started first. */
+async function socketPath(): Promise<string> {
+  await fleet.ls();
+  return join(fleet.sandbox.runtime, "default.sock");
+}
+
+/** A raw client that has shaken hands and subscribed to task events. */
+async function subscribedClient(): Promise<RawClient> {
+  const raw = new RawClient(await socketPath());
+  raw.hello();
+  raw.socket.write(encodeControl({ type: "request", id: 1, op: "subscribe" }));
+  await until("subscribed", () => raw.messages.some((m) => m.type === "reply" && m.id === 1));
+  return raw;
+}
+
 describe("daemon lifecycle", () => {
   test("ten clients autostarting at the same moment end with exactly one daemon and are all served", async () => {
     const results = await Promise.all(Array.from({ length: 10 }, () => fleet.cli(["ls", "--json"])));
@@ -133,8 +148,7 @@ describe("daemon lifecycle", () => {
   });
 
   test("a client of another protocol version is refused with the advice to run fleetcom --kill", async () => {
-    await fleet.ls();
-    const raw = new RawClient(join(fleet.sandbox.runtime, "default.sock"));
+    const raw = new RawClient(await socketPath());
     raw.socket.write(encodeControl({ type: "hello", protocol: 999, version: "9.9.9", cwd: "/", env: {}, cols: 80, rows: 24 }));
     await until("refusal", () => raw.closed);
     expect(raw.messages[0].type).toBe("refused");
@@ -144,11 +158,7 @@ describe("daemon lifecycle", () => {
 
 describe("events and settings", () => {
   test("a subscribed client hears created, changed, exited and removed, in that order", async () => {
-    await fleet.ls();
-    const raw = new RawClient(join(fleet.sandbox.runtime, "default.sock"));
-    raw.hello();
-    raw.socket.write(encodeControl({ type: "request", id: 1, op: "subscribe" }));
-    await until("subscribed", () => raw.messages.some((m) => m.type === "reply" && m.id === 1));
+    const raw = await subscribedClient();
     const id = await fleet.run("read x; echo done");
     await fleet.ok(["rename", String(id), "job"]);
     await fleet.ok(["send", String(id), "go"]);
@@ -166,11 +176,7 @@ describe("events and settings", () => {
   });
 
   test("a task going quiet for 10 s is announced once as idle, and output makes it active again", async () => {
-    await fleet.ls();
-    const raw = new RawClient(join(fleet.sandbox.runtime, "default.sock"));
-    raw.hello();
-    raw.socket.write(encodeControl({ type: "request", id: 1, op: "subscribe" }));
-    await until("subscribed", () => raw.messages.some((m) => m.type === "reply" && m.id === 1));
+    const raw = await subscribedClient();
     const id = await fleet.run("echo hello; read x; echo again; sleep 300");
     const idleEvents = () => raw.messages.filter((m) => m.event === "changed" && m.task.id === id && m.task.idle);
     await until("an idle event", () => idleEvents().length > 0, 20_000);
@@ -195,11 +201,6 @@ describe("events and settings", () => {
 });
 
 describe("hostile clients", () => {
-  async function socketPath(): Promise<string> {
-    await fleet.ls();
-    return join(fleet.sandbox.runtime, "default.sock");
-  }
-
   test("garbage, oversize, unknown-kind, truncated and invalid-JSON frames drop only their own client", async () => {
     const path = await socketPath();
     const watcher = await fleet.run("while :; do echo beat; sleep 0.1; done");

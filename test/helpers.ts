@@ -2,6 +2,8 @@
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { UserError } from "../src/errors.ts";
+import type { RecipeEntry } from "../src/session.ts";
 
 export const MAIN = resolve(import.meta.dir, "../src/main.ts");
 
@@ -90,4 +92,20 @@ export function seededRandom(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** A recipe entry, group and name unset unless given. */
+export function entry(dir: string, cmd: string, group: string | null = null, name: string | null = null): RecipeEntry {
+  return { dir, cmd, group, name };
+}
+
+/** The UserError `fn` throws; anything else (or nothing) fails the test. */
+export function thrown(fn: () => unknown): UserError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof UserError) return error;
+    throw error;
+  }
+  throw new Error("expected a UserError");
 }

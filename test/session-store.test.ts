@@ -2,9 +2,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { UserError } from "../src/errors.ts";
 import { sessionDir } from "../src/paths.ts";
-import type { RecipeEntry } from "../src/session.ts";
 import {
   listSessions,
   loadRecipe,
@@ -15,7 +13,7 @@ import {
   resolveSessionTarget,
   saveSession,
 } from "../src/session-store.ts";
-import { makeSandbox, type Sandbox } from "./helpers.ts";
+import { entry, makeSandbox, thrown, type Sandbox } from "./helpers.ts";
 
 let sb: Sandbox;
 let dir: string;
@@ -25,23 +23,8 @@ beforeEach(() => {
 });
 afterEach(() => sb.cleanup());
 
-const e = (d: string, cmd: string, group: string | null = null, name: string | null = null): RecipeEntry => ({
-  dir: d,
-  cmd,
-  group,
-  name,
-});
 const mode = (path: string) => statSync(path).mode & 0o777;
 
-function thrown(fn: () => unknown): UserError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof UserError) return error;
-    throw error;
-  }
-  throw new Error("expected a UserError");
-}
 
 describe("the session directory", () => {
   test("FLEETCOM_CONFIG_DIR wins: sessions live in $FLEETCOM_CONFIG_DIR/sessions", () => {
@@ -58,7 +41,7 @@ describe("the session directory", () => {
   });
 
   test("the first save creates it with mode 0700 and the recipe with mode 0600", () => {
-    const file = saveSession("s", [e("/tmp", "top")], sb.env);
+    const file = saveSession("s", [entry("/tmp", "top")], sb.env);
     expect(file).toBe(join(dir, "s.json"));
     expect(mode(dir)).toBe(0o700);
     expect(mode(file)).toBe(0o600);
@@ -67,34 +50,34 @@ describe("the session directory", () => {
   test("a save removes group and other permissions from an existing session directory", () => {
     mkdirSync(dir, { recursive: true });
     chmodSync(dir, 0o755);
-    saveSession("s", [e("/tmp", "top")], sb.env);
+    saveSession("s", [entry("/tmp", "top")], sb.env);
     expect(mode(dir)).toBe(0o700);
   });
 
   test("a save replaces a pre-existing world-readable recipe with a 0600 one", () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "s.json"), '{"/tmp": ["top"]}', { mode: 0o644 });
-    saveSession("s", [e("/tmp", "top")], sb.env);
+    saveSession("s", [entry("/tmp", "top")], sb.env);
     expect(mode(join(dir, "s.json"))).toBe(0o600);
   });
 });
 
 describe("saving", () => {
   test("saving the same fleet twice gives byte-identical files", () => {
-    const entries = [e("/tmp", "top"), e(join(sb.home, "w"), "make", "build", "maker")];
+    const entries = [entry("/tmp", "top"), entry(join(sb.home, "w"), "make", "build", "maker")];
     const first = readFileSync(saveSession("s", entries, sb.env));
     const second = readFileSync(saveSession("s", entries, sb.env));
     expect(second.equals(first)).toBe(true);
   });
 
   test("directories under $HOME are saved as ~/…", () => {
-    const file = saveSession("s", [e(join(sb.home, "w"), "make")], sb.env);
+    const file = saveSession("s", [entry(join(sb.home, "w"), "make")], sb.env);
     expect(Object.keys(JSON.parse(readFileSync(file, "utf8")).dirs)).toEqual(["~/w"]);
   });
 
   test("a/b and a.b collide with an error naming both sessions", () => {
-    saveSession("a/b", [e("/tmp", "top")], sb.env);
-    const error = thrown(() => saveSession("a.b", [e("/tmp", "other")], sb.env));
+    saveSession("a/b", [entry("/tmp", "top")], sb.env);
+    const error = thrown(() => saveSession("a.b", [entry("/tmp", "other")], sb.env));
     expect(error.message).toContain("'a.b'");
     expect(error.message).toContain("'a/b'");
     expect(error.message.split("\n")).toHaveLength(1);
@@ -102,15 +85,15 @@ describe("saving", () => {
   });
 
   test("saving again under the same name overwrites the session", () => {
-    saveSession("a/b", [e("/tmp", "top")], sb.env);
-    saveSession(" a/b ", [e("/tmp", "new")], sb.env);
+    saveSession("a/b", [entry("/tmp", "top")], sb.env);
+    saveSession(" a/b ", [entry("/tmp", "new")], sb.env);
     expect(JSON.parse(readFileSync(join(dir, "a_b.json"), "utf8")).dirs["/tmp"]).toEqual(["new"]);
   });
 
   test("a flat file has no stored name and may be overwritten, becoming wrapped", () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "a_b.json"), '{"/srv": ["old"]}');
-    saveSession("a.b", [e("/tmp", "top")], sb.env);
+    saveSession("a.b", [entry("/tmp", "top")], sb.env);
     expect(JSON.parse(readFileSync(join(dir, "a_b.json"), "utf8"))).toEqual({
       version: 1,
       name: "a.b",
@@ -121,7 +104,7 @@ describe("saving", () => {
   test("a damaged file is not overwritten, and the error says how to get rid of it", () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "s.json"), "{ not json");
-    const error = thrown(() => saveSession("s", [e("/tmp", "top")], sb.env));
+    const error = thrown(() => saveSession("s", [entry("/tmp", "top")], sb.env));
     expect(error.message).toContain(join(dir, "s.json"));
     expect(readFileSync(join(dir, "s.json"), "utf8")).toBe("{ not json");
   });
@@ -133,11 +116,11 @@ describe("saving", () => {
   });
 
   test("saving under an empty name is refused", () => {
-    expect(thrown(() => saveSession("  ", [e("/tmp", "x")], sb.env)).exitCode).toBe(2);
+    expect(thrown(() => saveSession("  ", [entry("/tmp", "x")], sb.env)).exitCode).toBe(2);
   });
 
   test("a save leaves no temporary file behind", () => {
-    saveSession("s", [e("/tmp", "top")], sb.env);
+    saveSession("s", [entry("/tmp", "top")], sb.env);
     expect(readdirSync(dir)).toEqual(["s.json"]);
   });
 
@@ -145,7 +128,7 @@ describe("saving", () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, ".fleetcom-999999999-abcdef.tmp"), "torn");
     writeFileSync(join(dir, `.fleetcom-${process.pid}-abcdef.tmp`), "in progress");
-    saveSession("s", [e("/tmp", "top")], sb.env);
+    saveSession("s", [entry("/tmp", "top")], sb.env);
     expect(readdirSync(dir).sort()).toEqual([`.fleetcom-${process.pid}-abcdef.tmp`, "s.json"]);
   });
 });
@@ -156,7 +139,7 @@ describe("listing", () => {
   });
 
   test("each session shows its stored name, task count, directories and modified time", () => {
-    saveSession("work/api", [e("/tmp", "top"), e(join(sb.home, "api"), "a"), e(join(sb.home, "api"), "b")], sb.env);
+    saveSession("work/api", [entry("/tmp", "top"), entry(join(sb.home, "api"), "a"), entry(join(sb.home, "api"), "b")], sb.env);
     const [row] = listSessions(sb.env);
     expect(row).toMatchObject({
       name: "work/api",
@@ -180,7 +163,7 @@ describe("listing", () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "bad.json"), "[");
     writeFileSync(join(dir, "v9.json"), '{"version": 9, "dirs": {}}');
-    saveSession("good", [e("/tmp", "x")], sb.env);
+    saveSession("good", [entry("/tmp", "x")], sb.env);
     const rows = listSessions(sb.env);
     expect(rows.map((r) => [r.name, r.damaged !== null])).toEqual([
       ["bad", true],
@@ -191,7 +174,7 @@ describe("listing", () => {
   });
 
   test("the recovery directory, temporary files, dot files and non-JSON files are not sessions", () => {
-    saveSession("s", [e("/tmp", "x")], sb.env);
+    saveSession("s", [entry("/tmp", "x")], sb.env);
     mkdirSync(join(dir, "recovery"));
     writeFileSync(join(dir, "recovery", "snap.json"), '{"/tmp": ["x"]}');
     writeFileSync(join(dir, ".fleetcom-1-ab.tmp"), "{");
@@ -202,7 +185,7 @@ describe("listing", () => {
   });
 
   test("sessions are listed sorted by name", () => {
-    for (const name of ["b", "A", "a"]) saveSession(name, [e("/tmp", "x")], sb.env);
+    for (const name of ["b", "A", "a"]) saveSession(name, [entry("/tmp", "x")], sb.env);
     expect(listSessions(sb.env).map((r) => r.name)).toEqual(["A", "a", "b"]);
   });
 });
@@ -244,13 +227,13 @@ describe("resolving and reading", () => {
 
 describe("removing", () => {
   test("sessions rm deletes the file", () => {
-    const file = saveSession("a/b", [e("/tmp", "x")], sb.env);
+    const file = saveSession("a/b", [entry("/tmp", "x")], sb.env);
     expect(removeSession("a/b", sb.env)).toBe(file);
     expect(listSessions(sb.env)).toEqual([]);
   });
 
   test("removing by a colliding name is refused, naming both sessions", () => {
-    saveSession("a/b", [e("/tmp", "x")], sb.env);
+    saveSession("a/b", [entry("/tmp", "x")], sb.env);
     const error = thrown(() => removeSession("a.b", sb.env));
     expect(error.message).toContain("'a.b'");
     expect(error.message).toContain("'a/b'");
@@ -272,7 +255,7 @@ describe("removing", () => {
 
 describe("renaming", () => {
   test("sessions mv rewrites the stored name and moves the file", () => {
-    saveSession("old", [e("/tmp", "x", "g", "n")], sb.env);
+    saveSession("old", [entry("/tmp", "x", "g", "n")], sb.env);
     const file = renameSession("old", "new/name", sb.env);
     expect(file).toBe(join(dir, "new_name.json"));
     expect(readdirSync(dir)).toEqual(["new_name.json"]);
@@ -285,8 +268,8 @@ describe("renaming", () => {
   });
 
   test("renaming onto an existing session is refused and changes nothing", () => {
-    saveSession("a", [e("/tmp", "x")], sb.env);
-    saveSession("b", [e("/tmp", "y")], sb.env);
+    saveSession("a", [entry("/tmp", "x")], sb.env);
+    saveSession("b", [entry("/tmp", "y")], sb.env);
     const error = thrown(() => renameSession("a", "b", sb.env));
     expect(error.message).toContain(join(dir, "b.json"));
     expect(listSessions(sb.env).map((r) => [r.name, r.tasks])).toEqual([
@@ -296,7 +279,7 @@ describe("renaming", () => {
   });
 
   test("renaming to a name with the same file only rewrites the stored name", () => {
-    saveSession("a/b", [e("/tmp", "x")], sb.env);
+    saveSession("a/b", [entry("/tmp", "x")], sb.env);
     renameSession("a/b", "a.b", sb.env);
     expect(listSessions(sb.env).map((r) => r.name)).toEqual(["a.b"]);
   });

@@ -1,7 +1,6 @@
 // Every rule of sessions.md that is a pure function of its input: file names, the format, versions,
 // the two shapes, tolerant loading and label normalisation. Each example in the spec is a case here.
 import { describe, expect, test } from "bun:test";
-import { UserError } from "../src/errors.ts";
 import { normalizeGroup, normalizeName, printable } from "../src/labels.ts";
 import {
   decodeRecipe,
@@ -10,27 +9,12 @@ import {
   sanitizeSessionName,
   sessionFileName,
   storedRecipe,
-  type RecipeEntry,
 } from "../src/session.ts";
+import { entry, thrown } from "./helpers.ts";
 
 const ctx = { home: "/home/u", cwd: "/work/here" };
 const parse = (doc: unknown, file = "r.json") => parseRecipe(JSON.stringify(doc), file, ctx);
-const entry = (dir: string, cmd: string, group: string | null = null, name: string | null = null): RecipeEntry => ({
-  dir,
-  cmd,
-  group,
-  name,
-});
 
-function thrown(fn: () => unknown): UserError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof UserError) return error;
-    throw error;
-  }
-  throw new Error("expected a UserError");
-}
 
 const SPEC_EXAMPLE = `{
   "version": 1,

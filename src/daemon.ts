@@ -1,8 +1,8 @@
 // The supervisor: owns every task and serves clients over the socket. All fleet state lives here;
 // clients send requests and get replies, events and screens. `fleetcom daemon` runs it detached
 // (autostart) or under a service manager; `--foreground` runs it inside the dashboard's process.
-import { chmodSync, closeSync, existsSync, ftruncateSync, statSync, unlinkSync, writeSync } from "node:fs";
-import { createServer, type Server, type Socket } from "node:net";
+import { statSync } from "node:fs";
+import type { Socket } from "node:net";
 import { type } from "arktype";
 import { AgentNamespace } from "./agent-namespace.ts";
 import { type Attention, isNewAttention } from "./attention.ts";
@@ -13,10 +13,9 @@ import { label } from "./format.ts";
 import { normalizeGroup, normalizeName } from "./labels.ts";
 import { hello as helloSchema, opArgs, request as requestSchema, type Hello, type Op, type RecipeEntry, type Request, type TaskInfo } from "./messages.ts";
 import { runNotifier } from "./notifier.ts";
-import { lockPath, socketPath, runtimeDir } from "./paths.ts";
+import { Endpoint } from "./endpoint.ts";
+import { socketPath, runtimeDir } from "./paths.ts";
 import { PROTOCOL_VERSION } from "./protocol.ts";
-import { acquireLock } from "./lock.ts";
-import { ensureRuntimeDir } from "./runtime-dir.ts";
 import type { View } from "./screen.ts";
 import { Task, type TaskListener } from "./task.ts";
 import { resolveTaskRef } from "./task-ref.ts";
@@ -448,33 +447,20 @@ function isDirectory(path: string): boolean {
 
 // ---- the process around it -------------------------------------------------------------------
 
-/** Takes the lock, listens, and serves until stopped. Resolves false when another daemon holds the lock. */
+/** Takes the lock, listens, and serves until stopped. Resolves null when another daemon holds the lock. */
 export async function serveDaemon(options: DaemonOptions): Promise<{ daemon: Daemon; stopped: Promise<void> } | null> {
-  ensureRuntimeDir(runtimeDir());
-  const lockFd = await acquireLock(lockPath());
-  if (lockFd === null) return null;
-  ftruncateSync(lockFd);
-  writeSync(lockFd, `${process.pid}\n`);
-  const sock = socketPath();
-  // We hold the lock, so any socket file left behind belongs to a dead daemon.
-  if (existsSync(sock)) unlinkSync(sock);
-  const daemon = new Daemon(options);
-  const server: Server = createServer((socket) => daemon.accept(socket));
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(sock, () => resolve());
+  let daemon: Daemon | null = null;
+  const endpoint = await Endpoint.open(runtimeDir(), {
+    log: options.log,
+    accept: (socket) => (daemon ? daemon.accept(socket) : socket.destroy()),
+    lost: () => void daemon?.stop(),
   });
-  chmodSync(sock, 0o600);
-  options.log(`daemon ${process.pid} listening on ${sock}`);
+  if (!endpoint) return null;
+  daemon = new Daemon(options);
+  options.log(`daemon ${process.pid} listening on ${endpoint.socketPath}`);
   const stopped = new Promise<void>((resolve) => {
-    daemon.onStop = () => {
-      server.close();
-      for (const path of [sock, lockPath()]) {
-        try {
-          unlinkSync(path);
-        } catch {}
-      }
-      closeSync(lockFd);
+    daemon!.onStop = () => {
+      endpoint.close();
       resolve();
     };
   });

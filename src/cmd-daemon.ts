@@ -3,6 +3,7 @@
 import { defineCommand } from "citty";
 import { writeSync } from "node:fs";
 import { scrollbackSetting } from "./scrollback.ts";
+import { handshakeTimeoutSetting } from "./daemon.ts";
 import { startSupervisor } from "./supervisor.ts";
 
 // Straight to fd 2, which is the log under autostart: Bun's process.stderr keeps a copy of the fd of
@@ -20,7 +21,8 @@ export default defineCommand({
   },
   async run({ args }) {
     const scrollback = scrollbackSetting(args.scrollback, process.env.FLEETCOM_SCROLLBACK, log);
-    const supervisor = await startSupervisor({ scrollback, log });
+    const handshakeTimeoutMs = handshakeTimeoutSetting(process.env.FLEETCOM_HANDSHAKE_TIMEOUT_MS, log);
+    const supervisor = await startSupervisor({ scrollback, handshakeTimeoutMs, log });
     if (!supervisor) {
       log("another daemon holds the lock; exiting");
       return;

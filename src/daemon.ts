@@ -27,7 +27,20 @@ const IDLE_SWEEP_MS = 1_000;
 
 export interface DaemonOptions {
   scrollback: number;
+  /** A connection that has not sent its hello by then is dropped (default HANDSHAKE_TIMEOUT_MS). */
+  handshakeTimeoutMs?: number;
   log(message: string): void;
+}
+
+/** Long enough for any client on a loaded machine (the hello is its first write), short enough that silent connections cannot pile up until the daemon runs out of fds. */
+export const HANDSHAKE_TIMEOUT_MS = 5_000;
+
+/** FLEETCOM_HANDSHAKE_TIMEOUT_MS (milliseconds, for tests); a bad value falls back with a warning in the log. */
+export function handshakeTimeoutSetting(env: string | undefined, log: (m: string) => void): number {
+  if (env === undefined || env === "") return HANDSHAKE_TIMEOUT_MS;
+  if (/^\d+$/.test(env.trim()) && Number(env) > 0) return Number(env);
+  log(`FLEETCOM_HANDSHAKE_TIMEOUT_MS='${env}' is not a positive whole number; using ${HANDSHAKE_TIMEOUT_MS}`);
+  return HANDSHAKE_TIMEOUT_MS;
 }
 
 interface Peer {
@@ -38,6 +51,8 @@ interface Peer {
   following: Task | null;
   /** Output that arrived while this peer's screen snapshot was being taken; sent right after it. */
   held: Uint8Array[] | null;
+  /** Drops the connection if no hello comes in time. */
+  handshakeTimer: ReturnType<typeof setTimeout> | null;
 }
 
 type Handler = (peer: Peer, args: any) => unknown | Promise<unknown>;
@@ -62,7 +77,10 @@ export class Daemon implements TaskListener, ConnectionHandler {
 
   accept(socket: Socket): void {
     const conn = new Connection(socket, this);
-    this.peers.set(conn, { conn, hello: null, subscribed: false, attached: null, following: null, held: null });
+    const timeout = this.options.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS;
+    const handshakeTimer = setTimeout(() => conn.drop(`no handshake within ${timeout} ms`), timeout);
+    handshakeTimer.unref?.();
+    this.peers.set(conn, { conn, hello: null, subscribed: false, attached: null, following: null, held: null, handshakeTimer });
   }
 
   // ---- connection events -------------------------------------------------------------------
@@ -84,6 +102,8 @@ export class Daemon implements TaskListener, ConnectionHandler {
   }
 
   closed(conn: Connection): void {
+    const peer = this.peers.get(conn);
+    if (peer?.handshakeTimer) clearTimeout(peer.handshakeTimer);
     this.peers.delete(conn);
   }
 
@@ -102,6 +122,8 @@ export class Daemon implements TaskListener, ConnectionHandler {
       );
     }
     peer.hello = parsed;
+    if (peer.handshakeTimer) clearTimeout(peer.handshakeTimer);
+    peer.handshakeTimer = null;
     peer.conn.send({ type: "welcome", protocol: PROTOCOL_VERSION, version: VERSION, pid: process.pid });
   }
 

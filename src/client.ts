@@ -7,16 +7,16 @@
 // process listening on it runs as our own uid (SO_PEERCRED / getpeereid). Every connection,
 // including each retry while a daemon autostarts, goes through connectVerified().
 import { spawn } from "node:child_process";
-import { closeSync, openSync } from "node:fs";
+import { closeSync, openSync, readFileSync, statSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { EXIT, UserError } from "./errors.ts";
 import type { AttachEnd, DaemonMessage, Reply, TaskEvent } from "./messages.ts";
-import { LOG_NAME, SOCKET_NAME, logPath, runtimeDir } from "./paths.ts";
+import { LOCK_NAME, LOG_NAME, SOCKET_NAME, logPath, runtimeDir } from "./paths.ts";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "./protocol.ts";
-import { peerUidReader, selfCommand, type PeerUid } from "./runtime.ts";
+import { isProcessAlive, peerUidReader, selfCommand, type PeerUid } from "./runtime.ts";
 import { daemonRefusal } from "./peer.ts";
-import { openRuntimeDir } from "./runtime-dir.ts";
+import { openRuntimeDir, type RuntimeDir } from "./runtime-dir.ts";
 import { VERSION } from "./version.ts";
 
 const AUTOSTART_TIMEOUT_MS = 8_000;
@@ -170,20 +170,74 @@ async function connectVerified(dirPath: string, readPeer: PeerReader): Promise<A
   return attempt;
 }
 
+/** Connect failures that say something truthful on their own: fleetcom or the system is out of file descriptors. */
+export function connectFailure(code: string): UserError | null {
+  if (code === "EMFILE") return new UserError("fleetcom is out of file descriptors (EMFILE) and cannot connect to the daemon", EXIT.unreachable);
+  if (code === "ENFILE") return new UserError("the system is out of file descriptors (ENFILE); cannot connect to the daemon", EXIT.unreachable);
+  return null;
+}
+
+/** The daemon holds its lock, so it is alive, but it does not take connections. */
+export function busyDaemon(pid: number, log: string): UserError {
+  return new UserError(`daemon ${pid} is running but not accepting connections (busy, stopped or out of file descriptors); see ${log}`, EXIT.unreachable);
+}
+
 async function connectSocket(autostart: boolean): Promise<Socket> {
   const dirPath = runtimeDir();
   const readPeer = await peerUidReader();
   const first = await connectVerified(dirPath, readPeer);
   if ("socket" in first) return first.socket;
-  if (!autostart) throw new UserError("the daemon is not running", EXIT.unreachable);
-  startDaemon(dirPath);
+  const fatal = connectFailure(first.code);
+  if (fatal) throw fatal;
+  // A live daemon holding the lock will not be replaced by starting another: wait for it instead.
+  if (lockHolder(dirPath) === null) {
+    if (!autostart) throw new UserError("the daemon is not running", EXIT.unreachable);
+    startDaemon(dirPath);
+  }
   const deadline = Date.now() + AUTOSTART_TIMEOUT_MS;
   while (Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 20));
     const attempt = await connectVerified(dirPath, readPeer);
     if ("socket" in attempt) return attempt.socket;
+    const fatal = connectFailure(attempt.code);
+    if (fatal) throw fatal;
   }
+  const holder = lockHolder(dirPath);
+  if (holder !== null) throw busyDaemon(holder, logPath());
   throw new UserError(`the daemon did not start; see ${logPath()}`, EXIT.unreachable);
+}
+
+/**
+ * The PID of the live process holding daemon.lock, or null. Linux reads /proc/locks (the kernel's
+ * own word, and it takes no lock: a client taking even a shared one could make a starting daemon
+ * give up); elsewhere the PID written in the lock file, if it is alive.
+ */
+function lockHolder(dirPath: string): number | null {
+  let dir: RuntimeDir;
+  try {
+    dir = openRuntimeDir(dirPath);
+  } catch {
+    return null;
+  }
+  try {
+    const lock = dir.entry(LOCK_NAME);
+    if (process.platform === "linux") return flockHolder(statSync(lock).ino, readFileSync("/proc/locks", "utf8"));
+    const pid = Number(readFileSync(lock, "utf8").trim());
+    return isProcessAlive(pid) ? pid : null;
+  } catch {
+    return null;
+  } finally {
+    dir.close();
+  }
+}
+
+/** The PID holding an exclusive flock on inode `ino`, from the text of /proc/locks. */
+export function flockHolder(ino: number, procLocks: string): number | null {
+  for (const line of procLocks.split("\n")) {
+    const m = /^\d+:\s+FLOCK\s+\S+\s+WRITE\s+(\d+)\s+[0-9a-f]+:[0-9a-f]+:(\d+)\s/.exec(line);
+    if (m && Number(m[2]) === ino) return Number(m[1]);
+  }
+  return null;
 }
 
 function startDaemon(dirPath: string): void {

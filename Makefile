@@ -16,9 +16,9 @@ COMPILE := build --compile --minify --bytecode --format=esm --splitting
 DIST_TARGETS := linux-x64 linux-arm64 darwin-x64 darwin-arm64
 DIST_DIR ?= dist
 # The part of the suite `make test-deno` runs under `deno run`: the CLI, sessions, save/load, the
-# daemon's life, tasks in real PTYs, and attach.
+# daemon's life, tasks in real PTYs, attach, and the socket's security (the peer check's FFI).
 DENO_TESTS := test/cli.test.ts test/sessions-cli.test.ts test/save-load.test.ts test/daemon.test.ts \
-	test/tasks.test.ts test/attach.test.ts test/completions.test.ts
+	test/tasks.test.ts test/attach.test.ts test/completions.test.ts test/security-socket.test.ts
 
 .PHONY: deps build dist test test-deno run bench docs clean
 

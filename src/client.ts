@@ -1,15 +1,22 @@
 // A client's connection to the daemon: handshake, requests with one reply each, events, and the
 // raw data stream of an attached task. Starts the daemon when none is running. No arktype here:
 // this is on the start-up path of ls, attach, send and peek.
+//
+// SECURITY INVARIANT: the hello carries the user's whole environment, so no byte is written to a
+// socket unless it was reached through the checked runtime directory (runtime-dir.ts) AND the
+// process listening on it runs as our own uid (SO_PEERCRED / getpeereid). Every connection,
+// including each retry while a daemon autostarts, goes through connectVerified().
 import { spawn } from "node:child_process";
-import { existsSync, openSync, closeSync } from "node:fs";
+import { closeSync, openSync, readFileSync, statSync } from "node:fs";
 import { connect, type Socket } from "node:net";
+import { join } from "node:path";
 import { EXIT, UserError } from "./errors.ts";
 import type { AttachEnd, DaemonMessage, Reply, TaskEvent } from "./messages.ts";
-import { logPath, runtimeDir, socketPath } from "./paths.ts";
+import { LOCK_NAME, LOG_NAME, SOCKET_NAME, logPath, runtimeDir } from "./paths.ts";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "./protocol.ts";
-import { selfCommand } from "./runtime.ts";
-import { checkRuntimeDir, ensureRuntimeDir } from "./runtime-dir.ts";
+import { isProcessAlive, peerUidReader, selfCommand, type PeerUid } from "./runtime.ts";
+import { daemonRefusal } from "./peer.ts";
+import { openRuntimeDir, type RuntimeDir } from "./runtime-dir.ts";
 import { VERSION } from "./version.ts";
 
 const AUTOSTART_TIMEOUT_MS = 8_000;
@@ -125,37 +132,122 @@ export function terminalSize(): { cols: number; rows: number } {
   return { cols: 120, rows: 40 };
 }
 
-function tryConnect(path: string): Promise<Socket | null> {
+type Attempt = { socket: Socket } | { code: string };
+
+function tryConnect(path: string): Promise<Attempt> {
   return new Promise((resolve) => {
     const socket = connect(path);
     socket.once("connect", () => {
       socket.removeAllListeners("error");
-      resolve(socket);
+      resolve({ socket });
     });
-    socket.once("error", () => resolve(null));
+    socket.once("error", (error: NodeJS.ErrnoException) => resolve({ code: error.code ?? "EIO" }));
   });
 }
 
+type PeerReader = (socket: Socket) => PeerUid;
+
+/**
+ * One connection attempt that can only reach our own daemon: through the checked runtime directory
+ * (runtime-dir.ts), then the peer's uid must be ours before a byte is sent (the hello carries the
+ * whole environment).
+ */
+async function connectVerified(dirPath: string, readPeer: PeerReader): Promise<Attempt> {
+  const dir = openRuntimeDir(dirPath);
+  let attempt: Attempt;
+  try {
+    attempt = await tryConnect(dir.entry(SOCKET_NAME));
+  } finally {
+    dir.close();
+  }
+  if ("socket" in attempt) {
+    const refusal = daemonRefusal(join(dirPath, SOCKET_NAME), readPeer(attempt.socket), process.getuid?.());
+    if (refusal) {
+      attempt.socket.destroy();
+      throw new UserError(refusal);
+    }
+  }
+  return attempt;
+}
+
+/** Connect failures that say something truthful on their own: fleetcom or the system is out of file descriptors. */
+export function connectFailure(code: string): UserError | null {
+  if (code === "EMFILE") return new UserError("fleetcom is out of file descriptors (EMFILE) and cannot connect to the daemon", EXIT.unreachable);
+  if (code === "ENFILE") return new UserError("the system is out of file descriptors (ENFILE); cannot connect to the daemon", EXIT.unreachable);
+  return null;
+}
+
+/** The daemon holds its lock, so it is alive, but it does not take connections. */
+export function busyDaemon(pid: number, log: string): UserError {
+  return new UserError(`daemon ${pid} is running but not accepting connections (busy, stopped or out of file descriptors); see ${log}`, EXIT.unreachable);
+}
+
 async function connectSocket(autostart: boolean): Promise<Socket> {
-  const dir = runtimeDir();
-  if (existsSync(dir)) checkRuntimeDir(dir);
-  const path = socketPath();
-  const first = await tryConnect(path);
-  if (first) return first;
-  if (!autostart) throw new UserError("the daemon is not running", EXIT.unreachable);
-  ensureRuntimeDir(dir);
-  startDaemon();
+  const dirPath = runtimeDir();
+  const readPeer = await peerUidReader();
+  const first = await connectVerified(dirPath, readPeer);
+  if ("socket" in first) return first.socket;
+  const fatal = connectFailure(first.code);
+  if (fatal) throw fatal;
+  // A live daemon holding the lock will not be replaced by starting another: wait for it instead.
+  if (lockHolder(dirPath) === null) {
+    if (!autostart) throw new UserError("the daemon is not running", EXIT.unreachable);
+    startDaemon(dirPath);
+  }
   const deadline = Date.now() + AUTOSTART_TIMEOUT_MS;
   while (Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 20));
-    const socket = await tryConnect(path);
-    if (socket) return socket;
+    const attempt = await connectVerified(dirPath, readPeer);
+    if ("socket" in attempt) return attempt.socket;
+    const fatal = connectFailure(attempt.code);
+    if (fatal) throw fatal;
   }
+  const holder = lockHolder(dirPath);
+  if (holder !== null) throw busyDaemon(holder, logPath());
   throw new UserError(`the daemon did not start; see ${logPath()}`, EXIT.unreachable);
 }
 
-function startDaemon(): void {
-  const log = openSync(logPath(), "a", 0o600);
+/**
+ * The PID of the live process holding daemon.lock, or null. Linux reads /proc/locks (the kernel's
+ * own word, and it takes no lock: a client taking even a shared one could make a starting daemon
+ * give up); elsewhere the PID written in the lock file, if it is alive.
+ */
+function lockHolder(dirPath: string): number | null {
+  let dir: RuntimeDir;
+  try {
+    dir = openRuntimeDir(dirPath);
+  } catch {
+    return null;
+  }
+  try {
+    const lock = dir.entry(LOCK_NAME);
+    if (process.platform === "linux") return flockHolder(statSync(lock).ino, readFileSync("/proc/locks", "utf8"));
+    const pid = Number(readFileSync(lock, "utf8").trim());
+    return isProcessAlive(pid) ? pid : null;
+  } catch {
+    return null;
+  } finally {
+    dir.close();
+  }
+}
+
+/** The PID holding an exclusive flock on inode `ino`, from the text of /proc/locks. */
+export function flockHolder(ino: number, procLocks: string): number | null {
+  for (const line of procLocks.split("\n")) {
+    const m = /^\d+:\s+FLOCK\s+\S+\s+WRITE\s+(\d+)\s+[0-9a-f]+:[0-9a-f]+:(\d+)\s/.exec(line);
+    if (m && Number(m[2]) === ino) return Number(m[1]);
+  }
+  return null;
+}
+
+function startDaemon(dirPath: string): void {
+  const dir = openRuntimeDir(dirPath);
+  let log: number;
+  try {
+    log = openSync(dir.entry(LOG_NAME), "a", 0o600);
+  } finally {
+    dir.close();
+  }
   const [command, ...args] = selfCommand();
   const child = spawn(command!, [...args, "daemon"], { detached: true, stdio: ["ignore", log, log], env: process.env });
   child.unref();

@@ -1,11 +1,17 @@
 // `fleetcom daemon`: the supervisor in the foreground of this process, no dashboard. Autostart runs
 // it detached; service managers run it directly.
 import { defineCommand } from "citty";
+import { writeSync } from "node:fs";
 import { scrollbackSetting } from "./scrollback.ts";
+import { handshakeTimeoutSetting } from "./daemon.ts";
 import { startSupervisor } from "./supervisor.ts";
 
+// Straight to fd 2, which is the log under autostart: Bun's process.stderr keeps a copy of the fd of
+// its own, which would go on writing into a removed log after the daemon opened a new one (endpoint.ts).
 function log(message: string): void {
-  process.stderr.write(`${new Date().toISOString()} ${message}\n`);
+  try {
+    writeSync(2, `${new Date().toISOString()} ${message}\n`);
+  } catch {}
 }
 
 export default defineCommand({
@@ -15,7 +21,8 @@ export default defineCommand({
   },
   async run({ args }) {
     const scrollback = scrollbackSetting(args.scrollback, process.env.FLEETCOM_SCROLLBACK, log);
-    const supervisor = await startSupervisor({ scrollback, log });
+    const handshakeTimeoutMs = handshakeTimeoutSetting(process.env.FLEETCOM_HANDSHAKE_TIMEOUT_MS, log);
+    const supervisor = await startSupervisor({ scrollback, handshakeTimeoutMs, log });
     if (!supervisor) {
       log("another daemon holds the lock; exiting");
       return;

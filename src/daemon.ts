@@ -1,8 +1,8 @@
 // The supervisor: owns every task and serves clients over the socket. All fleet state lives here;
 // clients send requests and get replies, events and screens. `fleetcom daemon` runs it detached
 // (autostart) or under a service manager; `--foreground` runs it inside the dashboard's process.
-import { chmodSync, closeSync, existsSync, ftruncateSync, statSync, unlinkSync, writeSync } from "node:fs";
-import { createServer, type Server, type Socket } from "node:net";
+import { statSync } from "node:fs";
+import type { Socket } from "node:net";
 import { type } from "arktype";
 import { AgentNamespace } from "./agent-namespace.ts";
 import { type Attention, isNewAttention } from "./attention.ts";
@@ -13,10 +13,9 @@ import { label } from "./format.ts";
 import { normalizeGroup, normalizeName } from "./labels.ts";
 import { hello as helloSchema, opArgs, request as requestSchema, type Hello, type Op, type RecipeEntry, type Request, type TaskInfo } from "./messages.ts";
 import { runNotifier } from "./notifier.ts";
-import { lockPath, socketPath, runtimeDir } from "./paths.ts";
+import { Endpoint } from "./endpoint.ts";
+import { socketPath, runtimeDir } from "./paths.ts";
 import { PROTOCOL_VERSION } from "./protocol.ts";
-import { acquireLock } from "./lock.ts";
-import { ensureRuntimeDir } from "./runtime-dir.ts";
 import type { View } from "./screen.ts";
 import { Task, type TaskListener } from "./task.ts";
 import { resolveTaskRef } from "./task-ref.ts";
@@ -28,7 +27,20 @@ const IDLE_SWEEP_MS = 1_000;
 
 export interface DaemonOptions {
   scrollback: number;
+  /** A connection that has not sent its hello by then is dropped (default HANDSHAKE_TIMEOUT_MS). */
+  handshakeTimeoutMs?: number;
   log(message: string): void;
+}
+
+/** Long enough for any client on a loaded machine (the hello is its first write), short enough that silent connections cannot pile up until the daemon runs out of fds. */
+export const HANDSHAKE_TIMEOUT_MS = 5_000;
+
+/** FLEETCOM_HANDSHAKE_TIMEOUT_MS (milliseconds, for tests); a bad value falls back with a warning in the log. */
+export function handshakeTimeoutSetting(env: string | undefined, log: (m: string) => void): number {
+  if (env === undefined || env === "") return HANDSHAKE_TIMEOUT_MS;
+  if (/^\d+$/.test(env.trim()) && Number(env) > 0) return Number(env);
+  log(`FLEETCOM_HANDSHAKE_TIMEOUT_MS='${env}' is not a positive whole number; using ${HANDSHAKE_TIMEOUT_MS}`);
+  return HANDSHAKE_TIMEOUT_MS;
 }
 
 interface Peer {
@@ -39,6 +51,8 @@ interface Peer {
   following: Task | null;
   /** Output that arrived while this peer's screen snapshot was being taken; sent right after it. */
   held: Uint8Array[] | null;
+  /** Drops the connection if no hello comes in time. */
+  handshakeTimer: ReturnType<typeof setTimeout> | null;
 }
 
 type Handler = (peer: Peer, args: any) => unknown | Promise<unknown>;
@@ -63,7 +77,10 @@ export class Daemon implements TaskListener, ConnectionHandler {
 
   accept(socket: Socket): void {
     const conn = new Connection(socket, this);
-    this.peers.set(conn, { conn, hello: null, subscribed: false, attached: null, following: null, held: null });
+    const timeout = this.options.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS;
+    const handshakeTimer = setTimeout(() => conn.drop(`no handshake within ${timeout} ms`), timeout);
+    handshakeTimer.unref?.();
+    this.peers.set(conn, { conn, hello: null, subscribed: false, attached: null, following: null, held: null, handshakeTimer });
   }
 
   // ---- connection events -------------------------------------------------------------------
@@ -85,6 +102,8 @@ export class Daemon implements TaskListener, ConnectionHandler {
   }
 
   closed(conn: Connection): void {
+    const peer = this.peers.get(conn);
+    if (peer?.handshakeTimer) clearTimeout(peer.handshakeTimer);
     this.peers.delete(conn);
   }
 
@@ -103,6 +122,8 @@ export class Daemon implements TaskListener, ConnectionHandler {
       );
     }
     peer.hello = parsed;
+    if (peer.handshakeTimer) clearTimeout(peer.handshakeTimer);
+    peer.handshakeTimer = null;
     peer.conn.send({ type: "welcome", protocol: PROTOCOL_VERSION, version: VERSION, pid: process.pid });
   }
 
@@ -448,33 +469,20 @@ function isDirectory(path: string): boolean {
 
 // ---- the process around it -------------------------------------------------------------------
 
-/** Takes the lock, listens, and serves until stopped. Resolves false when another daemon holds the lock. */
+/** Takes the lock, listens, and serves until stopped. Resolves null when another daemon holds the lock. */
 export async function serveDaemon(options: DaemonOptions): Promise<{ daemon: Daemon; stopped: Promise<void> } | null> {
-  ensureRuntimeDir(runtimeDir());
-  const lockFd = await acquireLock(lockPath());
-  if (lockFd === null) return null;
-  ftruncateSync(lockFd);
-  writeSync(lockFd, `${process.pid}\n`);
-  const sock = socketPath();
-  // We hold the lock, so any socket file left behind belongs to a dead daemon.
-  if (existsSync(sock)) unlinkSync(sock);
-  const daemon = new Daemon(options);
-  const server: Server = createServer((socket) => daemon.accept(socket));
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(sock, () => resolve());
+  let daemon: Daemon | null = null;
+  const endpoint = await Endpoint.open(runtimeDir(), {
+    log: options.log,
+    accept: (socket) => (daemon ? daemon.accept(socket) : socket.destroy()),
+    lost: () => void daemon?.stop(),
   });
-  chmodSync(sock, 0o600);
-  options.log(`daemon ${process.pid} listening on ${sock}`);
+  if (!endpoint) return null;
+  daemon = new Daemon(options);
+  options.log(`daemon ${process.pid} listening on ${endpoint.socketPath}`);
   const stopped = new Promise<void>((resolve) => {
-    daemon.onStop = () => {
-      server.close();
-      for (const path of [sock, lockPath()]) {
-        try {
-          unlinkSync(path);
-        } catch {}
-      }
-      closeSync(lockFd);
+    daemon!.onStop = () => {
+      endpoint.close();
       resolve();
     };
   });

@@ -34,7 +34,12 @@ export async function openDashboard(request: DashboardRequest): Promise<number> 
   }
   const { scrollbackSetting } = await import("./scrollback.ts");
   const { startSupervisor } = await import("./supervisor.ts");
-  const supervisor = await startSupervisor({ scrollback: scrollbackSetting(undefined, process.env.FLEETCOM_SCROLLBACK, logToFile), log: logToFile });
+  const { handshakeTimeoutSetting } = await import("./daemon.ts");
+  const supervisor = await startSupervisor({
+    scrollback: scrollbackSetting(undefined, process.env.FLEETCOM_SCROLLBACK, logToFile),
+    handshakeTimeoutMs: handshakeTimeoutSetting(process.env.FLEETCOM_HANDSHAKE_TIMEOUT_MS, logToFile),
+    log: logToFile,
+  });
   if (!supervisor) {
     throw new UserError("a daemon is already running: run fleetcom to use it, or fleetcom --kill to stop it (and its tasks) first");
   }

@@ -29,14 +29,18 @@ export function runtimeDir(env: Env = process.env, uid: number = process.getuid?
   return join(env.TMPDIR || "/tmp", `fleetcom-${uid}`);
 }
 
+export const SOCKET_NAME = "default.sock";
+export const LOCK_NAME = "daemon.lock";
+export const LOG_NAME = "daemon.log";
+
 export function socketPath(env: Env = process.env): string {
-  return join(runtimeDir(env), "default.sock");
+  return join(runtimeDir(env), SOCKET_NAME);
 }
 
 export function lockPath(env: Env = process.env): string {
-  return join(runtimeDir(env), "daemon.lock");
+  return join(runtimeDir(env), LOCK_NAME);
 }
 
 export function logPath(env: Env = process.env): string {
-  return join(runtimeDir(env), "daemon.log");
+  return join(runtimeDir(env), LOG_NAME);
 }

@@ -1,13 +1,19 @@
-// Runtime seam for everything that is not a PTY: how to start this program again, and an
-// exclusive advisory lock (flock) that the kernel releases when its holder dies, which is what
-// makes "exactly one daemon" race-free. Bun and Deno each get their libc binding here.
+// Runtime seam for everything that is not a PTY: how to start this program again, an exclusive
+// advisory lock (flock) that the kernel releases when its holder dies, which is what makes "exactly
+// one daemon" race-free, and the uid of the process at the other end of a Unix socket, which is what
+// lets the client and the daemon refuse to talk to anyone but their own user. Bun and Deno each get
+// their libc binding here.
 import { readFileSync } from "node:fs";
-import { platform } from "node:os";
+import type { Socket } from "node:net";
+import { endianness, platform } from "node:os";
 
 declare const Deno: any;
 
 const LOCK_EX = 2;
 const LOCK_NB = 4;
+// Linux on x86_64 and arm64 (asm-generic); other architectures number them differently.
+const SOL_SOCKET = 1;
+const SO_PEERCRED = 17;
 
 /** argv that runs this same fleetcom (compiled binary, `bun src/main.ts`, or `deno run`). */
 export function selfCommand(): string[] {
@@ -22,26 +28,94 @@ function libcPath(): string {
   return platform() === "darwin" ? "libSystem.B.dylib" : "libc.so.6";
 }
 
-type Flock = (fd: number, operation: number) => number;
-let flockFn: Flock | undefined;
+/**
+ * The libc calls fleetcom needs. The peer's credentials come from getsockopt(SO_PEERCRED) on Linux
+ * and getpeereid elsewhere (macOS, the BSDs); glibc has no getpeereid, so each platform binds only its own.
+ */
+interface Libc {
+  flock(fd: number, operation: number): number;
+  dup2(fd: number, target: number): number;
+  peerCred(fd: number, a: Uint8Array, b: Uint8Array): number;
+}
+let libc: Libc | undefined;
 
-async function loadFlock(): Promise<Flock> {
-  if (flockFn) return flockFn;
+async function loadLibc(): Promise<Libc> {
+  if (libc) return libc;
+  const linux = platform() === "linux";
   if (typeof Deno !== "undefined") {
-    const lib = Deno.dlopen(libcPath(), { flock: { parameters: ["i32", "i32"], result: "i32" } });
-    flockFn = (fd, op) => lib.symbols.flock(fd, op);
+    const lib = Deno.dlopen(libcPath(), {
+      flock: { parameters: ["i32", "i32"], result: "i32" },
+      dup2: { parameters: ["i32", "i32"], result: "i32" },
+      ...(linux
+        ? { getsockopt: { parameters: ["i32", "i32", "i32", "buffer", "buffer"], result: "i32" } }
+        : { getpeereid: { parameters: ["i32", "buffer", "buffer"], result: "i32" } }),
+    });
+    libc = {
+      flock: (fd, op) => lib.symbols.flock(fd, op),
+      dup2: (fd, target) => lib.symbols.dup2(fd, target),
+      peerCred: linux ? (fd, a, b) => lib.symbols.getsockopt(fd, SOL_SOCKET, SO_PEERCRED, a, b) : (fd, a, b) => lib.symbols.getpeereid(fd, a, b),
+    };
   } else {
-    const { dlopen, FFIType } = await import("bun:ffi");
-    const lib = dlopen(libcPath(), { flock: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 } });
-    flockFn = (fd, op) => lib.symbols.flock(fd, op) as number;
+    const { dlopen, FFIType, ptr } = await import("bun:ffi");
+    const { i32, ptr: pointer } = FFIType;
+    const lib = dlopen(libcPath(), {
+      flock: { args: [i32, i32], returns: i32 },
+      dup2: { args: [i32, i32], returns: i32 },
+      ...(linux ? { getsockopt: { args: [i32, i32, i32, pointer, pointer], returns: i32 } } : { getpeereid: { args: [i32, pointer, pointer], returns: i32 } }),
+    }) as { symbols: Record<string, (...args: unknown[]) => unknown> };
+    const call = lib.symbols;
+    libc = {
+      flock: (fd, op) => call.flock!(fd, op) as number,
+      dup2: (fd, target) => call.dup2!(fd, target) as number,
+      peerCred: linux
+        ? (fd, a, b) => call.getsockopt!(fd, SOL_SOCKET, SO_PEERCRED, ptr(a), ptr(b)) as number
+        : (fd, a, b) => call.getpeereid!(fd, ptr(a), ptr(b)) as number,
+    };
   }
-  return flockFn;
+  return libc;
 }
 
 /** Try to take an exclusive lock on an open fd without waiting; true when we hold it. */
 export async function tryLockExclusive(fd: number): Promise<boolean> {
-  const flock = await loadFlock();
-  return flock(fd, LOCK_EX | LOCK_NB) === 0;
+  return (await loadLibc()).flock(fd, LOCK_EX | LOCK_NB) === 0;
+}
+
+/** Points stdout and stderr at `fd` (the daemon's log, opened again after its directory was removed). */
+export async function redirectStdio(fd: number): Promise<boolean> {
+  const { dup2 } = await loadLibc();
+  return dup2(fd, 1) === 1 && dup2(fd, 2) === 2;
+}
+
+/** What a peer check found: the uid at the other end, or why it could not be known. */
+export type PeerUid = { uid: number } | { unknown: string };
+
+/**
+ * Binds what reading a connected Unix socket's peer uid needs, then returns the (synchronous)
+ * reader, so the daemon can check every connection the moment it is accepted. The socket's fd is
+ * `_handle.fd` in both Bun's and Deno's node:net (Node's own convention); a runtime that stops
+ * exposing it makes every check come back unknown, which callers treat as a refusal.
+ */
+export async function peerUidReader(): Promise<(socket: Socket) => PeerUid> {
+  let bound: Libc;
+  try {
+    bound = await loadLibc();
+  } catch (error) {
+    const reason = `cannot load libc to check the peer: ${(error as Error).message}`;
+    return () => ({ unknown: reason });
+  }
+  const linux = platform() === "linux";
+  const little = endianness() === "LE";
+  return (socket) => {
+    const fd = (socket as unknown as { _handle?: { fd?: unknown } })._handle?.fd;
+    if (typeof fd !== "number" || !Number.isInteger(fd) || fd < 0) return { unknown: "this runtime does not expose the socket's fd" };
+    // Linux: struct ucred { pid_t pid; uid_t uid; gid_t gid } and its socklen_t length.
+    // Elsewhere: getpeereid(fd, &uid, &gid).
+    const a = new Uint8Array(linux ? 12 : 4);
+    const b = new Uint8Array(4);
+    if (linux) new DataView(b.buffer).setUint32(0, 12, little);
+    if (bound.peerCred(fd, a, b) !== 0) return { unknown: "the system would not say who is at the other end" };
+    return { uid: new DataView(a.buffer).getUint32(linux ? 4 : 0, little) };
+  };
 }
 
 /** A zombie counts as dead: a daemon that exited stays one until init gets round to reaping it. */

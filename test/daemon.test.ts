@@ -127,7 +127,7 @@ describe("daemon lifecycle", () => {
       chmodSync(fleet.sandbox.runtime, mode);
       const r = await fleet.cli(["ls"]);
       expect(r.code).toBe(1);
-      expect(r.stderr).toContain("is writable by group or others");
+      expect(r.stderr).toContain(`has mode 0${mode.toString(8)}, not 0700 (private to you); refusing to use it`);
     }
     chmodSync(fleet.sandbox.runtime, 0o700);
   });

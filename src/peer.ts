@@ -1,0 +1,18 @@
+// Who is at the other end of the socket. The client checks the daemon and the daemon checks every
+// client: both must run as the same uid, whatever the socket's or the directory's permissions say.
+// The uid comes from the kernel (runtime.ts); one that cannot be read is a refusal, not a pass.
+import type { PeerUid } from "./runtime.ts";
+
+/** Why a client must not talk to the daemon listening on `socket`, or null when it runs as `uid`. */
+export function daemonRefusal(socket: string, peer: PeerUid, uid: number | undefined): string | null {
+  if ("unknown" in peer) return `cannot tell who is listening on ${socket} (${peer.unknown}); refusing to talk to it`;
+  if (uid !== undefined && peer.uid !== uid) return `${socket} is served by uid ${peer.uid}, not you (uid ${uid}); refusing to talk to it`;
+  return null;
+}
+
+/** Why the daemon must drop a client, or null when it runs as `uid`. */
+export function clientRefusal(peer: PeerUid, uid: number | undefined): string | null {
+  if ("unknown" in peer) return `cannot tell who connected (${peer.unknown})`;
+  if (uid !== undefined && peer.uid !== uid) return `this daemon serves uid ${uid} only, not uid ${peer.uid}`;
+  return null;
+}

@@ -145,8 +145,8 @@ async function connectSocket(autostart: boolean): Promise<Socket> {
   if (!autostart) throw new UserError("the daemon is not running", EXIT.unreachable);
   ensureRuntimeDir(dir);
   startDaemon();
-  const deadline = Date.now() + AUTOSTART_TIMEOUT_MS;
-  while (Date.now() < deadline) {
+  const deadline = performance.now() + AUTOSTART_TIMEOUT_MS;
+  while (performance.now() < deadline) {
     await new Promise((r) => setTimeout(r, 20));
     const socket = await tryConnect(path);
     if (socket) return socket;

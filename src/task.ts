@@ -6,7 +6,7 @@ import { type AgentRun, prepareRun } from "./conversation.ts";
 import type { TaskInfo } from "./messages.ts";
 import { isIdle } from "./idle.ts";
 import { spawnPty, type Pty } from "./pty.ts";
-import { groupAlive, signalGroup } from "./process-group.ts";
+import { ProcessGroup, terminateGroup } from "./process-group.ts";
 import { Screen } from "./screen.ts";
 import { TerminalScan } from "./terminal-scan.ts";
 
@@ -53,6 +53,8 @@ export class Task {
   lastOutputAt: number | null = null;
   /** Monotonic time (performance.now) of the run's start or its last output. */
   private lastActivity = performance.now();
+  /** The run's process group (null when the run could not start). */
+  private processGroup: ProcessGroup | null = null;
   /** The supported agent this run is, and its conversation; null for any other command. */
   agent: AgentRun | null = null;
   cols: number;
@@ -129,6 +131,7 @@ export class Task {
     this.exitCode = null;
     this.signal = null;
     this.lastOutputAt = null;
+    this.processGroup = null;
     this.scan = new TerminalScan();
     this.tracker = NO_ATTENTION;
     const run = this.run;
@@ -150,7 +153,10 @@ export class Task {
       return;
     }
     this.pid = this.pty.pid;
+    const group = (this.processGroup = new ProcessGroup(this.pty.pid));
     this.pty.exited.then(async (exit) => {
+      // First, before any await: the runtime has reaped the leader, and its PID proves nothing now.
+      group.leaderReaped();
       // The exit hint is read once every byte the run printed is in the terminal.
       await this.screen.flushed();
       if (this.run !== run) return;
@@ -205,18 +211,13 @@ export class Task {
     return this.running && isIdle(this.lastActivity, now);
   }
 
-  /** TERM to the whole process group, KILL after the grace period to whatever is still there. */
+  /**
+   * TERM to the whole process group, KILL after the grace period to whatever is still there; only
+   * while the group is provably this run's (process-group.ts), so a finished task whose PID now
+   * belongs to someone else is never signalled.
+   */
   async terminate(): Promise<void> {
-    const pgid = this.pid;
-    if (pgid === null) return;
-    if (!signalGroup(pgid, "SIGTERM")) return;
-    // Monotonic: a wall-clock step must neither stretch nor skip the grace.
-    const deadline = performance.now() + KILL_GRACE_MS;
-    while (performance.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 25));
-      if (!groupAlive(pgid)) return;
-    }
-    signalGroup(pgid, "SIGKILL");
+    if (this.processGroup) await terminateGroup(this.processGroup, KILL_GRACE_MS);
   }
 
   /** `now` is monotonic (performance.now), for the idle flag. */

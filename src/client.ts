@@ -37,6 +37,27 @@ export class DaemonClient {
     return client;
   }
 
+  /**
+   * The PID the daemon on our socket gives in its welcome, which proves it is a fleetcom daemon;
+   * null when none answers (no socket, a stale one, another protocol, or no welcome in `timeoutMs`).
+   * Never starts a daemon.
+   */
+  static async daemonPidOnSocket(timeoutMs: number): Promise<number | null> {
+    const socket = await connectSocket(false).catch(() => null);
+    if (!socket) return null;
+    const client = new DaemonClient(socket);
+    const timer = setTimeout(() => socket.destroy(), timeoutMs);
+    try {
+      await client.handshake(terminalSize());
+      return client.daemonPid || null;
+    } catch {
+      return null;
+    } finally {
+      clearTimeout(timer);
+      client.close();
+    }
+  }
+
   private handshake(size: { cols: number; rows: number }): Promise<void> {
     return new Promise((resolve, reject) => {
       this.onGreeting = (message) => {

@@ -5,11 +5,13 @@
 // `rm`, `--kill` and the daemon's teardown run. When the namespace's first process exits, the kernel
 // kills everything left in it, so nothing a scenario starts outlives it.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fleetcomArgv, makeSandbox, type Sandbox } from "./helpers.ts";
 import { groupIsTheTasks, type GroupIdentity } from "../src/process-group.ts";
 import type { ProcStat } from "../src/proc.ts";
+import { isProcessAlive } from "../src/runtime.ts";
+import { Fleet, until } from "./fleet.ts";
 
 const CANNOT_UNSHARE = namespaceUnavailable();
 
@@ -139,6 +141,75 @@ say "DONE ok"
 `);
     expect(facts.get("VICTIM")).toBe(facts.get("TASK-PID"));
     expect(facts.get("VICTIM-AFTER-RM")).toBe("alive");
+  });
+});
+
+describe("fleetcom --kill and the PID in daemon.lock (H3)", () => {
+  let sandbox: Sandbox;
+  beforeEach(() => (sandbox = makeSandbox()));
+  afterEach(() => sandbox.cleanup());
+
+  nsTest("after a crash, an unrelated process holding the dead daemon's PID is not signalled", async () => {
+    const facts = await inNamespace(sandbox, "stale-lock", `
+fc run -- "sleep 100" >/dev/null || setup_failed "run"
+D=$(cat "$FLEETCOM_RUNTIME_DIR/daemon.lock"); say "DAEMON $D"
+kill -9 $D
+wait_until gone $D
+wait_until [ ! -e /proc/$D ]
+echo $((D - 1)) > /proc/sys/kernel/ns_last_pid
+sleep 1000 &
+VICTIM=$!; [ "$VICTIM" = "$D" ] || setup_failed "victim got pid $VICTIM, not $D"
+say "VICTIM $VICTIM"
+say "LOCK-SAYS $(cat "$FLEETCOM_RUNTIME_DIR/daemon.lock")"
+OUT=$(fc --kill 2>&1); say "KILL-EXIT $?"; say "KILL $(echo $OUT)"
+say "VICTIM-AFTER-KILL $(status $VICTIM)"
+say "FILES-LEFT $(ls "$FLEETCOM_RUNTIME_DIR" | grep -x -e default.sock -e daemon.lock | tr '\\n' ' ')."
+say "DONE ok"
+`);
+    expect(facts.get("VICTIM")).toBe(facts.get("DAEMON"));
+    expect(facts.get("LOCK-SAYS")).toBe(facts.get("DAEMON"));
+    expect(facts.get("KILL")).toBe("no daemon running");
+    expect(facts.get("KILL-EXIT")).toBe("0");
+    expect(facts.get("VICTIM-AFTER-KILL")).toBe("alive");
+    // The stale socket and lock are cleaned away.
+    expect(facts.get("FILES-LEFT")).toBe(".");
+  });
+
+  describe("with a live daemon", () => {
+    let fleet: Fleet;
+    beforeEach(() => (fleet = new Fleet()));
+    afterEach(() => fleet.stop());
+
+    test("a PID written into daemon.lock is never trusted: --kill stops the daemon, not that process", async () => {
+      await fleet.run("sleep 300");
+      const daemon = fleet.daemonPid()!;
+      const victim = Bun.spawn(["sleep", "1000"], { stdout: "ignore", stderr: "ignore" });
+      try {
+        writeFileSync(join(fleet.sandbox.runtime, "daemon.lock"), `${victim.pid}\n`);
+        expect(readFileSync(join(fleet.sandbox.runtime, "daemon.lock"), "utf8").trim()).toBe(String(victim.pid));
+        const r = await fleet.cli(["--kill"]);
+        expect(r.stdout.trim()).toBe(`stopped daemon ${daemon}`);
+        expect(isProcessAlive(daemon)).toBe(false);
+        expect(victim.exitCode).toBeNull();
+        expect(isProcessAlive(victim.pid)).toBe(true);
+      } finally {
+        victim.kill("SIGKILL");
+        await victim.exited;
+        // On the old code the daemon survives this test and the lock no longer names it.
+        if (isProcessAlive(daemon)) process.kill(daemon, "SIGTERM");
+      }
+    });
+
+    test("a daemon that does not answer on its socket is still stopped when /proc proves it holds the lock", async () => {
+      if (process.platform !== "linux") return; // the proof without a socket is /proc's
+      await fleet.run("sleep 300");
+      const daemon = fleet.daemonPid()!;
+      // The socket file gone (deleted by hand): only the lock proves the daemon now.
+      Bun.spawnSync(["rm", "-f", join(fleet.sandbox.runtime, "default.sock")]);
+      const r = await fleet.cli(["--kill"]);
+      expect(r.stdout.trim()).toBe(`stopped daemon ${daemon}`);
+      await until("daemon gone", () => !isProcessAlive(daemon));
+    });
   });
 });
 

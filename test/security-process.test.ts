@@ -5,13 +5,18 @@
 // `rm`, `--kill` and the daemon's teardown run. When the namespace's first process exits, the kernel
 // kills everything left in it, so nothing a scenario starts outlives it.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fleetcomArgv, makeSandbox, type Sandbox } from "./helpers.ts";
+import { entry, fleetcomArgv, makeSandbox, type Sandbox } from "./helpers.ts";
 import { groupIsTheTasks, type GroupIdentity } from "../src/process-group.ts";
 import type { ProcStat } from "../src/proc.ts";
 import { isProcessAlive } from "../src/runtime.ts";
 import { Fleet, until } from "./fleet.ts";
+import { killProcessGroups, processesWithMarker, recoveryDirOf, snapshotFleet, snapshotNames, snapshotWrites } from "./recovery-helpers.ts";
+import { parseSnapshotName, snapshotFileName, snapshotLabel } from "../src/recovery.ts";
+import { latestSnapshot, listSnapshots } from "../src/recovery-store.ts";
+import { formatRecipe } from "../src/session.ts";
+import { SnapshotWriter } from "../src/snapshots.ts";
 
 const CANNOT_UNSHARE = namespaceUnavailable();
 
@@ -209,6 +214,132 @@ say "DONE ok"
       const r = await fleet.cli(["--kill"]);
       expect(r.stdout.trim()).toBe(`stopped daemon ${daemon}`);
       await until("daemon gone", () => !isProcessAlive(daemon));
+    });
+  });
+});
+
+describe("a crashed long-lived fleet among ten later supervisors that died (H4)", () => {
+  const DEAD_PID = 2 ** 22 + 1; // above Linux's largest pid_max: never a running process
+  const MINUTE = 60_000;
+
+  describe("the writer's prune and the store, on files", () => {
+    let sandbox: Sandbox;
+    let dir: string;
+    let env: Record<string, string>;
+    beforeEach(() => {
+      sandbox = makeSandbox();
+      env = sandbox.env;
+      dir = join(sandbox.config, "sessions", "recovery");
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+    });
+    afterEach(() => sandbox.cleanup());
+
+    /** A snapshot of `tasks` sleeps by a supervisor started at `startedAt`, last written at `writtenAt`. */
+    function snapshot(pid: number, startedAt: number, writtenAt: number, tasks: number): string {
+      const name = snapshotFileName(new Date(startedAt), pid);
+      const entries = Array.from({ length: tasks }, (_, i) => entry(sandbox.home, `sleep ${3600 + i}`));
+      writeFileSync(join(dir, name), formatRecipe(snapshotLabel(new Date(writtenAt)), entries, sandbox.home), { mode: 0o600 });
+      utimesSync(join(dir, name), new Date(writtenAt), new Date(writtenAt));
+      return name;
+    }
+
+    /** One pass of a real writer, as the next supervisor's first pass after a change. */
+    function nextSupervisorPass(): string {
+      const source = { startedAt: new Date(), recipe: () => [entry(sandbox.home, "sleep 1")], onRecipeChange: () => {} };
+      const writer = new SnapshotWriter(source, { dir, home: sandbox.home, debounceMs: 100, checkMs: 3_600_000, log: () => {} });
+      writer.pass();
+      return snapshotFileName(source.startedAt, process.pid);
+    }
+
+    test("the crashed fleet's snapshot, oldest by name but newest by write, survives and --latest picks it", () => {
+      const now = Date.now();
+      const crashed = snapshot(DEAD_PID, now - 120 * MINUTE, now - MINUTE, 320);
+      const later = Array.from({ length: 10 }, (_, i) => snapshot(DEAD_PID + 1 + i, now - (100 - i) * MINUTE, now - (90 - i) * MINUTE, 1));
+      const own = nextSupervisorPass();
+      const left = readdirSync(dir);
+      expect(left).toContain(crashed);
+      expect(left).toContain(own);
+      // Eleven candidates: the crashed fleet and the eight later files written last survive.
+      expect(left.filter((n) => later.includes(n)).sort()).toEqual(later.slice(2).sort());
+      const latest = latestSnapshot(own, env, sandbox.home);
+      expect(latest.file).toBe(join(dir, crashed));
+      expect(latest.entries).toHaveLength(320);
+      // --list: newest written first, the next supervisor's own file, then the crashed fleet.
+      expect(listSnapshots(env, sandbox.home).map((s) => [s.file.slice(dir.length + 1), s.tasks]).slice(0, 2)).toEqual([
+        [own, 1],
+        [crashed, 320],
+      ]);
+    });
+
+    test("a running PID whose process started after the name's start time is a reused PID: no protection", async () => {
+      const now = Date.now();
+      // This test's own PID, in a name from a day ago: the process with it started long after.
+      const reused = snapshot(process.pid, now - 24 * 60 * MINUTE, now - 200 * MINUTE, 2);
+      // A live writer: a process started now, named with its start time: protected though oldest.
+      const writer = Bun.spawn(["sleep", "1000"], { stdout: "ignore", stderr: "ignore" });
+      try {
+        await until("the writer running", () => existsSync(`/proc/${writer.pid}/stat`) || process.platform !== "linux");
+        const live = snapshot(writer.pid, now - 1_000, now - 300 * MINUTE, 2);
+        for (let i = 0; i < 10; i++) snapshot(DEAD_PID + i, now - (100 - i) * MINUTE, now - (90 - i) * MINUTE, 1);
+        nextSupervisorPass();
+        const left = readdirSync(dir);
+        expect(left).toContain(live);
+        if (process.platform === "linux") expect(left).not.toContain(reused); // without /proc a running PID is trusted
+      } finally {
+        writer.kill("SIGKILL");
+        await writer.exited;
+      }
+    });
+  });
+
+  describe("end to end", () => {
+    const mark = `fleetcom-h4-${process.pid}`;
+    let crashedFleet: Fleet;
+    let nextFleet: Fleet;
+    beforeEach(() => {
+      crashedFleet = snapshotFleet();
+      crashedFleet.env.FLEETCOM_H4_MARK = mark;
+      // The next daemon: another runtime directory, the same config directory and home.
+      nextFleet = snapshotFleet();
+      nextFleet.env.FLEETCOM_CONFIG_DIR = crashedFleet.env.FLEETCOM_CONFIG_DIR!;
+      nextFleet.env.HOME = crashedFleet.env.HOME!;
+    });
+    afterEach(async () => {
+      killProcessGroups(processesWithMarker(`FLEETCOM_H4_MARK=${mark}`));
+      await nextFleet.stop();
+      await crashedFleet.stop();
+    });
+
+    test("a SIGKILLed daemon's fleet survives the next daemon's first prune, and recover --latest offers it", async () => {
+      for (const name of ["api", "web", "worker"]) await crashedFleet.run("sleep 300", ["--name", name]);
+      const dir = recoveryDirOf(crashedFleet);
+      const daemon = crashedFleet.daemonPid()!;
+      const file = await until("the fleet's snapshot of three tasks", () => {
+        const found = listSnapshots(crashedFleet.env, crashedFleet.sandbox.home).find((s) => s.tasks === 3);
+        return found?.file;
+      });
+      const name = file.slice(dir.length + 1);
+      const startedAt = parseSnapshotName(name)!.startedAt.getTime();
+      const lastWrite = statSync(file).mtimeMs;
+      // Ten supervisors started after this daemon and died before its last write.
+      for (let i = 0; i < 10; i++) {
+        const later = join(dir, snapshotFileName(new Date(startedAt + (i + 1) * 1_000), DEAD_PID + i));
+        writeFileSync(later, formatRecipe(snapshotLabel(new Date(lastWrite)), [entry(crashedFleet.sandbox.home, `sleep ${i}`)], crashedFleet.sandbox.home), { mode: 0o600 });
+        const at = new Date(lastWrite - (100 - i) * 1_000);
+        utimesSync(later, at, at);
+      }
+      process.kill(daemon, "SIGKILL");
+      await until("the daemon gone", () => !isProcessAlive(daemon));
+      // The user starts one thing first: the next daemon's first pass writes and prunes.
+      await nextFleet.run("sleep 301");
+      await until("the next daemon's first snapshot pass", () => snapshotWrites(nextFleet) >= 1);
+      expect(existsSync(file)).toBe(true);
+      // The next daemon's file, the crashed fleet's, and the eight later ones written last.
+      expect(snapshotNames(crashedFleet)).toHaveLength(10);
+      const r = await nextFleet.cli(["recover", "--latest", "--dry-run"]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(`from ${file}`);
+      expect(r.stdout).toContain("3 task(s) would start");
     });
   });
 });

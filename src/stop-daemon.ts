@@ -3,10 +3,10 @@
 //
 // SECURITY INVARIANT: SIGTERM goes only to a process proven to be the daemon. The PID in daemon.lock
 // is a hint, never a proof: a daemon that crashed leaves its number behind, and the kernel may since
-// have given it to anything. Proof is either the daemon's own word (it answers on our private socket
-// and its welcome gives its PID), or, on Linux, /proc showing that the PID in the file holds the flock
-// on daemon.lock right now. A lock nobody holds means no daemon: the socket and lock are stale files,
-// removed, and nothing is signalled.
+// have given it to anything. Proof is the lock being held (a non-blocking flock on it fails) and
+// either the daemon's own word (it answers on our private socket and its welcome gives its PID) or,
+// on Linux, /proc showing that the PID in the file holds that flock right now. A lock nobody holds
+// means no daemon: the socket and lock are stale files, removed, and nothing is signalled.
 import { closeSync, existsSync, openSync, readFileSync, unlinkSync } from "node:fs";
 import { DaemonClient } from "./client.ts";
 import { EXIT, UserError } from "./errors.ts";
@@ -47,10 +47,9 @@ export async function stopDaemon(): Promise<number> {
 async function findDaemon(): Promise<Proven | null> {
   const deadline = performance.now() + PROOF_TIMEOUT_MS;
   for (;;) {
+    if ((await probeLock(lockPath())) !== "held") return null;
     const answered = await DaemonClient.daemonPidOnSocket(PROOF_TIMEOUT_MS);
     if (answered !== null) return proven(answered);
-    const lock = await probeLock(lockPath());
-    if (lock !== "held") return null;
     const hinted = pidInLockFile();
     if (hinted !== null && holdsFlock(hinted, lockPath()) === true) return proven(hinted);
     // Held but unproven: a daemon between taking the lock and listening, or (without /proc) one of

@@ -8,8 +8,6 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { entry, fleetcomArgv, makeSandbox, type Sandbox } from "./helpers.ts";
-import { groupIsTheTasks, type GroupIdentity } from "../src/process-group.ts";
-import type { ProcStat } from "../src/proc.ts";
 import { isProcessAlive } from "../src/runtime.ts";
 import { Fleet, until } from "./fleet.ts";
 import { killProcessGroups, processesWithMarker, recoveryDirOf, snapshotFleet, snapshotNames, snapshotWrites } from "./recovery-helpers.ts";
@@ -342,32 +340,4 @@ describe("a crashed long-lived fleet among ten later supervisors that died (H4)"
       expect(r.stdout).toContain("3 task(s) would start");
     });
   });
-});
-
-describe("the proof that a process group is still the task's (pure rule)", () => {
-  const P = 500;
-  const held: GroupIdentity = { pgid: P, leaderStart: 1_000, reapedAt: null };
-  const reaped: GroupIdentity = { ...held, reapedAt: 2_000 };
-  const proc = (pid: number, start: number, over: Partial<ProcStat> = {}): ProcStat => ({ pid, state: "S", pgrp: P, session: P, start, ...over });
-  const cases: [string, GroupIdentity, ProcStat[] | null, boolean][] = [
-    ["the leader itself, not yet reaped", held, [proc(P, 1_000)], true],
-    ["the leader as a zombie, not yet reaped", held, [proc(P, 1_000, { state: "Z" })], true],
-    ["the leader's PID held by a later process: reused, whoever else is in the group", reaped, [proc(P, 5_000), proc(600, 1_500)], false],
-    ["the leader's PID reused before the reap was reported", held, [proc(P, 5_000)], false],
-    ["leader reaped, a member of its session started before the reap", reaped, [proc(600, 1_500)], true],
-    ["leader reaped, only members started after the reap (a new session with the old number)", reaped, [proc(600, 2_000), proc(601, 9_000)], false],
-    ["leader reaped, a member of the group in another session", reaped, [proc(600, 1_500, { session: 42 })], false],
-    ["leader reaped, only zombies left", reaped, [proc(600, 1_500, { state: "Z" })], false],
-    ["leader reaped, a member older than the leader", reaped, [proc(600, 999)], false],
-    ["leader reaped, nothing left", reaped, [], false],
-    ["no /proc: held", held, null, true],
-    ["no /proc: reaped", reaped, null, false],
-    ["start unknown: held", { ...held, leaderStart: null }, [proc(P, 1_000)], true],
-    ["start unknown: reaped", { ...reaped, leaderStart: null }, [proc(600, 1_500)], false],
-  ];
-  for (const [name, id, stats, expected] of cases) {
-    test(`${name}: ${expected ? "signal" : "never signal"}`, () => {
-      expect(groupIsTheTasks(id, stats, 3_000)).toBe(expected);
-    });
-  }
 });

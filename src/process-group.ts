@@ -10,12 +10,14 @@
 //   does only once no process is left in the task's group or session: the group is not the task's;
 // - no process with that PID (the leader is reaped): the group is the task's only if a live member
 //   is in the task's session (session id = pgid: the leader ran setsid) and started no earlier than
-//   the leader and before the reap. Such a member was in the task's session before the number came
+//   the leader and no later than the reap. Such a member was in the task's session before the number came
 //   free, and a process can leave a session but never join one it did not create; while it stays,
 //   the kernel keeps the number, so every other member of the group is the task's too.
-// The reap time is when the runtime reported it, a moment after the kernel freed the number: a
-// process that took the number in that moment, called setsid, forked and died before the check
-// would pass. That is the one gap left without a pidfd-based reaper.
+// The reap time is when the runtime reported it, a moment after the kernel freed the number, and
+// start times count 10 ms ticks, so "no later" includes the reap's own tick: a leader that forks a
+// child and exits at once must still be able to prove that child. The price is the one gap left
+// without a pidfd-based reaper: a process that took the number within that moment (and that tick),
+// called setsid, forked and died before the check would pass.
 // Without /proc (macOS) nothing proves the group after the reap, so it is no longer signalled: a
 // member that outlives the leader there is left alone rather than risk someone else's processes.
 import { hasProc, listProcStats, readProcStat, ticksNow, type ProcStat } from "./proc.ts";
@@ -41,7 +43,7 @@ export function groupIsTheTasks(id: GroupIdentity, stats: ProcStat[] | null, now
   const reaped = id.reapedAt ?? now;
   if (reaped === null) return false;
   return stats.some(
-    (s) => s.pgrp === id.pgid && s.session === id.pgid && s.state !== "Z" && s.start >= id.leaderStart! && s.start < reaped,
+    (s) => s.pgrp === id.pgid && s.session === id.pgid && s.state !== "Z" && s.start >= id.leaderStart! && s.start <= reaped,
   );
 }
 

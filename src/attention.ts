@@ -32,13 +32,19 @@ export const BELL_SETTLE_MS = 1_000;
 
 export interface AttentionTracker {
   attention: Attention | null;
-  /** When the last bell rang (ms), for the settle rule. */
+  /** When the last bell rang (monotonic ms), for the settle rule. */
   bellAt: number | null;
+}
+
+/** A moment on both clocks: wall for the `since` people read, monotonic for the settle rule. */
+export interface Instant {
+  wall: number;
+  mono: number;
 }
 
 export const NO_ATTENTION: AttentionTracker = { attention: null, bellAt: null };
 
-export function nextAttention(current: AttentionTracker, event: AttentionEvent, now: number): AttentionTracker {
+export function nextAttention(current: AttentionTracker, event: AttentionEvent, now: Instant): AttentionTracker {
   const { attention } = current;
   switch (event.type) {
     case "attended":
@@ -48,14 +54,14 @@ export function nextAttention(current: AttentionTracker, event: AttentionEvent, 
       return fromAgent(current, event.signal, now);
     case "bell":
       if (attention && attention.state !== "bell") return current;
-      return { attention: attention ?? raised("bell", null, now), bellAt: now };
+      return { attention: attention ?? raised("bell", null, now), bellAt: now.mono };
     case "output":
-      if (attention?.state === "bell" && current.bellAt !== null && now - current.bellAt >= BELL_SETTLE_MS) return NO_ATTENTION;
+      if (attention?.state === "bell" && current.bellAt !== null && now.mono - current.bellAt >= BELL_SETTLE_MS) return NO_ATTENTION;
       return current;
   }
 }
 
-function fromAgent(current: AttentionTracker, signal: AgentSignal, now: number): AttentionTracker {
+function fromAgent(current: AttentionTracker, signal: AgentSignal, now: Instant): AttentionTracker {
   if (signal.kind !== "waiting") return NO_ATTENTION;
   const { attention } = current;
   // The same state again (a hook that fires twice) is no new transition: it keeps its time.
@@ -63,8 +69,8 @@ function fromAgent(current: AttentionTracker, signal: AgentSignal, now: number):
   return { attention: raised(signal.state, signal.message, now), bellAt: null };
 }
 
-function raised(state: AttentionState, message: string | null, now: number): Attention {
-  return { state, since: new Date(now).toISOString(), message };
+function raised(state: AttentionState, message: string | null, now: Instant): Attention {
+  return { state, since: new Date(now.wall).toISOString(), message };
 }
 
 /** A transition into attention, or into another attention state: what FLEETCOM_NOTIFY runs for. */

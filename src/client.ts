@@ -7,12 +7,13 @@
 // process listening on it runs as our own uid (SO_PEERCRED / getpeereid). Every connection,
 // including each retry while a daemon autostarts, goes through connectVerified().
 import { spawn } from "node:child_process";
-import { closeSync, openSync, readFileSync, statSync } from "node:fs";
+import { closeSync, openSync, readFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { EXIT, UserError } from "./errors.ts";
 import type { AttachEnd, DaemonMessage, Reply, TaskEvent } from "./messages.ts";
 import { LOCK_NAME, LOG_NAME, SOCKET_NAME, logPath, runtimeDir } from "./paths.ts";
+import { flockHolder } from "./proc.ts";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "./protocol.ts";
 import { isProcessAlive, peerUidReader, selfCommand, type PeerUid } from "./runtime.ts";
 import { daemonRefusal } from "./peer.ts";
@@ -42,6 +43,28 @@ export class DaemonClient {
     const client = new DaemonClient(socket);
     await client.handshake(options.size ?? terminalSize());
     return client;
+  }
+
+  /**
+   * The PID the daemon on our socket gives in its welcome, which proves it is a fleetcom daemon;
+   * null when none answers (no socket, a stale one, another protocol, or no welcome in `timeoutMs`).
+   * Never starts a daemon.
+   */
+  static async daemonPidOnSocket(timeoutMs: number): Promise<number | null> {
+    const attempt = await connectVerified(runtimeDir(), await peerUidReader()).catch(() => null);
+    if (!attempt || !("socket" in attempt)) return null;
+    const socket = attempt.socket;
+    const client = new DaemonClient(socket);
+    const timer = setTimeout(() => socket.destroy(), timeoutMs);
+    try {
+      await client.handshake(terminalSize());
+      return client.daemonPid || null;
+    } catch {
+      return null;
+    } finally {
+      clearTimeout(timer);
+      client.close();
+    }
   }
 
   private handshake(size: { cols: number; rows: number }): Promise<void> {
@@ -194,8 +217,8 @@ async function connectSocket(autostart: boolean): Promise<Socket> {
     if (!autostart) throw new UserError("the daemon is not running", EXIT.unreachable);
     startDaemon(dirPath);
   }
-  const deadline = Date.now() + AUTOSTART_TIMEOUT_MS;
-  while (Date.now() < deadline) {
+  const deadline = performance.now() + AUTOSTART_TIMEOUT_MS;
+  while (performance.now() < deadline) {
     await new Promise((r) => setTimeout(r, 20));
     const attempt = await connectVerified(dirPath, readPeer);
     if ("socket" in attempt) return attempt.socket;
@@ -207,11 +230,7 @@ async function connectSocket(autostart: boolean): Promise<Socket> {
   throw new UserError(`the daemon did not start; see ${logPath()}`, EXIT.unreachable);
 }
 
-/**
- * The PID of the live process holding daemon.lock, or null. Linux reads /proc/locks (the kernel's
- * own word, and it takes no lock: a client taking even a shared one could make a starting daemon
- * give up); elsewhere the PID written in the lock file, if it is alive.
- */
+/** The PID of the live process holding daemon.lock, or null (without /proc: the PID in the file, if alive). */
 function lockHolder(dirPath: string): number | null {
   let dir: RuntimeDir;
   try {
@@ -221,7 +240,8 @@ function lockHolder(dirPath: string): number | null {
   }
   try {
     const lock = dir.entry(LOCK_NAME);
-    if (process.platform === "linux") return flockHolder(statSync(lock).ino, readFileSync("/proc/locks", "utf8"));
+    const holder = flockHolder(lock);
+    if (holder !== undefined) return holder;
     const pid = Number(readFileSync(lock, "utf8").trim());
     return isProcessAlive(pid) ? pid : null;
   } catch {
@@ -229,15 +249,6 @@ function lockHolder(dirPath: string): number | null {
   } finally {
     dir.close();
   }
-}
-
-/** The PID holding an exclusive flock on inode `ino`, from the text of /proc/locks. */
-export function flockHolder(ino: number, procLocks: string): number | null {
-  for (const line of procLocks.split("\n")) {
-    const m = /^\d+:\s+FLOCK\s+\S+\s+WRITE\s+(\d+)\s+[0-9a-f]+:[0-9a-f]+:(\d+)\s/.exec(line);
-    if (m && Number(m[2]) === ino) return Number(m[1]);
-  }
-  return null;
 }
 
 function startDaemon(dirPath: string): void {

@@ -6,13 +6,13 @@ import { defineCommand } from "citty";
 import { DaemonClient } from "./client.ts";
 import { EXIT, UserError, usageError } from "./errors.ts";
 import { stateText } from "./format.ts";
+import { msUntilIdle } from "./idle.ts";
 import type { TaskEvent, TaskInfo } from "./messages.ts";
 import { resolveTaskRef } from "./task-ref.ts";
 
 export const CONDITIONS = ["waiting", "exit", "idle"] as const;
 export type Condition = (typeof CONDITIONS)[number];
 
-const QUIET_MS = 10_000;
 export const TIMED_OUT = 124;
 
 /**
@@ -28,10 +28,12 @@ export function check(task: TaskInfo, condition: Condition): "met" | { never: st
   return task.state === "exited" || task.attention || task.idle ? "met" : null;
 }
 
-/** Milliseconds until the task would have been quiet long enough, by its last output. */
+/**
+ * Milliseconds until it is worth asking whether the task has been quiet long enough, by its last
+ * output. The daemon decides idleness on its monotonic clock; this is only when to ask again.
+ */
 export function untilQuiet(task: TaskInfo, now: number): number {
-  const last = Date.parse(task.lastOutputAt ?? task.startedAt);
-  return Math.max(0, last + QUIET_MS - now);
+  return msUntilIdle(Date.parse(task.lastOutputAt ?? task.startedAt), now);
 }
 
 function parseTimeout(value: string | undefined): number | null {

@@ -22,7 +22,7 @@ import { resolveTaskRef } from "./task-ref.ts";
 import { VERSION } from "./version.ts";
 
 const CHANGE_EVENT_INTERVAL_MS = 250;
-/** How often running tasks are checked for having turned idle (no output for 10 s). */
+/** How often running tasks are checked for having turned idle (idle.ts). */
 const IDLE_SWEEP_MS = 1_000;
 
 export interface DaemonOptions {
@@ -206,7 +206,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
   /** Going quiet is a change nothing else announces: tell subscribers once per quiet spell. */
   private sweepIdle(): void {
     if (!this.hasSubscribers()) return;
-    const now = Date.now();
+    const now = performance.now();
     for (const task of this.tasks.values()) {
       if (!task.idle(now) || this.reportedIdle.has(task)) continue;
       this.reportedIdle.add(task);
@@ -218,7 +218,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
     this.changeTimer = null;
     // Nobody listening: skip building a TaskInfo (preview, agent files) for every chatty task.
     if (this.hasSubscribers()) {
-      const now = Date.now();
+      const now = performance.now();
       for (const task of this.changed) if (this.tasks.has(task.id)) this.broadcast("changed", task.info(now));
     }
     this.changed.clear();
@@ -416,7 +416,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
   }
 
   list(): TaskInfo[] {
-    const now = Date.now();
+    const now = performance.now();
     return [...this.tasks.values()].map((t) => t.info(now));
   }
 

@@ -5,7 +5,7 @@
 // or slow notifier never holds up the daemon.
 import { spawn } from "node:child_process";
 import type { Attention } from "./attention.ts";
-import { signalGroup } from "./process-group.ts";
+import { ProcessGroup } from "./process-group.ts";
 
 export const NOTIFY_TIMEOUT_MS = 10_000;
 const STDERR_KEPT = 2_000;
@@ -35,13 +35,15 @@ export function runNotifier(command: string, notice: Notice, log: (message: stri
     log(`${what} could not start: ${(error as Error)?.message ?? error}`);
     return;
   }
+  // detached: its own session and group, signalled only while provably still the notifier's.
+  const group = child.pid ? new ProcessGroup(child.pid) : null;
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => {
     if (stderr.length < STDERR_KEPT) stderr += chunk.toString("utf8");
   });
   const timer = setTimeout(() => {
     log(`${what} still running after ${NOTIFY_TIMEOUT_MS / 1000}s: killed`);
-    if (child.pid) signalGroup(child.pid, "SIGKILL");
+    group?.signal("SIGKILL");
   }, NOTIFY_TIMEOUT_MS);
   timer.unref?.();
   child.on("error", (error) => {
@@ -49,6 +51,7 @@ export function runNotifier(command: string, notice: Notice, log: (message: stri
     log(`${what} could not start: ${error.message}`);
   });
   child.on("exit", (code, signal) => {
+    group?.leaderReaped();
     clearTimeout(timer);
     if (code !== 0) log(`${what} failed (${signal ?? `exit ${code}`})${stderr.trim() ? `: ${stderr.trim().slice(0, STDERR_KEPT)}` : ""}`);
   });

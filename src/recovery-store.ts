@@ -6,7 +6,7 @@ import { describeFsError } from "./atomic-write.ts";
 import { UserError } from "./errors.ts";
 import { printable } from "./labels.ts";
 import { homeDir, recoveryDir } from "./paths.ts";
-import { isSnapshotName } from "./recovery.ts";
+import { compareSnapshotsNewestFirst, isSnapshotName } from "./recovery.ts";
 import { displayName, readRecipe, type LoadedRecipe } from "./session-store.ts";
 
 type Env = Record<string, string | undefined>;
@@ -23,6 +23,8 @@ export interface SnapshotInfo {
 interface Listed {
   info: SnapshotInfo;
   recipe: LoadedRecipe | null;
+  /** For the order: its name and mtime. */
+  file: { name: string; writtenMs: number };
 }
 
 // Newest means most recently written: a supervisor started earlier may hold the fresher recipe.
@@ -60,26 +62,26 @@ function readSnapshots(env: Env, cwd: string): Listed[] {
     throw new UserError(`cannot list ${printable(dir)}: ${describeFsError(error)}`);
   }
   const listed = names.map((name) => describe(join(dir, name), env, cwd)).filter((s): s is Listed => s !== null);
-  return listed.sort((a, b) => b.info.written.localeCompare(a.info.written) || basename(b.info.file).localeCompare(basename(a.info.file)));
+  return listed.sort((a, b) => compareSnapshotsNewestFirst(a.file, b.file));
 }
 
 function describe(file: string, env: Env, cwd: string): Listed | null {
-  let written: string;
+  let order: Listed["file"];
   try {
     const stat = statSync(file);
     if (!stat.isFile()) return null;
-    written = stat.mtime.toISOString();
+    order = { name: basename(file), writtenMs: stat.mtimeMs };
   } catch {
     return null; // pruned while we listed
   }
-  const base = { file, written, label: null, tasks: 0, dropped: 0, damaged: null };
+  const base = { file, written: new Date(order.writtenMs).toISOString(), label: null, tasks: 0, dropped: 0, damaged: null };
   try {
     const recipe = readSnapshot(file, env, cwd);
-    if (recipe.entries.length === 0) return { info: { ...base, label: recipe.name, damaged: "holds no command" }, recipe: null };
+    if (recipe.entries.length === 0) return { info: { ...base, label: recipe.name, damaged: "holds no command" }, recipe: null, file: order };
     const info = { ...base, label: recipe.displayName, tasks: recipe.entries.length, dropped: recipe.dropped };
-    return { info, recipe };
+    return { info, recipe, file: order };
   } catch (error) {
     const reason = error instanceof UserError ? error.message : describeFsError(error);
-    return { info: { ...base, damaged: reason }, recipe: null };
+    return { info: { ...base, damaged: reason }, recipe: null, file: order };
   }
 }

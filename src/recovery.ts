@@ -47,25 +47,55 @@ export function snapshotLabel(writtenAt: Date): string {
   return `autosaved ${date} ${time} UTC`;
 }
 
-// Newest first: by start time, then by PID for supervisors started in the same second.
-export function compareSnapshotNamesNewestFirst(a: SnapshotName, b: SnapshotName): number {
-  return b.startedAt.getTime() - a.startedAt.getTime() || b.pid - a.pid;
+/** A snapshot file as a prune or a listing sees it: its name and when it was last written (mtime). */
+export interface SnapshotFile {
+  name: string;
+  writtenMs: number;
 }
 
 /**
- * The names a prune deletes from `names` (a directory listing): never `written`, never a file whose
- * PID is alive (its supervisor may still write it), never a name that is not a snapshot's; of the
- * rest, all but the KEEP_OTHER_SNAPSHOTS newest.
+ * Newest first means most recently written (recovery.md): a long-lived supervisor started before
+ * many others may hold the freshest recipe. Ties go to the newer name (start time, then PID).
  */
-export function snapshotsToPrune(names: string[], written: string, isAlive: (pid: number) => boolean): string[] {
-  const candidates = names
-    .filter((name) => name !== written)
-    .map(parseSnapshotName)
-    .filter((parsed): parsed is SnapshotName => parsed !== null && !isAlive(parsed.pid));
+export function compareSnapshotsNewestFirst(a: SnapshotFile, b: SnapshotFile): number {
+  return b.writtenMs - a.writtenMs || compareNamesNewestFirst(a.name, b.name);
+}
+
+function compareNamesNewestFirst(a: string, b: string): number {
+  const pa = parseSnapshotName(a);
+  const pb = parseSnapshotName(b);
+  if (!pa || !pb) return a < b ? 1 : a > b ? -1 : 0;
+  return pb.startedAt.getTime() - pa.startedAt.getTime() || pb.pid - pa.pid;
+}
+
+/**
+ * The names a prune deletes from a directory listing: never `written`, never a name that is not a
+ * snapshot's, never a file whose writer is live (`writerLive` must not trust a reused PID: the
+ * process with that PID has to be the supervisor that named the file); of the rest, all but the
+ * KEEP_OTHER_SNAPSHOTS most recently written. Taking the newest *names* instead would delete a
+ * crashed long-lived supervisor's snapshot as soon as ten younger ones had come and gone.
+ */
+export function snapshotsToPrune(files: SnapshotFile[], written: string, writerLive: (snapshot: SnapshotName) => boolean): string[] {
+  const candidates = files.filter((file) => {
+    if (file.name === written) return false;
+    const parsed = parseSnapshotName(file.name);
+    return parsed !== null && !writerLive(parsed);
+  });
   return candidates
-    .sort(compareSnapshotNamesNewestFirst)
+    .sort(compareSnapshotsNewestFirst)
     .slice(KEEP_OTHER_SNAPSHOTS)
-    .map((parsed) => parsed.name);
+    .map((file) => file.name);
+}
+
+// A PID in a name is its writer's only if the process with that PID started no later than the
+// start time in the name (the name's time is the supervisor's own start, truncated to the second).
+// A process that got the number after the writer died started later. The slack covers the boot time
+// /proc gives in whole seconds and small clock corrections; it can only keep a file, never lose one.
+export const WRITER_START_SLACK_MS = 3_000;
+
+/** Pure: whether a process started at `processStartedAtMs` (wall clock) can be the file's writer. */
+export function couldBeWriter(snapshot: SnapshotName, processStartedAtMs: number): boolean {
+  return processStartedAtMs <= snapshot.startedAt.getTime() + WRITER_START_SLACK_MS;
 }
 
 /** What a pass would write: the destination and the recipe text without its label. */

@@ -1,11 +1,12 @@
 // The recovery snapshot writer that runs inside a supervisor (the daemon, or a `--foreground` core):
 // a pass two seconds after the last recipe change, coalescing bursts, and a check every minute for
 // changes no command announces. Every write is atomic and followed by a prune (recovery.md).
-import { existsSync, readdirSync, unlinkSync } from "node:fs";
+import { existsSync, readdirSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { errorMessage } from "./errors.ts";
 import { homeDir, recoveryDir } from "./paths.ts";
-import { shouldWriteSnapshot, snapshotFileName, snapshotLabel, snapshotsToPrune } from "./recovery.ts";
+import { processStartedAtMs } from "./proc.ts";
+import { couldBeWriter, shouldWriteSnapshot, snapshotFileName, snapshotLabel, snapshotsToPrune, type SnapshotFile, type SnapshotName } from "./recovery.ts";
 import { isProcessAlive } from "./runtime.ts";
 import { removeStaleTempFiles, writeFileAtomic } from "./atomic-write.ts";
 import { formatRecipe, type RecipeEntry } from "./session.ts";
@@ -96,7 +97,7 @@ export class SnapshotWriter {
   }
 
   private prune(): void {
-    for (const name of snapshotsToPrune(readdirSync(this.options.dir), this.name, isProcessAlive)) {
+    for (const name of snapshotsToPrune(listWithMtimes(this.options.dir), this.name, writerLive)) {
       try {
         unlinkSync(join(this.options.dir, name));
       } catch {
@@ -104,6 +105,29 @@ export class SnapshotWriter {
       }
     }
   }
+}
+
+function listWithMtimes(dir: string): SnapshotFile[] {
+  const files: SnapshotFile[] = [];
+  for (const name of readdirSync(dir)) {
+    try {
+      files.push({ name, writtenMs: statSync(join(dir, name)).mtimeMs });
+    } catch {
+      // removed by another supervisor's prune in the meantime
+    }
+  }
+  return files;
+}
+
+/**
+ * A file's writer is live when its PID runs and is the same process: one that started after the
+ * name's start time got a reused PID. Without /proc (macOS) the start time is unknown and a running
+ * PID is trusted, which can only keep a file longer.
+ */
+function writerLive(snapshot: SnapshotName): boolean {
+  if (!isProcessAlive(snapshot.pid)) return false;
+  const started = processStartedAtMs(snapshot.pid);
+  return started === null || couldBeWriter(snapshot, started);
 }
 
 /** Hooks a writer onto a supervisor, with the directory, home and intervals from its environment. */

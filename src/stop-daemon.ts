@@ -1,33 +1,107 @@
-// `fleetcom --kill`: signal the PID in the lock file, so it works whatever clients are connected
-// (and even when the socket is gone), then wait for the teardown to finish.
-import { readFileSync } from "node:fs";
+// `fleetcom --kill`: stop this runtime directory's daemon whatever clients are connected (and even
+// when its socket is gone), then wait for the teardown to finish.
+//
+// SECURITY INVARIANT: SIGTERM goes only to a process proven to be the daemon. The PID in daemon.lock
+// is a hint, never a proof: a daemon that crashed leaves its number behind, and the kernel may since
+// have given it to anything. Proof is the lock being held (a non-blocking flock on it fails) and
+// either the daemon's own word (it answers on our private socket and its welcome gives its PID) or,
+// on Linux, /proc showing that the PID in the file holds that flock right now. A lock nobody holds
+// means no daemon: the socket and lock are stale files, removed, and nothing is signalled.
+import { closeSync, existsSync, openSync, readFileSync, unlinkSync } from "node:fs";
+import { DaemonClient } from "./client.ts";
 import { EXIT, UserError } from "./errors.ts";
-import { lockPath } from "./paths.ts";
-import { isProcessAlive } from "./runtime.ts";
+import { lockPath, runtimeDir, socketPath } from "./paths.ts";
+import { flockHolder, readProcStat } from "./proc.ts";
+import { openRuntimeDir } from "./runtime-dir.ts";
+import { isProcessAlive, tryLockExclusive } from "./runtime.ts";
 
 const STOP_TIMEOUT_MS = 10_000;
+/** How long a welcome may take, and how long a held lock may stay unproven (a daemon starting up). */
+const PROOF_TIMEOUT_MS = 3_000;
 
-export function daemonPid(): number | null {
+interface Proven {
+  pid: number;
+  /** /proc start time, so that waiting for the exit never mistakes a later process for the daemon. */
+  start: number | null;
+}
+
+export async function stopDaemon(): Promise<number> {
+  const dir = runtimeDir();
+  if (existsSync(dir)) openRuntimeDir(dir).close();
+  const daemon = await findDaemon();
+  if (daemon === null) {
+    console.log("no daemon running");
+    return 0;
+  }
+  process.kill(daemon.pid, "SIGTERM");
+  const deadline = performance.now() + STOP_TIMEOUT_MS;
+  while (stillRunning(daemon)) {
+    if (performance.now() > deadline) throw new UserError(`daemon ${daemon.pid} did not stop within ${STOP_TIMEOUT_MS / 1000}s`, EXIT.failure);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  console.log(`stopped daemon ${daemon.pid}`);
+  return 0;
+}
+
+/** The daemon, proven; null when there is none (stale files are removed on the way). */
+async function findDaemon(): Promise<Proven | null> {
+  const deadline = performance.now() + PROOF_TIMEOUT_MS;
+  for (;;) {
+    if ((await probeLock(lockPath())) !== "held") return null;
+    const answered = await DaemonClient.daemonPidOnSocket(PROOF_TIMEOUT_MS);
+    if (answered !== null) return proven(answered);
+    const hinted = pidInLockFile();
+    if (hinted !== null && flockHolder(lockPath()) === hinted) return proven(hinted);
+    // Held but unproven: a daemon between taking the lock and listening, or (without /proc) one of
+    // another protocol version that will not welcome us.
+    if (performance.now() > deadline) {
+      throw new UserError(
+        `${lockPath()} is locked, but no process proved to be its daemon (none answered on ${socketPath()}); nothing was signalled`,
+        EXIT.failure,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function proven(pid: number): Proven {
+  return { pid, start: readProcStat(pid)?.start ?? null };
+}
+
+function stillRunning(daemon: Proven): boolean {
+  if (!isProcessAlive(daemon.pid)) return false;
+  return daemon.start === null || readProcStat(daemon.pid)?.start === daemon.start;
+}
+
+function pidInLockFile(): number | null {
   try {
     const pid = Number(readFileSync(lockPath(), "utf8").trim());
-    return isProcessAlive(pid) ? pid : null;
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
   } catch {
     return null;
   }
 }
 
-export async function stopDaemon(): Promise<number> {
-  const pid = daemonPid();
-  if (pid === null) {
-    console.log("no daemon running");
-    return 0;
+/**
+ * Whether a daemon holds the lock: "held" when a non-blocking flock fails. A free lock is taken for a
+ * moment, and while we hold it no daemon can start, so the stale socket and lock are removed safely.
+ */
+async function probeLock(path: string): Promise<"absent" | "free" | "held"> {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return "absent";
   }
-  process.kill(pid, "SIGTERM");
-  const deadline = Date.now() + STOP_TIMEOUT_MS;
-  while (isProcessAlive(pid)) {
-    if (Date.now() > deadline) throw new UserError(`daemon ${pid} did not stop within ${STOP_TIMEOUT_MS / 1000}s`, EXIT.failure);
-    await new Promise((r) => setTimeout(r, 20));
+  try {
+    if (!(await tryLockExclusive(fd))) return "held";
+    for (const stale of [socketPath(), path]) {
+      try {
+        unlinkSync(stale);
+      } catch {}
+    }
+    return "free";
+  } finally {
+    closeSync(fd);
   }
-  console.log(`stopped daemon ${pid}`);
-  return 0;
 }

@@ -4,12 +4,12 @@ import type { AgentNamespace } from "./agent-namespace.ts";
 import { type Attention, type AttentionEvent, NO_ATTENTION, nextAttention } from "./attention.ts";
 import { type AgentRun, prepareRun } from "./conversation.ts";
 import type { TaskInfo } from "./messages.ts";
+import { isIdle } from "./idle.ts";
 import { spawnPty, type Pty } from "./pty.ts";
-import { groupAlive, signalGroup } from "./process-group.ts";
+import { ProcessGroup, terminateGroup } from "./process-group.ts";
 import { Screen } from "./screen.ts";
 import { TerminalScan } from "./terminal-scan.ts";
 
-export const IDLE_AFTER_MS = 10_000;
 const KILL_GRACE_MS = 2_000;
 
 export interface TaskSpec {
@@ -49,7 +49,12 @@ export class Task {
   signal: string | null = null;
   startedAt = new Date();
   endedAt: Date | null = null;
+  /** Wall-clock time of the last output, for people; idleness uses `lastActivity`. */
   lastOutputAt: number | null = null;
+  /** Monotonic time (performance.now) of the run's start or its last output. */
+  private lastActivity = performance.now();
+  /** The run's process group (null when the run could not start). */
+  private processGroup: ProcessGroup | null = null;
   /** The supported agent this run is, and its conversation; null for any other command. */
   agent: AgentRun | null = null;
   cols: number;
@@ -107,7 +112,7 @@ export class Task {
 
   private feel(event: AttentionEvent): void {
     const before = this.tracker.attention;
-    this.tracker = nextAttention(this.tracker, event, Date.now());
+    this.tracker = nextAttention(this.tracker, event, { wall: Date.now(), mono: performance.now() });
     if (this.tracker.attention !== before) this.listener.attention(this, before);
   }
 
@@ -121,10 +126,12 @@ export class Task {
     this.screen.onReply((data) => this.listener.reply(this, data));
     this.run += 1;
     this.startedAt = new Date();
+    this.lastActivity = performance.now();
     this.endedAt = null;
     this.exitCode = null;
     this.signal = null;
     this.lastOutputAt = null;
+    this.processGroup = null;
     this.scan = new TerminalScan();
     this.tracker = NO_ATTENTION;
     const run = this.run;
@@ -146,7 +153,10 @@ export class Task {
       return;
     }
     this.pid = this.pty.pid;
+    const group = (this.processGroup = new ProcessGroup(this.pty.pid));
     this.pty.exited.then(async (exit) => {
+      // First, before any await: the runtime has reaped the leader, and its PID proves nothing now.
+      group.leaderReaped();
       // The exit hint is read once every byte the run printed is in the terminal.
       await this.screen.flushed();
       if (this.run !== run) return;
@@ -176,6 +186,7 @@ export class Task {
 
   private onOutput(chunk: Uint8Array): void {
     this.lastOutputAt = Date.now();
+    this.lastActivity = performance.now();
     // Clients first: forwarding must never wait behind the headless terminal.
     this.listener.output(this, chunk);
     this.screen.write(chunk);
@@ -195,24 +206,22 @@ export class Task {
     this.pty?.resize(cols, rows);
   }
 
-  idle(now = Date.now()): boolean {
-    return this.running && now - (this.lastOutputAt ?? this.startedAt.getTime()) >= IDLE_AFTER_MS;
+  /** `now` is monotonic (performance.now). */
+  idle(now = performance.now()): boolean {
+    return this.running && isIdle(this.lastActivity, now);
   }
 
-  /** TERM to the whole process group, KILL after the grace period to whatever is still there. */
+  /**
+   * TERM to the whole process group, KILL after the grace period to whatever is still there; only
+   * while the group is provably this run's (process-group.ts), so a finished task whose PID now
+   * belongs to someone else is never signalled.
+   */
   async terminate(): Promise<void> {
-    const pgid = this.pid;
-    if (pgid === null) return;
-    if (!signalGroup(pgid, "SIGTERM")) return;
-    const deadline = Date.now() + KILL_GRACE_MS;
-    while (Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 25));
-      if (!groupAlive(pgid)) return;
-    }
-    signalGroup(pgid, "SIGKILL");
+    if (this.processGroup) await terminateGroup(this.processGroup, KILL_GRACE_MS);
   }
 
-  info(now = Date.now()): TaskInfo {
+  /** `now` is monotonic (performance.now), for the idle flag. */
+  info(now = performance.now()): TaskInfo {
     return {
       id: this.id,
       run: this.run,

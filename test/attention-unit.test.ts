@@ -17,7 +17,7 @@ const permission = (message: string) => ({ type: "agent", signal: { kind: "waiti
 function run(events: [AttentionEvent, number][]): AttentionTracker[] {
   const seen: AttentionTracker[] = [];
   let tracker = NO_ATTENTION;
-  for (const [event, at] of events) seen.push((tracker = nextAttention(tracker, event, T0 + at)));
+  for (const [event, at] of events) seen.push((tracker = nextAttention(tracker, event, { wall: T0 + at, mono: at })));
   return seen;
 }
 
@@ -163,7 +163,14 @@ describe("wait's conditions", () => {
   test("quiet means 10 s since the last output, or since the start", () => {
     expect(untilQuiet(task(), T0 + 4_000)).toBe(6_000);
     expect(untilQuiet(task({ lastOutputAt: new Date(T0 + 5_000).toISOString() }), T0 + 6_000)).toBe(9_000);
-    expect(untilQuiet(task(), T0 + 60_000)).toBe(0);
+    // Overdue: the daemon has not said idle yet (its events are coalesced), so ask again shortly.
+    expect(untilQuiet(task(), T0 + 60_000)).toBe(250);
+  });
+
+  test("a wall-clock step between the daemon's reading and wait's never stretches the wait beyond 10 s", () => {
+    const last = task({ lastOutputAt: new Date(T0 + 5_000).toISOString() });
+    // wait's clock stepped back an hour after the daemon stamped the last output.
+    expect(untilQuiet(last, T0 + 6_000 - 3_600_000)).toBe(10_000);
   });
 });
 

@@ -2,6 +2,9 @@
 import { describe, expect, test } from "bun:test";
 import {
   KEEP_OTHER_SNAPSHOTS,
+  WRITER_START_SLACK_MS,
+  compareSnapshotsNewestFirst,
+  couldBeWriter,
   isSnapshotName,
   parseSnapshotName,
   shouldWriteSnapshot,
@@ -53,60 +56,104 @@ describe("snapshot labels", () => {
 });
 
 describe("pruning", () => {
-  const name = (minute: number, pid: number) => snapshotFileName(new Date(Date.UTC(2026, 10, 29, 10, minute, 0)), pid);
+  const T0 = Date.UTC(2026, 10, 29, 10, 0, 0);
+  const name = (minute: number, pid: number) => snapshotFileName(new Date(T0 + minute * 60_000), pid);
+  // Most files are written the minute their supervisor starts; `written` overrides that.
+  const file = (minute: number, pid: number, writtenMinute = minute) => ({ name: name(minute, pid), writtenMs: T0 + writtenMinute * 60_000 + 1_000 });
   const noneAlive = () => false;
 
   test("with ten or fewer snapshots nothing is deleted", () => {
-    const names = Array.from({ length: 10 }, (_, i) => name(i, 1000 + i));
-    expect(snapshotsToPrune(names, names[9]!, noneAlive)).toEqual([]);
+    const files = Array.from({ length: 10 }, (_, i) => file(i, 1000 + i));
+    expect(snapshotsToPrune(files, files[9]!.name, noneAlive)).toEqual([]);
   });
 
-  test("of more than ten, the written file and the nine newest others survive", () => {
-    const names = Array.from({ length: 15 }, (_, i) => name(i, 1000 + i));
-    const written = names[14]!;
-    expect(snapshotsToPrune(names, written, noneAlive).sort()).toEqual(names.slice(0, 5).sort());
+  test("of more than ten, the written file and the nine most recently written others survive", () => {
+    const files = Array.from({ length: 15 }, (_, i) => file(i, 1000 + i));
+    const written = files[14]!.name;
+    expect(snapshotsToPrune(files, written, noneAlive).sort()).toEqual(files.slice(0, 5).map((f) => f.name).sort());
   });
 
   test("the file just written survives even when it is the oldest name", () => {
-    const names = Array.from({ length: 12 }, (_, i) => name(i, 1000 + i));
-    const pruned = snapshotsToPrune(names, names[0]!, noneAlive);
-    expect(pruned).not.toContain(names[0]);
-    expect(pruned.sort()).toEqual([names[1]!, names[2]!].sort());
+    const files = Array.from({ length: 12 }, (_, i) => file(i, 1000 + i));
+    const pruned = snapshotsToPrune(files, files[0]!.name, noneAlive);
+    expect(pruned).not.toContain(files[0]!.name);
+    expect(pruned.sort()).toEqual([files[1]!.name, files[2]!.name].sort());
   });
 
-  test("a file whose pid is alive is never deleted, however old, and does not count among the nine", () => {
+  test("a crashed long-lived supervisor's snapshot survives ten younger supervisors that came and went", () => {
+    // The field report's H4: the fleet started at minute 0, ten supervisors started and died after
+    // it, the fleet's daemon wrote its snapshot at minute 30 and crashed; a new one writes at 31.
+    const crashed = file(0, 5983, 30);
+    const younger = Array.from({ length: 10 }, (_, i) => file(1 + i, 7000 + i));
+    const fresh = file(31, 9001);
+    const pruned = snapshotsToPrune([crashed, ...younger, fresh], fresh.name, noneAlive);
+    expect(pruned).not.toContain(crashed.name);
+    // Eleven candidates besides the written file: the two written longest ago go.
+    expect(pruned.sort()).toEqual([younger[0]!.name, younger[1]!.name].sort());
+  });
+
+  test("most recently written wins over newest name, whatever the names say", () => {
+    // Names newest-first are the reverse of the writes: the oldest names were written last.
+    const files = Array.from({ length: 12 }, (_, i) => file(i, 1000 + i, 100 - i));
+    const written = files[0]!.name;
+    expect(snapshotsToPrune(files, written, noneAlive).sort()).toEqual([files[10]!.name, files[11]!.name].sort());
+  });
+
+  test("the newest order is by write time, then by name", () => {
+    const a = file(5, 1, 20);
+    const b = file(6, 2, 10);
+    const sameWrite = [file(1, 7, 30), file(2, 3, 30)];
+    const sorted = [b, ...sameWrite, a].sort(compareSnapshotsNewestFirst).map((f) => f.name);
+    expect(sorted).toEqual([sameWrite[1]!.name, sameWrite[0]!.name, a.name, b.name]);
+  });
+
+  test("a file whose writer is live is never deleted, however old, and does not count among the nine", () => {
     const own = process.pid;
-    const live = [name(0, own), name(1, own)];
-    const dead = Array.from({ length: 12 }, (_, i) => name(10 + i, 2_000_000 + i));
-    const isAlive = (pid: number) => pid === own;
-    const pruned = snapshotsToPrune([...live, ...dead], dead[11]!, isAlive);
-    expect(pruned).not.toContain(live[0]);
-    expect(pruned).not.toContain(live[1]);
+    const live = [file(0, own), file(1, own)];
+    const dead = Array.from({ length: 12 }, (_, i) => file(10 + i, 2_000_000 + i));
+    const pruned = snapshotsToPrune([...live, ...dead], dead[11]!.name, (s) => s.pid === own);
+    expect(pruned).not.toContain(live[0]!.name);
+    expect(pruned).not.toContain(live[1]!.name);
     // 11 dead files besides the written one: the 9 newest survive, the 2 oldest go.
-    expect(pruned.sort()).toEqual([dead[0]!, dead[1]!].sort());
+    expect(pruned.sort()).toEqual([dead[0]!.name, dead[1]!.name].sort());
   });
 
   test("names that do not follow the pattern are never touched", () => {
-    const strangers = ["notes.txt", "20261129-100000-1.json", ".fleetcom-1-ab.tmp", "backup.json", "20261329T100000Z-1.json"];
-    const snapshots = Array.from({ length: 14 }, (_, i) => name(i, 1000 + i));
-    const pruned = snapshotsToPrune([...strangers, ...snapshots], snapshots[13]!, noneAlive);
-    for (const stranger of strangers) expect(pruned).not.toContain(stranger);
+    const strangers = ["notes.txt", "20261129-100000-1.json", ".fleetcom-1-ab.tmp", "backup.json", "20261329T100000Z-1.json"].map((n) => ({ name: n, writtenMs: 0 }));
+    const snapshots = Array.from({ length: 14 }, (_, i) => file(i, 1000 + i));
+    const pruned = snapshotsToPrune([...strangers, ...snapshots], snapshots[13]!.name, noneAlive);
+    for (const stranger of strangers) expect(pruned).not.toContain(stranger.name);
     expect(pruned).toHaveLength(14 - 1 - KEEP_OTHER_SNAPSHOTS);
   });
 
-  test("supervisors started in the same second are ordered by pid", () => {
-    const names = Array.from({ length: 11 }, (_, i) => name(0, 100 + i));
-    const written = snapshotFileName(new Date(Date.UTC(2026, 10, 29, 11, 0, 0)), 1);
-    expect(snapshotsToPrune([...names, written], written, noneAlive)).toEqual([names[1]!, names[0]!]);
+  test("files written in the same millisecond are ordered by name: start time, then pid", () => {
+    const files = Array.from({ length: 11 }, (_, i) => ({ name: name(0, 100 + i), writtenMs: T0 }));
+    const written = name(60, 1);
+    expect(snapshotsToPrune([...files, { name: written, writtenMs: T0 + 1 }], written, noneAlive)).toEqual([files[1]!.name, files[0]!.name]);
   });
 
-  test("liveness is asked per pid, so a shared directory can hold more than ten snapshots", () => {
+  test("liveness is asked per file, so a shared directory can hold more than ten snapshots", () => {
     const alive = new Set([11, 12, 13, 14]);
-    const names = Array.from({ length: 14 }, (_, i) => name(i, i + 1));
-    const pruned = snapshotsToPrune(names, names[13]!, (pid) => alive.has(pid));
+    const files = Array.from({ length: 14 }, (_, i) => file(i, i + 1));
+    const pruned = snapshotsToPrune(files, files[13]!.name, (s) => alive.has(s.pid));
     // Ten dead files besides the written one: only the oldest goes, and thirteen files stay.
-    expect(pruned).toEqual([names[0]!]);
-    expect(names.length - pruned.length).toBe(13);
+    expect(pruned).toEqual([files[0]!.name]);
+    expect(files.length - pruned.length).toBe(13);
+  });
+});
+
+describe("whose file a running PID is", () => {
+  const snapshot = parseSnapshotName("20261129T100000Z-4242.json")!;
+  const named = snapshot.startedAt.getTime();
+
+  test("a process that started before the name's start time (or within its second) is the writer", () => {
+    expect(couldBeWriter(snapshot, named - 5_000)).toBe(true);
+    expect(couldBeWriter(snapshot, named + 999)).toBe(true);
+  });
+
+  test("a process that started well after the name's start time got a reused PID", () => {
+    expect(couldBeWriter(snapshot, named + 60_000)).toBe(false);
+    expect(couldBeWriter(snapshot, named + WRITER_START_SLACK_MS + 1)).toBe(false);
   });
 });
 

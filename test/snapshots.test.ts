@@ -2,7 +2,7 @@
 // fleet, then the real daemon — a burst of renames, an emptied fleet, a snapshot deleted by hand.
 // Writes are counted from the writer's log, never inferred from elapsed time.
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isSnapshotName, snapshotFileName } from "../src/recovery.ts";
@@ -111,10 +111,14 @@ describe("the snapshot writer", () => {
     const { w, dir } = writer([task("a")]);
     mkdirSync(dir, { recursive: true });
     const deadPid = 2 ** 22 + 7; // above Linux's largest pid_max: never alive
-    const old = Array.from({ length: 12 }, (_, i) => snapshotFileName(new Date(Date.UTC(2025, 0, 1, 0, i)), deadPid + i));
-    const live = snapshotFileName(new Date(Date.UTC(2024, 0, 1)), process.ppid);
+    const writtenAt = (i: number) => new Date(Date.UTC(2025, 0, 1, 0, i));
+    const old = Array.from({ length: 12 }, (_, i) => snapshotFileName(writtenAt(i), deadPid + i));
+    // A live writer: a running process that started before the time in the name. Written first.
+    const live = snapshotFileName(new Date(), process.ppid);
     const strangers = ["notes.txt", "20250101-000000-1.json", "my-backup.json"];
     for (const name of [...old, live, ...strangers]) writeFileSync(join(dir, name), "{}");
+    old.forEach((name, i) => utimesSync(join(dir, name), writtenAt(i), writtenAt(i)));
+    utimesSync(join(dir, live), new Date(Date.UTC(2024, 0, 1)), new Date(Date.UTC(2024, 0, 1)));
     w.pass();
     const left = readdirSync(dir).sort();
     expect(left).toEqual([...old.slice(3), live, ...strangers, `20261129T210433Z-${process.pid}.json`].sort());

@@ -6,7 +6,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, symlinkSync, wr
 import { connect, createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { busyDaemon, connectFailure, flockHolder } from "../src/client.ts";
+import { busyDaemon, connectFailure } from "../src/client.ts";
+import { flockHolderIn } from "../src/proc.ts";
 import { UserError } from "../src/errors.ts";
 import { clientRefusal, daemonRefusal } from "../src/peer.ts";
 import { openFailure, openRuntimeDir, runtimeDirProblem } from "../src/runtime-dir.ts";
@@ -146,9 +147,9 @@ describe("what the client says when it cannot connect (L3)", () => {
       "2: -> FLOCK  ADVISORY  WRITE 5678 00:2a:4242 0 EOF",
       "3: FLOCK  ADVISORY  READ 99 fd:01:5151 0 EOF",
     ].join("\n");
-    expect(flockHolder(4242, locks)).toBe(1234);
-    expect(flockHolder(777, locks)).toBeNull();
-    expect(flockHolder(5151, locks)).toBeNull();
-    expect(flockHolder(1, "")).toBeNull();
+    expect(flockHolderIn(4242, locks)).toBe(1234);
+    expect(flockHolderIn(777, locks)).toBeNull();
+    expect(flockHolderIn(5151, locks)).toBeNull();
+    expect(flockHolderIn(1, "")).toBeNull();
   });
 });

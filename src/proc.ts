@@ -1,0 +1,118 @@
+// What Linux's /proc says about processes: enough to tell one process from a later one that was
+// given the same PID (its start time), which group and session it is in, and whether it holds an
+// flock on a given file. Every reader returns null where there is no /proc (macOS): callers must
+// then fall back to what they can prove without it, which is less.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+
+/**
+ * Clock ticks per second of /proc's start times (USER_HZ). It is 100 on every architecture Bun and
+ * Deno run on (x86-64, arm64); sysconf(_SC_CLK_TCK) would only say the same through FFI.
+ */
+export const TICKS_PER_SECOND = 100;
+
+export interface ProcStat {
+  pid: number;
+  /** R, S, D, Z, T… (a zombie, Z, has exited and is only waiting to be reaped). */
+  state: string;
+  pgrp: number;
+  session: number;
+  /** Start time in clock ticks since boot (field 22): with the PID, names one process for good. */
+  start: number;
+}
+
+export function hasProc(): boolean {
+  try {
+    statSync("/proc/self/stat");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function readProcStat(pid: number): ProcStat | null {
+  if (!Number.isInteger(pid) || pid <= 0) return null;
+  try {
+    return parseProcStat(pid, readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return null;
+  }
+}
+
+// The command name (field 2) may hold spaces and parentheses: fields resume after the last ")".
+export function parseProcStat(pid: number, text: string): ProcStat | null {
+  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  const start = Number(fields[19]);
+  if (fields.length < 20 || !Number.isFinite(start)) return null;
+  return { pid, state: fields[0]!, pgrp: Number(fields[2]), session: Number(fields[3]), start };
+}
+
+/** Every process /proc shows, or null without /proc. */
+export function listProcStats(): ProcStat[] | null {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return null;
+  }
+  const stats: ProcStat[] = [];
+  for (const entry of entries) {
+    if (entry.charCodeAt(0) > 57) continue;
+    const stat = readProcStat(Number(entry));
+    if (stat) stats.push(stat);
+  }
+  return stats;
+}
+
+/** Now, in the clock ticks since boot that start times are counted in; null without /proc. */
+export function ticksNow(): number | null {
+  try {
+    const [seconds, fraction = "0"] = readFileSync("/proc/uptime", "utf8").split(" ")[0]!.split(".");
+    // /proc/uptime has two decimals: hundredths, which are ticks at USER_HZ 100.
+    return Number(seconds) * TICKS_PER_SECOND + Math.floor((Number(fraction.padEnd(2, "0").slice(0, 2)) * TICKS_PER_SECOND) / 100);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * When a process started, as wall-clock milliseconds. Coarse: the boot time /proc/stat gives is in
+ * whole seconds, so this is up to a second early; it follows wall-clock steps made since boot.
+ */
+export function processStartedAtMs(pid: number): number | null {
+  const stat = readProcStat(pid);
+  const boot = bootTimeSeconds();
+  if (!stat || boot === null) return null;
+  return boot * 1000 + (stat.start * 1000) / TICKS_PER_SECOND;
+}
+
+function bootTimeSeconds(): number | null {
+  try {
+    const line = /^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"));
+    return line ? Number(line[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The PID holding an exclusive flock on `path`, in the kernel's own words (/proc/locks, which takes no
+ * lock: a probe that took even a shared one could make a starting daemon give up). Null when nobody
+ * holds it or the file is gone; undefined without /proc.
+ */
+export function flockHolder(path: string): number | null | undefined {
+  if (!hasProc()) return undefined;
+  try {
+    return flockHolderIn(statSync(path).ino, readFileSync("/proc/locks", "utf8"));
+  } catch {
+    return null;
+  }
+}
+
+/** The PID holding an exclusive flock on inode `ino`, from the text of /proc/locks. */
+export function flockHolderIn(ino: number, procLocks: string): number | null {
+  for (const line of procLocks.split("\n")) {
+    const m = /^\d+:\s+FLOCK\s+\S+\s+WRITE\s+(\d+)\s+[0-9a-f]+:[0-9a-f]+:(\d+)\s/.exec(line);
+    if (m && Number(m[2]) === ino) return Number(m[1]);
+  }
+  return null;
+}

@@ -7,6 +7,7 @@ import { connect, type Socket } from "node:net";
 import { EXIT, UserError } from "./errors.ts";
 import type { AttachEnd, DaemonMessage, Reply, TaskEvent } from "./messages.ts";
 import { logPath, runtimeDir, socketPath } from "./paths.ts";
+import { printable } from "./printable.ts";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "./protocol.ts";
 import { selfCommand } from "./runtime.ts";
 import { checkRuntimeDir, ensureRuntimeDir } from "./runtime-dir.ts";
@@ -63,7 +64,7 @@ export class DaemonClient {
       }
       const message = decodeJson(frame.payload) as DaemonMessage;
       if (message.type === "welcome" || message.type === "refused") {
-        if (message.type === "refused" && !this.onGreeting) process.stderr.write(`fleetcom: ${message.error}\n`);
+        if (message.type === "refused" && !this.onGreeting) process.stderr.write(`fleetcom: ${printable(message.error)}\n`);
         this.onGreeting?.(message);
         this.onGreeting = null;
       } else if (message.type === "reply") this.settle(message);

@@ -1,11 +1,12 @@
 // `fleetcom daemon`: the supervisor in the foreground of this process, no dashboard. Autostart runs
 // it detached; service managers run it directly.
 import { defineCommand } from "citty";
+import { logLine } from "./printable.ts";
 import { scrollbackSetting } from "./scrollback.ts";
 import { startSupervisor } from "./supervisor.ts";
 
 function log(message: string): void {
-  process.stderr.write(`${new Date().toISOString()} ${message}\n`);
+  process.stderr.write(logLine(message));
 }
 
 export default defineCommand({

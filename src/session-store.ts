@@ -6,7 +6,7 @@ import { basename, join, resolve } from "node:path";
 import { type } from "arktype";
 import { removeStaleTempFiles, writeFileAtomic, describeFsError } from "./atomic-write.ts";
 import { UserError } from "./errors.ts";
-import { printable } from "./labels.ts";
+import { printable } from "./printable.ts";
 import { homeDir, sessionDir } from "./paths.ts";
 import {
   decodeRecipe,

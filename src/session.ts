@@ -4,7 +4,8 @@
 import { resolve } from "node:path";
 import { type } from "arktype";
 import { usageError, UserError } from "./errors.ts";
-import { normalizeGroup, normalizeName, printable } from "./labels.ts";
+import { normalizeGroup, normalizeName } from "./labels.ts";
+import { printable } from "./printable.ts";
 
 export const NEWEST_VERSION = 1;
 export const STEM_MAX_BYTES = 250;

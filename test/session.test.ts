@@ -1,7 +1,8 @@
 // Every rule of sessions.md that is a pure function of its input: file names, the format, versions,
 // the two shapes, tolerant loading and label normalisation. Each example in the spec is a case here.
 import { describe, expect, test } from "bun:test";
-import { normalizeGroup, normalizeName, printable } from "../src/labels.ts";
+import { normalizeGroup, normalizeName } from "../src/labels.ts";
+import { printable } from "../src/printable.ts";
 import {
   decodeRecipe,
   formatRecipe,

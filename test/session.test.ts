@@ -214,6 +214,17 @@ describe("versions", () => {
     });
   }
 
+  // JSON.parse makes 1e400 Infinity (stringified as null) and rounds long integers: the error quotes
+  // the file's own text instead (issues 11 and 12).
+  const asWritten = ["1e400", "99999999999999999999", "-0", "2.0", "1.50", "-1e-400"];
+  for (const version of asWritten) {
+    test(`version ${version} is reported as the file writes it`, () => {
+      const text = `{"dirs": {"/a": [{"cmd": "x", "version": 7}]}, "version": ${version}}`;
+      const error = thrown(() => parseRecipe(text, "/s/bad.json", ctx));
+      expect(error.message).toBe(`/s/bad.json: unsupported recipe version ${version} (supported: 1..1)`);
+    });
+  }
+
   test("an unsupported version fails a flat file too", () => {
     expect(thrown(() => parse({ version: 2, "/a": ["x"] })).message).toContain("version 2");
   });

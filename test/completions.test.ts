@@ -20,10 +20,11 @@ function withShell(shell: "zsh" | "fish", name: string, body: () => Promise<void
   else test.skip(name, body);
 }
 
-/** A copy of this checkout's src/ under `dir` (which may hold a space), sharing node_modules; its main.ts. */
+/** A copy of this checkout's src/ and package.json (Deno resolves packages by it) under `dir`, which may hold a space, sharing node_modules; its main.ts. */
 function checkoutUnder(dir: string): string {
   mkdirSync(dir, { recursive: true });
   cpSync(resolve(import.meta.dir, "../src"), join(dir, "src"), { recursive: true });
+  cpSync(resolve(import.meta.dir, "../package.json"), join(dir, "package.json"));
   symlinkSync(resolve(import.meta.dir, "../node_modules"), join(dir, "node_modules"));
   return join(dir, "src", "main.ts");
 }

@@ -136,6 +136,20 @@ describe("hostile text in human-readable output (M3, L9)", () => {
     expect(tasks.split("\n").filter(Boolean)).toHaveLength(2); // the name holds U+202E: offered by id only
   });
 
+  test("the session picker shows a hostile session name and directory escaped", async () => {
+    const h = hostileRecipe();
+    const sessions = join(fleet.sandbox.config, "sessions");
+    mkdirSync(sessions, { recursive: true });
+    writeFileSync(join(sessions, "evil.json"), JSON.stringify({ version: 1, name: h.session, dirs: { [h.dir]: [h.command] } }));
+    const client = fleet.spawnClient(["load"], { cols: 220, rows: 20 });
+    const titles: string[] = [];
+    client.term.onTitleChange((title) => titles.push(title));
+    const screen = await client.waitForScreen("the session list", (s) => s.includes("1 task(s)"));
+    expect(client.output).not.toMatch(/\x1b[\]PX^_]|[\x80-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u);
+    expect(titles).toEqual([]);
+    expect(screen).toContain(`demo${SHOWN.slice(0, 40)}`);
+  });
+
   test("the attach picker shows directory, command and name escaped, and the terminal acts on none of them", async () => {
     const h = await loadHostile();
     const client = fleet.spawnClient(["attach"], { cols: 220, rows: 20 });

@@ -7,7 +7,7 @@
 // characters, so a sequence split across chunks is never cut in two.
 import { type Attention, isNewAttention } from "./attention.ts";
 import { cut, label } from "./format.ts";
-import { printable } from "./labels.ts";
+import { printable } from "./printable.ts";
 import type { TaskInfo } from "./messages.ts";
 import { TerminalScan } from "./terminal-scan.ts";
 

@@ -2,6 +2,7 @@
 // into one `fleetcom: …` line with the documented exit code.
 import { defineCommand, runCommand, showUsage, type CommandDef } from "citty";
 import { EXIT, UserError, errorMessage } from "./errors.ts";
+import { printable } from "./printable.ts";
 import { VERSION } from "./version.ts";
 
 type Lazy = () => Promise<CommandDef<any>>;
@@ -99,17 +100,19 @@ function dashboardRequest(argv: string[]): { session?: string; foreground?: bool
   return { session: rest[0], foreground };
 }
 
+// Every error message can carry what the user or a file typed (a TASK, a path, a command), so the one
+// line is sanitised here, where it reaches the terminal, whatever built it.
 function reportError(error: unknown): number {
   if (error instanceof UserError) {
-    console.error(`fleetcom: ${error.message}`);
+    console.error(`fleetcom: ${printable(error.message)}`);
     return error.exitCode;
   }
   // citty raises CLIError for argument problems: a usage error, not a crash.
   if (error instanceof Error && error.name === "CLIError") {
-    console.error(`fleetcom: ${error.message}`);
+    console.error(`fleetcom: ${printable(error.message)}`);
     return EXIT.usage;
   }
-  console.error(`fleetcom: internal error: ${errorMessage(error)}`);
+  console.error(`fleetcom: internal error: ${printable(errorMessage(error))}`);
   if (process.env.FLEETCOM_DEBUG) console.error(error);
   return EXIT.failure;
 }

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { EXIT, UserError } from "./errors.ts";
 import type { AttachEnd, DaemonMessage, Reply, TaskEvent } from "./messages.ts";
 import { LOCK_NAME, LOG_NAME, SOCKET_NAME, logPath, runtimeDir } from "./paths.ts";
+import { printable } from "./printable.ts";
 import { flockHolder } from "./proc.ts";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "./protocol.ts";
 import { isProcessAlive, peerUidReader, selfCommand, type PeerUid } from "./runtime.ts";
@@ -93,7 +94,7 @@ export class DaemonClient {
       }
       const message = decodeJson(frame.payload) as DaemonMessage;
       if (message.type === "welcome" || message.type === "refused") {
-        if (message.type === "refused" && !this.onGreeting) process.stderr.write(`fleetcom: ${message.error}\n`);
+        if (message.type === "refused" && !this.onGreeting) process.stderr.write(`fleetcom: ${printable(message.error)}\n`);
         this.onGreeting?.(message);
         this.onGreeting = null;
       } else if (message.type === "reply") this.settle(message);

@@ -6,7 +6,7 @@ import { defineCommand, type ArgDef, type CommandDef } from "citty";
 import { completionScript, SHELLS, type CommandSpec, type FlagSpec, type Operand, type Shell } from "./completion-scripts.ts";
 import { usageError, UserError } from "./errors.ts";
 import { label } from "./format.ts";
-import { printable } from "./labels.ts";
+import { isPrintable, printable } from "./printable.ts";
 import type { TaskInfo } from "./messages.ts";
 import { selfCommand } from "./runtime.ts";
 
@@ -88,7 +88,9 @@ async function printList(what: string): Promise<void> {
   if (what === "sessions") {
     const { listSessions } = await import("./session-store.ts");
     const names = listSessions().filter((s) => !s.damaged).map((s) => s.name);
-    writeLines(names.filter((name) => printable(name) === name));
+    // A name that printable() would change (ESC, C1, a bidi override) is not offered: the shell would
+    // show it raw, and it could not be typed back as shown.
+    writeLines(names.filter(isPrintable));
   } else if (what === "tasks") {
     writeLines(taskCandidates(await liveTasks()));
   } else {
@@ -106,11 +108,11 @@ async function liveTasks(): Promise<TaskInfo[]> {
   }
 }
 
-/** `value<TAB>description` lines: every id, and every display name (names never hold control characters). */
+/** `value<TAB>description` lines: every id, and every display name that can be shown as it is. */
 export function taskCandidates(tasks: TaskInfo[]): string[] {
   const oneLine = (text: string) => printable(text.replace(/\s+/g, " "));
   const ids = tasks.map((t) => `${t.id}\t${oneLine(label(t))}`);
-  const names = tasks.filter((t) => t.name !== null && printable(t.name) === t.name).map((t) => `${t.name}\ttask ${t.id}`);
+  const names = tasks.filter((t) => t.name !== null && isPrintable(t.name)).map((t) => `${t.name}\ttask ${t.id}`);
   return [...ids, ...names];
 }
 

@@ -2,6 +2,7 @@
 // it detached; service managers run it directly.
 import { defineCommand } from "citty";
 import { writeSync } from "node:fs";
+import { logLine } from "./printable.ts";
 import { scrollbackSetting } from "./scrollback.ts";
 import { handshakeTimeoutSetting } from "./daemon.ts";
 import { startSupervisor } from "./supervisor.ts";
@@ -10,7 +11,7 @@ import { startSupervisor } from "./supervisor.ts";
 // its own, which would go on writing into a removed log after the daemon opened a new one (endpoint.ts).
 function log(message: string): void {
   try {
-    writeSync(2, `${new Date().toISOString()} ${message}\n`);
+    writeSync(2, logLine(message));
   } catch {}
 }
 

@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { defineCommand } from "citty";
 import { withDaemon } from "./client.ts";
 import { usageError, UserError } from "./errors.ts";
-import { printable } from "./labels.ts";
+import { printable } from "./printable.ts";
 import { directoryExists, loadRecipe, resolveSessionTarget, type LoadedRecipe } from "./session-store.ts";
 
 export default defineCommand({

@@ -1,16 +1,10 @@
 // `fleetcom peek TASK`: the task's screen as plain text; `--follow` then streams what it prints,
-// escape sequences stripped, like `tail -f`.
+// escape sequences (7-bit and C1) stripped, like `tail -f`.
 import { defineCommand } from "citty";
 import { DaemonClient } from "./client.ts";
 import { usageError } from "./errors.ts";
 import type { TaskInfo } from "./messages.ts";
-
-// CSI, OSC/DCS/APC strings, two-byte escapes, and lone carriage returns.
-const TERMINAL_CONTROL = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b[\]P_^][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[ -/]*[0-~]|\r(?!\n)|[\x00-\x08\x0b-\x1f\x7f]/g;
-
-export function plainText(output: string): string {
-  return output.replace(/\r\n/g, "\n").replace(TERMINAL_CONTROL, "");
-}
+import { PlainTextStream } from "./plain-text.ts";
 
 export default defineCommand({
   meta: { name: "peek", description: "Print a task's current screen as plain text" },
@@ -23,23 +17,32 @@ export default defineCommand({
     const lines = args.lines === undefined ? undefined : Number(args.lines);
     if (lines !== undefined && (!Number.isInteger(lines) || lines <= 0)) throw usageError(`--lines: expected a positive whole number, got '${args.lines}'`);
     const client = await DaemonClient.open();
-    const only = lines ? { lines } : {};
-    if (!args.follow) {
-      const { text } = await client.request<{ text: string }>("peek", { task: args.task, ...only });
-      process.stdout.write(text.length ? `${text}\n` : "");
-      return client.close();
+    // Closed on every path: an open socket would keep the process alive after an unknown TASK.
+    try {
+      await peek(client, args.task, lines, args.follow);
+    } finally {
+      client.close();
     }
-    // The daemon sends the screen as text taken at an exact point, then everything printed after it.
-    const decoder = new TextDecoder();
-    const ended = new Promise<void>((resolve) => {
-      client.handlers = {
-        data: (bytes) => process.stdout.write(plainText(decoder.decode(bytes, { stream: true }))),
-        attachEnd: () => resolve(),
-        closed: () => resolve(),
-      };
-    });
-    await client.request<TaskInfo>("follow", { task: args.task, ...only });
-    await ended;
-    client.close();
   },
 });
+
+async function peek(client: DaemonClient, task: string, lines: number | undefined, follow: boolean | undefined): Promise<void> {
+  const only = lines ? { lines } : {};
+  if (!follow) {
+    const { text } = await client.request<{ text: string }>("peek", { task, ...only });
+    process.stdout.write(text.length ? `${text}\n` : "");
+    return;
+  }
+  // The daemon sends the screen as text taken at an exact point, then everything printed after it.
+  const decoder = new TextDecoder();
+  const plain = new PlainTextStream();
+  const ended = new Promise<void>((resolve) => {
+    client.handlers = {
+      data: (bytes) => process.stdout.write(plain.push(decoder.decode(bytes, { stream: true }))),
+      attachEnd: () => resolve(),
+      closed: () => resolve(),
+    };
+  });
+  await client.request<TaskInfo>("follow", { task, ...only });
+  await ended;
+}

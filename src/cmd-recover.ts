@@ -5,7 +5,7 @@ import { defineCommand } from "citty";
 import { withDaemon } from "./client.ts";
 import { age } from "./format.ts";
 import { EXIT, usageError, UserError } from "./errors.ts";
-import { printable } from "./labels.ts";
+import { printable } from "./printable.ts";
 import { recoveryDir } from "./paths.ts";
 import { snapshotFileName } from "./recovery.ts";
 import { latestSnapshot, listSnapshots, snapshotByPath, type SnapshotInfo } from "./recovery-store.ts";

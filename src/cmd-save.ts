@@ -3,7 +3,7 @@
 // HOME a later load expands them with.
 import { defineCommand } from "citty";
 import { withDaemon } from "./client.ts";
-import { printable } from "./labels.ts";
+import { printable } from "./printable.ts";
 import { sanitizeSessionName, type RecipeEntry } from "./session.ts";
 import { saveSession } from "./session-store.ts";
 

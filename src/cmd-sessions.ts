@@ -2,7 +2,7 @@
 // daemon needed. Listing is the `list` default subcommand because citty would otherwise run a parent
 // `run` after every subcommand too.
 import { defineCommand } from "citty";
-import { printable } from "./labels.ts";
+import { printable } from "./printable.ts";
 import { sessionDir } from "./paths.ts";
 import { listSessions, removeSession, renameSession, type SessionInfo } from "./session-store.ts";
 

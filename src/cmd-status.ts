@@ -3,6 +3,7 @@ import { defineCommand } from "citty";
 import { DaemonClient } from "./client.ts";
 import { EXIT, UserError } from "./errors.ts";
 import { runtimeDir, sessionDir, socketPath } from "./paths.ts";
+import { printable } from "./printable.ts";
 
 interface Status {
   running: boolean;
@@ -35,8 +36,8 @@ export default defineCommand({
     console.log(
       [
         `running   pid ${status.pid}, fleetcom ${status.version}, up ${uptime}s`,
-        `socket    ${status.socket}`,
-        `sessions  ${full.sessionDir}`,
+        `socket    ${printable(status.socket)}`,
+        `sessions  ${printable(full.sessionDir)}`,
         `tasks     ${status.tasks.total} (${status.tasks.running} running)`,
       ].join("\n"),
     );

@@ -219,6 +219,13 @@ function fishQuote(text: string): string {
   return `'${text.replaceAll("\\", "\\\\").replaceAll("'", "\\'")}'`;
 }
 
+// The `-a` argument that runs `completions --list`: fish evaluates it when it completes, so the
+// program's words are quoted for fish (not sh) and the whole substitution is quoted once more, which
+// keeps a binary under `/opt/my tools/` one word at both levels.
+function fishList(spec: CompletionSpec, what: "sessions" | "tasks"): string {
+  return fishQuote(`(${spec.program.map(fishQuote).join(" ")} completions --list ${what} 2>/dev/null)`);
+}
+
 function fishFlag(condition: string, flag: FlagSpec): string {
   const parts = [`complete -c fleetcom -n ${fishQuote(condition)} -l ${flag.long.replace(/^--/, "")}`];
   if (flag.short) parts.push(`-s ${flag.short.replace(/^-/, "")}`);
@@ -231,9 +238,9 @@ function fishOperand(condition: string, operand: Operand, spec: CompletionSpec):
   const quoted = fishQuote(condition);
   switch (operand) {
     case "tasks":
-      return `complete -c fleetcom -n ${quoted} -a '(${listCommand(spec, "tasks")})'`;
+      return `complete -c fleetcom -n ${quoted} -a ${fishList(spec, "tasks")}`;
     case "sessions":
-      return `complete -c fleetcom -n ${quoted} -a '(${listCommand(spec, "sessions")})' -d session`;
+      return `complete -c fleetcom -n ${quoted} -a ${fishList(spec, "sessions")} -d session`;
     case "shells":
       return `complete -c fleetcom -n ${quoted} -a ${fishQuote(SHELLS.join(" "))}`;
     case "files":
@@ -262,7 +269,7 @@ function fishScript(spec: CompletionSpec): string {
     "end",
     ...spec.rootFlags.map((f) => fishFlag("__fish_use_subcommand", f)),
     ...spec.commands.map((c) => `complete -c fleetcom -n __fish_use_subcommand -a ${c.name} -d ${fishQuote(c.description)}`),
-    `complete -c fleetcom -n __fish_use_subcommand -a '(${listCommand(spec, "sessions")})' -d session`,
+    `complete -c fleetcom -n __fish_use_subcommand -a ${fishList(spec, "sessions")} -d session`,
   ];
   for (const command of spec.commands) {
     const seen = `__fleetcom_command_is ${command.name}`;

@@ -1,7 +1,8 @@
 // What the dashboard shows, as pure functions of the fleet: the header, the sections of each
 // grouping, a row per task, the hint line, and the frame that fits them into the terminal.
 import { age, cut, glyph, label, tildePath } from "./format.ts";
-import { NO_GROUP, printable } from "./labels.ts";
+import { NO_GROUP } from "./labels.ts";
+import { printable } from "./printable.ts";
 import type { TaskInfo } from "./messages.ts";
 import { fit, paint } from "./render.ts";
 import { textWidth } from "./text-width.ts";
@@ -150,7 +151,7 @@ export function dashboardLines(view: View, columns: number, maxLines: number): s
   const top = [paint.bold(fit(header(view.tasks, view.grouping, view.foreground), columns))];
   const bottom: string[] = [];
   const color = view.status?.error ? paint.red : paint.green;
-  for (const line of view.status?.text.split("\n") ?? []) bottom.push(color(fit(line, columns)));
+  for (const line of view.status?.text.split("\n") ?? []) bottom.push(color(fit(printable(line), columns)));
   bottom.push(paint.dim(view.peek ? fit("any key returns to the list", columns) : hintLine(columns)));
   const room = Math.max(1, maxLines - top.length - bottom.length);
   const peekLines = view.peek ? peekBlock(view.peek, columns, Math.max(2, room - Math.max(3, Math.floor(room / 2)))) : [];

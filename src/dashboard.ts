@@ -7,7 +7,7 @@ import { errorMessage } from "./errors.ts";
 import { label, stateText, tildePath } from "./format.ts";
 import { GROUPINGS, dashboardLines, screenOrder, sections, type Grouping, type View } from "./dashboard-view.ts";
 import { KeyInput, type Key } from "./keys.ts";
-import { printable } from "./labels.ts";
+import { printable } from "./printable.ts";
 import type { TaskEvent, TaskInfo } from "./messages.ts";
 import { askLine } from "./prompt.ts";
 import { Region } from "./render.ts";

@@ -1,6 +1,7 @@
 // How tasks look to people: glyphs, labels, ages, the ls table. Pure functions of TaskInfo, shared
 // by `ls` and the dashboard.
 import type { TaskInfo } from "./messages.ts";
+import { printable } from "./printable.ts";
 import { charWidth, textWidth } from "./text-width.ts";
 
 export function glyph(task: TaskInfo): string {
@@ -53,17 +54,19 @@ export function cut(text: string, width: number): string {
   return `${kept}…`;
 }
 
+// Every cell that came from a task passes printable() before it is cut, so a cut can never keep the
+// start of an escape sequence and lose its end.
 export function lsTable(tasks: TaskInfo[], home: string | undefined, now = Date.now()): string {
   if (tasks.length === 0) return "no tasks\n";
   const rows = tasks.map((t) => [
     String(t.id),
     `${glyph(t)}${t.tagged ? "◆" : ""}`,
-    cut(label(t), 40),
-    tildePath(t.cwd, home),
-    t.group ?? "",
+    cut(printable(label(t)), 40),
+    printable(tildePath(t.cwd, home)),
+    printable(t.group ?? ""),
     stateText(t),
     age(t.startedAt, now),
-    cut(t.preview, 40),
+    cut(printable(t.preview), 40),
   ]);
   const header = ["ID", "", "TASK", "DIR", "GROUP", "STATE", "AGE", "PREVIEW"];
   const all = [header, ...rows];

@@ -25,9 +25,3 @@ export function normalizeGroup(raw: string): string | null {
   const group = normaliseLabel(raw);
   return group === NO_GROUP ? null : group;
 }
-
-// For terminal output of strings that came from files: control characters (ESC above all) are shown
-// as \xNN instead of being sent to the terminal.
-export function printable(text: string): string {
-  return text.replace(CONTROL, (c) => `\\x${c.codePointAt(0)!.toString(16).padStart(2, "0")}`);
-}

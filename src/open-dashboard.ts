@@ -7,6 +7,7 @@ import { requireTerminal } from "./attach.ts";
 import { EXIT, UserError } from "./errors.ts";
 import { runDashboard } from "./dashboard.ts";
 import { logPath } from "./paths.ts";
+import { logLine } from "./printable.ts";
 
 export interface DashboardRequest {
   session?: string;
@@ -15,7 +16,7 @@ export interface DashboardRequest {
 
 function logToFile(message: string): void {
   try {
-    appendFileSync(logPath(), `${new Date().toISOString()} ${message}\n`, { mode: 0o600 });
+    appendFileSync(logPath(), logLine(message), { mode: 0o600 });
   } catch {
     // the dashboard owns the terminal: a log line that cannot be written is dropped, not printed over it
   }

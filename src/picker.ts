@@ -5,6 +5,7 @@
 // own filter and highlight. List actions (rename, delete) run without leaving the picker.
 import { KeyInput, type Key } from "./keys.ts";
 import { askLine } from "./prompt.ts";
+import { printable } from "./printable.ts";
 import { Region, fit, paint } from "./render.ts";
 import { textWidth } from "./text-width.ts";
 
@@ -207,17 +208,17 @@ class Picker<T> {
     const at = this.highlighted(visible);
     const total = this.items[this.current]!.length;
     const title = `${this.list.title} (${visible.length === total ? total : `${visible.length} of ${total}`})`;
-    const filterLine = `filter: ${this.state.filter}`;
+    const filterLine = `filter: ${printable(this.state.filter)}`;
     const lines = [paint.bold(fit(title, columns)), fit(filterLine, columns)];
     const room = Math.max(1, this.region.height - 4 - reserve - (this.status ? 1 : 0));
     const start = Math.max(0, Math.min(at - Math.floor(room / 2), visible.length - room));
     if (visible.length === 0) lines.push(paint.dim(fit(total === 0 ? `  ${this.list.empty}` : "  nothing matches the filter", columns)));
     for (const [offset, item] of visible.slice(start, start + room).entries()) {
       const chosen = start + offset === at;
-      const row = fit(`${chosen ? "›" : " "} ${item.text}`, columns);
+      const row = fit(`${chosen ? "›" : " "} ${printable(item.text)}`, columns);
       lines.push(chosen ? paint.inverse(row) : item.unavailable ? paint.dim(row) : row);
     }
-    if (this.status) lines.push((this.status.error ? paint.red : paint.green)(fit(this.status.text, columns)));
+    if (this.status) lines.push((this.status.error ? paint.red : paint.green)(fit(printable(this.status.text), columns)));
     lines.push(paint.dim(fit(this.hint(), columns)));
     const filterColumn = Math.min(columns - 2, textWidth(filterLine));
     this.region.draw(lines, this.busy && !this.confirming ? undefined : { row: 1, col: filterColumn });

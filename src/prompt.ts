@@ -4,6 +4,7 @@
 // redrawn in place afterwards with nothing of the prompt left on screen.
 import { isCancel, text } from "@clack/prompts";
 import type { KeyInput } from "./keys.ts";
+import { printable } from "./printable.ts";
 import type { Region } from "./render.ts";
 
 /** Follows the cursor's row through what clack writes: newlines, cursor up/down. */
@@ -44,13 +45,17 @@ export class RowCounter {
   }
 }
 
-/** The answer, or null when the user pressed Esc (or Ctrl-C): nothing happens then. */
+/**
+ * The answer, or null when the user pressed Esc (or Ctrl-C): nothing happens then. The question and
+ * the pre-filled value can hold a session name, a task name or a directory, so both are shown through
+ * printable(); a value that had to be escaped is offered as the escaped text, which the user can edit.
+ */
 export async function askLine(region: Region, keys: KeyInput, message: string, initialValue = ""): Promise<string | null> {
   keys.suspend();
   region.openBelow();
   const out = new RowCounter();
   try {
-    const answer = await text({ message, initialValue, withGuide: false, output: out as unknown as NodeJS.WriteStream });
+    const answer = await text({ message: printable(message), initialValue: printable(initialValue), withGuide: false, output: out as unknown as NodeJS.WriteStream });
     return isCancel(answer) ? null : answer;
   } finally {
     region.movedDown(out.row);

@@ -4,7 +4,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { describeFsError } from "./atomic-write.ts";
 import { UserError } from "./errors.ts";
-import { printable } from "./labels.ts";
+import { printable } from "./printable.ts";
 import { homeDir, recoveryDir } from "./paths.ts";
 import { compareSnapshotsNewestFirst, isSnapshotName } from "./recovery.ts";
 import { displayName, readRecipe, type LoadedRecipe } from "./session-store.ts";

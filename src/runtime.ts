@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import type { Socket } from "node:net";
 import { endianness, platform } from "node:os";
+import { fileURLToPath } from "node:url";
 
 declare const Deno: any;
 
@@ -17,7 +18,8 @@ const SO_PEERCRED = 17;
 
 /** argv that runs this same fleetcom (compiled binary, `bun src/main.ts`, or `deno run`). */
 export function selfCommand(): string[] {
-  if (typeof Deno !== "undefined") return [Deno.execPath(), "run", "-A", new URL("./main.ts", import.meta.url).pathname];
+  // fileURLToPath, not URL.pathname: a checkout under `my tools/` must not become `my%20tools/`.
+  if (typeof Deno !== "undefined") return [Deno.execPath(), "run", "-A", fileURLToPath(new URL("./main.ts", import.meta.url))];
   const script = process.argv[1] ?? "";
   // A compiled binary reports its embedded entry under /$bunfs; the executable alone runs it.
   if (script.startsWith("/$bunfs") || script.startsWith("B:/~BUN")) return [process.execPath];

@@ -5,7 +5,7 @@ import { requireTerminal } from "./attach.ts";
 import { loadAndDescribe } from "./cmd-load.ts";
 import { SAVE_HINT, snapshotListRow } from "./cmd-recover.ts";
 import { age } from "./format.ts";
-import { printable } from "./labels.ts";
+import { printable } from "./printable.ts";
 import { pick, type PickItem, type PickList, type PickerOptions } from "./picker.ts";
 import { listSnapshots, snapshotByPath } from "./recovery-store.ts";
 import { recoveryDir, sessionDir } from "./paths.ts";

@@ -1,12 +1,12 @@
 // The session directory on disk: list, read, save, remove and rename recipe files (sessions.md).
 // Recipes hold full command lines, which can embed secrets: the directory is kept 0700 and every
 // file 0600, and every write goes through writeFileAtomic so a crash never leaves a torn recipe.
-import { chmodSync, closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, statSync, unlinkSync } from "node:fs";
+import { chmodSync, closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readSync, statSync, unlinkSync, type Stats } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { type } from "arktype";
 import { removeStaleTempFiles, writeFileAtomic, describeFsError } from "./atomic-write.ts";
 import { UserError } from "./errors.ts";
-import { printable } from "./labels.ts";
+import { printable } from "./printable.ts";
 import { homeDir, sessionDir } from "./paths.ts";
 import {
   decodeRecipe,
@@ -64,11 +64,18 @@ export function resolveSessionTarget(arg: string, cwd: string, env: Env = proces
   return arg.endsWith(".json") ? resolve(cwd, arg) : sessionFile(arg, env);
 }
 
+// Only a regular file is read. Opening a FIFO would wait for a writer forever, and a device can
+// block or never end, so the path is checked before it is opened (opening some devices acts on them)
+// and the opened fd again, since the path may have been swapped in between; O_NONBLOCK makes that
+// open return at once even for a FIFO.
 export function readRecipeBytes(file: string): Uint8Array {
   let fd: number | undefined;
   try {
-    fd = openSync(file, "r");
-    const size = fstatSync(fd).size;
+    refuseIrregular(file, statSync(file));
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+    const stat = fstatSync(fd);
+    refuseIrregular(file, stat);
+    const size = stat.size;
     if (size > MAX_RECIPE_BYTES) {
       throw new UserError(`${printable(file)}: too large for a recipe (${size} bytes, limit ${MAX_RECIPE_BYTES})`);
     }
@@ -86,6 +93,19 @@ export function readRecipeBytes(file: string): Uint8Array {
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
+}
+
+function refuseIrregular(file: string, stat: Stats): void {
+  if (!stat.isFile()) throw new UserError(`${printable(file)}: not a regular file (${fileKind(stat)}); a recipe must be a plain JSON file`);
+}
+
+function fileKind(stat: Stats): string {
+  if (stat.isFIFO()) return "a FIFO";
+  if (stat.isDirectory()) return "a directory";
+  if (stat.isCharacterDevice()) return "a character device";
+  if (stat.isBlockDevice()) return "a block device";
+  if (stat.isSocket()) return "a socket";
+  return "of an unknown kind";
 }
 
 export function readRecipe(file: string, ctx: { home: string; cwd: string }): ParsedRecipe {

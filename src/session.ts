@@ -4,7 +4,8 @@
 import { resolve } from "node:path";
 import { type } from "arktype";
 import { usageError, UserError } from "./errors.ts";
-import { normalizeGroup, normalizeName, printable } from "./labels.ts";
+import { normalizeGroup, normalizeName } from "./labels.ts";
+import { printable } from "./printable.ts";
 
 export const NEWEST_VERSION = 1;
 export const STEM_MAX_BYTES = 250;
@@ -71,7 +72,7 @@ export function parseRecipe(text: string, file: string, ctx: DirContext): Parsed
   if (!isPlainObject(doc)) {
     throw new UserError(`${printable(file)}: not a recipe: expected a JSON object, found ${kindOf(doc)}`);
   }
-  if (Object.hasOwn(doc, "version")) checkVersion(doc.version, file);
+  if (Object.hasOwn(doc, "version")) checkVersion(doc.version, file, text);
   // The shape, not the version, tells the two apart: an object-valued `dirs` means wrapped.
   const wrapped = isPlainObject(doc.dirs);
   const dirs = wrapped ? (doc.dirs as Record<string, unknown>) : withoutVersion(doc);
@@ -122,15 +123,33 @@ function withoutVersion(doc: Record<string, unknown>): Record<string, unknown> {
 
 const supportedVersion = type(`1 <= number.integer <= ${NEWEST_VERSION}`);
 
-function checkVersion(value: unknown, file: string): void {
+function checkVersion(value: unknown, file: string, text: string): void {
   if (supportedVersion.allows(value)) return;
   throw new UserError(
-    `${printable(file)}: unsupported recipe version ${shortJson(value)} (supported: 1..${NEWEST_VERSION})`,
+    `${printable(file)}: unsupported recipe version ${printable(versionAsWritten(value, text))} (supported: 1..${NEWEST_VERSION})`,
   );
 }
 
-function shortJson(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
+// A number is quoted as the file writes it: JSON.parse turns 1e400 into Infinity (which JSON.stringify
+// prints as null) and 99999999999999999999 into 100000000000000000000. Only an error pays for the
+// second parse, whose reviver sees each value's source text.
+function versionAsWritten(value: unknown, text: string): string {
+  if (typeof value !== "number") return short(JSON.stringify(value) ?? String(value));
+  return short(topLevelSource(text, "version") ?? String(value));
+}
+
+type SourceReviver = (this: object, key: string, value: unknown, context?: { source?: string }) => unknown;
+
+function topLevelSource(text: string, key: string): string | undefined {
+  const sources = new Map<object, string>();
+  const root = (JSON.parse as (text: string, reviver: SourceReviver) => unknown)(text, function (name, value, context) {
+    if (name === key && context?.source !== undefined) sources.set(this, context.source);
+    return value;
+  });
+  return typeof root === "object" && root !== null ? sources.get(root) : undefined;
+}
+
+function short(text: string): string {
   return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 

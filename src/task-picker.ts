@@ -1,12 +1,12 @@
 // `fleetcom attach` without TASK: pick a task from a line-oriented list, then attach to it.
 import { withDaemon } from "./client.ts";
 import { age, glyph, label, tildePath } from "./format.ts";
-import { printable } from "./labels.ts";
+import { printable } from "./printable.ts";
 import type { TaskInfo } from "./messages.ts";
 import { pick } from "./picker.ts";
 
 export function taskPickRow(task: TaskInfo, home: string | undefined, now = Date.now()): string {
-  const parts = [`${glyph(task)}${task.tagged ? "◆" : ""} ${task.id} ${printable(label(task))}`, tildePath(task.cwd, home), age(task.startedAt, now)];
+  const parts = [`${glyph(task)}${task.tagged ? "◆" : ""} ${task.id} ${printable(label(task))}`, printable(tildePath(task.cwd, home)), age(task.startedAt, now)];
   if (task.preview) parts.push(printable(task.preview));
   return parts.join(" · ");
 }

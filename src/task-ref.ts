@@ -1,6 +1,11 @@
 // Resolving what a user typed as TASK: an id, an exact display name, or a case-insensitive prefix of
 // a name or command that matches exactly one task. Pure, so every rule is a unit test.
 import { UserError } from "./errors.ts";
+import { printable } from "./printable.ts";
+
+// An error lists at most this many candidates: with hundreds of tasks the whole fleet on one line
+// would bury the message itself.
+export const CANDIDATES_SHOWN = 10;
 
 export interface TaskRefCandidate {
   id: number;
@@ -23,13 +28,15 @@ export function resolveTaskRef<T extends TaskRefCandidate>(ref: string, tasks: r
   );
   if (matches.length === 1 && prefix.length > 0) return matches[0]!;
   if (matches.length > 1 && prefix.length > 0) throw ambiguous(ref, matches);
-  throw new UserError(`no task matches '${ref}'${tasks.length ? ` (tasks: ${describeAll(tasks)})` : " (no tasks)"}`);
+  throw new UserError(`no task matches '${printable(ref)}'${tasks.length ? ` (tasks: ${describeSome(tasks)})` : " (no tasks)"}`);
 }
 
 function ambiguous(ref: string, matches: readonly TaskRefCandidate[]): UserError {
-  return new UserError(`'${ref}' matches ${matches.length} tasks: ${describeAll(matches)}`);
+  return new UserError(`'${printable(ref)}' matches ${matches.length} tasks: ${describeSome(matches)}`);
 }
 
-function describeAll(tasks: readonly TaskRefCandidate[]): string {
-  return tasks.map((t) => `${t.id} ${t.name ?? t.command}`).join(", ");
+function describeSome(tasks: readonly TaskRefCandidate[]): string {
+  const shown = tasks.slice(0, CANDIDATES_SHOWN).map((t) => `${t.id} ${printable(t.name ?? t.command)}`);
+  const more = tasks.length - shown.length;
+  return more > 0 ? `${shown.join(", ")} … and ${more} more` : shown.join(", ");
 }

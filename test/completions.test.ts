@@ -2,12 +2,41 @@
 // driven with the words of a command line, as bash itself would call it; zsh and fish at least parse
 // theirs. The dynamic lists come from `completions --list`, which must never start a daemon.
 import { describe, expect, test } from "bun:test";
-import { existsSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { cpSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { eachTestGetsAFleet, Fleet } from "./fleet.ts";
+import { fleetcomArgv } from "./helpers.ts";
 
 let fleet: Fleet;
 eachTestGetsAFleet((f) => (fleet = f));
+
+/**
+ * A test that needs `shell` installed. Without it the test is skipped, except under CI (`CI=true`),
+ * where it fails: `.ci/run` installs zsh and fish, so a skip there would hide a broken script.
+ */
+function withShell(shell: "zsh" | "fish", name: string, body: () => Promise<void>): void {
+  if (Bun.which(shell)) test(name, body);
+  else if (process.env.CI === "true") test(name, () => { throw new Error(`${shell} is not installed; .ci/run installs it so that CI never skips this test`); });
+  else test.skip(name, body);
+}
+
+/** A copy of this checkout's src/ and package.json (Deno resolves packages by it) under `dir`, which may hold a space, sharing node_modules; its main.ts. */
+function checkoutUnder(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  cpSync(resolve(import.meta.dir, "../src"), join(dir, "src"), { recursive: true });
+  cpSync(resolve(import.meta.dir, "../package.json"), join(dir, "package.json"));
+  symlinkSync(resolve(import.meta.dir, "../node_modules"), join(dir, "node_modules"));
+  return join(dir, "src", "main.ts");
+}
+
+/** Runs `lines` in a fish without config and returns what it printed; anything on stderr fails. */
+async function fish(lines: string[]): Promise<string> {
+  const proc = Bun.spawn(["fish", "--no-config", "-c", lines.join("\n")], { env: fleet.env, cwd: fleet.sandbox.home, stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  expect(err).toBe("");
+  expect(code).toBe(0);
+  return out;
+}
 
 /** Completes each command line (the last word is the one being completed) in one bash, one result per line. */
 async function bashComplete(lines: string[][]): Promise<string[][]> {
@@ -89,8 +118,24 @@ describe("fleetcom completions", () => {
     expect((await fleet.cli(["completions", "--list", "nope"])).code).toBe(2);
   });
 
+  withShell("fish", "fish completes tasks and sessions when fleetcom is installed under a path with a space", async () => {
+    await fleet.ok(["run", "--name", "web", "--", "sleep 600"]);
+    await fleet.ok(["save", "work"]);
+    const main = checkoutUnder(join(fleet.sandbox.root, "my tools"));
+    const generate = Bun.spawn(fleetcomArgv(["completions", "fish"], main), { env: fleet.env, stdout: "pipe", stderr: "pipe" });
+    const script = await new Response(generate.stdout).text();
+    expect(await generate.exited).toBe(0);
+    expect(script).toContain("my tools/src/main.ts");
+    const file = join(fleet.sandbox.root, "fleetcom.fish");
+    writeFileSync(file, script);
+    const out = await fish([`source '${file}'`, "complete -C 'fleetcom attach '", "echo ===", "complete -C 'fleetcom load w'"]);
+    const [tasks, sessions] = out.split("===\n").map((part) => part.trimEnd().split("\n").map((line) => line.split("\t")[0]));
+    expect(tasks).toEqual(["1", "web"]);
+    expect(sessions).toContain("work");
+  });
+
   for (const [shell, check] of [["zsh", ["zsh", "-n"]], ["fish", ["fish", "-n"]]] as const) {
-    test.skipIf(!Bun.which(shell))(`the ${shell} script parses`, async () => {
+    withShell(shell, `the ${shell} script parses`, async () => {
       const file = join(fleet.sandbox.root, `fleetcom.${shell}`);
       writeFileSync(file, await fleet.ok(["completions", shell]));
       const r = Bun.spawnSync([...check, file], { stderr: "pipe" });

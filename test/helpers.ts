@@ -12,12 +12,12 @@ export const MAIN = resolve(import.meta.dir, "../src/main.ts");
 const UNDER_DENO = process.env.FLEETCOM_TEST_RUNTIME === "deno";
 const DENO_DIR = resolve(import.meta.dir, "../.tools/deno-dir");
 
-/** argv that runs the CLI from source under the runtime being tested. */
-export function fleetcomArgv(args: string[]): string[] {
-  if (!UNDER_DENO) return [process.execPath, MAIN, ...args];
+/** argv that runs the CLI from source (`main`, this checkout's by default) under the runtime being tested. */
+export function fleetcomArgv(args: string[], main = MAIN): string[] {
+  if (!UNDER_DENO) return [process.execPath, main, ...args];
   const deno = Bun.which("deno");
   if (!deno) throw new Error("FLEETCOM_TEST_RUNTIME=deno but no deno on PATH (make test-deno installs it)");
-  return [deno, "run", "-A", MAIN, ...args];
+  return [deno, "run", "-A", main, ...args];
 }
 
 export interface Sandbox {

@@ -1,7 +1,8 @@
 // Every rule of sessions.md that is a pure function of its input: file names, the format, versions,
 // the two shapes, tolerant loading and label normalisation. Each example in the spec is a case here.
 import { describe, expect, test } from "bun:test";
-import { normalizeGroup, normalizeName, printable } from "../src/labels.ts";
+import { normalizeGroup, normalizeName } from "../src/labels.ts";
+import { printable } from "../src/printable.ts";
 import {
   decodeRecipe,
   formatRecipe,
@@ -210,6 +211,17 @@ describe("versions", () => {
     test(`version ${shown} fails the load naming the file, the value found and the supported range`, () => {
       const error = thrown(() => parse({ version, dirs: { "/a": ["x"] } }, "/s/bad.json"));
       expect(error.message).toBe(`/s/bad.json: unsupported recipe version ${shown} (supported: 1..1)`);
+    });
+  }
+
+  // JSON.parse makes 1e400 Infinity (stringified as null) and rounds long integers: the error quotes
+  // the file's own text instead (issues 11 and 12).
+  const asWritten = ["1e400", "99999999999999999999", "-0", "2.0", "1.50", "-1e-400"];
+  for (const version of asWritten) {
+    test(`version ${version} is reported as the file writes it`, () => {
+      const text = `{"dirs": {"/a": [{"cmd": "x", "version": 7}]}, "version": ${version}}`;
+      const error = thrown(() => parseRecipe(text, "/s/bad.json", ctx));
+      expect(error.message).toBe(`/s/bad.json: unsupported recipe version ${version} (supported: 1..1)`);
     });
   }
 

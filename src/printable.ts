@@ -1,0 +1,39 @@
+// The one sanitiser for human-readable output. INVARIANT: a task's command, directory, name or
+// group, a session name, a file path and any error text that can carry them reach a terminal only
+// through printable(). Those strings come from recipe files, other programs and directory names, so
+// they may hold escape sequences that rewrite the clipboard (OSC 52), the window title or the screen,
+// or bidi controls that make a listing read differently from what it holds. `--json` output is the
+// exact data and never passes through here.
+//
+// What is shown escaped instead of sent: C0 controls and DEL (ESC above all), C1 controls U+0080–U+009F
+// (8-bit CSI, OSC, DCS, ST…: a terminal that reads UTF-8 acts on them too), the bidi embeddings,
+// overrides and isolates (U+202A–U+202E, U+2066–U+2069), the marks U+200E, U+200F and U+061C, and
+// the line and paragraph separators U+2028/U+2029, which some terminals and viewers break lines on.
+// Pure and idempotent: its output holds none of these, so sanitising twice changes nothing, and a
+// cut to a column width taken after it can never leave half an escape sequence behind.
+
+const UNSAFE_CHAR = /[\p{Cc}\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+const UNSAFE = new RegExp(UNSAFE_CHAR.source, "gu");
+
+export function printable(text: string): string {
+  return text.replace(UNSAFE, escaped);
+}
+
+/** True when printable() would change nothing: the text can be shown, and typed back, as it is. */
+export function isPrintable(text: string): boolean {
+  return !UNSAFE_CHAR.test(text);
+}
+
+function escaped(char: string): string {
+  const code = char.codePointAt(0)!;
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+}
+
+/**
+ * One daemon.log entry. An entry can quote a command or a path: sanitised, `cat daemon.log` replays no
+ * escape sequence, and the continuation lines of a stack trace are indented, so no text can pose as
+ * another entry.
+ */
+export function logLine(message: string, now = new Date()): string {
+  return `${now.toISOString()} ${message.split("\n").map(printable).join("\n  ")}\n`;
+}

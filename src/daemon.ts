@@ -52,6 +52,8 @@ export class Daemon implements TaskListener, ConnectionHandler {
   private readonly reportedIdle = new Set<Task>();
   private readonly idleSweep = setInterval(() => this.sweepIdle(), IDLE_SWEEP_MS);
   private nextId = 1;
+  /** Clients dropped for not reading what was queued for them (status reports it). */
+  private droppedBehind = 0;
   private stopping: Promise<void> | null = null;
   private readonly agents = new AgentNamespace(runtimeDir(), (id, run) => this.tasks.get(id)?.agentFilesChanged(run));
   readonly startedAt = new Date();
@@ -62,7 +64,10 @@ export class Daemon implements TaskListener, ConnectionHandler {
   constructor(readonly options: DaemonOptions) {}
 
   accept(socket: Socket): void {
-    const conn = new Connection(socket, this);
+    const conn = new Connection(socket, this, () => {
+      this.droppedBehind += 1;
+      this.options.log(`dropped a client that stopped reading (${conn.queuedBytes} bytes queued for it)`);
+    });
     this.peers.set(conn, { conn, hello: null, subscribed: false, attached: null, following: null, held: null });
   }
 
@@ -204,7 +209,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
   }
 
   private broadcast(event: "created" | "changed" | "exited" | "removed", task: TaskInfo): void {
-    for (const peer of this.peers.values()) if (peer.subscribed) peer.conn.send({ type: "event", event, task });
+    for (const peer of this.peers.values()) if (peer.subscribed) peer.conn.sendEvent({ type: "event", event, task });
   }
 
   // ---- operations ----------------------------------------------------------------------------
@@ -415,7 +420,21 @@ export class Daemon implements TaskListener, ConnectionHandler {
       startedAt: this.startedAt.toISOString(),
       socket: socketPath(),
       tasks: { total: tasks.length, running: tasks.filter((t) => t.state === "running").length },
+      clients: this.clientStats(),
     };
+  }
+
+  /** What the daemon holds for its clients: the bounds in connection.ts keep these small. */
+  private clientStats() {
+    let queuedBytes = 0;
+    let maxQueuedBytes = 0;
+    let waitingEvents = 0;
+    for (const { conn } of this.peers.values()) {
+      queuedBytes += conn.queuedBytes;
+      maxQueuedBytes = Math.max(maxQueuedBytes, conn.queuedBytes);
+      waitingEvents += conn.waitingEvents;
+    }
+    return { connected: this.peers.size, queuedBytes, maxQueuedBytes, waitingEvents, droppedBehind: this.droppedBehind };
   }
 
   /** The one teardown: TERM every task's group, KILL after the grace period, then let go. */

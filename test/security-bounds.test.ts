@@ -1,0 +1,103 @@
+// Issue 11's bounds: what a client, a task or a recipe can make the daemon hold or wait for. Each
+// test drives the real daemon through raw socket clients or the CLI and checks the bound, not a time.
+import { describe, expect, test } from "bun:test";
+import { coalesce } from "../src/connection.ts";
+import type { TaskEvent, TaskInfo } from "../src/messages.ts";
+import { eachTestGetsAFleet, Fleet, until } from "./fleet.ts";
+import { RawClient } from "./recovery-helpers.ts";
+
+let fleet: Fleet;
+eachTestGetsAFleet((f) => (fleet = f));
+
+interface ClientStats {
+  connected: number;
+  queuedBytes: number;
+  maxQueuedBytes: number;
+  waitingEvents: number;
+  droppedBehind: number;
+}
+
+async function openClient(): Promise<RawClient> {
+  await fleet.ls();
+  return RawClient.open(fleet);
+}
+
+async function subscribed(): Promise<RawClient> {
+  const client = await openClient();
+  expect((await client.request("subscribe")).ok).toBe(true);
+  return client;
+}
+
+async function clientStats(via: RawClient): Promise<ClientStats> {
+  const reply = await via.request("status");
+  return (reply.result as { clients: ClientStats }).clients;
+}
+
+/** Bytes of control frames `client` receives up to and including the reply to one more request. */
+async function bytesUntilNextReply(client: RawClient): Promise<number> {
+  const before = client.controlBytes;
+  await client.request("ls");
+  return client.controlBytes - before;
+}
+
+/** A task whose every output turns into a changed event of about `size` bytes (a long command). */
+function chattyCommand(i: number, size: number): string {
+  return `while :; do echo tick ${i}; sleep 0.25; done # ${"x".repeat(size)}`;
+}
+
+describe("M4: a client that stops reading", () => {
+  const event = (kind: TaskEvent["event"], state: TaskInfo["state"] = "running"): TaskEvent => ({ type: "event", event: kind, task: { id: 1, state } as TaskInfo });
+
+  test("a waiting event is replaced by the later state, announced as created while the client never heard of the task", () => {
+    expect(coalesce(undefined, event("changed"))).toEqual(event("changed"));
+    expect(coalesce(event("changed"), event("exited", "exited"))).toEqual(event("exited", "exited"));
+    expect(coalesce(event("exited", "exited"), event("changed"))).toEqual(event("changed"));
+    expect(coalesce(event("created"), event("exited", "exited"))).toEqual(event("created", "exited"));
+    expect(coalesce(event("changed"), event("removed"))).toEqual(event("removed"));
+    expect(coalesce(event("created"), event("removed"))).toBeNull();
+    const notice = { type: "snapshot", error: null } as const;
+    expect(coalesce({ type: "snapshot", error: { message: "x", since: "t" } }, notice)).toEqual(notice);
+  });
+
+  test("costs the daemon a bounded queue while 20 chatty tasks run: events wait coalesced, one per task", async () => {
+    const driver = await openClient();
+    for (let i = 0; i < 20; i++) expect((await driver.request("run", { command: chattyCommand(i, 4000) })).ok).toBe(true);
+    const stuck = await subscribed();
+    stuck.pause();
+    const watcher = await subscribed();
+    // The watcher gets every event the stuck client would have: wait until that is well past any bound.
+    const broadcast = 2 * 1024 * 1024;
+    await until("2 MiB of events broadcast", () => watcher.controlBytes > broadcast, 60_000);
+    const held = await clientStats(driver);
+    // Reading again, it gets what the kernel held, the queue and one event per task: not the backlog.
+    stuck.resume();
+    const delivered = await bytesUntilNextReply(stuck);
+    if (process.env.SHOW_NUMBERS) console.log({ broadcast: watcher.controlBytes, held, delivered });
+    expect(delivered).toBeLessThan(broadcast / 2);
+    const latest = stuck.messages.filter((m) => m.type === "event");
+    expect(new Set(latest.map((m) => (m.task as { id: number }).id)).size).toBe(20);
+    // EVENT_HIGH_WATER (64 KiB) plus the event that crossed it.
+    expect(held.maxQueuedBytes).toBeLessThan(128 * 1024);
+    expect(held.waitingEvents).toBeGreaterThan(0);
+    expect(held.waitingEvents).toBeLessThanOrEqual(20);
+    expect((await clientStats(driver)).droppedBehind).toBe(0);
+  }, 120_000);
+
+  test("that keeps asking without reading is dropped with a reason it can read, and nothing else is", async () => {
+    const driver = await subscribed();
+    const task = (await driver.request("run", { command: `sleep 600 # ${"y".repeat(60_000)}` })).result as { id: number };
+    const greedy = await openClient();
+    greedy.pause();
+    // Each `tag` reply carries the 60 KB command: 200 unread replies would be 12 MB queued for it.
+    const replies = Array.from({ length: 200 }, () => greedy.request("tag", { task: String(task.id) }));
+    const tagEvents = () => driver.messages.filter((m) => m.type === "event" && (m.task as { id: number }).id === task.id).length;
+    await until("the daemon to handle or drop the burst", async () => tagEvents() >= 201 || (await clientStats(driver))?.droppedBehind === 1, 60_000);
+    greedy.resume();
+    await until("the greedy client closed, or every reply in", async () => greedy.closed || (await Promise.all(replies)).length === 200, 30_000);
+    const refusal = greedy.messages.find((m) => m.type === "refused");
+    expect(refusal?.error).toMatch(/^dropped: this client stopped reading \(\d+\.\d MiB queued for it\)$/);
+    expect((await Promise.all(replies)).filter((r) => r.ok).length).toBeLessThan(200);
+    expect((await clientStats(driver)).droppedBehind).toBe(1);
+    expect((await fleet.task(task.id)).state).toBe("running");
+  }, 120_000);
+});

@@ -3,6 +3,7 @@
 // (autostart) or under a service manager; `--foreground` runs it inside the dashboard's process.
 import { chmodSync, closeSync, existsSync, ftruncateSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
+import { setImmediate } from "node:timers";
 import { type } from "arktype";
 import { AgentNamespace } from "./agent-namespace.ts";
 import { type Attention, isNewAttention } from "./attention.ts";
@@ -13,6 +14,7 @@ import { label } from "./format.ts";
 import { normalizeGroup, normalizeName } from "./labels.ts";
 import { hello as helloSchema, opArgs, request as requestSchema, type Hello, type Op, type RecipeEntry, type Request, type TaskInfo } from "./messages.ts";
 import { runNotifier } from "./notifier.ts";
+import { commandTooLong } from "./session.ts";
 import { lockPath, socketPath, runtimeDir } from "./paths.ts";
 import { PROTOCOL_VERSION } from "./protocol.ts";
 import { acquireLock } from "./lock.ts";
@@ -23,6 +25,9 @@ import { resolveTaskRef } from "./task-ref.ts";
 import { VERSION } from "./version.ts";
 
 const CHANGE_EVENT_INTERVAL_MS = 250;
+/** A load yields to other clients after this much work: four spawns, or 512 skipped entries. */
+const CHECKS_PER_TURN = 512;
+const CHECKS_PER_SPAWN = CHECKS_PER_TURN / 4;
 /** How often running tasks are checked for having turned idle (no output for 10 s). */
 const IDLE_SWEEP_MS = 1_000;
 
@@ -228,19 +233,13 @@ export class Daemon implements TaskListener, ConnectionHandler {
     },
     run: (peer, a) => {
       const cwd = a.cwd ?? peer.hello!.cwd;
+      const tooLong = commandTooLong(a.command);
+      if (tooLong) throw new UserError(tooLong);
       if (!isDirectory(cwd)) throw new UserError(`no such directory: ${cwd}`);
       const task = this.spawn(peer, a.command, cwd, a.group ?? null, a.name ?? null);
       return { id: task.id };
     },
-    load: (peer, a: { entries: RecipeEntry[] }) => {
-      const started: number[] = [];
-      let skipped = 0;
-      for (const e of a.entries) {
-        if (!isDirectory(e.dir)) skipped += 1;
-        else started.push(this.spawn(peer, e.cmd, e.dir, e.group, e.name).id);
-      }
-      return { started, skipped };
-    },
+    load: (peer, a: { entries: RecipeEntry[] }) => this.load(peer, a.entries),
     kill: async (_peer, a: { tasks: string[] }) => {
       const targets = a.tasks.map((ref) => this.find(ref));
       await Promise.all(targets.filter((t) => t.running).map((t) => t.terminate()));
@@ -308,6 +307,38 @@ export class Daemon implements TaskListener, ConnectionHandler {
       return null;
     },
   };
+
+  /**
+   * Starts every entry whose directory exists, a few at a time: spawning is synchronous (~10 ms
+   * each), so between turns the daemon serves its other clients. The reply comes when all are started.
+   */
+  private async load(peer: Peer, entries: RecipeEntry[]): Promise<{ started: number[]; skipped: number }> {
+    for (const e of entries) {
+      const tooLong = commandTooLong(e.cmd);
+      if (tooLong) throw new UserError(tooLong);
+    }
+    const started: number[] = [];
+    let skipped = 0;
+    const dirs = new Map<string, boolean>();
+    let work = 0;
+    for (const e of entries) {
+      if (this.stopping) break;
+      let exists = dirs.get(e.dir);
+      if (exists === undefined) dirs.set(e.dir, (exists = isDirectory(e.dir)));
+      if (!exists) {
+        skipped += 1;
+        work += 1;
+      } else {
+        started.push(this.spawn(peer, e.cmd, e.dir, e.group, e.name).id);
+        work += CHECKS_PER_SPAWN;
+      }
+      if (work >= CHECKS_PER_TURN) {
+        work = 0;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+    return { started, skipped };
+  }
 
   private spawn(peer: Peer, command: string, cwd: string, group: string | null, name: string | null): Task {
     const hello = peer.hello!;
@@ -412,14 +443,16 @@ export class Daemon implements TaskListener, ConnectionHandler {
   }
 
   private status() {
-    const tasks = this.list();
+    // Counts only: building every task's info (preview, agent files) would make status cost
+    // milliseconds per hundred tasks.
+    const tasks = [...this.tasks.values()];
     return {
       running: true,
       pid: process.pid,
       version: VERSION,
       startedAt: this.startedAt.toISOString(),
       socket: socketPath(),
-      tasks: { total: tasks.length, running: tasks.filter((t) => t.state === "running").length },
+      tasks: { total: tasks.length, running: tasks.filter((t) => t.running).length },
       clients: this.clientStats(),
     };
   }

@@ -1,9 +1,13 @@
 // Issue 11's bounds: what a client, a task or a recipe can make the daemon hold or wait for. Each
 // test drives the real daemon through raw socket clients or the CLI and checks the bound, not a time.
 import { describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { loadChunks } from "../src/cmd-load.ts";
 import { coalesce } from "../src/connection.ts";
 import type { TaskEvent, TaskInfo } from "../src/messages.ts";
 import { eachTestGetsAFleet, Fleet, until } from "./fleet.ts";
+import { entry, thrown } from "./helpers.ts";
 import { RawClient } from "./recovery-helpers.ts";
 
 let fleet: Fleet;
@@ -100,4 +104,57 @@ describe("M4: a client that stops reading", () => {
     expect((await clientStats(driver)).droppedBehind).toBe(1);
     expect((await fleet.task(task.id)).state).toBe("running");
   }, 120_000);
+});
+
+describe("M6: a large load", () => {
+  test("lets another client's status through before its own reply", async () => {
+    const loader = await subscribed();
+    const other = await openClient();
+    const entries = Array.from({ length: 300 }, (_, i) => entry(fleet.sandbox.home, `sleep 600 # ${i}`));
+    const order: string[] = [];
+    const load = loader.request("load", { entries }).then((reply) => (order.push("load"), reply));
+    await until("the load under way", () => loader.messages.some((m) => m.type === "event" && m.event === "created"), 60_000);
+    const status = other.request("status").then((reply) => (order.push("status"), reply));
+    const [loaded, answered] = await Promise.all([load, status]);
+    expect(order).toEqual(["status", "load"]);
+    expect(answered.ok).toBe(true);
+    expect((loaded.result as { started: number[] }).started).toHaveLength(300);
+  }, 120_000);
+});
+
+describe("L4: a recipe larger than one request", () => {
+  test("of 100,000 entries loads in chunks on one connection", async () => {
+    const file = join(fleet.sandbox.home, "huge.json");
+    const missing = join(fleet.sandbox.root, "no-such-dir");
+    writeFileSync(file, JSON.stringify({ [missing]: Array.from({ length: 100_000 }, (_, i) => `echo entry ${i}`) }));
+    const r = await fleet.cli(["load", file]);
+    expect(r.stderr).toBe("");
+    expect(r.stdout.trim()).toBe("loaded 'huge': 0 task(s), 100000 skipped (missing directory), 0 dropped");
+    expect(r.code).toBe(0);
+  }, 120_000);
+
+  test("splits into request-sized runs in order, and refuses an entry no request can carry, naming the file", () => {
+    const entries = Array.from({ length: 50 }, (_, i) => entry("/d", `cmd ${i} ${"z".repeat(100)}`));
+    const chunks = loadChunks(entries, "/r.json", 1000);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(chunks.flat()).toEqual(entries);
+    for (const chunk of chunks) expect(JSON.stringify(chunk).length).toBeLessThanOrEqual(1000);
+    const huge = entry(`/${"d".repeat(2000)}`, "true");
+    expect(thrown(() => loadChunks([huge], "/r.json", 1000)).message).toMatch(/^\/r\.json: an entry in \/d+… is too large to send \(\d+ bytes; at most 1000\)$/);
+  });
+
+  test("a command over 64 KiB is refused in one line naming the file, by the dry run and the load alike", async () => {
+    const file = join(fleet.sandbox.home, "long.json");
+    writeFileSync(file, JSON.stringify({ [fleet.sandbox.home]: ["true", `echo ${"a".repeat(70_000)}`] }));
+    const expected = `fleetcom: ${file}: command too long (70005 bytes; at most 64 KiB) in ${fleet.sandbox.home}\n`;
+    for (const args of [["load", file], ["load", "--dry-run", file]]) {
+      const r = await fleet.cli(args);
+      expect(r.stderr).toBe(expected);
+      expect(r.code).toBe(1);
+    }
+    expect(await fleet.ls()).toEqual([]);
+    const run = await fleet.cli(["run", "--", `echo ${"a".repeat(70_000)}`]);
+    expect(run.stderr).toBe("fleetcom: command too long (70005 bytes; at most 64 KiB)\n");
+    expect(run.code).toBe(1);
+  }, 60_000);
 });

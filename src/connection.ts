@@ -68,6 +68,15 @@ export class Connection {
     socket.on("drain", () => this.flushWaiting());
   }
 
+  /** Stop taking this client's frames (its input has nowhere to go yet); the kernel holds them. */
+  pauseReading(): void {
+    if (!this.closedAlready) this.socket.pause();
+  }
+
+  resumeReading(): void {
+    if (!this.closedAlready) this.socket.resume();
+  }
+
   /** Bytes written to this client and not yet taken by the kernel. */
   get queuedBytes(): number {
     return this.socket.writableLength;

@@ -1,6 +1,7 @@
 // The supervisor: owns every task and serves clients over the socket. All fleet state lives here;
 // clients send requests and get replies, events and screens. `fleetcom daemon` runs it detached
 // (autostart) or under a service manager; `--foreground` runs it inside the dashboard's process.
+import { Buffer } from "node:buffer";
 import { chmodSync, closeSync, existsSync, ftruncateSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { setImmediate } from "node:timers";
@@ -25,6 +26,8 @@ import { resolveTaskRef } from "./task-ref.ts";
 import { VERSION } from "./version.ts";
 
 const CHANGE_EVENT_INTERVAL_MS = 250;
+/** Input a task may have waiting unread: `send` past it is refused, attached keystrokes wait. */
+export const MAX_PENDING_INPUT = 1024 * 1024;
 /** A load yields to other clients after this much work: four spawns, or 512 skipped entries. */
 const CHECKS_PER_TURN = 512;
 const CHECKS_PER_SPAWN = CHECKS_PER_TURN / 4;
@@ -44,6 +47,8 @@ interface Peer {
   following: Task | null;
   /** Output that arrived while this peer's screen snapshot was being taken; sent right after it. */
   held: Uint8Array[] | null;
+  /** The task whose unread input made the daemon stop reading this peer's keystrokes. */
+  inputBlockedBy: Task | null;
 }
 
 type Handler = (peer: Peer, args: any) => unknown | Promise<unknown>;
@@ -73,7 +78,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
       this.droppedBehind += 1;
       this.options.log(`dropped a client that stopped reading (${conn.queuedBytes} bytes queued for it)`);
     });
-    this.peers.set(conn, { conn, hello: null, subscribed: false, attached: null, following: null, held: null });
+    this.peers.set(conn, { conn, hello: null, subscribed: false, attached: null, following: null, held: null, inputBlockedBy: null });
   }
 
   // ---- connection events -------------------------------------------------------------------
@@ -90,8 +95,26 @@ export class Daemon implements TaskListener, ConnectionHandler {
   data(conn: Connection, bytes: Uint8Array): void {
     const peer = this.peers.get(conn);
     if (!peer?.hello) return conn.drop("data before handshake");
-    peer.attached?.write(bytes);
-    peer.attached?.attended();
+    const task = peer.attached;
+    if (!task) return;
+    task.write(bytes);
+    task.attended();
+    // Keystrokes cannot be refused: past the bound, stop reading them until the task reads, as a
+    // terminal blocks the typist. The client's own queue holds the rest.
+    if (task.pendingInput > MAX_PENDING_INPUT) {
+      peer.inputBlockedBy = task;
+      conn.pauseReading();
+    }
+  }
+
+  inputDrained(task: Task): void {
+    for (const peer of this.peers.values()) if (peer.inputBlockedBy === task) this.unblockInput(peer);
+  }
+
+  private unblockInput(peer: Peer): void {
+    if (!peer.inputBlockedBy) return;
+    peer.inputBlockedBy = null;
+    peer.conn.resumeReading();
   }
 
   closed(conn: Connection): void {
@@ -151,6 +174,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
 
   /** Called once every byte the run printed has been parsed. */
   exited(task: Task): void {
+    this.inputDrained(task);
     const info = task.info();
     for (const peer of this.peers.values()) {
       if (peer.attached !== task && peer.following !== task) continue;
@@ -281,6 +305,11 @@ export class Daemon implements TaskListener, ConnectionHandler {
     send: (_peer, a) => {
       const task = this.find(a.task);
       if (!task.running) throw new UserError(`task ${task.id} has exited`);
+      // Refused whole, never cut: a part of a message typed into a program is worse than none.
+      const size = Buffer.byteLength(a.text, "utf8");
+      if (size > MAX_PENDING_INPUT) throw new UserError(`send: text too long (${size} bytes; at most 1 MiB at a time)`);
+      const pending = task.pendingInput;
+      if (pending + size > MAX_PENDING_INPUT) throw new UserError(`task ${task.id} is not reading its input (${mebibytes(pending)} pending)`);
       task.write(a.text);
       task.attended();
       return null;
@@ -385,6 +414,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
   }
 
   private detach(peer: Peer): void {
+    this.unblockInput(peer);
     peer.attached = null;
     peer.following = null;
     peer.held = null;
@@ -462,12 +492,14 @@ export class Daemon implements TaskListener, ConnectionHandler {
     let queuedBytes = 0;
     let maxQueuedBytes = 0;
     let waitingEvents = 0;
-    for (const { conn } of this.peers.values()) {
+    let inputBlocked = 0;
+    for (const { conn, inputBlockedBy } of this.peers.values()) {
+      if (inputBlockedBy) inputBlocked += 1;
       queuedBytes += conn.queuedBytes;
       maxQueuedBytes = Math.max(maxQueuedBytes, conn.queuedBytes);
       waitingEvents += conn.waitingEvents;
     }
-    return { connected: this.peers.size, queuedBytes, maxQueuedBytes, waitingEvents, droppedBehind: this.droppedBehind };
+    return { connected: this.peers.size, queuedBytes, maxQueuedBytes, waitingEvents, droppedBehind: this.droppedBehind, inputBlocked };
   }
 
   /** The one teardown: TERM every task's group, KILL after the grace period, then let go. */
@@ -484,6 +516,11 @@ export class Daemon implements TaskListener, ConnectionHandler {
     })();
     return this.stopping;
   }
+}
+
+function mebibytes(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  return `${Number.isInteger(mib) ? mib : mib.toFixed(1)} MiB`;
 }
 
 function textView(text: string): string {

@@ -31,6 +31,8 @@ export interface TaskListener {
   output(task: Task, chunk: Uint8Array): void;
   reply(task: Task, data: string): void;
   exited(task: Task): void;
+  /** Input that waited for the task has all reached its PTY. */
+  inputDrained(task: Task): void;
   /** The task's attention changed; `before` is what it was. */
   attention(task: Task, before: Attention | null): void;
 }
@@ -140,6 +142,7 @@ export class Task {
         cols: this.cols,
         rows: this.rows,
         onData: (chunk) => this.onOutput(chunk),
+        onInputDrained: () => this.listener.inputDrained(this),
       });
     } catch (error) {
       this.failToStart(error);
@@ -185,6 +188,11 @@ export class Task {
 
   write(data: Uint8Array | string): void {
     this.pty?.write(data);
+  }
+
+  /** Bytes of input the task has not read yet (see Pty.pendingInput); 0 once it has exited. */
+  get pendingInput(): number {
+    return this.pty?.pendingInput ?? 0;
   }
 
   resize(cols: number, rows: number): void {

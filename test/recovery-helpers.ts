@@ -4,7 +4,7 @@
 import { connect, type Socket } from "node:net";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl } from "../src/protocol.ts";
+import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "../src/protocol.ts";
 import { isSnapshotName } from "../src/recovery.ts";
 import { VERSION } from "../src/version.ts";
 import { Fleet } from "./fleet.ts";
@@ -98,6 +98,11 @@ export class RawClient {
       this.waiting.set(id, resolve);
       this.socket.write(encodeControl({ type: "request", id, op, args }));
     });
+  }
+
+  /** Raw input, as an attached client's keystrokes. */
+  sendData(bytes: Uint8Array): void {
+    this.socket.write(encodeData(bytes));
   }
 
   /** Stops reading: the daemon's writes to this client pile up in its own queue. */

@@ -1,7 +1,7 @@
 // Issue 11's bounds: what a client, a task or a recipe can make the daemon hold or wait for. Each
 // test drives the real daemon through raw socket clients or the CLI and checks the bound, not a time.
 import { describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadChunks } from "../src/cmd-load.ts";
 import { coalesce } from "../src/connection.ts";
@@ -19,6 +19,7 @@ interface ClientStats {
   maxQueuedBytes: number;
   waitingEvents: number;
   droppedBehind: number;
+  inputBlocked: number;
 }
 
 async function openClient(): Promise<RawClient> {
@@ -156,5 +157,55 @@ describe("L4: a recipe larger than one request", () => {
     const run = await fleet.cli(["run", "--", `echo ${"a".repeat(70_000)}`]);
     expect(run.stderr).toBe("fleetcom: command too long (70005 bytes; at most 64 KiB)\n");
     expect(run.code).toBe(1);
+  }, 60_000);
+});
+
+describe("L2: input to a task that does not read", () => {
+  test("is bounded: send past 1 MiB pending is refused whole, what was accepted arrives whole, task and daemon live on", async () => {
+    const driver = await openClient();
+    // Raw mode, so the terminal passes bytes through as they are; nothing is read until the file
+    // `count` says how many bytes to read, and then exactly that many.
+    const countFile = join(fleet.sandbox.home, "count");
+    const command = `stty raw -echo; echo ready; while [ ! -s ${countFile} ]; do sleep 0.1; done; head -c $(cat ${countFile}) | wc -c; sleep 600`;
+    const id = ((await driver.request("run", { command })).result as { id: number }).id;
+    // Typed before raw mode, a long line would be cut by the terminal's own line editor.
+    await until("the task in raw mode", async () => (await fleet.peek(id)).includes("ready"));
+    const chunk = "a".repeat(200 * 1024);
+    const replies: { ok: boolean; error?: string }[] = [];
+    for (let i = 0; i < 10; i++) replies.push(await driver.request("send", { task: String(id), text: chunk }));
+    const accepted = replies.filter((r) => r.ok).length;
+    const refusals = replies.filter((r) => !r.ok).map((r) => r.error);
+    expect(refusals.length).toBeGreaterThan(0);
+    expect(refusals[0]).toMatch(new RegExp(`^task ${id} is not reading its input \\((\\d|\\.)+ MiB pending\\)$`));
+    // The bound, plus what the terminal itself buffers (4 KiB) before anything waits in the daemon.
+    expect(accepted * chunk.length).toBeLessThanOrEqual(1024 * 1024 + 4096);
+    expect((await driver.request("status")).ok).toBe(true);
+    expect((await fleet.task(id)).state).toBe("running");
+    // Every accepted send arrives in full: the task reads exactly that many bytes and says so.
+    writeFileSync(countFile, String(accepted * chunk.length));
+    expect(await until("the task to count its input", async () => (await fleet.peek(id)).match(/^\s*(\d+)$/m)?.[1], 30_000)).toBe(String(accepted * chunk.length));
+    // Drained, it takes input again.
+    expect((await driver.request("send", { task: String(id), text: "x" })).ok).toBe(true);
+  }, 60_000);
+
+  test("a single send over 1 MiB is refused, not cut", async () => {
+    const driver = await openClient();
+    const id = ((await driver.request("run", { command: "sleep 600" })).result as { id: number }).id;
+    const reply = await driver.request("send", { task: String(id), text: "b".repeat(1024 * 1024 + 1) });
+    expect(reply).toMatchObject({ ok: false, error: "send: text too long (1048577 bytes; at most 1 MiB at a time)" });
+  });
+
+  test("keystrokes from an attached client wait in its own queue past the bound, and flow again once the task ends", async () => {
+    const driver = await openClient();
+    const id = ((await driver.request("run", { command: "sleep 600" })).result as { id: number }).id;
+    const typist = await openClient();
+    expect((await typist.request("attach", { task: String(id), cols: 80, rows: 24 })).ok).toBe(true);
+    const frame = new Uint8Array(512 * 1024).fill(0x61);
+    for (let i = 0; i < 8; i++) typist.sendData(frame);
+    await until("the typist's input paused", async () => (await clientStats(driver)).inputBlocked === 1, 30_000);
+    expect((await driver.request("kill", { tasks: [String(id)] })).ok).toBe(true);
+    await until("the typist told of the exit", () => typist.messages.some((m) => m.type === "attach-end"), 30_000);
+    expect((await clientStats(driver)).inputBlocked).toBe(0);
+    expect((await typist.request("ls")).ok).toBe(true);
   }, 60_000);
 });

@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { existsSync, openSync, closeSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { EXIT, UserError } from "./errors.ts";
-import type { AttachEnd, DaemonMessage, Reply, TaskEvent } from "./messages.ts";
+import type { AttachEnd, DaemonMessage, Reply, SnapshotNotice, TaskEvent } from "./messages.ts";
 import { logPath, runtimeDir, socketPath } from "./paths.ts";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "./protocol.ts";
 import { selfCommand } from "./runtime.ts";
@@ -16,6 +16,8 @@ const AUTOSTART_TIMEOUT_MS = 8_000;
 
 export interface ClientHandlers {
   event?(event: TaskEvent): void;
+  /** Recovery snapshots started (error) or stopped (null) failing; subscribed clients only. */
+  snapshot?(notice: SnapshotNotice): void;
   data?(bytes: Uint8Array): void;
   attachEnd?(end: AttachEnd): void;
   closed?(): void;
@@ -68,6 +70,7 @@ export class DaemonClient {
         this.onGreeting = null;
       } else if (message.type === "reply") this.settle(message);
       else if (message.type === "event") this.handlers.event?.(message);
+      else if (message.type === "snapshot") this.handlers.snapshot?.(message);
       else if (message.type === "attach-end") this.handlers.attachEnd?.(message);
     }
   }

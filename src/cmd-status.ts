@@ -2,7 +2,9 @@
 import { defineCommand } from "citty";
 import { DaemonClient } from "./client.ts";
 import { EXIT, UserError } from "./errors.ts";
+import type { SnapshotError } from "./messages.ts";
 import { runtimeDir, sessionDir, socketPath } from "./paths.ts";
+import { printable } from "./labels.ts";
 
 interface Status {
   running: boolean;
@@ -11,6 +13,7 @@ interface Status {
   startedAt: string;
   socket: string;
   tasks: { total: number; running: number };
+  snapshotError?: SnapshotError | null;
 }
 
 export default defineCommand({
@@ -38,6 +41,7 @@ export default defineCommand({
         `socket    ${status.socket}`,
         `sessions  ${full.sessionDir}`,
         `tasks     ${status.tasks.total} (${status.tasks.running} running)`,
+        ...(status.snapshotError ? [`snapshots FAILING since ${status.snapshotError.since}: ${printable(status.snapshotError.message)}`] : []),
       ].join("\n"),
     );
   },

@@ -21,6 +21,7 @@ import { PROTOCOL_VERSION } from "./protocol.ts";
 import { acquireLock } from "./lock.ts";
 import { ensureRuntimeDir } from "./runtime-dir.ts";
 import type { View } from "./screen.ts";
+import type { SnapshotState } from "./snapshots.ts";
 import { Task, type TaskListener } from "./task.ts";
 import { resolveTaskRef } from "./task-ref.ts";
 import { VERSION } from "./version.ts";
@@ -70,6 +71,8 @@ export class Daemon implements TaskListener, ConnectionHandler {
   onStop: () => void = () => {};
   /** Called after every command that can change a saved recipe (recovery snapshots hang here). */
   onRecipeChange: () => void = () => {};
+  /** What the recovery snapshot writer last reported (snapshots.ts). */
+  private snapshot: SnapshotState = { error: null, pendingSince: null };
 
   constructor(readonly options: DaemonOptions) {}
 
@@ -201,6 +204,15 @@ export class Daemon implements TaskListener, ConnectionHandler {
     }
   }
 
+  /** A snapshot failure streak begins or ends: every subscribed client hears of it at once. */
+  snapshotState(state: SnapshotState): void {
+    const changed = state.error !== this.snapshot.error;
+    this.snapshot = state;
+    if (!changed) return;
+    if (state.error) this.options.log(`snapshots failing since ${state.error.since}; subscribed clients told`);
+    for (const peer of this.peers.values()) if (peer.subscribed) peer.conn.sendEvent({ type: "snapshot", error: state.error });
+  }
+
   private isAttached(task: Task): boolean {
     for (const peer of this.peers.values()) if (peer.attached === task) return true;
     return false;
@@ -248,6 +260,9 @@ export class Daemon implements TaskListener, ConnectionHandler {
     status: () => this.status(),
     subscribe: (peer) => {
       peer.subscribed = true;
+      // A failure that began before this client subscribed is still news to it: right after the reply.
+      const error = this.snapshot.error;
+      if (error) setImmediate(() => peer.conn.sendEvent({ type: "snapshot", error }));
       return this.list();
     },
     recipe: () => this.recipe(),
@@ -484,6 +499,8 @@ export class Daemon implements TaskListener, ConnectionHandler {
       socket: socketPath(),
       tasks: { total: tasks.length, running: tasks.filter((t) => t.running).length },
       clients: this.clientStats(),
+      snapshotError: this.snapshot.error,
+      snapshotPendingSince: this.snapshot.pendingSince,
     };
   }
 

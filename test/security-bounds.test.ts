@@ -1,14 +1,15 @@
 // Issue 11's bounds: what a client, a task or a recipe can make the daemon hold or wait for. Each
 // test drives the real daemon through raw socket clients or the CLI and checks the bound, not a time.
 import { describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadChunks } from "../src/cmd-load.ts";
 import { coalesce } from "../src/connection.ts";
 import type { TaskEvent, TaskInfo } from "../src/messages.ts";
 import { eachTestGetsAFleet, Fleet, until } from "./fleet.ts";
 import { entry, thrown } from "./helpers.ts";
-import { RawClient } from "./recovery-helpers.ts";
+import { snapshotFileName } from "../src/recovery.ts";
+import { RawClient, recoveryDirOf } from "./recovery-helpers.ts";
 
 let fleet: Fleet;
 eachTestGetsAFleet((f) => (fleet = f));
@@ -207,5 +208,48 @@ describe("L2: input to a task that does not read", () => {
     await until("the typist told of the exit", () => typist.messages.some((m) => m.type === "attach-end"), 30_000);
     expect((await clientStats(driver)).inputBlocked).toBe(0);
     expect((await typist.request("ls")).ok).toBe(true);
+  }, 60_000);
+});
+
+describe("L10: snapshot writes that fail", () => {
+  /** `snapshot failed` lines in the daemon log: one per failed pass. */
+  const failedPasses = () => readFileSync(join(fleet.sandbox.runtime, "daemon.log"), "utf8").split("\n").filter((l) => / snapshot failed: /.test(l)).length;
+
+  test("reach subscribed clients and status once per streak, make recover --list warn, and clear on the next good write", async () => {
+    fleet.env.FLEETCOM_SNAPSHOT_DEBOUNCE_MS = "100";
+    fleet.env.FLEETCOM_SNAPSHOT_CHECK_MS = "3600000";
+    const watcher = await subscribed();
+    const started = (await watcher.request("status")).result as { pid: number; startedAt: string };
+    // Root ignores modes, so the write is made to fail another way: a directory where the file goes.
+    const blocker = join(recoveryDirOf(fleet), snapshotFileName(new Date(started.startedAt), started.pid));
+    mkdirSync(blocker, { recursive: true });
+    const notices = () => watcher.messages.filter((m) => m.type === "snapshot") as unknown as { error: { message: string; since: string } | null }[];
+    const id = ((await watcher.request("run", { command: "sleep 600" })).result as { id: number }).id;
+    await until("the failure told", () => notices().length === 1);
+    const error = notices()[0]!.error!;
+    expect(error.message).toContain(blocker);
+    expect(Date.parse(error.since)).not.toBeNaN();
+    const status = (await watcher.request("status")).result as { snapshotError: unknown; snapshotPendingSince: string | null };
+    expect(status.snapshotError).toEqual(error);
+    expect(status.snapshotPendingSince).not.toBeNull();
+
+    // A second failed pass is the same streak: no second notice. A client subscribing now hears of it.
+    await watcher.request("rename", { task: String(id), name: "again" });
+    await until("a second failed pass", () => failedPasses() >= 2);
+    expect(notices()).toHaveLength(1);
+    const late = await subscribed();
+    await until("the late subscriber told", () => late.messages.some((m) => m.type === "snapshot"));
+    expect(late.messages.find((m) => m.type === "snapshot")).toEqual({ type: "snapshot", error });
+
+    const listed = await fleet.cli(["recover", "--list"]);
+    expect(listed.code).toBe(0);
+    expect(listed.stderr).toMatch(/^fleetcom: warning: the running daemon's fleet changed \d+s ago and is newer than every snapshot listed: writing snapshots has failed for \d+s \(.+\)\n$/);
+
+    rmdirSync(blocker);
+    await watcher.request("rename", { task: String(id), name: "fixed" });
+    await until("the recovery told", () => notices().length === 2);
+    expect(notices()[1]!.error).toBeNull();
+    expect(((await watcher.request("status")).result as { snapshotError: unknown }).snapshotError).toBeNull();
+    expect((await fleet.cli(["recover", "--list"])).stderr).toBe("");
   }, 60_000);
 });

@@ -6,7 +6,8 @@ import { type AgentRun, prepareRun } from "./conversation.ts";
 import type { TaskInfo } from "./messages.ts";
 import { spawnPty, type Pty } from "./pty.ts";
 import { groupAlive, signalGroup } from "./process-group.ts";
-import { Screen } from "./screen.ts";
+import { Screen, type TaskScreen } from "./screen.ts";
+import { FinishedScreen } from "./screen-finished.ts";
 import { TerminalScan } from "./terminal-scan.ts";
 
 export const IDLE_AFTER_MS = 10_000;
@@ -45,7 +46,8 @@ export class Task {
   group: string | null;
   tagged = false;
   run = 0;
-  screen!: Screen;
+  /** The live emulator while the task runs; once it has exited and been parsed, a compact copy. */
+  screen!: TaskScreen;
   pid: number | null = null;
   exitCode: number | null = null;
   signal: string | null = null;
@@ -119,8 +121,9 @@ export class Task {
    */
   start(clientEnv: Record<string, string>, scrollback: number): void {
     this.screen?.dispose();
-    this.screen = new Screen({ cols: this.cols, rows: this.rows, scrollback });
-    this.screen.onReply((data) => this.listener.reply(this, data));
+    const screen = new Screen({ cols: this.cols, rows: this.rows, scrollback });
+    screen.onReply((data) => this.listener.reply(this, data));
+    this.screen = screen;
     this.run += 1;
     this.startedAt = new Date();
     this.endedAt = null;
@@ -160,6 +163,16 @@ export class Task {
       this.agent?.exited(this.screen.logicalLines());
       this.feel({ type: "exited" });
       this.listener.exited(this);
+      this.finishScreen();
+    });
+  }
+
+  /** An exited task keeps its screen as text, not as an emulator (screen-finished.ts). */
+  private finishScreen(): void {
+    const live = this.screen;
+    if (!(live instanceof Screen)) return;
+    live.finish((state) => {
+      if (this.screen === live) this.screen = new FinishedScreen(state);
     });
   }
 
@@ -174,7 +187,10 @@ export class Task {
     this.screen.write(message);
     this.exitCode = 127;
     this.endedAt = new Date();
-    queueMicrotask(() => this.listener.exited(this));
+    queueMicrotask(() => {
+      this.listener.exited(this);
+      this.finishScreen();
+    });
   }
 
   private onOutput(chunk: Uint8Array): void {

@@ -59,11 +59,17 @@ export class RawClient {
   readonly messages: { type: string; [key: string]: unknown }[] = [];
   /** Bytes of control frames received so far (replies, events, refusals). */
   controlBytes = 0;
+  /** Data frames (screens, task output) received so far, as text. */
+  data = "";
+  private readonly text = new TextDecoder();
 
   private constructor(private readonly socket: Socket) {
     socket.on("data", (chunk: Uint8Array) => {
       for (const frame of this.decoder.push(chunk)) {
-        if (frame.kind !== FrameKind.control) continue;
+        if (frame.kind !== FrameKind.control) {
+          this.data += this.text.decode(frame.payload, { stream: true });
+          continue;
+        }
         this.controlBytes += frame.payload.length;
         const message = decodeJson(frame.payload) as { type: string; id: number; ok: boolean; result?: unknown; error?: string };
         if (message.type === "reply") this.waiting.get(message.id)?.(message);

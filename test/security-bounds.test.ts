@@ -253,3 +253,35 @@ describe("L10: snapshot writes that fail", () => {
     expect((await fleet.cli(["recover", "--list"])).stderr).toBe("");
   }, 60_000);
 });
+
+describe("L12: finished tasks", () => {
+  const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
+
+  test("each keep a few hundred KB, not an emulator, and still peek and attach to their last screen", async () => {
+    const driver = await openClient();
+    const daemon = fleet.daemonPid()!;
+    const base = rssKb(daemon);
+    const ids: number[] = [];
+    // 3 MB each: far more than the 2,000 lines of scrollback an emulator keeps.
+    for (let i = 0; i < 10; i++) ids.push(((await driver.request("run", { command: `head -c 2250000 /dev/urandom | base64; echo last line ${i}` })).result as { id: number }).id);
+    await until("every flood to end", async () => ((await driver.request("ls")).result as { state: string }[]).every((t) => t.state === "exited"), 120_000);
+    // An emulator with its scrollback full is ~4 MB; the garbage of the floods takes a GC to go.
+    const perTaskMb = () => (rssKb(daemon) - base) / 1024 / ids.length;
+    await until("the floods' memory given back", async () => (await driver.request("ls")).ok && perTaskMb() < 1.5, 90_000);
+
+    const last = ids.at(-1)!;
+    expect((await fleet.peek(last)).split("\n").at(-2)).toBe("last line 9");
+    const peeked = (await driver.request("peek", { task: String(last), lines: 3000 })).result as { text: string };
+    expect(peeked.text.split("\n").length).toBeGreaterThan(2000);
+    expect((await fleet.task(last)).preview).toBe("last line 9");
+    // An attach from a narrower terminal gets the screen reflowed to its size, then the exit stands.
+    const viewer = await openClient();
+    const attached = await viewer.request("attach", { task: String(last), cols: 40, rows: 10 });
+    expect(attached.ok).toBe(true);
+    await until("the screen drawn", () => viewer.data.includes("last line 9"));
+    // At 40 columns the 76-column base64 lines arrive wrapped (drawn by autowrap, screen-serialize.ts),
+    // as the live screen would have reflowed them; at the task's 80 columns nothing wraps.
+    expect(viewer.data).toContain("-\x1b[D\x1b[X");
+    expect((await viewer.request("detach")).ok).toBe(true);
+  }, 240_000);
+});

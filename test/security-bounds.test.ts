@@ -1,7 +1,8 @@
 // Issue 11's bounds: what a client, a task or a recipe can make the daemon hold or wait for. Each
 // test drives the real daemon through raw socket clients or the CLI and checks the bound, not a time.
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadChunks } from "../src/cmd-load.ts";
 import { coalesce } from "../src/connection.ts";
@@ -9,6 +10,7 @@ import type { TaskEvent, TaskInfo } from "../src/messages.ts";
 import { eachTestGetsAFleet, Fleet, until } from "./fleet.ts";
 import { entry, thrown } from "./helpers.ts";
 import { snapshotFileName } from "../src/recovery.ts";
+import { SnapshotWriter, type SnapshotState } from "../src/snapshots.ts";
 import { RawClient, recoveryDirOf } from "./recovery-helpers.ts";
 
 let fleet: Fleet;
@@ -212,6 +214,35 @@ describe("L2: input to a task that does not read", () => {
 });
 
 describe("L10: snapshot writes that fail", () => {
+  test("the writer reports a streak's first failure once, the first unsaved change, and clears both on success", () => {
+    const root = mkdtempSync(join(tmpdir(), "fleetcom-l10-"));
+    try {
+      const states: SnapshotState[] = [];
+      const entries = [entry("/srv", "top")];
+      const source = { startedAt: new Date(), recipe: () => entries, onRecipeChange: () => {}, snapshotState: (s: SnapshotState) => void states.push(s) };
+      // The recovery directory's parent is a file: every pass fails with ENOTDIR.
+      writeFileSync(join(root, "file"), "");
+      const dir = join(root, "file", "recovery");
+      const w = new SnapshotWriter(source, { dir, home: "/home/u", debounceMs: 3_600_000, checkMs: 3_600_000, log: () => {} });
+      w.changed();
+      expect(states).toHaveLength(1);
+      expect(states[0]!.pendingSince).not.toBeNull();
+      w.pass();
+      w.pass();
+      expect(states).toHaveLength(2);
+      expect(states[1]!.error!.message).toContain("ENOTDIR");
+      expect(states[1]!.pendingSince).toBe(states[0]!.pendingSince);
+      rmSync(join(root, "file"));
+      mkdirSync(join(root, "file"));
+      w.pass();
+      expect(states).toHaveLength(3);
+      expect(states[2]).toEqual({ error: null, pendingSince: null });
+      w.stop();
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   /** `snapshot failed` lines in the daemon log: one per failed pass. */
   const failedPasses = () => readFileSync(join(fleet.sandbox.runtime, "daemon.log"), "utf8").split("\n").filter((l) => / snapshot failed: /.test(l)).length;
 

@@ -11,7 +11,7 @@ import { closeSync, openSync, readFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { EXIT, UserError } from "./errors.ts";
-import type { AttachEnd, DaemonMessage, Reply, TaskEvent } from "./messages.ts";
+import type { AttachEnd, DaemonMessage, Reply, SnapshotNotice, TaskEvent } from "./messages.ts";
 import { LOCK_NAME, LOG_NAME, SOCKET_NAME, logPath, runtimeDir } from "./paths.ts";
 import { printable } from "./printable.ts";
 import { flockHolder } from "./proc.ts";
@@ -25,6 +25,8 @@ const AUTOSTART_TIMEOUT_MS = 8_000;
 
 export interface ClientHandlers {
   event?(event: TaskEvent): void;
+  /** Recovery snapshots started (error) or stopped (null) failing; subscribed clients only. */
+  snapshot?(notice: SnapshotNotice): void;
   data?(bytes: Uint8Array): void;
   attachEnd?(end: AttachEnd): void;
   closed?(): void;
@@ -99,6 +101,7 @@ export class DaemonClient {
         this.onGreeting = null;
       } else if (message.type === "reply") this.settle(message);
       else if (message.type === "event") this.handlers.event?.(message);
+      else if (message.type === "snapshot") this.handlers.snapshot?.(message);
       else if (message.type === "attach-end") this.handlers.attachEnd?.(message);
     }
   }

@@ -2,11 +2,14 @@
 // parses the recipe, resolves it against the current directory and prints what would start. A real
 // load resolves the same way here, in the client, so relative keys and `~` follow the user's shell,
 // and the daemon only starts the resolved entries.
+import { Buffer } from "node:buffer";
 import { existsSync } from "node:fs";
 import { defineCommand } from "citty";
 import { withDaemon } from "./client.ts";
 import { usageError, UserError } from "./errors.ts";
+import { cut } from "./format.ts";
 import { printable } from "./printable.ts";
+import type { RecipeEntry } from "./session.ts";
 import { directoryExists, loadRecipe, resolveSessionTarget, type LoadedRecipe } from "./session-store.ts";
 
 export default defineCommand({
@@ -36,15 +39,50 @@ export interface LoadResult {
   dropped: number;
 }
 
+/**
+ * How much of a recipe one `load` request carries. A request frame may hold 4 MiB (protocol.ts);
+ * a 16 MiB recipe goes in several requests on one connection, in order.
+ */
+export const LOAD_CHUNK_BYTES = 1024 * 1024;
+
 // The daemon starts one task per entry, skipping entries whose directory is missing.
 export async function startRecipe(recipe: LoadedRecipe): Promise<LoadResult> {
   if (recipe.entries.length === 0) {
     throw new UserError(`nothing to load: ${printable(recipe.file)} holds no command (${recipe.dropped} dropped)`);
   }
-  const { started, skipped } = await withDaemon((c) =>
-    c.request<{ started: number[]; skipped: number }>("load", { entries: recipe.entries }),
-  );
+  const chunks = loadChunks(recipe.entries, recipe.file);
+  const { started, skipped } = await withDaemon(async (c) => {
+    const total = { started: [] as number[], skipped: 0 };
+    for (const entries of chunks) {
+      const part = await c.request<{ started: number[]; skipped: number }>("load", { entries });
+      total.started.push(...part.started);
+      total.skipped += part.skipped;
+    }
+    return total;
+  });
   return { name: recipe.displayName, file: recipe.file, started, skipped, dropped: recipe.dropped };
+}
+
+/** Entries in request-sized runs, in order; an entry no request could carry is refused up front. */
+export function loadChunks(entries: RecipeEntry[], file: string, budget = LOAD_CHUNK_BYTES): RecipeEntry[][] {
+  const chunks: RecipeEntry[][] = [];
+  let current: RecipeEntry[] = [];
+  let bytes = 0;
+  for (const entry of entries) {
+    const size = Buffer.byteLength(JSON.stringify(entry), "utf8") + 1;
+    if (size > budget) {
+      throw new UserError(`${printable(file)}: an entry in ${printable(cut(entry.dir, 80))} is too large to send (${size} bytes; at most ${budget})`);
+    }
+    if (bytes + size > budget) {
+      chunks.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(entry);
+    bytes += size;
+  }
+  if (current.length) chunks.push(current);
+  return chunks;
 }
 
 export async function loadAndDescribe(recipe: LoadedRecipe, json = false): Promise<string> {

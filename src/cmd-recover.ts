@@ -5,6 +5,7 @@ import { defineCommand } from "citty";
 import { withDaemon } from "./client.ts";
 import { age } from "./format.ts";
 import { EXIT, usageError, UserError } from "./errors.ts";
+import type { SnapshotError } from "./messages.ts";
 import { printable } from "./printable.ts";
 import { recoveryDir } from "./paths.ts";
 import { snapshotFileName } from "./recovery.ts";
@@ -32,7 +33,7 @@ export default defineCommand({
     if (chosen > 1) throw usageError("recover: give only one of --latest, --list and FILE");
     if (args.list) {
       if (args["dry-run"]) throw usageError("recover: --dry-run goes with --latest or FILE");
-      return printList(listSnapshots(), args.json);
+      return printList(listSnapshots(), await runningDaemonWarning(), args.json);
     }
     const recipe = args.latest ? latestSnapshot(await runningDaemonSnapshot()) : snapshotByPath(args.file!);
     if (args["dry-run"]) return printDryRun(recipe, args.json);
@@ -41,10 +42,36 @@ export default defineCommand({
   },
 });
 
-function printList(snapshots: SnapshotInfo[], json = false): void {
-  if (json) return console.log(JSON.stringify({ dir: recoveryDir(), snapshots }));
+function printList(snapshots: SnapshotInfo[], warning: string | null, json = false): void {
+  if (json) return console.log(JSON.stringify({ dir: recoveryDir(), snapshots, warning }));
+  if (warning) process.stderr.write(`fleetcom: warning: ${warning}\n`);
   if (snapshots.length === 0) return console.log(`no recovery snapshots (in ${printable(recoveryDir())})`);
   console.log(snapshots.map((s) => snapshotListRow(s)).join("\n"));
+}
+
+// The running daemon knows whether its fleet changed since its last good snapshot; no daemon, no word.
+async function runningDaemonWarning(now = Date.now()): Promise<string | null> {
+  const status = await runningDaemonStatus();
+  const error = status?.snapshotError;
+  if (!error) return null;
+  const changed = status.snapshotPendingSince ? `changed ${age(status.snapshotPendingSince, now)} ago and ` : "";
+  return `the running daemon's fleet ${changed}is newer than every snapshot listed: writing snapshots has failed for ${age(error.since, now)} (${printable(error.message)})`;
+}
+
+async function runningDaemonStatus(): Promise<DaemonStatus | null> {
+  try {
+    return await withDaemon((c) => c.request<DaemonStatus>("status"), { autostart: false });
+  } catch (error) {
+    if (error instanceof UserError && error.exitCode === EXIT.unreachable) return null;
+    throw error;
+  }
+}
+
+interface DaemonStatus {
+  pid: number;
+  startedAt: string;
+  snapshotError?: SnapshotError | null;
+  snapshotPendingSince?: string | null;
 }
 
 export function snapshotListRow(s: SnapshotInfo, now = Date.now()): string {
@@ -55,11 +82,6 @@ export function snapshotListRow(s: SnapshotInfo, now = Date.now()): string {
 
 // The file name the running daemon writes its snapshots to; null when no daemon is running.
 async function runningDaemonSnapshot(): Promise<string | null> {
-  try {
-    const status = await withDaemon((c) => c.request<{ pid: number; startedAt: string }>("status"), { autostart: false });
-    return snapshotFileName(new Date(status.startedAt), status.pid);
-  } catch (error) {
-    if (error instanceof UserError && error.exitCode === EXIT.unreachable) return null;
-    throw error;
-  }
+  const status = await runningDaemonStatus();
+  return status && snapshotFileName(new Date(status.startedAt), status.pid);
 }

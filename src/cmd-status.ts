@@ -2,6 +2,7 @@
 import { defineCommand } from "citty";
 import { DaemonClient } from "./client.ts";
 import { EXIT, UserError } from "./errors.ts";
+import type { SnapshotError } from "./messages.ts";
 import { runtimeDir, sessionDir, socketPath } from "./paths.ts";
 import { printable } from "./printable.ts";
 
@@ -12,6 +13,7 @@ interface Status {
   startedAt: string;
   socket: string;
   tasks: { total: number; running: number };
+  snapshotError?: SnapshotError | null;
 }
 
 export default defineCommand({
@@ -39,6 +41,7 @@ export default defineCommand({
         `socket    ${printable(status.socket)}`,
         `sessions  ${printable(full.sessionDir)}`,
         `tasks     ${status.tasks.total} (${status.tasks.running} running)`,
+        ...(status.snapshotError ? [`snapshots FAILING since ${status.snapshotError.since}: ${printable(status.snapshotError.message)}`] : []),
       ].join("\n"),
     );
   },

@@ -2,7 +2,13 @@
 // A client that sends a bad frame is dropped. A client that reads slowly, or a task that prints
 // faster than a terminal can usefully draw, stops the raw output: the client gets a fresh screen
 // once its queue has drained instead, so it never slows a task and never mirrors a firehose.
+//
+// INVARIANT: what the daemon holds for one client is bounded whatever the client does. Raw output
+// stops past a few screens; events past EVENT_HIGH_WATER wait coalesced, one per task (the latest
+// state), until the socket drains; anything else (replies, attach notices) queued past
+// MAX_BEHIND_BYTES plus the largest screen in flight drops the client with a reason.
 import type { Socket } from "node:net";
+import type { DaemonEvent, TaskEvent } from "./messages.ts";
 import { FrameDecoder, FrameError, FrameKind, MAX_CLIENT_FRAME, decodeJson, encodeControl, encodeData } from "./protocol.ts";
 
 /**
@@ -14,6 +20,15 @@ export function outputHighWater(cols: number, rows: number): number {
 }
 
 const RATE_WINDOW_MS = 100;
+/** Queued bytes past which events wait, coalesced, for the socket to drain. */
+export const EVENT_HIGH_WATER = 64 * 1024;
+/**
+ * Queued bytes, beyond the largest screen sent since the queue was last empty, past which a client
+ * that still is not reading is dropped: it sends requests whose replies it never takes.
+ */
+export const MAX_BEHIND_BYTES = 8 * 1024 * 1024;
+/** How long a dropped client has to read its refusal before its queue is thrown away. */
+const DROP_LINGER_MS = 10_000;
 /** How often a client that is behind is checked for having drained, i.e. its screen refresh rate under a flood. */
 const CATCH_UP_CHECK_MS = 30;
 
@@ -36,14 +51,40 @@ export class Connection {
   }
   private windowStart = 0;
   private windowBytes = 0;
+  /** Events waiting for the socket to drain: the latest per task, in the order they first waited. */
+  private readonly waiting = new Map<string, DaemonEvent>();
+  /** The largest screen queued since the queue was last empty: a big attach is not falling behind. */
+  private screenAllowance = 0;
 
   constructor(
     readonly socket: Socket,
     private readonly handler: ConnectionHandler,
+    /** Called once when the client is dropped for not reading. */
+    private readonly droppedBehind: () => void = () => {},
   ) {
     socket.on("data", (chunk: Buffer) => this.receive(chunk));
     socket.on("error", () => this.close());
     socket.on("close", () => this.close());
+    socket.on("drain", () => this.flushWaiting());
+  }
+
+  /** Stop taking this client's frames (its input has nowhere to go yet); the kernel holds them. */
+  pauseReading(): void {
+    if (!this.closedAlready) this.socket.pause();
+  }
+
+  resumeReading(): void {
+    if (!this.closedAlready) this.socket.resume();
+  }
+
+  /** Bytes written to this client and not yet taken by the kernel. */
+  get queuedBytes(): number {
+    return this.socket.writableLength;
+  }
+
+  /** Events held back, coalesced, until the client reads again. */
+  get waitingEvents(): number {
+    return this.waiting.size;
   }
 
   private receive(chunk: Uint8Array): void {
@@ -60,9 +101,42 @@ export class Connection {
     }
   }
 
+  /** A message that must arrive (a reply, an attach notice); a client this far behind is dropped. */
   send(message: unknown): void {
     if (this.closedAlready) return;
-    this.socket.write(encodeControl(message));
+    const queued = this.queuedBytes;
+    if (queued > MAX_BEHIND_BYTES + this.screenAllowance) {
+      this.droppedBehind();
+      return this.drop(`dropped: this client stopped reading (${mebibytes(queued)} queued for it)`);
+    }
+    this.write(encodeControl(message));
+  }
+
+  /**
+   * A task event (or another latest-state notice). While the client is behind it waits in place of
+   * any earlier one for the same task, so a client that stops reading costs one entry per task.
+   */
+  sendEvent(event: DaemonEvent): void {
+    if (this.closedAlready) return;
+    if (this.waiting.size === 0 && this.queuedBytes <= EVENT_HIGH_WATER) return this.write(encodeControl(event));
+    const key = eventKey(event);
+    const merged = coalesce(this.waiting.get(key), event);
+    if (merged === null) this.waiting.delete(key);
+    else this.waiting.set(key, merged);
+  }
+
+  private flushWaiting(): void {
+    if (this.closedAlready) return;
+    for (const [key, event] of this.waiting) {
+      if (this.queuedBytes > EVENT_HIGH_WATER) return;
+      this.waiting.delete(key);
+      this.write(encodeControl(event));
+    }
+  }
+
+  private write(frame: Uint8Array): void {
+    if (this.socket.writableLength === 0) this.screenAllowance = 0;
+    this.socket.write(frame);
   }
 
   /** Raw task output; skipped while the client is behind (it gets a fresh screen later). */
@@ -75,7 +149,7 @@ export class Connection {
     }
     this.windowBytes += bytes.length;
     if (this.socket.writableLength > highWater || this.windowBytes > highWater) return this.fallBehind();
-    this.socket.write(encodeData(bytes));
+    this.write(encodeData(bytes));
   }
 
   private fallBehind(): void {
@@ -95,20 +169,28 @@ export class Connection {
   sendScreen(bytes: string): void {
     if (this.closedAlready) return;
     this.isBehind = false;
-    this.socket.write(encodeData(bytes));
+    const frame = encodeData(bytes);
+    this.write(frame);
+    this.screenAllowance = Math.max(this.screenAllowance, frame.length);
   }
 
-  /** Refuse the client with a message, then close. */
+  /**
+   * Refuse the client with a message, then close. The refusal goes after whatever is queued, so a
+   * client that reads again can still print it; one that never does is cut off after a while.
+   */
   drop(error: string): void {
     if (this.closedAlready) return;
-    this.send({ type: "refused", error });
+    this.write(encodeControl({ type: "refused", error }));
+    this.waiting.clear();
     this.socket.end();
+    if (this.socket.writableLength > 0) setTimeout(() => this.socket.destroy(), DROP_LINGER_MS).unref?.();
     this.close();
   }
 
   close(): void {
     if (this.closedAlready) return;
     this.closedAlready = true;
+    this.waiting.clear();
     this.socket.destroySoon?.() ?? this.socket.end();
     this.handler.closed(this);
   }
@@ -116,4 +198,24 @@ export class Connection {
   get closed(): boolean {
     return this.closedAlready;
   }
+}
+
+function eventKey(event: DaemonEvent): string {
+  return event.type === "event" ? `task ${event.task.id}` : event.type;
+}
+
+/**
+ * What one waiting event becomes when a later one for the same task (or notice) arrives: the later
+ * state, still announced as `created` if the client never heard of the task, and nothing at all
+ * for a task created and removed while it was not reading. Null means drop the entry.
+ */
+export function coalesce(earlier: DaemonEvent | undefined, later: DaemonEvent): DaemonEvent | null {
+  if (earlier?.type !== "event" || later.type !== "event") return later;
+  if (earlier.event !== "created") return later;
+  if (later.event === "removed") return null;
+  return { ...later, event: "created" } satisfies TaskEvent;
+}
+
+function mebibytes(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }

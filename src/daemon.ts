@@ -1,8 +1,10 @@
 // The supervisor: owns every task and serves clients over the socket. All fleet state lives here;
 // clients send requests and get replies, events and screens. `fleetcom daemon` runs it detached
 // (autostart) or under a service manager; `--foreground` runs it inside the dashboard's process.
+import { Buffer } from "node:buffer";
 import { statSync } from "node:fs";
 import type { Socket } from "node:net";
+import { setImmediate } from "node:timers";
 import { type } from "arktype";
 import { AgentNamespace } from "./agent-namespace.ts";
 import { type Attention, isNewAttention } from "./attention.ts";
@@ -14,14 +16,21 @@ import { normalizeGroup, normalizeName } from "./labels.ts";
 import { hello as helloSchema, opArgs, request as requestSchema, type Hello, type Op, type RecipeEntry, type Request, type TaskInfo } from "./messages.ts";
 import { runNotifier } from "./notifier.ts";
 import { Endpoint } from "./endpoint.ts";
+import { commandTooLong } from "./session.ts";
 import { socketPath, runtimeDir } from "./paths.ts";
 import { PROTOCOL_VERSION } from "./protocol.ts";
 import type { View } from "./screen.ts";
+import type { SnapshotState } from "./snapshots.ts";
 import { Task, type TaskListener } from "./task.ts";
 import { resolveTaskRef } from "./task-ref.ts";
 import { VERSION } from "./version.ts";
 
 const CHANGE_EVENT_INTERVAL_MS = 250;
+/** Input a task may have waiting unread: `send` past it is refused, attached keystrokes wait. */
+export const MAX_PENDING_INPUT = 1024 * 1024;
+/** A load yields to other clients after this much work: four spawns, or 512 skipped entries. */
+const CHECKS_PER_TURN = 512;
+const CHECKS_PER_SPAWN = CHECKS_PER_TURN / 4;
 /** How often running tasks are checked for having turned idle (idle.ts). */
 const IDLE_SWEEP_MS = 1_000;
 
@@ -53,6 +62,8 @@ interface Peer {
   held: Uint8Array[] | null;
   /** Drops the connection if no hello comes in time. */
   handshakeTimer: ReturnType<typeof setTimeout> | null;
+  /** The task whose unread input made the daemon stop reading this peer's keystrokes. */
+  inputBlockedBy: Task | null;
 }
 
 type Handler = (peer: Peer, args: any) => unknown | Promise<unknown>;
@@ -66,21 +77,28 @@ export class Daemon implements TaskListener, ConnectionHandler {
   private readonly reportedIdle = new Set<Task>();
   private readonly idleSweep = setInterval(() => this.sweepIdle(), IDLE_SWEEP_MS);
   private nextId = 1;
+  /** Clients dropped for not reading what was queued for them (status reports it). */
+  private droppedBehind = 0;
   private stopping: Promise<void> | null = null;
   private readonly agents = new AgentNamespace(runtimeDir(), (id, run) => this.tasks.get(id)?.agentFilesChanged(run));
   readonly startedAt = new Date();
   onStop: () => void = () => {};
   /** Called after every command that can change a saved recipe (recovery snapshots hang here). */
   onRecipeChange: () => void = () => {};
+  /** What the recovery snapshot writer last reported (snapshots.ts). */
+  private snapshot: SnapshotState = { error: null, pendingSince: null };
 
   constructor(readonly options: DaemonOptions) {}
 
   accept(socket: Socket): void {
-    const conn = new Connection(socket, this);
+    const conn = new Connection(socket, this, () => {
+      this.droppedBehind += 1;
+      this.options.log(`dropped a client that stopped reading (${conn.queuedBytes} bytes queued for it)`);
+    });
     const timeout = this.options.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS;
     const handshakeTimer = setTimeout(() => conn.drop(`no handshake within ${timeout} ms`), timeout);
     handshakeTimer.unref?.();
-    this.peers.set(conn, { conn, hello: null, subscribed: false, attached: null, following: null, held: null, handshakeTimer });
+    this.peers.set(conn, { conn, hello: null, subscribed: false, attached: null, following: null, held: null, handshakeTimer, inputBlockedBy: null });
   }
 
   // ---- connection events -------------------------------------------------------------------
@@ -97,8 +115,26 @@ export class Daemon implements TaskListener, ConnectionHandler {
   data(conn: Connection, bytes: Uint8Array): void {
     const peer = this.peers.get(conn);
     if (!peer?.hello) return conn.drop("data before handshake");
-    peer.attached?.write(bytes);
-    peer.attached?.attended();
+    const task = peer.attached;
+    if (!task) return;
+    task.write(bytes);
+    task.attended();
+    // Keystrokes cannot be refused: past the bound, stop reading them until the task reads, as a
+    // terminal blocks the typist. The client's own queue holds the rest.
+    if (task.pendingInput > MAX_PENDING_INPUT) {
+      peer.inputBlockedBy = task;
+      conn.pauseReading();
+    }
+  }
+
+  inputDrained(task: Task): void {
+    for (const peer of this.peers.values()) if (peer.inputBlockedBy === task) this.unblockInput(peer);
+  }
+
+  private unblockInput(peer: Peer): void {
+    if (!peer.inputBlockedBy) return;
+    peer.inputBlockedBy = null;
+    peer.conn.resumeReading();
   }
 
   closed(conn: Connection): void {
@@ -162,6 +198,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
 
   /** Called once every byte the run printed has been parsed. */
   exited(task: Task): void {
+    this.inputDrained(task);
     const info = task.info();
     for (const peer of this.peers.values()) {
       if (peer.attached !== task && peer.following !== task) continue;
@@ -186,6 +223,15 @@ export class Daemon implements TaskListener, ConnectionHandler {
     if (command && info.attention && isNewAttention(before, info.attention)) {
       runNotifier(command, { taskId: task.id, label: label(info), attention: info.attention }, this.options.log);
     }
+  }
+
+  /** A snapshot failure streak begins or ends: every subscribed client hears of it at once. */
+  snapshotState(state: SnapshotState): void {
+    const changed = state.error !== this.snapshot.error;
+    this.snapshot = state;
+    if (!changed) return;
+    if (state.error) this.options.log(`snapshots failing since ${state.error.since}; subscribed clients told`);
+    for (const peer of this.peers.values()) if (peer.subscribed) peer.conn.sendEvent({ type: "snapshot", error: state.error });
   }
 
   private isAttached(task: Task): boolean {
@@ -225,7 +271,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
   }
 
   private broadcast(event: "created" | "changed" | "exited" | "removed", task: TaskInfo): void {
-    for (const peer of this.peers.values()) if (peer.subscribed) peer.conn.send({ type: "event", event, task });
+    for (const peer of this.peers.values()) if (peer.subscribed) peer.conn.sendEvent({ type: "event", event, task });
   }
 
   // ---- operations ----------------------------------------------------------------------------
@@ -235,6 +281,9 @@ export class Daemon implements TaskListener, ConnectionHandler {
     status: () => this.status(),
     subscribe: (peer) => {
       peer.subscribed = true;
+      // A failure that began before this client subscribed is still news to it: right after the reply.
+      const error = this.snapshot.error;
+      if (error) setImmediate(() => peer.conn.sendEvent({ type: "snapshot", error }));
       return this.list();
     },
     recipe: () => this.recipe(),
@@ -244,19 +293,13 @@ export class Daemon implements TaskListener, ConnectionHandler {
     },
     run: (peer, a) => {
       const cwd = a.cwd ?? peer.hello!.cwd;
+      const tooLong = commandTooLong(a.command);
+      if (tooLong) throw new UserError(tooLong);
       if (!isDirectory(cwd)) throw new UserError(`no such directory: ${cwd}`);
       const task = this.spawn(peer, a.command, cwd, a.group ?? null, a.name ?? null);
       return { id: task.id };
     },
-    load: (peer, a: { entries: RecipeEntry[] }) => {
-      const started: number[] = [];
-      let skipped = 0;
-      for (const e of a.entries) {
-        if (!isDirectory(e.dir)) skipped += 1;
-        else started.push(this.spawn(peer, e.cmd, e.dir, e.group, e.name).id);
-      }
-      return { started, skipped };
-    },
+    load: (peer, a: { entries: RecipeEntry[] }) => this.load(peer, a.entries),
     kill: async (_peer, a: { tasks: string[] }) => {
       const targets = a.tasks.map((ref) => this.find(ref));
       await Promise.all(targets.filter((t) => t.running).map((t) => t.terminate()));
@@ -298,6 +341,11 @@ export class Daemon implements TaskListener, ConnectionHandler {
     send: (_peer, a) => {
       const task = this.find(a.task);
       if (!task.running) throw new UserError(`task ${task.id} has exited`);
+      // Refused whole, never cut: a part of a message typed into a program is worse than none.
+      const size = Buffer.byteLength(a.text, "utf8");
+      if (size > MAX_PENDING_INPUT) throw new UserError(`send: text too long (${size} bytes; at most 1 MiB at a time)`);
+      const pending = task.pendingInput;
+      if (pending + size > MAX_PENDING_INPUT) throw new UserError(`task ${task.id} is not reading its input (${mebibytes(pending)} pending)`);
       task.write(a.text);
       task.attended();
       return null;
@@ -324,6 +372,38 @@ export class Daemon implements TaskListener, ConnectionHandler {
       return null;
     },
   };
+
+  /**
+   * Starts every entry whose directory exists, a few at a time: spawning is synchronous (~10 ms
+   * each), so between turns the daemon serves its other clients. The reply comes when all are started.
+   */
+  private async load(peer: Peer, entries: RecipeEntry[]): Promise<{ started: number[]; skipped: number }> {
+    for (const e of entries) {
+      const tooLong = commandTooLong(e.cmd);
+      if (tooLong) throw new UserError(tooLong);
+    }
+    const started: number[] = [];
+    let skipped = 0;
+    const dirs = new Map<string, boolean>();
+    let work = 0;
+    for (const e of entries) {
+      if (this.stopping) break;
+      let exists = dirs.get(e.dir);
+      if (exists === undefined) dirs.set(e.dir, (exists = isDirectory(e.dir)));
+      if (!exists) {
+        skipped += 1;
+        work += 1;
+      } else {
+        started.push(this.spawn(peer, e.cmd, e.dir, e.group, e.name).id);
+        work += CHECKS_PER_SPAWN;
+      }
+      if (work >= CHECKS_PER_TURN) {
+        work = 0;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+    return { started, skipped };
+  }
 
   private spawn(peer: Peer, command: string, cwd: string, group: string | null, name: string | null): Task {
     const hello = peer.hello!;
@@ -370,6 +450,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
   }
 
   private detach(peer: Peer): void {
+    this.unblockInput(peer);
     peer.attached = null;
     peer.following = null;
     peer.held = null;
@@ -428,15 +509,35 @@ export class Daemon implements TaskListener, ConnectionHandler {
   }
 
   private status() {
-    const tasks = this.list();
+    // Counts only: building every task's info (preview, agent files) would make status cost
+    // milliseconds per hundred tasks.
+    const tasks = [...this.tasks.values()];
     return {
       running: true,
       pid: process.pid,
       version: VERSION,
       startedAt: this.startedAt.toISOString(),
       socket: socketPath(),
-      tasks: { total: tasks.length, running: tasks.filter((t) => t.state === "running").length },
+      tasks: { total: tasks.length, running: tasks.filter((t) => t.running).length },
+      clients: this.clientStats(),
+      snapshotError: this.snapshot.error,
+      snapshotPendingSince: this.snapshot.pendingSince,
     };
+  }
+
+  /** What the daemon holds for its clients: the bounds in connection.ts keep these small. */
+  private clientStats() {
+    let queuedBytes = 0;
+    let maxQueuedBytes = 0;
+    let waitingEvents = 0;
+    let inputBlocked = 0;
+    for (const { conn, inputBlockedBy } of this.peers.values()) {
+      if (inputBlockedBy) inputBlocked += 1;
+      queuedBytes += conn.queuedBytes;
+      maxQueuedBytes = Math.max(maxQueuedBytes, conn.queuedBytes);
+      waitingEvents += conn.waitingEvents;
+    }
+    return { connected: this.peers.size, queuedBytes, maxQueuedBytes, waitingEvents, droppedBehind: this.droppedBehind, inputBlocked };
   }
 
   /** The one teardown: TERM every task's group, KILL after the grace period, then let go. */
@@ -453,6 +554,11 @@ export class Daemon implements TaskListener, ConnectionHandler {
     })();
     return this.stopping;
   }
+}
+
+function mebibytes(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  return `${Number.isInteger(mib) ? mib : mib.toFixed(1)} MiB`;
 }
 
 function textView(text: string): string {

@@ -62,6 +62,9 @@ class Dashboard {
     const done = new Promise<DashboardEnd>((resolve) => (this.finish = resolve));
     this.client.handlers = {
       event: (event) => this.onEvent(event),
+      // Says so once per failure streak, and once when writing works again.
+      snapshot: ({ error }) =>
+        this.say(error ? `recovery snapshots are failing: ${printable(error.message)}` : "recovery snapshots are written again", error !== null),
       closed: () => this.finish(this.quitting ? "quit" : "lost"),
     };
     for (const task of await this.client.request<TaskInfo[]>("subscribe")) this.tasks.set(task.id, task);

@@ -93,6 +93,21 @@ export interface TaskEvent {
   task: TaskInfo;
 }
 
+/** The recovery snapshot writer's trouble: set when a failure streak begins, cleared by the next write. */
+export interface SnapshotError {
+  message: string;
+  since: string;
+}
+
+/** Sent to subscribed clients when snapshot writing starts or stops failing. */
+export interface SnapshotNotice {
+  type: "snapshot";
+  error: SnapshotError | null;
+}
+
+/** What subscribed clients are told; while a client is behind, only the latest of each is kept. */
+export type DaemonEvent = TaskEvent | SnapshotNotice;
+
 export interface AttachEnd {
   type: "attach-end";
   reason: "exited" | "removed" | "replaced" | "shutdown";
@@ -111,4 +126,4 @@ export interface Refusal {
   error: string;
 }
 
-export type DaemonMessage = Reply | TaskEvent | AttachEnd | Welcome | Refusal;
+export type DaemonMessage = Reply | TaskEvent | SnapshotNotice | AttachEnd | Welcome | Refusal;

@@ -3,6 +3,7 @@
 // Under Deno, which has no PTY of its own, it is bun-pty's native library through Deno.dlopen, with
 // none of bun-pty's JS: its reads are non-blocking, so we poll, and we always close the handle
 // (bun-pty leaks fds and threads when it does not).
+import { Buffer } from "node:buffer";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { existsSync, readFileSync } from "node:fs";
@@ -22,11 +23,19 @@ export interface PtySpawnOptions {
   cols: number;
   rows: number;
   onData(chunk: Uint8Array): void;
+  /** Everything written so far has reached the PTY (Bun only). */
+  onInputDrained?(): void;
 }
 
 export interface Pty {
   readonly pid: number;
   readonly exited: Promise<PtyExit>;
+  /**
+   * Input written that the PTY has not taken yet: it waits in the runtime's memory while the task
+   * does not read. Bun reports when its queue empties; under Deno the library's writer thread
+   * reports nothing, so this stays 0 there.
+   */
+  readonly pendingInput: number;
   write(data: Uint8Array | string): void;
   resize(cols: number, rows: number): void;
 }
@@ -35,12 +44,24 @@ export function spawnPty(options: PtySpawnOptions): Pty {
   return typeof Deno !== "undefined" ? spawnDenoPty(options) : spawnBunPty(options);
 }
 
-function spawnBunPty({ argv, cwd, env, cols, rows, onData }: PtySpawnOptions): Pty {
+function spawnBunPty({ argv, cwd, env, cols, rows, onData, onInputDrained }: PtySpawnOptions): Pty {
+  // Bun's terminal accepts every write and queues what the PTY cannot take; `drain` fires once its
+  // queue is empty (after every write that got through, too), so bytes since the last drain are
+  // what may still be waiting.
+  let pendingInput = 0;
   // An inline terminal per spawn: a shared Bun.Terminal never reports the child's exit (bun#40289).
   const proc = Bun.spawn(argv, {
     cwd,
     env,
-    terminal: { cols, rows, data: (_terminal, chunk) => onData(chunk) },
+    terminal: {
+      cols,
+      rows,
+      data: (_terminal, chunk) => onData(chunk),
+      drain: () => {
+        pendingInput = 0;
+        onInputDrained?.();
+      },
+    },
   });
   const terminal = proc.terminal!;
   const exited = proc.exited.then((code) => {
@@ -51,8 +72,13 @@ function spawnBunPty({ argv, cwd, env, cols, rows, onData }: PtySpawnOptions): P
   return {
     pid: proc.pid,
     exited,
+    get pendingInput() {
+      return terminal.closed ? 0 : pendingInput;
+    },
     write: (data) => {
-      if (!terminal.closed) terminal.write(data);
+      if (terminal.closed) return;
+      pendingInput += typeof data === "string" ? Buffer.byteLength(data, "utf8") : data.byteLength;
+      terminal.write(data);
     },
     resize: (c, r) => {
       if (!terminal.closed) terminal.resize(c, r);
@@ -172,6 +198,7 @@ function spawnDenoPty({ argv, cwd, env, cols, rows, onData }: PtySpawnOptions): 
   return {
     pid: lib.bun_pty_get_pid(handle),
     exited: Promise.resolve().then(pump),
+    pendingInput: 0,
     write: (data) => {
       if (!open) return;
       const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;

@@ -73,12 +73,17 @@ function move(count: number, final: string): string {
   return count > 0 ? `${CSI}${count}${final}` : "";
 }
 
-/** Rows [from, to) of `buffer`, drawn from the cursor's row downwards starting at column 0. */
+/**
+ * Rows [from, to) of `buffer`, drawn from the cursor's row downwards starting at column 0. Each row
+ * is built on its own and the rows joined once: one string built cell by cell over a whole
+ * scrollback is a rope of a fibre per cell, megabytes until something flattens it.
+ */
 export function serializeRows(buffer: IBuffer, from: number, to: number, cols: number): string {
   const cell = buffer.getNullCell();
   const pen = buffer.getNullCell();
-  let out = "";
+  const drawn: string[] = [];
   for (let y = from; y < to; y++) {
+    let out = "";
     const line = buffer.getLine(y);
     if (!line) break;
     let x = 0; // where the client's cursor is
@@ -125,8 +130,9 @@ export function serializeRows(buffer: IBuffer, from: number, to: number, cols: n
     if (!penIsDefault) out += SGR_RESET;
     if (wraps) out += wrapInto(x, cols, repaint);
     else if (y + 1 < to) out += "\r\n";
+    drawn.push(out);
   }
-  return out;
+  return drawn.join("");
 }
 
 /**

@@ -143,11 +143,47 @@ function mainParams(params: CsiParams): number[] {
   return params.filter((p): p is number => typeof p === "number");
 }
 
-export class Screen {
+/** What the daemon asks of a task's screen, running (Screen) or finished (FinishedScreen). */
+export interface TaskScreen {
+  write(data: Uint8Array | string): void;
+  flushed(): Promise<void>;
+  resize(cols: number, rows: number): void;
+  serializeForAttach(view?: View): string;
+  snapshotForAttach(view?: View): Promise<string>;
+  textAtCurrentPoint(lines?: number): Promise<string>;
+  previewLine(): string;
+  text(lines?: number): string;
+  logicalLines(): string[];
+  dispose(): void;
+}
+
+/**
+ * A screen reduced to what is read from it once its task has exited: the attach replay of both
+ * views, and the active buffer's rows as text (unwritten cells trimmed, written spaces kept) with
+ * their wrap flags. All of it is UTF-8 bytes: strings built cell by cell are ropes that cost
+ * megabytes until flattened, and bytes are flat, a byte per ASCII character (screen-finished.ts).
+ */
+export interface FinishedState {
+  cols: number;
+  rows: number;
+  scrollback: number;
+  full: Uint8Array;
+  visible: Uint8Array;
+  /** Every row followed by "\n"; row y ends at rowEnds[y] and starts after row y - 1 and its "\n". */
+  text: Uint8Array;
+  rowEnds: Uint32Array;
+  wrapped: Uint8Array;
+  baseY: number;
+  preview: string;
+}
+
+export class Screen implements TaskScreen {
   private readonly term: xterm.Terminal;
   private readonly hidden = new HiddenState();
+  private readonly scrollback: number;
 
   constructor({ cols, rows, scrollback }: ScreenOptions) {
+    this.scrollback = scrollback;
     this.term = new xterm.Terminal({
       cols,
       rows,
@@ -287,11 +323,7 @@ export class Screen {
   /** The last non-blank line of the screen, right-trimmed; "" when the screen is blank. */
   previewLine(): string {
     const buffer = this.term.buffer.active;
-    for (let y = buffer.baseY + this.term.rows - 1; y >= buffer.baseY; y--) {
-      const line = rowText(buffer, y);
-      if (line !== "") return line;
-    }
-    return "";
+    return previewOfRows(buffer.baseY, this.term.rows, (y) => rowText(buffer, y));
   }
 
   /**
@@ -300,30 +332,111 @@ export class Screen {
    */
   text(lines?: number): string {
     const buffer = this.term.buffer.active;
-    const end = lastNonBlankRow(buffer, lines === undefined ? buffer.baseY : 0) + 1;
-    const start = lines === undefined ? buffer.baseY : Math.max(0, end - lines);
-    const rows: string[] = [];
-    for (let y = start; y < end; y++) rows.push(rowText(buffer, y));
-    return rows.join("\n");
+    return textOfRows(buffer.length, buffer.baseY, (y) => rowText(buffer, y), lines);
   }
 
   /** Every line of scrollback and screen as the program wrote it: wrapped rows joined, right-trimmed. */
   logicalLines(): string[] {
     const buffer = this.term.buffer.active;
-    const lines: string[] = [];
+    return logicalLinesOfRows(
+      buffer.length,
+      (y) => buffer.getLine(y)?.translateToString(false) ?? "",
+      (y) => buffer.getLine(y)?.isWrapped === true,
+    );
+  }
+
+  /**
+   * Hands `adopt` this screen's FinishedState, taken after every byte written so far, and then
+   * disposes the emulator once the reads already queued on it have run. `adopt` runs inside the
+   * emulator's callback, so whoever swaps the screen does it before anything else can ask.
+   */
+  finish(adopt: (state: FinishedState) => void): void {
+    this.term.write("", () => {
+      adopt(this.finishedState());
+      this.term.write("", () => this.dispose());
+    });
+  }
+
+  /** The FinishedState as parsed so far (see finish and readAtCurrentPoint for when that is exact). */
+  finishedState(): FinishedState {
+    const buffer = this.term.buffer.active;
+    const rows: string[] = new Array(buffer.length);
+    const wrapped = new Uint8Array(buffer.length);
     for (let y = 0; y < buffer.length; y++) {
       const line = buffer.getLine(y);
-      const text = line?.translateToString(false) ?? "";
-      if (line?.isWrapped && lines.length > 0) lines[lines.length - 1] += text;
-      else lines.push(text);
+      rows[y] = line?.translateToString(true) ?? "";
+      wrapped[y] = line?.isWrapped ? 1 : 0;
     }
-    return lines.map((l) => l.trimEnd());
+    const encoded = rows.map((row) => utf8.encode(row));
+    const text = new Uint8Array(encoded.reduce((sum, row) => sum + row.length + 1, 0));
+    const rowEnds = new Uint32Array(rows.length);
+    let at = 0;
+    encoded.forEach((row, y) => {
+      text.set(row, at);
+      rowEnds[y] = at += row.length;
+      text[at++] = 0x0a;
+    });
+    return {
+      cols: this.term.cols,
+      rows: this.term.rows,
+      scrollback: this.scrollback,
+      full: utf8.encode(this.serializeForAttach("full")),
+      visible: utf8.encode(this.serializeForAttach("visible")),
+      text,
+      rowEnds,
+      wrapped,
+      baseY: buffer.baseY,
+      preview: this.previewLine(),
+    };
+  }
+
+  /** finishedState() taken exactly after every byte written so far. */
+  finishedStateAtCurrentPoint(): Promise<FinishedState> {
+    return this.readAtCurrentPoint(() => this.finishedState());
   }
 
   dispose(): void {
     this.term.dispose();
   }
 }
+
+// Text from rows, shared by the live emulator and a finished screen's kept rows. `row(y)` is a row
+// right-trimmed; `baseY` is where the screen starts below the scrollback.
+
+export function previewOfRows(baseY: number, screenRows: number, row: (y: number) => string): string {
+  for (let y = baseY + screenRows - 1; y >= baseY; y--) {
+    const line = row(y);
+    if (line !== "") return line;
+  }
+  return "";
+}
+
+export function textOfRows(length: number, baseY: number, row: (y: number) => string, lines?: number): string {
+  const lowest = lines === undefined ? baseY : 0;
+  let end = lowest;
+  for (let y = length - 1; y >= lowest; y--) {
+    if (row(y) !== "") {
+      end = y + 1;
+      break;
+    }
+  }
+  const start = lines === undefined ? baseY : Math.max(0, end - lines);
+  const rows: string[] = [];
+  for (let y = start; y < end; y++) rows.push(row(y));
+  return rows.join("\n");
+}
+
+export function logicalLinesOfRows(length: number, row: (y: number) => string, isWrapped: (y: number) => boolean): string[] {
+  const lines: string[] = [];
+  for (let y = 0; y < length; y++) {
+    const text = row(y);
+    if (isWrapped(y) && lines.length > 0) lines[lines.length - 1] += text;
+    else lines.push(text);
+  }
+  return lines.map((l) => l.trimEnd());
+}
+
+const utf8 = new TextEncoder();
 
 function cursorTo(row: number, col: number): string {
   return `${CSI}${row};${col}H`;
@@ -334,8 +447,3 @@ function rowText(buffer: IBuffer, y: number): string {
   return buffer.getLine(y)?.translateToString(true).trimEnd() ?? "";
 }
 
-/** The last row at or below `lowest` with text; `lowest - 1` when there is none. */
-function lastNonBlankRow(buffer: IBuffer, lowest: number): number {
-  for (let y = buffer.length - 1; y >= lowest; y--) if (rowText(buffer, y) !== "") return y;
-  return lowest - 1;
-}

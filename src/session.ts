@@ -1,6 +1,7 @@
 // The recipe file format of sessions.md, as pure functions: file names from session names, tolerant
 // parsing (wrapped and flat shapes, versions, dropped entries, `~` and relative directory keys) and
 // byte-stable formatting. No I/O here: session-store.ts reads and writes, the daemon formats snapshots.
+import { Buffer } from "node:buffer";
 import { resolve } from "node:path";
 import { type } from "arktype";
 import { usageError, UserError } from "./errors.ts";
@@ -9,6 +10,15 @@ import { printable } from "./printable.ts";
 
 export const NEWEST_VERSION = 1;
 export const STEM_MAX_BYTES = 250;
+/** The longest command fleetcom starts, the Rust original's limit: longer is refused, never cut. */
+export const MAX_COMMAND_BYTES = 64 * 1024;
+
+/** Why `cmd` cannot be started, or null: UTF-8 bytes count, as the shell will see them. */
+export function commandTooLong(cmd: string): string | null {
+  if (cmd.length * 3 <= MAX_COMMAND_BYTES) return null;
+  const bytes = Buffer.byteLength(cmd, "utf8");
+  return bytes > MAX_COMMAND_BYTES ? `command too long (${bytes} bytes; at most 64 KiB)` : null;
+}
 
 // One command to start, as a load sees it: `dir` is absolute, group and name already normalised.
 export const recipeEntry = type({ dir: "string", cmd: "string", group: "string | null", name: "string | null" });
@@ -78,6 +88,7 @@ export function parseRecipe(text: string, file: string, ctx: DirContext): Parsed
   const dirs = wrapped ? (doc.dirs as Record<string, unknown>) : withoutVersion(doc);
   const parsed: ParsedRecipe = { name: wrapped ? storedName(doc.name) : null, entries: [], dropped: 0 };
   for (const [key, value] of Object.entries(dirs)) addDirectory(parsed, resolveDirKey(key, ctx), value);
+  checkCommands(parsed, file);
   return parsed;
 }
 
@@ -90,6 +101,17 @@ function addDirectory(parsed: ParsedRecipe, dir: string, value: unknown): void {
   for (const item of value) {
     if (storedEntry.allows(item)) parsed.entries.push(toRecipeEntry(dir, item));
     else parsed.dropped++;
+  }
+}
+
+/**
+ * A recipe holding a command fleetcom would refuse to start fails as a whole, before anything starts,
+ * with the file and the directory named: dropping it would quietly lose part of the fleet.
+ */
+function checkCommands(parsed: ParsedRecipe, file: string): void {
+  for (const entry of parsed.entries) {
+    const problem = commandTooLong(entry.cmd);
+    if (problem) throw new UserError(`${printable(file)}: ${problem} in ${printable(entry.dir)}`);
   }
 }
 

@@ -9,6 +9,7 @@ import { processStartedAtMs } from "./proc.ts";
 import { couldBeWriter, shouldWriteSnapshot, snapshotFileName, snapshotLabel, snapshotsToPrune, type SnapshotFile, type SnapshotName } from "./recovery.ts";
 import { isProcessAlive } from "./runtime.ts";
 import { removeStaleTempFiles, writeFileAtomic } from "./atomic-write.ts";
+import type { SnapshotError } from "./messages.ts";
 import { formatRecipe, type RecipeEntry } from "./session.ts";
 import { ensurePrivateDir } from "./session-store.ts";
 
@@ -27,6 +28,17 @@ export interface SnapshotSource {
   readonly startedAt: Date;
   recipe(): RecipeEntry[];
   onRecipeChange: () => void;
+  /** Told whenever the writer's state changes, so the supervisor can tell its clients (L10). */
+  snapshotState?(state: SnapshotState): void;
+}
+
+/**
+ * `error`: the failure that began the current streak of failed passes, null once a pass succeeds.
+ * `pendingSince`: the first fleet change no snapshot on disk holds yet.
+ */
+export interface SnapshotState {
+  error: SnapshotError | null;
+  pendingSince: string | null;
 }
 
 export interface SnapshotWriterOptions extends SnapshotSettings {
@@ -41,6 +53,7 @@ export class SnapshotWriter {
   private debounce: ReturnType<typeof setTimeout> | null = null;
   private check: ReturnType<typeof setInterval> | null = null;
   private last: { file: string; body: string } | null = null;
+  private state: SnapshotState = { error: null, pendingSince: null };
 
   constructor(
     private readonly source: SnapshotSource,
@@ -59,6 +72,7 @@ export class SnapshotWriter {
 
   /** Each change restarts the wait, so a burst ends in one pass; the minute check bounds the delay. */
   changed(): void {
+    if (this.state.pendingSince === null) this.report({ ...this.state, pendingSince: new Date().toISOString() });
     if (this.debounce) clearTimeout(this.debounce);
     this.debounce = setTimeout(() => {
       this.debounce = null;
@@ -80,7 +94,8 @@ export class SnapshotWriter {
     const began = performance.now();
     const entries = this.source.recipe();
     const pass = { file: this.file, tasks: entries.length, body: formatRecipe("", entries, this.options.home) };
-    if (!shouldWriteSnapshot(pass, this.last, existsSync(this.file))) return;
+    // Nothing to write means the disk already holds this fleet (or it is empty): as good as a write.
+    if (!shouldWriteSnapshot(pass, this.last, existsSync(this.file))) return this.report({ error: null, pendingSince: null });
     try {
       ensurePrivateDir(this.options.dir, "recovery directory");
       removeStaleTempFiles(this.options.dir);
@@ -90,10 +105,19 @@ export class SnapshotWriter {
     } catch (error) {
       // The next change or check tries again; a supervisor never dies over a snapshot.
       this.options.log(`snapshot failed: ${errorMessage(error)}`);
+      // Clients hear of a failure once per streak, with the time it began.
+      this.report({ ...this.state, error: this.state.error ?? { message: errorMessage(error), since: new Date().toISOString() } });
       return;
     }
+    this.report({ error: null, pendingSince: null });
     const ms = (performance.now() - began).toFixed(2);
     this.options.log(`snapshot written ${this.file}: ${entries.length} task(s) in ${ms} ms`);
+  }
+
+  private report(next: SnapshotState): void {
+    if (next.error === this.state.error && next.pendingSince === this.state.pendingSince) return;
+    this.state = next;
+    this.source.snapshotState?.(next);
   }
 
   private prune(): void {

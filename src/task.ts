@@ -7,7 +7,8 @@ import type { TaskInfo } from "./messages.ts";
 import { isIdle } from "./idle.ts";
 import { spawnPty, type Pty } from "./pty.ts";
 import { ProcessGroup, terminateGroup } from "./process-group.ts";
-import { Screen } from "./screen.ts";
+import { Screen, type TaskScreen } from "./screen.ts";
+import { FinishedScreen } from "./screen-finished.ts";
 import { TerminalScan } from "./terminal-scan.ts";
 
 const KILL_GRACE_MS = 2_000;
@@ -31,6 +32,8 @@ export interface TaskListener {
   output(task: Task, chunk: Uint8Array): void;
   reply(task: Task, data: string): void;
   exited(task: Task): void;
+  /** Input that waited for the task has all reached its PTY. */
+  inputDrained(task: Task): void;
   /** The task's attention changed; `before` is what it was. */
   attention(task: Task, before: Attention | null): void;
 }
@@ -43,7 +46,8 @@ export class Task {
   group: string | null;
   tagged = false;
   run = 0;
-  screen!: Screen;
+  /** The live emulator while the task runs; once it has exited and been parsed, a compact copy. */
+  screen!: TaskScreen;
   pid: number | null = null;
   exitCode: number | null = null;
   signal: string | null = null;
@@ -122,8 +126,9 @@ export class Task {
    */
   start(clientEnv: Record<string, string>, scrollback: number): void {
     this.screen?.dispose();
-    this.screen = new Screen({ cols: this.cols, rows: this.rows, scrollback });
-    this.screen.onReply((data) => this.listener.reply(this, data));
+    const screen = new Screen({ cols: this.cols, rows: this.rows, scrollback });
+    screen.onReply((data) => this.listener.reply(this, data));
+    this.screen = screen;
     this.run += 1;
     this.startedAt = new Date();
     this.lastActivity = performance.now();
@@ -147,6 +152,7 @@ export class Task {
         cols: this.cols,
         rows: this.rows,
         onData: (chunk) => this.onOutput(chunk),
+        onInputDrained: () => this.listener.inputDrained(this),
       });
     } catch (error) {
       this.failToStart(error);
@@ -167,6 +173,16 @@ export class Task {
       this.agent?.exited(this.screen.logicalLines());
       this.feel({ type: "exited" });
       this.listener.exited(this);
+      this.finishScreen();
+    });
+  }
+
+  /** An exited task keeps its screen as text, not as an emulator (screen-finished.ts). */
+  private finishScreen(): void {
+    const live = this.screen;
+    if (!(live instanceof Screen)) return;
+    live.finish((state) => {
+      if (this.screen === live) this.screen = new FinishedScreen(state);
     });
   }
 
@@ -181,7 +197,10 @@ export class Task {
     this.screen.write(message);
     this.exitCode = 127;
     this.endedAt = new Date();
-    queueMicrotask(() => this.listener.exited(this));
+    queueMicrotask(() => {
+      this.listener.exited(this);
+      this.finishScreen();
+    });
   }
 
   private onOutput(chunk: Uint8Array): void {
@@ -196,6 +215,11 @@ export class Task {
 
   write(data: Uint8Array | string): void {
     this.pty?.write(data);
+  }
+
+  /** Bytes of input the task has not read yet (see Pty.pendingInput); 0 once it has exited. */
+  get pendingInput(): number {
+    return this.pty?.pendingInput ?? 0;
   }
 
   resize(cols: number, rows: number): void {

@@ -34,6 +34,7 @@ const listener: TaskListener = {
     exited = true;
   },
   attention: () => {},
+  inputDrained: () => {},
 };
 
 function startTask(command: string): Task {

@@ -4,7 +4,7 @@
 import { connect, type Socket } from "node:net";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl } from "../src/protocol.ts";
+import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "../src/protocol.ts";
 import { isSnapshotName } from "../src/recovery.ts";
 import { VERSION } from "../src/version.ts";
 import { Fleet } from "./fleet.ts";
@@ -46,19 +46,34 @@ export function snapshotWrites(fleet: Fleet): number {
   }
 }
 
-/** One connection, many requests without waiting: what a burst of commands looks like to the daemon. */
+/**
+ * One connection, many requests without waiting: what a burst of commands looks like to the daemon.
+ * It keeps every other control message it gets (events, refusals) in order, and can stop reading.
+ */
 export class RawClient {
   private nextId = 1;
   private readonly waiting = new Map<number, (reply: { ok: boolean; result?: unknown; error?: string }) => void>();
   private readonly decoder = new FrameDecoder(MAX_DAEMON_FRAME);
-  private closed = false;
+  closed = false;
+  /** Control messages other than replies, in arrival order. */
+  readonly messages: { type: string; [key: string]: unknown }[] = [];
+  /** Bytes of control frames received so far (replies, events, refusals). */
+  controlBytes = 0;
+  /** Data frames (screens, task output) received so far, as text. */
+  data = "";
+  private readonly text = new TextDecoder();
 
   private constructor(private readonly socket: Socket) {
     socket.on("data", (chunk: Uint8Array) => {
       for (const frame of this.decoder.push(chunk)) {
-        if (frame.kind !== FrameKind.control) continue;
+        if (frame.kind !== FrameKind.control) {
+          this.data += this.text.decode(frame.payload, { stream: true });
+          continue;
+        }
+        this.controlBytes += frame.payload.length;
         const message = decodeJson(frame.payload) as { type: string; id: number; ok: boolean; result?: unknown; error?: string };
         if (message.type === "reply") this.waiting.get(message.id)?.(message);
+        else this.messages.push(message);
       }
     });
     socket.on("close", () => {
@@ -89,6 +104,20 @@ export class RawClient {
       this.waiting.set(id, resolve);
       this.socket.write(encodeControl({ type: "request", id, op, args }));
     });
+  }
+
+  /** Raw input, as an attached client's keystrokes. */
+  sendData(bytes: Uint8Array): void {
+    this.socket.write(encodeData(bytes));
+  }
+
+  /** Stops reading: the daemon's writes to this client pile up in its own queue. */
+  pause(): void {
+    this.socket.pause();
+  }
+
+  resume(): void {
+    this.socket.resume();
   }
 
   close(): void {

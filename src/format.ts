@@ -1,7 +1,7 @@
 // How tasks look to people: glyphs, labels, ages, the ls table. Pure functions of TaskInfo, shared
 // by `ls` and the dashboard.
 import type { TaskInfo } from "./messages.ts";
-import { charWidth, textWidth } from "./text-width.ts";
+import { clusters, textWidth } from "./text-width.ts";
 
 export function glyph(task: TaskInfo): string {
   if (task.attention) return "!";
@@ -38,16 +38,15 @@ export function tildePath(path: string, home: string | undefined): string {
   return path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
 }
 
-/** Cuts to `width` terminal columns with `…`, never wrapping (wide characters count two). */
+/** Cuts to `width` terminal columns with `…`, never wrapping, never inside a cluster (text-width.ts). */
 export function cut(text: string, width: number): string {
   if (textWidth(text) <= width) return text;
   if (width <= 0) return "";
   let kept = "";
   let used = 0;
-  for (const char of text) {
-    const w = charWidth(char);
+  for (const [cluster, w] of clusters(text)) {
     if (used + w > width - 1) break;
-    kept += char;
+    kept += cluster;
     used += w;
   }
   return `${kept}…`;

@@ -9,6 +9,7 @@
 // The default import is the CommonJS module object: Deno finds no named exports in xterm's bundle.
 import xterm, { type IBuffer, type IDisposable, type IModes } from "@xterm/headless";
 import { type Style, serializeRows, sgr } from "./screen-serialize.ts";
+import { useFleetcomWidths } from "./terminal-widths.ts";
 
 export interface ScreenOptions {
   cols: number;
@@ -156,6 +157,7 @@ export class Screen {
       // CSI 18 t (size in characters) is the one window report that needs no pixels or titles.
       windowOptions: { getWinSizeChars: true },
     });
+    useFleetcomWidths(this.term);
     this.followHiddenState();
   }
 

@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { type IBuffer, type IBufferCell, Terminal } from "@xterm/headless";
 import { Screen } from "../src/screen.ts";
+import { useFleetcomWidths } from "../src/terminal-widths.ts";
 
 const COLS = 120;
 const ROWS = 40;
@@ -16,6 +17,7 @@ afterEach(() => {
 
 function plainTerminal(cols = COLS, rows = ROWS, scrollback = 2000): Terminal {
   const term = new Terminal({ cols, rows, scrollback, allowProposedApi: true });
+  useFleetcomWidths(term);
   cleanups.push(() => term.dispose());
   return term;
 }

@@ -17,7 +17,6 @@ import { lockPath, socketPath, runtimeDir } from "./paths.ts";
 import { PROTOCOL_VERSION } from "./protocol.ts";
 import { acquireLock } from "./lock.ts";
 import { ensureRuntimeDir } from "./runtime-dir.ts";
-import type { View } from "./screen.ts";
 import { Task, type TaskListener } from "./task.ts";
 import { resolveTaskRef } from "./task-ref.ts";
 import { VERSION } from "./version.ts";
@@ -90,7 +89,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
 
   caughtUp(conn: Connection): void {
     const peer = this.peers.get(conn);
-    if (peer?.attached) this.sendScreen(peer, peer.attached, "visible");
+    if (peer?.attached) this.sendScreen(peer, peer.attached);
     else if (peer?.following) this.sendText(peer, peer.following);
   }
 
@@ -145,7 +144,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
     for (const peer of this.peers.values()) {
       if (peer.attached !== task && peer.following !== task) continue;
       // A client that fell behind during a flood must still end on the task's last screen.
-      if (peer.conn.behind) peer.conn.sendScreen(peer.attached ? task.screen.serializeForAttach("visible") : textView(task.screen.text()));
+      if (peer.conn.behind) peer.conn.sendScreen(peer.attached ? task.screen.serializeForAttach() : textView(task.screen.text()));
       this.detach(peer);
       peer.conn.send({ type: "attach-end", reason: "exited", task: info });
     }
@@ -291,6 +290,11 @@ export class Daemon implements TaskListener, ConnectionHandler {
       this.detach(peer);
       return null;
     },
+    // The attached task switched screens: its client's terminal stays where it is (attach.ts).
+    redraw: (peer) => {
+      if (peer.attached) this.sendScreen(peer, peer.attached);
+      return null;
+    },
     follow: (peer, a) => {
       const task = this.find(a.task);
       this.detach(peer);
@@ -365,8 +369,8 @@ export class Daemon implements TaskListener, ConnectionHandler {
   }
 
   /** The screen exactly as it stands after every byte printed so far; output after that follows it live. */
-  private sendScreen(peer: Peer, task: Task, view: View = "full"): void {
-    this.sendAtCurrentPoint(peer, task, task.screen.snapshotForAttach(view), (screen) => screen);
+  private sendScreen(peer: Peer, task: Task): void {
+    this.sendAtCurrentPoint(peer, task, task.screen.snapshotForAttach(), (screen) => screen);
   }
 
   /** For `peek --follow`: the screen as text, then the output that follows it. */

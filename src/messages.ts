@@ -29,6 +29,7 @@ export const opArgs = {
   recipe: type({}),
   shutdown: type({}),
   detach: type({}),
+  redraw: type({}),
   run: type({ command: "string > 0", "cwd?": "string", "group?": label, "name?": label }),
   load: type({ entries: recipeEntry.array() }),
   kill: type({ tasks: type(taskRef).array().atLeastLength(1) }),

@@ -3,8 +3,10 @@
 // terminal queries while no client is attached.
 //
 // INVARIANT: serializeForAttach(), written into a terminal of the same size in whatever state that
-// terminal was left, reproduces this screen exactly: both buffers, scrollback, cursor, pen, modes
-// and scroll region. Cells are drawn by screen-serialize.ts; state xterm has no API for is tracked
+// terminal was left, reproduces what this screen shows exactly: the active buffer's rows, cursor,
+// pen, modes and scroll region. It never switches the client's terminal between its normal and
+// alternate screens: attach.ts keeps that terminal on its alternate screen, so its scrollback is
+// left alone. Cells are drawn by screen-serialize.ts; state xterm has no API for is tracked
 // here (docs/terminal-state.md). Runs under Bun and Deno; on the output hot path only write() runs.
 // The default import is the CommonJS module object: Deno finds no named exports in xterm's bundle.
 import xterm, { type IBuffer, type IDisposable, type IModes } from "@xterm/headless";
@@ -31,7 +33,6 @@ const CSI = `${ESC}[`;
 const SGR_RESET = `${CSI}0m`;
 const HIDE_CURSOR = `${CSI}?25l`;
 const SHOW_CURSOR = `${CSI}?25h`;
-const ENTER_ALT_SCREEN = `${CSI}?1049h${CSI}H`;
 const ALT_SCREEN_MODES = [47, 1047, 1049];
 const MOUSE_ENCODINGS = [1005, 1006, 1015, 1016];
 const MOUSE_TRACKING: Record<IModes["mouseTrackingMode"], string> = {
@@ -44,12 +45,12 @@ const MOUSE_TRACKING: Record<IModes["mouseTrackingMode"], string> = {
 
 /**
  * Puts an attaching terminal into a known state before the screen is drawn: whatever a previous
- * program left in it (alternate screen, scroll region, origin mode, pen, modes, line-drawing
- * charset) would otherwise distort the drawing or the input the task receives. The cursor stays
- * hidden while drawing; the suffix shows it again unless the task hid it.
+ * program left in it (scroll region, origin mode, pen, modes, line-drawing charset) would otherwise
+ * distort the drawing or the input the task receives. The cursor stays hidden while drawing; the
+ * suffix shows it again unless the task hid it. Which screen the terminal is on, and its
+ * scrollback, are left as they are.
  */
 const RESET_ATTACHING_TERMINAL = [
-  `${CSI}?1049l`, // leave the alternate screen first, so the clear below hits the normal one
   HIDE_CURSOR,
   SGR_RESET,
   `${CSI}r`, // scroll region: whole screen
@@ -61,18 +62,6 @@ const RESET_ATTACHING_TERMINAL = [
   `${ESC}(B\x0f`, // G0 = ASCII, selected
   `${CSI}H${CSI}2J`,
 ].join("");
-
-/**
- * On attach the whole scrollback is cleared and sent again, so a reattach does not pile copies of
- * the task's history into the client's scrollback.
- */
-const CLEAR_SCROLLBACK = `${CSI}3J`;
-
-/**
- * What a view carries: `full` for an attach (scrollback included), `visible` for a resync of a
- * client that fell behind (the screen only: cheap, and the client's scrollback is left alone).
- */
-export type View = "full" | "visible";
 
 /** Modes xterm reports in `term.modes`, each with the sequence that sets it. */
 const MODE_RESTORES: [(m: IModes) => boolean, string][] = [
@@ -214,19 +203,19 @@ export class Screen {
 
   /**
    * What an attaching client's terminal must receive to show exactly this screen, as parsed so
-   * far: bytes written but not yet parsed are not in it (see snapshotForAttach).
+   * far: bytes written but not yet parsed are not in it (see snapshotForAttach). The same bytes
+   * redraw a client that fell behind or saw the task switch screens.
    */
-  serializeForAttach(view: View = "full"): string {
-    const reset = view === "full" ? RESET_ATTACHING_TERMINAL + CLEAR_SCROLLBACK : RESET_ATTACHING_TERMINAL;
-    return reset + this.serializedBuffers(view) + this.modes() + this.regionAndCursor() + this.pen();
+  serializeForAttach(): string {
+    return RESET_ATTACHING_TERMINAL + this.visibleRows() + this.modes() + this.regionAndCursor() + this.pen();
   }
 
   /**
    * serializeForAttach() taken exactly after every byte written so far and before any byte written
    * later, so a client can be sent this and then every later chunk without a gap or an overlap.
    */
-  snapshotForAttach(view: View = "full"): Promise<string> {
-    return this.readAtCurrentPoint(() => this.serializeForAttach(view));
+  snapshotForAttach(): Promise<string> {
+    return this.readAtCurrentPoint(() => this.serializeForAttach());
   }
 
   /** text() at the same exact point, for `peek --follow`. */
@@ -240,17 +229,14 @@ export class Screen {
   }
 
   /**
-   * The normal buffer with all its scrollback, so the client can scroll back through it; then,
-   * when a full-screen app runs, the alternate screen over it. The normal buffer's cursor is placed
-   * before switching because entering the alternate screen saves it, and leaving restores it.
+   * The rows on screen, of whichever buffer is active: the client's terminal shows one screen, and
+   * a task that switches buffers while attached is redrawn (attach.ts). The scrollback stays here
+   * (`peek -n`): the client's alternate screen could not keep it.
    */
-  private serializedBuffers(view: View): string {
-    const { normal, alternate, active } = this.term.buffer;
+  private visibleRows(): string {
+    const buffer = this.term.buffer.active;
     const { cols, rows } = this.term;
-    let out = serializeRows(normal, view === "full" ? 0 : Math.max(0, normal.length - rows), normal.length, cols);
-    if (active.type !== "alternate") return out;
-    out += cursorTo(normal.cursorY + 1, normal.cursorX + 1) + ENTER_ALT_SCREEN;
-    return out + serializeRows(alternate, alternate.length - rows, alternate.length, cols);
+    return serializeRows(buffer, buffer.baseY, buffer.baseY + rows, cols);
   }
 
   private modes(): string {

@@ -1,6 +1,7 @@
 // A private tmux server for tests that need a real terminal as the oracle: its own socket in the
 // sandbox, no config file, the sandbox's environment for every pane. Panes stay after their command
 // ends (remain-on-exit), so a client can be started again in the same pane. Ended in kill().
+import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { until } from "./fleet.ts";
 
@@ -63,9 +64,12 @@ export class Tmux {
     this.cmd("send-keys", "-t", `test:${name}`, ...keys);
   }
 
-  /** The pane's text, rows right-trimmed and trailing blank rows dropped; `history` adds the scrollback. */
+  /**
+   * The pane's text, rows right-trimmed and trailing blank rows dropped; `history` adds the
+   * scrollback, with wrapped lines joined.
+   */
   capture(name: string, history = false): string {
-    const text = this.cmd("capture-pane", "-p", "-t", `test:${name}`, ...(history ? ["-S", "-"] : []));
+    const text = this.cmd("capture-pane", "-p", "-t", `test:${name}`, ...(history ? ["-J", "-S", "-"] : []));
     return text.split("\n").map((row) => row.trimEnd()).join("\n").replace(/\n+$/, "");
   }
 
@@ -99,7 +103,15 @@ export class Tmux {
   }
 }
 
-/** A shell command line that runs the fleetcom CLI with `args` (paths quoted for sh). */
+/** `argv` as one command line for sh. */
 export function shellWords(argv: string[]): string {
   return argv.map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(" ");
+}
+
+/** Writes `dir/fc`, a script that runs the fleetcom CLI, so a test types short command lines. */
+export function fleetcomScript(dir: string, argv: (args: string[]) => string[]): string {
+  const path = join(dir, "fc");
+  writeFileSync(path, `#!/bin/sh\nexec ${shellWords(argv([]))} "$@"\n`);
+  chmodSync(path, 0o755);
+  return path;
 }

@@ -5,14 +5,18 @@
 // The task is shown on the terminal's alternate screen, as tmux does: the user's scrollback and
 // screen are left as they were, and come back on detach with the cursor where it was. The task's
 // own screen switches are kept off that terminal (alt-screen-filter.ts).
+// A finished task shows its last screen with a notice on the last row saying how it ended; `r`
+// reruns it and stays attached to the new run.
+import { constants } from "node:os";
 import { AltScreenFilter } from "./alt-screen-filter.ts";
 import { AttachNotice } from "./attach-notice.ts";
 import { DaemonClient, terminalSize } from "./client.ts";
 import { EXIT, UserError, usageError } from "./errors.ts";
 import type { AttachEnd, TaskInfo } from "./messages.ts";
-import { stateText } from "./format.ts";
+import { cut, stateText } from "./format.ts";
 
 const DETACH_KEY = 0x1c; // Ctrl-\
+const RERUN_KEY = 0x72; // r, on a finished task
 
 const ENTER_ALT_SCREEN = "\x1b[?1049h";
 /**
@@ -32,26 +36,52 @@ export function requireTerminal(what: string): void {
   if (!process.stdin.isTTY || !process.stdout.isTTY) throw usageError(`${what} needs a terminal`);
 }
 
+/**
+ * What attaching to a task that has already finished does: `show` its last screen with a notice
+ * until the user detaches or reruns it (`attach`, the dashboard); `end` at once, as if it had
+ * ended while attached (`run --attach` of a command quicker than the attach).
+ */
+export type WhenFinished = "show" | "end";
+
+/**
+ * How a finished task ended, drawn over the last row of its screen by the client alone: the task's
+ * screen in the daemon is untouched, and a redraw or a detach takes it away. DECSC/DECRC put the
+ * cursor and pen back; a finished task has no output left that could have saved its own.
+ */
+export function finishedNotice(task: TaskInfo, size: { cols: number; rows: number }): string {
+  const text = cut(`[task ${task.id} ${stateText(task)} · r rerun · Ctrl-\\ back]`, size.cols - 1);
+  return `\x1b7\x1b[${size.rows};1H\x1b[0;7m\x1b[2K${text}\x1b[0m\x1b8`;
+}
+
+/** The exit code a shell would see: the task's own, or 128 + n for a signal, as ssh and docker run report it. */
+export function exitCodeOf(task: TaskInfo): number {
+  if (task.signal) return 128 + ((constants.signals as Record<string, number>)[task.signal] ?? 0);
+  return task.exitCode ?? 1;
+}
+
 /** Attaches until the user detaches or the task ends. */
-export async function attachSession(ref: string): Promise<AttachOutcome> {
+export async function attachSession(ref: string, whenFinished: WhenFinished = "show"): Promise<AttachOutcome> {
   requireTerminal("attach");
-  const size = terminalSize();
+  let size = terminalSize();
   const client = await DaemonClient.open({ size });
   const stdin = process.stdin;
   const stdout = process.stdout;
   let finish!: (outcome: AttachOutcome) => void;
   const done = new Promise<AttachOutcome>((resolve) => (finish = resolve));
   let info: TaskInfo;
+  /** Set while the attached task has finished and its notice is shown. */
+  let finished: TaskInfo | null = null;
   const notice = new AttachNotice((bytes) => stdout.write(bytes));
   const screens = new AltScreenFilter();
+  const redraw = () => client.request("redraw").catch(() => {});
 
   client.handlers = {
     // Stop reading while the terminal is behind, so the daemon sees a slow client and sends a
     // fresh screen later instead of this process buffering the backlog.
     data: (received) => {
       const { bytes, switched } = screens.push(received);
-      if (switched) client.request("redraw").catch(() => {});
-      const drained = stdout.write(bytes);
+      if (switched) redraw();
+      const drained = stdout.write(finished ? bytes + finishedNotice(finished, size) : bytes);
       notice.output(bytes);
       if (!drained) {
         client.pause();
@@ -67,19 +97,43 @@ export async function attachSession(ref: string): Promise<AttachOutcome> {
   try {
     info = await client.request<TaskInfo>("attach", { task: ref, ...size });
     notice.attached(info.id, await client.request<TaskInfo[]>("subscribe"));
+    if (info.state === "exited") {
+      if (whenFinished === "end") finish({ kind: "ended", end: { type: "attach-end", reason: "exited", task: info } });
+      finished = info;
+      stdout.write(finishedNotice(info, size));
+    }
   } catch (error) {
     client.close();
     stdout.write(RESTORE_TERMINAL);
     throw error;
   }
 
+  const rerun = async () => {
+    finished = null;
+    try {
+      await client.request("rerun", { task: String(info.id) });
+    } catch {
+      finished = info; // removed meanwhile, or rerun by someone else: the notice stays
+    }
+    redraw();
+  };
   const onInput = (chunk: Buffer) => {
     const at = chunk.indexOf(DETACH_KEY);
+    if (finished) {
+      // Keys do not reach a finished task: only Ctrl-\ and r mean something.
+      if (at !== -1) finish({ kind: "detached", task: info });
+      else if (chunk.includes(RERUN_KEY)) void rerun();
+      return;
+    }
     if (at === -1) return client.sendData(chunk);
     if (at > 0) client.sendData(chunk.subarray(0, at));
     finish({ kind: "detached", task: info });
   };
-  const onResize = () => client.request("resize", terminalSize()).catch(() => {});
+  const onResize = () => {
+    size = terminalSize();
+    // A running task redraws itself on SIGWINCH; a finished one is redrawn from the daemon.
+    client.request("resize", size).then(() => finished && redraw(), () => {});
+  };
   stdin.setRawMode(true);
   stdin.on("data", onInput);
   stdin.resume();
@@ -105,9 +159,12 @@ async function lastScreen(client: DaemonClient, task: TaskInfo): Promise<string>
   }
 }
 
-/** `fleetcom attach TASK` and `run --attach`: attach, then say how it ended; returns the exit code. */
-export async function attachTo(ref: string): Promise<number> {
-  const outcome = await attachSession(ref);
+/**
+ * `fleetcom attach TASK` and `run --attach`: attach, then say how it ended. Returns the exit code:
+ * the task's when it ended while attached, 0 after a detach.
+ */
+export async function attachTo(ref: string, whenFinished: WhenFinished = "show"): Promise<number> {
+  const outcome = await attachSession(ref, whenFinished);
   if (outcome.kind === "detached") {
     process.stdout.write(`[detached from task ${outcome.task.id}]\n`);
     return 0;
@@ -116,8 +173,11 @@ export async function attachTo(ref: string): Promise<number> {
   // The task's screen went with the alternate screen: what it printed last stays in view, as it
   // would have after `ssh host cmd`.
   if (outcome.lastScreen) process.stdout.write(`${outcome.lastScreen}\n`);
-  if (reason === "exited") process.stdout.write(`[task ${task.id} ${stateText(task)}]\n`);
-  else if (reason === "removed") process.stdout.write(`[task ${task.id} was removed]\n`);
+  if (reason === "exited") {
+    process.stdout.write(`[task ${task.id} ${stateText(task)}]\n`);
+    return exitCodeOf(task);
+  }
+  if (reason === "removed") process.stdout.write(`[task ${task.id} was removed]\n`);
   else throw new UserError("the daemon stopped", EXIT.unreachable);
   return 0;
 }

@@ -100,4 +100,72 @@ describe.skipIf(!Tmux.available())("attaching from a shell", () => {
     expect(tmux.format("shell", "alternate_on")).toBe("0");
     expect(history()).toEqual(["$ seq -f 'mine %g' 1 40", ...numbered("mine", 40), `$ ${fc} attach ${id}`, `[detached from task ${id}]`, PROMPT]);
   });
+
+  test("run --attach exits with the task's exit code and leaves its last screen in view", async () => {
+    await shell();
+    enter(`${fc} run --attach -- 'echo working; read x; echo bye; exit 3'; echo rc=$?`);
+    await tmux.waitFor("shell", "the task", (t) => t.includes("working"));
+    await tmux.waitForRawMode("shell");
+    tmux.press("shell", "Enter");
+    const after = await tmux.waitFor("shell", "the exit code", (t) => t.includes("rc=") && lastRow(t) === PROMPT);
+    const lines = after.split("\n");
+    expect(lines.slice(-6)).toEqual(["working", "", "bye", expect.stringMatching(/^\[task \d+ exited 3\]$/), "rc=3", PROMPT]);
+  });
+
+  test("run --attach of a command that ends before the attach still exits with its code", async () => {
+    await shell();
+    enter(`${fc} run --attach -- 'exit 7'; echo rc=$?`);
+    const after = await tmux.waitFor("shell", "the exit code", (t) => t.includes("rc=") && lastRow(t) === PROMPT);
+    expect(after.split("\n").slice(-3)).toEqual([expect.stringMatching(/^\[task \d+ exited 7\]$/), "rc=7", PROMPT]);
+  });
+
+  test("a task killed by a signal while attached gives 128 + the signal's number", async () => {
+    await shell();
+    enter(`${fc} run --attach -- 'echo waiting; read x; kill -TERM $$'; echo rc=$?`);
+    await tmux.waitFor("shell", "the task", (t) => t.includes("waiting"));
+    await tmux.waitForRawMode("shell");
+    tmux.press("shell", "Enter");
+    const after = await tmux.waitFor("shell", "the exit code", (t) => t.includes("rc=") && lastRow(t) === PROMPT);
+    expect(after).toMatch(/\[task \d+ killed \(SIGTERM\)\]\nrc=143\n\$$/);
+  });
+});
+
+describe.skipIf(!Tmux.available())("attaching to a finished task", () => {
+  async function finishedTask(): Promise<number> {
+    const id = await fleet.run("echo started; read x; exit 3");
+    await until("the task's output", async () => (await fleet.peek(id)).includes("started"));
+    await fleet.ok(["send", String(id), "\n"]);
+    await fleet.waitForExit(id);
+    return id;
+  }
+
+  test("shows how it ended on the last row over its screen; Ctrl-\\ goes back and exits 0", async () => {
+    await shell();
+    const id = await finishedTask();
+    enter(`${fc} attach ${id}; echo rc=$?`);
+    const shown = await tmux.waitFor("shell", "the notice", (t) => t.includes("rerun"));
+    expect(shown.split("\n")[0]).toBe("started");
+    expect(lastRow(shown)).toBe(`[task ${id} exited 3 · r rerun · Ctrl-\\ back]`);
+    expect(tmux.format("shell", "cursor_y")).not.toBe("29");
+    expect(await fleet.peek(id)).not.toContain("rerun");
+
+    tmux.press("shell", "C-\\");
+    await tmux.waitFor("shell", "the prompt", (t) => t.includes("rc=0") && lastRow(t) === PROMPT);
+    expect(history().slice(-3)).toEqual([`[detached from task ${id}]`, "rc=0", PROMPT]);
+  });
+
+  test("r reruns it and stays attached to the new run, whose exit code the client then exits with", async () => {
+    await shell();
+    const id = await finishedTask();
+    enter(`${fc} attach ${id}; echo rc=$?`);
+    await tmux.waitFor("shell", "the notice", (t) => t.includes("rerun"));
+    await tmux.waitForRawMode("shell");
+    tmux.press("shell", "r");
+    await fleet.waitForTask(id, "to run again", (t) => t.run === 2 && t.state === "running");
+    const rerun = await tmux.waitFor("shell", "the new run", (t) => t.startsWith("started") && !t.includes("rerun"));
+    expect(rerun.split("\n")).toEqual(["started"]);
+    tmux.press("shell", "Enter");
+    const after = await tmux.waitFor("shell", "the exit code", (t) => t.includes("rc=") && lastRow(t) === PROMPT);
+    expect(after.split("\n").slice(-3)).toEqual([`[task ${id} exited 3]`, "rc=3", PROMPT]);
+  });
 });

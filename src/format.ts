@@ -52,20 +52,56 @@ export function cut(text: string, width: number): string {
   return `${kept}…`;
 }
 
-export function lsTable(tasks: TaskInfo[], home: string | undefined, now = Date.now()): string {
+/**
+ * The task table. `columns` is the terminal's width: rows are fitted to it, the preview cut first,
+ * then the task, then the directory; without it (stdout is not a terminal) nothing is cut.
+ */
+export function lsTable(tasks: TaskInfo[], home: string | undefined, now = Date.now(), columns?: number): string {
   if (tasks.length === 0) return "no tasks\n";
   const rows = tasks.map((t) => [
     String(t.id),
     `${glyph(t)}${t.tagged ? "◆" : ""}`,
-    cut(label(t), 40),
+    columns === undefined ? label(t) : cut(label(t), 40),
     tildePath(t.cwd, home),
     t.group ?? "",
     stateText(t),
     age(t.startedAt, now),
-    cut(t.preview, 40),
+    t.preview,
   ]);
   const header = ["ID", "", "TASK", "DIR", "GROUP", "STATE", "AGE", "PREVIEW"];
+  return table(header, rows, columns, [7, 2, 3]);
+}
+
+/** The width of the terminal stdout is, or undefined when it is not one (a pipe, a file). */
+export function terminalColumns(): number | undefined {
+  return process.stdout.isTTY ? process.stdout.columns || 80 : undefined;
+}
+
+/**
+ * Rows in columns two spaces apart, aligned by terminal columns (text-width.ts: CJK and emoji take
+ * two). With `columns`, the columns listed in `shrink` are cut with … in that order, none below its
+ * header or 10, until the rows fit.
+ */
+export function table(header: string[], rows: string[][], columns?: number, shrink: number[] = []): string {
   const all = [header, ...rows];
-  const widths = header.map((_, i) => Math.max(...all.map((r) => [...r[i]!].length)));
-  return all.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell + " ".repeat(widths[i]! - [...cell].length))).join("  ").trimEnd()).join("\n") + "\n";
+  const widths = header.map((_, i) => Math.max(...all.map((row) => textWidth(row[i]!))));
+  if (columns !== undefined) {
+    let excess = widths.reduce((sum, w) => sum + w, 0) + 2 * (widths.length - 1) - columns;
+    for (const i of shrink) {
+      if (excess <= 0) break;
+      const floor = Math.min(widths[i]!, Math.max(textWidth(header[i]!), 10));
+      const by = Math.min(excess, widths[i]! - floor);
+      widths[i]! -= by;
+      excess -= by;
+    }
+  }
+  const line = (row: string[]) =>
+    row
+      .map((cell, i) => {
+        const shown = columns === undefined ? cell : cut(cell, widths[i]!);
+        return i === row.length - 1 ? shown : shown + " ".repeat(widths[i]! - textWidth(shown));
+      })
+      .join("  ")
+      .trimEnd();
+  return `${all.map(line).join("\n")}\n`;
 }

@@ -4,7 +4,9 @@
 // text-width.ts, whose widths `ls`, `sessions`, the dashboard and the picker use. Without this xterm
 // counts by Unicode 6, where ✅ and 🫠 are one column: every cell after them on the row moved one
 // column on reattach and in `peek`.
-import { UnicodeGraphemesAddon } from "@xterm/addon-unicode-graphemes";
+// The default import is the CommonJS module object, as in screen.ts: Deno finds no named exports in
+// the addon's bundle.
+import graphemes from "@xterm/addon-unicode-graphemes";
 import type { IUnicodeVersionProvider, Terminal } from "@xterm/headless";
 import { inRanges, LATER_WIDE } from "./text-width.ts";
 
@@ -14,7 +16,7 @@ const VERSION = "15-graphemes-fleetcom";
 function graphemeProvider(): IUnicodeVersionProvider {
   const providers: IUnicodeVersionProvider[] = [];
   const collect = { unicode: { register: (p: IUnicodeVersionProvider) => providers.push(p), activeVersion: "" } };
-  new UnicodeGraphemesAddon().activate(collect as unknown as Terminal);
+  new graphemes.UnicodeGraphemesAddon().activate(collect as unknown as Terminal);
   const provider = providers.find((p) => p.version === "15-graphemes");
   if (!provider) throw new Error("@xterm/addon-unicode-graphemes registered no '15-graphemes' provider");
   return provider;
@@ -29,12 +31,17 @@ function graphemeProvider(): IUnicodeVersionProvider {
 export function fleetcomProvider(base = graphemeProvider()): IUnicodeVersionProvider {
   return {
     version: VERSION,
-    wcwidth: (code) => (inRanges(code, LATER_WIDE) ? 2 : base.wcwidth(code)),
+    wcwidth: (code) => (laterWide(code) ? 2 : base.wcwidth(code)),
     charProperties(code, preceding) {
       const properties = base.charProperties(code, preceding);
-      return inRanges(code, LATER_WIDE) ? (properties & ~0b110) | (2 << 1) : properties;
+      return laterWide(code) ? (properties & ~0b110) | (2 << 1) : properties;
     },
   };
+}
+
+/** On the output hot path: most text is below the first LATER_WIDE range and costs one compare. */
+function laterWide(code: number): boolean {
+  return code >= LATER_WIDE[0]![0] && inRanges(code, LATER_WIDE);
 }
 
 let shared: IUnicodeVersionProvider | undefined;

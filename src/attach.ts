@@ -81,7 +81,8 @@ export async function attachSession(ref: string, whenFinished: WhenFinished = "s
     data: (received) => {
       const { bytes, switched } = screens.push(received);
       if (switched) redraw();
-      const drained = stdout.write(finished ? bytes + finishedNotice(finished, size) : bytes);
+      let drained = stdout.write(bytes);
+      if (finished) drained = stdout.write(finishedNotice(finished, size)) && drained;
       notice.output(bytes);
       if (!drained) {
         client.pause();
@@ -97,8 +98,8 @@ export async function attachSession(ref: string, whenFinished: WhenFinished = "s
   try {
     info = await client.request<TaskInfo>("attach", { task: ref, ...size });
     notice.attached(info.id, await client.request<TaskInfo[]>("subscribe"));
-    if (info.state === "exited") {
-      if (whenFinished === "end") finish({ kind: "ended", end: { type: "attach-end", reason: "exited", task: info } });
+    if (info.state === "exited" && whenFinished === "end") finish({ kind: "ended", end: { type: "attach-end", reason: "exited", task: info } });
+    else if (info.state === "exited") {
       finished = info;
       stdout.write(finishedNotice(info, size));
     }

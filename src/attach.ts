@@ -73,14 +73,31 @@ export async function attachSession(ref: string, whenFinished: WhenFinished = "s
   let finished: TaskInfo | null = null;
   const notice = new AttachNotice((bytes) => stdout.write(bytes));
   const screens = new AltScreenFilter();
-  const redraw = () => client.request("redraw").catch(() => {});
+  /**
+   * Output held since the task switched screens, until the redraw arrives: it is all in that
+   * screen, and drawn on the wrong one it would flash. null when not waiting.
+   */
+  let awaitingRedraw: Uint8Array[] | null = null;
+  const redraw = () =>
+    client.request("redraw").catch(() => {
+      // No redraw coming (a daemon without it): show what was held after all.
+      if (awaitingRedraw) for (const held of awaitingRedraw.splice(0)) stdout.write(held);
+      awaitingRedraw = null;
+    });
 
   client.handlers = {
     // Stop reading while the terminal is behind, so the daemon sees a slow client and sends a
     // fresh screen later instead of this process buffering the backlog.
     data: (received) => {
       const { bytes, switched } = screens.push(received);
-      if (switched) redraw();
+      if (switched && !awaitingRedraw) {
+        awaitingRedraw = [];
+        redraw();
+      }
+      if (awaitingRedraw) {
+        awaitingRedraw.push(bytes);
+        return;
+      }
       let drained = stdout.write(bytes);
       if (finished) drained = stdout.write(finishedNotice(finished, size)) && drained;
       notice.output(bytes);
@@ -89,6 +106,7 @@ export async function attachSession(ref: string, whenFinished: WhenFinished = "s
         stdout.once("drain", () => client.resume());
       }
     },
+    screen: () => (awaitingRedraw = null),
     event: (event) => notice.taskChanged(event.task, event.event === "removed"),
     attachEnd: (end) => finish({ kind: "ended", end }),
     closed: () => finish({ kind: "ended", end: { type: "attach-end", reason: "shutdown", task: info } }),

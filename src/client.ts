@@ -18,6 +18,8 @@ export interface ClientHandlers {
   event?(event: TaskEvent): void;
   data?(bytes: Uint8Array): void;
   attachEnd?(end: AttachEnd): void;
+  /** The next data is a whole screen of the attached task (messages.ts ScreenFollows). */
+  screen?(): void;
   closed?(): void;
 }
 
@@ -69,6 +71,7 @@ export class DaemonClient {
       } else if (message.type === "reply") this.settle(message);
       else if (message.type === "event") this.handlers.event?.(message);
       else if (message.type === "attach-end") this.handlers.attachEnd?.(message);
+      else if (message.type === "screen") this.handlers.screen?.();
     }
   }
 

@@ -144,7 +144,10 @@ export class Daemon implements TaskListener, ConnectionHandler {
     for (const peer of this.peers.values()) {
       if (peer.attached !== task && peer.following !== task) continue;
       // A client that fell behind during a flood must still end on the task's last screen.
-      if (peer.conn.behind) peer.conn.sendScreen(peer.attached ? task.screen.serializeForAttach() : textView(task.screen.text()));
+      if (peer.conn.behind) {
+        if (peer.attached) this.sendWholeScreen(peer, task.screen.serializeForAttach());
+        else peer.conn.sendScreen(textView(task.screen.text()));
+      }
       this.detach(peer);
       peer.conn.send({ type: "attach-end", reason: "exited", task: info });
     }
@@ -388,10 +391,17 @@ export class Daemon implements TaskListener, ConnectionHandler {
     view.then((taken) => {
       if (peer.held !== held) return;
       peer.held = null;
-      if (peer.attached !== task && peer.following !== task) return;
-      peer.conn.sendScreen(frame(taken));
+      if (peer.attached === task) this.sendWholeScreen(peer, frame(taken));
+      else if (peer.following === task) peer.conn.sendScreen(frame(taken));
+      else return;
       for (const chunk of held) peer.conn.sendOutput(chunk, outputHighWater(task.cols, task.rows));
     });
+  }
+
+  /** A screen for an attached client, announced so a client waiting for a redraw knows it from output. */
+  private sendWholeScreen(peer: Peer, screen: string): void {
+    peer.conn.send({ type: "screen" });
+    peer.conn.sendScreen(screen);
   }
 
   private find(ref: string): Task {

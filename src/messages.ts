@@ -112,4 +112,12 @@ export interface Refusal {
   error: string;
 }
 
-export type DaemonMessage = Reply | TaskEvent | AttachEnd | Welcome | Refusal;
+/**
+ * The next data frame is a whole screen of the attached task (serializeForAttach): every byte of
+ * output sent before it is already in it. A client waiting for a redraw drops what came before.
+ */
+export interface ScreenFollows {
+  type: "screen";
+}
+
+export type DaemonMessage = Reply | TaskEvent | AttachEnd | Welcome | Refusal | ScreenFollows;

@@ -144,6 +144,7 @@ describe.skipIf(!Tmux.available())("attaching to a finished task", () => {
     const id = await finishedTask();
     enter(`${fc} attach ${id}; echo rc=$?`);
     const shown = await tmux.waitFor("shell", "the notice", (t) => t.includes("rerun"));
+    await tmux.waitForRawMode("shell"); // before it, Ctrl-\ would be SIGQUIT
     expect(shown.split("\n")[0]).toBe("started");
     expect(lastRow(shown)).toBe(`[task ${id} exited 3 · r rerun · Ctrl-\\ back]`);
     expect(tmux.format("shell", "cursor_y")).not.toBe("29");

@@ -2,71 +2,157 @@
 // Ctrl-Z and Ctrl-D included); Ctrl-\ detaches. The daemon first sends the task's screen, then
 // live output; the terminal's size becomes the PTY's. When another task starts waiting meanwhile, the
 // terminal's title says so (attach-notice.ts).
+// The task is shown on the terminal's alternate screen, as tmux does: the user's scrollback and
+// screen are left as they were, and come back on detach with the cursor where it was. The task's
+// own screen switches are kept off that terminal (alt-screen-filter.ts).
+// A finished task shows its last screen with a notice on the last row saying how it ended; `r`
+// reruns it and stays attached to the new run.
+import { constants } from "node:os";
+import { AltScreenFilter } from "./alt-screen-filter.ts";
 import { AttachNotice } from "./attach-notice.ts";
 import { DaemonClient, terminalSize } from "./client.ts";
 import { EXIT, UserError, usageError } from "./errors.ts";
 import type { AttachEnd, TaskInfo } from "./messages.ts";
-import { stateText } from "./format.ts";
+import { cut, stateText } from "./format.ts";
 
 const DETACH_KEY = 0x1c; // Ctrl-\
+const RERUN_KEY = 0x72; // r, on a finished task
 
+const ENTER_ALT_SCREEN = "\x1b[?1049h";
 /**
  * Undo what the task may have left switched on in this terminal, so the shell gets it back sane,
- * and put the cursor on the last row so the shell's prompt never lands inside the task's screen.
+ * then leave the alternate screen: the user's screen comes back with the cursor where it was. The
+ * scroll region goes first, as setting it homes the cursor.
  */
 const RESTORE_TERMINAL =
-  "\x1b[?1049l\x1b[r\x1b[0m\x1b[?25h\x1b[?1l\x1b>\x1b[?2004l\x1b[?1004l" +
+  "\x1b[r\x1b[0m\x1b[?25h\x1b[?1l\x1b>\x1b[?2004l\x1b[?1004l" +
   "\x1b[?9l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1005l\x1b[?1006l\x1b[?1015l\x1b[?1016l" +
-  "\x1b[9999;1H";
+  "\x1b[?1049l";
 
-export type AttachOutcome = { kind: "detached"; task: TaskInfo } | { kind: "ended"; end: AttachEnd };
+/** How an attach ended; `lastScreen` is the text an exited task left on its screen. */
+export type AttachOutcome = { kind: "detached"; task: TaskInfo } | { kind: "ended"; end: AttachEnd; lastScreen?: string };
 
 export function requireTerminal(what: string): void {
   if (!process.stdin.isTTY || !process.stdout.isTTY) throw usageError(`${what} needs a terminal`);
 }
 
+/**
+ * What attaching to a task that has already finished does: `show` its last screen with a notice
+ * until the user detaches or reruns it (`attach`, the dashboard); `end` at once, as if it had
+ * ended while attached (`run --attach` of a command quicker than the attach).
+ */
+export type WhenFinished = "show" | "end";
+
+/**
+ * How a finished task ended, drawn over the last row of its screen by the client alone: the task's
+ * screen in the daemon is untouched, and a redraw or a detach takes it away. DECSC/DECRC put the
+ * cursor and pen back; a finished task has no output left that could have saved its own.
+ */
+export function finishedNotice(task: TaskInfo, size: { cols: number; rows: number }): string {
+  const text = cut(`[task ${task.id} ${stateText(task)} · r rerun · Ctrl-\\ back]`, size.cols - 1);
+  return `\x1b7\x1b[${size.rows};1H\x1b[0;7m\x1b[2K${text}\x1b[0m\x1b8`;
+}
+
+/** The exit code a shell would see: the task's own, or 128 + n for a signal, as ssh and docker run report it. */
+export function exitCodeOf(task: TaskInfo): number {
+  if (task.signal) return 128 + ((constants.signals as Record<string, number>)[task.signal] ?? 0);
+  return task.exitCode ?? 1;
+}
+
 /** Attaches until the user detaches or the task ends. */
-export async function attachSession(ref: string): Promise<AttachOutcome> {
+export async function attachSession(ref: string, whenFinished: WhenFinished = "show"): Promise<AttachOutcome> {
   requireTerminal("attach");
-  const size = terminalSize();
+  let size = terminalSize();
   const client = await DaemonClient.open({ size });
   const stdin = process.stdin;
   const stdout = process.stdout;
   let finish!: (outcome: AttachOutcome) => void;
   const done = new Promise<AttachOutcome>((resolve) => (finish = resolve));
   let info: TaskInfo;
+  /** Set while the attached task has finished and its notice is shown. */
+  let finished: TaskInfo | null = null;
   const notice = new AttachNotice((bytes) => stdout.write(bytes));
+  const screens = new AltScreenFilter();
+  /**
+   * Output held since the task switched screens, until the redraw arrives: it is all in that
+   * screen, and drawn on the wrong one it would flash. null when not waiting.
+   */
+  let awaitingRedraw: Uint8Array[] | null = null;
+  const redraw = () =>
+    client.request("redraw").catch(() => {
+      // No redraw coming (a daemon without it): show what was held after all.
+      if (awaitingRedraw) for (const held of awaitingRedraw.splice(0)) stdout.write(held);
+      awaitingRedraw = null;
+    });
 
   client.handlers = {
     // Stop reading while the terminal is behind, so the daemon sees a slow client and sends a
     // fresh screen later instead of this process buffering the backlog.
-    data: (bytes) => {
-      const drained = stdout.write(bytes);
+    data: (received) => {
+      const { bytes, switched } = screens.push(received);
+      if (switched && !awaitingRedraw) {
+        awaitingRedraw = [];
+        redraw();
+      }
+      if (awaitingRedraw) {
+        awaitingRedraw.push(bytes);
+        return;
+      }
+      let drained = stdout.write(bytes);
+      if (finished) drained = stdout.write(finishedNotice(finished, size)) && drained;
       notice.output(bytes);
       if (!drained) {
         client.pause();
         stdout.once("drain", () => client.resume());
       }
     },
+    screen: () => (awaitingRedraw = null),
     event: (event) => notice.taskChanged(event.task, event.event === "removed"),
     attachEnd: (end) => finish({ kind: "ended", end }),
     closed: () => finish({ kind: "ended", end: { type: "attach-end", reason: "shutdown", task: info } }),
   };
+  // Before the request: the task's screen may arrive right behind its reply.
+  stdout.write(ENTER_ALT_SCREEN);
   try {
     info = await client.request<TaskInfo>("attach", { task: ref, ...size });
     notice.attached(info.id, await client.request<TaskInfo[]>("subscribe"));
+    if (info.state === "exited" && whenFinished === "end") finish({ kind: "ended", end: { type: "attach-end", reason: "exited", task: info } });
+    else if (info.state === "exited") {
+      finished = info;
+      stdout.write(finishedNotice(info, size));
+    }
   } catch (error) {
     client.close();
+    stdout.write(RESTORE_TERMINAL);
     throw error;
   }
 
+  const rerun = async () => {
+    finished = null;
+    try {
+      await client.request("rerun", { task: String(info.id) });
+    } catch {
+      finished = info; // removed meanwhile, or rerun by someone else: the notice stays
+    }
+    redraw();
+  };
   const onInput = (chunk: Buffer) => {
     const at = chunk.indexOf(DETACH_KEY);
+    if (finished) {
+      // Keys do not reach a finished task: only Ctrl-\ and r mean something.
+      if (at !== -1) finish({ kind: "detached", task: info });
+      else if (chunk.includes(RERUN_KEY)) void rerun();
+      return;
+    }
     if (at === -1) return client.sendData(chunk);
     if (at > 0) client.sendData(chunk.subarray(0, at));
     finish({ kind: "detached", task: info });
   };
-  const onResize = () => client.request("resize", terminalSize()).catch(() => {});
+  const onResize = () => {
+    size = terminalSize();
+    // A running task redraws itself on SIGWINCH; a finished one is redrawn from the daemon.
+    client.request("resize", size).then(() => finished && redraw(), () => {});
+  };
   stdin.setRawMode(true);
   stdin.on("data", onInput);
   stdin.resume();
@@ -77,21 +163,40 @@ export async function attachSession(ref: string): Promise<AttachOutcome> {
   stdout.off("resize", onResize);
   stdin.setRawMode(false);
   stdin.pause();
+  if (outcome.kind === "ended" && outcome.end.reason === "exited") outcome.lastScreen = await lastScreen(client, outcome.end.task);
   client.close();
   stdout.write(notice.end() + RESTORE_TERMINAL);
   return outcome;
 }
 
-/** `fleetcom attach TASK` and `run --attach`: attach, then say how it ended; returns the exit code. */
-export async function attachTo(ref: string): Promise<number> {
-  const outcome = await attachSession(ref);
+/** The text a task left on its screen; "" when it cannot be had. */
+async function lastScreen(client: DaemonClient, task: TaskInfo): Promise<string> {
+  try {
+    return (await client.request<{ text: string }>("peek", { task: String(task.id) })).text;
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * `fleetcom attach TASK` and `run --attach`: attach, then say how it ended. Returns the exit code:
+ * the task's when it ended while attached, 0 after a detach.
+ */
+export async function attachTo(ref: string, whenFinished: WhenFinished = "show"): Promise<number> {
+  const outcome = await attachSession(ref, whenFinished);
   if (outcome.kind === "detached") {
-    process.stdout.write(`\r\n[detached from task ${outcome.task.id}]\r\n`);
+    process.stdout.write(`[detached from task ${outcome.task.id}]\n`);
     return 0;
   }
   const { reason, task } = outcome.end;
-  if (reason === "exited") process.stdout.write(`\r\n[task ${task.id} ${stateText(task)}]\r\n`);
-  else if (reason === "removed") process.stdout.write(`\r\n[task ${task.id} was removed]\r\n`);
+  // The task's screen went with the alternate screen: what it printed last stays in view, as it
+  // would have after `ssh host cmd`.
+  if (outcome.lastScreen) process.stdout.write(`${outcome.lastScreen}\n`);
+  if (reason === "exited") {
+    process.stdout.write(`[task ${task.id} ${stateText(task)}]\n`);
+    return exitCodeOf(task);
+  }
+  if (reason === "removed") process.stdout.write(`[task ${task.id} was removed]\n`);
   else throw new UserError("the daemon stopped", EXIT.unreachable);
   return 0;
 }

@@ -29,6 +29,8 @@ export interface ClientHandlers {
   snapshot?(notice: SnapshotNotice): void;
   data?(bytes: Uint8Array): void;
   attachEnd?(end: AttachEnd): void;
+  /** The next data is a whole screen of the attached task (messages.ts ScreenFollows). */
+  screen?(): void;
   closed?(): void;
 }
 
@@ -103,6 +105,7 @@ export class DaemonClient {
       else if (message.type === "event") this.handlers.event?.(message);
       else if (message.type === "snapshot") this.handlers.snapshot?.(message);
       else if (message.type === "attach-end") this.handlers.attachEnd?.(message);
+      else if (message.type === "screen") this.handlers.screen?.();
     }
   }
 

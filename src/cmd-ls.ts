@@ -1,7 +1,7 @@
 // `fleetcom ls`: the fleet as a table, or as the documented JSON array.
 import { defineCommand } from "citty";
 import { withDaemon } from "./client.ts";
-import { lsTable } from "./format.ts";
+import { lsTable, terminalColumns } from "./format.ts";
 import type { TaskInfo } from "./messages.ts";
 
 export default defineCommand({
@@ -9,6 +9,6 @@ export default defineCommand({
   args: { json: { type: "boolean", description: "Print a JSON array, one object per task" } },
   async run({ args }) {
     const tasks = await withDaemon((c) => c.request<TaskInfo[]>("ls"));
-    process.stdout.write(args.json ? `${JSON.stringify(tasks, null, 2)}\n` : lsTable(tasks, process.env.HOME));
+    process.stdout.write(args.json ? `${JSON.stringify(tasks, null, 2)}\n` : lsTable(tasks, process.env.HOME, Date.now(), terminalColumns()));
   },
 });

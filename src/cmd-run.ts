@@ -29,7 +29,8 @@ export default defineCommand({
     console.log(args.json ? JSON.stringify({ id }) : String(id));
     if (args.attach) {
       const { attachTo } = await import("./attach.ts");
-      process.exitCode = await attachTo(String(id));
+      // A command quicker than the attach has already ended: its exit code, not its frozen screen.
+      process.exitCode = await attachTo(String(id), "end");
     }
   },
 });

@@ -2,6 +2,7 @@
 // daemon needed. Listing is the `list` default subcommand because citty would otherwise run a parent
 // `run` after every subcommand too.
 import { defineCommand } from "citty";
+import { table, terminalColumns } from "./format.ts";
 import { printable } from "./printable.ts";
 import { sessionDir } from "./paths.ts";
 import { listSessions, removeSession, renameSession, type SessionInfo } from "./session-store.ts";
@@ -52,11 +53,8 @@ function formatTable(sessions: SessionInfo[]): string {
     localTime(s.modified),
     s.damaged ? `damaged: ${printable(s.damaged)}` : s.dirs.map(printable).join(", "),
   ]);
-  const header = ["NAME", "TASKS", "MODIFIED", "DIRECTORIES"];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  return [header, ...rows]
-    .map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  "))
-    .join("\n");
+  // On a terminal the directories are cut first, then the name; piped, nothing is.
+  return table(["NAME", "TASKS", "MODIFIED", "DIRECTORIES"], rows, terminalColumns(), [3, 0]).trimEnd();
 }
 
 function localTime(iso: string): string {

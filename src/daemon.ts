@@ -19,7 +19,6 @@ import { Endpoint } from "./endpoint.ts";
 import { commandTooLong } from "./session.ts";
 import { socketPath, runtimeDir } from "./paths.ts";
 import { PROTOCOL_VERSION } from "./protocol.ts";
-import type { View } from "./screen.ts";
 import type { SnapshotState } from "./snapshots.ts";
 import { Task, type TaskListener } from "./task.ts";
 import { resolveTaskRef } from "./task-ref.ts";
@@ -145,7 +144,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
 
   caughtUp(conn: Connection): void {
     const peer = this.peers.get(conn);
-    if (peer?.attached) this.sendScreen(peer, peer.attached, "visible");
+    if (peer?.attached) this.sendScreen(peer, peer.attached);
     else if (peer?.following) this.sendText(peer, peer.following);
   }
 
@@ -203,7 +202,10 @@ export class Daemon implements TaskListener, ConnectionHandler {
     for (const peer of this.peers.values()) {
       if (peer.attached !== task && peer.following !== task) continue;
       // A client that fell behind during a flood must still end on the task's last screen.
-      if (peer.conn.behind) peer.conn.sendScreen(peer.attached ? task.screen.serializeForAttach("visible") : textView(task.screen.text()));
+      if (peer.conn.behind) {
+        if (peer.attached) this.sendWholeScreen(peer, task.screen.serializeForAttach());
+        else peer.conn.sendScreen(textView(task.screen.text()));
+      }
       this.detach(peer);
       peer.conn.send({ type: "attach-end", reason: "exited", task: info });
     }
@@ -360,6 +362,11 @@ export class Daemon implements TaskListener, ConnectionHandler {
       this.detach(peer);
       return null;
     },
+    // The attached task switched screens: its client's terminal stays where it is (attach.ts).
+    redraw: (peer) => {
+      if (peer.attached) this.sendScreen(peer, peer.attached);
+      return null;
+    },
     follow: (peer, a) => {
       const task = this.find(a.task);
       this.detach(peer);
@@ -467,8 +474,8 @@ export class Daemon implements TaskListener, ConnectionHandler {
   }
 
   /** The screen exactly as it stands after every byte printed so far; output after that follows it live. */
-  private sendScreen(peer: Peer, task: Task, view: View = "full"): void {
-    this.sendAtCurrentPoint(peer, task, task.screen.snapshotForAttach(view), (screen) => screen);
+  private sendScreen(peer: Peer, task: Task): void {
+    this.sendAtCurrentPoint(peer, task, task.screen.snapshotForAttach(), (screen) => screen);
   }
 
   /** For `peek --follow`: the screen as text, then the output that follows it. */
@@ -486,10 +493,17 @@ export class Daemon implements TaskListener, ConnectionHandler {
     view.then((taken) => {
       if (peer.held !== held) return;
       peer.held = null;
-      if (peer.attached !== task && peer.following !== task) return;
-      peer.conn.sendScreen(frame(taken));
+      if (peer.attached === task) this.sendWholeScreen(peer, frame(taken));
+      else if (peer.following === task) peer.conn.sendScreen(frame(taken));
+      else return;
       for (const chunk of held) peer.conn.sendOutput(chunk, outputHighWater(task.cols, task.rows));
     });
+  }
+
+  /** A screen for an attached client, announced so a client waiting for a redraw knows it from output. */
+  private sendWholeScreen(peer: Peer, screen: string): void {
+    peer.conn.send({ type: "screen" });
+    peer.conn.sendScreen(screen);
   }
 
   private find(ref: string): Task {

@@ -309,9 +309,8 @@ class Dashboard {
     } catch (error) {
       this.status = { text: errorMessage(error), error: true };
     } finally {
-      // Attaching cleared the screen and drew the task there; the list starts again at the top.
-      process.stdout.write(CLEAR_SCREEN);
-      this.region.forget();
+      // The task was on the alternate screen: leaving it put back the screen and cursor as they were
+      // after region.clear(), so the list draws where it was.
       this.away = false;
       this.keys.resume();
     }

@@ -2,7 +2,7 @@
 // by `ls` and the dashboard.
 import type { TaskInfo } from "./messages.ts";
 import { printable } from "./printable.ts";
-import { charWidth, textWidth } from "./text-width.ts";
+import { clusters, textWidth } from "./text-width.ts";
 
 export function glyph(task: TaskInfo): string {
   if (task.attention) return "!";
@@ -39,37 +39,72 @@ export function tildePath(path: string, home: string | undefined): string {
   return path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
 }
 
-/** Cuts to `width` terminal columns with `…`, never wrapping (wide characters count two). */
+/** Cuts to `width` terminal columns with `…`, never wrapping, never inside a cluster (text-width.ts). */
 export function cut(text: string, width: number): string {
   if (textWidth(text) <= width) return text;
   if (width <= 0) return "";
   let kept = "";
   let used = 0;
-  for (const char of text) {
-    const w = charWidth(char);
+  for (const [cluster, w] of clusters(text)) {
     if (used + w > width - 1) break;
-    kept += char;
+    kept += cluster;
     used += w;
   }
   return `${kept}…`;
 }
 
-// Every cell that came from a task passes printable() before it is cut, so a cut can never keep the
-// start of an escape sequence and lose its end.
-export function lsTable(tasks: TaskInfo[], home: string | undefined, now = Date.now()): string {
+/**
+ * The task table. `columns` is the terminal's width: rows are fitted to it, the preview cut first,
+ * then the task, then the directory; without it (stdout is not a terminal) nothing is cut. Every
+ * cell that came from a task passes printable() before any cut, so a cut can never keep the start of
+ * an escape sequence and lose its end.
+ */
+export function lsTable(tasks: TaskInfo[], home: string | undefined, now = Date.now(), columns?: number): string {
   if (tasks.length === 0) return "no tasks\n";
   const rows = tasks.map((t) => [
     String(t.id),
     `${glyph(t)}${t.tagged ? "◆" : ""}`,
-    cut(printable(label(t)), 40),
+    columns === undefined ? printable(label(t)) : cut(printable(label(t)), 40),
     printable(tildePath(t.cwd, home)),
     printable(t.group ?? ""),
     stateText(t),
     age(t.startedAt, now),
-    cut(printable(t.preview), 40),
+    printable(t.preview),
   ]);
   const header = ["ID", "", "TASK", "DIR", "GROUP", "STATE", "AGE", "PREVIEW"];
+  return table(header, rows, columns, [7, 2, 3]);
+}
+
+/** The width of the terminal stdout is, or undefined when it is not one (a pipe, a file). */
+export function terminalColumns(): number | undefined {
+  return process.stdout.isTTY ? process.stdout.columns || 80 : undefined;
+}
+
+/**
+ * Rows in columns two spaces apart, aligned by terminal columns (text-width.ts: CJK and emoji take
+ * two). With `columns`, the columns listed in `shrink` are cut with … in that order, none below its
+ * header or 10, until the rows fit.
+ */
+export function table(header: string[], rows: string[][], columns?: number, shrink: number[] = []): string {
   const all = [header, ...rows];
-  const widths = header.map((_, i) => Math.max(...all.map((r) => [...r[i]!].length)));
-  return all.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell + " ".repeat(widths[i]! - [...cell].length))).join("  ").trimEnd()).join("\n") + "\n";
+  const widths = header.map((_, i) => Math.max(...all.map((row) => textWidth(row[i]!))));
+  if (columns !== undefined) {
+    let excess = widths.reduce((sum, w) => sum + w, 0) + 2 * (widths.length - 1) - columns;
+    for (const i of shrink) {
+      if (excess <= 0) break;
+      const floor = Math.min(widths[i]!, Math.max(textWidth(header[i]!), 10));
+      const by = Math.min(excess, widths[i]! - floor);
+      widths[i]! -= by;
+      excess -= by;
+    }
+  }
+  const line = (row: string[]) =>
+    row
+      .map((cell, i) => {
+        const shown = columns === undefined ? cell : cut(cell, widths[i]!);
+        return i === row.length - 1 ? shown : shown + " ".repeat(widths[i]! - textWidth(shown));
+      })
+      .join("  ")
+      .trimEnd();
+  return `${all.map(line).join("\n")}\n`;
 }

@@ -29,6 +29,7 @@ export const opArgs = {
   recipe: type({}),
   shutdown: type({}),
   detach: type({}),
+  redraw: type({}),
   run: type({ command: "string > 0", "cwd?": "string", "group?": label, "name?": label }),
   load: type({ entries: recipeEntry.array() }),
   kill: type({ tasks: type(taskRef).array().atLeastLength(1) }),
@@ -126,4 +127,12 @@ export interface Refusal {
   error: string;
 }
 
-export type DaemonMessage = Reply | TaskEvent | SnapshotNotice | AttachEnd | Welcome | Refusal;
+/**
+ * The next data frame is a whole screen of the attached task (serializeForAttach): every byte of
+ * output sent before it is already in it. A client waiting for a redraw drops what came before.
+ */
+export interface ScreenFollows {
+  type: "screen";
+}
+
+export type DaemonMessage = Reply | TaskEvent | SnapshotNotice | AttachEnd | Welcome | Refusal | ScreenFollows;

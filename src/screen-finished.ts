@@ -7,7 +7,7 @@
 // emulator of the old size, resizes that, and keeps its state: the same reflow the live screen
 // would have done. Reads queue behind a resize in progress, as they queue behind the parser live.
 import type { IDisposable } from "@xterm/headless";
-import { type FinishedState, type TaskScreen, type View, Screen, logicalLinesOfRows, textOfRows } from "./screen.ts";
+import { type FinishedState, type TaskScreen, Screen, logicalLinesOfRows, textOfRows } from "./screen.ts";
 
 const utf8 = new TextDecoder();
 
@@ -45,13 +45,13 @@ export class FinishedScreen implements TaskScreen {
     return { dispose() {} };
   }
 
-  serializeForAttach(view: View = "full"): string {
-    return utf8.decode(view === "full" ? this.state.full : this.state.visible);
+  serializeForAttach(): string {
+    return utf8.decode(this.state.attach);
   }
 
-  async snapshotForAttach(view: View = "full"): Promise<string> {
+  async snapshotForAttach(): Promise<string> {
     await this.settled;
-    return this.serializeForAttach(view);
+    return this.serializeForAttach();
   }
 
   async textAtCurrentPoint(lines?: number): Promise<string> {
@@ -87,7 +87,7 @@ export class FinishedScreen implements TaskScreen {
 async function relaid(state: FinishedState, cols: number, rows: number): Promise<FinishedState> {
   const screen = new Screen({ cols: state.cols, rows: state.rows, scrollback: state.scrollback });
   try {
-    screen.write(state.full);
+    screen.write(state.whole);
     await screen.flushed();
     screen.resize(cols, rows);
     return await screen.finishedStateAtCurrentPoint();

@@ -3,12 +3,15 @@
 // terminal queries while no client is attached.
 //
 // INVARIANT: serializeForAttach(), written into a terminal of the same size in whatever state that
-// terminal was left, reproduces this screen exactly: both buffers, scrollback, cursor, pen, modes
-// and scroll region. Cells are drawn by screen-serialize.ts; state xterm has no API for is tracked
+// terminal was left, reproduces what this screen shows exactly: the active buffer's rows, cursor,
+// pen, modes and scroll region. It never switches the client's terminal between its normal and
+// alternate screens: attach.ts keeps that terminal on its alternate screen, so its scrollback is
+// left alone. Cells are drawn by screen-serialize.ts; state xterm has no API for is tracked
 // here (docs/terminal-state.md). Runs under Bun and Deno; on the output hot path only write() runs.
 // The default import is the CommonJS module object: Deno finds no named exports in xterm's bundle.
 import xterm, { type IBuffer, type IDisposable, type IModes } from "@xterm/headless";
 import { type Style, serializeRows, sgr } from "./screen-serialize.ts";
+import { useFleetcomWidths } from "./terminal-widths.ts";
 
 export interface ScreenOptions {
   cols: number;
@@ -30,7 +33,6 @@ const CSI = `${ESC}[`;
 const SGR_RESET = `${CSI}0m`;
 const HIDE_CURSOR = `${CSI}?25l`;
 const SHOW_CURSOR = `${CSI}?25h`;
-const ENTER_ALT_SCREEN = `${CSI}?1049h${CSI}H`;
 const ALT_SCREEN_MODES = [47, 1047, 1049];
 const MOUSE_ENCODINGS = [1005, 1006, 1015, 1016];
 const MOUSE_TRACKING: Record<IModes["mouseTrackingMode"], string> = {
@@ -43,12 +45,12 @@ const MOUSE_TRACKING: Record<IModes["mouseTrackingMode"], string> = {
 
 /**
  * Puts an attaching terminal into a known state before the screen is drawn: whatever a previous
- * program left in it (alternate screen, scroll region, origin mode, pen, modes, line-drawing
- * charset) would otherwise distort the drawing or the input the task receives. The cursor stays
- * hidden while drawing; the suffix shows it again unless the task hid it.
+ * program left in it (scroll region, origin mode, pen, modes, line-drawing charset) would otherwise
+ * distort the drawing or the input the task receives. The cursor stays hidden while drawing; the
+ * suffix shows it again unless the task hid it. Which screen the terminal is on, and its
+ * scrollback, are left as they are.
  */
 const RESET_ATTACHING_TERMINAL = [
-  `${CSI}?1049l`, // leave the alternate screen first, so the clear below hits the normal one
   HIDE_CURSOR,
   SGR_RESET,
   `${CSI}r`, // scroll region: whole screen
@@ -60,18 +62,6 @@ const RESET_ATTACHING_TERMINAL = [
   `${ESC}(B\x0f`, // G0 = ASCII, selected
   `${CSI}H${CSI}2J`,
 ].join("");
-
-/**
- * On attach the whole scrollback is cleared and sent again, so a reattach does not pile copies of
- * the task's history into the client's scrollback.
- */
-const CLEAR_SCROLLBACK = `${CSI}3J`;
-
-/**
- * What a view carries: `full` for an attach (scrollback included), `visible` for a resync of a
- * client that fell behind (the screen only: cheap, and the client's scrollback is left alone).
- */
-export type View = "full" | "visible";
 
 /** Modes xterm reports in `term.modes`, each with the sequence that sets it. */
 const MODE_RESTORES: [(m: IModes) => boolean, string][] = [
@@ -148,8 +138,8 @@ export interface TaskScreen {
   write(data: Uint8Array | string): void;
   flushed(): Promise<void>;
   resize(cols: number, rows: number): void;
-  serializeForAttach(view?: View): string;
-  snapshotForAttach(view?: View): Promise<string>;
+  serializeForAttach(): string;
+  snapshotForAttach(): Promise<string>;
   textAtCurrentPoint(lines?: number): Promise<string>;
   previewLine(): string;
   text(lines?: number): string;
@@ -167,8 +157,10 @@ export interface FinishedState {
   cols: number;
   rows: number;
   scrollback: number;
-  full: Uint8Array;
-  visible: Uint8Array;
+  /** What serializeForAttach() gave. */
+  attach: Uint8Array;
+  /** Scrollback, both buffers and modes, for replaying into a fresh emulator to reflow (replayWhole). */
+  whole: Uint8Array;
   /** Every row followed by "\n"; row y ends at rowEnds[y] and starts after row y - 1 and its "\n". */
   text: Uint8Array;
   rowEnds: Uint32Array;
@@ -192,6 +184,7 @@ export class Screen implements TaskScreen {
       // CSI 18 t (size in characters) is the one window report that needs no pixels or titles.
       windowOptions: { getWinSizeChars: true },
     });
+    useFleetcomWidths(this.term);
     this.followHiddenState();
   }
 
@@ -248,19 +241,19 @@ export class Screen implements TaskScreen {
 
   /**
    * What an attaching client's terminal must receive to show exactly this screen, as parsed so
-   * far: bytes written but not yet parsed are not in it (see snapshotForAttach).
+   * far: bytes written but not yet parsed are not in it (see snapshotForAttach). The same bytes
+   * redraw a client that fell behind or saw the task switch screens.
    */
-  serializeForAttach(view: View = "full"): string {
-    const reset = view === "full" ? RESET_ATTACHING_TERMINAL + CLEAR_SCROLLBACK : RESET_ATTACHING_TERMINAL;
-    return reset + this.serializedBuffers(view) + this.modes() + this.regionAndCursor() + this.pen();
+  serializeForAttach(): string {
+    return RESET_ATTACHING_TERMINAL + this.visibleRows() + this.modes() + this.regionAndCursor() + this.pen();
   }
 
   /**
    * serializeForAttach() taken exactly after every byte written so far and before any byte written
    * later, so a client can be sent this and then every later chunk without a gap or an overlap.
    */
-  snapshotForAttach(view: View = "full"): Promise<string> {
-    return this.readAtCurrentPoint(() => this.serializeForAttach(view));
+  snapshotForAttach(): Promise<string> {
+    return this.readAtCurrentPoint(() => this.serializeForAttach());
   }
 
   /** text() at the same exact point, for `peek --follow`. */
@@ -274,17 +267,30 @@ export class Screen implements TaskScreen {
   }
 
   /**
-   * The normal buffer with all its scrollback, so the client can scroll back through it; then,
-   * when a full-screen app runs, the alternate screen over it. The normal buffer's cursor is placed
-   * before switching because entering the alternate screen saves it, and leaving restores it.
+   * The rows on screen, of whichever buffer is active: the client's terminal shows one screen, and
+   * a task that switches buffers while attached is redrawn (attach.ts). The scrollback stays here
+   * (`peek -n`): the client's alternate screen could not keep it.
    */
-  private serializedBuffers(view: View): string {
+  private visibleRows(): string {
+    const buffer = this.term.buffer.active;
+    const { cols, rows } = this.term;
+    return serializeRows(buffer, buffer.baseY, buffer.baseY + rows, cols);
+  }
+
+  /**
+   * Bytes that make a fresh emulator of this size hold this one's state, scrollback included: the
+   * normal buffer's every row, then the alternate screen if it is active. Only a finished screen
+   * reflowed for a new size reads this (screen-finished.ts); clients get serializeForAttach().
+   */
+  private replayWhole(): string {
     const { normal, alternate, active } = this.term.buffer;
     const { cols, rows } = this.term;
-    let out = serializeRows(normal, view === "full" ? 0 : Math.max(0, normal.length - rows), normal.length, cols);
-    if (active.type !== "alternate") return out;
-    out += cursorTo(normal.cursorY + 1, normal.cursorX + 1) + ENTER_ALT_SCREEN;
-    return out + serializeRows(alternate, alternate.length - rows, alternate.length, cols);
+    let out = RESET_ATTACHING_TERMINAL + serializeRows(normal, 0, normal.length, cols);
+    if (active.type === "alternate") {
+      out += cursorTo(normal.cursorY + 1, normal.cursorX + 1) + `${CSI}?1049h`;
+      out += serializeRows(alternate, alternate.length - rows, alternate.length, cols);
+    }
+    return out + this.modes() + this.regionAndCursor() + this.pen();
   }
 
   private modes(): string {
@@ -380,8 +386,8 @@ export class Screen implements TaskScreen {
       cols: this.term.cols,
       rows: this.term.rows,
       scrollback: this.scrollback,
-      full: utf8.encode(this.serializeForAttach("full")),
-      visible: utf8.encode(this.serializeForAttach("visible")),
+      attach: utf8.encode(this.serializeForAttach()),
+      whole: utf8.encode(this.replayWhole()),
       text,
       rowEnds,
       wrapped,

@@ -77,6 +77,20 @@ describe("attach", () => {
     expect(second.output).toContain(`[task ${id} exited 0]`);
   });
 
+  test("a finished task's notice follows a resize to the new last row, over the task's redrawn screen", async () => {
+    const id = await fleet.run("printf 'done here\\n'; exit 4");
+    await fleet.waitForExit(id);
+    const client = await attach(id, { cols: 100, rows: 30 });
+    const notice = `[task ${id} exited 4 · r rerun · Ctrl-\\ back]`;
+    await client.waitForScreen("the notice", (s) => s.split("\n")[29] === notice);
+    client.resize(70, 20);
+    const resized = await client.waitForScreen("the notice on the new last row", (s) => s.split("\n")[19] === notice);
+    expect(resized.split("\n")[0]).toBe("done here");
+    expect(resized).not.toMatch(/\d+,\d+,\d+/);
+    client.write(DETACH);
+    expect(await client.proc.exited).toBe(0);
+  });
+
   test("a flood through an attached client is drawn as screens, and the client still ends on the exact last screen", async () => {
     const id = await fleet.run("echo READY; read go; seq 1 400000; echo THE-END");
     const client = await attach(id);

@@ -6,6 +6,7 @@ import { Terminal } from "@xterm/headless";
 import { readFileSync } from "node:fs";
 import { fleetcomArgv, makeSandbox, runFleetcom, type RunResult, type Sandbox } from "./helpers.ts";
 import type { TaskInfo } from "../src/messages.ts";
+import { useFleetcomWidths } from "../src/terminal-widths.ts";
 
 export async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -110,6 +111,7 @@ export class PtyClient {
 
   constructor(argv: string[], env: Record<string, string>, cwd: string, size: { cols: number; rows: number }) {
     this.term = new Terminal({ cols: size.cols, rows: size.rows, allowProposedApi: true, scrollback: 1000 });
+    useFleetcomWidths(this.term); // the widths of a modern terminal, as the daemon's
     const decoder = new TextDecoder();
     this.proc = Bun.spawn(argv, {
       env: { ...env, TERM: "xterm-256color" },

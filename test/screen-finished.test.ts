@@ -50,8 +50,7 @@ describe("a finished screen", () => {
       last40: live.text(40),
       all: live.text(100_000),
       preview: live.previewLine(),
-      full: live.serializeForAttach("full"),
-      visible: live.serializeForAttach("visible"),
+      attach: live.serializeForAttach(),
       logical: live.logicalLines(),
     };
     const { done, disposed } = await finished(live);
@@ -61,8 +60,7 @@ describe("a finished screen", () => {
     expect(done.text(100_000)).toBe(before.all);
     expect(done.previewLine()).toBe(before.preview);
     expect(done.previewLine()).toBe("last words");
-    expect(await done.snapshotForAttach("full")).toBe(before.full);
-    expect(await done.snapshotForAttach("visible")).toBe(before.visible);
+    expect(await done.snapshotForAttach()).toBe(before.attach);
     expect(await done.textAtCurrentPoint(40)).toBe(before.last40);
     expect(done.logicalLines()).toEqual(before.logical);
   });
@@ -84,7 +82,7 @@ describe("a finished screen", () => {
     reference.resize(50, 12);
     const { done } = await finished(liveScreen(HISTORY));
     done.resize(50, 12);
-    expect(await done.snapshotForAttach("full")).toBe(await reference.snapshotForAttach("full"));
+    expect(await done.snapshotForAttach()).toBe(await reference.snapshotForAttach());
     expect(await done.textAtCurrentPoint()).toBe(await reference.textAtCurrentPoint());
     expect(done.previewLine()).toBe(reference.previewLine());
   });

@@ -1,9 +1,12 @@
 // Restore fidelity: whatever a task wrote, serializeForAttach() written into a plain terminal of the
-// same size must leave that terminal in the same state as a twin terminal fed the task's bytes
-// directly (Screen's own terminal is private; its twin has the same options and input).
+// same size, on its alternate screen as attach.ts keeps it, must make that terminal show what a twin
+// terminal fed the task's bytes directly shows, and behave the same from then on (Screen's own
+// terminal is private; its twin has the same options and input).
 import { afterEach, describe, expect, test } from "bun:test";
 import { type IBuffer, type IBufferCell, Terminal } from "@xterm/headless";
+import { AltScreenFilter } from "../src/alt-screen-filter.ts";
 import { Screen } from "../src/screen.ts";
+import { useFleetcomWidths } from "../src/terminal-widths.ts";
 
 const COLS = 120;
 const ROWS = 40;
@@ -16,6 +19,7 @@ afterEach(() => {
 
 function plainTerminal(cols = COLS, rows = ROWS, scrollback = 2000): Terminal {
   const term = new Terminal({ cols, rows, scrollback, allowProposedApi: true });
+  useFleetcomWidths(term);
   cleanups.push(() => term.dispose());
   return term;
 }
@@ -26,7 +30,7 @@ function newScreen(cols = COLS, rows = ROWS, scrollback = 2000): Screen {
   return screen;
 }
 
-function writeTo(term: Terminal, data: string): Promise<void> {
+function writeTo(term: Terminal, data: string | Uint8Array): Promise<void> {
   return new Promise((resolve) => term.write(data, resolve));
 }
 
@@ -39,10 +43,14 @@ async function taskWrites(data: string, size = { cols: COLS, rows: ROWS, scrollb
   return { screen, twin };
 }
 
+const attachedTo = new WeakMap<Terminal, Screen>();
+
+/** The client's terminal as attach.ts uses it: the task drawn on its alternate screen. */
 async function restoreInto(screen: Screen, cols = COLS, rows = ROWS, dirt = ""): Promise<Terminal> {
   const client = plainTerminal(cols, rows);
   if (dirt) await writeTo(client, dirt);
-  await writeTo(client, screen.serializeForAttach());
+  await writeTo(client, `${CSI}?1049h${screen.serializeForAttach()}`);
+  attachedTo.set(client, screen);
   return client;
 }
 
@@ -66,16 +74,18 @@ function describeCell(cell: IBufferCell): string {
   ].join(" ");
 }
 
-/** Every row, cell by cell; the first difference is reported with its place. */
-function bufferDifferences(expected: IBuffer, actual: IBuffer, cols: number): string[] {
+/**
+ * The rows on screen, cell by cell; the first difference is reported with its place. The top row's
+ * wrapped flag is left out: the row it continues is in the scrollback, which is not sent.
+ */
+function screenDifferences(expected: IBuffer, actual: IBuffer, cols: number, rows: number): string[] {
   const differences: string[] = [];
-  if (expected.length !== actual.length) differences.push(`length ${expected.length} vs ${actual.length}`);
   const a = expected.getNullCell();
   const b = actual.getNullCell();
-  for (let y = 0; y < Math.min(expected.length, actual.length) && differences.length < 5; y++) {
-    const lineA = expected.getLine(y)!;
-    const lineB = actual.getLine(y)!;
-    if (lineA.isWrapped !== lineB.isWrapped) differences.push(`row ${y} wrapped ${lineA.isWrapped}`);
+  for (let y = 0; y < rows && differences.length < 5; y++) {
+    const lineA = expected.getLine(expected.baseY + y)!;
+    const lineB = actual.getLine(actual.baseY + y)!;
+    if (y > 0 && lineA.isWrapped !== lineB.isWrapped) differences.push(`row ${y} wrapped ${lineA.isWrapped}`);
     for (let x = 0; x < cols; x++) {
       const cellA = describeCell(lineA.getCell(x, a)!);
       const cellB = describeCell(lineB.getCell(x, b)!);
@@ -97,19 +107,27 @@ async function queriedState(term: Terminal): Promise<string[]> {
   return replies;
 }
 
+/** The client shows what the twin shows, on its alternate screen, with the same cursor and state. */
 async function expectSameTerminal(expected: Terminal, actual: Terminal): Promise<void> {
-  expect(actual.buffer.active.type).toBe(expected.buffer.active.type);
-  expect(bufferDifferences(expected.buffer.normal, actual.buffer.normal, expected.cols)).toEqual([]);
-  expect(bufferDifferences(expected.buffer.alternate, actual.buffer.alternate, expected.cols)).toEqual([]);
-  const cursor = (t: Terminal) => [t.buffer.active.cursorX, t.buffer.active.cursorY, t.buffer.active.baseY];
+  expect(actual.buffer.active.type).toBe("alternate");
+  expect(screenDifferences(expected.buffer.active, actual.buffer.active, expected.cols, expected.rows)).toEqual([]);
+  const cursor = (t: Terminal) => [t.buffer.active.cursorX, t.buffer.active.cursorY];
   expect(cursor(actual)).toEqual(cursor(expected));
   expect(actual.modes).toEqual(expected.modes);
   expect(await queriedState(actual)).toEqual(await queriedState(expected));
 }
 
-/** Writes the same bytes into both and checks they still agree: the pen, region and origin behave alike. */
+/**
+ * The task writes `data`: the twin gets it as it is, the attached client as attach.ts passes it on
+ * (screen switches taken out, then a redraw); both must still agree, so the pen, region and origin
+ * behave alike.
+ */
 async function expectSameAfter(data: string, expected: Terminal, actual: Terminal): Promise<void> {
-  await Promise.all([writeTo(expected, data), writeTo(actual, data)]);
+  const screen = attachedTo.get(actual)!;
+  screen.write(data);
+  const { bytes, switched } = new AltScreenFilter().push(new TextEncoder().encode(data));
+  await Promise.all([writeTo(expected, data), writeTo(actual, bytes)]);
+  if (switched) await writeTo(actual, await screen.snapshotForAttach());
   await expectSameTerminal(expected, actual);
 }
 
@@ -146,7 +164,7 @@ function fullScreenFrame(rows: number): string {
 // ---- restore fidelity -----------------------------------------------------------------------
 
 describe("restoring a screen on attach", () => {
-  test("plain lines come back with their scrollback", async () => {
+  test("plain lines come back (the scrollback stays in the daemon)", async () => {
     const { screen, twin } = await taskWrites(plainLines(2040));
     await expectSameTerminal(twin, await restoreInto(screen));
   });
@@ -184,7 +202,7 @@ describe("restoring a screen on attach", () => {
     await expectSameAfter("Z", twin, client);
   });
 
-  test("a full-screen app on the alternate screen over 2000 lines of scrollback comes back exactly", async () => {
+  test("a full-screen app on the alternate screen over 2000 lines of scrollback comes back exactly, and so does the screen it leaves", async () => {
     const app =
       `${CSI}1;33;44m${CSI}?1049h${CSI}?25l${CSI}?1h${CSI}?2004h${CSI}?1000h${CSI}?1006h` +
       `${fullScreenFrame(ROWS)}${CSI}1;33m${CSI}12;34H`;
@@ -210,6 +228,7 @@ describe("restoring a screen on attach", () => {
     const client = await restoreInto(screen);
     await expectSameTerminal(twin, client);
     await expectSameAfter(`${CSI}30;1H${"\n".repeat(3)}x`, twin, client);
+    await expectSameAfter(`${CSI}?1049l${CSI}20;1H${"\n".repeat(3)}y`, twin, client);
   });
 
   test("a terminal left dirty by an earlier program is reset before the screen is drawn", async () => {
@@ -265,9 +284,15 @@ describe("restoring a screen on attach", () => {
   test("a screen with scrollback off restores its visible rows", async () => {
     const size = { cols: 80, rows: 24, scrollback: 0 };
     const { screen, twin } = await taskWrites(colouredLines(100), size);
-    const client = plainTerminal(80, 24, 0);
-    await writeTo(client, screen.serializeForAttach());
-    await expectSameTerminal(twin, client);
+    await expectSameTerminal(twin, await restoreInto(screen, 80, 24));
+  });
+
+  test("a task that enters and leaves the alternate screen while attached is redrawn each time", async () => {
+    const { screen, twin } = await taskWrites(`${colouredLines(50)}${CSI}32mprompt$ ${CSI}0m`);
+    const client = await restoreInto(screen);
+    await expectSameAfter(`vim\r\n${CSI}?1049h${CSI}H${CSI}2J${fullScreenFrame(ROWS)}${CSI}5;5H`, twin, client);
+    await expectSameAfter(`${CSI}?1049l${CSI}?25h`, twin, client);
+    await expectSameAfter(`${CSI}?47h${CSI}Hless${CSI}?47l${CSI}?1047h${CSI}?1h${CSI}?1047;1l`, twin, client);
   });
 
   test("a snapshot holds exactly the bytes written before it was asked for", async () => {
@@ -279,7 +304,7 @@ describe("restoring a screen on attach", () => {
     const snapshot = screen.snapshotForAttach();
     screen.write(after);
     const client = plainTerminal();
-    await writeTo(client, await snapshot);
+    await writeTo(client, `${CSI}?1049h${await snapshot}`);
     await writeTo(client, after);
     await writeTo(twin, before + after);
     await expectSameTerminal(twin, client);
@@ -384,32 +409,21 @@ test("bytes of a UTF-8 character split across two writes are decoded as one char
   expect(screen.text()).toBe("中😀");
 });
 
-describe("the visible view for a resync", () => {
-  function visibleRows(term: Terminal): string[] {
-    const buffer = term.buffer.active;
-    return Array.from({ length: term.rows }, (_, y) => buffer.getLine(buffer.viewportY + y)!.translateToString(true));
+describe("the client's own screen", () => {
+  function rows(buffer: IBuffer): string[] {
+    return Array.from({ length: buffer.length }, (_, y) => buffer.getLine(y)!.translateToString(true)).filter((r) => r !== "");
   }
 
-  test("restores the screen, cursor and modes exactly without the scrollback or clearing the client's own", async () => {
-    const { screen, twin } = await taskWrites(`${colouredLines(300)}${CSI}?2004h${CSI}5;7Hmid`);
-    const client = plainTerminal();
-    await writeTo(client, "the client's own history\r\n".repeat(100));
-    const view = screen.serializeForAttach("visible");
+  test("is neither cleared nor switched by the bytes, and comes back with its scrollback when the client leaves", async () => {
+    const { screen } = await taskWrites(`${colouredLines(300)}${CSI}?1049h${fullScreenFrame(ROWS)}`);
+    const view = screen.serializeForAttach();
     expect(view).not.toContain(`${CSI}3J`);
-    expect(view.length).toBeLessThan(screen.serializeForAttach("full").length / 4);
-    await writeTo(client, view);
-    expect(visibleRows(client)).toEqual(visibleRows(twin));
-    const at = (t: Terminal) => [t.buffer.active.cursorX, t.buffer.active.cursorY];
-    expect(at(client)).toEqual(at(twin));
-    expect(client.modes).toEqual(twin.modes);
-    expect(client.buffer.normal.getLine(0)!.translateToString(true)).toBe("the client's own history");
-  });
-
-  test("restores a full-screen app on the alternate screen", async () => {
-    const { screen, twin } = await taskWrites(`${plainLines(100)}${CSI}?1049h${fullScreenFrame(ROWS)}`);
+    expect(view).not.toMatch(/\x1b\[\?(47|1047|1049)[hl]/);
     const client = plainTerminal();
-    await writeTo(client, screen.serializeForAttach("visible"));
-    expect(client.buffer.active.type).toBe("alternate");
-    expect(bufferDifferences(twin.buffer.alternate, client.buffer.alternate, COLS)).toEqual([]);
+    const own = Array.from({ length: 100 }, (_, i) => `the client's own line ${i}`);
+    await writeTo(client, own.join("\r\n"));
+    await writeTo(client, `${CSI}?1049h${view}${CSI}?1049l`);
+    expect(rows(client.buffer.normal)).toEqual(own);
   });
 });
+

@@ -37,6 +37,14 @@ describe("start-up imports", () => {
     });
   }
 
+  // The daemon's terminal emulator and its width tables are for the daemon: text-width.ts has its own.
+  for (const command of ["ls", "attach", "peek", "sessions"]) {
+    test(`fleetcom ${command} does not load xterm or its addons`, () => {
+      const modules = staticClosure(["main.ts", "cli.ts", `cmd-${command}.ts`, "dashboard.ts", "picker.ts"]);
+      expect([...modules].filter((m) => m.startsWith("@xterm/") || m.endsWith("/terminal-widths.ts"))).toEqual([]);
+    });
+  }
+
   test("fleetcom --version loads nothing but the version", () => {
     expect([...staticClosure(["main.ts"])].map((m) => m.replace(`${SRC}/`, "")).sort()).toEqual(["main.ts", "version.ts"]);
   });

@@ -1,13 +1,12 @@
 // What the session and recovery tests share: a fleet with short snapshot intervals, a raw socket
 // client for bursts the CLI could not issue within a second, the snapshots on disk and the writes the
 // daemon logged, and the process sweep for tasks a SIGKILLed daemon may leave behind.
-import { connect, type Socket } from "node:net";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl } from "../src/protocol.ts";
 import { isSnapshotName } from "../src/recovery.ts";
-import { VERSION } from "../src/version.ts";
 import { Fleet } from "./fleet.ts";
+
+export { RawClient } from "./raw-client.ts";
 
 /** A Fleet whose daemon snapshots quickly; the minute check stays out of the way unless asked for. */
 export function snapshotFleet(settings: { debounceMs?: number; checkMs?: number } = {}): Fleet {
@@ -43,56 +42,6 @@ export function snapshotWrites(fleet: Fleet): number {
     return readFileSync(join(fleet.sandbox.runtime, "daemon.log"), "utf8").split("\n").filter((l) => / snapshot written /.test(l)).length;
   } catch {
     return 0;
-  }
-}
-
-/** One connection, many requests without waiting: what a burst of commands looks like to the daemon. */
-export class RawClient {
-  private nextId = 1;
-  private readonly waiting = new Map<number, (reply: { ok: boolean; result?: unknown; error?: string }) => void>();
-  private readonly decoder = new FrameDecoder(MAX_DAEMON_FRAME);
-  private closed = false;
-
-  private constructor(private readonly socket: Socket) {
-    socket.on("data", (chunk: Uint8Array) => {
-      for (const frame of this.decoder.push(chunk)) {
-        if (frame.kind !== FrameKind.control) continue;
-        const message = decodeJson(frame.payload) as { type: string; id: number; ok: boolean; result?: unknown; error?: string };
-        if (message.type === "reply") this.waiting.get(message.id)?.(message);
-      }
-    });
-    socket.on("close", () => {
-      this.closed = true;
-      for (const settle of this.waiting.values()) settle({ ok: false, error: "connection closed" });
-      this.waiting.clear();
-    });
-    socket.on("error", () => {});
-  }
-
-  static open(fleet: Fleet, cwd = fleet.sandbox.home): Promise<RawClient> {
-    return new Promise((resolve, reject) => {
-      const socket = connect(join(fleet.sandbox.runtime, "default.sock"));
-      socket.once("error", reject);
-      socket.once("connect", () => {
-        const client = new RawClient(socket);
-        socket.write(encodeControl({ type: "hello", protocol: PROTOCOL_VERSION, version: VERSION, cwd, env: fleet.env, cols: 80, rows: 24 }));
-        resolve(client);
-      });
-    });
-  }
-
-  /** Resolves with the reply; a dropped connection resolves too, as a failure. */
-  request(op: string, args: Record<string, unknown> = {}): Promise<{ ok: boolean; result?: unknown; error?: string }> {
-    if (this.closed) return Promise.resolve({ ok: false, error: "connection closed" });
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.waiting.set(id, resolve);
-      this.socket.write(encodeControl({ type: "request", id, op, args }));
-    });
-  }
-
-  close(): void {
-    this.socket.destroy();
   }
 }
 

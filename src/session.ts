@@ -162,12 +162,19 @@ function versionAsWritten(value: unknown, text: string): string {
 
 type SourceReviver = (this: object, key: string, value: unknown, context?: { source?: string }) => unknown;
 
+// A reviver walks the whole document recursively: a deeply nested one that the plain parse took
+// overflows the stack here, and then the value as parsed has to do.
 function topLevelSource(text: string, key: string): string | undefined {
   const sources = new Map<object, string>();
-  const root = (JSON.parse as (text: string, reviver: SourceReviver) => unknown)(text, function (name, value, context) {
-    if (name === key && context?.source !== undefined) sources.set(this, context.source);
-    return value;
-  });
+  let root: unknown;
+  try {
+    root = (JSON.parse as (text: string, reviver: SourceReviver) => unknown)(text, function (name, value, context) {
+      if (name === key && context?.source !== undefined) sources.set(this, context.source);
+      return value;
+    });
+  } catch {
+    return undefined;
+  }
   return typeof root === "object" && root !== null ? sources.get(root) : undefined;
 }
 

@@ -9,7 +9,8 @@ import type { TaskInfo } from "../src/messages.ts";
 import { parseRecipe } from "../src/session.ts";
 import { until } from "./fleet.ts";
 import { seededRandom } from "./helpers.ts";
-import { RawClient, killProcessGroups, launches, processesWithMarker, recoveryDirOf, snapshotFleet, snapshotNames, type Launch } from "./recovery-helpers.ts";
+import { killProcessGroups, launches, processesWithMarker, recoveryDirOf, snapshotFleet, snapshotNames, type Launch } from "./recovery-helpers.ts";
+import { RawClient } from "./raw-client.ts";
 
 const ROUNDS = Number(process.env.FLEETCOM_CRASH_ROUNDS ?? 50);
 const SEED = Number(process.env.FLEETCOM_CRASH_SEED ?? Date.now() % 1_000_000);

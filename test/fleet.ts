@@ -3,10 +3,12 @@
 // stop().
 import { afterEach, beforeEach } from "bun:test";
 import { Terminal } from "@xterm/headless";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { fleetcomArgv, makeSandbox, runFleetcom, type RunResult, type Sandbox } from "./helpers.ts";
 import type { TaskInfo } from "../src/messages.ts";
 import { useFleetcomWidths } from "../src/terminal-widths.ts";
+import { RawClient } from "./raw-client.ts";
 
 export async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -28,6 +30,7 @@ export function eachTestGetsAFleet(use: (fleet: Fleet) => void): void {
 export class Fleet {
   readonly sandbox: Sandbox = makeSandbox();
   private readonly clients: PtyClient[] = [];
+  private reader: RawClient | null = null;
 
   get env(): Record<string, string> {
     return this.sandbox.env;
@@ -47,8 +50,21 @@ export class Fleet {
     return Number((await this.ok(["run", ...flags, "--", command])).trim());
   }
 
+  /** The fleet as `ls --json` gives it. Polls read it over one connection kept open, not a CLI process per call; the CLI runs only to start a daemon. */
   async ls(): Promise<TaskInfo[]> {
-    return JSON.parse(await this.ok(["ls", "--json"]));
+    const tasks = await this.lsOverSocket();
+    return tasks ?? JSON.parse(await this.ok(["ls", "--json"]));
+  }
+
+  private async lsOverSocket(): Promise<TaskInfo[] | null> {
+    if (this.reader?.closed) this.reader = null;
+    if (!this.reader) {
+      if (!existsSync(join(this.sandbox.runtime, "default.sock"))) return null;
+      this.reader = await RawClient.open(this).catch(() => null);
+      if (!this.reader) return null;
+    }
+    const reply = await this.reader.request("ls");
+    return reply.ok ? (reply.result as TaskInfo[]) : null;
   }
 
   async task(id: number): Promise<TaskInfo> {
@@ -88,6 +104,7 @@ export class Fleet {
   }
 
   async stop(): Promise<void> {
+    this.reader?.close();
     for (const c of this.clients) c.kill();
     const pid = this.daemonPid();
     await this.cli(["--kill"]);

@@ -108,6 +108,15 @@ function checkOutcome(bytes: Uint8Array, file: string): "loaded" | "refused" {
   }
 }
 
+function refusal(bytes: Uint8Array, file: string): string {
+  try {
+    parseRecipe(decodeRecipe(bytes, file), file, ctx);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return "";
+}
+
 describe("malformed recipes", () => {
   test("3,000 mutated recipes each load with a drop count or fail with a one-line error naming the file", () => {
     const outcomes = { loaded: 0, refused: 0 };
@@ -117,19 +126,38 @@ describe("malformed recipes", () => {
     expect(outcomes.refused).toBeGreaterThan(300);
   }, 60_000);
 
-  test("a hand-written corpus of broken files never crashes the loader", () => {
-    const corpus: (string | Uint8Array)[] = [
-      "", " ", "{", "}", "[]", "null", "0", '"str"', "{}", '{"dirs": null}', '{"dirs": []}', '{"dirs": "x"}',
-      '{"dirs": {"/a": null}}', '{"version": 1e400}', '{"version": -0}', '{"/a": [{"cmd": "x", "group": {}}]}',
-      "[".repeat(100_000), "{".repeat(50_000), `{"/a": ${"[".repeat(20_000)}${"]".repeat(20_000)}}`,
-      `{"/a": ["${"\\u0000".repeat(1000)}"]}`, '{"\u0000": ["x"]}', `{"${"k".repeat(100_000)}": ["x"]}`,
-      new Uint8Array([0xff, 0xfe, 0x7b, 0x00, 0x7d]), new Uint8Array([0x7b, 0x22, 0xc3, 0x28, 0x22, 0x3a, 0x5b, 0x5d, 0x7d]),
-      '{"/a": ["x"]} trailing', '{"/a": ["x"],}', "{'/a': ['x']}", '{"/a": ["\\x41"]}', '{"/a": [NaN]}',
-      '{"__proto__": {"cmd": "x"}, "constructor": ["y"]}', '{"version": 1, "version": 2}',
+  test("a hand-written corpus of broken files gives each file's known outcome", () => {
+    const refused = (why: string) => ({ refused: why });
+    const loaded = (entries: number, dropped: number) => ({ entries, dropped });
+    const corpus: [string | Uint8Array, { refused: string } | { entries: number; dropped: number }][] = [
+      ["", refused("invalid JSON")], [" ", refused("invalid JSON")], ["{", refused("invalid JSON")], ["}", refused("invalid JSON")],
+      ["[]", refused("not a recipe")], ["null", refused("not a recipe")], ["0", refused("not a recipe")], ['"str"', refused("not a recipe")],
+      ["{}", loaded(0, 0)], ['{"dirs": null}', loaded(0, 1)], ['{"dirs": []}', loaded(0, 0)], ['{"dirs": "x"}', loaded(0, 1)],
+      ['{"dirs": {"/a": null}}', loaded(0, 1)], ['{"version": 1e400}', refused("unsupported recipe version")],
+      ['{"version": -0}', refused("unsupported recipe version")], ['{"/a": [{"cmd": "x", "group": {}}]}', loaded(0, 1)],
+      ["[".repeat(100_000), refused("invalid JSON")], ["{".repeat(50_000), refused("invalid JSON")],
+      [`{"/a": ${"[".repeat(20_000)}${"]".repeat(20_000)}}`, loaded(0, 1)],
+      [`{"/a": ["${"\\u0000".repeat(1000)}"]}`, loaded(1, 0)], ['{"\u0000": ["x"]}', refused("invalid JSON")],
+      [`{"${"k".repeat(100_000)}": ["x"]}`, loaded(1, 0)],
+      [new Uint8Array([0xff, 0xfe, 0x7b, 0x00, 0x7d]), refused("not valid UTF-8")],
+      [new Uint8Array([0x7b, 0x22, 0xc3, 0x28, 0x22, 0x3a, 0x5b, 0x5d, 0x7d]), refused("not valid UTF-8")],
+      ['{"/a": ["x"]} trailing', refused("invalid JSON")], ['{"/a": ["x"],}', refused("invalid JSON")],
+      ["{'/a': ['x']}", refused("invalid JSON")], ['{"/a": ["\\x41"]}', refused("invalid JSON")], ['{"/a": [NaN]}', refused("invalid JSON")],
+      ['{"__proto__": {"cmd": "x"}, "constructor": ["y"]}', loaded(1, 1)],
+      ['{"version": 1, "version": 2}', refused("unsupported recipe version")],
+      [`{"version": 2, "/a": ${"[".repeat(100_000)}${"]".repeat(100_000)}}`, refused("unsupported recipe version 2")],
     ];
-    corpus.forEach((item, i) => {
+    corpus.forEach(([item, expected], i) => {
       const bytes = typeof item === "string" ? new TextEncoder().encode(item) : item;
-      checkOutcome(bytes, `/corpus/${i}.json`);
+      const file = `/corpus/${i}.json`;
+      const outcome = checkOutcome(bytes, file);
+      if ("refused" in expected) {
+        expect({ i, outcome }).toEqual({ i, outcome: "refused" });
+        expect(refusal(bytes, file)).toContain(expected.refused);
+      } else {
+        const recipe = parseRecipe(decodeRecipe(bytes, file), file, ctx);
+        expect({ i, entries: recipe.entries.length, dropped: recipe.dropped }).toEqual({ i, ...expected });
+      }
     });
   }, 60_000);
 });

@@ -11,7 +11,8 @@ import { eachTestGetsAFleet, Fleet, until } from "./fleet.ts";
 import { entry, thrown } from "./helpers.ts";
 import { snapshotFileName } from "../src/recovery.ts";
 import { SnapshotWriter, type SnapshotState } from "../src/snapshots.ts";
-import { RawClient, recoveryDirOf } from "./recovery-helpers.ts";
+import { recoveryDirOf } from "./recovery-helpers.ts";
+import { RawClient } from "./raw-client.ts";
 
 let fleet: Fleet;
 eachTestGetsAFleet((f) => (fleet = f));

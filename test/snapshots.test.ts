@@ -9,7 +9,8 @@ import { isSnapshotName, snapshotFileName } from "../src/recovery.ts";
 import type { RecipeEntry } from "../src/session.ts";
 import { SnapshotWriter, type SnapshotSource } from "../src/snapshots.ts";
 import { type Fleet, until } from "./fleet.ts";
-import { RawClient, recoveryDirOf, snapshotFleet, snapshotNames, snapshotWrites } from "./recovery-helpers.ts";
+import { recoveryDirOf, snapshotFleet, snapshotNames, snapshotWrites } from "./recovery-helpers.ts";
+import { RawClient } from "./raw-client.ts";
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 

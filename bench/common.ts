@@ -2,7 +2,7 @@
 // isolated tmux server (its own socket, no user config), clients in real PTYs, timing statistics
 // and the one-line report format. Everything started here is registered for cleanup, so a
 // benchmark that throws or is interrupted leaves no daemon, server or task behind.
-import { isProcessAlive } from "../src/runtime.ts";
+import { isProcessAlive } from "../src/platform.ts";
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";

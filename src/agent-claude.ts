@@ -19,7 +19,7 @@ import {
   single,
   textsAfter,
   uuidOrNull,
-} from "./agents.ts";
+} from "./agent.ts";
 
 export const CLAUDE_SETTINGS_FILE = "claude-settings.json";
 

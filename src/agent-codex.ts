@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { entriesOf, firstRecord, member, textOf } from "./agent-files.ts";
 import { type AgentSignal, attentionMessage } from "./attention.ts";
-import { type Agent, type Env, homeOf, isUuid, lastHintId, nearSpawn, shellQuote, single, textsAfter, uuidOrNull } from "./agents.ts";
+import { type Agent, type Env, homeOf, isUuid, lastHintId, nearSpawn, shellQuote, single, textsAfter, uuidOrNull } from "./agent.ts";
 
 export const CODEX_NOTIFY_SCRIPT = "codex-notify.sh";
 

@@ -4,7 +4,7 @@
 // then `<word as invoked> --resume <id>`. Store: `~/.commandcode/projects/<slug>/<id>.jsonl`.
 import { isAbsolute, join } from "node:path";
 import { entriesOf, firstRecord, member, modifiedMs } from "./agent-files.ts";
-import { type Agent, homeOf, isUuid, lastHintId, single, textsAfter } from "./agents.ts";
+import { type Agent, homeOf, isUuid, lastHintId, single, textsAfter } from "./agent.ts";
 
 const WORDS = ["command-code", "cmd", "cmdc", "commandcode"];
 

@@ -2,7 +2,7 @@
 // `grok --resume <id>` or `grok -r <id>`. Store: `<grok home>/sessions/<encoded cwd>/<id>/`.
 import { join } from "node:path";
 import { createdMs, entriesOf } from "./agent-files.ts";
-import { type Agent, type Env, homeOf, lastHintId, nearSpawn, newUuid, shellQuote, single } from "./agents.ts";
+import { type Agent, type Env, homeOf, lastHintId, nearSpawn, newUuid, shellQuote, single } from "./agent.ts";
 
 const HINT = /(?:^|\s)grok\s+(?:--resume|-r)\s+(.*)$/;
 

@@ -8,8 +8,8 @@
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, watch, type FSWatcher } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "./atomic-write.ts";
-import type { RunAssets } from "./agents.ts";
-import { isProcessAlive } from "./runtime.ts";
+import type { RunAssets } from "./agent.ts";
+import { isProcessAlive } from "./platform.ts";
 
 const PREFIX = "agents-";
 const POLL_MS = 500;

@@ -5,7 +5,7 @@ import { closeSync, fchmodSync, fsyncSync, openSync, readdirSync, renameSync, un
 import { randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
 import { UserError } from "./errors.ts";
-import { printable } from "./printable.ts";
+import { printable } from "./text-printable.ts";
 
 // Temp names start with a dot and end in `.tmp`, so no listing mistakes one for a session or a
 // snapshot; the pid lets a later save tell a dead writer's leftover from a live write.

@@ -2,7 +2,7 @@
 // into one `fleetcom: …` line with the documented exit code.
 import { defineCommand, runCommand, showUsage, type CommandDef } from "citty";
 import { EXIT, UserError, errorMessage } from "./errors.ts";
-import { printable } from "./printable.ts";
+import { printable } from "./text-printable.ts";
 import { VERSION } from "./version.ts";
 
 type Lazy = () => Promise<CommandDef<any>>;
@@ -69,12 +69,12 @@ export async function runCli(argv: string[]): Promise<number> {
       return 0;
     }
     if (argv.length === 1 && argv[0] === "--kill") {
-      const { stopDaemon } = await import("./stop-daemon.ts");
+      const { stopDaemon } = await import("./client-stop-daemon.ts");
       return await stopDaemon();
     }
     const dashboard = dashboardRequest(argv);
     if (dashboard) {
-      const { openDashboard } = await import("./open-dashboard.ts");
+      const { openDashboard } = await import("./client-open-dashboard.ts");
       return await openDashboard(dashboard);
     }
     if (!SUBCOMMANDS[argv[0]!]) {

@@ -11,13 +11,13 @@ import { closeSync, openSync, readFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { EXIT, UserError } from "./errors.ts";
-import type { AttachEnd, DaemonMessage, Reply, SnapshotNotice, TaskEvent } from "./messages.ts";
+import type { AttachEnd, DaemonMessage, Reply, SnapshotNotice, TaskEvent } from "./wire-protocol.ts";
 import { LOCK_NAME, LOG_NAME, SOCKET_NAME, logPath, runtimeDir } from "./paths.ts";
-import { printable } from "./printable.ts";
+import { printable } from "./text-printable.ts";
 import { flockHolder } from "./proc.ts";
-import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "./protocol.ts";
-import { isProcessAlive, peerUidReader, selfCommand, type PeerUid } from "./runtime.ts";
-import { daemonRefusal } from "./peer.ts";
+import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "./wire-framing.ts";
+import { isProcessAlive, peerUidReader, selfCommand, type PeerUid } from "./platform.ts";
+import { daemonRefusal } from "./wire-peer.ts";
 import { openRuntimeDir, type RuntimeDir } from "./runtime-dir.ts";
 import { VERSION } from "./version.ts";
 
@@ -29,7 +29,7 @@ export interface ClientHandlers {
   snapshot?(notice: SnapshotNotice): void;
   data?(bytes: Uint8Array): void;
   attachEnd?(end: AttachEnd): void;
-  /** The next data is a whole screen of the attached task (messages.ts ScreenFollows). */
+  /** The next data is a whole screen of the attached task (wire-protocol.ts ScreenFollows). */
   screen?(): void;
   closed?(): void;
 }

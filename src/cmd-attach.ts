@@ -1,5 +1,5 @@
 import { defineCommand } from "citty";
-import { attachTo, requireTerminal } from "./attach.ts";
+import { attachTo, requireTerminal } from "./ui-attach.ts";
 
 export default defineCommand({
   meta: { name: "attach", description: "Attach this terminal to TASK (Ctrl-\\ detaches); without TASK, pick one" },
@@ -10,7 +10,7 @@ export default defineCommand({
       return;
     }
     requireTerminal("attach");
-    const { pickTask } = await import("./task-picker.ts");
+    const { pickTask } = await import("./ui-picker-tasks.ts");
     const id = await pickTask();
     if (id !== null) process.exitCode = await attachTo(String(id));
   },

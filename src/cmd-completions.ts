@@ -5,10 +5,10 @@
 import { defineCommand, type ArgDef, type CommandDef } from "citty";
 import { completionScript, SHELLS, type CommandSpec, type FlagSpec, type Operand, type Shell } from "./completion-scripts.ts";
 import { usageError, UserError } from "./errors.ts";
-import { label } from "./format.ts";
-import { isPrintable, printable } from "./printable.ts";
-import type { TaskInfo } from "./messages.ts";
-import { selfCommand } from "./runtime.ts";
+import { label } from "./ui-format.ts";
+import { isPrintable, printable } from "./text-printable.ts";
+import type { TaskInfo } from "./wire-protocol.ts";
+import { selfCommand } from "./platform.ts";
 
 // What a command's first positional argument is, by its name in the citty definition.
 const POSITIONAL_OPERANDS: Record<string, Operand> = {
@@ -86,7 +86,7 @@ function flagsOf(args: Record<string, ArgDef> | undefined): FlagSpec[] {
 
 async function printList(what: string): Promise<void> {
   if (what === "sessions") {
-    const { listSessions } = await import("./session-store.ts");
+    const { listSessions } = await import("./recipe-sessions.ts");
     const names = listSessions().filter((s) => !s.damaged).map((s) => s.name);
     // A name that printable() would change (ESC, C1, a bidi override) is not offered: the shell would
     // show it raw, and it could not be typed back as shown.

@@ -2,13 +2,13 @@
 // it detached; service managers run it directly.
 import { defineCommand } from "citty";
 import { writeSync } from "node:fs";
-import { logLine } from "./printable.ts";
-import { scrollbackSetting } from "./scrollback.ts";
+import { logLine } from "./text-printable.ts";
+import { scrollbackSetting } from "./settings.ts";
 import { handshakeTimeoutSetting } from "./daemon.ts";
-import { startSupervisor } from "./supervisor.ts";
+import { startSupervisor } from "./daemon-supervisor.ts";
 
 // Straight to fd 2, which is the log under autostart: Bun's process.stderr keeps a copy of the fd of
-// its own, which would go on writing into a removed log after the daemon opened a new one (endpoint.ts).
+// its own, which would go on writing into a removed log after the daemon opened a new one (daemon-endpoint.ts).
 function log(message: string): void {
   try {
     writeSync(2, logLine(message));

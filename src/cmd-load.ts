@@ -7,10 +7,10 @@ import { existsSync } from "node:fs";
 import { defineCommand } from "citty";
 import { withDaemon } from "./client.ts";
 import { usageError, UserError } from "./errors.ts";
-import { cut } from "./format.ts";
-import { printable } from "./printable.ts";
-import type { RecipeEntry } from "./session.ts";
-import { directoryExists, loadRecipe, resolveSessionTarget, type LoadedRecipe } from "./session-store.ts";
+import { cut } from "./ui-format.ts";
+import { printable } from "./text-printable.ts";
+import type { RecipeEntry } from "./recipe.ts";
+import { directoryExists, loadRecipe, resolveSessionTarget, type LoadedRecipe } from "./recipe-sessions.ts";
 
 export default defineCommand({
   meta: { name: "load", description: "Start the processes of a saved session or recipe file" },
@@ -22,7 +22,7 @@ export default defineCommand({
   async run({ args }) {
     if (!args.target) {
       if (args["dry-run"]) throw usageError("load: --dry-run needs a session NAME or a FILE.json");
-      const { pickAndLoad } = await import("./session-picker.ts");
+      const { pickAndLoad } = await import("./ui-picker-sessions.ts");
       return pickAndLoad("saved", args.json);
     }
     const recipe = loadRecipe(args.target, process.cwd());
@@ -40,7 +40,7 @@ export interface LoadResult {
 }
 
 /**
- * How much of a recipe one `load` request carries. A request frame may hold 4 MiB (protocol.ts);
+ * How much of a recipe one `load` request carries. A request frame may hold 4 MiB (wire-framing.ts);
  * a 16 MiB recipe goes in several requests on one connection, in order.
  */
 export const LOAD_CHUNK_BYTES = 1024 * 1024;

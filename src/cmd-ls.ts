@@ -1,8 +1,8 @@
 // `fleetcom ls`: the fleet as a table, or as the documented JSON array.
 import { defineCommand } from "citty";
 import { withDaemon } from "./client.ts";
-import { lsTable, terminalColumns } from "./format.ts";
-import type { TaskInfo } from "./messages.ts";
+import { lsTable, terminalColumns } from "./ui-format.ts";
+import type { TaskInfo } from "./wire-protocol.ts";
 
 export default defineCommand({
   meta: { name: "ls", description: "List tasks" },

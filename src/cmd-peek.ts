@@ -3,8 +3,8 @@
 import { defineCommand } from "citty";
 import { DaemonClient } from "./client.ts";
 import { usageError } from "./errors.ts";
-import type { TaskInfo } from "./messages.ts";
-import { PlainTextStream } from "./plain-text.ts";
+import type { TaskInfo } from "./wire-protocol.ts";
+import { PlainTextStream } from "./text-plain.ts";
 
 export default defineCommand({
   meta: { name: "peek", description: "Print a task's current screen as plain text" },

@@ -3,13 +3,13 @@
 // the recovered fleet under a permanent name, since the next prune may delete the snapshot.
 import { defineCommand } from "citty";
 import { withDaemon } from "./client.ts";
-import { age } from "./format.ts";
+import { age } from "./ui-format.ts";
 import { EXIT, usageError, UserError } from "./errors.ts";
-import type { SnapshotError } from "./messages.ts";
-import { printable } from "./printable.ts";
+import type { SnapshotError } from "./wire-protocol.ts";
+import { printable } from "./text-printable.ts";
 import { recoveryDir } from "./paths.ts";
-import { snapshotFileName } from "./recovery.ts";
-import { latestSnapshot, listSnapshots, snapshotByPath, type SnapshotInfo } from "./recovery-store.ts";
+import { snapshotFileName } from "./recipe-snapshot-rules.ts";
+import { latestSnapshot, listSnapshots, snapshotByPath, type SnapshotInfo } from "./recipe-snapshots.ts";
 import { loadAndDescribe, printDryRun } from "./cmd-load.ts";
 
 export const SAVE_HINT = "to keep this fleet under a permanent name: fleetcom save NAME";
@@ -27,7 +27,7 @@ export default defineCommand({
     const chosen = [args.latest, args.list, args.file !== undefined].filter(Boolean).length;
     if (chosen === 0) {
       if (args["dry-run"]) throw usageError("recover: --dry-run goes with --latest or FILE");
-      const { pickAndLoad } = await import("./session-picker.ts");
+      const { pickAndLoad } = await import("./ui-picker-sessions.ts");
       return pickAndLoad("recovery", args.json);
     }
     if (chosen > 1) throw usageError("recover: give only one of --latest, --list and FILE");

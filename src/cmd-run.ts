@@ -28,7 +28,7 @@ export default defineCommand({
     );
     console.log(args.json ? JSON.stringify({ id }) : String(id));
     if (args.attach) {
-      const { attachTo } = await import("./attach.ts");
+      const { attachTo } = await import("./ui-attach.ts");
       // A command quicker than the attach has already ended: its exit code, not its frozen screen.
       process.exitCode = await attachTo(String(id), "end");
     }

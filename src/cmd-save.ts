@@ -3,9 +3,9 @@
 // HOME a later load expands them with.
 import { defineCommand } from "citty";
 import { withDaemon } from "./client.ts";
-import { printable } from "./printable.ts";
-import { sanitizeSessionName, type RecipeEntry } from "./session.ts";
-import { saveSession } from "./session-store.ts";
+import { printable } from "./text-printable.ts";
+import { sanitizeSessionName, type RecipeEntry } from "./recipe.ts";
+import { saveSession } from "./recipe-sessions.ts";
 
 export default defineCommand({
   meta: { name: "save", description: "Save the fleet as session NAME (refuses an empty fleet and name collisions)" },

@@ -2,10 +2,10 @@
 // daemon needed. Listing is the `list` default subcommand because citty would otherwise run a parent
 // `run` after every subcommand too.
 import { defineCommand } from "citty";
-import { table, terminalColumns } from "./format.ts";
-import { printable } from "./printable.ts";
+import { table, terminalColumns } from "./ui-format.ts";
+import { printable } from "./text-printable.ts";
 import { sessionDir } from "./paths.ts";
-import { listSessions, removeSession, renameSession, type SessionInfo } from "./session-store.ts";
+import { listSessions, removeSession, renameSession, type SessionInfo } from "./recipe-sessions.ts";
 
 const list = defineCommand({
   meta: { name: "list", description: "List saved sessions: name, task count, directories, modified time" },

@@ -2,9 +2,9 @@
 import { defineCommand } from "citty";
 import { DaemonClient } from "./client.ts";
 import { EXIT, UserError } from "./errors.ts";
-import type { SnapshotError } from "./messages.ts";
+import type { SnapshotError } from "./wire-protocol.ts";
 import { runtimeDir, sessionDir, socketPath } from "./paths.ts";
-import { printable } from "./printable.ts";
+import { printable } from "./text-printable.ts";
 
 interface Status {
   running: boolean;

@@ -5,9 +5,9 @@
 import { defineCommand } from "citty";
 import { DaemonClient } from "./client.ts";
 import { EXIT, UserError, usageError } from "./errors.ts";
-import { stateText } from "./format.ts";
+import { stateText } from "./ui-format.ts";
 import { msUntilIdle } from "./idle.ts";
-import type { TaskEvent, TaskInfo } from "./messages.ts";
+import type { TaskEvent, TaskInfo } from "./wire-protocol.ts";
 import { resolveTaskRef } from "./task-ref.ts";
 
 export const CONDITIONS = ["waiting", "exit", "idle"] as const;

@@ -8,19 +8,19 @@ import { setImmediate } from "node:timers";
 import { type } from "arktype";
 import { AgentNamespace } from "./agent-namespace.ts";
 import { type Attention, isNewAttention } from "./attention.ts";
-import { Connection, outputHighWater, type ConnectionHandler } from "./connection.ts";
-import { savedCommands } from "./conversation.ts";
+import { Connection, outputHighWater, type ConnectionHandler } from "./daemon-connection.ts";
+import { savedCommands } from "./agent-run.ts";
 import { UserError, errorMessage } from "./errors.ts";
-import { label } from "./format.ts";
-import { normalizeGroup, normalizeName } from "./labels.ts";
-import { hello as helloSchema, opArgs, request as requestSchema, type Hello, type Op, type RecipeEntry, type Request, type TaskInfo } from "./messages.ts";
-import { runNotifier } from "./notifier.ts";
-import { Endpoint } from "./endpoint.ts";
-import { commandTooLong } from "./session.ts";
+import { label } from "./ui-format.ts";
+import { normalizeGroup, normalizeName } from "./recipe-labels.ts";
+import { hello as helloSchema, opArgs, request as requestSchema, type Hello, type Op, type RecipeEntry, type Request, type TaskInfo } from "./wire-protocol.ts";
+import { runNotifier } from "./daemon-notifier.ts";
+import { Endpoint } from "./daemon-endpoint.ts";
+import { commandTooLong } from "./recipe.ts";
 import { socketPath, runtimeDir } from "./paths.ts";
-import { PROTOCOL_VERSION } from "./protocol.ts";
-import type { SnapshotState } from "./snapshots.ts";
-import { Task, type TaskListener } from "./task.ts";
+import { PROTOCOL_VERSION } from "./wire-framing.ts";
+import type { SnapshotState } from "./daemon-snapshots.ts";
+import { Task, type TaskListener } from "./daemon-task.ts";
 import { resolveTaskRef } from "./task-ref.ts";
 import { VERSION } from "./version.ts";
 
@@ -84,7 +84,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
   onStop: () => void = () => {};
   /** Called after every command that can change a saved recipe (recovery snapshots hang here). */
   onRecipeChange: () => void = () => {};
-  /** What the recovery snapshot writer last reported (snapshots.ts). */
+  /** What the recovery snapshot writer last reported (daemon-snapshots.ts). */
   private snapshot: SnapshotState = { error: null, pendingSince: null };
 
   constructor(readonly options: DaemonOptions) {}
@@ -362,7 +362,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
       this.detach(peer);
       return null;
     },
-    // The attached task switched screens: its client's terminal stays where it is (attach.ts).
+    // The attached task switched screens: its client's terminal stays where it is (ui-attach.ts).
     redraw: (peer) => {
       if (peer.attached) this.sendScreen(peer, peer.attached);
       return null;
@@ -539,7 +539,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
     };
   }
 
-  /** What the daemon holds for its clients: the bounds in connection.ts keep these small. */
+  /** What the daemon holds for its clients: the bounds in daemon-connection.ts keep these small. */
   private clientStats() {
     let queuedBytes = 0;
     let maxQueuedBytes = 0;

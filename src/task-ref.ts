@@ -1,7 +1,7 @@
 // Resolving what a user typed as TASK: an id, an exact display name, or a case-insensitive prefix of
 // a name or command that matches exactly one task. Pure, so every rule is a unit test.
 import { UserError } from "./errors.ts";
-import { printable } from "./printable.ts";
+import { printable } from "./text-printable.ts";
 
 // An error lists at most this many candidates: with hundreds of tasks the whole fleet on one line
 // would bury the message itself.

@@ -1,5 +1,5 @@
-// How many terminal columns text takes: the count the daemon's terminal makes (screen.ts, with
-// terminal-widths.ts), so `ls`, `sessions`, the dashboard and the picker line up with what a task
+// How many terminal columns text takes: the count the daemon's terminal makes (term-screen.ts, with
+// term-widths.ts), so `ls`, `sessions`, the dashboard and the picker line up with what a task
 // draws. Text is taken as the clusters a terminal draws in one cell: a character with its combining
 // marks, an emoji with its variation selector or skin tone, a ZWJ sequence, a flag (a pair of
 // regional indicators). A cluster is two columns when one of its code points is wide (East Asian
@@ -40,7 +40,7 @@ const WIDE: Ranges = [
 
 /**
  * Wide in Unicode 14 (as glibc 2.36 has it, and so tmux on Debian 12): emoji like 🥹 and 🫠, Kana
- * Extended-B, Yijing hexagrams. The addon's tables predate them; terminal-widths.ts widens them there.
+ * Extended-B, Yijing hexagrams. The addon's tables predate them; term-widths.ts widens them there.
  */
 export const LATER_WIDE: Ranges = [
   [0x4dc0, 0x4dff], [0x1aff0, 0x1aff3], [0x1aff5, 0x1affb], [0x1affd, 0x1affe], [0x1b11f, 0x1b122],

@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { claude, claudeSettings, claudeSlug, sessionStartId } from "../src/agent-claude.ts";
-import { detect } from "../src/agents.ts";
+import { detect } from "../src/agent.ts";
 import { assetsIn, HOSTILE, ID, ID2, tempDir } from "./agent-test-helpers.ts";
 
 let tmp: ReturnType<typeof tempDir>;

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { capturedThread, codex, NOTIFY_SCRIPT, notifyChain, turnPayloads, uuidV7Time } from "../src/agent-codex.ts";
-import { detect } from "../src/agents.ts";
+import { detect } from "../src/agent.ts";
 import { assetsIn, HOSTILE, ID, tempDir } from "./agent-test-helpers.ts";
 
 let tmp: ReturnType<typeof tempDir>;

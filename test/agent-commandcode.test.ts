@@ -2,7 +2,7 @@
 // the exit hint and the project-transcript store.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
-import { detect } from "../src/agents.ts";
+import { detect } from "../src/agent.ts";
 import { commandCode, commandCodeSlug, newestOnly, scratchpadId, transcriptBelongsTo } from "../src/agent-commandcode.ts";
 import { assetsIn, HOSTILE, ID, ID2, tempDir } from "./agent-test-helpers.ts";
 

@@ -1,6 +1,6 @@
 // Grok's part (src/agent-grok.ts): the pin, the exit hint and the session-folder store.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { detect } from "../src/agents.ts";
+import { detect } from "../src/agent.ts";
 import { grok, grokCwdFolder } from "../src/agent-grok.ts";
 import { assetsIn, HOSTILE, ID, ID2, tempDir } from "./agent-test-helpers.ts";
 

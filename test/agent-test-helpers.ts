@@ -2,7 +2,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import type { RunAssets } from "../src/agents.ts";
+import type { RunAssets } from "../src/agent.ts";
 
 export const ID = "c8c4a5cc-0b32-4ba0-a6b4-6ed08c218e0d";
 export const ID2 = "d9d5b6dd-1c43-4cb1-b7c5-7fe19d329f1e";

@@ -1,9 +1,9 @@
-// The pure core of agent conversations (src/agents.ts): the UUID gate, which commands take part,
+// The pure core of agent conversations (src/agent.ts): the UUID gate, which commands take part,
 // the resume form, the instrumented string and the precedence of evidence. Hostile inputs sit in
 // the same tables as good ones.
 import { describe, expect, test } from "bun:test";
-import { conversationId, detect, instrumentedCommand, isUuid, resumeCommand, shellQuote, single, textsAfter } from "../src/agents.ts";
-import { AGENTS } from "../src/conversation.ts";
+import { conversationId, detect, instrumentedCommand, isUuid, resumeCommand, shellQuote, single, textsAfter } from "../src/agent.ts";
+import { AGENTS } from "../src/agent-run.ts";
 
 const ID = "c8c4a5cc-0b32-4ba0-a6b4-6ed08c218e0d";
 const OTHER = "019f5453-de22-7240-b2e5-0d32692aa6d9";

@@ -3,12 +3,12 @@
 import { describe, expect, test } from "bun:test";
 import { claudeSignal } from "../src/agent-claude.ts";
 import { codexSignal } from "../src/agent-codex.ts";
-import { AttachNotice, noticeText } from "../src/attach-notice.ts";
+import { AttachNotice, noticeText } from "../src/ui-attach-notice.ts";
 import { type AttentionEvent, type AttentionTracker, BELL_SETTLE_MS, NO_ATTENTION, attentionMessage, isNewAttention, nextAttention } from "../src/attention.ts";
 import { check, untilQuiet } from "../src/cmd-wait.ts";
-import type { TaskInfo } from "../src/messages.ts";
-import { notifyEnv } from "../src/notifier.ts";
-import { TerminalScan } from "../src/terminal-scan.ts";
+import type { TaskInfo } from "../src/wire-protocol.ts";
+import { notifyEnv } from "../src/daemon-notifier.ts";
+import { TerminalScan } from "../src/term-scan.ts";
 
 const T0 = Date.parse("2026-01-01T12:00:00Z");
 const input = { type: "agent", signal: { kind: "waiting", state: "input", message: null } } as const;

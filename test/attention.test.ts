@@ -6,7 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { installFakeAgents } from "./agent-fakes.ts";
 import { Fleet, until } from "./fleet.ts";
-import type { TaskInfo } from "../src/messages.ts";
+import type { TaskInfo } from "../src/wire-protocol.ts";
 
 let fleet: Fleet;
 const notifierPids: number[] = [];

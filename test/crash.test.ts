@@ -5,8 +5,8 @@
 import { afterAll, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { TaskInfo } from "../src/messages.ts";
-import { parseRecipe } from "../src/session.ts";
+import type { TaskInfo } from "../src/wire-protocol.ts";
+import { parseRecipe } from "../src/recipe.ts";
 import { until } from "./fleet.ts";
 import { seededRandom } from "./helpers.ts";
 import { killProcessGroups, launches, processesWithMarker, recoveryDirOf, snapshotFleet, snapshotNames, type Launch } from "./recovery-helpers.ts";

@@ -3,8 +3,8 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { FrameKind, PROTOCOL_VERSION, encodeControl, encodeFrame } from "../src/protocol.ts";
-import { isProcessAlive } from "../src/runtime.ts";
+import { FrameKind, PROTOCOL_VERSION, encodeControl, encodeFrame } from "../src/wire-framing.ts";
+import { isProcessAlive } from "../src/platform.ts";
 import { eachTestGetsAFleet, Fleet, until } from "./fleet.ts";
 import { RawClient } from "./raw-client.ts";
 

@@ -1,10 +1,10 @@
 // The dashboard's pure parts: keys decoded from raw bytes, sections of each grouping, rows cut to
 // the width, the terminal width of text.
 import { describe, expect, test } from "bun:test";
-import { dashboardLines, header, sections, taskRow, type View } from "../src/dashboard-view.ts";
-import { cut } from "../src/format.ts";
-import { decodeKeys } from "../src/keys.ts";
-import type { TaskInfo } from "../src/messages.ts";
+import { dashboardLines, header, sections, taskRow, type View } from "../src/ui-dashboard-view.ts";
+import { cut } from "../src/ui-format.ts";
+import { decodeKeys } from "../src/ui-keys.ts";
+import type { TaskInfo } from "../src/wire-protocol.ts";
 import { textWidth } from "../src/text-width.ts";
 
 const NOW = Date.parse("2026-01-01T12:00:00Z");

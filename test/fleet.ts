@@ -6,8 +6,8 @@ import { Terminal } from "@xterm/headless";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fleetcomArgv, makeSandbox, runFleetcom, type RunResult, type Sandbox } from "./helpers.ts";
-import type { TaskInfo } from "../src/messages.ts";
-import { useFleetcomWidths } from "../src/terminal-widths.ts";
+import type { TaskInfo } from "../src/wire-protocol.ts";
+import { useFleetcomWidths } from "../src/term-widths.ts";
 import { RawClient } from "./raw-client.ts";
 
 export async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {

@@ -3,7 +3,7 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { UserError } from "../src/errors.ts";
-import type { RecipeEntry } from "../src/session.ts";
+import type { RecipeEntry } from "../src/recipe.ts";
 
 export const MAIN = resolve(import.meta.dir, "../src/main.ts");
 

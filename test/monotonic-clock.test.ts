@@ -3,7 +3,7 @@
 // in a real PTY, with Date.now stepped back (or forward) an hour while the code under test runs.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { AgentNamespace } from "../src/agent-namespace.ts";
-import { Task, type TaskListener } from "../src/task.ts";
+import { Task, type TaskListener } from "../src/daemon-task.ts";
 import { IDLE_AFTER_MS } from "../src/idle.ts";
 import { until } from "./fleet.ts";
 import { makeSandbox, type Sandbox } from "./helpers.ts";

@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { snapshotFileName, snapshotLabel } from "../src/recovery.ts";
+import { snapshotFileName, snapshotLabel } from "../src/recipe-snapshot-rules.ts";
 import { eachTestGetsAFleet, Fleet, type PtyClient, until } from "./fleet.ts";
 import { recoveryDirOf } from "./recovery-helpers.ts";
 

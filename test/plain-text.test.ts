@@ -1,6 +1,6 @@
 // The `peek --follow` filter, as a pure function of the chunks a task's output arrives in.
 import { describe, expect, test } from "bun:test";
-import { MAX_HELD, PlainTextStream, plainText } from "../src/plain-text.ts";
+import { MAX_HELD, PlainTextStream, plainText } from "../src/text-plain.ts";
 
 describe("the peek --follow filter (L1)", () => {
   // 7-bit and C1 spellings of OSC 0 (title), OSC 52 (clipboard), CSI (SGR), DCS, and a lone CR.

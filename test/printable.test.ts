@@ -1,9 +1,9 @@
 // The one output sanitiser (printable), as a pure function: hostile inputs sit in the same tables as
 // ordinary text that must pass unchanged.
 import { describe, expect, test } from "bun:test";
-import { cut, lsTable } from "../src/format.ts";
-import type { TaskInfo } from "../src/messages.ts";
-import { isPrintable, logLine, printable } from "../src/printable.ts";
+import { cut, lsTable } from "../src/ui-format.ts";
+import type { TaskInfo } from "../src/wire-protocol.ts";
+import { isPrintable, logLine, printable } from "../src/text-printable.ts";
 
 /** Any character printable() must never let through. */
 const UNSAFE = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;

@@ -2,7 +2,7 @@
 // a table: the proofs it accepts and the look-alikes it must refuse. The processes are made up; the
 // PID-reuse scenarios with real processes are in security-process.test.ts.
 import { describe, expect, test } from "bun:test";
-import { groupIsTheTasks, type GroupIdentity } from "../src/process-group.ts";
+import { groupIsTheTasks, type GroupIdentity } from "../src/daemon-process-group.ts";
 import type { ProcStat } from "../src/proc.ts";
 import { parseProcStat } from "../src/proc.ts";
 

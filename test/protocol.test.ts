@@ -1,8 +1,8 @@
 // Pure pieces of the supervisor: framing, TASK resolution, the scrollback setting.
 import { describe, expect, test } from "bun:test";
-import { DEFAULT_SCROLLBACK, MAX_SCROLLBACK, scrollbackSetting } from "../src/scrollback.ts";
+import { DEFAULT_SCROLLBACK, MAX_SCROLLBACK, scrollbackSetting } from "../src/settings.ts";
 import { UserError } from "../src/errors.ts";
-import { FrameDecoder, FrameError, FrameKind, decodeJson, encodeControl, encodeData, encodeFrame } from "../src/protocol.ts";
+import { FrameDecoder, FrameError, FrameKind, decodeJson, encodeControl, encodeData, encodeFrame } from "../src/wire-framing.ts";
 import { resolveTaskRef } from "../src/task-ref.ts";
 
 describe("frames", () => {

@@ -2,7 +2,7 @@
 // many requests on one connection, and to read the fleet without starting a CLI process per poll.
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
-import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "../src/protocol.ts";
+import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "../src/wire-framing.ts";
 import { VERSION } from "../src/version.ts";
 
 export interface RawReply {

@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { snapshotFileName, snapshotLabel } from "../src/recovery.ts";
+import { snapshotFileName, snapshotLabel } from "../src/recipe-snapshot-rules.ts";
 import { type Fleet, until } from "./fleet.ts";
 import { recoveryDirOf, snapshotFleet, snapshotWrites } from "./recovery-helpers.ts";
 

@@ -3,7 +3,7 @@
 // daemon logged, and the process sweep for tasks a SIGKILLed daemon may leave behind.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { isSnapshotName } from "../src/recovery.ts";
+import { isSnapshotName } from "../src/recipe-snapshot-rules.ts";
 import { Fleet } from "./fleet.ts";
 
 /** A Fleet whose daemon snapshots quickly; the minute check stays out of the way unless asked for. */

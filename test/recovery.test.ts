@@ -11,7 +11,7 @@ import {
   snapshotFileName,
   snapshotLabel,
   snapshotsToPrune,
-} from "../src/recovery.ts";
+} from "../src/recipe-snapshot-rules.ts";
 
 describe("snapshot file names", () => {
   test("a name is the supervisor's UTC start time, then its pid, as in the spec's example", () => {

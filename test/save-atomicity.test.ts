@@ -6,11 +6,11 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, w
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { UserError } from "../src/errors.ts";
-import type { RecipeEntry } from "../src/session.ts";
-import { listSessions, saveSession } from "../src/session-store.ts";
+import type { RecipeEntry } from "../src/recipe.ts";
+import { listSessions, saveSession } from "../src/recipe-sessions.ts";
 import { makeSandbox, seededRandom, type Sandbox } from "./helpers.ts";
 
-const STORE = resolve(import.meta.dir, "../src/session-store.ts");
+const STORE = resolve(import.meta.dir, "../src/recipe-sessions.ts");
 
 let sb: Sandbox;
 let dir: string;

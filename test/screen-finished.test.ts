@@ -6,9 +6,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AgentNamespace } from "../src/agent-namespace.ts";
-import { Screen, type FinishedState } from "../src/screen.ts";
-import { FinishedScreen } from "../src/screen-finished.ts";
-import { Task, type TaskListener } from "../src/task.ts";
+import { Screen, type FinishedState } from "../src/term-screen.ts";
+import { FinishedScreen } from "../src/term-screen-finished.ts";
+import { Task, type TaskListener } from "../src/daemon-task.ts";
 import { until } from "./fleet.ts";
 
 const cleanups: (() => void)[] = [];

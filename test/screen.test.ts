@@ -1,12 +1,12 @@
 // Restore fidelity: whatever a task wrote, serializeForAttach() written into a plain terminal of the
-// same size, on its alternate screen as attach.ts keeps it, must make that terminal show what a twin
+// same size, on its alternate screen as ui-attach.ts keeps it, must make that terminal show what a twin
 // terminal fed the task's bytes directly shows, and behave the same from then on (Screen's own
 // terminal is private; its twin has the same options and input).
 import { afterEach, describe, expect, test } from "bun:test";
 import { type IBuffer, type IBufferCell, Terminal } from "@xterm/headless";
-import { AltScreenFilter } from "../src/alt-screen-filter.ts";
-import { Screen } from "../src/screen.ts";
-import { useFleetcomWidths } from "../src/terminal-widths.ts";
+import { AltScreenFilter } from "../src/ui-alt-screen-filter.ts";
+import { Screen } from "../src/term-screen.ts";
+import { useFleetcomWidths } from "../src/term-widths.ts";
 
 const COLS = 120;
 const ROWS = 40;
@@ -118,7 +118,7 @@ async function expectSameTerminal(expected: Terminal, actual: Terminal): Promise
 }
 
 /**
- * The task writes `data`: the twin gets it as it is, the attached client as attach.ts passes it on
+ * The task writes `data`: the twin gets it as it is, the attached client as ui-attach.ts passes it on
  * (screen switches taken out, then a redraw); both must still agree, so the pen, region and origin
  * behave alike.
  */

@@ -5,12 +5,12 @@ import { mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadChunks } from "../src/cmd-load.ts";
-import { coalesce } from "../src/connection.ts";
-import type { TaskEvent, TaskInfo } from "../src/messages.ts";
+import { coalesce } from "../src/daemon-connection.ts";
+import type { TaskEvent, TaskInfo } from "../src/wire-protocol.ts";
 import { eachTestGetsAFleet, Fleet, until } from "./fleet.ts";
 import { entry, thrown } from "./helpers.ts";
-import { snapshotFileName } from "../src/recovery.ts";
-import { SnapshotWriter, type SnapshotState } from "../src/snapshots.ts";
+import { snapshotFileName } from "../src/recipe-snapshot-rules.ts";
+import { SnapshotWriter, type SnapshotState } from "../src/daemon-snapshots.ts";
 import { recoveryDirOf } from "./recovery-helpers.ts";
 import { RawClient } from "./raw-client.ts";
 
@@ -311,7 +311,7 @@ describe("L12: finished tasks", () => {
     const attached = await viewer.request("attach", { task: String(last), cols: 40, rows: 10 });
     expect(attached.ok).toBe(true);
     await until("the screen drawn", () => viewer.data.includes("last line 9"));
-    // At 40 columns the 76-column base64 lines arrive wrapped (drawn by autowrap, screen-serialize.ts),
+    // At 40 columns the 76-column base64 lines arrive wrapped (drawn by autowrap, term-serialize.ts),
     // as the live screen would have reflowed them; at the task's 80 columns nothing wraps.
     expect(viewer.data).toContain("-\x1b[D\x1b[X");
     expect((await viewer.request("detach")).ok).toBe(true);

@@ -6,8 +6,8 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { normalizeGroup, normalizeName } from "../src/labels.ts";
-import type { TaskInfo } from "../src/messages.ts";
+import { normalizeGroup, normalizeName } from "../src/recipe-labels.ts";
+import type { TaskInfo } from "../src/wire-protocol.ts";
 import { resolveTaskRef } from "../src/task-ref.ts";
 import { eachTestGetsAFleet, Fleet, until } from "./fleet.ts";
 import { fleetcomArgv } from "./helpers.ts";

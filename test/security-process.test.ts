@@ -8,13 +8,13 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { entry, fleetcomArgv, makeSandbox, type Sandbox } from "./helpers.ts";
-import { isProcessAlive } from "../src/runtime.ts";
+import { isProcessAlive } from "../src/platform.ts";
 import { Fleet, until } from "./fleet.ts";
 import { killProcessGroups, processesWithMarker, recoveryDirOf, snapshotFleet, snapshotNames, snapshotWrites } from "./recovery-helpers.ts";
-import { parseSnapshotName, snapshotFileName, snapshotLabel } from "../src/recovery.ts";
-import { latestSnapshot, listSnapshots } from "../src/recovery-store.ts";
-import { formatRecipe } from "../src/session.ts";
-import { SnapshotWriter } from "../src/snapshots.ts";
+import { parseSnapshotName, snapshotFileName, snapshotLabel } from "../src/recipe-snapshot-rules.ts";
+import { latestSnapshot, listSnapshots } from "../src/recipe-snapshots.ts";
+import { formatRecipe } from "../src/recipe.ts";
+import { SnapshotWriter } from "../src/daemon-snapshots.ts";
 
 const CANNOT_UNSHARE = namespaceUnavailable();
 

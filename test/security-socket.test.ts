@@ -7,9 +7,9 @@ import { chmodSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, r
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl } from "../src/protocol.ts";
+import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl } from "../src/wire-framing.ts";
 import { openRuntimeDir } from "../src/runtime-dir.ts";
-import { isProcessAlive } from "../src/runtime.ts";
+import { isProcessAlive } from "../src/platform.ts";
 import { eachTestGetsAFleet, Fleet, until } from "./fleet.ts";
 import { fleetcomArgv, runFleetcom } from "./helpers.ts";
 

@@ -12,7 +12,7 @@ import {
   renameSession,
   resolveSessionTarget,
   saveSession,
-} from "../src/session-store.ts";
+} from "../src/recipe-sessions.ts";
 import { entry, makeSandbox, thrown, type Sandbox } from "./helpers.ts";
 
 let sb: Sandbox;

@@ -1,8 +1,8 @@
 // Every rule of sessions.md that is a pure function of its input: file names, the format, versions,
 // the two shapes, tolerant loading and label normalisation. Each example in the spec is a case here.
 import { describe, expect, test } from "bun:test";
-import { normalizeGroup, normalizeName } from "../src/labels.ts";
-import { printable } from "../src/printable.ts";
+import { normalizeGroup, normalizeName } from "../src/recipe-labels.ts";
+import { printable } from "../src/text-printable.ts";
 import {
   decodeRecipe,
   formatRecipe,
@@ -10,7 +10,7 @@ import {
   sanitizeSessionName,
   sessionFileName,
   storedRecipe,
-} from "../src/session.ts";
+} from "../src/recipe.ts";
 import { entry, thrown } from "./helpers.ts";
 
 const ctx = { home: "/home/u", cwd: "/work/here" };
@@ -408,6 +408,6 @@ describe("labels", () => {
 });
 
 test("labels.ts imports nothing, so the daemon's hot path never loads arktype", async () => {
-  const source = await Bun.file(new URL("../src/labels.ts", import.meta.url)).text();
+  const source = await Bun.file(new URL("../src/recipe-labels.ts", import.meta.url)).text();
   expect(source).not.toMatch(/^import /m);
 });

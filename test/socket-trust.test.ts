@@ -9,9 +9,9 @@ import { join } from "node:path";
 import { busyDaemon, connectFailure } from "../src/client.ts";
 import { flockHolderIn } from "../src/proc.ts";
 import { UserError } from "../src/errors.ts";
-import { clientRefusal, daemonRefusal } from "../src/peer.ts";
+import { clientRefusal, daemonRefusal } from "../src/wire-peer.ts";
 import { openFailure, openRuntimeDir, runtimeDirProblem } from "../src/runtime-dir.ts";
-import { peerUidReader } from "../src/runtime.ts";
+import { peerUidReader } from "../src/platform.ts";
 import { thrown } from "./helpers.ts";
 
 const dirStat = (mode: number, uid = 1000) => ({ uid, mode: 0o40000 | mode, isDirectory: () => true });

@@ -40,8 +40,8 @@ describe("start-up imports", () => {
   // The daemon's terminal emulator and its width tables are for the daemon: text-width.ts has its own.
   for (const command of ["ls", "attach", "peek", "sessions"]) {
     test(`fleetcom ${command} does not load xterm or its addons`, () => {
-      const modules = staticClosure(["main.ts", "cli.ts", `cmd-${command}.ts`, "dashboard.ts", "picker.ts"]);
-      expect([...modules].filter((m) => m.startsWith("@xterm/") || m.endsWith("/terminal-widths.ts"))).toEqual([]);
+      const modules = staticClosure(["main.ts", "cli.ts", `cmd-${command}.ts`, "ui-dashboard.ts", "ui-picker.ts"]);
+      expect([...modules].filter((m) => m.startsWith("@xterm/") || m.endsWith("/term-widths.ts"))).toEqual([]);
     });
   }
 

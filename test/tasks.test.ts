@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { isProcessAlive } from "../src/runtime.ts";
+import { isProcessAlive } from "../src/platform.ts";
 import { eachTestGetsAFleet, Fleet, until } from "./fleet.ts";
 
 let fleet: Fleet;

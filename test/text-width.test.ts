@@ -1,10 +1,10 @@
-// text-width.ts counts columns as the daemon's terminal does (screen.ts with terminal-widths.ts):
+// text-width.ts counts columns as the daemon's terminal does (term-screen.ts with term-widths.ts):
 // checked for every code point, and for clusters by writing them into a terminal and reading where
 // its cursor went.
 import { afterAll, describe, expect, test } from "bun:test";
 import { Terminal } from "@xterm/headless";
-import { cut } from "../src/format.ts";
-import { fleetcomProvider, useFleetcomWidths } from "../src/terminal-widths.ts";
+import { cut } from "../src/ui-format.ts";
+import { fleetcomProvider, useFleetcomWidths } from "../src/term-widths.ts";
 import { codePointWidth, textWidth } from "../src/text-width.ts";
 import { seededRandom } from "./helpers.ts";
 import { CORPUS, TMUX_33_DIFFERS } from "./width-corpus.ts";

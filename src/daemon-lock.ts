@@ -1,7 +1,7 @@
-// The daemon's lock: an flock on daemon.lock held for the daemon's whole life (runtime.ts has the
+// The daemon's lock: an flock on daemon.lock held for the daemon's whole life (platform.ts has the
 // flock itself), which is what makes "exactly one daemon" race-free.
 import { closeSync, fstatSync, openSync, statSync } from "node:fs";
-import { tryLockExclusive } from "./runtime.ts";
+import { tryLockExclusive } from "./platform.ts";
 
 /**
  * The lock file's fd, locked, or null when a live daemon holds it. The kernel drops the lock when

@@ -1,6 +1,6 @@
 // The rules of recovery snapshots (recovery.md) as pure functions: the per-supervisor file name, the
-// label, which files a prune deletes and whether a pass writes at all. The I/O lives in snapshots.ts
-// (the writer inside the daemon) and recovery-store.ts (listing and loading for `fleetcom recover`).
+// label, which files a prune deletes and whether a pass writes at all. The I/O lives in daemon-snapshots.ts
+// (the writer inside the daemon) and recipe-snapshots.ts (listing and loading for `fleetcom recover`).
 
 // A snapshot file is `YYYYMMDDTHHMMSSZ-<pid>.json`: the supervisor's UTC start time, then its PID, so
 // concurrent supervisors sharing a directory never write the same file. Only names of exactly this

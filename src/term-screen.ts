@@ -5,13 +5,13 @@
 // INVARIANT: serializeForAttach(), written into a terminal of the same size in whatever state that
 // terminal was left, reproduces what this screen shows exactly: the active buffer's rows, cursor,
 // pen, modes and scroll region. It never switches the client's terminal between its normal and
-// alternate screens: attach.ts keeps that terminal on its alternate screen, so its scrollback is
-// left alone. Cells are drawn by screen-serialize.ts; state xterm has no API for is tracked
+// alternate screens: ui-attach.ts keeps that terminal on its alternate screen, so its scrollback is
+// left alone. Cells are drawn by term-serialize.ts; state xterm has no API for is tracked
 // here (docs/terminal-state.md). Runs under Bun and Deno; on the output hot path only write() runs.
 // The default import is the CommonJS module object: Deno finds no named exports in xterm's bundle.
 import xterm, { type IBuffer, type IDisposable, type IModes } from "@xterm/headless";
-import { type Style, serializeRows, sgr } from "./screen-serialize.ts";
-import { useFleetcomWidths } from "./terminal-widths.ts";
+import { type Style, serializeRows, sgr } from "./term-serialize.ts";
+import { useFleetcomWidths } from "./term-widths.ts";
 
 export interface ScreenOptions {
   cols: number;
@@ -151,7 +151,7 @@ export interface TaskScreen {
  * A screen reduced to what is read from it once its task has exited: the attach replay of both
  * views, and the active buffer's rows as text (unwritten cells trimmed, written spaces kept) with
  * their wrap flags. All of it is UTF-8 bytes: strings built cell by cell are ropes that cost
- * megabytes until flattened, and bytes are flat, a byte per ASCII character (screen-finished.ts).
+ * megabytes until flattened, and bytes are flat, a byte per ASCII character (term-screen-finished.ts).
  */
 export interface FinishedState {
   cols: number;
@@ -268,7 +268,7 @@ export class Screen implements TaskScreen {
 
   /**
    * The rows on screen, of whichever buffer is active: the client's terminal shows one screen, and
-   * a task that switches buffers while attached is redrawn (attach.ts). The scrollback stays here
+   * a task that switches buffers while attached is redrawn (ui-attach.ts). The scrollback stays here
    * (`peek -n`): the client's alternate screen could not keep it.
    */
   private visibleRows(): string {
@@ -280,7 +280,7 @@ export class Screen implements TaskScreen {
   /**
    * Bytes that make a fresh emulator of this size hold this one's state, scrollback included: the
    * normal buffer's every row, then the alternate screen if it is active. Only a finished screen
-   * reflowed for a new size reads this (screen-finished.ts); clients get serializeForAttach().
+   * reflowed for a new size reads this (term-screen-finished.ts); clients get serializeForAttach().
    */
   private replayWhole(): string {
     const { normal, alternate, active } = this.term.buffer;

@@ -6,7 +6,7 @@ import { basename, join, resolve } from "node:path";
 import { type } from "arktype";
 import { removeStaleTempFiles, writeFileAtomic, describeFsError } from "./atomic-write.ts";
 import { UserError } from "./errors.ts";
-import { printable } from "./printable.ts";
+import { printable } from "./text-printable.ts";
 import { homeDir, sessionDir } from "./paths.ts";
 import {
   decodeRecipe,
@@ -17,7 +17,7 @@ import {
   tildeDir,
   type ParsedRecipe,
   type RecipeEntry,
-} from "./session.ts";
+} from "./recipe.ts";
 
 type Env = Record<string, string | undefined>;
 

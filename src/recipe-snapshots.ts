@@ -4,10 +4,10 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { describeFsError } from "./atomic-write.ts";
 import { UserError } from "./errors.ts";
-import { printable } from "./printable.ts";
+import { printable } from "./text-printable.ts";
 import { homeDir, recoveryDir } from "./paths.ts";
-import { compareSnapshotsNewestFirst, isSnapshotName } from "./recovery.ts";
-import { displayName, readRecipe, type LoadedRecipe } from "./session-store.ts";
+import { compareSnapshotsNewestFirst, isSnapshotName } from "./recipe-snapshot-rules.ts";
+import { displayName, readRecipe, type LoadedRecipe } from "./recipe-sessions.ts";
 
 type Env = Record<string, string | undefined>;
 

@@ -1,9 +1,9 @@
 // `fleetcom attach` without TASK: pick a task from a line-oriented list, then attach to it.
 import { withDaemon } from "./client.ts";
-import { age, glyph, label, tildePath } from "./format.ts";
-import { printable } from "./printable.ts";
-import type { TaskInfo } from "./messages.ts";
-import { pick } from "./picker.ts";
+import { age, glyph, label, tildePath } from "./ui-format.ts";
+import { printable } from "./text-printable.ts";
+import type { TaskInfo } from "./wire-protocol.ts";
+import { pick } from "./ui-picker.ts";
 
 export function taskPickRow(task: TaskInfo, home: string | undefined, now = Date.now()): string {
   const parts = [`${glyph(task)}${task.tagged ? "◆" : ""} ${task.id} ${printable(label(task))}`, printable(tildePath(task.cwd, home)), age(task.startedAt, now)];

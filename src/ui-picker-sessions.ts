@@ -1,15 +1,15 @@
 // The session picker: saved sessions (by stored name, ignoring case, so `a/b` shows as `a/b`, not
 // as its file's `a_b`) and, behind Tab while any exist, the recovery snapshots newest first. Ctrl-R
 // renames and Ctrl-D deletes a saved session in place, with the same rules as `fleetcom sessions`.
-import { requireTerminal } from "./attach.ts";
+import { requireTerminal } from "./ui-attach.ts";
 import { loadAndDescribe } from "./cmd-load.ts";
 import { SAVE_HINT, snapshotListRow } from "./cmd-recover.ts";
-import { age } from "./format.ts";
-import { printable } from "./printable.ts";
-import { pick, type PickItem, type PickList, type PickerOptions } from "./picker.ts";
-import { listSnapshots, snapshotByPath } from "./recovery-store.ts";
+import { age } from "./ui-format.ts";
+import { printable } from "./text-printable.ts";
+import { pick, type PickItem, type PickList, type PickerOptions } from "./ui-picker.ts";
+import { listSnapshots, snapshotByPath } from "./recipe-snapshots.ts";
 import { recoveryDir, sessionDir } from "./paths.ts";
-import { listSessions, loadRecipe, removeSession, renameSession, type LoadedRecipe, type SessionInfo } from "./session-store.ts";
+import { listSessions, loadRecipe, removeSession, renameSession, type LoadedRecipe, type SessionInfo } from "./recipe-sessions.ts";
 
 export type PickedSession = { kind: "saved" | "recovery"; recipe: LoadedRecipe };
 

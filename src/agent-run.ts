@@ -1,5 +1,5 @@
 // The agent side of one task run: what is executed for the command as typed, and which conversation
-// the run is in, from the evidence in the precedence of agents.ts. The agent list lives here; an
+// the run is in, from the evidence in the precedence of agent.ts. The agent list lives here; an
 // agent's knowledge lives in its own agent-<name>.ts.
 import { commandCode } from "./agent-commandcode.ts";
 import { claude } from "./agent-claude.ts";
@@ -8,7 +8,7 @@ import { grok } from "./agent-grok.ts";
 import { linesSince } from "./agent-files.ts";
 import type { AgentNamespace } from "./agent-namespace.ts";
 import type { AgentSignal } from "./attention.ts";
-import { type Agent, type Env, type Launch, type RunAssets, conversationId, detect, instrumentedCommand, resumeCommand } from "./agents.ts";
+import { type Agent, type Env, type Launch, type RunAssets, conversationId, detect, instrumentedCommand, resumeCommand } from "./agent.ts";
 
 export const AGENTS: readonly Agent[] = [claude, codex, grok, commandCode];
 

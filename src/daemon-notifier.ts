@@ -5,7 +5,7 @@
 // or slow notifier never holds up the daemon.
 import { spawn } from "node:child_process";
 import type { Attention } from "./attention.ts";
-import { ProcessGroup } from "./process-group.ts";
+import { ProcessGroup } from "./daemon-process-group.ts";
 
 export const NOTIFY_TIMEOUT_MS = 10_000;
 const STDERR_KEPT = 2_000;

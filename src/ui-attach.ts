@@ -1,19 +1,19 @@
 // Attached mode: this terminal becomes the task's terminal. Raw input goes to the PTY (Ctrl-C,
 // Ctrl-Z and Ctrl-D included); Ctrl-\ detaches. The daemon first sends the task's screen, then
 // live output; the terminal's size becomes the PTY's. When another task starts waiting meanwhile, the
-// terminal's title says so (attach-notice.ts).
+// terminal's title says so (ui-attach-notice.ts).
 // The task is shown on the terminal's alternate screen, as tmux does: the user's scrollback and
 // screen are left as they were, and come back on detach with the cursor where it was. The task's
-// own screen switches are kept off that terminal (alt-screen-filter.ts).
+// own screen switches are kept off that terminal (ui-alt-screen-filter.ts).
 // A finished task shows its last screen with a notice on the last row saying how it ended; `r`
 // reruns it and stays attached to the new run.
 import { constants } from "node:os";
-import { AltScreenFilter } from "./alt-screen-filter.ts";
-import { AttachNotice } from "./attach-notice.ts";
+import { AltScreenFilter } from "./ui-alt-screen-filter.ts";
+import { AttachNotice } from "./ui-attach-notice.ts";
 import { DaemonClient, terminalSize } from "./client.ts";
 import { EXIT, UserError, usageError } from "./errors.ts";
-import type { AttachEnd, TaskInfo } from "./messages.ts";
-import { cut, stateText } from "./format.ts";
+import type { AttachEnd, TaskInfo } from "./wire-protocol.ts";
+import { cut, stateText } from "./ui-format.ts";
 
 const DETACH_KEY = 0x1c; // Ctrl-\
 const RERUN_KEY = 0x72; // r, on a finished task

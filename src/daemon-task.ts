@@ -2,14 +2,14 @@
 // life (running, idle, exited; rerun in place). The daemon owns tasks; a task never talks to clients.
 import type { AgentNamespace } from "./agent-namespace.ts";
 import { type Attention, type AttentionEvent, NO_ATTENTION, nextAttention } from "./attention.ts";
-import { type AgentRun, prepareRun } from "./conversation.ts";
-import type { TaskInfo } from "./messages.ts";
+import { type AgentRun, prepareRun } from "./agent-run.ts";
+import type { TaskInfo } from "./wire-protocol.ts";
 import { isIdle } from "./idle.ts";
-import { spawnPty, type Pty } from "./pty.ts";
-import { ProcessGroup, terminateGroup } from "./process-group.ts";
-import { Screen, type TaskScreen } from "./screen.ts";
-import { FinishedScreen } from "./screen-finished.ts";
-import { TerminalScan } from "./terminal-scan.ts";
+import { spawnPty, type Pty } from "./term-pty.ts";
+import { ProcessGroup, terminateGroup } from "./daemon-process-group.ts";
+import { Screen, type TaskScreen } from "./term-screen.ts";
+import { FinishedScreen } from "./term-screen-finished.ts";
+import { TerminalScan } from "./term-scan.ts";
 
 const KILL_GRACE_MS = 2_000;
 
@@ -177,7 +177,7 @@ export class Task {
     });
   }
 
-  /** An exited task keeps its screen as text, not as an emulator (screen-finished.ts). */
+  /** An exited task keeps its screen as text, not as an emulator (term-screen-finished.ts). */
   private finishScreen(): void {
     const live = this.screen;
     if (!(live instanceof Screen)) return;
@@ -237,7 +237,7 @@ export class Task {
 
   /**
    * TERM to the whole process group, KILL after the grace period to whatever is still there; only
-   * while the group is provably this run's (process-group.ts), so a finished task whose PID now
+   * while the group is provably this run's (daemon-process-group.ts), so a finished task whose PID now
    * belongs to someone else is never signalled.
    */
   async terminate(): Promise<void> {

@@ -1,7 +1,7 @@
 // Who is at the other end of the socket. The client checks the daemon and the daemon checks every
 // client: both must run as the same uid, whatever the socket's or the directory's permissions say.
-// The uid comes from the kernel (runtime.ts); one that cannot be read is a refusal, not a pass.
-import type { PeerUid } from "./runtime.ts";
+// The uid comes from the kernel (platform.ts); one that cannot be read is a refusal, not a pass.
+import type { PeerUid } from "./platform.ts";
 
 /** Why a client must not talk to the daemon listening on `socket`, or null when it runs as `uid`. */
 export function daemonRefusal(socket: string, peer: PeerUid, uid: number | undefined): string | null {

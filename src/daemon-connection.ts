@@ -8,8 +8,8 @@
 // state), until the socket drains; anything else (replies, attach notices) queued past
 // MAX_BEHIND_BYTES plus the largest screen in flight drops the client with a reason.
 import type { Socket } from "node:net";
-import type { DaemonEvent, TaskEvent } from "./messages.ts";
-import { FrameDecoder, FrameError, FrameKind, MAX_CLIENT_FRAME, decodeJson, encodeControl, encodeData } from "./protocol.ts";
+import type { DaemonEvent, TaskEvent } from "./wire-protocol.ts";
+import { FrameDecoder, FrameError, FrameKind, MAX_CLIENT_FRAME, decodeJson, encodeControl, encodeData } from "./wire-framing.ts";
 
 /**
  * Raw output a client may have pending, and may be sent per rate window: a few screens' worth, as

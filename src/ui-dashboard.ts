@@ -1,16 +1,16 @@
 // The dashboard: the fleet as a live list under the shell's last output, redrawn in place on every
 // task event, with one key per action (cli.md, Dashboard). It is a client like any other: it
 // subscribes to the daemon's events, and acts through the same ops as the CLI.
-import { attachSession } from "./attach.ts";
+import { attachSession } from "./ui-attach.ts";
 import { DaemonClient } from "./client.ts";
 import { errorMessage } from "./errors.ts";
-import { label, stateText, tildePath } from "./format.ts";
-import { GROUPINGS, dashboardLines, screenOrder, sections, type Grouping, type View } from "./dashboard-view.ts";
-import { KeyInput, type Key } from "./keys.ts";
-import { printable } from "./printable.ts";
-import type { TaskEvent, TaskInfo } from "./messages.ts";
-import { askLine } from "./prompt.ts";
-import { Region } from "./render.ts";
+import { label, stateText, tildePath } from "./ui-format.ts";
+import { GROUPINGS, dashboardLines, screenOrder, sections, type Grouping, type View } from "./ui-dashboard-view.ts";
+import { KeyInput, type Key } from "./ui-keys.ts";
+import { printable } from "./text-printable.ts";
+import type { TaskEvent, TaskInfo } from "./wire-protocol.ts";
+import { askLine } from "./ui-prompt.ts";
+import { Region } from "./ui-render.ts";
 
 // Ages and the running/idle glyphs change with time alone; the daemon sends events only for changes.
 /** Ages tick; every other change (idle included) arrives as an event. */
@@ -279,7 +279,7 @@ class Dashboard {
   }
 
   private async openSessions(): Promise<void> {
-    const { pickSession } = await import("./session-picker.ts");
+    const { pickSession } = await import("./ui-picker-sessions.ts");
     const { loadAndDescribe } = await import("./cmd-load.ts");
     this.away = true;
     try {

@@ -6,10 +6,10 @@
 // Bytes are only inserted where the task's output stream stands between escape sequences and
 // characters, so a sequence split across chunks is never cut in two.
 import { type Attention, isNewAttention } from "./attention.ts";
-import { cut, label } from "./format.ts";
-import { printable } from "./printable.ts";
-import type { TaskInfo } from "./messages.ts";
-import { TerminalScan } from "./terminal-scan.ts";
+import { cut, label } from "./ui-format.ts";
+import { printable } from "./text-printable.ts";
+import type { TaskInfo } from "./wire-protocol.ts";
+import { TerminalScan } from "./term-scan.ts";
 
 const PUSH_TITLE = "\x1b[22;0t";
 const POP_TITLE = "\x1b[23;0t";

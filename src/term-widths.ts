@@ -4,7 +4,7 @@
 // text-width.ts, whose widths `ls`, `sessions`, the dashboard and the picker use. Without this xterm
 // counts by Unicode 6, where ✅ and 🫠 are one column: every cell after them on the row moved one
 // column on reattach and in `peek`.
-// The default import is the CommonJS module object, as in screen.ts: Deno finds no named exports in
+// The default import is the CommonJS module object, as in term-screen.ts: Deno finds no named exports in
 // the addon's bundle.
 import graphemes from "@xterm/addon-unicode-graphemes";
 import type { IUnicodeVersionProvider, Terminal } from "@xterm/headless";

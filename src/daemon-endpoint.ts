@@ -3,7 +3,7 @@
 //
 // The socket is bound under a temporary name, made 0600 and only then renamed to default.sock, all
 // inside the checked 0700 directory (runtime-dir.ts): no other user can reach it at any moment,
-// whatever the umask. Every accepted connection must come from our own uid (peer.ts) before the
+// whatever the umask. Every accepted connection must come from our own uid (wire-peer.ts) before the
 // daemon sees a byte of it.
 //
 // systemd-logind removes /run/user/UID at logout and /tmp cleaners remove old directories; a daemon
@@ -14,12 +14,12 @@
 // the final snapshot rather than run unreachable beside it.
 import { closeSync, chmodSync, fstatSync, ftruncateSync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
-import { acquireLock } from "./lock.ts";
+import { acquireLock } from "./daemon-lock.ts";
 import { LOCK_NAME, LOG_NAME, SOCKET_NAME } from "./paths.ts";
-import { clientRefusal } from "./peer.ts";
+import { clientRefusal } from "./wire-peer.ts";
 import { openRuntimeDir, type RuntimeDir } from "./runtime-dir.ts";
-import { peerUidReader, redirectStdio } from "./runtime.ts";
-import { encodeControl } from "./protocol.ts";
+import { peerUidReader, redirectStdio } from "./platform.ts";
+import { encodeControl } from "./wire-framing.ts";
 
 export const RUNTIME_CHECK_MS = 1_000;
 

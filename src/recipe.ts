@@ -1,12 +1,12 @@
 // The recipe file format of sessions.md, as pure functions: file names from session names, tolerant
 // parsing (wrapped and flat shapes, versions, dropped entries, `~` and relative directory keys) and
-// byte-stable formatting. No I/O here: session-store.ts reads and writes, the daemon formats snapshots.
+// byte-stable formatting. No I/O here: recipe-sessions.ts reads and writes, the daemon formats snapshots.
 import { Buffer } from "node:buffer";
 import { resolve } from "node:path";
 import { type } from "arktype";
 import { usageError, UserError } from "./errors.ts";
-import { normalizeGroup, normalizeName } from "./labels.ts";
-import { printable } from "./printable.ts";
+import { normalizeGroup, normalizeName } from "./recipe-labels.ts";
+import { printable } from "./text-printable.ts";
 
 export const NEWEST_VERSION = 1;
 export const STEM_MAX_BYTES = 250;

@@ -1,13 +1,13 @@
 // The screen of a task that has exited. Its emulator (cells, scrollback, parser: ~5.5 MB with 2,000
 // lines of scrollback) is disposed once the last byte is parsed; what peek, attach, `peek --follow`
-// and the `ls` preview read from it is kept as text in a FinishedState (screen.ts), which is what
+// and the `ls` preview read from it is kept as text in a FinishedState (term-screen.ts), which is what
 // they would have read from the emulator.
 //
 // Resizing (an attach from a terminal of another size) replays the kept screen into a fresh
 // emulator of the old size, resizes that, and keeps its state: the same reflow the live screen
 // would have done. Reads queue behind a resize in progress, as they queue behind the parser live.
 import type { IDisposable } from "@xterm/headless";
-import { type FinishedState, type TaskScreen, Screen, logicalLinesOfRows, textOfRows } from "./screen.ts";
+import { type FinishedState, type TaskScreen, Screen, logicalLinesOfRows, textOfRows } from "./term-screen.ts";
 
 const utf8 = new TextDecoder();
 

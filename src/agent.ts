@@ -8,7 +8,7 @@
 //
 // This file holds the interface each agent fills in, the UUID check, command detection, the resume
 // form and the precedence of evidence. It does no I/O. One file per agent (agent-<name>.ts) holds
-// what is specific to that agent; conversation.ts lists them and does the I/O around them.
+// what is specific to that agent; agent-run.ts lists them and does the I/O around them.
 import { homedir } from "node:os";
 import type { AgentSignal } from "./attention.ts";
 

@@ -1,5 +1,5 @@
 // While attached, the client's terminal stays on its alternate screen, so the user's own scrollback
-// is never touched (attach.ts). A task that switches screens itself (vim, less, htop: `CSI ? 1049 h`,
+// is never touched (ui-attach.ts). A task that switches screens itself (vim, less, htop: `CSI ? 1049 h`,
 // `1047`, `47`) would take that terminal back to its normal screen, and the task's later output
 // would scroll into the user's scrollback. So the switches are taken out of the stream as it goes to
 // the terminal, and reported: the client then asks the daemon to redraw the task's screen as it now

@@ -3,11 +3,11 @@
 // on the usual socket (so other clients work meanwhile), writes recovery snapshots like a daemon,
 // and its tasks end when the dashboard closes, whichever of q and Q closed it.
 import { appendFileSync } from "node:fs";
-import { requireTerminal } from "./attach.ts";
+import { requireTerminal } from "./ui-attach.ts";
 import { EXIT, UserError } from "./errors.ts";
-import { runDashboard } from "./dashboard.ts";
+import { runDashboard } from "./ui-dashboard.ts";
 import { logPath } from "./paths.ts";
-import { logLine } from "./printable.ts";
+import { logLine } from "./text-printable.ts";
 
 export interface DashboardRequest {
   session?: string;
@@ -33,8 +33,8 @@ export async function openDashboard(request: DashboardRequest): Promise<number> 
     console.log(end === "quit" ? "[stopped the daemon and every task]" : `[detached: ${running} task(s) still running]`);
     return 0;
   }
-  const { scrollbackSetting } = await import("./scrollback.ts");
-  const { startSupervisor } = await import("./supervisor.ts");
+  const { scrollbackSetting } = await import("./settings.ts");
+  const { startSupervisor } = await import("./daemon-supervisor.ts");
   const { handshakeTimeoutSetting } = await import("./daemon.ts");
   const supervisor = await startSupervisor({
     scrollback: scrollbackSetting(undefined, process.env.FLEETCOM_SCROLLBACK, logToFile),

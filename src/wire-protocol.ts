@@ -2,7 +2,7 @@
 // them. The daemon validates every frame a client sends with these. Clients import only the types
 // (erased at build time), so arktype stays off their start-up path.
 import { type } from "arktype";
-import { recipeEntry, type RecipeEntry } from "./session.ts";
+import { recipeEntry, type RecipeEntry } from "./recipe.ts";
 
 export type { RecipeEntry };
 

@@ -13,7 +13,7 @@ import { EXIT, UserError } from "./errors.ts";
 import { lockPath, runtimeDir, socketPath } from "./paths.ts";
 import { flockHolder, readProcStat } from "./proc.ts";
 import { openRuntimeDir } from "./runtime-dir.ts";
-import { isProcessAlive, tryLockExclusive } from "./runtime.ts";
+import { isProcessAlive, tryLockExclusive } from "./platform.ts";
 
 const STOP_TIMEOUT_MS = 10_000;
 /** How long a welcome may take, and how long a held lock may stay unproven (a daemon starting up). */

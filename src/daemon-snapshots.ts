@@ -6,12 +6,12 @@ import { join } from "node:path";
 import { errorMessage } from "./errors.ts";
 import { homeDir, recoveryDir } from "./paths.ts";
 import { processStartedAtMs } from "./proc.ts";
-import { couldBeWriter, shouldWriteSnapshot, snapshotFileName, snapshotLabel, snapshotsToPrune, type SnapshotFile, type SnapshotName } from "./recovery.ts";
-import { isProcessAlive } from "./runtime.ts";
+import { couldBeWriter, shouldWriteSnapshot, snapshotFileName, snapshotLabel, snapshotsToPrune, type SnapshotFile, type SnapshotName } from "./recipe-snapshot-rules.ts";
+import { isProcessAlive } from "./platform.ts";
 import { removeStaleTempFiles, writeFileAtomic } from "./atomic-write.ts";
-import type { SnapshotError } from "./messages.ts";
-import { formatRecipe, type RecipeEntry } from "./session.ts";
-import { ensurePrivateDir } from "./session-store.ts";
+import type { SnapshotError } from "./wire-protocol.ts";
+import { formatRecipe, type RecipeEntry } from "./recipe.ts";
+import { ensurePrivateDir } from "./recipe-sessions.ts";
 
 type Env = Record<string, string | undefined>;
 

@@ -1,7 +1,7 @@
 // The supervisor core: the daemon serving the socket plus its recovery snapshot writer. `fleetcom
 // daemon` runs it on its own; `fleetcom --foreground` runs it inside the dashboard's process.
 import { serveDaemon, type Daemon, type DaemonOptions } from "./daemon.ts";
-import { startSnapshots } from "./snapshots.ts";
+import { startSnapshots } from "./daemon-snapshots.ts";
 
 export interface Supervisor {
   daemon: Daemon;

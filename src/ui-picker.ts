@@ -3,10 +3,10 @@
 // substring), Enter picks, Esc cancels. A picker may hold several lists (saved sessions and
 // recovery snapshots): Tab flips between them while the others have items, and each list keeps its
 // own filter and highlight. List actions (rename, delete) run without leaving the picker.
-import { KeyInput, type Key } from "./keys.ts";
-import { askLine } from "./prompt.ts";
-import { printable } from "./printable.ts";
-import { Region, fit, paint } from "./render.ts";
+import { KeyInput, type Key } from "./ui-keys.ts";
+import { askLine } from "./ui-prompt.ts";
+import { printable } from "./text-printable.ts";
+import { Region, fit, paint } from "./ui-render.ts";
 import { textWidth } from "./text-width.ts";
 
 export interface PickItem<T> {

@@ -1,10 +1,10 @@
 // What the dashboard shows, as pure functions of the fleet: the header, the sections of each
 // grouping, a row per task, the hint line, and the frame that fits them into the terminal.
-import { age, cut, glyph, label, tildePath } from "./format.ts";
-import { NO_GROUP } from "./labels.ts";
-import { printable } from "./printable.ts";
-import type { TaskInfo } from "./messages.ts";
-import { fit, paint } from "./render.ts";
+import { age, cut, glyph, label, tildePath } from "./ui-format.ts";
+import { NO_GROUP } from "./recipe-labels.ts";
+import { printable } from "./text-printable.ts";
+import type { TaskInfo } from "./wire-protocol.ts";
+import { fit, paint } from "./ui-render.ts";
 import { textWidth } from "./text-width.ts";
 
 export const GROUPINGS = ["state", "directory", "group"] as const;

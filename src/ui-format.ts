@@ -1,7 +1,7 @@
 // How tasks look to people: glyphs, labels, ages, the ls table. Pure functions of TaskInfo, shared
 // by `ls` and the dashboard.
-import type { TaskInfo } from "./messages.ts";
-import { printable } from "./printable.ts";
+import type { TaskInfo } from "./wire-protocol.ts";
+import { printable } from "./text-printable.ts";
 import { clusters, textWidth } from "./text-width.ts";
 
 export function glyph(task: TaskInfo): string {

@@ -3,9 +3,9 @@
 // stdout counts the rows those moves leave the cursor below where it started, so the block can be
 // redrawn in place afterwards with nothing of the prompt left on screen.
 import { isCancel, text } from "@clack/prompts";
-import type { KeyInput } from "./keys.ts";
-import { printable } from "./printable.ts";
-import type { Region } from "./render.ts";
+import type { KeyInput } from "./ui-keys.ts";
+import { printable } from "./text-printable.ts";
+import type { Region } from "./ui-render.ts";
 
 /** Follows the cursor's row through what clack writes: newlines, cursor up/down. */
 export class RowCounter {

@@ -5,7 +5,7 @@
 import { defineCommand, type ArgDef, type CommandDef } from "citty";
 import { completionScript, SHELLS, type CommandSpec, type FlagSpec, type Operand, type Shell } from "./completion-scripts.ts";
 import { usageError, UserError } from "./errors.ts";
-import { label } from "./ui-format.ts";
+import { label } from "./recipe-labels.ts";
 import { isPrintable, printable } from "./text-printable.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 import { selfCommand } from "./platform.ts";
@@ -26,7 +26,13 @@ const AFTER_DASH_DASH: Record<string, Operand> = { run: "command" };
 const HELP: FlagSpec = { long: "--help", short: "-h", takesValue: false, value: "none", description: "Show usage" };
 const LISTS = ["sessions", "tasks"] as const;
 
-export default defineCommand({
+/** The command table the scripts are built from (commands.ts), handed in to keep this file a leaf. */
+export interface CommandTable {
+  root: CommandDef<any>;
+  subcommands: Record<string, () => Promise<CommandDef<any>>>;
+}
+
+export const completionsCommand = (table: () => CommandTable) => defineCommand({
   meta: { name: "completions", description: "Print a shell completion script (bash, zsh or fish)" },
   args: {
     shell: { type: "positional", required: false, description: `Shell: ${SHELLS.join(", ")}` },
@@ -36,9 +42,9 @@ export default defineCommand({
     if (args.list !== undefined) return printList(args.list);
     const shell = args.shell as Shell;
     if (!SHELLS.includes(shell)) throw usageError(`completions needs a shell: ${SHELLS.join(", ")} (got '${printable(args.shell ?? "")}')`);
-    const { root, SUBCOMMANDS } = await import("./cli.ts");
+    const { root, subcommands } = table();
     const commands = await Promise.all(
-      Object.entries(SUBCOMMANDS).map(async ([name, lazy]) => describeCommand(name, await lazy())),
+      Object.entries(subcommands).map(async ([name, lazy]) => describeCommand(name, await lazy())),
     );
     const rootFlags = [...flagsOf(await resolve(root.args)), HELP];
     process.stdout.write(completionScript(shell, { program: selfCommand(), rootFlags, commands }));

@@ -3,9 +3,7 @@
 import { defineCommand } from "citty";
 import { writeSync } from "node:fs";
 import { logLine } from "./text-printable.ts";
-import { scrollbackSetting } from "./settings.ts";
-import { handshakeTimeoutSetting } from "./daemon.ts";
-import { startSupervisor } from "./daemon-supervisor.ts";
+import { handshakeTimeoutSetting, scrollbackSetting } from "./settings.ts";
 
 // Straight to fd 2, which is the log under autostart: Bun's process.stderr keeps a copy of the fd of
 // its own, which would go on writing into a removed log after the daemon opened a new one (daemon-endpoint.ts).
@@ -23,6 +21,7 @@ export default defineCommand({
   async run({ args }) {
     const scrollback = scrollbackSetting(args.scrollback, process.env.FLEETCOM_SCROLLBACK, log);
     const handshakeTimeoutMs = handshakeTimeoutSetting(process.env.FLEETCOM_HANDSHAKE_TIMEOUT_MS, log);
+    const { startSupervisor } = await import("./daemon-supervisor.ts");
     const supervisor = await startSupervisor({ scrollback, handshakeTimeoutMs, log });
     if (!supervisor) {
       log("another daemon holds the lock; exiting");

@@ -3,16 +3,13 @@
 // the recovered fleet under a permanent name, since the next prune may delete the snapshot.
 import { defineCommand } from "citty";
 import { withDaemon } from "./client.ts";
-import { age } from "./ui-format.ts";
+import { age, SAVE_HINT, snapshotListRow } from "./ui-format.ts";
 import { EXIT, usageError, UserError } from "./errors.ts";
 import type { SnapshotError } from "./wire-protocol.ts";
 import { printable } from "./text-printable.ts";
 import { recoveryDir } from "./paths.ts";
 import { snapshotFileName } from "./recipe-snapshot-rules.ts";
-import { latestSnapshot, listSnapshots, snapshotByPath, type SnapshotInfo } from "./recipe-snapshots.ts";
-import { loadAndDescribe, printDryRun } from "./cmd-load.ts";
-
-export const SAVE_HINT = "to keep this fleet under a permanent name: fleetcom save NAME";
+import type { SnapshotInfo } from "./recipe-snapshots.ts";
 
 export default defineCommand({
   meta: { name: "recover", description: "List or load the recovery snapshots the daemon writes by itself" },
@@ -24,6 +21,10 @@ export default defineCommand({
     json: { type: "boolean", description: "Print JSON (the list, the dry run, or the load summary)" },
   },
   async run({ args }) {
+    const [{ latestSnapshot, listSnapshots, snapshotByPath }, { loadAndDescribe, printDryRun }] = await Promise.all([
+      import("./recipe-snapshots.ts"),
+      import("./client-recipes.ts"),
+    ]);
     const chosen = [args.latest, args.list, args.file !== undefined].filter(Boolean).length;
     if (chosen === 0) {
       if (args["dry-run"]) throw usageError("recover: --dry-run goes with --latest or FILE");
@@ -72,12 +73,6 @@ interface DaemonStatus {
   startedAt: string;
   snapshotError?: SnapshotError | null;
   snapshotPendingSince?: string | null;
-}
-
-export function snapshotListRow(s: SnapshotInfo, now = Date.now()): string {
-  const when = `${age(s.written, now)} ago`;
-  if (s.damaged !== null) return `${when} · damaged · ${printable(s.damaged)}`;
-  return `${when} · ${s.tasks} task(s) · ${printable(s.label ?? "")}`;
 }
 
 // The file name the running daemon writes its snapshots to; null when no daemon is running.

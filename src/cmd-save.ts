@@ -2,23 +2,12 @@
 // (with agent resume forms once captured); directories are tilded with this client's HOME, the same
 // HOME a later load expands them with.
 import { defineCommand } from "citty";
-import { withDaemon } from "./client.ts";
-import { printable } from "./text-printable.ts";
-import { sanitizeSessionName, type RecipeEntry } from "./recipe.ts";
-import { saveSession } from "./recipe-sessions.ts";
 
 export default defineCommand({
   meta: { name: "save", description: "Save the fleet as session NAME (refuses an empty fleet and name collisions)" },
   args: { name: { type: "positional", required: true, description: "Session name" } },
   async run({ args }) {
+    const { saveFleet } = await import("./client-recipes.ts");
     console.log(await saveFleet(args.name));
   },
 });
-
-/** Saves the live fleet as session `name` (also `w` in the dashboard); returns the line to show. */
-export async function saveFleet(name: string): Promise<string> {
-  sanitizeSessionName(name); // a bad name is refused before any daemon is started
-  const entries = await withDaemon((c) => c.request<RecipeEntry[]>("recipe"));
-  const file = saveSession(name, entries);
-  return `saved '${printable(name.trim())}': ${entries.length} task(s) → ${printable(file)}`;
-}

@@ -5,23 +5,26 @@ import { defineCommand } from "citty";
 import { table, terminalColumns } from "./ui-format.ts";
 import { printable } from "./text-printable.ts";
 import { sessionDir } from "./paths.ts";
-import { listSessions, removeSession, renameSession, type SessionInfo } from "./recipe-sessions.ts";
+import type { SessionInfo } from "./recipe-sessions.ts";
+
+// The session directory's code loads the recipe schemas: only a run pays for it, not `--help`.
+const sessions = () => import("./recipe-sessions.ts");
 
 const list = defineCommand({
   meta: { name: "list", description: "List saved sessions: name, task count, directories, modified time" },
   args: { json: { type: "boolean", description: "Print {dir, sessions: [...]} as JSON" } },
-  run({ args }) {
-    const sessions = listSessions();
-    if (args.json) console.log(JSON.stringify({ dir: sessionDir(), sessions }));
-    else console.log(formatTable(sessions));
+  async run({ args }) {
+    const listed = (await sessions()).listSessions();
+    if (args.json) console.log(JSON.stringify({ dir: sessionDir(), sessions: listed }));
+    else console.log(formatTable(listed));
   },
 });
 
 const rm = defineCommand({
   meta: { name: "rm", description: "Delete a saved session" },
   args: { name: { type: "positional", required: true, description: "Session name" } },
-  run({ args }) {
-    const file = removeSession(args.name);
+  async run({ args }) {
+    const file = (await sessions()).removeSession(args.name);
     console.log(`removed session '${printable(args.name.trim())}' (${printable(file)})`);
   },
 });
@@ -32,8 +35,8 @@ const mv = defineCommand({
     old: { type: "positional", required: true, description: "Current session name" },
     new: { type: "positional", required: true, description: "New session name" },
   },
-  run({ args }) {
-    const file = renameSession(args.old, args.new);
+  async run({ args }) {
+    const file = (await sessions()).renameSession(args.old, args.new);
     console.log(`renamed '${printable(args.old.trim())}' to '${printable(args.new.trim())}' (${printable(file)})`);
   },
 });

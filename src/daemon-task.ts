@@ -9,7 +9,7 @@ import { spawnPty, type Pty } from "./term-pty.ts";
 import { ProcessGroup, terminateGroup } from "./daemon-process-group.ts";
 import { Screen, type TaskScreen } from "./term-screen.ts";
 import { FinishedScreen } from "./term-screen-finished.ts";
-import { TerminalScan } from "./term-scan.ts";
+import { TerminalScan } from "./text-scan.ts";
 
 const KILL_GRACE_MS = 2_000;
 

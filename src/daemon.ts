@@ -11,7 +11,7 @@ import { type Attention, isNewAttention } from "./attention.ts";
 import { Connection, outputHighWater, type ConnectionHandler } from "./daemon-connection.ts";
 import { savedCommands } from "./agent-run.ts";
 import { UserError, errorMessage } from "./errors.ts";
-import { label } from "./ui-format.ts";
+import { label } from "./recipe-labels.ts";
 import { normalizeGroup, normalizeName } from "./recipe-labels.ts";
 import { hello as helloSchema, opArgs, request as requestSchema, type Hello, type Op, type RecipeEntry, type Request, type TaskInfo } from "./wire-protocol.ts";
 import { runNotifier } from "./daemon-notifier.ts";
@@ -22,6 +22,7 @@ import { PROTOCOL_VERSION } from "./wire-framing.ts";
 import type { SnapshotState } from "./daemon-snapshots.ts";
 import { Task, type TaskListener } from "./daemon-task.ts";
 import { resolveTaskRef } from "./task-ref.ts";
+import { HANDSHAKE_TIMEOUT_MS } from "./settings.ts";
 import { VERSION } from "./version.ts";
 
 const CHANGE_EVENT_INTERVAL_MS = 250;
@@ -38,17 +39,6 @@ export interface DaemonOptions {
   /** A connection that has not sent its hello by then is dropped (default HANDSHAKE_TIMEOUT_MS). */
   handshakeTimeoutMs?: number;
   log(message: string): void;
-}
-
-/** Long enough for any client on a loaded machine (the hello is its first write), short enough that silent connections cannot pile up until the daemon runs out of fds. */
-export const HANDSHAKE_TIMEOUT_MS = 5_000;
-
-/** FLEETCOM_HANDSHAKE_TIMEOUT_MS (milliseconds, for tests); a bad value falls back with a warning in the log. */
-export function handshakeTimeoutSetting(env: string | undefined, log: (m: string) => void): number {
-  if (env === undefined || env === "") return HANDSHAKE_TIMEOUT_MS;
-  if (/^\d+$/.test(env.trim()) && Number(env) > 0) return Number(env);
-  log(`FLEETCOM_HANDSHAKE_TIMEOUT_MS='${env}' is not a positive whole number; using ${HANDSHAKE_TIMEOUT_MS}`);
-  return HANDSHAKE_TIMEOUT_MS;
 }
 
 interface Peer {

@@ -3,7 +3,7 @@
 import { homedir, platform } from "node:os";
 import { join } from "node:path";
 
-type Env = Record<string, string | undefined>;
+export type Env = Record<string, string | undefined>;
 
 export function homeDir(env: Env = process.env): string {
   return env.HOME || homedir();

@@ -25,3 +25,8 @@ export function normalizeGroup(raw: string): string | null {
   const group = normaliseLabel(raw);
   return group === NO_GROUP ? null : group;
 }
+
+/** What a task is called where one word must do: its display name, else its command. */
+export function label(task: { name: string | null; command: string }): string {
+  return task.name ?? task.command;
+}

@@ -7,19 +7,16 @@ import { type } from "arktype";
 import { removeStaleTempFiles, writeFileAtomic, describeFsError } from "./atomic-write.ts";
 import { UserError } from "./errors.ts";
 import { printable } from "./text-printable.ts";
-import { homeDir, sessionDir } from "./paths.ts";
+import { homeDir, sessionDir, type Env } from "./paths.ts";
 import {
   decodeRecipe,
   formatRecipe,
   parseRecipe,
-  sanitizeSessionName,
-  sessionFileName,
   tildeDir,
   type ParsedRecipe,
   type RecipeEntry,
 } from "./recipe.ts";
-
-type Env = Record<string, string | undefined>;
+import { resolveSessionTarget, sanitizeSessionName, sessionFile, sessionFileName } from "./recipe-names.ts";
 
 // A hand-edited recipe is small; the cap keeps a stray multi-gigabyte file from exhausting memory.
 export const MAX_RECIPE_BYTES = 16 * 1024 * 1024;
@@ -53,15 +50,6 @@ export function ensurePrivateDir(dir: string, what: string): string {
     throw new UserError(`cannot prepare ${what} ${printable(dir)}: ${describeFsError(error)}`);
   }
   return dir;
-}
-
-export function sessionFile(name: string, env: Env = process.env): string {
-  return join(sessionDir(env), sessionFileName(name));
-}
-
-// `fleetcom load ARG`: an argument ending in `.json` is a file path, anything else a session name.
-export function resolveSessionTarget(arg: string, cwd: string, env: Env = process.env): string {
-  return arg.endsWith(".json") ? resolve(cwd, arg) : sessionFile(arg, env);
 }
 
 // Only a regular file is read. Opening a FIFO would wait for a writer forever, and a device can

@@ -9,7 +9,6 @@ import { normalizeGroup, normalizeName } from "./recipe-labels.ts";
 import { printable } from "./text-printable.ts";
 
 export const NEWEST_VERSION = 1;
-export const STEM_MAX_BYTES = 250;
 /** The longest command fleetcom starts, the Rust original's limit: longer is refused, never cut. */
 export const MAX_COMMAND_BYTES = 64 * 1024;
 
@@ -39,33 +38,6 @@ export type StoredRecipe = typeof storedRecipe.infer;
 
 export type ParsedRecipe = { name: string | null; entries: RecipeEntry[]; dropped: number };
 export type DirContext = { home: string; cwd: string };
-
-// --- file names ---------------------------------------------------------------------------------
-
-const UNSAFE_IN_STEM = /[\p{Cc}*"/\\<>:|?.]/gu;
-
-// `.` is replaced too, so a name can never supply another extension (`a.b` → `a_b.json`).
-export function sanitizeSessionName(name: string): string {
-  const trimmed = name.trim();
-  if (trimmed === "") throw usageError("a session name cannot be empty");
-  return cutToUtf8Bytes(trimmed.toWellFormed().replace(UNSAFE_IN_STEM, "_"), STEM_MAX_BYTES);
-}
-
-export function sessionFileName(name: string): string {
-  return `${sanitizeSessionName(name)}.json`;
-}
-
-function cutToUtf8Bytes(text: string, maxBytes: number): string {
-  const encoder = new TextEncoder();
-  let bytes = 0;
-  let kept = "";
-  for (const char of text) {
-    bytes += encoder.encode(char).length;
-    if (bytes > maxBytes) break;
-    kept += char;
-  }
-  return kept;
-}
 
 // --- reading ------------------------------------------------------------------------------------
 

@@ -1,11 +1,11 @@
-// How many lines each task keeps above its screen: `daemon --scrollback N`, else
-// FLEETCOM_SCROLLBACK, else 2,000; capped at 100,000; 0 keeps none. A bad environment value must not
-// stop a daemon from starting, so it falls back with a warning; a bad flag is the user's to fix.
+// The daemon's settings. A bad environment value must not stop a daemon from starting, so it falls
+// back with a warning in the log; a bad flag is the user's to fix.
 import { UserError } from "./errors.ts";
 
 export const DEFAULT_SCROLLBACK = 2_000;
 export const MAX_SCROLLBACK = 100_000;
 
+/** How many lines each task keeps above its screen: `daemon --scrollback N`, else FLEETCOM_SCROLLBACK, else 2,000; capped at 100,000; 0 keeps none. */
 export function scrollbackSetting(flag: string | undefined, env: string | undefined, log: (m: string) => void): number {
   const parse = (v: string) => (/^\d+$/.test(v.trim()) ? Math.min(Number(v), MAX_SCROLLBACK) : NaN);
   if (flag !== undefined) {
@@ -19,4 +19,15 @@ export function scrollbackSetting(flag: string | undefined, env: string | undefi
     log(`FLEETCOM_SCROLLBACK='${env}' is not a whole number; using ${DEFAULT_SCROLLBACK}`);
   }
   return DEFAULT_SCROLLBACK;
+}
+
+/** Long enough for any client on a loaded machine (the hello is its first write), short enough that silent connections cannot pile up until the daemon runs out of fds. */
+export const HANDSHAKE_TIMEOUT_MS = 5_000;
+
+/** FLEETCOM_HANDSHAKE_TIMEOUT_MS (milliseconds, for tests); a bad value falls back with a warning in the log. */
+export function handshakeTimeoutSetting(env: string | undefined, log: (m: string) => void): number {
+  if (env === undefined || env === "") return HANDSHAKE_TIMEOUT_MS;
+  if (/^\d+$/.test(env.trim()) && Number(env) > 0) return Number(env);
+  log(`FLEETCOM_HANDSHAKE_TIMEOUT_MS='${env}' is not a positive whole number; using ${HANDSHAKE_TIMEOUT_MS}`);
+  return HANDSHAKE_TIMEOUT_MS;
 }

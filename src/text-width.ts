@@ -140,3 +140,17 @@ export function textWidth(text: string): number {
   for (const [, w] of clusters(text)) width += w;
   return width;
 }
+
+/** Cuts to `width` terminal columns with `…`, never wrapping, never inside a cluster. */
+export function cut(text: string, width: number): string {
+  if (textWidth(text) <= width) return text;
+  if (width <= 0) return "";
+  let kept = "";
+  let used = 0;
+  for (const [cluster, w] of clusters(text)) {
+    if (used + w > width - 1) break;
+    kept += cluster;
+    used += w;
+  }
+  return `${kept}…`;
+}

@@ -6,10 +6,11 @@
 // Bytes are only inserted where the task's output stream stands between escape sequences and
 // characters, so a sequence split across chunks is never cut in two.
 import { type Attention, isNewAttention } from "./attention.ts";
-import { cut, label } from "./ui-format.ts";
+import { label } from "./recipe-labels.ts";
+import { cut } from "./text-width.ts";
 import { printable } from "./text-printable.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
-import { TerminalScan } from "./term-scan.ts";
+import { TerminalScan } from "./text-scan.ts";
 
 const PUSH_TITLE = "\x1b[22;0t";
 const POP_TITLE = "\x1b[23;0t";

@@ -13,7 +13,8 @@ import { AttachNotice } from "./ui-attach-notice.ts";
 import { DaemonClient, terminalSize } from "./client.ts";
 import { EXIT, UserError, usageError } from "./errors.ts";
 import type { AttachEnd, TaskInfo } from "./wire-protocol.ts";
-import { cut, stateText } from "./ui-format.ts";
+import { stateText } from "./ui-format.ts";
+import { cut } from "./text-width.ts";
 
 const DETACH_KEY = 0x1c; // Ctrl-\
 const RERUN_KEY = 0x72; // r, on a finished task

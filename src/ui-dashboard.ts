@@ -4,7 +4,8 @@
 import { attachSession } from "./ui-attach.ts";
 import { DaemonClient } from "./client.ts";
 import { errorMessage } from "./errors.ts";
-import { label, stateText, tildePath } from "./ui-format.ts";
+import { label } from "./recipe-labels.ts";
+import { stateText, tildePath } from "./ui-format.ts";
 import { GROUPINGS, dashboardLines, screenOrder, sections, type Grouping, type View } from "./ui-dashboard-view.ts";
 import { KeyInput, type Key } from "./ui-keys.ts";
 import { printable } from "./text-printable.ts";
@@ -271,7 +272,7 @@ class Dashboard {
     const name = await this.ask("Save the fleet as session");
     if (name === null || name.trim() === "") return;
     try {
-      const { saveFleet } = await import("./cmd-save.ts");
+      const { saveFleet } = await import("./client-recipes.ts");
       this.status = { text: await saveFleet(name), error: false };
     } catch (error) {
       this.status = { text: errorMessage(error), error: true };
@@ -280,7 +281,7 @@ class Dashboard {
 
   private async openSessions(): Promise<void> {
     const { pickSession } = await import("./ui-picker-sessions.ts");
-    const { loadAndDescribe } = await import("./cmd-load.ts");
+    const { loadAndDescribe } = await import("./client-recipes.ts");
     this.away = true;
     try {
       const picked = await pickSession({ start: "saved", region: this.region, keys: this.keys, reserve: PROMPT_ROWS });

@@ -1,17 +1,15 @@
 // How tasks look to people: glyphs, labels, ages, the ls table. Pure functions of TaskInfo, shared
 // by `ls` and the dashboard.
+import type { SnapshotInfo } from "./recipe-snapshots.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
+import { label } from "./recipe-labels.ts";
 import { printable } from "./text-printable.ts";
-import { clusters, textWidth } from "./text-width.ts";
+import { cut, textWidth } from "./text-width.ts";
 
 export function glyph(task: TaskInfo): string {
   if (task.attention) return "!";
   if (task.state === "running") return task.idle ? "∙" : "✻";
   return task.exitCode === 0 && task.signal === null ? "✓" : "✗";
-}
-
-export function label(task: TaskInfo): string {
-  return task.name ?? task.command;
 }
 
 export function stateText(task: TaskInfo): string {
@@ -39,19 +37,6 @@ export function tildePath(path: string, home: string | undefined): string {
   return path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
 }
 
-/** Cuts to `width` terminal columns with `…`, never wrapping, never inside a cluster (text-width.ts). */
-export function cut(text: string, width: number): string {
-  if (textWidth(text) <= width) return text;
-  if (width <= 0) return "";
-  let kept = "";
-  let used = 0;
-  for (const [cluster, w] of clusters(text)) {
-    if (used + w > width - 1) break;
-    kept += cluster;
-    used += w;
-  }
-  return `${kept}…`;
-}
 
 /**
  * The task table. `columns` is the terminal's width: rows are fitted to it, the preview cut first,
@@ -107,4 +92,14 @@ export function table(header: string[], rows: string[][], columns?: number, shri
       .join("  ")
       .trimEnd();
   return `${all.map(line).join("\n")}\n`;
+}
+
+/** Said after a snapshot was loaded: the next prune may delete it. */
+export const SAVE_HINT = "to keep this fleet under a permanent name: fleetcom save NAME";
+
+/** A recovery snapshot as `recover --list` and the picker show it. */
+export function snapshotListRow(s: SnapshotInfo, now = Date.now()): string {
+  const when = `${age(s.written, now)} ago`;
+  if (s.damaged !== null) return `${when} · damaged · ${printable(s.damaged)}`;
+  return `${when} · ${s.tasks} task(s) · ${printable(s.label ?? "")}`;
 }

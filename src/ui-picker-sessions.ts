@@ -2,9 +2,8 @@
 // as its file's `a_b`) and, behind Tab while any exist, the recovery snapshots newest first. Ctrl-R
 // renames and Ctrl-D deletes a saved session in place, with the same rules as `fleetcom sessions`.
 import { requireTerminal } from "./ui-attach.ts";
-import { loadAndDescribe } from "./cmd-load.ts";
-import { SAVE_HINT, snapshotListRow } from "./cmd-recover.ts";
-import { age } from "./ui-format.ts";
+import { loadAndDescribe } from "./client-recipes.ts";
+import { age, SAVE_HINT, snapshotListRow } from "./ui-format.ts";
 import { printable } from "./text-printable.ts";
 import { pick, type PickItem, type PickList, type PickerOptions } from "./ui-picker.ts";
 import { listSnapshots, snapshotByPath } from "./recipe-snapshots.ts";

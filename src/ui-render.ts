@@ -3,7 +3,7 @@
 // left, in one write wrapped in synchronized output, so nothing flickers. Relative movement instead
 // of the alternate screen keeps the user's scrollback and leaves nothing behind when cleared.
 import { createColors } from "picocolors";
-import { cut } from "./ui-format.ts";
+import { cut } from "./text-width.ts";
 
 const CSI = "\x1b[";
 const SYNC_BEGIN = `${CSI}?2026h`;

@@ -8,7 +8,7 @@ import { type AttentionEvent, type AttentionTracker, BELL_SETTLE_MS, NO_ATTENTIO
 import { check, untilQuiet } from "../src/cmd-wait.ts";
 import type { TaskInfo } from "../src/wire-protocol.ts";
 import { notifyEnv } from "../src/daemon-notifier.ts";
-import { TerminalScan } from "../src/term-scan.ts";
+import { TerminalScan } from "../src/text-scan.ts";
 
 const T0 = Date.parse("2026-01-01T12:00:00Z");
 const input = { type: "agent", signal: { kind: "waiting", state: "input", message: null } } as const;

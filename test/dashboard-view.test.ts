@@ -2,7 +2,7 @@
 // the width, the terminal width of text.
 import { describe, expect, test } from "bun:test";
 import { dashboardLines, header, sections, taskRow, type View } from "../src/ui-dashboard-view.ts";
-import { cut } from "../src/ui-format.ts";
+import { cut } from "../src/text-width.ts";
 import { decodeKeys } from "../src/ui-keys.ts";
 import type { TaskInfo } from "../src/wire-protocol.ts";
 import { textWidth } from "../src/text-width.ts";

@@ -1,7 +1,8 @@
 // The one output sanitiser (printable), as a pure function: hostile inputs sit in the same tables as
 // ordinary text that must pass unchanged.
 import { describe, expect, test } from "bun:test";
-import { cut, lsTable } from "../src/ui-format.ts";
+import { lsTable } from "../src/ui-format.ts";
+import { cut } from "../src/text-width.ts";
 import type { TaskInfo } from "../src/wire-protocol.ts";
 import { isPrintable, logLine, printable } from "../src/text-printable.ts";
 

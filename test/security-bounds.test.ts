@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadChunks } from "../src/cmd-load.ts";
+import { loadChunks } from "../src/client-recipes.ts";
 import { coalesce } from "../src/daemon-connection.ts";
 import type { TaskEvent, TaskInfo } from "../src/wire-protocol.ts";
 import { eachTestGetsAFleet, Fleet, until } from "./fleet.ts";

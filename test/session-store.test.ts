@@ -10,9 +10,9 @@ import {
   readRecipe,
   removeSession,
   renameSession,
-  resolveSessionTarget,
   saveSession,
 } from "../src/recipe-sessions.ts";
+import { resolveSessionTarget } from "../src/recipe-names.ts";
 import { entry, makeSandbox, thrown, type Sandbox } from "./helpers.ts";
 
 let sb: Sandbox;

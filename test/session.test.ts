@@ -7,10 +7,9 @@ import {
   decodeRecipe,
   formatRecipe,
   parseRecipe,
-  sanitizeSessionName,
-  sessionFileName,
   storedRecipe,
 } from "../src/recipe.ts";
+import { sanitizeSessionName, sessionFileName } from "../src/recipe-names.ts";
 import { entry, thrown } from "./helpers.ts";
 
 const ctx = { home: "/home/u", cwd: "/work/here" };

@@ -3,7 +3,7 @@
 // its cursor went.
 import { afterAll, describe, expect, test } from "bun:test";
 import { Terminal } from "@xterm/headless";
-import { cut } from "../src/ui-format.ts";
+import { cut } from "../src/text-width.ts";
 import { fleetcomProvider, useFleetcomWidths } from "../src/term-widths.ts";
 import { codePointWidth, textWidth } from "../src/text-width.ts";
 import { seededRandom } from "./helpers.ts";

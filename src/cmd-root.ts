@@ -2,12 +2,14 @@
 // named, then open the dashboard. In foreground mode the supervisor runs in this process: it listens
 // on the usual socket (so other clients work meanwhile), writes recovery snapshots like a daemon,
 // and its tasks end when the dashboard closes, whichever of q and Q closed it.
-import { appendFileSync } from "node:fs";
+import { appendFileSync, existsSync } from "node:fs";
 import { requireTerminal } from "./ui-attach.ts";
-import { EXIT, UserError } from "./errors.ts";
+import { EXIT, usageError, UserError } from "./errors.ts";
+import { resolveSessionTarget } from "./recipe-names.ts";
+import type { LoadedRecipe } from "./recipe-sessions.ts";
 import { runDashboard } from "./ui-dashboard.ts";
 import { logPath } from "./paths.ts";
-import { logLine } from "./text-printable.ts";
+import { logLine, printable } from "./text-printable.ts";
 
 export interface DashboardRequest {
   session?: string;
@@ -22,9 +24,20 @@ function logToFile(message: string): void {
   }
 }
 
+// `fleetcom WORD`: a word that is no subcommand names a saved session (or, ending in `.json`, a
+// recipe file). Whether one exists is asked first, so a mistyped command costs no recipe parsing.
+async function recipeForWord(word: string): Promise<LoadedRecipe> {
+  const file = word.trim() === "" ? null : resolveSessionTarget(word, process.cwd());
+  if (file === null || !existsSync(file)) {
+    throw usageError(`unknown command '${printable(word)}', and no saved session by that name (see fleetcom --help and fleetcom sessions)`);
+  }
+  const { loadRecipe } = await import("./recipe-sessions.ts");
+  return loadRecipe(word, process.cwd());
+}
+
 export async function openDashboard(request: DashboardRequest): Promise<number> {
-  const { recipeForWord, loadAndDescribe } = await import("./cmd-load.ts");
-  const recipe = request.session === undefined ? null : recipeForWord(request.session);
+  const recipe = request.session === undefined ? null : await recipeForWord(request.session);
+  const loadAndDescribe = async (recipe: LoadedRecipe) => (await import("./client-recipes.ts")).loadAndDescribe(recipe);
   requireTerminal(request.session === undefined ? "the dashboard" : `the dashboard (fleetcom load ${request.session} loads without one)`);
   if (!request.foreground) {
     const status = recipe ? await loadAndDescribe(recipe) : undefined;
@@ -33,9 +46,8 @@ export async function openDashboard(request: DashboardRequest): Promise<number> 
     console.log(end === "quit" ? "[stopped the daemon and every task]" : `[detached: ${running} task(s) still running]`);
     return 0;
   }
-  const { scrollbackSetting } = await import("./settings.ts");
+  const { handshakeTimeoutSetting, scrollbackSetting } = await import("./settings.ts");
   const { startSupervisor } = await import("./daemon-supervisor.ts");
-  const { handshakeTimeoutSetting } = await import("./daemon.ts");
   const supervisor = await startSupervisor({
     scrollback: scrollbackSetting(undefined, process.env.FLEETCOM_SCROLLBACK, logToFile),
     handshakeTimeoutMs: handshakeTimeoutSetting(process.env.FLEETCOM_HANDSHAKE_TIMEOUT_MS, logToFile),

@@ -1,0 +1,126 @@
+// What a client does with recipes, for `load`, `save`, `recover`, `fleetcom NAME` and the dashboard's
+// w and o alike: send a recipe to the daemon in request-sized parts and say what started, describe a
+// dry run, and save the live fleet. The commands and screens that use it stay leaves.
+import { Buffer } from "node:buffer";
+import { withDaemon } from "./client.ts";
+import { UserError } from "./errors.ts";
+import type { RecipeEntry } from "./recipe.ts";
+import { sanitizeSessionName } from "./recipe-names.ts";
+import { directoryExists, loadRecipe, saveSession, type LoadedRecipe } from "./recipe-sessions.ts";
+import { printable } from "./text-printable.ts";
+import { cut } from "./text-width.ts";
+
+export interface LoadResult {
+  name: string;
+  file: string;
+  started: number[];
+  skipped: number;
+  dropped: number;
+}
+
+/**
+ * How much of a recipe one `load` request carries. A request frame may hold 4 MiB (wire-framing.ts);
+ * a 16 MiB recipe goes in several requests on one connection, in order.
+ */
+export const LOAD_CHUNK_BYTES = 1024 * 1024;
+
+// The daemon starts one task per entry, skipping entries whose directory is missing.
+export async function startRecipe(recipe: LoadedRecipe): Promise<LoadResult> {
+  if (recipe.entries.length === 0) {
+    throw new UserError(`nothing to load: ${printable(recipe.file)} holds no command (${recipe.dropped} dropped)`);
+  }
+  const chunks = loadChunks(recipe.entries, recipe.file);
+  const { started, skipped } = await withDaemon(async (c) => {
+    const total = { started: [] as number[], skipped: 0 };
+    for (const entries of chunks) {
+      const part = await c.request<{ started: number[]; skipped: number }>("load", { entries });
+      total.started.push(...part.started);
+      total.skipped += part.skipped;
+    }
+    return total;
+  });
+  return { name: recipe.displayName, file: recipe.file, started, skipped, dropped: recipe.dropped };
+}
+
+/** Entries in request-sized runs, in order; an entry no request could carry is refused up front. */
+export function loadChunks(entries: RecipeEntry[], file: string, budget = LOAD_CHUNK_BYTES): RecipeEntry[][] {
+  const chunks: RecipeEntry[][] = [];
+  let current: RecipeEntry[] = [];
+  let bytes = 0;
+  for (const entry of entries) {
+    const size = Buffer.byteLength(JSON.stringify(entry), "utf8") + 1;
+    if (size > budget) {
+      throw new UserError(`${printable(file)}: an entry in ${printable(cut(entry.dir, 80))} is too large to send (${size} bytes; at most ${budget})`);
+    }
+    if (bytes + size > budget) {
+      chunks.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(entry);
+    bytes += size;
+  }
+  if (current.length) chunks.push(current);
+  return chunks;
+}
+
+export async function loadAndDescribe(recipe: LoadedRecipe, json = false): Promise<string> {
+  const result = await startRecipe(recipe);
+  if (json) return JSON.stringify(result);
+  const counts = `${result.skipped} skipped (missing directory), ${result.dropped} dropped`;
+  return `loaded '${printable(result.name)}': ${result.started.length} task(s), ${counts}`;
+}
+
+export function printDryRun(recipe: LoadedRecipe, json = false): void {
+  console.log(json ? dryRunJson(recipe) : dryRunText(recipe));
+}
+
+function withMissing(recipe: LoadedRecipe) {
+  const missing = new Map<string, boolean>();
+  for (const { dir } of recipe.entries) if (!missing.has(dir)) missing.set(dir, !directoryExists(dir));
+  return recipe.entries.map((entry) => ({ ...entry, missing: missing.get(entry.dir)! }));
+}
+
+function dryRunJson(recipe: LoadedRecipe): string {
+  return JSON.stringify({
+    name: recipe.displayName,
+    file: recipe.file,
+    entries: withMissing(recipe),
+    dropped: recipe.dropped,
+  });
+}
+
+function dryRunText(recipe: LoadedRecipe): string {
+  const dropped = `${recipe.dropped} dropped`;
+  if (recipe.entries.length === 0) {
+    return `nothing to load: ${printable(recipe.file)} holds no command (${dropped})`;
+  }
+  const lines = [`would load '${printable(recipe.displayName)}' from ${printable(recipe.file)}`];
+  const entries = withMissing(recipe);
+  let currentDir: string | undefined;
+  for (const entry of entries) {
+    if (entry.dir !== currentDir) {
+      currentDir = entry.dir;
+      lines.push(`  ${printable(entry.dir)}${entry.missing ? "  (missing: would be skipped)" : ""}`);
+    }
+    lines.push(`    ${printable(entry.cmd)}${labelSuffix(entry.group, entry.name)}`);
+  }
+  const skipped = entries.filter((e) => e.missing).length;
+  const starting = recipe.entries.length - skipped;
+  lines.push(`${starting} task(s) would start, ${skipped} skipped (missing directory), ${dropped}`);
+  return lines.join("\n");
+}
+
+function labelSuffix(group: string | null, name: string | null): string {
+  const parts = [group !== null && `group: ${printable(group)}`, name !== null && `name: ${printable(name)}`];
+  const present = parts.filter(Boolean);
+  return present.length ? `  [${present.join(", ")}]` : "";
+}
+
+/** Saves the live fleet as session `name` (also `w` in the dashboard); returns the line to show. */
+export async function saveFleet(name: string): Promise<string> {
+  sanitizeSessionName(name); // a bad name is refused before any daemon is started
+  const entries = await withDaemon((c) => c.request<RecipeEntry[]>("recipe"));
+  const file = saveSession(name, entries);
+  return `saved '${printable(name.trim())}': ${entries.length} task(s) → ${printable(file)}`;
+}

@@ -1,0 +1,39 @@
+// The command table: every subcommand in its own cmd-<name>.ts, imported only when it runs, and the
+// root command's flags. The runner (cli.ts) and the completion scripts (cmd-completions.ts) read it.
+import { defineCommand, type CommandDef } from "citty";
+import { VERSION } from "./version.ts";
+
+export type Lazy = () => Promise<CommandDef<any>>;
+
+// Each subcommand lives in its own cmd-<name>.ts and is imported only when it runs.
+export const SUBCOMMANDS: Record<string, Lazy> = {
+  daemon: () => import("./cmd-daemon.ts").then((m) => m.default),
+  attach: () => import("./cmd-attach.ts").then((m) => m.default),
+  run: () => import("./cmd-run.ts").then((m) => m.default),
+  ls: () => import("./cmd-ls.ts").then((m) => m.default),
+  peek: () => import("./cmd-peek.ts").then((m) => m.default),
+  send: () => import("./cmd-send.ts").then((m) => m.default),
+  wait: () => import("./cmd-wait.ts").then((m) => m.default),
+  kill: () => import("./cmd-kill.ts").then((m) => m.default),
+  rm: () => import("./cmd-rm.ts").then((m) => m.default),
+  rerun: () => import("./cmd-rerun.ts").then((m) => m.default),
+  rename: () => import("./cmd-rename.ts").then((m) => m.default),
+  group: () => import("./cmd-group.ts").then((m) => m.default),
+  tag: () => import("./cmd-tag.ts").then((m) => m.default),
+  load: () => import("./cmd-load.ts").then((m) => m.default),
+  sessions: () => import("./cmd-sessions.ts").then((m) => m.default),
+  status: () => import("./cmd-status.ts").then((m) => m.default),
+  save: () => import("./cmd-save.ts").then((m) => m.default),
+  recover: () => import("./cmd-recover.ts").then((m) => m.default),
+  completions: () => import("./cmd-completions.ts").then((m) => m.completionsCommand(() => ({ root, subcommands: SUBCOMMANDS }))),
+};
+
+export const root = defineCommand({
+  meta: { name: "fleetcom", version: VERSION, description: "Supervise a fleet of terminal commands and AI coding agents" },
+  args: {
+    version: { type: "boolean", alias: "V", description: "Print the version" },
+    kill: { type: "boolean", description: "Stop the daemon and every task it owns" },
+    foreground: { type: "boolean", description: "Run the supervisor in this process with the dashboard; its tasks end when you quit" },
+  },
+  subCommands: SUBCOMMANDS,
+});

@@ -33,7 +33,7 @@ export async function startRecipe(recipe: LoadedRecipe): Promise<LoadResult> {
   const { started, skipped } = await withDaemon(async (c) => {
     const total = { started: [] as number[], skipped: 0 };
     for (const entries of chunks) {
-      const part = await c.request<{ started: number[]; skipped: number }>("load", { entries });
+      const part = await c.request("load", { entries });
       total.started.push(...part.started);
       total.skipped += part.skipped;
     }
@@ -120,7 +120,7 @@ function labelSuffix(group: string | null, name: string | null): string {
 /** Saves the live fleet as session `name` (also `w` in the dashboard); returns the line to show. */
 export async function saveFleet(name: string): Promise<string> {
   sanitizeSessionName(name); // a bad name is refused before any daemon is started
-  const entries = await withDaemon((c) => c.request<RecipeEntry[]>("recipe"));
+  const entries = await withDaemon((c) => c.request("recipe"));
   const file = saveSession(name, entries);
   return `saved '${printable(name.trim())}': ${entries.length} task(s) → ${printable(file)}`;
 }

@@ -11,7 +11,7 @@ import { closeSync, openSync, readFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { EXIT, UserError } from "./errors.ts";
-import type { AttachEnd, DaemonMessage, Reply, SnapshotNotice, TaskEvent } from "./wire-protocol.ts";
+import type { AttachEnd, DaemonMessage, Op, OpArgs, OpResult, Reply, SnapshotNotice, TaskEvent } from "./wire-protocol.ts";
 import { LOCK_NAME, LOG_NAME, SOCKET_NAME, logPath, runtimeDir } from "./paths.ts";
 import { printable } from "./text-printable.ts";
 import { flockHolder } from "./proc.ts";
@@ -125,9 +125,10 @@ export class DaemonClient {
     this.handlers.closed?.();
   }
 
-  request<T = unknown>(op: string, args: Record<string, unknown> = {}): Promise<T> {
+  /** One operation of the contract (wire-protocol.ts): its arguments and its answer are typed by the op. */
+  request<O extends Op>(op: O, ...[args]: {} extends OpArgs<O> ? [args?: OpArgs<O>] : [args: OpArgs<O>]): Promise<OpResult<O>> {
     const id = this.nextId++;
-    return new Promise<T>((resolve, reject) => {
+    return new Promise<OpResult<O>>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
       this.send({ type: "request", id, op, args });
     });

@@ -8,7 +8,7 @@ export default defineCommand({
   meta: { name: "ls", description: "List tasks" },
   args: { json: { type: "boolean", description: "Print a JSON array, one object per task" } },
   async run({ args }) {
-    const tasks = await withDaemon((c) => c.request<TaskInfo[]>("ls"));
+    const tasks = await withDaemon((c) => c.request("ls"));
     process.stdout.write(args.json ? `${JSON.stringify(tasks, null, 2)}\n` : lsTable(tasks, process.env.HOME, Date.now(), terminalColumns()));
   },
 });

@@ -29,7 +29,7 @@ export default defineCommand({
 async function peek(client: DaemonClient, task: string, lines: number | undefined, follow: boolean | undefined): Promise<void> {
   const only = lines ? { lines } : {};
   if (!follow) {
-    const { text } = await client.request<{ text: string }>("peek", { task, ...only });
+    const { text } = await client.request("peek", { task, ...only });
     process.stdout.write(text.length ? `${text}\n` : "");
     return;
   }
@@ -43,6 +43,6 @@ async function peek(client: DaemonClient, task: string, lines: number | undefine
       closed: () => resolve(),
     };
   });
-  await client.request<TaskInfo>("follow", { task, ...only });
+  await client.request("follow", { task, ...only });
   await ended;
 }

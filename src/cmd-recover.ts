@@ -5,7 +5,7 @@ import { defineCommand } from "citty";
 import { withDaemon } from "./client.ts";
 import { age, SAVE_HINT, snapshotListRow } from "./ui-format.ts";
 import { EXIT, usageError, UserError } from "./errors.ts";
-import type { SnapshotError } from "./wire-protocol.ts";
+import type { DaemonStatus } from "./wire-protocol.ts";
 import { printable } from "./text-printable.ts";
 import { recoveryDir } from "./paths.ts";
 import { snapshotFileName } from "./recipe-snapshot-rules.ts";
@@ -61,18 +61,11 @@ async function runningDaemonWarning(now = Date.now()): Promise<string | null> {
 
 async function runningDaemonStatus(): Promise<DaemonStatus | null> {
   try {
-    return await withDaemon((c) => c.request<DaemonStatus>("status"), { autostart: false });
+    return await withDaemon((c) => c.request("status"), { autostart: false });
   } catch (error) {
     if (error instanceof UserError && error.exitCode === EXIT.unreachable) return null;
     throw error;
   }
-}
-
-interface DaemonStatus {
-  pid: number;
-  startedAt: string;
-  snapshotError?: SnapshotError | null;
-  snapshotPendingSince?: string | null;
 }
 
 // The file name the running daemon writes its snapshots to; null when no daemon is running.

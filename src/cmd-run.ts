@@ -19,7 +19,7 @@ export default defineCommand({
     const command = words.join(" ").trim();
     if (!command) throw usageError("run: give the command after --, e.g. fleetcom run -- npm run dev");
     const { id } = await withDaemon((c) =>
-      c.request<{ id: number }>("run", {
+      c.request("run", {
         command,
         ...(args.cwd ? { cwd: resolve(args.cwd) } : {}),
         ...(args.group !== undefined ? { group: args.group } : {}),

@@ -2,28 +2,18 @@
 import { defineCommand } from "citty";
 import { DaemonClient } from "./client.ts";
 import { EXIT, UserError } from "./errors.ts";
-import type { SnapshotError } from "./wire-protocol.ts";
+import type { DaemonStatus } from "./wire-protocol.ts";
 import { runtimeDir, sessionDir, socketPath } from "./paths.ts";
 import { printable } from "./text-printable.ts";
-
-interface Status {
-  running: boolean;
-  pid: number;
-  version: string;
-  startedAt: string;
-  socket: string;
-  tasks: { total: number; running: number };
-  snapshotError?: SnapshotError | null;
-}
 
 export default defineCommand({
   meta: { name: "status", description: "Daemon pid, version, uptime, socket, directories, task counts" },
   args: { json: { type: "boolean", description: "Print JSON" } },
   async run({ args }) {
-    let status: Status;
+    let status: DaemonStatus;
     try {
       const client = await DaemonClient.open({ autostart: false });
-      status = await client.request<Status>("status");
+      status = await client.request("status");
       client.close();
     } catch (error) {
       if (!(error instanceof UserError) || error.exitCode !== EXIT.unreachable) throw error;

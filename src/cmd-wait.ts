@@ -87,7 +87,7 @@ function waitFor(client: DaemonClient, ref: string, condition: Condition, timeou
     // The last event may be up to a change interval old: ask the daemon, which knows the last output.
     const confirmQuiet = () => {
       client
-        .request<TaskInfo[]>("ls")
+        .request("ls")
         .then((tasks) => {
           const task = tasks.find((t) => t.id === id);
           if (task) consider(task);
@@ -108,7 +108,7 @@ function waitFor(client: DaemonClient, ref: string, condition: Condition, timeou
       }, timeoutMs);
     }
     client
-      .request<TaskInfo[]>("subscribe")
+      .request("subscribe")
       .then((tasks) => {
         const task = resolveTaskRef(ref, tasks);
         id = task.id;

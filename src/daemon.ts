@@ -13,7 +13,7 @@ import { savedCommands } from "./agent-run.ts";
 import { UserError, errorMessage } from "./errors.ts";
 import { label } from "./recipe-labels.ts";
 import { normalizeGroup, normalizeName } from "./recipe-labels.ts";
-import { hello as helloSchema, opArgs, request as requestSchema, type Hello, type Op, type RecipeEntry, type Request, type TaskInfo } from "./wire-protocol.ts";
+import { hello as helloSchema, opArgs, request as requestSchema, type Hello, type Op, type OpArgs, type OpResult, type RecipeEntry, type Request, type TaskInfo } from "./wire-protocol.ts";
 import { runNotifier } from "./daemon-notifier.ts";
 import { Endpoint } from "./daemon-endpoint.ts";
 import { commandTooLong } from "./recipe.ts";
@@ -55,7 +55,8 @@ interface Peer {
   inputBlockedBy: Task | null;
 }
 
-type Handler = (peer: Peer, args: any) => unknown | Promise<unknown>;
+/** One operation's work: typed by the contract, so a handler that answers the wrong shape does not compile. */
+type Handlers = { [O in Op]: (peer: Peer, args: OpArgs<O>) => OpResult<O> | Promise<OpResult<O>> };
 
 export class Daemon implements TaskListener, ConnectionHandler {
   private readonly tasks = new Map<number, Task>();
@@ -160,7 +161,8 @@ export class Daemon implements TaskListener, ConnectionHandler {
       return;
     }
     try {
-      const result = await this.handlers[req.op](peer, args);
+      // `args` passed this op's own schema just above; TypeScript cannot tie the two through a union.
+      const result = await this.handlers[req.op](peer, args as never);
       peer.conn.send({ type: "reply", id: req.id, ok: true, result: result ?? null });
     } catch (error) {
       if (!(error instanceof UserError)) this.options.log(`error in ${req.op}: ${(error as Error)?.stack ?? error}`);
@@ -268,7 +270,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
 
   // ---- operations ----------------------------------------------------------------------------
 
-  private readonly handlers: Record<Op, Handler> = {
+  private readonly handlers: Handlers = {
     ls: () => this.list(),
     status: () => this.status(),
     subscribe: (peer) => {
@@ -517,7 +519,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
     // milliseconds per hundred tasks.
     const tasks = [...this.tasks.values()];
     return {
-      running: true,
+      running: true as const,
       pid: process.pid,
       version: VERSION,
       startedAt: this.startedAt.toISOString(),

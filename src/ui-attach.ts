@@ -115,8 +115,8 @@ export async function attachSession(ref: string, whenFinished: WhenFinished = "s
   // Before the request: the task's screen may arrive right behind its reply.
   stdout.write(ENTER_ALT_SCREEN);
   try {
-    info = await client.request<TaskInfo>("attach", { task: ref, ...size });
-    notice.attached(info.id, await client.request<TaskInfo[]>("subscribe"));
+    info = await client.request("attach", { task: ref, ...size });
+    notice.attached(info.id, await client.request("subscribe"));
     if (info.state === "exited" && whenFinished === "end") finish({ kind: "ended", end: { type: "attach-end", reason: "exited", task: info } });
     else if (info.state === "exited") {
       finished = info;
@@ -173,7 +173,7 @@ export async function attachSession(ref: string, whenFinished: WhenFinished = "s
 /** The text a task left on its screen; "" when it cannot be had. */
 async function lastScreen(client: DaemonClient, task: TaskInfo): Promise<string> {
   try {
-    return (await client.request<{ text: string }>("peek", { task: String(task.id) })).text;
+    return (await client.request("peek", { task: String(task.id) })).text;
   } catch {
     return "";
   }

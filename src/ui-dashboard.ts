@@ -68,7 +68,7 @@ class Dashboard {
         this.say(error ? `recovery snapshots are failing: ${printable(error.message)}` : "recovery snapshots are written again", error !== null),
       closed: () => this.finish(this.quitting ? "quit" : "lost"),
     };
-    for (const task of await this.client.request<TaskInfo[]>("subscribe")) this.tasks.set(task.id, task);
+    for (const task of await this.client.request("subscribe")) this.tasks.set(task.id, task);
     const onKey = (key: Key) => void this.onKey(key).catch((error) => this.say(errorMessage(error), true));
     const onResize = () => this.redrawFromTop();
     const tick = setInterval(() => this.draw(), AGE_TICK_MS);
@@ -182,10 +182,10 @@ class Dashboard {
     enter: (task) => task && this.attach(task),
     space: (task) => task && this.loadPeek(task),
     n: () => this.newCommand(),
-    r: (task) => task && this.op(`reran task ${task.id}`, "rerun", { task: String(task.id) }),
+    r: (task) => task && this.op(`reran task ${task.id}`, () => this.client.request("rerun", { task: String(task.id) })),
     R: (task) => task && this.rename(task),
     g: (task) => task && this.regroup(task),
-    m: (task) => task && this.op(task.tagged ? `task ${task.id} no longer in use` : `task ${task.id} marked in use`, "tag", { task: String(task.id) }),
+    m: (task) => task && this.op(task.tagged ? `task ${task.id} no longer in use` : `task ${task.id} marked in use`, () => this.client.request("tag", { task: String(task.id) })),
     X: (task) => task && this.killOrRemove(task),
     s: () => {
       this.grouping = GROUPINGS[(GROUPINGS.indexOf(this.grouping) + 1) % GROUPINGS.length]!;
@@ -204,9 +204,10 @@ class Dashboard {
     if (next) this.selected = next.id;
   }
 
-  private async op(done: string, op: string, args: Record<string, unknown>): Promise<void> {
+  /** Runs one request and says `done`, or what went wrong, on the status line. */
+  private async op(done: string, request: () => Promise<unknown>): Promise<void> {
     try {
-      await this.client.request(op, args);
+      await request();
       this.status = { text: done, error: false };
     } catch (error) {
       this.status = { text: errorMessage(error), error: true };
@@ -215,7 +216,7 @@ class Dashboard {
 
   private async loadPeek(task: TaskInfo): Promise<void> {
     const rows = Math.max(3, this.region.height - 4);
-    const { text } = await this.client.request<{ text: string }>("peek", { task: String(task.id), lines: rows });
+    const { text } = await this.client.request("peek", { task: String(task.id), lines: rows });
     this.peek = { id: task.id, title: `${task.id} ${printable(label(task))}`, text };
     this.draw();
   }
@@ -235,7 +236,7 @@ class Dashboard {
     const command = await this.ask(`Run in ${tildePath(process.cwd(), process.env.HOME)}`);
     if (command === null || command.trim() === "") return;
     try {
-      const { id } = await this.client.request<{ id: number }>("run", { command, cwd: process.cwd() });
+      const { id } = await this.client.request("run", { command, cwd: process.cwd() });
       this.selected = id;
       this.status = { text: `started task ${id}`, error: false };
     } catch (error) {
@@ -247,25 +248,25 @@ class Dashboard {
     const name = await this.ask(`Name for task ${task.id} (empty clears it)`, task.name ?? "");
     if (name === null) return;
     const cleared = name.trim() === "";
-    await this.op(cleared ? `task ${task.id} has no name` : `renamed task ${task.id}`, "rename", { task: String(task.id), name: cleared ? null : name });
+    await this.op(cleared ? `task ${task.id} has no name` : `renamed task ${task.id}`, () => this.client.request("rename", { task: String(task.id), name: cleared ? null : name }));
   }
 
   private async regroup(task: TaskInfo): Promise<void> {
     const group = await this.ask(`Group for task ${task.id} (empty clears it)`, task.group ?? "");
     if (group === null) return;
     const cleared = group.trim() === "";
-    await this.op(cleared ? `task ${task.id} has no group` : `task ${task.id} is in group '${printable(group.trim())}'`, "group", {
+    await this.op(cleared ? `task ${task.id} has no group` : `task ${task.id} is in group '${printable(group.trim())}'`, () => this.client.request("group", {
       task: String(task.id),
       group: cleared ? null : group,
-    });
+    }));
   }
 
   private async killOrRemove(task: TaskInfo): Promise<void> {
     if (task.state === "running") {
       this.say(`stopping task ${task.id}…`);
-      return this.op(`killed task ${task.id}`, "kill", { tasks: [String(task.id)] });
+      return this.op(`killed task ${task.id}`, () => this.client.request("kill", { tasks: [String(task.id)] }));
     }
-    return this.op(`removed task ${task.id}`, "rm", { tasks: [String(task.id)] });
+    return this.op(`removed task ${task.id}`, () => this.client.request("rm", { tasks: [String(task.id)] }));
   }
 
   private async save(): Promise<void> {

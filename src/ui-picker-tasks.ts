@@ -14,7 +14,7 @@ export function taskPickRow(task: TaskInfo, home: string | undefined, now = Date
 
 /** The picked task's id, or null when cancelled or there is no task. */
 export async function pickTask(): Promise<number | null> {
-  const tasks = await withDaemon((c) => c.request<TaskInfo[]>("ls"));
+  const tasks = await withDaemon((c) => c.request("ls"));
   if (tasks.length === 0) {
     console.log("no tasks (start one with fleetcom run -- CMD)");
     return null;

@@ -2,6 +2,7 @@
 // them. The daemon validates every frame a client sends with these. Clients import only the types
 // (erased at build time), so arktype stays off their start-up path.
 import { type } from "arktype";
+import type { Attention } from "./attention.ts";
 import { recipeEntry, type RecipeEntry } from "./recipe.ts";
 
 export type { RecipeEntry };
@@ -55,30 +56,70 @@ export const request = type({
 });
 export type Request = typeof request.infer;
 
-const attention = type({ state: "'input' | 'permission' | 'bell'", since: "string", message: "string | null" });
+/** A task as every client sees it (`ls --json` documents it in cli.md). Sent, never received: a plain type. */
+export interface TaskInfo {
+  id: number;
+  run: number;
+  command: string;
+  name: string | null;
+  group: string | null;
+  cwd: string;
+  tagged: boolean;
+  state: "running" | "exited";
+  idle: boolean;
+  exitCode: number | null;
+  signal: string | null;
+  pid: number | null;
+  startedAt: string;
+  endedAt: string | null;
+  lastOutputAt: string | null;
+  preview: string;
+  agent: string | null;
+  conversation: string | null;
+  attention: Attention | null;
+}
 
-export const taskInfo = type({
-  id: "number.integer",
-  run: "number.integer",
-  command: "string",
-  name: label,
-  group: label,
-  cwd: "string",
-  tagged: "boolean",
-  state: "'running' | 'exited'",
-  idle: "boolean",
-  exitCode: "number.integer | null",
-  signal: "string | null",
-  pid: "number.integer | null",
-  startedAt: "string",
-  endedAt: "string | null",
-  lastOutputAt: "string | null",
-  preview: "string",
-  agent: "string | null",
-  conversation: "string | null",
-  attention: attention.or("null"),
-});
-export type TaskInfo = typeof taskInfo.infer;
+/** `status`: the daemon, its clients' queues (daemon.md, backpressure) and its snapshot writer. */
+export interface DaemonStatus {
+  running: true;
+  pid: number;
+  version: string;
+  startedAt: string;
+  socket: string;
+  tasks: { total: number; running: number };
+  clients: { connected: number; queuedBytes: number; maxQueuedBytes: number; waitingEvents: number; droppedBehind: number; inputBlocked: number };
+  snapshotError: SnapshotError | null;
+  snapshotPendingSince: string | null;
+}
+
+/**
+ * What each operation answers. With `opArgs` this is the whole contract: the client's request()
+ * and the daemon's handler table are both typed by it, so a misspelt op, a wrong argument or a
+ * result read as something else does not compile.
+ */
+export interface OpResults {
+  ls: TaskInfo[];
+  status: DaemonStatus;
+  subscribe: TaskInfo[];
+  recipe: RecipeEntry[];
+  shutdown: null;
+  detach: null;
+  redraw: null;
+  run: { id: number };
+  load: { started: number[]; skipped: number };
+  kill: { killed: number[] };
+  rm: { removed: number[] };
+  rerun: TaskInfo;
+  tag: TaskInfo;
+  rename: TaskInfo;
+  group: TaskInfo;
+  send: null;
+  peek: { text: string; info: TaskInfo };
+  attach: TaskInfo;
+  follow: TaskInfo;
+  resize: null;
+}
+export type OpResult<O extends Op> = OpResults[O];
 
 export interface Reply {
   type: "reply";

@@ -82,9 +82,11 @@ describe("attach", () => {
     await fleet.waitForExit(id);
     const client = await attach(id, { cols: 100, rows: 30 });
     const notice = `[task ${id} exited 4 · r rerun · Ctrl-\\ back]`;
-    await client.waitForScreen("the notice", (s) => s.split("\n")[29] === notice);
+    // The client draws the notice at once and again after each screen the daemon sends, which may come later.
+    const drawn = (rows: string[], last: number) => rows[0] === "done here" && rows[last] === notice;
+    await client.waitForScreen("the screen and the notice", (s) => drawn(s.split("\n"), 29));
     client.resize(70, 20);
-    const resized = await client.waitForScreen("the notice on the new last row", (s) => s.split("\n")[19] === notice);
+    const resized = await client.waitForScreen("the redrawn screen, the notice on the new last row", (s) => drawn(s.split("\n"), 19));
     expect(resized.split("\n")[0]).toBe("done here");
     expect(resized).not.toMatch(/\d+,\d+,\d+/);
     client.write(DETACH);

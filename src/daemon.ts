@@ -20,6 +20,7 @@ import { ensureRuntimeDir } from "./runtime-dir.ts";
 import type { View } from "./screen.ts";
 import { Task, type TaskListener } from "./task.ts";
 import { resolveTaskRef } from "./task-ref.ts";
+import { Typist } from "./send-input.ts";
 import { VERSION } from "./version.ts";
 
 const CHANGE_EVENT_INTERVAL_MS = 250;
@@ -54,6 +55,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
   private nextId = 1;
   private stopping: Promise<void> | null = null;
   private readonly agents = new AgentNamespace(runtimeDir(), (id, run) => this.tasks.get(id)?.agentFilesChanged(run));
+  private readonly typist = new Typist();
   readonly startedAt = new Date();
   onStop: () => void = () => {};
   /** Called after every command that can change a saved recipe (recovery snapshots hang here). */
@@ -132,6 +134,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
     }
     this.reportedIdle.delete(task);
     this.markChanged(task);
+    this.typist.output(task);
   }
 
   /** Terminal-query replies from the headless screen go to the task only while nobody is attached. */
@@ -274,10 +277,11 @@ export class Daemon implements TaskListener, ConnectionHandler {
       this.taskChanged(task, true);
       return task.info();
     },
-    send: (_peer, a) => {
+    send: async (_peer, a) => {
       const task = this.find(a.task);
       if (!task.running) throw new UserError(`task ${task.id} has exited`);
-      task.write(a.text);
+      // Text, then Enter as its own keypress once the program has read the text (send-input.ts).
+      await this.typist.send(task, a);
       task.attended();
       return null;
     },

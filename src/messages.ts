@@ -37,7 +37,7 @@ export const opArgs = {
   tag: type({ task: taskRef }),
   rename: type({ task: taskRef, name: label }),
   group: type({ task: taskRef, group: label }),
-  send: type({ task: taskRef, text: "string" }),
+  send: type({ task: taskRef, "text?": "string", "enter?": "boolean", "paste?": "boolean", "keys?": type("string > 0").array().atLeastLength(1) }),
   peek: type({ task: taskRef, "lines?": "number.integer > 0" }),
   attach: type({ task: taskRef, cols: dimension, rows: dimension }),
   follow: type({ task: taskRef, "lines?": "number.integer > 0" }),

@@ -284,6 +284,16 @@ export class Screen {
     return pen && !pen.isAttributeDefault() ? sgr(pen) : "";
   }
 
+  /**
+   * How the task wants its keyboard input, as set so far: pasted text inside ESC[200~…ESC[201~
+   * (bracketed paste, DECSET 2004) and arrows as ESC O A (application cursor keys, DECCKM).
+   * Call after flushed() to include everything the task printed.
+   */
+  inputModes(): { bracketedPaste: boolean; applicationCursorKeys: boolean } {
+    const { bracketedPasteMode, applicationCursorKeysMode } = this.term.modes;
+    return { bracketedPaste: bracketedPasteMode, applicationCursorKeys: applicationCursorKeysMode };
+  }
+
   /** The last non-blank line of the screen, right-trimmed; "" when the screen is blank. */
   previewLine(): string {
     const buffer = this.term.buffer.active;

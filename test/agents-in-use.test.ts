@@ -1,0 +1,144 @@
+// Agents as people really run them (issue 13, shared/research/field-reports/real-agents.md). The
+// fakes refuse what the real CLIs refuse: a resume of a conversation that has no transcript exits 1
+// with the real message, the npm Grok CLI exits 1 on `--session-id`, Codex and Command Code take
+// text and Enter in one read as a paste. Through the real daemon, fleetcom resumes only what exists
+// (B1), injects only what the binary understands (B2), submits with one send (B3) and snapshots a
+// newly captured conversation at once (B4).
+import { afterEach, describe, expect, test } from "bun:test";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { installFakeAgents, type Invocation } from "./agent-fakes.ts";
+import { Fleet, until } from "./fleet.ts";
+import { runFleetcom } from "./helpers.ts";
+import { killProcessGroups, processesWithMarker, recoveryDirOf, snapshotFleet } from "./recovery-helpers.ts";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const KEY_LOGGER = resolve(import.meta.dir, "fixtures/key-logger.ts");
+
+let fleet: Fleet;
+let fakes: ReturnType<typeof installFakeAgents>;
+let marker: string;
+
+/** A fleet with the fake agents; every process its tasks start carries a marker for the final sweep. */
+function setUp(options: { flavours?: Record<string, string>; env?: Record<string, string>; snapshots?: boolean } = {}): void {
+  fleet = options.snapshots ? snapshotFleet({ debounceMs: 100 }) : new Fleet();
+  marker = `FLEETCOM_AGENTS_IN_USE=${process.pid}-${Math.random()}`;
+  fleet.env.FLEETCOM_AGENTS_IN_USE = marker.split("=")[1]!;
+  Object.assign(fleet.env, options.env ?? {});
+  fakes = installFakeAgents(fleet);
+}
+
+afterEach(async () => {
+  await fleet.stop();
+  killProcessGroups(processesWithMarker(marker));
+});
+
+async function spawn(command: string, flags: string[] = [], env: Record<string, string> = {}): Promise<number> {
+  const r = await fleet.cli(["run", ...flags, "--", command], { env });
+  if (r.code !== 0) throw new Error(`run failed: ${r.stderr}`);
+  const id = Number(r.stdout.trim());
+  await until(`task ${id} to be ready`, async () => (await fleet.peek(id)).includes(" ready"));
+  return id;
+}
+
+const send = (id: number, ...args: string[]) => fleet.ok(["send", String(id), ...args]);
+
+/**
+ * The text, then Enter as a second send: what worked before `send` typed like a person (the field
+ * report's workaround), so the tests of B1 and B4 do not depend on the fix of B3.
+ */
+async function submit(id: number, text: string): Promise<void> {
+  await send(id, "--no-enter", text);
+  await send(id, "");
+}
+
+async function turn(id: number, text = "hello"): Promise<void> {
+  const before = (await fleet.peek(id)).split("turn done").length;
+  await submit(id, text);
+  await until(`task ${id} to finish a turn`, async () => (await fleet.peek(id)).split("turn done").length > before);
+}
+
+const startsOf = (agent: string): Invocation[] => fakes.invocations().filter((i) => i.agent === agent);
+
+/** The saved commands by directory, in the recipe's order. */
+async function saved(name: string): Promise<Record<string, string[]>> {
+  await fleet.ok(["save", name]);
+  const doc = JSON.parse(readFileSync(join(fleet.sandbox.config, "sessions", `${name}.json`), "utf8"));
+  const dirs = doc.dirs as Record<string, (string | { cmd: string })[]>;
+  return Object.fromEntries(Object.entries(dirs).map(([dir, entries]) => [dir, entries.map((e) => (typeof e === "string" ? e : e.cmd))]));
+}
+
+function dir(name: string): string {
+  const path = join(fleet.sandbox.home, name);
+  mkdirSync(path, { recursive: true });
+  return path;
+}
+
+function daemonLog(): string {
+  const path = join(fleet.sandbox.runtime, "daemon.log");
+  return existsSync(path) ? readFileSync(path, "utf8") : "";
+}
+
+describe("send types like a person", () => {
+  test("one send submits in Codex and Command Code, which take text and Enter in one read as a paste", async () => {
+    setUp();
+    const cx = await spawn("codex");
+    const cc = await spawn("cmd");
+    await send(cx, "remember the fruit MANGO-7");
+    await send(cc, "/session-file");
+    await until("codex's turn", async () => (await fleet.peek(cx)).includes("turn done"));
+    await until("command code's turn", async () => (await fleet.peek(cc)).includes("turn done"));
+    expect(await fleet.peek(cx)).toContain('working on "remember the fruit MANGO-7"');
+  });
+
+  test("--paste sends a multi-line text as one message; without it each line is submitted", async () => {
+    setUp();
+    const id = await spawn("codex");
+    await send(id, "--paste", "one\ntwo");
+    await until("the pasted turn", async () => (await fleet.peek(id)).includes('working on "one\\ntwo"'));
+    await send(id, "three\nfour");
+    await until("two more turns", async () => (await fleet.peek(id)).split("turn done").length === 4);
+    expect(await fleet.peek(id)).toContain('working on "three"\nturn done');
+    expect(await fleet.peek(id)).toContain('working on "four"');
+  });
+
+  test("send - types what stdin holds", async () => {
+    setUp();
+    const id = await spawn("cmd");
+    const r = await runFleetcom(["send", String(id), "-"], { env: fleet.env, stdin: "from stdin\n" });
+    expect(r.code).toBe(0);
+    await until("the turn", async () => (await fleet.peek(id)).includes("turn done"));
+  });
+
+  test("text goes as a bracketed paste when the task turned that mode on, and Enter as a keypress of its own", async () => {
+    setUp();
+    const id = await fleet.run(`'${process.execPath}' '${KEY_LOGGER}' bracketed`);
+    await until("the logger", async () => (await fleet.peek(id)).includes("ready"));
+    await send(id, "hi there");
+    await until("two reads", async () => (await fleet.peek(id)).split("\n").filter((l) => l.startsWith("read ")).length === 2);
+    expect((await fleet.peek(id)).split("\n").filter((l) => l.startsWith("read "))).toEqual(['read "\\u001b[200~hi there\\u001b[201~"', 'read "\\r"']);
+  });
+
+  test("--keys sends each named key as a keypress of its own, arrows as the task's cursor-key mode wants them", async () => {
+    setUp();
+    const id = await fleet.run(`'${process.execPath}' '${KEY_LOGGER}' cursor-keys`);
+    await until("the logger", async () => (await fleet.peek(id)).includes("ready"));
+    await send(id, "--keys", "C-c", "Enter", "Up", "F5", "M-x", "BSpace", "Tab", "Esc");
+    const reads = () => fleet.peek(id).then((s) => s.split("\n").filter((l) => l.startsWith("read ")));
+    await until("eight reads", async () => (await reads()).length === 8);
+    expect(await reads()).toEqual(['"\\u0003"', '"\\r"', '"\\u001bOA"', '"\\u001b[15~"', '"\\u001bx"', '"\\u007f"', '"\\t"', '"\\u001b"'].map((r) => `read ${r}`));
+  });
+
+  test("an unknown key name is a usage error that names it, and nothing is sent", async () => {
+    setUp();
+    const id = await fleet.run(`'${process.execPath}' '${KEY_LOGGER}'`);
+    await until("the logger", async () => (await fleet.peek(id)).includes("ready"));
+    const r = await fleet.cli(["send", String(id), "--keys", "Enter", "Hyper"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("unknown key 'Hyper'");
+    await fleet.ok(["send", String(id), "--keys", "Tab"]);
+    await until("the tab", async () => (await fleet.peek(id)).includes('read "\\t"'));
+    expect(await fleet.peek(id)).not.toContain('read "\\r"');
+  });
+});
+

@@ -5,7 +5,7 @@
 // events file, which is how fleetcom knows Claude waits for its user (attention.ts). Exit hint:
 // `Resume this session with:` then `claude … --resume <id>`. Store: `<claude home>/projects/<slug>/<id>.jsonl`.
 import { join } from "node:path";
-import { entriesOf, createdMs, member, textOf } from "./agent-files.ts";
+import { entriesOf, createdMs, isFile, member, textOf } from "./agent-files.ts";
 import { type AgentSignal, attentionMessage } from "./attention.ts";
 import {
   type Agent,
@@ -102,6 +102,11 @@ export function claudeHome(env: Env): string {
   return env.CLAUDE_CONFIG_DIR || join(homeOf(env), ".claude");
 }
 
+/** `<claude home>/projects/<slug>/<id>.jsonl`: the conversation's transcript. */
+export function claudeTranscript(env: Env, cwd: string, id: string): string {
+  return join(claudeHome(env), "projects", claudeSlug(cwd), `${id}.jsonl`);
+}
+
 export const claude: Agent = {
   name: "claude",
   words: ["claude"],
@@ -127,6 +132,10 @@ export const claude: Agent = {
     );
     return lastHintId(hints);
   },
+
+  // Claude writes the transcript at the first prompt (and at once after /clear); until then
+  // `--resume <id>` says "No conversation found with session ID".
+  holds: (id, { cwd, env }) => isFile(claudeTranscript(env, cwd, id)),
 
   fromStore({ cwd, spawnedAt, env, taken }) {
     const dir = join(claudeHome(env), "projects", claudeSlug(cwd));

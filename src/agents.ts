@@ -66,6 +66,12 @@ export interface CaptureSource {
   uid: number;
 }
 
+/** Where an agent looks for one conversation in its own store: the task's cwd and launch environment. */
+export interface StoreLocation {
+  cwd: string;
+  env: Env;
+}
+
 /** What an agent needs to find a task's conversation in its own store on disk. */
 export interface StoreQuery {
   cwd: string;
@@ -86,6 +92,11 @@ export interface Agent {
   readonly envKeys: readonly string[];
   /** Assets and arguments for one run; throwing means the run goes uninstrumented. */
   instrument(launch: Launch, assets: RunAssets, env: Env): Instrumentation | null;
+  /**
+   * Whether the agent's own store holds this conversation, found by the ID itself: only then can
+   * its resume form start (the real CLIs refuse an ID they have no transcript for).
+   */
+  holds(id: string, where: StoreLocation): boolean;
   /** The conversation named by the run's capture channel, re-read at each use. */
   captured(source: CaptureSource): string | null;
   /** The conversation named by the last exit hint in the final screen and scrollback (logical lines). */

@@ -1,6 +1,10 @@
 // The agent side of one task run: what is executed for the command as typed, and which conversation
 // the run is in, from the evidence in the precedence of agents.ts. The agent list lives here; an
 // agent's knowledge lives in its own agent-<name>.ts.
+//
+// Resume only what exists (agents.md): a known ID goes into a save, a snapshot or a rerun only once
+// the agent's own store holds that conversation, since the real CLIs refuse to resume an ID they
+// have no transcript for, and the task would then fail at every start.
 import { commandCode } from "./agent-commandcode.ts";
 import { claude } from "./agent-claude.ts";
 import { codex } from "./agent-codex.ts";
@@ -8,7 +12,7 @@ import { grok } from "./agent-grok.ts";
 import { linesSince } from "./agent-files.ts";
 import type { AgentNamespace } from "./agent-namespace.ts";
 import type { AgentSignal } from "./attention.ts";
-import { type Agent, type Env, type Launch, type RunAssets, conversationId, detect, instrumentedCommand, resumeCommand } from "./agents.ts";
+import { type Agent, type Env, type Launch, type RunAssets, conversationId, detect, instrumentedCommand, resumeCommand, uuidOrNull } from "./agents.ts";
 
 export const AGENTS: readonly Agent[] = [claude, codex, grok, commandCode];
 
@@ -48,9 +52,16 @@ export function prepareRun(command: string, ctx: RunContext): Prepared {
   return { executed: command, env: {}, run: new AgentRun(launch, ctx, null, launch.id) };
 }
 
+/** A resumed run that ends within this long, with its conversation nowhere in the store, failed to resume. */
+export const FAILED_AT_ONCE_MS = 10_000;
+
 export class AgentRun {
   private hint: string | null = null;
   private stored: string | null = null;
+  /** IDs the store was seen to hold; a transcript does not go away while a task runs. */
+  private readonly held = new Set<string>();
+  /** The run was a resume form that ended at once, its conversation not in the store. */
+  private failedAtOnce = false;
   /** Set when the supervisor stops: the capture as last read, since its files are about to go. */
   private frozen: string | null | undefined = undefined;
   /** How far the run's attention events have been read. */
@@ -74,20 +85,61 @@ export class AgentRun {
     return this.launch.agent.name;
   }
 
-  /** Reads the exit hint once the task has exited and all its output is in the terminal. */
-  exited(lines: readonly string[]): void {
+  /**
+   * Reads the exit hint once the task has exited and all its output is in the terminal, and notes
+   * whether a resume form failed at once: ended within seconds, its conversation not in the store.
+   */
+  exited(lines: readonly string[], now = Date.now()): void {
     this.hint = this.launch.agent.exitHint(lines, this.env);
+    const id = this.launch.id;
+    this.failedAtOnce = id !== null && now - this.spawnedAt.getTime() < FAILED_AT_ONCE_MS && !this.holds(id);
   }
 
-  /** The conversation from the exit hint, the capture channel or the pin: what `ls` and rerun use. */
+  /** The conversation from the exit hint, the capture channel or the pin: what `ls` shows. */
   known(): string | null {
     return conversationId({ exitHint: this.hint, captured: this.captured(), pinned: this.pinned });
   }
 
-  /** As `known`, then the agent's own store (save and snapshots); a store match sticks for the run. */
+  /** The known conversation, once the agent's own store holds it: what a resume form may name. */
+  resumable(): string | null {
+    const id = this.known();
+    return id !== null && this.holds(id) ? id : null;
+  }
+
+  /**
+   * For save and snapshots: the known conversation when the store holds it (none when it does not:
+   * the ID is this run's, so no other entry may stand in); with nothing known, the agent's own store
+   * (a match sticks for the run).
+   */
   forSave(taken: ReadonlySet<string>): string | null {
-    const store = () => (this.stored ??= this.launch.agent.fromStore({ cwd: this.cwd, spawnedAt: this.spawnedAt, env: this.env, taken }));
-    return conversationId({ exitHint: this.hint, captured: this.captured(), pinned: this.pinned, store });
+    const id = this.known();
+    if (id !== null) return this.holds(id) ? id : null;
+    return uuidOrNull((this.stored ??= this.launch.agent.fromStore({ cwd: this.cwd, spawnedAt: this.spawnedAt, env: this.env, taken })));
+  }
+
+  /** The command a save keeps when there is no conversation to resume. */
+  commandWithout(command: string): string {
+    return this.failedAtOnce ? this.launch.program : command;
+  }
+
+  /**
+   * What a rerun runs: the resume form of a conversation the store holds; the program as typed when
+   * the last run was a resume form that failed at once (with the notice saying so); else the
+   * command unchanged (a bare agent gets a fresh pin).
+   */
+  rerunCommand(command: string): { command: string; notice: string | null } {
+    const id = this.resumable();
+    if (id !== null) return { command: resumeCommand(this.launch, id)!, notice: null };
+    if (!this.failedAtOnce) return { command, notice: null };
+    const notice = `${command} ended at once and ${this.launch.agent.name} has no conversation ${this.launch.id}; running ${this.launch.program} as typed`;
+    return { command: this.launch.program, notice };
+  }
+
+  private holds(id: string): boolean {
+    if (this.held.has(id)) return true;
+    if (!this.launch.agent.holds(id, { cwd: this.cwd, env: this.env })) return false;
+    this.held.add(id);
+    return true;
   }
 
   /** The conversation a save or snapshot already matched in the store, without looking again. */
@@ -121,15 +173,17 @@ export class AgentRun {
 }
 
 /**
- * The command a save or snapshot stores for each task: the resume form when an ID is known, else
- * the command as typed. IDs other tasks hold are never matched again in a store.
+ * The command a save or snapshot stores for each task: the resume form when the agent's store holds
+ * its conversation, else the command as typed (or the program alone, for a resume form that failed
+ * at once). IDs other tasks know are never matched again in a store.
  */
 export function savedCommands(tasks: readonly { command: string; agent: AgentRun | null }[]): string[] {
   const known = tasks.map((t) => t.agent?.known() ?? t.agent?.storedMatch() ?? null);
   const taken = new Set(known.filter((id): id is string => id !== null));
-  return tasks.map((t, i) => {
-    const id = known[i] ?? t.agent?.forSave(taken) ?? null;
+  return tasks.map((t) => {
+    if (!t.agent) return t.command;
+    const id = t.agent.forSave(taken);
     if (id !== null) taken.add(id);
-    return t.agent?.resumeCommand(id) ?? t.command;
+    return t.agent.resumeCommand(id) ?? t.agent.commandWithout(t.command);
   });
 }

@@ -255,9 +255,9 @@ export class Daemon implements TaskListener, ConnectionHandler {
     rerun: (peer, a) => {
       const task = this.find(a.task);
       if (task.running) throw new UserError(`task ${task.id} is still running; only a finished task can be rerun`);
-      task.rerun(peer.hello!.env, this.options.scrollback);
+      const notice = task.rerun(peer.hello!.env, this.options.scrollback);
       this.taskChanged(task, true);
-      return task.info();
+      return { ...task.info(), notice };
     },
     tag: (_peer, a) => {
       const task = this.find(a.task);

@@ -160,10 +160,18 @@ export class Task {
     });
   }
 
-  /** Runs a finished task again in place; a supported agent with a known conversation resumes it. */
-  rerun(clientEnv: Record<string, string>, scrollback: number): void {
-    this.command = this.agent?.resumeCommand(this.agent.known()) ?? this.command;
+  /**
+   * Runs a finished task again in place; a supported agent whose conversation is in its store
+   * resumes it, and a resume form that failed at once falls back to the program as typed. Returns
+   * the notice that says so (also written at the top of the new screen), or null.
+   */
+  rerun(clientEnv: Record<string, string>, scrollback: number): string | null {
+    const next = this.agent?.rerunCommand(this.command) ?? { command: this.command, notice: null };
+    this.command = next.command;
     this.start(clientEnv, scrollback);
+    // The PTY's first output comes in a later turn of the event loop, so this line stays on top.
+    if (next.notice) this.screen.write(`fleetcom: ${next.notice}\r\n`);
+    return next.notice;
   }
 
   private failToStart(error: unknown): void {

@@ -87,6 +87,15 @@ describe("claude", () => {
       expect(claude.fromStore(query())).toBeNull();
     });
 
+    test("holds a conversation once its transcript exists, by the ID itself, whenever it was made", () => {
+      const where = { cwd, env: { CLAUDE_CONFIG_DIR: tmp.root } };
+      expect(claude.holds(ID, where)).toBe(false);
+      tmp.file(`projects/-work-My-Proj/${ID}.jsonl`, "{}\n", 86_400_000);
+      expect(claude.holds(ID, where)).toBe(true);
+      expect(claude.holds(ID, { ...where, cwd: "/work/Other" })).toBe(false);
+      expect(claude.holds(ID2, where)).toBe(false);
+    });
+
     test("HOME/.claude is the home without CLAUDE_CONFIG_DIR, and another directory's slug does not match", () => {
       tmp.file(`.claude/projects/-work-My-Proj/${ID}.jsonl`);
       tmp.file(`.claude/projects/-work-Other/${ID2}.jsonl`);

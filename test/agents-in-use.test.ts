@@ -79,6 +79,74 @@ function daemonLog(): string {
   return existsSync(path) ? readFileSync(path, "utf8") : "";
 }
 
+describe("resume only what exists", () => {
+  test("never-used Claude, Codex and Command Code are saved as typed and load as fresh conversations; a used Claude resumes", async () => {
+    setUp();
+    const [used, idle, cx, cc] = [dir("used"), dir("idle"), dir("cx"), dir("cc")];
+    const usedId = await spawn("claude", ["--cwd", used]);
+    await turn(usedId);
+    const conversation = startsOf("claude")[0]!.args[1]!;
+    await spawn("claude", ["--cwd", idle]);
+    const idlePin = startsOf("claude")[1]!.args[1]!;
+    await spawn("codex", ["--cwd", cx]);
+    await spawn("cmd", ["--cwd", cc]);
+    const commands = await saved("fleet");
+    expect(commands).toEqual({ "~/used": [`claude --resume '${conversation}'`], "~/idle": ["claude"], "~/cx": ["codex"], "~/cc": ["cmd"] });
+
+    await fleet.ok(["--kill"]);
+    const before = fakes.invocations().length;
+    await fleet.ok(["load", "fleet"]);
+    await until("all four to start again", () => fakes.invocations().length === before + 4);
+    const rows = await fleet.waitForTask(4, "to be up", (t) => t.state === "running");
+    expect(rows).toBeDefined();
+    for (const row of await fleet.ls()) {
+      await until(`task ${row.id} ready`, async () => (await fleet.peek(row.id)).includes(" ready"));
+      expect((await fleet.task(row.id)).state).toBe("running");
+    }
+    const again = fakes.invocations().slice(before);
+    const at = (cwd: string) => again.find((i) => i.cwd === cwd)!;
+    expect(at(used).args.slice(-2)).toEqual(["--resume", conversation]);
+    expect(at(idle).args[0]).toBe("--session-id");
+    expect(at(idle).args[1]).toMatch(UUID);
+    expect(at(idle).args[1]).not.toBe(idlePin);
+    expect(at(cx).args).not.toContain("resume");
+    expect(at(cc).args).toEqual([]);
+  });
+
+  test("a Codex that exits before its first turn reruns as typed, not as the Session ID it printed", async () => {
+    setUp();
+    const id = await spawn("codex");
+    await submit(id, "/exit");
+    await fleet.waitForExit(id);
+    expect(await fleet.peek(id)).toMatch(/Session ID: \S+/);
+    await fleet.ok(["rerun", String(id)]);
+    await until("the rerun to start", () => startsOf("codex").length === 2);
+    expect(startsOf("codex")[1]!.args).not.toContain("resume");
+    await until("the rerun to be ready", async () => (await fleet.peek(id)).includes(" ready"));
+    expect(await fleet.task(id)).toMatchObject({ command: "codex", state: "running" });
+  });
+
+  test("a resume form that fails at once is saved as the program and reruns as typed, saying so", async () => {
+    setUp();
+    const gone = "deadbeef-0000-4000-8000-00000000dead";
+    const recipe = join(fleet.sandbox.root, "old.json");
+    writeFileSync(recipe, JSON.stringify({ version: 1, dirs: { [fleet.sandbox.home]: [`claude --resume '${gone}'`] } }));
+    await fleet.ok(["load", recipe]);
+    const failed = await fleet.waitForExit(1);
+    expect(failed.exitCode).toBe(1);
+    expect(await fleet.peek(1)).toContain(`No conversation found with session ID: ${gone}`);
+    expect(await saved("after")).toEqual({ "~": ["claude"] });
+
+    const reply = await fleet.ok(["rerun", "1"]);
+    expect(reply.trim()).toBe(`task 1: claude --resume '${gone}' ended at once and claude has no conversation ${gone}; running claude as typed`);
+    await until("the rerun to start", () => startsOf("claude").length === 2);
+    expect(startsOf("claude")[1]!.args[0]).toBe("--session-id");
+    await until("the fresh claude", async () => (await fleet.peek(1)).includes(" ready"));
+    expect((await fleet.peek(1)).split("\n")[0]).toStartWith(`fleetcom: claude --resume '${gone}' ended at once`);
+    expect(await fleet.task(1)).toMatchObject({ command: "claude", state: "running" });
+  });
+});
+
 describe("send types like a person", () => {
   test("one send submits in Codex and Command Code, which take text and Enter in one read as a paste", async () => {
     setUp();

@@ -113,6 +113,8 @@ export const claude: Agent = {
   selector: "--resume",
   envKeys: ["HOME", "CLAUDE_CONFIG_DIR", "CLAUDE_CODE_RESUME_HINT_COMMAND"],
 
+  launchFlags: (launch) => (launch.id === null ? ["--session-id", "--settings"] : ["--settings"]),
+
   instrument(launch, assets) {
     const settings = assets.asset(CLAUDE_SETTINGS_FILE, claudeSettings(), 0o600);
     const pinned = launch.id ?? newUuid();

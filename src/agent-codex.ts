@@ -180,6 +180,8 @@ export const codex: Agent = {
   selector: "resume",
   envKeys: ["HOME", "CODEX_HOME"],
 
+  launchFlags: () => ["-c"],
+
   instrument(launch, assets, env) {
     const chain = notifyChain(readConfig(env));
     if (chain === null) return null;

@@ -53,6 +53,9 @@ export const commandCode: Agent = {
   selector: "--resume",
   envKeys: ["HOME"],
 
+  // Only environment: nothing on the command line to check against the binary.
+  launchFlags: () => [],
+
   instrument(launch, assets) {
     if (!isAbsolute(assets.scratchBase)) return null;
     const base = assets.privateDir(assets.scratchBase);

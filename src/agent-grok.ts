@@ -21,6 +21,8 @@ export const grok: Agent = {
   selector: "--resume",
   envKeys: ["HOME", "GROK_HOME"],
 
+  launchFlags: (launch) => (launch.id === null ? ["--session-id"] : []),
+
   instrument(launch) {
     if (launch.id !== null) return { args: [], env: {}, pinned: launch.id };
     const pinned = newUuid();

@@ -90,6 +90,12 @@ export interface Agent {
   readonly selector: string;
   /** Environment variables (of the launching client) the other steps read; nothing else is kept. */
   readonly envKeys: readonly string[];
+  /**
+   * The launch flags `instrument` adds to this launch. Each must be listed in the binary's own
+   * `--help`, or nothing is injected (agent-probe.ts): an option the binary does not know makes
+   * it exit at once.
+   */
+  launchFlags(launch: Launch): readonly string[];
   /** Assets and arguments for one run; throwing means the run goes uninstrumented. */
   instrument(launch: Launch, assets: RunAssets, env: Env): Instrumentation | null;
   /**

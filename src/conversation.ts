@@ -24,6 +24,8 @@ export interface RunContext {
   env: Env;
   spawnedAt: Date;
   namespace: AgentNamespace;
+  /** The options the program's binary lists in its `--help`; null when that is not known (agent-probe.ts). */
+  flagsOf(program: string): ReadonlySet<string> | null;
   log(message: string): void;
 }
 
@@ -37,6 +39,11 @@ export interface Prepared {
 export function prepareRun(command: string, ctx: RunContext): Prepared {
   const launch = detect(command, AGENTS);
   if (!launch) return { executed: command, env: {}, run: null };
+  const unsupported = unsupportedFlags(launch, ctx);
+  if (unsupported !== null) {
+    ctx.log(`task ${ctx.taskId}: ${launch.agent.name} runs as typed: ${unsupported}`);
+    return { executed: command, env: {}, run: new AgentRun(launch, ctx, null, launch.id) };
+  }
   let assets: RunAssets | null = null;
   try {
     assets = ctx.namespace.assetsFor(ctx.taskId, ctx.run);
@@ -50,6 +57,23 @@ export function prepareRun(command: string, ctx: RunContext): Prepared {
     ctx.log(`task ${ctx.taskId}: ${launch.agent.name} runs uninstrumented: ${(error as Error)?.message ?? error}`);
   }
   return { executed: command, env: {}, run: new AgentRun(launch, ctx, null, launch.id) };
+}
+
+/** The program word of an agent command whose instrumentation needs launch flags; null for any other. */
+export function flagsNeeded(command: string): { program: string; flags: readonly string[] } | null {
+  const launch = detect(command, AGENTS);
+  const flags = launch?.agent.launchFlags(launch) ?? [];
+  return launch && flags.length > 0 ? { program: launch.program, flags } : null;
+}
+
+/** Why the binary cannot take the launch flags, or null when it lists them all in its --help. */
+function unsupportedFlags(launch: Launch, ctx: RunContext): string | null {
+  const needed = launch.agent.launchFlags(launch);
+  if (needed.length === 0) return null;
+  const listed = ctx.flagsOf(launch.program);
+  if (listed === null) return `could not learn in time which options ${launch.program} takes`;
+  const missing = needed.filter((flag) => !listed.has(flag));
+  return missing.length === 0 ? null : `${launch.program} --help lists no ${missing.join(", ")}`;
 }
 
 /** A resumed run that ends within this long, with its conversation nowhere in the store, failed to resume. */

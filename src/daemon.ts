@@ -3,11 +3,13 @@
 // (autostart) or under a service manager; `--foreground` runs it inside the dashboard's process.
 import { chmodSync, closeSync, existsSync, ftruncateSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
+import { join } from "node:path";
 import { type } from "arktype";
 import { AgentNamespace } from "./agent-namespace.ts";
+import { DEFAULT_PROBE_BUDGET_MS, FlagProbe } from "./agent-probe.ts";
 import { type Attention, isNewAttention } from "./attention.ts";
 import { Connection, outputHighWater, type ConnectionHandler } from "./connection.ts";
-import { savedCommands } from "./conversation.ts";
+import { flagsNeeded, savedCommands } from "./conversation.ts";
 import { UserError, errorMessage } from "./errors.ts";
 import { label } from "./format.ts";
 import { normalizeGroup, normalizeName } from "./labels.ts";
@@ -55,13 +57,17 @@ export class Daemon implements TaskListener, ConnectionHandler {
   private nextId = 1;
   private stopping: Promise<void> | null = null;
   private readonly agents = new AgentNamespace(runtimeDir(), (id, run) => this.tasks.get(id)?.agentFilesChanged(run));
+  private readonly probe: FlagProbe;
   private readonly typist = new Typist();
   readonly startedAt = new Date();
   onStop: () => void = () => {};
   /** Called after every command that can change a saved recipe (recovery snapshots hang here). */
   onRecipeChange: () => void = () => {};
 
-  constructor(readonly options: DaemonOptions) {}
+  constructor(readonly options: DaemonOptions) {
+    const budgetMs = probeBudgetMs(process.env.FLEETCOM_AGENT_PROBE_MS, options.log);
+    this.probe = new FlagProbe({ cacheFile: join(runtimeDir(), "agent-flags.json"), budgetMs, log: options.log });
+  }
 
   accept(socket: Socket): void {
     const conn = new Connection(socket, this);
@@ -140,6 +146,12 @@ export class Daemon implements TaskListener, ConnectionHandler {
   /** Terminal-query replies from the headless screen go to the task only while nobody is attached. */
   reply(task: Task, data: string): void {
     if (!this.isAttached(task)) task.write(data);
+  }
+
+  /** Asks an agent binary which options it takes before a spawn that would inject some (agent-probe.ts). */
+  private async prepareAgent(peer: Peer, command: string, cwd: string): Promise<void> {
+    const needs = flagsNeeded(command);
+    if (needs) await this.probe.prepare(needs.program, peer.hello!.env, cwd);
   }
 
   /** Called once every byte the run printed has been parsed. */
@@ -224,13 +236,16 @@ export class Daemon implements TaskListener, ConnectionHandler {
       queueMicrotask(() => this.stop());
       return null;
     },
-    run: (peer, a) => {
+    run: async (peer, a) => {
       const cwd = a.cwd ?? peer.hello!.cwd;
       if (!isDirectory(cwd)) throw new UserError(`no such directory: ${cwd}`);
+      await this.prepareAgent(peer, a.command, cwd);
       const task = this.spawn(peer, a.command, cwd, a.group ?? null, a.name ?? null);
       return { id: task.id };
     },
-    load: (peer, a: { entries: RecipeEntry[] }) => {
+    load: async (peer, a: { entries: RecipeEntry[] }) => {
+      // Every agent binary is asked at once, so the recipe then starts in one go, in order.
+      await Promise.all(a.entries.filter((e) => isDirectory(e.dir)).map((e) => this.prepareAgent(peer, e.cmd, e.dir)));
       const started: number[] = [];
       let skipped = 0;
       for (const e of a.entries) {
@@ -252,9 +267,15 @@ export class Daemon implements TaskListener, ConnectionHandler {
       for (const t of targets) this.remove(t);
       return { removed: targets.map((t) => t.id) };
     },
-    rerun: (peer, a) => {
+    rerun: async (peer, a) => {
       const task = this.find(a.task);
-      if (task.running) throw new UserError(`task ${task.id} is still running; only a finished task can be rerun`);
+      const finished = () => {
+        if (task.running) throw new UserError(`task ${task.id} is still running; only a finished task can be rerun`);
+        if (this.tasks.get(task.id) !== task) throw new UserError(`task ${task.id} was removed`);
+      };
+      finished();
+      await this.prepareAgent(peer, task.command, task.cwd);
+      finished();
       const notice = task.rerun(peer.hello!.env, this.options.scrollback);
       this.taskChanged(task, true);
       return { ...task.info(), notice };
@@ -322,6 +343,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
         rows: hello.rows,
         scrollback: this.options.scrollback,
         agents: this.agents,
+        probe: this.probe,
         log: this.options.log,
       },
       this,
@@ -431,11 +453,20 @@ export class Daemon implements TaskListener, ConnectionHandler {
       // The final snapshot pass runs after this: keep what the capture files said, then remove them.
       for (const task of this.tasks.values()) task.agent?.freeze();
       this.agents.dispose();
+      this.probe.dispose();
       for (const peer of this.peers.values()) peer.conn.close();
       this.onStop();
     })();
     return this.stopping;
   }
+}
+
+/** FLEETCOM_AGENT_PROBE_MS: how long a spawn may wait for an agent binary's --help (tests raise it). */
+function probeBudgetMs(raw: string | undefined, log: (message: string) => void): number {
+  if (raw === undefined || raw === "") return DEFAULT_PROBE_BUDGET_MS;
+  if (/^\d+$/.test(raw.trim())) return Number(raw);
+  log(`FLEETCOM_AGENT_PROBE_MS='${raw}' is not a whole number of milliseconds; using ${DEFAULT_PROBE_BUDGET_MS}`);
+  return DEFAULT_PROBE_BUDGET_MS;
 }
 
 function textView(text: string): string {

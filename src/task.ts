@@ -1,6 +1,7 @@
 // One task: a shell command in its own PTY and session, the headless screen it draws on, and its
 // life (running, idle, exited; rerun in place). The daemon owns tasks; a task never talks to clients.
 import type { AgentNamespace } from "./agent-namespace.ts";
+import type { FlagProbe } from "./agent-probe.ts";
 import { type Attention, type AttentionEvent, NO_ATTENTION, nextAttention } from "./attention.ts";
 import { type AgentRun, prepareRun } from "./conversation.ts";
 import type { TaskInfo } from "./messages.ts";
@@ -24,6 +25,8 @@ export interface TaskSpec {
   scrollback: number;
   /** Where agent runs keep their capture assets (conversation.ts). */
   agents: AgentNamespace;
+  /** Which options agent binaries understand; asked (prepare) before a spawn (agent-probe.ts). */
+  probe: Pick<FlagProbe, "flagsOf">;
   log(message: string): void;
 }
 
@@ -58,6 +61,7 @@ export class Task {
   private scan = new TerminalScan();
   private tracker = NO_ATTENTION;
   private readonly agents: AgentNamespace;
+  private readonly probe: Pick<FlagProbe, "flagsOf">;
   private readonly log: (message: string) => void;
 
   constructor(
@@ -65,6 +69,7 @@ export class Task {
     private readonly listener: TaskListener,
   ) {
     this.agents = spec.agents;
+    this.probe = spec.probe;
     this.log = spec.log;
     this.id = spec.id;
     this.cwd = spec.cwd;
@@ -128,7 +133,8 @@ export class Task {
     this.scan = new TerminalScan();
     this.tracker = NO_ATTENTION;
     const run = this.run;
-    const prepared = prepareRun(this.command, { taskId: this.id, run, cwd: this.cwd, env: clientEnv, spawnedAt: this.startedAt, namespace: this.agents, log: this.log });
+    const flagsOf = (program: string) => this.probe.flagsOf(program, clientEnv, this.cwd);
+    const prepared = prepareRun(this.command, { taskId: this.id, run, cwd: this.cwd, env: clientEnv, spawnedAt: this.startedAt, namespace: this.agents, flagsOf, log: this.log });
     this.agent = prepared.run;
     const env = { ...clientEnv, ...prepared.env, TERM: "xterm-256color", FLEETCOM_TASK_ID: String(this.id) };
     const shell = clientEnv.SHELL || "/bin/sh";

@@ -25,7 +25,7 @@ function setUp(options: { flavours?: Record<string, string>; env?: Record<string
   marker = `FLEETCOM_AGENTS_IN_USE=${process.pid}-${Math.random()}`;
   fleet.env.FLEETCOM_AGENTS_IN_USE = marker.split("=")[1]!;
   Object.assign(fleet.env, options.env ?? {});
-  fakes = installFakeAgents(fleet);
+  fakes = installFakeAgents(fleet, options.flavours);
 }
 
 afterEach(async () => {
@@ -144,6 +144,54 @@ describe("resume only what exists", () => {
     await until("the fresh claude", async () => (await fleet.peek(1)).includes(" ready"));
     expect((await fleet.peek(1)).split("\n")[0]).toStartWith(`fleetcom: claude --resume '${gone}' ended at once`);
     expect(await fleet.task(1)).toMatchObject({ command: "claude", state: "running" });
+  });
+});
+
+describe("inject only what the binary understands", () => {
+  test("the npm Grok CLI, which has no sessions, runs exactly as typed and is saved as typed", async () => {
+    setUp({ flavours: { grok: "grok-npm" } });
+    const id = await spawn("grok");
+    expect(startsOf("grok-npm")[0]!.args).toEqual([]);
+    expect(await fleet.task(id)).toMatchObject({ command: "grok", agent: "grok", conversation: null, state: "running" });
+    expect(await saved("g")).toEqual({ "~": ["grok"] });
+    expect(daemonLog()).toContain("grok runs as typed: grok --help lists no --session-id");
+  });
+
+  test("a Claude whose --help lists no --session-id or --settings runs as typed", async () => {
+    setUp({ flavours: { claude: "claude-old" } });
+    await spawn("claude");
+    expect(startsOf("claude-old")[0]!.args).toEqual([]);
+    expect(startsOf("claude-old")[0]!.env.FLEETCOM_CAPTURE_FILE).toBeNull();
+  });
+
+  test("each build of a binary is asked once; the answer is kept 0600 in the runtime directory", async () => {
+    setUp();
+    await spawn("claude");
+    await spawn("claude");
+    const probes = () => daemonLog().split("\n").filter((l) => / agent probe: .*\/bin\/claude --help in /.test(l)).length;
+    expect(probes()).toBe(1);
+    const cache = join(fleet.sandbox.runtime, "agent-flags.json");
+    expect(statSync(cache).mode & 0o777).toBe(0o600);
+    const entry = JSON.parse(readFileSync(cache, "utf8")).entries.find((e: { path: string }) => e.path === join(fakes.bin, "claude"));
+    expect(entry.options).toEqual(expect.arrayContaining(["--session-id", "--settings", "--resume", "-r"]));
+
+    // A new daemon reads the answer from the file; an upgrade (another size and mtime) is asked again.
+    await fleet.ok(["--kill"]);
+    await spawn("claude");
+    expect(probes()).toBe(1);
+    const wrapper = join(fakes.bin, "claude");
+    writeFileSync(wrapper, `${readFileSync(wrapper, "utf8")}# upgraded\n`);
+    chmodSync(wrapper, 0o755);
+    await spawn("claude");
+    expect(probes()).toBe(2);
+    expect(startsOf("claude").map((i) => i.args[0])).toEqual(["--session-id", "--session-id", "--session-id", "--session-id"]);
+  });
+
+  test("a binary whose --help gives no answer within the budget runs as typed", async () => {
+    setUp({ env: { FLEETCOM_AGENT_PROBE_MS: "200" } });
+    await spawn("claude", [], { FAKE_HELP_HANG: "1" });
+    expect(startsOf("claude")[0]!.args).toEqual([]);
+    expect(daemonLog()).toContain("claude runs as typed: could not learn in time which options claude takes");
   });
 });
 

@@ -1,10 +1,11 @@
 // One agent run's decisions (src/conversation.ts), without a daemon: what a save, a snapshot and a
 // rerun make of what the run knows (resume only what the agent's store holds; a resume form that
-// failed at once falls back to the program).
+// failed at once falls back to the program), and what is injected into a binary (only the options
+// its --help lists).
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { AgentNamespace } from "../src/agent-namespace.ts";
 import { type Agent, detect } from "../src/agents.ts";
-import { AgentRun, FAILED_AT_ONCE_MS, type RunContext, savedCommands } from "../src/conversation.ts";
+import { AgentRun, FAILED_AT_ONCE_MS, prepareRun, type RunContext, savedCommands } from "../src/conversation.ts";
 import { ID, ID2, tempDir } from "./agent-test-helpers.ts";
 
 let tmp: ReturnType<typeof tempDir>;
@@ -18,6 +19,7 @@ function fakeAgent(world: { hint?: string | null; store?: string | null; held: S
     words: ["fake"],
     selector: "--resume",
     envKeys: [],
+    launchFlags: () => [],
     instrument: () => null,
     captured: () => null,
     exitHint: () => world.hint ?? null,
@@ -27,7 +29,7 @@ function fakeAgent(world: { hint?: string | null; store?: string | null; held: S
 }
 
 function context(spawnedAt = new Date()): RunContext {
-  return { taskId: 1, run: 1, cwd: "/p", env: {}, spawnedAt, namespace: new AgentNamespace(tmp.root), log: () => {} };
+  return { taskId: 1, run: 1, cwd: "/p", env: {}, spawnedAt, namespace: new AgentNamespace(tmp.root), flagsOf: () => null, log: () => {} };
 }
 
 function run(command: string, agent: Agent, spawnedAt?: Date): AgentRun {
@@ -79,4 +81,30 @@ describe("resume only what the store holds", () => {
     expect(savedCommands([{ command: `fake --resume '${ID}'`, agent: resumed }])).toEqual([`fake --resume '${ID}'`]);
   });
 
+});
+
+describe("inject only what the binary understands", () => {
+  const ctx = (flags: string[] | null, log: string[] = []): RunContext => ({
+    ...context(),
+    cwd: tmp.root,
+    flagsOf: () => (flags === null ? null : new Set(flags)),
+    log: (l) => log.push(l),
+  });
+
+  test("claude gets its pin and overlay only when its --help lists both options", () => {
+    expect(prepareRun("claude", ctx(["--session-id", "--settings", "--resume"])).executed).toMatch(/^claude --session-id '[0-9a-f-]{36}' --settings '/);
+    const log: string[] = [];
+    const without = prepareRun("claude", ctx(["--resume"], log));
+    expect(without.executed).toBe("claude");
+    expect(without.env).toEqual({});
+    expect(without.run?.agent).toBe("claude");
+    expect(log).toEqual(["task 1: claude runs as typed: claude --help lists no --session-id, --settings"]);
+  });
+
+  test("an unknown binary (no answer yet) runs as typed; an agent that needs no option is not asked", () => {
+    expect(prepareRun("grok", ctx(null)).executed).toBe("grok");
+    expect(prepareRun(`codex resume '${ID}'`, ctx(null)).executed).toBe(`codex resume '${ID}'`);
+    const cmd = prepareRun("cmd", ctx(null));
+    expect(cmd.env.COMMANDCODE_SCRATCHPAD_BASE).toBeDefined();
+  });
 });

@@ -86,6 +86,8 @@ export class AgentRun {
   private readonly held = new Set<string>();
   /** The run was a resume form that ended at once, its conversation not in the store. */
   private failedAtOnce = false;
+  /** What `savedFormChanged` last saw. */
+  private lastResumable: string | null = null;
   /** Set when the supervisor stops: the capture as last read, since its files are about to go. */
   private frozen: string | null | undefined = undefined;
   /** How far the run's attention events have been read. */
@@ -157,6 +159,14 @@ export class AgentRun {
     if (!this.failedAtOnce) return { command, notice: null };
     const notice = `${command} ended at once and ${this.launch.agent.name} has no conversation ${this.launch.id}; running ${this.launch.program} as typed`;
     return { command: this.launch.program, notice };
+  }
+
+  /** True when the conversation a save would resume changed since the last call: a snapshot pass is due. */
+  savedFormChanged(): boolean {
+    const now = this.resumable();
+    if (now === this.lastResumable) return false;
+    this.lastResumable = now;
+    return true;
   }
 
   private holds(id: string): boolean {

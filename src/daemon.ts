@@ -56,7 +56,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
   private readonly idleSweep = setInterval(() => this.sweepIdle(), IDLE_SWEEP_MS);
   private nextId = 1;
   private stopping: Promise<void> | null = null;
-  private readonly agents = new AgentNamespace(runtimeDir(), (id, run) => this.tasks.get(id)?.agentFilesChanged(run));
+  private readonly agents = new AgentNamespace(runtimeDir(), (id, run) => this.agentFilesChanged(id, run));
   private readonly probe: FlagProbe;
   private readonly typist = new Typist();
   readonly startedAt = new Date();
@@ -148,6 +148,23 @@ export class Daemon implements TaskListener, ConnectionHandler {
     if (!this.isAttached(task)) task.write(data);
   }
 
+  /** A file of an agent run changed: apply its attention events, and snapshot a newly resumable conversation. */
+  private agentFilesChanged(id: number, run: number): void {
+    const task = this.tasks.get(id);
+    if (!task) return;
+    task.agentFilesChanged(run);
+    this.noteSavedForm(task);
+  }
+
+  /**
+   * A capture that changes what a save would write (a Codex thread whose first turn just ran, a
+   * Claude transcript that now exists) goes through the normal snapshot debounce, not the minute
+   * check: a crash in between would lose the conversation.
+   */
+  private noteSavedForm(task: Task): void {
+    if (task.agent?.savedFormChanged()) this.onRecipeChange();
+  }
+
   /** Asks an agent binary which options it takes before a spawn that would inject some (agent-probe.ts). */
   private async prepareAgent(peer: Peer, command: string, cwd: string): Promise<void> {
     const needs = flagsNeeded(command);
@@ -215,6 +232,8 @@ export class Daemon implements TaskListener, ConnectionHandler {
       const now = Date.now();
       for (const task of this.changed) if (this.tasks.has(task.id)) this.broadcast("changed", task.info(now));
     }
+    // Output is when an agent's store changes (a transcript written at the end of a turn).
+    for (const task of this.changed) if (this.tasks.has(task.id)) this.noteSavedForm(task);
     this.changed.clear();
   }
 

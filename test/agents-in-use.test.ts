@@ -258,3 +258,23 @@ describe("send types like a person", () => {
   });
 });
 
+describe("a new conversation reaches the recovery snapshot at once", () => {
+  test("a Codex whose daemon is SIGKILLed right after its first turn comes back as codex resume <its id>", async () => {
+    setUp({ snapshots: true });
+    const id = await spawn("codex");
+    await turn(id);
+    const { conversation } = await fleet.waitForTask(id, "to know its thread", (t) => t.conversation !== null);
+    const snapshots = recoveryDirOf(fleet);
+    const snapshotHas = (text: string) => existsSync(snapshots) && readdirSync(snapshots).some((n) => readFileSync(join(snapshots, n), "utf8").includes(text));
+    // The minute check is an hour away here: only a capture-triggered pass can write this.
+    await until("the snapshot to hold the resume form", () => snapshotHas(`codex resume '${conversation}'`));
+
+    process.kill(fleet.daemonPid()!, "SIGKILL");
+    killProcessGroups(processesWithMarker(marker));
+    await fleet.ok(["recover", "--latest"]);
+    await until("codex to start again", () => startsOf("codex").length === 2);
+    expect(startsOf("codex")[1]!.args.slice(-2)).toEqual(["resume", conversation!]);
+    await until("the resumed codex", async () => (await fleet.peek(1)).includes(`ready ${conversation}`));
+    expect(await fleet.task(1)).toMatchObject({ command: `codex resume '${conversation}'`, conversation, state: "running" });
+  });
+});

@@ -81,6 +81,15 @@ describe("resume only what the store holds", () => {
     expect(savedCommands([{ command: `fake --resume '${ID}'`, agent: resumed }])).toEqual([`fake --resume '${ID}'`]);
   });
 
+  test("savedFormChanged says once that the conversation became resumable", () => {
+    const world = { hint: ID, held: new Set<string>() };
+    const r = run("fake", fakeAgent(world));
+    r.exited([]);
+    expect(r.savedFormChanged()).toBe(false);
+    world.held.add(ID);
+    expect(r.savedFormChanged()).toBe(true);
+    expect(r.savedFormChanged()).toBe(false);
+  });
 });
 
 describe("inject only what the binary understands", () => {

@@ -185,6 +185,34 @@ describe("fleetcom wait", () => {
     expect((await fleet.task(id)).idle).toBe(true);
   });
 
+  test("--any returns the first task that needs the user and prints its id; --group keeps to one group", async () => {
+    newFleet();
+    const ring = (name: string) => `while [ ! -e '${join(fleet.sandbox.root, name)}' ]; do sleep 0.1; done; printf '\\a'; sleep 3600`;
+    const a = await fleet.run(ring("a"), ["--group", "front"]);
+    const b = await fleet.run(ring("b"), ["--group", "back"]);
+    await fleet.run("sleep 3600");
+    const anyTask = fleet.cli(["wait", "--any", "--for", "waiting", "--timeout", "30"]);
+    const backTask = fleet.cli(["wait", "--any", "--for", "waiting", "--group", "back", "--timeout", "30"]);
+    writeFileSync(join(fleet.sandbox.root, "a"), "");
+    expect(await anyTask).toMatchObject({ code: 0, stdout: `${a}\n` });
+    // Had --group not kept to "back", this wait would have returned task a already.
+    writeFileSync(join(fleet.sandbox.root, "b"), "");
+    expect(await backTask).toMatchObject({ code: 0, stdout: `${b}\n` });
+  });
+
+  test("--any with no task that can still wait fails with a reason; TASK and --any, or --group alone, are usage errors", async () => {
+    newFleet();
+    const id = await fleet.run("true");
+    await fleet.waitForExit(id);
+    const none = await fleet.cli(["wait", "--any", "--for", "waiting"]);
+    expect(none).toMatchObject({ code: 1, stderr: "fleetcom: no running task can meet --for waiting\n" });
+    const empty = await fleet.cli(["wait", "--any", "--for", "waiting", "--group", "nobody"]);
+    expect(empty.stderr).toBe("fleetcom: no running task of group nobody can meet --for waiting\n");
+    expect((await fleet.cli(["wait", String(id), "--any", "--for", "exit"])).code).toBe(2);
+    expect((await fleet.cli(["wait", String(id), "--for", "exit", "--group", "g"])).code).toBe(2);
+    expect((await fleet.cli(["wait", "--for", "exit"])).code).toBe(2);
+  });
+
   test("bad arguments are usage errors", async () => {
     newFleet();
     const id = await fleet.run("sleep 3600");

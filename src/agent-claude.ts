@@ -47,7 +47,8 @@ export function claudeEventsFile(captureFile: string): string {
 }
 
 /**
- * What one hook payload says: a prompt submitted means working; Stop means waiting for input; a
+ * What one hook payload says: a prompt submitted means working; Stop means waiting for input, with
+ * Claude's last reply as the message when the payload carries it (`last_assistant_message`); a
  * Notification is a permission prompt (its `notification_type`, or for older versions without one,
  * a message about permission) or otherwise a wait for input (idle, a question), except the
  * notice that a login worked; SessionEnd ends the wait.
@@ -64,7 +65,7 @@ export function claudeSignal(line: string): AgentSignal | null {
     case "UserPromptSubmit":
       return { kind: "working" };
     case "Stop":
-      return { kind: "waiting", state: "input", message: null };
+      return { kind: "waiting", state: "input", message: attentionMessage(member(payload, "last_assistant_message")) };
     case "SessionEnd":
       return { kind: "ended" };
     case "Notification": {

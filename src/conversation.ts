@@ -111,6 +111,11 @@ export class AgentRun {
     return this.launch.agent.name;
   }
 
+  /** The run is a resume form: a conversation came back and the agent sits at its prompt once drawn. */
+  get resumed(): boolean {
+    return this.launch.id !== null;
+  }
+
   /**
    * Reads the exit hint once the task has exited and all its output is in the terminal, and notes
    * whether a resume form failed at once: ended within seconds, its conversation not in the store.

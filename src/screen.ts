@@ -294,6 +294,14 @@ export class Screen {
     return { bracketedPaste: bracketedPasteMode, applicationCursorKeys: applicationCursorKeysMode };
   }
 
+  /** The screen's rows from the top down to the cursor's row, right-trimmed. */
+  rowsToCursor(): string[] {
+    const buffer = this.term.buffer.active;
+    const rows: string[] = [];
+    for (let y = buffer.baseY; y <= buffer.baseY + buffer.cursorY; y++) rows.push(rowText(buffer, y));
+    return rows;
+  }
+
   /** The last non-blank line of the screen, right-trimmed; "" when the screen is blank. */
   previewLine(): string {
     const buffer = this.term.buffer.active;

@@ -2,7 +2,7 @@
 // life (running, idle, exited; rerun in place). The daemon owns tasks; a task never talks to clients.
 import type { AgentNamespace } from "./agent-namespace.ts";
 import type { FlagProbe } from "./agent-probe.ts";
-import { type Attention, type AttentionEvent, NO_ATTENTION, nextAttention } from "./attention.ts";
+import { type AgentSignal, type Attention, type AttentionEvent, NO_ATTENTION, RESUMED_QUIET_MS, nextAttention, promptLine } from "./attention.ts";
 import { type AgentRun, prepareRun } from "./conversation.ts";
 import type { TaskInfo } from "./messages.ts";
 import { spawnPty, type Pty } from "./pty.ts";
@@ -60,6 +60,8 @@ export class Task {
   private pty: Pty | null = null;
   private scan = new TerminalScan();
   private tracker = NO_ATTENTION;
+  /** A resumed agent run not yet heard from: armed until it goes quiet, speaks, is attended or ends. */
+  private resumeQuiet: { timer: ReturnType<typeof setTimeout> | null } | null = null;
   private readonly agents: AgentNamespace;
   private readonly probe: Pick<FlagProbe, "flagsOf">;
   private readonly log: (message: string) => void;
@@ -96,6 +98,7 @@ export class Task {
    * all yet): apply them first, so that none of them raises the attention the user just answered.
    */
   attended(): void {
+    this.disarmResumeQuiet();
     if (this.tracker.attention) this.applyAgentSignals();
     this.feel({ type: "attended" });
   }
@@ -106,8 +109,35 @@ export class Task {
     this.applyAgentSignals();
   }
 
+  /** A wait the agent gives no reason for takes the screen's last prompt line as its message. */
   private applyAgentSignals(): void {
-    for (const signal of this.agent?.newSignals() ?? []) this.feel({ type: "agent", signal });
+    for (const signal of this.agent?.newSignals() ?? []) {
+      this.disarmResumeQuiet();
+      this.feel({ type: "agent", signal: this.withMessage(signal) });
+    }
+  }
+
+  private withMessage(signal: AgentSignal): AgentSignal {
+    return signal.kind === "waiting" && signal.message === null ? { ...signal, message: promptLine(this.screen.rowsToCursor()) } : signal;
+  }
+
+  /**
+   * A resumed agent shows its conversation and sits at its prompt, but says so on no channel
+   * (Claude's Stop and Codex's notify come after a turn): once it has drawn and been quiet for
+   * RESUMED_QUIET_MS with no word from its own channel, it waits for input.
+   */
+  private resumeQuietTick(): void {
+    if (!this.resumeQuiet) return;
+    if (this.resumeQuiet.timer) clearTimeout(this.resumeQuiet.timer);
+    this.resumeQuiet.timer = setTimeout(() => {
+      this.resumeQuiet = null;
+      if (this.running && this.tracker.attention === null) this.feel({ type: "agent", signal: this.withMessage({ kind: "waiting", state: "input", message: null }) });
+    }, RESUMED_QUIET_MS);
+  }
+
+  private disarmResumeQuiet(): void {
+    if (this.resumeQuiet?.timer) clearTimeout(this.resumeQuiet.timer);
+    this.resumeQuiet = null;
   }
 
   private feel(event: AttentionEvent): void {
@@ -136,6 +166,8 @@ export class Task {
     const flagsOf = (program: string) => this.probe.flagsOf(program, clientEnv, this.cwd);
     const prepared = prepareRun(this.command, { taskId: this.id, run, cwd: this.cwd, env: clientEnv, spawnedAt: this.startedAt, namespace: this.agents, flagsOf, log: this.log });
     this.agent = prepared.run;
+    this.disarmResumeQuiet();
+    if (this.agent?.resumed) this.resumeQuiet = { timer: null };
     const env = { ...clientEnv, ...prepared.env, TERM: "xterm-256color", FLEETCOM_TASK_ID: String(this.id) };
     const shell = clientEnv.SHELL || "/bin/sh";
     try {
@@ -161,6 +193,7 @@ export class Task {
       this.endedAt = new Date();
       this.pty = null;
       this.agent?.exited(this.screen.logicalLines());
+      this.disarmResumeQuiet();
       this.feel({ type: "exited" });
       this.listener.exited(this);
     });
@@ -193,6 +226,7 @@ export class Task {
     // Clients first: forwarding must never wait behind the headless terminal.
     this.listener.output(this, chunk);
     this.screen.write(chunk);
+    this.resumeQuietTick();
     if (this.scan.push(chunk)) this.feel({ type: "bell" });
     else if (this.tracker.attention?.state === "bell") this.feel({ type: "output" });
   }
@@ -251,6 +285,7 @@ export class Task {
   }
 
   dispose(): void {
+    this.disarmResumeQuiet();
     this.screen.dispose();
     this.agents.removeTask(this.id);
   }

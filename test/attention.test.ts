@@ -53,7 +53,8 @@ describe("claude's hooks", () => {
     expect(await attentionOf(id)).toBeNull();
     await send(id, "fix the bug");
     const waiting = await waitForAttention(id, "to wait for input", (a) => a?.state === "input");
-    expect(waiting.attention).toEqual({ state: "input", since: expect.any(String), message: null });
+    // The Stop payload's last_assistant_message is Claude's reply.
+    expect(waiting.attention).toEqual({ state: "input", since: expect.any(String), message: expect.stringMatching(/^turn done [0-9a-f-]{36}$/) });
     expect(Date.parse(waiting.attention!.since)).toBeGreaterThan(0);
     const ls = await fleet.ok(["ls"]);
     expect(ls).toMatch(new RegExp(`^${id}\\s+!\\s+claude .*waiting: input`, "m"));
@@ -108,6 +109,29 @@ describe("codex's notify", () => {
     const r = await fleet.cli(["wait", String(id), "--for", "waiting", "--timeout", "1"]);
     expect(r.code).toBe(124);
     expect(await attentionOf(id)).toBeNull();
+  });
+});
+
+describe("a resumed agent", () => {
+  test("a conversation brought back by a load sits at its prompt: it waits for input, with the screen's last line as the message", async () => {
+    newFleet();
+    const claude = await spawnAgent("claude");
+    const codex = await spawnAgent("codex");
+    for (const id of [claude, codex]) {
+      await send(id, "hello");
+      await waitForAttention(id, "the turn", (a) => a?.state === "input");
+    }
+    await fleet.ok(["save", "both"]);
+    await fleet.ok(["--kill"]);
+    await fleet.ok(["load", "both"]);
+    for (const id of [1, 2]) {
+      const r = await fleet.cli(["wait", String(id), "--for", "waiting", "--timeout", "30"]);
+      expect(r.code).toBe(0);
+    }
+    const [c, x] = await fleet.ls();
+    expect(c!.command).toStartWith("claude --resume");
+    expect(c!.attention).toMatchObject({ state: "input", message: `fake claude ready ${c!.conversation}` });
+    expect(x!.attention).toMatchObject({ state: "input", message: `fake codex ready ${x!.conversation}` });
   });
 });
 
@@ -240,7 +264,8 @@ describe("FLEETCOM_NOTIFY", () => {
     // A later notification of another task: every earlier one has been written by then.
     const other = await fleet.run("printf '\\a'; sleep 3600", ["--name", "beeper"]);
     await until("the other task's notification", () => notifier.calls().some((l) => l.startsWith(`${other} `)));
-    expect(mine()).toEqual([`${id} input claude|`, `${id} permission claude|Allow Bash?`, `${id} input claude|`]);
+    // The first Stop carries Claude's reply; the second (alone) none, so the screen's last line (the fake's echo of /stop) is the message.
+    expect(mine()).toEqual([expect.stringMatching(new RegExp(`^${id} input claude\\|turn done [0-9a-f-]{36}$`)), `${id} permission claude|Allow Bash?`, `${id} input claude|/stop`]);
     expect(notifier.calls().filter((l) => l.startsWith(`${other} `))).toEqual([`${other} bell beeper|`]);
   });
 

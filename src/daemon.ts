@@ -23,6 +23,7 @@ import type { View } from "./screen.ts";
 import { Task, type TaskListener } from "./task.ts";
 import { resolveTaskRef } from "./task-ref.ts";
 import { Typist } from "./send-input.ts";
+import { type Escapee, escapedFromGroups } from "./process-group.ts";
 import { VERSION } from "./version.ts";
 
 const CHANGE_EVENT_INTERVAL_MS = 250;
@@ -276,15 +277,16 @@ export class Daemon implements TaskListener, ConnectionHandler {
     kill: async (_peer, a: { tasks: string[] }) => {
       const targets = a.tasks.map((ref) => this.find(ref));
       await Promise.all(targets.filter((t) => t.running).map((t) => t.terminate()));
-      return { killed: targets.map((t) => t.id) };
+      return { killed: targets.map((t) => t.id), escaped: this.escaped(targets) };
     },
     rm: async (_peer, a: { tasks: string[] }) => {
       const targets = a.tasks.map((ref) => this.find(ref));
       const running = targets.filter((t) => t.running);
       if (running.length) throw new UserError(`task ${running.map((t) => t.id).join(", ")} is still running; kill it first`);
       await Promise.all(targets.map((t) => t.terminate()));
+      const escaped = this.escaped(targets);
       for (const t of targets) this.remove(t);
-      return { removed: targets.map((t) => t.id) };
+      return { removed: targets.map((t) => t.id), escaped };
     },
     rerun: async (peer, a) => {
       const task = this.find(a.task);
@@ -433,6 +435,15 @@ export class Daemon implements TaskListener, ConnectionHandler {
       peer.conn.sendScreen(frame(taken));
       for (const chunk of held) peer.conn.sendOutput(chunk, outputHighWater(task.cols, task.rows));
     });
+  }
+
+  /** What of these tasks' runs left their process groups and so outlived the sweep (reported, never signalled). */
+  private escaped(tasks: readonly Task[]): Escapee[] {
+    const ours = runtimeDir();
+    return escapedFromGroups(
+      tasks.map((t) => ({ taskId: t.id, pgid: t.pid, startedAt: t.startedAt })),
+      (env) => runtimeDir(env) === ours,
+    );
   }
 
   private find(ref: string): Task {

@@ -278,3 +278,28 @@ describe("a new conversation reaches the recovery snapshot at once", () => {
     expect(await fleet.task(1)).toMatchObject({ command: `codex resume '${conversation}'`, conversation, state: "running" });
   });
 });
+
+describe("processes that leave the task's group", () => {
+  test("kill and rm list them and leave them alone: a Codex app-server in a session of its own, not a child that stayed", async () => {
+    setUp();
+    const id = await spawn("codex");
+    const stayed = await fleet.run("sleep 3600 & sleep 3600");
+    await submit(id, "/server");
+    const pid = Number(await until("the server", async () => /server (\d+)/.exec(await fleet.peek(id))?.[1]));
+    const line = `1 process escaped its group: pid ${pid} codex-app-server 3600`;
+    expect(await fleet.ok(["kill", String(id), String(stayed)])).toBe(`killed task ${id}; ${line}\n`);
+    expect(alive(pid)).toBe(true);
+    expect(await fleet.ok(["rm", String(id)])).toBe(`removed task ${id}; ${line}\n`);
+    expect(alive(pid)).toBe(true);
+    process.kill(pid, "SIGKILL");
+  });
+});
+
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}

@@ -4,12 +4,16 @@
 // UserPromptSubmit, Stop, Notification and SessionEnd hooks append their payloads to the run's
 // events file, which is how fleetcom knows Claude waits for its user (attention.ts). Exit hint:
 // `Resume this session with:` then `claude … --resume <id>`. Store: `<claude home>/projects/<slug>/<id>.jsonl`.
+// Live registry (newer Claude): `<claude home>/sessions/<pid>.json` per running process, with the
+// conversation it holds (`sessionId`, updated in place on /clear and /resume) and `status` busy, idle
+// or waiting (`waitingFor`: "approve Bash", "input needed", "dialog open"…).
 import { join } from "node:path";
 import { entriesOf, createdMs, isFile, member, textOf } from "./agent-files.ts";
 import { type AgentSignal, attentionMessage } from "./attention.ts";
 import {
   type Agent,
   type Env,
+  type LiveState,
   homeOf,
   idAfterSelector,
   lastHintId,
@@ -108,6 +112,20 @@ export function claudeTranscript(env: Env, cwd: string, id: string): string {
   return join(claudeHome(env), "projects", claudeSlug(cwd), `${id}.jsonl`);
 }
 
+/** Claude's live registry entry: its conversation, and while it waits, what for. */
+export function claudeLiveState(entry: unknown): LiveState | null {
+  if (typeof entry !== "object" || entry === null) return null;
+  const id = uuidOrNull(member(entry, "sessionId"));
+  const waitingFor = member(entry, "status") === "waiting" ? attentionMessage(member(entry, "waitingFor")) : null;
+  return { id, preview: waitingFor === null ? null : waitingPreview(waitingFor) };
+}
+
+function waitingPreview(waitingFor: string): string {
+  if (waitingFor.startsWith("approve ")) return `awaiting approval: ${waitingFor.slice("approve ".length)}`;
+  if (waitingFor === "input needed") return "awaiting input";
+  return `waiting: ${waitingFor}`;
+}
+
 export const claude: Agent = {
   name: "claude",
   words: ["claude"],
@@ -124,6 +142,9 @@ export const claude: Agent = {
   },
 
   captured: (source) => sessionStartId(textOf(source.captureFile)),
+
+  liveDir: (env) => join(claudeHome(env), "sessions"),
+  liveState: claudeLiveState,
 
   attentionFile: (assets) => claudeEventsFile(assets.captureFile),
   attentionSignal: claudeSignal,

@@ -9,10 +9,12 @@ import { commandCode } from "./agent-commandcode.ts";
 import { claude } from "./agent-claude.ts";
 import { codex } from "./agent-codex.ts";
 import { grok } from "./agent-grok.ts";
-import { linesSince } from "./agent-files.ts";
+import { join } from "node:path";
+import { entriesOf, linesSince, textOf } from "./agent-files.ts";
 import type { AgentNamespace } from "./agent-namespace.ts";
 import type { AgentSignal } from "./attention.ts";
-import { type Agent, type Env, type Launch, type RunAssets, conversationId, detect, instrumentedCommand, resumeCommand, uuidOrNull } from "./agents.ts";
+import { groupOf } from "./process-group.ts";
+import { type Agent, type Env, type Launch, type LiveState, type RunAssets, conversationId, detect, instrumentedCommand, resumeCommand, uuidOrNull } from "./agents.ts";
 
 export const AGENTS: readonly Agent[] = [claude, codex, grok, commandCode];
 
@@ -76,6 +78,18 @@ function unsupportedFlags(launch: Launch, ctx: RunContext): string | null {
   return missing.length === 0 ? null : `${launch.program} --help lists no ${missing.join(", ")}`;
 }
 
+/** How often a run whose registry entry is not found yet looks again. */
+const LIVE_LOOK_MS = 2_000;
+
+/**
+ * The registry entry `<dir>/<pid>.json` of a process in the run's process group: the shell the
+ * task runs may have exec'd the agent (same pid) or started it as a child (same group).
+ */
+function livePidIn(dir: string, pgid: number): number | null {
+  const pids = entriesOf(dir).map((e) => /^(\d+)\.json$/.exec(e.name)?.[1]).filter((p): p is string => p !== undefined).map(Number);
+  return pids.find((pid) => pid === pgid) ?? pids.find((pid) => groupOf(pid) === pgid) ?? null;
+}
+
 /** A resumed run that ends within this long, with its conversation nowhere in the store, failed to resume. */
 export const FAILED_AT_ONCE_MS = 10_000;
 
@@ -88,6 +102,12 @@ export class AgentRun {
   private failedAtOnce = false;
   /** What `savedFormChanged` last saw. */
   private lastResumable: string | null = null;
+  /** The run's process group while it runs; the agent's live registry entry is one of its members. */
+  private pgid: number | null = null;
+  private livePid: number | null = null;
+  private liveLookedAt = Number.NEGATIVE_INFINITY;
+  /** The conversation the live registry last named: evidence still once the process is gone. */
+  private lastLiveId: string | null = null;
   /** Set when the supervisor stops: the capture as last read, since its files are about to go. */
   private frozen: string | null | undefined = undefined;
   /** How far the run's attention events have been read. */
@@ -116,19 +136,55 @@ export class AgentRun {
     return this.launch.id !== null;
   }
 
+  /** The run's process started: its group is where the live registry's entry is looked for. */
+  spawned(pgid: number): void {
+    this.pgid = pgid;
+  }
+
   /**
    * Reads the exit hint once the task has exited and all its output is in the terminal, and notes
    * whether a resume form failed at once: ended within seconds, its conversation not in the store.
    */
   exited(lines: readonly string[], now = Date.now()): void {
+    this.pgid = null;
     this.hint = this.launch.agent.exitHint(lines, this.env);
     const id = this.launch.id;
     this.failedAtOnce = id !== null && now - this.spawnedAt.getTime() < FAILED_AT_ONCE_MS && !this.holds(id);
   }
 
-  /** The conversation from the exit hint, the capture channel or the pin: what `ls` shows. */
+  /** The conversation from the exit hint, the capture channel, the live registry or the pin: what `ls` shows. */
   known(): string | null {
-    return conversationId({ exitHint: this.hint, captured: this.captured(), pinned: this.pinned });
+    const live = this.live()?.id ?? this.lastLiveId;
+    return conversationId({ exitHint: this.hint, captured: this.captured(), live, pinned: this.pinned });
+  }
+
+  /** What the task's row shows instead of its last screen line while the agent's registry says it waits. */
+  livePreview(): string | null {
+    return this.live()?.preview ?? null;
+  }
+
+  /** The running agent's registry entry (Claude's sessions/<pid>.json), when it keeps one. */
+  private live(): LiveState | null {
+    const { liveDir, liveState } = this.launch.agent;
+    if (!liveDir || !liveState || this.pgid === null || this.frozen !== undefined) return null;
+    const dir = liveDir(this.env);
+    if (this.livePid === null) {
+      const now = Date.now();
+      if (now - this.liveLookedAt < LIVE_LOOK_MS) return null;
+      this.liveLookedAt = now;
+      this.livePid = livePidIn(dir, this.pgid);
+      if (this.livePid === null) return null;
+    }
+    const text = textOf(join(dir, `${this.livePid}.json`));
+    let state: LiveState | null = null;
+    try {
+      state = text === null ? null : liveState(JSON.parse(text));
+    } catch {
+      // half-written: no evidence this time
+    }
+    if (text === null) this.livePid = null;
+    if (state?.id) this.lastLiveId = state.id;
+    return state;
   }
 
   /** The known conversation, once the agent's own store holds it: what a resume form may name. */

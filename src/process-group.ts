@@ -31,6 +31,12 @@ function hasLiveMember(pgid: number): boolean {
   return false;
 }
 
+/** The process group a live process is in, or null (gone, a zombie, or no /proc to ask). */
+export function groupOf(pid: number): number | null {
+  const fields = statFields(String(pid));
+  return fields && fields[0] !== "Z" ? Number(fields[2]) : null;
+}
+
 /** Fields of /proc/<pid>/stat after the command name: state, ppid, pgrp, … */
 function statFields(pid: string): string[] | null {
   try {

@@ -184,6 +184,7 @@ export class Task {
       return;
     }
     this.pid = this.pty.pid;
+    this.agent?.spawned(this.pty.pid);
     this.pty.exited.then(async (exit) => {
       // The exit hint is read once every byte the run printed is in the terminal.
       await this.screen.flushed();
@@ -277,7 +278,7 @@ export class Task {
       startedAt: this.startedAt.toISOString(),
       endedAt: this.endedAt?.toISOString() ?? null,
       lastOutputAt: this.lastOutputAt === null ? null : new Date(this.lastOutputAt).toISOString(),
-      preview: this.screen.previewLine(),
+      preview: this.agent?.livePreview() ?? this.screen.previewLine(),
       agent: this.agent?.agent ?? null,
       conversation: this.agent ? (this.agent.known() ?? this.agent.storedMatch()) : null,
       attention: this.attention,

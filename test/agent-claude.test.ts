@@ -2,7 +2,7 @@
 // hint, store; hostile inputs beside good ones.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { claude, claudeSettings, claudeSlug, sessionStartId } from "../src/agent-claude.ts";
+import { claude, claudeLiveState, claudeSettings, claudeSlug, sessionStartId } from "../src/agent-claude.ts";
 import { detect } from "../src/agents.ts";
 import { assetsIn, HOSTILE, ID, ID2, tempDir } from "./agent-test-helpers.ts";
 
@@ -62,6 +62,19 @@ describe("claude", () => {
     ["/home/ü/x", "-home---x"],
   ])("the project slug of %p is %p", (cwd, slug) => {
     expect(claudeSlug(cwd)).toBe(slug);
+  });
+
+  test.each([
+    ["idle", { pid: 1, sessionId: ID, status: "idle" }, { id: ID, preview: null }],
+    ["busy", { pid: 1, sessionId: ID, status: "busy" }, { id: ID, preview: null }],
+    ["waiting for approval", { sessionId: ID, status: "waiting", waitingFor: "approve Bash" }, { id: ID, preview: "awaiting approval: Bash" }],
+    ["waiting for input", { sessionId: ID, status: "waiting", waitingFor: "input needed" }, { id: ID, preview: "awaiting input" }],
+    ["a dialog", { sessionId: ID, status: "waiting", waitingFor: "dialog open" }, { id: ID, preview: "waiting: dialog open" }],
+    ["a hostile wait, made one printable line", { sessionId: ID, status: "waiting", waitingFor: "approve \x1b]0;x\x07Bash\nnow" }, { id: ID, preview: "awaiting approval: ]0;x Bash now" }],
+    ...HOSTILE.map((h) => [`hostile ID ${h}`, { sessionId: h, status: "idle" }, { id: null, preview: null }] as [string, object, object]),
+    ["not an object", "idle", null],
+  ])("the live registry entry %s", (_what, entry, expected) => {
+    expect(claudeLiveState(entry)).toEqual(expected as never);
   });
 
   describe("the store", () => {

@@ -279,6 +279,19 @@ describe("a new conversation reaches the recovery snapshot at once", () => {
   });
 });
 
+describe("Claude's live registry", () => {
+  test("a Claude run as typed (no --session-id) still names its conversation, and its wait for approval shows as the preview", async () => {
+    setUp({ flavours: { claude: "claude-old" } });
+    const id = await spawn("claude");
+    expect(startsOf("claude-old")[0]!.args).toEqual([]);
+    const conversation = /ready (\S+)/.exec(await fleet.peek(id))![1]!;
+    const row = await fleet.waitForTask(id, "the registry's conversation", (t) => t.conversation !== null);
+    expect(row.conversation).toBe(conversation);
+    await send(id, "/permission Allow Bash?");
+    await fleet.waitForTask(id, "the preview of the wait", (t) => t.preview === "awaiting approval: Bash");
+  });
+});
+
 describe("processes that leave the task's group", () => {
   test("kill and rm list them and leave them alone: a Codex app-server in a session of its own, not a child that stayed", async () => {
     setUp();

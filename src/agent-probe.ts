@@ -92,8 +92,8 @@ export interface ProbeOptions {
 export class FlagProbe {
   private readonly entries = new Map<string, CacheEntry>();
   private readonly running = new Map<string, Promise<CacheEntry | null>>();
-  /** Process groups of probes still running, killed when the supervisor stops. */
-  private readonly groups = new Set<number>();
+  /** Kills each probe still running; all are called when the supervisor stops. */
+  private readonly stoppers = new Set<() => void>();
   private loaded = false;
 
   constructor(private readonly options: ProbeOptions) {}
@@ -133,7 +133,7 @@ export class FlagProbe {
 
   private probe(executable: string, identity: Identity, env: Env, cwd: string): Promise<CacheEntry | null> {
     const began = performance.now();
-    return helpText(executable, env, cwd, this.groups).then((text) => {
+    return helpText(executable, env, cwd, this.stoppers).then((text) => {
       const ms = (performance.now() - began).toFixed(0);
       if (text === null) {
         this.options.log(`agent probe: ${executable} --help gave no answer within ${PROBE_LIMIT_MS / 1000} s (${ms} ms)`);
@@ -149,8 +149,8 @@ export class FlagProbe {
 
   /** Kills the probes still running: nothing the supervisor started outlives it. */
   dispose(): void {
-    for (const pgid of this.groups) killGroup(pgid);
-    this.groups.clear();
+    for (const stop of this.stoppers) stop();
+    this.stoppers.clear();
   }
 
   private load(): void {
@@ -185,28 +185,40 @@ function isEntry(e: unknown): e is CacheEntry {
 /**
  * `<executable> --help`, stdout and stderr together (some print help on stderr, some exit non-zero
  * after it), in its own process group with no stdin; null when it cannot start or outlives the
- * limit, in which case its group is killed.
+ * limit, in which case it is killed. `stoppers` holds a way to kill each probe still running.
  */
-function helpText(executable: string, env: Env, cwd: string, groups: Set<number>): Promise<string | null> {
+function helpText(executable: string, env: Env, cwd: string, stoppers: Set<() => void>): Promise<string | null> {
   return new Promise((resolveText) => {
     const chunks: Buffer[] = [];
     let bytes = 0;
+    const clean = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
+    const options = { cwd: isAbsolute(cwd) ? cwd : "/", env: { ...clean, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"] };
     let child: ReturnType<typeof spawn>;
+    let ownGroup = true;
     try {
-      const clean = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
-      child = spawn(executable, ["--help"], { cwd: isAbsolute(cwd) ? cwd : "/", env: { ...clean, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+      child = spawn(executable, ["--help"], { ...options, detached: true });
     } catch {
-      return resolveText(null);
+      // A runtime without `detached` still gets its answer; a kill then reaches that one process.
+      try {
+        ownGroup = false;
+        child = spawn(executable, ["--help"], options);
+      } catch {
+        return resolveText(null);
+      }
     }
-    const pgid = child.pid;
-    if (pgid) groups.add(pgid);
+    const stop = () => {
+      if (child.pid === undefined) return;
+      if (ownGroup) killGroup(child.pid);
+      else child.kill("SIGKILL");
+    };
+    stoppers.add(stop);
     const done = (text: string | null) => {
       clearTimeout(limit);
-      if (pgid) groups.delete(pgid);
+      stoppers.delete(stop);
       resolveText(text);
     };
     const limit = setTimeout(() => {
-      if (pgid) killGroup(pgid);
+      stop();
       done(null);
     }, PROBE_LIMIT_MS);
     const take = (chunk: Buffer) => {

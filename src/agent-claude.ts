@@ -4,12 +4,16 @@
 // UserPromptSubmit, Stop, Notification and SessionEnd hooks append their payloads to the run's
 // events file, which is how fleetcom knows Claude waits for its user (attention.ts). Exit hint:
 // `Resume this session with:` then `claude … --resume <id>`. Store: `<claude home>/projects/<slug>/<id>.jsonl`.
+// Live registry (newer Claude): `<claude home>/sessions/<pid>.json` per running process, with the
+// conversation it holds (`sessionId`, updated in place on /clear and /resume) and `status` busy, idle
+// or waiting (`waitingFor`: "approve Bash", "input needed", "dialog open"…).
 import { join } from "node:path";
-import { entriesOf, createdMs, member, textOf } from "./agent-files.ts";
+import { entriesOf, createdMs, isFile, member, textOf } from "./agent-files.ts";
 import { type AgentSignal, attentionMessage } from "./attention.ts";
 import {
   type Agent,
   type Env,
+  type LiveState,
   homeOf,
   idAfterSelector,
   lastHintId,
@@ -47,7 +51,8 @@ export function claudeEventsFile(captureFile: string): string {
 }
 
 /**
- * What one hook payload says: a prompt submitted means working; Stop means waiting for input; a
+ * What one hook payload says: a prompt submitted means working; Stop means waiting for input, with
+ * Claude's last reply as the message when the payload carries it (`last_assistant_message`); a
  * Notification is a permission prompt (its `notification_type`, or for older versions without one,
  * a message about permission) or otherwise a wait for input (idle, a question), except the
  * notice that a login worked; SessionEnd ends the wait.
@@ -64,7 +69,7 @@ export function claudeSignal(line: string): AgentSignal | null {
     case "UserPromptSubmit":
       return { kind: "working" };
     case "Stop":
-      return { kind: "waiting", state: "input", message: null };
+      return { kind: "waiting", state: "input", message: attentionMessage(member(payload, "last_assistant_message")) };
     case "SessionEnd":
       return { kind: "ended" };
     case "Notification": {
@@ -102,11 +107,32 @@ export function claudeHome(env: Env): string {
   return env.CLAUDE_CONFIG_DIR || join(homeOf(env), ".claude");
 }
 
+/** `<claude home>/projects/<slug>/<id>.jsonl`: the conversation's transcript. */
+export function claudeTranscript(env: Env, cwd: string, id: string): string {
+  return join(claudeHome(env), "projects", claudeSlug(cwd), `${id}.jsonl`);
+}
+
+/** Claude's live registry entry: its conversation, and while it waits, what for. */
+export function claudeLiveState(entry: unknown): LiveState | null {
+  if (typeof entry !== "object" || entry === null) return null;
+  const id = uuidOrNull(member(entry, "sessionId"));
+  const waitingFor = member(entry, "status") === "waiting" ? attentionMessage(member(entry, "waitingFor")) : null;
+  return { id, preview: waitingFor === null ? null : waitingPreview(waitingFor) };
+}
+
+function waitingPreview(waitingFor: string): string {
+  if (waitingFor.startsWith("approve ")) return `awaiting approval: ${waitingFor.slice("approve ".length)}`;
+  if (waitingFor === "input needed") return "awaiting input";
+  return `waiting: ${waitingFor}`;
+}
+
 export const claude: Agent = {
   name: "claude",
   words: ["claude"],
   selector: "--resume",
   envKeys: ["HOME", "CLAUDE_CONFIG_DIR", "CLAUDE_CODE_RESUME_HINT_COMMAND"],
+
+  launchFlags: (launch) => (launch.id === null ? ["--session-id", "--settings"] : ["--settings"]),
 
   instrument(launch, assets) {
     const settings = assets.asset(CLAUDE_SETTINGS_FILE, claudeSettings(), 0o600);
@@ -116,6 +142,9 @@ export const claude: Agent = {
   },
 
   captured: (source) => sessionStartId(textOf(source.captureFile)),
+
+  liveDir: (env) => join(claudeHome(env), "sessions"),
+  liveState: claudeLiveState,
 
   attentionFile: (assets) => claudeEventsFile(assets.captureFile),
   attentionSignal: claudeSignal,
@@ -127,6 +156,10 @@ export const claude: Agent = {
     );
     return lastHintId(hints);
   },
+
+  // Claude writes the transcript at the first prompt (and at once after /clear); until then
+  // `--resume <id>` says "No conversation found with session ID".
+  holds: (id, { cwd, env }) => isFile(claudeTranscript(env, cwd, id)),
 
   fromStore({ cwd, spawnedAt, env, taken }) {
     const dir = join(claudeHome(env), "projects", claudeSlug(cwd));

@@ -147,9 +147,20 @@ function rolloutsAround(home: string, time: number, days: number, localDates: bo
   return found;
 }
 
-function hasRollout(home: string, id: string): boolean {
+/**
+ * Whether a rollout file names this thread. A version 7 ID carries the time the thread began, so
+ * its own day folders (± 1 day, local dates) are enough; any other ID means walking every day.
+ */
+export function hasRollout(home: string, id: string): boolean {
   const time = uuidV7Time(id);
-  return time !== null && rolloutsAround(home, time, 1, true).some((r) => r.id === id);
+  if (time !== null) return rolloutsAround(home, time, 1, true).some((r) => r.id === id);
+  return everyDayFolder(home).some((folder) => entriesOf(folder).some((e) => e.isFile() && e.name.endsWith(`-${id}.jsonl`) && e.name.startsWith("rollout-")));
+}
+
+function everyDayFolder(home: string): string[] {
+  const sessions = join(home, "sessions");
+  const numbered = (dir: string) => entriesOf(dir).filter((e) => e.isDirectory() && /^\d+$/.test(e.name)).map((e) => join(dir, e.name));
+  return numbered(sessions).flatMap(numbered).flatMap(numbered);
 }
 
 /** A rollout's first record names the task's cwd, and is not a sub-agent's thread. */
@@ -168,6 +179,8 @@ export const codex: Agent = {
   words: ["codex"],
   selector: "resume",
   envKeys: ["HOME", "CODEX_HOME"],
+
+  launchFlags: () => ["-c"],
 
   instrument(launch, assets, env) {
     const chain = notifyChain(readConfig(env));
@@ -198,6 +211,10 @@ export const codex: Agent = {
     });
     return lastHintId(hints);
   },
+
+  // A thread has a rollout once its first turn ran; `codex resume <id>` of one without says "No
+  // saved session found with ID".
+  holds: (id, { env }) => hasRollout(codexHome(env), id),
 
   fromStore({ cwd, spawnedAt, env, taken }) {
     const ids = rolloutsAround(codexHome(env), spawnedAt.getTime(), 2, false)

@@ -3,8 +3,8 @@
 // run makes the ID directory there this task's conversation. Exit hint: `Resume this session with:`
 // then `<word as invoked> --resume <id>`. Store: `~/.commandcode/projects/<slug>/<id>.jsonl`.
 import { isAbsolute, join } from "node:path";
-import { entriesOf, firstRecord, member, modifiedMs } from "./agent-files.ts";
-import { type Agent, homeOf, isUuid, lastHintId, single, textsAfter } from "./agent.ts";
+import { entriesOf, firstRecord, isFile, member, modifiedMs } from "./agent-files.ts";
+import { type Agent, type Env, homeOf, isUuid, lastHintId, single, textsAfter } from "./agent.ts";
 
 const WORDS = ["command-code", "cmd", "cmdc", "commandcode"];
 
@@ -42,11 +42,19 @@ export function transcriptBelongsTo(first: unknown, id: string, cwd: string, spa
   return member(first, "type") === "session" && member(first, "id") === id && member(first, "cwd") === cwd && time >= spawnedAt.getTime();
 }
 
+/** `~/.commandcode/projects/<slug>`: where the project's transcripts are. */
+function projectDir(env: Env, cwd: string): string {
+  return join(homeOf(env), ".commandcode", "projects", commandCodeSlug(cwd));
+}
+
 export const commandCode: Agent = {
   name: "command-code",
   words: WORDS,
   selector: "--resume",
   envKeys: ["HOME"],
+
+  // Only environment: nothing on the command line to check against the binary.
+  launchFlags: () => [],
 
   instrument(launch, assets) {
     if (!isAbsolute(assets.scratchBase)) return null;
@@ -65,8 +73,12 @@ export const commandCode: Agent = {
     return lastHintId(hints);
   },
 
+  // The transcript is written when the first turn completes; until then `--resume <id>` says
+  // 'No session named "<id>" found.'
+  holds: (id, { cwd, env }) => isFile(join(projectDir(env, cwd), `${id}.jsonl`)),
+
   fromStore({ cwd, spawnedAt, env, taken }) {
-    const dir = join(homeOf(env), ".commandcode", "projects", commandCodeSlug(cwd));
+    const dir = projectDir(env, cwd);
     const ids = entriesOf(dir)
       .filter((e) => e.isFile() && e.name.endsWith(".jsonl"))
       .map((e) => e.name.slice(0, -".jsonl".length))

@@ -1,7 +1,7 @@
 // Grok: a new conversation is pinned with `--session-id`; there is no capture channel. Exit hint:
 // `grok --resume <id>` or `grok -r <id>`. Store: `<grok home>/sessions/<encoded cwd>/<id>/`.
 import { join } from "node:path";
-import { createdMs, entriesOf } from "./agent-files.ts";
+import { createdMs, entriesOf, isDirectory } from "./agent-files.ts";
 import { type Agent, type Env, homeOf, lastHintId, nearSpawn, newUuid, shellQuote, single } from "./agent.ts";
 
 const HINT = /(?:^|\s)grok\s+(?:--resume|-r)\s+(.*)$/;
@@ -21,6 +21,8 @@ export const grok: Agent = {
   selector: "--resume",
   envKeys: ["HOME", "GROK_HOME"],
 
+  launchFlags: (launch) => (launch.id === null ? ["--session-id"] : []),
+
   instrument(launch) {
     if (launch.id !== null) return { args: [], env: {}, pinned: launch.id };
     const pinned = newUuid();
@@ -33,6 +35,8 @@ export const grok: Agent = {
     const hints = lines.map((l) => HINT.exec(l.trim())?.[1]?.trim()).filter((id): id is string => id !== undefined);
     return lastHintId(hints);
   },
+
+  holds: (id, { cwd, env }) => isDirectory(join(grokHome(env), "sessions", grokCwdFolder(cwd), id)),
 
   fromStore({ cwd, spawnedAt, env, taken }) {
     const dir = join(grokHome(env), "sessions", grokCwdFolder(cwd));

@@ -1,14 +1,20 @@
 // The agent side of one task run: what is executed for the command as typed, and which conversation
 // the run is in, from the evidence in the precedence of agent.ts. The agent list lives here; an
 // agent's knowledge lives in its own agent-<name>.ts.
+//
+// Resume only what exists (agents.md): a known ID goes into a save, a snapshot or a rerun only once
+// the agent's own store holds that conversation, since the real CLIs refuse to resume an ID they
+// have no transcript for, and the task would then fail at every start.
 import { commandCode } from "./agent-commandcode.ts";
 import { claude } from "./agent-claude.ts";
 import { codex } from "./agent-codex.ts";
 import { grok } from "./agent-grok.ts";
-import { linesSince } from "./agent-files.ts";
+import { join } from "node:path";
+import { entriesOf, linesSince, textOf } from "./agent-files.ts";
 import type { AgentNamespace } from "./agent-namespace.ts";
 import type { AgentSignal } from "./attention.ts";
-import { type Agent, type Env, type Launch, type RunAssets, conversationId, detect, instrumentedCommand, resumeCommand } from "./agent.ts";
+import { liveGroupOf } from "./proc.ts";
+import { type Agent, type Env, type Launch, type LiveState, type RunAssets, conversationId, detect, instrumentedCommand, resumeCommand, uuidOrNull } from "./agent.ts";
 
 export const AGENTS: readonly Agent[] = [claude, codex, grok, commandCode];
 
@@ -20,6 +26,8 @@ export interface RunContext {
   env: Env;
   spawnedAt: Date;
   namespace: AgentNamespace;
+  /** The options the program's binary lists in its `--help`; null when that is not known (agent-probe.ts). */
+  flagsOf(program: string): ReadonlySet<string> | null;
   log(message: string): void;
 }
 
@@ -33,6 +41,11 @@ export interface Prepared {
 export function prepareRun(command: string, ctx: RunContext): Prepared {
   const launch = detect(command, AGENTS);
   if (!launch) return { executed: command, env: {}, run: null };
+  const unsupported = unsupportedFlags(launch, ctx);
+  if (unsupported !== null) {
+    ctx.log(`task ${ctx.taskId}: ${launch.agent.name} runs as typed: ${unsupported}`);
+    return { executed: command, env: {}, run: new AgentRun(launch, ctx, null, launch.id) };
+  }
   let assets: RunAssets | null = null;
   try {
     assets = ctx.namespace.assetsFor(ctx.taskId, ctx.run);
@@ -48,9 +61,53 @@ export function prepareRun(command: string, ctx: RunContext): Prepared {
   return { executed: command, env: {}, run: new AgentRun(launch, ctx, null, launch.id) };
 }
 
+/** The program word of an agent command whose instrumentation needs launch flags; null for any other. */
+export function flagsNeeded(command: string): { program: string; flags: readonly string[] } | null {
+  const launch = detect(command, AGENTS);
+  const flags = launch?.agent.launchFlags(launch) ?? [];
+  return launch && flags.length > 0 ? { program: launch.program, flags } : null;
+}
+
+/** Why the binary cannot take the launch flags, or null when it lists them all in its --help. */
+function unsupportedFlags(launch: Launch, ctx: RunContext): string | null {
+  const needed = launch.agent.launchFlags(launch);
+  if (needed.length === 0) return null;
+  const listed = ctx.flagsOf(launch.program);
+  if (listed === null) return `could not learn in time which options ${launch.program} takes`;
+  const missing = needed.filter((flag) => !listed.has(flag));
+  return missing.length === 0 ? null : `${launch.program} --help lists no ${missing.join(", ")}`;
+}
+
+/** How often a run whose registry entry is not found yet looks again. */
+const LIVE_LOOK_MS = 2_000;
+
+/**
+ * The registry entry `<dir>/<pid>.json` of a process in the run's process group: the shell the
+ * task runs may have exec'd the agent (same pid) or started it as a child (same group).
+ */
+function livePidIn(dir: string, pgid: number): number | null {
+  const pids = entriesOf(dir).map((e) => /^(\d+)\.json$/.exec(e.name)?.[1]).filter((p): p is string => p !== undefined).map(Number);
+  return pids.find((pid) => pid === pgid) ?? pids.find((pid) => liveGroupOf(pid) === pgid) ?? null;
+}
+
+/** A resumed run that ends within this long, with its conversation nowhere in the store, failed to resume. */
+export const FAILED_AT_ONCE_MS = 10_000;
+
 export class AgentRun {
   private hint: string | null = null;
   private stored: string | null = null;
+  /** IDs the store was seen to hold; a transcript does not go away while a task runs. */
+  private readonly held = new Set<string>();
+  /** The run was a resume form that ended at once, its conversation not in the store. */
+  private failedAtOnce = false;
+  /** What `savedFormChanged` last saw. */
+  private lastResumable: string | null = null;
+  /** The run's process group while it runs; the agent's live registry entry is one of its members. */
+  private pgid: number | null = null;
+  private livePid: number | null = null;
+  private liveLookedAt = Number.NEGATIVE_INFINITY;
+  /** The conversation the live registry last named: evidence still once the process is gone. */
+  private lastLiveId: string | null = null;
   /** Set when the supervisor stops: the capture as last read, since its files are about to go. */
   private frozen: string | null | undefined = undefined;
   /** How far the run's attention events have been read. */
@@ -74,20 +131,110 @@ export class AgentRun {
     return this.launch.agent.name;
   }
 
-  /** Reads the exit hint once the task has exited and all its output is in the terminal. */
-  exited(lines: readonly string[]): void {
+  /** The run is a resume form: a conversation came back and the agent sits at its prompt once drawn. */
+  get resumed(): boolean {
+    return this.launch.id !== null;
+  }
+
+  /** The run's process started: its group is where the live registry's entry is looked for. */
+  spawned(pgid: number): void {
+    this.pgid = pgid;
+  }
+
+  /**
+   * Reads the exit hint once the task has exited and all its output is in the terminal, and notes
+   * whether a resume form failed at once: ended within seconds, its conversation not in the store.
+   */
+  exited(lines: readonly string[], now = Date.now()): void {
+    this.pgid = null;
     this.hint = this.launch.agent.exitHint(lines, this.env);
+    const id = this.launch.id;
+    this.failedAtOnce = id !== null && now - this.spawnedAt.getTime() < FAILED_AT_ONCE_MS && !this.holds(id);
   }
 
-  /** The conversation from the exit hint, the capture channel or the pin: what `ls` and rerun use. */
+  /** The conversation from the exit hint, the capture channel, the live registry or the pin: what `ls` shows. */
   known(): string | null {
-    return conversationId({ exitHint: this.hint, captured: this.captured(), pinned: this.pinned });
+    const live = this.live()?.id ?? this.lastLiveId;
+    return conversationId({ exitHint: this.hint, captured: this.captured(), live, pinned: this.pinned });
   }
 
-  /** As `known`, then the agent's own store (save and snapshots); a store match sticks for the run. */
+  /** What the task's row shows instead of its last screen line while the agent's registry says it waits. */
+  livePreview(): string | null {
+    return this.live()?.preview ?? null;
+  }
+
+  /** The running agent's registry entry (Claude's sessions/<pid>.json), when it keeps one. */
+  private live(): LiveState | null {
+    const { liveDir, liveState } = this.launch.agent;
+    if (!liveDir || !liveState || this.pgid === null || this.frozen !== undefined) return null;
+    const dir = liveDir(this.env);
+    if (this.livePid === null) {
+      const now = Date.now();
+      if (now - this.liveLookedAt < LIVE_LOOK_MS) return null;
+      this.liveLookedAt = now;
+      this.livePid = livePidIn(dir, this.pgid);
+      if (this.livePid === null) return null;
+    }
+    const text = textOf(join(dir, `${this.livePid}.json`));
+    let state: LiveState | null = null;
+    try {
+      state = text === null ? null : liveState(JSON.parse(text));
+    } catch {
+      // half-written: no evidence this time
+    }
+    if (text === null) this.livePid = null;
+    if (state?.id) this.lastLiveId = state.id;
+    return state;
+  }
+
+  /** The known conversation, once the agent's own store holds it: what a resume form may name. */
+  resumable(): string | null {
+    const id = this.known();
+    return id !== null && this.holds(id) ? id : null;
+  }
+
+  /**
+   * For save and snapshots: the known conversation when the store holds it (none when it does not:
+   * the ID is this run's, so no other entry may stand in); with nothing known, the agent's own store
+   * (a match sticks for the run).
+   */
   forSave(taken: ReadonlySet<string>): string | null {
-    const store = () => (this.stored ??= this.launch.agent.fromStore({ cwd: this.cwd, spawnedAt: this.spawnedAt, env: this.env, taken }));
-    return conversationId({ exitHint: this.hint, captured: this.captured(), pinned: this.pinned, store });
+    const id = this.known();
+    if (id !== null) return this.holds(id) ? id : null;
+    return uuidOrNull((this.stored ??= this.launch.agent.fromStore({ cwd: this.cwd, spawnedAt: this.spawnedAt, env: this.env, taken })));
+  }
+
+  /** The command a save keeps when there is no conversation to resume. */
+  commandWithout(command: string): string {
+    return this.failedAtOnce ? this.launch.program : command;
+  }
+
+  /**
+   * What a rerun runs: the resume form of a conversation the store holds; the program as typed when
+   * the last run was a resume form that failed at once (with the notice saying so); else the
+   * command unchanged (a bare agent gets a fresh pin).
+   */
+  rerunCommand(command: string): { command: string; notice: string | null } {
+    const id = this.resumable();
+    if (id !== null) return { command: resumeCommand(this.launch, id)!, notice: null };
+    if (!this.failedAtOnce) return { command, notice: null };
+    const notice = `${command} ended at once and ${this.launch.agent.name} has no conversation ${this.launch.id}; running ${this.launch.program} as typed`;
+    return { command: this.launch.program, notice };
+  }
+
+  /** True when the conversation a save would resume changed since the last call: a snapshot pass is due. */
+  savedFormChanged(): boolean {
+    const now = this.resumable();
+    if (now === this.lastResumable) return false;
+    this.lastResumable = now;
+    return true;
+  }
+
+  private holds(id: string): boolean {
+    if (this.held.has(id)) return true;
+    if (!this.launch.agent.holds(id, { cwd: this.cwd, env: this.env })) return false;
+    this.held.add(id);
+    return true;
   }
 
   /** The conversation a save or snapshot already matched in the store, without looking again. */
@@ -121,15 +268,17 @@ export class AgentRun {
 }
 
 /**
- * The command a save or snapshot stores for each task: the resume form when an ID is known, else
- * the command as typed. IDs other tasks hold are never matched again in a store.
+ * The command a save or snapshot stores for each task: the resume form when the agent's store holds
+ * its conversation, else the command as typed (or the program alone, for a resume form that failed
+ * at once). IDs other tasks know are never matched again in a store.
  */
 export function savedCommands(tasks: readonly { command: string; agent: AgentRun | null }[]): string[] {
   const known = tasks.map((t) => t.agent?.known() ?? t.agent?.storedMatch() ?? null);
   const taken = new Set(known.filter((id): id is string => id !== null));
-  return tasks.map((t, i) => {
-    const id = known[i] ?? t.agent?.forSave(taken) ?? null;
+  return tasks.map((t) => {
+    if (!t.agent) return t.command;
+    const id = t.agent.forSave(taken);
     if (id !== null) taken.add(id);
-    return t.agent?.resumeCommand(id) ?? t.command;
+    return t.agent.resumeCommand(id) ?? t.agent.commandWithout(t.command);
   });
 }

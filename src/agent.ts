@@ -66,6 +66,12 @@ export interface CaptureSource {
   uid: number;
 }
 
+/** Where an agent looks for one conversation in its own store: the task's cwd and launch environment. */
+export interface StoreLocation {
+  cwd: string;
+  env: Env;
+}
+
 /** What an agent needs to find a task's conversation in its own store on disk. */
 export interface StoreQuery {
   cwd: string;
@@ -84,18 +90,43 @@ export interface Agent {
   readonly selector: string;
   /** Environment variables (of the launching client) the other steps read; nothing else is kept. */
   readonly envKeys: readonly string[];
+  /**
+   * The launch flags `instrument` adds to this launch. Each must be listed in the binary's own
+   * `--help`, or nothing is injected (agent-probe.ts): an option the binary does not know makes
+   * it exit at once.
+   */
+  launchFlags(launch: Launch): readonly string[];
   /** Assets and arguments for one run; throwing means the run goes uninstrumented. */
   instrument(launch: Launch, assets: RunAssets, env: Env): Instrumentation | null;
+  /**
+   * Whether the agent's own store holds this conversation, found by the ID itself: only then can
+   * its resume form start (the real CLIs refuse an ID they have no transcript for).
+   */
+  holds(id: string, where: StoreLocation): boolean;
   /** The conversation named by the run's capture channel, re-read at each use. */
   captured(source: CaptureSource): string | null;
   /** The conversation named by the last exit hint in the final screen and scrollback (logical lines). */
   exitHint(lines: readonly string[], env: Env): string | null;
   /** The single entry of the agent's own store matching the task, else null (save and snapshots only). */
   fromStore(query: StoreQuery): string | null;
+  /**
+   * The directory of the agent's live registry, one `<pid>.json` per running process (Claude's
+   * `<claude home>/sessions`); absent when it keeps none.
+   */
+  liveDir?(env: Env): string;
+  /** What one registry entry says: the conversation the process holds and a preview of what it waits for. */
+  liveState?(entry: unknown): LiveState | null;
   /** The run's file where the agent's attention events land, one JSON per line; absent when it has none. */
   attentionFile?(assets: RunAssets): string;
   /** What one line of that file says about attention, or null when it says nothing. */
   attentionSignal?(line: string): AgentSignal | null;
+}
+
+/** A running agent process as its live registry describes it. */
+export interface LiveState {
+  id: string | null;
+  /** What the task's row shows instead of its last screen line (`awaiting approval: Bash`), or null. */
+  preview: string | null;
 }
 
 /** A command that takes part: the agent, the program word as typed, and the ID of a resume form. */
@@ -153,13 +184,19 @@ export function instrumentedCommand(launch: Launch, args: readonly string[]): st
 export interface Evidence {
   exitHint?: string | null;
   captured?: string | null;
+  /** What the agent's live registry says the running process holds (Claude's sessions/<pid>.json). */
+  live?: string | null;
   pinned?: string | null;
   store?: () => string | null;
 }
 
-/** The first piece of evidence that is a strict UUID; the store is only asked when nothing else is. */
+/**
+ * The first piece of evidence that is a strict UUID; the store is only asked when nothing else is.
+ * The live registry comes after the capture channel (ours, per run) and before the pin (it follows
+ * `/clear` and `/resume` where no capture was injected).
+ */
 export function conversationId(evidence: Evidence): string | null {
-  for (const id of [evidence.exitHint, evidence.captured, evidence.pinned]) if (isUuid(id)) return id;
+  for (const id of [evidence.exitHint, evidence.captured, evidence.live, evidence.pinned]) if (isUuid(id)) return id;
   return uuidOrNull(evidence.store?.() ?? null);
 }
 

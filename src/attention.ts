@@ -78,6 +78,27 @@ export function isNewAttention(before: Attention | null, after: Attention | null
   return after !== null && after.state !== before?.state;
 }
 
+// Lines that are the prompt's own chrome, not something said: box drawing and rules, a bare prompt
+// glyph, the input box's edges.
+const CHROME = /^[\s\u2500-\u257f\u2580-\u259f│|>❯›$#%]*$/u;
+
+/**
+ * When an agent waits without saying why (Claude's Stop without its last reply, a resumed agent
+ * at its prompt): the last line on screen, from the cursor's row up, that says something. Prompt
+ * chrome (rules, box edges, a bare `❯`) is skipped, so under Claude's input box this is its reply,
+ * and for `Overwrite? [y/N]` it is the question.
+ */
+export function promptLine(rowsToCursor: readonly string[]): string | null {
+  for (let i = rowsToCursor.length - 1; i >= 0; i--) {
+    const row = rowsToCursor[i]!;
+    if (!CHROME.test(row)) return attentionMessage(row.replace(/^[\s│|]+|[\s│|]+$/gu, ""));
+  }
+  return null;
+}
+
+/** A resumed agent that has drawn and then been quiet this long is at its prompt. */
+export const RESUMED_QUIET_MS = 2_000;
+
 const MESSAGE_MAX = 200;
 
 /** An agent's message made safe to show and pass on: one line, no control characters, capped. */

@@ -1,12 +1,17 @@
+// `fleetcom kill TASK…`: TERM each task's process group, KILL after 2 s. Processes that left the
+// group on their own (a daemon such as `codex app-server`) are out of its reach; the daemon lists
+// them and they are printed, never signalled (docs/daemon.md).
 import { defineCommand } from "citty";
 import { withDaemon } from "./client.ts";
 import { usageError } from "./errors.ts";
+import { escapeReport } from "./ui-format.ts";
 
 export default defineCommand({
   meta: { name: "kill", description: "TERM the task's process group, KILL after 2 s" },
   args: { task: { type: "positional", description: "TASK… (id, name or unique prefix)", required: false } },
   async run({ args }) {
     if (args._.length === 0) throw usageError("kill: name at least one TASK");
-    await withDaemon((c) => c.request("kill", { tasks: args._ }));
+    const reply = await withDaemon((c) => c.request("kill", { tasks: args._ }));
+    for (const line of escapeReport("killed", reply.killed, reply.escaped)) console.log(line);
   },
 });

@@ -1,3 +1,6 @@
+// `fleetcom rerun TASK`: run a finished task again in place. An agent resumes its conversation when
+// its store holds one; the daemon's notice (a resume form that failed at once, so the program runs as
+// typed) is printed.
 import { defineCommand } from "citty";
 import { withDaemon } from "./client.ts";
 
@@ -5,6 +8,7 @@ export default defineCommand({
   meta: { name: "rerun", description: "Rerun a finished task in place (same id, tag, group, name)" },
   args: { task: { type: "positional", description: "TASK", required: true } },
   async run({ args }) {
-    await withDaemon((c) => c.request("rerun", { task: args.task }));
+    const reply = await withDaemon((c) => c.request("rerun", { task: args.task }));
+    if (reply.notice) console.log(`task ${reply.id}: ${reply.notice}`);
   },
 });

@@ -1,16 +1,37 @@
-// `fleetcom send TASK TEXT…`: type into the task's PTY, as if at its keyboard.
+// `fleetcom send TASK [--no-enter] [--paste] TEXT…|-` and `fleetcom send TASK --keys KEY…`: type into
+// the task's PTY as a person at its keyboard would. The daemon types the text, then presses Enter as
+// its own key once the program has read the text (daemon-typist.ts); a multi-line text is typed line by
+// line unless --paste makes it one message. `-` reads TEXT from stdin (one trailing newline dropped).
 import { defineCommand } from "citty";
 import { withDaemon } from "./client.ts";
+import { usageError } from "./errors.ts";
+import { KEY_NAMES_HELP, unknownKey } from "./term-keys.ts";
 
 export default defineCommand({
-  meta: { name: "send", description: "Type TEXT into the task (Enter appended unless --no-enter)" },
+  meta: { name: "send", description: "Type TEXT into the task, then Enter (or named keys with --keys)" },
   args: {
     task: { type: "positional", description: "TASK", required: true },
-    text: { type: "positional", description: "TEXT…", required: false },
-    enter: { type: "boolean", default: true, description: "Append Enter (--no-enter to leave it out)" },
+    text: { type: "positional", description: "TEXT… (- reads it from stdin), or KEY… with --keys", required: false },
+    enter: { type: "boolean", default: true, description: "Press Enter after the text (--no-enter to leave it out)" },
+    paste: { type: "boolean", description: "Send a multi-line TEXT as one paste (one message), not line by line" },
+    keys: { type: "boolean", description: `Send named keys, one keypress each: ${KEY_NAMES_HELP}` },
   },
   async run({ args }) {
-    const text = args._.slice(1).join(" ") + (args.enter ? "\r" : "");
-    await withDaemon((c) => c.request("send", { task: args.task, text }));
+    const words = args._.slice(1);
+    if (args.keys) {
+      if (words.length === 0) throw usageError("send --keys: name at least one KEY");
+      const unknown = unknownKey(words);
+      if (unknown) throw usageError(`send --keys: unknown key '${unknown}' (keys: ${KEY_NAMES_HELP})`);
+      await withDaemon((c) => c.request("send", { task: args.task, keys: words }));
+      return;
+    }
+    const text = words.length === 1 && words[0] === "-" ? await readStdin() : words.join(" ");
+    await withDaemon((c) => c.request("send", { task: args.task, text, enter: args.enter, paste: Boolean(args.paste) }));
   },
 });
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+}

@@ -2,12 +2,15 @@
 // its user, has exited, or has been quiet 10 s; exit 124 on timeout, as timeout(1) does. It follows
 // the daemon's task events rather than polling; idle alone needs a timer, since quiet is the absence
 // of events, and the daemon confirms it when the timer fires.
+// `fleetcom wait --any --for … [--group G]` returns the first task of the fleet (or of group G) that
+// meets the condition, printing its id: with ten agents running, the one that needs the user now.
 import { defineCommand } from "citty";
 import { DaemonClient } from "./client.ts";
 import { EXIT, UserError, usageError } from "./errors.ts";
 import { stateText } from "./ui-format.ts";
 import { msUntilIdle } from "./idle.ts";
 import type { TaskEvent, TaskInfo } from "./wire-protocol.ts";
+import { normalizeGroup } from "./recipe-labels.ts";
 import { resolveTaskRef } from "./task-ref.ts";
 
 export const CONDITIONS = ["waiting", "exit", "idle"] as const;
@@ -46,74 +49,111 @@ function parseTimeout(value: string | undefined): number | null {
 export default defineCommand({
   meta: { name: "wait", description: "Wait until a task needs attention, exits or goes quiet (exit 124 on timeout)" },
   args: {
-    task: { type: "positional", description: "TASK", required: true },
+    task: { type: "positional", description: "TASK (or --any)", required: false },
     for: { type: "string", description: "waiting | exit | idle", required: true },
+    any: { type: "boolean", description: "Wait for the first task of the fleet (or of --group) to meet the condition; prints its id" },
+    group: { type: "string", description: "With --any: only the tasks of group G" },
     timeout: { type: "string", description: "Give up after S seconds (exit 124)" },
   },
   async run({ args }) {
     const condition = args.for as Condition;
     if (!CONDITIONS.includes(condition)) throw usageError(`--for: expected waiting, exit or idle, got '${args.for}'`);
+    const ref = args._[0] as string | undefined;
+    if (args.any && ref !== undefined) throw usageError("wait: give a TASK or --any, not both");
+    if (!args.any && ref === undefined) throw usageError("wait: name a TASK, or --any for the first task of the fleet");
+    if (args.group !== undefined && !args.any) throw usageError("wait: --group goes with --any");
     const timeoutMs = parseTimeout(args.timeout);
+    // The daemon's rule for groups: `--group Unassigned` (or an empty one) means the tasks without one.
+    const scope: Scope = args.any ? { kind: "any", group: args.group === undefined ? undefined : normalizeGroup(args.group) } : { kind: "one", ref: ref! };
     const client = await DaemonClient.open({ autostart: false });
     try {
-      await waitFor(client, args.task, condition, timeoutMs);
+      const task = await waitFor(client, scope, condition, timeoutMs);
+      if (scope.kind === "any") console.log(task.id);
     } finally {
       client.close();
     }
   },
 });
 
-function waitFor(client: DaemonClient, ref: string, condition: Condition, timeoutMs: number | null): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
+/** One named task, or any task of the fleet, or of one group (null: the tasks with none). */
+type Scope = { kind: "one"; ref: string } | { kind: "any"; group: string | null | undefined };
+
+/** A task that can still meet the condition, for --any: an exited task never waits or goes quiet again. */
+function stillPossible(task: TaskInfo, condition: Condition): boolean {
+  return condition === "exit" || task.state === "running" || check(task, condition) === "met";
+}
+
+function waitFor(client: DaemonClient, scope: Scope, condition: Condition, timeoutMs: number | null): Promise<TaskInfo> {
+  return new Promise<TaskInfo>((resolve, reject) => {
     let id: number | null = null;
-    let quietTimer: ReturnType<typeof setTimeout> | undefined;
+    const inScope = (task: TaskInfo) => (scope.kind === "one" ? task.id === id : scope.group === undefined || task.group === scope.group);
+    const quietTimers = new Map<number, ReturnType<typeof setTimeout>>();
     let timeoutTimer: ReturnType<typeof setTimeout> | undefined;
-    const settle = (error?: Error) => {
-      clearTimeout(quietTimer);
+    const settle = (outcome: TaskInfo | Error) => {
+      for (const timer of quietTimers.values()) clearTimeout(timer);
       clearTimeout(timeoutTimer);
       client.handlers = {};
-      if (error) reject(error);
-      else resolve();
+      if (outcome instanceof Error) reject(outcome);
+      else resolve(outcome);
     };
     const consider = (task: TaskInfo) => {
       const verdict = check(task, condition);
-      if (verdict === "met") return settle();
-      if (verdict) return settle(new UserError(verdict.never));
+      if (verdict === "met") return settle(task);
+      // --any: a task that exits without waiting is one fewer candidate, not a failure.
+      if (verdict) return scope.kind === "one" ? settle(new UserError(verdict.never)) : undefined;
       if (condition === "idle") {
-        clearTimeout(quietTimer);
-        quietTimer = setTimeout(confirmQuiet, untilQuiet(task, Date.now()));
+        clearTimeout(quietTimers.get(task.id));
+        quietTimers.set(task.id, setTimeout(() => confirmQuiet(task.id), untilQuiet(task, Date.now())));
       }
     };
     // The last event may be up to a change interval old: ask the daemon, which knows the last output.
-    const confirmQuiet = () => {
+    const confirmQuiet = (taskId: number) => {
       client
         .request("ls")
         .then((tasks) => {
-          const task = tasks.find((t) => t.id === id);
+          const task = tasks.find((t) => t.id === taskId);
           if (task) consider(task);
         })
         .catch((error) => settle(error));
     };
     client.handlers = {
       event: (event: TaskEvent) => {
-        if (event.task.id !== id) return;
-        if (event.event === "removed") settle(new UserError(`task ${id} was removed`));
-        else consider(event.task);
+        if (!inScope(event.task)) return;
+        if (event.event === "removed") {
+          clearTimeout(quietTimers.get(event.task.id));
+          if (scope.kind === "one") settle(new UserError(`task ${id} was removed`));
+        } else consider(event.task);
       },
       closed: () => settle(new UserError("lost the connection to the daemon", EXIT.unreachable)),
     };
     if (timeoutMs !== null) {
+      const what = scope.kind === "one" ? `task ${id ?? scope.ref}` : `any task${groupText(scope.group)}`;
       timeoutTimer = setTimeout(() => {
-        settle(new UserError(`timed out after ${timeoutMs / 1000}s waiting for task ${id ?? ref} (${condition})`, TIMED_OUT));
+        settle(new UserError(`timed out after ${timeoutMs / 1000}s waiting for ${what} (${condition})`, TIMED_OUT));
       }, timeoutMs);
     }
     client
       .request("subscribe")
       .then((tasks) => {
-        const task = resolveTaskRef(ref, tasks);
-        id = task.id;
-        consider(task);
+        if (scope.kind === "one") {
+          const task = resolveTaskRef(scope.ref, tasks);
+          id = task.id;
+          return consider(task);
+        }
+        const candidates = tasks.filter(inScope);
+        if (!candidates.some((t) => stillPossible(t, condition))) {
+          return settle(new UserError(`no running task${groupText(scope.group)} can meet --for ${condition}`));
+        }
+        for (const task of candidates) {
+          consider(task);
+          if (client.handlers.event === undefined) return;
+        }
       })
       .catch((error) => settle(error));
   });
+}
+
+function groupText(group: string | null | undefined): string {
+  if (group === undefined) return "";
+  return group === null ? " without a group" : ` of group ${group}`;
 }

@@ -1,7 +1,8 @@
 // One task: a shell command in its own PTY and session, the headless screen it draws on, and its
 // life (running, idle, exited; rerun in place). The daemon owns tasks; a task never talks to clients.
 import type { AgentNamespace } from "./agent-namespace.ts";
-import { type Attention, type AttentionEvent, NO_ATTENTION, nextAttention } from "./attention.ts";
+import type { FlagProbe } from "./agent-probe.ts";
+import { type AgentSignal, type Attention, type AttentionEvent, NO_ATTENTION, RESUMED_QUIET_MS, nextAttention, promptLine } from "./attention.ts";
 import { type AgentRun, prepareRun } from "./agent-run.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 import { isIdle } from "./idle.ts";
@@ -23,8 +24,10 @@ export interface TaskSpec {
   cols: number;
   rows: number;
   scrollback: number;
-  /** Where agent runs keep their capture assets (conversation.ts). */
+  /** Where agent runs keep their capture assets (agent-run.ts). */
   agents: AgentNamespace;
+  /** Which options agent binaries understand; asked (prepare) before a spawn (agent-probe.ts). */
+  probe: Pick<FlagProbe, "flagsOf">;
   log(message: string): void;
 }
 
@@ -66,7 +69,10 @@ export class Task {
   private pty: Pty | null = null;
   private scan = new TerminalScan();
   private tracker = NO_ATTENTION;
+  /** A resumed agent run not yet heard from: armed until it goes quiet, speaks, is attended or ends. */
+  private resumeQuiet: { timer: ReturnType<typeof setTimeout> | null } | null = null;
   private readonly agents: AgentNamespace;
+  private readonly probe: Pick<FlagProbe, "flagsOf">;
   private readonly log: (message: string) => void;
 
   constructor(
@@ -74,6 +80,7 @@ export class Task {
     private readonly listener: TaskListener,
   ) {
     this.agents = spec.agents;
+    this.probe = spec.probe;
     this.log = spec.log;
     this.id = spec.id;
     this.cwd = spec.cwd;
@@ -100,6 +107,7 @@ export class Task {
    * all yet): apply them first, so that none of them raises the attention the user just answered.
    */
   attended(): void {
+    this.disarmResumeQuiet();
     if (this.tracker.attention) this.applyAgentSignals();
     this.feel({ type: "attended" });
   }
@@ -110,8 +118,35 @@ export class Task {
     this.applyAgentSignals();
   }
 
+  /** A wait the agent gives no reason for takes the screen's last prompt line as its message. */
   private applyAgentSignals(): void {
-    for (const signal of this.agent?.newSignals() ?? []) this.feel({ type: "agent", signal });
+    for (const signal of this.agent?.newSignals() ?? []) {
+      this.disarmResumeQuiet();
+      this.feel({ type: "agent", signal: this.withMessage(signal) });
+    }
+  }
+
+  private withMessage(signal: AgentSignal): AgentSignal {
+    return signal.kind === "waiting" && signal.message === null ? { ...signal, message: promptLine(this.screen.rowsToCursor()) } : signal;
+  }
+
+  /**
+   * A resumed agent shows its conversation and sits at its prompt, but says so on no channel
+   * (Claude's Stop and Codex's notify come after a turn): once it has drawn and been quiet for
+   * RESUMED_QUIET_MS with no word from its own channel, it waits for input.
+   */
+  private resumeQuietTick(): void {
+    if (!this.resumeQuiet) return;
+    if (this.resumeQuiet.timer) clearTimeout(this.resumeQuiet.timer);
+    this.resumeQuiet.timer = setTimeout(() => {
+      this.resumeQuiet = null;
+      if (this.running && this.tracker.attention === null) this.feel({ type: "agent", signal: this.withMessage({ kind: "waiting", state: "input", message: null }) });
+    }, RESUMED_QUIET_MS);
+  }
+
+  private disarmResumeQuiet(): void {
+    if (this.resumeQuiet?.timer) clearTimeout(this.resumeQuiet.timer);
+    this.resumeQuiet = null;
   }
 
   private feel(event: AttentionEvent): void {
@@ -140,8 +175,11 @@ export class Task {
     this.scan = new TerminalScan();
     this.tracker = NO_ATTENTION;
     const run = this.run;
-    const prepared = prepareRun(this.command, { taskId: this.id, run, cwd: this.cwd, env: clientEnv, spawnedAt: this.startedAt, namespace: this.agents, log: this.log });
+    const flagsOf = (program: string) => this.probe.flagsOf(program, clientEnv, this.cwd);
+    const prepared = prepareRun(this.command, { taskId: this.id, run, cwd: this.cwd, env: clientEnv, spawnedAt: this.startedAt, namespace: this.agents, flagsOf, log: this.log });
     this.agent = prepared.run;
+    this.disarmResumeQuiet();
+    if (this.agent?.resumed) this.resumeQuiet = { timer: null };
     const env = { ...clientEnv, ...prepared.env, TERM: "xterm-256color", FLEETCOM_TASK_ID: String(this.id) };
     const shell = clientEnv.SHELL || "/bin/sh";
     try {
@@ -160,6 +198,7 @@ export class Task {
     }
     this.pid = this.pty.pid;
     const group = (this.processGroup = new ProcessGroup(this.pty.pid));
+    this.agent?.spawned(this.pty.pid);
     this.pty.exited.then(async (exit) => {
       // First, before any await: the runtime has reaped the leader, and its PID proves nothing now.
       group.leaderReaped();
@@ -171,6 +210,7 @@ export class Task {
       this.endedAt = new Date();
       this.pty = null;
       this.agent?.exited(this.screen.logicalLines());
+      this.disarmResumeQuiet();
       this.feel({ type: "exited" });
       this.listener.exited(this);
       this.finishScreen();
@@ -186,10 +226,18 @@ export class Task {
     });
   }
 
-  /** Runs a finished task again in place; a supported agent with a known conversation resumes it. */
-  rerun(clientEnv: Record<string, string>, scrollback: number): void {
-    this.command = this.agent?.resumeCommand(this.agent.known()) ?? this.command;
+  /**
+   * Runs a finished task again in place; a supported agent whose conversation is in its store
+   * resumes it, and a resume form that failed at once falls back to the program as typed. Returns
+   * the notice that says so (also written at the top of the new screen), or null.
+   */
+  rerun(clientEnv: Record<string, string>, scrollback: number): string | null {
+    const next = this.agent?.rerunCommand(this.command) ?? { command: this.command, notice: null };
+    this.command = next.command;
     this.start(clientEnv, scrollback);
+    // The PTY's first output comes in a later turn of the event loop, so this line stays on top.
+    if (next.notice) this.screen.write(`fleetcom: ${next.notice}\r\n`);
+    return next.notice;
   }
 
   private failToStart(error: unknown): void {
@@ -209,6 +257,7 @@ export class Task {
     // Clients first: forwarding must never wait behind the headless terminal.
     this.listener.output(this, chunk);
     this.screen.write(chunk);
+    this.resumeQuietTick();
     if (this.scan.push(chunk)) this.feel({ type: "bell" });
     else if (this.tracker.attention?.state === "bell") this.feel({ type: "output" });
   }
@@ -262,7 +311,7 @@ export class Task {
       startedAt: this.startedAt.toISOString(),
       endedAt: this.endedAt?.toISOString() ?? null,
       lastOutputAt: this.lastOutputAt === null ? null : new Date(this.lastOutputAt).toISOString(),
-      preview: this.screen.previewLine(),
+      preview: this.agent?.livePreview() ?? this.screen.previewLine(),
       agent: this.agent?.agent ?? null,
       conversation: this.agent ? (this.agent.known() ?? this.agent.storedMatch()) : null,
       attention: this.attention,
@@ -270,6 +319,7 @@ export class Task {
   }
 
   dispose(): void {
+    this.disarmResumeQuiet();
     this.screen.dispose();
     this.agents.removeTask(this.id);
   }

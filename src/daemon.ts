@@ -4,16 +4,18 @@
 import { Buffer } from "node:buffer";
 import { statSync } from "node:fs";
 import type { Socket } from "node:net";
+import { join } from "node:path";
 import { setImmediate } from "node:timers";
 import { type } from "arktype";
 import { AgentNamespace } from "./agent-namespace.ts";
+import { FlagProbe } from "./agent-probe.ts";
 import { type Attention, isNewAttention } from "./attention.ts";
 import { Connection, outputHighWater, type ConnectionHandler } from "./daemon-connection.ts";
-import { savedCommands } from "./agent-run.ts";
+import { flagsNeeded, savedCommands } from "./agent-run.ts";
 import { UserError, errorMessage } from "./errors.ts";
 import { label } from "./recipe-labels.ts";
 import { normalizeGroup, normalizeName } from "./recipe-labels.ts";
-import { hello as helloSchema, opArgs, request as requestSchema, type Hello, type Op, type OpArgs, type OpResult, type RecipeEntry, type Request, type TaskInfo } from "./wire-protocol.ts";
+import { type Escapee, hello as helloSchema, opArgs, request as requestSchema, type Hello, type Op, type OpArgs, type OpResult, type RecipeEntry, type Request, type TaskInfo } from "./wire-protocol.ts";
 import { runNotifier } from "./daemon-notifier.ts";
 import { Endpoint } from "./daemon-endpoint.ts";
 import { commandTooLong } from "./recipe.ts";
@@ -22,7 +24,9 @@ import { PROTOCOL_VERSION } from "./wire-framing.ts";
 import type { SnapshotState } from "./daemon-snapshots.ts";
 import { Task, type TaskListener } from "./daemon-task.ts";
 import { resolveTaskRef } from "./task-ref.ts";
-import { HANDSHAKE_TIMEOUT_MS } from "./settings.ts";
+import { agentProbeBudgetSetting, HANDSHAKE_TIMEOUT_MS } from "./settings.ts";
+import { Typist } from "./daemon-typist.ts";
+import { escapedFromGroups } from "./daemon-escapees.ts";
 import { VERSION } from "./version.ts";
 
 const CHANGE_EVENT_INTERVAL_MS = 250;
@@ -70,7 +74,9 @@ export class Daemon implements TaskListener, ConnectionHandler {
   /** Clients dropped for not reading what was queued for them (status reports it). */
   private droppedBehind = 0;
   private stopping: Promise<void> | null = null;
-  private readonly agents = new AgentNamespace(runtimeDir(), (id, run) => this.tasks.get(id)?.agentFilesChanged(run));
+  private readonly agents = new AgentNamespace(runtimeDir(), (id, run) => this.agentFilesChanged(id, run));
+  private readonly probe: FlagProbe;
+  private readonly typist = new Typist();
   readonly startedAt = new Date();
   onStop: () => void = () => {};
   /** Called after every command that can change a saved recipe (recovery snapshots hang here). */
@@ -78,7 +84,10 @@ export class Daemon implements TaskListener, ConnectionHandler {
   /** What the recovery snapshot writer last reported (daemon-snapshots.ts). */
   private snapshot: SnapshotState = { error: null, pendingSince: null };
 
-  constructor(readonly options: DaemonOptions) {}
+  constructor(readonly options: DaemonOptions) {
+    const budgetMs = agentProbeBudgetSetting(process.env.FLEETCOM_AGENT_PROBE_MS, options.log);
+    this.probe = new FlagProbe({ cacheFile: join(runtimeDir(), "agent-flags.json"), budgetMs, log: options.log });
+  }
 
   accept(socket: Socket): void {
     const conn = new Connection(socket, this, () => {
@@ -180,11 +189,35 @@ export class Daemon implements TaskListener, ConnectionHandler {
     }
     this.reportedIdle.delete(task);
     this.markChanged(task);
+    this.typist.output(task);
   }
 
   /** Terminal-query replies from the headless screen go to the task only while nobody is attached. */
   reply(task: Task, data: string): void {
     if (!this.isAttached(task)) task.write(data);
+  }
+
+  /** A file of an agent run changed: apply its attention events, and snapshot a newly resumable conversation. */
+  private agentFilesChanged(id: number, run: number): void {
+    const task = this.tasks.get(id);
+    if (!task) return;
+    task.agentFilesChanged(run);
+    this.noteSavedForm(task);
+  }
+
+  /**
+   * A capture that changes what a save would write (a Codex thread whose first turn just ran, a
+   * Claude transcript that now exists) goes through the normal snapshot debounce, not the minute
+   * check: a crash in between would lose the conversation.
+   */
+  private noteSavedForm(task: Task): void {
+    if (task.agent?.savedFormChanged()) this.onRecipeChange();
+  }
+
+  /** Asks an agent binary which options it takes before a spawn that would inject some (agent-probe.ts). */
+  private async prepareAgent(peer: Peer, command: string, cwd: string): Promise<void> {
+    const needs = flagsNeeded(command);
+    if (needs) await this.probe.prepare(needs.program, peer.hello!.env, cwd);
   }
 
   /** Called once every byte the run printed has been parsed. */
@@ -261,6 +294,8 @@ export class Daemon implements TaskListener, ConnectionHandler {
       const now = performance.now();
       for (const task of this.changed) if (this.tasks.has(task.id)) this.broadcast("changed", task.info(now));
     }
+    // Output is when an agent's store changes (a transcript written at the end of a turn).
+    for (const task of this.changed) if (this.tasks.has(task.id)) this.noteSavedForm(task);
     this.changed.clear();
   }
 
@@ -285,34 +320,42 @@ export class Daemon implements TaskListener, ConnectionHandler {
       queueMicrotask(() => this.stop());
       return null;
     },
-    run: (peer, a) => {
+    run: async (peer, a) => {
       const cwd = a.cwd ?? peer.hello!.cwd;
       const tooLong = commandTooLong(a.command);
       if (tooLong) throw new UserError(tooLong);
       if (!isDirectory(cwd)) throw new UserError(`no such directory: ${cwd}`);
+      await this.prepareAgent(peer, a.command, cwd);
       const task = this.spawn(peer, a.command, cwd, a.group ?? null, a.name ?? null);
       return { id: task.id };
     },
-    load: (peer, a: { entries: RecipeEntry[] }) => this.load(peer, a.entries),
+    load: (peer, a) => this.load(peer, a.entries),
     kill: async (_peer, a: { tasks: string[] }) => {
       const targets = a.tasks.map((ref) => this.find(ref));
       await Promise.all(targets.filter((t) => t.running).map((t) => t.terminate()));
-      return { killed: targets.map((t) => t.id) };
+      return { killed: targets.map((t) => t.id), escaped: this.escaped(targets) };
     },
     rm: async (_peer, a: { tasks: string[] }) => {
       const targets = a.tasks.map((ref) => this.find(ref));
       const running = targets.filter((t) => t.running);
       if (running.length) throw new UserError(`task ${running.map((t) => t.id).join(", ")} is still running; kill it first`);
       await Promise.all(targets.map((t) => t.terminate()));
+      const escaped = this.escaped(targets);
       for (const t of targets) this.remove(t);
-      return { removed: targets.map((t) => t.id) };
+      return { removed: targets.map((t) => t.id), escaped };
     },
-    rerun: (peer, a) => {
+    rerun: async (peer, a) => {
       const task = this.find(a.task);
-      if (task.running) throw new UserError(`task ${task.id} is still running; only a finished task can be rerun`);
-      task.rerun(peer.hello!.env, this.options.scrollback);
+      const finished = () => {
+        if (task.running) throw new UserError(`task ${task.id} is still running; only a finished task can be rerun`);
+        if (this.tasks.get(task.id) !== task) throw new UserError(`task ${task.id} was removed`);
+      };
+      finished();
+      await this.prepareAgent(peer, task.command, task.cwd);
+      finished();
+      const notice = task.rerun(peer.hello!.env, this.options.scrollback);
       this.taskChanged(task, true);
-      return task.info();
+      return { ...task.info(), notice };
     },
     tag: (_peer, a) => {
       const task = this.find(a.task);
@@ -332,15 +375,16 @@ export class Daemon implements TaskListener, ConnectionHandler {
       this.taskChanged(task, true);
       return task.info();
     },
-    send: (_peer, a) => {
+    send: async (_peer, a) => {
       const task = this.find(a.task);
       if (!task.running) throw new UserError(`task ${task.id} has exited`);
       // Refused whole, never cut: a part of a message typed into a program is worse than none.
-      const size = Buffer.byteLength(a.text, "utf8");
+      const size = Buffer.byteLength(a.text ?? "", "utf8");
       if (size > MAX_PENDING_INPUT) throw new UserError(`send: text too long (${size} bytes; at most 1 MiB at a time)`);
       const pending = task.pendingInput;
       if (pending + size > MAX_PENDING_INPUT) throw new UserError(`task ${task.id} is not reading its input (${mebibytes(pending)} pending)`);
-      task.write(a.text);
+      // Text, then Enter as its own keypress once the program has read the text (daemon-typist.ts).
+      await this.typist.send(task, a);
       task.attended();
       return null;
     },
@@ -381,6 +425,8 @@ export class Daemon implements TaskListener, ConnectionHandler {
       const tooLong = commandTooLong(e.cmd);
       if (tooLong) throw new UserError(tooLong);
     }
+    // Every agent binary is asked which flags it takes at once, so the recipe then starts in order.
+    await Promise.all(entries.filter((e) => isDirectory(e.dir)).map((e) => this.prepareAgent(peer, e.cmd, e.dir)));
     const started: number[] = [];
     let skipped = 0;
     const dirs = new Map<string, boolean>();
@@ -418,6 +464,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
         rows: hello.rows,
         scrollback: this.options.scrollback,
         agents: this.agents,
+        probe: this.probe,
         log: this.options.log,
       },
       this,
@@ -498,6 +545,15 @@ export class Daemon implements TaskListener, ConnectionHandler {
     peer.conn.sendScreen(screen);
   }
 
+  /** What of these tasks' runs left their process groups and so outlived the sweep (reported, never signalled). */
+  private escaped(tasks: readonly Task[]): Escapee[] {
+    const ours = runtimeDir();
+    return escapedFromGroups(
+      tasks.map((t) => ({ taskId: t.id, pgid: t.pid, startedAt: t.startedAt })),
+      (env) => runtimeDir(env) === ours,
+    );
+  }
+
   private find(ref: string): Task {
     return resolveTaskRef(ref, [...this.tasks.values()]);
   }
@@ -555,6 +611,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
       // The final snapshot pass runs after this: keep what the capture files said, then remove them.
       for (const task of this.tasks.values()) task.agent?.freeze();
       this.agents.dispose();
+      this.probe.dispose();
       for (const peer of this.peers.values()) peer.conn.close();
       this.onStop();
     })();

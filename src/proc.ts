@@ -46,6 +46,12 @@ export function parseProcStat(pid: number, text: string): ProcStat | null {
   return { pid, state: fields[0]!, pgrp: Number(fields[2]), session: Number(fields[3]), start };
 }
 
+/** The process group a live process is in; null when it is gone, a zombie, or there is no /proc. */
+export function liveGroupOf(pid: number): number | null {
+  const stat = readProcStat(pid);
+  return stat && stat.state !== "Z" ? stat.pgrp : null;
+}
+
 /** Every process /proc shows, or null without /proc. */
 export function listProcStats(): ProcStat[] | null {
   let entries: string[];

@@ -31,3 +31,14 @@ export function handshakeTimeoutSetting(env: string | undefined, log: (m: string
   log(`FLEETCOM_HANDSHAKE_TIMEOUT_MS='${env}' is not a positive whole number; using ${HANDSHAKE_TIMEOUT_MS}`);
   return HANDSHAKE_TIMEOUT_MS;
 }
+
+/** How long a spawn waits at most for an agent binary's --help before running the command as typed. */
+export const DEFAULT_PROBE_BUDGET_MS = 300;
+
+/** FLEETCOM_AGENT_PROBE_MS: how long a spawn may wait for an agent binary's --help (agent-probe.ts; tests raise it). */
+export function agentProbeBudgetSetting(raw: string | undefined, log: (message: string) => void): number {
+  if (raw === undefined || raw === "") return DEFAULT_PROBE_BUDGET_MS;
+  if (/^\d+$/.test(raw.trim())) return Number(raw);
+  log(`FLEETCOM_AGENT_PROBE_MS='${raw}' is not a whole number of milliseconds; using ${DEFAULT_PROBE_BUDGET_MS}`);
+  return DEFAULT_PROBE_BUDGET_MS;
+}

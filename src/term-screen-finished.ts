@@ -63,6 +63,17 @@ export class FinishedScreen implements TaskScreen {
     return this.state.preview;
   }
 
+  /** A task that has exited takes no input: no mode asks for other keys. */
+  inputModes(): { bracketedPaste: boolean; applicationCursorKeys: boolean } {
+    return { bracketedPaste: false, applicationCursorKeys: false };
+  }
+
+  /** The screen's rows, top down: the cursor is not kept once the task has exited. */
+  rowsToCursor(): string[] {
+    const { rowEnds, baseY } = this.state;
+    return Array.from({ length: rowEnds.length - baseY }, (_, i) => this.row(baseY + i).trimEnd());
+  }
+
   text(lines?: number): string {
     const { rowEnds, baseY } = this.state;
     return textOfRows(rowEnds.length, baseY, (y) => this.row(y).trimEnd(), lines);

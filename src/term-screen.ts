@@ -142,6 +142,8 @@ export interface TaskScreen {
   snapshotForAttach(): Promise<string>;
   textAtCurrentPoint(lines?: number): Promise<string>;
   previewLine(): string;
+  inputModes(): { bracketedPaste: boolean; applicationCursorKeys: boolean };
+  rowsToCursor(): string[];
   text(lines?: number): string;
   logicalLines(): string[];
   dispose(): void;
@@ -324,6 +326,24 @@ export class Screen implements TaskScreen {
     const internals = this.term as unknown as { _core?: { _inputHandler?: { _curAttrData?: Style } } };
     const pen = internals._core?._inputHandler?._curAttrData;
     return pen && !pen.isAttributeDefault() ? sgr(pen) : "";
+  }
+
+  /**
+   * How the task wants its keyboard input, as set so far: pasted text inside ESC[200~…ESC[201~
+   * (bracketed paste, DECSET 2004) and arrows as ESC O A (application cursor keys, DECCKM).
+   * Call after flushed() to include everything the task printed.
+   */
+  inputModes(): { bracketedPaste: boolean; applicationCursorKeys: boolean } {
+    const { bracketedPasteMode, applicationCursorKeysMode } = this.term.modes;
+    return { bracketedPaste: bracketedPasteMode, applicationCursorKeys: applicationCursorKeysMode };
+  }
+
+  /** The screen's rows from the top down to the cursor's row, right-trimmed. */
+  rowsToCursor(): string[] {
+    const buffer = this.term.buffer.active;
+    const rows: string[] = [];
+    for (let y = buffer.baseY; y <= buffer.baseY + buffer.cursorY; y++) rows.push(rowText(buffer, y));
+    return rows;
   }
 
   /** The last non-blank line of the screen, right-trimmed; "" when the screen is blank. */

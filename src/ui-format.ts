@@ -1,7 +1,7 @@
 // How tasks look to people: glyphs, labels, ages, the ls table. Pure functions of TaskInfo, shared
 // by `ls` and the dashboard.
 import type { SnapshotInfo } from "./recipe-snapshots.ts";
-import type { TaskInfo } from "./wire-protocol.ts";
+import type { Escapee, TaskInfo } from "./wire-protocol.ts";
 import { label } from "./recipe-labels.ts";
 import { printable } from "./text-printable.ts";
 import { cut, textWidth } from "./text-width.ts";
@@ -102,4 +102,14 @@ export function snapshotListRow(s: SnapshotInfo, now = Date.now()): string {
   const when = `${age(s.written, now)} ago`;
   if (s.damaged !== null) return `${when} · damaged · ${printable(s.damaged)}`;
   return `${when} · ${s.tasks} task(s) · ${printable(s.label ?? "")}`;
+}
+
+/** `killed task 3; 1 process escaped its group: pid 123 codex app-server`, one line per task that had any. */
+export function escapeReport(done: "killed" | "removed", tasks: readonly number[], escapees: readonly Escapee[]): string[] {
+  return tasks.flatMap((task) => {
+    const mine = escapees.filter((e) => e.task === task);
+    if (mine.length === 0) return [];
+    const what = `${mine.length} ${mine.length === 1 ? "process" : "processes"} escaped its group`;
+    return [`${done} task ${task}; ${what}: ${mine.map((e) => `pid ${e.pid} ${e.command}`).join(", ")}`];
+  });
 }

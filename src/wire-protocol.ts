@@ -39,7 +39,7 @@ export const opArgs = {
   tag: type({ task: taskRef }),
   rename: type({ task: taskRef, name: label }),
   group: type({ task: taskRef, group: label }),
-  send: type({ task: taskRef, text: "string" }),
+  send: type({ task: taskRef, "text?": "string", "enter?": "boolean", "paste?": "boolean", "keys?": type("string > 0").array().atLeastLength(1) }),
   peek: type({ task: taskRef, "lines?": "number.integer > 0" }),
   attach: type({ task: taskRef, cols: dimension, rows: dimension }),
   follow: type({ task: taskRef, "lines?": "number.integer > 0" }),
@@ -79,6 +79,13 @@ export interface TaskInfo {
   attention: Attention | null;
 }
 
+/** A process that left its task's process group, which `kill` and `rm` report and never signal. */
+export interface Escapee {
+  task: number;
+  pid: number;
+  command: string;
+}
+
 /** `status`: the daemon, its clients' queues (daemon.md, backpressure) and its snapshot writer. */
 export interface DaemonStatus {
   running: true;
@@ -107,9 +114,10 @@ export interface OpResults {
   redraw: null;
   run: { id: number };
   load: { started: number[]; skipped: number };
-  kill: { killed: number[] };
-  rm: { removed: number[] };
-  rerun: TaskInfo;
+  kill: { killed: number[]; escaped: Escapee[] };
+  rm: { removed: number[]; escaped: Escapee[] };
+  /** `notice`: what fleetcom did instead of the saved resume form, when it could not resume. */
+  rerun: TaskInfo & { notice: string | null };
   tag: TaskInfo;
   rename: TaskInfo;
   group: TaskInfo;

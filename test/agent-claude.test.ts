@@ -2,7 +2,7 @@
 // hint, store; hostile inputs beside good ones.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { claude, claudeSettings, claudeSlug, sessionStartId } from "../src/agent-claude.ts";
+import { claude, claudeLiveState, claudeSettings, claudeSlug, sessionStartId } from "../src/agent-claude.ts";
 import { detect } from "../src/agent.ts";
 import { assetsIn, HOSTILE, ID, ID2, tempDir } from "./agent-test-helpers.ts";
 
@@ -64,6 +64,19 @@ describe("claude", () => {
     expect(claudeSlug(cwd)).toBe(slug);
   });
 
+  test.each([
+    ["idle", { pid: 1, sessionId: ID, status: "idle" }, { id: ID, preview: null }],
+    ["busy", { pid: 1, sessionId: ID, status: "busy" }, { id: ID, preview: null }],
+    ["waiting for approval", { sessionId: ID, status: "waiting", waitingFor: "approve Bash" }, { id: ID, preview: "awaiting approval: Bash" }],
+    ["waiting for input", { sessionId: ID, status: "waiting", waitingFor: "input needed" }, { id: ID, preview: "awaiting input" }],
+    ["a dialog", { sessionId: ID, status: "waiting", waitingFor: "dialog open" }, { id: ID, preview: "waiting: dialog open" }],
+    ["a hostile wait, made one printable line", { sessionId: ID, status: "waiting", waitingFor: "approve \x1b]0;x\x07Bash\nnow" }, { id: ID, preview: "awaiting approval: ]0;x Bash now" }],
+    ...HOSTILE.map((h) => [`hostile ID ${h}`, { sessionId: h, status: "idle" }, { id: null, preview: null }] as [string, object, object]),
+    ["not an object", "idle", null],
+  ])("the live registry entry %s", (_what, entry, expected) => {
+    expect(claudeLiveState(entry)).toEqual(expected as never);
+  });
+
   describe("the store", () => {
     const cwd = "/work/My.Proj";
     const query = (taken: string[] = [], spawnedAt = new Date()) => ({ cwd, spawnedAt, env: { CLAUDE_CONFIG_DIR: tmp.root }, taken: new Set(taken) });
@@ -85,6 +98,15 @@ describe("claude", () => {
     test("hostile file names are never returned", () => {
       for (const h of ["$(touch x)", ID.toUpperCase(), `${ID}x`]) transcript(h);
       expect(claude.fromStore(query())).toBeNull();
+    });
+
+    test("holds a conversation once its transcript exists, by the ID itself, whenever it was made", () => {
+      const where = { cwd, env: { CLAUDE_CONFIG_DIR: tmp.root } };
+      expect(claude.holds(ID, where)).toBe(false);
+      tmp.file(`projects/-work-My-Proj/${ID}.jsonl`, "{}\n", 86_400_000);
+      expect(claude.holds(ID, where)).toBe(true);
+      expect(claude.holds(ID, { ...where, cwd: "/work/Other" })).toBe(false);
+      expect(claude.holds(ID2, where)).toBe(false);
     });
 
     test("HOME/.claude is the home without CLAUDE_CONFIG_DIR, and another directory's slug does not match", () => {

@@ -141,6 +141,18 @@ describe("codex", () => {
       expect(codex.fromStore(query(spawn))).toBeNull();
     });
 
+    test("holds a thread once a rollout names it: the v7 ID's own days, or any day for another ID", () => {
+      const spawn = new Date();
+      const id = v7At(spawn.getTime() - 40 * 86_400_000);
+      const where = { cwd, env: { CODEX_HOME: tmp.root } };
+      expect(codex.holds(id, where)).toBe(false);
+      rollout(id, meta(cwd), new Date(spawn.getTime() - 40 * 86_400_000));
+      expect(codex.holds(id, where)).toBe(true);
+      expect(codex.holds(ID, where)).toBe(false);
+      rollout(ID, meta(cwd), new Date("2025-06-01T12:00:00Z"));
+      expect(codex.holds(ID, where)).toBe(true);
+    });
+
     test("a rollout in a folder two days off is still found", () => {
       const spawn = new Date();
       const id = v7At(spawn.getTime());

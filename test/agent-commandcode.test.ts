@@ -83,6 +83,14 @@ describe("command code", () => {
       expect(commandCode.fromStore(query([ID2]))).toBe(ID);
     });
 
+    test("holds a conversation once its project transcript exists (the first completed turn)", () => {
+      const where = { cwd, env: { HOME: tmp.root } };
+      expect(commandCode.holds(ID, where)).toBe(false);
+      transcript(ID, record(ID));
+      expect(commandCode.holds(ID, where)).toBe(true);
+      expect(commandCode.holds(ID, { ...where, cwd: "/tmp/x" })).toBe(false);
+    });
+
     test("a damaged first record is no evidence", () => {
       transcript(ID, '{"type":"session","id":');
       expect(commandCode.fromStore(query())).toBeNull();

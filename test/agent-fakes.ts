@@ -1,5 +1,6 @@
 // Puts the fake agents (test/fixtures/fake-agent.ts) first on PATH of a fleet's sandbox and reads
-// back what each start recorded.
+// back what each start recorded. A flavour replaces what a word runs: `{ grok: "grok-npm" }` is the
+// npm Grok CLI, which has no sessions; `{ claude: "claude-old" }` a Claude without --session-id.
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Fleet } from "./fleet.ts";
@@ -15,18 +16,21 @@ export interface Invocation {
   env: { FLEETCOM_CAPTURE_FILE: string | null; FLEETCOM_NOTIFY_CHAIN: string | null; COMMANDCODE_SCRATCHPAD_BASE: string | null };
 }
 
-export function installFakeAgents(fleet: Fleet): { bin: string; invocations(): Invocation[] } {
+export function installFakeAgents(fleet: Fleet, flavours: Record<string, string> = {}): { bin: string; invocations(): Invocation[] } {
   const bin = join(fleet.sandbox.root, "bin");
   const log = join(fleet.sandbox.root, "agent-starts.jsonl");
   mkdirSync(bin, { recursive: true });
   writeFileSync(log, "");
-  for (const [word, agent] of Object.entries(PROGRAMS)) {
+  for (const [word, agent] of Object.entries({ ...PROGRAMS, ...flavours })) {
     const path = join(bin, word);
     writeFileSync(path, `#!/bin/sh\nexec '${process.execPath}' '${FAKE}' ${agent} "$0" "$@"\n`);
     chmodSync(path, 0o755);
   }
   fleet.env.PATH = `${bin}:${fleet.env.PATH}`;
   fleet.env.FAKE_AGENT_LOG = log;
+  // A fake's --help is a Bun start-up, which a loaded machine can stretch past the product's few
+  // hundred ms; the tests are about what is injected, not about that budget (agent-probe tests are).
+  fleet.env.FLEETCOM_AGENT_PROBE_MS ??= "30000";
   return {
     bin,
     invocations: () =>

@@ -54,6 +54,12 @@ describe("grok", () => {
       expect(grok.fromStore(query())).toBeNull();
     });
 
+    test("holds a session once its folder exists", () => {
+      expect(grok.holds(ID, { cwd, env: { GROK_HOME: tmp.root } })).toBe(false);
+      session(ID);
+      expect(grok.holds(ID, { cwd, env: { GROK_HOME: tmp.root } })).toBe(true);
+    });
+
     test("~/.grok is the home without GROK_HOME", () => {
       session(ID, ".grok/");
       expect(grok.fromStore(query(new Date(), { HOME: tmp.root }))).toBe(ID);

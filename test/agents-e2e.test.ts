@@ -52,13 +52,13 @@ function namespaceOf(invocation: Invocation): string {
   return join(file, "..");
 }
 
-// Per agent: how it is typed, whether a turn is needed before its ID is known, and what a start's
-// arguments look like bare and resumed.
+// Per agent: how it is typed, whether a turn is needed before its conversation is known and in the
+// agent's store (only then is it resumable), and what a start's arguments look like bare and resumed.
 const AGENTS = [
   {
     agent: "claude",
     typed: "claude",
-    needsTurn: false,
+    needsTurn: true,
     bare: (i: Invocation) => {
       const ns = namespaceOf(i);
       expect(i.args).toEqual(["--session-id", expect.stringMatching(UUID), "--settings", join(ns, "claude-settings.json")]);
@@ -93,7 +93,7 @@ const AGENTS = [
   {
     agent: "command-code",
     typed: "cmd",
-    needsTurn: false,
+    needsTurn: true,
     bare: (i: Invocation) => {
       expect(i.args).toEqual([]);
       expect(i.env.COMMANDCODE_SCRATCHPAD_BASE).toMatch(/\/agents-\d+-[^/]+\/cc-1-1$/);
@@ -159,12 +159,21 @@ describe("recovery snapshots", () => {
   });
 });
 
+/** Puts a conversation in the fake Claude's store, as if it had been used. */
+function claudeTranscript(id: string, cwd = fleet.sandbox.home): void {
+  const dir = join(fleet.sandbox.home, ".claude", "projects", cwd.replace(/[^A-Za-z0-9]/g, "-"));
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${id}.jsonl`), `{"type":"user"}\n`);
+}
+
 describe("evidence precedence", () => {
   beforeEach(() => setUp(new Fleet()));
   const A = "aaaaaaaa-0000-4000-8000-000000000001";
   const H = "bbbbbbbb-0000-4000-8000-000000000002";
 
   test("the exit hint beats the capture, which beats the ID pinned at spawn", async () => {
+    claudeTranscript(A);
+    claudeTranscript(H);
     const id = await spawn("claude", { FAKE_CAPTURE_ID: A, FAKE_HINT_ID: H });
     const pinned = startsOf("claude")[0]!.args[1]!;
     expect(pinned).not.toBe(A);
@@ -239,6 +248,7 @@ describe("hostile IDs never reach a command", () => {
   test("a hostile capture and hint leave claude on its pinned ID", async () => {
     const id = await spawn("claude", { FAKE_CAPTURE_ID: HOSTILE[0]!, FAKE_HINT_ID: HOSTILE[1]! });
     const pinned = startsOf("claude")[0]!.args[1]!;
+    await turn(id);
     await send(id, "/exit");
     await fleet.waitForExit(id);
     expect(await savedCommands("pin")).toEqual([`claude --resume '${pinned}'`]);
@@ -247,9 +257,10 @@ describe("hostile IDs never reach a command", () => {
 
   test("a command whose resume ID is not a strict UUID runs, shows and saves exactly as typed", async () => {
     const typed = `claude --resume '$(touch ${canary})'`;
-    const id = await spawn(typed);
-    await send(id, "/exit");
+    const id = await fleet.run(typed);
+    // The fake, like Claude, refuses an ID it has no transcript for.
     await fleet.waitForExit(id);
+    expect(await fleet.peek(id)).toContain("No conversation found with session ID: $(touch");
     const row = await fleet.task(id);
     expect(row).toMatchObject({ command: typed, agent: null, conversation: null });
     expect(await savedCommands("typed")).toEqual([typed]);

@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { claudeSignal } from "../src/agent-claude.ts";
 import { codexSignal } from "../src/agent-codex.ts";
 import { AttachNotice, noticeText } from "../src/ui-attach-notice.ts";
-import { type AttentionEvent, type AttentionTracker, BELL_SETTLE_MS, NO_ATTENTION, attentionMessage, isNewAttention, nextAttention } from "../src/attention.ts";
+import { type AttentionEvent, type AttentionTracker, BELL_SETTLE_MS, NO_ATTENTION, attentionMessage, isNewAttention, nextAttention, promptLine } from "../src/attention.ts";
 import { check, untilQuiet } from "../src/cmd-wait.ts";
 import type { TaskInfo } from "../src/wire-protocol.ts";
 import { notifyEnv } from "../src/daemon-notifier.ts";
@@ -111,11 +111,25 @@ describe("the bell scan", () => {
   });
 });
 
+describe("the screen's last prompt line, for a wait the agent gives no reason for", () => {
+  test.each([
+    ["Claude's reply above its input box", ["❯ remember the word PINEAPPLE-42", "● FAKE-REPLY ok", "", "╭──────────────╮", "│ >            │"], "● FAKE-REPLY ok"],
+    ["Claude 2.x: rules around a bare ❯", ["● Done.", "─────────", "❯ "], "● Done."],
+    ["a question on the cursor's row", ["copying…", "Overwrite? [y/N]"], "Overwrite? [y/N]"],
+    ["text typed into a boxed prompt", ["│ > fix the tests │"], "> fix the tests"],
+    ["nothing but chrome", ["", "────", "› "], null],
+    ["control characters are dropped", ["rm\x1b[31m -rf\x07"], "rm [31m -rf"],
+  ])("%s", (_what, rows, expected) => {
+    expect(promptLine(rows)).toBe(expected);
+  });
+});
+
 describe("what the agents' events say", () => {
   const hook = (fields: object) => JSON.stringify({ session_id: "s", hook_event_name: "Stop", ...fields });
   test.each([
     ["UserPromptSubmit is working", hook({ hook_event_name: "UserPromptSubmit", prompt: "hi" }), { kind: "working" }],
     ["Stop waits for input", hook({}), { kind: "waiting", state: "input", message: null }],
+    ["Stop carries Claude's last reply as the message", hook({ last_assistant_message: "Done: 3 files\nchanged." }), { kind: "waiting", state: "input", message: "Done: 3 files changed." }],
     ["a permission prompt", hook({ hook_event_name: "Notification", notification_type: "permission_prompt", message: "Claude needs your permission to use Bash" }), { kind: "waiting", state: "permission", message: "Claude needs your permission to use Bash" }],
     ["an older permission notification without a type", hook({ hook_event_name: "Notification", message: "Claude needs your permission to use Bash" }), { kind: "waiting", state: "permission", message: "Claude needs your permission to use Bash" }],
     ["an idle prompt", hook({ hook_event_name: "Notification", notification_type: "idle_prompt", message: "Claude is waiting for your input" }), { kind: "waiting", state: "input", message: "Claude is waiting for your input" }],

@@ -53,7 +53,8 @@ describe("claude's hooks", () => {
     expect(await attentionOf(id)).toBeNull();
     await send(id, "fix the bug");
     const waiting = await waitForAttention(id, "to wait for input", (a) => a?.state === "input");
-    expect(waiting.attention).toEqual({ state: "input", since: expect.any(String), message: null });
+    // The Stop payload's last_assistant_message is Claude's reply.
+    expect(waiting.attention).toEqual({ state: "input", since: expect.any(String), message: expect.stringMatching(/^turn done [0-9a-f-]{36}$/) });
     expect(Date.parse(waiting.attention!.since)).toBeGreaterThan(0);
     const ls = await fleet.ok(["ls"]);
     expect(ls).toMatch(new RegExp(`^${id}\\s+!\\s+claude .*waiting: input`, "m"));
@@ -108,6 +109,29 @@ describe("codex's notify", () => {
     const r = await fleet.cli(["wait", String(id), "--for", "waiting", "--timeout", "1"]);
     expect(r.code).toBe(124);
     expect(await attentionOf(id)).toBeNull();
+  });
+});
+
+describe("a resumed agent", () => {
+  test("a conversation brought back by a load sits at its prompt: it waits for input, with the screen's last line as the message", async () => {
+    newFleet();
+    const claude = await spawnAgent("claude");
+    const codex = await spawnAgent("codex");
+    for (const id of [claude, codex]) {
+      await send(id, "hello");
+      await waitForAttention(id, "the turn", (a) => a?.state === "input");
+    }
+    await fleet.ok(["save", "both"]);
+    await fleet.ok(["--kill"]);
+    await fleet.ok(["load", "both"]);
+    for (const id of [1, 2]) {
+      const r = await fleet.cli(["wait", String(id), "--for", "waiting", "--timeout", "30"]);
+      expect(r.code).toBe(0);
+    }
+    const [c, x] = await fleet.ls();
+    expect(c!.command).toStartWith("claude --resume");
+    expect(c!.attention).toMatchObject({ state: "input", message: `fake claude ready ${c!.conversation}` });
+    expect(x!.attention).toMatchObject({ state: "input", message: `fake codex ready ${x!.conversation}` });
   });
 });
 
@@ -185,6 +209,34 @@ describe("fleetcom wait", () => {
     expect((await fleet.task(id)).idle).toBe(true);
   });
 
+  test("--any returns the first task that needs the user and prints its id; --group keeps to one group", async () => {
+    newFleet();
+    const ring = (name: string) => `while [ ! -e '${join(fleet.sandbox.root, name)}' ]; do sleep 0.1; done; printf '\\a'; sleep 3600`;
+    const a = await fleet.run(ring("a"), ["--group", "front"]);
+    const b = await fleet.run(ring("b"), ["--group", "back"]);
+    await fleet.run("sleep 3600");
+    const anyTask = fleet.cli(["wait", "--any", "--for", "waiting", "--timeout", "30"]);
+    const backTask = fleet.cli(["wait", "--any", "--for", "waiting", "--group", "back", "--timeout", "30"]);
+    writeFileSync(join(fleet.sandbox.root, "a"), "");
+    expect(await anyTask).toMatchObject({ code: 0, stdout: `${a}\n` });
+    // Had --group not kept to "back", this wait would have returned task a already.
+    writeFileSync(join(fleet.sandbox.root, "b"), "");
+    expect(await backTask).toMatchObject({ code: 0, stdout: `${b}\n` });
+  });
+
+  test("--any with no task that can still wait fails with a reason; TASK and --any, or --group alone, are usage errors", async () => {
+    newFleet();
+    const id = await fleet.run("true");
+    await fleet.waitForExit(id);
+    const none = await fleet.cli(["wait", "--any", "--for", "waiting"]);
+    expect(none).toMatchObject({ code: 1, stderr: "fleetcom: no running task can meet --for waiting\n" });
+    const empty = await fleet.cli(["wait", "--any", "--for", "waiting", "--group", "nobody"]);
+    expect(empty.stderr).toBe("fleetcom: no running task of group nobody can meet --for waiting\n");
+    expect((await fleet.cli(["wait", String(id), "--any", "--for", "exit"])).code).toBe(2);
+    expect((await fleet.cli(["wait", String(id), "--for", "exit", "--group", "g"])).code).toBe(2);
+    expect((await fleet.cli(["wait", "--for", "exit"])).code).toBe(2);
+  });
+
   test("bad arguments are usage errors", async () => {
     newFleet();
     const id = await fleet.run("sleep 3600");
@@ -212,7 +264,8 @@ describe("FLEETCOM_NOTIFY", () => {
     // A later notification of another task: every earlier one has been written by then.
     const other = await fleet.run("printf '\\a'; sleep 3600", ["--name", "beeper"]);
     await until("the other task's notification", () => notifier.calls().some((l) => l.startsWith(`${other} `)));
-    expect(mine()).toEqual([`${id} input claude|`, `${id} permission claude|Allow Bash?`, `${id} input claude|`]);
+    // The first Stop carries Claude's reply; the second (alone) none, so the screen's last line (the fake's echo of /stop) is the message.
+    expect(mine()).toEqual([expect.stringMatching(new RegExp(`^${id} input claude\\|turn done [0-9a-f-]{36}$`)), `${id} permission claude|Allow Bash?`, `${id} input claude|/stop`]);
     expect(notifier.calls().filter((l) => l.startsWith(`${other} `))).toEqual([`${other} bell beeper|`]);
   });
 

@@ -52,6 +52,7 @@ function startTask(command: string): Task {
       rows: 24,
       scrollback: 100,
       agents: new AgentNamespace(sandbox.runtime),
+      probe: { flagsOf: () => null },
       log: () => {},
     },
     listener,

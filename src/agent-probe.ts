@@ -1,0 +1,241 @@
+// Which options an agent binary understands (agents.md, "Inject only what the binary understands").
+// Launch flags such as `--session-id` make a binary that lacks them exit at once (the npm Grok CLI
+// answers `error: unknown option '--session-id'`), so each is injected only when the binary's own
+// `--help` lists it. The answer is kept per executable (resolved path, size and mtime: an upgrade
+// asks again) in memory and in a 0600 file in the runtime directory, so a binary is asked once.
+//
+// A spawn never waits for the probe longer than its budget (a few hundred ms): past it, the run
+// goes uninstrumented, exactly as typed, while the probe finishes in the background for the next
+// spawn. The probe runs in its own process group, which is killed after PROBE_LIMIT_MS.
+import { spawn } from "node:child_process";
+import { accessSync, constants, readFileSync, realpathSync, statSync } from "node:fs";
+import { delimiter, isAbsolute, join, resolve } from "node:path";
+import { writeFileAtomic } from "./atomic-write.ts";
+import { errorMessage } from "./errors.ts";
+import type { Env } from "./paths.ts";
+
+
+/** A probe still running after this long is killed and answers nothing. */
+const PROBE_LIMIT_MS = 10_000;
+/** Help text beyond this is not read. */
+const HELP_MAX_BYTES = 1024 * 1024;
+/** Executables remembered in the cache file; the least recently probed go first. */
+const CACHE_MAX_ENTRIES = 64;
+const CACHE_VERSION = 1;
+
+/** The executable a program word runs, as the task's shell would find it; null when there is none. */
+export function resolveExecutable(program: string, env: Env, cwd: string): string | null {
+  if (program.includes("/")) {
+    const home = env.HOME ?? "";
+    const path = program.startsWith("~/") ? join(home, program.slice(2)) : resolve(cwd, program);
+    return isExecutable(path) ? path : null;
+  }
+  for (const dir of (env.PATH ?? "").split(delimiter)) {
+    const path = resolve(cwd, dir === "" ? "." : dir, program);
+    if (isExecutable(path)) return path;
+  }
+  return null;
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    if (!statSync(path).isFile()) return false;
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Every option word in a help text: `-c`, `--session-id`, `--settings` (from `-c, --config <k=v>`, `[--resume]`…). */
+export function optionsInHelp(text: string): Set<string> {
+  const found = new Set<string>();
+  for (const m of text.matchAll(/(?:^|[\s,[(|/])(--?[A-Za-z0-9][A-Za-z0-9_-]*)/g)) found.add(m[1]!);
+  return found;
+}
+
+/** What identifies one build of an executable: its real path, size and modification time. */
+interface Identity {
+  path: string;
+  size: number;
+  mtimeMs: number;
+}
+
+interface CacheEntry extends Identity {
+  options: string[];
+  probedAt: number;
+}
+
+function identify(executable: string): Identity | null {
+  try {
+    const path = realpathSync(executable);
+    const stat = statSync(path);
+    return { path, size: stat.size, mtimeMs: stat.mtimeMs };
+  } catch {
+    return null;
+  }
+}
+
+function sameBuild(a: Identity, b: Identity): boolean {
+  return a.path === b.path && a.size === b.size && a.mtimeMs === b.mtimeMs;
+}
+
+export interface ProbeOptions {
+  /** The cache file (0600); null keeps answers in memory only. */
+  cacheFile: string | null;
+  /** How long a spawn may wait for a probe. */
+  budgetMs: number;
+  log(message: string): void;
+}
+
+export class FlagProbe {
+  private readonly entries = new Map<string, CacheEntry>();
+  private readonly running = new Map<string, Promise<CacheEntry | null>>();
+  /** Kills each probe still running; all are called when the supervisor stops. */
+  private readonly stoppers = new Set<() => void>();
+  private loaded = false;
+
+  constructor(private readonly options: ProbeOptions) {}
+
+  /**
+   * Makes sure the binary a program word runs has been asked, waiting at most the budget. Never
+   * rejects: a binary that cannot be found or asked simply stays unknown.
+   */
+  async prepare(program: string, env: Env, cwd: string): Promise<void> {
+    const executable = resolveExecutable(program, env, cwd);
+    const identity = executable && identify(executable);
+    if (!executable || !identity || this.cached(identity)) return;
+    let probe = this.running.get(identity.path);
+    if (!probe) {
+      probe = this.probe(executable, identity, env, cwd).finally(() => this.running.delete(identity.path));
+      this.running.set(identity.path, probe);
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const budget = new Promise<void>((r) => (timer = setTimeout(r, this.options.budgetMs)));
+    await Promise.race([probe, budget]);
+    clearTimeout(timer);
+  }
+
+  /** The options the binary lists in its `--help`, or null when it has not answered (yet). */
+  flagsOf(program: string, env: Env, cwd: string): ReadonlySet<string> | null {
+    const executable = resolveExecutable(program, env, cwd);
+    const identity = executable && identify(executable);
+    const entry = identity ? this.cached(identity) : null;
+    return entry ? new Set(entry.options) : null;
+  }
+
+  private cached(identity: Identity): CacheEntry | null {
+    this.load();
+    const entry = this.entries.get(identity.path);
+    return entry && sameBuild(entry, identity) ? entry : null;
+  }
+
+  private probe(executable: string, identity: Identity, env: Env, cwd: string): Promise<CacheEntry | null> {
+    const began = performance.now();
+    return helpText(executable, env, cwd, this.stoppers).then((text) => {
+      const ms = (performance.now() - began).toFixed(0);
+      if (text === null) {
+        this.options.log(`agent probe: ${executable} --help gave no answer within ${PROBE_LIMIT_MS / 1000} s (${ms} ms)`);
+        return null;
+      }
+      const entry: CacheEntry = { ...identity, options: [...optionsInHelp(text)].sort(), probedAt: Date.now() };
+      this.entries.set(identity.path, entry);
+      this.save();
+      this.options.log(`agent probe: ${executable} --help in ${ms} ms: ${entry.options.length} option(s)`);
+      return entry;
+    });
+  }
+
+  /** Kills the probes still running: nothing the supervisor started outlives it. */
+  dispose(): void {
+    for (const stop of this.stoppers) stop();
+    this.stoppers.clear();
+  }
+
+  private load(): void {
+    if (this.loaded) return;
+    this.loaded = true;
+    if (this.options.cacheFile === null) return;
+    try {
+      const doc = JSON.parse(readFileSync(this.options.cacheFile, "utf8"));
+      if (doc?.version !== CACHE_VERSION || !Array.isArray(doc.entries)) return;
+      for (const e of doc.entries) if (isEntry(e)) this.entries.set(e.path, e);
+    } catch {
+      // no cache yet, or a damaged one: ask the binaries again
+    }
+  }
+
+  private save(): void {
+    if (this.options.cacheFile === null) return;
+    const entries = [...this.entries.values()].sort((a, b) => b.probedAt - a.probedAt).slice(0, CACHE_MAX_ENTRIES);
+    try {
+      writeFileAtomic(this.options.cacheFile, `${JSON.stringify({ version: CACHE_VERSION, entries }, null, 1)}\n`, 0o600);
+    } catch (error) {
+      this.options.log(`agent probe: cannot write ${this.options.cacheFile}: ${errorMessage(error)}`);
+    }
+  }
+}
+
+function isEntry(e: unknown): e is CacheEntry {
+  const x = e as CacheEntry;
+  return typeof x?.path === "string" && typeof x.size === "number" && typeof x.mtimeMs === "number" && typeof x.probedAt === "number" && Array.isArray(x.options) && x.options.every((o) => typeof o === "string");
+}
+
+/**
+ * `<executable> --help`, stdout and stderr together (some print help on stderr, some exit non-zero
+ * after it), in its own process group with no stdin; null when it cannot start or outlives the
+ * limit, in which case it is killed. `stoppers` holds a way to kill each probe still running.
+ */
+function helpText(executable: string, env: Env, cwd: string, stoppers: Set<() => void>): Promise<string | null> {
+  return new Promise((resolveText) => {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    const clean = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
+    const options = { cwd: isAbsolute(cwd) ? cwd : "/", env: { ...clean, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"] };
+    let child: ReturnType<typeof spawn>;
+    let ownGroup = true;
+    try {
+      child = spawn(executable, ["--help"], { ...options, detached: true });
+    } catch {
+      // A runtime without `detached` still gets its answer; a kill then reaches that one process.
+      try {
+        ownGroup = false;
+        child = spawn(executable, ["--help"], options);
+      } catch {
+        return resolveText(null);
+      }
+    }
+    const stop = () => {
+      if (child.pid === undefined) return;
+      if (ownGroup) killGroup(child.pid);
+      else child.kill("SIGKILL");
+    };
+    stoppers.add(stop);
+    const done = (text: string | null) => {
+      clearTimeout(limit);
+      stoppers.delete(stop);
+      resolveText(text);
+    };
+    const limit = setTimeout(() => {
+      stop();
+      done(null);
+    }, PROBE_LIMIT_MS);
+    const take = (chunk: Buffer) => {
+      if (bytes >= HELP_MAX_BYTES) return;
+      chunks.push(chunk);
+      bytes += chunk.length;
+    };
+    child.stdout!.on("data", take);
+    child.stderr!.on("data", take);
+    child.on("error", () => done(null));
+    child.on("close", () => done(Buffer.concat(chunks).toString("utf8")));
+  });
+}
+
+function killGroup(pgid: number): void {
+  try {
+    process.kill(-pgid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}

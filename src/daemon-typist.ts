@@ -1,0 +1,128 @@
+// Typing into a task as a person at its keyboard would (`fleetcom send`). TUIs such as Codex and
+// Command Code read their terminal raw and take one read that holds text and a CR as a paste: the
+// text lands in the input box with a newline and nothing is submitted. So the text goes first, as
+// a bracketed paste when the task turned that mode on (then it is text, whatever it holds), and the
+// Enter goes as its own write once the program has read the text: after the task printed something
+// (its echo or redraw) and went quiet for a moment, or after a bounded wait when it prints nothing.
+// Without bracketed paste the Enter also waits out Codex's paste-burst window (120 ms), in which an
+// Enter right after fast-typed characters is taken as a newline.
+//
+// Multi-line text without --paste is typed line by line, each submitted (a person typing a
+// script); with --paste it is one paste, then one Enter, so it arrives as one message. Named keys
+// go one write each, with the same wait between them. Sends to one task never interleave.
+import { EXIT, UserError } from "./errors.ts";
+import { KEY_NAMES_HELP, type KeyModes, keyBytes, unknownKey } from "./term-keys.ts";
+import type { TaskScreen } from "./term-screen.ts";
+
+/** The task side typing needs. */
+export interface Typed {
+  readonly running: boolean;
+  readonly screen: Pick<TaskScreen, "flushed" | "inputModes">;
+  write(data: string): void;
+}
+
+export interface SendRequest {
+  text?: string;
+  /** Press Enter after the text. Absent: an older client's request, whose text is written as it is. */
+  enter?: boolean;
+  paste?: boolean;
+  keys?: string[];
+}
+
+/** How long to wait for the program to show it read a write, before going on anyway. */
+const ECHO_WAIT_MS = 500;
+/** Output quiet this long after the echo means the redraw is done. */
+const SETTLE_MS = 30;
+/** The most a step waits in all. */
+const STEP_MAX_MS = 800;
+/** Codex's paste-burst Enter window is 120 ms; an Enter sooner after typed text becomes a newline. */
+const BURST_GAP_MS = 150;
+
+const PASTE_START = "\x1b[200~";
+const PASTE_END = "\x1b[201~";
+
+/** The text as one bracketed paste; an end marker inside it could end the paste early and is dropped. */
+export function bracketed(text: string): string {
+  return `${PASTE_START}${text.replaceAll(PASTE_END, "")}${PASTE_END}`;
+}
+
+/** One write of a send: typed text, a named key, or (an older client's request) bytes as they are. */
+export type Step = { text: string } | { key: string } | { raw: string };
+
+/** The writes a send makes, in order. */
+export function steps(request: SendRequest): Step[] {
+  if (request.keys) return request.keys.map((key) => ({ key }));
+  const text = request.text ?? "";
+  if (request.enter === undefined && !request.paste) return text === "" ? [] : [{ raw: text }];
+  const lines = request.paste ? [text] : text.split(/\r?\n/);
+  return lines.flatMap((line, i) => {
+    const more = i < lines.length - 1 || request.enter;
+    return [...(line === "" ? [] : [{ text: line }]), ...(more ? [{ key: "Enter" }] : [])];
+  });
+}
+
+/** A step's bytes under the task's current input modes; null for a name that is no key. */
+export function render(step: Step, modes: KeyModes & { bracketedPaste: boolean }): string | null {
+  if ("raw" in step) return step.raw;
+  if ("key" in step) return keyBytes(step.key, modes);
+  return modes.bracketedPaste ? bracketed(step.text) : step.text;
+}
+
+export class Typist {
+  private readonly queues = new WeakMap<object, Promise<void>>();
+  private readonly listeners = new Map<object, Set<() => void>>();
+
+  /** The daemon calls this for every chunk a task prints. */
+  output(task: object): void {
+    for (const listener of this.listeners.get(task) ?? []) listener();
+  }
+
+  /** Types the request into the task; resolves once the last write is made. */
+  send(task: Typed, request: SendRequest): Promise<void> {
+    const unknown = request.keys && unknownKey(request.keys);
+    if (unknown) return Promise.reject(new UserError(`unknown key '${unknown}' (keys: ${KEY_NAMES_HELP})`, EXIT.usage));
+    const previous = this.queues.get(task) ?? Promise.resolve();
+    const mine = previous.then(() => this.type(task, steps(request)));
+    this.queues.set(task, mine.catch(() => {}));
+    return mine;
+  }
+
+  private async type(task: Typed, plan: Step[]): Promise<void> {
+    for (const [i, step] of plan.entries()) {
+      // Modes as the task set them by now: a program may turn bracketed paste on as it starts.
+      await task.screen.flushed();
+      if (!task.running) return;
+      const bytes = render(step, task.screen.inputModes())!;
+      task.write(bytes);
+      if (i < plan.length - 1) await this.read(task, "text" in step && !task.screen.inputModes().bracketedPaste);
+    }
+  }
+
+  /** Waits until the program has read what was just written (or the bounded wait is over). */
+  private async read(task: Typed, typedText: boolean): Promise<void> {
+    const began = Date.now();
+    const deadline = began + STEP_MAX_MS;
+    if (await this.nextOutput(task, ECHO_WAIT_MS)) {
+      while (Date.now() < deadline && (await this.nextOutput(task, Math.min(SETTLE_MS, deadline - Date.now())))) {}
+    }
+    const gap = began + BURST_GAP_MS - Date.now();
+    if (typedText && gap > 0) await new Promise((r) => setTimeout(r, gap));
+  }
+
+  /** True when the task prints something within `ms`. */
+  private nextOutput(task: object, ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const set = this.listeners.get(task) ?? new Set();
+      this.listeners.set(task, set);
+      const done = (printed: boolean) => {
+        clearTimeout(timer);
+        set.delete(listener);
+        if (set.size === 0) this.listeners.delete(task);
+        resolve(printed);
+      };
+      const listener = () => done(true);
+      const timer = setTimeout(() => done(false), Math.max(0, ms));
+      set.add(listener);
+    });
+  }
+}

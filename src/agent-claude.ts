@@ -8,7 +8,8 @@
 // conversation it holds (`sessionId`, updated in place on /clear and /resume) and `status` busy, idle
 // or waiting (`waitingFor`: "approve Bash", "input needed", "dialog open"…).
 import { join } from "node:path";
-import { entriesOf, createdMs, isFile, member, textOf } from "./agent-files.ts";
+import { entriesOf, createdMs, member, textOf } from "./agent-files.ts";
+import { isFile } from "./files.ts";
 import { type AgentSignal, attentionMessage } from "./attention.ts";
 import {
   type Agent,

@@ -3,7 +3,8 @@
 // run makes the ID directory there this task's conversation. Exit hint: `Resume this session with:`
 // then `<word as invoked> --resume <id>`. Store: `~/.commandcode/projects/<slug>/<id>.jsonl`.
 import { isAbsolute, join } from "node:path";
-import { entriesOf, firstRecord, isFile, member, modifiedMs } from "./agent-files.ts";
+import { entriesOf, firstRecord, member, modifiedMs } from "./agent-files.ts";
+import { isFile } from "./files.ts";
 import { type Agent, type Env, homeOf, isUuid, lastHintId, single, textsAfter } from "./agent.ts";
 
 const WORDS = ["command-code", "cmd", "cmdc", "commandcode"];

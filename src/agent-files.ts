@@ -31,23 +31,7 @@ export function createdMs(path: string): number | null {
   }
 }
 
-/** Whether a regular file is there (following links); anything unreadable is not. */
-export function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
 
-/** Whether a directory is there (following links). */
-export function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
 
 /** The modification time, or null. */
 export function modifiedMs(path: string): number | null {

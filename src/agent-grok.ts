@@ -1,7 +1,8 @@
 // Grok: a new conversation is pinned with `--session-id`; there is no capture channel. Exit hint:
 // `grok --resume <id>` or `grok -r <id>`. Store: `<grok home>/sessions/<encoded cwd>/<id>/`.
 import { join } from "node:path";
-import { createdMs, entriesOf, isDirectory } from "./agent-files.ts";
+import { createdMs, entriesOf } from "./agent-files.ts";
+import { isDirectory } from "./files.ts";
 import { type Agent, type Env, homeOf, lastHintId, nearSpawn, newUuid, shellQuote, single } from "./agent.ts";
 
 const HINT = /(?:^|\s)grok\s+(?:--resume|-r)\s+(.*)$/;

@@ -5,6 +5,7 @@
 // The directory is watched (inotify and friends, through node:fs watch, which Bun and Deno both
 // have), so an agent's attention event reaches its task within milliseconds without polling files;
 // where watching is not possible, it is listed every POLL_MS instead.
+import { isDirectory } from "./files.ts";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, watch, type FSWatcher } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "./atomic-write.ts";
@@ -125,13 +126,6 @@ function safeList(dir: string): string[] {
   }
 }
 
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
 
 function isFile(path: string): boolean {
   try {

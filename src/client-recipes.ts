@@ -6,7 +6,8 @@ import { withDaemon } from "./client.ts";
 import { UserError } from "./errors.ts";
 import type { RecipeEntry } from "./recipe.ts";
 import { sanitizeSessionName } from "./recipe-names.ts";
-import { directoryExists, loadRecipe, saveSession, type LoadedRecipe } from "./recipe-sessions.ts";
+import { isDirectory } from "./files.ts";
+import { saveSession, type LoadedRecipe } from "./recipe-sessions.ts";
 import { printable } from "./text-printable.ts";
 import { cut } from "./text-width.ts";
 
@@ -77,7 +78,7 @@ export function printDryRun(recipe: LoadedRecipe, json = false): void {
 
 function withMissing(recipe: LoadedRecipe) {
   const missing = new Map<string, boolean>();
-  for (const { dir } of recipe.entries) if (!missing.has(dir)) missing.set(dir, !directoryExists(dir));
+  for (const { dir } of recipe.entries) if (!missing.has(dir)) missing.set(dir, !isDirectory(dir));
   return recipe.entries.map((entry) => ({ ...entry, missing: missing.get(entry.dir)! }));
 }
 

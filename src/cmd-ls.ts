@@ -2,7 +2,6 @@
 import { defineCommand } from "citty";
 import { withDaemon } from "./client.ts";
 import { lsTable, terminalColumns } from "./ui-format.ts";
-import type { TaskInfo } from "./wire-protocol.ts";
 
 export default defineCommand({
   meta: { name: "ls", description: "List tasks" },

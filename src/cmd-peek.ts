@@ -3,7 +3,6 @@
 import { defineCommand } from "citty";
 import { DaemonClient } from "./client.ts";
 import { usageError } from "./errors.ts";
-import type { TaskInfo } from "./wire-protocol.ts";
 import { PlainTextStream } from "./text-plain.ts";
 
 export default defineCommand({

@@ -1,6 +1,5 @@
 import { defineCommand } from "citty";
 import { withDaemon } from "./client.ts";
-import type { TaskInfo } from "./wire-protocol.ts";
 
 export default defineCommand({
   meta: { name: "tag", description: "Toggle a task's \"in use\" tag" },

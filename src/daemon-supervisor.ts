@@ -1,6 +1,9 @@
-// The supervisor core: the daemon serving the socket plus its recovery snapshot writer. `fleetcom
-// daemon` runs it on its own; `fleetcom --foreground` runs it inside the dashboard's process.
-import { serveDaemon, type Daemon, type DaemonOptions } from "./daemon.ts";
+// The supervisor core: the daemon, the socket it serves (the runtime directory's endpoint) and its
+// recovery snapshot writer. `fleetcom daemon` runs it on its own; `fleetcom --foreground` runs it
+// inside the dashboard's process.
+import { Daemon, type DaemonOptions } from "./daemon.ts";
+import { Endpoint } from "./daemon-endpoint.ts";
+import { runtimeDir } from "./paths.ts";
 import { startSnapshots } from "./daemon-snapshots.ts";
 
 export interface Supervisor {
@@ -17,4 +20,24 @@ export async function startSupervisor(options: DaemonOptions): Promise<Superviso
   // The pending pass runs after the tasks end: the recipe still lists them, so a clean stop loses nothing.
   const stopped = served.stopped.then(() => snapshots.stop());
   return { daemon: served.daemon, stopped };
+}
+
+/** Takes the lock, listens, and serves until stopped. Resolves null when another daemon holds the lock. */
+async function serveDaemon(options: DaemonOptions): Promise<{ daemon: Daemon; stopped: Promise<void> } | null> {
+  let daemon: Daemon | null = null;
+  const endpoint = await Endpoint.open(runtimeDir(), {
+    log: options.log,
+    accept: (socket) => (daemon ? daemon.accept(socket) : socket.destroy()),
+    lost: () => void daemon?.stop(),
+  });
+  if (!endpoint) return null;
+  daemon = new Daemon(options);
+  options.log(`daemon ${process.pid} listening on ${endpoint.socketPath}`);
+  const stopped = new Promise<void>((resolve) => {
+    daemon!.onStop = () => {
+      endpoint.close();
+      resolve();
+    };
+  });
+  return { daemon, stopped };
 }

@@ -1,8 +1,7 @@
-// The supervisor: owns every task and serves clients over the socket. All fleet state lives here;
-// clients send requests and get replies, events and screens. `fleetcom daemon` runs it detached
-// (autostart) or under a service manager; `--foreground` runs it inside the dashboard's process.
-import { Buffer } from "node:buffer";
-import { statSync } from "node:fs";
+// The fleet: every task, every connected client, and what happens between them. All fleet state
+// lives here; clients send requests (daemon-ops.ts does each operation), get replies and events
+// (daemon-events.ts batches them) and watch tasks' screens (daemon-streams.ts). The socket, the
+// lock and the snapshot writer around it are daemon-supervisor.ts's.
 import type { Socket } from "node:net";
 import { join } from "node:path";
 import { setImmediate } from "node:timers";
@@ -10,16 +9,18 @@ import { type } from "arktype";
 import { AgentNamespace } from "./agent-namespace.ts";
 import { FlagProbe } from "./agent-probe.ts";
 import { type Attention, isNewAttention } from "./attention.ts";
-import { Connection, outputHighWater, type ConnectionHandler } from "./daemon-connection.ts";
+import { Connection, type ConnectionHandler } from "./daemon-connection.ts";
+import { TaskEvents } from "./daemon-events.ts";
+import { MAX_PENDING_INPUT, operations } from "./daemon-ops.ts";
+import { endStream, forwardOutput, newPeer, resync, sendFinalScreen, unblockInput, watches, type Peer } from "./daemon-streams.ts";
 import { flagsNeeded, savedCommands } from "./agent-run.ts";
 import { UserError, errorMessage } from "./errors.ts";
-import { label } from "./recipe-labels.ts";
-import { normalizeGroup, normalizeName } from "./recipe-labels.ts";
-import { type Escapee, hello as helloSchema, opArgs, request as requestSchema, type Hello, type Op, type OpArgs, type OpResult, type RecipeEntry, type Request, type TaskInfo } from "./wire-protocol.ts";
+import { isDirectory } from "./files.ts";
+import { label, normalizeGroup, normalizeName } from "./recipe-labels.ts";
+import { type Escapee, hello as helloSchema, opArgs, request as requestSchema, type DaemonStatus, type RecipeEntry, type Request, type SnapshotError, type TaskInfo } from "./wire-protocol.ts";
 import { runNotifier } from "./daemon-notifier.ts";
-import { Endpoint } from "./daemon-endpoint.ts";
 import { commandTooLong } from "./recipe.ts";
-import { socketPath, runtimeDir } from "./paths.ts";
+import { runtimeDir, socketPath } from "./paths.ts";
 import { PROTOCOL_VERSION } from "./wire-framing.ts";
 import type { SnapshotState } from "./daemon-snapshots.ts";
 import { Task, type TaskListener } from "./daemon-task.ts";
@@ -29,14 +30,9 @@ import { Typist } from "./daemon-typist.ts";
 import { escapedFromGroups } from "./daemon-escapees.ts";
 import { VERSION } from "./version.ts";
 
-const CHANGE_EVENT_INTERVAL_MS = 250;
-/** Input a task may have waiting unread: `send` past it is refused, attached keystrokes wait. */
-export const MAX_PENDING_INPUT = 1024 * 1024;
 /** A load yields to other clients after this much work: four spawns, or 512 skipped entries. */
 const CHECKS_PER_TURN = 512;
 const CHECKS_PER_SPAWN = CHECKS_PER_TURN / 4;
-/** How often running tasks are checked for having turned idle (idle.ts). */
-const IDLE_SWEEP_MS = 1_000;
 
 export interface DaemonOptions {
   scrollback: number;
@@ -45,38 +41,23 @@ export interface DaemonOptions {
   log(message: string): void;
 }
 
-interface Peer {
-  conn: Connection;
-  hello: Hello | null;
-  subscribed: boolean;
-  attached: Task | null;
-  following: Task | null;
-  /** Output that arrived while this peer's screen snapshot was being taken; sent right after it. */
-  held: Uint8Array[] | null;
-  /** Drops the connection if no hello comes in time. */
-  handshakeTimer: ReturnType<typeof setTimeout> | null;
-  /** The task whose unread input made the daemon stop reading this peer's keystrokes. */
-  inputBlockedBy: Task | null;
-}
-
-/** One operation's work: typed by the contract, so a handler that answers the wrong shape does not compile. */
-type Handlers = { [O in Op]: (peer: Peer, args: OpArgs<O>) => OpResult<O> | Promise<OpResult<O>> };
-
 export class Daemon implements TaskListener, ConnectionHandler {
   private readonly tasks = new Map<number, Task>();
   private readonly peers = new Map<Connection, Peer>();
-  private readonly changed = new Set<Task>();
-  private changeTimer: ReturnType<typeof setTimeout> | null = null;
-  /** Running tasks whose turn to idle subscribers have been told of; output takes a task out. */
-  private readonly reportedIdle = new Set<Task>();
-  private readonly idleSweep = setInterval(() => this.sweepIdle(), IDLE_SWEEP_MS);
+  private readonly events = new TaskEvents({
+    peers: () => this.peers.values(),
+    tasks: () => this.tasks.values(),
+    holds: (task) => this.holds(task),
+    outputSettled: (task) => this.noteSavedForm(task),
+  });
   private nextId = 1;
   /** Clients dropped for not reading what was queued for them (status reports it). */
   private droppedBehind = 0;
   private stopping: Promise<void> | null = null;
   private readonly agents = new AgentNamespace(runtimeDir(), (id, run) => this.agentFilesChanged(id, run));
   private readonly probe: FlagProbe;
-  private readonly typist = new Typist();
+  readonly typist = new Typist();
+  private readonly handlers = operations(this);
   readonly startedAt = new Date();
   onStop: () => void = () => {};
   /** Called after every command that can change a saved recipe (recovery snapshots hang here). */
@@ -97,7 +78,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
     const timeout = this.options.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS;
     const handshakeTimer = setTimeout(() => conn.drop(`no handshake within ${timeout} ms`), timeout);
     handshakeTimer.unref?.();
-    this.peers.set(conn, { conn, hello: null, subscribed: false, attached: null, following: null, held: null, handshakeTimer, inputBlockedBy: null });
+    this.peers.set(conn, newPeer(conn, handshakeTimer));
   }
 
   // ---- connection events -------------------------------------------------------------------
@@ -127,13 +108,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
   }
 
   inputDrained(task: Task): void {
-    for (const peer of this.peers.values()) if (peer.inputBlockedBy === task) this.unblockInput(peer);
-  }
-
-  private unblockInput(peer: Peer): void {
-    if (!peer.inputBlockedBy) return;
-    peer.inputBlockedBy = null;
-    peer.conn.resumeReading();
+    for (const peer of this.peers.values()) if (peer.inputBlockedBy === task) unblockInput(peer);
   }
 
   closed(conn: Connection): void {
@@ -144,8 +119,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
 
   caughtUp(conn: Connection): void {
     const peer = this.peers.get(conn);
-    if (peer?.attached) this.sendScreen(peer, peer.attached);
-    else if (peer?.following) this.sendText(peer, peer.following);
+    if (peer) resync(peer);
   }
 
   private greet(peer: Peer, message: unknown): void {
@@ -182,13 +156,8 @@ export class Daemon implements TaskListener, ConnectionHandler {
   // ---- task events ---------------------------------------------------------------------------
 
   output(task: Task, chunk: Uint8Array): void {
-    for (const peer of this.peers.values()) {
-      if (peer.attached !== task && peer.following !== task) continue;
-      if (peer.held) peer.held.push(chunk);
-      else peer.conn.sendOutput(chunk, outputHighWater(task.cols, task.rows));
-    }
-    this.reportedIdle.delete(task);
-    this.markChanged(task);
+    for (const peer of this.peers.values()) if (watches(peer, task)) forwardOutput(peer, task, chunk);
+    this.events.output(task);
     this.typist.output(task);
   }
 
@@ -215,7 +184,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
   }
 
   /** Asks an agent binary which options it takes before a spawn that would inject some (agent-probe.ts). */
-  private async prepareAgent(peer: Peer, command: string, cwd: string): Promise<void> {
+  async prepareAgent(peer: Peer, command: string, cwd: string): Promise<void> {
     const needs = flagsNeeded(command);
     if (needs) await this.probe.prepare(needs.program, peer.hello!.env, cwd);
   }
@@ -225,19 +194,15 @@ export class Daemon implements TaskListener, ConnectionHandler {
     this.inputDrained(task);
     const info = task.info();
     for (const peer of this.peers.values()) {
-      if (peer.attached !== task && peer.following !== task) continue;
+      if (!watches(peer, task)) continue;
       // A client that fell behind during a flood must still end on the task's last screen.
-      if (peer.conn.behind) {
-        if (peer.attached) this.sendWholeScreen(peer, task.screen.serializeForAttach());
-        else peer.conn.sendScreen(textView(task.screen.text()));
-      }
-      this.detach(peer);
-      peer.conn.send({ type: "attach-end", reason: "exited", task: info });
+      if (peer.conn.behind) sendFinalScreen(peer, task);
+      endStream(peer, "exited", info);
     }
     this.onRecipeChange();
     // The exit event carries the final preview, so wait for the last output to be parsed.
     task.screen.flushed().then(() => {
-      if (this.tasks.get(task.id) === task) this.broadcast("exited", task.info());
+      if (this.tasks.get(task.id) === task) this.events.broadcast("exited", task.info());
     });
   }
 
@@ -245,7 +210,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
   attention(task: Task, before: Attention | null): void {
     if (!this.tasks.has(task.id)) return;
     const info = task.info();
-    this.broadcast("changed", info);
+    this.events.broadcast("changed", info);
     const command = process.env.FLEETCOM_NOTIFY;
     if (command && info.attention && isNewAttention(before, info.attention)) {
       runNotifier(command, { taskId: task.id, label: label(info), attention: info.attention }, this.options.log);
@@ -266,161 +231,13 @@ export class Daemon implements TaskListener, ConnectionHandler {
     return false;
   }
 
-  private hasSubscribers(): boolean {
-    for (const peer of this.peers.values()) if (peer.subscribed) return true;
-    return false;
-  }
 
-  private markChanged(task: Task): void {
-    this.changed.add(task);
-    this.changeTimer ??= setTimeout(() => this.flushChanged(), CHANGE_EVENT_INTERVAL_MS);
-  }
-
-  /** Going quiet is a change nothing else announces: tell subscribers once per quiet spell. */
-  private sweepIdle(): void {
-    if (!this.hasSubscribers()) return;
-    const now = performance.now();
-    for (const task of this.tasks.values()) {
-      if (!task.idle(now) || this.reportedIdle.has(task)) continue;
-      this.reportedIdle.add(task);
-      this.broadcast("changed", task.info(now));
-    }
-  }
-
-  private flushChanged(): void {
-    this.changeTimer = null;
-    // Nobody listening: skip building a TaskInfo (preview, agent files) for every chatty task.
-    if (this.hasSubscribers()) {
-      const now = performance.now();
-      for (const task of this.changed) if (this.tasks.has(task.id)) this.broadcast("changed", task.info(now));
-    }
-    // Output is when an agent's store changes (a transcript written at the end of a turn).
-    for (const task of this.changed) if (this.tasks.has(task.id)) this.noteSavedForm(task);
-    this.changed.clear();
-  }
-
-  private broadcast(event: "created" | "changed" | "exited" | "removed", task: TaskInfo): void {
-    for (const peer of this.peers.values()) if (peer.subscribed) peer.conn.sendEvent({ type: "event", event, task });
-  }
-
-  // ---- operations ----------------------------------------------------------------------------
-
-  private readonly handlers: Handlers = {
-    ls: () => this.list(),
-    status: () => this.status(),
-    subscribe: (peer) => {
-      peer.subscribed = true;
-      // A failure that began before this client subscribed is still news to it: right after the reply.
-      const error = this.snapshot.error;
-      if (error) setImmediate(() => peer.conn.sendEvent({ type: "snapshot", error }));
-      return this.list();
-    },
-    recipe: () => this.recipe(),
-    shutdown: () => {
-      queueMicrotask(() => this.stop());
-      return null;
-    },
-    run: async (peer, a) => {
-      const cwd = a.cwd ?? peer.hello!.cwd;
-      const tooLong = commandTooLong(a.command);
-      if (tooLong) throw new UserError(tooLong);
-      if (!isDirectory(cwd)) throw new UserError(`no such directory: ${cwd}`);
-      await this.prepareAgent(peer, a.command, cwd);
-      const task = this.spawn(peer, a.command, cwd, a.group ?? null, a.name ?? null);
-      return { id: task.id };
-    },
-    load: (peer, a) => this.load(peer, a.entries),
-    kill: async (_peer, a: { tasks: string[] }) => {
-      const targets = a.tasks.map((ref) => this.find(ref));
-      await Promise.all(targets.filter((t) => t.running).map((t) => t.terminate()));
-      return { killed: targets.map((t) => t.id), escaped: this.escaped(targets) };
-    },
-    rm: async (_peer, a: { tasks: string[] }) => {
-      const targets = a.tasks.map((ref) => this.find(ref));
-      const running = targets.filter((t) => t.running);
-      if (running.length) throw new UserError(`task ${running.map((t) => t.id).join(", ")} is still running; kill it first`);
-      await Promise.all(targets.map((t) => t.terminate()));
-      const escaped = this.escaped(targets);
-      for (const t of targets) this.remove(t);
-      return { removed: targets.map((t) => t.id), escaped };
-    },
-    rerun: async (peer, a) => {
-      const task = this.find(a.task);
-      const finished = () => {
-        if (task.running) throw new UserError(`task ${task.id} is still running; only a finished task can be rerun`);
-        if (this.tasks.get(task.id) !== task) throw new UserError(`task ${task.id} was removed`);
-      };
-      finished();
-      await this.prepareAgent(peer, task.command, task.cwd);
-      finished();
-      const notice = task.rerun(peer.hello!.env, this.options.scrollback);
-      this.taskChanged(task, true);
-      return { ...task.info(), notice };
-    },
-    tag: (_peer, a) => {
-      const task = this.find(a.task);
-      task.tagged = !task.tagged;
-      this.taskChanged(task, false);
-      return task.info();
-    },
-    rename: (_peer, a) => {
-      const task = this.find(a.task);
-      task.name = a.name === null ? null : normalizeName(a.name);
-      this.taskChanged(task, true);
-      return task.info();
-    },
-    group: (_peer, a) => {
-      const task = this.find(a.task);
-      task.group = a.group === null ? null : normalizeGroup(a.group);
-      this.taskChanged(task, true);
-      return task.info();
-    },
-    send: async (_peer, a) => {
-      const task = this.find(a.task);
-      if (!task.running) throw new UserError(`task ${task.id} has exited`);
-      // Refused whole, never cut: a part of a message typed into a program is worse than none.
-      const size = Buffer.byteLength(a.text ?? "", "utf8");
-      if (size > MAX_PENDING_INPUT) throw new UserError(`send: text too long (${size} bytes; at most 1 MiB at a time)`);
-      const pending = task.pendingInput;
-      if (pending + size > MAX_PENDING_INPUT) throw new UserError(`task ${task.id} is not reading its input (${mebibytes(pending)} pending)`);
-      // Text, then Enter as its own keypress once the program has read the text (daemon-typist.ts).
-      await this.typist.send(task, a);
-      task.attended();
-      return null;
-    },
-    peek: async (_peer, a) => {
-      const task = this.find(a.task);
-      await task.screen.flushed();
-      return { text: task.screen.text(a.lines), info: task.info() };
-    },
-    attach: (peer, a) => this.attach(peer, a),
-    detach: (peer) => {
-      this.detach(peer);
-      return null;
-    },
-    // The attached task switched screens: its client's terminal stays where it is (ui-attach.ts).
-    redraw: (peer) => {
-      if (peer.attached) this.sendScreen(peer, peer.attached);
-      return null;
-    },
-    follow: (peer, a) => {
-      const task = this.find(a.task);
-      this.detach(peer);
-      peer.following = task;
-      this.sendText(peer, task, a.lines);
-      return task.info();
-    },
-    resize: (peer, a) => {
-      peer.attached?.resize(a.cols, a.rows);
-      return null;
-    },
-  };
 
   /**
    * Starts every entry whose directory exists, a few at a time: spawning is synchronous (~10 ms
    * each), so between turns the daemon serves its other clients. The reply comes when all are started.
    */
-  private async load(peer: Peer, entries: RecipeEntry[]): Promise<{ started: number[]; skipped: number }> {
+  async load(peer: Peer, entries: RecipeEntry[]): Promise<{ started: number[]; skipped: number }> {
     for (const e of entries) {
       const tooLong = commandTooLong(e.cmd);
       if (tooLong) throw new UserError(tooLong);
@@ -450,7 +267,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
     return { started, skipped };
   }
 
-  private spawn(peer: Peer, command: string, cwd: string, group: string | null, name: string | null): Task {
+  spawn(peer: Peer, command: string, cwd: string, group: string | null, name: string | null): Task {
     const hello = peer.hello!;
     const task = new Task(
       {
@@ -470,83 +287,29 @@ export class Daemon implements TaskListener, ConnectionHandler {
       this,
     );
     this.tasks.set(task.id, task);
-    this.broadcast("created", task.info());
+    this.events.broadcast("created", task.info());
     this.onRecipeChange();
     return task;
   }
 
-  private remove(task: Task): void {
+  remove(task: Task): void {
     const info = task.info();
     this.tasks.delete(task.id);
-    this.reportedIdle.delete(task);
-    for (const peer of this.peers.values()) {
-      if (peer.attached === task || peer.following === task) {
-        this.detach(peer);
-        peer.conn.send({ type: "attach-end", reason: "removed", task: info });
-      }
-    }
+    this.events.forget(task);
+    for (const peer of this.peers.values()) if (watches(peer, task)) endStream(peer, "removed", info);
     task.dispose();
-    this.broadcast("removed", info);
+    this.events.broadcast("removed", info);
     this.onRecipeChange();
   }
 
-  private taskChanged(task: Task, recipeChanged: boolean): void {
-    this.broadcast("changed", task.info());
+  taskChanged(task: Task, recipeChanged: boolean): void {
+    this.events.broadcast("changed", task.info());
     if (recipeChanged) this.onRecipeChange();
   }
 
-  private detach(peer: Peer): void {
-    this.unblockInput(peer);
-    peer.attached = null;
-    peer.following = null;
-    peer.held = null;
-  }
-
-  private attach(peer: Peer, a: { task: string; cols: number; rows: number }): TaskInfo {
-    const task = this.find(a.task);
-    this.detach(peer);
-    peer.attached = task;
-    task.attended();
-    task.resize(a.cols, a.rows);
-    this.sendScreen(peer, task);
-    return task.info();
-  }
-
-  /** The screen exactly as it stands after every byte printed so far; output after that follows it live. */
-  private sendScreen(peer: Peer, task: Task): void {
-    this.sendAtCurrentPoint(peer, task, task.screen.snapshotForAttach(), (screen) => screen);
-  }
-
-  /** For `peek --follow`: the screen as text, then the output that follows it. */
-  private sendText(peer: Peer, task: Task, lines?: number): void {
-    this.sendAtCurrentPoint(peer, task, task.screen.textAtCurrentPoint(lines), textView);
-  }
-
-  /**
-   * Sends a view of the screen taken at an exact point of the output stream, then the output that
-   * came while the view waited for the parser: no gap, no overlap.
-   */
-  private sendAtCurrentPoint(peer: Peer, task: Task, view: Promise<string>, frame: (view: string) => string): void {
-    if (peer.held) return;
-    const held: Uint8Array[] = (peer.held = []);
-    view.then((taken) => {
-      if (peer.held !== held) return;
-      peer.held = null;
-      if (peer.attached === task) this.sendWholeScreen(peer, frame(taken));
-      else if (peer.following === task) peer.conn.sendScreen(frame(taken));
-      else return;
-      for (const chunk of held) peer.conn.sendOutput(chunk, outputHighWater(task.cols, task.rows));
-    });
-  }
-
-  /** A screen for an attached client, announced so a client waiting for a redraw knows it from output. */
-  private sendWholeScreen(peer: Peer, screen: string): void {
-    peer.conn.send({ type: "screen" });
-    peer.conn.sendScreen(screen);
-  }
 
   /** What of these tasks' runs left their process groups and so outlived the sweep (reported, never signalled). */
-  private escaped(tasks: readonly Task[]): Escapee[] {
+  escaped(tasks: readonly Task[]): Escapee[] {
     const ours = runtimeDir();
     return escapedFromGroups(
       tasks.map((t) => ({ taskId: t.id, pgid: t.pid, startedAt: t.startedAt })),
@@ -554,7 +317,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
     );
   }
 
-  private find(ref: string): Task {
+  find(ref: string): Task {
     return resolveTaskRef(ref, [...this.tasks.values()]);
   }
 
@@ -570,7 +333,16 @@ export class Daemon implements TaskListener, ConnectionHandler {
     return tasks.map((t, i) => ({ dir: t.cwd, cmd: commands[i]!, group: t.group, name: t.name }));
   }
 
-  private status() {
+  /** Whether this very task is still in the fleet (a rerun may wait while someone removes it). */
+  holds(task: Task): boolean {
+    return this.tasks.get(task.id) === task;
+  }
+
+  snapshotError(): SnapshotError | null {
+    return this.snapshot.error;
+  }
+
+  status(): DaemonStatus {
     // Counts only: building every task's info (preview, agent files) would make status cost
     // milliseconds per hundred tasks.
     const tasks = [...this.tasks.values()];
@@ -604,7 +376,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
 
   /** The one teardown: TERM every task's group, KILL after the grace period, then let go. */
   stop(): Promise<void> {
-    clearInterval(this.idleSweep);
+    this.events.stop();
     this.stopping ??= (async () => {
       for (const peer of this.peers.values()) if (peer.attached) peer.conn.send({ type: "attach-end", reason: "shutdown", task: peer.attached.info() });
       await Promise.all([...this.tasks.values()].map((t) => t.terminate()));
@@ -617,43 +389,4 @@ export class Daemon implements TaskListener, ConnectionHandler {
     })();
     return this.stopping;
   }
-}
-
-function mebibytes(bytes: number): string {
-  const mib = bytes / (1024 * 1024);
-  return `${Number.isInteger(mib) ? mib : mib.toFixed(1)} MiB`;
-}
-
-function textView(text: string): string {
-  return text ? `${text}\n` : "";
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-// ---- the process around it -------------------------------------------------------------------
-
-/** Takes the lock, listens, and serves until stopped. Resolves null when another daemon holds the lock. */
-export async function serveDaemon(options: DaemonOptions): Promise<{ daemon: Daemon; stopped: Promise<void> } | null> {
-  let daemon: Daemon | null = null;
-  const endpoint = await Endpoint.open(runtimeDir(), {
-    log: options.log,
-    accept: (socket) => (daemon ? daemon.accept(socket) : socket.destroy()),
-    lost: () => void daemon?.stop(),
-  });
-  if (!endpoint) return null;
-  daemon = new Daemon(options);
-  options.log(`daemon ${process.pid} listening on ${endpoint.socketPath}`);
-  const stopped = new Promise<void>((resolve) => {
-    daemon!.onStop = () => {
-      endpoint.close();
-      resolve();
-    };
-  });
-  return { daemon, stopped };
 }

@@ -1,8 +1,9 @@
 // The session directory on disk: list, read, save, remove and rename recipe files (sessions.md).
 // Recipes hold full command lines, which can embed secrets: the directory is kept 0700 and every
 // file 0600, and every write goes through writeFileAtomic so a crash never leaves a torn recipe.
+import { exists } from "./files.ts";
 import { chmodSync, closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readSync, statSync, unlinkSync, type Stats } from "node:fs";
-import { basename, join, resolve } from "node:path";
+import { basename, join } from "node:path";
 import { type } from "arktype";
 import { removeStaleTempFiles, writeFileAtomic, describeFsError } from "./atomic-write.ts";
 import { UserError } from "./errors.ts";
@@ -16,7 +17,7 @@ import {
   type ParsedRecipe,
   type RecipeEntry,
 } from "./recipe.ts";
-import { resolveSessionTarget, sanitizeSessionName, sessionFile, sessionFileName } from "./recipe-names.ts";
+import { resolveSessionTarget, sanitizeSessionName, sessionFile } from "./recipe-names.ts";
 
 // A hand-edited recipe is small; the cap keeps a stray multi-gigabyte file from exhausting memory.
 export const MAX_RECIPE_BYTES = 16 * 1024 * 1024;
@@ -114,14 +115,6 @@ export function loadRecipe(arg: string, cwd: string, env: Env = process.env): Lo
   return { ...recipe, file, displayName: displayName(recipe, file) };
 }
 
-function exists(file: string): boolean {
-  try {
-    statSync(file);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 // --- listing --------------------------------------------------------------------------------------
 
@@ -266,11 +259,3 @@ function renamedText(file: string, newName: string): string {
   return `${JSON.stringify({ version: version ?? 1, name: newName.trim(), dirs }, null, 2)}\n`;
 }
 
-// A load skips entries whose directory is gone; the dry run marks them.
-export function directoryExists(dir: string): boolean {
-  try {
-    return statSync(dir).isDirectory();
-  } catch {
-    return false;
-  }
-}

@@ -4,7 +4,7 @@
 import { Buffer } from "node:buffer";
 import { resolve } from "node:path";
 import { type } from "arktype";
-import { usageError, UserError } from "./errors.ts";
+import { UserError } from "./errors.ts";
 import { normalizeGroup, normalizeName } from "./recipe-labels.ts";
 import { printable } from "./text-printable.ts";
 

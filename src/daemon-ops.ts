@@ -1,0 +1,137 @@
+// What each operation of the contract (wire-protocol.ts) does, one small function per op, typed by
+// the op: a handler that answers the wrong shape does not compile. The fleet's state and its rules
+// live in daemon.ts; a client's streams in daemon-streams.ts. A handler that throws a UserError
+// answers the client with its message.
+import { Buffer } from "node:buffer";
+import { setImmediate } from "node:timers";
+import type { Daemon } from "./daemon.ts";
+import { attach, detach, follow, sendScreen, type Peer } from "./daemon-streams.ts";
+import { UserError } from "./errors.ts";
+import { isDirectory } from "./files.ts";
+import { commandTooLong } from "./recipe.ts";
+import { normalizeGroup, normalizeName } from "./recipe-labels.ts";
+import type { Op, OpArgs, OpResult } from "./wire-protocol.ts";
+
+/** Input a task may have waiting unread: `send` past it is refused, attached keystrokes wait. */
+export const MAX_PENDING_INPUT = 1024 * 1024;
+
+export type Handlers = { [O in Op]: (peer: Peer, args: OpArgs<O>) => OpResult<O> | Promise<OpResult<O>> };
+
+export function operations(fleet: Daemon): Handlers {
+  return {
+    ls: () => fleet.list(),
+    status: () => fleet.status(),
+    subscribe: (peer) => {
+      peer.subscribed = true;
+      // A failure that began before this client subscribed is still news to it: right after the reply.
+      const error = fleet.snapshotError();
+      if (error) setImmediate(() => peer.conn.sendEvent({ type: "snapshot", error }));
+      return fleet.list();
+    },
+    recipe: () => fleet.recipe(),
+    shutdown: () => {
+      queueMicrotask(() => fleet.stop());
+      return null;
+    },
+    run: async (peer, a) => {
+      const cwd = a.cwd ?? peer.hello!.cwd;
+      const tooLong = commandTooLong(a.command);
+      if (tooLong) throw new UserError(tooLong);
+      if (!isDirectory(cwd)) throw new UserError(`no such directory: ${cwd}`);
+      await fleet.prepareAgent(peer, a.command, cwd);
+      return { id: fleet.spawn(peer, a.command, cwd, a.group ?? null, a.name ?? null).id };
+    },
+    load: (peer, a) => fleet.load(peer, a.entries),
+    kill: async (_peer, a) => {
+      const targets = a.tasks.map((ref) => fleet.find(ref));
+      await Promise.all(targets.filter((t) => t.running).map((t) => t.terminate()));
+      return { killed: targets.map((t) => t.id), escaped: fleet.escaped(targets) };
+    },
+    rm: async (_peer, a) => {
+      const targets = a.tasks.map((ref) => fleet.find(ref));
+      const running = targets.filter((t) => t.running);
+      if (running.length) throw new UserError(`task ${running.map((t) => t.id).join(", ")} is still running; kill it first`);
+      await Promise.all(targets.map((t) => t.terminate()));
+      const escaped = fleet.escaped(targets);
+      for (const t of targets) fleet.remove(t);
+      return { removed: targets.map((t) => t.id), escaped };
+    },
+    rerun: async (peer, a) => {
+      const task = fleet.find(a.task);
+      const finished = () => {
+        if (task.running) throw new UserError(`task ${task.id} is still running; only a finished task can be rerun`);
+        if (!fleet.holds(task)) throw new UserError(`task ${task.id} was removed`);
+      };
+      finished();
+      await fleet.prepareAgent(peer, task.command, task.cwd);
+      finished();
+      const notice = task.rerun(peer.hello!.env, fleet.options.scrollback);
+      fleet.taskChanged(task, true);
+      return { ...task.info(), notice };
+    },
+    tag: (_peer, a) => {
+      const task = fleet.find(a.task);
+      task.tagged = !task.tagged;
+      fleet.taskChanged(task, false);
+      return task.info();
+    },
+    rename: (_peer, a) => {
+      const task = fleet.find(a.task);
+      task.name = a.name === null ? null : normalizeName(a.name);
+      fleet.taskChanged(task, true);
+      return task.info();
+    },
+    group: (_peer, a) => {
+      const task = fleet.find(a.task);
+      task.group = a.group === null ? null : normalizeGroup(a.group);
+      fleet.taskChanged(task, true);
+      return task.info();
+    },
+    send: async (_peer, a) => {
+      const task = fleet.find(a.task);
+      if (!task.running) throw new UserError(`task ${task.id} has exited`);
+      // Refused whole, never cut: a part of a message typed into a program is worse than none.
+      const size = Buffer.byteLength(a.text ?? "", "utf8");
+      if (size > MAX_PENDING_INPUT) throw new UserError(`send: text too long (${size} bytes; at most 1 MiB at a time)`);
+      const pending = task.pendingInput;
+      if (pending + size > MAX_PENDING_INPUT) throw new UserError(`task ${task.id} is not reading its input (${mebibytes(pending)} pending)`);
+      // Text, then Enter as its own keypress once the program has read the text (daemon-typist.ts).
+      await fleet.typist.send(task, a);
+      task.attended();
+      return null;
+    },
+    peek: async (_peer, a) => {
+      const task = fleet.find(a.task);
+      await task.screen.flushed();
+      return { text: task.screen.text(a.lines), info: task.info() };
+    },
+    attach: (peer, a) => {
+      const task = fleet.find(a.task);
+      attach(peer, task, a.cols, a.rows);
+      return task.info();
+    },
+    detach: (peer) => {
+      detach(peer);
+      return null;
+    },
+    // The attached task switched screens: its client's terminal stays where it is (ui-attach.ts).
+    redraw: (peer) => {
+      if (peer.attached) sendScreen(peer, peer.attached);
+      return null;
+    },
+    follow: (peer, a) => {
+      const task = fleet.find(a.task);
+      follow(peer, task, a.lines);
+      return task.info();
+    },
+    resize: (peer, a) => {
+      peer.attached?.resize(a.cols, a.rows);
+      return null;
+    },
+  };
+}
+
+function mebibytes(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  return `${Number.isInteger(mib) ? mib : mib.toFixed(1)} MiB`;
+}

@@ -1,8 +1,16 @@
-// `fleetcom run -- CMD…`: start a task and print its id.
+// `fleetcom run -- CMD…`: start a task and print its id. One word after `--` is a shell command
+// line, typed as the user would type it at a prompt; several words are an argv (what `sh -c 'exit 7'`
+// reaches us as), stored as the shell-quoted join that runs exactly that argv (cli.md).
 import { defineCommand } from "citty";
 import { withDaemon } from "./client.ts";
 import { usageError } from "./errors.ts";
+import { shellJoin } from "./text-shell.ts";
 import { resolve } from "node:path";
+
+/** The command line to store for the words after `--`. */
+export function commandLine(words: readonly string[]): string {
+  return words.length === 1 ? words[0]!.trim() : shellJoin(words);
+}
 
 export default defineCommand({
   meta: { name: "run", description: "Start a task; prints its id" },
@@ -16,7 +24,7 @@ export default defineCommand({
   async run({ args, rawArgs }) {
     const dash = rawArgs.indexOf("--");
     const words = dash === -1 ? args._ : rawArgs.slice(dash + 1);
-    const command = words.join(" ").trim();
+    const command = words.length === 0 ? "" : commandLine(words);
     if (!command) throw usageError("run: give the command after --, e.g. fleetcom run -- npm run dev");
     const { id } = await withDaemon((c) =>
       c.request<{ id: number }>("run", {

@@ -8,6 +8,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { existsSync, readFileSync } from "node:fs";
 import { setImmediate } from "node:timers";
+import { shellQuote } from "./text-shell.ts";
 
 declare const Deno: any;
 
@@ -147,11 +148,7 @@ function isMusl(): boolean {
   }
 }
 
-// The library splits its command line like a shell would, and wants C strings.
-function shellQuote(word: string): string {
-  return `'${word.replaceAll("'", "'\\''")}'`;
-}
-
+// The library splits its command line like a shell would (so every word is quoted), and wants C strings.
 function cString(text: string): Uint8Array {
   return new TextEncoder().encode(`${text}\0`);
 }

@@ -11,6 +11,8 @@ import { logLine } from "./text-printable.ts";
 
 export interface DashboardRequest {
   session?: string;
+  /** The subcommand SESSION is one slip from, for the error when no such session exists. */
+  nearCommand?: string | null;
   foreground?: boolean;
 }
 
@@ -24,7 +26,7 @@ function logToFile(message: string): void {
 
 export async function openDashboard(request: DashboardRequest): Promise<number> {
   const { recipeForWord, loadAndDescribe } = await import("./cmd-load.ts");
-  const recipe = request.session === undefined ? null : recipeForWord(request.session);
+  const recipe = request.session === undefined ? null : recipeForWord(request.session, request.nearCommand ?? null);
   requireTerminal(request.session === undefined ? "the dashboard" : `the dashboard (fleetcom load ${request.session} loads without one)`);
   if (!request.foreground) {
     const status = recipe ? await loadAndDescribe(recipe) : undefined;

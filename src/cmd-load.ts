@@ -94,10 +94,11 @@ export async function loadAndDescribe(recipe: LoadedRecipe, json = false): Promi
 
 // `fleetcom WORD`: a word that is no subcommand names a saved session (or, ending in `.json`, a
 // recipe file), which is loaded before the dashboard opens.
-export function recipeForWord(word: string): LoadedRecipe {
+export function recipeForWord(word: string, nearCommand: string | null = null): LoadedRecipe {
   const file = word.trim() === "" ? null : resolveSessionTarget(word, process.cwd());
   if (file === null || !existsSync(file)) {
-    throw usageError(`unknown command '${printable(word)}', and no saved session by that name (see fleetcom --help and fleetcom sessions)`);
+    const meant = nearCommand ? ` (did you mean ${nearCommand}?)` : "";
+    throw usageError(`unknown command '${printable(word)}'${meant}, and no saved session by that name (see fleetcom --help and fleetcom sessions)`);
   }
   return loadRecipe(word, process.cwd());
 }

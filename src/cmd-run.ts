@@ -15,9 +15,15 @@ export function commandLine(words: readonly string[]): string {
 export default defineCommand({
   meta: { name: "run", description: "Start a task; prints its id" },
   args: {
-    cwd: { type: "string", description: "Working directory (default: here)" },
-    group: { type: "string", description: "Group" },
-    name: { type: "string", description: "Display name" },
+    command: {
+      type: "positional",
+      required: false,
+      valueHint: "-- CMD…",
+      description: "One word is a shell command line (run -- 'make dev | tee log'); several words are an argv, run exactly as given (run -- sh -c 'exit 7')",
+    },
+    cwd: { type: "string", valueHint: "DIR", description: "Working directory (default: here)" },
+    group: { type: "string", valueHint: "GROUP", description: "Group" },
+    name: { type: "string", valueHint: "NAME", description: "Display name" },
     attach: { type: "boolean", description: "Attach to it at once" },
     json: { type: "boolean", description: "Print {\"id\": N}" },
   },

@@ -89,6 +89,8 @@ export function readRecipeBytes(file: string): Uint8Array {
     return bytes.subarray(0, done);
   } catch (error) {
     if (error instanceof UserError) throw error;
+    // describeFsError speaks for writes, where ENOENT means the directory is missing; here it is the file.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new UserError(`no such file: ${printable(file)}`);
     throw new UserError(`cannot read ${printable(file)}: ${describeFsError(error)}`);
   } finally {
     if (fd !== undefined) closeSync(fd);
@@ -120,7 +122,9 @@ export function displayName(recipe: ParsedRecipe, file: string): string {
 export function loadRecipe(arg: string, cwd: string, env: Env = process.env): LoadedRecipe {
   const file = resolveSessionTarget(arg, cwd, env);
   if (!arg.endsWith(".json") && !exists(file)) {
-    throw new UserError(`no saved session '${printable(arg.trim())}' (looked for ${printable(file)})`);
+    // `load ./nope` is a session name too (`work/api` is one): say how a file is named instead.
+    const pathLike = /^(\.{1,2}\/|\/|~)/.test(arg.trim()) ? "; a recipe file is given by a path ending in .json" : "";
+    throw new UserError(`no saved session '${printable(arg.trim())}' (looked for ${printable(file)}${pathLike})`);
   }
   const recipe = readRecipe(file, { home: homeDir(env), cwd });
   return { ...recipe, file, displayName: displayName(recipe, file) };

@@ -2,9 +2,9 @@
 // task in a directory whose name is not UTF-8, a missing recipe file, a recipe bigger than a request,
 // and the session picker's Ctrl-D and Ctrl-R on a hand-edited session whose `name` is not its stem.
 import { describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { eachTestGetsAFleet, Fleet } from "./fleet.ts";
+import { eachTestGetsAFleet, Fleet, type PtyClient } from "./fleet.ts";
 
 let fleet: Fleet;
 eachTestGetsAFleet((f) => (fleet = f));
@@ -23,5 +23,44 @@ describe("a recipe file that is not there", () => {
     const file = join(fleet.sandbox.home, "h.json");
     writeFileSync(file, JSON.stringify({ "/tmp": [`true ${"#".repeat(5 * 1024 * 1024)}`] }));
     expect(await fleet.cli(["load", file])).toEqual({ code: 1, stdout: "", stderr: `fleetcom: ${file}: command too long (5242885 bytes; at most 64 KiB) in /tmp\n` });
+  });
+});
+
+describe("the session picker on a hand-edited session whose name is not its file's stem", () => {
+  const sessionsDir = () => join(fleet.sandbox.config, "sessions");
+  const write = (file: string, name: string) => {
+    mkdirSync(sessionsDir(), { recursive: true });
+    writeFileSync(join(sessionsDir(), file), `${JSON.stringify({ version: 1, name, dirs: { "/tmp": ["sleep 3600"] } })}\n`);
+  };
+  const picker = async (): Promise<PtyClient> => {
+    const client = fleet.spawnClient(["load"], { cols: 200, rows: 30 });
+    await client.waitForScreen("the picker", (s) => s.includes("Saved sessions (2)") && s.includes("esc cancel"));
+    await client.waitForRawMode();
+    await client.waitForScreen("API highlighted", (s) => s.split("\n").some((r) => r.startsWith("› API")));
+    return client;
+  };
+
+  test("Ctrl-D deletes the file listed", async () => {
+    write("k_API.json", "API");
+    write("other.json", "other");
+    const client = await picker();
+    client.write("\x04");
+    await client.waitForScreen("the question", (s) => s.includes("Delete session 'API'? y/N"));
+    client.write("y");
+    await client.waitForScreen("deleted", (s) => s.includes("deleted 'API'") && s.includes("Saved sessions (1)"));
+    expect(readdirSync(sessionsDir()).sort()).toEqual(["other.json"]);
+  });
+
+  test("Ctrl-R renames the file listed", async () => {
+    write("k_API.json", "API");
+    write("other.json", "other");
+    const client = await picker();
+    client.write("\x12");
+    await client.waitForScreen("the prompt", (s) => s.includes("Rename session 'API' to"));
+    client.write("\x7f\x7f\x7fgateway\r");
+    await client.waitForScreen("renamed", (s) => s.includes("renamed 'API' to 'gateway'"));
+    expect(readdirSync(sessionsDir()).sort()).toEqual(["gateway.json", "other.json"]);
+    expect(JSON.parse(readFileSync(join(sessionsDir(), "gateway.json"), "utf8"))).toEqual({ version: 1, name: "gateway", dirs: { "/tmp": ["sleep 3600"] } });
+    expect(existsSync(join(sessionsDir(), "k_API.json"))).toBe(false);
   });
 });

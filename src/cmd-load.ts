@@ -11,6 +11,7 @@ import { cut } from "./ui-format.ts";
 import { printable } from "./text-printable.ts";
 import type { RecipeEntry } from "./recipe.ts";
 import { directoryExists, loadRecipe, resolveSessionTarget, type LoadedRecipe } from "./recipe-sessions.ts";
+import { currentDirectory } from "./text-path.ts";
 
 export default defineCommand({
   meta: { name: "load", description: "Start the processes of a saved session or recipe file" },
@@ -25,7 +26,7 @@ export default defineCommand({
       const { pickAndLoad } = await import("./ui-picker-sessions.ts");
       return pickAndLoad("saved", args.json);
     }
-    const recipe = loadRecipe(args.target, process.cwd());
+    const recipe = loadRecipe(args.target, currentDirectory());
     if (args["dry-run"]) printDryRun(recipe, args.json);
     else console.log(await loadAndDescribe(recipe, args.json));
   },
@@ -100,7 +101,7 @@ export function recipeForWord(word: string, nearCommand: string | null = null): 
     const meant = nearCommand ? ` (did you mean ${nearCommand}?)` : "";
     throw usageError(`unknown command '${printable(word)}'${meant}, and no saved session by that name (see fleetcom --help and fleetcom sessions)`);
   }
-  return loadRecipe(word, process.cwd());
+  return loadRecipe(word, currentDirectory());
 }
 
 export function printDryRun(recipe: LoadedRecipe, json = false): void {

@@ -5,7 +5,7 @@ import { defineCommand } from "citty";
 import { withDaemon } from "./client.ts";
 import { usageError } from "./errors.ts";
 import { shellJoin } from "./text-shell.ts";
-import { resolve } from "node:path";
+import { currentDirectory, resolvePath } from "./text-path.ts";
 
 /** The command line to store for the words after `--`. */
 export function commandLine(words: readonly string[]): string {
@@ -35,7 +35,7 @@ export default defineCommand({
     const { id } = await withDaemon((c) =>
       c.request<{ id: number }>("run", {
         command,
-        ...(args.cwd ? { cwd: resolve(args.cwd) } : {}),
+        ...(args.cwd ? { cwd: resolvePath(currentDirectory(), args.cwd) } : {}),
         ...(args.group !== undefined ? { group: args.group } : {}),
         ...(args.name !== undefined ? { name: args.name } : {}),
       }),

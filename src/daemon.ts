@@ -22,6 +22,7 @@ import { PROTOCOL_VERSION } from "./wire-framing.ts";
 import type { SnapshotState } from "./daemon-snapshots.ts";
 import { Task, type TaskListener } from "./daemon-task.ts";
 import { resolveTaskRef } from "./task-ref.ts";
+import { pathBytes } from "./text-path.ts";
 import { VERSION } from "./version.ts";
 
 const CHANGE_EVENT_INTERVAL_MS = 250;
@@ -581,7 +582,7 @@ function textView(text: string): string {
 
 function isDirectory(path: string): boolean {
   try {
-    return statSync(path).isDirectory();
+    return statSync(pathBytes(path)).isDirectory();
   } catch {
     return false;
   }

@@ -7,6 +7,7 @@ import { type } from "arktype";
 import { removeStaleTempFiles, writeFileAtomic, describeFsError } from "./atomic-write.ts";
 import { UserError } from "./errors.ts";
 import { printable } from "./text-printable.ts";
+import { pathBytes } from "./text-path.ts";
 import { homeDir, sessionDir } from "./paths.ts";
 import {
   decodeRecipe,
@@ -314,7 +315,7 @@ function renamedText(file: string, newName: string): string {
 // A load skips entries whose directory is gone; the dry run marks them.
 export function directoryExists(dir: string): boolean {
   try {
-    return statSync(dir).isDirectory();
+    return statSync(pathBytes(dir)).isDirectory();
   } catch {
     return false;
   }

@@ -10,6 +10,7 @@ import { pick, type PickItem, type PickList, type PickerOptions } from "./ui-pic
 import { listSnapshots, snapshotByPath } from "./recipe-snapshots.ts";
 import { recoveryDir, sessionDir } from "./paths.ts";
 import { listSessions, loadRecipe, removeSessionFile, renameSessionFile, type LoadedRecipe, type SessionInfo } from "./recipe-sessions.ts";
+import { currentDirectory } from "./text-path.ts";
 
 export type PickedSession = { kind: "saved" | "recovery"; recipe: LoadedRecipe };
 
@@ -97,7 +98,7 @@ export async function pickSession(options: { start: "saved" | "recovery" } & Omi
   if (!picked) return null;
   const source = picked.value;
   if (source.kind === "recovery") return { kind: "recovery", recipe: snapshotByPath(source.file) };
-  return { kind: "saved", recipe: loadRecipe(source.session.file, process.cwd()) };
+  return { kind: "saved", recipe: loadRecipe(source.session.file, currentDirectory()) };
 }
 
 export function hasSnapshots(): boolean {

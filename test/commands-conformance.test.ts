@@ -4,10 +4,68 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Buffer } from "node:buffer";
+import { hasRawBytes, pathBytes, pathFromBytes } from "../src/text-path.ts";
+import { shellQuote } from "../src/text-shell.ts";
+import { fleetcomArgv } from "./helpers.ts";
 import { eachTestGetsAFleet, Fleet, type PtyClient } from "./fleet.ts";
 
 let fleet: Fleet;
 eachTestGetsAFleet((f) => (fleet = f));
+
+/** `fleetcom args…` run from inside `dir` (bytes), reached by a glob: no runtime takes such a cwd. */
+async function cliInside(parent: string, glob: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const command = `cd ${glob} && exec ${fleetcomArgv(args).map(shellQuote).join(" ")}`;
+  const proc = Bun.spawn(["/bin/sh", "-c", command], { cwd: parent, env: fleet.env, stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
+
+describe("a directory whose name is not UTF-8", () => {
+  test("a task starts in it, knows its real path, and save says the recipe could not keep the name", async () => {
+    const parent = join(fleet.sandbox.root, "w");
+    const dir = Buffer.concat([Buffer.from(`${parent}/bad`), Buffer.from([0xff]), Buffer.from("name")]);
+    mkdirSync(dir, { recursive: true });
+    mkdirSync(Buffer.concat([dir, Buffer.from("/sub")]));
+    const where = join(fleet.sandbox.home, "where");
+    const r = await cliInside(parent, "bad?name", ["run", "--", `pwd -P > ${where}`]);
+    expect(r).toEqual({ code: 0, stdout: "1\n", stderr: "" });
+    expect(await fleet.waitForExit(1)).toMatchObject({ exitCode: 0 });
+    expect(readFileSync(where)).toEqual(Buffer.concat([dir, Buffer.from("\n")]));
+    // The directory travels losslessly: ls --json gives the bytes back.
+    const [task] = await fleet.ls();
+    expect(hasRawBytes(task!.cwd)).toBe(true);
+    expect(pathBytes(task!.cwd)).toEqual(dir);
+    // --cwd relative to such a directory, too.
+    const sub = await cliInside(parent, "bad?name", ["run", "--cwd", "sub", "--", `pwd -P >> ${where}`]);
+    expect(sub).toEqual({ code: 0, stdout: "2\n", stderr: "" });
+    await fleet.waitForExit(2);
+    expect(readFileSync(where).subarray(dir.length + 1)).toEqual(Buffer.concat([dir, Buffer.from("/sub\n")]));
+
+    // A recipe's relative directory resolves against it as well.
+    const relative = join(fleet.sandbox.home, "rel.json");
+    writeFileSync(relative, JSON.stringify({ sub: ["true"] }));
+    const dry = await cliInside(parent, "bad?name", ["load", "--dry-run", "--json", relative]);
+    expect(dry.code).toBe(0);
+    expect(pathBytes(JSON.parse(dry.stdout).entries[0].dir)).toEqual(Buffer.concat([dir, Buffer.from("/sub")]));
+    expect(JSON.parse(dry.stdout).entries[0].missing).toBe(false);
+
+    const saved = await fleet.cli(["save", "odd"]);
+    expect(saved.code).toBe(0);
+    expect(saved.stdout).toContain(`saved 'odd': 2 task(s) → `);
+    expect(saved.stdout).toContain(`; warning: 2 directory names are not UTF-8 and saved with U+FFFD (${parent}/bad\ufffdname, ${parent}/bad\ufffdname/sub), so a load will skip them`);
+    const recipe = JSON.parse(readFileSync(join(fleet.sandbox.config, "sessions", "odd.json"), "utf8"));
+    expect(Object.keys(recipe.dirs).sort()).toEqual([`${parent}/bad\ufffdname`, `${parent}/bad\ufffdname/sub`]);
+  });
+
+  test("the lossless form: UTF-8 as it is, every other byte one escape, and back", () => {
+    const cases = [Buffer.from("plain/ü/日本/😀"), Buffer.from([0x2f, 0xff, 0xfe, 0x41]), Buffer.from([0xc3]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xe2, 0x82]), Buffer.from([0xf0, 0x9f, 0x98, 0x80, 0x80])];
+    for (const bytes of cases) expect(pathBytes(pathFromBytes(bytes))).toEqual(bytes);
+    expect(pathFromBytes(Buffer.from("plain/ü/日本/😀"))).toBe("plain/ü/日本/😀");
+    expect(pathFromBytes(Buffer.from([0x61, 0xff]))).toBe("a\udcff");
+    expect(hasRawBytes("plain/ü/😀")).toBe(false);
+  });
+});
 
 describe("a recipe file that is not there", () => {
   test("is reported as no such file, by load, the dry run and recover", async () => {

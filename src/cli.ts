@@ -81,7 +81,7 @@ export async function runCli(argv: string[]): Promise<number> {
   try {
     if (wantsHelp(argv)) {
       const { path, def } = await helpFor(argv);
-      const { usageText } = await import("./cli-usage.ts");
+      const { usageText } = await import("./ui-usage.ts");
       console.log(await usageText(path, def));
       return 0;
     }

@@ -11,6 +11,7 @@
 // what is specific to that agent; agent-run.ts lists them and does the I/O around them.
 import { homedir } from "node:os";
 import type { AgentSignal } from "./attention.ts";
+import { shellQuote } from "./text-shell.ts";
 
 export type Env = Record<string, string | undefined>;
 
@@ -30,10 +31,8 @@ export function newUuid(): string {
   return crypto.randomUUID();
 }
 
-/** Quotes a word for `sh` so it is taken literally. */
-export function shellQuote(word: string): string {
-  return `'${word.replaceAll("'", `'\\''`)}'`;
-}
+/** Quotes a word for `sh` so it is taken literally (text-shell.ts). */
+export { shellQuote };
 
 /** Where a run of an agent keeps its capture assets; made by the supervisor (agent-namespace.ts). */
 export interface RunAssets {

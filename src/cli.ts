@@ -1,8 +1,10 @@
 // The runner: parse, dispatch to the command's module (commands.ts), and turn every failure into
 // one `fleetcom: …` line with the documented exit code.
-import { runCommand, showUsage, type CommandDef } from "citty";
+import { runCommand, type CommandDef } from "citty";
+import { checkFlags, unknownFlagError } from "./cli-flags.ts";
 import { root, SUBCOMMANDS, type Lazy } from "./commands.ts";
 import { EXIT, UserError, errorMessage } from "./errors.ts";
+import { nearest } from "./text-nearest.ts";
 import { printable } from "./text-printable.ts";
 import { VERSION } from "./version.ts";
 
@@ -12,22 +14,40 @@ function wantsHelp(argv: string[]): boolean {
   return before.includes("--help") || before.includes("-h");
 }
 
-async function resolveForHelp(argv: string[]): Promise<[CommandDef<any>, CommandDef<any>?]> {
+// The command a `--help` is about: `fleetcom sessions rm --help` is about `sessions rm`.
+async function helpFor(argv: string[]): Promise<{ path: string[]; def: CommandDef<any> }> {
   const name = argv.find((a) => !a.startsWith("-"));
   const lazy = name ? SUBCOMMANDS[name] : undefined;
-  if (!lazy) return [root];
+  if (!lazy) return { path: [], def: root };
   const sub = await lazy();
   const rest = argv.slice(argv.indexOf(name!) + 1);
   const subSubs = typeof sub.subCommands === "object" ? (sub.subCommands as Record<string, Lazy>) : undefined;
   const nested = rest.find((a) => !a.startsWith("-"));
-  if (subSubs && nested && subSubs[nested]) return [await (subSubs[nested] as Lazy)(), sub];
-  return [sub, root];
+  if (subSubs && nested && subSubs[nested]) return { path: [name!, nested], def: await (subSubs[nested] as Lazy)() };
+  return { path: [name!], def: sub };
+}
+
+// The root's flags are whole commands of their own (`--kill`, `--version`) or come first
+// (`--foreground [SESSION]`); any other word starting with `-` in first place is a mistake.
+const ROOT_FLAGS = ["foreground", "kill", "version", "help"];
+
+function checkRootFlag(argv: string[]): void {
+  const first = argv[0];
+  if (first === undefined || !first.startsWith("-") || first === "--foreground") return;
+  if (first === "--kill" || first === "--version" || first === "-V") {
+    throw new UserError(`${first} takes no arguments (see fleetcom --help)`, EXIT.usage);
+  }
+  const flag = first.split("=")[0]!;
+  const near = flag.startsWith("--") ? nearest(flag.slice(2), ROOT_FLAGS) : null;
+  throw unknownFlagError([], flag, near === null ? null : `--${near}`);
 }
 
 export async function runCli(argv: string[]): Promise<number> {
   try {
     if (wantsHelp(argv)) {
-      await showUsage(...(await resolveForHelp(argv)));
+      const { path, def } = await helpFor(argv);
+      const { usageText } = await import("./ui-usage.ts");
+      console.log(await usageText(path, def));
       return 0;
     }
     if (argv[0] === "--version" || argv[0] === "-V") {
@@ -38,14 +58,16 @@ export async function runCli(argv: string[]): Promise<number> {
       const { stopDaemon } = await import("./client-stop-daemon.ts");
       return await stopDaemon();
     }
+    checkRootFlag(argv);
     const dashboard = dashboardRequest(argv);
     if (dashboard) {
       const { openDashboard } = await import("./cmd-root.ts");
-      return await openDashboard(dashboard);
+      const nearCommand = dashboard.session === undefined ? null : nearest(dashboard.session, Object.keys(SUBCOMMANDS));
+      return await openDashboard({ ...dashboard, nearCommand });
     }
-    if (!SUBCOMMANDS[argv[0]!]) {
-      throw new UserError(`unknown command '${argv[0]}' (see fleetcom --help)`, EXIT.usage);
-    }
+    const lazy = SUBCOMMANDS[argv[0]!];
+    if (!lazy) throw new UserError(`unknown command '${argv[0]}' (see fleetcom --help)`, EXIT.usage);
+    await checkFlags([argv[0]!], await lazy(), argv.slice(1));
     await runCommand(root, { rawArgs: argv });
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (error) {

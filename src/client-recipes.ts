@@ -8,6 +8,7 @@ import type { RecipeEntry } from "./recipe.ts";
 import { sanitizeSessionName } from "./recipe-names.ts";
 import { isDirectory } from "./files.ts";
 import { saveSession, type LoadedRecipe } from "./recipe-sessions.ts";
+import { hasRawBytes } from "./text-path.ts";
 import { printable } from "./text-printable.ts";
 import { cut } from "./text-width.ts";
 
@@ -123,5 +124,10 @@ export async function saveFleet(name: string): Promise<string> {
   sanitizeSessionName(name); // a bad name is refused before any daemon is started
   const entries = await withDaemon((c) => c.request("recipe"));
   const file = saveSession(name, entries);
-  return `saved '${printable(name.trim())}': ${entries.length} task(s) → ${printable(file)}`;
+  const saved = `saved '${printable(name.trim())}': ${entries.length} task(s) → ${printable(file)}`;
+  // A recipe is text: such a name is written with U+FFFD in place of its other bytes (recipe.ts).
+  const lossy = [...new Set(entries.map((e) => e.dir).filter(hasRawBytes))];
+  if (lossy.length === 0) return saved;
+  const dirs = lossy.map((d) => printable(d.toWellFormed())).join(", ");
+  return `${saved}; warning: ${lossy.length === 1 ? "a directory name is" : `${lossy.length} directory names are`} not UTF-8 and saved with U+FFFD (${dirs}), so a load will skip ${lossy.length === 1 ? "it" : "them"}`;
 }

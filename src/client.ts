@@ -14,6 +14,7 @@ import { EXIT, UserError } from "./errors.ts";
 import type { AttachEnd, DaemonMessage, Op, OpArgs, OpResult, Reply, SnapshotNotice, TaskEvent } from "./wire-protocol.ts";
 import { LOCK_NAME, LOG_NAME, SOCKET_NAME, logPath, runtimeDir } from "./paths.ts";
 import { printable } from "./text-printable.ts";
+import { currentDirectory } from "./text-path.ts";
 import { flockHolder } from "./proc.ts";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "./wire-framing.ts";
 import { isProcessAlive, peerUidReader, selfCommand, type PeerUid } from "./platform.ts";
@@ -84,7 +85,7 @@ export class DaemonClient {
       this.socket.on("close", () => this.onClosed(reject));
       this.socket.on("error", () => {});
       const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
-      this.send({ type: "hello", protocol: PROTOCOL_VERSION, version: VERSION, cwd: process.cwd(), env, ...size });
+      this.send({ type: "hello", protocol: PROTOCOL_VERSION, version: VERSION, cwd: currentDirectory(), env, ...size });
     });
   }
 

@@ -4,6 +4,7 @@
 // and the daemon only starts the resolved entries.
 import { defineCommand } from "citty";
 import { usageError } from "./errors.ts";
+import { currentDirectory } from "./text-path.ts";
 
 export default defineCommand({
   meta: { name: "load", description: "Start the processes of a saved session or recipe file" },
@@ -19,7 +20,7 @@ export default defineCommand({
       return pickAndLoad("saved", args.json);
     }
     const [{ loadRecipe }, { loadAndDescribe, printDryRun }] = await Promise.all([import("./recipe-sessions.ts"), import("./client-recipes.ts")]);
-    const recipe = loadRecipe(args.target, process.cwd());
+    const recipe = loadRecipe(args.target, currentDirectory());
     if (args["dry-run"]) printDryRun(recipe, args.json);
     else console.log(await loadAndDescribe(recipe, args.json));
   },

@@ -10,7 +10,7 @@ export default defineCommand({
   args: {
     task: { type: "positional", description: "TASK", required: true },
     follow: { type: "boolean", alias: "f", description: "Keep printing new output" },
-    lines: { type: "string", alias: "n", description: "Print the last N lines (scrollback included)" },
+    lines: { type: "string", alias: "n", valueHint: "N", description: "Print the last N lines (scrollback included)" },
   },
   async run({ args }) {
     const lines = args.lines === undefined ? undefined : Number(args.lines);

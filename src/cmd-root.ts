@@ -10,9 +10,12 @@ import type { LoadedRecipe } from "./recipe-sessions.ts";
 import { runDashboard } from "./ui-dashboard.ts";
 import { logPath } from "./paths.ts";
 import { logLine, printable } from "./text-printable.ts";
+import { currentDirectory } from "./text-path.ts";
 
 export interface DashboardRequest {
   session?: string;
+  /** The subcommand SESSION is one slip from, for the error when no such session exists. */
+  nearCommand?: string | null;
   foreground?: boolean;
 }
 
@@ -26,17 +29,18 @@ function logToFile(message: string): void {
 
 // `fleetcom WORD`: a word that is no subcommand names a saved session (or, ending in `.json`, a
 // recipe file). Whether one exists is asked first, so a mistyped command costs no recipe parsing.
-async function recipeForWord(word: string): Promise<LoadedRecipe> {
-  const file = word.trim() === "" ? null : resolveSessionTarget(word, process.cwd());
+async function recipeForWord(word: string, nearCommand: string | null): Promise<LoadedRecipe> {
+  const file = word.trim() === "" ? null : resolveSessionTarget(word, currentDirectory());
   if (file === null || !existsSync(file)) {
-    throw usageError(`unknown command '${printable(word)}', and no saved session by that name (see fleetcom --help and fleetcom sessions)`);
+    const meant = nearCommand ? ` (did you mean ${nearCommand}?)` : "";
+    throw usageError(`unknown command '${printable(word)}'${meant}, and no saved session by that name (see fleetcom --help and fleetcom sessions)`);
   }
   const { loadRecipe } = await import("./recipe-sessions.ts");
-  return loadRecipe(word, process.cwd());
+  return loadRecipe(word, currentDirectory());
 }
 
 export async function openDashboard(request: DashboardRequest): Promise<number> {
-  const recipe = request.session === undefined ? null : await recipeForWord(request.session);
+  const recipe = request.session === undefined ? null : await recipeForWord(request.session, request.nearCommand ?? null);
   const loadAndDescribe = async (recipe: LoadedRecipe) => (await import("./client-recipes.ts")).loadAndDescribe(recipe);
   requireTerminal(request.session === undefined ? "the dashboard" : `the dashboard (fleetcom load ${request.session} loads without one)`);
   if (!request.foreground) {

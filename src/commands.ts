@@ -31,6 +31,7 @@ export const SUBCOMMANDS: Record<string, Lazy> = {
 export const root = defineCommand({
   meta: { name: "fleetcom", version: VERSION, description: "Supervise a fleet of terminal commands and AI coding agents" },
   args: {
+    session: { type: "positional", required: false, description: "Load this saved session, then open the dashboard; without SESSION or COMMAND, fleetcom opens the dashboard" },
     version: { type: "boolean", alias: "V", description: "Print the version" },
     kill: { type: "boolean", description: "Stop the daemon and every task it owns" },
     foreground: { type: "boolean", description: "Run the supervisor in this process with the dashboard; its tasks end when you quit" },

@@ -3,6 +3,7 @@
 // flags) is written into the script; what changes (saved sessions, live tasks) the script asks
 // fleetcom for at completion time with `completions --list sessions|tasks`, which never starts a
 // daemon.
+import { shellWord as shellQuote } from "./text-shell.ts";
 
 /** What a positional argument or a flag's value completes to. */
 export type Operand = "tasks" | "sessions" | "files" | "dirs" | "shells" | "command" | "none";
@@ -36,10 +37,6 @@ export type Shell = (typeof SHELLS)[number];
 
 export function completionScript(shell: Shell, spec: CompletionSpec): string {
   return { bash: bashScript, zsh: zshScript, fish: fishScript }[shell](spec);
-}
-
-function shellQuote(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
 function listCommand(spec: CompletionSpec, what: "sessions" | "tasks"): string {

@@ -1,10 +1,12 @@
-// What is at a path, asked the forgiving way: anything unreadable or missing is simply not there.
+// What is at a path, asked the forgiving way: anything unreadable or missing is simply not there. A
+// path may carry a non-UTF-8 name as raw bytes (text-path.ts): it is asked for by those bytes.
 import { statSync } from "node:fs";
+import { pathBytes } from "./text-path.ts";
 
 /** Whether a directory is there (following links). */
 export function isDirectory(path: string): boolean {
   try {
-    return statSync(path).isDirectory();
+    return statSync(pathBytes(path)).isDirectory();
   } catch {
     return false;
   }

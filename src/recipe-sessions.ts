@@ -78,6 +78,8 @@ export function readRecipeBytes(file: string): Uint8Array {
     return bytes.subarray(0, done);
   } catch (error) {
     if (error instanceof UserError) throw error;
+    // describeFsError speaks for writes, where ENOENT means the directory is missing; here it is the file.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new UserError(`no such file: ${printable(file)}`);
     throw new UserError(`cannot read ${printable(file)}: ${describeFsError(error)}`);
   } finally {
     if (fd !== undefined) closeSync(fd);
@@ -109,7 +111,9 @@ export function displayName(recipe: ParsedRecipe, file: string): string {
 export function loadRecipe(arg: string, cwd: string, env: Env = process.env): LoadedRecipe {
   const file = resolveSessionTarget(arg, cwd, env);
   if (!arg.endsWith(".json") && !exists(file)) {
-    throw new UserError(`no saved session '${printable(arg.trim())}' (looked for ${printable(file)})`);
+    // `load ./nope` is a session name too (`work/api` is one): say how a file is named instead.
+    const pathLike = /^(\.{1,2}\/|\/|~)/.test(arg.trim()) ? "; a recipe file is given by a path ending in .json" : "";
+    throw new UserError(`no saved session '${printable(arg.trim())}' (looked for ${printable(file)}${pathLike})`);
   }
   const recipe = readRecipe(file, { home: homeDir(env), cwd });
   return { ...recipe, file, displayName: displayName(recipe, file) };
@@ -216,6 +220,19 @@ export function removeSession(name: string, env: Env = process.env): string {
   const file = existingSession(name, env);
   // A damaged file may always be removed: that is how the user gets rid of it.
   refuseMismatch(file, name, readableStoredName(file, env), action);
+  return unlinkSession(file, action);
+}
+
+/**
+ * The picker's Ctrl-D: removes the file it lists, whatever name the file holds. A hand-edited
+ * `name` may differ from the file's stem (`k_API.json` holding `API`), and looking the name up again
+ * would find another file or none.
+ */
+export function removeSessionFile(file: string, env: Env = process.env): string {
+  return unlinkSession(file, `remove '${printable(shownName(file, env))}'`);
+}
+
+function unlinkSession(file: string, action: string): string {
   try {
     unlinkSync(file);
   } catch (error) {
@@ -232,15 +249,31 @@ function readableStoredName(file: string, env: Env): string | null {
   }
 }
 
+function shownName(file: string, env: Env): string {
+  return readableStoredName(file, env) ?? basename(file, ".json");
+}
+
 // Rewrites only `name` (and wraps a flat file): directory keys and entries stay exactly as written,
 // even relative keys and entries a load would drop.
 export function renameSession(oldName: string, newName: string, env: Env = process.env): string {
   const action = `rename '${printable(oldName.trim())}' to '${printable(newName.trim())}'`;
-  const newStem = sanitizeSessionName(newName);
+  sanitizeSessionName(newName);
   const oldFile = existingSession(oldName, env);
   refuseOtherSession(oldFile, oldName, env, action);
+  return moveSession(oldFile, newName, env, action);
+}
+
+/** The picker's Ctrl-R: renames the file it lists, whatever name the file holds (see removeSessionFile). */
+export function renameSessionFile(file: string, newName: string, env: Env = process.env): string {
+  const action = `rename '${printable(shownName(file, env))}' to '${printable(newName.trim())}'`;
+  sanitizeSessionName(newName);
+  storedNameOf(file, env, action); // a damaged file is refused, as `sessions mv` refuses it
+  return moveSession(file, newName, env, action);
+}
+
+function moveSession(oldFile: string, newName: string, env: Env, action: string): string {
   const dir = ensureSessionDir(env);
-  const newFile = join(dir, `${newStem}.json`);
+  const newFile = join(dir, `${sanitizeSessionName(newName)}.json`);
   if (newFile !== oldFile && exists(newFile)) {
     const holder = readableStoredName(newFile, env) ?? basename(newFile, ".json");
     throw new UserError(`cannot ${action}: ${printable(newFile)} already holds session '${printable(holder)}'`);

@@ -8,6 +8,7 @@ import { printable } from "./text-printable.ts";
 import { homeDir, recoveryDir } from "./paths.ts";
 import { compareSnapshotsNewestFirst, isSnapshotName } from "./recipe-snapshot-rules.ts";
 import { displayName, readRecipe, type LoadedRecipe } from "./recipe-sessions.ts";
+import { currentDirectory } from "./text-path.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -34,14 +35,14 @@ export function listSnapshots(env: Env = process.env, cwd = process.cwd()): Snap
 
 // `skip` is the running daemon's own file: loading it back into that daemon would only duplicate
 // its tasks, while the fleet to recover is the one a crashed supervisor left behind.
-export function latestSnapshot(skip: string | null, env: Env = process.env, cwd = process.cwd()): LoadedRecipe {
+export function latestSnapshot(skip: string | null, env: Env = process.env, cwd = currentDirectory()): LoadedRecipe {
   const found = readSnapshots(env, cwd).find((s) => s.recipe !== null && basename(s.info.file) !== skip);
   if (!found) throw new UserError(`no loadable recovery snapshot in ${printable(recoveryDir(env))}`);
   return found.recipe!;
 }
 
 // `recover FILE`: a path from the current directory, or else a bare snapshot name from --list --json.
-export function snapshotByPath(arg: string, env: Env = process.env, cwd = process.cwd()): LoadedRecipe {
+export function snapshotByPath(arg: string, env: Env = process.env, cwd = currentDirectory()): LoadedRecipe {
   const inRecovery = join(recoveryDir(env), arg);
   const file = !existsSync(resolve(cwd, arg)) && !arg.includes("/") && existsSync(inRecovery) ? inRecovery : resolve(cwd, arg);
   return readSnapshot(file, env, cwd);

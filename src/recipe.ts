@@ -7,6 +7,7 @@ import { type } from "arktype";
 import { UserError } from "./errors.ts";
 import { normalizeGroup, normalizeName } from "./recipe-labels.ts";
 import { printable } from "./text-printable.ts";
+import { resolvePath } from "./text-path.ts";
 
 export const NEWEST_VERSION = 1;
 /** The longest command fleetcom starts, the Rust original's limit: longer is refused, never cut. */
@@ -102,7 +103,7 @@ function toRecipeEntry(dir: string, item: StoredEntry): RecipeEntry {
 export function resolveDirKey(key: string, ctx: DirContext): string {
   if (key === "~") return resolve(ctx.home);
   if (key.startsWith("~/")) return resolve(ctx.home, key.slice(2));
-  return resolve(ctx.cwd, key);
+  return resolvePath(ctx.cwd, key);
 }
 
 function storedName(value: unknown): string | null {
@@ -303,7 +304,8 @@ function toStoredEntry(entry: RecipeEntry): StoredEntry {
 export function formatRecipe(name: string, entries: RecipeEntry[], home: string): string {
   const byDir = new Map<string, StoredEntry[]>();
   for (const entry of entries) {
-    const key = tildeDir(entry.dir, home);
+    // A directory whose name is not UTF-8 (text-path.ts) is written as text, with U+FFFD for what is not.
+    const key = tildeDir(entry.dir.toWellFormed(), home);
     const list = byDir.get(key) ?? [];
     list.push(toStoredEntry(entry));
     byDir.set(key, list);

@@ -1,5 +1,15 @@
 // Resolving what a user typed as TASK: an id, an exact display name, or a case-insensitive prefix of
 // a name or command that matches exactly one task. Pure, so every rule is a unit test.
+//
+// The rules are tried in order, and the first that matches anything decides: one task is the
+// answer, several are an ambiguity error (which lists them), none passes to the next rule.
+//   1. an id;
+//   2. an exact display name;
+//   3. an exact command: `claude` is the task running `claude`, not one named `claude-fake`;
+//   4. whole words at the start of a name or command, ignoring case: `claude` is also the task
+//      running `claude --resume …`, and `npm run` the one running `npm run dev`;
+//   5. any prefix of a name or command, ignoring case: `cla`, `npm run d`.
+// So what the user typed in full is never taken for a part of a longer word in another task.
 import { UserError } from "./errors.ts";
 import { printable } from "./text-printable.ts";
 
@@ -19,15 +29,25 @@ export function resolveTaskRef<T extends TaskRefCandidate>(ref: string, tasks: r
     const byId = tasks.find((t) => t.id === Number(trimmed));
     if (byId) return byId;
   }
-  const exact = tasks.filter((t) => t.name === trimmed);
-  if (exact.length === 1) return exact[0]!;
-  if (exact.length > 1) throw ambiguous(ref, exact);
-  const prefix = trimmed.toLowerCase();
-  const matches = tasks.filter(
-    (t) => (t.name?.toLowerCase().startsWith(prefix) ?? false) || t.command.toLowerCase().startsWith(prefix),
-  );
-  if (matches.length === 1 && prefix.length > 0) return matches[0]!;
-  if (matches.length > 1 && prefix.length > 0) throw ambiguous(ref, matches);
+  if (trimmed !== "") {
+    const lower = trimmed.toLowerCase();
+    const startsWith = (text: string | null, wholeWords: boolean) => {
+      const folded = text?.toLowerCase();
+      if (folded === undefined || !folded.startsWith(lower)) return false;
+      return !wholeWords || folded.length === lower.length || /\s/.test(folded[lower.length]!);
+    };
+    const rules: ((t: T) => boolean)[] = [
+      (t) => t.name === trimmed,
+      (t) => t.command.trim() === trimmed,
+      (t) => startsWith(t.name, true) || startsWith(t.command.trimStart(), true),
+      (t) => startsWith(t.name, false) || startsWith(t.command.trimStart(), false),
+    ];
+    for (const rule of rules) {
+      const matches = tasks.filter(rule);
+      if (matches.length === 1) return matches[0]!;
+      if (matches.length > 1) throw ambiguous(ref, matches);
+    }
+  }
   throw new UserError(`no task matches '${printable(ref)}'${tasks.length ? ` (tasks: ${describeSome(tasks)})` : " (no tasks)"}`);
 }
 

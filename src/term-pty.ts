@@ -6,8 +6,10 @@
 import { Buffer } from "node:buffer";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { existsSync, readFileSync } from "node:fs";
+import { closeSync, constants, existsSync, openSync, readFileSync } from "node:fs";
 import { setImmediate } from "node:timers";
+import { shellQuote } from "./text-shell.ts";
+import { hasRawBytes, pathBytes } from "./text-path.ts";
 
 declare const Deno: any;
 
@@ -41,7 +43,24 @@ export interface Pty {
 }
 
 export function spawnPty(options: PtySpawnOptions): Pty {
-  return typeof Deno !== "undefined" ? spawnDenoPty(options) : spawnBunPty(options);
+  return inDirectory(options.cwd, (cwd) => (typeof Deno !== "undefined" ? spawnDenoPty : spawnBunPty)({ ...options, cwd }));
+}
+
+/**
+ * Runs `spawn` with a cwd the runtime can pass on. Runtimes take the cwd as text, so a directory
+ * whose name is not UTF-8 (text-path.ts) is opened by its bytes and named through the daemon's own
+ * descriptor for it, /proc/<pid>/fd/<fd>: the child's chdir follows that link to the directory
+ * itself, and its getcwd() gives the real bytes. The descriptor is closed once the child has started.
+ */
+function inDirectory(cwd: string, spawn: (cwd: string) => Pty): Pty {
+  if (!hasRawBytes(cwd)) return spawn(cwd);
+  if (!existsSync(`/proc/${process.pid}/fd`)) throw new Error("this system cannot start a task in a directory whose name is not UTF-8");
+  const fd = openSync(pathBytes(cwd), constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    return spawn(`/proc/${process.pid}/fd/${fd}`);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function spawnBunPty({ argv, cwd, env, cols, rows, onData, onInputDrained }: PtySpawnOptions): Pty {
@@ -147,11 +166,7 @@ function isMusl(): boolean {
   }
 }
 
-// The library splits its command line like a shell would, and wants C strings.
-function shellQuote(word: string): string {
-  return `'${word.replaceAll("'", "'\\''")}'`;
-}
-
+// The library splits its command line like a shell would (so every word is quoted), and wants C strings.
 function cString(text: string): Uint8Array {
   return new TextEncoder().encode(`${text}\0`);
 }

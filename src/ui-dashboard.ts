@@ -12,6 +12,7 @@ import { printable } from "./text-printable.ts";
 import type { TaskEvent, TaskInfo } from "./wire-protocol.ts";
 import { askLine } from "./ui-prompt.ts";
 import { Region } from "./ui-render.ts";
+import { currentDirectory } from "./text-path.ts";
 
 // Ages and the running/idle glyphs change with time alone; the daemon sends events only for changes.
 /** Ages tick; every other change (idle included) arrives as an event. */
@@ -233,10 +234,10 @@ class Dashboard {
   }
 
   private async newCommand(): Promise<void> {
-    const command = await this.ask(`Run in ${tildePath(process.cwd(), process.env.HOME)}`);
+    const command = await this.ask(`Run in ${tildePath(currentDirectory(), process.env.HOME)}`);
     if (command === null || command.trim() === "") return;
     try {
-      const { id } = await this.client.request("run", { command, cwd: process.cwd() });
+      const { id } = await this.client.request("run", { command, cwd: currentDirectory() });
       this.selected = id;
       this.status = { text: `started task ${id}`, error: false };
     } catch (error) {

@@ -1,6 +1,6 @@
 // The session picker: saved sessions (by stored name, ignoring case, so `a/b` shows as `a/b`, not
 // as its file's `a_b`) and, behind Tab while any exist, the recovery snapshots newest first. Ctrl-R
-// renames and Ctrl-D deletes a saved session in place, with the same rules as `fleetcom sessions`.
+// renames and Ctrl-D deletes the listed file in place, with the same rules as `fleetcom sessions`.
 import { requireTerminal } from "./ui-attach.ts";
 import { loadAndDescribe } from "./client-recipes.ts";
 import { age, SAVE_HINT, snapshotListRow } from "./ui-format.ts";
@@ -8,7 +8,8 @@ import { printable } from "./text-printable.ts";
 import { pick, type PickItem, type PickList, type PickerOptions } from "./ui-picker.ts";
 import { listSnapshots, snapshotByPath } from "./recipe-snapshots.ts";
 import { recoveryDir, sessionDir } from "./paths.ts";
-import { listSessions, loadRecipe, removeSession, renameSession, type LoadedRecipe, type SessionInfo } from "./recipe-sessions.ts";
+import { listSessions, loadRecipe, removeSessionFile, renameSessionFile, type LoadedRecipe, type SessionInfo } from "./recipe-sessions.ts";
+import { currentDirectory } from "./text-path.ts";
 
 export type PickedSession = { kind: "saved" | "recovery"; recipe: LoadedRecipe };
 
@@ -50,7 +51,8 @@ const savedList: PickList<Source> = {
         const old = item.value.session.name;
         const name = await tools.ask(`Rename session '${printable(old)}' to`, old);
         if (name === null || name.trim() === old) return;
-        const file = renameSession(old, name);
+        // The file listed, not a lookup by name: a hand-edited `name` may differ from the file's stem.
+        const file = renameSessionFile(item.value.session.file, name);
         tools.highlight(file);
         tools.say(`renamed '${printable(old)}' to '${printable(name.trim())}'`);
       },
@@ -62,7 +64,7 @@ const savedList: PickList<Source> = {
         if (item.value.kind !== "saved") return;
         const name = item.value.session.name;
         if (!(await tools.confirm(`Delete session '${printable(name)}'?`))) return tools.say("nothing deleted");
-        removeSession(name);
+        removeSessionFile(item.value.session.file);
         tools.say(`deleted '${printable(name)}'`);
       },
     },
@@ -95,7 +97,7 @@ export async function pickSession(options: { start: "saved" | "recovery" } & Omi
   if (!picked) return null;
   const source = picked.value;
   if (source.kind === "recovery") return { kind: "recovery", recipe: snapshotByPath(source.file) };
-  return { kind: "saved", recipe: loadRecipe(source.session.file, process.cwd()) };
+  return { kind: "saved", recipe: loadRecipe(source.session.file, currentDirectory()) };
 }
 
 export function hasSnapshots(): boolean {

@@ -7,15 +7,14 @@
 // Live registry (newer Claude): `<claude home>/sessions/<pid>.json` per running process, with the
 // conversation it holds (`sessionId`, updated in place on /clear and /resume) and `status` busy, idle
 // or waiting (`waitingFor`: "approve Bash", "input needed", "dialog open"…).
+import { type Env, homeDir } from "./paths.ts";
 import { join } from "node:path";
 import { entriesOf, createdMs, member, textOf } from "./agent-files.ts";
 import { isFile } from "./files.ts";
 import { type AgentSignal, attentionMessage } from "./attention.ts";
 import {
   type Agent,
-  type Env,
   type LiveState,
-  homeOf,
   idAfterSelector,
   lastHintId,
   nearSpawn,
@@ -105,7 +104,7 @@ export function claudeSlug(cwd: string): string {
 }
 
 export function claudeHome(env: Env): string {
-  return env.CLAUDE_CONFIG_DIR || join(homeOf(env), ".claude");
+  return env.CLAUDE_CONFIG_DIR || join(homeDir(env), ".claude");
 }
 
 /** `<claude home>/projects/<slug>/<id>.jsonl`: the conversation's transcript. */

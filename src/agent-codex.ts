@@ -3,11 +3,12 @@
 // payload. Codex's title-generation thread notifies too; its ID must never win, and it never raises
 // attention, while a turn completed on the real thread means Codex waits for input. Exit hint: `codex
 // resume <id>` in three wordings. Store: dated rollout files whose first record names the cwd.
+import { type Env, homeDir } from "./paths.ts";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { entriesOf, firstRecord, member, textOf } from "./agent-files.ts";
 import { type AgentSignal, attentionMessage } from "./attention.ts";
-import { type Agent, type Env, homeOf, isUuid, lastHintId, nearSpawn, shellQuote, single, textsAfter, uuidOrNull } from "./agent.ts";
+import { type Agent, isUuid, lastHintId, nearSpawn, shellQuote, single, textsAfter, uuidOrNull } from "./agent.ts";
 
 export const CODEX_NOTIFY_SCRIPT = "codex-notify.sh";
 
@@ -28,7 +29,7 @@ exec "$@"
 const TITLE_PROMPT = "Generate a concise, single-line task title";
 
 export function codexHome(env: Env): string {
-  return env.CODEX_HOME || join(homeOf(env), ".codex");
+  return env.CODEX_HOME || join(homeDir(env), ".codex");
 }
 
 const NOTIFY_KEY = /^\s*(notify|"notify"|'notify')\s*=/;

@@ -2,10 +2,11 @@
 // `$COMMANDCODE_SCRATCHPAD_BASE/commandcode-<uid>/<cwd slug>/<id>/scratchpad`; a private base per
 // run makes the ID directory there this task's conversation. Exit hint: `Resume this session with:`
 // then `<word as invoked> --resume <id>`. Store: `~/.commandcode/projects/<slug>/<id>.jsonl`.
+import { type Env, homeDir } from "./paths.ts";
 import { isAbsolute, join } from "node:path";
 import { entriesOf, firstRecord, member, modifiedMs } from "./agent-files.ts";
 import { isFile } from "./files.ts";
-import { type Agent, type Env, homeOf, isUuid, lastHintId, single, textsAfter } from "./agent.ts";
+import { type Agent, isUuid, lastHintId, single, textsAfter } from "./agent.ts";
 
 const WORDS = ["command-code", "cmd", "cmdc", "commandcode"];
 
@@ -45,7 +46,7 @@ export function transcriptBelongsTo(first: unknown, id: string, cwd: string, spa
 
 /** `~/.commandcode/projects/<slug>`: where the project's transcripts are. */
 function projectDir(env: Env, cwd: string): string {
-  return join(homeOf(env), ".commandcode", "projects", commandCodeSlug(cwd));
+  return join(homeDir(env), ".commandcode", "projects", commandCodeSlug(cwd));
 }
 
 export const commandCode: Agent = {

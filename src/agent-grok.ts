@@ -1,14 +1,15 @@
 // Grok: a new conversation is pinned with `--session-id`; there is no capture channel. Exit hint:
 // `grok --resume <id>` or `grok -r <id>`. Store: `<grok home>/sessions/<encoded cwd>/<id>/`.
+import { type Env, homeDir } from "./paths.ts";
 import { join } from "node:path";
 import { createdMs, entriesOf } from "./agent-files.ts";
 import { isDirectory } from "./files.ts";
-import { type Agent, type Env, homeOf, lastHintId, nearSpawn, newUuid, shellQuote, single } from "./agent.ts";
+import { type Agent, lastHintId, nearSpawn, newUuid, shellQuote, single } from "./agent.ts";
 
 const HINT = /(?:^|\s)grok\s+(?:--resume|-r)\s+(.*)$/;
 
 export function grokHome(env: Env): string {
-  return env.GROK_HOME || join(homeOf(env), ".grok");
+  return env.GROK_HOME || join(homeDir(env), ".grok");
 }
 
 /** The cwd as Grok names its session folder: `%` → `%25`, then `/` → `%2F`. */

@@ -5,6 +5,7 @@
 // Resume only what exists (agents.md): a known ID goes into a save, a snapshot or a rerun only once
 // the agent's own store holds that conversation, since the real CLIs refuse to resume an ID they
 // have no transcript for, and the task would then fail at every start.
+import { type Env } from "./paths.ts";
 import { commandCode } from "./agent-commandcode.ts";
 import { claude } from "./agent-claude.ts";
 import { codex } from "./agent-codex.ts";
@@ -14,7 +15,7 @@ import { entriesOf, linesSince, textOf } from "./agent-files.ts";
 import type { AgentNamespace } from "./agent-namespace.ts";
 import type { AgentSignal } from "./attention.ts";
 import { liveGroupOf } from "./proc.ts";
-import { type Agent, type Env, type Launch, type LiveState, type RunAssets, conversationId, detect, instrumentedCommand, resumeCommand, uuidOrNull } from "./agent.ts";
+import { type Agent, type Launch, type LiveState, type RunAssets, conversationId, detect, instrumentedCommand, resumeCommand, uuidOrNull } from "./agent.ts";
 
 export const AGENTS: readonly Agent[] = [claude, codex, grok, commandCode];
 

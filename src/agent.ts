@@ -9,11 +9,10 @@
 // This file holds the interface each agent fills in, the UUID check, command detection, the resume
 // form and the precedence of evidence. It does no I/O. One file per agent (agent-<name>.ts) holds
 // what is specific to that agent; agent-run.ts lists them and does the I/O around them.
-import { homedir } from "node:os";
 import type { AgentSignal } from "./attention.ts";
+import type { Env } from "./paths.ts";
 import { shellQuote } from "./text-shell.ts";
 
-export type Env = Record<string, string | undefined>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -242,7 +241,3 @@ export function single(ids: readonly string[], taken: ReadonlySet<string> = new 
   return free.length === 1 ? free[0]! : null;
 }
 
-/** The user's home in the task's environment. */
-export function homeOf(env: Env): string {
-  return env.HOME || homedir();
-}

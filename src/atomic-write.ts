@@ -1,6 +1,7 @@
 // Crash-safe file replacement for recipes and recovery snapshots: the target always holds either its
 // old content or the complete new content, never a torn mix (sessions.md, "Writing safely").
 // node:fs only, so it runs under Deno as well.
+import { isProcessAlive } from "./platform.ts";
 import { closeSync, fchmodSync, fsyncSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
@@ -78,18 +79,7 @@ export function writeFileAtomic(path: string, content: string | Uint8Array, mode
   fsyncDirectory(dirname(path));
 }
 
-export function isTempFileName(name: string): boolean {
-  return TEMP_NAME.test(name);
-}
 
-function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 // A writer killed mid-save leaves its temp file behind; it is harmless (no listing shows it) but
 // would pile up, so writers sweep the leftovers of processes that no longer exist.
@@ -102,7 +92,7 @@ export function removeStaleTempFiles(dir: string): void {
   }
   for (const name of names) {
     const match = TEMP_NAME.exec(name);
-    if (!match || processIsAlive(Number(match[1]))) continue;
+    if (!match || isProcessAlive(Number(match[1]))) continue;
     try {
       unlinkSync(join(dir, name));
     } catch {

@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { errorMessage } from "./errors.ts";
-import { homeDir, recoveryDir } from "./paths.ts";
+import { homeDir, recoveryDir, type Env } from "./paths.ts";
 import { processStartedAtMs } from "./proc.ts";
 import { couldBeWriter, shouldWriteSnapshot, snapshotFileName, snapshotLabel, snapshotsToPrune, type SnapshotFile, type SnapshotName } from "./recipe-snapshot-rules.ts";
 import { isProcessAlive } from "./platform.ts";
@@ -13,7 +13,6 @@ import type { SnapshotError } from "./wire-protocol.ts";
 import { formatRecipe, type RecipeEntry } from "./recipe.ts";
 import { ensurePrivateDir } from "./recipe-sessions.ts";
 
-type Env = Record<string, string | undefined>;
 
 export const DEFAULT_DEBOUNCE_MS = 2_000;
 export const DEFAULT_CHECK_MS = 60_000;

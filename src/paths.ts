@@ -1,7 +1,7 @@
 // Where fleetcom keeps things: the session directory (sessions.md) and the runtime directory
 // (daemon.md). Pure functions of the environment, so every client and the daemon agree.
 import { homedir, platform } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 
 export type Env = Record<string, string | undefined>;
 
@@ -43,4 +43,13 @@ export function lockPath(env: Env = process.env): string {
 
 export function logPath(env: Env = process.env): string {
   return join(runtimeDir(env), LOG_NAME);
+}
+
+/** `dir` with the home directory written as `~` (`~`, `~/…`), so a recipe survives a moved home and a path reads short; as it is elsewhere. */
+export function tildePath(dir: string, home: string | undefined): string {
+  if (!home) return dir;
+  const base = resolve(home);
+  if (base === "/") return dir;
+  if (dir === base) return "~";
+  return dir.startsWith(`${base}/`) ? `~/${dir.slice(base.length + 1)}` : dir;
 }

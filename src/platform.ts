@@ -3,10 +3,11 @@
 // one daemon" race-free, and the uid of the process at the other end of a Unix socket, which is what
 // lets the client and the daemon refuse to talk to anyone but their own user. Bun and Deno each get
 // their libc binding here.
-import { readFileSync } from "node:fs";
 import type { Socket } from "node:net";
 import { endianness, platform } from "node:os";
 import { fileURLToPath } from "node:url";
+
+import { readProcStat } from "./proc.ts";
 
 declare const Deno: any;
 
@@ -128,14 +129,6 @@ export function isProcessAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
-  return !isZombie(pid);
+  return readProcStat(pid)?.state !== "Z";
 }
 
-function isZombie(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return false;
-  }
-}

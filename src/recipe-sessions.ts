@@ -8,12 +8,11 @@ import { type } from "arktype";
 import { removeStaleTempFiles, writeFileAtomic, describeFsError } from "./atomic-write.ts";
 import { UserError } from "./errors.ts";
 import { printable } from "./text-printable.ts";
-import { homeDir, sessionDir, type Env } from "./paths.ts";
+import { homeDir, sessionDir, tildePath, type Env } from "./paths.ts";
 import {
   decodeRecipe,
   formatRecipe,
   parseRecipe,
-  tildeDir,
   type ParsedRecipe,
   type RecipeEntry,
 } from "./recipe.ts";
@@ -163,7 +162,7 @@ function describeSessionFile(file: string, env: Env, cwd: string): SessionInfo |
       storedName: recipe.name,
       tasks: recipe.entries.length,
       dropped: recipe.dropped,
-      dirs: [...new Set(recipe.entries.map((e) => tildeDir(e.dir, homeDir(env))))],
+      dirs: [...new Set(recipe.entries.map((e) => tildePath(e.dir, homeDir(env))))],
     };
   } catch (error) {
     const reason = error instanceof UserError ? error.message : describeFsError(error);

@@ -5,12 +5,11 @@ import { basename, join, resolve } from "node:path";
 import { describeFsError } from "./atomic-write.ts";
 import { UserError } from "./errors.ts";
 import { printable } from "./text-printable.ts";
-import { homeDir, recoveryDir } from "./paths.ts";
+import { homeDir, recoveryDir, type Env } from "./paths.ts";
 import { compareSnapshotsNewestFirst, isSnapshotName } from "./recipe-snapshot-rules.ts";
 import { displayName, readRecipe, type LoadedRecipe } from "./recipe-sessions.ts";
 import { currentDirectory } from "./text-path.ts";
 
-type Env = Record<string, string | undefined>;
 
 export interface SnapshotInfo {
   file: string;

@@ -1,6 +1,7 @@
 // The recipe file format of sessions.md, as pure functions: file names from session names, tolerant
 // parsing (wrapped and flat shapes, versions, dropped entries, `~` and relative directory keys) and
 // byte-stable formatting. No I/O here: recipe-sessions.ts reads and writes, the daemon formats snapshots.
+import { tildePath } from "./paths.ts";
 import { Buffer } from "node:buffer";
 import { resolve } from "node:path";
 import { type } from "arktype";
@@ -281,14 +282,6 @@ function showChar(c: string): string {
 
 // --- writing ------------------------------------------------------------------------------------
 
-// Directories under $HOME are written as `~` / `~/…` so a recipe survives a moved home directory.
-export function tildeDir(dir: string, home: string): string {
-  const base = resolve(home);
-  if (base === "/") return dir;
-  if (dir === base) return "~";
-  if (dir.startsWith(`${base}/`)) return `~/${dir.slice(base.length + 1)}`;
-  return dir;
-}
 
 function toStoredEntry(entry: RecipeEntry): StoredEntry {
   if (entry.group === null && entry.name === null) return entry.cmd;
@@ -305,7 +298,7 @@ export function formatRecipe(name: string, entries: RecipeEntry[], home: string)
   const byDir = new Map<string, StoredEntry[]>();
   for (const entry of entries) {
     // A directory whose name is not UTF-8 (text-path.ts) is written as text, with U+FFFD for what is not.
-    const key = tildeDir(entry.dir.toWellFormed(), home);
+    const key = tildePath(entry.dir.toWellFormed(), home);
     const list = byDir.get(key) ?? [];
     list.push(toStoredEntry(entry));
     byDir.set(key, list);

@@ -2,8 +2,8 @@
 // xterm-compatible terminal sends it. Arrows, Home and End depend on the task's cursor-key mode
 // (DECCKM), so the daemon turns names into bytes with the task's modes. Pure; no arktype (send's
 // start-up path).
+import { CSI } from "./text-ansi.ts";
 
-const CSI = "\x1b[";
 const SS3 = "\x1bO";
 
 /** Keys whose bytes do not depend on modes; names are matched ignoring case. */

@@ -11,6 +11,7 @@
 // The default import is the CommonJS module object: Deno finds no named exports in xterm's bundle.
 import xterm, { type IBuffer, type IDisposable, type IModes } from "@xterm/headless";
 import { type Style, serializeRows, sgr } from "./term-serialize.ts";
+import { CSI, ESC, HIDE_CURSOR, SGR_RESET, SHOW_CURSOR } from "./text-ansi.ts";
 import { useFleetcomWidths } from "./term-widths.ts";
 
 export interface ScreenOptions {
@@ -28,11 +29,6 @@ interface Region {
   bottom: number;
 }
 
-const ESC = "\x1b";
-const CSI = `${ESC}[`;
-const SGR_RESET = `${CSI}0m`;
-const HIDE_CURSOR = `${CSI}?25l`;
-const SHOW_CURSOR = `${CSI}?25h`;
 const ALT_SCREEN_MODES = [47, 1047, 1049];
 const MOUSE_ENCODINGS = [1005, 1006, 1015, 1016];
 const MOUSE_TRACKING: Record<IModes["mouseTrackingMode"], string> = {

@@ -3,6 +3,7 @@
 // bold next to dim (its SGR 22 for "not dim" also clears bold), turns `38;5;N` (N < 16) into 3x/9x
 // and carries the pen across rows and buffers. Here every style change is a complete SGR from
 // reset, and the pen is back to default at the end of every row, so no row depends on another.
+import { CSI, SGR_RESET } from "./text-ansi.ts";
 import type { IBuffer, IBufferCell } from "@xterm/headless";
 
 /** The style getters that buffer cells and xterm's current pen both have. */
@@ -24,8 +25,6 @@ export type Style = Pick<
   | "isAttributeDefault"
 >;
 
-const CSI = "\x1b[";
-const SGR_RESET = `${CSI}0m`;
 // xterm's colour-mode bits (common/buffer/Constants.ts), as getFgColorMode() returns them.
 const PALETTE_16 = 0x1000000;
 const PALETTE_256 = 0x2000000;

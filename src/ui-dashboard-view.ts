@@ -1,7 +1,8 @@
 // What the dashboard shows, as pure functions of the fleet: the header, the sections of each
 // grouping, a row per task, the hint line, and the frame that fits them into the terminal.
 import { label } from "./recipe-labels.ts";
-import { age, glyph, tildePath } from "./ui-format.ts";
+import {age, glyph } from "./ui-format.ts";
+import { tildePath } from "./paths.ts";
 import { cut } from "./text-width.ts";
 import { NO_GROUP } from "./recipe-labels.ts";
 import { printable } from "./text-printable.ts";

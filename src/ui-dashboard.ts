@@ -5,20 +5,19 @@ import { attachSession } from "./ui-attach.ts";
 import { DaemonClient } from "./client.ts";
 import { errorMessage } from "./errors.ts";
 import { label } from "./recipe-labels.ts";
-import { stateText, tildePath } from "./ui-format.ts";
+import {stateText } from "./ui-format.ts";
+import { tildePath } from "./paths.ts";
 import { GROUPINGS, dashboardLines, screenOrder, sections, type Grouping, type View } from "./ui-dashboard-view.ts";
 import { KeyInput, type Key } from "./ui-keys.ts";
 import { printable } from "./text-printable.ts";
 import type { TaskEvent, TaskInfo } from "./wire-protocol.ts";
-import { askLine } from "./ui-prompt.ts";
+import { askLine, PROMPT_ROWS } from "./ui-prompt.ts";
 import { Region } from "./ui-render.ts";
 import { currentDirectory } from "./text-path.ts";
 
 // Ages and the running/idle glyphs change with time alone; the daemon sends events only for changes.
 /** Ages tick; every other change (idle included) arrives as an event. */
 const AGE_TICK_MS = 1_000;
-// Rows kept free under the block while a prompt is open, so the prompt never scrolls the block's top away.
-const PROMPT_ROWS = 5;
 const CLEAR_SCREEN = "\x1b[H\x1b[2J";
 
 export type DashboardEnd = "detached" | "quit" | "lost";

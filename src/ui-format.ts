@@ -1,5 +1,6 @@
 // How tasks look to people: glyphs, labels, ages, the ls table. Pure functions of TaskInfo, shared
 // by `ls` and the dashboard.
+import { tildePath } from "./paths.ts";
 import type { SnapshotInfo } from "./recipe-snapshots.ts";
 import type { Escapee, TaskInfo } from "./wire-protocol.ts";
 import { label } from "./recipe-labels.ts";
@@ -31,11 +32,6 @@ export function age(fromIso: string, now = Date.now()): string {
   return `${Math.floor(hours / 24)}d`;
 }
 
-export function tildePath(path: string, home: string | undefined): string {
-  if (!home) return path;
-  if (path === home) return "~";
-  return path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
-}
 
 
 /**

@@ -1,7 +1,8 @@
 // `fleetcom attach` without TASK: pick a task from a line-oriented list, then attach to it.
 import { withDaemon } from "./client.ts";
 import { label } from "./recipe-labels.ts";
-import { age, glyph, tildePath } from "./ui-format.ts";
+import {age, glyph } from "./ui-format.ts";
+import { tildePath } from "./paths.ts";
 import { printable } from "./text-printable.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 import { pick } from "./ui-picker.ts";

@@ -4,7 +4,7 @@
 // recovery snapshots): Tab flips between them while the others have items, and each list keeps its
 // own filter and highlight. List actions (rename, delete) run without leaving the picker.
 import { KeyInput, type Key } from "./ui-keys.ts";
-import { askLine } from "./ui-prompt.ts";
+import { askLine, PROMPT_ROWS } from "./ui-prompt.ts";
 import { printable } from "./text-printable.ts";
 import { Region, fit, paint } from "./ui-render.ts";
 import { textWidth } from "./text-width.ts";
@@ -65,7 +65,6 @@ interface ListState {
   highlight: string | null;
 }
 
-const PROMPT_ROWS = 5;
 
 export function pick<T>(options: PickerOptions<T>): Promise<Picked<T> | null> {
   return new Picker(options).run();

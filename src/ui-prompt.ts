@@ -8,6 +8,9 @@ import { printable } from "./text-printable.ts";
 import type { Region } from "./ui-render.ts";
 
 /** Follows the cursor's row through what clack writes: newlines, cursor up/down. */
+/** Rows kept free under a block while a prompt is open, so the prompt never scrolls the block's top away. */
+export const PROMPT_ROWS = 5;
+
 export class RowCounter {
   row = 0;
 

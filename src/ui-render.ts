@@ -2,14 +2,12 @@
 // by moving the cursor up to its top, rewriting each line and clearing what a longer previous frame
 // left, in one write wrapped in synchronized output, so nothing flickers. Relative movement instead
 // of the alternate screen keeps the user's scrollback and leaves nothing behind when cleared.
+import { CSI, HIDE_CURSOR, SHOW_CURSOR } from "./text-ansi.ts";
 import { createColors } from "picocolors";
 import { cut } from "./text-width.ts";
 
-const CSI = "\x1b[";
 const SYNC_BEGIN = `${CSI}?2026h`;
 const SYNC_END = `${CSI}?2026l`;
-const HIDE_CURSOR = `${CSI}?25l`;
-export const SHOW_CURSOR = `${CSI}?25h`;
 // Autowrap off while drawing: a line that is one column too wide is clipped instead of wrapped,
 // which would shift every later redraw by a row.
 const NO_WRAP = `${CSI}?7l`;

@@ -4,6 +4,7 @@
 // text and Enter in one read as a paste. Through the real daemon, fleetcom resumes only what exists
 // (B1), injects only what the binary understands (B2), submits with one send (B3) and snapshots a
 // newly captured conversation at once (B4).
+import { isProcessAlive } from "../src/platform.ts";
 import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -301,18 +302,10 @@ describe("processes that leave the task's group", () => {
     const pid = Number(await until("the server", async () => /server (\d+)/.exec(await fleet.peek(id))?.[1]));
     const line = `1 process escaped its group: pid ${pid} codex-app-server 3600`;
     expect(await fleet.ok(["kill", String(id), String(stayed)])).toBe(`killed task ${id}; ${line}\n`);
-    expect(alive(pid)).toBe(true);
+    expect(isProcessAlive(pid)).toBe(true);
     expect(await fleet.ok(["rm", String(id)])).toBe(`removed task ${id}; ${line}\n`);
-    expect(alive(pid)).toBe(true);
+    expect(isProcessAlive(pid)).toBe(true);
     process.kill(pid, "SIGKILL");
   });
 });
 
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
-}

@@ -2,6 +2,7 @@
 // being renamed, regrouped, removed and loaded; every time, its tasks die with their PTYs, no
 // snapshot on disk is torn or empty, and `fleetcom recover --latest` brings back exactly the recipe
 // of the last snapshot written. A failing seed reproduces with FLEETCOM_CRASH_SEED.
+import { isProcessAlive } from "../src/platform.ts";
 import { afterAll, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -32,15 +33,6 @@ afterAll(async () => {
   await fleet.stop();
 });
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
 
 /** One random recipe-changing request, chosen from the fleet as it is now. */
 async function randomChange(client: RawClient, round: number, step: number): Promise<void> {
@@ -101,7 +93,7 @@ test(`${ROUNDS} rounds of SIGKILL at random moments lose no recipe (seed ${SEED}
     for (let step = 0; !killed; step++) await randomChange(client, round, step);
     await killer;
     client.close();
-    await until(`daemon ${pid} to die (round ${round})`, () => !alive(pid), 10_000);
+    await until(`daemon ${pid} to die (round ${round})`, () => !isProcessAlive(pid), 10_000);
     await until(`round ${round}'s tasks to die with their PTYs`, () => processesWithMarker(marker).length === 0, 10_000);
 
     const expected = lastSnapshot();

@@ -5,26 +5,12 @@ import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs
 import { join } from "node:path";
 import { FrameKind, PROTOCOL_VERSION, encodeControl, encodeFrame } from "../src/wire-framing.ts";
 import { isProcessAlive } from "../src/platform.ts";
-import { eachTestGetsAFleet, Fleet, until } from "./fleet.ts";
+import { daemonsOf, eachTestGetsAFleet, Fleet, until } from "./fleet.ts";
 import { RawClient } from "./raw-client.ts";
 
 let fleet: Fleet;
 eachTestGetsAFleet((f) => (fleet = f));
 
-function daemonsOf(runtimeDir: string): number[] {
-  const out = Bun.spawnSync(["pgrep", "-f", "main.ts daemon"]).stdout.toString().trim();
-  return out
-    .split("\n")
-    .filter(Boolean)
-    .map(Number)
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/environ`, "utf8").includes(`FLEETCOM_RUNTIME_DIR=${runtimeDir}\0`);
-      } catch {
-        return false;
-      }
-    });
-}
 
 function rssKb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);

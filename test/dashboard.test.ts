@@ -1,5 +1,6 @@
 // The dashboard through the real program in a real PTY: keys typed, the screen read back through a
 // headless terminal, the fleet checked from other clients.
+import { isProcessAlive } from "../src/platform.ts";
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -26,14 +27,6 @@ async function dashboard(args: string[] = [], size = { cols: 160, rows: 30 }): P
 
 const rows = (screen: string) => screen.split("\n");
 const selectedRow = (screen: string) => rows(screen).find((r) => r.startsWith("›")) ?? "";
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe("the view", () => {
   test("header with counts, sections by state, one row per task, hints; redraws in place when tasks change", async () => {
@@ -92,8 +85,8 @@ describe("the view", () => {
     client.write("Q");
     expect(await client.proc.exited).toBe(0);
     expect(client.output).toContain("[stopped the daemon and every task]");
-    await until("the daemon gone", () => !isAlive(daemon));
-    await until("the tasks gone", () => pids.every((p) => !isAlive(p)));
+    await until("the daemon gone", () => !isProcessAlive(daemon));
+    await until("the tasks gone", () => pids.every((p) => !isProcessAlive(p)));
     expect(fleet.daemonPid()).toBeNull();
   });
 
@@ -372,7 +365,7 @@ describe("fleetcom SESSION and --foreground", () => {
     client.write("q");
     expect(await client.proc.exited).toBe(0);
     expect(client.output).toContain("[foreground supervisor stopped with every task]");
-    await until("the task gone", () => !isAlive(pid));
+    await until("the task gone", () => !isProcessAlive(pid));
     expect(fleet.daemonPid()).toBeNull();
   });
 
@@ -385,7 +378,7 @@ describe("fleetcom SESSION and --foreground", () => {
     const pid = (await fleet.ls())[0]!.pid!;
     client.write("Q");
     expect(await client.proc.exited).toBe(0);
-    await until("the task gone", () => !isAlive(pid));
+    await until("the task gone", () => !isProcessAlive(pid));
   });
 
   test("--foreground refuses while a daemon runs", async () => {

@@ -190,3 +190,19 @@ export class PtyClient {
     } catch {}
   }
 }
+
+/** The PIDs of the daemons (started from source) serving `runtimeDir`. */
+export function daemonsOf(runtimeDir: string): number[] {
+  const out = Bun.spawnSync(["pgrep", "-f", "main.ts daemon"]).stdout.toString().trim();
+  return out
+    .split("\n")
+    .filter(Boolean)
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/environ`, "utf8").includes(`FLEETCOM_RUNTIME_DIR=${runtimeDir}\0`);
+      } catch {
+        return false;
+      }
+    });
+}

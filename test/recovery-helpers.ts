@@ -1,6 +1,7 @@
 // What the session and recovery tests share: a fleet with short snapshot intervals, a raw socket
 // client for bursts the CLI could not issue within a second, the snapshots on disk and the writes the
 // daemon logged, and the process sweep for tasks a SIGKILLed daemon may leave behind.
+import { isProcessAlive } from "../src/platform.ts";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { isSnapshotName } from "../src/recipe-snapshot-rules.ts";
@@ -49,7 +50,7 @@ export function processesWithMarker(marker: string): number[] {
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/environ`, "latin1").split("\0").includes(marker) && !isZombie(Number(entry))) found.push(Number(entry));
+      if (readFileSync(`/proc/${entry}/environ`, "latin1").split("\0").includes(marker) && isProcessAlive(Number(entry))) found.push(Number(entry));
     } catch {
       // gone, or not ours
     }
@@ -57,10 +58,6 @@ export function processesWithMarker(marker: string): number[] {
   return found;
 }
 
-function isZombie(pid: number): boolean {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  return stat.slice(stat.lastIndexOf(")") + 2)[0] === "Z";
-}
 
 /** Cleanup after a crash: each task leads its own process group, so kill the groups. */
 export function killProcessGroups(pids: number[]): void {

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl } from "../src/wire-framing.ts";
 import { openRuntimeDir } from "../src/runtime-dir.ts";
 import { isProcessAlive } from "../src/platform.ts";
-import { eachTestGetsAFleet, Fleet, until } from "./fleet.ts";
+import { eachTestGetsAFleet, Fleet, until, daemonsOf } from "./fleet.ts";
 import { fleetcomArgv, runFleetcom } from "./helpers.ts";
 
 const AS_ROOT = process.getuid?.() === 0;
@@ -110,20 +110,6 @@ function defaultRuntimeEnv(tmp: string): Record<string, string> {
 
 // ---- helpers for the daemon side -------------------------------------------------------------------
 
-function daemonsOf(runtimeDir: string): number[] {
-  const out = Bun.spawnSync(["pgrep", "-f", "main.ts daemon"]).stdout.toString().trim();
-  return out
-    .split("\n")
-    .filter(Boolean)
-    .map(Number)
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/environ`, "utf8").includes(`FLEETCOM_RUNTIME_DIR=${runtimeDir}\0`);
-      } catch {
-        return false;
-      }
-    });
-}
 
 class RawClient {
   readonly socket: Socket;

@@ -17,10 +17,12 @@ DIST_TARGETS := linux-x64 linux-arm64 darwin-x64 darwin-arm64
 DIST_DIR ?= dist
 # The part of the suite `make test-deno` runs under `deno run`: the CLI, sessions, save/load, the
 # daemon's life, tasks in real PTYs, attach, and the socket's security (the peer check's FFI).
-DENO_TESTS := test/cli.test.ts test/sessions-cli.test.ts test/save-load.test.ts test/daemon.test.ts \
-	test/tasks.test.ts test/attach.test.ts test/completions.test.ts test/security-socket.test.ts
+DENO_TESTS := test/e2e/cli.test.ts test/e2e/sessions-cli.test.ts test/e2e/save-load.test.ts test/e2e/daemon.test.ts \
+	test/e2e/tasks.test.ts test/e2e/attach.test.ts test/e2e/completions.test.ts test/e2e/security-socket.test.ts
+# Test files run at once: most of an end-to-end test is waiting on a daemon, a PTY or a process.
+TEST_WORKERS ?= 4
 
-.PHONY: deps build dist test test-deno run bench docs clean
+.PHONY: deps build dist lint typecheck test test-unit test-slow test-deno run bench docs hooks clean
 
 deps: node_modules/.installed
 
@@ -47,11 +49,28 @@ dist: deps
 	cp install.sh $(DIST_DIR)/install.sh
 	cd $(DIST_DIR) && { sha256sum fleetcom-* install.sh 2>/dev/null || shasum -a 256 fleetcom-* install.sh; } > SHA256SUMS
 
-# The type check comes first: it takes under a second and catches what the tests would only
-# stumble on.
-test: deps
+# The lanes: unit (pure modules, seconds: the inner loop), e2e (the real binary, daemons, PTYs,
+# tmux), slow (the 50-round crash suite and the release path, which builds four binaries). `make
+# test` is lint, types, unit and e2e; .ci/run adds slow and Deno, so CI runs every test.
+lint: deps
+	./node_modules/.bin/biome check .
+
+typecheck: deps
 	./node_modules/.bin/tsc --noEmit -p .
-	$(BUN) test --timeout 60000
+
+test-unit: deps
+	$(BUN) test --timeout 60000 test/unit
+
+test: typecheck
+	$(BUN) test --timeout 60000 --parallel=$(TEST_WORKERS) test/unit test/e2e
+
+test-slow: deps
+	$(BUN) test --timeout 120000 test/slow
+
+# A pre-commit hook that runs what a commit must pass in seconds: lint and the type check.
+hooks:
+	printf '#!/bin/sh\nexec make --no-print-directory lint typecheck\n' > .git/hooks/pre-commit
+	chmod +x .git/hooks/pre-commit
 
 # Under Deno a task killed by a signal reports exit code 1 and no signal: bun-pty's library keeps only
 # portable-pty's exit_code() (docs/troubleshooting.md). The two tests that check signal names are left out.

@@ -4,7 +4,7 @@
 // The agents are stand-in scripts named `claude` and `codex` on PATH, so no account is needed.
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Fleet, until } from "../test/fleet.ts";
+import { Fleet, until } from "../test/harness/fleet.ts";
 
 const OUT = join(import.meta.dir, "../docs/dashboard.txt");
 const README = join(import.meta.dir, "../README.md");

@@ -3,8 +3,16 @@
 // a wall-clock step (NTP, a VM restore, `date -s`) must neither wake a quiet task nor keep one
 // active. Wall-clock time is only for timestamps people read.
 
-/** A running task with no output for this long is idle (daemon.md). */
-export const IDLE_AFTER_MS = 10_000;
+/**
+ * A running task with no output for this long is idle (daemon.md): 10 s, or FLEETCOM_IDLE_MS (a
+ * whole number of milliseconds) where tests need a shorter spell. The daemon and `wait` read the
+ * same environment, so they agree.
+ */
+export const IDLE_AFTER_MS = idleAfterMs(process.env.FLEETCOM_IDLE_MS);
+
+function idleAfterMs(raw: string | undefined): number {
+  return raw !== undefined && /^\d+$/.test(raw.trim()) && Number(raw) > 0 ? Number(raw) : 10_000;
+}
 
 export function isIdle(lastActivity: number, now: number): boolean {
   return now - lastActivity >= IDLE_AFTER_MS;

@@ -1,0 +1,333 @@
+// Attention through the real daemon (agents.md, "Attention"): the fake agents' hooks and notify, BEL
+// in any task's output, clearing on attach and input, `wait`, FLEETCOM_NOTIFY, and the notice an
+// attached client gets when another task starts waiting.
+import { afterEach, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { installFakeAgents } from "../harness/agent-fakes.ts";
+import { Fleet, until } from "../harness/fleet.ts";
+import type { TaskInfo } from "../../src/wire-protocol.ts";
+
+let fleet: Fleet;
+const notifierPids: number[] = [];
+afterEach(async () => {
+  for (const pid of notifierPids.splice(0)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {}
+  }
+  await fleet.stop();
+});
+
+function newFleet(env: Record<string, string> = {}): Fleet {
+  fleet = new Fleet();
+  Object.assign(fleet.env, env);
+  installFakeAgents(fleet);
+  return fleet;
+}
+
+async function spawnAgent(command: string): Promise<number> {
+  const id = await fleet.run(command);
+  await until(`task ${id} to be ready`, async () => (await fleet.peek(id)).includes(" ready "));
+  return id;
+}
+
+const send = (id: number, text: string) => fleet.ok(["send", String(id), text]);
+const attentionOf = async (id: number) => (await fleet.task(id)).attention;
+const waitForAttention = (id: number, what: string, test: (a: TaskInfo["attention"]) => boolean) => fleet.waitForTask(id, what, (t) => test(t.attention));
+
+/** A notifier that appends `id state message` per invocation to a file. */
+function recordingNotifier(): { calls(): string[] } {
+  const root = fleet.sandbox.root;
+  const log = join(root, "notified.log");
+  const script = join(root, "notify.sh");
+  writeFileSync(script, `#!/bin/sh\nprintf '%s %s %s|%s\\n' "$FLEETCOM_TASK_ID" "$FLEETCOM_ATTENTION" "$FLEETCOM_TASK_LABEL" "$FLEETCOM_MESSAGE" >> '${log}'\n`, { mode: 0o755 });
+  fleet.env.FLEETCOM_NOTIFY = `'${script}'`;
+  return { calls: () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((l) => l !== "") : []) };
+}
+
+describe("claude's hooks", () => {
+  test("working → waiting for input → attached (cleared) → working → waiting again", async () => {
+    newFleet();
+    const id = await spawnAgent("claude");
+    expect(await attentionOf(id)).toBeNull();
+    await send(id, "fix the bug");
+    const waiting = await waitForAttention(id, "to wait for input", (a) => a?.state === "input");
+    // The Stop payload's last_assistant_message is Claude's reply.
+    expect(waiting.attention).toEqual({ state: "input", since: expect.any(String), message: expect.stringMatching(/^turn done [0-9a-f-]{36}$/) });
+    expect(Date.parse(waiting.attention!.since)).toBeGreaterThan(0);
+    const ls = await fleet.ok(["ls"]);
+    expect(ls).toMatch(new RegExp(`^${id}\\s+!\\s+claude .*waiting: input`, "m"));
+
+    const client = fleet.spawnClient(["attach", String(id)]);
+    await client.waitForScreen("the attached screen", (s) => s.includes("turn done"));
+    await waitForAttention(id, "to be cleared by the attach", (a) => a === null);
+
+    await client.waitForRawMode();
+    client.write("next step\r");
+    await client.waitForScreen("the prompt to be worked on", (s) => s.includes("working on next step"));
+    const again = await waitForAttention(id, "to wait again after the turn", (a) => a?.state === "input");
+    expect(Date.parse(again.attention!.since)).toBeGreaterThanOrEqual(Date.parse(waiting.attention!.since));
+  });
+
+  test("a permission notification carries its message; an idle one waits for input", async () => {
+    newFleet();
+    const id = await spawnAgent("claude");
+    await send(id, "/permission Claude needs your permission to use Bash");
+    const asked = await waitForAttention(id, "to ask for permission", (a) => a?.state === "permission");
+    expect(asked.attention!.message).toBe("Claude needs your permission to use Bash");
+    await send(id, "/idle");
+    const idle = await waitForAttention(id, "to wait for input", (a) => a?.state === "input");
+    expect(idle.attention!.message).toBe("Claude is waiting for your input");
+  });
+
+  test("SessionEnd and the exit clear it", async () => {
+    newFleet();
+    const id = await spawnAgent("claude");
+    await send(id, "/stop");
+    await waitForAttention(id, "to wait", (a) => a !== null);
+    await send(id, "/exit");
+    const done = await fleet.waitForExit(id);
+    expect(done.attention).toBeNull();
+  });
+});
+
+describe("codex's notify", () => {
+  test("a turn completed on the real thread waits for input with the last message", async () => {
+    newFleet();
+    const id = await spawnAgent("codex");
+    await send(id, "hello");
+    const waiting = await waitForAttention(id, "to wait for input", (a) => a?.state === "input");
+    expect(waiting.attention!.message).toBe("done with hello");
+  });
+
+  test("the title thread's notify never raises attention", async () => {
+    newFleet();
+    const id = await spawnAgent("codex");
+    await send(id, "/title");
+    await until("the title notify", async () => (await fleet.peek(id)).includes("title sent"));
+    const r = await fleet.cli(["wait", String(id), "--for", "waiting", "--timeout", "1"]);
+    expect(r.code).toBe(124);
+    expect(await attentionOf(id)).toBeNull();
+  });
+});
+
+describe("a resumed agent", () => {
+  test("a conversation brought back by a load sits at its prompt: it waits for input, with the screen's last line as the message", async () => {
+    newFleet();
+    const claude = await spawnAgent("claude");
+    const codex = await spawnAgent("codex");
+    for (const id of [claude, codex]) {
+      await send(id, "hello");
+      await waitForAttention(id, "the turn", (a) => a?.state === "input");
+    }
+    await fleet.ok(["save", "both"]);
+    await fleet.ok(["--kill"]);
+    await fleet.ok(["load", "both"]);
+    for (const id of [1, 2]) {
+      const r = await fleet.cli(["wait", String(id), "--for", "waiting", "--timeout", "30"]);
+      expect(r.code).toBe(0);
+    }
+    const [c, x] = await fleet.ls();
+    expect(c!.command).toStartWith("claude --resume");
+    expect(c!.attention).toMatchObject({ state: "input", message: `fake claude ready ${c!.conversation}` });
+    expect(x!.attention).toMatchObject({ state: "input", message: `fake codex ready ${x!.conversation}` });
+  });
+});
+
+describe("the bell", () => {
+  test("a BEL raises attention and attaching clears it", async () => {
+    newFleet();
+    const id = await fleet.run("printf 'Overwrite? [y/N] \\a'; sleep 3600");
+    const rung = await waitForAttention(id, "to ring", (a) => a?.state === "bell");
+    expect(rung.attention!.message).toBeNull();
+    const client = fleet.spawnClient(["attach", String(id)]);
+    await client.waitForScreen("the attached screen", (s) => s.includes("Overwrite?"));
+    await waitForAttention(id, "to be cleared by the attach", (a) => a === null);
+  });
+
+  test("the BEL ending an OSC title, even split across chunks, is no bell; a later real one is", async () => {
+    newFleet();
+    const id = await fleet.run("printf '\\033]0;my ti'; sleep 0.3; printf 'tle\\007after the title\\n'; read x; printf 'ring\\007\\n'; sleep 3600");
+    await until("the title to be printed", async () => (await fleet.peek(id)).includes("after the title"));
+    const r = await fleet.cli(["wait", String(id), "--for", "waiting", "--timeout", "1"]);
+    expect(r.code).toBe(124);
+    expect(await attentionOf(id)).toBeNull();
+    await send(id, "go");
+    await waitForAttention(id, "the real bell", (a) => a?.state === "bell");
+  });
+
+  test("ordinary output once the bell has settled lowers it", async () => {
+    newFleet();
+    const flag = join(fleet.sandbox.root, "go");
+    const id = await fleet.run(`printf 'beep\\a\\n'; while [ ! -e '${flag}' ]; do sleep 0.1; done; while :; do echo tick; sleep 0.3; done`);
+    await waitForAttention(id, "to ring", (a) => a?.state === "bell");
+    writeFileSync(flag, "");
+    await waitForAttention(id, "to be lowered by the output that follows", (a) => a === null);
+  });
+});
+
+describe("fleetcom wait", () => {
+  test("returns 0 on the transition into waiting, and 124 on timeout", async () => {
+    newFleet();
+    const flag = join(fleet.sandbox.root, "ring");
+    const id = await fleet.run(`while [ ! -e '${flag}' ]; do sleep 0.1; done; printf '\\a'; sleep 3600`);
+    expect((await fleet.cli(["wait", String(id), "--for", "waiting", "--timeout", "1"])).code).toBe(124);
+    const waiting = fleet.cli(["wait", String(id), "--for", "waiting", "--timeout", "30"]);
+    writeFileSync(flag, "");
+    const r = await waiting;
+    expect(r.code).toBe(0);
+    expect((await attentionOf(id))?.state).toBe("bell");
+  });
+
+  test("--for exit returns when the task exits; an exited task satisfies exit and idle at once", async () => {
+    newFleet();
+    const flag = join(fleet.sandbox.root, "stop");
+    const id = await fleet.run(`while [ ! -e '${flag}' ]; do sleep 0.1; done`);
+    const exiting = fleet.cli(["wait", String(id), "--for", "exit", "--timeout", "30"]);
+    writeFileSync(flag, "");
+    expect((await exiting).code).toBe(0);
+    expect((await fleet.task(id)).state).toBe("exited");
+    expect((await fleet.cli(["wait", String(id), "--for", "exit"])).code).toBe(0);
+    expect((await fleet.cli(["wait", String(id), "--for", "idle"])).code).toBe(0);
+  });
+
+  test("--for waiting on a task that exits without waiting fails with a reason", async () => {
+    newFleet();
+    const id = await fleet.run("true");
+    await fleet.waitForExit(id);
+    const r = await fleet.cli(["wait", String(id), "--for", "waiting"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`fleetcom: task ${id} exited 0 without waiting\n`);
+  });
+
+  test("--for idle returns once the task has been quiet for the idle spell (FLEETCOM_IDLE_MS here, 10 s by default)", async () => {
+    newFleet();
+    fleet.env.FLEETCOM_IDLE_MS = "1500";
+    const id = await fleet.run("echo once; sleep 3600");
+    const r = await fleet.cli(["wait", String(id), "--for", "idle", "--timeout", "30"]);
+    expect(r.code).toBe(0);
+    expect((await fleet.task(id)).idle).toBe(true);
+  });
+
+  test("--any returns the first task that needs the user and prints its id; --group keeps to one group", async () => {
+    newFleet();
+    const ring = (name: string) => `while [ ! -e '${join(fleet.sandbox.root, name)}' ]; do sleep 0.1; done; printf '\\a'; sleep 3600`;
+    const a = await fleet.run(ring("a"), ["--group", "front"]);
+    const b = await fleet.run(ring("b"), ["--group", "back"]);
+    await fleet.run("sleep 3600");
+    const anyTask = fleet.cli(["wait", "--any", "--for", "waiting", "--timeout", "30"]);
+    const backTask = fleet.cli(["wait", "--any", "--for", "waiting", "--group", "back", "--timeout", "30"]);
+    writeFileSync(join(fleet.sandbox.root, "a"), "");
+    expect(await anyTask).toMatchObject({ code: 0, stdout: `${a}\n` });
+    // Had --group not kept to "back", this wait would have returned task a already.
+    writeFileSync(join(fleet.sandbox.root, "b"), "");
+    expect(await backTask).toMatchObject({ code: 0, stdout: `${b}\n` });
+  });
+
+  test("--any with no task that can still wait fails with a reason; TASK and --any, or --group alone, are usage errors", async () => {
+    newFleet();
+    const id = await fleet.run("true");
+    await fleet.waitForExit(id);
+    const none = await fleet.cli(["wait", "--any", "--for", "waiting"]);
+    expect(none).toMatchObject({ code: 1, stderr: "fleetcom: no running task can meet --for waiting\n" });
+    const empty = await fleet.cli(["wait", "--any", "--for", "waiting", "--group", "nobody"]);
+    expect(empty.stderr).toBe("fleetcom: no running task of group nobody can meet --for waiting\n");
+    expect((await fleet.cli(["wait", String(id), "--any", "--for", "exit"])).code).toBe(2);
+    expect((await fleet.cli(["wait", String(id), "--for", "exit", "--group", "g"])).code).toBe(2);
+    expect((await fleet.cli(["wait", "--for", "exit"])).code).toBe(2);
+  });
+
+  test("bad arguments are usage errors", async () => {
+    newFleet();
+    const id = await fleet.run("sleep 3600");
+    const bad = await fleet.cli(["wait", String(id), "--for", "lunch"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe("fleetcom: --for: expected waiting, exit or idle, got 'lunch'\n");
+    const badTimeout = await fleet.cli(["wait", String(id), "--for", "exit", "--timeout", "soon"]);
+    expect(badTimeout.code).toBe(2);
+  });
+});
+
+describe("FLEETCOM_NOTIFY", () => {
+  test("runs exactly once per transition, with the documented environment, however often a hook fires", async () => {
+    newFleet({ FAKE_HOOK_REPEAT: "3" });
+    const notifier = recordingNotifier();
+    const id = await spawnAgent("claude");
+    await send(id, "hello");
+    await waitForAttention(id, "to wait for input", (a) => a?.state === "input");
+    await send(id, "/permission Allow Bash?");
+    await waitForAttention(id, "to ask for permission", (a) => a?.state === "permission");
+    await send(id, "/stop");
+    await waitForAttention(id, "to wait for input again", (a) => a?.state === "input");
+    const mine = () => notifier.calls().filter((l) => l.startsWith(`${id} `));
+    await until("three notifications", () => mine().length >= 3);
+    // A later notification of another task: every earlier one has been written by then.
+    const other = await fleet.run("printf '\\a'; sleep 3600", ["--name", "beeper"]);
+    await until("the other task's notification", () => notifier.calls().some((l) => l.startsWith(`${other} `)));
+    // The first Stop carries Claude's reply; the second (alone) none, so the screen's last line (the fake's echo of /stop) is the message.
+    expect(mine()).toEqual([expect.stringMatching(new RegExp(`^${id} input claude\\|turn done [0-9a-f-]{36}$`)), `${id} permission claude|Allow Bash?`, `${id} input claude|/stop`]);
+    expect(notifier.calls().filter((l) => l.startsWith(`${other} `))).toEqual([`${other} bell beeper|`]);
+  });
+
+  test("a slow or failing notifier never blocks the daemon", async () => {
+    newFleet();
+    const root = fleet.sandbox.root;
+    const log = join(root, "slow.log");
+    writeFileSync(join(root, "notify.sh"), `#!/bin/sh\necho "$$ $FLEETCOM_TASK_ID" >> '${log}'\n[ "$FLEETCOM_TASK_LABEL" = fails ] && { echo broken >&2; exit 3; }\nexec sleep 30\n`, { mode: 0o755 });
+    fleet.env.FLEETCOM_NOTIFY = `'${join(root, "notify.sh")}'`;
+    const first = await fleet.run("printf '\\a'; sleep 3600");
+    const started = await until("the first notifier to be sleeping", () => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n") : undefined));
+    notifierPids.push(Number(started[0]!.split(" ")[0]));
+    const tasks = await fleet.ls();
+    expect(tasks.map((t) => t.id)).toEqual([first]);
+    const second = await fleet.run("printf '\\a'; sleep 3600", ["--name", "fails"]);
+    await waitForAttention(second, "to ring", (a) => a?.state === "bell");
+    const daemonLog = join(fleet.sandbox.runtime, "daemon.log");
+    await until("the failure in the daemon log", () => existsSync(daemonLog) && readFileSync(daemonLog, "utf8").includes(`FLEETCOM_NOTIFY for task ${second} failed (exit 3): broken`));
+  });
+});
+
+describe("attached to another task", () => {
+  test("a different task starting to wait shows in the terminal title; the attached screen is untouched", async () => {
+    newFleet();
+    const flag = join(fleet.sandbox.root, "ring");
+    const attached = await fleet.run("printf 'line one\\nline two\\n'; sleep 3600");
+    const other = await fleet.run(`while [ ! -e '${flag}' ]; do sleep 0.1; done; printf 'ding\\a'; sleep 3600`, ["--name", "builder"]);
+    const client = fleet.spawnClient(["attach", String(attached)], { cols: 80, rows: 10 });
+    const titles: string[] = [];
+    client.term.onTitleChange((t) => titles.push(t));
+    const before = await client.waitForScreen("the attached screen", (s) => s.includes("line two"));
+    writeFileSync(flag, "");
+    await until("the notice", () => titles.find((t) => t.startsWith("fleetcom ! ")));
+    expect(titles.at(-1)).toBe(`fleetcom ! task ${other} builder rang the bell`);
+    await client.settled();
+    expect(client.screen()).toBe(before);
+    // The attached task's own waiting is no notice; the other task answered gives the title back.
+    await send(other, "ok");
+    await client.waitForOutput("\x1b[23;0t");
+    expect(client.screen()).toBe(before);
+  });
+});
+
+describe("the dashboard", () => {
+  test("a task that waits gets the ! glyph in a Waiting section first, and the header counts it", async () => {
+    newFleet();
+    const flag = join(fleet.sandbox.root, "ring");
+    const quiet = await fleet.run("echo working; sleep 3600", ["--name", "server"]);
+    const asking = await fleet.run(`echo asking; while [ ! -e '${flag}' ]; do sleep 0.1; done; printf 'Continue? \\a'; sleep 3600`, ["--name", "installer"]);
+    await fleet.waitForTask(asking, "to print", (t) => t.preview === "asking");
+    const client = fleet.spawnClient([], { cols: 160, rows: 30 });
+    await client.waitForScreen("the dashboard without a Waiting section", (s) => s.includes("Running (2)") && !s.includes("Waiting"));
+    writeFileSync(flag, "");
+    const screen = await client.waitForScreen("the Waiting section", (s) => s.includes("Waiting (1)") && s.includes("Continue?"));
+    const lines = screen.split("\n");
+    expect(lines[0]).toBe("fleetcom · 2 tasks · ! 1 waiting · ✻ 1 running · by state");
+    expect(lines[1]).toBe("Waiting (1)");
+    expect(lines[2]).toMatch(new RegExp(`^[› ] !   ${asking} installer · Continue\\? · \\d+s$`));
+    expect(lines[3]).toBe("Running (1)");
+    expect(lines[4]).toMatch(new RegExp(`^[› ] ✻   ${quiet} server · working · \\d+s$`));
+    await send(asking, "y");
+    await client.waitForScreen("the Waiting section gone", (s) => s.includes("Running (2)") && !s.includes("Waiting"));
+  });
+});

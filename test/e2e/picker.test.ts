@@ -1,0 +1,224 @@
+// The line picker through the real program in a real PTY: `fleetcom load` and `fleetcom recover`
+// without an argument (the session picker), `fleetcom attach` without TASK (the task picker).
+import { describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { snapshotFileName, snapshotLabel } from "../../src/recipe-snapshot-rules.ts";
+import { eachTestGetsAFleet, Fleet, type PtyClient, until } from "../harness/fleet.ts";
+import { recoveryDirOf } from "../harness/recovery-helpers.ts";
+
+let fleet: Fleet;
+eachTestGetsAFleet((f) => (fleet = f));
+
+const ESC = "\x1b";
+const DOWN = "\x1b[B";
+const DEAD_PID = 2 ** 22 + 1; // above Linux's largest pid_max: its snapshots are never a live supervisor's
+
+const sessionsDir = () => join(fleet.sandbox.config, "sessions");
+
+/** A saved session file as `fleetcom save` writes it, one `sleep` per task. */
+function saveSession(name: string, file: string, commands = ["sleep 3600"]): string {
+  mkdirSync(sessionsDir(), { recursive: true });
+  const path = join(sessionsDir(), file);
+  writeFileSync(path, `${JSON.stringify({ version: 1, name, dirs: { "/tmp": commands } }, null, 2)}\n`);
+  return path;
+}
+
+/** A recovery snapshot written `minutesAgo` minutes ago. */
+function snapshot(minutesAgo: number, commands: string[]): string {
+  const dir = recoveryDirOf(fleet);
+  mkdirSync(dir, { recursive: true });
+  const written = new Date(Date.now() - minutesAgo * 60_000);
+  const file = join(dir, snapshotFileName(written, DEAD_PID));
+  writeFileSync(file, JSON.stringify({ version: 1, name: snapshotLabel(written), dirs: { "/tmp": commands } }));
+  utimesSync(file, written, written);
+  return file;
+}
+
+const rows = (screen: string) => screen.split("\n");
+const highlighted = (screen: string) => rows(screen).find((r) => r.startsWith("›")) ?? "";
+const itemRows = (screen: string) => rows(screen).filter((r) => /^[› ] \S/.test(r));
+
+async function picker(args: string[], title: string, size = { cols: 200, rows: 30 }): Promise<PtyClient> {
+  const client = fleet.spawnClient(args, size);
+  await client.waitForScreen(title, (s) => s.includes(title) && s.includes("esc cancel"));
+  await client.waitForRawMode();
+  return client;
+}
+
+describe("the session picker", () => {
+  test("the saved list is sorted by name ignoring case and shows the stored name (a/b, not a_b)", async () => {
+    saveSession("zeta", "zeta.json");
+    saveSession("a/b", "a_b.json");
+    saveSession("Beta", "Beta.json", ["sleep 3600", "sleep 3601"]);
+    saveSession("alpha", "alpha.json");
+    const client = await picker(["load"], "Saved sessions (4)");
+    const screen = client.screen();
+    expect(itemRows(screen).map((r) => r.slice(2).split(" · ")[0])).toEqual(["a/b", "alpha", "Beta", "zeta"]);
+    expect(screen).not.toContain("a_b");
+    expect(itemRows(screen)[2]).toMatch(/^  Beta · 2 task\(s\) · \/tmp · \d+s ago$/);
+    expect(highlighted(screen)).toStartWith("› a/b");
+  });
+
+  test("typing filters case-insensitively, Enter loads the highlighted session", async () => {
+    saveSession("work/api", "work_api.json", ["sleep 3600"]);
+    saveSession("home", "home.json", ["sleep 3601"]);
+    saveSession("Network", "Network.json", ["sleep 3602"]);
+    const client = await picker(["load"], "Saved sessions (3)");
+    client.write("WOR");
+    // "WO" already leaves these two: wait for the whole filter to be typed.
+    const filtered = await client.waitForScreen("filtered", (s) => s.includes("filter: WOR"));
+    expect(filtered).toContain("Saved sessions (2 of 3)");
+    expect(itemRows(filtered).map((r) => r.slice(2).split(" · ")[0])).toEqual(["Network", "work/api"]);
+    client.write(DOWN);
+    await client.waitForScreen("second", (s) => highlighted(s).startsWith("› work/api"));
+    client.write("\x7f\x7f\x7fzzz");
+    await client.waitForScreen("nothing matches", (s) => s.includes("nothing matches the filter"));
+    client.write("\x7f\x7f\x7fwor\r");
+    expect(await client.proc.exited).toBe(0);
+    expect(client.output).toContain("loaded 'work/api': 1 task(s), 0 skipped (missing directory), 0 dropped");
+    expect((await fleet.ls()).map((t) => t.command)).toEqual(["sleep 3600"]);
+  });
+
+  test("Esc cancels: nothing loaded, no daemon started, nothing left on screen, exit 0", async () => {
+    saveSession("work", "work.json");
+    const client = await picker(["load"], "Saved sessions (1)");
+    client.write(ESC);
+    expect(await client.proc.exited).toBe(0);
+    await client.settled();
+    expect(client.screen()).toBe("");
+    expect(fleet.daemonPid()).toBeNull();
+  });
+
+  test("without snapshots the hint has no Tab and Tab does nothing", async () => {
+    saveSession("work", "work.json");
+    const client = await picker(["load"], "Saved sessions (1)");
+    expect(client.screen()).not.toContain("tab recovery");
+    client.write("\tx");
+    const after = await client.waitForScreen("the filter typed after Tab", (s) => s.includes("filter: x"));
+    expect(after).toContain("Saved sessions");
+    expect(after).not.toContain("Recovery");
+  });
+
+  test("with snapshots the hint shows tab recovery (N); Tab flips both ways and each list keeps its highlight", async () => {
+    saveSession("one", "one.json");
+    saveSession("two", "two.json");
+    saveSession("three", "three.json");
+    snapshot(30, ["sleep 3700"]);
+    snapshot(5, ["sleep 3701", "sleep 3702"]);
+    const client = await picker(["load"], "Saved sessions (3)");
+    expect(client.screen()).toContain("tab recovery (2)");
+    client.write(DOWN);
+    await client.waitForScreen("three", (s) => highlighted(s).startsWith("› three"));
+    client.write("\t");
+    const recovery = await client.waitForScreen("the recovery list", (s) => s.includes("Recovery snapshots (2)"));
+    expect(itemRows(recovery).map((r) => r.slice(2))).toEqual([
+      expect.stringMatching(/^5m ago · 2 task\(s\) · autosaved /),
+      expect.stringMatching(/^30m ago · 1 task\(s\) · autosaved /),
+    ]);
+    expect(recovery).toContain("tab saved (3)");
+    expect(highlighted(recovery)).toStartWith("› 5m ago");
+    client.write(DOWN);
+    await client.waitForScreen("older snapshot", (s) => highlighted(s).startsWith("› 30m ago"));
+    client.write("\t");
+    await client.waitForScreen("saved keeps three", (s) => s.includes("Saved sessions") && highlighted(s).startsWith("› three"));
+    client.write("\t");
+    await client.waitForScreen("recovery keeps 30m", (s) => s.includes("Recovery snapshots") && highlighted(s).startsWith("› 30m ago"));
+    client.write("\r");
+    expect(await client.proc.exited).toBe(0);
+    expect(client.output).toContain("1 task(s), 0 skipped");
+    expect(client.output).toContain("to keep this fleet under a permanent name: fleetcom save NAME");
+    expect((await fleet.ls()).map((t) => t.command)).toEqual(["sleep 3700"]);
+  });
+
+  test("fleetcom recover opens on the recovery list and loading prints the save hint", async () => {
+    saveSession("work", "work.json");
+    snapshot(2, ["sleep 3800"]);
+    const client = await picker(["recover"], "Recovery snapshots (1)");
+    expect(client.screen()).toContain("tab saved (1)");
+    client.write("\r");
+    expect(await client.proc.exited).toBe(0);
+    expect(client.output).toContain("loaded 'autosaved ");
+    expect(client.output).toContain("to keep this fleet under a permanent name: fleetcom save NAME");
+    expect((await fleet.ls()).map((t) => t.command)).toEqual(["sleep 3800"]);
+  });
+
+  test("fleetcom recover without snapshots says so", async () => {
+    const client = fleet.spawnClient(["recover"]);
+    expect(await client.proc.exited).toBe(0);
+    expect(client.output).toContain("no recovery snapshots (in ");
+  });
+
+  test("Ctrl-R renames the highlighted session with the sessions mv rule, without leaving the picker", async () => {
+    saveSession("a/b", "a_b.json");
+    const taken = saveSession("other", "other.json");
+    const client = await picker(["load"], "Saved sessions (2)");
+    client.write("\x12");
+    await client.waitForScreen("the prompt", (s) => s.includes("Rename session 'a/b' to"));
+    client.write("\x7f\x7f\x7fother\r");
+    await client.waitForScreen("refused", (s) => s.includes("cannot rename 'a/b' to 'other'") && s.includes("already holds session 'other'"));
+    expect(existsSync(join(sessionsDir(), "a_b.json"))).toBe(true);
+    expect(JSON.parse(readFileSync(taken, "utf8")).name).toBe("other");
+    client.write("\x12");
+    await client.waitForScreen("the prompt", (s) => s.includes("Rename session 'a/b' to"));
+    client.write("\x7f\x7f\x7fx/y\r");
+    const renamed = await client.waitForScreen("renamed", (s) => s.includes("renamed 'a/b' to 'x/y'"));
+    expect(itemRows(renamed).map((r) => r.slice(2).split(" · ")[0])).toEqual(["other", "x/y"]);
+    expect(highlighted(renamed)).toStartWith("› x/y");
+    expect(renamed).not.toContain("Rename session");
+    expect(JSON.parse(readFileSync(join(sessionsDir(), "x_y.json"), "utf8")).name).toBe("x/y");
+    expect(existsSync(join(sessionsDir(), "a_b.json"))).toBe(false);
+    client.write("\x12");
+    await client.waitForScreen("the prompt", (s) => s.includes("Rename session 'x/y' to"));
+    client.write(ESC);
+    await client.waitForScreen("cancelled", (s) => !s.includes("Rename session"));
+    expect(existsSync(join(sessionsDir(), "x_y.json"))).toBe(true);
+  });
+
+  test("Ctrl-D deletes the highlighted session after y; anything else keeps it", async () => {
+    const keep = saveSession("keep", "keep.json");
+    saveSession("drop", "drop.json");
+    const client = await picker(["load"], "Saved sessions (2)");
+    client.write("\x04");
+    await client.waitForScreen("the question", (s) => s.includes("Delete session 'drop'? y/N"));
+    client.write("n");
+    await client.waitForScreen("kept", (s) => s.includes("nothing deleted"));
+    expect(existsSync(join(sessionsDir(), "drop.json"))).toBe(true);
+    client.write("\x04");
+    await client.waitForScreen("the question", (s) => s.includes("Delete session 'drop'? y/N"));
+    client.write("y");
+    const after = await client.waitForScreen("deleted", (s) => s.includes("deleted 'drop'") && s.includes("Saved sessions (1)"));
+    expect(itemRows(after).map((r) => r.slice(2).split(" · ")[0])).toEqual(["keep"]);
+    expect(existsSync(join(sessionsDir(), "drop.json"))).toBe(false);
+    expect(existsSync(keep)).toBe(true);
+  });
+
+  test("load without an argument and without a terminal says the picker needs one", async () => {
+    const r = await fleet.cli(["load"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe("fleetcom: load without an argument (the picker) needs a terminal");
+  });
+});
+
+describe("the task picker", () => {
+  test("attach without TASK lists the tasks, filters, and attaches to the one picked", async () => {
+    await fleet.run("sleep 3600", ["--name", "db"]);
+    const id = await fleet.run("echo picked-me; exec cat", ["--name", "web"]);
+    await until("output", async () => (await fleet.peek(id)).includes("picked-me"));
+    const client = await picker(["attach"], "Tasks (2)");
+    expect(client.screen()).toContain("enter attach");
+    client.write("we");
+    await client.waitForScreen("filtered", (s) => s.includes("Tasks (1 of 2)") && highlighted(s).startsWith(`› ✻ ${id} web`));
+    client.write("\r");
+    await client.waitForScreen("attached", (s) => s.includes("picked-me") && !s.includes("Tasks"));
+    client.write("\x1c");
+    expect(await client.proc.exited).toBe(0);
+    expect(client.output).toContain(`[detached from task ${id}]`);
+  });
+
+  test("attach without TASK and without a terminal says so", async () => {
+    const r = await fleet.cli(["attach"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe("fleetcom: attach needs a terminal");
+  });
+});

@@ -1,0 +1,175 @@
+// `fleetcom recover` through the real program: the list, damaged snapshots, --latest, FILE,
+// --dry-run and --json, on snapshot files fabricated in the recovery directory.
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { snapshotFileName, snapshotLabel } from "../../src/recipe-snapshot-rules.ts";
+import { type Fleet, until } from "../harness/fleet.ts";
+import { recoveryDirOf, snapshotFleet, snapshotWrites } from "../harness/recovery-helpers.ts";
+
+let fleet: Fleet;
+let dir: string;
+beforeEach(() => {
+  fleet = snapshotFleet();
+  dir = recoveryDirOf(fleet);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+});
+afterEach(async () => await fleet.stop());
+
+const HINT = "to keep this fleet under a permanent name: fleetcom save NAME";
+const DEAD_PID = 2 ** 22 + 1; // above Linux's largest pid_max
+
+/** A snapshot written `minutesAgo` minutes ago by a supervisor started `startedMinutesAgo` ago. */
+function fabricate(pid: number, minutesAgo: number, content: string | object, startedMinutesAgo = minutesAgo): string {
+  const now = Date.now();
+  const name = snapshotFileName(new Date(now - startedMinutesAgo * 60_000), pid);
+  const text = typeof content === "string" ? content : JSON.stringify(content);
+  writeFileSync(join(dir, name), text, { mode: 0o600 });
+  const written = new Date(now - minutesAgo * 60_000);
+  utimesSync(join(dir, name), written, written);
+  return name;
+}
+
+const recipe = (minutesAgo: number, dirs: Record<string, unknown>) => ({
+  version: 1,
+  name: snapshotLabel(new Date(Date.now() - minutesAgo * 60_000)),
+  dirs,
+});
+
+describe("recover --list", () => {
+  test("with no snapshots it says so", async () => {
+    const r = await fleet.cli(["recover", "--list"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe(`no recovery snapshots (in ${dir})`);
+  });
+
+  test("one row per snapshot, newest written first, damaged ones listed as damaged, strangers ignored", async () => {
+    const older = recipe(90, { "~": ["sleep 3600"] });
+    const newer = recipe(5, { "~": ["sleep 3600", { cmd: "sleep 3601", group: "g" }], "/srv": ["top"] });
+    fabricate(DEAD_PID, 90, older);
+    // Started earlier but written later: newest means most recently written.
+    fabricate(DEAD_PID + 1, 5, newer, 120);
+    const torn = fabricate(DEAD_PID + 2, 30, '{"version": 1, "name": "autosaved');
+    writeFileSync(join(dir, "notes.json"), "{}");
+    const r = await fleet.cli(["recover", "--list"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trimEnd().split("\n")).toEqual([
+      `5m ago · 3 task(s) · ${newer.name}`,
+      `30m ago · damaged · ${join(dir, torn)}: invalid JSON at line 1, column 24: unterminated string`,
+      `1h ago · 1 task(s) · ${older.name}`,
+    ]);
+  });
+
+  test("--json gives the directory and, per snapshot, file, write time, label, counts and damage", async () => {
+    const name = fabricate(DEAD_PID, 1, recipe(1, { "/srv": ["top", 7] }));
+    const bad = fabricate(DEAD_PID + 1, 2, "");
+    const r = await fleet.cli(["recover", "--list", "--json"]);
+    const out = JSON.parse(r.stdout);
+    expect(out.dir).toBe(dir);
+    expect(out.snapshots).toHaveLength(2);
+    expect(out.snapshots[0]).toMatchObject({ file: join(dir, name), tasks: 1, dropped: 1, damaged: null });
+    expect(out.snapshots[0].label).toMatch(/^autosaved /);
+    expect(Date.parse(out.snapshots[0].written)).not.toBeNaN();
+    expect(out.snapshots[1]).toMatchObject({ file: join(dir, bad), tasks: 0, label: null });
+    expect(out.snapshots[1].damaged).toContain("invalid JSON");
+  });
+});
+
+describe("recover --latest and FILE", () => {
+  test("--latest loads the newest loadable snapshot, skipping damaged ones, and suggests saving it", async () => {
+    mkdirSync(join(fleet.sandbox.home, "api"));
+    fabricate(DEAD_PID, 60, recipe(60, { "~": ["sleep 3600"] }));
+    const good = recipe(10, { "~/api": [{ cmd: "sleep 3601", name: "api" }, "sleep 3602"], "/nonexistent/x": ["sleep 1"] });
+    fabricate(DEAD_PID + 1, 10, good);
+    fabricate(DEAD_PID + 2, 1, "{ torn");
+    fabricate(DEAD_PID + 3, 0, { version: 1, name: "empty", dirs: {} });
+    const r = await fleet.cli(["recover", "--latest"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trimEnd().split("\n")).toEqual([`loaded '${good.name}': 2 task(s), 1 skipped (missing directory), 0 dropped`, HINT]);
+    const tasks = await fleet.ls();
+    expect(tasks.map((t) => [t.cwd, t.command, t.name])).toEqual([
+      [join(fleet.sandbox.home, "api"), "sleep 3601", "api"],
+      [join(fleet.sandbox.home, "api"), "sleep 3602", null],
+    ]);
+  });
+
+  test("--latest --dry-run prints what would start and starts no daemon", async () => {
+    const good = recipe(3, { "~": ["sleep 3600"] });
+    const name = fabricate(DEAD_PID, 3, good);
+    const r = await fleet.cli(["recover", "--latest", "--dry-run"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trimEnd().split("\n")).toEqual([
+      `would load '${good.name}' from ${join(dir, name)}`,
+      `  ${fleet.sandbox.home}`,
+      "    sleep 3600",
+      "1 task(s) would start, 0 skipped (missing directory), 0 dropped",
+    ]);
+    expect(fleet.daemonPid()).toBeNull();
+  });
+
+  test("--latest --dry-run --json prints the resolved entries", async () => {
+    const name = fabricate(DEAD_PID, 3, recipe(3, { "~": [{ cmd: "sleep 3600", group: "g" }] }));
+    const out = JSON.parse((await fleet.cli(["recover", "--latest", "--dry-run", "--json"])).stdout);
+    expect(out.file).toBe(join(dir, name));
+    expect(out.entries).toEqual([{ dir: fleet.sandbox.home, cmd: "sleep 3600", group: "g", name: null, missing: false }]);
+  });
+
+  test("--latest --json prints the load summary as JSON, without the hint", async () => {
+    const good = recipe(3, { "~": ["sleep 3600"] });
+    const name = fabricate(DEAD_PID, 3, good);
+    const r = await fleet.cli(["recover", "--latest", "--json"]);
+    expect(JSON.parse(r.stdout)).toEqual({ name: good.name, file: join(dir, name), started: [1], skipped: 0, dropped: 0 });
+  });
+
+  test("--latest with only damaged snapshots fails naming the directory", async () => {
+    fabricate(DEAD_PID, 3, "{");
+    const r = await fleet.cli(["recover", "--latest"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe(`fleetcom: no loadable recovery snapshot in ${dir}`);
+  });
+
+  test("--latest skips the running daemon's own snapshot: loading it would only duplicate its tasks", async () => {
+    const crashed = recipe(30, { "~": ["sleep 3600"] });
+    fabricate(DEAD_PID, 30, crashed);
+    await fleet.run("sleep 4000");
+    await until("the running daemon's own, newer snapshot", () => snapshotWrites(fleet) === 1);
+    const r = await fleet.cli(["recover", "--latest"]);
+    expect(r.stdout).toContain(`loaded '${crashed.name}': 1 task(s)`);
+    expect((await fleet.ls()).map((t) => t.command)).toEqual(["sleep 4000", "sleep 3600"]);
+  });
+
+  test("FILE loads that snapshot, by path or by its bare name in the recovery directory", async () => {
+    const older = recipe(50, { "~": ["sleep 3600"] });
+    const name = fabricate(DEAD_PID, 50, older);
+    fabricate(DEAD_PID + 1, 1, recipe(1, { "~": ["sleep 3601"] }));
+    const byName = await fleet.cli(["recover", name]);
+    expect(byName.stdout.trimEnd().split("\n")).toEqual([`loaded '${older.name}': 1 task(s), 0 skipped (missing directory), 0 dropped`, HINT]);
+    const byPath = await fleet.cli(["recover", join("sessions", "recovery", name)], { cwd: fleet.sandbox.config });
+    expect(byPath.code).toBe(0);
+    expect((await fleet.ls()).map((t) => t.command)).toEqual(["sleep 3600", "sleep 3600"]);
+  });
+
+  test("a damaged FILE fails with one line naming it", async () => {
+    const name = fabricate(DEAD_PID, 1, "[1,");
+    const r = await fleet.cli(["recover", join(dir, name)]);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toContain(`fleetcom: ${join(dir, name)}: invalid JSON`);
+  });
+});
+
+describe("recover usage", () => {
+  // Without a flag or FILE it opens the picker (test/picker.test.ts), which needs a terminal.
+  test("without a flag or FILE and without a terminal it says the picker needs one and exits 2", async () => {
+    const r = await fleet.cli(["recover"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe("fleetcom: recover without an argument (the picker) needs a terminal");
+  });
+
+  test("two of --latest, --list and FILE, or --dry-run with --list, are usage errors", async () => {
+    for (const args of [["--latest", "--list"], ["--list", "x.json"], ["--latest", "x.json"], ["--list", "--dry-run"]]) {
+      const r = await fleet.cli(["recover", ...args]);
+      expect({ args, code: r.code }).toEqual({ args, code: 2 });
+    }
+  });
+});

@@ -1,0 +1,87 @@
+// `run -- CMD…` (cli.md): one word after `--` is a shell command line; several words are an argv,
+// stored as the shell-quoted join that `$SHELL -c` runs as exactly that argv, and that shows readably
+// and survives a save and a load. Also the one shell-quoting helper every module uses.
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { shellJoin, shellQuote, shellWord } from "../../src/text-shell.ts";
+import { eachTestGetsAFleet, Fleet } from "../harness/fleet.ts";
+
+let fleet: Fleet;
+eachTestGetsAFleet((f) => (fleet = f));
+
+// Words a shell would otherwise split, expand, glob, substitute or take as its own syntax.
+const HOSTILE = ["a b", "", "it's", '"q"', "$HOME", "`id`", "$(id)", "*", "back\\slash", "new\nline", "~", "=x", "a=b", "-n", "é", "#c", ";", "&", "|", "!", "{", "%s\\n"];
+
+async function started(args: string[]): Promise<number> {
+  const r = await fleet.cli(["run", ...args]);
+  expect(r.stderr).toBe("");
+  expect(r.code).toBe(0);
+  return Number(r.stdout.trim());
+}
+
+describe("run -- CMD…", () => {
+  test("several words run as exactly that argv: sh -c 'exit 7' exits 7, printf '%s\\n' 'a b' prints one line", async () => {
+    const seven = await started(["--", "sh", "-c", "exit 7"]);
+    const printf = await started(["--", "printf", "%s\\n", "a b"]);
+    expect(await fleet.waitForExit(seven)).toMatchObject({ exitCode: 7, command: "sh -c 'exit 7'" });
+    const done = await fleet.waitForExit(printf);
+    expect(done.command).toBe("printf '%s\\n' 'a b'");
+    expect((await fleet.peek(printf)).trimEnd()).toBe("a b");
+  });
+
+  test("one word is a shell command line, run by the shell as typed", async () => {
+    const id = await started(["--", "echo one | tr o 0; exit 3"]);
+    const done = await fleet.waitForExit(id);
+    expect(done).toMatchObject({ exitCode: 3, command: "echo one | tr o 0; exit 3" });
+    expect((await fleet.peek(id)).trimEnd()).toBe("0ne");
+  });
+
+  test("hostile words reach the program unchanged, and the stored command survives save and load", async () => {
+    // One bracketed line per argument, so an argument split, joined, expanded or lost shows.
+    const argv = ["printf", "[%s]\\n", ...HOSTILE];
+    const expected = HOSTILE.map((w) => `[${w}]`).join("\n");
+    const first = await started(["--name", "hostile", "--", ...argv]);
+    const stored = (await fleet.waitForExit(first)).command;
+    expect(stored).toBe(shellJoin(argv));
+    expect((await fleet.ok(["peek", "--lines", "100", String(first)])).trimEnd()).toBe(expected);
+
+    expect(await fleet.ok(["save", "argv"])).toContain("saved 'argv': 1 task(s)");
+    const file = join(fleet.sandbox.config, "sessions", "argv.json");
+    expect(JSON.parse(readFileSync(file, "utf8")).dirs["~"]).toEqual([{ cmd: stored, name: "hostile" }]);
+    await fleet.ok(["rm", String(first)]);
+    expect(await fleet.ok(["load", "argv"])).toContain("loaded 'argv': 1 task(s)");
+    const [again] = await fleet.ls();
+    const reloaded = await fleet.waitForExit(again!.id);
+    expect(reloaded.command).toBe(stored);
+    expect((await fleet.ok(["peek", "--lines", "100", String(again!.id)])).trimEnd()).toBe(expected);
+  });
+
+  test("ls shows the stored command readably: only the words that need it are quoted", async () => {
+    await started(["--", "sleep", "600"]);
+    await started(["--", "sh", "-c", "sleep 601"]);
+    const table = (await fleet.ok(["ls"])).split("\n");
+    expect(table.find((l) => /^1 /.test(l))).toContain(" sleep 600 ");
+    expect(table.find((l) => /^2 /.test(l))).toContain(" sh -c 'sleep 601' ");
+  });
+});
+
+describe("the shell-quoting helper", () => {
+  test("shellJoin gives /bin/sh back exactly the argv, for hostile words and reserved words first", () => {
+    for (const argv of [["printf", "[%s]\\n", "tab\there", ...HOSTILE], ["time", "x"], ["if", "x"], ["{", "x"]]) {
+      const line = shellJoin(argv);
+      const r = Bun.spawnSync(["/bin/sh", "-c", `set -- ${line}; for w; do printf '[%s]\\n' "$w"; done`]);
+      expect(r.stdout.toString()).toBe(argv.map((w) => `[${w}]\n`).join(""));
+    }
+    expect(shellJoin(["time", "make"])).toBe("'time' make");
+    expect(shellJoin(["make", "time"])).toBe("make time");
+  });
+
+  test("a word is bare only when no shell gives any of its characters a meaning", () => {
+    expect(["npm", "run", "dev", "--port=3000", "./a/b.js", "user@host:path", "50%", "a,b", "héllo", "日本"].map(shellWord)).toEqual([
+      "npm", "run", "dev", "--port=3000", "./a/b.js", "user@host:path", "50%", "a,b", "héllo", "日本",
+    ]);
+    expect(["", "a b", "it's", "=x", "~", "~/x", "$x", "a*"].map(shellWord)).toEqual(["''", "'a b'", "'it'\\''s'", "'=x'", "'~'", "'~/x'", "'$x'", "'a*'"]);
+    expect(shellQuote("abc")).toBe("'abc'");
+  });
+});

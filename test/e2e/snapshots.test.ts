@@ -1,0 +1,196 @@
+// Recovery snapshots as the daemon writes them (recovery.md): the writer in-process with a fake
+// fleet, then the real daemon — a burst of renames, an emptied fleet, a snapshot deleted by hand.
+// Writes are counted from the writer's log, never inferred from elapsed time.
+import { afterEach, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { isSnapshotName, snapshotFileName } from "../../src/recipe-snapshot-rules.ts";
+import type { RecipeEntry } from "../../src/recipe.ts";
+import { SnapshotWriter, type SnapshotSource } from "../../src/daemon-snapshots.ts";
+import { type Fleet, until } from "../harness/fleet.ts";
+import { recoveryDirOf, snapshotFleet, snapshotNames, snapshotWrites } from "../harness/recovery-helpers.ts";
+import { RawClient } from "../harness/raw-client.ts";
+
+const mode = (path: string) => statSync(path).mode & 0o777;
+
+describe("the snapshot writer", () => {
+  let root: string;
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  function writer(entries: RecipeEntry[], settings: { debounceMs?: number; checkMs?: number } = {}) {
+    root = mkdtempSync(join(tmpdir(), "fleetcom-snapshots-"));
+    const log: string[] = [];
+    const source: SnapshotSource = { startedAt: new Date("2026-11-29T21:04:33Z"), recipe: () => entries, onRecipeChange: () => {} };
+    const dir = join(root, "sessions", "recovery");
+    const w = new SnapshotWriter(source, {
+      dir,
+      home: "/home/u",
+      debounceMs: settings.debounceMs ?? 50,
+      checkMs: settings.checkMs ?? 3_600_000,
+      log: (m) => log.push(m),
+    });
+    const writes = () => log.filter((m) => m.startsWith("snapshot written ")).length;
+    return { w, source, dir, log, writes };
+  }
+
+  const task = (cmd: string, dir = "/home/u/api"): RecipeEntry => ({ dir, cmd, group: null, name: null });
+
+  test("a pass writes the recipe labelled with the write time to this supervisor's file, 0600 in a 0700 directory", () => {
+    const { w, dir } = writer([task("cargo run"), { dir: "/srv", cmd: "top", group: "ops", name: "t" }]);
+    w.pass();
+    const file = join(dir, `20261129T210433Z-${process.pid}.json`);
+    expect(w.file).toBe(file);
+    const doc = JSON.parse(readFileSync(file, "utf8"));
+    expect(doc.name).toMatch(/^autosaved \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    expect(doc.dirs).toEqual({ "/srv": [{ cmd: "top", group: "ops", name: "t" }], "~/api": ["cargo run"] });
+    expect(mode(file)).toBe(0o600);
+    expect(mode(dir)).toBe(0o700);
+  });
+
+  test("an unchanged recipe is not written again, a changed one is", () => {
+    const entries = [task("a")];
+    const { w, writes } = writer(entries);
+    w.pass();
+    w.pass();
+    expect(writes()).toBe(1);
+    entries.push(task("b"));
+    w.pass();
+    expect(writes()).toBe(2);
+  });
+
+  test("an empty fleet writes nothing and leaves the last snapshot in place", () => {
+    const entries = [task("a")];
+    const { w, writes } = writer(entries);
+    w.pass();
+    const before = readFileSync(w.file, "utf8");
+    entries.length = 0;
+    w.pass();
+    expect(writes()).toBe(1);
+    expect(readFileSync(w.file, "utf8")).toBe(before);
+  });
+
+  test("an empty fleet from the start creates no file at all", () => {
+    const { w, dir } = writer([]);
+    w.pass();
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  test("a hundred changes in a burst end in one pass", async () => {
+    const entries = [task("a")];
+    const { w, writes, source } = writer(entries, { debounceMs: 200 });
+    w.start();
+    for (let i = 0; i < 100; i++) {
+      entries[0] = task(`a ${i}`);
+      source.onRecipeChange();
+    }
+    await until("the pass after the burst", () => writes() === 1);
+    w.stop(); // runs a pass only if one were still pending
+    expect(writes()).toBe(1);
+    expect(readFileSync(w.file, "utf8")).toContain('"a 99"');
+  });
+
+  test("stopping runs the pending pass at once", () => {
+    const { w, writes, source } = writer([task("a")], { debounceMs: 3_600_000 });
+    w.start();
+    source.onRecipeChange();
+    w.stop();
+    expect(writes()).toBe(1);
+  });
+
+  test("a snapshot deleted by hand is written again at the next check", async () => {
+    const { w, writes } = writer([task("a")], { checkMs: 50 });
+    w.pass();
+    w.start();
+    unlinkSync(w.file);
+    await until("the snapshot to be rewritten", () => existsSync(w.file));
+    w.stop();
+    expect(writes()).toBe(2);
+  });
+
+  test("each write prunes old snapshots of dead supervisors and leaves strangers alone", () => {
+    const { w, dir } = writer([task("a")]);
+    mkdirSync(dir, { recursive: true });
+    const deadPid = 2 ** 22 + 7; // above Linux's largest pid_max: never alive
+    const writtenAt = (i: number) => new Date(Date.UTC(2025, 0, 1, 0, i));
+    const old = Array.from({ length: 12 }, (_, i) => snapshotFileName(writtenAt(i), deadPid + i));
+    // A live writer: a running process that started before the time in the name. Written first.
+    const live = snapshotFileName(new Date(), process.ppid);
+    const strangers = ["notes.txt", "20250101-000000-1.json", "my-backup.json"];
+    for (const name of [...old, live, ...strangers]) writeFileSync(join(dir, name), "{}");
+    old.forEach((name, i) => utimesSync(join(dir, name), writtenAt(i), writtenAt(i)));
+    utimesSync(join(dir, live), new Date(Date.UTC(2024, 0, 1)), new Date(Date.UTC(2024, 0, 1)));
+    w.pass();
+    const left = readdirSync(dir).sort();
+    expect(left).toEqual([...old.slice(3), live, ...strangers, `20261129T210433Z-${process.pid}.json`].sort());
+  });
+});
+
+describe("snapshots in the daemon", () => {
+  let fleet: Fleet;
+  afterEach(async () => await fleet.stop());
+
+  const snapshotFile = () => join(recoveryDirOf(fleet), snapshotNames(fleet)[0]!);
+  const snapshotDoc = () => JSON.parse(readFileSync(snapshotFile(), "utf8"));
+
+  test("the daemon writes its snapshot under its start time and pid after a spawn", async () => {
+    fleet = snapshotFleet();
+    await fleet.run("sleep 3600", ["--name", "s"]);
+    await until("a snapshot", () => snapshotWrites(fleet) === 1);
+    const status = JSON.parse(await fleet.ok(["status", "--json"]));
+    expect(snapshotNames(fleet)).toEqual([snapshotFileName(new Date(status.startedAt), status.pid)]);
+    expect(snapshotDoc().dirs).toEqual({ "~": [{ cmd: "sleep 3600", name: "s" }] });
+    expect(mode(recoveryDirOf(fleet))).toBe(0o700);
+    expect(mode(snapshotFile())).toBe(0o600);
+  });
+
+  test("a burst of 100 renames within a second produces exactly one snapshot write", async () => {
+    // The default two seconds: the whole burst, sent on one connection, lands well inside it.
+    fleet = snapshotFleet({ debounceMs: 2_000 });
+    const id = await fleet.run("sleep 3600");
+    await until("the first snapshot", () => snapshotWrites(fleet) === 1, 20_000);
+    const client = await RawClient.open(fleet);
+    const replies = await Promise.all(Array.from({ length: 100 }, (_, i) => client.request("rename", { task: String(id), name: `burst ${i}` })));
+    expect(replies.every((r) => r.ok)).toBe(true);
+    await until("the pass after the burst", () => snapshotWrites(fleet) >= 2, 20_000);
+    // A sentinel change: its write is the third only if the burst wrote exactly once.
+    await client.request("rename", { task: String(id), name: "sentinel" });
+    await until("the sentinel's snapshot", () => snapshotDoc().dirs["~"][0].name === "sentinel", 20_000);
+    client.close();
+    expect(snapshotWrites(fleet)).toBe(3);
+  }, 60_000);
+
+  test("emptying the fleet leaves the last snapshot in place, through --kill", async () => {
+    fleet = snapshotFleet();
+    const a = await fleet.run("sleep 3600");
+    const b = await fleet.run("sleep 3601");
+    await until("a snapshot of both tasks", () => snapshotWrites(fleet) >= 1 && snapshotDoc().dirs["~"]?.length === 2);
+    await fleet.ok(["kill", String(a), String(b)]);
+    await fleet.ok(["rm", String(a), String(b)]);
+    expect(await fleet.ls()).toEqual([]);
+    // --kill runs any pass still pending before the daemon exits, so every pass is done after it. A
+    // pass may have run between kill and rm (the tasks exited, still listed); none wrote the empty fleet.
+    await fleet.ok(["--kill"]);
+    expect(snapshotDoc().dirs["~"]).toEqual(["sleep 3600", "sleep 3601"]);
+  });
+
+  test("a snapshot deleted by hand is rewritten at the next check", async () => {
+    fleet = snapshotFleet({ checkMs: 300 });
+    await fleet.run("sleep 3600");
+    await until("a snapshot", () => snapshotWrites(fleet) === 1);
+    const file = snapshotFile();
+    unlinkSync(file);
+    await until("the snapshot to come back", () => existsSync(file), 20_000);
+    expect(JSON.parse(readFileSync(file, "utf8")).dirs).toEqual({ "~": ["sleep 3600"] });
+  });
+
+  test("a pass after --kill and a restart goes to the new daemon's own file", async () => {
+    fleet = snapshotFleet();
+    await fleet.run("sleep 3600");
+    await until("the first daemon's snapshot", () => snapshotWrites(fleet) === 1);
+    await fleet.ok(["--kill"]);
+    await fleet.run("sleep 3601");
+    await until("the second daemon's snapshot", () => snapshotNames(fleet).length === 2);
+    expect(snapshotNames(fleet).every(isSnapshotName)).toBe(true);
+  });
+});

@@ -1,0 +1,184 @@
+// Tasks through the real CLI and daemon: spawn, list, kill, remove, rerun, rename, group, tag, send, peek.
+import { describe, expect, test } from "bun:test";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { isProcessAlive } from "../../src/platform.ts";
+import { eachTestGetsAFleet, Fleet, until } from "../harness/fleet.ts";
+
+let fleet: Fleet;
+eachTestGetsAFleet((f) => (fleet = f));
+
+function pidsFromScreen(text: string, tag: string): number[] {
+  const line = text.split("\n").find((l) => l.startsWith(`${tag}:`));
+  return line ? line.slice(tag.length + 1).trim().split(/\s+/).map(Number) : [];
+}
+
+describe("tasks", () => {
+  test("run prints increasing ids and ls --json lists every documented field", async () => {
+    const a = await fleet.run("echo one");
+    const b = await fleet.run("sleep 30", ["--name", "sleeper", "--group", "g1"]);
+    expect([a, b]).toEqual([1, 2]);
+    const done = await fleet.waitForExit(a);
+    expect(done).toMatchObject({ id: 1, command: "echo one", name: null, group: null, state: "exited", exitCode: 0, signal: null, tagged: false });
+    expect(done.endedAt).not.toBeNull();
+    const sleeper = await fleet.task(b);
+    expect(sleeper).toMatchObject({ id: 2, name: "sleeper", group: "g1", state: "running", exitCode: null, signal: null, endedAt: null });
+    expect(sleeper.cwd).toBe(fleet.sandbox.home);
+    expect(typeof sleeper.pid).toBe("number");
+    expect(typeof sleeper.idle).toBe("boolean");
+    expect(Date.parse(sleeper.startedAt)).not.toBeNaN();
+    expect(done.preview).toBe("one");
+  });
+
+  test("a task runs under $SHELL -c in the client's cwd with TERM and FLEETCOM_TASK_ID added to the client's env", async () => {
+    const dir = join(fleet.sandbox.root, "work dir");
+    mkdirSync(dir);
+    const id = await fleet.run('echo "$TERM|$FLEETCOM_TASK_ID|$MARKER|$(pwd)|$0"', ["--cwd", dir]);
+    await fleet.waitForExit(id);
+    const { stdout } = await fleet.cli(["peek", String(id)], { env: { MARKER: "unused" } });
+    expect(stdout.trim()).toBe(`xterm-256color|${id}||${dir}|/bin/sh`);
+  });
+
+  test("run refuses a directory that does not exist, naming it", async () => {
+    const r = await fleet.cli(["run", "--cwd", "/nonexistent/dir", "--", "true"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe("fleetcom: no such directory: /nonexistent/dir");
+  });
+
+  test("exit codes and signals are reported as they happened", async () => {
+    const seven = await fleet.run("exit 7");
+    const segv = await fleet.run("kill -SEGV $$");
+    expect(await fleet.waitForExit(seven)).toMatchObject({ exitCode: 7, signal: null });
+    expect(await fleet.waitForExit(segv)).toMatchObject({ exitCode: null, signal: "SIGSEGV" });
+  });
+
+  test("kill lets a TERM-trapping task clean up and exit", async () => {
+    const id = await fleet.run("trap 'echo cleaned; exit 3' TERM; echo ready; while :; do sleep 0.05; done");
+    await until("ready", async () => (await fleet.peek(id)).includes("ready"));
+    await fleet.ok(["kill", String(id)]);
+    const t = await fleet.waitForExit(id);
+    expect(t.exitCode).toBe(3);
+    expect(await fleet.peek(id)).toContain("cleaned");
+  });
+
+  test("kill KILLs a TERM-ignoring task after the grace period", async () => {
+    const id = await fleet.run("trap '' TERM; echo ready; while :; do sleep 0.05; done");
+    await until("ready", async () => (await fleet.peek(id)).includes("ready"));
+    await fleet.ok(["kill", String(id)]);
+    expect((await fleet.waitForExit(id)).signal).toBe("SIGKILL");
+  });
+
+  test("kill ends the whole process group, background children included", async () => {
+    const id = await fleet.run('sleep 300 & a=$!; sleep 301 & echo "kids: $a $!"; wait');
+    const pids = await until("children", async () => {
+      const p = pidsFromScreen(await fleet.peek(id), "kids");
+      return p.length === 2 ? p : undefined;
+    });
+    expect(pids.every(isProcessAlive)).toBe(true);
+    await fleet.ok(["kill", String(id)]);
+    await fleet.waitForExit(id);
+    await until("children gone", () => pids.every((p) => !isProcessAlive(p)));
+  });
+
+  test("rm refuses a running task and sweeps what a finished one left in its group", async () => {
+    const running = await fleet.run("sleep 300");
+    const refused = await fleet.cli(["rm", String(running)]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("still running");
+    // HUP is ignored before the fork, so the child survives the session leader's exit.
+    const leaver = await fleet.run("trap '' HUP; sleep 400 & echo \"kids: $!\"");
+    await fleet.waitForExit(leaver);
+    const [kid] = pidsFromScreen(await fleet.peek(leaver), "kids");
+    expect(isProcessAlive(kid!)).toBe(true);
+    await fleet.ok(["rm", String(leaver)]);
+    await until("leftover child gone", () => !isProcessAlive(kid!));
+    expect((await fleet.ls()).map((t) => t.id)).toEqual([running]);
+  });
+
+  test("ids are never reused after a task is removed", async () => {
+    const first = await fleet.run("true");
+    await fleet.waitForExit(first);
+    await fleet.ok(["rm", String(first)]);
+    expect(await fleet.run("true")).toBe(first + 1);
+  });
+
+  test("rerun keeps id, tag, group and name, counts the run and resets screen and clock", async () => {
+    const id = await fleet.run("echo run-$RANDOM; exit 4", ["--name", "job", "--group", "batch"]);
+    const first = await fleet.waitForExit(id);
+    await fleet.ok(["tag", "job"]);
+    const again = await fleet.cli(["rerun", "job"]);
+    expect(again.code).toBe(0);
+    const second = await fleet.waitForTask(id, "second run done", (t) => t.run === 2 && t.state === "exited");
+    expect(second).toMatchObject({ id, name: "job", group: "batch", tagged: true, exitCode: 4 });
+    expect(Date.parse(second.startedAt)).toBeGreaterThanOrEqual(Date.parse(first.startedAt));
+    expect((await fleet.peek(id)).trim().split("\n")).toHaveLength(1);
+  });
+
+  test("rerun refuses a running task", async () => {
+    const id = await fleet.run("sleep 300");
+    const r = await fleet.cli(["rerun", String(id)]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("only a finished task can be rerun");
+  });
+
+  test("rename and group normalise like the spec: control characters, trimming, 64 characters, Unassigned", async () => {
+    const id = await fleet.run("sleep 300");
+    await fleet.ok(["rename", String(id), `  api\x07 server  `]);
+    await fleet.ok(["group", String(id), "x".repeat(80)]);
+    expect(await fleet.task(id)).toMatchObject({ name: "api server", group: "x".repeat(64) });
+    await fleet.ok(["group", String(id), "Unassigned"]);
+    expect((await fleet.task(id)).group).toBeNull();
+    await fleet.ok(["group", String(id), "unassigned"]);
+    expect((await fleet.task(id)).group).toBe("unassigned");
+    await fleet.ok(["rename", String(id), "Unassigned"]);
+    expect((await fleet.task(id)).name).toBe("Unassigned");
+    await fleet.ok(["rename", String(id)]);
+    await fleet.ok(["group", String(id)]);
+    expect(await fleet.task(id)).toMatchObject({ name: null, group: null });
+  });
+
+  test("TASK resolves by id, exact name or a unique prefix; ambiguity lists the candidates", async () => {
+    await fleet.run("sleep 301", ["--name", "web"]);
+    await fleet.run("sleep 302", ["--name", "worker"]);
+    await fleet.ok(["tag", "web"]);
+    expect((await fleet.task(1)).tagged).toBe(true);
+    await fleet.ok(["tag", "WORK"]);
+    expect((await fleet.task(2)).tagged).toBe(true);
+    const r = await fleet.cli(["tag", "w"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe("fleetcom: 'w' matches 2 tasks: 1 web, 2 worker");
+    const none = await fleet.cli(["kill", "nope"]);
+    expect(none.stderr).toContain("no task matches 'nope'");
+  });
+
+  test("send types into the task, with Enter unless --no-enter", async () => {
+    const id = await fleet.run("read a; read b; echo \"got:$a:$b\"");
+    await fleet.ok(["send", String(id), "--no-enter", "hello"]);
+    await fleet.ok(["send", String(id), "world"]);
+    await fleet.ok(["send", String(id), "two words"]);
+    await fleet.waitForExit(id);
+    expect(await fleet.peek(id)).toContain("got:helloworld:two words");
+  });
+
+  test("peek --lines reaches into scrollback and --follow streams new output as plain text", async () => {
+    const id = await fleet.run("seq 1 100");
+    await fleet.waitForExit(id);
+    expect((await fleet.ok(["peek", String(id), "--lines", "50"])).trim().split("\n")).toEqual(
+      Array.from({ length: 50 }, (_, i) => String(i + 51)),
+    );
+    const ticker = await fleet.run("echo waiting; read go; for i in 1 2 3; do printf '\\033[1mtick %s\\033[0m\\n' $i; done");
+    await until("ticker waiting", async () => (await fleet.peek(ticker)).includes("waiting"));
+    const follower = Bun.spawn((await import("../harness/helpers.ts")).fleetcomArgv(["peek", String(ticker), "--follow"]), {
+      env: fleet.env,
+      stdout: "pipe",
+    });
+    const reader = follower.stdout.getReader();
+    let out = "";
+    while (!out.includes("waiting")) out += new TextDecoder().decode((await reader.read()).value);
+    await fleet.ok(["send", String(ticker), "go"]);
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) out += new TextDecoder().decode(chunk.value);
+    expect(out).toContain("waiting\n");
+    expect(out).toContain("tick 1\ntick 2\ntick 3\n");
+    expect(out).not.toContain("\x1b");
+  });
+});

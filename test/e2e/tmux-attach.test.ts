@@ -1,0 +1,173 @@
+// Attaching from a shell in a real terminal (a tmux pane): what the user's terminal holds before,
+// during and after, the task's own screen switches, and the exit codes the shell sees.
+import { afterEach, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { eachTestGetsAFleet, type Fleet, until } from "../harness/fleet.ts";
+import { fleetcomArgv } from "../harness/helpers.ts";
+import { fleetcomScript, Tmux } from "../harness/tmux.ts";
+
+let fleet: Fleet;
+eachTestGetsAFleet((f) => (fleet = f));
+let tmux: Tmux;
+let fc: string;
+afterEach(() => tmux?.kill());
+
+const PROMPT = "$";
+const lastRow = (text: string) => text.split("\n").at(-1) ?? "";
+
+/** A tmux pane with a plain shell whose prompt is `$ `, and `fc` to run fleetcom. */
+async function shell(): Promise<void> {
+  tmux = new Tmux(fleet.env, fleet.sandbox.root);
+  fc = fleetcomScript(fleet.sandbox.root, fleetcomArgv);
+  tmux.window("shell", "env PS1='$ ' /bin/sh");
+  await tmux.waitFor("shell", "the prompt", (t) => lastRow(t) === PROMPT);
+}
+
+/** Types a command line and presses Enter. */
+function enter(line: string): void {
+  tmux.type("shell", line);
+  tmux.press("shell", "Enter");
+}
+
+/** Everything the pane holds, scrollback included, as lines. */
+function history(): string[] {
+  return tmux.capture("shell", true).split("\n");
+}
+
+function numbered(prefix: string, count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `${prefix} ${i + 1}`);
+}
+
+describe.skipIf(!Tmux.available())("attaching from a shell", () => {
+  test("attach and detach leave the terminal's scrollback as it was, and the prompt comes back below it", async () => {
+    await shell();
+    enter("seq -f 'line %g' 1 60");
+    await tmux.waitFor("shell", "60 lines", (t) => t.includes("line 60") && lastRow(t) === PROMPT);
+    const id = await fleet.run("seq -f 'task line %g' 1 100; exec sleep 600");
+    await until("the task's output", async () => (await fleet.peek(id)).includes("task line 100"));
+
+    enter(`${fc} attach ${id}; echo rc=$?`);
+    await tmux.waitFor("shell", "the task's screen", (t) => t.includes("task line 100"));
+    await tmux.waitForRawMode("shell");
+    const alternateWhileAttached = tmux.format("shell", "alternate_on");
+    tmux.press("shell", "C-\\");
+    await tmux.waitFor("shell", "the prompt after detaching", (t) => t.includes("rc=0") && lastRow(t) === PROMPT);
+
+    expect(history()).toEqual([
+      "$ seq -f 'line %g' 1 60",
+      ...numbered("line", 60),
+      `$ ${fc} attach ${id}; echo rc=$?`,
+      `[detached from task ${id}]`,
+      "rc=0",
+      PROMPT,
+    ]);
+    expect(alternateWhileAttached).toBe("1");
+  });
+
+  test("a task that enters and leaves its alternate screen while attached keeps the terminal on its own alternate screen", async () => {
+    await shell();
+    enter("seq -f 'mine %g' 1 40");
+    await tmux.waitFor("shell", "40 lines", (t) => t.includes("mine 40") && lastRow(t) === PROMPT);
+    const script = join(fleet.sandbox.root, "app.sh");
+    writeFileSync(
+      script,
+      [
+        "stty -echo",
+        "printf 'shell line 1\\nshell line 2\\n'",
+        "read x",
+        "printf '\\033[?1049h\\033[H\\033[2JFULL SCREEN APP'",
+        "read x",
+        "printf '\\033[?1049lback in the shell\\n'",
+        "exec sleep 600",
+      ].join("\n"),
+    );
+    const id = await fleet.run(`sh ${script}`);
+    enter(`${fc} attach ${id}`);
+    await tmux.waitFor("shell", "the task's screen", (t) => t.includes("shell line 2"));
+    await tmux.waitForRawMode("shell");
+
+    tmux.press("shell", "Enter");
+    await tmux.waitFor("shell", "the full-screen app", (t) => t.includes("FULL SCREEN APP") && !t.includes("shell line"));
+    expect(tmux.format("shell", "alternate_on")).toBe("1");
+    tmux.press("shell", "Enter");
+    const back = await tmux.waitFor("shell", "the task's shell screen again", (t) => t.includes("back in the shell"));
+    expect(back.split("\n").slice(0, 3)).toEqual(["shell line 1", "shell line 2", "back in the shell"]);
+    expect(tmux.format("shell", "alternate_on")).toBe("1");
+
+    tmux.press("shell", "C-\\");
+    await tmux.waitFor("shell", "the prompt after detaching", (t) => t.includes(`[detached from task ${id}]`) && lastRow(t) === PROMPT);
+    expect(tmux.format("shell", "alternate_on")).toBe("0");
+    expect(history()).toEqual(["$ seq -f 'mine %g' 1 40", ...numbered("mine", 40), `$ ${fc} attach ${id}`, `[detached from task ${id}]`, PROMPT]);
+  });
+
+  test("run --attach exits with the task's exit code and leaves its last screen in view", async () => {
+    await shell();
+    enter(`${fc} run --attach -- 'echo working; read x; echo bye; exit 3'; echo rc=$?`);
+    await tmux.waitFor("shell", "the task", (t) => t.includes("working"));
+    await tmux.waitForRawMode("shell");
+    tmux.press("shell", "Enter");
+    const after = await tmux.waitFor("shell", "the exit code", (t) => t.includes("rc=") && lastRow(t) === PROMPT);
+    const lines = after.split("\n");
+    expect(lines.slice(-6)).toEqual(["working", "", "bye", expect.stringMatching(/^\[task \d+ exited 3\]$/), "rc=3", PROMPT]);
+  });
+
+  test("run --attach of a command that ends before the attach still exits with its code", async () => {
+    await shell();
+    enter(`${fc} run --attach -- 'exit 7'; echo rc=$?`);
+    const after = await tmux.waitFor("shell", "the exit code", (t) => t.includes("rc=") && lastRow(t) === PROMPT);
+    expect(after.split("\n").slice(-3)).toEqual([expect.stringMatching(/^\[task \d+ exited 7\]$/), "rc=7", PROMPT]);
+  });
+
+  test("a task killed by a signal while attached gives 128 + the signal's number", async () => {
+    await shell();
+    enter(`${fc} run --attach -- 'echo waiting; read x; kill -TERM $$'; echo rc=$?`);
+    await tmux.waitFor("shell", "the task", (t) => t.includes("waiting"));
+    await tmux.waitForRawMode("shell");
+    tmux.press("shell", "Enter");
+    const after = await tmux.waitFor("shell", "the exit code", (t) => t.includes("rc=") && lastRow(t) === PROMPT);
+    expect(after).toMatch(/\[task \d+ killed \(SIGTERM\)\]\nrc=143\n\$$/);
+  });
+});
+
+describe.skipIf(!Tmux.available())("attaching to a finished task", () => {
+  async function finishedTask(): Promise<number> {
+    const id = await fleet.run("echo started; read x; exit 3");
+    await until("the task's output", async () => (await fleet.peek(id)).includes("started"));
+    await fleet.ok(["send", String(id), "\n"]);
+    await fleet.waitForExit(id);
+    return id;
+  }
+
+  test("shows how it ended on the last row over its screen; Ctrl-\\ goes back and exits 0", async () => {
+    await shell();
+    const id = await finishedTask();
+    enter(`${fc} attach ${id}; echo rc=$?`);
+    // The notice is drawn at the attach reply and again after the screen, which may come later.
+    const shown = await tmux.waitFor("shell", "the screen and its notice", (t) => t.startsWith("started") && t.includes("rerun"));
+    await tmux.waitForRawMode("shell"); // before it, Ctrl-\ would be SIGQUIT
+    expect(shown.split("\n")[0]).toBe("started");
+    expect(lastRow(shown)).toBe(`[task ${id} exited 3 · r rerun · Ctrl-\\ back]`);
+    expect(tmux.format("shell", "cursor_y")).not.toBe("29");
+    expect(await fleet.peek(id)).not.toContain("rerun");
+
+    tmux.press("shell", "C-\\");
+    await tmux.waitFor("shell", "the prompt", (t) => t.includes("rc=0") && lastRow(t) === PROMPT);
+    expect(history().slice(-3)).toEqual([`[detached from task ${id}]`, "rc=0", PROMPT]);
+  });
+
+  test("r reruns it and stays attached to the new run, whose exit code the client then exits with", async () => {
+    await shell();
+    const id = await finishedTask();
+    enter(`${fc} attach ${id}; echo rc=$?`);
+    await tmux.waitFor("shell", "the notice", (t) => t.includes("rerun"));
+    await tmux.waitForRawMode("shell");
+    tmux.press("shell", "r");
+    await fleet.waitForTask(id, "to run again", (t) => t.run === 2 && t.state === "running");
+    const rerun = await tmux.waitFor("shell", "the new run", (t) => t.startsWith("started") && !t.includes("rerun"));
+    expect(rerun.split("\n")).toEqual(["started"]);
+    tmux.press("shell", "Enter");
+    const after = await tmux.waitFor("shell", "the exit code", (t) => t.includes("rc=") && lastRow(t) === PROMPT);
+    expect(after.split("\n").slice(-3)).toEqual([`[task ${id} exited 3]`, "rc=3", PROMPT]);
+  });
+});

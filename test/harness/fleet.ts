@@ -1,0 +1,208 @@
+// A fleet under test: its own sandbox and daemon, the real CLI, and real PTYs for interactive
+// clients, read back through a headless terminal. Every daemon and process it starts is ended in
+// stop().
+import { afterEach, beforeEach } from "bun:test";
+import { Terminal } from "@xterm/headless";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fleetcomArgv, makeSandbox, runFleetcom, type RunResult, type Sandbox } from "./helpers.ts";
+import type { TaskInfo } from "../../src/wire-protocol.ts";
+import { useFleetcomWidths } from "../../src/term-widths.ts";
+import { RawClient } from "./raw-client.ts";
+
+export async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(25);
+  }
+}
+
+/** A fresh fleet for every test in the file, always stopped after it: `eachTestGetsAFleet((f) => (fleet = f))`. */
+export function eachTestGetsAFleet(use: (fleet: Fleet) => void): void {
+  let current: Fleet;
+  beforeEach(() => use((current = new Fleet())));
+  afterEach(() => current.stop());
+}
+
+export class Fleet {
+  readonly sandbox: Sandbox = makeSandbox();
+  private readonly clients: PtyClient[] = [];
+  private reader: RawClient | null = null;
+
+  get env(): Record<string, string> {
+    return this.sandbox.env;
+  }
+
+  cli(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): Promise<RunResult> {
+    return runFleetcom(args, { env: { ...this.env, ...opts.env }, cwd: opts.cwd ?? this.sandbox.home });
+  }
+
+  async ok(args: string[], opts: { cwd?: string } = {}): Promise<string> {
+    const r = await this.cli(args, opts);
+    if (r.code !== 0) throw new Error(`fleetcom ${args.join(" ")} exited ${r.code}: ${r.stderr}`);
+    return r.stdout;
+  }
+
+  async run(command: string, flags: string[] = []): Promise<number> {
+    return Number((await this.ok(["run", ...flags, "--", command])).trim());
+  }
+
+  /** The fleet as `ls --json` gives it. Polls read it over one connection kept open, not a CLI process per call; the CLI runs only to start a daemon. */
+  async ls(): Promise<TaskInfo[]> {
+    const tasks = await this.lsOverSocket();
+    return tasks ?? JSON.parse(await this.ok(["ls", "--json"]));
+  }
+
+  private async lsOverSocket(): Promise<TaskInfo[] | null> {
+    if (this.reader?.closed) this.reader = null;
+    if (!this.reader) {
+      if (!existsSync(join(this.sandbox.runtime, "default.sock"))) return null;
+      this.reader = await RawClient.open(this).catch(() => null);
+      if (!this.reader) return null;
+    }
+    const reply = await this.reader.request("ls");
+    return reply.ok ? (reply.result as TaskInfo[]) : null;
+  }
+
+  async task(id: number): Promise<TaskInfo> {
+    const found = (await this.ls()).find((t) => t.id === id);
+    if (!found) throw new Error(`no task ${id}`);
+    return found;
+  }
+
+  waitForTask(id: number, what: string, test: (t: TaskInfo) => boolean, timeoutMs?: number): Promise<TaskInfo> {
+    return until(`task ${id} ${what}`, async () => {
+      const t = (await this.ls()).find((x) => x.id === id);
+      return t && test(t) ? t : undefined;
+    }, timeoutMs);
+  }
+
+  waitForExit(id: number, timeoutMs?: number): Promise<TaskInfo> {
+    return this.waitForTask(id, "to exit", (t) => t.state === "exited", timeoutMs);
+  }
+
+  async peek(id: number | string): Promise<string> {
+    return this.ok(["peek", String(id)]);
+  }
+
+  daemonPid(): number | null {
+    try {
+      return Number(readFileSync(`${this.sandbox.runtime}/daemon.lock`, "utf8").trim()) || null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Starts a client in a real PTY of the given size. */
+  spawnClient(args: string[], size = { cols: 100, rows: 30 }): PtyClient {
+    const client = new PtyClient(fleetcomArgv(args), this.env, this.sandbox.home, size);
+    this.clients.push(client);
+    return client;
+  }
+
+  async stop(): Promise<void> {
+    this.reader?.close();
+    for (const c of this.clients) c.kill();
+    const pid = this.daemonPid();
+    await this.cli(["--kill"]);
+    if (pid) killGroupsOf(pid);
+    this.sandbox.cleanup();
+  }
+}
+
+/** Belt and braces: a test that failed half-way must not leave processes behind. */
+function killGroupsOf(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {}
+}
+
+/** A fleetcom client in a real PTY whose screen is kept by a headless terminal, which also answers terminal queries the way a real one would. */
+export class PtyClient {
+  readonly term: Terminal;
+  readonly proc: ReturnType<typeof Bun.spawn>;
+  output = "";
+
+  constructor(argv: string[], env: Record<string, string>, cwd: string, size: { cols: number; rows: number }) {
+    this.term = new Terminal({ cols: size.cols, rows: size.rows, allowProposedApi: true, scrollback: 1000 });
+    useFleetcomWidths(this.term); // the widths of a modern terminal, as the daemon's
+    const decoder = new TextDecoder();
+    this.proc = Bun.spawn(argv, {
+      env: { ...env, TERM: "xterm-256color" },
+      cwd,
+      terminal: {
+        cols: size.cols,
+        rows: size.rows,
+        data: (_t, chunk) => {
+          this.output += decoder.decode(chunk, { stream: true });
+          this.term.write(chunk);
+        },
+      },
+    });
+    this.term.onData((reply) => this.proc.terminal?.write(reply));
+  }
+
+  write(keys: string): void {
+    this.proc.terminal!.write(keys);
+  }
+
+  resize(cols: number, rows: number): void {
+    this.term.resize(cols, rows);
+    this.proc.terminal!.resize(cols, rows);
+  }
+
+  /** Resolves once the program has put its terminal in raw mode (attached clients do, once ready for keys). */
+  waitForRawMode(): Promise<true> {
+    const ICANON = process.platform === "darwin" ? 0x100 : 0x2;
+    return until("the client's terminal in raw mode", () => (this.proc.terminal!.localFlags & ICANON) === 0);
+  }
+
+  async settled(): Promise<void> {
+    await new Promise<void>((r) => this.term.write("", r));
+  }
+
+  screen(): string {
+    const buffer = this.term.buffer.active;
+    const rows: string[] = [];
+    for (let y = 0; y < this.term.rows; y++) rows.push(buffer.getLine(buffer.viewportY + y)?.translateToString(true) ?? "");
+    while (rows.length && rows[rows.length - 1] === "") rows.pop();
+    return rows.join("\n");
+  }
+
+  async waitForScreen(what: string, test: (screen: string) => boolean, timeoutMs?: number): Promise<string> {
+    return until(what, async () => {
+      await this.settled();
+      const s = this.screen();
+      return test(s) ? s : undefined;
+    }, timeoutMs);
+  }
+
+  waitForOutput(text: string, timeoutMs?: number): Promise<string> {
+    return until(`output containing ${JSON.stringify(text)}`, () => (this.output.includes(text) ? this.output : undefined), timeoutMs);
+  }
+
+  kill(): void {
+    try {
+      this.proc.kill("SIGKILL");
+    } catch {}
+  }
+}
+
+/** The PIDs of the daemons (started from source) serving `runtimeDir`. */
+export function daemonsOf(runtimeDir: string): number[] {
+  const out = Bun.spawnSync(["pgrep", "-f", "main.ts daemon"]).stdout.toString().trim();
+  return out
+    .split("\n")
+    .filter(Boolean)
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/environ`, "utf8").includes(`FLEETCOM_RUNTIME_DIR=${runtimeDir}\0`);
+      } catch {
+        return false;
+      }
+    });
+}

@@ -1,0 +1,111 @@
+// Shared test scaffolding: an isolated HOME/config/runtime per test and a way to run the real CLI.
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { UserError } from "../../src/errors.ts";
+import type { RecipeEntry } from "../../src/recipe.ts";
+
+export const MAIN = resolve(import.meta.dir, "../../src/main.ts");
+
+// FLEETCOM_TEST_RUNTIME=deno (`make test-deno`) runs every CLI and daemon the tests start under
+// `deno run`, with one Deno cache for the whole run instead of one per sandboxed HOME.
+const UNDER_DENO = process.env.FLEETCOM_TEST_RUNTIME === "deno";
+const DENO_DIR = resolve(import.meta.dir, "../../.tools/deno-dir");
+
+/** argv that runs the CLI from source (`main`, this checkout's by default) under the runtime being tested. */
+export function fleetcomArgv(args: string[], main = MAIN): string[] {
+  if (!UNDER_DENO) return [process.execPath, main, ...args];
+  const deno = Bun.which("deno");
+  if (!deno) throw new Error("FLEETCOM_TEST_RUNTIME=deno but no deno on PATH (make test-deno installs it)");
+  return [deno, "run", "-A", main, ...args];
+}
+
+export interface Sandbox {
+  root: string;
+  home: string;
+  config: string;
+  runtime: string;
+  env: Record<string, string>;
+  cleanup(): void;
+}
+
+export function makeSandbox(): Sandbox {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "fleetcom-test-")));
+  const home = join(root, "home");
+  const config = join(root, "config");
+  const runtime = join(root, "run");
+  Bun.spawnSync(["mkdir", "-p", home]);
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: home,
+    FLEETCOM_CONFIG_DIR: config,
+    FLEETCOM_RUNTIME_DIR: runtime,
+    SHELL: "/bin/sh",
+    NO_COLOR: "1",
+    TMPDIR: process.env.TMPDIR ?? "/tmp",
+    ...(UNDER_DENO ? { DENO_DIR, DENO_NO_UPDATE_CHECK: "1" } : {}),
+  };
+  return { root, home, config, runtime, env, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export async function runFleetcom(
+  args: string[],
+  opts: { env?: Record<string, string>; cwd?: string; stdin?: string } = {},
+): Promise<RunResult> {
+  const proc = Bun.spawn(fleetcomArgv(args), {
+    env: opts.env ?? makeDefaultEnv(),
+    cwd: opts.cwd,
+    stdin: opts.stdin === undefined ? "ignore" : new TextEncoder().encode(opts.stdin),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  return { code, stdout, stderr };
+}
+
+let defaultSandbox: Sandbox | undefined;
+function makeDefaultEnv(): Record<string, string> {
+  if (!defaultSandbox) {
+    const sandbox = (defaultSandbox = makeSandbox());
+    process.on("exit", () => sandbox.cleanup());
+  }
+  return defaultSandbox.env;
+}
+
+// A deterministic PRNG (mulberry32) for fuzz and fault tests: a failing seed reproduces.
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A recipe entry, group and name unset unless given. */
+export function entry(dir: string, cmd: string, group: string | null = null, name: string | null = null): RecipeEntry {
+  return { dir, cmd, group, name };
+}
+
+/** The UserError `fn` throws; anything else (or nothing) fails the test. */
+export function thrown(fn: () => unknown): UserError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof UserError) return error;
+    throw error;
+  }
+  throw new Error("expected a UserError");
+}

@@ -1,0 +1,71 @@
+// What the session and recovery tests share: a fleet with short snapshot intervals, a raw socket
+// client for bursts the CLI could not issue within a second, the snapshots on disk and the writes the
+// daemon logged, and the process sweep for tasks a SIGKILLed daemon may leave behind.
+import { isProcessAlive } from "../../src/platform.ts";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { isSnapshotName } from "../../src/recipe-snapshot-rules.ts";
+import { Fleet } from "./fleet.ts";
+
+/** A Fleet whose daemon snapshots quickly; the minute check stays out of the way unless asked for. */
+export function snapshotFleet(settings: { debounceMs?: number; checkMs?: number } = {}): Fleet {
+  const fleet = new Fleet();
+  fleet.env.FLEETCOM_SNAPSHOT_DEBOUNCE_MS = String(settings.debounceMs ?? 100);
+  fleet.env.FLEETCOM_SNAPSHOT_CHECK_MS = String(settings.checkMs ?? 3_600_000);
+  return fleet;
+}
+
+/** What a recipe keeps of a task, in the order a load recreates it (directory, then id). */
+export type Launch = { cwd: string; command: string; group: string | null; name: string | null };
+
+export function launches(tasks: Launch[]): Launch[] {
+  const rows = tasks.map(({ cwd, command, group, name }) => ({ cwd, command, group, name }));
+  return rows.sort((a, b) => (a.cwd < b.cwd ? -1 : a.cwd > b.cwd ? 1 : 0));
+}
+
+export function recoveryDirOf(fleet: Fleet): string {
+  return join(fleet.sandbox.config, "sessions", "recovery");
+}
+
+export function snapshotNames(fleet: Fleet): string[] {
+  try {
+    return readdirSync(recoveryDirOf(fleet)).filter(isSnapshotName);
+  } catch {
+    return [];
+  }
+}
+
+/** `snapshot written` lines in the daemon log: the write counter that does not depend on timing. */
+export function snapshotWrites(fleet: Fleet): number {
+  try {
+    return readFileSync(join(fleet.sandbox.runtime, "daemon.log"), "utf8").split("\n").filter((l) => / snapshot written /.test(l)).length;
+  } catch {
+    return 0;
+  }
+}
+
+/** Processes whose environment holds `marker`: every task a test's daemons started, and nothing else. */
+export function processesWithMarker(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/environ`, "latin1").split("\0").includes(marker) && isProcessAlive(Number(entry))) found.push(Number(entry));
+    } catch {
+      // gone, or not ours
+    }
+  }
+  return found;
+}
+
+
+/** Cleanup after a crash: each task leads its own process group, so kill the groups. */
+export function killProcessGroups(pids: number[]): void {
+  for (const pid of pids) {
+    for (const target of [-pid, pid]) {
+      try {
+        process.kill(target, "SIGKILL");
+      } catch {}
+    }
+  }
+}

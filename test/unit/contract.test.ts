@@ -1,0 +1,30 @@
+// The client/daemon contract is one table (wire-protocol.ts): `make test` type-checks this file, so
+// each line marked @ts-expect-error must fail to compile, or tsc reports the marker as unused.
+import { expect, test } from "bun:test";
+import type { DaemonClient } from "../../src/client.ts";
+import type { TaskInfo } from "../../src/wire-protocol.ts";
+
+function misuses(c: DaemonClient): unknown[] {
+  return [
+    // @ts-expect-error: no such operation
+    c.request("lss"),
+    // @ts-expect-error: run needs a command
+    c.request("run", {}),
+    // @ts-expect-error: rename's name is a string or null, not a number
+    c.request("rename", { task: "1", name: 3 }),
+    // @ts-expect-error: peek answers { text, info }, not a list of tasks
+    c.request("peek", { task: "1" }).then((tasks: TaskInfo[]) => tasks),
+  ];
+}
+
+function uses(c: DaemonClient): Promise<unknown>[] {
+  return [
+    c.request("ls").then((tasks: TaskInfo[]) => tasks.map((t) => t.id)),
+    c.request("run", { command: "true" }).then(({ id }) => id + 1),
+    c.request("status").then((s) => s.tasks.running),
+  ];
+}
+
+test("the contract types requests and replies by operation (checked by tsc in make test)", () => {
+  expect([misuses, uses].map((f) => typeof f)).toEqual(["function", "function"]);
+});

@@ -1,0 +1,47 @@
+// The rule that decides whether fleetcom may still signal a task's process group (issue 11, H2), as
+// a table: the proofs it accepts and the look-alikes it must refuse. The processes are made up; the
+// PID-reuse scenarios with real processes are in security-process.test.ts.
+import { describe, expect, test } from "bun:test";
+import { groupIsTheTasks, type GroupIdentity } from "../../src/daemon-process-group.ts";
+import type { ProcStat } from "../../src/proc.ts";
+import { parseProcStat } from "../../src/proc.ts";
+
+describe("the proof that a process group is still the task's (pure rule)", () => {
+  const P = 500;
+  const held: GroupIdentity = { pgid: P, leaderStart: 1_000, reapedAt: null };
+  const reaped: GroupIdentity = { ...held, reapedAt: 2_000 };
+  const proc = (pid: number, start: number, over: Partial<ProcStat> = {}): ProcStat => ({ pid, state: "S", pgrp: P, session: P, start, ...over });
+  const cases: [string, GroupIdentity, ProcStat[] | null, boolean][] = [
+    ["the leader itself, not yet reaped", held, [proc(P, 1_000)], true],
+    ["the leader as a zombie, not yet reaped", held, [proc(P, 1_000, { state: "Z" })], true],
+    ["the leader's PID held by a later process: reused, whoever else is in the group", reaped, [proc(P, 5_000), proc(600, 1_500)], false],
+    ["the leader's PID reused before the reap was reported", held, [proc(P, 5_000)], false],
+    ["leader reaped, a member of its session started before the reap", reaped, [proc(600, 1_500)], true],
+    ["leader reaped, only members started after the reap (a new session with the old number)", reaped, [proc(600, 2_001), proc(601, 9_000)], false],
+    ["leader reaped, a member started in the reap's own tick (forked just before the leader exited)", reaped, [proc(600, 2_000)], true],
+    ["leader reaped, a member of the group in another session", reaped, [proc(600, 1_500, { session: 42 })], false],
+    ["leader reaped, only zombies left", reaped, [proc(600, 1_500, { state: "Z" })], false],
+    ["leader reaped, a member older than the leader", reaped, [proc(600, 999)], false],
+    ["leader reaped, nothing left", reaped, [], false],
+    ["no /proc: held", held, null, true],
+    ["no /proc: reaped", reaped, null, false],
+    ["start unknown: held", { ...held, leaderStart: null }, [proc(P, 1_000)], true],
+    ["start unknown: reaped", { ...reaped, leaderStart: null }, [proc(600, 1_500)], false],
+  ];
+  for (const [name, id, stats, expected] of cases) {
+    test(`${name}: ${expected ? "signal" : "never signal"}`, () => {
+      expect(groupIsTheTasks(id, stats, 3_000)).toBe(expected);
+    });
+  }
+});
+
+describe("reading /proc/<pid>/stat", () => {
+  test("fields are read after the last parenthesis, so a command name with spaces and ')' cannot shift them", () => {
+    const line = "4242 (evil) 1 2 3 (x) S 1 4242 4242 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 987654 0 0";
+    expect(parseProcStat(4242, line)).toEqual({ pid: 4242, state: "S", pgrp: 4242, session: 4242, start: 987654 });
+  });
+
+  test("a truncated line is no process", () => {
+    expect(parseProcStat(1, "1 (init) S 0 1 1")).toBeNull();
+  });
+});

@@ -1,0 +1,429 @@
+// Restore fidelity: whatever a task wrote, serializeForAttach() written into a plain terminal of the
+// same size, on its alternate screen as ui-attach.ts keeps it, must make that terminal show what a twin
+// terminal fed the task's bytes directly shows, and behave the same from then on (Screen's own
+// terminal is private; its twin has the same options and input).
+import { afterEach, describe, expect, test } from "bun:test";
+import { type IBuffer, type IBufferCell, Terminal } from "@xterm/headless";
+import { AltScreenFilter } from "../../src/ui-alt-screen-filter.ts";
+import { Screen } from "../../src/term-screen.ts";
+import { useFleetcomWidths } from "../../src/term-widths.ts";
+
+const COLS = 120;
+const ROWS = 40;
+const CSI = "\x1b[";
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+function plainTerminal(cols = COLS, rows = ROWS, scrollback = 2000): Terminal {
+  const term = new Terminal({ cols, rows, scrollback, allowProposedApi: true });
+  useFleetcomWidths(term);
+  cleanups.push(() => term.dispose());
+  return term;
+}
+
+function newScreen(cols = COLS, rows = ROWS, scrollback = 2000): Screen {
+  const screen = new Screen({ cols, rows, scrollback });
+  cleanups.push(() => screen.dispose());
+  return screen;
+}
+
+function writeTo(term: Terminal, data: string | Uint8Array): Promise<void> {
+  return new Promise((resolve) => term.write(data, resolve));
+}
+
+/** A Screen and its twin, both fed the same bytes. */
+async function taskWrites(data: string, size = { cols: COLS, rows: ROWS, scrollback: 2000 }) {
+  const screen = newScreen(size.cols, size.rows, size.scrollback);
+  const twin = plainTerminal(size.cols, size.rows, size.scrollback);
+  screen.write(data);
+  await Promise.all([screen.flushed(), writeTo(twin, data)]);
+  return { screen, twin };
+}
+
+const attachedTo = new WeakMap<Terminal, Screen>();
+
+/** The client's terminal as attach.ts uses it: the task drawn on its alternate screen. */
+async function restoreInto(screen: Screen, cols = COLS, rows = ROWS, dirt = ""): Promise<Terminal> {
+  const client = plainTerminal(cols, rows);
+  if (dirt) await writeTo(client, dirt);
+  await writeTo(client, `${CSI}?1049h${screen.serializeForAttach()}`);
+  attachedTo.set(client, screen);
+  return client;
+}
+
+// ---- comparing two terminals ----------------------------------------------------------------
+
+function describeCell(cell: IBufferCell): string {
+  return [
+    JSON.stringify(cell.getChars()),
+    cell.getWidth(),
+    `fg:${cell.getFgColorMode()}:${cell.getFgColor()}`,
+    `bg:${cell.getBgColorMode()}:${cell.getBgColor()}`,
+    cell.isBold(),
+    cell.isItalic(),
+    cell.isUnderline(),
+    cell.isInverse(),
+    cell.isDim(),
+    cell.isStrikethrough(),
+    cell.isBlink(),
+    cell.isInvisible(),
+    cell.isOverline(),
+  ].join(" ");
+}
+
+/**
+ * The rows on screen, cell by cell; the first difference is reported with its place. The top row's
+ * wrapped flag is left out: the row it continues is in the scrollback, which is not sent.
+ */
+function screenDifferences(expected: IBuffer, actual: IBuffer, cols: number, rows: number): string[] {
+  const differences: string[] = [];
+  const a = expected.getNullCell();
+  const b = actual.getNullCell();
+  for (let y = 0; y < rows && differences.length < 5; y++) {
+    const lineA = expected.getLine(expected.baseY + y)!;
+    const lineB = actual.getLine(actual.baseY + y)!;
+    if (y > 0 && lineA.isWrapped !== lineB.isWrapped) differences.push(`row ${y} wrapped ${lineA.isWrapped}`);
+    for (let x = 0; x < cols; x++) {
+      const cellA = describeCell(lineA.getCell(x, a)!);
+      const cellB = describeCell(lineB.getCell(x, b)!);
+      if (cellA !== cellB) {
+        differences.push(`${expected.type} (${x},${y}): ${cellA} | ${cellB}`);
+        break;
+      }
+    }
+  }
+  return differences;
+}
+
+/** State xterm exposes only by answering queries: cursor visibility, SGR mouse, scroll region. */
+async function queriedState(term: Terminal): Promise<string[]> {
+  const replies: string[] = [];
+  const listener = term.onData((data) => replies.push(data));
+  await writeTo(term, `${CSI}?25$p${CSI}?1006$p${CSI}?1016$p\x1bP$qr\x1b\\`);
+  listener.dispose();
+  return replies;
+}
+
+/** The client shows what the twin shows, on its alternate screen, with the same cursor and state. */
+async function expectSameTerminal(expected: Terminal, actual: Terminal): Promise<void> {
+  expect(actual.buffer.active.type).toBe("alternate");
+  expect(screenDifferences(expected.buffer.active, actual.buffer.active, expected.cols, expected.rows)).toEqual([]);
+  const cursor = (t: Terminal) => [t.buffer.active.cursorX, t.buffer.active.cursorY];
+  expect(cursor(actual)).toEqual(cursor(expected));
+  expect(actual.modes).toEqual(expected.modes);
+  expect(await queriedState(actual)).toEqual(await queriedState(expected));
+}
+
+/**
+ * The task writes `data`: the twin gets it as it is, the attached client as ui-attach.ts passes it on
+ * (screen switches taken out, then a redraw); both must still agree, so the pen, region and origin
+ * behave alike.
+ */
+async function expectSameAfter(data: string, expected: Terminal, actual: Terminal): Promise<void> {
+  const screen = attachedTo.get(actual)!;
+  screen.write(data);
+  const { bytes, switched } = new AltScreenFilter().push(new TextEncoder().encode(data));
+  await Promise.all([writeTo(expected, data), writeTo(actual, bytes)]);
+  if (switched) await writeTo(actual, await screen.snapshotForAttach());
+  await expectSameTerminal(expected, actual);
+}
+
+// ---- what tasks write -----------------------------------------------------------------------
+
+function plainLines(count: number): string {
+  let out = "";
+  for (let i = 0; i < count; i++) out += `line ${i} ${"x".repeat(i % 90)}\r\n`;
+  return out;
+}
+
+function colouredLines(count: number): string {
+  let out = "";
+  for (let i = 0; i < count; i++) {
+    out +=
+      `${CSI}1;31m${i}${CSI}0m ${CSI}38;5;${i % 256}mpal${CSI}48;2;${i % 256};40;90mtrue${CSI}0m ` +
+      `${CSI}3;4mé中😀${CSI}0m ${CSI}2;7mdim-inverse${CSI}0m\r\n`;
+  }
+  return out;
+}
+
+/** A vim/htop-like frame: every row placed with CUP, 256-colour and truecolour, erase to line end. */
+function fullScreenFrame(rows: number): string {
+  let out = "";
+  for (let row = 1; row <= rows; row++) {
+    out += `${CSI}${row};1H${CSI}0m`;
+    if (row % 3 === 0) out += `${CSI}38;5;${(row * 7) % 256};48;2;10;${row * 5};60m`;
+    if (row % 4 === 0) out += `${CSI}1;4m`;
+    out += `row ${row} ${"#".repeat(row)} 中${CSI}K`;
+  }
+  return out;
+}
+
+// ---- restore fidelity -----------------------------------------------------------------------
+
+describe("restoring a screen on attach", () => {
+  test("plain lines come back (the scrollback stays in the daemon)", async () => {
+    const { screen, twin } = await taskWrites(plainLines(2040));
+    await expectSameTerminal(twin, await restoreInto(screen));
+  });
+
+  test("coloured text with accents, wide characters and emoji comes back cell for cell", async () => {
+    const { screen, twin } = await taskWrites(colouredLines(2040));
+    await expectSameTerminal(twin, await restoreInto(screen));
+  });
+
+  test("bold right after dim text stays bold, and the 16 palette colours keep their SGR form", async () => {
+    const { screen, twin } = await taskWrites(
+      `${CSI}2mdim${CSI}1mdim+bold${CSI}22;1mbold${CSI}2;22mnone${CSI}38;5;3m256-three${CSI}33mthree\r\n`,
+    );
+    await expectSameTerminal(twin, await restoreInto(screen));
+  });
+
+  test("wrapped lines stay wrapped, including a wide character pushed to the next row and blank tails", async () => {
+    const long = `${"word ".repeat(70)}\r\n`;
+    const wideAtEdge = `${"a".repeat(COLS - 1)}中after\r\n`;
+    const erasedTail = `${"b".repeat(COLS + 10)}${CSI}A${CSI}${COLS - 20}G${CSI}K\r\n\n`;
+    const colouredTail = `${"c".repeat(COLS + 10)}${CSI}A${CSI}${COLS - 20}G${CSI}44m${CSI}K${CSI}0m\r\n\n`;
+    const { screen, twin } = await taskWrites(plainLines(50) + long + wideAtEdge + erasedTail + colouredTail + long);
+    await expectSameTerminal(twin, await restoreInto(screen));
+  });
+
+  test("wrapped lines at the bottom of a full screen stay wrapped as they scroll into the scrollback", async () => {
+    const { screen, twin } = await taskWrites(`${CSI}45m${"w".repeat(COLS * 3 + 7)}${CSI}0m\r\n`.repeat(30));
+    await expectSameTerminal(twin, await restoreInto(screen));
+  });
+
+  test("a cursor in the middle of a line after a coloured prompt stays where it was, with its pen", async () => {
+    const { screen, twin } = await taskWrites(`${colouredLines(30)}${CSI}32mprompt ❯ ${CSI}1;35mtyped text${CSI}12D`);
+    const client = await restoreInto(screen);
+    await expectSameTerminal(twin, client);
+    await expectSameAfter("Z", twin, client);
+  });
+
+  test("a full-screen app on the alternate screen over 2000 lines of scrollback comes back exactly, and so does the screen it leaves", async () => {
+    const app =
+      `${CSI}1;33;44m${CSI}?1049h${CSI}?25l${CSI}?1h${CSI}?2004h${CSI}?1000h${CSI}?1006h` +
+      `${fullScreenFrame(ROWS)}${CSI}1;33m${CSI}12;34H`;
+    const { screen, twin } = await taskWrites(plainLines(2040) + app);
+    const client = await restoreInto(screen);
+    await expectSameTerminal(twin, client);
+    expect(client.modes.mouseTrackingMode).toBe("vt200");
+    expect(client.modes.bracketedPasteMode).toBe(true);
+    await expectSameAfter("typed", twin, client);
+    await expectSameAfter(`${CSI}?1049l`, twin, client);
+  });
+
+  test("a scroll region with origin mode keeps the cursor inside the region and scrolls only the region", async () => {
+    const { screen, twin } = await taskWrites(`${plainLines(60)}${CSI}5;30r${CSI}?6h${CSI}7;12Hinside`);
+    const client = await restoreInto(screen);
+    await expectSameTerminal(twin, client);
+    await expectSameAfter(`${CSI}1;1Horigin`, twin, client);
+    await expectSameAfter(`${CSI}26;1H${"\n".repeat(5)}scrolled`, twin, client);
+  });
+
+  test("the alternate screen's own scroll region is restored, not the normal screen's", async () => {
+    const { screen, twin } = await taskWrites(`${CSI}3;20r${CSI}?1049h${CSI}10;30r${CSI}15;1Hin alt`);
+    const client = await restoreInto(screen);
+    await expectSameTerminal(twin, client);
+    await expectSameAfter(`${CSI}30;1H${"\n".repeat(3)}x`, twin, client);
+    await expectSameAfter(`${CSI}?1049l${CSI}20;1H${"\n".repeat(3)}y`, twin, client);
+  });
+
+  test("a terminal left dirty by an earlier program is reset before the screen is drawn", async () => {
+    const dirt =
+      `${plainLines(300)}${CSI}?1049h${CSI}41;1m junk ${CSI}3;10r${CSI}?6h${CSI}?25l${CSI}4h${CSI}?7l` +
+      `${CSI}?1003h${CSI}?1006h${CSI}?2004h${CSI}?1h\x1b=${CSI}?1004h${CSI}5;5Hmore junk`;
+    const { screen, twin } = await taskWrites(`${plainLines(70)}${CSI}33mready${CSI}0m `);
+    await expectSameTerminal(twin, await restoreInto(screen, COLS, ROWS, dirt));
+  });
+
+  test("a hidden cursor, SGR mouse encoding, focus events and the keypad mode come back", async () => {
+    const { screen, twin } = await taskWrites(`${CSI}?25l${CSI}?1002h${CSI}?1006h${CSI}?1004h\x1b=${CSI}4h${CSI}?7l`);
+    await expectSameTerminal(twin, await restoreInto(screen));
+  });
+
+  test("modes the task turned off again are not restored", async () => {
+    const { screen, twin } = await taskWrites(
+      `${CSI}?25l${CSI}?1000;1006h${CSI}2;9r${CSI}?2004h${CSI}?25h${CSI}?1000;1006l${CSI}r${CSI}?2004l`,
+    );
+    await expectSameTerminal(twin, await restoreInto(screen));
+  });
+
+  test("encodings xterm does not implement are still re-emitted for the client's real terminal", async () => {
+    const { screen } = await taskWrites(`${CSI}?1000h${CSI}?1015h`);
+    expect(screen.serializeForAttach()).toContain(`${CSI}?1015h`);
+  });
+
+  test("the cursor style is re-emitted, and a soft reset forgets it along with the region", async () => {
+    const styled = await taskWrites(`${CSI}6 q`);
+    expect(styled.screen.serializeForAttach()).toContain(`${CSI}6 q`);
+    const reset = await taskWrites(`${CSI}6 q${CSI}?25l${CSI}4;8r${CSI}!p`);
+    expect(reset.screen.serializeForAttach()).not.toContain(`${CSI}6 q`);
+    await expectSameTerminal(reset.twin, await restoreInto(reset.screen));
+  });
+
+  test("after RIS the cursor is shown and no scroll region or mouse encoding remains", async () => {
+    const { screen } = await taskWrites(`${CSI}?25l${CSI}?1006h${CSI}4;8r\x1bcfresh`);
+    const restored = screen.serializeForAttach();
+    expect(restored.endsWith(`${CSI}?25h`)).toBe(true);
+    expect(restored).not.toContain(`${CSI}4;8r`);
+    expect(restored).not.toContain(`${CSI}?1006h`);
+  });
+
+  test("a resize resets the scroll region, as xterm does", async () => {
+    const { screen, twin } = await taskWrites(`${plainLines(10)}${CSI}3;9r`);
+    screen.resize(100, 30);
+    twin.resize(100, 30);
+    const client = await restoreInto(screen, 100, 30);
+    await expectSameTerminal(twin, client);
+    await expectSameAfter(`${CSI}30;1H\nbottom`, twin, client);
+  });
+
+  test("a screen with scrollback off restores its visible rows", async () => {
+    const size = { cols: 80, rows: 24, scrollback: 0 };
+    const { screen, twin } = await taskWrites(colouredLines(100), size);
+    await expectSameTerminal(twin, await restoreInto(screen, 80, 24));
+  });
+
+  test("a task that enters and leaves the alternate screen while attached is redrawn each time", async () => {
+    const { screen, twin } = await taskWrites(`${colouredLines(50)}${CSI}32mprompt$ ${CSI}0m`);
+    const client = await restoreInto(screen);
+    await expectSameAfter(`vim\r\n${CSI}?1049h${CSI}H${CSI}2J${fullScreenFrame(ROWS)}${CSI}5;5H`, twin, client);
+    await expectSameAfter(`${CSI}?1049l${CSI}?25h`, twin, client);
+    await expectSameAfter(`${CSI}?47h${CSI}Hless${CSI}?47l${CSI}?1047h${CSI}?1h${CSI}?1047;1l`, twin, client);
+  });
+
+  test("a snapshot holds exactly the bytes written before it was asked for", async () => {
+    const screen = newScreen();
+    const twin = plainTerminal();
+    const before = `${plainLines(50)}${CSI}1;32mhalf`;
+    const after = `-way${CSI}0m\r\n${plainLines(5)}`;
+    screen.write(before);
+    const snapshot = screen.snapshotForAttach();
+    screen.write(after);
+    const client = plainTerminal();
+    await writeTo(client, `${CSI}?1049h${await snapshot}`);
+    await writeTo(client, after);
+    await writeTo(twin, before + after);
+    await expectSameTerminal(twin, client);
+  });
+});
+
+// ---- text ---------------------------------------------------------------------------------------
+
+describe("the screen as text", () => {
+  test("the preview is the last non-blank line, right-trimmed", async () => {
+    const { screen } = await taskWrites(`first\r\n${CSI}31msecond line${CSI}0m   \r\n\r\n   \r\n`, {
+      cols: 40,
+      rows: 10,
+      scrollback: 100,
+    });
+    expect(screen.previewLine()).toBe("second line");
+  });
+
+  test("a blank screen has an empty preview and empty text", async () => {
+    const { screen } = await taskWrites("");
+    expect(screen.previewLine()).toBe("");
+    expect(screen.text()).toBe("");
+  });
+
+  test("the preview and text follow the alternate screen while it is active", async () => {
+    const { screen } = await taskWrites(`shell prompt\r\n${CSI}?1049h${CSI}3;5Hin the app`);
+    expect(screen.previewLine()).toBe("    in the app");
+    expect(screen.text()).toBe("\n\n    in the app");
+  });
+
+  test("text is the visible screen without escape codes or trailing blank rows", async () => {
+    const { screen } = await taskWrites(`${plainLines(100)}${CSI}1;31mlast${CSI}0m  é中😀\r\n\r\n`, {
+      cols: 40,
+      rows: 5,
+      scrollback: 1000,
+    });
+    expect(screen.text()).toBe(["line 98 xxxxxxxx", "line 99 xxxxxxxxx", "last  é中😀"].join("\n"));
+  });
+
+  test("text with a line count reaches back into the scrollback", async () => {
+    const { screen } = await taskWrites(plainLines(100), { cols: 200, rows: 5, scrollback: 1000 });
+    const lines = screen.text(20).split("\n");
+    expect(lines).toHaveLength(20);
+    expect(lines[0]).toStartWith("line 80 ");
+    expect(lines[19]).toStartWith("line 99 ");
+  });
+
+  test("with scrollback off, a line count cannot reach past the screen", async () => {
+    const { screen } = await taskWrites(plainLines(100), { cols: 200, rows: 5, scrollback: 0 });
+    expect(screen.text(50).split("\n")).toEqual(["line 96 " + "x".repeat(6), "line 97 " + "x".repeat(7), "line 98 " + "x".repeat(8), "line 99 " + "x".repeat(9)]);
+  });
+});
+
+// ---- query replies --------------------------------------------------------------------------
+
+describe("terminal query replies", () => {
+  async function repliesTo(...chunks: string[]): Promise<string[]> {
+    const screen = newScreen(80, 24, 100);
+    const replies: string[] = [];
+    screen.onReply((reply) => replies.push(reply));
+    for (const chunk of chunks) screen.write(chunk);
+    await screen.flushed();
+    return replies;
+  }
+
+  test("a cursor position request is answered exactly once with the cursor's row and column", async () => {
+    expect(await repliesTo(`${CSI}10;20H${CSI}6n`)).toEqual([`${CSI}10;20R`]);
+  });
+
+  test("primary device attributes are answered exactly once", async () => {
+    expect(await repliesTo(`${CSI}c`)).toEqual([`${CSI}?1;2c`]);
+  });
+
+  test("status, secondary attributes, mode and size requests are answered", async () => {
+    expect(await repliesTo(`${CSI}5n${CSI}>c${CSI}?2004$p${CSI}18t`)).toEqual([
+      `${CSI}0n`,
+      `${CSI}>0;276;0c`,
+      `${CSI}?2004;2$y`,
+      `${CSI}8;24;80t`,
+    ]);
+  });
+
+  test("ordinary output, modes, titles and colours produce no replies", async () => {
+    const output =
+      `${colouredLines(20)}${CSI}?1049h${CSI}?1000;1006h${CSI}?2004h\x1b]0;title\x07${CSI}2J` +
+      `${CSI}?2004l${CSI}?1049l${CSI}200~pasted${CSI}201~\x1b[I\x1b[O${CSI}M !!`;
+    expect(await repliesTo(output)).toEqual([]);
+  });
+
+  test("a query split across two writes is still answered once", async () => {
+    expect(await repliesTo(`${CSI}6`, "n")).toEqual([`${CSI}1;1R`]);
+  });
+});
+
+test("bytes of a UTF-8 character split across two writes are decoded as one character", async () => {
+  const bytes = new TextEncoder().encode("中😀");
+  const screen = newScreen(20, 3, 0);
+  screen.write(bytes.subarray(0, 2));
+  screen.write(bytes.subarray(2, 5));
+  screen.write(bytes.subarray(5));
+  await screen.flushed();
+  expect(screen.text()).toBe("中😀");
+});
+
+describe("the client's own screen", () => {
+  function rows(buffer: IBuffer): string[] {
+    return Array.from({ length: buffer.length }, (_, y) => buffer.getLine(y)!.translateToString(true)).filter((r) => r !== "");
+  }
+
+  test("is neither cleared nor switched by the bytes, and comes back with its scrollback when the client leaves", async () => {
+    const { screen } = await taskWrites(`${colouredLines(300)}${CSI}?1049h${fullScreenFrame(ROWS)}`);
+    const view = screen.serializeForAttach();
+    expect(view).not.toContain(`${CSI}3J`);
+    expect(view).not.toMatch(/\x1b\[\?(47|1047|1049)[hl]/);
+    const client = plainTerminal();
+    const own = Array.from({ length: 100 }, (_, i) => `the client's own line ${i}`);
+    await writeTo(client, own.join("\r\n"));
+    await writeTo(client, `${CSI}?1049h${view}${CSI}?1049l`);
+    expect(rows(client.buffer.normal)).toEqual(own);
+  });
+});
+

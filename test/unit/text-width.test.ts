@@ -1,0 +1,77 @@
+// text-width.ts counts columns as the daemon's terminal does (term-screen.ts with term-widths.ts):
+// checked for every code point, and for clusters by writing them into a terminal and reading where
+// its cursor went.
+import { afterAll, describe, expect, test } from "bun:test";
+import { Terminal } from "@xterm/headless";
+import { cut } from "../../src/text-width.ts";
+import { fleetcomProvider, useFleetcomWidths } from "../../src/term-widths.ts";
+import { codePointWidth, textWidth } from "../../src/text-width.ts";
+import { seededRandom } from "../harness/helpers.ts";
+import { CORPUS, TMUX_33_DIFFERS } from "../harness/width-corpus.ts";
+
+const COLS = 200;
+const term = new Terminal({ cols: COLS, rows: 4, allowProposedApi: true });
+useFleetcomWidths(term);
+afterAll(() => term.dispose());
+
+/** Columns the terminal's cursor moves when `text` is printed from the start of a cleared screen. */
+function drawnWidth(text: string): Promise<number> {
+  return new Promise((resolve) =>
+    term.write(`\x1b[2J\x1b[H${text}`, () => resolve(term.buffer.active.cursorX + COLS * term.buffer.active.cursorY)),
+  );
+}
+
+const hex = (text: string) => [...text].map((c) => c.codePointAt(0)!.toString(16)).join(" ");
+
+describe("text width", () => {
+  test("every printable code point is as wide as in the daemon's terminal", () => {
+    const provider = fleetcomProvider();
+    const differ: string[] = [];
+    for (let code = 0x20; code <= 0x10ffff; code++) {
+      if ((code >= 0x7f && code < 0xa0) || (code >= 0xd800 && code < 0xe000)) continue;
+      const terminal = (provider.charProperties(code, 0) >> 1) & 3;
+      if (codePointWidth(code) !== terminal) differ.push(`${code.toString(16)}: ${codePointWidth(code)} here, ${terminal} there`);
+    }
+    expect(differ.slice(0, 20)).toEqual([]);
+  });
+
+  test("emoji sequences, flags, CJK and combining marks are as wide as the terminal draws them", async () => {
+    const samples = [...CORPUS, ...TMUX_33_DIFFERS].map(([, sample]) => sample);
+    samples.push("\u0600\u0661\u0662", "\u1100\u1161\u11a8", "\u0915\u094d\u0937", "\u0e01\u0e33", "\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}");
+    for (const sample of samples) expect(`${hex(sample)}: ${textWidth(sample)}`).toBe(`${hex(sample)}: ${await drawnWidth(sample)}`);
+  });
+
+  test("emoji made wide by VS16 and a skin tone are two columns, as in modern terminals", () => {
+    for (const [, sample] of TMUX_33_DIFFERS) expect(`${hex(sample)}: ${textWidth(sample)}`).toBe(`${hex(sample)}: 2`);
+    expect(textWidth("\u2705 ok")).toBe(5);
+    expect(textWidth("\u{1F468}\u200D\u{1F469}\u200D\u{1F467}")).toBe(2);
+    expect(textWidth("\u{1F1EB}\u{1F1F7}\u{1F1E9}")).toBe(3); // a flag and a lone regional indicator
+  });
+
+  test("random mixes of joiners, selectors, modifiers, marks and wide characters agree with the terminal", async () => {
+    // Prepended marks (U+0600) before a regional indicator are left out: xterm's own count is odd there.
+    const pool = [
+      "a", "1", "#", " ", "e", "\u0301", "\u0308", "\u0903", "\u0915", "\u094d", "\u0937", "\u0e01", "\u0e33", "\u0e48",
+      "\u0644", "\u0627", "\u200d", "\ufe0f", "\ufe0e", "\u20e3", "\u2764", "\u2600", "\u6f22", "\uac00", "\u1100",
+      "\u1161", "\u11a8", "\u{1f468}", "\u{1f469}", "\u{1f467}", "\u{1f3fd}", "\u{1f44d}", "\u{1f1eb}", "\u{1f1f7}",
+      "\u{1f3f3}", "\u{1f3f4}", "\u{1f308}", "\u{e0067}", "\u{e007f}", "\u{1f979}", "\u{1fae0}",
+    ];
+    const random = seededRandom(12);
+    const differ: string[] = [];
+    for (let i = 0; i < 3000; i++) {
+      let text = "";
+      for (let n = 1 + Math.floor(random() * 6); n > 0; n--) text += pool[Math.floor(random() * pool.length)];
+      const drawn = await drawnWidth(text);
+      if (textWidth(text) !== drawn) differ.push(`${hex(text)}: ${textWidth(text)} here, ${drawn} drawn`);
+    }
+    expect(differ.slice(0, 10)).toEqual([]);
+  });
+
+  test("cut never splits a cluster and never goes past the width", () => {
+    const family = "\u{1F468}\u200D\u{1F469}\u200D\u{1F467}";
+    expect(cut(`${family}${family}`, 3)).toBe(`${family}…`);
+    expect(cut("e\u0301e\u0301e\u0301", 2)).toBe("e\u0301…");
+    expect(cut("\u2705\u2705\u2705", 4)).toBe("\u2705…");
+    expect(textWidth(cut("\u6f22\u5b57\u6f22\u5b57", 6))).toBeLessThanOrEqual(6);
+  });
+});

@@ -93,8 +93,8 @@ describe("fleetcom completions", () => {
   test("a session name with a space completes quoted for the shell", async () => {
     await fleet.ok(["run", "--", "sleep 600"]);
     await fleet.ok(["save", "my work"]);
-    const [[candidate]] = await bashComplete([["fleetcom", "load", "my"]]);
-    expect(candidate).toBe("my\\ work");
+    const [candidates] = await bashComplete([["fleetcom", "load", "my"]]);
+    expect(candidates).toEqual(["my\\ work"]);
   });
 
   test("--list tasks without a daemon prints nothing and starts none", async () => {

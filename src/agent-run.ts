@@ -94,8 +94,18 @@ function livePidIn(dir: string, pgid: number): number | null {
 /** A resumed run that ends within this long, with its conversation nowhere in the store, failed to resume. */
 export const FAILED_AT_ONCE_MS = 10_000;
 
+/**
+ * How long a read of the capture channel stands without word from the namespace watcher: ls and
+ * every batch of events ask for the conversation, and reading the files each time cost a read per
+ * task per call. A watcher event re-reads at once; this bound covers what it cannot see (a file
+ * made deep below the watched directory).
+ */
+const CAPTURE_FRESH_MS = 2_000;
+
 export class AgentRun {
   private hint: string | null = null;
+  /** The capture channel as last read, and when (monotonic ms). */
+  private capture: { id: string | null; at: number } | null = null;
   private stored: string | null = null;
   /** IDs the store was seen to hold; a transcript does not go away while a task runs. */
   private readonly held = new Set<string>();
@@ -258,13 +268,22 @@ export class AgentRun {
 
   /** Reads the capture channel one last time and keeps the answer (the supervisor removes the files). */
   freeze(): void {
+    this.capture = null;
     this.frozen = this.captured();
   }
 
-  private captured(): string | null {
+  /** The namespace watcher saw this run's files change: the next look reads the capture again. */
+  filesChanged(): void {
+    this.capture = null;
+  }
+
+  private captured(now = performance.now()): string | null {
     if (this.frozen !== undefined) return this.frozen;
     if (!this.assets) return null;
-    return this.launch.agent.captured({ captureFile: this.assets.captureFile, scratchBase: this.assets.scratchBase, cwd: this.cwd, env: this.env, uid: process.getuid?.() ?? 0 });
+    if (this.capture && now - this.capture.at < CAPTURE_FRESH_MS) return this.capture.id;
+    const id = this.launch.agent.captured({ captureFile: this.assets.captureFile, scratchBase: this.assets.scratchBase, cwd: this.cwd, env: this.env, uid: process.getuid?.() ?? 0 });
+    this.capture = { id, at: now };
+    return id;
   }
 }
 

@@ -114,7 +114,9 @@ export class Task {
 
   /** The agent's attention events file may have grown: apply what it says, in order. */
   agentFilesChanged(run: number): void {
-    if (run !== this.run || !this.running) return;
+    if (run !== this.run) return;
+    this.agent?.filesChanged();
+    if (!this.running) return;
     this.applyAgentSignals();
   }
 

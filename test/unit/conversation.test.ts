@@ -117,3 +117,26 @@ describe("inject only what the binary understands", () => {
     expect(cmd.env.COMMANDCODE_SCRATCHPAD_BASE).toBeDefined();
   });
 });
+
+describe("the capture channel is read when it changes, not on every look", () => {
+  test("ls and event batches reuse the last read until the watcher says the files changed", () => {
+    let reads = 0;
+    let captured: string | null = ID;
+    const agent = {
+      ...fakeAgent({ held: new Set() }),
+      captured: () => {
+        reads += 1;
+        return captured;
+      },
+    };
+    const launch = detect("fake", [agent])!;
+    const assets = { captureFile: `${tmp.root}/capture`, scratchBase: tmp.root, env: {} } as never;
+    const run = new AgentRun(launch, context(), assets, null);
+    for (let i = 0; i < 5; i++) expect(run.known()).toBe(ID);
+    expect(reads).toBe(1);
+    captured = ID2;
+    run.filesChanged();
+    expect(run.known()).toBe(ID2);
+    expect(reads).toBe(2);
+  });
+});

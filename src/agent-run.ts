@@ -5,7 +5,7 @@
 // Resume only what exists (agents.md): a known ID goes into a save, a snapshot or a rerun only once
 // the agent's own store holds that conversation, since the real CLIs refuse to resume an ID they
 // have no transcript for, and the task would then fail at every start.
-import { type Env } from "./paths.ts";
+import type { Env } from "./paths.ts";
 import { commandCode } from "./agent-commandcode.ts";
 import { claude } from "./agent-claude.ts";
 import { codex } from "./agent-codex.ts";

@@ -127,7 +127,7 @@ export class DaemonClient {
   }
 
   /** One operation of the contract (wire-protocol.ts): its arguments and its answer are typed by the op. */
-  request<O extends Op>(op: O, ...[args]: {} extends OpArgs<O> ? [args?: OpArgs<O>] : [args: OpArgs<O>]): Promise<OpResult<O>> {
+  request<O extends Op>(op: O, ...[args]: Record<never, never> extends OpArgs<O> ? [args?: OpArgs<O>] : [args: OpArgs<O>]): Promise<OpResult<O>> {
     const id = this.nextId++;
     return new Promise<OpResult<O>>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });

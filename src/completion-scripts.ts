@@ -159,8 +159,8 @@ complete -F _fleetcom fleetcom
 }
 
 function zshDescribe(flags: FlagSpec[]): string {
-  const escape = (text: string) => text.replaceAll("\\", "\\\\").replaceAll(":", "\\:");
-  return flagWords(flags).length ? flags.flatMap((f) => flagWords([f]).map((w) => shellQuote(`${w}:${escape(f.description)}`))).join(" ") : "";
+  const escapeColons = (text: string) => text.replaceAll("\\", "\\\\").replaceAll(":", "\\:");
+  return flagWords(flags).length ? flags.flatMap((f) => flagWords([f]).map((w) => shellQuote(`${w}:${escapeColons(f.description)}`))).join(" ") : "";
 }
 
 function zshScript(spec: CompletionSpec): string {

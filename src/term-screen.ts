@@ -285,7 +285,7 @@ export class Screen implements TaskScreen {
     const { cols, rows } = this.term;
     let out = RESET_ATTACHING_TERMINAL + serializeRows(normal, 0, normal.length, cols);
     if (active.type === "alternate") {
-      out += cursorTo(normal.cursorY + 1, normal.cursorX + 1) + `${CSI}?1049h`;
+      out += `${cursorTo(normal.cursorY + 1, normal.cursorX + 1)}${CSI}?1049h`;
       out += serializeRows(alternate, alternate.length - rows, alternate.length, cols);
     }
     return out + this.modes() + this.regionAndCursor() + this.pen();

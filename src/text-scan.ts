@@ -10,7 +10,7 @@
 const BEL = 0x07;
 const ESC = 0x1b;
 
-const enum Mode {
+enum Mode {
   ground,
   /** Right after ESC. */
   escape,

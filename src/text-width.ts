@@ -51,6 +51,7 @@ export const LATER_WIDE: Ranges = [
 
 const ZWJ = 0x200d;
 /** Joins the code point before it: marks, variation selectors, skin tones, tag characters, ZWJ. */
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: one code point at a time is tested, so a class of joiners is what is meant
 const JOINS = /^[\p{M}\u0e33\u0eb3\u200d\ufe00-\ufe0f\u{1f3fb}-\u{1f3ff}\u{e0020}-\u{e007f}]$/u;
 const PICTOGRAPHIC = /^\p{Extended_Pictographic}$/u;
 /** Prepended concatenation marks (Arabic number signs and the like): the next code point joins them. */

@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { eachTestGetsAFleet, Fleet, type PtyClient, until } from "../harness/fleet.ts";
+import { eachTestGetsAFleet, type Fleet, type PtyClient, until } from "../harness/fleet.ts";
 
 let fleet: Fleet;
 eachTestGetsAFleet((f) => (fleet = f));
@@ -105,7 +105,7 @@ describe("attach", () => {
     const lastScreen = (await fleet.peek(id)).trim().split("\n").slice(-20);
     expect(lastScreen.slice(-2)).toEqual(["400000", "THE-END"]);
     const clientRows = client.screen().split("\n").map((r) => r.trimEnd());
-    const end = clientRows.findIndex((r) => r === "THE-END");
+    const end = clientRows.indexOf("THE-END");
     expect(clientRows.slice(end - lastScreen.length + 1, end + 1)).toEqual(lastScreen);
     expect(client.output).toContain(`[task ${id} exited 0]`);
   });

@@ -8,7 +8,7 @@ import { Buffer } from "node:buffer";
 import { hasRawBytes, pathBytes, pathFromBytes } from "../../src/text-path.ts";
 import { shellQuote } from "../../src/text-shell.ts";
 import { fleetcomArgv } from "../harness/helpers.ts";
-import { eachTestGetsAFleet, Fleet, type PtyClient } from "../harness/fleet.ts";
+import { eachTestGetsAFleet, type Fleet, type PtyClient } from "../harness/fleet.ts";
 
 let fleet: Fleet;
 eachTestGetsAFleet((f) => (fleet = f));

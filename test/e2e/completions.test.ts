@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { cpSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { eachTestGetsAFleet, Fleet } from "../harness/fleet.ts";
+import { eachTestGetsAFleet, type Fleet } from "../harness/fleet.ts";
 import { fleetcomArgv } from "../harness/helpers.ts";
 
 let fleet: Fleet;

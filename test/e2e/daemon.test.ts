@@ -5,7 +5,7 @@ import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs
 import { join } from "node:path";
 import { FrameKind, PROTOCOL_VERSION, encodeControl, encodeFrame } from "../../src/wire-framing.ts";
 import { isProcessAlive } from "../../src/platform.ts";
-import { daemonsOf, eachTestGetsAFleet, Fleet, until } from "../harness/fleet.ts";
+import { daemonsOf, eachTestGetsAFleet, type Fleet, until } from "../harness/fleet.ts";
 import { RawClient } from "../harness/raw-client.ts";
 
 let fleet: Fleet;

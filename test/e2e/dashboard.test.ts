@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { snapshotFileName, snapshotLabel } from "../../src/recipe-snapshot-rules.ts";
 import { textWidth } from "../../src/text-width.ts";
-import { eachTestGetsAFleet, Fleet, type PtyClient, until } from "../harness/fleet.ts";
+import { eachTestGetsAFleet, type Fleet, type PtyClient, until } from "../harness/fleet.ts";
 import { recoveryDirOf, snapshotNames } from "../harness/recovery-helpers.ts";
 import { mkdirSync, writeFileSync } from "node:fs";
 
@@ -39,9 +39,9 @@ describe("the view", () => {
     const lines = rows(screen);
     expect(lines[0]).toBe("fleetcom · 2 tasks · ✻ 1 running · ✗ 1 failed · by state");
     expect(lines[1]).toBe("Running (1)");
-    expect(lines[2]).toMatch(/^› ✻   1 api server · listening on :3000 · \d+s$/);
+    expect(lines[2]).toMatch(/^› ✻ {3}1 api server · listening on :3000 · \d+s$/);
     expect(lines[3]).toBe("Completed (1)");
-    expect(lines[4]).toMatch(/^  ✗   2 echo boom; exit 3 · boom · \d+s$/);
+    expect(lines[4]).toMatch(/^ {2}✗ {3}2 echo boom; exit 3 · boom · \d+s$/);
     expect(lines[5]).toStartWith("↑↓ select · enter attach · space peek · n new");
     expect(lines).toHaveLength(6);
 
@@ -97,7 +97,7 @@ describe("the view", () => {
     const lines = rows(screen);
     expect(lines).toHaveLength(4);
     for (const line of lines) expect(textWidth(line)).toBeLessThan(50);
-    expect(lines[2]).toMatch(/^› ✻   1 echo x+… · x+… · \d+s$/);
+    expect(lines[2]).toMatch(/^› ✻ {3}1 echo x+… · x+… · \d+s$/);
     expect(lines[3]).toStartWith("q:detach Q:quit ↑↓ ⏎:attach");
     expect(lines[3]).toEndWith("…");
   });

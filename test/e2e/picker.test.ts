@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { snapshotFileName, snapshotLabel } from "../../src/recipe-snapshot-rules.ts";
-import { eachTestGetsAFleet, Fleet, type PtyClient, until } from "../harness/fleet.ts";
+import { eachTestGetsAFleet, type Fleet, type PtyClient, until } from "../harness/fleet.ts";
 import { recoveryDirOf } from "../harness/recovery-helpers.ts";
 
 let fleet: Fleet;
@@ -56,7 +56,7 @@ describe("the session picker", () => {
     const screen = client.screen();
     expect(itemRows(screen).map((r) => r.slice(2).split(" · ")[0])).toEqual(["a/b", "alpha", "Beta", "zeta"]);
     expect(screen).not.toContain("a_b");
-    expect(itemRows(screen)[2]).toMatch(/^  Beta · 2 task\(s\) · \/tmp · \d+s ago$/);
+    expect(itemRows(screen)[2]).toMatch(/^ {2}Beta · 2 task\(s\) · \/tmp · \d+s ago$/);
     expect(highlighted(screen)).toStartWith("› a/b");
   });
 

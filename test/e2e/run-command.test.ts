@@ -5,7 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { shellJoin, shellQuote, shellWord } from "../../src/text-shell.ts";
-import { eachTestGetsAFleet, Fleet } from "../harness/fleet.ts";
+import { eachTestGetsAFleet, type Fleet } from "../harness/fleet.ts";
 
 let fleet: Fleet;
 eachTestGetsAFleet((f) => (fleet = f));

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { loadChunks } from "../../src/client-recipes.ts";
 import { coalesce } from "../../src/daemon-connection.ts";
 import type { TaskEvent, TaskInfo } from "../../src/wire-protocol.ts";
-import { eachTestGetsAFleet, Fleet, until } from "../harness/fleet.ts";
+import { eachTestGetsAFleet, type Fleet, until } from "../harness/fleet.ts";
 import { entry, thrown } from "../harness/helpers.ts";
 import { snapshotFileName } from "../../src/recipe-snapshot-rules.ts";
 import { SnapshotWriter, type SnapshotState } from "../../src/daemon-snapshots.ts";
@@ -117,9 +117,13 @@ describe("M6: a large load", () => {
     const other = await openClient();
     const entries = Array.from({ length: 300 }, (_, i) => entry(fleet.sandbox.home, `sleep 600 # ${i}`));
     const order: string[] = [];
-    const load = loader.request("load", { entries }).then((reply) => (order.push("load"), reply));
+    const noted = (what: string) => <T,>(reply: T): T => {
+      order.push(what);
+      return reply;
+    };
+    const load = loader.request("load", { entries }).then(noted("load"));
     await until("the load under way", () => loader.messages.some((m) => m.type === "event" && m.event === "created"), 60_000);
-    const status = other.request("status").then((reply) => (order.push("status"), reply));
+    const status = other.request("status").then(noted("status"));
     const [loaded, answered] = await Promise.all([load, status]);
     expect(order).toEqual(["status", "load"]);
     expect(answered.ok).toBe(true);

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { normalizeGroup, normalizeName } from "../../src/recipe-labels.ts";
 import type { TaskInfo } from "../../src/wire-protocol.ts";
 import { resolveTaskRef } from "../../src/task-ref.ts";
-import { eachTestGetsAFleet, Fleet, until } from "../harness/fleet.ts";
+import { eachTestGetsAFleet, type Fleet, until } from "../harness/fleet.ts";
 import { fleetcomArgv } from "../harness/helpers.ts";
 
 let fleet: Fleet;
@@ -156,7 +156,10 @@ describe("hostile text in human-readable output (M3, L9)", () => {
     const titles: string[] = [];
     const clipboard: string[] = [];
     client.term.onTitleChange((title) => titles.push(title));
-    client.term.parser.registerOscHandler(52, (data) => (clipboard.push(data), true));
+    client.term.parser.registerOscHandler(52, (data) => {
+      clipboard.push(data);
+      return true;
+    });
     const screen = await client.waitForScreen("the task list", (s) => s.includes("Tasks (2)") && s.includes("web"));
     // The picker draws with its own CSI sequences, but no string command, C1 control or bidi control.
     expect(client.output).not.toMatch(/\x1b[\]PX^_]|[\x80-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u);

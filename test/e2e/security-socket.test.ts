@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl } from "../../src/wire-framing.ts";
 import { openRuntimeDir } from "../../src/runtime-dir.ts";
 import { isProcessAlive } from "../../src/platform.ts";
-import { eachTestGetsAFleet, Fleet, until, daemonsOf } from "../harness/fleet.ts";
+import { eachTestGetsAFleet, type Fleet, until, daemonsOf } from "../harness/fleet.ts";
 import { fleetcomArgv, runFleetcom } from "../harness/helpers.ts";
 
 const AS_ROOT = process.getuid?.() === 0;

@@ -118,7 +118,9 @@ describe("the snapshot writer", () => {
     const live = snapshotFileName(new Date(), process.ppid);
     const strangers = ["notes.txt", "20250101-000000-1.json", "my-backup.json"];
     for (const name of [...old, live, ...strangers]) writeFileSync(join(dir, name), "{}");
-    old.forEach((name, i) => utimesSync(join(dir, name), writtenAt(i), writtenAt(i)));
+    old.forEach((name, i) => {
+      utimesSync(join(dir, name), writtenAt(i), writtenAt(i));
+    });
     utimesSync(join(dir, live), new Date(Date.UTC(2024, 0, 1)), new Date(Date.UTC(2024, 0, 1)));
     w.pass();
     const left = readdirSync(dir).sort();

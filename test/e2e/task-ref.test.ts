@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { resolveTaskRef, type TaskRefCandidate } from "../../src/task-ref.ts";
 import { thrown } from "../harness/helpers.ts";
-import { eachTestGetsAFleet, Fleet } from "../harness/fleet.ts";
+import { eachTestGetsAFleet, type Fleet } from "../harness/fleet.ts";
 
 const task = (id: number, name: string | null, command: string): TaskRefCandidate => ({ id, name, command });
 const resolved = (ref: string, tasks: TaskRefCandidate[]) => resolveTaskRef(ref, tasks).id;

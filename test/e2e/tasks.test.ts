@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { isProcessAlive } from "../../src/platform.ts";
-import { eachTestGetsAFleet, Fleet, until } from "../harness/fleet.ts";
+import { eachTestGetsAFleet, type Fleet, until } from "../harness/fleet.ts";
 
 let fleet: Fleet;
 eachTestGetsAFleet((f) => (fleet = f));

@@ -2,7 +2,7 @@
 import { expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { eachTestGetsAFleet, Fleet, until } from "../harness/fleet.ts";
+import { eachTestGetsAFleet, type Fleet, until } from "../harness/fleet.ts";
 
 let fleet: Fleet;
 eachTestGetsAFleet((f) => (fleet = f));

@@ -75,7 +75,7 @@ describe("make dist and install.sh", () => {
       expect(existsSync(join(dist, `fleetcom-${target}`))).toBe(true);
       expect(sums).toMatch(new RegExp(`^[0-9a-f]{64}  fleetcom-${target}$`, "m"));
     }
-    expect(sums).toMatch(/^[0-9a-f]{64}  install\.sh$/m);
+    expect(sums).toMatch(/^[0-9a-f]{64} {2}install\.sh$/m);
   });
 
   test("installs over loopback HTTP, and the binary runs --version, sessions and a daemon round trip without bun or node_modules", async () => {

@@ -51,7 +51,7 @@ describe("claude", () => {
     ["another program's line", ["Resume this session with:", `cmd --resume ${ID}`], {}, null],
     ["no header", [`claude --resume ${ID}`], {}, null],
     ["a hostile last hint after a good one", ["Resume this session with:", `claude --resume ${ID}`, "Resume this session with:", "claude --resume $(touch /tmp/pwned)"], {}, null],
-    ...HOSTILE.map((h) => [`hostile ${h}`, ["Resume this session with:", `claude --resume ${h}`], {}, null] as [string, string[], {}, null]),
+    ...HOSTILE.map((h) => [`hostile ${h}`, ["Resume this session with:", `claude --resume ${h}`], {}, null] as [string, string[], Record<string, string>, null]),
   ])("the exit hint: %s", (_what, lines, env, expected) => {
     expect(claude.exitHint(lines, env)).toBe(expected);
   });

@@ -158,7 +158,13 @@ describe("precedence", () => {
 
   test("the store is not asked when something stronger is known", () => {
     let asked = false;
-    conversationId({ pinned: P, store: () => ((asked = true), S) });
+    conversationId({
+      pinned: P,
+      store: () => {
+        asked = true;
+        return S;
+      },
+    });
     expect(asked).toBe(false);
   });
 

@@ -97,7 +97,10 @@ describe("the bell scan", () => {
 
   test("the boundary: not inside a sequence, not inside a character", () => {
     const s = new TerminalScan();
-    const at = (chunk: Uint8Array) => (s.push(chunk), s.atBoundary);
+    const at = (chunk: Uint8Array) => {
+      s.push(chunk);
+      return s.atBoundary;
+    };
     expect(at(bytes("plain"))).toBe(true);
     expect(at(bytes("\x1b[3"))).toBe(false);
     expect(at(bytes("1m"))).toBe(true);

@@ -84,7 +84,7 @@ describe("rows and frame", () => {
     const long = task(1, { command: "x".repeat(100), preview: "中".repeat(60) });
     const row = taskRow(long, 40, 1, NOW, false);
     expect(textWidth(row)).toBeLessThan(40);
-    expect(row).toMatch(/^  ✻   1 x+… · 中+… · 1m$/);
+    expect(row).toMatch(/^ {2}✻ {3}1 x+… · 中+… · 1m$/);
   });
 
   test("the header counts only what is there", () => {

@@ -354,7 +354,7 @@ describe("the screen as text", () => {
 
   test("with scrollback off, a line count cannot reach past the screen", async () => {
     const { screen } = await taskWrites(plainLines(100), { cols: 200, rows: 5, scrollback: 0 });
-    expect(screen.text(50).split("\n")).toEqual(["line 96 " + "x".repeat(6), "line 97 " + "x".repeat(7), "line 98 " + "x".repeat(8), "line 99 " + "x".repeat(9)]);
+    expect(screen.text(50).split("\n")).toEqual([`line 96 ${"x".repeat(6)}`, `line 97 ${"x".repeat(7)}`, `line 98 ${"x".repeat(8)}`, `line 99 ${"x".repeat(9)}`]);
   });
 });
 

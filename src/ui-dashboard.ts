@@ -2,6 +2,7 @@
 // task event, with one key per action (cli.md, Dashboard). It is a client like any other: it
 // subscribes to the daemon's events, and acts through the same ops as the CLI.
 import { attachSession } from "./ui-attach.ts";
+import { DEFAULT_DETACH_KEY, attachStatusSetting, type DetachKey } from "./ui-attach-settings.ts";
 import { DaemonClient } from "./client.ts";
 import { errorMessage } from "./errors.ts";
 import { label } from "./recipe-labels.ts";
@@ -27,6 +28,8 @@ export interface DashboardOptions {
   foreground?: boolean;
   /** A first status line, e.g. what `fleetcom NAME` loaded. */
   status?: string;
+  /** For every attach from here (`--detach-key`). */
+  detachKey?: DetachKey;
 }
 
 export async function runDashboard(options: DashboardOptions = {}): Promise<{ end: DashboardEnd; running: number }> {
@@ -47,6 +50,8 @@ class Dashboard {
   private selected: number | null = null;
   private status: View["status"];
   private peek: { id: number; title: string; text: string } | null = null;
+  /** The status line in attached mode, as the last attach left it. */
+  private attachStatus = attachStatusSetting();
   /** A prompt, the picker or attached mode has the terminal: no redraws meanwhile. */
   private away = false;
   private quitting = false;
@@ -303,7 +308,10 @@ class Dashboard {
     this.region.clear();
     this.keys.suspend();
     try {
-      const outcome = await attachSession(String(task.id));
+      const outcome = await attachSession(String(task.id), { detachKey: this.options.detachKey ?? DEFAULT_DETACH_KEY, status: this.attachStatus });
+      this.attachStatus = outcome.statusShown ?? this.attachStatus;
+      // A chord may have moved attached mode to another task: the selection comes back on that one.
+      this.selected = outcome.kind === "detached" ? outcome.task.id : outcome.end.task.id;
       if (outcome.kind === "ended") {
         const { reason, task: ended } = outcome.end;
         const text = reason === "exited" ? `task ${ended.id} ${stateText(ended)}` : reason === "removed" ? `task ${ended.id} was removed` : "the daemon stopped";

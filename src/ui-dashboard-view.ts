@@ -31,8 +31,12 @@ const byName = (a: string, b: string) => {
   return x < y ? -1 : x > y ? 1 : a < b ? -1 : a > b ? 1 : 0;
 };
 
-/** Sections in display order; tasks by id within each; a section without tasks is not shown. */
-export function sections(tasks: TaskInfo[], grouping: Grouping, home: string | undefined): Section[] {
+/**
+ * Sections in display order; tasks by id within each; a section without tasks is not shown. By
+ * directory, the directory the dashboard runs in (`here`) comes first, as the one the user most
+ * likely cares about, then the others ignoring case (conformance 12.16).
+ */
+export function sections(tasks: TaskInfo[], grouping: Grouping, home: string | undefined, here?: string): Section[] {
   const sorted = [...tasks].sort((a, b) => a.id - b.id);
   const buckets = new Map<string, TaskInfo[]>();
   const add = (title: string, task: TaskInfo) => buckets.set(title, [...(buckets.get(title) ?? []), task]);
@@ -46,7 +50,11 @@ export function sections(tasks: TaskInfo[], grouping: Grouping, home: string | u
     for (const title of named) buckets.set(title, []);
     for (const task of sorted) add(task.group ?? NO_GROUP, task);
   }
-  const titles = grouping === "directory" ? [...buckets.keys()].sort() : [...buckets.keys()];
+  let titles = [...buckets.keys()];
+  if (grouping === "directory") {
+    const first = here === undefined ? null : tildePath(here, home);
+    titles = titles.sort(byName).sort((a, b) => Number(b === first) - Number(a === first));
+  }
   return titles.map((title) => ({ title, tasks: buckets.get(title)! })).filter((s) => s.tasks.length > 0);
 }
 
@@ -145,6 +153,8 @@ export interface View {
   status: { text: string; error: boolean } | null;
   peek: { title: string; text: string } | null;
   home: string | undefined;
+  /** The directory the dashboard runs in: its section comes first by directory. */
+  here?: string;
   now: number;
 }
 
@@ -171,7 +181,7 @@ function listLines(view: View, columns: number, rows: number): string[] {
   if (view.tasks.length === 0) return [paint.dim(fit("  no tasks: n starts a command here, o loads a saved session", columns))];
   const idWidth = Math.max(...view.tasks.map((t) => String(t.id).length));
   const lines: { text: string; selected: boolean }[] = [];
-  for (const section of sections(view.tasks, view.grouping, view.home)) {
+  for (const section of sections(view.tasks, view.grouping, view.home, view.here)) {
     lines.push({ text: paint.bold(fit(`${printable(section.title)} (${section.tasks.length})`, columns)), selected: false });
     for (const task of section.tasks) {
       const selected = task.id === view.selected;

@@ -46,6 +46,7 @@ class Dashboard {
   private readonly tasks = new Map<number, TaskInfo>();
   private readonly region = new Region();
   private readonly keys = new KeyInput();
+  private readonly here = currentDirectory();
   private grouping: Grouping = "state";
   private selected: number | null = null;
   private status: View["status"];
@@ -114,7 +115,7 @@ class Dashboard {
   }
 
   private ordered(): TaskInfo[] {
-    return screenOrder(sections([...this.tasks.values()], this.grouping, process.env.HOME));
+    return screenOrder(sections([...this.tasks.values()], this.grouping, process.env.HOME, this.here));
   }
 
   /** The selected task; the selection falls on the first task when its task went away. */
@@ -138,6 +139,7 @@ class Dashboard {
       status: this.status,
       peek,
       home: process.env.HOME,
+      here: this.here,
       now: Date.now(),
     };
   }
@@ -239,10 +241,10 @@ class Dashboard {
   }
 
   private async newCommand(): Promise<void> {
-    const command = await this.ask(`Run in ${tildePath(currentDirectory(), process.env.HOME)}`);
+    const command = await this.ask(`Run in ${tildePath(this.here, process.env.HOME)}`);
     if (command === null || command.trim() === "") return;
     try {
-      const { id } = await this.client.request("run", { command, cwd: currentDirectory() });
+      const { id } = await this.client.request("run", { command, cwd: this.here });
       this.selected = id;
       this.status = { text: `started task ${id}`, error: false };
     } catch (error) {

@@ -66,6 +66,14 @@ describe("sections", () => {
     expect(titles(fleet, "directory")).toEqual(["/srv: 2", "~: 4", "~/src: 1,3"]);
   });
 
+  test("by directory, the dashboard's own directory first, then the rest ignoring case (conformance 12.16)", () => {
+    const dirs = ["/w/B", "/w/a2", "/home/u/x", "/w", "/home2/y", "/home/u"].map((cwd, i) => task(i + 1, { cwd }));
+    const order = (here?: string) => sections(dirs, "directory", "/home/u", here).map((s) => s.title);
+    expect(order("/w")).toEqual(["/w", "/home2/y", "/w/a2", "/w/B", "~", "~/x"]);
+    expect(order("/home/u/x")).toEqual(["~/x", "/home2/y", "/w", "/w/a2", "/w/B", "~"]);
+    expect(order("/nowhere")).toEqual(["/home2/y", "/w", "/w/a2", "/w/B", "~", "~/x"]);
+  });
+
   test("by group ignoring case, Unassigned last and only while it has a member", () => {
     expect(titles(fleet, "group")).toEqual(["API: 3", "web: 2", "Unassigned: 1,4"]);
     expect(titles([task(2, { group: "web" })], "group")).toEqual(["web: 2"]);

@@ -280,6 +280,21 @@ describe("the status line", () => {
     expect(await client.proc.exited).toBe(0);
   });
 
+  test("a task that clears the screen, scrolls past its end and resets its scroll region leaves the line in place and its own rows exact", async () => {
+    const id = await fleet.run(`echo top; while read -r l; do printf '\\033[2J\\033[Hcleared %s\\n' "$l"; seq 1 40; printf '\\033[r'; echo after-reset; done`, ["--name", "clr"]);
+    await until("top", async () => (await fleet.peek(id)).includes("top"));
+    fleet.env.FLEETCOM_ATTACH_STATUS = "1";
+    const client = await attached(id, "top", [], { cols: 80, rows: 20 });
+    const lines = (s: string) => s.split("\n");
+    await client.waitForScreen("the status line", (s) => lines(s)[19]?.startsWith(" task 1 clr · active") === true);
+    client.write("x\r");
+    const screen = await client.waitForScreen("the task's rows", (s) => lines(s)[0] === "after-reset" && lines(s)[17] === "40");
+    expect(lines(screen)[19]).toStartWith(" task 1 clr · active · none waiting · Ctrl-\\ detach");
+    expect(lines(screen).slice(0, 19).map((r) => r.trimEnd()).join("\n").trimEnd()).toBe((await fleet.peek(id)).trimEnd());
+    client.write(DETACH);
+    expect(await client.proc.exited).toBe(0);
+  });
+
   test("FLEETCOM_ATTACH_STATUS=1 shows it on the last row: task, state, waiting count, detach key; the task gets one row less; the chord hides it", async () => {
     await hundredTasks();
     await ring(40);

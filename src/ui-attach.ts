@@ -75,6 +75,11 @@ export interface AttachOptions {
   whenFinished?: WhenFinished;
   detachKey?: DetachKey;
   status?: boolean;
+  /**
+   * Leave the terminal raw on the way out: the dashboard reads keys again at once, and a cooked
+   * moment in between would echo a key typed then over its screen.
+   */
+  keepRawMode?: boolean;
 }
 
 /**
@@ -188,7 +193,7 @@ class Attachment {
     if (this.statusMessage) clearTimeout(this.statusMessage.timer);
     stdin.off("data", onInput);
     stdout.off("resize", onResize);
-    stdin.setRawMode(false);
+    if (!this.options.keepRawMode) stdin.setRawMode(false);
     stdin.pause();
     if (outcome.kind === "ended" && outcome.end.reason === "exited") outcome.lastScreen = await lastScreen(client, outcome.end.task);
     client.close();

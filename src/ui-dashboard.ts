@@ -537,9 +537,9 @@ class Dashboard {
   private async attach(task: TaskInfo): Promise<void> {
     this.away = true;
     this.region.clear();
-    this.keys.suspend();
+    this.keys.hold();
     try {
-      const outcome = await attachSession(String(task.id), { detachKey: this.detachKey, status: this.attachStatus });
+      const outcome = await attachSession(String(task.id), { detachKey: this.detachKey, status: this.attachStatus, keepRawMode: true });
       this.attachStatus = outcome.statusShown ?? this.attachStatus;
       // A chord may have moved attached mode to another task: the cursor comes back on that one.
       const last = outcome.kind === "detached" ? outcome.task : outcome.end.task;

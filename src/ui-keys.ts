@@ -64,7 +64,8 @@ type KeyHandler = (key: Key) => void;
 
 /**
  * Raw stdin, decoded, delivered to the innermost handler (the dashboard, then a picker opened over
- * it). `suspend` lets something else own stdin for a while: a clack prompt, or attached mode.
+ * it). `suspend` lets something else own stdin for a while (a clack prompt); `hold` too, keeping the
+ * terminal raw (attached mode).
  */
 export class KeyInput {
   private readonly handlers: KeyHandler[] = [];
@@ -93,6 +94,17 @@ export class KeyInput {
     this.listening = false;
     this.stdin.off("data", this.onData);
     this.stdin.setRawMode(false);
+    this.stdin.pause();
+  }
+
+  /**
+   * Stops reading keys but leaves the terminal raw, for attached mode, which reads stdin itself:
+   * keys typed in between wait in the terminal instead of being echoed over the screen.
+   */
+  hold(): void {
+    if (!this.listening) return;
+    this.listening = false;
+    this.stdin.off("data", this.onData);
     this.stdin.pause();
   }
 

@@ -178,7 +178,7 @@ describe("keys", () => {
     await fleet.run("read line; exit 4");
     const client = await dashboard();
     client.write("\r");
-    await client.waitForScreen("attached", (s) => !isDashboard(s));
+    await client.waitForScreen("attached", (s) => !isDashboard(s) && client.term.buffer.active.type === "alternate");
     client.write("go\r");
     await client.waitForScreen("back with the status", (s) => s.includes("task 1 exited 4") && isDashboard(s));
   });

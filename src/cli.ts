@@ -29,7 +29,7 @@ async function helpFor(argv: string[]): Promise<{ path: string[]; def: CommandDe
 
 // The root's flags are whole commands of their own (`--kill`, `--version`) or come first
 // (`--foreground [SESSION]`); any other word starting with `-` in first place is a mistake.
-const ROOT_FLAGS = ["foreground", "kill", "version", "help"];
+const ROOT_FLAGS = ["foreground", "kill", "version", "help", "detach-key"];
 
 function checkRootFlag(argv: string[]): void {
   const first = argv[0];
@@ -58,9 +58,11 @@ export async function runCli(argv: string[]): Promise<number> {
       const { stopDaemon } = await import("./client-stop-daemon.ts");
       return await stopDaemon();
     }
-    checkRootFlag(argv);
-    const dashboard = dashboardRequest(argv);
+    const { rest, detachKey } = takeDetachKey(argv);
+    checkRootFlag(rest);
+    const dashboard = dashboardRequest(rest);
     if (dashboard) {
+      if (detachKey !== undefined) dashboard.detachKey = detachKey;
       const { openDashboard } = await import("./cmd-root.ts");
       const nearCommand = dashboard.session === undefined ? null : nearest(dashboard.session, Object.keys(SUBCOMMANDS));
       return await openDashboard({ ...dashboard, nearCommand });
@@ -75,9 +77,29 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * The dashboard's `--detach-key KEY` (or `--detach-key=KEY`), taken out of the words, wherever it
+ * stands among them; a subcommand's own flag of that name is the subcommand's.
+ */
+function takeDetachKey(argv: string[]): { rest: string[]; detachKey?: string } {
+  const word = argv.find((a) => !a.startsWith("-"));
+  if (word !== undefined && SUBCOMMANDS[word] && argv[argv.indexOf(word) - 1] !== "--detach-key") return { rest: argv };
+  const rest: string[] = [];
+  let detachKey: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a.startsWith("--detach-key=")) detachKey = a.slice("--detach-key=".length);
+    else if (a === "--detach-key") {
+      if (i + 1 >= argv.length) throw new UserError("--detach-key needs a KEY (e.g. ctrl-a)", EXIT.usage);
+      detachKey = argv[++i];
+    } else rest.push(a);
+  }
+  return { rest, detachKey };
+}
+
 // `fleetcom`, `fleetcom SESSION`, `fleetcom --foreground [SESSION]`: a word that is a subcommand is the
 // subcommand, so a session named like one is loaded with `fleetcom load NAME`.
-function dashboardRequest(argv: string[]): { session?: string; foreground?: boolean } | null {
+function dashboardRequest(argv: string[]): { session?: string; foreground?: boolean; detachKey?: string } | null {
   const foreground = argv[0] === "--foreground";
   const rest = foreground ? argv.slice(1) : argv;
   if (rest.length === 0) return { foreground };

@@ -1,17 +1,23 @@
 import { defineCommand } from "citty";
 import { attachTo, requireTerminal } from "./ui-attach.ts";
+import { attachStatusSetting, chosenDetachKey } from "./ui-attach-settings.ts";
 
 export default defineCommand({
-  meta: { name: "attach", description: "Attach this terminal to TASK (Ctrl-\\ detaches); without TASK, pick one" },
-  args: { task: { type: "positional", description: "TASK (id, name or unique prefix)", required: false } },
+  meta: { name: "attach", description: "Attach this terminal to TASK (Ctrl-\\ detaches; Ctrl-\\ then n, p or w moves to the next, previous or next waiting task); without TASK, pick one" },
+  args: {
+    task: { type: "positional", description: "TASK (id, name or unique prefix)", required: false },
+    "detach-key": { type: "string", valueHint: "KEY", description: "Detach with KEY instead of Ctrl-\\ (ctrl-a, ^]…; also FLEETCOM_DETACH_KEY); pressed twice it reaches the task" },
+  },
   async run({ args }) {
+    // Read first: a bad key is refused before anything is picked or attached.
+    const options = { detachKey: chosenDetachKey(args["detach-key"]), status: attachStatusSetting() };
     if (args.task) {
-      process.exitCode = await attachTo(args.task);
+      process.exitCode = await attachTo(args.task, options);
       return;
     }
     requireTerminal("attach");
     const { pickTask } = await import("./ui-picker-tasks.ts");
     const id = await pickTask();
-    if (id !== null) process.exitCode = await attachTo(String(id));
+    if (id !== null) process.exitCode = await attachTo(String(id), options);
   },
 });

@@ -8,6 +8,7 @@ import { EXIT, usageError, UserError } from "./errors.ts";
 import { resolveSessionTarget } from "./recipe-names.ts";
 import type { LoadedRecipe } from "./recipe-sessions.ts";
 import { runDashboard } from "./ui-dashboard.ts";
+import { chosenDetachKey } from "./ui-attach-settings.ts";
 import { logPath } from "./paths.ts";
 import { logLine, printable } from "./text-printable.ts";
 import { currentDirectory } from "./text-path.ts";
@@ -17,6 +18,8 @@ export interface DashboardRequest {
   /** The subcommand SESSION is one slip from, for the error when no such session exists. */
   nearCommand?: string | null;
   foreground?: boolean;
+  /** `--detach-key`, for every attach from this dashboard. */
+  detachKey?: string;
 }
 
 function logToFile(message: string): void {
@@ -40,12 +43,13 @@ async function recipeForWord(word: string, nearCommand: string | null): Promise<
 }
 
 export async function openDashboard(request: DashboardRequest): Promise<number> {
+  const detachKey = chosenDetachKey(request.detachKey);
   const recipe = request.session === undefined ? null : await recipeForWord(request.session, request.nearCommand ?? null);
   const loadAndDescribe = async (recipe: LoadedRecipe) => (await import("./client-recipes.ts")).loadAndDescribe(recipe);
   requireTerminal(request.session === undefined ? "the dashboard" : `the dashboard (fleetcom load ${request.session} loads without one)`);
   if (!request.foreground) {
     const status = recipe ? await loadAndDescribe(recipe) : undefined;
-    const { end, running } = await runDashboard({ status });
+    const { end, running } = await runDashboard({ status, detachKey });
     if (end === "lost") throw new UserError("the daemon stopped", EXIT.unreachable);
     console.log(end === "quit" ? "[stopped the daemon and every task]" : `[detached: ${running} task(s) still running]`);
     return 0;
@@ -63,7 +67,7 @@ export async function openDashboard(request: DashboardRequest): Promise<number> 
   for (const signal of ["SIGTERM", "SIGHUP"] as const) process.on(signal, () => void supervisor.daemon.stop());
   try {
     const status = recipe ? await loadAndDescribe(recipe) : undefined;
-    await runDashboard({ foreground: true, status });
+    await runDashboard({ foreground: true, status, detachKey });
   } finally {
     process.stdout.write("stopping every task…\r");
     await supervisor.daemon.stop();

@@ -25,6 +25,7 @@ export default defineCommand({
     group: { type: "string", valueHint: "GROUP", description: "Group" },
     name: { type: "string", valueHint: "NAME", description: "Display name" },
     attach: { type: "boolean", description: "Attach to it at once" },
+    "detach-key": { type: "string", valueHint: "KEY", description: "With --attach: detach with KEY instead of Ctrl-\\ (ctrl-a, ^]…)" },
     json: { type: "boolean", description: "Print {\"id\": N}" },
   },
   async run({ args, rawArgs }) {
@@ -32,6 +33,10 @@ export default defineCommand({
     const words = dash === -1 ? args._ : rawArgs.slice(dash + 1);
     const command = words.length === 0 ? "" : commandLine(words);
     if (!command) throw usageError("run: give the command after --, e.g. fleetcom run -- npm run dev");
+    if (args["detach-key"] !== undefined && !args.attach) throw usageError("run: --detach-key goes with --attach");
+    // Checked before the task starts: a mistyped key must not leave a task running unattached.
+    const settings = args.attach ? await import("./ui-attach-settings.ts") : null;
+    const detachKey = settings?.chosenDetachKey(args["detach-key"]);
     const { id } = await withDaemon((c) =>
       c.request("run", {
         command,
@@ -44,7 +49,7 @@ export default defineCommand({
     if (args.attach) {
       const { attachTo } = await import("./ui-attach.ts");
       // A command quicker than the attach has already ended: its exit code, not its frozen screen.
-      process.exitCode = await attachTo(String(id), "end");
+      process.exitCode = await attachTo(String(id), { whenFinished: "end", detachKey, status: settings?.attachStatusSetting() });
     }
   },
 });

@@ -35,6 +35,7 @@ export const root = defineCommand({
     version: { type: "boolean", alias: "V", description: "Print the version" },
     kill: { type: "boolean", description: "Stop the daemon and every task it owns" },
     foreground: { type: "boolean", description: "Run the supervisor in this process with the dashboard; its tasks end when you quit" },
+    "detach-key": { type: "string", valueHint: "KEY", description: "Detach from a task with KEY instead of Ctrl-\\ (ctrl-a, ^]…; also FLEETCOM_DETACH_KEY)" },
   },
   subCommands: SUBCOMMANDS,
 });

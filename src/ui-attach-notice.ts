@@ -43,6 +43,15 @@ export class AttachNotice {
     for (const task of tasks) if (task.attention && task.id !== id) this.waiting.set(task.id, task.attention);
   }
 
+  /** Attached mode moved to another task (a chord): that one is no longer news, the one left may be. */
+  switched(id: number, tasks: readonly TaskInfo[]): void {
+    this.attachedId = id;
+    this.waiting.delete(id);
+    for (const task of tasks) if (task.attention && task.id !== id && !this.waiting.has(task.id)) this.waiting.set(task.id, task.attention);
+    if (this.waiting.size === 0) this.wanted = null;
+    this.flush();
+  }
+
   /** A task event: a different task that starts waiting (or waits in a new way) is news. */
   taskChanged(task: TaskInfo, removed = false): void {
     if (this.attachedId === null || task.id === this.attachedId) return;

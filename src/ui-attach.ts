@@ -1,7 +1,9 @@
 // Attached mode: this terminal becomes the task's terminal. Raw input goes to the PTY (Ctrl-C,
-// Ctrl-Z and Ctrl-D included); Ctrl-\ detaches. The daemon first sends the task's screen, then
-// live output; the terminal's size becomes the PTY's. When another task starts waiting meanwhile, the
-// terminal's title says so (ui-attach-notice.ts).
+// Ctrl-Z and Ctrl-D included); the detach key (Ctrl-\ unless set otherwise, ui-attach-settings.ts)
+// detaches, or, followed by another key, is a chord: next or previous task, the next waiting one, the
+// status line (CHORDS below; ui-attach-input.ts tells a chord from a detach). The daemon first sends
+// the task's screen, then live output; the terminal's size becomes the PTY's. When another task
+// starts waiting meanwhile, the terminal's title says so (ui-attach-notice.ts).
 // The task is shown on the terminal's alternate screen, as tmux does: the user's scrollback and
 // screen are left as they were, and come back on detach with the cursor where it was. The task's
 // own screen switches are kept off that terminal (ui-alt-screen-filter.ts).
@@ -11,13 +13,18 @@ import { constants } from "node:os";
 import { AltScreenFilter } from "./ui-alt-screen-filter.ts";
 import { AttachNotice } from "./ui-attach-notice.ts";
 import { DaemonClient, terminalSize } from "./client.ts";
-import { EXIT, UserError, usageError } from "./errors.ts";
+import { EXIT, UserError, errorMessage, usageError } from "./errors.ts";
 import type { AttachEnd, TaskInfo } from "./wire-protocol.ts";
 import { stateText } from "./ui-format.ts";
 import { cut } from "./text-width.ts";
+import { TerminalScan } from "./text-scan.ts";
+import { DEFAULT_DETACH_KEY, type DetachKey } from "./ui-attach-settings.ts";
+import { PrefixReader, type AttachInput } from "./ui-attach-input.ts";
+import { StatusRowGuard, statusRowBytes, statusText, taskRegion } from "./ui-attach-status.ts";
 
-const DETACH_KEY = 0x1c; // Ctrl-\
 const RERUN_KEY = 0x72; // r, on a finished task
+/** How long a word for the user (`no other task waits`) stays on the status line. */
+const STATUS_MESSAGE_MS = 3_000;
 
 const ENTER_ALT_SCREEN = "\x1b[?1049h";
 /**
@@ -31,7 +38,10 @@ const RESTORE_TERMINAL =
   "\x1b[?1049l";
 
 /** How an attach ended; `lastScreen` is the text an exited task left on its screen. */
-export type AttachOutcome = { kind: "detached"; task: TaskInfo } | { kind: "ended"; end: AttachEnd; lastScreen?: string };
+export type AttachOutcome = ({ kind: "detached"; task: TaskInfo } | { kind: "ended"; end: AttachEnd; lastScreen?: string }) & {
+  /** Whether the status line showed at the end, for the next attach from the same dashboard. */
+  statusShown?: boolean;
+};
 
 export function requireTerminal(what: string): void {
   if (!process.stdin.isTTY || !process.stdout.isTTY) throw usageError(`${what} needs a terminal`);
@@ -49,8 +59,8 @@ export type WhenFinished = "show" | "end";
  * screen in the daemon is untouched, and a redraw or a detach takes it away. DECSC/DECRC put the
  * cursor and pen back; a finished task has no output left that could have saved its own.
  */
-export function finishedNotice(task: TaskInfo, size: { cols: number; rows: number }): string {
-  const text = cut(`[task ${task.id} ${stateText(task)} · r rerun · Ctrl-\\ back]`, size.cols - 1);
+export function finishedNotice(task: TaskInfo, size: { cols: number; rows: number }, detach = DEFAULT_DETACH_KEY.name): string {
+  const text = cut(`[task ${task.id} ${stateText(task)} · r rerun · ${detach} back]`, size.cols - 1);
   return `\x1b7\x1b[${size.rows};1H\x1b[0;7m\x1b[2K${text}\x1b[0m\x1b8`;
 }
 
@@ -60,114 +70,315 @@ export function exitCodeOf(task: TaskInfo): number {
   return task.exitCode ?? 1;
 }
 
-/** Attaches until the user detaches or the task ends. */
-export async function attachSession(ref: string, whenFinished: WhenFinished = "show"): Promise<AttachOutcome> {
-  requireTerminal("attach");
-  let size = terminalSize();
-  const client = await DaemonClient.open({ size });
-  const stdin = process.stdin;
-  const stdout = process.stdout;
-  let finish!: (outcome: AttachOutcome) => void;
-  const done = new Promise<AttachOutcome>((resolve) => (finish = resolve));
-  let info: TaskInfo;
-  /** Set while the attached task has finished and its notice is shown. */
-  let finished: TaskInfo | null = null;
-  const notice = new AttachNotice((bytes) => stdout.write(bytes));
-  const screens = new AltScreenFilter();
+/** Attaching to the first task; `status` starts with the status line (ui-attach-status.ts) shown. */
+export interface AttachOptions {
+  whenFinished?: WhenFinished;
+  detachKey?: DetachKey;
+  status?: boolean;
   /**
-   * Output held since the task switched screens, until the redraw arrives: it is all in that
-   * screen, and drawn on the wrong one it would flash. null when not waiting.
+   * Leave the terminal raw on the way out: the dashboard reads keys again at once, and a cooked
+   * moment in between would echo a key typed then over its screen.
    */
-  let awaitingRedraw: Uint8Array[] | null = null;
-  const redraw = () =>
-    client.request("redraw").catch(() => {
-      // No redraw coming (a daemon without it): show what was held after all.
-      if (awaitingRedraw) for (const held of awaitingRedraw.splice(0)) stdout.write(held);
-      awaitingRedraw = null;
-    });
+  keepRawMode?: boolean;
+}
 
-  client.handlers = {
-    // Stop reading while the terminal is behind, so the daemon sees a slow client and sends a
-    // fresh screen later instead of this process buffering the backlog.
-    data: (received) => {
-      const { bytes, switched } = screens.push(received);
-      if (switched && !awaitingRedraw) {
-        awaitingRedraw = [];
-        redraw();
-      }
-      if (awaitingRedraw) {
-        awaitingRedraw.push(bytes);
-        return;
-      }
-      let drained = stdout.write(bytes);
-      if (finished) drained = stdout.write(finishedNotice(finished, size)) && drained;
-      notice.output(bytes);
-      if (!drained) {
-        client.pause();
-        stdout.once("drain", () => client.resume());
-      }
-    },
-    screen: () => (awaitingRedraw = null),
-    event: (event) => notice.taskChanged(event.task, event.event === "removed"),
-    attachEnd: (end) => finish({ kind: "ended", end }),
-    closed: () => finish({ kind: "ended", end: { type: "attach-end", reason: "shutdown", task: info } }),
-  };
-  // Before the request: the task's screen may arrive right behind its reply.
-  stdout.write(ENTER_ALT_SCREEN);
-  try {
-    info = await client.request("attach", { task: ref, ...size });
-    notice.attached(info.id, await client.request("subscribe"));
-    if (info.state === "exited" && whenFinished === "end") finish({ kind: "ended", end: { type: "attach-end", reason: "exited", task: info } });
-    else if (info.state === "exited") {
-      finished = info;
-      stdout.write(finishedNotice(info, size));
-    }
-  } catch (error) {
-    client.close();
-    stdout.write(RESTORE_TERMINAL);
-    throw error;
+/**
+ * What the key after the detach key does, as tmux's prefix table: one entry per chord. `ctrl-x` is
+ * looked up as `x` when it has no entry of its own, so Ctrl may stay held. The detach key itself,
+ * pressed twice, sends it through; a key with no entry is ignored (ui-attach-input.ts says why).
+ */
+const CHORDS: Record<string, (session: Attachment) => void | Promise<void>> = {
+  n: (s) => s.switchTo(s.neighbour(1), "no other task"),
+  p: (s) => s.switchTo(s.neighbour(-1), "no other task"),
+  w: (s) => s.switchTo(s.nextWaiting(), "no other task waits"),
+  s: (s) => s.toggleStatus(),
+  d: (s) => s.detach(),
+};
+
+/** Attaches until the user detaches or the task ends; chords may move it to other tasks meanwhile. */
+export async function attachSession(ref: string, options: AttachOptions = {}): Promise<AttachOutcome> {
+  requireTerminal("attach");
+  const client = await DaemonClient.open({ size: terminalSize() });
+  return new Attachment(client, options).run(ref);
+}
+
+/** One attached terminal: the connection, the task shown (which a chord may change), the screen's state. */
+class Attachment {
+  private readonly stdin = process.stdin;
+  private readonly stdout = process.stdout;
+  private readonly detachKey: DetachKey;
+  private size = terminalSize();
+  /** The task shown; set once the first attach is answered. */
+  info!: TaskInfo;
+  /** The fleet as events tell it, for the chords and the status line. */
+  private readonly fleet = new Map<number, TaskInfo>();
+  /** Set while the attached task has finished and its notice is shown. */
+  private finished: TaskInfo | null = null;
+  private readonly notice = new AttachNotice((bytes) => this.stdout.write(bytes));
+  private readonly screens = new AltScreenFilter();
+  /** Where the task's output stream stands, so fleetcom's own bytes go in between sequences. */
+  private readonly scan = new TerminalScan();
+  /**
+   * Output held since the task switched screens (or another task was asked for), until the redraw
+   * arrives: it is all in that screen, and drawn on the wrong one it would flash. null when not waiting.
+   */
+  private awaitingRedraw: Uint8Array[] | null = null;
+  /** The task being switched to, while its attach is on its way. */
+  private switching: number | null = null;
+  private statusShown = false;
+  private guard: StatusRowGuard | null = null;
+  private statusDrawn: string | null = null;
+  private statusMessage: { text: string; timer: ReturnType<typeof setTimeout> } | null = null;
+  private readonly reader: PrefixReader;
+  private finish!: (outcome: AttachOutcome) => void;
+
+  constructor(
+    private readonly client: DaemonClient,
+    private readonly options: AttachOptions,
+  ) {
+    this.detachKey = options.detachKey ?? DEFAULT_DETACH_KEY;
+    this.reader = new PrefixReader(this.detachKey.byte, (input) => this.onInput(input));
   }
 
-  const rerun = async () => {
-    finished = null;
+  /** The task's size: the terminal's, less the status line's row while it shows. */
+  private get ptySize(): { cols: number; rows: number } {
+    return { cols: this.size.cols, rows: this.statusShown ? Math.max(1, this.size.rows - 1) : this.size.rows };
+  }
+
+  async run(ref: string): Promise<AttachOutcome> {
+    const { client, stdin, stdout } = this;
+    const done = new Promise<AttachOutcome>((resolve) => (this.finish = resolve));
+    client.handlers = {
+      // Stop reading while the terminal is behind, so the daemon sees a slow client and sends a
+      // fresh screen later instead of this process buffering the backlog.
+      data: (received) => this.onOutput(received),
+      screen: () => (this.awaitingRedraw = null),
+      event: (event) => this.onEvent(event.task, event.event === "removed"),
+      attachEnd: (end) => {
+        // The task left behind by a switch may end meanwhile: that is not this session's end.
+        if (this.switching === null) this.finish({ kind: "ended", end });
+      },
+      closed: () => this.finish({ kind: "ended", end: { type: "attach-end", reason: "shutdown", task: this.info } }),
+    };
+    // Before the request: the task's screen may arrive right behind its reply.
+    stdout.write(ENTER_ALT_SCREEN);
     try {
-      await client.request("rerun", { task: String(info.id) });
-    } catch {
-      finished = info; // removed meanwhile, or rerun by someone else: the notice stays
+      this.statusShown = this.options.status === true;
+      if (this.statusShown) this.showStatusRegion();
+      this.info = await client.request("attach", { task: ref, ...this.ptySize });
+      for (const task of await client.request("subscribe")) this.fleet.set(task.id, task);
+      this.notice.attached(this.info.id, [...this.fleet.values()]);
+      if (this.info.state === "exited" && this.options.whenFinished === "end") {
+        this.finish({ kind: "ended", end: { type: "attach-end", reason: "exited", task: this.info } });
+      } else if (this.info.state === "exited") {
+        this.finished = this.info;
+        stdout.write(finishedNotice(this.info, this.ptySize, this.detachKey.name));
+      }
+      this.drawStatus();
+    } catch (error) {
+      client.close();
+      stdout.write(RESTORE_TERMINAL);
+      throw error;
     }
-    redraw();
-  };
-  const onInput = (chunk: Buffer) => {
-    const at = chunk.indexOf(DETACH_KEY);
-    if (finished) {
-      // Keys do not reach a finished task: only Ctrl-\ and r mean something.
-      if (at !== -1) finish({ kind: "detached", task: info });
-      else if (chunk.includes(RERUN_KEY)) void rerun();
+
+    const onInput = (chunk: Buffer) => this.reader.push(chunk);
+    const onResize = () => this.onResize();
+    stdin.setRawMode(true);
+    stdin.on("data", onInput);
+    stdin.resume();
+    stdout.on("resize", onResize);
+
+    const outcome = await done;
+    this.reader.dispose();
+    if (this.statusMessage) clearTimeout(this.statusMessage.timer);
+    stdin.off("data", onInput);
+    stdout.off("resize", onResize);
+    if (!this.options.keepRawMode) stdin.setRawMode(false);
+    stdin.pause();
+    if (outcome.kind === "ended" && outcome.end.reason === "exited") outcome.lastScreen = await lastScreen(client, outcome.end.task);
+    client.close();
+    stdout.write(this.notice.end() + RESTORE_TERMINAL);
+    outcome.statusShown = this.statusShown;
+    return outcome;
+  }
+
+  // ---- the task's output ---------------------------------------------------------------------
+
+  private onOutput(received: Uint8Array): void {
+    const { bytes, switched } = this.screens.push(received);
+    if (switched && !this.awaitingRedraw) {
+      this.awaitingRedraw = [];
+      this.redraw();
+    }
+    if (this.awaitingRedraw) {
+      this.awaitingRedraw.push(bytes);
       return;
     }
-    if (at === -1) return client.sendData(chunk);
-    if (at > 0) client.sendData(chunk.subarray(0, at));
-    finish({ kind: "detached", task: info });
-  };
-  const onResize = () => {
-    size = terminalSize();
-    // A running task redraws itself on SIGWINCH; a finished one is redrawn from the daemon.
-    client.request("resize", size).then(() => finished && redraw(), () => {});
-  };
-  stdin.setRawMode(true);
-  stdin.on("data", onInput);
-  stdin.resume();
-  stdout.on("resize", onResize);
+    this.write(bytes);
+  }
 
-  const outcome = await done;
-  stdin.off("data", onInput);
-  stdout.off("resize", onResize);
-  stdin.setRawMode(false);
-  stdin.pause();
-  if (outcome.kind === "ended" && outcome.end.reason === "exited") outcome.lastScreen = await lastScreen(client, outcome.end.task);
-  client.close();
-  stdout.write(notice.end() + RESTORE_TERMINAL);
-  return outcome;
+  private write(bytes: Uint8Array): void {
+    let shown = bytes;
+    if (this.guard) {
+      const guarded = this.guard.push(bytes, this.ptySize.rows);
+      shown = guarded.bytes;
+      if (guarded.erased) this.statusDrawn = null;
+    }
+    let drained = this.stdout.write(shown);
+    this.scan.push(shown);
+    if (this.finished) drained = this.stdout.write(finishedNotice(this.finished, this.ptySize, this.detachKey.name)) && drained;
+    this.notice.output(shown);
+    this.drawStatus();
+    if (!drained) {
+      this.client.pause();
+      this.stdout.once("drain", () => this.client.resume());
+    }
+  }
+
+  private redraw(): void {
+    this.client.request("redraw").catch(() => {
+      // No redraw coming (a daemon without it): show what was held after all.
+      const held = this.awaitingRedraw ?? [];
+      this.awaitingRedraw = null;
+      for (const bytes of held) this.write(bytes);
+    });
+  }
+
+  private onEvent(task: TaskInfo, removed: boolean): void {
+    if (removed) this.fleet.delete(task.id);
+    else this.fleet.set(task.id, task);
+    if (this.info && task.id === this.info.id && !removed) this.info = task;
+    this.notice.taskChanged(task, removed);
+    this.drawStatus();
+  }
+
+  private onResize(): void {
+    this.size = terminalSize();
+    if (this.statusShown) {
+      this.stdout.write(taskRegion(this.size.rows));
+      this.statusDrawn = null;
+    }
+    // A running task redraws itself on SIGWINCH; a finished one is redrawn from the daemon, and so
+    // is any task once the scroll region (which homes the cursor) was set again.
+    this.client.request("resize", this.ptySize).then(() => (this.finished || this.statusShown) && this.redraw(), () => {});
+  }
+
+  // ---- keys ----------------------------------------------------------------------------------
+
+  private onInput(input: AttachInput): void {
+    if (input.kind === "detach") return this.detach();
+    if (input.kind === "chord") {
+      const chord = CHORDS[input.key] ?? (input.key.startsWith("ctrl-") ? CHORDS[input.key.slice(5)] : undefined);
+      if (chord) void Promise.resolve(chord(this)).catch((error) => this.say(errorMessage(error)));
+      return;
+    }
+    // Keys do not reach a finished task: only r (rerun) means something there.
+    if (this.finished) {
+      if (input.bytes.includes(RERUN_KEY)) void this.rerun();
+      return;
+    }
+    if (this.switching === null) this.client.sendData(input.bytes);
+  }
+
+  detach(): void {
+    this.finish({ kind: "detached", task: this.info });
+  }
+
+  private async rerun(): Promise<void> {
+    this.finished = null;
+    try {
+      await this.client.request("rerun", { task: String(this.info.id) });
+    } catch {
+      this.finished = this.info; // removed meanwhile, or rerun by someone else: the notice stays
+    }
+    this.redraw();
+  }
+
+  // ---- other tasks ---------------------------------------------------------------------------
+
+  /** The next (1) or previous (-1) task by id, round the fleet. */
+  neighbour(step: 1 | -1): TaskInfo | undefined {
+    const ids = [...this.fleet.keys()].sort((a, b) => a - b);
+    if (ids.length < 2) return undefined;
+    const at = ids.indexOf(this.info.id);
+    const next = at === -1 ? (step === 1 ? ids.find((id) => id > this.info.id) ?? ids[0]! : ids[ids.length - 1]!) : ids[(at + step + ids.length) % ids.length]!;
+    return this.fleet.get(next);
+  }
+
+  /** The next task after this one (by id, round the fleet) that waits for its user. */
+  nextWaiting(): TaskInfo | undefined {
+    const waiting = [...this.fleet.values()].filter((t) => t.attention && t.id !== this.info.id).sort((a, b) => a.id - b.id);
+    return waiting.find((t) => t.id > this.info.id) ?? waiting[0];
+  }
+
+  /** Shows `target` in this terminal instead: its screen, its input, its size. */
+  async switchTo(target: TaskInfo | undefined, none: string): Promise<void> {
+    if (!target || target.id === this.info.id || this.switching !== null) return this.say(none);
+    this.switching = target.id;
+    this.awaitingRedraw = [];
+    const left = this.finished;
+    this.finished = null;
+    try {
+      this.info = await this.client.request("attach", { task: String(target.id), ...this.ptySize });
+      this.finished = this.info.state === "exited" ? this.info : null;
+    } catch (error) {
+      // Still attached to the task left (the daemon attaches nothing else on a refusal): show it again.
+      this.finished = left;
+      this.redraw();
+      this.say(errorMessage(error));
+    } finally {
+      this.switching = null;
+    }
+    this.notice.switched(this.info.id, [...this.fleet.values()]);
+    this.statusDrawn = null;
+    this.drawStatus();
+  }
+
+  // ---- the status line -----------------------------------------------------------------------
+
+  toggleStatus(): void {
+    this.statusShown = !this.statusShown;
+    if (this.statusShown) this.showStatusRegion();
+    else {
+      this.guard = null;
+      this.statusDrawn = null;
+      this.stdout.write(`\x1b7\x1b[${this.size.rows};1H\x1b[0m\x1b[2K\x1b8\x1b[r`);
+    }
+    // Setting or clearing the region homed the cursor; the task's screen comes back at its new size.
+    this.awaitingRedraw = [];
+    this.client.request("resize", this.ptySize).then(() => this.redraw(), () => {});
+  }
+
+  private showStatusRegion(): void {
+    this.guard = new StatusRowGuard();
+    this.statusDrawn = null;
+    this.stdout.write(taskRegion(this.size.rows));
+  }
+
+  /** Draws the status line when it shows, has changed or was erased, and may be drawn now. */
+  private drawStatus(): void {
+    if (!this.statusShown || !this.info || this.awaitingRedraw || !this.scan.atBoundary || this.guard?.savedCursor) return;
+    const waiting = [...this.fleet.values()].filter((t) => t.attention && t.id !== this.info.id).length;
+    const text = statusText(this.info, waiting, this.detachKey.name, this.statusMessage?.text ?? null);
+    if (text === this.statusDrawn) return;
+    this.stdout.write(statusRowBytes(text, this.size.rows, this.size.cols));
+    this.statusDrawn = text;
+  }
+
+  /** A word for the user: on the status line for a few seconds, else the terminal's bell. */
+  private say(text: string): void {
+    if (!this.statusShown) {
+      if (this.scan.atBoundary) this.stdout.write("\x07");
+      return;
+    }
+    if (this.statusMessage) clearTimeout(this.statusMessage.timer);
+    const timer = setTimeout(() => {
+      this.statusMessage = null;
+      this.drawStatus();
+    }, STATUS_MESSAGE_MS);
+    this.statusMessage = { text, timer };
+    this.drawStatus();
+  }
 }
 
 /** The text a task left on its screen; "" when it cannot be had. */
@@ -183,8 +394,8 @@ async function lastScreen(client: DaemonClient, task: TaskInfo): Promise<string>
  * `fleetcom attach TASK` and `run --attach`: attach, then say how it ended. Returns the exit code:
  * the task's when it ended while attached, 0 after a detach.
  */
-export async function attachTo(ref: string, whenFinished: WhenFinished = "show"): Promise<number> {
-  const outcome = await attachSession(ref, whenFinished);
+export async function attachTo(ref: string, options: AttachOptions = {}): Promise<number> {
+  const outcome = await attachSession(ref, options);
   if (outcome.kind === "detached") {
     process.stdout.write(`[detached from task ${outcome.task.id}]\n`);
     return 0;

@@ -1,5 +1,6 @@
 // What the dashboard shows, as pure functions of the fleet: the header, the sections of each
-// grouping, a row per task, the hint line, and the frame that fits them into the terminal.
+// grouping, the rows the cursor walks (each section's title, then its tasks), a row per task, and
+// the frame that fits them into the terminal. The keys' own texts are in ui-dashboard-keys.ts.
 import { label } from "./recipe-labels.ts";
 import {age, glyph } from "./ui-format.ts";
 import { tildePath } from "./paths.ts";
@@ -9,6 +10,7 @@ import { printable } from "./text-printable.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 import { fit, paint } from "./ui-render.ts";
 import { textWidth } from "./text-width.ts";
+import { FILTER_HINT, helpLines, hintLine } from "./ui-dashboard-keys.ts";
 
 export const GROUPINGS = ["state", "directory", "group"] as const;
 export type Grouping = (typeof GROUPINGS)[number];
@@ -27,36 +29,78 @@ function stateSection(task: TaskInfo): (typeof STATE_SECTIONS)[number] {
   return task.idle ? "Idle" : "Running";
 }
 
+/** The title of the section `task` is in under `grouping`. */
+export function sectionOf(task: TaskInfo, grouping: Grouping, home: string | undefined): string {
+  if (grouping === "state") return stateSection(task);
+  if (grouping === "directory") return tildePath(task.cwd, home);
+  return task.group ?? NO_GROUP;
+}
+
 const byName = (a: string, b: string) => {
   const [x, y] = [a.toLowerCase(), b.toLowerCase()];
   return x < y ? -1 : x > y ? 1 : a < b ? -1 : a > b ? 1 : 0;
 };
 
-/** Sections in display order; tasks by id within each; a section without tasks is not shown. */
-export function sections(tasks: TaskInfo[], grouping: Grouping, home: string | undefined): Section[] {
+/**
+ * Sections in display order; tasks by id within each; a section without tasks is not shown. By
+ * directory, the directory the dashboard runs in (`here`) comes first, as the one the user most
+ * likely cares about, then the others ignoring case (conformance 12.16).
+ */
+export function sections(tasks: TaskInfo[], grouping: Grouping, home: string | undefined, here?: string): Section[] {
   const sorted = [...tasks].sort((a, b) => a.id - b.id);
   const buckets = new Map<string, TaskInfo[]>();
-  const add = (title: string, task: TaskInfo) => buckets.set(title, [...(buckets.get(title) ?? []), task]);
-  if (grouping === "state") {
-    for (const title of STATE_SECTIONS) buckets.set(title, []);
-    for (const task of sorted) add(stateSection(task), task);
-  } else if (grouping === "directory") {
-    for (const task of sorted) add(tildePath(task.cwd, home), task);
-  } else {
+  const add = (title: string, task: TaskInfo) => {
+    const bucket = buckets.get(title);
+    if (bucket) bucket.push(task);
+    else buckets.set(title, [task]);
+  };
+  if (grouping === "state") for (const title of STATE_SECTIONS) buckets.set(title, []);
+  if (grouping === "group") {
     const named = [...new Set(sorted.map((t) => t.group).filter((g): g is string => g !== null))].sort(byName);
     for (const title of named) buckets.set(title, []);
-    for (const task of sorted) add(task.group ?? NO_GROUP, task);
   }
-  const titles = grouping === "directory" ? [...buckets.keys()].sort() : [...buckets.keys()];
+  for (const task of sorted) add(sectionOf(task, grouping, home), task);
+  let titles = [...buckets.keys()];
+  if (grouping === "directory") {
+    const first = here === undefined ? null : tildePath(here, home);
+    titles = titles.sort(byName).sort((a, b) => Number(b === first) - Number(a === first));
+  }
   return titles.map((title) => ({ title, tasks: buckets.get(title)! })).filter((s) => s.tasks.length > 0);
 }
 
-/** Tasks in the order they appear on screen: what ↑/↓ walk through. */
-export function screenOrder(all: Section[]): TaskInfo[] {
-  return all.flatMap((s) => s.tasks);
+/** Whether the filter (any case) is in the task's name, command, directory (as typed or tilded) or group. */
+export function matchesFilter(task: TaskInfo, filter: string, home: string | undefined): boolean {
+  const needle = filter.trim().toLowerCase();
+  if (needle === "") return true;
+  const fields = [task.name ?? "", task.command, task.cwd, tildePath(task.cwd, home), task.group ?? ""];
+  return fields.some((field) => field.toLowerCase().includes(needle));
 }
 
-export function header(tasks: TaskInfo[], grouping: Grouping, foreground: boolean): string {
+/** A row the cursor can rest on: a section's title or a task. Keys name rows across redraws. */
+export type Row = { key: string; section: Section; task: null } | { key: string; section: Section; task: TaskInfo };
+
+export const taskKey = (id: number) => `task ${id}`;
+export const sectionKey = (title: string) => `section ${title}`;
+
+/** What decides which rows there are and in which order. */
+export interface Layout {
+  tasks: TaskInfo[];
+  grouping: Grouping;
+  filter: string;
+  home: string | undefined;
+  here?: string;
+}
+
+/** The rows in screen order: what ↑/↓, Home/End and PgUp/PgDn walk through. */
+export function screenRows(layout: Layout): Row[] {
+  const shown = layout.tasks.filter((t) => matchesFilter(t, layout.filter, layout.home));
+  return sections(shown, layout.grouping, layout.home, layout.here).flatMap((section) => [
+    { key: sectionKey(section.title), section, task: null },
+    ...section.tasks.map((task) => ({ key: taskKey(task.id), section, task })),
+  ]);
+}
+
+export function header(tasks: TaskInfo[], grouping: Grouping, foreground: boolean, picked = 0): string {
   const count = (test: (t: TaskInfo) => boolean) => tasks.filter(test).length;
   const counts: [number, string][] = [
     [count((t) => glyph(t) === "!"), "! waiting"],
@@ -71,6 +115,7 @@ export function header(tasks: TaskInfo[], grouping: Grouping, foreground: boolea
     `${tasks.length} task${tasks.length === 1 ? "" : "s"}`,
     ...counts.filter(([n]) => n > 0).map(([n, what]) => `${what.slice(0, 1)} ${n} ${what.slice(2)}`),
     `by ${grouping}`,
+    ...(picked > 0 ? [`* ${picked} selected`] : []),
   ];
   return parts.join(" · ");
 }
@@ -80,13 +125,25 @@ function taskAge(task: TaskInfo, now: number): string {
   return age(task.endedAt ?? task.startedAt, now);
 }
 
+/** How a row is marked besides its content. */
+export interface RowMarks {
+  /** The cursor is on it: `›`. */
+  cursor?: boolean;
+  /** Selected with `v`: `*`. */
+  picked?: boolean;
+  /** It just changed section, up or down the screen: `↑`/`↓` before the label, for a few seconds. */
+  moved?: "up" | "down" | null;
+}
+
 /**
- * `glyph [◆] id label · preview · age`, cut to `columns` without wrapping. The label keeps at least
- * about half the room when the preview is long; the age is never cut.
+ * `›* glyph [◆] id label · preview · age`, cut to `columns` without wrapping. The label keeps at
+ * least about half the room when the preview is long; the age is never cut.
  */
-export function taskRow(task: TaskInfo, columns: number, idWidth: number, now: number, selected: boolean): string {
-  const mark = selected ? "›" : " ";
-  const prefix = `${mark} ${glyph(task)} ${task.tagged ? "◆" : " "} ${String(task.id).padStart(idWidth)} `;
+export function taskRow(task: TaskInfo, columns: number, idWidth: number, now: number, marks: RowMarks | boolean = {}): string {
+  const { cursor = false, picked = false, moved = null } = typeof marks === "boolean" ? { cursor: marks } : marks;
+  const mark = `${cursor ? "›" : " "}${picked ? "*" : " "}`;
+  const arrow = moved === "up" ? "↑ " : moved === "down" ? "↓ " : "";
+  const prefix = `${mark}${glyph(task)} ${task.tagged ? "◆" : " "} ${String(task.id).padStart(idWidth)} ${arrow}`;
   const suffix = ` · ${taskAge(task, now)}`;
   const room = Math.max(4, columns - 1 - textWidth(prefix) - textWidth(suffix));
   const name = printable(label(task));
@@ -100,8 +157,9 @@ export function taskRow(task: TaskInfo, columns: number, idWidth: number, now: n
     shownPreview = cut(preview, room - textWidth(shownName) - 3);
   }
   if (!paint.isColorSupported) return fit(`${prefix}${shownName}${shownPreview ? ` · ${shownPreview}` : ""}${suffix}`, columns);
-  const styledPrefix = `${mark} ${glyphColor(task)(glyph(task))} ${paint.magenta(task.tagged ? "◆" : " ")} ${paint.dim(String(task.id).padStart(idWidth))} `;
-  const body = `${selected ? paint.bold(shownName) : shownName}${shownPreview ? paint.dim(` · ${shownPreview}`) : ""}`;
+  const styledMark = `${mark.slice(0, 1)}${paint.bold(paint.cyan(mark.slice(1)))}`;
+  const styledPrefix = `${styledMark}${glyphColor(task)(glyph(task))} ${paint.magenta(task.tagged ? "◆" : " ")} ${paint.dim(String(task.id).padStart(idWidth))} ${paint.bold(paint.cyan(arrow))}`;
+  const body = `${cursor ? paint.bold(shownName) : shownName}${shownPreview ? paint.dim(` · ${shownPreview}`) : ""}`;
   return `${styledPrefix}${body}${paint.dim(suffix)}`;
 }
 
@@ -110,56 +168,74 @@ function glyphColor(task: TaskInfo): (s: string) => string {
   return g === "!" ? (s) => paint.bold(paint.magenta(s)) : g === "✻" ? paint.yellow : g === "∙" ? paint.dim : g === "✓" ? paint.green : paint.red;
 }
 
-// The longest form that fits; the most compact one is cut like any line.
-const KEYS: [string, string, string][] = [
-  ["↑↓", "select", "↑↓"],
-  ["enter", "attach", "⏎"],
-  ["space", "peek", "␣"],
-  ["n", "new", "n"],
-  ["r", "rerun", "r"],
-  ["R", "rename", "R"],
-  ["g", "group", "g"],
-  ["m", "tag", "m"],
-  ["X", "kill/rm", "X"],
-  ["s", "grouping", "s"],
-  ["w", "save", "w"],
-  ["o", "sessions", "o"],
-  ["q", "detach", "q"],
-  ["Q", "quit", "Q"],
-];
-const HINTS = [
-  KEYS.map(([key, what]) => `${key} ${what}`).join(" · "),
-  KEYS.map(([, what, short]) => `${short} ${what}`).join("  "),
-  // Narrow terminals: how to leave first, shorter words.
-  "q:detach Q:quit ↑↓ ⏎:attach ␣:peek n:new r:rerun R:name g:group m:tag X:kill/rm s:sort w:save o:open",
-];
-
-export function hintLine(columns: number): string {
-  return HINTS.find((hint) => textWidth(hint) < columns) ?? fit(HINTS[HINTS.length - 1]!, columns);
+/** A section's title row; `›` when the cursor is on it, `*` when all its tasks are selected. */
+function sectionRow(section: Section, columns: number, cursor: boolean, picked: boolean): string {
+  const text = `${printable(section.title)} (${section.tasks.length})`;
+  if (!cursor && !picked) return paint.bold(fit(text, columns));
+  return paint.bold(fit(`${cursor ? "›" : " "}${picked ? "*" : " "}${text}`, columns));
 }
 
 export interface View {
   tasks: TaskInfo[];
   grouping: Grouping;
-  selected: number | null;
+  /** The key of the row under the cursor (taskKey, sectionKey). */
+  cursor: string | null;
+  /** Tasks selected with `v`. */
+  picked: ReadonlySet<number>;
+  /** Tasks that just changed section, and which way they went on the screen. */
+  moved: ReadonlyMap<number, "up" | "down">;
+  /** The filter's text ("" for none), and whether it is being typed. */
+  filter: string;
+  filtering: boolean;
+  /** Digits typed to jump to a task id, or null. */
+  jump: string | null;
   foreground: boolean;
   status: { text: string; error: boolean } | null;
   peek: { title: string; text: string } | null;
+  /** The `?` screen, with the detach key as the user set it. */
+  help: { detach: string } | null;
   home: string | undefined;
+  here?: string;
   now: number;
 }
 
 /** Every line of the dashboard, at most `maxLines` of them, each narrower than `columns`. */
 export function dashboardLines(view: View, columns: number, maxLines: number): string[] {
-  const top = [paint.bold(fit(header(view.tasks, view.grouping, view.foreground), columns))];
+  const top = [paint.bold(fit(header(view.tasks, view.grouping, view.foreground, view.picked.size), columns))];
+  if (view.help) return [...top, ...helpLines(view.help.detach, columns, Math.max(2, maxLines - 1))].slice(0, Math.max(1, maxLines));
   const bottom: string[] = [];
   const color = view.status?.error ? paint.red : paint.green;
   for (const line of view.status?.text.split("\n") ?? []) bottom.push(color(fit(printable(line), columns)));
-  bottom.push(paint.dim(view.peek ? fit("any key returns to the list", columns) : hintLine(columns)));
+  const line = filterLine(view);
+  if (line !== null) bottom.push(paint.cyan(fit(line, columns)));
+  bottom.push(paint.dim(view.peek ? fit("any key returns to the list", columns) : footHint(view, columns)));
   const room = Math.max(1, maxLines - top.length - bottom.length);
   const peekLines = view.peek ? peekBlock(view.peek, columns, Math.max(2, room - Math.max(3, Math.floor(room / 2)))) : [];
   const list = listLines(view, columns, Math.max(1, room - peekLines.length));
   return [...top, ...list, ...peekLines, ...bottom];
+}
+
+function footHint(view: View, columns: number): string {
+  if (view.filtering) return fit(FILTER_HINT, columns);
+  if (view.jump !== null) return fit("⏎ go to the task with that id · esc cancel", columns);
+  return hintLine(columns);
+}
+
+/** The filter being typed or kept, or digits being typed; null when there is neither. */
+export function filterLine(view: View): string | null {
+  if (view.jump !== null) return `go to task ${view.jump}`;
+  if (!view.filtering && view.filter === "") return null;
+  const shown = view.tasks.filter((t) => matchesFilter(t, view.filter, view.home)).length;
+  const counts = `(${shown} of ${view.tasks.length} tasks)`;
+  return view.filtering ? `/${printable(view.filter)}  ${counts}` : `filter: ${printable(view.filter)} ${counts} · / edits · esc clears`;
+}
+
+/** Where the terminal's cursor goes while the filter or the digits are being typed: after them. */
+export function filterCursor(view: View, lines: string[]): { row: number; col: number } | undefined {
+  if (!view.filtering && view.jump === null) return undefined;
+  const text = view.jump !== null ? `go to task ${view.jump}` : `/${printable(view.filter)}`;
+  const row = lines.length - 2;
+  return { row, col: textWidth(text) };
 }
 
 function peekBlock(peek: { title: string; text: string }, columns: number, rows: number): string[] {
@@ -170,27 +246,39 @@ function peekBlock(peek: { title: string; text: string }, columns: number, rows:
 
 function listLines(view: View, columns: number, rows: number): string[] {
   if (view.tasks.length === 0) return [paint.dim(fit("  no tasks: n starts a command here, o loads a saved session", columns))];
+  const all = screenRows({ tasks: view.tasks, grouping: view.grouping, filter: view.filter, home: view.home, here: view.here });
+  if (all.length === 0) return [paint.dim(fit("  nothing matches the filter (esc clears it)", columns))];
   const idWidth = Math.max(...view.tasks.map((t) => String(t.id).length));
-  const lines: { text: string; selected: boolean }[] = [];
-  for (const section of sections(view.tasks, view.grouping, view.home)) {
-    lines.push({ text: paint.bold(fit(`${printable(section.title)} (${section.tasks.length})`, columns)), selected: false });
-    for (const task of section.tasks) {
-      const selected = task.id === view.selected;
-      lines.push({ text: taskRow(task, columns, idWidth, view.now, selected), selected });
+  const lines = all.map((row) => {
+    const cursor = row.key === view.cursor;
+    if (row.task === null) {
+      const picked = row.section.tasks.every((t) => view.picked.has(t.id));
+      return { text: sectionRow(row.section, columns, cursor, picked), cursor, task: false };
     }
-  }
+    const marks = { cursor, picked: view.picked.has(row.task.id), moved: view.moved.get(row.task.id) ?? null };
+    return { text: taskRow(row.task, columns, idWidth, view.now, marks), cursor, task: true };
+  });
   return window(lines, rows, columns);
 }
 
-/** The rows that fit, keeping the selected one in view; `⋮ N more` stands for what is cut off. */
-function window(lines: { text: string; selected: boolean }[], rows: number, columns: number): string[] {
+/**
+ * The rows that fit, keeping the cursor's in view (near the middle while the list scrolls);
+ * `⋮ N more` stands for the tasks cut off (section titles are not counted: they are not tasks).
+ */
+function window(lines: { text: string; cursor: boolean; task: boolean }[], rows: number, columns: number): string[] {
   if (lines.length <= rows) return lines.map((l) => l.text);
-  const at = Math.max(0, lines.findIndex((l) => l.selected));
-  const inner = Math.max(1, rows - 2);
-  const start = Math.max(0, Math.min(at - Math.floor(inner / 2), lines.length - inner));
-  const shown = lines.slice(start, start + inner).map((l) => l.text);
-  const more = (n: number) => paint.dim(fit(`  ⋮ ${n} more`, columns));
-  const above = start;
-  const below = lines.length - start - shown.length;
-  return [...(above > 0 ? [more(above)] : []), ...shown, ...(below > 0 ? [more(below)] : [])].slice(0, rows);
+  const at = Math.max(0, lines.findIndex((l) => l.cursor));
+  if (rows < 3) return [lines[at]!.text];
+  let from: number;
+  let count: number;
+  if (at < rows - 1) [from, count] = [0, rows - 1];
+  else if (at >= lines.length - (rows - 1)) [from, count] = [lines.length - (rows - 1), rows - 1];
+  else {
+    count = rows - 2;
+    from = Math.min(Math.max(1, at - Math.floor(count / 2)), lines.length - 1 - count);
+  }
+  const hidden = (part: typeof lines) => part.filter((l) => l.task).length;
+  const more = (n: number) => paint.dim(fit(n > 0 ? `  ⋮ ${n} more` : "  ⋮", columns));
+  const shown = lines.slice(from, from + count).map((l) => l.text);
+  return [...(from > 0 ? [more(hidden(lines.slice(0, from)))] : []), ...shown, ...(from + count < lines.length ? [more(hidden(lines.slice(from + count)))] : [])];
 }

@@ -1,13 +1,28 @@
 // The dashboard: the fleet as a live list under the shell's last output, redrawn in place on every
-// task event, with one key per action (cli.md, Dashboard). It is a client like any other: it
-// subscribes to the daemon's events, and acts through the same ops as the CLI.
+// task event, with one key per action (cli.md, Dashboard; docs/dashboard.md has every key). It is a
+// client like any other: it subscribes to the daemon's events, and acts through the same ops as the CLI.
+// The cursor rests on a row by its key (a task's id, a section's title), never by its position, so a
+// task that changes section (turns waiting, idle, finished) takes the cursor along when it is the
+// one under it and leaves it alone otherwise; a task that moved is marked for a few seconds.
 import { attachSession } from "./ui-attach.ts";
+import { DEFAULT_DETACH_KEY, attachStatusSetting, type DetachKey } from "./ui-attach-settings.ts";
 import { DaemonClient } from "./client.ts";
 import { errorMessage } from "./errors.ts";
-import { label } from "./recipe-labels.ts";
-import {stateText } from "./ui-format.ts";
+import { NO_GROUP, label } from "./recipe-labels.ts";
+import { stateText } from "./ui-format.ts";
 import { tildePath } from "./paths.ts";
-import { GROUPINGS, dashboardLines, screenOrder, sections, type Grouping, type View } from "./ui-dashboard-view.ts";
+import {
+  GROUPINGS,
+  dashboardLines,
+  filterCursor,
+  screenRows,
+  sectionOf,
+  sections,
+  taskKey,
+  type Grouping,
+  type Row,
+  type View,
+} from "./ui-dashboard-view.ts";
 import { KeyInput, type Key } from "./ui-keys.ts";
 import { printable } from "./text-printable.ts";
 import type { TaskEvent, TaskInfo } from "./wire-protocol.ts";
@@ -18,6 +33,8 @@ import { currentDirectory } from "./text-path.ts";
 // Ages and the running/idle glyphs change with time alone; the daemon sends events only for changes.
 /** Ages tick; every other change (idle included) arrives as an event. */
 const AGE_TICK_MS = 1_000;
+/** How long a task that changed section keeps its ↑/↓ mark. */
+const MOVED_MS = 5_000;
 const CLEAR_SCREEN = "\x1b[H\x1b[2J";
 
 export type DashboardEnd = "detached" | "quit" | "lost";
@@ -26,6 +43,8 @@ export interface DashboardOptions {
   foreground?: boolean;
   /** A first status line, e.g. what `fleetcom NAME` loaded. */
   status?: string;
+  /** For every attach from here (`--detach-key`). */
+  detachKey?: DetachKey;
 }
 
 export async function runDashboard(options: DashboardOptions = {}): Promise<{ end: DashboardEnd; running: number }> {
@@ -42,10 +61,22 @@ class Dashboard {
   private readonly tasks = new Map<number, TaskInfo>();
   private readonly region = new Region();
   private readonly keys = new KeyInput();
+  private readonly here = currentDirectory();
   private grouping: Grouping = "state";
-  private selected: number | null = null;
+  /** The key of the row under the cursor; null until the first draw puts it on the first task. */
+  private cursor: string | null = null;
+  /** Where the cursor's row was, for when that row goes away (its task removed or filtered out). */
+  private cursorIndex = 0;
+  private readonly picked = new Set<number>();
+  private readonly moved = new Map<number, { way: "up" | "down"; until: number }>();
+  private filter = "";
+  private filtering = false;
+  private jump: string | null = null;
+  private help = false;
   private status: View["status"];
   private peek: { id: number; title: string; text: string } | null = null;
+  /** The status line in attached mode, as the last attach left it. */
+  private attachStatus = attachStatusSetting();
   /** A prompt, the picker or attached mode has the terminal: no redraws meanwhile. */
   private away = false;
   private quitting = false;
@@ -57,6 +88,10 @@ class Dashboard {
     private readonly options: DashboardOptions,
   ) {
     this.status = options.status ? { text: options.status, error: false } : null;
+  }
+
+  private get detachKey(): DetachKey {
+    return this.options.detachKey ?? DEFAULT_DETACH_KEY;
   }
 
   async run(): Promise<{ end: DashboardEnd; running: number }> {
@@ -91,8 +126,19 @@ class Dashboard {
   // ---- the fleet ---------------------------------------------------------------------------
 
   private onEvent(event: TaskEvent): void {
-    if (event.event === "removed") this.tasks.delete(event.task.id);
-    else this.tasks.set(event.task.id, event.task);
+    const before = this.tasks.get(event.task.id);
+    if (event.event === "removed") {
+      this.tasks.delete(event.task.id);
+      this.picked.delete(event.task.id);
+    } else this.tasks.set(event.task.id, event.task);
+    // A task that changes section moves on screen (rare: output alone never does it): mark it, with
+    // the way it went in the order of the sections, the one it left counted as still there.
+    const home = process.env.HOME;
+    const [from, to] = before && event.event !== "removed" ? [sectionOf(before, this.grouping, home), sectionOf(event.task, this.grouping, home)] : [null, null];
+    if (from !== to && from !== null && to !== null) {
+      const order = sections([...this.tasks.values(), before!], this.grouping, home, this.here).map((s) => s.title);
+      this.moved.set(event.task.id, { way: order.indexOf(to) < order.indexOf(from) ? "up" : "down", until: Date.now() + MOVED_MS });
+    }
     if (this.peek?.id === event.task.id && event.event !== "removed") void this.loadPeek(event.task);
     this.drawSoon();
   }
@@ -107,38 +153,54 @@ class Dashboard {
     });
   }
 
-  private ordered(): TaskInfo[] {
-    return screenOrder(sections([...this.tasks.values()], this.grouping, process.env.HOME));
+  private rows(): Row[] {
+    return screenRows({ tasks: [...this.tasks.values()], grouping: this.grouping, filter: this.filter, home: process.env.HOME, here: this.here });
   }
 
-  /** The selected task; the selection falls on the first task when its task went away. */
-  private current(): TaskInfo | undefined {
-    const order = this.ordered();
-    const found = order.find((t) => t.id === this.selected) ?? order[0];
-    this.selected = found?.id ?? null;
-    return found;
+  /**
+   * The row under the cursor. When its row went away (its task removed or filtered out) the cursor
+   * takes the row now where it was; at first it goes on the first task.
+   */
+  private currentRow(rows = this.rows()): Row | undefined {
+    let at = rows.findIndex((r) => r.key === this.cursor);
+    if (at === -1) at = this.cursor === null ? Math.max(0, rows.findIndex((r) => r.task !== null)) : Math.min(this.cursorIndex, rows.length - 1);
+    const row = rows[at];
+    this.cursor = row?.key ?? null;
+    this.cursorIndex = Math.max(0, at);
+    return row;
   }
 
   // ---- drawing -----------------------------------------------------------------------------
 
   private view(): View {
-    this.current();
+    this.currentRow();
+    const now = Date.now();
+    for (const [id, mark] of this.moved) if (mark.until <= now) this.moved.delete(id);
     const peek = this.peek && { title: this.peek.title, text: this.peek.text };
     return {
       tasks: [...this.tasks.values()],
       grouping: this.grouping,
-      selected: this.selected,
+      cursor: this.cursor,
+      picked: this.picked,
+      moved: new Map([...this.moved].map(([id, mark]) => [id, mark.way])),
+      filter: this.filter,
+      filtering: this.filtering,
+      jump: this.jump,
       foreground: !!this.options.foreground,
       status: this.status,
       peek,
+      help: this.help ? { detach: this.detachKey.name } : null,
       home: process.env.HOME,
-      now: Date.now(),
+      here: this.here,
+      now,
     };
   }
 
   private draw(reserve = 0): void {
     if (this.away) return;
-    this.region.draw(dashboardLines(this.view(), this.region.columns, this.region.height - 1 - reserve));
+    const view = this.view();
+    const lines = dashboardLines(view, this.region.columns, this.region.height - 1 - reserve);
+    this.region.draw(lines, filterCursor(view, lines));
   }
 
   /**
@@ -161,34 +223,55 @@ class Dashboard {
 
   private async onKey(key: Key): Promise<void> {
     if (this.away || this.quitting) return;
-    if (this.peek) {
+    if (this.peek || this.help) {
       this.peek = null;
+      this.help = false;
       return this.draw();
     }
+    if (this.filtering) return this.filterKey(key);
+    if (this.jump !== null && this.jumpKey(key)) return this.draw();
     this.status = null;
-    const task = this.current();
     const name = key.name === "char" ? key.text! : key.name;
+    if (/^[0-9]$/.test(name)) {
+      this.jump = name;
+      return this.draw();
+    }
+    const row = this.currentRow();
     const action = this.actions[name];
-    if (action) await action(task);
-    else if (name === "x" && task) this.status = { text: "press X (uppercase) to kill or remove a task", error: false };
+    if (action) await action(row);
+    else if (name === "x" && row) this.status = { text: "press X (uppercase) to kill or remove a task", error: false };
     this.draw();
   }
 
-  private readonly actions: Record<string, (task: TaskInfo | undefined) => void | Promise<void>> = {
+  private readonly actions: Record<string, (row: Row | undefined) => void | Promise<void>> = {
     up: () => this.move(-1),
     k: () => this.move(-1),
     down: () => this.move(1),
     j: () => this.move(1),
-    enter: (task) => task && this.attach(task),
-    space: (task) => task && this.loadPeek(task),
-    n: () => this.newCommand(),
-    r: (task) => task && this.op(`reran task ${task.id}`, () => this.client.request("rerun", { task: String(task.id) })),
-    R: (task) => task && this.rename(task),
-    g: (task) => task && this.regroup(task),
-    m: (task) => task && this.op(task.tagged ? `task ${task.id} no longer in use` : `task ${task.id} marked in use`, () => this.client.request("tag", { task: String(task.id) })),
-    X: (task) => task && this.killOrRemove(task),
+    home: () => this.moveTo(0),
+    end: () => this.moveTo(Number.MAX_SAFE_INTEGER),
+    pageup: () => this.move(-this.page()),
+    pagedown: () => this.move(this.page()),
+    "/": () => {
+      this.filtering = true;
+    },
+    "?": () => {
+      this.help = true;
+    },
+    escape: () => this.escape(),
+    v: (row) => row && this.toggle(row),
+    V: () => this.toggleAll(),
+    enter: (row) => (row?.task ? this.attach(row.task) : row && this.sayOnTitle("Enter attaches to a task; v on a title selects its section")),
+    space: (row) => (row?.task ? this.loadPeek(row.task) : row && this.sayOnTitle("Space peeks at a task")),
+    n: (row) => this.newCommand(row),
+    r: (row) => row && this.rerun(this.targets(row)),
+    R: (row) => (row?.task ? this.rename(row.task) : row && this.sayOnTitle("R renames a task; g sets the group of every task in this section")),
+    g: (row) => row && this.regroup(this.targets(row), row),
+    m: (row) => row && this.tag(this.targets(row)),
+    X: (row) => row && this.killOrRemove(this.targets(row)),
     s: () => {
       this.grouping = GROUPINGS[(GROUPINGS.indexOf(this.grouping) + 1) % GROUPINGS.length]!;
+      this.moved.clear();
     },
     w: () => this.save(),
     o: () => this.openSessions(),
@@ -197,21 +280,118 @@ class Dashboard {
     Q: () => this.quit(),
   };
 
-  private move(by: number): void {
-    const order = this.ordered();
-    const at = order.findIndex((t) => t.id === this.selected);
-    const next = order[Math.min(order.length - 1, Math.max(0, at + by))];
-    if (next) this.selected = next.id;
+  private sayOnTitle(text: string): void {
+    this.status = { text, error: false };
   }
 
+  private move(by: number): void {
+    const rows = this.rows();
+    const at = rows.findIndex((r) => r.key === this.currentRow(rows)?.key);
+    this.moveTo(at + by, rows);
+  }
+
+  private moveTo(index: number, rows = this.rows()): void {
+    const row = rows[Math.min(rows.length - 1, Math.max(0, index))];
+    if (row) this.cursor = row.key;
+  }
+
+  /** A page: the rows the list shows, less the two it keeps for `⋮ N more`. */
+  private page(): number {
+    return Math.max(1, this.region.height - 6);
+  }
+
+  /** Typing the filter: the rows narrow with each key; Enter keeps it, Esc clears it. */
+  private filterKey(key: Key): void {
+    if (key.name === "escape" || key.name === "ctrl-c") {
+      this.filter = "";
+      this.filtering = false;
+    } else if (key.name === "enter" || key.name === "tab") this.filtering = false;
+    else if (key.name === "backspace") this.filter = [...this.filter].slice(0, -1).join("");
+    else if (key.name === "ctrl-u") this.filter = "";
+    else if ((key.name === "char" || key.name === "space") && key.text) this.filter += key.text;
+    else if (["up", "down", "pageup", "pagedown", "home", "end"].includes(key.name)) void this.actions[key.name]!(undefined);
+    this.draw();
+  }
+
+  /** Digits typed for `12⏎`: true when the key was theirs. */
+  private jumpKey(key: Key): boolean {
+    const typed = this.jump!;
+    if (key.name === "char" && /^[0-9]$/.test(key.text!)) this.jump = typed + key.text;
+    else if (key.name === "backspace") this.jump = typed.length > 1 ? typed.slice(0, -1) : null;
+    else if (key.name === "escape") this.jump = null;
+    else if (key.name === "enter") {
+      this.jump = null;
+      this.jumpTo(Number(typed));
+    } else {
+      this.jump = null;
+      return false;
+    }
+    return true;
+  }
+
+  private jumpTo(id: number): void {
+    const task = this.tasks.get(id);
+    if (!task) return void (this.status = { text: `no task ${id}`, error: true });
+    if (!this.rows().some((r) => r.key === taskKey(id))) {
+      this.filter = "";
+      this.status = { text: `the filter hid task ${id}: cleared it`, error: false };
+    }
+    this.cursor = taskKey(id);
+  }
+
+  private escape(): void {
+    if (this.picked.size > 0) this.picked.clear();
+    else this.filter = "";
+  }
+
+  // ---- selection ---------------------------------------------------------------------------
+
+  /** `v`: a task in or out of the selection, then the next row (so a run of rows is v v v); a title: its section. */
+  private toggle(row: Row): void {
+    const ids = row.task ? [row.task.id] : row.section.tasks.map((t) => t.id);
+    const all = ids.every((id) => this.picked.has(id));
+    for (const id of ids) {
+      if (all) this.picked.delete(id);
+      else this.picked.add(id);
+    }
+    if (row.task) this.move(1);
+  }
+
+  /** `V`: every task shown selected, or, when they all are, none. */
+  private toggleAll(): void {
+    const shown = this.rows().flatMap((r) => (r.task ? [r.task.id] : []));
+    const all = shown.length > 0 && shown.every((id) => this.picked.has(id));
+    this.picked.clear();
+    if (!all) for (const id of shown) this.picked.add(id);
+  }
+
+  /** What X, r, g and m act on: the selection, else the section under the cursor, else the task. */
+  private targets(row: Row): TaskInfo[] {
+    if (this.picked.size > 0) return [...this.picked].flatMap((id) => this.tasks.get(id) ?? []).sort((a, b) => a.id - b.id);
+    return row.task ? [row.task] : row.section.tasks;
+  }
+
+  // ---- actions -----------------------------------------------------------------------------
+
   /** Runs one request and says `done`, or what went wrong, on the status line. */
-  private async op(done: string, request: () => Promise<unknown>): Promise<void> {
+  private async op(done: string, request: () => Promise<unknown>): Promise<boolean> {
     try {
       await request();
       this.status = { text: done, error: false };
+      return true;
     } catch (error) {
       this.status = { text: errorMessage(error), error: true };
+      return false;
     }
+  }
+
+  /** One request per task, all at once; says how many it did and the first thing that went wrong. */
+  private async each(tasks: TaskInfo[], done: (n: number) => string, request: (task: TaskInfo) => Promise<unknown>): Promise<void> {
+    const results = await Promise.allSettled(tasks.map(request));
+    const failed = results.flatMap((r) => (r.status === "rejected" ? [errorMessage(r.reason)] : []));
+    const text = [done(tasks.length - failed.length), ...(failed.length ? [`${failed.length} failed: ${failed[0]}`] : [])].join("; ");
+    this.status = { text, error: failed.length > 0 };
+    if (failed.length === 0) this.picked.clear();
   }
 
   private async loadPeek(task: TaskInfo): Promise<void> {
@@ -232,12 +412,16 @@ class Dashboard {
     }
   }
 
-  private async newCommand(): Promise<void> {
-    const command = await this.ask(`Run in ${tildePath(currentDirectory(), process.env.HOME)}`);
+  /** `n`: a command in the dashboard's directory; grouped by group, in the group under the cursor (conformance 12.19). */
+  private async newCommand(row: Row | undefined): Promise<void> {
+    const title = row && this.grouping === "group" ? (row.task ? row.task.group : row.section.title) : null;
+    const group = title === NO_GROUP ? null : title;
+    const where = `${tildePath(this.here, process.env.HOME)}${group ? ` (group '${printable(group)}')` : ""}`;
+    const command = await this.ask(`Run in ${where}`);
     if (command === null || command.trim() === "") return;
     try {
-      const { id } = await this.client.request("run", { command, cwd: currentDirectory() });
-      this.selected = id;
+      const { id } = await this.client.request("run", { command, cwd: this.here, ...(group ? { group } : {}) });
+      this.cursor = taskKey(id);
       this.status = { text: `started task ${id}`, error: false };
     } catch (error) {
       this.status = { text: errorMessage(error), error: true };
@@ -251,22 +435,74 @@ class Dashboard {
     await this.op(cleared ? `task ${task.id} has no name` : `renamed task ${task.id}`, () => this.client.request("rename", { task: String(task.id), name: cleared ? null : name }));
   }
 
-  private async regroup(task: TaskInfo): Promise<void> {
-    const group = await this.ask(`Group for task ${task.id} (empty clears it)`, task.group ?? "");
+  private async regroup(tasks: TaskInfo[], row: Row): Promise<void> {
+    if (tasks.length === 0) return;
+    const one = tasks.length === 1 ? tasks[0]! : null;
+    const groups = new Set(tasks.map((t) => t.group ?? ""));
+    // A group's title pre-fills its name, so renaming a whole group is editing one word.
+    const initial = groups.size === 1 ? [...groups][0]! : !row.task && this.grouping === "group" && row.section.title !== NO_GROUP ? row.section.title : "";
+    const group = await this.ask(`Group for ${one ? `task ${one.id}` : `${tasks.length} tasks`} (empty clears it)`, initial);
     if (group === null) return;
     const cleared = group.trim() === "";
-    await this.op(cleared ? `task ${task.id} has no group` : `task ${task.id} is in group '${printable(group.trim())}'`, () => this.client.request("group", {
-      task: String(task.id),
-      group: cleared ? null : group,
-    }));
+    const request = (task: TaskInfo) => this.client.request("group", { task: String(task.id), group: cleared ? null : group });
+    if (one) {
+      if (await this.op(cleared ? `task ${one.id} has no group` : `task ${one.id} is in group '${printable(group.trim())}'`, () => request(one))) this.picked.clear();
+      return;
+    }
+    await this.each(tasks, (n) => (cleared ? `${n} tasks have no group` : `${n} tasks are in group '${printable(group.trim())}'`), request);
   }
 
-  private async killOrRemove(task: TaskInfo): Promise<void> {
-    if (task.state === "running") {
-      this.say(`stopping task ${task.id}…`);
-      return this.op(`killed task ${task.id}`, () => this.client.request("kill", { tasks: [String(task.id)] }));
+  /** `m`: one task's tag toggled; several tagged, or untagged when they all were. */
+  private async tag(tasks: TaskInfo[]): Promise<void> {
+    if (tasks.length === 1) {
+      const [task] = tasks as [TaskInfo];
+      if (await this.op(task.tagged ? `task ${task.id} no longer in use` : `task ${task.id} marked in use`, () => this.client.request("tag", { task: String(task.id) }))) this.picked.clear();
+      return;
     }
-    return this.op(`removed task ${task.id}`, () => this.client.request("rm", { tasks: [String(task.id)] }));
+    const untag = tasks.every((t) => t.tagged);
+    const toggled = tasks.filter((t) => t.tagged === untag);
+    await this.each(toggled, (n) => (untag ? `${n} tasks no longer in use` : `${n} tasks marked in use`), (t) => this.client.request("tag", { task: String(t.id) }));
+  }
+
+  /** `r`: the finished ones rerun; running ones are left as they are (one alone is refused by the daemon, as before). */
+  private async rerun(tasks: TaskInfo[]): Promise<void> {
+    if (tasks.length === 1) {
+      const [task] = tasks as [TaskInfo];
+      if (await this.op(`reran task ${task.id}`, () => this.client.request("rerun", { task: String(task.id) }))) this.picked.clear();
+      return;
+    }
+    const finished = tasks.filter((t) => t.state === "exited");
+    if (finished.length === 0) return void (this.status = { text: `none of these ${tasks.length} tasks has finished; only a finished task can be rerun`, error: true });
+    const skipped = tasks.length - finished.length;
+    await this.each(finished, (n) => `reran ${n} tasks${skipped ? `; ${skipped} still running, left as they are` : ""}`, (t) => this.client.request("rerun", { task: String(t.id) }));
+  }
+
+  /**
+   * `X`: running tasks are killed, finished ones removed, in one request each. The confirmation of
+   * the safe-defaults issue goes in front of this, for one task and for many alike.
+   */
+  private async killOrRemove(tasks: TaskInfo[]): Promise<void> {
+    const running = tasks.filter((t) => t.state === "running").map((t) => String(t.id));
+    const finished = tasks.filter((t) => t.state !== "running").map((t) => String(t.id));
+    if (tasks.length === 1) {
+      const [task] = tasks as [TaskInfo];
+      if (running.length) this.say(`stopping task ${task.id}…`);
+      const done = running.length
+        ? await this.op(`killed task ${task.id}`, () => this.client.request("kill", { tasks: running }))
+        : await this.op(`removed task ${task.id}`, () => this.client.request("rm", { tasks: finished }));
+      if (done) this.picked.clear();
+      return;
+    }
+    if (running.length) this.say(`stopping ${running.length} tasks…`);
+    const said: string[] = [];
+    try {
+      if (running.length) said.push(`killed ${(await this.client.request("kill", { tasks: running })).killed.length} tasks`);
+      if (finished.length) said.push(`removed ${(await this.client.request("rm", { tasks: finished })).removed.length} tasks`);
+      this.status = { text: said.join(", "), error: false };
+      this.picked.clear();
+    } catch (error) {
+      this.status = { text: [...said, errorMessage(error)].join("; "), error: true };
+    }
   }
 
   private async save(): Promise<void> {
@@ -300,9 +536,13 @@ class Dashboard {
   private async attach(task: TaskInfo): Promise<void> {
     this.away = true;
     this.region.clear();
-    this.keys.suspend();
+    this.keys.hold();
     try {
-      const outcome = await attachSession(String(task.id));
+      const outcome = await attachSession(String(task.id), { detachKey: this.detachKey, status: this.attachStatus, keepRawMode: true });
+      this.attachStatus = outcome.statusShown ?? this.attachStatus;
+      // A chord may have moved attached mode to another task: the cursor comes back on that one.
+      const last = outcome.kind === "detached" ? outcome.task : outcome.end.task;
+      if (last) this.cursor = taskKey(last.id);
       if (outcome.kind === "ended") {
         const { reason, task: ended } = outcome.end;
         const text = reason === "exited" ? `task ${ended.id} ${stateText(ended)}` : reason === "removed" ? `task ${ended.id} was removed` : "the daemon stopped";

@@ -3,7 +3,7 @@
 // A lone ESC in a read is the Esc key; a sequence split across reads is rare on a local terminal.
 
 export interface Key {
-  /** `up`, `down`, `left`, `right`, `enter`, `tab`, `escape`, `backspace`, `space`, `ctrl-c`… or `char`. */
+  /** `up`, `down`, `home`, `end`, `pageup`, `pagedown`, `enter`, `tab`, `escape`, `backspace`, `space`, `ctrl-c`… or `char`. */
   name: string;
   /** The character typed, for `char` and `space`. */
   text?: string;
@@ -20,6 +20,8 @@ const NAMED: Record<string, string> = {
 };
 
 const CSI_FINAL: Record<string, string> = { A: "up", B: "down", C: "right", D: "left", H: "home", F: "end" };
+// `CSI n ~` keys: xterm and VT220 numbering, with rxvt's and the Linux console's Home and End.
+const TILDE: Record<string, string> = { "1": "home", "7": "home", "4": "end", "8": "end", "3": "delete", "5": "pageup", "6": "pagedown" };
 
 export function decodeKeys(input: string): Key[] {
   const keys: Key[] = [];
@@ -52,7 +54,7 @@ function escapeSequence(input: string, at: number): [Key | null, number] {
   const final = input[end];
   if (final === undefined) return [null, input.length - at];
   const body = input.slice(at + 2, end);
-  if (final === "~") return [body === "3" ? { name: "delete" } : null, end + 1 - at];
+  if (final === "~") return [TILDE[body] ? { name: TILDE[body]! } : null, end + 1 - at];
   if (final === "Z") return [{ name: "shift-tab" }, end + 1 - at];
   const name = CSI_FINAL[final];
   return [name ? { name } : null, end + 1 - at];
@@ -62,7 +64,8 @@ type KeyHandler = (key: Key) => void;
 
 /**
  * Raw stdin, decoded, delivered to the innermost handler (the dashboard, then a picker opened over
- * it). `suspend` lets something else own stdin for a while: a clack prompt, or attached mode.
+ * it). `suspend` lets something else own stdin for a while (a clack prompt); `hold` too, keeping the
+ * terminal raw (attached mode).
  */
 export class KeyInput {
   private readonly handlers: KeyHandler[] = [];
@@ -91,6 +94,17 @@ export class KeyInput {
     this.listening = false;
     this.stdin.off("data", this.onData);
     this.stdin.setRawMode(false);
+    this.stdin.pause();
+  }
+
+  /**
+   * Stops reading keys but leaves the terminal raw, for attached mode, which reads stdin itself:
+   * keys typed in between wait in the terminal instead of being echoed over the screen.
+   */
+  hold(): void {
+    if (!this.listening) return;
+    this.listening = false;
+    this.stdin.off("data", this.onData);
     this.stdin.pause();
   }
 

@@ -2,7 +2,8 @@
 // an argument, `fleetcom attach` without TASK. ↑/↓ move, typing filters (case-insensitive
 // substring), Enter picks, Esc cancels. A picker may hold several lists (saved sessions and
 // recovery snapshots): Tab flips between them while the others have items, and each list keeps its
-// own filter and highlight. List actions (rename, delete) run without leaving the picker.
+// own filter and highlight (Shift-Tab flips back the other way, as in Rust fleetcom). List actions
+// (rename, delete) run without leaving the picker.
 import { KeyInput, type Key } from "./ui-keys.ts";
 import { askLine, PROMPT_ROWS } from "./ui-prompt.ts";
 import { printable } from "./text-printable.ts";
@@ -124,11 +125,11 @@ class Picker<T> {
     return at === -1 ? 0 : at;
   }
 
-  /** The list Tab goes to: the next one with items, or none. */
-  private tabTarget(): number | null {
+  /** The list Tab (or, going the other way, Shift-Tab) goes to: the next one with items, or none. */
+  private tabTarget(direction: 1 | -1 = 1): number | null {
     const count = this.options.lists.length;
     for (let step = 1; step < count; step++) {
-      const index = (this.current + step) % count;
+      const index = (this.current + direction * step + count * step) % count;
       if (this.items[index]!.length > 0 || index === 0) return index;
     }
     return null;
@@ -151,8 +152,8 @@ class Picker<T> {
     if (key.name === "up" || key.name === "down") {
       const next = visible[Math.min(visible.length - 1, Math.max(0, at + (key.name === "up" ? -1 : 1)))];
       if (next) this.state.highlight = next.key;
-    } else if (key.name === "tab") {
-      const target = this.tabTarget();
+    } else if (key.name === "tab" || key.name === "shift-tab") {
+      const target = this.tabTarget(key.name === "tab" ? 1 : -1);
       if (target !== null) this.current = target;
     } else if (key.name === "backspace") {
       this.state.filter = [...this.state.filter].slice(0, -1).join("");

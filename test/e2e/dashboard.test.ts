@@ -20,12 +20,14 @@ const DOWN = "\x1b[B";
 
 async function dashboard(args: string[] = [], size = { cols: 160, rows: 30 }): Promise<PtyClient> {
   const client = fleet.spawnClient(args, size);
-  await client.waitForScreen("the dashboard", (s) => s.startsWith("fleetcom") && /^(↑↓|q:detach)/m.test(s));
+  await client.waitForScreen("the dashboard", isDashboard);
   await client.waitForRawMode();
   return client;
 }
 
 const rows = (screen: string) => screen.split("\n");
+/** The dashboard is on screen: its header, and its hint line, which always ends with help. */
+const isDashboard = (s: string) => s.startsWith("fleetcom") && /(\? help|\?:help)$/m.test(s);
 const selectedRow = (screen: string) => rows(screen).find((r) => r.startsWith("›")) ?? "";
 
 describe("the view", () => {
@@ -41,8 +43,8 @@ describe("the view", () => {
     expect(lines[1]).toBe("Running (1)");
     expect(lines[2]).toMatch(/^› ✻ {3}1 api server · listening on :3000 · \d+s$/);
     expect(lines[3]).toBe("Completed (1)");
-    expect(lines[4]).toMatch(/^ {2}✗ {3}2 echo boom; exit 3 · boom · \d+s$/);
-    expect(lines[5]).toStartWith("↑↓ select · enter attach · space peek · n new");
+    expect(lines[4]).toMatch(/^  ✗   2 echo boom; exit 3 · boom · \d+s$/);
+    expect(lines[5]).toStartWith("q:detach ↑↓ ⏎:attach ␣:peek /:filter");
     expect(lines).toHaveLength(6);
 
     const added = await fleet.run("echo fresh; sleep 3600");
@@ -97,9 +99,9 @@ describe("the view", () => {
     const lines = rows(screen);
     expect(lines).toHaveLength(4);
     for (const line of lines) expect(textWidth(line)).toBeLessThan(50);
-    expect(lines[2]).toMatch(/^› ✻ {3}1 echo x+… · x+… · \d+s$/);
-    expect(lines[3]).toStartWith("q:detach Q:quit ↑↓ ⏎:attach");
-    expect(lines[3]).toEndWith("…");
+    expect(lines[2]).toMatch(/^› ✻   1 echo x+… · x+… · \d+s$/);
+    expect(lines[3]).toStartWith("q:detach ↑↓ ⏎:attach");
+    expect(lines[3]).toEndWith("?:help");
   });
 
   test("a long list keeps the selected row on screen", async () => {
@@ -153,11 +155,11 @@ describe("keys", () => {
     await until("output", async () => (await fleet.peek(id)).includes("attached-here"));
     const client = await dashboard();
     client.write("\r");
-    await client.waitForScreen("the task's screen", (s) => s.includes("attached-here") && !/^↑↓ select/m.test(s));
+    await client.waitForScreen("the task's screen", (s) => s.includes("attached-here") && !isDashboard(s));
     client.write("typed\r");
     await client.waitForScreen("cat echoing", (s) => s.split("typed").length === 3);
     client.write(DETACH);
-    const back = await client.waitForScreen("the dashboard again", (s) => s.startsWith("fleetcom ·") && /^↑↓ select/m.test(s));
+    const back = await client.waitForScreen("the dashboard again", (s) => s.startsWith("fleetcom ·") && isDashboard(s));
     // The attached screen is gone: no line of it is left (the task's row may preview its last line).
     expect(back.split("\n").filter((line) => ["typed", "attached-here"].includes(line.trim()))).toEqual([]);
     expect((await fleet.task(id)).state).toBe("running");
@@ -169,9 +171,9 @@ describe("keys", () => {
     await fleet.run("read line; exit 4");
     const client = await dashboard();
     client.write("\r");
-    await client.waitForScreen("attached", (s) => !/^↑↓ select/m.test(s));
+    await client.waitForScreen("attached", (s) => !isDashboard(s) && client.term.buffer.active.type === "alternate");
     client.write("go\r");
-    await client.waitForScreen("back with the status", (s) => s.includes("task 1 exited 4") && /^↑↓ select/m.test(s));
+    await client.waitForScreen("back with the status", (s) => s.includes("task 1 exited 4") && isDashboard(s));
   });
 
   test("Space prints the task's screen under the list until a key", async () => {
@@ -185,7 +187,7 @@ describe("keys", () => {
     client.write("j");
     const back = await client.waitForScreen("the list again", (s) => !s.includes("── peek"));
     expect(back).not.toContain("line one\nline two");
-    expect(back).toContain("Q quit");
+    expect(back).toContain("?:help");
   });
 
   test("n starts a command in the dashboard's directory; Esc cancels without starting one", async () => {
@@ -214,7 +216,7 @@ describe("keys", () => {
     await client.waitForScreen("the running task selected", (s) => selectedRow(s).includes("sleep 3600"));
     client.write("r");
     await client.waitForScreen("refusal", (s) => s.includes(`task ${running} is still running; only a finished task can be rerun`));
-    client.write("j");
+    client.write("jj"); // past the Completed title
     await client.waitForScreen("the finished task selected", (s) => selectedRow(s).includes("echo once"));
     client.write("r");
     await client.waitForScreen("rerun", (s) => s.includes(`reran task ${id}`));
@@ -253,7 +255,7 @@ describe("keys", () => {
     expect((await fleet.task(1)).group).toBe("Alpha");
     client.write("m");
     const tagged = await client.waitForScreen("tagged", (s) => s.includes("In use (1)"));
-    expect(selectedRow(tagged)).toMatch(/^› ✻ ◆ 1 sleep 3600/);
+    expect(selectedRow(tagged)).toMatch(/^› ✻ ◆ 1 (↑ )?sleep 3600/);
     expect((await fleet.task(1)).tagged).toBe(true);
     client.write("s");
     const byDir = await client.waitForScreen("by directory", (s) => s.includes("by directory"));
@@ -270,6 +272,42 @@ describe("keys", () => {
     await client.waitForScreen("back to state", (s) => s.includes("by state") && s.includes("In use (1)"));
     client.write("m");
     await client.waitForScreen("untagged", (s) => !s.includes("In use"));
+  });
+
+  test("n grouped by group starts the new task in the group under the cursor; under Unassigned, in none", async () => {
+    await fleet.run("sleep 3600", ["--group", "api"]);
+    await fleet.run("sleep 3601");
+    const client = await dashboard();
+    client.write("ss");
+    await client.waitForScreen("by group", (s) => s.includes("by group") && selectedRow(s).includes("sleep 3600"));
+    client.write("n");
+    await client.waitForScreen("the prompt names the group", (s) => s.includes("Run in ~ (group 'api')"));
+    client.write("sleep 3602\r");
+    await client.waitForScreen("started", (s) => s.includes("started task 3") && selectedRow(s).includes("sleep 3602"));
+    expect((await fleet.task(3)).group).toBe("api");
+    client.write("\x1b[F"); // End: task 2, in Unassigned
+    await client.waitForScreen("task 2", (s) => selectedRow(s).includes("sleep 3601"));
+    client.write("n");
+    await client.waitForScreen("the prompt", (s) => /Run in ~$/m.test(s));
+    client.write("sleep 3603\r");
+    await client.waitForScreen("started", (s) => s.includes("started task 4"));
+    expect((await fleet.task(4)).group).toBeNull();
+  });
+
+  test("a filter, V to select every task shown, then g groups exactly those", async () => {
+    await fleet.run("sleep 3600 # web");
+    await fleet.run("sleep 3601 # db");
+    await fleet.run("sleep 3602 # web");
+    const client = await dashboard();
+    client.write("/web\rV");
+    await client.waitForScreen("two selected", (s) => s.includes("* 2 selected") && s.includes("(2 of 3 tasks)"));
+    client.write("g");
+    await client.waitForScreen("the prompt", (s) => s.includes("Group for 2 tasks"));
+    client.write("front\r");
+    await client.waitForScreen("grouped", (s) => s.includes("2 tasks are in group 'front'") && !s.includes("selected"));
+    expect((await fleet.ls()).map((t) => t.group)).toEqual(["front", null, "front"]);
+    client.write("\x1b"); // Esc: the selection is gone already, so the filter goes
+    await client.waitForScreen("every task", (s) => s.includes("sleep 3601") && !s.includes("filter:"));
   });
 
   test("X kills a running task and removes a finished one; lowercase x does nothing", async () => {
@@ -336,7 +374,7 @@ describe("keys", () => {
     client.write("o");
     await client.waitForScreen("the picker", (s) => s.includes("Saved sessions (1)"));
     client.write(ESC);
-    await client.waitForScreen("back", (s) => !s.includes("Saved sessions") && /^↑↓ select/m.test(s));
+    await client.waitForScreen("back", (s) => !s.includes("Saved sessions") && isDashboard(s));
     expect(await fleet.ls()).toHaveLength(2);
   });
 });

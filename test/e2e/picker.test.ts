@@ -12,6 +12,7 @@ eachTestGetsAFleet((f) => (fleet = f));
 
 const ESC = "\x1b";
 const DOWN = "\x1b[B";
+const SHIFT_TAB = "\x1b[Z";
 const DEAD_PID = 2 ** 22 + 1; // above Linux's largest pid_max: its snapshots are never a live supervisor's
 
 const sessionsDir = () => join(fleet.sandbox.config, "sessions");
@@ -100,7 +101,7 @@ describe("the session picker", () => {
     expect(after).not.toContain("Recovery");
   });
 
-  test("with snapshots the hint shows tab recovery (N); Tab flips both ways and each list keeps its highlight", async () => {
+  test("with snapshots the hint shows tab recovery (N); Tab and Shift-Tab flip both ways and each list keeps its highlight", async () => {
     saveSession("one", "one.json");
     saveSession("two", "two.json");
     saveSession("three", "three.json");
@@ -124,6 +125,10 @@ describe("the session picker", () => {
     await client.waitForScreen("saved keeps three", (s) => s.includes("Saved sessions") && highlighted(s).startsWith("› three"));
     client.write("\t");
     await client.waitForScreen("recovery keeps 30m", (s) => s.includes("Recovery snapshots") && highlighted(s).startsWith("› 30m ago"));
+    client.write(SHIFT_TAB);
+    await client.waitForScreen("Shift-Tab flips back", (s) => s.includes("Saved sessions") && highlighted(s).startsWith("› three"));
+    client.write(SHIFT_TAB);
+    await client.waitForScreen("and forth", (s) => s.includes("Recovery snapshots") && highlighted(s).startsWith("› 30m ago"));
     client.write("\r");
     expect(await client.proc.exited).toBe(0);
     expect(client.output).toContain("1 task(s), 0 skipped");

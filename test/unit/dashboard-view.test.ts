@@ -1,7 +1,8 @@
 // The dashboard's pure parts: keys decoded from raw bytes, sections of each grouping, rows cut to
 // the width, the terminal width of text.
 import { describe, expect, test } from "bun:test";
-import { dashboardLines, header, sections, taskRow, type View } from "../../src/ui-dashboard-view.ts";
+import { dashboardLines, header, matchesFilter, screenRows, sectionKey, sections, taskKey, taskRow, type View } from "../../src/ui-dashboard-view.ts";
+import { helpEntries, helpLines, hintLine } from "../../src/ui-dashboard-keys.ts";
 import { cut } from "../../src/text-width.ts";
 import { decodeKeys } from "../../src/ui-keys.ts";
 import type { TaskInfo } from "../../src/wire-protocol.ts";
@@ -34,6 +35,26 @@ function task(id: number, over: Partial<TaskInfo> = {}): TaskInfo {
   };
 }
 
+function view(over: Partial<View>): View {
+  return {
+    tasks: [],
+    grouping: "state",
+    cursor: null,
+    picked: new Set(),
+    moved: new Map(),
+    filter: "",
+    filtering: false,
+    jump: null,
+    foreground: false,
+    status: null,
+    peek: null,
+    help: null,
+    home: "/home/u",
+    now: NOW,
+    ...over,
+  };
+}
+
 const titles = (tasks: TaskInfo[], grouping: "state" | "directory" | "group") =>
   sections(tasks, grouping, "/home/u").map((s) => `${s.title}: ${s.tasks.map((t) => t.id).join(",")}`);
 
@@ -41,6 +62,11 @@ describe("keys", () => {
   test("arrows in both cursor-key modes, Enter, Tab, Esc, Backspace, control keys and text", () => {
     const names = decodeKeys("\x1b[A\x1bOB\r\t\x7f\x1c\x03\x12\x04 aé").map((k) => k.text ?? k.name);
     expect(names).toEqual(["up", "down", "enter", "tab", "backspace", "ctrl-\\", "ctrl-c", "ctrl-r", "ctrl-d", " ", "a", "é"]);
+  });
+
+  test("Home, End, PgUp and PgDn as xterm, VT220, rxvt and the Linux console send them", () => {
+    const names = decodeKeys("\x1b[H\x1bOF\x1b[1~\x1b[4~\x1b[7~\x1b[8~\x1b[5~\x1b[6~\x1b[Z").map((k) => k.name);
+    expect(names).toEqual(["home", "end", "home", "end", "home", "end", "pageup", "pagedown", "shift-tab"]);
   });
 
   test("a lone ESC is Esc; unknown sequences and Alt+key are dropped whole", () => {
@@ -64,6 +90,14 @@ describe("sections", () => {
 
   test("by directory, tilded and sorted", () => {
     expect(titles(fleet, "directory")).toEqual(["/srv: 2", "~: 4", "~/src: 1,3"]);
+  });
+
+  test("by directory, the dashboard's own directory first, then the rest ignoring case (conformance 12.16)", () => {
+    const dirs = ["/w/B", "/w/a2", "/home/u/x", "/w", "/home2/y", "/home/u"].map((cwd, i) => task(i + 1, { cwd }));
+    const order = (here?: string) => sections(dirs, "directory", "/home/u", here).map((s) => s.title);
+    expect(order("/w")).toEqual(["/w", "/home2/y", "/w/a2", "/w/B", "~", "~/x"]);
+    expect(order("/home/u/x")).toEqual(["~/x", "/home2/y", "/w", "/w/a2", "/w/B", "~"]);
+    expect(order("/nowhere")).toEqual(["/home2/y", "/w", "/w/a2", "/w/B", "~", "~/x"]);
   });
 
   test("by group ignoring case, Unassigned last and only while it has a member", () => {
@@ -95,17 +129,100 @@ describe("rows and frame", () => {
 
   test("the frame never exceeds the height and keeps the selection in view", () => {
     const tasks = Array.from({ length: 40 }, (_, i) => task(i + 1));
-    const view: View = { tasks, grouping: "state", selected: 35, foreground: false, status: null, peek: null, home: "/home/u", now: NOW };
-    const lines = dashboardLines(view, 80, 12);
+    const lines = dashboardLines(view({ tasks, cursor: taskKey(20) }), 80, 12);
     expect(lines).toHaveLength(12);
-    expect(lines.some((l) => l.startsWith("› ✻   35 "))).toBe(true);
-    expect(lines.filter((l) => l.includes("more"))).toHaveLength(2);
+    expect(lines.some((l) => l.startsWith("› ✻   20 "))).toBe(true);
+    // `⋮ N more` counts the tasks cut off, not the section titles: 40 tasks, 8 shown.
+    const more = lines.filter((l) => l.includes("more")).map((l) => Number(/⋮ (\d+) more/.exec(l)![1]));
+    expect(more).toHaveLength(2);
+    expect(more[0]! + more[1]! + 8).toBe(40);
     for (const line of lines) expect(textWidth(line)).toBeLessThan(80);
+  });
+
+  test("the last row in view: one `⋮` line above, none below", () => {
+    const tasks = Array.from({ length: 40 }, (_, i) => task(i + 1));
+    const lines = dashboardLines(view({ tasks, cursor: taskKey(40) }), 80, 12);
+    expect(lines[1]).toBe("  ⋮ 31 more");
+    expect(lines[10]).toStartWith("› ✻   40 ");
+    expect(lines[11]).toEndWith("?:help");
+  });
+
+  test("a row carries the selection and a mark for a task that just moved", () => {
+    expect(taskRow(task(4), 80, 1, NOW, { cursor: true, picked: true, moved: "up" })).toBe("›*✻   4 ↑ cmd 4 · 1m");
+    expect(taskRow(task(4), 80, 1, NOW, { picked: true })).toBe(" *✻   4 cmd 4 · 1m");
+    expect(taskRow(task(4), 80, 1, NOW, { moved: "down" })).toBe("  ✻   4 ↓ cmd 4 · 1m");
+  });
+
+  test("a section's title is a row the cursor can rest on", () => {
+    const tasks = [task(1), task(2, { state: "exited", exitCode: 0 })];
+    const lines = dashboardLines(view({ tasks, cursor: sectionKey("Completed") }), 80, 20);
+    expect(lines.slice(1, 5)).toEqual(["Running (1)", expect.stringMatching(/^  ✻   1 cmd 1/), "› Completed (1)", expect.stringMatching(/^  ✓   2 cmd 2/)]);
+    expect(screenRows({ tasks, grouping: "state", filter: "", home: "/home/u" }).map((r) => r.key)).toEqual([
+      "section Running",
+      "task 1",
+      "section Completed",
+      "task 2",
+    ]);
   });
 
   test("cut counts wide characters as two columns", () => {
     expect(cut("中文字", 5)).toBe("中文…");
     expect(textWidth(cut("中文字", 5))).toBe(5);
     expect(cut("abc", 3)).toBe("abc");
+  });
+});
+
+describe("filter", () => {
+  test("matches name, command, directory (as typed or tilded) and group, ignoring case", () => {
+    const t = task(1, { name: "API server", command: "npm run dev", cwd: "/home/u/src/web", group: "Backend" });
+    for (const hit of ["api", "SERVER", "run dev", "/home/u/src", "~/src/web", "backend", ""]) expect(matchesFilter(t, hit, "/home/u")).toBe(true);
+    for (const miss of ["frontend", "cargo", "1"]) expect(matchesFilter(t, miss, "/home/u")).toBe(false);
+  });
+
+  test("the rows narrow to the matches; the filter line counts them", () => {
+    const tasks = [task(1, { name: "api" }), task(2, { name: "web" }), task(3, { name: "api-worker", state: "exited", exitCode: 0 })];
+    const lines = dashboardLines(view({ tasks, filter: "api", filtering: true }), 80, 20);
+    expect(lines.filter((l) => /^[› ][ *]\S /.test(l)).map((l) => l.slice(8))).toEqual([expect.stringMatching(/^api · /), expect.stringMatching(/^api-worker · /)]);
+    expect(lines).toContain("/api  (2 of 3 tasks)");
+    expect(lines.at(-1)).toStartWith("type to filter");
+    const kept = dashboardLines(view({ tasks, filter: "zzz" }), 80, 20);
+    expect(kept).toContain("  nothing matches the filter (esc clears it)");
+    expect(kept).toContain("filter: zzz (0 of 3 tasks) · / edits · esc clears");
+  });
+});
+
+describe("hints and help", () => {
+  test("wide: every key in the long form, help last", () => {
+    const hint = hintLine(200);
+    expect(hint).toBe(
+      "↑↓ move · enter attach · space peek · / filter · v select · n new · r rerun · R rename · g group · m tag · X kill/rm · s grouping · w save · o sessions · q detach · Q quit · ? help",
+    );
+  });
+
+  test("at 60 columns: the most-used keys, how to leave first, ending with ?:help", () => {
+    const hint = hintLine(60);
+    expect(textWidth(hint)).toBeLessThan(60);
+    expect(hint).toStartWith("q:detach ↑↓ ⏎:attach");
+    expect(hint).toEndWith(" ?:help");
+    for (const key of ["/:filter", "X:kill/rm", "␣:peek"]) expect(hint).toContain(key);
+  });
+
+  test("narrower still, it never wraps and still ends with ?:help", () => {
+    for (const columns of [30, 40, 50, 80, 100, 120]) {
+      const hint = hintLine(columns);
+      expect(textWidth(hint)).toBeLessThan(columns);
+      expect(hint).toMatch(/(\?:help|\? help)$/);
+    }
+  });
+
+  test("? lists every key on one screen: one column when it fits the height, two when the width allows", () => {
+    const entries = helpEntries("Ctrl-\\");
+    const tall = helpLines("Ctrl-\\", 100, 40);
+    expect(tall).toHaveLength(entries.length + 1);
+    for (const [key] of entries) expect(tall.some((l) => l.startsWith(`  ${key} `))).toBe(true);
+    const short = helpLines("Ctrl-\\", 160, 16);
+    expect(short.length).toBeLessThanOrEqual(16);
+    for (const [key] of entries) expect(short.join("\n")).toContain(key);
+    for (const line of short) expect(textWidth(line)).toBeLessThan(160);
   });
 });

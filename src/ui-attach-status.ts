@@ -1,0 +1,122 @@
+// The attached terminal's optional status line (off by default): which task this is, its state, how
+// many other tasks wait, and the detach key, on the terminal's last row. When it is on, the task's
+// PTY is one row shorter and this row is kept out of the task's reach; when it is off, nothing here
+// runs and the task has the whole screen.
+//
+// fleetcom passes the task's output through rather than drawing the task itself (as tmux does), so
+// the row is kept in three ways, each cheap enough for every chunk:
+// - the terminal's scroll region stops above it: the task's own region changes are rewritten so
+//   their bottom never passes the task's last row (`CSI r`, which means "the whole screen" to the
+//   task, becomes `CSI 1;N r`), and a full reset (`ESC c`) is followed by the region again;
+// - output that can erase it (erase in display, a full reset) has it drawn again afterwards;
+// - it is drawn between sequences only (TerminalScan), inside a cursor save and restore (DECSC/
+//   DECRC) that puts back the task's cursor, pen and origin mode. The task may use that one save
+//   slot itself: while the task has saved a cursor it has not restored yet, drawing waits.
+// What it cannot keep: a task that addresses a row below its own screen (none does: it knows its
+// size) and a soft reset (`CSI ! p`) that clears the region until the next redraw.
+import { label } from "./recipe-labels.ts";
+import { printable } from "./text-printable.ts";
+import { cut, textWidth } from "./text-width.ts";
+import { stateText } from "./ui-format.ts";
+import type { TaskInfo } from "./wire-protocol.ts";
+
+const ESC = 0x1b;
+const EMPTY = new Uint8Array(0);
+
+/** `task 3 api · active · ! 2 waiting · Ctrl-\ detach · Ctrl-\ then n p w s`, as wide as `cols` allows. */
+export function statusText(task: TaskInfo, waiting: number, detach: string, message: string | null = null): string {
+  const parts = [`task ${task.id} ${printable(label(task))}`, stateText(task), waiting > 0 ? `! ${waiting} waiting` : "none waiting"];
+  if (message) parts.push(message);
+  parts.push(`${detach} detach`, `${detach} then n next · p prev · w waiting · s hide`);
+  return parts.join(" · ");
+}
+
+/** The bytes that draw `text` on row `row` in reverse video, leaving the cursor, pen and modes as they were. */
+export function statusRowBytes(text: string, row: number, cols: number): string {
+  const shown = cut(text, Math.max(1, cols - 1));
+  const padded = ` ${shown}${" ".repeat(Math.max(0, cols - 2 - textWidth(shown)))}`;
+  return `\x1b7\x1b[?6l\x1b[${row};1H\x1b[0;7m${cut(padded, cols)}\x1b[0m\x1b8`;
+}
+
+/** The scroll region that keeps the last row of a `rows`-row terminal out of the task's reach. */
+export function taskRegion(rows: number): string {
+  return `\x1b[1;${Math.max(1, rows - 1)}r`;
+}
+
+/**
+ * Follows the task's output while the status line shows: rewrites scroll regions, notes what may
+ * have erased the status row, and whether the task holds a saved cursor. Sequences split across
+ * chunks are held until their end arrives.
+ */
+export class StatusRowGuard {
+  private held: Uint8Array = EMPTY;
+  /** The task saved its cursor (DECSC, SCOSC, mode 1048) and has not restored it yet. */
+  savedCursor = false;
+
+  /** `taskRows`: the task's height, one less than the terminal's. */
+  push(chunk: Uint8Array, taskRows: number): { bytes: Uint8Array; erased: boolean } {
+    const data = this.held.length ? concat([this.held, chunk]) : chunk;
+    this.held = EMPTY;
+    if (data.indexOf(ESC) === -1) return { bytes: data, erased: false };
+    const out: Uint8Array[] = [];
+    let erased = false;
+    let from = 0;
+    const replace = (start: number, end: number, text: string) => {
+      out.push(data.subarray(from, start), new TextEncoder().encode(text));
+      from = end;
+    };
+    for (let at = data.indexOf(ESC); at !== -1; at = data.indexOf(ESC, at + 1)) {
+      const next = data[at + 1];
+      if (next === undefined) {
+        this.held = data.slice(at);
+        out.push(data.subarray(from, at));
+        return { bytes: concat(out), erased };
+      }
+      if (next === 0x37) this.savedCursor = true; // ESC 7
+      else if (next === 0x38) this.savedCursor = false; // ESC 8
+      else if (next === 0x63) {
+        // ESC c: a full reset, the region included
+        erased = true;
+        this.savedCursor = false;
+        replace(at, at + 2, `\x1bc${taskRegion(taskRows + 1)}`);
+      }
+      if (next !== 0x5b) continue;
+      let end = at + 2;
+      while (end < data.length && !(data[end]! >= 0x40 && data[end]! <= 0x7e)) end++;
+      if (end >= data.length) {
+        this.held = data.slice(at);
+        out.push(data.subarray(from, at));
+        return { bytes: concat(out), erased };
+      }
+      const body = new TextDecoder().decode(data.subarray(at + 2, end));
+      const final = String.fromCharCode(data[end]!);
+      if (final === "J" && /^[012]?$/.test(body)) erased = true;
+      else if (final === "s" && body === "") this.savedCursor = true;
+      else if (final === "u" && body === "") this.savedCursor = false;
+      else if ((final === "h" || final === "l") && /^\?(.*;)?1048(;.*)?$/.test(body)) this.savedCursor = final === "h";
+      else if (final === "r" && /^[\d;]*$/.test(body)) replace(at, end + 1, region(body, taskRows));
+      at = end;
+    }
+    out.push(data.subarray(from));
+    return { bytes: concat(out), erased };
+  }
+}
+
+/** A region the task set, its bottom kept at most `taskRows`; the default bottom is the task's last row. */
+function region(body: string, taskRows: number): string {
+  const [top = "", bottom = ""] = body.split(";");
+  const bottomRow = bottom === "" || Number(bottom) === 0 || Number(bottom) > taskRows ? taskRows : Number(bottom);
+  return `\x1b[${top === "" ? 1 : top};${bottomRow}r`;
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const kept = parts.filter((p) => p.length > 0);
+  if (kept.length === 1) return kept[0]!;
+  const out = new Uint8Array(kept.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const part of kept) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}

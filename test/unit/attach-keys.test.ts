@@ -1,0 +1,149 @@
+// Attached mode's pure parts: the detach key as the user writes it, the detach key told from a chord,
+// and the guard that keeps the status line's row out of the task's reach.
+import { describe, expect, test } from "bun:test";
+import { attachStatusSetting, chosenDetachKey, parseDetachKey } from "../../src/ui-attach-settings.ts";
+import { PrefixReader, type AttachInput } from "../../src/ui-attach-input.ts";
+import { StatusRowGuard, statusRowBytes, statusText } from "../../src/ui-attach-status.ts";
+import type { TaskInfo } from "../../src/wire-protocol.ts";
+import { thrown } from "../harness/helpers.ts";
+
+describe("the detach key", () => {
+  test("a control key in any of the usual spellings", () => {
+    for (const [text, byte, name] of [
+      ["ctrl-\\", 0x1c, "Ctrl-\\"],
+      ["Ctrl-A", 0x01, "Ctrl-A"],
+      ["C-a", 0x01, "Ctrl-A"],
+      ["^]", 0x1d, "Ctrl-]"],
+      [" ^b ", 0x02, "Ctrl-B"],
+      ["ctrl-_", 0x1f, "Ctrl-_"],
+    ] as const) {
+      expect(parseDetachKey(text)).toEqual({ byte, name });
+    }
+  });
+
+  test("printable keys and the keys every terminal needs otherwise are refused, naming the flag", () => {
+    for (const [text, why] of [
+      ["x", "expected a control key"],
+      ["ctrl-1", "expected a control key"],
+      ["ctrl-ab", "expected a control key"],
+      ["", "expected a control key"],
+      ["ctrl-[", "Ctrl-[ is the Esc key"],
+      ["ctrl-m", "Ctrl-M is the Enter key"],
+      ["ctrl-i", "Ctrl-I is the Tab key"],
+      ["ctrl-h", "Ctrl-H is the Backspace key"],
+    ]) {
+      const error = thrown(() => parseDetachKey(text!));
+      expect(error.exitCode).toBe(2);
+      expect(error.message).toStartWith(`--detach-key: ${why}`);
+    }
+  });
+
+  test("the flag wins over FLEETCOM_DETACH_KEY, which wins over Ctrl-\\; a bad variable names itself", () => {
+    expect(chosenDetachKey("^a", { FLEETCOM_DETACH_KEY: "^b" }).name).toBe("Ctrl-A");
+    expect(chosenDetachKey(undefined, { FLEETCOM_DETACH_KEY: "^b" }).name).toBe("Ctrl-B");
+    expect(chosenDetachKey(undefined, { FLEETCOM_DETACH_KEY: "" }).name).toBe("Ctrl-\\");
+    expect(chosenDetachKey(undefined, {}).byte).toBe(0x1c);
+    expect(thrown(() => chosenDetachKey(undefined, { FLEETCOM_DETACH_KEY: "q" })).message).toStartWith("FLEETCOM_DETACH_KEY: ");
+  });
+
+  test("the status line is off unless FLEETCOM_ATTACH_STATUS turns it on", () => {
+    expect(attachStatusSetting({})).toBe(false);
+    expect(attachStatusSetting({ FLEETCOM_ATTACH_STATUS: "0" })).toBe(false);
+    for (const on of ["1", "on", "TRUE", "yes"]) expect(attachStatusSetting({ FLEETCOM_ATTACH_STATUS: on })).toBe(true);
+  });
+});
+
+/** A reader whose window is a timer the test fires by hand. */
+function reader() {
+  const got: AttachInput[] = [];
+  let fire: (() => void) | null = null;
+  const timers = { set: (run: () => void) => ((fire = run), 1), clear: () => (fire = null) };
+  const r = new PrefixReader(0x1c, (input) => got.push(input), 300, timers);
+  const text = () => got.map((i) => (i.kind === "send" ? `send:${new TextDecoder().decode(i.bytes)}` : i.kind === "chord" ? `chord:${i.key}` : "detach"));
+  return { push: (s: string) => r.push(new TextEncoder().encode(s)), text, timeout: () => fire?.(), pending: () => fire !== null, dispose: () => r.dispose() };
+}
+
+describe("the detach key and the chords after it", () => {
+  test("alone, it detaches once the window passes, not before; what came before it goes to the task", () => {
+    const r = reader();
+    r.push("ls\r\x1c");
+    expect(r.text()).toEqual(["send:ls\r"]);
+    expect(r.pending()).toBe(true);
+    r.timeout();
+    expect(r.text()).toEqual(["send:ls\r", "detach"]);
+  });
+
+  test("twice sends one through; a key after it is a chord, in the same read or the next one", () => {
+    const r = reader();
+    r.push("a\x1c\x1cb");
+    r.push("\x1c");
+    r.push("n");
+    r.push("\x1c\x0erest");
+    expect(r.text()).toEqual(["send:a", "send:\x1c", "send:b", "chord:n", "chord:ctrl-n", "send:rest"]);
+    expect(r.pending()).toBe(false);
+  });
+
+  test("an arrow after it is one key, skipped whole; a multi-byte character is one key", () => {
+    const r = reader();
+    r.push("\x1c\x1b[Ax\x1cé");
+    expect(r.text()).toEqual(["send:x", "chord:é"]);
+  });
+
+  test("a window still open when the session ends is dropped", () => {
+    const r = reader();
+    r.push("\x1c");
+    r.dispose();
+    expect(r.pending()).toBe(false);
+    expect(r.text()).toEqual([]);
+  });
+});
+
+describe("the status line's row", () => {
+  const push = (guard: StatusRowGuard, text: string, taskRows = 29) => {
+    const { bytes, erased } = guard.push(new TextEncoder().encode(text), taskRows);
+    return { text: new TextDecoder().decode(bytes), erased };
+  };
+
+  test("the task's scroll regions end at its own last row, never the status line's", () => {
+    const guard = new StatusRowGuard();
+    expect(push(guard, "a\x1b[rb").text).toBe("a\x1b[1;29rb");
+    expect(push(guard, "\x1b[5r\x1b[;40r\x1b[3;10r").text).toBe("\x1b[5;29r\x1b[1;29r\x1b[3;10r");
+    // DEC private `CSI ? … r` (restore modes) is something else: untouched.
+    expect(push(guard, "\x1b[?1049r").text).toBe("\x1b[?1049r");
+    expect(push(guard, "x\x1bcy").text).toBe("x\x1bc\x1b[1;29ry");
+  });
+
+  test("a sequence split across chunks is held until its end", () => {
+    const guard = new StatusRowGuard();
+    expect(push(guard, "ab\x1b[").text).toBe("ab");
+    expect(push(guard, "r-").text).toBe("\x1b[1;29r-");
+    expect(push(guard, "\x1b").text).toBe("");
+    expect(push(guard, "[2J").erased).toBe(true);
+  });
+
+  test("erasing the screen asks for the line again; the task's saved cursor holds drawing back until restored", () => {
+    const guard = new StatusRowGuard();
+    expect(push(guard, "\x1b[H\x1b[2J").erased).toBe(true);
+    expect(push(guard, "\x1b[J").erased).toBe(true);
+    expect(push(guard, "\x1b[3J\x1b[K").erased).toBe(false);
+    push(guard, "\x1b7x");
+    expect(guard.savedCursor).toBe(true);
+    push(guard, "\x1b8");
+    expect(guard.savedCursor).toBe(false);
+    push(guard, "\x1b[s");
+    expect(guard.savedCursor).toBe(true);
+    push(guard, "\x1b[u\x1b[?1048h");
+    expect(guard.savedCursor).toBe(true);
+    push(guard, "\x1b[?1048l");
+    expect(guard.savedCursor).toBe(false);
+  });
+
+  test("the line: task, state, waiting count, detach key; drawn inside a cursor save and restore", () => {
+    const task = { id: 7, name: "api", command: "npm run dev", state: "running", idle: false, attention: null, signal: null, exitCode: null } as TaskInfo;
+    expect(statusText(task, 2, "Ctrl-\\")).toBe("task 7 api · active · ! 2 waiting · Ctrl-\\ detach · Ctrl-\\ then n next · p prev · w waiting · s hide");
+    expect(statusText(task, 0, "Ctrl-A", "no other task waits")).toStartWith("task 7 api · active · none waiting · no other task waits · Ctrl-A detach");
+    const bytes = statusRowBytes("hello", 30, 20);
+    expect(bytes).toStartWith("\x1b7\x1b[?6l\x1b[30;1H\x1b[0;7m hello");
+    expect(bytes).toEndWith("\x1b[0m\x1b8");
+  });
+});

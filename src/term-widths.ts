@@ -4,9 +4,10 @@
 // text-width.ts, whose widths `ls`, `sessions`, the dashboard and the picker use. Without this xterm
 // counts by Unicode 6, where ✅ and 🫠 are one column: every cell after them on the row moved one
 // column on reattach and in `peek`.
-// The default import is the CommonJS module object, as in term-screen.ts: Deno finds no named exports in
-// the addon's bundle.
-import graphemes from "@xterm/addon-unicode-graphemes";
+// A namespace import, since the three loaders disagree: `bun build` takes the addon's ES module (named
+// exports only), Bun's runtime its CommonJS bundle (both), and Deno finds no named export in that
+// bundle (only the module object, as the default).
+import * as graphemes from "@xterm/addon-unicode-graphemes";
 import type { IUnicodeVersionProvider, Terminal } from "@xterm/headless";
 import { inRanges, LATER_WIDE } from "./text-width.ts";
 
@@ -16,7 +17,8 @@ const VERSION = "15-graphemes-fleetcom";
 function graphemeProvider(): IUnicodeVersionProvider {
   const providers: IUnicodeVersionProvider[] = [];
   const collect = { unicode: { register: (p: IUnicodeVersionProvider) => providers.push(p), activeVersion: "" } };
-  new graphemes.UnicodeGraphemesAddon().activate(collect as unknown as Terminal);
+  const { UnicodeGraphemesAddon } = "UnicodeGraphemesAddon" in graphemes ? graphemes : (graphemes as unknown as { default: typeof graphemes }).default;
+  new UnicodeGraphemesAddon().activate(collect as unknown as Terminal);
   const provider = providers.find((p) => p.version === "15-graphemes");
   if (!provider) throw new Error("@xterm/addon-unicode-graphemes registered no '15-graphemes' provider");
   return provider;

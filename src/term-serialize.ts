@@ -3,7 +3,7 @@
 // bold next to dim (its SGR 22 for "not dim" also clears bold), turns `38;5;N` (N < 16) into 3x/9x
 // and carries the pen across rows and buffers. Here every style change is a complete SGR from
 // reset, and the pen is back to default at the end of every row, so no row depends on another.
-import type { IBuffer, IBufferCell } from "@xterm/headless";
+import type { IBuffer, IBufferCell, IBufferLine } from "@xterm/headless";
 
 /** The style getters that buffer cells and xterm's current pen both have. */
 export type Style = Pick<
@@ -146,4 +146,36 @@ function wrapInto(x: number, cols: number, repaintTail: string): string {
   let out = `${"-".repeat(tail + 1)}${CSI}D${CSI}X`;
   if (tail > 0) out += `${CSI}A${move(x, "C")}${CSI}${tail}X${repaintTail}${move(x, "D")}${CSI}B`;
   return out;
+}
+
+/**
+ * One row as text with its colours, for history (`peek --history --ansi`, the pager): every style
+ * change a complete SGR from reset, the pen reset at the end, no cursor movement. Unwritten cells
+ * are spaces; with `trimEnd` the default-styled blanks at the end are left out (a row that wraps
+ * into the next keeps them: they are part of its line). `cell` and `pen` are scratch cells.
+ */
+export function styledRow(line: IBufferLine, cols: number, trimEnd: boolean, cell: IBufferCell, pen: IBufferCell): string {
+  let end = cols;
+  if (trimEnd) {
+    while (end > 0) {
+      line.getCell(end - 1, cell);
+      const chars = cell.getChars();
+      if ((chars !== "" && chars !== " ") || !cell.isAttributeDefault()) break;
+      end -= 1;
+    }
+  }
+  let out = "";
+  let penIsDefault = true;
+  for (let col = 0; col < end; col++) {
+    line.getCell(col, cell);
+    if (cell.getWidth() === 0) continue; // the right half of a wide character
+    const styleChanges = penIsDefault ? !cell.isAttributeDefault() : !sameStyle(cell, pen);
+    if (styleChanges) {
+      out += cell.isAttributeDefault() ? SGR_RESET : sgr(cell);
+      line.getCell(col, pen);
+      penIsDefault = cell.isAttributeDefault();
+    }
+    out += cell.getChars() || " ";
+  }
+  return penIsDefault ? out : out + SGR_RESET;
 }

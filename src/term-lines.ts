@@ -10,8 +10,8 @@
 // starts the screen afresh, and a scroll inside a scroll region moves lines up under the marker, so
 // both give the next line whatever the marker says. Full-screen programs on the alternate screen
 // draw no lines. Only the parser's own events are used: nothing runs per chunk of output.
-import type { IBuffer, IBufferCell, IDisposable, IMarker, Terminal } from "@xterm/headless";
-import { styledRow } from "./term-serialize.ts";
+import type { IBuffer, IBufferCell, IBufferLine, IDisposable, IMarker, Terminal } from "@xterm/headless";
+import { styledLine } from "./term-serialize.ts";
 
 const SGR = /\x1b\[[0-9;]*m/g;
 
@@ -31,22 +31,27 @@ export function dropTrailingBlankLines(lines: string[]): string[] {
 /**
  * Rows [from, to) of `buffer` as the lines the program wrote: a wrapped row joins the one above
  * (the first row given starts a line even when wrapped: its start is gone). Plain lines are
- * right-trimmed; styled lines carry their colours (styledRow).
+ * right-trimmed; styled lines carry their colours (styledLine).
  */
 export function bufferLines(buffer: IBuffer, from: number, to: number, cols: number, styled = false): string[] {
   const lines: string[] = [];
   const cell: IBufferCell = buffer.getNullCell();
   const pen: IBufferCell = buffer.getNullCell();
-  let next = from < to ? buffer.getLine(from) : undefined;
-  for (let y = from; y < to && next; y++) {
-    const line = next;
-    next = y + 1 < to ? buffer.getLine(y + 1) : undefined;
-    const continues = next?.isWrapped === true;
-    const text = styled ? styledRow(line, cols, !continues, cell, pen) : line.translateToString(!continues);
-    if (line.isWrapped && y > from && lines.length > 0) lines[lines.length - 1] += text;
-    else lines.push(text);
+  let rows: IBufferLine[] = [];
+  const flush = () => {
+    if (rows.length === 0) return;
+    if (styled) lines.push(styledLine(rows, cols, cell, pen));
+    else lines.push(rows.map((row, i) => row.translateToString(i === rows.length - 1)).join("").trimEnd());
+    rows = [];
+  };
+  for (let y = from; y < to; y++) {
+    const line = buffer.getLine(y);
+    if (!line) break;
+    if (!line.isWrapped) flush();
+    rows.push(line);
   }
-  return styled ? lines : lines.map((l) => l.trimEnd());
+  flush();
+  return lines;
 }
 
 /** A scroll region, rows 0-based and inclusive (term-screen.ts tracks it). */

@@ -377,7 +377,7 @@ export class Screen implements TaskScreen {
    * History (`peek --history`, `grep`, the pager, the copy kept on disk): the normal buffer's
    * scrollback and screen, then the alternate screen while a full-screen program shows one; rows
    * the terminal wrapped joined into the line the program wrote, blank lines at the end left out,
-   * at most the last `limit` lines. `styled` lines carry their colours (term-serialize.ts styledRow).
+   * at most the last `limit` lines. `styled` lines carry their colours (term-serialize.ts styledLine).
    */
   historyLines(limit: number, styled = false): string[] {
     const { normal, active } = this.term.buffer;

@@ -149,33 +149,35 @@ function wrapInto(x: number, cols: number, repaintTail: string): string {
 }
 
 /**
- * One row as text with its colours, for history (`peek --history --ansi`, the pager): every style
- * change a complete SGR from reset, the pen reset at the end, no cursor movement. Unwritten cells
- * are spaces; with `trimEnd` the default-styled blanks at the end are left out (a row that wraps
- * into the next keeps them: they are part of its line). `cell` and `pen` are scratch cells.
+ * One logical line (the rows of it the terminal wrapped, in order) as text with its colours, for
+ * history (`peek --history --ansi`, the pager): every style change a complete SGR from reset, the
+ * pen reset at the end, no cursor movement. Unwritten cells are spaces; default-styled blanks at the
+ * end of the last row are left out. `cell` and `pen` are scratch cells.
  */
-export function styledRow(line: IBufferLine, cols: number, trimEnd: boolean, cell: IBufferCell, pen: IBufferCell): string {
+export function styledLine(rows: IBufferLine[], cols: number, cell: IBufferCell, pen: IBufferCell): string {
+  const last = rows.length - 1;
   let end = cols;
-  if (trimEnd) {
-    while (end > 0) {
-      line.getCell(end - 1, cell);
-      const chars = cell.getChars();
-      if ((chars !== "" && chars !== " ") || !cell.isAttributeDefault()) break;
-      end -= 1;
-    }
+  while (end > 0) {
+    rows[last]!.getCell(end - 1, cell);
+    const chars = cell.getChars();
+    if ((chars !== "" && chars !== " ") || !cell.isAttributeDefault()) break;
+    end -= 1;
   }
   let out = "";
   let penIsDefault = true;
-  for (let col = 0; col < end; col++) {
-    line.getCell(col, cell);
-    if (cell.getWidth() === 0) continue; // the right half of a wide character
-    const styleChanges = penIsDefault ? !cell.isAttributeDefault() : !sameStyle(cell, pen);
-    if (styleChanges) {
-      out += cell.isAttributeDefault() ? SGR_RESET : sgr(cell);
-      line.getCell(col, pen);
-      penIsDefault = cell.isAttributeDefault();
+  rows.forEach((line, r) => {
+    const stop = r === last ? end : cols;
+    for (let col = 0; col < stop; col++) {
+      line.getCell(col, cell);
+      if (cell.getWidth() === 0) continue; // the right half of a wide character
+      const styleChanges = penIsDefault ? !cell.isAttributeDefault() : !sameStyle(cell, pen);
+      if (styleChanges) {
+        out += cell.isAttributeDefault() ? SGR_RESET : sgr(cell);
+        line.getCell(col, pen);
+        penIsDefault = cell.isAttributeDefault();
+      }
+      out += cell.getChars() || " ";
     }
-    out += cell.getChars() || " ";
-  }
+  });
   return penIsDefault ? out : out + SGR_RESET;
 }

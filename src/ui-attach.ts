@@ -1,5 +1,6 @@
 // Attached mode: this terminal becomes the task's terminal. Raw input goes to the PTY (Ctrl-C,
-// Ctrl-Z and Ctrl-D included); Ctrl-\ detaches. The daemon first sends the task's screen, then
+// Ctrl-Z and Ctrl-D included); Ctrl-\ detaches, unless a chord key follows it within CHORD_WAIT_MS
+// (Ctrl-\ h: the task's history in $PAGER). The daemon first sends the task's screen, then
 // live output; the terminal's size becomes the PTY's. When another task starts waiting meanwhile, the
 // terminal's title says so (ui-attach-notice.ts).
 // The task is shown on the terminal's alternate screen, as tmux does: the user's scrollback and
@@ -15,9 +16,13 @@ import { EXIT, UserError, usageError } from "./errors.ts";
 import type { AttachEnd, TaskInfo } from "./wire-protocol.ts";
 import { stateText } from "./ui-format.ts";
 import { cut } from "./text-width.ts";
+import { openHistoryInPager } from "./ui-history-pager.ts";
 
 const DETACH_KEY = 0x1c; // Ctrl-\
 const RERUN_KEY = 0x72; // r, on a finished task
+/** How long a chord key may take to follow Ctrl-\ before it is a plain detach. */
+const CHORD_WAIT_MS = 500;
+const HISTORY_KEY = 0x68; // Ctrl-\ h: the history in the pager
 
 const ENTER_ALT_SCREEN = "\x1b[?1049h";
 /**
@@ -79,6 +84,8 @@ export async function attachSession(ref: string, whenFinished: WhenFinished = "s
    * screen, and drawn on the wrong one it would flash. null when not waiting.
    */
   let awaitingRedraw: Uint8Array[] | null = null;
+  /** The pager has the terminal (Ctrl-\ h): what arrives meanwhile is not drawn. */
+  let paging = false;
   const redraw = () =>
     client.request("redraw").catch(() => {
       // No redraw coming (a daemon without it): show what was held after all.
@@ -91,6 +98,7 @@ export async function attachSession(ref: string, whenFinished: WhenFinished = "s
     // fresh screen later instead of this process buffering the backlog.
     data: (received) => {
       const { bytes, switched } = screens.push(received);
+      if (paging) return;
       if (switched && !awaitingRedraw) {
         awaitingRedraw = [];
         redraw();
@@ -137,17 +145,63 @@ export async function attachSession(ref: string, whenFinished: WhenFinished = "s
     }
     redraw();
   };
+  /**
+   * Ctrl-\ h: the task's history in $PAGER (ui-history-pager.ts). The client detaches meanwhile, so
+   * the daemon answers the task's terminal queries and sends nothing; when the pager quits it
+   * attaches again and the daemon draws the task's screen exactly as it is then.
+   */
+  let pager: Promise<void> | null = null;
+  let over = false;
+  void done.then(() => (over = true));
+  const pageHistory = async () => {
+    paging = true;
+    stdin.off("data", onInput);
+    stdin.setRawMode(false);
+    stdout.write(RESTORE_TERMINAL);
+    pager = client.request("detach").then(() => openHistoryInPager(client, String(info.id)));
+    await pager.catch(() => {}); // the daemon went away: the session has ended meanwhile
+    pager = null;
+    if (over) return;
+    stdout.write(ENTER_ALT_SCREEN);
+    stdin.setRawMode(true);
+    stdin.on("data", onInput);
+    awaitingRedraw = [];
+    paging = false;
+    try {
+      info = await client.request("attach", { task: String(info.id), ...size });
+      // Ended while the pager had the terminal: as if it had ended while attached; rerun meanwhile: keys go to it.
+      if (info.state === "exited" && !finished) finish({ kind: "ended", end: { type: "attach-end", reason: "exited", task: info } });
+      else if (info.state === "running") finished = null;
+    } catch {
+      finish({ kind: "ended", end: { type: "attach-end", reason: "removed", task: info } });
+    }
+  };
+  /** What a key right after Ctrl-\ does; anything else detaches. */
+  const chords: Record<number, () => void> = {
+    [HISTORY_KEY]: () => void pageHistory(),
+  };
+  let chordTimer: ReturnType<typeof setTimeout> | null = null;
+  const chord = (keys: Buffer) => {
+    if (chordTimer) clearTimeout(chordTimer);
+    chordTimer = null;
+    const action = keys.length > 0 ? chords[keys[0]!] : undefined;
+    if (action) action();
+    else finish({ kind: "detached", task: info });
+  };
   const onInput = (chunk: Buffer) => {
+    if (chordTimer) return chord(chunk);
     const at = chunk.indexOf(DETACH_KEY);
     if (finished) {
-      // Keys do not reach a finished task: only Ctrl-\ and r mean something.
-      if (at !== -1) finish({ kind: "detached", task: info });
-      else if (chunk.includes(RERUN_KEY)) void rerun();
-      return;
+      // Keys do not reach a finished task: only Ctrl-\ (and its chords) and r mean something.
+      if (at === -1 && chunk.includes(RERUN_KEY)) void rerun();
+      if (at === -1) return;
+    } else {
+      if (at === -1) return client.sendData(chunk);
+      if (at > 0) client.sendData(chunk.subarray(0, at));
     }
-    if (at === -1) return client.sendData(chunk);
-    if (at > 0) client.sendData(chunk.subarray(0, at));
-    finish({ kind: "detached", task: info });
+    const rest = chunk.subarray(at + 1);
+    if (rest.length > 0) return chord(rest);
+    chordTimer = setTimeout(() => chord(Buffer.alloc(0)), CHORD_WAIT_MS);
   };
   const onResize = () => {
     size = terminalSize();
@@ -160,6 +214,9 @@ export async function attachSession(ref: string, whenFinished: WhenFinished = "s
   stdout.on("resize", onResize);
 
   const outcome = await done;
+  if (chordTimer) clearTimeout(chordTimer);
+  // The pager keeps the terminal until it quits, even if the daemon went away meanwhile.
+  await (pager as Promise<void> | null)?.catch(() => {});
   stdin.off("data", onInput);
   stdout.off("resize", onResize);
   stdin.setRawMode(false);

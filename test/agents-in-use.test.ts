@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import { installFakeAgents, type Invocation } from "./agent-fakes.ts";
 import { Fleet, until } from "./fleet.ts";
 import { runFleetcom } from "./helpers.ts";
-import { killProcessGroups, processesWithMarker, recoveryDirOf, snapshotFleet } from "./recovery-helpers.ts";
+import { killProcessGroups, processesWithMarker, recoveryDirOf, snapshotFleet, snapshotNames } from "./recovery-helpers.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const KEY_LOGGER = resolve(import.meta.dir, "fixtures/key-logger.ts");
@@ -265,7 +265,7 @@ describe("a new conversation reaches the recovery snapshot at once", () => {
     await turn(id);
     const { conversation } = await fleet.waitForTask(id, "to know its thread", (t) => t.conversation !== null);
     const snapshots = recoveryDirOf(fleet);
-    const snapshotHas = (text: string) => existsSync(snapshots) && readdirSync(snapshots).some((n) => readFileSync(join(snapshots, n), "utf8").includes(text));
+    const snapshotHas = (text: string) => snapshotNames(fleet).some((n) => readFileSync(join(snapshots, n), "utf8").includes(text));
     // The minute check is an hour away here: only a capture-triggered pass can write this.
     await until("the snapshot to hold the resume form", () => snapshotHas(`codex resume '${conversation}'`));
 

@@ -141,7 +141,12 @@ export class LineStream {
       this.ending = done;
       return;
     }
-    const unfinished = this.watch?.unfinished();
+    let unfinished: string | null = null;
+    try {
+      unfinished = this.watch?.unfinished() ?? null;
+    } catch {
+      // the emulator was already let go (a task that exited before the watch began)
+    }
     if (unfinished) this.pending.push(unfinished);
     this.flush(true);
     this.stop();

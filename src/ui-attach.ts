@@ -157,6 +157,7 @@ export async function attachSession(ref: string, whenFinished: WhenFinished = "s
     paging = true;
     stdin.off("data", onInput);
     stdin.setRawMode(false);
+    stdin.pause(); // not a key of the pager's read here
     stdout.write(RESTORE_TERMINAL);
     pager = client.request("detach").then(() => openHistoryInPager(client, String(info.id)));
     await pager.catch(() => {}); // the daemon went away: the session has ended meanwhile
@@ -165,6 +166,7 @@ export async function attachSession(ref: string, whenFinished: WhenFinished = "s
     stdout.write(ENTER_ALT_SCREEN);
     stdin.setRawMode(true);
     stdin.on("data", onInput);
+    stdin.resume();
     awaitingRedraw = [];
     paging = false;
     try {

@@ -36,13 +36,12 @@ function historyDirs(f: Fleet): string[] {
   }
 }
 
-/** The lines of a task's history file as the daemon wrote it. */
+/** The lines of a task's history file as the running daemon wrote it. */
 function historyOnDisk(f: Fleet, id: number): string[] | null {
-  for (const dir of historyDirs(f)) {
-    const file = join(recoveryDirOf(f), dir, `${id}.txt.gz`);
-    if (existsSync(file)) return decodeHistory(gunzipSync(readFileSync(file)).toString("utf8"))?.lines ?? null;
-  }
-  return null;
+  const dir = historyDirs(f).find((d) => d.endsWith(`-${f.daemonPid()}.history`));
+  const file = dir && join(recoveryDirOf(f), dir, `${id}.txt.gz`);
+  if (!file || !existsSync(file)) return null;
+  return decodeHistory(gunzipSync(readFileSync(file)).toString("utf8"))?.lines ?? null;
 }
 
 const numbered = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `line ${from + i}`);

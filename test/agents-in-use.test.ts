@@ -5,7 +5,7 @@
 // (B1), injects only what the binary understands (B2), submits with one send (B3) and snapshots a
 // newly captured conversation at once (B4).
 import { afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { installFakeAgents, type Invocation } from "./agent-fakes.ts";
 import { Fleet, until } from "./fleet.ts";

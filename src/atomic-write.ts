@@ -3,6 +3,7 @@
 // node:fs only, so it runs under Deno as well.
 import { isProcessAlive } from "./platform.ts";
 import { closeSync, fchmodSync, fsyncSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { open, rename, unlink } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
 import { UserError } from "./errors.ts";
@@ -79,6 +80,29 @@ export function writeFileAtomic(path: string, content: string | Uint8Array, mode
   fsyncDirectory(dirname(path));
 }
 
+/**
+ * writeFileAtomic off the event loop, for writes that come often (a task's history every few
+ * seconds): the same temp file, fsync and rename, each step awaited, so a daemon serving its clients
+ * never waits for the disk. Throws the same UserError.
+ */
+export async function writeFileAtomicAsync(path: string, bytes: Uint8Array, mode = 0o600): Promise<void> {
+  const temp = tempPathFor(path);
+  let file: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    file = await open(temp, "wx", mode);
+    await file.chmod(mode);
+    await file.writeFile(bytes);
+    await file.sync();
+    await file.close();
+    file = undefined;
+    await rename(temp, path);
+  } catch (error) {
+    await file?.close().catch(() => {});
+    await unlink(temp).catch(() => {});
+    throw new UserError(`cannot write ${printable(path)}: ${describeFsError(error)}`);
+  }
+  fsyncDirectory(dirname(path));
+}
 
 
 // A writer killed mid-save leaves its temp file behind; it is harmless (no listing shows it) but

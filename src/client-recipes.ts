@@ -77,10 +77,11 @@ export function printDryRun(recipe: LoadedRecipe, json = false): void {
   console.log(json ? dryRunJson(recipe) : dryRunText(recipe));
 }
 
+// What would start: the history file a snapshot entry brings (recover) is not part of it.
 function withMissing(recipe: LoadedRecipe) {
   const missing = new Map<string, boolean>();
   for (const { dir } of recipe.entries) if (!missing.has(dir)) missing.set(dir, !isDirectory(dir));
-  return recipe.entries.map((entry) => ({ ...entry, missing: missing.get(entry.dir)! }));
+  return recipe.entries.map(({ history: _history, ...entry }) => ({ ...entry, missing: missing.get(entry.dir)! }));
 }
 
 function dryRunJson(recipe: LoadedRecipe): string {

@@ -32,6 +32,8 @@ export interface ClientHandlers {
   attachEnd?(end: AttachEnd): void;
   /** The next data is a whole screen of the attached task (wire-protocol.ts ScreenFollows). */
   screen?(): void;
+  /** `logs --follow`: this many lines were not sent, the client being far behind (wire-protocol.ts LinesSkipped). */
+  skipped?(lines: number): void;
   closed?(): void;
 }
 
@@ -107,6 +109,7 @@ export class DaemonClient {
       else if (message.type === "snapshot") this.handlers.snapshot?.(message);
       else if (message.type === "attach-end") this.handlers.attachEnd?.(message);
       else if (message.type === "screen") this.handlers.screen?.();
+      else if (message.type === "skipped") this.handlers.skipped?.(message.lines);
     }
   }
 

@@ -3,7 +3,7 @@
 import { defineCommand } from "citty";
 import { writeSync } from "node:fs";
 import { logLine } from "./text-printable.ts";
-import { handshakeTimeoutSetting, scrollbackSetting } from "./settings.ts";
+import { handshakeTimeoutSetting, historySetting, scrollbackSetting } from "./settings.ts";
 
 // Straight to fd 2, which is the log under autostart: Bun's process.stderr keeps a copy of the fd of
 // its own, which would go on writing into a removed log after the daemon opened a new one (daemon-endpoint.ts).
@@ -22,7 +22,8 @@ export default defineCommand({
     const scrollback = scrollbackSetting(args.scrollback, process.env.FLEETCOM_SCROLLBACK, log);
     const handshakeTimeoutMs = handshakeTimeoutSetting(process.env.FLEETCOM_HANDSHAKE_TIMEOUT_MS, log);
     const { startSupervisor } = await import("./daemon-supervisor.ts");
-    const supervisor = await startSupervisor({ scrollback, handshakeTimeoutMs, log });
+    const history = historySetting(process.env.FLEETCOM_HISTORY, log);
+    const supervisor = await startSupervisor({ scrollback, history, handshakeTimeoutMs, log });
     if (!supervisor) {
       log("another daemon holds the lock; exiting");
       return;

@@ -1,5 +1,7 @@
 // `fleetcom peek TASK`: the task's screen as plain text; `--follow` then streams what it prints,
-// escape sequences (7-bit and C1) stripped, like `tail -f`.
+// escape sequences (7-bit and C1) stripped, like `tail -f`. `--history` prints the whole history
+// instead (scrollback and screen, wrapped lines joined; `--ansi` keeps its colours): the lines
+// `grep` numbers and `logs` starts with.
 import { defineCommand } from "citty";
 import { DaemonClient } from "./client.ts";
 import { usageError } from "./errors.ts";
@@ -11,19 +13,29 @@ export default defineCommand({
     task: { type: "positional", description: "TASK", required: true },
     follow: { type: "boolean", alias: "f", description: "Keep printing new output" },
     lines: { type: "string", alias: "n", valueHint: "N", description: "Print the last N lines (scrollback included)" },
+    history: { type: "boolean", alias: "H", description: "Print the whole history: scrollback and screen, wrapped lines joined" },
+    ansi: { type: "boolean", description: "With --history: keep the colours" },
   },
   async run({ args }) {
     const lines = args.lines === undefined ? undefined : Number(args.lines);
     if (lines !== undefined && (!Number.isInteger(lines) || lines <= 0)) throw usageError(`--lines: expected a positive whole number, got '${args.lines}'`);
+    if (args.ansi && !args.history) throw usageError("peek: --ansi goes with --history");
+    if (args.history && args.follow) throw usageError("peek: --history does not follow; fleetcom logs TASK --follow prints the history, then each new line");
     const client = await DaemonClient.open();
     // Closed on every path: an open socket would keep the process alive after an unknown TASK.
     try {
-      await peek(client, args.task, lines, args.follow);
+      if (args.history) await printHistory(client, args.task, lines, args.ansi === true);
+      else await peek(client, args.task, lines, args.follow);
     } finally {
       client.close();
     }
   },
 });
+
+async function printHistory(client: DaemonClient, task: string, lines: number | undefined, ansi: boolean): Promise<void> {
+  const { text } = await client.request("peek", { task, history: true, ansi, ...(lines ? { lines } : {}) });
+  process.stdout.write(text.length ? `${text}\n` : "");
+}
 
 async function peek(client: DaemonClient, task: string, lines: number | undefined, follow: boolean | undefined): Promise<void> {
   const only = lines ? { lines } : {};

@@ -54,10 +54,11 @@ export async function openDashboard(request: DashboardRequest): Promise<number> 
     console.log(end === "quit" ? "[stopped the daemon and every task]" : `[detached: ${running} task(s) still running]`);
     return 0;
   }
-  const { handshakeTimeoutSetting, scrollbackSetting } = await import("./settings.ts");
+  const { handshakeTimeoutSetting, historySetting, scrollbackSetting } = await import("./settings.ts");
   const { startSupervisor } = await import("./daemon-supervisor.ts");
   const supervisor = await startSupervisor({
     scrollback: scrollbackSetting(undefined, process.env.FLEETCOM_SCROLLBACK, logToFile),
+    history: historySetting(process.env.FLEETCOM_HISTORY, logToFile),
     handshakeTimeoutMs: handshakeTimeoutSetting(process.env.FLEETCOM_HANDSHAKE_TIMEOUT_MS, logToFile),
     log: logToFile,
   });

@@ -32,7 +32,15 @@ export default defineCommand({
         `sessions  ${printable(full.sessionDir)}`,
         `tasks     ${status.tasks.total} (${status.tasks.running} running)`,
         ...(status.snapshotError ? [`snapshots FAILING since ${status.snapshotError.since}: ${printable(status.snapshotError.message)}`] : []),
+        historyLine(status.history),
       ].join("\n"),
     );
   },
 });
+
+/** Whether task history is kept on disk (docs/recovery.md, History), and how much has been written. */
+function historyLine(history: DaemonStatus["history"] | undefined): string {
+  if (!history?.enabled) return "history   not kept on disk (FLEETCOM_HISTORY=off)";
+  const kept = `kept on disk: ${history.writes} write(s), ${(history.bytes / 1024).toFixed(1)} KiB`;
+  return history.error ? `history   FAILING: ${printable(history.error)} (${kept})` : `history   ${kept}`;
+}

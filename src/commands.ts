@@ -12,6 +12,8 @@ export const SUBCOMMANDS: Record<string, Lazy> = {
   run: () => import("./cmd-run.ts").then((m) => m.default),
   ls: () => import("./cmd-ls.ts").then((m) => m.default),
   peek: () => import("./cmd-peek.ts").then((m) => m.default),
+  logs: () => import("./cmd-logs.ts").then((m) => m.default),
+  grep: () => import("./cmd-grep.ts").then((m) => m.default),
   send: () => import("./cmd-send.ts").then((m) => m.default),
   wait: () => import("./cmd-wait.ts").then((m) => m.default),
   kill: () => import("./cmd-kill.ts").then((m) => m.default),

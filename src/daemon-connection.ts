@@ -174,6 +174,12 @@ export class Connection {
     this.screenAllowance = Math.max(this.screenAllowance, frame.length);
   }
 
+  /** Lines for `logs --follow`, which must arrive whole; the caller bounds what it queues (daemon-streams.ts). */
+  sendLines(text: string): void {
+    if (this.closedAlready) return;
+    this.write(encodeData(text));
+  }
+
   /**
    * Refuse the client with a message, then close. The refusal goes after whatever is queued, so a
    * client that reads again can still print it; one that never does is cut off after a while.

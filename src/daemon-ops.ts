@@ -5,7 +5,7 @@
 import { Buffer } from "node:buffer";
 import { setImmediate } from "node:timers";
 import type { Daemon } from "./daemon.ts";
-import { attach, detach, follow, sendScreen, type Peer } from "./daemon-streams.ts";
+import { attach, detach, follow, followLines, sendScreen, type Peer } from "./daemon-streams.ts";
 import { UserError } from "./errors.ts";
 import { isDirectory } from "./files.ts";
 import { commandTooLong } from "./recipe.ts";
@@ -102,8 +102,24 @@ export function operations(fleet: Daemon): Handlers {
     },
     peek: async (_peer, a) => {
       const task = fleet.find(a.task);
+      if (a.history) {
+        const lines = await task.history(a.ansi === true);
+        return { text: (a.lines === undefined ? lines : lines.slice(-a.lines)).join("\n"), info: task.info() };
+      }
       await task.screen.flushed();
       return { text: task.screen.text(a.lines), info: task.info() };
+    },
+    // What `grep` searches: every task named (each once), or all; of those, the group's only when one is given.
+    history: async (_peer, a) => {
+      const named = a.tasks?.length ? [...new Set(a.tasks.map((ref) => fleet.find(ref)))] : fleet.all();
+      const group = a.group === undefined ? undefined : normalizeGroup(a.group);
+      const chosen = group === undefined ? named : named.filter((t) => t.group === group);
+      return Promise.all(chosen.map(async (t) => ({ task: t.info(), lines: await t.history() })));
+    },
+    logs: (peer, a) => {
+      const task = fleet.find(a.task);
+      followLines(peer, task, a.lines);
+      return task.info();
     },
     attach: (peer, a) => {
       const task = fleet.find(a.task);

@@ -1,7 +1,7 @@
 // The recovery snapshot writer that runs inside a supervisor (the daemon, or a `--foreground` core):
 // a pass two seconds after the last recipe change, coalescing bursts, and a check every minute for
 // changes no command announces. Every write is atomic and followed by a prune (recovery.md).
-import { existsSync, readdirSync, statSync, unlinkSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { errorMessage } from "./errors.ts";
 import { homeDir, recoveryDir, type Env } from "./paths.ts";
@@ -12,6 +12,7 @@ import { removeStaleTempFiles, writeFileAtomic } from "./atomic-write.ts";
 import type { SnapshotError } from "./wire-protocol.ts";
 import { formatRecipe, type RecipeEntry } from "./recipe.ts";
 import { ensurePrivateDir } from "./recipe-sessions.ts";
+import { historyDirsToPrune } from "./recipe-history.ts";
 
 
 export const DEFAULT_DEBOUNCE_MS = 2_000;
@@ -26,6 +27,8 @@ export interface SnapshotSettings {
 export interface SnapshotSource {
   readonly startedAt: Date;
   recipe(): RecipeEntry[];
+  /** The recipe with each entry's history key (recipe-history.ts), when the supervisor keeps history. */
+  snapshotRecipe?(): RecipeEntry[];
   onRecipeChange: () => void;
   /** Told whenever the writer's state changes, so the supervisor can tell its clients (L10). */
   snapshotState?(state: SnapshotState): void;
@@ -43,6 +46,8 @@ export interface SnapshotState {
 export interface SnapshotWriterOptions extends SnapshotSettings {
   dir: string;
   home: string;
+  /** History is kept (settings.ts historySetting); when not, each prune removes what dead supervisors kept. */
+  history?: boolean;
   log(message: string): void;
 }
 
@@ -91,7 +96,7 @@ export class SnapshotWriter {
 
   pass(): void {
     const began = performance.now();
-    const entries = this.source.recipe();
+    const entries = this.source.snapshotRecipe?.() ?? this.source.recipe();
     const pass = { file: this.file, tasks: entries.length, body: formatRecipe("", entries, this.options.home) };
     // Nothing to write means the disk already holds this fleet (or it is empty): as good as a write.
     if (!shouldWriteSnapshot(pass, this.last, existsSync(this.file))) return this.report({ error: null, pendingSince: null });
@@ -127,6 +132,14 @@ export class SnapshotWriter {
         // removed by another supervisor's prune in the meantime
       }
     }
+    // A snapshot's history goes with it (recipe-history.ts); with history off, all that dead supervisors kept.
+    for (const name of historyDirsToPrune(readdirSync(this.options.dir), writerLive, this.options.history === false)) {
+      try {
+        rmSync(join(this.options.dir, name), { recursive: true, force: true });
+      } catch {
+        // removed by another supervisor's prune in the meantime
+      }
+    }
   }
 }
 
@@ -154,16 +167,16 @@ function writerLive(snapshot: SnapshotName): boolean {
 }
 
 /** Hooks a writer onto a supervisor, with the directory, home and intervals from its environment. */
-export function startSnapshots(source: SnapshotSource, env: Env, log: (message: string) => void): SnapshotWriter {
+export function startSnapshots(source: SnapshotSource, env: Env, log: (message: string) => void, history = true): SnapshotWriter {
   const settings = {
     debounceMs: msSetting(env, "FLEETCOM_SNAPSHOT_DEBOUNCE_MS", DEFAULT_DEBOUNCE_MS, log),
     checkMs: msSetting(env, "FLEETCOM_SNAPSHOT_CHECK_MS", DEFAULT_CHECK_MS, log),
   };
-  return new SnapshotWriter(source, { ...settings, dir: recoveryDir(env), home: homeDir(env), log }).start();
+  return new SnapshotWriter(source, { ...settings, dir: recoveryDir(env), home: homeDir(env), history, log }).start();
 }
 
 // Test hooks: shorter intervals make the debounce and the check observable in seconds, not minutes.
-function msSetting(env: Env, key: string, fallback: number, log: (message: string) => void): number {
+export function msSetting(env: Env, key: string, fallback: number, log: (message: string) => void): number {
   const raw = env[key];
   if (raw === undefined || raw === "") return fallback;
   if (/^\d+$/.test(raw.trim()) && Number(raw) > 0) return Number(raw);

@@ -4,8 +4,17 @@
 // no gap, no overlap. The daemon owns the peers; this file knows one peer at a time.
 import type { Connection } from "./daemon-connection.ts";
 import { outputHighWater } from "./daemon-connection.ts";
+import { setImmediate } from "node:timers";
 import type { Task } from "./daemon-task.ts";
+import type { LineWatch } from "./term-lines.ts";
 import type { Hello, TaskInfo } from "./wire-protocol.ts";
+
+/**
+ * Lines a `logs --follow` client may have queued and unread before further lines are counted
+ * instead of sent (and the count sent when it reads again): the task never waits for a reader, and
+ * the daemon never holds more than this for one.
+ */
+export const MAX_LINES_BEHIND = 4 * 1024 * 1024;
 
 export interface Peer {
   conn: Connection;
@@ -19,10 +28,12 @@ export interface Peer {
   handshakeTimer: ReturnType<typeof setTimeout> | null;
   /** The task whose unread input made the daemon stop reading this peer's keystrokes. */
   inputBlockedBy: Task | null;
+  /** `logs --follow`: the task whose lines this peer is sent. */
+  lines: { task: Task; stream: LineStream } | null;
 }
 
 export function newPeer(conn: Connection, handshakeTimer: ReturnType<typeof setTimeout>): Peer {
-  return { conn, hello: null, subscribed: false, attached: null, following: null, held: null, handshakeTimer, inputBlockedBy: null };
+  return { conn, hello: null, subscribed: false, attached: null, following: null, held: null, handshakeTimer, inputBlockedBy: null, lines: null };
 }
 
 /** Whether `task`'s output goes to this peer. */
@@ -49,12 +60,119 @@ export function detach(peer: Peer): void {
   peer.attached = null;
   peer.following = null;
   peer.held = null;
+  peer.lines?.stream.stop();
+  peer.lines = null;
 }
 
 /** The stream ends (the task exited, was removed, the daemon stops): the client is told why. */
 export function endStream(peer: Peer, reason: "exited" | "removed" | "shutdown", info: TaskInfo): void {
+  const lines = peer.lines?.stream;
+  if (lines) {
+    // Every line the task printed goes first, the one it left unfinished included.
+    peer.lines = null;
+    return lines.end(() => {
+      detach(peer);
+      peer.conn.send({ type: "attach-end", reason, task: info });
+    });
+  }
   detach(peer);
   peer.conn.send({ type: "attach-end", reason, task: info });
+}
+
+/** Whether `task`'s lines go to this peer. */
+export function followsLines(peer: Peer, task: Task): boolean {
+  return peer.lines?.task === task;
+}
+
+/**
+ * For `logs --follow`: the last `count` lines of the task's history, then each line as the task
+ * completes it (term-lines.ts), until it exits (daemon.ts ends the stream) or the peer goes.
+ */
+export function followLines(peer: Peer, task: Task, count?: number): void {
+  detach(peer);
+  const stream = new LineStream(peer);
+  peer.lines = { task, stream };
+  task.followLines((line) => stream.line(line)).then(({ history, watch }) => {
+    stream.begin(count === undefined ? history : history.slice(-count), watch);
+    // A task that has already exited prints nothing more: its history is all there is.
+    if (!watch && peer.lines?.stream === stream) endStream(peer, "exited", task.info());
+  });
+}
+
+/**
+ * One `logs --follow` client's lines, in order: the history first, then lines as they complete,
+ * sent in batches (one frame per turn of the event loop, not per line). A client megabytes behind
+ * is sent a count of the lines it missed instead (wire-protocol.ts LinesSkipped), never more memory.
+ */
+export class LineStream {
+  private pending: string[] = [];
+  private started = false;
+  private queued = false;
+  private skipped = 0;
+  private watch: LineWatch | null = null;
+  private stopped = false;
+  private ending: (() => void) | null = null;
+
+  constructor(private readonly peer: Peer) {}
+
+  line(line: string): void {
+    this.pending.push(line);
+    if (!this.started || this.queued) return;
+    this.queued = true;
+    setImmediate(() => {
+      this.queued = false;
+      this.flush();
+    });
+  }
+
+  /** The history, taken where the watch began: lines the watch gave meanwhile come after it. */
+  begin(history: string[], watch: LineWatch | null): void {
+    if (this.stopped) return watch?.stop();
+    this.watch = watch;
+    this.pending = history.concat(this.pending);
+    this.started = true;
+    this.flush();
+    if (this.ending) this.end(this.ending);
+  }
+
+  /** The task ended: the line it left unfinished, everything pending, then `done`. */
+  end(done: () => void): void {
+    if (!this.started) {
+      this.ending = done;
+      return;
+    }
+    let unfinished: string | null = null;
+    try {
+      unfinished = this.watch?.unfinished() ?? null;
+    } catch {
+      // the emulator was already let go (a task that exited before the watch began)
+    }
+    if (unfinished) this.pending.push(unfinished);
+    this.flush(true);
+    this.stop();
+    done();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.watch?.stop();
+    this.watch = null;
+  }
+
+  /** `last`: the stream ends, so what is pending (one turn's lines at most) and the count of the missed go whatever the queue. */
+  private flush(last = false): void {
+    if (this.stopped) return;
+    const conn = this.peer.conn;
+    if (!last && this.pending.length > 0 && conn.queuedBytes > MAX_LINES_BEHIND) {
+      this.skipped += this.pending.length;
+      this.pending = [];
+      return;
+    }
+    if (this.skipped > 0) conn.send({ type: "skipped", lines: this.skipped });
+    this.skipped = 0;
+    if (this.pending.length > 0) conn.sendLines(`${this.pending.join("\n")}\n`);
+    this.pending = [];
+  }
 }
 
 export function unblockInput(peer: Peer): void {

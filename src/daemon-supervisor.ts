@@ -5,6 +5,7 @@ import { Daemon, type DaemonOptions } from "./daemon.ts";
 import { Endpoint } from "./daemon-endpoint.ts";
 import { runtimeDir } from "./paths.ts";
 import { startSnapshots } from "./daemon-snapshots.ts";
+import { startHistory } from "./daemon-history.ts";
 
 export interface Supervisor {
   daemon: Daemon;
@@ -16,9 +17,15 @@ export interface Supervisor {
 export async function startSupervisor(options: DaemonOptions): Promise<Supervisor | null> {
   const served = await serveDaemon(options);
   if (!served) return null;
-  const snapshots = startSnapshots(served.daemon, process.env, options.log);
-  // The pending pass runs after the tasks end: the recipe still lists them, so a clean stop loses nothing.
-  const stopped = served.stopped.then(() => snapshots.stop());
+  const history = options.history ? startHistory(served.daemon, process.env, options.log) : null;
+  served.daemon.history = history;
+  const snapshots = startSnapshots(served.daemon, process.env, options.log, options.history);
+  // The pending passes run after the tasks end: the recipe still lists them, and their history
+  // holds their last output, so a clean stop loses nothing.
+  const stopped = served.stopped.then(async () => {
+    await history?.stop();
+    snapshots.stop();
+  });
   return { daemon: served.daemon, stopped };
 }
 

@@ -9,6 +9,8 @@ import { isIdle } from "./idle.ts";
 import { spawnPty, type Pty } from "./term-pty.ts";
 import { ProcessGroup, terminateGroup } from "./daemon-process-group.ts";
 import { Screen, type TaskScreen } from "./term-screen.ts";
+import type { LineWatch } from "./term-lines.ts";
+import { type RestoredHistory, withRestored } from "./recipe-history.ts";
 import { FinishedScreen } from "./term-screen-finished.ts";
 import { TerminalScan } from "./text-scan.ts";
 
@@ -66,6 +68,12 @@ export class Task {
   agent: AgentRun | null = null;
   cols: number;
   rows: number;
+  /** History from before a recovery, shown above its marker line (recipe-history.ts); null unless recovered. */
+  restored: RestoredHistory | null = null;
+  /** Output since the history on disk was last written: the one thing the output path does for it (daemon-history.ts). */
+  historyDirty = false;
+  /** Lines of scrollback the emulator keeps, which bounds the history. */
+  private scrollback = 0;
   private pty: Pty | null = null;
   private scan = new TerminalScan();
   private tracker = NO_ATTENTION;
@@ -163,6 +171,8 @@ export class Task {
    */
   start(clientEnv: Record<string, string>, scrollback: number): void {
     this.screen?.dispose();
+    this.scrollback = scrollback;
+    this.historyDirty = true;
     const screen = new Screen({ cols: this.cols, rows: this.rows, scrollback });
     screen.onReply((data) => this.listener.reply(this, data));
     this.screen = screen;
@@ -254,6 +264,7 @@ export class Task {
   }
 
   private onOutput(chunk: Uint8Array): void {
+    this.historyDirty = true;
     this.lastOutputAt = Date.now();
     this.lastActivity = performance.now();
     // Clients first: forwarding must never wait behind the headless terminal.
@@ -293,6 +304,36 @@ export class Task {
    */
   async terminate(): Promise<void> {
     if (this.processGroup) await terminateGroup(this.processGroup, KILL_GRACE_MS);
+  }
+
+  /** History holds the scrollback setting's lines, and at least a screen. */
+  private get historyLimit(): number {
+    return Math.max(this.scrollback, this.rows);
+  }
+
+  /** A recovered task starts with the history it had before, above a marker line. */
+  restore(history: RestoredHistory): void {
+    this.restored = history.lines.length > this.historyLimit ? { ...history, lines: history.lines.slice(-this.historyLimit) } : history;
+    this.historyDirty = true;
+  }
+
+  /** The task's history (`peek --history`, grep, the copy on disk): restored lines, the marker, then its own, after every byte printed so far. */
+  async history(styled = false): Promise<string[]> {
+    await this.screen.flushed();
+    const limit = this.historyLimit;
+    const live = styled ? await this.screen.styledHistoryLines(limit) : this.screen.historyLines(limit);
+    return withRestored(this.restored, live, limit);
+  }
+
+  /**
+   * For `logs --follow`: the complete lines of the history, and then each line as the task completes
+   * it (term-lines.ts). A task that has exited has no more: its whole history, and no watch.
+   */
+  async followLines(onLine: (line: string) => void): Promise<{ history: string[]; watch: LineWatch | null }> {
+    const screen = this.screen;
+    if (!(screen instanceof Screen) || !this.running) return { history: await this.history(), watch: null };
+    const watch = await screen.followLines(onLine);
+    return { history: withRestored(this.restored, watch.history, this.historyLimit), watch };
   }
 
   /** `now` is monotonic (performance.now), for the idle flag. */

@@ -12,7 +12,9 @@ import { type Attention, isNewAttention } from "./attention.ts";
 import { Connection, type ConnectionHandler } from "./daemon-connection.ts";
 import { TaskEvents } from "./daemon-events.ts";
 import { MAX_PENDING_INPUT, operations } from "./daemon-ops.ts";
-import { endStream, forwardOutput, newPeer, resync, sendFinalScreen, unblockInput, watches, type Peer } from "./daemon-streams.ts";
+import { endStream, followsLines, forwardOutput, newPeer, resync, sendFinalScreen, unblockInput, watches, type Peer } from "./daemon-streams.ts";
+import { HISTORY_OFF, readHistoryFile, type HistoryWriter } from "./daemon-history.ts";
+import type { RestoredHistory } from "./recipe-history.ts";
 import { flagsNeeded, savedCommands } from "./agent-run.ts";
 import { UserError, errorMessage } from "./errors.ts";
 import { isDirectory } from "./files.ts";
@@ -36,6 +38,8 @@ const CHECKS_PER_SPAWN = CHECKS_PER_TURN / 4;
 
 export interface DaemonOptions {
   scrollback: number;
+  /** Keep each task's history on disk and restore it on recover (settings.ts historySetting). */
+  history: boolean;
   /** A connection that has not sent its hello by then is dropped (default HANDSHAKE_TIMEOUT_MS). */
   handshakeTimeoutMs?: number;
   log(message: string): void;
@@ -64,6 +68,8 @@ export class Daemon implements TaskListener, ConnectionHandler {
   onRecipeChange: () => void = () => {};
   /** What the recovery snapshot writer last reported (daemon-snapshots.ts). */
   private snapshot: SnapshotState = { error: null, pendingSince: null };
+  /** The writer of the history kept on disk (daemon-history.ts); null while history is off. */
+  history: HistoryWriter | null = null;
 
   constructor(readonly options: DaemonOptions) {
     const budgetMs = agentProbeBudgetSetting(process.env.FLEETCOM_AGENT_PROBE_MS, options.log);
@@ -194,6 +200,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
     this.inputDrained(task);
     const info = task.info();
     for (const peer of this.peers.values()) {
+      if (followsLines(peer, task)) endStream(peer, "exited", info);
       if (!watches(peer, task)) continue;
       // A client that fell behind during a flood must still end on the task's last screen.
       if (peer.conn.behind) sendFinalScreen(peer, task);
@@ -243,7 +250,10 @@ export class Daemon implements TaskListener, ConnectionHandler {
       if (tooLong) throw new UserError(tooLong);
     }
     // Every agent binary is asked which flags it takes at once, so the recipe then starts in order.
-    await Promise.all(entries.filter((e) => isDirectory(e.dir)).map((e) => this.prepareAgent(peer, e.cmd, e.dir)));
+    const [histories] = await Promise.all([
+      this.readHistories(entries),
+      Promise.all(entries.filter((e) => isDirectory(e.dir)).map((e) => this.prepareAgent(peer, e.cmd, e.dir))),
+    ]);
     const started: number[] = [];
     let skipped = 0;
     const dirs = new Map<string, boolean>();
@@ -256,7 +266,10 @@ export class Daemon implements TaskListener, ConnectionHandler {
         skipped += 1;
         work += 1;
       } else {
-        started.push(this.spawn(peer, e.cmd, e.dir, e.group, e.name).id);
+        const task = this.spawn(peer, e.cmd, e.dir, e.group, e.name);
+        const history = histories.get(e);
+        if (history) task.restore(history);
+        started.push(task.id);
         work += CHECKS_PER_SPAWN;
       }
       if (work >= CHECKS_PER_TURN) {
@@ -265,6 +278,24 @@ export class Daemon implements TaskListener, ConnectionHandler {
       }
     }
     return { started, skipped };
+  }
+
+  /**
+   * The history files a recovered fleet's entries name (recipe-history.ts), read before any task
+   * starts; one that is missing or damaged is logged and its task starts without. None while history is off.
+   */
+  private async readHistories(entries: RecipeEntry[]): Promise<Map<RecipeEntry, RestoredHistory>> {
+    const found = new Map<RecipeEntry, RestoredHistory>();
+    if (!this.history) return found;
+    await Promise.all(
+      entries.map(async (e) => {
+        if (e.history === undefined) return;
+        const read = await readHistoryFile(e.history);
+        if ("history" in read) found.set(e, read.history);
+        else if (read.problem !== "missing") this.options.log(`history not restored from ${e.history}: ${read.problem}`);
+      }),
+    );
+    return found;
   }
 
   spawn(peer: Peer, command: string, cwd: string, group: string | null, name: string | null): Task {
@@ -296,8 +327,9 @@ export class Daemon implements TaskListener, ConnectionHandler {
     const info = task.info();
     this.tasks.delete(task.id);
     this.events.forget(task);
-    for (const peer of this.peers.values()) if (watches(peer, task)) endStream(peer, "removed", info);
+    for (const peer of this.peers.values()) if (watches(peer, task) || followsLines(peer, task)) endStream(peer, "removed", info);
     task.dispose();
+    this.history?.remove(task);
     this.events.broadcast("removed", info);
     this.onRecipeChange();
   }
@@ -333,6 +365,19 @@ export class Daemon implements TaskListener, ConnectionHandler {
     return tasks.map((t, i) => ({ dir: t.cwd, cmd: commands[i]!, group: t.group, name: t.name }));
   }
 
+  /** What a snapshot stores: the recipe, each entry with the key of its task's history file while history is kept. */
+  snapshotRecipe(): RecipeEntry[] {
+    const entries = this.recipe();
+    if (!this.history) return entries;
+    const ids = [...this.tasks.keys()];
+    return entries.map((e, i) => ({ ...e, history: String(ids[i]) }));
+  }
+
+  /** Every task, in the order `ls` lists them. */
+  all(): Task[] {
+    return [...this.tasks.values()];
+  }
+
   /** Whether this very task is still in the fleet (a rerun may wait while someone removes it). */
   holds(task: Task): boolean {
     return this.tasks.get(task.id) === task;
@@ -356,6 +401,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
       clients: this.clientStats(),
       snapshotError: this.snapshot.error,
       snapshotPendingSince: this.snapshot.pendingSince,
+      history: this.history?.status() ?? HISTORY_OFF,
     };
   }
 
@@ -379,6 +425,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
     this.events.stop();
     this.stopping ??= (async () => {
       for (const peer of this.peers.values()) if (peer.attached) peer.conn.send({ type: "attach-end", reason: "shutdown", task: peer.attached.info() });
+      for (const peer of this.peers.values()) if (peer.lines) endStream(peer, "shutdown", peer.lines.task.info());
       await Promise.all([...this.tasks.values()].map((t) => t.terminate()));
       // The final snapshot pass runs after this: keep what the capture files said, then remove them.
       for (const task of this.tasks.values()) task.agent?.freeze();

@@ -7,6 +7,7 @@ import { UserError } from "./errors.ts";
 import { printable } from "./text-printable.ts";
 import { homeDir, recoveryDir, type Env } from "./paths.ts";
 import { compareSnapshotsNewestFirst, isSnapshotName } from "./recipe-snapshot-rules.ts";
+import { historyPathFor } from "./recipe-history.ts";
 import { displayName, readRecipe, type LoadedRecipe } from "./recipe-sessions.ts";
 import { currentDirectory } from "./text-path.ts";
 
@@ -47,9 +48,14 @@ export function snapshotByPath(arg: string, env: Env = process.env, cwd = curren
   return readSnapshot(file, env, cwd);
 }
 
+/** A snapshot, each entry's history key turned into the path of its history file beside it (recipe-history.ts). */
 function readSnapshot(file: string, env: Env, cwd: string): LoadedRecipe {
   const recipe = readRecipe(file, { home: homeDir(env), cwd });
-  return { ...recipe, file, displayName: displayName(recipe, file) };
+  const entries = recipe.entries.map(({ history, ...entry }) => {
+    const path = history === undefined ? null : historyPathFor(file, history);
+    return path === null ? entry : { ...entry, history: path };
+  });
+  return { ...recipe, entries, file, displayName: displayName(recipe, file) };
 }
 
 function readSnapshots(env: Env, cwd: string): Listed[] {

@@ -22,7 +22,10 @@ export function commandTooLong(cmd: string): string | null {
 }
 
 // One command to start, as a load sees it: `dir` is absolute, group and name already normalised.
-export const recipeEntry = type({ dir: "string", cmd: "string", group: "string | null", name: "string | null" });
+// `history` is the key of the task's kept history in a snapshot (recipe-history.ts): as read from a
+// snapshot, the key; as `recover` sends it to the daemon, the path of the history file. Saves never
+// write it and loads of a saved session never send it.
+export const recipeEntry = type({ dir: "string", cmd: "string", group: "string | null", name: "string | null", "history?": "string" });
 export type RecipeEntry = typeof recipeEntry.infer;
 
 // One element of a directory's array in a file: a plain command, or an object with a string `cmd`
@@ -91,12 +94,16 @@ function checkCommands(parsed: ParsedRecipe, file: string): void {
 
 function toRecipeEntry(dir: string, item: StoredEntry): RecipeEntry {
   if (typeof item === "string") return { dir, cmd: item, group: null, name: null };
-  return {
+  const entry: RecipeEntry = {
     dir,
     cmd: item.cmd,
     group: item.group === undefined ? null : normalizeGroup(item.group),
     name: item.name === undefined ? null : normalizeName(item.name),
   };
+  // Not in the schema: like any other extra member, a `history` that is not a string is ignored.
+  const history = (item as { history?: unknown }).history;
+  if (typeof history === "string") entry.history = history;
+  return entry;
 }
 
 // `~` and `~/…` mean $HOME; `~user` is not expanded (it would need the password database) and, like
@@ -284,12 +291,13 @@ function showChar(c: string): string {
 
 
 function toStoredEntry(entry: RecipeEntry): StoredEntry {
-  if (entry.group === null && entry.name === null) return entry.cmd;
+  if (entry.group === null && entry.name === null && entry.history === undefined) return entry.cmd;
   return {
     cmd: entry.cmd,
     ...(entry.group !== null && { group: entry.group }),
     ...(entry.name !== null && { name: entry.name }),
-  };
+    ...(entry.history !== undefined && { history: entry.history }),
+  } as StoredEntry;
 }
 
 // Byte-stable: the same name and entries always give the same text. Directories are sorted by

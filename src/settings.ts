@@ -42,3 +42,17 @@ export function agentProbeBudgetSetting(raw: string | undefined, log: (message: 
   log(`FLEETCOM_AGENT_PROBE_MS='${raw}' is not a whole number of milliseconds; using ${DEFAULT_PROBE_BUDGET_MS}`);
   return DEFAULT_PROBE_BUDGET_MS;
 }
+
+/**
+ * FLEETCOM_HISTORY=on|off: whether each task's history is kept on disk beside the recovery snapshot
+ * and restored by `recover` (docs/recovery.md, History). On by default; history can hold secrets,
+ * so `off` writes none, restores none, and lets the next prune remove what earlier daemons kept.
+ * Anything else is logged and taken as on.
+ */
+export function historySetting(raw: string | undefined, log: (message: string) => void): boolean {
+  const value = raw?.trim().toLowerCase();
+  if (value === undefined || value === "" || value === "on") return true;
+  if (value === "off") return false;
+  log(`FLEETCOM_HISTORY='${raw}' is neither on nor off; keeping history (on)`);
+  return true;
+}

@@ -8,6 +8,7 @@
 // would have done. Reads queue behind a resize in progress, as they queue behind the parser live.
 import type { IDisposable } from "@xterm/headless";
 import { type FinishedState, type TaskScreen, Screen, logicalLinesOfRows, textOfRows } from "./term-screen.ts";
+import { dropTrailingBlankLines } from "./term-lines.ts";
 
 const utf8 = new TextDecoder();
 
@@ -82,6 +83,25 @@ export class FinishedScreen implements TaskScreen {
   logicalLines(): string[] {
     const { rowEnds, wrapped } = this.state;
     return logicalLinesOfRows(rowEnds.length, (y) => this.row(y), (y) => wrapped[y] === 1);
+  }
+
+  /** History as the kept rows hold it: the buffer that showed when the task ended (Screen.historyLines). */
+  historyLines(limit: number): string[] {
+    const lines = dropTrailingBlankLines(this.logicalLines());
+    return limit > 0 ? lines.slice(-limit) : [];
+  }
+
+  /** Colours are not kept as text: the kept screen is replayed into an emulator, as a resize does. */
+  async styledHistoryLines(limit: number): Promise<string[]> {
+    await this.settled;
+    const screen = new Screen({ cols: this.state.cols, rows: this.state.rows, scrollback: this.state.scrollback });
+    try {
+      screen.write(this.state.whole);
+      await screen.flushed();
+      return screen.historyLines(limit, true);
+    } finally {
+      screen.dispose();
+    }
   }
 
   private row(y: number): string {

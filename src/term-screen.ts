@@ -12,6 +12,7 @@
 import xterm, { type IBuffer, type IDisposable, type IModes } from "@xterm/headless";
 import { type Style, serializeRows, sgr } from "./term-serialize.ts";
 import { CSI, ESC, HIDE_CURSOR, SGR_RESET, SHOW_CURSOR } from "./text-ansi.ts";
+import { LineWatch, bufferLines, dropTrailingBlankLines, type Region as ScrollRegion } from "./term-lines.ts";
 import { useFleetcomWidths } from "./term-widths.ts";
 
 export interface ScreenOptions {
@@ -24,10 +25,7 @@ export interface ScreenOptions {
 type CsiParams = (number | number[])[];
 type BufferType = IBuffer["type"];
 /** Rows of a scroll region, 0-based and inclusive; absent means the whole screen. */
-interface Region {
-  top: number;
-  bottom: number;
-}
+type Region = ScrollRegion;
 
 const ALT_SCREEN_MODES = [47, 1047, 1049];
 const MOUSE_ENCODINGS = [1005, 1006, 1015, 1016];
@@ -142,6 +140,10 @@ export interface TaskScreen {
   rowsToCursor(): string[];
   text(lines?: number): string;
   logicalLines(): string[];
+  /** The last `limit` lines of history as plain text (Screen.historyLines). */
+  historyLines(limit: number): string[];
+  /** The same with their colours, after every byte written so far. */
+  styledHistoryLines(limit: number): Promise<string[]>;
   dispose(): void;
 }
 
@@ -365,6 +367,36 @@ export class Screen implements TaskScreen {
       (y) => buffer.getLine(y)?.translateToString(false) ?? "",
       (y) => buffer.getLine(y)?.isWrapped === true,
     );
+  }
+
+  /**
+   * History (`peek --history`, `grep`, the pager, the copy kept on disk): the normal buffer's
+   * scrollback and screen, then the alternate screen while a full-screen program shows one; rows
+   * the terminal wrapped joined into the line the program wrote, blank lines at the end left out,
+   * at most the last `limit` lines. `styled` lines carry their colours (term-serialize.ts styledLine).
+   */
+  historyLines(limit: number, styled = false): string[] {
+    const { normal, active } = this.term.buffer;
+    const cols = this.term.cols;
+    const lines = bufferLines(normal, 0, normal.length, cols, styled);
+    if (active.type === "alternate") {
+      dropTrailingBlankLines(lines);
+      lines.push(...bufferLines(active, active.baseY, active.length, cols, styled));
+    }
+    dropTrailingBlankLines(lines);
+    return limit > 0 ? lines.slice(-limit) : [];
+  }
+
+  styledHistoryLines(limit: number): Promise<string[]> {
+    return this.readAtCurrentPoint(() => this.historyLines(limit, true));
+  }
+
+  /**
+   * For `logs --follow`: the complete lines so far, and every line completed after them, with no
+   * gap and no overlap (term-lines.ts LineWatch). Stop the watch when the follower goes.
+   */
+  followLines(onLine: (line: string) => void): Promise<LineWatch> {
+    return this.readAtCurrentPoint(() => new LineWatch(this.term, () => this.hidden.regions.normal, onLine));
   }
 
   /**

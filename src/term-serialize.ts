@@ -4,7 +4,7 @@
 // and carries the pen across rows and buffers. Here every style change is a complete SGR from
 // reset, and the pen is back to default at the end of every row, so no row depends on another.
 import { CSI, SGR_RESET } from "./text-ansi.ts";
-import type { IBuffer, IBufferCell } from "@xterm/headless";
+import type { IBuffer, IBufferCell, IBufferLine } from "@xterm/headless";
 
 /** The style getters that buffer cells and xterm's current pen both have. */
 export type Style = Pick<
@@ -145,4 +145,38 @@ function wrapInto(x: number, cols: number, repaintTail: string): string {
   let out = `${"-".repeat(tail + 1)}${CSI}D${CSI}X`;
   if (tail > 0) out += `${CSI}A${move(x, "C")}${CSI}${tail}X${repaintTail}${move(x, "D")}${CSI}B`;
   return out;
+}
+
+/**
+ * One logical line (the rows of it the terminal wrapped, in order) as text with its colours, for
+ * history (`peek --history --ansi`, the pager): every style change a complete SGR from reset, the
+ * pen reset at the end, no cursor movement. Unwritten cells are spaces; default-styled blanks at the
+ * end of the last row are left out. `cell` and `pen` are scratch cells.
+ */
+export function styledLine(rows: IBufferLine[], cols: number, cell: IBufferCell, pen: IBufferCell): string {
+  const last = rows.length - 1;
+  let end = cols;
+  while (end > 0) {
+    rows[last]!.getCell(end - 1, cell);
+    const chars = cell.getChars();
+    if ((chars !== "" && chars !== " ") || !cell.isAttributeDefault()) break;
+    end -= 1;
+  }
+  let out = "";
+  let penIsDefault = true;
+  rows.forEach((line, r) => {
+    const stop = r === last ? end : cols;
+    for (let col = 0; col < stop; col++) {
+      line.getCell(col, cell);
+      if (cell.getWidth() === 0) continue; // the right half of a wide character
+      const styleChanges = penIsDefault ? !cell.isAttributeDefault() : !sameStyle(cell, pen);
+      if (styleChanges) {
+        out += cell.isAttributeDefault() ? SGR_RESET : sgr(cell);
+        line.getCell(col, pen);
+        penIsDefault = cell.isAttributeDefault();
+      }
+      out += cell.getChars() || " ";
+    }
+  });
+  return penIsDefault ? out : out + SGR_RESET;
 }

@@ -18,6 +18,7 @@ import type { AttachEnd, TaskInfo } from "./wire-protocol.ts";
 import { stateText } from "./ui-format.ts";
 import { cut } from "./text-width.ts";
 import { TerminalScan } from "./text-scan.ts";
+import { openHistoryInPager } from "./ui-history-pager.ts";
 import { DEFAULT_DETACH_KEY, type DetachKey } from "./ui-attach-settings.ts";
 import { PrefixReader, type AttachInput } from "./ui-attach-input.ts";
 import { StatusRowGuard, statusRowBytes, statusText, taskRegion } from "./ui-attach-status.ts";
@@ -93,6 +94,7 @@ const CHORDS: Record<string, (session: Attachment) => void | Promise<void>> = {
   w: (s) => s.switchTo(s.nextWaiting(), "no other task waits"),
   s: (s) => s.toggleStatus(),
   d: (s) => s.detach(),
+  h: (s) => s.pageHistory(),
 };
 
 /** Attaches until the user detaches or the task ends; chords may move it to other tasks meanwhile. */
@@ -130,6 +132,10 @@ class Attachment {
   private statusDrawn: string | null = null;
   private statusMessage: { text: string; timer: ReturnType<typeof setTimeout> } | null = null;
   private readonly reader: PrefixReader;
+  private readonly onStdin = (chunk: Buffer) => this.reader.push(chunk);
+  /** The pager has the terminal (the `h` chord): what the task prints meanwhile is not drawn. */
+  private paging = false;
+  private over = false;
   private finish!: (outcome: AttachOutcome) => void;
 
   constructor(
@@ -148,6 +154,7 @@ class Attachment {
   async run(ref: string): Promise<AttachOutcome> {
     const { client, stdin, stdout } = this;
     const done = new Promise<AttachOutcome>((resolve) => (this.finish = resolve));
+    void done.then(() => (this.over = true));
     client.handlers = {
       // Stop reading while the terminal is behind, so the daemon sees a slow client and sends a
       // fresh screen later instead of this process buffering the backlog.
@@ -181,17 +188,16 @@ class Attachment {
       throw error;
     }
 
-    const onInput = (chunk: Buffer) => this.reader.push(chunk);
     const onResize = () => this.onResize();
     stdin.setRawMode(true);
-    stdin.on("data", onInput);
+    stdin.on("data", this.onStdin);
     stdin.resume();
     stdout.on("resize", onResize);
 
     const outcome = await done;
     this.reader.dispose();
     if (this.statusMessage) clearTimeout(this.statusMessage.timer);
-    stdin.off("data", onInput);
+    stdin.off("data", this.onStdin);
     stdout.off("resize", onResize);
     if (!this.options.keepRawMode) stdin.setRawMode(false);
     stdin.pause();
@@ -206,6 +212,7 @@ class Attachment {
 
   private onOutput(received: Uint8Array): void {
     const { bytes, switched } = this.screens.push(received);
+    if (this.paging) return;
     if (switched && !this.awaitingRedraw) {
       this.awaitingRedraw = [];
       this.redraw();
@@ -282,6 +289,44 @@ class Attachment {
 
   detach(): void {
     this.finish({ kind: "detached", task: this.info });
+  }
+
+  /**
+   * The task's whole history in $PAGER (ui-history-pager.ts), which gets the terminal as a shell
+   * would give it. Meanwhile the client is detached, so the daemon answers the task's terminal queries
+   * and sends nothing; when the pager quits it attaches again and the daemon draws the screen exactly.
+   */
+  async pageHistory(): Promise<void> {
+    const { stdin, stdout, client } = this;
+    this.paging = true;
+    stdin.off("data", this.onStdin);
+    stdin.setRawMode(false);
+    stdin.pause();
+    stdout.write(RESTORE_TERMINAL);
+    try {
+      await client.request("detach");
+      await openHistoryInPager(client, String(this.info.id));
+    } catch {
+      // the daemon went away: the session ends through `closed`
+    }
+    if (this.over) return;
+    stdout.write(ENTER_ALT_SCREEN);
+    if (this.statusShown) this.showStatusRegion();
+    stdin.setRawMode(true);
+    stdin.on("data", this.onStdin);
+    stdin.resume();
+    this.awaitingRedraw = [];
+    this.paging = false;
+    try {
+      this.info = await client.request("attach", { task: String(this.info.id), ...this.ptySize });
+      // Ended while the pager had the terminal: as if it had ended while attached; rerun meanwhile: keys go to it.
+      if (this.info.state === "exited" && !this.finished) this.finish({ kind: "ended", end: { type: "attach-end", reason: "exited", task: this.info } });
+      else if (this.info.state === "running") this.finished = null;
+    } catch {
+      this.finish({ kind: "ended", end: { type: "attach-end", reason: "removed", task: this.info } });
+    }
+    this.statusDrawn = null;
+    this.drawStatus();
   }
 
   private async rerun(): Promise<void> {

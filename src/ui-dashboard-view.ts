@@ -208,7 +208,7 @@ export function dashboardLines(view: View, columns: number, maxLines: number): s
   for (const line of view.status?.text.split("\n") ?? []) bottom.push(color(fit(printable(line), columns)));
   const line = filterLine(view);
   if (line !== null) bottom.push(paint.cyan(fit(line, columns)));
-  bottom.push(paint.dim(view.peek ? fit("any key returns to the list", columns) : footHint(view, columns)));
+  bottom.push(paint.dim(view.peek ? fit("h pages the whole history · any key returns to the list", columns) : footHint(view, columns)));
   const room = Math.max(1, maxLines - top.length - bottom.length);
   const peekLines = view.peek ? peekBlock(view.peek, columns, Math.max(2, room - Math.max(3, Math.floor(room / 2)))) : [];
   const list = listLines(view, columns, Math.max(1, room - peekLines.length));

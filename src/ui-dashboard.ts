@@ -27,6 +27,7 @@ import { KeyInput, type Key } from "./ui-keys.ts";
 import { printable } from "./text-printable.ts";
 import type { TaskEvent, TaskInfo } from "./wire-protocol.ts";
 import { askLine, PROMPT_ROWS } from "./ui-prompt.ts";
+import { openHistoryInPager } from "./ui-history-pager.ts";
 import { Region } from "./ui-render.ts";
 import { currentDirectory } from "./text-path.ts";
 
@@ -223,8 +224,13 @@ class Dashboard {
 
   private async onKey(key: Key): Promise<void> {
     if (this.away || this.quitting) return;
-    if (this.peek || this.help) {
-      this.peek = null;
+    if (this.peek) {
+      // h: the peeked task's whole history in the pager, then back to the peek; any other key closes it.
+      if (key.name === "char" && key.text === "h") await this.pageHistory(this.peek.id);
+      else this.peek = null;
+      return this.draw();
+    }
+    if (this.help) {
       this.help = false;
       return this.draw();
     }
@@ -399,6 +405,20 @@ class Dashboard {
     const { text } = await this.client.request("peek", { task: String(task.id), lines: rows });
     this.peek = { id: task.id, title: `${task.id} ${printable(label(task))}`, text };
     this.draw();
+  }
+
+  /** The pager has the terminal until it quits (ui-history-pager.ts), as attached mode would. */
+  private async pageHistory(id: number): Promise<void> {
+    this.away = true;
+    this.keys.suspend();
+    try {
+      await openHistoryInPager(this.client, String(id));
+    } catch (error) {
+      this.status = { text: errorMessage(error), error: true };
+    } finally {
+      this.away = false;
+      this.keys.resume();
+    }
   }
 
   /** A line prompt under the list; null when cancelled with Esc. */

@@ -40,7 +40,9 @@ export const opArgs = {
   rename: type({ task: taskRef, name: label }),
   group: type({ task: taskRef, group: label }),
   send: type({ task: taskRef, "text?": "string", "enter?": "boolean", "paste?": "boolean", "keys?": type("string > 0").array().atLeastLength(1) }),
-  peek: type({ task: taskRef, "lines?": "number.integer > 0" }),
+  peek: type({ task: taskRef, "lines?": "number.integer > 0", "history?": "boolean", "ansi?": "boolean" }),
+  history: type({ "tasks?": type(taskRef).array(), "group?": "string" }),
+  logs: type({ task: taskRef, "lines?": "number.integer > 0" }),
   attach: type({ task: taskRef, cols: dimension, rows: dimension }),
   follow: type({ task: taskRef, "lines?": "number.integer > 0" }),
   resize: type({ cols: dimension, rows: dimension }),
@@ -97,6 +99,21 @@ export interface DaemonStatus {
   clients: { connected: number; queuedBytes: number; maxQueuedBytes: number; waitingEvents: number; droppedBehind: number; inputBlocked: number };
   snapshotError: SnapshotError | null;
   snapshotPendingSince: string | null;
+  history: HistoryStatus;
+}
+
+/** The history kept on disk (daemon-history.ts): off or on, writes and bytes so far, the failure of the current streak. */
+export interface HistoryStatus {
+  enabled: boolean;
+  writes: number;
+  bytes: number;
+  error: string | null;
+}
+
+/** One task's history, as `grep` searches it. */
+export interface TaskHistory {
+  task: TaskInfo;
+  lines: string[];
 }
 
 /**
@@ -122,7 +139,12 @@ export interface OpResults {
   rename: TaskInfo;
   group: TaskInfo;
   send: null;
+  /** With `history`, text is the task's history (`lines` of it), else its screen. */
   peek: { text: string; info: TaskInfo };
+  /** The tasks named (all without `tasks`), those in `group` only when given, in fleet order. */
+  history: TaskHistory[];
+  /** Then the task's history as lines, and each line as the task completes it, until an attach-end. */
+  logs: TaskInfo;
   attach: TaskInfo;
   follow: TaskInfo;
   resize: null;
@@ -184,4 +206,13 @@ export interface ScreenFollows {
   type: "screen";
 }
 
-export type DaemonMessage = Reply | TaskEvent | SnapshotNotice | AttachEnd | Welcome | Refusal | ScreenFollows;
+/**
+ * `logs --follow`: this many lines were not sent, because the client had fallen megabytes behind
+ * (daemon-streams.ts). Sent before the next line that is, and before the attach-end.
+ */
+export interface LinesSkipped {
+  type: "skipped";
+  lines: number;
+}
+
+export type DaemonMessage = Reply | TaskEvent | SnapshotNotice | AttachEnd | Welcome | Refusal | ScreenFollows | LinesSkipped;

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { join } from "node:path";
 import { installFakeAgents, type Invocation } from "../harness/agent-fakes.ts";
 import { Fleet, until } from "../harness/fleet.ts";
-import { recoveryDirOf, snapshotFleet } from "../harness/recovery-helpers.ts";
+import { recoveryDirOf, snapshotFleet, snapshotNames } from "../harness/recovery-helpers.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -147,7 +147,8 @@ describe("recovery snapshots", () => {
 
   const snapshotText = () => {
     const dir = recoveryDirOf(fleet);
-    return existsSync(dir) ? readdirSync(dir).map((n) => readFileSync(join(dir, n), "utf8")).join("\n") : "";
+    // The snapshots, not the history directories beside them.
+    return snapshotNames(fleet).map((n) => readFileSync(join(dir, n), "utf8")).join("\n");
   };
 
   test("the periodic check writes the resume form once a conversation is captured after the spawn", async () => {

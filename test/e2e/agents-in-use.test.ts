@@ -6,12 +6,12 @@
 // newly captured conversation at once (B4).
 import { isProcessAlive } from "../../src/platform.ts";
 import { afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { installFakeAgents, type Invocation } from "../harness/agent-fakes.ts";
 import { Fleet, until } from "../harness/fleet.ts";
 import { runFleetcom } from "../harness/helpers.ts";
-import { killProcessGroups, processesWithMarker, recoveryDirOf, snapshotFleet } from "../harness/recovery-helpers.ts";
+import { killProcessGroups, processesWithMarker, recoveryDirOf, snapshotFleet, snapshotNames } from "../harness/recovery-helpers.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const KEY_LOGGER = resolve(import.meta.dir, "../harness/fixtures/key-logger.ts");
@@ -266,7 +266,7 @@ describe("a new conversation reaches the recovery snapshot at once", () => {
     await turn(id);
     const { conversation } = await fleet.waitForTask(id, "to know its thread", (t) => t.conversation !== null);
     const snapshots = recoveryDirOf(fleet);
-    const snapshotHas = (text: string) => existsSync(snapshots) && readdirSync(snapshots).some((n) => readFileSync(join(snapshots, n), "utf8").includes(text));
+    const snapshotHas = (text: string) => snapshotNames(fleet).some((n) => readFileSync(join(snapshots, n), "utf8").includes(text));
     // The minute check is an hour away here: only a capture-triggered pass can write this.
     await until("the snapshot to hold the resume form", () => snapshotHas(`codex resume '${conversation}'`));
 

@@ -141,7 +141,8 @@ describe("snapshots in the daemon", () => {
     await until("a snapshot", () => snapshotWrites(fleet) === 1);
     const status = JSON.parse(await fleet.ok(["status", "--json"]));
     expect(snapshotNames(fleet)).toEqual([snapshotFileName(new Date(status.startedAt), status.pid)]);
-    expect(snapshotDoc().dirs).toEqual({ "~": [{ cmd: "sleep 3600", name: "s" }] });
+    // Each entry carries its task's history key (recipe-history.ts).
+    expect(snapshotDoc().dirs).toEqual({ "~": [{ cmd: "sleep 3600", name: "s", history: "1" }] });
     expect(mode(recoveryDirOf(fleet))).toBe(0o700);
     expect(mode(snapshotFile())).toBe(0o600);
   });
@@ -173,7 +174,7 @@ describe("snapshots in the daemon", () => {
     // --kill runs any pass still pending before the daemon exits, so every pass is done after it. A
     // pass may have run between kill and rm (the tasks exited, still listed); none wrote the empty fleet.
     await fleet.ok(["--kill"]);
-    expect(snapshotDoc().dirs["~"]).toEqual(["sleep 3600", "sleep 3601"]);
+    expect(snapshotDoc().dirs["~"].map((e: { cmd: string }) => e.cmd)).toEqual(["sleep 3600", "sleep 3601"]);
   });
 
   test("a snapshot deleted by hand is rewritten at the next check", async () => {
@@ -183,7 +184,7 @@ describe("snapshots in the daemon", () => {
     const file = snapshotFile();
     unlinkSync(file);
     await until("the snapshot to come back", () => existsSync(file), 20_000);
-    expect(JSON.parse(readFileSync(file, "utf8")).dirs).toEqual({ "~": ["sleep 3600"] });
+    expect(JSON.parse(readFileSync(file, "utf8")).dirs).toEqual({ "~": [{ cmd: "sleep 3600", history: "1" }] });
   });
 
   test("a pass after --kill and a restart goes to the new daemon's own file", async () => {

@@ -102,7 +102,7 @@ describe("start-up imports", () => {
     [...modules].filter((m) => m === "arktype" || m.startsWith("arktype/") || m.startsWith("@xterm/") || m === "term-widths.ts");
   const runner = ["main.ts", "cli.ts", "commands.ts"];
 
-  for (const command of ["ls", "attach", "send", "peek", "run", "kill", "rm", "status", "wait"]) {
+  for (const command of ["ls", "attach", "send", "peek", "logs", "grep", "run", "kill", "rm", "status", "wait"]) {
     test(`fleetcom ${command}`, () => {
       expect(heavy(staticClosure([...runner, `cmd-${command}.ts`]))).toEqual([]);
     });

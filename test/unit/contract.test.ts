@@ -14,6 +14,10 @@ function misuses(c: DaemonClient): unknown[] {
     c.request("rename", { task: "1", name: 3 }),
     // @ts-expect-error: peek answers { text, info }, not a list of tasks
     c.request("peek", { task: "1" }).then((tasks: TaskInfo[]) => tasks),
+    // @ts-expect-error: logs needs the task it follows
+    c.request("logs", {}),
+    // @ts-expect-error: history's tasks are references (strings), not ids
+    c.request("history", { tasks: [1] }),
   ];
 }
 
@@ -21,7 +25,9 @@ function uses(c: DaemonClient): Promise<unknown>[] {
   return [
     c.request("ls").then((tasks: TaskInfo[]) => tasks.map((t) => t.id)),
     c.request("run", { command: "true" }).then(({ id }) => id + 1),
-    c.request("status").then((s) => s.tasks.running),
+    c.request("status").then((s) => s.tasks.running + s.history.writes),
+    c.request("history", { group: "back" }).then((found) => found.map((h) => h.lines.length + h.task.id)),
+    c.request("peek", { task: "1", history: true, ansi: true, lines: 5 }).then(({ text }) => text.length),
   ];
 }
 

@@ -1,0 +1,57 @@
+// `fleetcom logs TASK [--follow] [--lines N]`: the task's history as lines, then, with --follow, each
+// line as the task completes it (term-lines.ts), until it exits. Unlike `peek --follow` it is line
+// based and safe to pipe into a file: every line once, in order, nothing a redraw drew over it.
+// A reader so slow that megabytes wait for it is told how many lines it missed, and exits 1.
+import { defineCommand } from "citty";
+import { DaemonClient } from "./client.ts";
+import { usageError } from "./errors.ts";
+
+export default defineCommand({
+  meta: { name: "logs", description: "Print a task's history as lines; --follow keeps printing each new line" },
+  args: {
+    task: { type: "positional", description: "TASK", required: true },
+    follow: { type: "boolean", alias: "f", description: "Keep printing each line the task completes, until it exits" },
+    lines: { type: "string", alias: "n", valueHint: "N", description: "Start with the last N lines of the history" },
+  },
+  async run({ args }) {
+    const lines = args.lines === undefined ? undefined : Number(args.lines);
+    if (lines !== undefined && (!Number.isInteger(lines) || lines <= 0)) throw usageError(`--lines: expected a positive whole number, got '${args.lines}'`);
+    const client = await DaemonClient.open();
+    try {
+      const missed = args.follow ? await follow(client, args.task, lines) : await history(client, args.task, lines);
+      if (missed > 0) process.exitCode = 1;
+    } finally {
+      client.close();
+    }
+  },
+});
+
+async function history(client: DaemonClient, task: string, lines: number | undefined): Promise<number> {
+  const { text } = await client.request("peek", { task, history: true, ...(lines ? { lines } : {}) });
+  process.stdout.write(text.length ? `${text}\n` : "");
+  return 0;
+}
+
+/** Returns how many lines the daemon could not send. */
+async function follow(client: DaemonClient, task: string, lines: number | undefined): Promise<number> {
+  let missed = 0;
+  const ended = new Promise<void>((resolve) => {
+    client.handlers = {
+      // The lines come as UTF-8 text already: written as they are, at the pace stdout takes them.
+      data: (bytes) => {
+        if (process.stdout.write(bytes)) return;
+        client.pause();
+        process.stdout.once("drain", () => client.resume());
+      },
+      skipped: (count) => {
+        missed += count;
+        process.stderr.write(`fleetcom: logs: ${count} line(s) skipped: this reader fell too far behind\n`);
+      },
+      attachEnd: () => resolve(),
+      closed: () => resolve(),
+    };
+  });
+  await client.request("logs", { task, ...(lines ? { lines } : {}) });
+  await ended;
+  return missed;
+}

@@ -1,0 +1,160 @@
+// Each task's history on disk, beside the recovery snapshot (docs/recovery.md, History), so that a
+// crash or a reboot loses at most the last few seconds of what the fleet printed; and reading it
+// back for a recovered task.
+//
+// INVARIANTS: the output path pays nothing but the task's `historyDirty = true`; the history comes
+// from the emulator (or the kept screen of a finished task), never from the stream. A task's file is
+// written at most once per interval (one pass at a time walks the tasks that printed since), off
+// the event loop (gzip, then the atomic write: temp file, fsync, rename), so a file is always whole:
+// the old history or the new one. Files are 0600 in a 0700 directory; a removed task's file goes
+// with it; the directory goes with its snapshot (daemon-snapshots.ts prunes both).
+import { lstat, readFile } from "node:fs/promises";
+import { unlinkSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { gunzip, gzip } from "node:zlib";
+import { describeFsError, removeStaleTempFiles, writeFileAtomicAsync } from "./atomic-write.ts";
+import type { Task } from "./daemon-task.ts";
+import { errorMessage } from "./errors.ts";
+import { MAX_HISTORY_FILE_BYTES, decodeHistory, encodeHistory, historyDirName, historyFileName, type RestoredHistory } from "./recipe-history.ts";
+import { snapshotFileName } from "./recipe-snapshot-rules.ts";
+import { ensurePrivateDir } from "./recipe-sessions.ts";
+import { msSetting } from "./daemon-snapshots.ts";
+import { recoveryDir } from "./paths.ts";
+import type { HistoryStatus } from "./wire-protocol.ts";
+
+const gzipAsync = promisify(gzip);
+const gunzipAsync = promisify(gunzip);
+
+/** Never more than one write per task in this long (FLEETCOM_HISTORY_INTERVAL_MS, for tests). */
+export const DEFAULT_HISTORY_INTERVAL_MS = 5_000;
+
+export interface HistorySource {
+  readonly startedAt: Date;
+  all(): Iterable<Task>;
+  /** Whether this very task is still in the fleet. */
+  holds(task: Task): boolean;
+}
+
+export interface HistoryWriterOptions {
+  /** The recovery directory; the history directory is made inside it. */
+  recoveryDir: string;
+  intervalMs: number;
+  log(message: string): void;
+}
+
+export class HistoryWriter {
+  readonly dir: string;
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private pass: Promise<void> | null = null;
+  private writes = 0;
+  private bytes = 0;
+  private error: string | null = null;
+  private sweptTemps = false;
+
+  constructor(
+    private readonly source: HistorySource,
+    private readonly options: HistoryWriterOptions,
+  ) {
+    this.dir = join(options.recoveryDir, historyDirName(snapshotFileName(source.startedAt, process.pid)));
+  }
+
+  start(): this {
+    this.timer = setInterval(() => void this.flush(), this.options.intervalMs);
+    this.timer.unref?.();
+    return this;
+  }
+
+  /** Writes every task that printed since its last write; a pass already running is waited for instead. */
+  flush(): Promise<void> {
+    this.pass ??= this.writeChanged().finally(() => (this.pass = null));
+    return this.pass;
+  }
+
+  /** A clean stop keeps what the tasks printed last: the pass in flight, then one more. */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.pass;
+    await this.flush();
+  }
+
+  /** A removed task's history goes with it (it can hold secrets, and no snapshot names it any more). */
+  remove(task: Task): void {
+    try {
+      unlinkSync(this.fileOf(task));
+    } catch {
+      // never written, or already gone
+    }
+  }
+
+  status(): HistoryStatus {
+    return { enabled: true, writes: this.writes, bytes: this.bytes, error: this.error };
+  }
+
+  private fileOf(task: Task): string {
+    return join(this.dir, historyFileName(String(task.id)));
+  }
+
+  private async writeChanged(): Promise<void> {
+    for (const task of [...this.source.all()]) {
+      if (!task.historyDirty) continue;
+      task.historyDirty = false;
+      try {
+        await this.write(task);
+        if (this.error) this.options.log("history written again");
+        this.error = null;
+      } catch (error) {
+        // Tried again at the task's next output; the daemon never stops over history.
+        task.historyDirty = true;
+        if (this.error === null) this.options.log(`history write failed: ${errorMessage(error)}`);
+        this.error = errorMessage(error);
+      }
+    }
+  }
+
+  private async write(task: Task): Promise<void> {
+    const lines = await task.history();
+    if (!this.source.holds(task)) return;
+    const packed = await gzipAsync(encodeHistory(lines, new Date()));
+    ensurePrivateDir(this.dir, "history directory");
+    if (!this.sweptTemps) {
+      removeStaleTempFiles(this.dir);
+      this.sweptTemps = true;
+    }
+    const file = this.fileOf(task);
+    await writeFileAtomicAsync(file, packed);
+    // Removed while it was being written: remove() ran before the rename.
+    if (!this.source.holds(task)) return this.remove(task);
+    this.writes += 1;
+    this.bytes += packed.length;
+  }
+}
+
+/** What the daemon reports when history is off. */
+export const HISTORY_OFF: HistoryStatus = { enabled: false, writes: 0, bytes: 0, error: null };
+
+/**
+ * A history file written by some supervisor, for a recovered task: its lines and when they were
+ * written, or why there are none (missing, damaged, not one of ours). Never throws: a recovery goes
+ * on without the history it cannot read.
+ */
+export async function readHistoryFile(path: string): Promise<{ history: RestoredHistory } | { problem: string }> {
+  try {
+    const stat = await lstat(path);
+    if (!stat.isFile()) return { problem: "not a regular file" };
+    if (stat.size > MAX_HISTORY_FILE_BYTES) return { problem: `too large (${stat.size} bytes)` };
+    const text = new TextDecoder().decode(await gunzipAsync(await readFile(path), { maxOutputLength: MAX_HISTORY_FILE_BYTES }));
+    const history = decodeHistory(text);
+    return history ? { history } : { problem: "not a fleetcom history file" };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { problem: "missing" };
+    return { problem: `unreadable: ${describeFsError(error)}` };
+  }
+}
+
+/** Hooks a writer onto a supervisor, in its environment's recovery directory, at FLEETCOM_HISTORY_INTERVAL_MS (tests) or every five seconds. */
+export function startHistory(source: HistorySource, env: Record<string, string | undefined>, log: (message: string) => void): HistoryWriter {
+  const intervalMs = msSetting(env, "FLEETCOM_HISTORY_INTERVAL_MS", DEFAULT_HISTORY_INTERVAL_MS, log);
+  return new HistoryWriter(source, { recoveryDir: recoveryDir(env), intervalMs, log }).start();
+}

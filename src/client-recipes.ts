@@ -17,7 +17,14 @@ export interface LoadResult {
   file: string;
   started: number[];
   skipped: number;
+  /** Entries a running task already stands for (sessions.md): not started again unless `again`. */
+  alreadyRunning: number;
   dropped: number;
+}
+
+export interface LoadOptions {
+  /** Start entries even when a running task already stands for them (`load --again`). */
+  again?: boolean;
 }
 
 /**
@@ -26,22 +33,25 @@ export interface LoadResult {
  */
 export const LOAD_CHUNK_BYTES = 1024 * 1024;
 
-// The daemon starts one task per entry, skipping entries whose directory is missing.
-export async function startRecipe(recipe: LoadedRecipe): Promise<LoadResult> {
+// The daemon starts one task per entry, skipping entries whose directory is missing and, unless
+// `again`, entries already running.
+export async function startRecipe(recipe: LoadedRecipe, options: LoadOptions = {}): Promise<LoadResult> {
   if (recipe.entries.length === 0) {
     throw new UserError(`nothing to load: ${printable(recipe.file)} holds no command (${recipe.dropped} dropped)`);
   }
   const chunks = loadChunks(recipe.entries, recipe.file);
-  const { started, skipped } = await withDaemon(async (c) => {
-    const total = { started: [] as number[], skipped: 0 };
+  const { started, skipped, alreadyRunning } = await withDaemon(async (c) => {
+    const total = { started: [] as number[], skipped: 0, alreadyRunning: 0 };
     for (const entries of chunks) {
-      const part = await c.request("load", { entries });
+      // What an earlier part started is this load's own, never "already running" for a later part.
+      const part = await c.request("load", { entries, again: options.again ?? false, earlier: [...total.started] });
       total.started.push(...part.started);
       total.skipped += part.skipped;
+      total.alreadyRunning += part.alreadyRunning;
     }
     return total;
   });
-  return { name: recipe.displayName, file: recipe.file, started, skipped, dropped: recipe.dropped };
+  return { name: recipe.displayName, file: recipe.file, started, skipped, alreadyRunning, dropped: recipe.dropped };
 }
 
 /** Entries in request-sized runs, in order; an entry no request could carry is refused up front. */
@@ -66,10 +76,16 @@ export function loadChunks(entries: RecipeEntry[], file: string, budget = LOAD_C
   return chunks;
 }
 
-export async function loadAndDescribe(recipe: LoadedRecipe, json = false): Promise<string> {
-  const result = await startRecipe(recipe);
+export async function loadAndDescribe(recipe: LoadedRecipe, json = false, options: LoadOptions = {}): Promise<string> {
+  const result = await startRecipe(recipe, options);
   if (json) return JSON.stringify(result);
-  const counts = `${result.skipped} skipped (missing directory), ${result.dropped} dropped`;
+  return loadSummary(result);
+}
+
+/** `loaded 'work': 2 task(s), 3 already running (--again starts them), 0 skipped (missing directory), 0 dropped`. */
+export function loadSummary(result: LoadResult): string {
+  const running = result.alreadyRunning > 0 ? `${result.alreadyRunning} already running (--again starts them), ` : "";
+  const counts = `${running}${result.skipped} skipped (missing directory), ${result.dropped} dropped`;
   return `loaded '${printable(result.name)}': ${result.started.length} task(s), ${counts}`;
 }
 

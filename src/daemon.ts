@@ -17,7 +17,8 @@ import { flagsNeeded, savedCommands } from "./agent-run.ts";
 import { UserError, errorMessage } from "./errors.ts";
 import { isDirectory } from "./files.ts";
 import { label, normalizeGroup, normalizeName } from "./recipe-labels.ts";
-import { type Escapee, hello as helloSchema, opArgs, request as requestSchema, type DaemonStatus, type RecipeEntry, type Request, type SnapshotError, type TaskInfo } from "./wire-protocol.ts";
+import { alreadyRunning, type RunningTask } from "./daemon-duplicates.ts";
+import { type Escapee, hello as helloSchema, opArgs, type OpResult, request as requestSchema, type DaemonStatus, type RecipeEntry, type Request, type SnapshotError, type TaskInfo } from "./wire-protocol.ts";
 import { runNotifier } from "./daemon-notifier.ts";
 import { commandTooLong } from "./recipe.ts";
 import { runtimeDir, socketPath } from "./paths.ts";
@@ -234,22 +235,30 @@ export class Daemon implements TaskListener, ConnectionHandler {
 
 
   /**
-   * Starts every entry whose directory exists, a few at a time: spawning is synchronous (~10 ms
-   * each), so between turns the daemon serves its other clients. The reply comes when all are started.
+   * Starts every entry whose directory exists and that no running task already stands for (unless
+   * `again`), a few at a time: spawning is synchronous (~10 ms each), so between turns the daemon
+   * serves its other clients. The reply comes when all are started. `earlier`: tasks an earlier
+   * request of the same load started, which are never taken for entries of this one.
    */
-  async load(peer: Peer, entries: RecipeEntry[]): Promise<{ started: number[]; skipped: number }> {
+  async load(peer: Peer, entries: RecipeEntry[], options: { again?: boolean; earlier?: readonly number[] } = {}): Promise<OpResult<"load">> {
     for (const e of entries) {
       const tooLong = commandTooLong(e.cmd);
       if (tooLong) throw new UserError(tooLong);
     }
     // Every agent binary is asked which flags it takes at once, so the recipe then starts in order.
     await Promise.all(entries.filter((e) => isDirectory(e.dir)).map((e) => this.prepareAgent(peer, e.cmd, e.dir)));
+    const duplicate = options.again ? entries.map(() => false) : alreadyRunning(entries, this.runningForLoad(new Set(options.earlier)));
     const started: number[] = [];
     let skipped = 0;
+    let running = 0;
     const dirs = new Map<string, boolean>();
     let work = 0;
-    for (const e of entries) {
+    for (const [i, e] of entries.entries()) {
       if (this.stopping) break;
+      if (duplicate[i]) {
+        running += 1;
+        continue;
+      }
       let exists = dirs.get(e.dir);
       if (exists === undefined) dirs.set(e.dir, (exists = isDirectory(e.dir)));
       if (!exists) {
@@ -264,7 +273,20 @@ export class Daemon implements TaskListener, ConnectionHandler {
         await new Promise((resolve) => setImmediate(resolve));
       }
     }
-    return { started, skipped };
+    return { started, skipped, alreadyRunning: running };
+  }
+
+  /** The running tasks as a load compares them with its entries: as typed and as a save would store them. */
+  private runningForLoad(earlier: ReadonlySet<number>): RunningTask[] {
+    const tasks = [...this.tasks.values()].filter((t) => t.running && !earlier.has(t.id));
+    const saved = savedCommands(tasks);
+    return tasks.map((t, i) => ({
+      dir: t.cwd,
+      group: t.group,
+      name: t.name,
+      commands: [t.command, saved[i]!],
+      conversation: t.agent ? (t.agent.known() ?? t.agent.storedMatch()) : null,
+    }));
   }
 
   spawn(peer: Peer, command: string, cwd: string, group: string | null, name: string | null): Task {

@@ -32,7 +32,7 @@ export const opArgs = {
   detach: type({}),
   redraw: type({}),
   run: type({ command: "string > 0", "cwd?": "string", "group?": label, "name?": label }),
-  load: type({ entries: recipeEntry.array() }),
+  load: type({ entries: recipeEntry.array(), "again?": "boolean", "earlier?": "number.integer[]" }),
   kill: type({ tasks: type(taskRef).array().atLeastLength(1) }),
   rm: type({ tasks: type(taskRef).array().atLeastLength(1) }),
   rerun: type({ task: taskRef }),
@@ -113,7 +113,8 @@ export interface OpResults {
   detach: null;
   redraw: null;
   run: { id: number };
-  load: { started: number[]; skipped: number };
+  /** `skipped`: entries whose directory is missing; `alreadyRunning`: entries a running task stands for (sessions.md). */
+  load: { started: number[]; skipped: number; alreadyRunning: number };
   kill: { killed: number[]; escaped: Escapee[] };
   rm: { removed: number[]; escaped: Escapee[] };
   /** `notice`: what fleetcom did instead of the saved resume form, when it could not resume. */

@@ -18,7 +18,7 @@ export default defineCommand({
     if (!args.target) {
       if (args["dry-run"]) throw usageError("load: --dry-run needs a session NAME or a FILE.json");
       const { pickAndLoad } = await import("./ui-picker-sessions.ts");
-      return pickAndLoad("saved", args.json);
+      return pickAndLoad("saved", args.json, { again: args.again });
     }
     const [{ loadRecipe }, { loadAndDescribe, printDryRun }] = await Promise.all([import("./recipe-sessions.ts"), import("./client-recipes.ts")]);
     const recipe = loadRecipe(args.target, currentDirectory());

@@ -23,7 +23,7 @@ import { runNotifier } from "./daemon-notifier.ts";
 import { commandTooLong } from "./recipe.ts";
 import { runtimeDir, socketPath } from "./paths.ts";
 import { PROTOCOL_VERSION } from "./wire-framing.ts";
-import type { SnapshotState } from "./daemon-snapshots.ts";
+import type { SnapshotRecipe, SnapshotState } from "./daemon-snapshots.ts";
 import { Task, type TaskListener } from "./daemon-task.ts";
 import { resolveTaskRef } from "./task-ref.ts";
 import { agentProbeBudgetSetting, HANDSHAKE_TIMEOUT_MS } from "./settings.ts";
@@ -55,6 +55,8 @@ export class Daemon implements TaskListener, ConnectionHandler {
   /** Clients dropped for not reading what was queued for them (status reports it). */
   private droppedBehind = 0;
   private stopping: Promise<void> | null = null;
+  /** What ran when the teardown began: the stop ends them, but a recovery must start them again. */
+  private runningAtStop: Set<Task> | null = null;
   private readonly agents = new AgentNamespace(runtimeDir(), (id, run) => this.agentFilesChanged(id, run));
   private readonly probe: FlagProbe;
   readonly typist = new Typist();
@@ -355,6 +357,19 @@ export class Daemon implements TaskListener, ConnectionHandler {
     return tasks.map((t, i) => ({ dir: t.cwd, cmd: commands[i]!, group: t.group, name: t.name }));
   }
 
+  /**
+   * What a recovery snapshot stores: the recipe of the running tasks, and apart from it the tasks
+   * that have finished, which a recovery must not start again (recovery.md).
+   */
+  snapshotRecipe(): SnapshotRecipe {
+    const tasks = [...this.tasks.values()];
+    const commands = savedCommands(tasks);
+    const split: SnapshotRecipe = { running: [], finished: [] };
+    const running = (t: Task) => t.running || (this.runningAtStop?.has(t) ?? false);
+    tasks.forEach((t, i) => (running(t) ? split.running : split.finished).push({ dir: t.cwd, cmd: commands[i]!, group: t.group, name: t.name }));
+    return split;
+  }
+
   /** Whether this very task is still in the fleet (a rerun may wait while someone removes it). */
   holds(task: Task): boolean {
     return this.tasks.get(task.id) === task;
@@ -399,6 +414,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
   /** The one teardown: TERM every task's group, KILL after the grace period, then let go. */
   stop(): Promise<void> {
     this.events.stop();
+    this.runningAtStop ??= new Set([...this.tasks.values()].filter((t) => t.running));
     this.stopping ??= (async () => {
       for (const peer of this.peers.values()) if (peer.attached) peer.conn.send({ type: "attach-end", reason: "shutdown", task: peer.attached.info() });
       await Promise.all([...this.tasks.values()].map((t) => t.terminate()));

@@ -282,13 +282,12 @@ class Dashboard {
   }
 
   private async openSessions(): Promise<void> {
-    const { pickSession } = await import("./ui-picker-sessions.ts");
-    const { loadAndDescribe } = await import("./client-recipes.ts");
+    const { describePicked, pickSession } = await import("./ui-picker-sessions.ts");
     this.away = true;
     try {
       const picked = await pickSession({ start: "saved", region: this.region, keys: this.keys, reserve: PROMPT_ROWS });
       if (!picked) return;
-      const summary = await loadAndDescribe(picked.recipe);
+      const summary = await describePicked(picked);
       const hint = picked.kind === "recovery" ? "\npress w (or run fleetcom save NAME) to keep this fleet under a permanent name" : "";
       this.status = { text: `${summary}${hint}`, error: false };
     } catch (error) {

@@ -165,9 +165,11 @@ describe("snapshots in the daemon", () => {
     const a = await fleet.run("sleep 3600");
     const b = await fleet.run("sleep 3601");
     await until("a snapshot of both tasks", () => snapshotWrites(fleet) >= 1 && snapshotDoc().dirs["~"]?.length === 2);
+    await fleet.ok(["kill", String(a), String(b)]);
+    // Killed, they are finished: the snapshot records them apart, so a recovery does not start them.
+    await until("a snapshot of both as finished", () => snapshotDoc().finished?.["~"]?.length === 2);
     const before = readFileSync(snapshotFile(), "utf8");
     const writes = snapshotWrites(fleet);
-    await fleet.ok(["kill", String(a), String(b)]);
     await fleet.ok(["rm", String(a), String(b)]);
     expect(await fleet.ls()).toEqual([]);
     // --kill runs any pass still pending before the daemon exits, so every pass is done after it.

@@ -31,6 +31,8 @@ export interface LoadResult {
 export interface LoadOptions {
   /** Start entries even when a running task already stands for them (`load --again`). */
   again?: boolean;
+  /** The recovery snapshot's file name: a recovery of the lost previous fleet clears the crash notice. */
+  snapshot?: string;
 }
 
 /**
@@ -49,17 +51,18 @@ export async function startRecipe(recipe: LoadedRecipe, options: LoadOptions = {
     throw new UserError(`nothing to load: ${printable(recipe.file)} holds no command (${recipe.dropped} dropped)`);
   }
   const chunks = loadChunks(recipe.entries, recipe.file);
+  // A recovery is the remedy the crash notice names: it does not ask to be told of it.
   const { started, skipped, alreadyRunning } = await withDaemon(async (c) => {
     const total = { started: [] as number[], skipped: 0, alreadyRunning: 0 };
     for (const entries of chunks) {
       // What an earlier part started is this load's own, never "already running" for a later part.
-      const part = await c.request("load", { entries, again: options.again ?? false, earlier: [...total.started] });
+      const part = await c.request("load", { entries, again: options.again ?? false, earlier: [...total.started], ...(options.snapshot !== undefined && { snapshot: options.snapshot }) });
       total.started.push(...part.started);
       total.skipped += part.skipped;
       total.alreadyRunning += part.alreadyRunning;
     }
     return total;
-  });
+  }, { notices: options.snapshot === undefined });
   return { name: recipe.displayName, file: recipe.file, started, skipped, alreadyRunning, finished, dropped: recipe.dropped };
 }
 
@@ -102,7 +105,7 @@ export function loadSummary(result: LoadResult): string {
 /** The running supervisor's status, or null when none runs; never starts one. */
 export async function runningDaemonStatus(): Promise<DaemonStatus | null> {
   try {
-    return await withDaemon((c) => c.request("status"), { autostart: false });
+    return await withDaemon((c) => c.request("status"), { autostart: false, notices: false });
   } catch (error) {
     if (error instanceof UserError && error.exitCode === EXIT.unreachable) return null;
     throw error;
@@ -123,7 +126,7 @@ export async function recoverAndDescribe(recipe: LoadedRecipe, json = false, opt
   if (!options.again && isOwnSnapshot(recipe.file, ownSnapshotName(await runningDaemonStatus()))) {
     throw new UserError(`${printable(basename(recipe.file))} is this fleet's own snapshot (this fleet, running): its tasks are the ones running now, so nothing was started; --again starts them a second time`);
   }
-  return loadAndDescribe(recipe, json, options);
+  return loadAndDescribe(recipe, json, { ...options, snapshot: basename(recipe.file) });
 }
 
 export function printDryRun(recipe: LoadedRecipe, json = false): void {

@@ -11,7 +11,8 @@ import { closeSync, openSync, readFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { EXIT, UserError } from "./errors.ts";
-import type { AttachEnd, DaemonMessage, Op, OpArgs, OpResult, Reply, SnapshotNotice, TaskEvent } from "./wire-protocol.ts";
+import type { AttachEnd, CrashChange, CrashNotice, DaemonMessage, Notices, Op, OpArgs, OpResult, Reply, SnapshotNotice, TaskEvent } from "./wire-protocol.ts";
+import { age } from "./text-age.ts";
 import { LOCK_NAME, LOG_NAME, SOCKET_NAME, logPath, runtimeDir } from "./paths.ts";
 import { printable } from "./text-printable.ts";
 import { currentDirectory } from "./text-path.ts";
@@ -28,6 +29,8 @@ export interface ClientHandlers {
   event?(event: TaskEvent): void;
   /** Recovery snapshots started (error) or stopped (null) failing; subscribed clients only. */
   snapshot?(notice: SnapshotNotice): void;
+  /** The lost previous fleet was recovered (crash: null); subscribed clients only. */
+  crash?(change: CrashChange): void;
   data?(bytes: Uint8Array): void;
   attachEnd?(end: AttachEnd): void;
   /** The next data is a whole screen of the attached task (wire-protocol.ts ScreenFollows). */
@@ -44,10 +47,16 @@ export class DaemonClient {
 
   private constructor(private readonly socket: Socket) {}
 
-  static async open(options: { autostart?: boolean; size?: { cols: number; rows: number } } = {}): Promise<DaemonClient> {
+  /**
+   * `notices`: the daemon's one-time notices (a lost previous fleet, config problems) go to the first
+   * client that asks. By default they are printed on stderr; false does not ask (status, which shows
+   * them itself; recover, which is the remedy); a function takes them (the dashboard's header).
+   */
+  static async open(options: { autostart?: boolean; size?: { cols: number; rows: number }; notices?: boolean | ((notices: Notices) => void) } = {}): Promise<DaemonClient> {
     const socket = await connectSocket(options.autostart ?? true);
     const client = new DaemonClient(socket);
-    await client.handshake(options.size ?? terminalSize());
+    const notices = options.notices ?? true;
+    await client.handshake(options.size ?? terminalSize(), notices === false ? null : notices === true ? printNotices : notices);
     return client;
   }
 
@@ -73,11 +82,12 @@ export class DaemonClient {
     }
   }
 
-  private handshake(size: { cols: number; rows: number }): Promise<void> {
+  private handshake(size: { cols: number; rows: number }, onNotices: ((notices: Notices) => void) | null = null): Promise<void> {
     return new Promise((resolve, reject) => {
       this.onGreeting = (message) => {
         if (message.type === "welcome") {
           this.daemonPid = message.pid;
+          if (message.notices && onNotices) onNotices(message.notices);
           resolve();
         } else if (message.type === "refused") reject(new UserError(message.error, EXIT.unreachable));
       };
@@ -85,7 +95,7 @@ export class DaemonClient {
       this.socket.on("close", () => this.onClosed(reject));
       this.socket.on("error", () => {});
       const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
-      this.send({ type: "hello", protocol: PROTOCOL_VERSION, version: VERSION, cwd: currentDirectory(), env, ...size });
+      this.send({ type: "hello", protocol: PROTOCOL_VERSION, version: VERSION, cwd: currentDirectory(), env, ...size, ...(onNotices && { notices: true }) });
     });
   }
 
@@ -105,6 +115,7 @@ export class DaemonClient {
       } else if (message.type === "reply") this.settle(message);
       else if (message.type === "event") this.handlers.event?.(message);
       else if (message.type === "snapshot") this.handlers.snapshot?.(message);
+      else if (message.type === "crash") this.handlers.crash?.(message);
       else if (message.type === "attach-end") this.handlers.attachEnd?.(message);
       else if (message.type === "screen") this.handlers.screen?.();
     }
@@ -156,6 +167,17 @@ export class DaemonClient {
     this.socket.end();
     this.socket.unref();
   }
+}
+
+/** `the previous fleet (5 tasks, autosaved 3m ago) ended unexpectedly — fleetcom recover --latest` */
+export function crashNoticeText(notice: CrashNotice, now = Date.now()): string {
+  const tasks = `${notice.tasks} task${notice.tasks === 1 ? "" : "s"}`;
+  return `the previous fleet (${tasks}, autosaved ${age(notice.writtenAt, now)} ago) ended unexpectedly — ${notice.recover}`;
+}
+
+function printNotices(notices: Notices): void {
+  const lines = [...(notices.crash ? [crashNoticeText(notices.crash)] : []), ...notices.config.map((p) => `warning: ${p}`)];
+  for (const line of lines) process.stderr.write(`fleetcom: ${printable(line)}\n`);
 }
 
 export function terminalSize(): { cols: number; rows: number } {
@@ -275,7 +297,7 @@ function startDaemon(dirPath: string): void {
 }
 
 /** Opens a connection for one command's worth of requests and always closes it. */
-export async function withDaemon<T>(work: (client: DaemonClient) => Promise<T>, options: { autostart?: boolean } = {}): Promise<T> {
+export async function withDaemon<T>(work: (client: DaemonClient) => Promise<T>, options: { autostart?: boolean; notices?: boolean } = {}): Promise<T> {
   const client = await DaemonClient.open(options);
   try {
     return await work(client);

@@ -50,10 +50,12 @@ export async function openDashboard(request: DashboardRequest): Promise<number> 
     console.log(end === "quit" ? "[stopped the daemon and every task]" : `[detached: ${running} task(s) still running]`);
     return 0;
   }
-  const { handshakeTimeoutSetting, scrollbackSetting } = await import("./settings.ts");
+  const { daemonOptions, handshakeTimeoutSetting, loadSettings } = await import("./settings.ts");
   const { startSupervisor } = await import("./daemon-supervisor.ts");
+  const settings = loadSettings();
+  for (const problem of settings.problems) logToFile(problem);
   const supervisor = await startSupervisor({
-    scrollback: scrollbackSetting(undefined, process.env.FLEETCOM_SCROLLBACK, logToFile),
+    ...daemonOptions(settings),
     handshakeTimeoutMs: handshakeTimeoutSetting(process.env.FLEETCOM_HANDSHAKE_TIMEOUT_MS, logToFile),
     log: logToFile,
   });

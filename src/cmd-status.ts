@@ -1,6 +1,6 @@
 // `fleetcom status`: never starts a daemon; "not running" is exit 3.
 import { defineCommand } from "citty";
-import { DaemonClient } from "./client.ts";
+import { crashNoticeText, DaemonClient } from "./client.ts";
 import { EXIT, UserError } from "./errors.ts";
 import type { DaemonStatus } from "./wire-protocol.ts";
 import { runtimeDir, sessionDir, socketPath } from "./paths.ts";
@@ -12,7 +12,7 @@ export default defineCommand({
   async run({ args }) {
     let status: DaemonStatus;
     try {
-      const client = await DaemonClient.open({ autostart: false });
+      const client = await DaemonClient.open({ autostart: false, notices: false });
       status = await client.request("status");
       client.close();
     } catch (error) {
@@ -32,6 +32,7 @@ export default defineCommand({
         `sessions  ${printable(full.sessionDir)}`,
         `tasks     ${status.tasks.total} (${status.tasks.running} running)`,
         ...(status.snapshotError ? [`snapshots FAILING since ${status.snapshotError.since}: ${printable(status.snapshotError.message)}`] : []),
+        ...(status.crash ? [`previous  ${printable(crashNoticeText(status.crash))}`] : []),
       ].join("\n"),
     );
   },

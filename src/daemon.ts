@@ -18,7 +18,8 @@ import { UserError, errorMessage } from "./errors.ts";
 import { isDirectory } from "./files.ts";
 import { label, normalizeGroup, normalizeName } from "./recipe-labels.ts";
 import { alreadyRunning, type RunningTask } from "./daemon-duplicates.ts";
-import { type Escapee, hello as helloSchema, opArgs, type OpResult, request as requestSchema, type DaemonStatus, type RecipeEntry, type Request, type SnapshotError, type TaskInfo } from "./wire-protocol.ts";
+import type { Settings } from "./settings.ts";
+import { type CrashNotice, type DaemonSettings, type Escapee, type Hello, hello as helloSchema, type Notices, opArgs, type OpResult, request as requestSchema, type DaemonStatus, type RecipeEntry, type Request, type SnapshotError, type TaskInfo } from "./wire-protocol.ts";
 import { runNotifier } from "./daemon-notifier.ts";
 import { commandTooLong } from "./recipe.ts";
 import { runtimeDir, socketPath } from "./paths.ts";
@@ -37,6 +38,12 @@ const CHECKS_PER_SPAWN = CHECKS_PER_TURN / 4;
 
 export interface DaemonOptions {
   scrollback: number;
+  /** The command run when a task starts needing attention (settings.ts); FLEETCOM_NOTIFY when not given. */
+  notify?: string | null;
+  /** How long a running task stays quiet before it is idle (default IDLE_AFTER_MS). */
+  idleMs?: number;
+  /** What the daemon settled on at start, for `status` and `fleetcom config`. */
+  settings?: Settings;
   /** A connection that has not sent its hello by then is dropped (default HANDSHAKE_TIMEOUT_MS). */
   handshakeTimeoutMs?: number;
   log(message: string): void;
@@ -67,6 +74,12 @@ export class Daemon implements TaskListener, ConnectionHandler {
   onRecipeChange: () => void = () => {};
   /** What the recovery snapshot writer last reported (daemon-snapshots.ts). */
   private snapshot: SnapshotState = { error: null, pendingSince: null };
+  /** The previous fleet of this runtime directory, lost and not yet recovered (daemon-clean-stop.ts). */
+  private crash: CrashNotice | null = null;
+  /** One-time notices go to the first client that asks for them. */
+  private noticesTold = false;
+  /** Called when a recovery of the lost fleet's snapshot clears the crash notice. */
+  onCrashCleared: () => void = () => {};
 
   constructor(readonly options: DaemonOptions) {
     const budgetMs = agentProbeBudgetSetting(process.env.FLEETCOM_AGENT_PROBE_MS, options.log);
@@ -136,7 +149,28 @@ export class Daemon implements TaskListener, ConnectionHandler {
     peer.hello = parsed;
     if (peer.handshakeTimer) clearTimeout(peer.handshakeTimer);
     peer.handshakeTimer = null;
-    peer.conn.send({ type: "welcome", protocol: PROTOCOL_VERSION, version: VERSION, pid: process.pid });
+    peer.conn.send({ type: "welcome", protocol: PROTOCOL_VERSION, version: VERSION, pid: process.pid, ...this.noticesFor(parsed) });
+  }
+
+  /** The one-time notices, for the first client that asks: a lost previous fleet, config problems. */
+  private noticesFor(hello: Hello): { notices?: Notices } {
+    const config = this.options.settings?.problems ?? [];
+    if (!hello.notices || this.noticesTold || (this.crash === null && config.length === 0)) return {};
+    this.noticesTold = true;
+    return { notices: { crash: this.crash, config } };
+  }
+
+  /** Set once at start, before the first client is accepted. */
+  setCrash(notice: CrashNotice | null): void {
+    this.crash = notice;
+  }
+
+  /** A load of the lost fleet's snapshot clears the notice, for good. */
+  private recovered(snapshot: string): void {
+    if (this.crash?.snapshot !== snapshot) return;
+    this.crash = null;
+    this.onCrashCleared();
+    for (const peer of this.peers.values()) if (peer.subscribed) peer.conn.sendEvent({ type: "crash", crash: null });
   }
 
   private async dispatch(peer: Peer, req: Request): Promise<void> {
@@ -214,7 +248,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
     if (!this.tasks.has(task.id)) return;
     const info = task.info();
     this.events.broadcast("changed", info);
-    const command = process.env.FLEETCOM_NOTIFY;
+    const command = this.options.notify === undefined ? process.env.FLEETCOM_NOTIFY : this.options.notify;
     if (command && info.attention && isNewAttention(before, info.attention)) {
       runNotifier(command, { taskId: task.id, label: label(info), attention: info.attention }, this.options.log);
     }
@@ -242,13 +276,14 @@ export class Daemon implements TaskListener, ConnectionHandler {
    * serves its other clients. The reply comes when all are started. `earlier`: tasks an earlier
    * request of the same load started, which are never taken for entries of this one.
    */
-  async load(peer: Peer, entries: RecipeEntry[], options: { again?: boolean; earlier?: readonly number[] } = {}): Promise<OpResult<"load">> {
+  async load(peer: Peer, entries: RecipeEntry[], options: { again?: boolean; earlier?: readonly number[]; snapshot?: string } = {}): Promise<OpResult<"load">> {
     for (const e of entries) {
       const tooLong = commandTooLong(e.cmd);
       if (tooLong) throw new UserError(tooLong);
     }
     // Every agent binary is asked which flags it takes at once, so the recipe then starts in order.
     await Promise.all(entries.filter((e) => isDirectory(e.dir)).map((e) => this.prepareAgent(peer, e.cmd, e.dir)));
+    if (options.snapshot !== undefined) this.recovered(options.snapshot);
     const duplicate = options.again ? entries.map(() => false) : alreadyRunning(entries, this.runningForLoad(new Set(options.earlier)));
     const started: number[] = [];
     let skipped = 0;
@@ -304,6 +339,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
         cols: hello.cols,
         rows: hello.rows,
         scrollback: this.options.scrollback,
+        idleMs: this.options.idleMs,
         agents: this.agents,
         probe: this.probe,
         log: this.options.log,
@@ -393,7 +429,14 @@ export class Daemon implements TaskListener, ConnectionHandler {
       clients: this.clientStats(),
       snapshotError: this.snapshot.error,
       snapshotPendingSince: this.snapshot.pendingSince,
+      crash: this.crash,
+      settings: this.daemonSettings(),
     };
+  }
+
+  private daemonSettings(): DaemonSettings | null {
+    const s = this.options.settings;
+    return s ? { file: s.file, notify: s.notify, scrollback: s.scrollback, idleSeconds: s.idleSeconds, problems: s.problems } : null;
   }
 
   /** What the daemon holds for its clients: the bounds in daemon-connection.ts keep these small. */

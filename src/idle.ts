@@ -6,8 +6,9 @@
 /** A running task with no output for this long is idle (daemon.md). */
 export const IDLE_AFTER_MS = 10_000;
 
-export function isIdle(lastActivity: number, now: number): boolean {
-  return now - lastActivity >= IDLE_AFTER_MS;
+/** `after`: the daemon's idle threshold (the config file's `idle_seconds`), IDLE_AFTER_MS by default. */
+export function isIdle(lastActivity: number, now: number, after = IDLE_AFTER_MS): boolean {
+  return now - lastActivity >= after;
 }
 
 // However the clocks of two processes disagree, a task that prints nothing more is idle at most

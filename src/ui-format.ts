@@ -5,6 +5,7 @@ import type { Escapee, TaskInfo } from "./wire-protocol.ts";
 import { label } from "./recipe-labels.ts";
 import { printable } from "./text-printable.ts";
 import { cut, textWidth } from "./text-width.ts";
+import { age } from "./text-age.ts";
 
 export function glyph(task: TaskInfo): string {
   if (task.attention) return "!";
@@ -21,15 +22,7 @@ export function stateText(task: TaskInfo): string {
 
 const ATTENTION_TEXT = { input: "waiting: input", permission: "waiting: permission", bell: "waiting: bell" } as const;
 
-export function age(fromIso: string, now = Date.now()): string {
-  const seconds = Math.max(0, Math.floor((now - Date.parse(fromIso)) / 1000));
-  if (seconds < 60) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes}m`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 48) return `${hours}h`;
-  return `${Math.floor(hours / 24)}d`;
-}
+export { age } from "./text-age.ts";
 
 export function tildePath(path: string, home: string | undefined): string {
   if (!home) return path;

@@ -279,6 +279,9 @@ export function loadSettings(env: Env = process.env, flags: { scrollback?: strin
     problems,
   };
   if (flags.scrollback !== undefined) settings.scrollback = { value: scrollbackSetting(flags.scrollback, undefined, () => {}), source: "--scrollback" };
+  // The file's problems in the order of its lines, then the environment's.
+  const line = (p: string) => (p.startsWith(`${file}:`) ? Number(/^:(\d+)/.exec(p.slice(file.length))?.[1] ?? 0) : Infinity);
+  problems.sort((a, b) => line(a) - line(b));
   return settings;
 }
 

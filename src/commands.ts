@@ -34,7 +34,8 @@ export const root = defineCommand({
   args: {
     session: { type: "positional", required: false, description: "Load this saved session, then open the dashboard; without SESSION or COMMAND, fleetcom opens the dashboard" },
     version: { type: "boolean", alias: "V", description: "Print the version" },
-    kill: { type: "boolean", description: "Stop the daemon and every task it owns" },
+    kill: { type: "boolean", description: "Stop the daemon and every task it owns (from a terminal, with tasks running, asks first)" },
+    yes: { type: "boolean", alias: "y", description: "With --kill: do not ask" },
     foreground: { type: "boolean", description: "Run the supervisor in this process with the dashboard; its tasks end when you quit" },
   },
   subCommands: SUBCOMMANDS,

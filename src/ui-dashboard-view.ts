@@ -124,13 +124,13 @@ const KEYS: [string, string, string][] = [
   ["w", "save", "w"],
   ["o", "sessions", "o"],
   ["q", "detach", "q"],
-  ["Q", "quit", "Q"],
+  ["Q", "stop all", "Q"],
 ];
 const HINTS = [
   KEYS.map(([key, what]) => `${key} ${what}`).join(" · "),
   KEYS.map(([, what, short]) => `${short} ${what}`).join("  "),
   // Narrow terminals: how to leave first, shorter words.
-  "q:detach Q:quit ↑↓ ⏎:attach ␣:peek n:new r:rerun R:name g:group m:tag X:kill/rm s:sort w:save o:open",
+  "q:detach Q:stop-all ↑↓ ⏎:attach ␣:peek n:new r:rerun R:name g:group m:tag X:kill/rm s:sort w:save o:open",
 ];
 
 export function hintLine(columns: number): string {

@@ -13,6 +13,7 @@ import type { TaskEvent, TaskInfo } from "./wire-protocol.ts";
 import { askLine } from "./ui-prompt.ts";
 import { Region } from "./ui-render.ts";
 import { currentDirectory } from "./text-path.ts";
+import { confirmSetting } from "./settings.ts";
 
 // Ages and the running/idle glyphs change with time alone; the daemon sends events only for changes.
 /** Ages tick; every other change (idle included) arrives as an event. */
@@ -51,6 +52,8 @@ class Dashboard {
   private away = false;
   private quitting = false;
   private drawQueued = false;
+  /** A y/N question on the status line: the next key answers it. */
+  private confirming: ((yes: boolean) => void) | null = null;
   private finish!: (end: DashboardEnd) => void;
 
   constructor(
@@ -161,6 +164,11 @@ class Dashboard {
   // ---- keys --------------------------------------------------------------------------------
 
   private async onKey(key: Key): Promise<void> {
+    if (this.confirming) {
+      const answer = this.confirming;
+      this.confirming = null;
+      return answer(key.name === "char" && key.text?.toLowerCase() === "y");
+    }
     if (this.away || this.quitting) return;
     if (this.peek) {
       this.peek = null;
@@ -262,8 +270,21 @@ class Dashboard {
     }));
   }
 
+  /**
+   * `question y/N` on the status line; only `y` says yes. Without a question at all when the config
+   * file or FLEETCOM_CONFIRM turns confirmations off.
+   */
+  private confirm(question: string): Promise<boolean> {
+    if (!confirmSetting()) return Promise.resolve(true);
+    this.say(`${question} y/N`);
+    return new Promise((resolve) => (this.confirming = resolve));
+  }
+
+  // One key must not end what cannot be brought back: a running task's process and screen. A
+  // finished task goes at once (its recipe is in the snapshots).
   private async killOrRemove(task: TaskInfo): Promise<void> {
     if (task.state === "running") {
+      if (!(await this.confirm(`kill ${printable(label(task))}?`))) return this.say(`task ${task.id} left running`);
       this.say(`stopping task ${task.id}…`);
       return this.op(`killed task ${task.id}`, () => this.client.request("kill", { tasks: [String(task.id)] }));
     }
@@ -319,6 +340,8 @@ class Dashboard {
   }
 
   private async quit(): Promise<void> {
+    const running = [...this.tasks.values()].filter((t) => t.state === "running").length;
+    if (!(await this.confirm(`stop ${running} task${running === 1 ? "" : "s"} and the daemon?`))) return this.say("nothing stopped");
     this.quitting = true;
     this.status = { text: `stopping ${this.tasks.size} task(s) and the daemon…`, error: false };
     this.draw();

@@ -170,9 +170,9 @@ export class DaemonClient {
 }
 
 /** `the previous fleet (5 tasks, autosaved 3m ago) ended unexpectedly — fleetcom recover --latest` */
-export function crashNoticeText(notice: CrashNotice, now = Date.now()): string {
+export function crashNoticeText(notice: CrashNotice, now = Date.now(), remedy = notice.recover): string {
   const tasks = `${notice.tasks} task${notice.tasks === 1 ? "" : "s"}`;
-  return `the previous fleet (${tasks}, autosaved ${age(notice.writtenAt, now)} ago) ended unexpectedly — ${notice.recover}`;
+  return `the previous fleet (${tasks}, autosaved ${age(notice.writtenAt, now)} ago) ended unexpectedly — ${remedy}`;
 }
 
 function printNotices(notices: Notices): void {

@@ -4,7 +4,7 @@
 // and its tasks end when the dashboard closes, whichever of q and Q closed it.
 import { appendFileSync, existsSync } from "node:fs";
 import { requireTerminal } from "./ui-attach.ts";
-import { EXIT, usageError, UserError } from "./errors.ts";
+import { usageError, UserError } from "./errors.ts";
 import { resolveSessionTarget } from "./recipe-names.ts";
 import type { LoadedRecipe } from "./recipe-sessions.ts";
 import { runDashboard } from "./ui-dashboard.ts";
@@ -46,8 +46,8 @@ export async function openDashboard(request: DashboardRequest): Promise<number> 
   if (!request.foreground) {
     const status = recipe ? await loadAndDescribe(recipe) : undefined;
     const { end, running } = await runDashboard({ status });
-    if (end === "lost") throw new UserError("the daemon stopped", EXIT.unreachable);
-    console.log(end === "quit" ? "[stopped the daemon and every task]" : `[detached: ${running} task(s) still running]`);
+    const said = { quit: "[stopped the daemon and every task]", lost: "[left: the daemon had stopped, no task is running]", detached: `[detached: ${running} task(s) still running]` };
+    console.log(said[end]);
     return 0;
   }
   const { daemonOptions, handshakeTimeoutSetting, loadSettings } = await import("./settings.ts");

@@ -139,6 +139,8 @@ export function hintLine(columns: number): string {
 
 export interface View {
   tasks: TaskInfo[];
+  /** Lines under the header that stay until their cause goes (ui-dashboard.ts): a lost connection, a lost fleet, failing snapshots. */
+  notices?: { text: string; error: boolean }[];
   grouping: Grouping;
   selected: number | null;
   foreground: boolean;
@@ -151,6 +153,7 @@ export interface View {
 /** Every line of the dashboard, at most `maxLines` of them, each narrower than `columns`. */
 export function dashboardLines(view: View, columns: number, maxLines: number): string[] {
   const top = [paint.bold(fit(header(view.tasks, view.grouping, view.foreground), columns))];
+  for (const notice of view.notices ?? []) top.push((notice.error ? paint.red : paint.yellow)(fit(printable(notice.text), columns)));
   const bottom: string[] = [];
   const color = view.status?.error ? paint.red : paint.green;
   for (const line of view.status?.text.split("\n") ?? []) bottom.push(color(fit(printable(line), columns)));

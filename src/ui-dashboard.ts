@@ -2,14 +2,16 @@
 // task event, with one key per action (cli.md, Dashboard). It is a client like any other: it
 // subscribes to the daemon's events, and acts through the same ops as the CLI.
 import { attachSession } from "./ui-attach.ts";
-import { DaemonClient } from "./client.ts";
+import { crashNoticeText, DaemonClient } from "./client.ts";
+import { join } from "node:path";
+import { recoveryDir } from "./paths.ts";
 import { errorMessage } from "./errors.ts";
 import { label } from "./recipe-labels.ts";
-import { stateText, tildePath } from "./ui-format.ts";
+import { age, stateText, tildePath } from "./ui-format.ts";
 import { GROUPINGS, dashboardLines, screenOrder, sections, type Grouping, type View } from "./ui-dashboard-view.ts";
 import { KeyInput, type Key } from "./ui-keys.ts";
 import { printable } from "./text-printable.ts";
-import type { TaskEvent, TaskInfo } from "./wire-protocol.ts";
+import type { CrashNotice, Notices, SnapshotError, TaskEvent, TaskInfo } from "./wire-protocol.ts";
 import { askLine } from "./ui-prompt.ts";
 import { Region } from "./ui-render.ts";
 import { currentDirectory } from "./text-path.ts";
@@ -21,6 +23,7 @@ const AGE_TICK_MS = 1_000;
 // Rows kept free under the block while a prompt is open, so the prompt never scrolls the block's top away.
 const PROMPT_ROWS = 5;
 const CLEAR_SCREEN = "\x1b[H\x1b[2J";
+const KEEP_HINT = "press w (or run fleetcom save NAME) to keep this fleet under a permanent name";
 
 export type DashboardEnd = "detached" | "quit" | "lost";
 
@@ -31,12 +34,11 @@ export interface DashboardOptions {
 }
 
 export async function runDashboard(options: DashboardOptions = {}): Promise<{ end: DashboardEnd; running: number }> {
-  const client = await DaemonClient.open({ autostart: !options.foreground });
-  const dashboard = new Dashboard(client, options);
+  const dashboard = new Dashboard(options);
   try {
     return await dashboard.run();
   } finally {
-    client.close();
+    dashboard.close();
   }
 }
 
@@ -55,24 +57,95 @@ class Dashboard {
   /** A y/N question on the status line: the next key answers it. */
   private confirming: ((yes: boolean) => void) | null = null;
   private finish!: (end: DashboardEnd) => void;
+  private client!: DaemonClient;
+  /** The connection to the daemon is gone (it crashed or was stopped): `r` starts one and reconnects. */
+  private lost = false;
+  /** The previous fleet ended without a clean stop and is not recovered: `L` recovers it. */
+  private crash: CrashNotice | null = null;
+  /** Recovery snapshots are failing: shown under the header for as long as they do. */
+  private snapshotError: SnapshotError | null = null;
 
-  constructor(
-    private readonly client: DaemonClient,
-    private readonly options: DashboardOptions,
-  ) {
+  constructor(private readonly options: DashboardOptions) {
     this.status = options.status ? { text: options.status, error: false } : null;
+  }
+
+  close(): void {
+    this.client?.close();
+  }
+
+  /** Connects (starting a daemon when `autostart`), subscribes, and learns what the header must say. */
+  private async connect(autostart: boolean): Promise<void> {
+    const client = await DaemonClient.open({ autostart, notices: (notices) => this.onNotices(notices) });
+    client.handlers = {
+      event: (event) => this.onEvent(event),
+      // Said once per failure streak, and once when writing works again; shown under the header meanwhile.
+      snapshot: ({ error }) => {
+        this.snapshotError = error;
+        this.say(error ? `recovery snapshots are failing: ${printable(error.message)}` : "recovery snapshots are written again", error !== null);
+      },
+      crash: ({ crash }) => {
+        this.crash = crash;
+        this.drawSoon();
+      },
+      closed: () => this.connectionClosed(client),
+    };
+    this.client?.close();
+    this.client = client;
+    const tasks = await client.request("subscribe");
+    const status = await client.request("status");
+    this.tasks.clear();
+    for (const task of tasks) this.tasks.set(task.id, task);
+    this.crash = status.crash;
+    this.snapshotError = status.snapshotError;
+    this.lost = false;
+  }
+
+  private onNotices(notices: Notices): void {
+    this.crash = notices.crash;
+    if (notices.config.length > 0) this.status = { text: notices.config.map((p) => `warning: ${p}`).join("\n"), error: true };
+  }
+
+  /**
+   * The daemon went away under us. The dashboard stays: it says so and offers `r` (start a daemon
+   * and reconnect) or `q`. A foreground supervisor lives in this process, so there it is the end.
+   */
+  private connectionClosed(client: DaemonClient): void {
+    if (client !== this.client) return;
+    if (this.quitting) return this.finish("quit");
+    if (this.options.foreground) return this.finish("lost");
+    this.lost = true;
+    this.tasks.clear();
+    this.peek = null;
+    this.confirming?.(false);
+    this.confirming = null;
+    this.drawSoon();
+  }
+
+  private async reconnect(): Promise<void> {
+    this.say("starting a daemon and reconnecting…");
+    try {
+      await this.connect(true);
+      this.status = { text: `reconnected to daemon ${this.client.daemonPid}`, error: false };
+    } catch (error) {
+      this.status = { text: errorMessage(error), error: true };
+    }
+  }
+
+  /** `L`: recover the lost fleet the header names, exactly as `fleetcom recover` of its snapshot would. */
+  private async recoverLost(): Promise<void> {
+    if (!this.crash) return;
+    const [{ snapshotByPath }, { recoverAndDescribe }] = await Promise.all([import("./recipe-snapshots.ts"), import("./client-recipes.ts")]);
+    await this.op("", async () => {
+      const summary = await recoverAndDescribe(snapshotByPath(join(recoveryDir(), this.crash!.snapshot)));
+      this.crash = null;
+      return summary;
+    });
+    if (!this.status?.error) this.status = { text: `${this.status?.text}\n${KEEP_HINT}`, error: false };
   }
 
   async run(): Promise<{ end: DashboardEnd; running: number }> {
     const done = new Promise<DashboardEnd>((resolve) => (this.finish = resolve));
-    this.client.handlers = {
-      event: (event) => this.onEvent(event),
-      // Says so once per failure streak, and once when writing works again.
-      snapshot: ({ error }) =>
-        this.say(error ? `recovery snapshots are failing: ${printable(error.message)}` : "recovery snapshots are written again", error !== null),
-      closed: () => this.finish(this.quitting ? "quit" : "lost"),
-    };
-    for (const task of await this.client.request("subscribe")) this.tasks.set(task.id, task);
+    await this.connect(!this.options.foreground);
     const onKey = (key: Key) => void this.onKey(key).catch((error) => this.say(errorMessage(error), true));
     const onResize = () => this.redrawFromTop();
     const tick = setInterval(() => this.draw(), AGE_TICK_MS);
@@ -130,6 +203,7 @@ class Dashboard {
     const peek = this.peek && { title: this.peek.title, text: this.peek.text };
     return {
       tasks: [...this.tasks.values()],
+      notices: this.notices(),
       grouping: this.grouping,
       selected: this.selected,
       foreground: !!this.options.foreground,
@@ -138,6 +212,16 @@ class Dashboard {
       home: process.env.HOME,
       now: Date.now(),
     };
+  }
+
+  /** What the lines under the header say: a lost connection, a lost previous fleet, failing snapshots. */
+  private notices(): { text: string; error: boolean }[] {
+    const now = Date.now();
+    const lines: { text: string; error: boolean }[] = [];
+    if (this.lost) lines.push({ text: "lost the connection to the daemon — r reconnects (starting a daemon), q leaves", error: true });
+    if (this.crash) lines.push({ text: crashNoticeText(this.crash, now, "L recovers it"), error: true });
+    if (this.snapshotError) lines.push({ text: `recovery snapshots failing for ${age(this.snapshotError.since, now)}: ${this.snapshotError.message}`, error: true });
+    return lines;
   }
 
   private draw(reserve = 0): void {
@@ -174,9 +258,14 @@ class Dashboard {
       this.peek = null;
       return this.draw();
     }
+    const name = key.name === "char" ? key.text! : key.name;
+    if (this.lost) {
+      if (name === "r") await this.reconnect();
+      else if (name === "q" || name === "ctrl-c") this.finish("lost");
+      return this.draw();
+    }
     this.status = null;
     const task = this.current();
-    const name = key.name === "char" ? key.text! : key.name;
     const action = this.actions[name];
     if (action) await action(task);
     else if (name === "x" && task) this.status = { text: "press X (uppercase) to kill or remove a task", error: false };
@@ -204,6 +293,7 @@ class Dashboard {
     q: () => this.finish("detached"),
     "ctrl-c": () => this.finish("detached"),
     Q: () => this.quit(),
+    L: () => this.recoverLost(),
   };
 
   private move(by: number): void {
@@ -213,11 +303,11 @@ class Dashboard {
     if (next) this.selected = next.id;
   }
 
-  /** Runs one request and says `done`, or what went wrong, on the status line. */
+  /** Runs one request and says `done` (or, when empty, what the request returned), or what went wrong, on the status line. */
   private async op(done: string, request: () => Promise<unknown>): Promise<void> {
     try {
-      await request();
-      this.status = { text: done, error: false };
+      const result = await request();
+      this.status = { text: done === "" ? String(result) : done, error: false };
     } catch (error) {
       this.status = { text: errorMessage(error), error: true };
     }
@@ -309,7 +399,7 @@ class Dashboard {
       const picked = await pickSession({ start: "saved", region: this.region, keys: this.keys, reserve: PROMPT_ROWS });
       if (!picked) return;
       const summary = await describePicked(picked);
-      const hint = picked.kind === "recovery" ? "\npress w (or run fleetcom save NAME) to keep this fleet under a permanent name" : "";
+      const hint = picked.kind === "recovery" ? `\n${KEEP_HINT}` : "";
       this.status = { text: `${summary}${hint}`, error: false };
     } catch (error) {
       this.status = { text: errorMessage(error), error: true };

@@ -20,6 +20,7 @@ import { flockHolder } from "./proc.ts";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "./wire-framing.ts";
 import { isProcessAlive, peerUidReader, selfCommand, type PeerUid } from "./platform.ts";
 import { daemonRefusal } from "./wire-peer.ts";
+import { scopeCommand } from "./service-manager.ts";
 import { openRuntimeDir, type RuntimeDir } from "./runtime-dir.ts";
 import { VERSION } from "./version.ts";
 
@@ -244,13 +245,16 @@ async function connectSocket(autostart: boolean): Promise<Socket> {
   const fatal = connectFailure(first.code);
   if (fatal) throw fatal;
   // A live daemon holding the lock will not be replaced by starting another: wait for it instead.
+  let started: Started | null = null;
   if (lockHolder(dirPath) === null) {
     if (!autostart) throw new UserError("the daemon is not running", EXIT.unreachable);
-    startDaemon(dirPath);
+    started = startDaemon(dirPath, true);
   }
   const deadline = performance.now() + AUTOSTART_TIMEOUT_MS;
   while (performance.now() < deadline) {
     await new Promise((r) => setTimeout(r, 20));
+    // systemd-run could not make the scope (the manager refused, a policy): start it as before.
+    if (started?.failed) started = startDaemon(dirPath, false);
     const attempt = await connectVerified(dirPath, readPeer);
     if ("socket" in attempt) return attempt.socket;
     const fatal = connectFailure(attempt.code);
@@ -282,7 +286,16 @@ function lockHolder(dirPath: string): number | null {
   }
 }
 
-function startDaemon(dirPath: string): void {
+interface Started {
+  /** The scope's systemd-run exited with a failure before a daemon came up. */
+  failed: boolean;
+}
+
+/**
+ * `fleetcom daemon`, detached, its output to the log: in a systemd scope of its own where that keeps
+ * it past a logout (service-manager.ts), else in a new session (`setsid`) as before.
+ */
+function startDaemon(dirPath: string, scope: boolean): Started {
   const dir = openRuntimeDir(dirPath);
   let log: number;
   try {
@@ -290,10 +303,15 @@ function startDaemon(dirPath: string): void {
   } finally {
     dir.close();
   }
-  const [command, ...args] = selfCommand();
-  const child = spawn(command!, [...args, "daemon"], { detached: true, stdio: ["ignore", log, log], env: process.env });
+  const daemon = [...selfCommand(), "daemon"];
+  const argv = (scope && scopeCommand(daemon)) || daemon;
+  const started: Started = { failed: false };
+  const child = spawn(argv[0]!, argv.slice(1), { detached: true, stdio: ["ignore", log, log], env: process.env });
+  if (argv !== daemon) child.once("exit", (code) => (started.failed = code !== 0));
+  child.once("error", () => (started.failed = argv !== daemon));
   child.unref();
   closeSync(log);
+  return started;
 }
 
 /** Opens a connection for one command's worth of requests and always closes it. */

@@ -5,7 +5,6 @@ import { readFileSync, writeSync } from "node:fs";
 import { UserError } from "./errors.ts";
 import { lockPath, runtimeDir } from "./paths.ts";
 import { logLine } from "./text-printable.ts";
-import { daemonOptions, handshakeTimeoutSetting, loadSettings } from "./settings.ts";
 
 // Straight to fd 2, which is the log under autostart: Bun's process.stderr keeps a copy of the fd of
 // its own, which would go on writing into a removed log after the daemon opened a new one (daemon-endpoint.ts).
@@ -21,7 +20,9 @@ export default defineCommand({
     scrollback: { type: "string", description: "Lines of scrollback per task (default 2000, max 100000, 0 off)" },
   },
   async run({ args }) {
-    // The config file, then the environment over it, then the flag (settings.ts).
+    // The config file, then the environment over it, then the flag (settings.ts). Imported here so
+    // that --help and the completion script, which read every command's definition, do not pay for TOML.
+    const { daemonOptions, handshakeTimeoutSetting, loadSettings } = await import("./settings.ts");
     const settings = loadSettings(process.env, { scrollback: args.scrollback });
     for (const problem of settings.problems) log(problem);
     const handshakeTimeoutMs = handshakeTimeoutSetting(process.env.FLEETCOM_HANDSHAKE_TIMEOUT_MS, log);

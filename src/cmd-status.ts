@@ -22,7 +22,10 @@ export default defineCommand({
       process.exitCode = EXIT.unreachable;
       return;
     }
-    const full = { ...status, sessionDir: sessionDir(), runtimeDir: runtimeDir() };
+    // Whether the fleet outlives a logout (systemd's lingering, logind's KillUserProcesses): Linux only.
+    const { logoutOutlookHere } = await import("./service-manager.ts");
+    const logout = logoutOutlookHere();
+    const full = { ...status, sessionDir: sessionDir(), runtimeDir: runtimeDir(), logout };
     if (args.json) return console.log(JSON.stringify(full, null, 2));
     const uptime = Math.round((Date.now() - Date.parse(status.startedAt)) / 1000);
     console.log(
@@ -33,6 +36,7 @@ export default defineCommand({
         `tasks     ${status.tasks.total} (${status.tasks.running} running)`,
         ...(status.snapshotError ? [`snapshots FAILING since ${status.snapshotError.since}: ${printable(status.snapshotError.message)}`] : []),
         ...(status.crash ? [`previous  ${printable(crashNoticeText(status.crash))}`] : []),
+        ...(logout?.advice ? [`logout    ${printable(logout.advice)}`] : []),
       ].join("\n"),
     );
   },

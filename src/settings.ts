@@ -218,7 +218,8 @@ export function readConfigFile(file: string): FileValues {
       }
       const line = lines[error.line - 1]!;
       const key = /^\s*["']?([\w-]+)/.exec(line)?.[1];
-      result.problems.push(`${file}:${error.line}: ${key ? `${key}: ` : ""}not valid TOML (${firstLine(error)}); ${key ? `using the default for ${key}` : "line ignored"}`);
+      const known = key !== undefined && CONFIG_KEYS.includes(key);
+      result.problems.push(`${file}:${error.line}: ${key ? `${key}: ` : ""}not valid TOML (${firstLine(error)}); ${known ? `using the default for ${key}` : "line ignored"}`);
       lines[error.line - 1] = "";
     }
   }

@@ -135,12 +135,13 @@ class Dashboard {
   private async recoverLost(): Promise<void> {
     if (!this.crash) return;
     const [{ snapshotByPath }, { recoverAndDescribe }] = await Promise.all([import("./recipe-snapshots.ts"), import("./client-recipes.ts")]);
-    await this.op("", async () => {
-      const summary = await recoverAndDescribe(snapshotByPath(join(recoveryDir(), this.crash!.snapshot)));
+    try {
+      const summary = await recoverAndDescribe(snapshotByPath(join(recoveryDir(), this.crash.snapshot)));
       this.crash = null;
-      return summary;
-    });
-    if (!this.status?.error) this.status = { text: `${this.status?.text}\n${KEEP_HINT}`, error: false };
+      this.status = { text: `${summary}\n${KEEP_HINT}`, error: false };
+    } catch (error) {
+      this.status = { text: errorMessage(error), error: true };
+    }
   }
 
   async run(): Promise<{ end: DashboardEnd; running: number }> {
@@ -303,11 +304,11 @@ class Dashboard {
     if (next) this.selected = next.id;
   }
 
-  /** Runs one request and says `done` (or, when empty, what the request returned), or what went wrong, on the status line. */
+  /** Runs one request and says `done`, or what went wrong, on the status line. */
   private async op(done: string, request: () => Promise<unknown>): Promise<void> {
     try {
-      const result = await request();
-      this.status = { text: done === "" ? String(result) : done, error: false };
+      await request();
+      this.status = { text: done, error: false };
     } catch (error) {
       this.status = { text: errorMessage(error), error: true };
     }

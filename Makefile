@@ -16,9 +16,10 @@ COMPILE := build --compile --minify --bytecode --format=esm --splitting
 DIST_TARGETS := linux-x64 linux-arm64 darwin-x64 darwin-arm64
 DIST_DIR ?= dist
 # The part of the suite `make test-deno` runs under `deno run`: the CLI, sessions, save/load, the
-# daemon's life, tasks in real PTYs, attach, and the socket's security (the peer check's FFI).
-DENO_TESTS := test/cli.test.ts test/sessions-cli.test.ts test/save-load.test.ts test/daemon.test.ts \
-	test/tasks.test.ts test/attach.test.ts test/completions.test.ts test/security-socket.test.ts
+# daemon's life, tasks in real PTYs, attach, the socket's security (the peer check's FFI), the config
+# file (smol-toml), the lost-fleet notice and autostart through systemd-run.
+DENO_TESTS := test/cli.test.ts test/sessions-cli.test.ts test/save-load.test.ts test/daemon.test.ts test/config.test.ts \
+	test/tasks.test.ts test/attach.test.ts test/completions.test.ts test/security-socket.test.ts test/crash-notice.test.ts test/service.test.ts
 
 .PHONY: deps build dist test test-deno run bench docs clean
 

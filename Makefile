@@ -16,9 +16,10 @@ COMPILE := build --compile --minify --bytecode --format=esm --splitting
 DIST_TARGETS := linux-x64 linux-arm64 darwin-x64 darwin-arm64
 DIST_DIR ?= dist
 # The part of the suite `make test-deno` runs under `deno run`: the CLI, sessions, save/load, the
-# daemon's life, tasks in real PTYs, attach, and the socket's security (the peer check's FFI).
-DENO_TESTS := test/e2e/cli.test.ts test/e2e/sessions-cli.test.ts test/e2e/save-load.test.ts test/e2e/daemon.test.ts \
-	test/e2e/tasks.test.ts test/e2e/attach.test.ts test/e2e/completions.test.ts test/e2e/security-socket.test.ts
+# daemon's life, tasks in real PTYs, attach, the socket's security (the peer check's FFI), the config
+# file (smol-toml), the lost-fleet notice and autostart through systemd-run.
+DENO_TESTS := test/e2e/cli.test.ts test/e2e/sessions-cli.test.ts test/e2e/save-load.test.ts test/e2e/daemon.test.ts test/e2e/config.test.ts \
+	test/e2e/tasks.test.ts test/e2e/attach.test.ts test/e2e/completions.test.ts test/e2e/security-socket.test.ts test/e2e/crash-notice.test.ts test/e2e/service.test.ts
 # Test files run at once: most of an end-to-end test is waiting on a daemon, a PTY or a process.
 TEST_WORKERS ?= 4
 

@@ -29,11 +29,18 @@ async function helpFor(argv: string[]): Promise<{ path: string[]; def: CommandDe
 
 // The root's flags are whole commands of their own (`--kill`, `--version`) or come first
 // (`--foreground [SESSION]`); any other word starting with `-` in first place is a mistake.
-const ROOT_FLAGS = ["foreground", "kill", "version", "help", "detach-key"];
+const ROOT_FLAGS = ["foreground", "kill", "yes", "version", "help", "detach-key"];
+const YES = ["--yes", "-y"];
+
+/** `--kill`, alone or with `--yes` (either order). */
+function isKill(argv: string[]): boolean {
+  return argv.includes("--kill") && argv.every((a) => a === "--kill" || YES.includes(a)) && argv.filter((a) => a === "--kill").length === 1;
+}
 
 function checkRootFlag(argv: string[]): void {
   const first = argv[0];
   if (first === undefined || !first.startsWith("-") || first === "--foreground") return;
+  if (YES.includes(first)) throw new UserError(`${first} goes with --kill (see fleetcom --help)`, EXIT.usage);
   if (first === "--kill" || first === "--version" || first === "-V") {
     throw new UserError(`${first} takes no arguments (see fleetcom --help)`, EXIT.usage);
   }
@@ -54,9 +61,13 @@ export async function runCli(argv: string[]): Promise<number> {
       console.log(VERSION);
       return 0;
     }
-    if (argv.length === 1 && argv[0] === "--kill") {
+    if (isKill(argv)) {
       const { stopDaemon } = await import("./client-stop-daemon.ts");
-      return await stopDaemon();
+      const yes = argv.some((a) => YES.includes(a));
+      // From a terminal, with tasks running, ask first (ui-confirm.ts); --yes or a script does not.
+      const { askYesNo, wouldAsk } = await import("./ui-confirm.ts");
+      const ask = !yes && wouldAsk() ? (running: number) => askYesNo(`stop ${running} task${running === 1 ? "" : "s"} and the daemon?`) : undefined;
+      return await stopDaemon({ ask });
     }
     const { rest, detachKey } = takeDetachKey(argv);
     checkRootFlag(rest);

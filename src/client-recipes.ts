@@ -2,8 +2,12 @@
 // w and o alike: send a recipe to the daemon in request-sized parts and say what started, describe a
 // dry run, and save the live fleet. The commands and screens that use it stay leaves.
 import { Buffer } from "node:buffer";
+import { basename } from "node:path";
 import { withDaemon } from "./client.ts";
-import { UserError } from "./errors.ts";
+import { EXIT, UserError } from "./errors.ts";
+import type { DaemonStatus } from "./wire-protocol.ts";
+import { snapshotFileName } from "./recipe-snapshot-rules.ts";
+import { isOwnSnapshot } from "./recipe-snapshots.ts";
 import type { RecipeEntry } from "./recipe.ts";
 import { sanitizeSessionName } from "./recipe-names.ts";
 import { isDirectory } from "./files.ts";
@@ -17,7 +21,18 @@ export interface LoadResult {
   file: string;
   started: number[];
   skipped: number;
+  /** Entries a running task already stands for (sessions.md): not started again unless `again`. */
+  alreadyRunning: number;
+  /** Tasks a recovery snapshot recorded as finished: never started again (recovery.md). */
+  finished: number;
   dropped: number;
+}
+
+export interface LoadOptions {
+  /** Start entries even when a running task already stands for them (`load --again`). */
+  again?: boolean;
+  /** The recovery snapshot's file name: a recovery of the lost previous fleet clears the crash notice. */
+  snapshot?: string;
 }
 
 /**
@@ -26,22 +41,29 @@ export interface LoadResult {
  */
 export const LOAD_CHUNK_BYTES = 1024 * 1024;
 
-// The daemon starts one task per entry, skipping entries whose directory is missing.
-export async function startRecipe(recipe: LoadedRecipe): Promise<LoadResult> {
+// The daemon starts one task per entry, skipping entries whose directory is missing and, unless
+// `again`, entries already running.
+export async function startRecipe(recipe: LoadedRecipe, options: LoadOptions = {}): Promise<LoadResult> {
+  const finished = recipe.finished?.length ?? 0;
   if (recipe.entries.length === 0) {
+    // A snapshot of a fleet whose every task had finished: nothing to start, and that is the answer.
+    if (finished > 0) return { name: recipe.displayName, file: recipe.file, started: [], skipped: 0, alreadyRunning: 0, finished, dropped: recipe.dropped };
     throw new UserError(`nothing to load: ${printable(recipe.file)} holds no command (${recipe.dropped} dropped)`);
   }
   const chunks = loadChunks(recipe.entries, recipe.file);
-  const { started, skipped } = await withDaemon(async (c) => {
-    const total = { started: [] as number[], skipped: 0 };
+  // A recovery is the remedy the crash notice names: it does not ask to be told of it.
+  const { started, skipped, alreadyRunning } = await withDaemon(async (c) => {
+    const total = { started: [] as number[], skipped: 0, alreadyRunning: 0 };
     for (const entries of chunks) {
-      const part = await c.request("load", { entries });
+      // What an earlier part started is this load's own, never "already running" for a later part.
+      const part = await c.request("load", { entries, again: options.again ?? false, earlier: [...total.started], ...(options.snapshot !== undefined && { snapshot: options.snapshot }) });
       total.started.push(...part.started);
       total.skipped += part.skipped;
+      total.alreadyRunning += part.alreadyRunning;
     }
     return total;
-  });
-  return { name: recipe.displayName, file: recipe.file, started, skipped, dropped: recipe.dropped };
+  }, { notices: options.snapshot === undefined });
+  return { name: recipe.displayName, file: recipe.file, started, skipped, alreadyRunning, finished, dropped: recipe.dropped };
 }
 
 /** Entries in request-sized runs, in order; an entry no request could carry is refused up front. */
@@ -66,11 +88,45 @@ export function loadChunks(entries: RecipeEntry[], file: string, budget = LOAD_C
   return chunks;
 }
 
-export async function loadAndDescribe(recipe: LoadedRecipe, json = false): Promise<string> {
-  const result = await startRecipe(recipe);
+export async function loadAndDescribe(recipe: LoadedRecipe, json = false, options: LoadOptions = {}): Promise<string> {
+  const result = await startRecipe(recipe, options);
   if (json) return JSON.stringify(result);
-  const counts = `${result.skipped} skipped (missing directory), ${result.dropped} dropped`;
+  return loadSummary(result);
+}
+
+/** `loaded 'work': 2 task(s), 3 already running (--again starts them), 0 skipped (missing directory), 0 dropped`. */
+export function loadSummary(result: LoadResult): string {
+  const running = result.alreadyRunning > 0 ? `${result.alreadyRunning} already running (--again starts them), ` : "";
+  const finished = result.finished > 0 ? `${result.finished} had finished (not started), ` : "";
+  const counts = `${running}${finished}${result.skipped} skipped (missing directory), ${result.dropped} dropped`;
   return `loaded '${printable(result.name)}': ${result.started.length} task(s), ${counts}`;
+}
+
+/** The running supervisor's status, or null when none runs; never starts one. */
+export async function runningDaemonStatus(): Promise<DaemonStatus | null> {
+  try {
+    return await withDaemon((c) => c.request("status"), { autostart: false, notices: false });
+  } catch (error) {
+    if (error instanceof UserError && error.exitCode === EXIT.unreachable) return null;
+    throw error;
+  }
+}
+
+/** The file name the running supervisor writes its recovery snapshots to. */
+export function ownSnapshotName(status: DaemonStatus | null): string | null {
+  return status && snapshotFileName(new Date(status.startedAt), status.pid);
+}
+
+/**
+ * Loads a recovery snapshot (`recover --latest`, `recover FILE`, the picker's recovery list). The
+ * running supervisor's own snapshot describes the fleet as it is: recovering it starts nothing
+ * unless `again` (sessions.md), which also starts entries already running.
+ */
+export async function recoverAndDescribe(recipe: LoadedRecipe, json = false, options: LoadOptions = {}): Promise<string> {
+  if (!options.again && isOwnSnapshot(recipe.file, ownSnapshotName(await runningDaemonStatus()))) {
+    throw new UserError(`${printable(basename(recipe.file))} is this fleet's own snapshot (this fleet, running): its tasks are the ones running now, so nothing was started; --again starts them a second time`);
+  }
+  return loadAndDescribe(recipe, json, { ...options, snapshot: basename(recipe.file) });
 }
 
 export function printDryRun(recipe: LoadedRecipe, json = false): void {
@@ -89,13 +145,15 @@ function dryRunJson(recipe: LoadedRecipe): string {
     name: recipe.displayName,
     file: recipe.file,
     entries: withMissing(recipe),
+    ...(recipe.finished && { finished: recipe.finished }),
     dropped: recipe.dropped,
   });
 }
 
 function dryRunText(recipe: LoadedRecipe): string {
   const dropped = `${recipe.dropped} dropped`;
-  if (recipe.entries.length === 0) {
+  const finished = recipe.finished ?? [];
+  if (recipe.entries.length === 0 && finished.length === 0) {
     return `nothing to load: ${printable(recipe.file)} holds no command (${dropped})`;
   }
   const lines = [`would load '${printable(recipe.displayName)}' from ${printable(recipe.file)}`];
@@ -108,9 +166,13 @@ function dryRunText(recipe: LoadedRecipe): string {
     }
     lines.push(`    ${printable(entry.cmd)}${labelSuffix(entry.group, entry.name)}`);
   }
+  // A recovery snapshot's finished tasks: one-off commands that had done their work.
+  if (finished.length > 0) lines.push("  not started: had finished when the snapshot was written");
+  for (const entry of finished) lines.push(`    ${printable(entry.dir)}: ${printable(entry.cmd)}${labelSuffix(entry.group, entry.name)}`);
   const skipped = entries.filter((e) => e.missing).length;
   const starting = recipe.entries.length - skipped;
-  lines.push(`${starting} task(s) would start, ${skipped} skipped (missing directory), ${dropped}`);
+  const notStarted = finished.length > 0 ? `, ${finished.length} had finished (not started)` : "";
+  lines.push(`${starting} task(s) would start, ${skipped} skipped (missing directory)${notStarted}, ${dropped}`);
   return lines.join("\n");
 }
 

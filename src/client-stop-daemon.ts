@@ -25,13 +25,21 @@ interface Proven {
   start: number | null;
 }
 
-export async function stopDaemon(): Promise<number> {
+/**
+ * `ask`: called with the number of running tasks, when there are any, before anything is signalled;
+ * false leaves everything running (exit 1). Absent: nothing is asked (`--yes`, a script).
+ */
+export async function stopDaemon(options: { ask?: (running: number) => Promise<boolean> } = {}): Promise<number> {
   const dir = runtimeDir();
   if (existsSync(dir)) openRuntimeDir(dir).close();
   const daemon = await findDaemon();
   if (daemon === null) {
     console.log("no daemon running");
     return 0;
+  }
+  if (options.ask) {
+    const running = await runningTasks();
+    if (running > 0 && !(await options.ask(running))) throw new UserError(`nothing stopped: daemon ${daemon.pid} and its ${running} running task(s) carry on`, EXIT.failure);
   }
   process.kill(daemon.pid, "SIGTERM");
   const deadline = performance.now() + STOP_TIMEOUT_MS;
@@ -61,6 +69,20 @@ async function findDaemon(): Promise<Proven | null> {
       );
     }
     await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** How many tasks the daemon runs; 0 when it does not say (the question is then not worth asking). */
+async function runningTasks(): Promise<number> {
+  try {
+    const client = await DaemonClient.open({ autostart: false, notices: false });
+    try {
+      return (await client.request("status")).tasks.running;
+    } finally {
+      client.close();
+    }
+  } catch {
+    return 0;
   }
 }
 

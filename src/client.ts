@@ -11,7 +11,8 @@ import { closeSync, openSync, readFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { EXIT, UserError } from "./errors.ts";
-import type { AttachEnd, DaemonMessage, Op, OpArgs, OpResult, Reply, SnapshotNotice, TaskEvent } from "./wire-protocol.ts";
+import type { AttachEnd, CrashChange, CrashNotice, DaemonMessage, Notices, Op, OpArgs, OpResult, Reply, SnapshotNotice, TaskEvent } from "./wire-protocol.ts";
+import { age } from "./text-age.ts";
 import { LOCK_NAME, LOG_NAME, SOCKET_NAME, logPath, runtimeDir } from "./paths.ts";
 import { printable } from "./text-printable.ts";
 import { currentDirectory } from "./text-path.ts";
@@ -19,6 +20,7 @@ import { flockHolder } from "./proc.ts";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "./wire-framing.ts";
 import { isProcessAlive, peerUidReader, selfCommand, type PeerUid } from "./platform.ts";
 import { daemonRefusal } from "./wire-peer.ts";
+import { scopeCommand } from "./service-manager.ts";
 import { openRuntimeDir, type RuntimeDir } from "./runtime-dir.ts";
 import { VERSION } from "./version.ts";
 
@@ -28,6 +30,8 @@ export interface ClientHandlers {
   event?(event: TaskEvent): void;
   /** Recovery snapshots started (error) or stopped (null) failing; subscribed clients only. */
   snapshot?(notice: SnapshotNotice): void;
+  /** The lost previous fleet was recovered (crash: null); subscribed clients only. */
+  crash?(change: CrashChange): void;
   data?(bytes: Uint8Array): void;
   attachEnd?(end: AttachEnd): void;
   /** The next data is a whole screen of the attached task (wire-protocol.ts ScreenFollows). */
@@ -46,10 +50,16 @@ export class DaemonClient {
 
   private constructor(private readonly socket: Socket) {}
 
-  static async open(options: { autostart?: boolean; size?: { cols: number; rows: number } } = {}): Promise<DaemonClient> {
+  /**
+   * `notices`: the daemon's one-time notices (a lost previous fleet, config problems) go to the first
+   * client that asks. By default they are printed on stderr; false does not ask (status, which shows
+   * them itself; recover, which is the remedy); a function takes them (the dashboard's header).
+   */
+  static async open(options: { autostart?: boolean; size?: { cols: number; rows: number }; notices?: boolean | ((notices: Notices) => void) } = {}): Promise<DaemonClient> {
     const socket = await connectSocket(options.autostart ?? true);
     const client = new DaemonClient(socket);
-    await client.handshake(options.size ?? terminalSize());
+    const notices = options.notices ?? true;
+    await client.handshake(options.size ?? terminalSize(), notices === false ? null : notices === true ? printNotices : notices);
     return client;
   }
 
@@ -75,11 +85,12 @@ export class DaemonClient {
     }
   }
 
-  private handshake(size: { cols: number; rows: number }): Promise<void> {
+  private handshake(size: { cols: number; rows: number }, onNotices: ((notices: Notices) => void) | null = null): Promise<void> {
     return new Promise((resolve, reject) => {
       this.onGreeting = (message) => {
         if (message.type === "welcome") {
           this.daemonPid = message.pid;
+          if (message.notices && onNotices) onNotices(message.notices);
           resolve();
         } else if (message.type === "refused") reject(new UserError(message.error, EXIT.unreachable));
       };
@@ -87,7 +98,7 @@ export class DaemonClient {
       this.socket.on("close", () => this.onClosed(reject));
       this.socket.on("error", () => {});
       const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
-      this.send({ type: "hello", protocol: PROTOCOL_VERSION, version: VERSION, cwd: currentDirectory(), env, ...size });
+      this.send({ type: "hello", protocol: PROTOCOL_VERSION, version: VERSION, cwd: currentDirectory(), env, ...size, ...(onNotices && { notices: true }) });
     });
   }
 
@@ -107,6 +118,7 @@ export class DaemonClient {
       } else if (message.type === "reply") this.settle(message);
       else if (message.type === "event") this.handlers.event?.(message);
       else if (message.type === "snapshot") this.handlers.snapshot?.(message);
+      else if (message.type === "crash") this.handlers.crash?.(message);
       else if (message.type === "attach-end") this.handlers.attachEnd?.(message);
       else if (message.type === "screen") this.handlers.screen?.();
       else if (message.type === "skipped") this.handlers.skipped?.(message.lines);
@@ -159,6 +171,17 @@ export class DaemonClient {
     this.socket.end();
     this.socket.unref();
   }
+}
+
+/** `the previous fleet (5 tasks, autosaved 3m ago) ended unexpectedly — fleetcom recover --latest` */
+export function crashNoticeText(notice: CrashNotice, now = Date.now(), remedy = notice.recover): string {
+  const tasks = `${notice.tasks} task${notice.tasks === 1 ? "" : "s"}`;
+  return `the previous fleet (${tasks}, autosaved ${age(notice.writtenAt, now)} ago) ended unexpectedly — ${remedy}`;
+}
+
+function printNotices(notices: Notices): void {
+  const lines = [...(notices.crash ? [crashNoticeText(notices.crash)] : []), ...notices.config.map((p) => `warning: ${p}`)];
+  for (const line of lines) process.stderr.write(`fleetcom: ${printable(line)}\n`);
 }
 
 export function terminalSize(): { cols: number; rows: number } {
@@ -225,13 +248,16 @@ async function connectSocket(autostart: boolean): Promise<Socket> {
   const fatal = connectFailure(first.code);
   if (fatal) throw fatal;
   // A live daemon holding the lock will not be replaced by starting another: wait for it instead.
+  let started: Started | null = null;
   if (lockHolder(dirPath) === null) {
     if (!autostart) throw new UserError("the daemon is not running", EXIT.unreachable);
-    startDaemon(dirPath);
+    started = startDaemon(dirPath, true);
   }
   const deadline = performance.now() + AUTOSTART_TIMEOUT_MS;
   while (performance.now() < deadline) {
     await new Promise((r) => setTimeout(r, 20));
+    // systemd-run could not make the scope (the manager refused, a policy): start it as before.
+    if (started?.failed) started = startDaemon(dirPath, false);
     const attempt = await connectVerified(dirPath, readPeer);
     if ("socket" in attempt) return attempt.socket;
     const fatal = connectFailure(attempt.code);
@@ -263,7 +289,16 @@ function lockHolder(dirPath: string): number | null {
   }
 }
 
-function startDaemon(dirPath: string): void {
+interface Started {
+  /** The scope's systemd-run exited with a failure before a daemon came up. */
+  failed: boolean;
+}
+
+/**
+ * `fleetcom daemon`, detached, its output to the log: in a systemd scope of its own where that keeps
+ * it past a logout (service-manager.ts), else in a new session (`setsid`) as before.
+ */
+function startDaemon(dirPath: string, scope: boolean): Started {
   const dir = openRuntimeDir(dirPath);
   let log: number;
   try {
@@ -271,14 +306,19 @@ function startDaemon(dirPath: string): void {
   } finally {
     dir.close();
   }
-  const [command, ...args] = selfCommand();
-  const child = spawn(command!, [...args, "daemon"], { detached: true, stdio: ["ignore", log, log], env: process.env });
+  const daemon = [...selfCommand(), "daemon"];
+  const argv = (scope && scopeCommand(daemon)) || daemon;
+  const started: Started = { failed: false };
+  const child = spawn(argv[0]!, argv.slice(1), { detached: true, stdio: ["ignore", log, log], env: process.env });
+  if (argv !== daemon) child.once("exit", (code) => (started.failed = code !== 0));
+  child.once("error", () => (started.failed = argv !== daemon));
   child.unref();
   closeSync(log);
+  return started;
 }
 
 /** Opens a connection for one command's worth of requests and always closes it. */
-export async function withDaemon<T>(work: (client: DaemonClient) => Promise<T>, options: { autostart?: boolean } = {}): Promise<T> {
+export async function withDaemon<T>(work: (client: DaemonClient) => Promise<T>, options: { autostart?: boolean; notices?: boolean } = {}): Promise<T> {
   const client = await DaemonClient.open(options);
   try {
     return await work(client);

@@ -107,7 +107,7 @@ async function printList(what: string): Promise<void> {
 async function liveTasks(): Promise<TaskInfo[]> {
   const { withDaemon } = await import("./client.ts");
   try {
-    return await withDaemon((c) => c.request("ls"), { autostart: false });
+    return await withDaemon((c) => c.request("ls"), { autostart: false, notices: false });
   } catch (error) {
     if (error instanceof UserError) return []; // no daemon: nothing to complete, and none is started
     throw error;

@@ -1,9 +1,10 @@
 // `fleetcom daemon`: the supervisor in the foreground of this process, no dashboard. Autostart runs
 // it detached; service managers run it directly.
 import { defineCommand } from "citty";
-import { writeSync } from "node:fs";
+import { readFileSync, writeSync } from "node:fs";
+import { UserError } from "./errors.ts";
+import { lockPath, runtimeDir } from "./paths.ts";
 import { logLine } from "./text-printable.ts";
-import { handshakeTimeoutSetting, historySetting, scrollbackSetting } from "./settings.ts";
 
 // Straight to fd 2, which is the log under autostart: Bun's process.stderr keeps a copy of the fd of
 // its own, which would go on writing into a removed log after the daemon opened a new one (daemon-endpoint.ts).
@@ -19,13 +20,22 @@ export default defineCommand({
     scrollback: { type: "string", description: "Lines of scrollback per task (default 2000, max 100000, 0 off)" },
   },
   async run({ args }) {
-    const scrollback = scrollbackSetting(args.scrollback, process.env.FLEETCOM_SCROLLBACK, log);
+    // The config file, then the environment over it, then the flag (settings.ts). Imported here so
+    // that --help and the completion script, which read every command's definition, do not pay for TOML.
+    const { daemonOptions, handshakeTimeoutSetting, historySetting, loadSettings } = await import("./settings.ts");
+    const settings = loadSettings(process.env, { scrollback: args.scrollback });
+    for (const problem of settings.problems) log(problem);
     const handshakeTimeoutMs = handshakeTimeoutSetting(process.env.FLEETCOM_HANDSHAKE_TIMEOUT_MS, log);
     const { startSupervisor } = await import("./daemon-supervisor.ts");
     const history = historySetting(process.env.FLEETCOM_HISTORY, log);
-    const supervisor = await startSupervisor({ scrollback, history, handshakeTimeoutMs, log });
+    const supervisor = await startSupervisor({ ...daemonOptions(settings), history, handshakeTimeoutMs, log });
     if (!supervisor) {
-      log("another daemon holds the lock; exiting");
+      // Exit 1, not 0: a service manager must not take a second daemon that did nothing for a started one.
+      const holder = lockHolderPid();
+      const message = `a daemon is already running${holder ? ` (pid ${holder})` : ""} for ${runtimeDir()}; fleetcom --kill stops it`;
+      if (process.stderr.isTTY) throw new UserError(message);
+      log(`${message}; exiting`);
+      process.exitCode = 1;
       return;
     }
     for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, () => supervisor.daemon.stop());
@@ -34,3 +44,12 @@ export default defineCommand({
     process.exit(0);
   },
 });
+
+function lockHolderPid(): number | null {
+  try {
+    const pid = Number(readFileSync(lockPath(), "utf8").trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}

@@ -11,17 +11,18 @@ export default defineCommand({
   args: {
     target: { type: "positional", required: false, description: "Session name, or a path ending in .json" },
     "dry-run": { type: "boolean", description: "Print what would start; needs no daemon" },
-    json: { type: "boolean", description: "Print JSON: with --dry-run {name, file, entries, dropped}, else {name, file, started, skipped, dropped}" },
+    again: { type: "boolean", description: "Start entries a running task already stands for (skipped by default)" },
+    json: { type: "boolean", description: "Print JSON: with --dry-run {name, file, entries, dropped}, else {name, file, started, skipped, alreadyRunning, dropped}" },
   },
   async run({ args }) {
     if (!args.target) {
       if (args["dry-run"]) throw usageError("load: --dry-run needs a session NAME or a FILE.json");
       const { pickAndLoad } = await import("./ui-picker-sessions.ts");
-      return pickAndLoad("saved", args.json);
+      return pickAndLoad("saved", args.json, { again: args.again });
     }
     const [{ loadRecipe }, { loadAndDescribe, printDryRun }] = await Promise.all([import("./recipe-sessions.ts"), import("./client-recipes.ts")]);
     const recipe = loadRecipe(args.target, currentDirectory());
     if (args["dry-run"]) printDryRun(recipe, args.json);
-    else console.log(await loadAndDescribe(recipe, args.json));
+    else console.log(await loadAndDescribe(recipe, args.json, { again: args.again }));
   },
 });

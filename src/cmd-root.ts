@@ -4,7 +4,7 @@
 // and its tasks end when the dashboard closes, whichever of q and Q closed it.
 import { appendFileSync, existsSync } from "node:fs";
 import { requireTerminal } from "./ui-attach.ts";
-import { EXIT, usageError, UserError } from "./errors.ts";
+import { usageError, UserError } from "./errors.ts";
 import { resolveSessionTarget } from "./recipe-names.ts";
 import type { LoadedRecipe } from "./recipe-sessions.ts";
 import { runDashboard } from "./ui-dashboard.ts";
@@ -50,14 +50,16 @@ export async function openDashboard(request: DashboardRequest): Promise<number> 
   if (!request.foreground) {
     const status = recipe ? await loadAndDescribe(recipe) : undefined;
     const { end, running } = await runDashboard({ status, detachKey });
-    if (end === "lost") throw new UserError("the daemon stopped", EXIT.unreachable);
-    console.log(end === "quit" ? "[stopped the daemon and every task]" : `[detached: ${running} task(s) still running]`);
+    const said = { quit: "[stopped the daemon and every task]", lost: "[left: the daemon had stopped, no task is running]", detached: `[detached: ${running} task(s) still running]` };
+    console.log(said[end]);
     return 0;
   }
-  const { handshakeTimeoutSetting, historySetting, scrollbackSetting } = await import("./settings.ts");
+  const { daemonOptions, handshakeTimeoutSetting, historySetting, loadSettings } = await import("./settings.ts");
   const { startSupervisor } = await import("./daemon-supervisor.ts");
+  const settings = loadSettings();
+  for (const problem of settings.problems) logToFile(problem);
   const supervisor = await startSupervisor({
-    scrollback: scrollbackSetting(undefined, process.env.FLEETCOM_SCROLLBACK, logToFile),
+    ...daemonOptions(settings),
     history: historySetting(process.env.FLEETCOM_HISTORY, logToFile),
     handshakeTimeoutMs: handshakeTimeoutSetting(process.env.FLEETCOM_HANDSHAKE_TIMEOUT_MS, logToFile),
     log: logToFile,

@@ -1,6 +1,6 @@
 // `fleetcom status`: never starts a daemon; "not running" is exit 3.
 import { defineCommand } from "citty";
-import { DaemonClient } from "./client.ts";
+import { crashNoticeText, DaemonClient } from "./client.ts";
 import { EXIT, UserError } from "./errors.ts";
 import type { DaemonStatus } from "./wire-protocol.ts";
 import { runtimeDir, sessionDir, socketPath } from "./paths.ts";
@@ -12,7 +12,7 @@ export default defineCommand({
   async run({ args }) {
     let status: DaemonStatus;
     try {
-      const client = await DaemonClient.open({ autostart: false });
+      const client = await DaemonClient.open({ autostart: false, notices: false });
       status = await client.request("status");
       client.close();
     } catch (error) {
@@ -22,7 +22,10 @@ export default defineCommand({
       process.exitCode = EXIT.unreachable;
       return;
     }
-    const full = { ...status, sessionDir: sessionDir(), runtimeDir: runtimeDir() };
+    // Whether the fleet outlives a logout (systemd's lingering, logind's KillUserProcesses): Linux only.
+    const { logoutOutlookHere } = await import("./service-manager.ts");
+    const logout = logoutOutlookHere();
+    const full = { ...status, sessionDir: sessionDir(), runtimeDir: runtimeDir(), logout };
     if (args.json) return console.log(JSON.stringify(full, null, 2));
     const uptime = Math.round((Date.now() - Date.parse(status.startedAt)) / 1000);
     console.log(
@@ -33,6 +36,8 @@ export default defineCommand({
         `tasks     ${status.tasks.total} (${status.tasks.running} running)`,
         ...(status.snapshotError ? [`snapshots FAILING since ${status.snapshotError.since}: ${printable(status.snapshotError.message)}`] : []),
         historyLine(status.history),
+        ...(status.crash ? [`previous  ${printable(crashNoticeText(status.crash))}`] : []),
+        ...(logout?.advice ? [`logout    ${printable(logout.advice)}`] : []),
       ].join("\n"),
     );
   },

@@ -27,6 +27,8 @@ export const SUBCOMMANDS: Record<string, Lazy> = {
   status: () => import("./cmd-status.ts").then((m) => m.default),
   save: () => import("./cmd-save.ts").then((m) => m.default),
   recover: () => import("./cmd-recover.ts").then((m) => m.default),
+  config: () => import("./cmd-config.ts").then((m) => m.default),
+  service: () => import("./cmd-service.ts").then((m) => m.default),
   completions: () => import("./cmd-completions.ts").then((m) => m.completionsCommand(() => ({ root, subcommands: SUBCOMMANDS }))),
 };
 
@@ -35,7 +37,8 @@ export const root = defineCommand({
   args: {
     session: { type: "positional", required: false, description: "Load this saved session, then open the dashboard; without SESSION or COMMAND, fleetcom opens the dashboard" },
     version: { type: "boolean", alias: "V", description: "Print the version" },
-    kill: { type: "boolean", description: "Stop the daemon and every task it owns" },
+    kill: { type: "boolean", description: "Stop the daemon and every task it owns (from a terminal, with tasks running, asks first)" },
+    yes: { type: "boolean", alias: "y", description: "With --kill: do not ask" },
     foreground: { type: "boolean", description: "Run the supervisor in this process with the dashboard; its tasks end when you quit" },
     "detach-key": { type: "string", valueHint: "KEY", description: "Detach from a task with KEY instead of Ctrl-\\ (ctrl-a, ^]…; also FLEETCOM_DETACH_KEY)" },
   },

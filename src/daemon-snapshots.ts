@@ -23,12 +23,18 @@ export interface SnapshotSettings {
   checkMs: number;
 }
 
+/** The fleet as a snapshot keeps it: what a recovery starts, and the finished tasks it must not. */
+export interface SnapshotRecipe {
+  running: RecipeEntry[];
+  finished: RecipeEntry[];
+}
+
 /** What a supervisor exposes to the writer; always go through `recipe()` so resume forms are used. */
 export interface SnapshotSource {
   readonly startedAt: Date;
   recipe(): RecipeEntry[];
-  /** The recipe with each entry's history key (recipe-history.ts), when the supervisor keeps history. */
-  snapshotRecipe?(): RecipeEntry[];
+  /** The recipe split by whether each task still runs, each entry with its history key (recipe-history.ts) while history is kept; without it every task counts as running. */
+  snapshotRecipe?(): SnapshotRecipe;
   onRecipeChange: () => void;
   /** Told whenever the writer's state changes, so the supervisor can tell its clients (L10). */
   snapshotState?(state: SnapshotState): void;
@@ -96,14 +102,15 @@ export class SnapshotWriter {
 
   pass(): void {
     const began = performance.now();
-    const entries = this.source.snapshotRecipe?.() ?? this.source.recipe();
-    const pass = { file: this.file, tasks: entries.length, body: formatRecipe("", entries, this.options.home) };
+    const { running: entries, finished } = this.source.snapshotRecipe?.() ?? { running: this.source.recipe(), finished: [] };
+    const tasks = entries.length + finished.length;
+    const pass = { file: this.file, tasks, body: formatRecipe("", entries, this.options.home, finished) };
     // Nothing to write means the disk already holds this fleet (or it is empty): as good as a write.
     if (!shouldWriteSnapshot(pass, this.last, existsSync(this.file))) return this.report({ error: null, pendingSince: null });
     try {
       ensurePrivateDir(this.options.dir, "recovery directory");
       removeStaleTempFiles(this.options.dir);
-      writeFileAtomic(this.file, formatRecipe(snapshotLabel(new Date()), entries, this.options.home));
+      writeFileAtomic(this.file, formatRecipe(snapshotLabel(new Date()), entries, this.options.home, finished));
       this.last = { file: pass.file, body: pass.body };
       this.prune();
     } catch (error) {
@@ -115,7 +122,7 @@ export class SnapshotWriter {
     }
     this.report({ error: null, pendingSince: null });
     const ms = (performance.now() - began).toFixed(2);
-    this.options.log(`snapshot written ${this.file}: ${entries.length} task(s) in ${ms} ms`);
+    this.options.log(`snapshot written ${this.file}: ${tasks} task(s) in ${ms} ms`);
   }
 
   private report(next: SnapshotState): void {

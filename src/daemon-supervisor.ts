@@ -1,15 +1,17 @@
-// The supervisor core: the daemon, the socket it serves (the runtime directory's endpoint) and its
-// recovery snapshot writer. `fleetcom daemon` runs it on its own; `fleetcom --foreground` runs it
-// inside the dashboard's process.
+// The supervisor core: the daemon, the socket it serves (the runtime directory's endpoint), its
+// recovery snapshot writer and its clean-stop record. `fleetcom daemon` runs it on its own;
+// `fleetcom --foreground` runs it inside the dashboard's process.
 import { Daemon, type DaemonOptions } from "./daemon.ts";
 import { Endpoint } from "./daemon-endpoint.ts";
+import { CleanStopRecord, crashNotice, lostFleetCandidates, readRecord, recordPath } from "./daemon-clean-stop.ts";
 import { runtimeDir } from "./paths.ts";
+import { snapshotFileName } from "./recipe-snapshot-rules.ts";
 import { startSnapshots } from "./daemon-snapshots.ts";
 import { startHistory } from "./daemon-history.ts";
 
 export interface Supervisor {
   daemon: Daemon;
-  /** Resolves once every task has ended and the last snapshot pass has run. */
+  /** Resolves once every task has ended, the last snapshot pass has run and the clean stop is recorded. */
   stopped: Promise<void>;
 }
 
@@ -21,16 +23,18 @@ export async function startSupervisor(options: DaemonOptions): Promise<Superviso
   served.daemon.history = history;
   const snapshots = startSnapshots(served.daemon, process.env, options.log, options.history);
   // The pending passes run after the tasks end: the recipe still lists them, and their history
-  // holds their last output, so a clean stop loses nothing.
+  // holds their last output, so a clean stop loses nothing; the clean-stop marker comes last, once
+  // nothing more can be lost.
   const stopped = served.stopped.then(async () => {
     await history?.stop();
     snapshots.stop();
+    served.record.stopped();
   });
   return { daemon: served.daemon, stopped };
 }
 
 /** Takes the lock, listens, and serves until stopped. Resolves null when another daemon holds the lock. */
-async function serveDaemon(options: DaemonOptions): Promise<{ daemon: Daemon; stopped: Promise<void> } | null> {
+async function serveDaemon(options: DaemonOptions): Promise<{ daemon: Daemon; stopped: Promise<void>; record: CleanStopRecord } | null> {
   let daemon: Daemon | null = null;
   const endpoint = await Endpoint.open(runtimeDir(), {
     log: options.log,
@@ -39,6 +43,8 @@ async function serveDaemon(options: DaemonOptions): Promise<{ daemon: Daemon; st
   });
   if (!endpoint) return null;
   daemon = new Daemon(options);
+  // Synchronously, before the first connection is accepted: the first client is the one told.
+  const record = lostFleetCheck(daemon, options.log);
   options.log(`daemon ${process.pid} listening on ${endpoint.socketPath}`);
   const stopped = new Promise<void>((resolve) => {
     daemon!.onStop = () => {
@@ -46,5 +52,17 @@ async function serveDaemon(options: DaemonOptions): Promise<{ daemon: Daemon; st
       resolve();
     };
   });
-  return { daemon, stopped };
+  return { daemon, stopped, record };
+}
+
+/** Reads the previous supervisor's record (we hold the lock, so it cannot change under us), then writes ours. */
+function lostFleetCheck(daemon: Daemon, log: (message: string) => void): CleanStopRecord {
+  const path = recordPath(runtimeDir());
+  const notice = crashNotice(lostFleetCandidates(readRecord(path)));
+  if (notice) log(`the previous fleet (${notice.tasks} task(s), snapshot ${notice.snapshot}) ended without a clean stop; the first client is told`);
+  daemon.setCrash(notice);
+  const own = { runtimeDir: runtimeDir(), pid: process.pid, startedAt: daemon.startedAt.toISOString(), snapshot: snapshotFileName(daemon.startedAt, process.pid) };
+  const record = new CleanStopRecord(path, own, notice?.snapshot ?? null, log);
+  daemon.onCrashCleared = () => record.recovered();
+  return record;
 }

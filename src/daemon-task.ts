@@ -5,7 +5,7 @@ import type { FlagProbe } from "./agent-probe.ts";
 import { type AgentSignal, type Attention, type AttentionEvent, NO_ATTENTION, RESUMED_QUIET_MS, nextAttention, promptLine } from "./attention.ts";
 import { type AgentRun, prepareRun } from "./agent-run.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
-import { isIdle } from "./idle.ts";
+import { IDLE_AFTER_MS, isIdle } from "./idle.ts";
 import { spawnPty, type Pty } from "./term-pty.ts";
 import { ProcessGroup, terminateGroup } from "./daemon-process-group.ts";
 import { Screen, type TaskScreen } from "./term-screen.ts";
@@ -26,6 +26,8 @@ export interface TaskSpec {
   cols: number;
   rows: number;
   scrollback: number;
+  /** Quiet this long, a running task is idle (default IDLE_AFTER_MS; the config file's idle_seconds). */
+  idleMs?: number;
   /** Where agent runs keep their capture assets (agent-run.ts). */
   agents: AgentNamespace;
   /** Which options agent binaries understand; asked (prepare) before a spawn (agent-probe.ts). */
@@ -82,6 +84,7 @@ export class Task {
   private readonly agents: AgentNamespace;
   private readonly probe: Pick<FlagProbe, "flagsOf">;
   private readonly log: (message: string) => void;
+  private readonly idleMs: number;
 
   constructor(
     spec: TaskSpec,
@@ -90,6 +93,7 @@ export class Task {
     this.agents = spec.agents;
     this.probe = spec.probe;
     this.log = spec.log;
+    this.idleMs = spec.idleMs ?? IDLE_AFTER_MS;
     this.id = spec.id;
     this.cwd = spec.cwd;
     this.command = spec.command;
@@ -294,7 +298,7 @@ export class Task {
 
   /** `now` is monotonic (performance.now). */
   idle(now = performance.now()): boolean {
-    return this.running && isIdle(this.lastActivity, now);
+    return this.running && isIdle(this.lastActivity, now, this.idleMs);
   }
 
   /**

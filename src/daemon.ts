@@ -19,12 +19,14 @@ import { flagsNeeded, savedCommands } from "./agent-run.ts";
 import { UserError, errorMessage } from "./errors.ts";
 import { isDirectory } from "./files.ts";
 import { label, normalizeGroup, normalizeName } from "./recipe-labels.ts";
-import { type Escapee, hello as helloSchema, opArgs, request as requestSchema, type DaemonStatus, type RecipeEntry, type Request, type SnapshotError, type TaskInfo } from "./wire-protocol.ts";
+import { alreadyRunning, type RunningTask } from "./daemon-duplicates.ts";
+import type { Settings } from "./settings.ts";
+import { type CrashNotice, type DaemonSettings, type Escapee, type Hello, hello as helloSchema, type Notices, opArgs, type OpResult, request as requestSchema, type DaemonStatus, type RecipeEntry, type Request, type SnapshotError, type TaskInfo } from "./wire-protocol.ts";
 import { runNotifier } from "./daemon-notifier.ts";
 import { commandTooLong } from "./recipe.ts";
 import { runtimeDir, socketPath } from "./paths.ts";
 import { PROTOCOL_VERSION } from "./wire-framing.ts";
-import type { SnapshotState } from "./daemon-snapshots.ts";
+import type { SnapshotRecipe, SnapshotState } from "./daemon-snapshots.ts";
 import { Task, type TaskListener } from "./daemon-task.ts";
 import { resolveTaskRef } from "./task-ref.ts";
 import { agentProbeBudgetSetting, HANDSHAKE_TIMEOUT_MS } from "./settings.ts";
@@ -40,6 +42,12 @@ export interface DaemonOptions {
   scrollback: number;
   /** Keep each task's history on disk and restore it on recover (settings.ts historySetting). */
   history: boolean;
+  /** The command run when a task starts needing attention (settings.ts); FLEETCOM_NOTIFY when not given. */
+  notify?: string | null;
+  /** How long a running task stays quiet before it is idle (default IDLE_AFTER_MS). */
+  idleMs?: number;
+  /** What the daemon settled on at start, for `status` and `fleetcom config`. */
+  settings?: Settings;
   /** A connection that has not sent its hello by then is dropped (default HANDSHAKE_TIMEOUT_MS). */
   handshakeTimeoutMs?: number;
   log(message: string): void;
@@ -58,6 +66,8 @@ export class Daemon implements TaskListener, ConnectionHandler {
   /** Clients dropped for not reading what was queued for them (status reports it). */
   private droppedBehind = 0;
   private stopping: Promise<void> | null = null;
+  /** What ran when the teardown began: the stop ends them, but a recovery must start them again. */
+  private runningAtStop: Set<Task> | null = null;
   private readonly agents = new AgentNamespace(runtimeDir(), (id, run) => this.agentFilesChanged(id, run));
   private readonly probe: FlagProbe;
   readonly typist = new Typist();
@@ -70,6 +80,12 @@ export class Daemon implements TaskListener, ConnectionHandler {
   private snapshot: SnapshotState = { error: null, pendingSince: null };
   /** The writer of the history kept on disk (daemon-history.ts); null while history is off. */
   history: HistoryWriter | null = null;
+  /** The previous fleet of this runtime directory, lost and not yet recovered (daemon-clean-stop.ts). */
+  private crash: CrashNotice | null = null;
+  /** One-time notices go to the first client that asks for them. */
+  private noticesTold = false;
+  /** Called when a recovery of the lost fleet's snapshot clears the crash notice. */
+  onCrashCleared: () => void = () => {};
 
   constructor(readonly options: DaemonOptions) {
     const budgetMs = agentProbeBudgetSetting(process.env.FLEETCOM_AGENT_PROBE_MS, options.log);
@@ -139,7 +155,28 @@ export class Daemon implements TaskListener, ConnectionHandler {
     peer.hello = parsed;
     if (peer.handshakeTimer) clearTimeout(peer.handshakeTimer);
     peer.handshakeTimer = null;
-    peer.conn.send({ type: "welcome", protocol: PROTOCOL_VERSION, version: VERSION, pid: process.pid });
+    peer.conn.send({ type: "welcome", protocol: PROTOCOL_VERSION, version: VERSION, pid: process.pid, ...this.noticesFor(parsed) });
+  }
+
+  /** The one-time notices, for the first client that asks: a lost previous fleet, config problems. */
+  private noticesFor(hello: Hello): { notices?: Notices } {
+    const config = this.options.settings?.problems ?? [];
+    if (!hello.notices || this.noticesTold || (this.crash === null && config.length === 0)) return {};
+    this.noticesTold = true;
+    return { notices: { crash: this.crash, config } };
+  }
+
+  /** Set once at start, before the first client is accepted. */
+  setCrash(notice: CrashNotice | null): void {
+    this.crash = notice;
+  }
+
+  /** A load of the lost fleet's snapshot clears the notice, for good. */
+  private recovered(snapshot: string): void {
+    if (this.crash?.snapshot !== snapshot) return;
+    this.crash = null;
+    this.onCrashCleared();
+    for (const peer of this.peers.values()) if (peer.subscribed) peer.conn.sendEvent({ type: "crash", crash: null });
   }
 
   private async dispatch(peer: Peer, req: Request): Promise<void> {
@@ -218,7 +255,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
     if (!this.tasks.has(task.id)) return;
     const info = task.info();
     this.events.broadcast("changed", info);
-    const command = process.env.FLEETCOM_NOTIFY;
+    const command = this.options.notify === undefined ? process.env.FLEETCOM_NOTIFY : this.options.notify;
     if (command && info.attention && isNewAttention(before, info.attention)) {
       runNotifier(command, { taskId: task.id, label: label(info), attention: info.attention }, this.options.log);
     }
@@ -241,10 +278,12 @@ export class Daemon implements TaskListener, ConnectionHandler {
 
 
   /**
-   * Starts every entry whose directory exists, a few at a time: spawning is synchronous (~10 ms
-   * each), so between turns the daemon serves its other clients. The reply comes when all are started.
+   * Starts every entry whose directory exists and that no running task already stands for (unless
+   * `again`), a few at a time: spawning is synchronous (~10 ms each), so between turns the daemon
+   * serves its other clients. The reply comes when all are started. `earlier`: tasks an earlier
+   * request of the same load started, which are never taken for entries of this one.
    */
-  async load(peer: Peer, entries: RecipeEntry[]): Promise<{ started: number[]; skipped: number }> {
+  async load(peer: Peer, entries: RecipeEntry[], options: { again?: boolean; earlier?: readonly number[]; snapshot?: string } = {}): Promise<OpResult<"load">> {
     for (const e of entries) {
       const tooLong = commandTooLong(e.cmd);
       if (tooLong) throw new UserError(tooLong);
@@ -254,12 +293,19 @@ export class Daemon implements TaskListener, ConnectionHandler {
       this.readHistories(entries),
       Promise.all(entries.filter((e) => isDirectory(e.dir)).map((e) => this.prepareAgent(peer, e.cmd, e.dir))),
     ]);
+    if (options.snapshot !== undefined) this.recovered(options.snapshot);
+    const duplicate = options.again ? entries.map(() => false) : alreadyRunning(entries, this.runningForLoad(new Set(options.earlier)));
     const started: number[] = [];
     let skipped = 0;
+    let running = 0;
     const dirs = new Map<string, boolean>();
     let work = 0;
-    for (const e of entries) {
+    for (const [i, e] of entries.entries()) {
       if (this.stopping) break;
+      if (duplicate[i]) {
+        running += 1;
+        continue;
+      }
       let exists = dirs.get(e.dir);
       if (exists === undefined) dirs.set(e.dir, (exists = isDirectory(e.dir)));
       if (!exists) {
@@ -277,7 +323,20 @@ export class Daemon implements TaskListener, ConnectionHandler {
         await new Promise((resolve) => setImmediate(resolve));
       }
     }
-    return { started, skipped };
+    return { started, skipped, alreadyRunning: running };
+  }
+
+  /** The running tasks as a load compares them with its entries: as typed and as a save would store them. */
+  private runningForLoad(earlier: ReadonlySet<number>): RunningTask[] {
+    const tasks = [...this.tasks.values()].filter((t) => t.running && !earlier.has(t.id));
+    const saved = savedCommands(tasks);
+    return tasks.map((t, i) => ({
+      dir: t.cwd,
+      group: t.group,
+      name: t.name,
+      commands: [t.command, saved[i]!],
+      conversation: t.agent ? (t.agent.known() ?? t.agent.storedMatch()) : null,
+    }));
   }
 
   /**
@@ -311,6 +370,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
         cols: hello.cols,
         rows: hello.rows,
         scrollback: this.options.scrollback,
+        idleMs: this.options.idleMs,
         agents: this.agents,
         probe: this.probe,
         log: this.options.log,
@@ -365,12 +425,21 @@ export class Daemon implements TaskListener, ConnectionHandler {
     return tasks.map((t, i) => ({ dir: t.cwd, cmd: commands[i]!, group: t.group, name: t.name }));
   }
 
-  /** What a snapshot stores: the recipe, each entry with the key of its task's history file while history is kept. */
-  snapshotRecipe(): RecipeEntry[] {
-    const entries = this.recipe();
-    if (!this.history) return entries;
-    const ids = [...this.tasks.keys()];
-    return entries.map((e, i) => ({ ...e, history: String(ids[i]) }));
+  /**
+   * What a recovery snapshot stores: the recipe of the running tasks, and apart from it the tasks
+   * that have finished, which a recovery must not start again (recovery.md); each entry with the key
+   * of its task's history file while history is kept.
+   */
+  snapshotRecipe(): SnapshotRecipe {
+    const tasks = [...this.tasks.values()];
+    const commands = savedCommands(tasks);
+    const split: SnapshotRecipe = { running: [], finished: [] };
+    const running = (t: Task) => t.running || (this.runningAtStop?.has(t) ?? false);
+    tasks.forEach((t, i) => {
+      const entry = { dir: t.cwd, cmd: commands[i]!, group: t.group, name: t.name, ...(this.history ? { history: String(t.id) } : {}) };
+      (running(t) ? split.running : split.finished).push(entry);
+    });
+    return split;
   }
 
   /** Every task, in the order `ls` lists them. */
@@ -402,7 +471,14 @@ export class Daemon implements TaskListener, ConnectionHandler {
       snapshotError: this.snapshot.error,
       snapshotPendingSince: this.snapshot.pendingSince,
       history: this.history?.status() ?? HISTORY_OFF,
+      crash: this.crash,
+      settings: this.daemonSettings(),
     };
+  }
+
+  private daemonSettings(): DaemonSettings | null {
+    const s = this.options.settings;
+    return s ? { file: s.file, notify: s.notify, scrollback: s.scrollback, idleSeconds: s.idleSeconds, problems: s.problems } : null;
   }
 
   /** What the daemon holds for its clients: the bounds in daemon-connection.ts keep these small. */
@@ -423,6 +499,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
   /** The one teardown: TERM every task's group, KILL after the grace period, then let go. */
   stop(): Promise<void> {
     this.events.stop();
+    this.runningAtStop ??= new Set([...this.tasks.values()].filter((t) => t.running));
     this.stopping ??= (async () => {
       for (const peer of this.peers.values()) if (peer.attached) peer.conn.send({ type: "attach-end", reason: "shutdown", task: peer.attached.info() });
       for (const peer of this.peers.values()) if (peer.lines) endStream(peer, "shutdown", peer.lines.task.info());

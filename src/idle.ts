@@ -4,18 +4,19 @@
 // active. Wall-clock time is only for timestamps people read.
 
 /**
- * A running task with no output for this long is idle (daemon.md): 10 s, or FLEETCOM_IDLE_MS (a
- * whole number of milliseconds) where tests need a shorter spell. The daemon and `wait` read the
- * same environment, so they agree.
+ * A running task with no output for this long is idle (daemon.md): 10 s, or FLEETCOM_IDLE_SECONDS,
+ * which the daemon reads over the config file's idle_seconds (settings.ts) and `wait` reads too, so
+ * a test's short spell is one setting for both.
  */
-export const IDLE_AFTER_MS = idleAfterMs(process.env.FLEETCOM_IDLE_MS);
+export const IDLE_AFTER_MS = idleAfterMs(process.env.FLEETCOM_IDLE_SECONDS);
 
 function idleAfterMs(raw: string | undefined): number {
-  return raw !== undefined && /^\d+$/.test(raw.trim()) && Number(raw) > 0 ? Number(raw) : 10_000;
+  const seconds = raw !== undefined && /^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : NaN;
+  return seconds > 0 && seconds <= 86_400 ? seconds * 1000 : 10_000;
 }
 
-export function isIdle(lastActivity: number, now: number): boolean {
-  return now - lastActivity >= IDLE_AFTER_MS;
+export function isIdle(lastActivity: number, now: number, after = IDLE_AFTER_MS): boolean {
+  return now - lastActivity >= after;
 }
 
 // However the clocks of two processes disagree, a task that prints nothing more is idle at most

@@ -15,11 +15,21 @@ import { currentDirectory } from "./text-path.ts";
 export interface SnapshotInfo {
   file: string;
   label: string | null;
+  /** Entries a recovery would start. */
   tasks: number;
+  /** Tasks that had finished when it was written: recorded apart, never started again. */
+  finished: number;
+  /** The names (else commands) of the first few tasks it would start, so rows can be told apart. */
+  labels: string[];
   dropped: number;
   written: string;
   damaged: string | null;
+  /** Written by the supervisor running now: it describes the fleet as it is ("this fleet, running"). */
+  thisFleet: boolean;
 }
+
+/** How many task names a listing carries per snapshot. */
+export const LISTED_LABELS = 4;
 
 interface Listed {
   info: SnapshotInfo;
@@ -29,8 +39,14 @@ interface Listed {
 }
 
 // Newest means most recently written: a supervisor started earlier may hold the fresher recipe.
-export function listSnapshots(env: Env = process.env, cwd = process.cwd()): SnapshotInfo[] {
-  return readSnapshots(env, cwd).map((s) => s.info);
+// `own`: the file name the running supervisor writes (null when none runs), marked as this fleet.
+export function listSnapshots(env: Env = process.env, cwd = process.cwd(), own: string | null = null): SnapshotInfo[] {
+  return readSnapshots(env, cwd).map((s) => ({ ...s.info, thisFleet: basename(s.info.file) === own }));
+}
+
+/** Whether `file` is the snapshot the running supervisor (its file name `own`) writes. */
+export function isOwnSnapshot(file: string, own: string | null, env: Env = process.env): boolean {
+  return own !== null && resolve(file) === resolve(recoveryDir(env), own);
 }
 
 // `skip` is the running daemon's own file: loading it back into that daemon would only duplicate
@@ -80,11 +96,13 @@ function describe(file: string, env: Env, cwd: string): Listed | null {
   } catch {
     return null; // pruned while we listed
   }
-  const base = { file, written: new Date(order.writtenMs).toISOString(), label: null, tasks: 0, dropped: 0, damaged: null };
+  const base = { file, written: new Date(order.writtenMs).toISOString(), label: null, tasks: 0, finished: 0, labels: [], dropped: 0, damaged: null, thisFleet: false };
   try {
     const recipe = readSnapshot(file, env, cwd);
-    if (recipe.entries.length === 0) return { info: { ...base, label: recipe.name, damaged: "holds no command" }, recipe: null, file: order };
-    const info = { ...base, label: recipe.displayName, tasks: recipe.entries.length, dropped: recipe.dropped };
+    const finished = recipe.finished?.length ?? 0;
+    if (recipe.entries.length + finished === 0) return { info: { ...base, label: recipe.name, damaged: "holds no command" }, recipe: null, file: order };
+    const labels = recipe.entries.slice(0, LISTED_LABELS).map((e) => e.name ?? e.cmd);
+    const info = { ...base, label: recipe.displayName, tasks: recipe.entries.length, finished, labels, dropped: recipe.dropped };
     return { info, recipe, file: order };
   } catch (error) {
     const reason = error instanceof UserError ? error.message : describeFsError(error);

@@ -41,7 +41,11 @@ export const storedRecipe = type({
 });
 export type StoredRecipe = typeof storedRecipe.infer;
 
-export type ParsedRecipe = { name: string | null; entries: RecipeEntry[]; dropped: number };
+/**
+ * `finished`: what a recovery snapshot records apart, the tasks that had already finished when it was
+ * written (recovery.md): shown by a dry run, never started by a load. Sessions have none.
+ */
+export type ParsedRecipe = { name: string | null; entries: RecipeEntry[]; finished?: RecipeEntry[]; dropped: number };
 export type DirContext = { home: string; cwd: string };
 
 // --- reading ------------------------------------------------------------------------------------
@@ -64,19 +68,24 @@ export function parseRecipe(text: string, file: string, ctx: DirContext): Parsed
   const wrapped = isPlainObject(doc.dirs);
   const dirs = wrapped ? (doc.dirs as Record<string, unknown>) : withoutVersion(doc);
   const parsed: ParsedRecipe = { name: wrapped ? storedName(doc.name) : null, entries: [], dropped: 0 };
-  for (const [key, value] of Object.entries(dirs)) addDirectory(parsed, resolveDirKey(key, ctx), value);
+  for (const [key, value] of Object.entries(dirs)) addDirectory(parsed, parsed.entries, resolveDirKey(key, ctx), value);
+  // Only the wrapped form has one: in a flat file `finished` is a directory like any other.
+  if (wrapped && isPlainObject(doc.finished)) {
+    const finished: RecipeEntry[] = (parsed.finished = []);
+    for (const [key, value] of Object.entries(doc.finished)) addDirectory(parsed, finished, resolveDirKey(key, ctx), value);
+  }
   checkCommands(parsed, file);
   return parsed;
 }
 
-function addDirectory(parsed: ParsedRecipe, dir: string, value: unknown): void {
+function addDirectory(parsed: ParsedRecipe, into: RecipeEntry[], dir: string, value: unknown): void {
   // A non-array value contributes nothing; it counts as one dropped entry so the user hears about it.
   if (!Array.isArray(value)) {
     parsed.dropped++;
     return;
   }
   for (const item of value) {
-    if (storedEntry.allows(item)) parsed.entries.push(toRecipeEntry(dir, item));
+    if (storedEntry.allows(item)) into.push(toRecipeEntry(dir, item));
     else parsed.dropped++;
   }
 }
@@ -301,8 +310,15 @@ function toStoredEntry(entry: RecipeEntry): StoredEntry {
 }
 
 // Byte-stable: the same name and entries always give the same text. Directories are sorted by
-// UTF-16 code unit (plain `sort()`, independent of locale); commands keep their order.
-export function formatRecipe(name: string, entries: RecipeEntry[], home: string): string {
+// UTF-16 code unit (plain `sort()`, independent of locale); commands keep their order. `finished`
+// (recovery snapshots only) is written apart, in the same shape, after `dirs`; a fleetcom that does
+// not know the member ignores it, so it never starts them either.
+export function formatRecipe(name: string, entries: RecipeEntry[], home: string, finished: RecipeEntry[] = []): string {
+  const head = `{\n  "version": ${NEWEST_VERSION},\n  "name": ${JSON.stringify(name.trim())},\n  "dirs": ${formatDirs(entries, home)}`;
+  return finished.length === 0 ? `${head}\n}\n` : `${head},\n  "finished": ${formatDirs(finished, home)}\n}\n`;
+}
+
+function formatDirs(entries: RecipeEntry[], home: string): string {
   const byDir = new Map<string, StoredEntry[]>();
   for (const entry of entries) {
     // A directory whose name is not UTF-8 (text-path.ts) is written as text, with U+FFFD for what is not.
@@ -315,6 +331,5 @@ export function formatRecipe(name: string, entries: RecipeEntry[], home: string)
   const dirLines = [...byDir.keys()]
     .sort()
     .map((key) => `    ${JSON.stringify(key)}: ${JSON.stringify(byDir.get(key), null, 2).replaceAll("\n", "\n    ")}`);
-  const dirs = dirLines.length === 0 ? "{}" : `{\n${dirLines.join(",\n")}\n  }`;
-  return `{\n  "version": ${NEWEST_VERSION},\n  "name": ${JSON.stringify(name.trim())},\n  "dirs": ${dirs}\n}\n`;
+  return dirLines.length === 0 ? "{}" : `{\n${dirLines.join(",\n")}\n  }`;
 }

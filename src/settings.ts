@@ -1,6 +1,12 @@
-// The daemon's settings. A bad environment value must not stop a daemon from starting, so it falls
-// back with a warning in the log; a bad flag is the user's to fix.
-import { UserError } from "./errors.ts";
+// The daemon's and the clients' settings: flags, the environment and the config file. A bad
+// environment or file value must not stop a daemon from starting, so it falls back with a warning
+// (the log, `fleetcom config`); a bad flag is the user's to fix.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse as parseToml, TomlError } from "smol-toml";
+import { errorMessage, UserError } from "./errors.ts";
+import { configDir, type Env } from "./paths.ts";
+import { nearest } from "./text-nearest.ts";
 
 export const DEFAULT_SCROLLBACK = 2_000;
 export const MAX_SCROLLBACK = 100_000;
@@ -55,4 +61,259 @@ export function historySetting(raw: string | undefined, log: (message: string) =
   if (value === "off") return false;
   log(`FLEETCOM_HISTORY='${raw}' is neither on nor off; keeping history (on)`);
   return true;
+}
+
+// ---- the config file ---------------------------------------------------------------------------
+// The daemon's settings used to be whatever environment the client that autostarted it happened to
+// have (ux.md, problem 9). They now come from one file in the config directory, the same whichever
+// shell starts the daemon; an environment variable still overrides the file, and a flag (`daemon
+// --scrollback`) overrides both. A bad file never stops anything: each problem is one line naming
+// the file, the line and the key, and that key keeps its default.
+
+export const CONFIG_NAME = "config.toml";
+
+export function configFile(env: Env = process.env): string {
+  return join(configDir(env), CONFIG_NAME);
+}
+
+/** A key to leave attached mode: the byte the terminal sends for it, and its name as written. */
+export interface DetachKey {
+  name: string;
+  byte: number;
+}
+
+export const DEFAULT_DETACH_KEY: DetachKey = { name: "Ctrl-\\", byte: 0x1c };
+export const DEFAULT_IDLE_SECONDS = 10;
+
+/** A setting's value and where it came from: `default`, `FLEETCOM_…`, `<file>:<line>` or `--flag`. */
+export interface Resolved<T> {
+  value: T;
+  source: string;
+}
+
+export interface Settings {
+  file: string;
+  /** The command run when a task starts needing attention (agents.md), or null. */
+  notify: Resolved<string | null>;
+  scrollback: Resolved<number>;
+  /** How long a running task stays quiet before it counts as idle, in seconds. */
+  idleSeconds: Resolved<number>;
+  detachKey: Resolved<DetachKey>;
+  /** Whether Q, X on a running task and `--kill` with running tasks ask first. */
+  confirm: Resolved<boolean>;
+  /** One line per problem with the file or an environment variable; each such key kept its default. */
+  problems: string[];
+}
+
+type Parsed<T> = { ok: T } | { error: string };
+
+interface Spec<T> {
+  key: string;
+  env: string;
+  fallback: T;
+  fromFile(value: unknown): Parsed<T>;
+  fromEnv(value: string): Parsed<T>;
+}
+
+const wholeNumber = (v: string) => (/^\d+$/.test(v.trim()) ? Number(v) : NaN);
+
+const SPECS = {
+  notify: {
+    key: "notify",
+    env: "FLEETCOM_NOTIFY",
+    fallback: null,
+    fromFile: (v) => (typeof v === "string" ? { ok: v.trim() === "" ? null : v } : { error: `expected a command line in quotes, got ${shown(v)}` }),
+    fromEnv: (v) => ({ ok: v.trim() === "" ? null : v }),
+  } as Spec<string | null>,
+  scrollback: {
+    key: "scrollback",
+    env: "FLEETCOM_SCROLLBACK",
+    fallback: DEFAULT_SCROLLBACK,
+    fromFile: (v) => (typeof v === "number" && Number.isInteger(v) && v >= 0 ? { ok: Math.min(v, MAX_SCROLLBACK) } : { error: `expected a whole number of lines, got ${shown(v)}` }),
+    fromEnv: (v) => (Number.isNaN(wholeNumber(v)) ? { error: `'${v}' is not a whole number` } : { ok: Math.min(wholeNumber(v), MAX_SCROLLBACK) }),
+  } as Spec<number>,
+  idleSeconds: {
+    key: "idle_seconds",
+    env: "FLEETCOM_IDLE_SECONDS",
+    fallback: DEFAULT_IDLE_SECONDS,
+    fromFile: (v) => (typeof v === "number" && Number.isFinite(v) && v > 0 && v <= 86_400 ? { ok: v } : { error: `expected a number of seconds above 0 (at most 86400), got ${shown(v)}` }),
+    fromEnv: (v) => {
+      const n = /^\d+(\.\d+)?$/.test(v.trim()) ? Number(v) : NaN;
+      return n > 0 && n <= 86_400 ? { ok: n } : { error: `'${v}' is not a number of seconds above 0 (at most 86400)` };
+    },
+  } as Spec<number>,
+  detachKey: {
+    key: "detach_key",
+    env: "FLEETCOM_DETACH_KEY",
+    fallback: DEFAULT_DETACH_KEY,
+    fromFile: (v) => (typeof v === "string" ? parseDetachKey(v) : { error: `expected a key such as "ctrl-\\\\" or "ctrl-b", got ${shown(v)}` }),
+    fromEnv: (v) => parseDetachKey(v),
+  } as Spec<DetachKey>,
+  confirm: {
+    key: "confirm",
+    env: "FLEETCOM_CONFIRM",
+    fallback: true,
+    fromFile: (v) => (typeof v === "boolean" ? { ok: v } : { error: `expected true or false, got ${shown(v)}` }),
+    fromEnv: (v) => {
+      const word = v.trim().toLowerCase();
+      if (["1", "true", "yes", "on"].includes(word)) return { ok: true };
+      if (["0", "false", "no", "off"].includes(word)) return { ok: false };
+      return { error: `'${v}' is not one of 1, 0, true, false, yes, no, on, off` };
+    },
+  } as Spec<boolean>,
+};
+
+export const CONFIG_KEYS = Object.values(SPECS).map((s) => s.key);
+
+// Keys every program needs: a detach key must not take one of them from the task.
+const RESERVED_CTRL = new Map([
+  ["c", "Ctrl-C interrupts"],
+  ["d", "Ctrl-D ends input"],
+  ["z", "Ctrl-Z suspends"],
+  ["m", "Ctrl-M is Enter"],
+  ["j", "Ctrl-J is a newline"],
+  ["i", "Ctrl-I is Tab"],
+  ["h", "Ctrl-H is Backspace"],
+  ["[", "Ctrl-[ is Escape"],
+]);
+
+/** `ctrl-\`, `ctrl-]`, `ctrl-b`, `C-b`, `^B`: a control key that no program needs for itself. */
+export function parseDetachKey(raw: string): Parsed<DetachKey> {
+  const text = raw.trim();
+  const match = /^(?:ctrl[-+]|c-|\^)(.)$/i.exec(text);
+  const char = match?.[1]?.toLowerCase();
+  if (char === undefined || !/^[a-z@\\\]^_[]$/.test(char)) {
+    return { error: `'${raw}' is not a control key (write it as ctrl-\\, ctrl-], ctrl-^, ctrl-_ or ctrl-<letter>)` };
+  }
+  const reserved = RESERVED_CTRL.get(char);
+  if (reserved) return { error: `'${raw}' would take a key programs need (${reserved})` };
+  return { ok: { name: `Ctrl-${char.toUpperCase()}`, byte: char.toUpperCase().charCodeAt(0) & 0x1f } };
+}
+
+function shown(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  if (value !== null && typeof value === "object") return Array.isArray(value) ? "an array" : "a table";
+  return String(value);
+}
+
+interface FileValues {
+  values: Map<string, { value: unknown; line: number }>;
+  problems: string[];
+}
+
+const fileCache = new Map<string, FileValues>();
+
+/**
+ * What the config file says, key by key with its line, and one line per problem. A TOML syntax
+ * error loses only its own line: the line is left out and the rest read again (at most 20 times).
+ */
+export function readConfigFile(file: string): FileValues {
+  const cached = fileCache.get(file);
+  if (cached) return cached;
+  const result: FileValues = { values: new Map(), problems: [] };
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") result.problems.push(`${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? error}); using the defaults`);
+    fileCache.set(file, result);
+    return result;
+  }
+  const lines = text.split("\n");
+  let table: Record<string, unknown> | null = null;
+  for (let attempt = 0; attempt < 20 && table === null; attempt++) {
+    try {
+      table = parseToml(lines.join("\n"));
+    } catch (error) {
+      if (!(error instanceof TomlError) || error.line < 1 || error.line > lines.length || lines[error.line - 1] === "") {
+        result.problems.push(`${file}: not valid TOML (${firstLine(error)}); using the defaults`);
+        table = {};
+        break;
+      }
+      const line = lines[error.line - 1]!;
+      const key = /^\s*["']?([\w-]+)/.exec(line)?.[1];
+      const known = key !== undefined && CONFIG_KEYS.includes(key);
+      result.problems.push(`${file}:${error.line}: ${key ? `${key}: ` : ""}not valid TOML (${firstLine(error)}); ${known ? `using the default for ${key}` : "line ignored"}`);
+      lines[error.line - 1] = "";
+    }
+  }
+  for (const [key, value] of Object.entries(table ?? {})) {
+    const line = lineOfKey(lines, key);
+    if (!CONFIG_KEYS.includes(key)) {
+      const near = nearest(key, CONFIG_KEYS);
+      result.problems.push(`${file}:${line}: unknown key '${key}'${near ? ` (did you mean ${near}?)` : ""}; ignored`);
+      continue;
+    }
+    result.values.set(key, { value, line });
+  }
+  fileCache.set(file, result);
+  return result;
+}
+
+function firstLine(error: unknown): string {
+  return errorMessage(error).split("\n")[0]!.replace(/^Invalid TOML document: /, "");
+}
+
+function lineOfKey(lines: string[], key: string): number {
+  const escaped = key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const at = lines.findIndex((l) => new RegExp(`^\\s*["']?${escaped}["']?\\s*[=.]`).test(l));
+  return at + 1;
+}
+
+function resolveSetting<T>(spec: Spec<T>, file: string, values: FileValues, env: Env, problems: string[]): Resolved<T> {
+  const raw = env[spec.env];
+  if (raw !== undefined && raw !== "") {
+    const parsed = spec.fromEnv(raw);
+    if ("ok" in parsed) return { value: parsed.ok, source: spec.env };
+    problems.push(`${spec.env}: ${parsed.error}; ignored`);
+  }
+  const inFile = values.values.get(spec.key);
+  if (inFile) {
+    const parsed = spec.fromFile(inFile.value);
+    if ("ok" in parsed) return { value: parsed.ok, source: `${file}:${inFile.line}` };
+    problems.push(`${file}:${inFile.line}: ${spec.key}: ${parsed.error}; using the default`);
+  }
+  return { value: spec.fallback, source: "default" };
+}
+
+/**
+ * Every setting from, in order of precedence, a flag (`daemon --scrollback`), the environment, the
+ * config file and the default. Pure but for reading the file once per process.
+ */
+export function loadSettings(env: Env = process.env, flags: { scrollback?: string } = {}): Settings {
+  const file = configFile(env);
+  const values = readConfigFile(file);
+  const problems = [...values.problems];
+  const settings: Settings = {
+    file,
+    notify: resolveSetting(SPECS.notify, file, values, env, problems),
+    scrollback: resolveSetting(SPECS.scrollback, file, values, env, problems),
+    idleSeconds: resolveSetting(SPECS.idleSeconds, file, values, env, problems),
+    detachKey: resolveSetting(SPECS.detachKey, file, values, env, problems),
+    confirm: resolveSetting(SPECS.confirm, file, values, env, problems),
+    problems,
+  };
+  if (flags.scrollback !== undefined) settings.scrollback = { value: scrollbackSetting(flags.scrollback, undefined, () => {}), source: "--scrollback" };
+  // The file's problems in the order of its lines, then the environment's.
+  const line = (p: string) => (p.startsWith(`${file}:`) ? Number(/^:(\d+)/.exec(p.slice(file.length))?.[1] ?? 0) : Infinity);
+  problems.sort((a, b) => line(a) - line(b));
+  return settings;
+}
+
+/**
+ * The key that leaves attached mode, for the attach screens: FLEETCOM_DETACH_KEY, else `detach_key`
+ * in the config file, else Ctrl-\. A bad value keeps the default (`fleetcom config` says why).
+ */
+export function detachKeySetting(env: Env = process.env): DetachKey {
+  return loadSettings(env).detachKey.value;
+}
+
+/** Whether Q, X on a running task and `--kill` ask before they stop anything: FLEETCOM_CONFIRM, else `confirm`, else yes. */
+export function confirmSetting(env: Env = process.env): boolean {
+  return loadSettings(env).confirm.value;
+}
+
+/** What a supervisor takes from the settings. */
+export function daemonOptions(settings: Settings): { scrollback: number; notify: string | null; idleMs: number; settings: Settings } {
+  return { scrollback: settings.scrollback.value, notify: settings.notify.value, idleMs: settings.idleSeconds.value * 1000, settings };
 }

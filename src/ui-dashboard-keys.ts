@@ -33,7 +33,7 @@ const HINTS: Hint[] = [
   { key: "w", short: "w", word: "save", rank: 9 },
   { key: "o", short: "o", word: "sessions", shortWord: "open", rank: 7 },
   { key: "q", short: "q", word: "detach", rank: 1 },
-  { key: "Q", short: "Q", word: "quit", rank: 9 },
+  { key: "Q", short: "Q", word: "stop all", rank: 9 },
   { key: "?", short: "?", word: "help", rank: 0 },
 ];
 

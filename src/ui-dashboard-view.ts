@@ -177,6 +177,8 @@ function sectionRow(section: Section, columns: number, cursor: boolean, picked: 
 
 export interface View {
   tasks: TaskInfo[];
+  /** Lines under the header that stay until their cause goes (ui-dashboard.ts): a lost connection, a lost fleet, failing snapshots. */
+  notices?: { text: string; error: boolean }[];
   grouping: Grouping;
   /** The key of the row under the cursor (taskKey, sectionKey). */
   cursor: string | null;
@@ -202,7 +204,8 @@ export interface View {
 /** Every line of the dashboard, at most `maxLines` of them, each narrower than `columns`. */
 export function dashboardLines(view: View, columns: number, maxLines: number): string[] {
   const top = [paint.bold(fit(header(view.tasks, view.grouping, view.foreground, view.picked.size), columns))];
-  if (view.help) return [...top, ...helpLines(view.help.detach, columns, Math.max(2, maxLines - 1))].slice(0, Math.max(1, maxLines));
+  for (const notice of view.notices ?? []) top.push((notice.error ? paint.red : paint.yellow)(fit(printable(notice.text), columns)));
+  if (view.help) return [...top, ...helpLines(view.help.detach, columns, Math.max(2, maxLines - top.length))].slice(0, Math.max(1, maxLines));
   const bottom: string[] = [];
   const color = view.status?.error ? paint.red : paint.green;
   for (const line of view.status?.text.split("\n") ?? []) bottom.push(color(fit(printable(line), columns)));

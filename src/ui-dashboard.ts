@@ -5,12 +5,13 @@
 // task that changes section (turns waiting, idle, finished) takes the cursor along when it is the
 // one under it and leaves it alone otherwise; a task that moved is marked for a few seconds.
 import { attachSession } from "./ui-attach.ts";
+import { join } from "node:path";
 import { DEFAULT_DETACH_KEY, attachStatusSetting, type DetachKey } from "./ui-attach-settings.ts";
-import { DaemonClient } from "./client.ts";
+import { crashNoticeText, DaemonClient } from "./client.ts";
 import { errorMessage } from "./errors.ts";
 import { NO_GROUP, label } from "./recipe-labels.ts";
-import { stateText } from "./ui-format.ts";
-import { tildePath } from "./paths.ts";
+import { age, stateText } from "./ui-format.ts";
+import { recoveryDir, tildePath } from "./paths.ts";
 import {
   GROUPINGS,
   dashboardLines,
@@ -25,11 +26,12 @@ import {
 } from "./ui-dashboard-view.ts";
 import { KeyInput, type Key } from "./ui-keys.ts";
 import { printable } from "./text-printable.ts";
-import type { TaskEvent, TaskInfo } from "./wire-protocol.ts";
+import type { CrashNotice, Notices, SnapshotError, TaskEvent, TaskInfo } from "./wire-protocol.ts";
 import { askLine, PROMPT_ROWS } from "./ui-prompt.ts";
 import { openHistoryInPager } from "./ui-history-pager.ts";
 import { Region } from "./ui-render.ts";
 import { currentDirectory } from "./text-path.ts";
+import { confirmSetting } from "./settings.ts";
 
 // Ages and the running/idle glyphs change with time alone; the daemon sends events only for changes.
 /** Ages tick; every other change (idle included) arrives as an event. */
@@ -37,6 +39,7 @@ const AGE_TICK_MS = 1_000;
 /** How long a task that changed section keeps its ↑/↓ mark. */
 const MOVED_MS = 5_000;
 const CLEAR_SCREEN = "\x1b[H\x1b[2J";
+const KEEP_HINT = "press w (or run fleetcom save NAME) to keep this fleet under a permanent name";
 
 export type DashboardEnd = "detached" | "quit" | "lost";
 
@@ -49,12 +52,11 @@ export interface DashboardOptions {
 }
 
 export async function runDashboard(options: DashboardOptions = {}): Promise<{ end: DashboardEnd; running: number }> {
-  const client = await DaemonClient.open({ autostart: !options.foreground });
-  const dashboard = new Dashboard(client, options);
+  const dashboard = new Dashboard(options);
   try {
     return await dashboard.run();
   } finally {
-    client.close();
+    dashboard.close();
   }
 }
 
@@ -82,12 +84,18 @@ class Dashboard {
   private away = false;
   private quitting = false;
   private drawQueued = false;
+  /** A y/N question on the status line: the next key answers it. */
+  private confirming: ((yes: boolean) => void) | null = null;
   private finish!: (end: DashboardEnd) => void;
+  private client!: DaemonClient;
+  /** The connection to the daemon is gone (it crashed or was stopped): `r` starts one and reconnects. */
+  private lost = false;
+  /** The previous fleet ended without a clean stop and is not recovered: `L` recovers it. */
+  private crash: CrashNotice | null = null;
+  /** Recovery snapshots are failing: shown under the header for as long as they do. */
+  private snapshotError: SnapshotError | null = null;
 
-  constructor(
-    private readonly client: DaemonClient,
-    private readonly options: DashboardOptions,
-  ) {
+  constructor(private readonly options: DashboardOptions) {
     this.status = options.status ? { text: options.status, error: false } : null;
   }
 
@@ -95,16 +103,84 @@ class Dashboard {
     return this.options.detachKey ?? DEFAULT_DETACH_KEY;
   }
 
+  close(): void {
+    this.client?.close();
+  }
+
+  /** Connects (starting a daemon when `autostart`), subscribes, and learns what the header must say. */
+  private async connect(autostart: boolean): Promise<void> {
+    const client = await DaemonClient.open({ autostart, notices: (notices) => this.onNotices(notices) });
+    client.handlers = {
+      event: (event) => this.onEvent(event),
+      // Said once per failure streak, and once when writing works again; shown under the header meanwhile.
+      snapshot: ({ error }) => {
+        this.snapshotError = error;
+        this.say(error ? `recovery snapshots are failing: ${printable(error.message)}` : "recovery snapshots are written again", error !== null);
+      },
+      crash: ({ crash }) => {
+        this.crash = crash;
+        this.drawSoon();
+      },
+      closed: () => this.connectionClosed(client),
+    };
+    this.client?.close();
+    this.client = client;
+    const tasks = await client.request("subscribe");
+    const status = await client.request("status");
+    this.tasks.clear();
+    for (const task of tasks) this.tasks.set(task.id, task);
+    this.crash = status.crash;
+    this.snapshotError = status.snapshotError;
+    this.lost = false;
+  }
+
+  private onNotices(notices: Notices): void {
+    this.crash = notices.crash;
+    if (notices.config.length > 0) this.status = { text: notices.config.map((p) => `warning: ${p}`).join("\n"), error: true };
+  }
+
+  /**
+   * The daemon went away under us. The dashboard stays: it says so and offers `r` (start a daemon
+   * and reconnect) or `q`. A foreground supervisor lives in this process, so there it is the end.
+   */
+  private connectionClosed(client: DaemonClient): void {
+    if (client !== this.client) return;
+    if (this.quitting) return this.finish("quit");
+    if (this.options.foreground) return this.finish("lost");
+    this.lost = true;
+    this.tasks.clear();
+    this.peek = null;
+    this.confirming?.(false);
+    this.confirming = null;
+    this.drawSoon();
+  }
+
+  private async reconnect(): Promise<void> {
+    this.say("starting a daemon and reconnecting…");
+    try {
+      await this.connect(true);
+      this.status = { text: `reconnected to daemon ${this.client.daemonPid}`, error: false };
+    } catch (error) {
+      this.status = { text: errorMessage(error), error: true };
+    }
+  }
+
+  /** `L`: recover the lost fleet the header names, exactly as `fleetcom recover` of its snapshot would. */
+  private async recoverLost(): Promise<void> {
+    if (!this.crash) return;
+    const [{ snapshotByPath }, { recoverAndDescribe }] = await Promise.all([import("./recipe-snapshots.ts"), import("./client-recipes.ts")]);
+    try {
+      const summary = await recoverAndDescribe(snapshotByPath(join(recoveryDir(), this.crash.snapshot)));
+      this.crash = null;
+      this.status = { text: `${summary}\n${KEEP_HINT}`, error: false };
+    } catch (error) {
+      this.status = { text: errorMessage(error), error: true };
+    }
+  }
+
   async run(): Promise<{ end: DashboardEnd; running: number }> {
     const done = new Promise<DashboardEnd>((resolve) => (this.finish = resolve));
-    this.client.handlers = {
-      event: (event) => this.onEvent(event),
-      // Says so once per failure streak, and once when writing works again.
-      snapshot: ({ error }) =>
-        this.say(error ? `recovery snapshots are failing: ${printable(error.message)}` : "recovery snapshots are written again", error !== null),
-      closed: () => this.finish(this.quitting ? "quit" : "lost"),
-    };
-    for (const task of await this.client.request("subscribe")) this.tasks.set(task.id, task);
+    await this.connect(!this.options.foreground);
     const onKey = (key: Key) => void this.onKey(key).catch((error) => this.say(errorMessage(error), true));
     const onResize = () => this.redrawFromTop();
     const tick = setInterval(() => this.draw(), AGE_TICK_MS);
@@ -180,6 +256,7 @@ class Dashboard {
     const peek = this.peek && { title: this.peek.title, text: this.peek.text };
     return {
       tasks: [...this.tasks.values()],
+      notices: this.notices(),
       grouping: this.grouping,
       cursor: this.cursor,
       picked: this.picked,
@@ -195,6 +272,16 @@ class Dashboard {
       here: this.here,
       now,
     };
+  }
+
+  /** What the lines under the header say: a lost connection, a lost previous fleet, failing snapshots. */
+  private notices(): { text: string; error: boolean }[] {
+    const now = Date.now();
+    const lines: { text: string; error: boolean }[] = [];
+    if (this.lost) lines.push({ text: "lost the connection to the daemon — r reconnects (starting a daemon), q leaves", error: true });
+    if (this.crash) lines.push({ text: crashNoticeText(this.crash, now, "L recovers it"), error: true });
+    if (this.snapshotError) lines.push({ text: `recovery snapshots failing for ${age(this.snapshotError.since, now)}: ${this.snapshotError.message}`, error: true });
+    return lines;
   }
 
   private draw(reserve = 0): void {
@@ -223,11 +310,22 @@ class Dashboard {
   // ---- keys --------------------------------------------------------------------------------
 
   private async onKey(key: Key): Promise<void> {
+    if (this.confirming) {
+      const answer = this.confirming;
+      this.confirming = null;
+      return answer(key.name === "char" && key.text?.toLowerCase() === "y");
+    }
     if (this.away || this.quitting) return;
     if (this.peek) {
       // h: the peeked task's whole history in the pager, then back to the peek; any other key closes it.
       if (key.name === "char" && key.text === "h") await this.pageHistory(this.peek.id);
       else this.peek = null;
+      return this.draw();
+    }
+    const name = key.name === "char" ? key.text! : key.name;
+    if (this.lost) {
+      if (name === "r") await this.reconnect();
+      else if (name === "q" || name === "ctrl-c") this.finish("lost");
       return this.draw();
     }
     if (this.help) {
@@ -237,7 +335,6 @@ class Dashboard {
     if (this.filtering) return this.filterKey(key);
     if (this.jump !== null && this.jumpKey(key)) return this.draw();
     this.status = null;
-    const name = key.name === "char" ? key.text! : key.name;
     if (/^[0-9]$/.test(name)) {
       this.jump = name;
       return this.draw();
@@ -284,6 +381,7 @@ class Dashboard {
     q: () => this.finish("detached"),
     "ctrl-c": () => this.finish("detached"),
     Q: () => this.quit(),
+    L: () => this.recoverLost(),
   };
 
   private sayOnTitle(text: string): void {
@@ -472,6 +570,16 @@ class Dashboard {
     await this.each(tasks, (n) => (cleared ? `${n} tasks have no group` : `${n} tasks are in group '${printable(group.trim())}'`), request);
   }
 
+  /**
+   * `question y/N` on the status line; only `y` says yes. Without a question at all when the config
+   * file or FLEETCOM_CONFIRM turns confirmations off.
+   */
+  private confirm(question: string): Promise<boolean> {
+    if (!confirmSetting()) return Promise.resolve(true);
+    this.say(`${question} y/N`);
+    return new Promise((resolve) => (this.confirming = resolve));
+  }
+
   /** `m`: one task's tag toggled; several tagged, or untagged when they all were. */
   private async tag(tasks: TaskInfo[]): Promise<void> {
     if (tasks.length === 1) {
@@ -498,12 +606,18 @@ class Dashboard {
   }
 
   /**
-   * `X`: running tasks are killed, finished ones removed, in one request each. The confirmation of
-   * the safe-defaults issue goes in front of this, for one task and for many alike.
+   * `X`: running tasks are killed, finished ones removed, in one request each. One key must not end
+   * what cannot be brought back: killing running tasks asks first (a finished task goes at once,
+   * its recipe is in the snapshots).
    */
   private async killOrRemove(tasks: TaskInfo[]): Promise<void> {
     const running = tasks.filter((t) => t.state === "running").map((t) => String(t.id));
     const finished = tasks.filter((t) => t.state !== "running").map((t) => String(t.id));
+    if (running.length) {
+      const [first] = tasks as [TaskInfo];
+      const question = tasks.length === 1 ? `kill ${printable(label(first))}?` : `kill ${running.length} running task(s)${finished.length ? ` and remove ${finished.length} finished` : ""}?`;
+      if (!(await this.confirm(question))) return this.say(tasks.length === 1 ? `task ${first.id} left running` : "nothing killed");
+    }
     if (tasks.length === 1) {
       const [task] = tasks as [TaskInfo];
       if (running.length) this.say(`stopping task ${task.id}…`);
@@ -537,14 +651,13 @@ class Dashboard {
   }
 
   private async openSessions(): Promise<void> {
-    const { pickSession } = await import("./ui-picker-sessions.ts");
-    const { loadAndDescribe } = await import("./client-recipes.ts");
+    const { describePicked, pickSession } = await import("./ui-picker-sessions.ts");
     this.away = true;
     try {
       const picked = await pickSession({ start: "saved", region: this.region, keys: this.keys, reserve: PROMPT_ROWS });
       if (!picked) return;
-      const summary = await loadAndDescribe(picked.recipe);
-      const hint = picked.kind === "recovery" ? "\npress w (or run fleetcom save NAME) to keep this fleet under a permanent name" : "";
+      const summary = await describePicked(picked);
+      const hint = picked.kind === "recovery" ? `\n${KEEP_HINT}` : "";
       this.status = { text: `${summary}${hint}`, error: false };
     } catch (error) {
       this.status = { text: errorMessage(error), error: true };
@@ -579,6 +692,8 @@ class Dashboard {
   }
 
   private async quit(): Promise<void> {
+    const running = [...this.tasks.values()].filter((t) => t.state === "running").length;
+    if (!(await this.confirm(`stop ${running} task${running === 1 ? "" : "s"} and the daemon?`))) return this.say("nothing stopped");
     this.quitting = true;
     this.status = { text: `stopping ${this.tasks.size} task(s) and the daemon…`, error: false };
     this.draw();

@@ -6,6 +6,7 @@ import type { Escapee, TaskInfo } from "./wire-protocol.ts";
 import { label } from "./recipe-labels.ts";
 import { printable } from "./text-printable.ts";
 import { cut, textWidth } from "./text-width.ts";
+import { age } from "./text-age.ts";
 
 export function glyph(task: TaskInfo): string {
   if (task.attention) return "!";
@@ -22,15 +23,7 @@ export function stateText(task: TaskInfo): string {
 
 const ATTENTION_TEXT = { input: "waiting: input", permission: "waiting: permission", bell: "waiting: bell" } as const;
 
-export function age(fromIso: string, now = Date.now()): string {
-  const seconds = Math.max(0, Math.floor((now - Date.parse(fromIso)) / 1000));
-  if (seconds < 60) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes}m`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 48) return `${hours}h`;
-  return `${Math.floor(hours / 24)}d`;
-}
+export { age } from "./text-age.ts";
 
 
 
@@ -93,11 +86,29 @@ export function table(header: string[], rows: string[][], columns?: number, shri
 /** Said after a snapshot was loaded: the next prune may delete it. */
 export const SAVE_HINT = "to keep this fleet under a permanent name: fleetcom save NAME";
 
-/** A recovery snapshot as `recover --list` and the picker show it. */
+/** `1 task`, `5 tasks`. */
+export function count(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? "" : "s"}`;
+}
+
+/**
+ * A recovery snapshot as `recover --list` and the picker show it, told apart by what it holds:
+ * `3m ago · 5 tasks · api, web, claude, … · autosaved …`; the running supervisor's own is marked
+ * `this fleet, running` before anything a narrow picker would cut.
+ */
 export function snapshotListRow(s: SnapshotInfo, now = Date.now()): string {
   const when = `${age(s.written, now)} ago`;
   if (s.damaged !== null) return `${when} · damaged · ${printable(s.damaged)}`;
-  return `${when} · ${s.tasks} task(s) · ${printable(s.label ?? "")}`;
+  const names = s.labels.map((l) => printable(cut(l, 24)));
+  const more = s.tasks > names.length ? ", …" : "";
+  const parts = [
+    when,
+    ...(s.thisFleet ? ["this fleet, running"] : []),
+    s.finished > 0 ? `${count(s.tasks, "task")} (+${s.finished} finished)` : count(s.tasks, "task"),
+    ...(names.length > 0 ? [`${names.join(", ")}${more}`] : []),
+    printable(s.label ?? ""),
+  ];
+  return parts.join(" · ");
 }
 
 /** `killed task 3; 1 process escaped its group: pid 123 codex app-server`, one line per task that had any. */

@@ -2,7 +2,7 @@
 // as its file's `a_b`) and, behind Tab while any exist, the recovery snapshots newest first. Ctrl-R
 // renames and Ctrl-D deletes the listed file in place, with the same rules as `fleetcom sessions`.
 import { requireTerminal } from "./ui-attach.ts";
-import { loadAndDescribe } from "./client-recipes.ts";
+import { loadAndDescribe, ownSnapshotName, recoverAndDescribe, runningDaemonStatus, type LoadOptions } from "./client-recipes.ts";
 import { age, SAVE_HINT, snapshotListRow } from "./ui-format.ts";
 import { printable } from "./text-printable.ts";
 import { pick, type PickItem, type PickList, type PickerOptions } from "./ui-picker.ts";
@@ -71,7 +71,8 @@ const savedList: PickList<Source> = {
   ],
 };
 
-const recoveryList: PickList<Source> = {
+/** The recovery list; `own` is the running supervisor's snapshot file name, marked "this fleet, running". */
+const recoveryList = (own: string | null): PickList<Source> => ({
   id: "recovery",
   title: "Recovery snapshots",
   tabName: "recovery",
@@ -79,7 +80,7 @@ const recoveryList: PickList<Source> = {
   empty: "no recovery snapshots",
   items: () => {
     const now = Date.now();
-    return listSnapshots().map(
+    return listSnapshots(process.env, process.cwd(), own).map(
       (s): PickItem<Source> => ({
         key: s.file,
         text: snapshotListRow(s, now),
@@ -89,11 +90,12 @@ const recoveryList: PickList<Source> = {
       }),
     );
   },
-};
+});
 
 /** Null when the user cancelled. The caller loads the recipe and reports it. */
 export async function pickSession(options: { start: "saved" | "recovery" } & Omit<PickerOptions<Source>, "lists" | "start">): Promise<PickedSession | null> {
-  const picked = await pick({ ...options, lists: [savedList, recoveryList], start: options.start === "saved" ? 0 : 1 });
+  const own = ownSnapshotName(await runningDaemonStatus());
+  const picked = await pick({ ...options, lists: [savedList, recoveryList(own)], start: options.start === "saved" ? 0 : 1 });
   if (!picked) return null;
   const source = picked.value;
   if (source.kind === "recovery") return { kind: "recovery", recipe: snapshotByPath(source.file) };
@@ -108,7 +110,7 @@ export function hasSnapshots(): boolean {
  * `fleetcom load` and `fleetcom recover` without an argument: pick, load, print what `load NAME`
  * prints. Cancelling loads nothing and exits 0.
  */
-export async function pickAndLoad(start: "saved" | "recovery", json = false): Promise<void> {
+export async function pickAndLoad(start: "saved" | "recovery", json = false, options: LoadOptions = {}): Promise<void> {
   requireTerminal(`${start === "saved" ? "load" : "recover"} without an argument (the picker)`);
   const empty = start === "saved" ? listSessions().length === 0 && !hasSnapshots() : !hasSnapshots();
   if (empty) {
@@ -118,6 +120,11 @@ export async function pickAndLoad(start: "saved" | "recovery", json = false): Pr
   }
   const picked = await pickSession({ start });
   if (!picked) return;
-  console.log(await loadAndDescribe(picked.recipe, json));
+  console.log(await describePicked(picked, json, options));
   if (picked.kind === "recovery" && !json) console.log(SAVE_HINT);
+}
+
+/** Loads what the picker picked: a snapshot as a recovery (the running fleet's own is refused), a session as a load. */
+export function describePicked(picked: PickedSession, json = false, options: LoadOptions = {}): Promise<string> {
+  return picked.kind === "recovery" ? recoverAndDescribe(picked.recipe, json, options) : loadAndDescribe(picked.recipe, json, options);
 }

@@ -3,6 +3,7 @@
 // (erased at build time), so arktype stays off their start-up path.
 import { type } from "arktype";
 import type { Attention } from "./attention.ts";
+import type { Resolved } from "./settings.ts";
 import { recipeEntry, type RecipeEntry } from "./recipe.ts";
 
 export type { RecipeEntry };
@@ -19,6 +20,8 @@ export const hello = type({
   env: "Record<string, string>",
   cols: dimension,
   rows: dimension,
+  /** The client shows one-time notices (a crashed previous fleet, config file problems): the first such client gets them. */
+  "notices?": "boolean",
 });
 export type Hello = typeof hello.infer;
 
@@ -32,7 +35,7 @@ export const opArgs = {
   detach: type({}),
   redraw: type({}),
   run: type({ command: "string > 0", "cwd?": "string", "group?": label, "name?": label }),
-  load: type({ entries: recipeEntry.array() }),
+  load: type({ entries: recipeEntry.array(), "again?": "boolean", "earlier?": "number.integer[]", "snapshot?": "string" }),
   kill: type({ tasks: type(taskRef).array().atLeastLength(1) }),
   rm: type({ tasks: type(taskRef).array().atLeastLength(1) }),
   rerun: type({ task: taskRef }),
@@ -100,6 +103,10 @@ export interface DaemonStatus {
   snapshotError: SnapshotError | null;
   snapshotPendingSince: string | null;
   history: HistoryStatus;
+  /** The previous fleet of this runtime directory ended without a clean stop and is not recovered yet. */
+  crash: CrashNotice | null;
+  /** The daemon's own settings as it loaded them at start, and where each came from (`fleetcom config`). */
+  settings: DaemonSettings | null;
 }
 
 /** The history kept on disk (daemon-history.ts): off or on, writes and bytes so far, the failure of the current streak. */
@@ -116,6 +123,42 @@ export interface TaskHistory {
   lines: string[];
 }
 
+/** What the daemon settled on at start (settings.ts). */
+export interface DaemonSettings {
+  file: string;
+  notify: Resolved<string | null>;
+  scrollback: Resolved<number>;
+  idleSeconds: Resolved<number>;
+  problems: string[];
+}
+
+/**
+ * The previous supervisor for this runtime directory ended without a clean stop (a crash, a kill -9,
+ * a logout or a reboot), and the snapshot of its fleet has not been recovered (daemon-clean-stop.ts).
+ */
+export interface CrashNotice {
+  /** The snapshot's file name in the recovery directory. */
+  snapshot: string;
+  /** Tasks a recovery would start. */
+  tasks: number;
+  writtenAt: string;
+  /** The command that recovers it: `fleetcom recover --latest`, or with the file name when another snapshot is newer. */
+  recover: string;
+}
+
+/** Told once, to the first client whose hello asks for notices. */
+export interface Notices {
+  crash: CrashNotice | null;
+  /** One line per problem with the config file or a setting in the daemon's environment. */
+  config: string[];
+}
+
+/** Sent to subscribed clients when the crash notice is cleared (the fleet was recovered). */
+export interface CrashChange {
+  type: "crash";
+  crash: CrashNotice | null;
+}
+
 /**
  * What each operation answers. With `opArgs` this is the whole contract: the client's request()
  * and the daemon's handler table are both typed by it, so a misspelt op, a wrong argument or a
@@ -130,7 +173,8 @@ export interface OpResults {
   detach: null;
   redraw: null;
   run: { id: number };
-  load: { started: number[]; skipped: number };
+  /** `skipped`: entries whose directory is missing; `alreadyRunning`: entries a running task stands for (sessions.md). */
+  load: { started: number[]; skipped: number; alreadyRunning: number };
   kill: { killed: number[]; escaped: Escapee[] };
   rm: { removed: number[]; escaped: Escapee[] };
   /** `notice`: what fleetcom did instead of the saved resume form, when it could not resume. */
@@ -178,7 +222,7 @@ export interface SnapshotNotice {
 }
 
 /** What subscribed clients are told; while a client is behind, only the latest of each is kept. */
-export type DaemonEvent = TaskEvent | SnapshotNotice;
+export type DaemonEvent = TaskEvent | SnapshotNotice | CrashChange;
 
 export interface AttachEnd {
   type: "attach-end";
@@ -191,6 +235,8 @@ export interface Welcome {
   protocol: number;
   version: string;
   pid: number;
+  /** Only for a hello that asked, and only until one client has been told. */
+  notices?: Notices;
 }
 
 export interface Refusal {
@@ -215,4 +261,4 @@ export interface LinesSkipped {
   lines: number;
 }
 
-export type DaemonMessage = Reply | TaskEvent | SnapshotNotice | AttachEnd | Welcome | Refusal | ScreenFollows | LinesSkipped;
+export type DaemonMessage = Reply | TaskEvent | SnapshotNotice | CrashChange | AttachEnd | Welcome | Refusal | ScreenFollows | LinesSkipped;

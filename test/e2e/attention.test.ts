@@ -201,9 +201,9 @@ describe("fleetcom wait", () => {
     expect(r.stderr).toBe(`fleetcom: task ${id} exited 0 without waiting\n`);
   });
 
-  test("--for idle returns once the task has been quiet for the idle spell (FLEETCOM_IDLE_MS here, 10 s by default)", async () => {
+  test("--for idle returns once the task has been quiet for the idle spell (FLEETCOM_IDLE_SECONDS here, 10 s by default)", async () => {
     newFleet();
-    fleet.env.FLEETCOM_IDLE_MS = "1500";
+    fleet.env.FLEETCOM_IDLE_SECONDS = "1.5";
     const id = await fleet.run("echo once; sleep 3600");
     const r = await fleet.cli(["wait", String(id), "--for", "idle", "--timeout", "30"]);
     expect(r.code).toBe(0);
@@ -324,9 +324,10 @@ describe("the dashboard", () => {
     const lines = screen.split("\n");
     expect(lines[0]).toBe("fleetcom · 2 tasks · ! 1 waiting · ✻ 1 running · by state");
     expect(lines[1]).toBe("Waiting (1)");
-    expect(lines[2]).toMatch(new RegExp(`^[› ] !   ${asking} installer · Continue\\? · \\d+s$`));
+    // A task that changed section carries the ↑/↓ mark for a few seconds (docs/dashboard.md).
+    expect(lines[2]).toMatch(new RegExp(`^[› ] !   ${asking} (?:[↑↓] )?installer · Continue\\? · \\d+s$`));
     expect(lines[3]).toBe("Running (1)");
-    expect(lines[4]).toMatch(new RegExp(`^[› ] ✻   ${quiet} server · working · \\d+s$`));
+    expect(lines[4]).toMatch(new RegExp(`^[› ] ✻   ${quiet} (?:[↑↓] )?server · working · \\d+s$`));
     await send(asking, "y");
     await client.waitForScreen("the Waiting section gone", (s) => s.includes("Running (2)") && !s.includes("Waiting"));
   });

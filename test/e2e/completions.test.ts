@@ -77,7 +77,7 @@ describe("fleetcom completions", () => {
       ["fleetcom", "sessions", "rm", "w"],
       ["fleetcom", "completions", ""],
     ]);
-    expect(top).toEqual(["send", "sessions"]);
+    expect(top).toEqual(["send", "sessions", "service"]);
     expect(sessionWord).toEqual(["weekend"]);
     expect(loadTarget).toEqual(["work"]);
     expect(attachTarget).toEqual(["1", "2", "web"]);

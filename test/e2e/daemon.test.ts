@@ -143,7 +143,7 @@ describe("events and settings", () => {
   });
 
   test("a task going quiet for the idle spell is announced once as idle, and output makes it active again", async () => {
-    fleet.env.FLEETCOM_IDLE_MS = "1500";
+    fleet.env.FLEETCOM_IDLE_SECONDS = "1.5";
     const raw = await subscribedClient();
     const id = await fleet.run("echo hello; read x; echo again; sleep 300");
     const idle = (m: any) => m.event === "changed" && m.task.id === id && m.task.idle;

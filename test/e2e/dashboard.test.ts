@@ -78,18 +78,39 @@ describe("the view", () => {
     expect((await fleet.ls())[0]!.state).toBe("running");
   });
 
-  test("Q stops every task and the daemon", async () => {
+  test("Q asks, n keeps everything; Q then y stops every task and the daemon", async () => {
     await fleet.run("sleep 3600");
     await fleet.run("sleep 3601");
     const pids = (await fleet.ls()).map((t) => t.pid!);
     const daemon = fleet.daemonPid()!;
     const client = await dashboard();
     client.write("Q");
+    await client.waitForScreen("the question", (s) => s.includes("stop 2 tasks and the daemon? y/N"));
+    client.write("n");
+    await client.waitForScreen("nothing stopped", (s) => s.includes("nothing stopped") && !s.includes("y/N"));
+    expect((await fleet.ls()).map((t) => t.state)).toEqual(["running", "running"]);
+    expect(fleet.daemonPid()).toBe(daemon);
+    client.write("Q");
+    await client.waitForScreen("the question again", (s) => s.includes("stop 2 tasks and the daemon? y/N"));
+    client.write("y");
     expect(await client.proc.exited).toBe(0);
     expect(client.output).toContain("[stopped the daemon and every task]");
     await until("the daemon gone", () => !isProcessAlive(daemon));
     await until("the tasks gone", () => pids.every((p) => !isProcessAlive(p)));
     expect(fleet.daemonPid()).toBeNull();
+  });
+
+  test("with confirm = false in the config file, Q and X act at once", async () => {
+    mkdirSync(fleet.sandbox.config, { recursive: true });
+    writeFileSync(join(fleet.sandbox.config, "config.toml"), "confirm = false\n");
+    const id = await fleet.run("sleep 3600");
+    await fleet.run("sleep 3601");
+    const client = await dashboard();
+    client.write("X");
+    await client.waitForScreen("killed at once", (s) => s.includes(`killed task ${id}`));
+    client.write("Q");
+    expect(await client.proc.exited).toBe(0);
+    expect(client.output).toContain("[stopped the daemon and every task]");
   });
 
   test("rows are cut with … to the terminal width and never wrap; the hint gets shorter", async () => {
@@ -310,13 +331,20 @@ describe("keys", () => {
     await client.waitForScreen("every task", (s) => s.includes("sleep 3601") && !s.includes("filter:"));
   });
 
-  test("X kills a running task and removes a finished one; lowercase x does nothing", async () => {
-    const id = await fleet.run("sleep 3600");
+  test("X on a running task asks (n keeps it), then kills; on a finished one removes at once; lowercase x does nothing", async () => {
+    const id = await fleet.run("sleep 3600", ["--name", "editor"]);
     const client = await dashboard();
     client.write("x");
     await client.waitForScreen("the hint", (s) => s.includes("press X (uppercase)"));
     expect((await fleet.task(id)).state).toBe("running");
     client.write("X");
+    await client.waitForScreen("the question", (s) => s.includes("kill editor? y/N"));
+    client.write("n");
+    await client.waitForScreen("kept", (s) => s.includes(`task ${id} left running`));
+    expect((await fleet.task(id)).state).toBe("running");
+    client.write("X");
+    await client.waitForScreen("the question again", (s) => s.includes("kill editor? y/N"));
+    client.write("y");
     await client.waitForScreen("killed", (s) => s.includes(`killed task ${id}`) && s.includes("✗   1"));
     expect((await fleet.task(id)).state).toBe("exited");
     client.write("x");
@@ -366,7 +394,7 @@ describe("keys", () => {
     client.write("o");
     await client.waitForScreen("the picker", (s) => s.includes("Saved sessions (1)") && s.includes("tab recovery (1)"));
     client.write("\t");
-    await client.waitForScreen("the recovery list", (s) => s.includes("Recovery snapshots (1)") && s.includes("1 task(s)"));
+    await client.waitForScreen("the recovery list", (s) => s.includes("Recovery snapshots (1)") && s.includes("1 task · sleep 3700"));
     client.write("\r");
     const loaded = await client.waitForScreen("loaded", (s) => s.includes("sleep 3700") && s.includes("loaded '"));
     expect(loaded).toContain("\npress w (or run fleetcom save NAME) to keep this fleet under a permanent name\n");
@@ -415,6 +443,8 @@ describe("fleetcom SESSION and --foreground", () => {
     await client.waitForScreen("loaded", (s) => s.includes("loaded 'fg': 1 task(s)") && s.includes("sleep 3600"));
     const pid = (await fleet.ls())[0]!.pid!;
     client.write("Q");
+    await client.waitForScreen("the question", (s) => s.includes("stop 1 task and the daemon? y/N"));
+    client.write("y");
     expect(await client.proc.exited).toBe(0);
     await until("the task gone", () => !isProcessAlive(pid));
   });

@@ -1,7 +1,7 @@
 // The line picker through the real program in a real PTY: `fleetcom load` and `fleetcom recover`
 // without an argument (the session picker), `fleetcom attach` without TASK (the task picker).
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { snapshotFileName, snapshotLabel } from "../../src/recipe-snapshot-rules.ts";
 import { eachTestGetsAFleet, type Fleet, type PtyClient, until } from "../harness/fleet.ts";
@@ -114,8 +114,8 @@ describe("the session picker", () => {
     client.write("\t");
     const recovery = await client.waitForScreen("the recovery list", (s) => s.includes("Recovery snapshots (2)"));
     expect(itemRows(recovery).map((r) => r.slice(2))).toEqual([
-      expect.stringMatching(/^5m ago · 2 task\(s\) · autosaved /),
-      expect.stringMatching(/^30m ago · 1 task\(s\) · autosaved /),
+      expect.stringMatching(/^5m ago · 2 tasks · sleep 3701, sleep 3702 · autosaved /),
+      expect.stringMatching(/^30m ago · 1 task · sleep 3700 · autosaved /),
     ]);
     expect(recovery).toContain("tab saved (3)");
     expect(highlighted(recovery)).toStartWith("› 5m ago");
@@ -146,6 +146,22 @@ describe("the session picker", () => {
     expect(client.output).toContain("loaded 'autosaved ");
     expect(client.output).toContain("to keep this fleet under a permanent name: fleetcom save NAME");
     expect((await fleet.ls()).map((t) => t.command)).toEqual(["sleep 3800"]);
+  });
+
+  test("the running fleet's own snapshot is marked this fleet, running; picking it starts nothing", async () => {
+    fleet.env.FLEETCOM_SNAPSHOT_DEBOUNCE_MS = "100";
+    await fleet.run("sleep 3900", ["--name", "api"]);
+    await until("the running daemon's snapshot", () => existsSync(recoveryDirOf(fleet)) && readdirSync(recoveryDirOf(fleet)).length === 1);
+    snapshot(30, ["sleep 3901"]);
+    const client = await picker(["recover"], "Recovery snapshots (2)");
+    expect(itemRows(client.screen()).map((r) => r.slice(2))).toEqual([
+      expect.stringMatching(/^\d+s ago · this fleet, running · 1 task · api · autosaved /),
+      expect.stringMatching(/^30m ago · 1 task · sleep 3901 · autosaved /),
+    ]);
+    client.write("\r");
+    expect(await client.proc.exited).toBe(1);
+    expect(client.output).toContain("is this fleet's own snapshot (this fleet, running): its tasks are the ones running now, so nothing was started");
+    expect((await fleet.ls()).map((t) => t.command)).toEqual(["sleep 3900"]);
   });
 
   test("fleetcom recover without snapshots says so", async () => {

@@ -1,11 +1,11 @@
 // `fleetcom recover` through the real program: the list, damaged snapshots, --latest, FILE,
 // --dry-run and --json, on snapshot files fabricated in the recovery directory.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { snapshotFileName, snapshotLabel } from "../../src/recipe-snapshot-rules.ts";
 import { type Fleet, until } from "../harness/fleet.ts";
-import { recoveryDirOf, snapshotFleet, snapshotWrites } from "../harness/recovery-helpers.ts";
+import { recoveryDirOf, snapshotFleet, snapshotNames, snapshotWrites } from "../harness/recovery-helpers.ts";
 
 let fleet: Fleet;
 let dir: string;
@@ -54,9 +54,9 @@ describe("recover --list", () => {
     const r = await fleet.cli(["recover", "--list"]);
     expect(r.code).toBe(0);
     expect(r.stdout.trimEnd().split("\n")).toEqual([
-      `5m ago · 3 task(s) · ${newer.name}`,
+      `5m ago · 3 tasks · sleep 3600, sleep 3601, top · ${newer.name}`,
       `30m ago · damaged · ${join(dir, torn)}: invalid JSON at line 1, column 24: unterminated string`,
-      `1h ago · 1 task(s) · ${older.name}`,
+      `1h ago · 1 task · sleep 3600 · ${older.name}`,
     ]);
   });
 
@@ -67,7 +67,7 @@ describe("recover --list", () => {
     const out = JSON.parse(r.stdout);
     expect(out.dir).toBe(dir);
     expect(out.snapshots).toHaveLength(2);
-    expect(out.snapshots[0]).toMatchObject({ file: join(dir, name), tasks: 1, dropped: 1, damaged: null });
+    expect(out.snapshots[0]).toMatchObject({ file: join(dir, name), tasks: 1, finished: 0, labels: ["top"], dropped: 1, damaged: null, thisFleet: false });
     expect(out.snapshots[0].label).toMatch(/^autosaved /);
     expect(Date.parse(out.snapshots[0].written)).not.toBeNaN();
     expect(out.snapshots[1]).toMatchObject({ file: join(dir, bad), tasks: 0, label: null });
@@ -118,7 +118,7 @@ describe("recover --latest and FILE", () => {
     const good = recipe(3, { "~": ["sleep 3600"] });
     const name = fabricate(DEAD_PID, 3, good);
     const r = await fleet.cli(["recover", "--latest", "--json"]);
-    expect(JSON.parse(r.stdout)).toEqual({ name: good.name, file: join(dir, name), started: [1], skipped: 0, dropped: 0 });
+    expect(JSON.parse(r.stdout)).toEqual({ name: good.name, file: join(dir, name), started: [1], skipped: 0, alreadyRunning: 0, finished: 0, dropped: 0 });
   });
 
   test("--latest with only damaged snapshots fails naming the directory", async () => {
@@ -146,7 +146,54 @@ describe("recover --latest and FILE", () => {
     expect(byName.stdout.trimEnd().split("\n")).toEqual([`loaded '${older.name}': 1 task(s), 0 skipped (missing directory), 0 dropped`, HINT]);
     const byPath = await fleet.cli(["recover", join("sessions", "recovery", name)], { cwd: fleet.sandbox.config });
     expect(byPath.code).toBe(0);
-    expect((await fleet.ls()).map((t) => t.command)).toEqual(["sleep 3600", "sleep 3600"]);
+    expect(byPath.stdout).toContain(`loaded '${older.name}': 0 task(s), 1 already running`);
+    expect((await fleet.ls()).map((t) => t.command)).toEqual(["sleep 3600"]);
+  });
+
+  test("the running fleet's own snapshot is marked in --list and refused by FILE unless --again", async () => {
+    fabricate(DEAD_PID, 30, recipe(30, { "~": ["sleep 3600"] }));
+    await fleet.run("sleep 4000", ["--name", "api"]);
+    await fleet.run("sleep 4001");
+    await until("the running daemon's own snapshot", () => snapshotWrites(fleet) === 1);
+    const own = snapshotFileName(new Date(JSON.parse(await fleet.ok(["status", "--json"])).startedAt), fleet.daemonPid()!);
+    const rows = (await fleet.ok(["recover", "--list"])).trimEnd().split("\n");
+    expect(rows[0]).toMatch(/^\d+s ago · this fleet, running · 2 tasks · api, sleep 4001 · autosaved /);
+    expect(rows[1]).toMatch(/^30m ago · 1 task · sleep 3600 · autosaved /);
+    const listed = JSON.parse(await fleet.ok(["recover", "--list", "--json"])).snapshots;
+    expect(listed.map((s: { thisFleet: boolean }) => s.thisFleet)).toEqual([true, false]);
+
+    const refused = await fleet.cli(["recover", own]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim()).toBe(`fleetcom: ${own} is this fleet's own snapshot (this fleet, running): its tasks are the ones running now, so nothing was started; --again starts them a second time`);
+    expect(await fleet.ls()).toHaveLength(2);
+    const again = await fleet.cli(["recover", own, "--again", "--json"]);
+    expect(JSON.parse(again.stdout)).toMatchObject({ started: [3, 4], alreadyRunning: 0 });
+  });
+
+  test("tasks that had finished are recorded apart: the dry run names them, recovery does not start them", async () => {
+    await fleet.run("sleep 4000", ["--name", "api"]);
+    const once = await fleet.run("echo migrated");
+    await fleet.waitForExit(once);
+    await until("a snapshot holding the finished task", () => snapshotNames(fleet).some((n) => readFileSync(join(dir, n), "utf8").includes('"finished"')));
+    const [name] = snapshotNames(fleet);
+    const stored = JSON.parse(readFileSync(join(dir, name!), "utf8"));
+    expect(stored.dirs).toEqual({ "~": [{ cmd: "sleep 4000", name: "api", history: "1" }] });
+    expect(stored.finished).toEqual({ "~": [{ cmd: "echo migrated", history: "2" }] });
+    await fleet.ok(["--kill"]);
+
+    const dry = await fleet.ok(["recover", "--latest", "--dry-run"]);
+    expect(dry.trimEnd().split("\n").slice(1)).toEqual([
+      `  ${fleet.sandbox.home}`,
+      "    sleep 4000  [name: api]",
+      "  not started: had finished when the snapshot was written",
+      `    ${fleet.sandbox.home}: echo migrated`,
+      "1 task(s) would start, 0 skipped (missing directory), 1 had finished (not started), 0 dropped",
+    ]);
+    expect(JSON.parse(await fleet.ok(["recover", "--latest", "--dry-run", "--json"])).finished).toEqual([{ dir: fleet.sandbox.home, cmd: "echo migrated", group: null, name: null }]);
+    expect((await fleet.ok(["recover", "--list"])).trim()).toMatch(/^\d+s ago · 1 task \(\+1 finished\) · api · autosaved /);
+    const r = await fleet.ok(["recover", "--latest"]);
+    expect(r).toContain("1 task(s), 1 had finished (not started), 0 skipped");
+    expect((await fleet.ls()).map((t) => t.command)).toEqual(["sleep 4000"]);
   });
 
   test("a damaged FILE fails with one line naming it", async () => {

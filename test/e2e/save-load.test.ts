@@ -63,15 +63,53 @@ describe("save and load", () => {
     ]);
   });
 
-  test("loading leaves the tasks already running as they are", async () => {
-    await fleet.run("sleep 3600", ["--name", "keeper"]);
+  test("loading what is already running starts nothing and counts it; --again starts it anyway", async () => {
+    await fleet.run("sleep 3600", ["--name", "keeper", "--group", "g"]);
+    await fleet.run("sleep 3601");
     await fleet.ok(["save", "one"]);
-    await fleet.ok(["load", "one"]);
-    const tasks = await fleet.ls();
-    expect(tasks.map((t) => [t.id, t.name, t.state])).toEqual([
+    const second = await fleet.ok(["load", "one"]);
+    expect(second.trim()).toBe("loaded 'one': 0 task(s), 2 already running (--again starts them), 0 skipped (missing directory), 0 dropped");
+    expect((await fleet.ls()).map((t) => [t.id, t.name, t.state])).toEqual([
       [1, "keeper", "running"],
-      [2, "keeper", "running"],
+      [2, null, "running"],
     ]);
+    expect(JSON.parse(await fleet.ok(["load", "one", "--json"]))).toMatchObject({ started: [], alreadyRunning: 2, skipped: 0 });
+    const again = JSON.parse(await fleet.ok(["load", "one", "--again", "--json"]));
+    expect(again).toMatchObject({ started: [3, 4], alreadyRunning: 0 });
+    expect((await fleet.ls()).map((t) => t.command)).toEqual(["sleep 3600", "sleep 3601", "sleep 3600", "sleep 3601"]);
+  });
+
+  test("an entry differing in directory, group or name is not the running task; a finished task is not running", async () => {
+    mkdirSync(join(fleet.sandbox.home, "elsewhere"));
+    await fleet.run("sleep 3600", ["--name", "api"]);
+    const done = await fleet.run("true");
+    await fleet.waitForExit(done);
+    const recipe = { name: "near", dirs: { "~": [{ cmd: "sleep 3600", name: "api" }, { cmd: "sleep 3600", name: "web" }, { cmd: "sleep 3600", name: "api", group: "g" }, "true"], "~/elsewhere": [{ cmd: "sleep 3600", name: "api" }] } };
+    writeFileSync(join(fleet.sandbox.root, "near.json"), JSON.stringify(recipe));
+    const r = JSON.parse(await fleet.ok(["load", join(fleet.sandbox.root, "near.json"), "--json"]));
+    expect(r).toMatchObject({ alreadyRunning: 1, started: [3, 4, 5, 6] });
+  });
+
+  test("fleetcom NAME twice (a shell alias run again) opens the dashboard on the same fleet, saying it is already running", async () => {
+    await fleet.run("sleep 3600", ["--name", "api"]);
+    await fleet.ok(["save", "work"]);
+    await fleet.ok(["--kill"]);
+    for (const expected of ["loaded 'work': 1 task(s), 0 skipped", "loaded 'work': 0 task(s), 1 already running (--again starts them)"]) {
+      const client = fleet.spawnClient(["work"], { cols: 200, rows: 20 });
+      await client.waitForScreen("the dashboard with the load's summary", (s) => s.includes(expected));
+      await client.waitForRawMode();
+      client.write("q");
+      expect(await client.proc.exited).toBe(0);
+    }
+    expect((await fleet.ls()).map((t) => t.name)).toEqual(["api"]);
+  });
+
+  test("each running task stands for one entry: a recipe with a command twice starts the missing one", async () => {
+    await fleet.run("sleep 3600");
+    writeFileSync(join(fleet.sandbox.root, "twice.json"), JSON.stringify({ name: "twice", dirs: { "~": ["sleep 3600", "sleep 3600"] } }));
+    const file = join(fleet.sandbox.root, "twice.json");
+    expect(JSON.parse(await fleet.ok(["load", file, "--json"]))).toMatchObject({ started: [2], alreadyRunning: 1 });
+    expect(JSON.parse(await fleet.ok(["load", file, "--json"]))).toMatchObject({ started: [], alreadyRunning: 2 });
   });
 
   test("the summary counts entries skipped for a missing directory and entries dropped as malformed", async () => {
@@ -89,7 +127,7 @@ describe("save and load", () => {
     const file = join(fleet.sandbox.root, "j.json");
     writeFileSync(file, JSON.stringify({ name: "j", dirs: { "~/w": ["sleep 3600", "sleep 3601", null], "/nonexistent": ["x"] } }));
     const r = await fleet.ok(["load", file, "--json"]);
-    expect(JSON.parse(r)).toEqual({ name: "j", file, started: [1, 2], skipped: 1, dropped: 1 });
+    expect(JSON.parse(r)).toEqual({ name: "j", file, started: [1, 2], skipped: 1, alreadyRunning: 0, finished: 0, dropped: 1 });
   });
 
   test("a recipe without a single command loads nothing, says so and starts no daemon", async () => {
@@ -124,7 +162,7 @@ describe("save and load", () => {
     await fleet.ok(["save", "status"]);
     const status = await fleet.cli(["status"]);
     expect(status.stdout).toContain("running");
-    expect((await fleet.ok(["load", "status"])).trim()).toStartWith("loaded 'status': 1 task(s)");
+    expect((await fleet.ok(["load", "status"])).trim()).toStartWith("loaded 'status': 0 task(s), 1 already running");
   });
 });
 

@@ -1,0 +1,63 @@
+// `fleetcom service install|uninstall|status`: a systemd user unit (Linux) or a launchd agent (macOS)
+// that runs `fleetcom daemon` at login, so the fleet does not depend on which shell autostarted it;
+// autostart then finds the daemon the service started. The texts and the steps are in
+// service-manager.ts; this file only reads the arguments and prints.
+import { defineCommand } from "citty";
+import { existsSync, mkdirSync, unlinkSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { UserError } from "./errors.ts";
+import { printable } from "./text-printable.ts";
+
+async function context() {
+  const [{ selfCommand }, { runningDaemonStatus }] = await Promise.all([import("./platform.ts"), import("./client-recipes.ts")]);
+  const status = await runningDaemonStatus();
+  return { env: process.env, os: process.platform, daemon: [...selfCommand(), "daemon"], runningPid: status?.pid ?? null, uid: process.getuid?.() ?? 0 };
+}
+
+async function perform(step: (m: typeof import("./service-manager.ts"), ctx: Awaited<ReturnType<typeof context>>) => string[]): Promise<void> {
+  const [manager, ctx] = await Promise.all([import("./service-manager.ts"), context()]);
+  try {
+    for (const line of step(manager, ctx)) console.log(printable(line));
+  } catch (error) {
+    if (error instanceof manager.ServiceError) throw new UserError(error.message);
+    throw error;
+  }
+}
+
+const install = defineCommand({
+  meta: { name: "install", description: "Write and enable a systemd user unit (Linux) or launchd agent (macOS) running fleetcom daemon at login" },
+  async run() {
+    await perform((m, ctx) =>
+      m.installService(ctx, (path, text) => {
+        mkdirSync(dirname(path), { recursive: true });
+        writeFileSync(path, text, { mode: 0o644 });
+      }),
+    );
+  },
+});
+
+const uninstall = defineCommand({
+  meta: { name: "uninstall", description: "Disable and remove the unit or agent; a daemon running now keeps running" },
+  async run() {
+    await perform((m, ctx) =>
+      m.uninstallService(ctx, (path) => {
+        if (!existsSync(path)) return false;
+        unlinkSync(path);
+        return true;
+      }),
+    );
+  },
+});
+
+const status = defineCommand({
+  meta: { name: "status", description: "Whether the unit or agent is installed, enabled and running, and whether lingering is on" },
+  async run() {
+    await perform((m, ctx) => m.serviceStatus(ctx, existsSync));
+  },
+});
+
+export default defineCommand({
+  meta: { name: "service", description: "Install, remove or inspect the systemd user unit or launchd agent that runs the daemon at login" },
+  default: "status",
+  subCommands: { install: async () => install, uninstall: async () => uninstall, status: async () => status },
+});

@@ -1,0 +1,272 @@
+// The service manager around the daemon (systemd on Linux, launchd on macOS): whether autostart can
+// put the daemon in a scope of its own, whether the fleet outlives a logout, and the unit or agent
+// that `fleetcom service install` writes. The unit and plist texts and the decisions are pure; the
+// rest runs `systemctl`, `systemd-run`, `loginctl` and `launchctl` found on PATH.
+//
+// Why a scope only with lingering on: a process in its own scope lives under the user's systemd
+// manager (user@UID.service), which logind stops at the last logout unless lingering is on. There
+// the scope protects the fleet from a logind that ends the session's processes (KillUserProcesses=yes).
+// Without lingering a scope would end the fleet at every last logout even where logind leaves
+// session processes alone (KillUserProcesses=no, the default of Debian, Ubuntu and Fedora), which
+// is what a `setsid` daemon, as before, survives.
+import { spawnSync } from "node:child_process";
+import { accessSync, constants } from "node:fs";
+import { userInfo } from "node:os";
+import { delimiter, join } from "node:path";
+import type { Env } from "./paths.ts";
+
+/** The program on PATH, or null. */
+export function which(program: string, env: Env = process.env): string | null {
+  for (const dir of (env.PATH ?? "").split(delimiter)) {
+    if (!dir) continue;
+    const path = join(dir, program);
+    try {
+      accessSync(path, constants.X_OK);
+      return path;
+    } catch {}
+  }
+  return null;
+}
+
+export interface Run {
+  code: number | null;
+  stdout: string;
+}
+
+/** Runs a helper with a short timeout; a missing or hanging one counts as a failure. */
+export function run(program: string, args: string[], env: Env = process.env, timeoutMs = 5_000): Run {
+  const path = which(program, env);
+  if (!path) return { code: null, stdout: "" };
+  const r = spawnSync(path, args, { env: env as NodeJS.ProcessEnv, encoding: "utf8", timeout: timeoutMs, stdio: ["ignore", "pipe", "ignore"] });
+  return { code: r.status, stdout: (r.stdout ?? "").trim() };
+}
+
+export function userName(env: Env = process.env): string {
+  return env.USER || env.LOGNAME || userInfo().username;
+}
+
+/** A systemd user manager answers (Linux): `systemctl --user is-system-running` says it is up. */
+export function hasUserManager(env: Env = process.env, os: string = process.platform): boolean {
+  if (os !== "linux" || !env.XDG_RUNTIME_DIR) return false;
+  const state = run("systemctl", ["--user", "is-system-running"], env).stdout;
+  return ["running", "degraded", "starting", "initializing"].includes(state);
+}
+
+/** logind's Linger for this user: true, false, or null when loginctl cannot say. */
+export function lingering(env: Env = process.env): boolean | null {
+  const r = run("loginctl", ["show-user", userName(env), "--property=Linger", "--value"], env);
+  return r.code === 0 && (r.stdout === "yes" || r.stdout === "no") ? r.stdout === "yes" : null;
+}
+
+/** logind's KillUserProcesses: whether it ends a session's processes at logout; null when unknown. */
+export function killsUserProcesses(env: Env = process.env): boolean | null {
+  const r = run("loginctl", ["show-session", "--property=KillUserProcesses", "--value"], env);
+  return r.code === 0 && (r.stdout === "yes" || r.stdout === "no") ? r.stdout === "yes" : null;
+}
+
+/**
+ * How autostart runs the daemon: `systemd-run --user --scope` when a user manager answers and
+ * lingering is on (see the top of this file), else null (a new session, `setsid`, as before).
+ */
+export function scopeCommand(daemon: string[], env: Env = process.env, os: string = process.platform): string[] | null {
+  if (os !== "linux" || !which("systemd-run", env) || !hasUserManager(env, os) || lingering(env) !== true) return null;
+  const unit = `fleetcom-daemon-${Date.now().toString(36)}`;
+  return ["systemd-run", "--user", "--scope", "--quiet", "--collect", `--unit=${unit}`, "--description=fleetcom daemon", "--", ...daemon];
+}
+
+/** What `status` says about a logout, on Linux with logind; null elsewhere or when nothing can be known. */
+export interface LogoutOutlook {
+  lingering: boolean | null;
+  killUserProcesses: boolean | null;
+  /** Whether the fleet outlives the user's last logout, as far as logind's settings tell. */
+  survives: boolean | null;
+  /** One line for a person, or null when there is nothing to do. */
+  advice: string | null;
+}
+
+/** Pure: the outlook from logind's two settings. */
+export function logoutOutlook(linger: boolean | null, killUser: boolean | null, user: string): LogoutOutlook | null {
+  if (linger === null) return null;
+  const keep = `loginctl enable-linger ${user} keeps it running`;
+  if (linger) return { lingering: true, killUserProcesses: killUser, survives: true, advice: null };
+  if (killUser === false) {
+    return { lingering: false, killUserProcesses: false, survives: true, advice: `lingering is off: the fleet outlives a logout only while logind leaves your processes alone (KillUserProcesses=no); ${keep} in any case` };
+  }
+  return { lingering: false, killUserProcesses: killUser, survives: false, advice: `the fleet stops when you log out (lingering is off); ${keep}` };
+}
+
+export function logoutOutlookHere(env: Env = process.env, os: string = process.platform): LogoutOutlook | null {
+  if (os !== "linux" || !which("loginctl", env)) return null;
+  const linger = lingering(env);
+  return logoutOutlook(linger, linger === false ? killsUserProcesses(env) : null, userName(env));
+}
+
+// ---- fleetcom service install|uninstall|status ----------------------------------------------
+
+export const SYSTEMD_UNIT = "fleetcom.service";
+export const LAUNCHD_LABEL = "dev.fleetcom.daemon";
+
+/** Where the daemon's settings that are paths come from: written into the unit, so the service finds the same directories. */
+const CARRIED_ENV = ["FLEETCOM_CONFIG_DIR", "FLEETCOM_RUNTIME_DIR"];
+
+export function systemdUnitPath(env: Env = process.env): string {
+  const config = env.XDG_CONFIG_HOME || join(env.HOME ?? userInfo().homedir, ".config");
+  return join(config, "systemd", "user", SYSTEMD_UNIT);
+}
+
+export function launchdPlistPath(env: Env = process.env): string {
+  return join(env.HOME ?? userInfo().homedir, "Library", "LaunchAgents", `${LAUNCHD_LABEL}.plist`);
+}
+
+/** A word for systemd's ExecStart: quoted, with `\`, `"`, `$` and `%` kept literal. */
+export function systemdQuote(word: string): string {
+  return `"${word.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\$/g, "$$$$").replace(/%/g, "%%")}"`;
+}
+
+/**
+ * The user unit. KillMode=mixed: `systemctl --user stop` sends TERM to the daemon alone, which ends
+ * its tasks its own way (TERM, KILL after 2 s, a last snapshot); whatever is left after
+ * TimeoutStopSec is killed. Restart=on-abnormal restarts a daemon that crashed on a signal, never one
+ * that exited 1 because another daemon holds the runtime directory.
+ */
+export function systemdUnit(daemon: string[], env: Env = process.env): string {
+  const carried = CARRIED_ENV.filter((k) => env[k]).map((k) => `Environment=${systemdQuote(`${k}=${env[k]}`)}\n`).join("");
+  return [
+    "[Unit]",
+    "Description=fleetcom supervisor (tasks and AI agents in PTYs)",
+    "",
+    "[Service]",
+    "Type=simple",
+    `ExecStart=${daemon.map(systemdQuote).join(" ")}`,
+    `${carried}KillMode=mixed`,
+    "TimeoutStopSec=15",
+    "Restart=on-abnormal",
+    "",
+    "[Install]",
+    "WantedBy=default.target",
+    "",
+  ].join("\n");
+}
+
+function xml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+
+/** The launchd agent: started at login, restarted after a crash (not after exit 1: another daemon runs). */
+export function launchdPlist(daemon: string[], env: Env = process.env): string {
+  const args = daemon.map((a) => `    <string>${xml(a)}</string>`).join("\n");
+  const vars = CARRIED_ENV.filter((k) => env[k]).map((k) => `    <key>${k}</key>\n    <string>${xml(env[k]!)}</string>`).join("\n");
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">',
+    '<plist version="1.0">',
+    "<dict>",
+    "  <key>Label</key>",
+    `  <string>${LAUNCHD_LABEL}</string>`,
+    "  <key>ProgramArguments</key>",
+    "  <array>",
+    args,
+    "  </array>",
+    ...(vars ? ["  <key>EnvironmentVariables</key>", "  <dict>", vars, "  </dict>"] : []),
+    "  <key>RunAtLoad</key>",
+    "  <true/>",
+    "  <key>KeepAlive</key>",
+    "  <dict>",
+    "    <key>Crashed</key>",
+    "    <true/>",
+    "  </dict>",
+    "  <key>ProcessType</key>",
+    "  <string>Interactive</string>",
+    "</dict>",
+    "</plist>",
+    "",
+  ].join("\n");
+}
+
+export interface ServiceContext {
+  env: Env;
+  os: string;
+  /** The argv that runs `fleetcom daemon` (platform.ts selfCommand plus "daemon"). */
+  daemon: string[];
+  /** The pid of a daemon running now, if any. */
+  runningPid: number | null;
+  uid: number;
+}
+
+/** One helper call that must succeed; its failure is the user's to see, with what was done before it. */
+function must(program: string, args: string[], ctx: ServiceContext, done: string): void {
+  const r = run(program, args, ctx.env, 30_000);
+  if (r.code === 0) return;
+  const why = r.code === null ? `${program} was not found on PATH` : `${program} ${args.join(" ")} exited ${r.code}`;
+  throw new ServiceError(`${done}, but ${why}`);
+}
+
+export class ServiceError extends Error {}
+
+function unsupported(os: string): ServiceError {
+  return new ServiceError(`no supported service manager here (${os}): fleetcom service knows systemd user units (Linux) and launchd agents (macOS)`);
+}
+
+/** Writes and enables the unit or agent; returns the lines to print. */
+export function installService(ctx: ServiceContext, write: (path: string, text: string) => void): string[] {
+  if (ctx.os === "linux") {
+    const path = systemdUnitPath(ctx.env);
+    write(path, systemdUnit(ctx.daemon, ctx.env));
+    must("systemctl", ["--user", "daemon-reload"], ctx, `wrote ${path}`);
+    // A second daemon would only exit 1 while this one holds the runtime directory.
+    const now = ctx.runningPid === null ? ["--now"] : [];
+    must("systemctl", ["--user", "enable", ...now, SYSTEMD_UNIT], ctx, `wrote ${path}`);
+    const lines = [`installed ${path}: systemd starts fleetcom daemon at login${ctx.runningPid === null ? " (started now)" : ""}`];
+    if (ctx.runningPid !== null) lines.push(`the daemon running now (pid ${ctx.runningPid}) is not the service's: fleetcom --kill, then systemctl --user start ${SYSTEMD_UNIT}, moves the fleet under it`);
+    if (lingering(ctx.env) === false) lines.push(`lingering is off: the service stops at your last logout and starts at your next login; loginctl enable-linger ${userName(ctx.env)} keeps it running`);
+    return lines;
+  }
+  if (ctx.os === "darwin") {
+    const path = launchdPlistPath(ctx.env);
+    write(path, launchdPlist(ctx.daemon, ctx.env));
+    must("launchctl", ["bootstrap", `gui/${ctx.uid}`, path], ctx, `wrote ${path}`);
+    const lines = [`installed ${path}: launchd starts fleetcom daemon at login`];
+    if (ctx.runningPid !== null) lines.push(`the daemon running now (pid ${ctx.runningPid}) is not the agent's: fleetcom --kill, then launchctl kickstart gui/${ctx.uid}/${LAUNCHD_LABEL}, moves the fleet under it`);
+    return lines;
+  }
+  throw unsupported(ctx.os);
+}
+
+/** Disables and removes the unit or agent; a daemon running now keeps running. */
+export function uninstallService(ctx: ServiceContext, remove: (path: string) => boolean): string[] {
+  const keeps = ctx.runningPid === null ? [] : [`the daemon running now (pid ${ctx.runningPid}) and its tasks keep running; fleetcom --kill stops them`];
+  if (ctx.os === "linux") {
+    const path = systemdUnitPath(ctx.env);
+    if (!remove(path)) return [`not installed (no ${path})`];
+    // Disable only: stopping the unit would end the fleet; what runs now is the user's to stop.
+    run("systemctl", ["--user", "disable", SYSTEMD_UNIT], ctx.env);
+    must("systemctl", ["--user", "daemon-reload"], ctx, `removed ${path}`);
+    return [`removed ${path}`, ...keeps];
+  }
+  if (ctx.os === "darwin") {
+    const path = launchdPlistPath(ctx.env);
+    // bootout stops what the agent started: the fleet, if it runs under the agent.
+    run("launchctl", ["bootout", `gui/${ctx.uid}/${LAUNCHD_LABEL}`], ctx.env);
+    if (!remove(path)) return [`not installed (no ${path})`];
+    return [`removed ${path}`, ...keeps];
+  }
+  throw unsupported(ctx.os);
+}
+
+export function serviceStatus(ctx: ServiceContext, exists: (path: string) => boolean): string[] {
+  if (ctx.os === "linux") {
+    const path = systemdUnitPath(ctx.env);
+    if (!exists(path)) return [`not installed (fleetcom service install writes ${path})`];
+    const enabled = run("systemctl", ["--user", "is-enabled", SYSTEMD_UNIT], ctx.env).stdout || "unknown";
+    const active = run("systemctl", ["--user", "is-active", SYSTEMD_UNIT], ctx.env).stdout || "unknown";
+    const linger = lingering(ctx.env);
+    return [`installed ${path}`, `enabled   ${enabled}`, `active    ${active}`, `lingering ${linger === null ? "unknown" : linger ? "yes" : `no (loginctl enable-linger ${userName(ctx.env)} keeps the fleet over logouts)`}`];
+  }
+  if (ctx.os === "darwin") {
+    const path = launchdPlistPath(ctx.env);
+    if (!exists(path)) return [`not installed (fleetcom service install writes ${path})`];
+    const loaded = run("launchctl", ["print", `gui/${ctx.uid}/${LAUNCHD_LABEL}`], ctx.env).code === 0;
+    return [`installed ${path}`, `loaded    ${loaded ? "yes" : "no"}`];
+  }
+  throw unsupported(ctx.os);
+}

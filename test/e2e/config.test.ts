@@ -1,0 +1,164 @@
+// The config file (settings.ts): the daemon's settings the same whichever shell starts it, the
+// environment still over it, a bad line costing only its key, and `fleetcom config` saying where each
+// setting came from. Plus `fleetcom daemon` refusing to be a second daemon.
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { confirmSetting, detachKeySetting, loadSettings, parseDetachKey } from "../../src/settings.ts";
+import { Fleet, until } from "../harness/fleet.ts";
+import { makeSandbox, type Sandbox } from "../harness/helpers.ts";
+
+describe("reading the file (in-process)", () => {
+  let sandbox: Sandbox;
+  beforeEach(() => (sandbox = makeSandbox()));
+  afterEach(() => sandbox.cleanup());
+  const write = (text: string) => {
+    mkdirSync(sandbox.config, { recursive: true });
+    writeFileSync(join(sandbox.config, "config.toml"), text);
+    return join(sandbox.config, "config.toml");
+  };
+
+  test("no file: every setting is its default", () => {
+    const s = loadSettings(sandbox.env);
+    expect([s.notify, s.scrollback, s.idleSeconds, s.confirm].map((r) => [r.value, r.source])).toEqual([
+      [null, "default"],
+      [2000, "default"],
+      [10, "default"],
+      [true, "default"],
+    ]);
+    expect(s.detachKey).toEqual({ value: { name: "Ctrl-\\", byte: 0x1c }, source: "default" });
+    expect(s.problems).toEqual([]);
+  });
+
+  test("each key from its line of the file; the environment overrides a key; a flag overrides both", () => {
+    const file = write('# mine\nnotify = "notify-send fleetcom"\nscrollback = 500\nidle_seconds = 2.5\ndetach_key = "ctrl-]"\nconfirm = false\n');
+    const s = loadSettings({ ...sandbox.env, FLEETCOM_SCROLLBACK: "70", FLEETCOM_CONFIRM: "yes" });
+    expect(s.notify).toEqual({ value: "notify-send fleetcom", source: `${file}:2` });
+    expect(s.scrollback).toEqual({ value: 70, source: "FLEETCOM_SCROLLBACK" });
+    expect(s.idleSeconds).toEqual({ value: 2.5, source: `${file}:4` });
+    expect(s.detachKey).toEqual({ value: { name: "Ctrl-]", byte: 0x1d }, source: `${file}:5` });
+    expect(s.confirm).toEqual({ value: true, source: "FLEETCOM_CONFIRM" });
+    expect(loadSettings(sandbox.env, { scrollback: "9" }).scrollback).toEqual({ value: 9, source: "--scrollback" });
+    expect(detachKeySetting(sandbox.env)).toEqual({ name: "Ctrl-]", byte: 0x1d });
+    expect(confirmSetting(sandbox.env)).toBe(false);
+    expect(confirmSetting({ ...sandbox.env, FLEETCOM_CONFIRM: "0" })).toBe(false);
+  });
+
+  test("a bad file costs only its bad keys: one line each naming the file, the line and the key", () => {
+    const file = write('scrollback = "lots"\nnotify = "echo hi"\nidle_seconds = = 3\nscrolback = 10\ndetach_key = "ctrl-c"\nconfirm = false\n');
+    const s = loadSettings(sandbox.env);
+    expect(s.problems).toEqual([
+      `${file}:1: scrollback: expected a whole number of lines, got "lots"; using the default`,
+      expect.stringMatching(new RegExp(`^${file}:3: idle_seconds: not valid TOML \\(.+\\); using the default for idle_seconds$`)),
+      `${file}:4: unknown key 'scrolback' (did you mean scrollback?); ignored`,
+      `${file}:5: detach_key: 'ctrl-c' would take a key programs need (Ctrl-C interrupts); using the default`,
+    ]);
+    expect([s.scrollback.value, s.notify.value, s.idleSeconds.value, s.detachKey.value.name, s.confirm.value]).toEqual([2000, "echo hi", 10, "Ctrl-\\", false]);
+  });
+
+  test("a bad environment value is ignored, with one line naming the variable", () => {
+    const s = loadSettings({ ...sandbox.env, FLEETCOM_IDLE_SECONDS: "soon", FLEETCOM_DETACH_KEY: "x" });
+    expect(s.idleSeconds.value).toBe(10);
+    expect(s.problems).toEqual([
+      "FLEETCOM_IDLE_SECONDS: 'soon' is not a number of seconds above 0 (at most 86400); ignored",
+      "FLEETCOM_DETACH_KEY: 'x' is not a control key (write it as ctrl-\\, ctrl-], ctrl-^, ctrl-_ or ctrl-<letter>); ignored",
+    ]);
+  });
+
+  test.each([
+    ["ctrl-\\", 0x1c],
+    ["ctrl-]", 0x1d],
+    ["C-b", 0x02],
+    ["^A", 0x01],
+    ["Ctrl+_", 0x1f],
+  ])("the detach key %p is byte %p", (raw, byte) => {
+    expect(parseDetachKey(raw)).toMatchObject({ ok: { byte } });
+  });
+
+  test.each(["ctrl-c", "ctrl-d", "ctrl-z", "ctrl-m", "ctrl-[", "q", "ctrl-", "alt-x"])("%p is refused as a detach key", (raw) => {
+    expect(parseDetachKey(raw)).toHaveProperty("error");
+  });
+});
+
+describe("the daemon and fleetcom config", () => {
+  let fleet: Fleet;
+  beforeEach(() => (fleet = new Fleet()));
+  afterEach(async () => await fleet.stop());
+  const configFile = () => join(fleet.sandbox.config, "config.toml");
+  const write = (text: string) => {
+    mkdirSync(fleet.sandbox.config, { recursive: true });
+    writeFileSync(configFile(), text);
+  };
+
+  test("the daemon takes notify, scrollback and idle_seconds from the file, whatever the starting shell's environment lacks", async () => {
+    const calls = join(fleet.sandbox.root, "notified");
+    write(`notify = "echo $FLEETCOM_TASK_ID >> '${calls}'"\nscrollback = 5\nidle_seconds = 1\n`);
+    const id = await fleet.run("seq 1 200; printf '\\a'; sleep 3600");
+    await until("the notifier from the file to run", () => existsSync(calls) && readFileSync(calls, "utf8").trim() === String(id));
+    const status = JSON.parse(await fleet.ok(["status", "--json"]));
+    expect(status.settings).toMatchObject({
+      notify: { source: `${configFile()}:1` },
+      scrollback: { value: 5, source: `${configFile()}:2` },
+      idleSeconds: { value: 1, source: `${configFile()}:3` },
+      problems: [],
+    });
+    // 5 lines of scrollback above a 40-row screen.
+    const lines = (await fleet.ok(["peek", String(id), "--lines", "1000"])).trimEnd().split("\n");
+    expect(lines[0]).toBe(String(200 - 40 - 5 + 2));
+  });
+
+  test("the environment of the starting shell still overrides the file; fleetcom config says where each came from", async () => {
+    write("scrollback = 5\nconfirm = false\n");
+    const env = { FLEETCOM_SCROLLBACK: "70" };
+    const before = await fleet.cli(["config"], { env });
+    expect(before.stdout.split("\n")).toEqual([
+      `file          ${configFile()}`,
+      "daemon        not running: what a daemon started from this shell would use",
+      "notify        (none)  default",
+      "scrollback    70      FLEETCOM_SCROLLBACK",
+      "idle_seconds  10      default",
+      "detach_key    Ctrl-\\  default",
+      "confirm       false   config.toml:2",
+      "",
+    ]);
+    expect((await fleet.cli(["run", "--", "sleep 3600"], { env })).code).toBe(0);
+    // Another shell, without the variable: the daemon keeps what it started with, and says what a restart would change.
+    const after = await fleet.cli(["config"]);
+    expect(after.stdout).toContain(`daemon        pid ${fleet.daemonPid()}: notify, scrollback and idle_seconds as it read them at start`);
+    expect(after.stdout).toContain("scrollback    70      FLEETCOM_SCROLLBACK  (after a restart: 5, from config.toml:1)");
+    const json = JSON.parse((await fleet.cli(["config", "--json"])).stdout);
+    expect(json).toMatchObject({ file: configFile(), exists: true, daemon: fleet.daemonPid(), problems: [] });
+    expect(json.settings.scrollback).toEqual({ value: 70, source: "FLEETCOM_SCROLLBACK" });
+    expect(json.settings.confirm).toEqual({ value: false, source: `${configFile()}:2` });
+  });
+
+  test("a bad file: the daemon starts with the default for that key, and the first command says so once, naming file, line and key", async () => {
+    write('scrollback = "lots"\nidle_seconds = 3\n');
+    const first = await fleet.cli(["ls"]);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toBe(`fleetcom: warning: ${configFile()}:1: scrollback: expected a whole number of lines, got "lots"; using the default\n`);
+    expect((await fleet.cli(["ls"])).stderr).toBe("");
+    const status = JSON.parse(await fleet.ok(["status", "--json"]));
+    expect(status.settings.scrollback).toEqual({ value: 2000, source: "default" });
+    expect(status.settings.idleSeconds).toEqual({ value: 3, source: `${configFile()}:2` });
+    const config = await fleet.cli(["config"]);
+    expect(config.code).toBe(0);
+    expect(config.stderr).toBe(`fleetcom: warning: ${configFile()}:1: scrollback: expected a whole number of lines, got "lots"; using the default\n`);
+  });
+});
+
+describe("fleetcom daemon", () => {
+  let fleet: Fleet;
+  beforeEach(() => (fleet = new Fleet()));
+  afterEach(async () => await fleet.stop());
+
+  test("a second daemon exits 1 and says which one holds the runtime directory", async () => {
+    await fleet.run("sleep 3600");
+    const pid = fleet.daemonPid();
+    const r = await fleet.cli(["daemon"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`a daemon is already running (pid ${pid}) for ${fleet.sandbox.runtime}; fleetcom --kill stops it`);
+    expect(fleet.daemonPid()).toBe(pid);
+    expect(await fleet.ls()).toHaveLength(1);
+  });
+});

@@ -1,0 +1,199 @@
+// The daemon and the service manager (service-manager.ts): autostart in a systemd scope of its own
+// where that keeps the fleet past a logout, what `status` says about a logout, and
+// `fleetcom service install|uninstall|status`. systemd-run, systemctl, loginctl and launchctl are
+// fakes on PATH that record their argv; the machine's own systemd is used only where a user manager
+// answers (skipped, and named so, elsewhere).
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { hasUserManager, installService, launchdPlist, lingering, logoutOutlook, systemdQuote, systemdUnit } from "../../src/service-manager.ts";
+import { Fleet } from "../harness/fleet.ts";
+import { MAIN, makeSandbox, type Sandbox } from "../harness/helpers.ts";
+
+const RECORD = `printf '%s' "$(basename "$0")" >> "$FAKE_LOG"; for a in "$@"; do printf ' %s' "$a" >> "$FAKE_LOG"; done; echo >> "$FAKE_LOG"`;
+const FAKES: Record<string, string> = {
+  "systemd-run": `${RECORD}\n[ -n "$FAKE_SCOPE_FAIL" ] && exit 1\nwhile [ "$1" != "--" ]; do shift; done\nshift\nexec "$@"\n`,
+  systemctl: `${RECORD}\ncase "$*" in\n  *is-system-running*) echo "\${FAKE_MANAGER:-running}"; [ "\${FAKE_MANAGER:-running}" = running ] ;;\n  *is-enabled*) echo enabled ;;\n  *is-active*) echo active ;;\n  *) exit "\${FAKE_SYSTEMCTL_EXIT:-0}" ;;\nesac\n`,
+  loginctl: `${RECORD}\ncase "$1" in\n  show-user) echo "\${FAKE_LINGER:-yes}" ;;\n  show-session) echo "\${FAKE_KILL:-yes}" ;;\nesac\n`,
+  launchctl: `${RECORD}\n`,
+};
+
+/** A directory of fakes, the log they write, and the environment that puts them first on PATH. */
+function fakes(root: string, base: Record<string, string>): { env: Record<string, string>; calls(): string[] } {
+  const bin = join(root, "fakebin");
+  mkdirSync(bin, { recursive: true });
+  for (const [name, body] of Object.entries(FAKES)) {
+    writeFileSync(join(bin, name), `#!/bin/sh\n${body}`);
+    chmodSync(join(bin, name), 0o755);
+  }
+  const log = join(root, "fake.log");
+  const xdg = join(root, "xdg-runtime");
+  mkdirSync(xdg, { recursive: true, mode: 0o700 });
+  const env = { ...base, PATH: `${bin}:${base.PATH}`, FAKE_LOG: log, XDG_RUNTIME_DIR: xdg, USER: "tester", XDG_CONFIG_HOME: join(root, "xdg-config") };
+  return { env, calls: () => (existsSync(log) ? readFileSync(log, "utf8").trimEnd().split("\n") : []) };
+}
+
+
+describe("autostart", () => {
+  let fleet: Fleet;
+  let calls: () => string[];
+  beforeEach(() => {
+    fleet = new Fleet();
+    const f = fakes(fleet.sandbox.root, fleet.env);
+    Object.assign(fleet.env, f.env);
+    calls = f.calls;
+  });
+  afterEach(async () => await fleet.stop());
+
+  test("with a user manager and lingering on, the daemon starts in its own scope (systemd-run --user --scope)", async () => {
+    await fleet.run("sleep 3600");
+    expect(calls()).toContain("systemctl --user is-system-running");
+    expect(calls()).toContain("loginctl show-user tester --property=Linger --value");
+    const scope = calls().find((c) => c.startsWith("systemd-run "));
+    expect(scope).toMatch(/^systemd-run --user --scope --quiet --collect --unit=fleetcom-daemon-[0-9a-z]+ --description=fleetcom daemon -- /);
+    // This same fleetcom (under Deno, its executable is named by its real path): main.ts, then daemon.
+    expect(scope!.endsWith(` ${MAIN} daemon`)).toBe(true);
+    expect((await fleet.ls()).map((t) => t.command)).toEqual(["sleep 3600"]);
+    // Lingering on: status has nothing to warn about.
+    expect(await fleet.ok(["status"])).not.toContain("logout");
+    expect(JSON.parse(await fleet.ok(["status", "--json"])).logout).toEqual({ lingering: true, killUserProcesses: null, survives: true, advice: null });
+  });
+
+  test("lingering off: started as before (setsid), and status says the fleet stops at logout and how to keep it", async () => {
+    fleet.env.FAKE_LINGER = "no";
+    await fleet.run("sleep 3600");
+    expect(calls().some((c) => c.startsWith("systemd-run"))).toBe(false);
+    const status = await fleet.ok(["status"]);
+    expect(status).toContain("logout    the fleet stops when you log out (lingering is off); loginctl enable-linger tester keeps it running\n");
+    expect(JSON.parse(await fleet.ok(["status", "--json"])).logout).toMatchObject({ lingering: false, killUserProcesses: true, survives: false });
+    // Where logind leaves session processes alone, the fleet outlives a logout, and status says what it hangs on.
+    const kept = await fleet.cli(["status"], { env: { FAKE_KILL: "no" } });
+    expect(kept.stdout).toContain("logout    lingering is off: the fleet outlives a logout only while logind leaves your processes alone (KillUserProcesses=no); loginctl enable-linger tester keeps it running in any case\n");
+  });
+
+  test("no user manager: setsid as before, no scope asked for", async () => {
+    fleet.env.FAKE_MANAGER = "offline";
+    await fleet.run("sleep 3600");
+    expect(calls()).toEqual(["systemctl --user is-system-running"]);
+    expect(await fleet.ls()).toHaveLength(1);
+  });
+
+  test("a scope that systemd refuses falls back to setsid: the daemon starts all the same", async () => {
+    fleet.env.FAKE_SCOPE_FAIL = "1";
+    await fleet.run("sleep 3600");
+    expect(calls().some((c) => c.startsWith("systemd-run --user --scope"))).toBe(true);
+    expect((await fleet.ls()).map((t) => t.state)).toEqual(["running"]);
+  });
+});
+
+describe("fleetcom service", () => {
+  let fleet: Fleet;
+  let calls: () => string[];
+  const unit = () => join(fleet.env.XDG_CONFIG_HOME!, "systemd", "user", "fleetcom.service");
+  beforeEach(() => {
+    fleet = new Fleet();
+    const f = fakes(fleet.sandbox.root, fleet.env);
+    Object.assign(fleet.env, f.env);
+    calls = f.calls;
+  });
+  afterEach(async () => await fleet.stop());
+
+  test("install writes the user unit and enables it now; status reports it; uninstall disables and removes it", async () => {
+    const installed = await fleet.ok(["service", "install"]);
+    expect(installed.trim()).toBe(`installed ${unit()}: systemd starts fleetcom daemon at login (started now)`);
+    const text = readFileSync(unit(), "utf8");
+    expect(text).toMatch(/^ExecStart="\/[^"]+" /m);
+    expect(text).toContain(` ${systemdQuote(MAIN)} "daemon"\n`);
+    expect(text).toContain(`Environment="FLEETCOM_CONFIG_DIR=${fleet.sandbox.config}"\nEnvironment="FLEETCOM_RUNTIME_DIR=${fleet.sandbox.runtime}"\n`);
+    expect(text).toContain("KillMode=mixed\n");
+    expect(text).toContain("WantedBy=default.target\n");
+    expect(calls().filter((c) => c.startsWith("systemctl") && !c.includes("is-system-running"))).toEqual([
+      "systemctl --user daemon-reload",
+      "systemctl --user enable --now fleetcom.service",
+    ]);
+    expect((await fleet.ok(["service", "status"])).trim().split("\n")).toEqual([`installed ${unit()}`, "enabled   enabled", "active    active", "lingering yes"]);
+    expect((await fleet.ok(["service"])).trim().split("\n")[0]).toBe(`installed ${unit()}`);
+    expect((await fleet.ok(["service", "uninstall"])).trim()).toBe(`removed ${unit()}`);
+    expect(existsSync(unit())).toBe(false);
+    expect(calls().slice(-2)).toEqual(["systemctl --user disable fleetcom.service", "systemctl --user daemon-reload"]);
+    expect((await fleet.ok(["service", "uninstall"])).trim()).toBe(`not installed (no ${unit()})`);
+  });
+
+  test("with a daemon running it enables without starting a second one, and says how to move the fleet; lingering off is named", async () => {
+    await fleet.run("sleep 3600");
+    const pid = fleet.daemonPid();
+    fleet.env.FAKE_LINGER = "no";
+    const out = (await fleet.ok(["service", "install"])).trim().split("\n");
+    expect(out).toEqual([
+      `installed ${unit()}: systemd starts fleetcom daemon at login`,
+      `the daemon running now (pid ${pid}) is not the service's: fleetcom --kill, then systemctl --user start fleetcom.service, moves the fleet under it`,
+      "lingering is off: the service stops at your last logout and starts at your next login; loginctl enable-linger tester keeps it running",
+    ]);
+    expect(calls()).toContain("systemctl --user enable fleetcom.service");
+    const removed = (await fleet.ok(["service", "uninstall"])).trim().split("\n");
+    expect(removed[1]).toBe(`the daemon running now (pid ${pid}) and its tasks keep running; fleetcom --kill stops them`);
+    expect(fleet.daemonPid()).toBe(pid);
+  });
+
+  test("a systemctl that fails is one line saying what was done and what failed", async () => {
+    fleet.env.FAKE_SYSTEMCTL_EXIT = "1";
+    const r = await fleet.cli(["service", "install"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`fleetcom: wrote ${unit()}, but systemctl --user daemon-reload exited 1\n`);
+  });
+});
+
+describe("unit and agent texts (pure)", () => {
+  let sandbox: Sandbox;
+  beforeEach(() => (sandbox = makeSandbox()));
+  afterEach(() => sandbox.cleanup());
+
+  test("systemd words keep quotes, backslashes, dollars and percents literal", () => {
+    expect(systemdQuote(`/opt/my tools/fleet"com$HOME%i\\x`)).toBe(`"/opt/my tools/fleet\\"com$$HOME%%i\\\\x"`);
+    expect(systemdUnit(["/usr/bin/fleetcom", "daemon"], {})).toContain('ExecStart="/usr/bin/fleetcom" "daemon"\nKillMode=mixed\n');
+  });
+
+  test("the launchd agent runs fleetcom daemon at load, restarts it after a crash only, with the same directories", () => {
+    const plist = launchdPlist(["/Users/a b/bin/fleetcom", "daemon"], { FLEETCOM_CONFIG_DIR: "/cfg & more" });
+    expect(plist).toContain("<string>dev.fleetcom.daemon</string>");
+    expect(plist).toContain("<string>/Users/a b/bin/fleetcom</string>\n    <string>daemon</string>");
+    expect(plist).toContain("<key>FLEETCOM_CONFIG_DIR</key>\n    <string>/cfg &amp; more</string>");
+    expect(plist).toContain("<key>KeepAlive</key>\n  <dict>\n    <key>Crashed</key>\n    <true/>");
+  });
+
+  test("on macOS install writes the agent and bootstraps it with launchctl", () => {
+    const f = fakes(sandbox.root, sandbox.env);
+    const written: Record<string, string> = {};
+    const lines = installService({ env: f.env, os: "darwin", daemon: ["/usr/local/bin/fleetcom", "daemon"], runningPid: null, uid: 501 }, (path, text) => (written[path] = text));
+    const path = join(sandbox.home, "Library", "LaunchAgents", "dev.fleetcom.daemon.plist");
+    expect(Object.keys(written)).toEqual([path]);
+    expect(lines).toEqual([`installed ${path}: launchd starts fleetcom daemon at login`]);
+    expect(f.calls()).toEqual([`launchctl bootstrap gui/501 ${path}`]);
+  });
+
+  test("the logout outlook from logind's lingering and KillUserProcesses", () => {
+    expect(logoutOutlook(true, null, "u")?.survives).toBe(true);
+    expect(logoutOutlook(false, true, "u")?.survives).toBe(false);
+    expect(logoutOutlook(false, null, "u")?.survives).toBe(false);
+    expect(logoutOutlook(false, false, "u")?.survives).toBe(true);
+    expect(logoutOutlook(null, null, "u")).toBeNull();
+  });
+});
+
+// The real thing, only where this machine runs a systemd user manager.
+const REAL = hasUserManager(process.env) && process.env.FLEETCOM_TEST_REAL_SYSTEMD !== "0";
+describe(REAL ? "the machine's own systemd" : "the machine's own systemd (skipped: no systemd user manager answers here)", () => {
+  test.skipIf(!REAL)("autostart puts the daemon in a scope of its own exactly when lingering is on", async () => {
+    const fleet = new Fleet();
+    try {
+      fleet.env.XDG_RUNTIME_DIR = process.env.XDG_RUNTIME_DIR!;
+      if (process.env.DBUS_SESSION_BUS_ADDRESS) fleet.env.DBUS_SESSION_BUS_ADDRESS = process.env.DBUS_SESSION_BUS_ADDRESS;
+      await fleet.run("sleep 3600");
+      const cgroup = readFileSync(`/proc/${fleet.daemonPid()}/cgroup`, "utf8");
+      if (lingering(process.env) === true) expect(cgroup).toMatch(/fleetcom-daemon-[0-9a-z]+\.scope/);
+      else expect(cgroup).not.toMatch(/fleetcom-daemon-/);
+    } finally {
+      await fleet.stop();
+    }
+  });
+});

@@ -62,7 +62,7 @@ typecheck: deps
 test-unit: deps
 	$(BUN) test --timeout 60000 test/unit
 
-test: typecheck
+test: lint typecheck
 	$(BUN) test --timeout 60000 --parallel=$(TEST_WORKERS) test/unit test/e2e
 
 test-slow: deps

@@ -14,13 +14,18 @@ export async function run(): Promise<string[]> {
   for (let i = 2; i <= TASKS; i++) await tmux.newSession(`s${i}`, "sleep 3600");
   const ls = await timeBoth(fleetcom.argv("ls"), tmux.argv("ls"), fleetcom.env);
   const version = await timeBoth(fleetcom.argv("--version"), tmux.argv("-V"), fleetcom.env);
-  return [
-    compareLine("cli-ls", median(ls.fleetcom), median(ls.tmux)),
-    compareLine("cli-version", median(version.fleetcom), median(version.tmux)),
-  ];
+  return [compareLine("cli-ls", median(ls.fleetcom), median(ls.tmux)), compareLine("cli-version", median(version.fleetcom), median(version.tmux))];
 }
 
 async function timeBoth(fleetcomArgv: string[], tmuxArgv: string[], env: Record<string, string>) {
-  await alternate(WARMUP, () => timeCommand(fleetcomArgv, env), () => timeCommand(tmuxArgv, env));
-  return alternate(RUNS, () => timeCommand(fleetcomArgv, env), () => timeCommand(tmuxArgv, env));
+  await alternate(
+    WARMUP,
+    () => timeCommand(fleetcomArgv, env),
+    () => timeCommand(tmuxArgv, env),
+  );
+  return alternate(
+    RUNS,
+    () => timeCommand(fleetcomArgv, env),
+    () => timeCommand(tmuxArgv, env),
+  );
 }

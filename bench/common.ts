@@ -148,7 +148,10 @@ export async function timeCommand(argv: string[], env: Record<string, string>): 
 export function ensureTmux(): void {
   if (Bun.which("tmux")) return;
   if (process.getuid?.() !== 0) throw new Error("tmux is missing; install it (apt-get install -y tmux) and run again");
-  for (const argv of [["apt-get", "update"], ["apt-get", "install", "-y", "tmux"]]) {
+  for (const argv of [
+    ["apt-get", "update"],
+    ["apt-get", "install", "-y", "tmux"],
+  ]) {
     const result = Bun.spawnSync(argv, { stdout: "inherit", stderr: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
     if (result.exitCode !== 0) throw new Error(`${argv.join(" ")} failed`);
   }

@@ -104,8 +104,10 @@ class VisibleText {
         return byte >= 0x20 && byte !== 0x7f && byte !== 0x1b;
       case "escape":
         if (byte === 0x5b) this.state = "csi";
-        else if (byte === 0x5d || byte === 0x50 || byte === 0x5f || byte === 0x5e) this.state = "string"; // OSC DCS APC PM
-        else if (byte >= 0x20 && byte <= 0x2f) this.state = "charset"; // ESC ( B and the like
+        else if (byte === 0x5d || byte === 0x50 || byte === 0x5f || byte === 0x5e)
+          this.state = "string"; // OSC DCS APC PM
+        else if (byte >= 0x20 && byte <= 0x2f)
+          this.state = "charset"; // ESC ( B and the like
         else this.state = "text";
         return false;
       case "charset":

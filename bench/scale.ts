@@ -33,7 +33,11 @@ export async function run(): Promise<string[]> {
   });
   const perTaskMb = (rssKb(daemon) - baseline) / TASKS / 1024;
 
-  const ls = await alternate(LS_RUNS, () => timeCommand(fleetcom.argv("ls", "--json"), env), () => timeCommand(tmux.argv("ls"), env));
+  const ls = await alternate(
+    LS_RUNS,
+    () => timeCommand(fleetcom.argv("ls", "--json"), env),
+    () => timeCommand(tmux.argv("ls"), env),
+  );
   const seconds = (v: number) => `${(v / 1000).toFixed(2)}s`;
   return [
     compareLine("scale-start-500", fleetStart, tmuxStart, seconds),
@@ -53,6 +57,8 @@ async function timeUntilRunning(argv: string[], env: Record<string, string>, run
 }
 
 function rssKb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"));
+  const line = readFileSync(`/proc/${pid}/status`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("VmRSS:"));
   return Number(line?.match(/\d+/)?.[0] ?? NaN);
 }

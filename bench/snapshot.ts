@@ -27,7 +27,9 @@ export async function run(): Promise<string[]> {
   const started = performance.now();
   const perBatch = RENAMES / BATCHES;
   for (let batch = 0; batch < BATCHES; batch++) {
-    const renames = Array.from({ length: perBatch }, (_, i) => client.request("rename", { task: String(1 + ((batch * perBatch + i) % TASKS)), name: `r${batch}-${i}` }));
+    const renames = Array.from({ length: perBatch }, (_, i) =>
+      client.request("rename", { task: String(1 + ((batch * perBatch + i) % TASKS)), name: `r${batch}-${i}` }),
+    );
     await Promise.all(renames);
     await sleep(Math.max(0, ((batch + 1) * 1000) / BATCHES - (performance.now() - started)));
   }
@@ -45,10 +47,7 @@ export async function run(): Promise<string[]> {
   }
   client.close();
   const samples = passes(log).slice(-PASS_SAMPLES);
-  return [
-    reportLine(`snapshot-writes-for-${RENAMES}-renames`, burstWrites, String),
-    reportLine(`snapshot-pass-${TASKS}`, median(samples)),
-  ];
+  return [reportLine(`snapshot-writes-for-${RENAMES}-renames`, burstWrites, String), reportLine(`snapshot-pass-${TASKS}`, median(samples))];
 }
 
 /** The duration of every logged snapshot write, in ms. */

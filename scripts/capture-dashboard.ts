@@ -40,17 +40,55 @@ try {
   const inApi = { cwd: api };
   await fleet.ok(["run", "--group", "agents", "--", "codex"], inApi);
   const claude = Number((await fleet.ok(["run", "--group", "agents", "--", "claude"], inApi)).trim());
-  await fleet.ok(["run", "--group", "api", "--name", "api server", "--", `echo 'listening on http://localhost:8080'; i=0; while :; do i=$((i+1)); echo "GET /items/$i 200 $((i % 40 + 3))ms"; sleep 1; done`], inApi);
-  await fleet.ok(["run", "--group", "api", "--name", "cargo watch -x test", "--", "cargo watch -x test 2>/dev/null || { echo 'test result: ok. 128 passed; 0 failed'; echo '[Finished running. Exit status: 0]'; sleep 86400; }"], inApi);
-  await fleet.ok(["run", "--group", "web", "--name", "npm run build", "--", "echo 'dist/app.js  41.2 kB │ gzip: 13.1 kB'; echo '✓ built in 1.84s'"], { cwd: web });
-  await fleet.ok(["run", "--group", "web", "--name", "npm run lint", "--", "echo 'src/App.tsx:12:7  error  no-unused-vars'; echo '✖ 1 problem (1 error, 0 warnings)'; exit 1"], { cwd: web });
+  await fleet.ok(
+    [
+      "run",
+      "--group",
+      "api",
+      "--name",
+      "api server",
+      "--",
+      `echo 'listening on http://localhost:8080'; i=0; while :; do i=$((i+1)); echo "GET /items/$i 200 $((i % 40 + 3))ms"; sleep 1; done`,
+    ],
+    inApi,
+  );
+  await fleet.ok(
+    [
+      "run",
+      "--group",
+      "api",
+      "--name",
+      "cargo watch -x test",
+      "--",
+      "cargo watch -x test 2>/dev/null || { echo 'test result: ok. 128 passed; 0 failed'; echo '[Finished running. Exit status: 0]'; sleep 86400; }",
+    ],
+    inApi,
+  );
+  await fleet.ok(["run", "--group", "web", "--name", "npm run build", "--", "echo 'dist/app.js  41.2 kB │ gzip: 13.1 kB'; echo '✓ built in 1.84s'"], {
+    cwd: web,
+  });
+  await fleet.ok(
+    [
+      "run",
+      "--group",
+      "web",
+      "--name",
+      "npm run lint",
+      "--",
+      "echo 'src/App.tsx:12:7  error  no-unused-vars'; echo '✖ 1 problem (1 error, 0 warnings)'; exit 1",
+    ],
+    { cwd: web },
+  );
   await fleet.ok(["tag", String(claude)]);
   // Let the quiet tasks turn idle (10 s without output), as they would in a real fleet.
   await until("the watcher and codex idle", async () => (await fleet.ls()).filter((t) => t.idle).length >= 2, 30_000);
   const client = fleet.spawnClient([], SIZE);
   const screen = await client.waitForScreen("the dashboard", (s) => s.includes("api server") && s.includes("Completed"));
   writeFileSync(OUT, `${screen}\n`);
-  writeFileSync(README, readFileSync(README, "utf8").replace(README_BLOCK, (_, open, close) => `${open}${screen}\n${close}`));
+  writeFileSync(
+    README,
+    readFileSync(README, "utf8").replace(README_BLOCK, (_, open, close) => `${open}${screen}\n${close}`),
+  );
   console.log(screen);
   client.write("q");
   await client.proc.exited;

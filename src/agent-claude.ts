@@ -12,18 +12,7 @@ import { join } from "node:path";
 import { entriesOf, createdMs, member, textOf } from "./agent-files.ts";
 import { isFile } from "./files.ts";
 import { type AgentSignal, attentionMessage } from "./attention.ts";
-import {
-  type Agent,
-  type LiveState,
-  idAfterSelector,
-  lastHintId,
-  nearSpawn,
-  newUuid,
-  shellQuote,
-  single,
-  textsAfter,
-  uuidOrNull,
-} from "./agent.ts";
+import { type Agent, type LiveState, idAfterSelector, lastHintId, nearSpawn, newUuid, shellQuote, single, textsAfter, uuidOrNull } from "./agent.ts";
 
 export const CLAUDE_SETTINGS_FILE = "claude-settings.json";
 

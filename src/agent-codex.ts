@@ -160,7 +160,10 @@ export function hasRollout(home: string, id: string): boolean {
 
 function everyDayFolder(home: string): string[] {
   const sessions = join(home, "sessions");
-  const numbered = (dir: string) => entriesOf(dir).filter((e) => e.isDirectory() && /^\d+$/.test(e.name)).map((e) => join(dir, e.name));
+  const numbered = (dir: string) =>
+    entriesOf(dir)
+      .filter((e) => e.isDirectory() && /^\d+$/.test(e.name))
+      .map((e) => join(dir, e.name));
   return numbered(sessions).flatMap(numbered).flatMap(numbered);
 }
 

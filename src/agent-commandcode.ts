@@ -12,7 +12,10 @@ const WORDS = ["command-code", "cmd", "cmdc", "commandcode"];
 
 /** `/tmp/x/cmd2/proj` → `tmp-x-cmd2-proj`: lower-cased, each run of other characters one `-`, no leading dash. */
 export function commandCodeSlug(cwd: string): string {
-  return cwd.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-/, "");
+  return cwd
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-/, "");
 }
 
 /**

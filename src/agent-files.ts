@@ -31,8 +31,6 @@ export function createdMs(path: string): number | null {
   }
 }
 
-
-
 /** The modification time, or null. */
 export function modifiedMs(path: string): number | null {
   try {
@@ -91,7 +89,11 @@ export function linesSince(path: string, offset: number): { lines: string[]; off
     const n = readSync(fd, buffer, 0, buffer.length, offset);
     const end = buffer.subarray(0, n).lastIndexOf(10);
     if (end === -1) return { lines: [], offset };
-    const lines = buffer.subarray(0, end).toString("utf8").split("\n").filter((l) => l !== "");
+    const lines = buffer
+      .subarray(0, end)
+      .toString("utf8")
+      .split("\n")
+      .filter((l) => l !== "");
     return { lines, offset: offset + end + 1 };
   } catch {
     return { lines: [], offset };

@@ -126,7 +126,6 @@ function safeList(dir: string): string[] {
   }
 }
 
-
 function isFile(path: string): boolean {
   try {
     return statSync(path).isFile();

@@ -14,7 +14,6 @@ import { writeFileAtomic } from "./atomic-write.ts";
 import { errorMessage } from "./errors.ts";
 import type { Env } from "./paths.ts";
 
-
 /** A probe still running after this long is killed and answers nothing. */
 const PROBE_LIMIT_MS = 10_000;
 /** Help text beyond this is not read. */
@@ -178,7 +177,14 @@ export class FlagProbe {
 
 function isEntry(e: unknown): e is CacheEntry {
   const x = e as CacheEntry;
-  return typeof x?.path === "string" && typeof x.size === "number" && typeof x.mtimeMs === "number" && typeof x.probedAt === "number" && Array.isArray(x.options) && x.options.every((o) => typeof o === "string");
+  return (
+    typeof x?.path === "string" &&
+    typeof x.size === "number" &&
+    typeof x.mtimeMs === "number" &&
+    typeof x.probedAt === "number" &&
+    Array.isArray(x.options) &&
+    x.options.every((o) => typeof o === "string")
+  );
 }
 
 /**

@@ -87,7 +87,10 @@ const LIVE_LOOK_MS = 2_000;
  * task runs may have exec'd the agent (same pid) or started it as a child (same group).
  */
 function livePidIn(dir: string, pgid: number): number | null {
-  const pids = entriesOf(dir).map((e) => /^(\d+)\.json$/.exec(e.name)?.[1]).filter((p): p is string => p !== undefined).map(Number);
+  const pids = entriesOf(dir)
+    .map((e) => /^(\d+)\.json$/.exec(e.name)?.[1])
+    .filter((p): p is string => p !== undefined)
+    .map(Number);
   return pids.find((pid) => pid === pgid) ?? pids.find((pid) => liveGroupOf(pid) === pgid) ?? null;
 }
 
@@ -281,7 +284,13 @@ export class AgentRun {
     if (this.frozen !== undefined) return this.frozen;
     if (!this.assets) return null;
     if (this.capture && now - this.capture.at < CAPTURE_FRESH_MS) return this.capture.id;
-    const id = this.launch.agent.captured({ captureFile: this.assets.captureFile, scratchBase: this.assets.scratchBase, cwd: this.cwd, env: this.env, uid: process.getuid?.() ?? 0 });
+    const id = this.launch.agent.captured({
+      captureFile: this.assets.captureFile,
+      scratchBase: this.assets.scratchBase,
+      cwd: this.cwd,
+      env: this.env,
+      uid: process.getuid?.() ?? 0,
+    });
     this.capture = { id, at: now };
     return id;
   }

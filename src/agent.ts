@@ -13,7 +13,6 @@ import type { AgentSignal } from "./attention.ts";
 import type { Env } from "./paths.ts";
 import { shellQuote } from "./text-shell.ts";
 
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export function isUuid(value: unknown): value is string {
@@ -212,7 +211,13 @@ export function textsAfter(lines: readonly string[], headers: readonly string[])
     const header = headers.find((h) => trimmed.startsWith(h));
     if (header === undefined) return;
     const rest = trimmed.slice(header.length).trim();
-    const text = rest !== "" ? rest : lines.slice(i + 1).find((l) => l.trim() !== "")?.trim();
+    const text =
+      rest !== ""
+        ? rest
+        : lines
+            .slice(i + 1)
+            .find((l) => l.trim() !== "")
+            ?.trim();
     if (text !== undefined) found.push({ header, text });
   });
   return found;
@@ -240,4 +245,3 @@ export function single(ids: readonly string[], taken: ReadonlySet<string> = new 
   const free = [...new Set(ids.filter(isUuid))].filter((id) => !taken.has(id));
   return free.length === 1 ? free[0]! : null;
 }
-

@@ -104,7 +104,6 @@ export async function writeFileAtomicAsync(path: string, bytes: Uint8Array, mode
   fsyncDirectory(dirname(path));
 }
 
-
 // A writer killed mid-save leaves its temp file behind; it is harmless (no listing shows it) but
 // would pile up, so writers sweep the leftovers of processes that no longer exist.
 export function removeStaleTempFiles(dir: string): void {

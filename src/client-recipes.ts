@@ -52,17 +52,25 @@ export async function startRecipe(recipe: LoadedRecipe, options: LoadOptions = {
   }
   const chunks = loadChunks(recipe.entries, recipe.file);
   // A recovery is the remedy the crash notice names: it does not ask to be told of it.
-  const { started, skipped, alreadyRunning } = await withDaemon(async (c) => {
-    const total = { started: [] as number[], skipped: 0, alreadyRunning: 0 };
-    for (const entries of chunks) {
-      // What an earlier part started is this load's own, never "already running" for a later part.
-      const part = await c.request("load", { entries, again: options.again ?? false, earlier: [...total.started], ...(options.snapshot !== undefined && { snapshot: options.snapshot }) });
-      total.started.push(...part.started);
-      total.skipped += part.skipped;
-      total.alreadyRunning += part.alreadyRunning;
-    }
-    return total;
-  }, { notices: options.snapshot === undefined });
+  const { started, skipped, alreadyRunning } = await withDaemon(
+    async (c) => {
+      const total = { started: [] as number[], skipped: 0, alreadyRunning: 0 };
+      for (const entries of chunks) {
+        // What an earlier part started is this load's own, never "already running" for a later part.
+        const part = await c.request("load", {
+          entries,
+          again: options.again ?? false,
+          earlier: [...total.started],
+          ...(options.snapshot !== undefined && { snapshot: options.snapshot }),
+        });
+        total.started.push(...part.started);
+        total.skipped += part.skipped;
+        total.alreadyRunning += part.alreadyRunning;
+      }
+      return total;
+    },
+    { notices: options.snapshot === undefined },
+  );
   return { name: recipe.displayName, file: recipe.file, started, skipped, alreadyRunning, finished, dropped: recipe.dropped };
 }
 
@@ -124,7 +132,9 @@ export function ownSnapshotName(status: DaemonStatus | null): string | null {
  */
 export async function recoverAndDescribe(recipe: LoadedRecipe, json = false, options: LoadOptions = {}): Promise<string> {
   if (!options.again && isOwnSnapshot(recipe.file, ownSnapshotName(await runningDaemonStatus()))) {
-    throw new UserError(`${printable(basename(recipe.file))} is this fleet's own snapshot (this fleet, running): its tasks are the ones running now, so nothing was started; --again starts them a second time`);
+    throw new UserError(
+      `${printable(basename(recipe.file))} is this fleet's own snapshot (this fleet, running): its tasks are the ones running now, so nothing was started; --again starts them a second time`,
+    );
   }
   return loadAndDescribe(recipe, json, { ...options, snapshot: basename(recipe.file) });
 }

@@ -39,7 +39,8 @@ export async function stopDaemon(options: { ask?: (running: number) => Promise<b
   }
   if (options.ask) {
     const running = await runningTasks();
-    if (running > 0 && !(await options.ask(running))) throw new UserError(`nothing stopped: daemon ${daemon.pid} and its ${running} running task(s) carry on`, EXIT.failure);
+    if (running > 0 && !(await options.ask(running)))
+      throw new UserError(`nothing stopped: daemon ${daemon.pid} and its ${running} running task(s) carry on`, EXIT.failure);
   }
   process.kill(daemon.pid, "SIGTERM");
   const deadline = performance.now() + STOP_TIMEOUT_MS;

@@ -55,7 +55,9 @@ export class DaemonClient {
    * client that asks. By default they are printed on stderr; false does not ask (status, which shows
    * them itself; recover, which is the remedy); a function takes them (the dashboard's header).
    */
-  static async open(options: { autostart?: boolean; size?: { cols: number; rows: number }; notices?: boolean | ((notices: Notices) => void) } = {}): Promise<DaemonClient> {
+  static async open(
+    options: { autostart?: boolean; size?: { cols: number; rows: number }; notices?: boolean | ((notices: Notices) => void) } = {},
+  ): Promise<DaemonClient> {
     const socket = await connectSocket(options.autostart ?? true);
     const client = new DaemonClient(socket);
     const notices = options.notices ?? true;

@@ -3,10 +3,18 @@ import { attachTo, requireTerminal } from "./ui-attach.ts";
 import { attachStatusSetting, chosenDetachKey } from "./ui-attach-settings.ts";
 
 export default defineCommand({
-  meta: { name: "attach", description: "Attach this terminal to TASK (Ctrl-\\ detaches; Ctrl-\\ then n, p or w moves to the next, previous or next waiting task); without TASK, pick one" },
+  meta: {
+    name: "attach",
+    description:
+      "Attach this terminal to TASK (Ctrl-\\ detaches; Ctrl-\\ then n, p or w moves to the next, previous or next waiting task); without TASK, pick one",
+  },
   args: {
     task: { type: "positional", description: "TASK (id, name or unique prefix)", required: false },
-    "detach-key": { type: "string", valueHint: "KEY", description: "Detach with KEY instead of Ctrl-\\ (ctrl-a, ^]…; also FLEETCOM_DETACH_KEY); pressed twice it reaches the task" },
+    "detach-key": {
+      type: "string",
+      valueHint: "KEY",
+      description: "Detach with KEY instead of Ctrl-\\ (ctrl-a, ^]…; also FLEETCOM_DETACH_KEY); pressed twice it reaches the task",
+    },
   },
   async run({ args }) {
     // Read first: a bad key is refused before anything is picked or attached.

@@ -32,24 +32,23 @@ export interface CommandTable {
   subcommands: Record<string, () => Promise<CommandDef<any>>>;
 }
 
-export const completionsCommand = (table: () => CommandTable) => defineCommand({
-  meta: { name: "completions", description: "Print a shell completion script (bash, zsh or fish)" },
-  args: {
-    shell: { type: "positional", required: false, description: `Shell: ${SHELLS.join(", ")}` },
-    list: { type: "string", description: "Print saved session names or live task ids and names, one per line (used by the scripts)" },
-  },
-  async run({ args }) {
-    if (args.list !== undefined) return printList(args.list);
-    const shell = args.shell as Shell;
-    if (!SHELLS.includes(shell)) throw usageError(`completions needs a shell: ${SHELLS.join(", ")} (got '${printable(args.shell ?? "")}')`);
-    const { root, subcommands } = table();
-    const commands = await Promise.all(
-      Object.entries(subcommands).map(async ([name, lazy]) => describeCommand(name, await lazy())),
-    );
-    const rootFlags = [...flagsOf(await resolve(root.args)), HELP];
-    process.stdout.write(completionScript(shell, { program: selfCommand(), rootFlags, commands }));
-  },
-});
+export const completionsCommand = (table: () => CommandTable) =>
+  defineCommand({
+    meta: { name: "completions", description: "Print a shell completion script (bash, zsh or fish)" },
+    args: {
+      shell: { type: "positional", required: false, description: `Shell: ${SHELLS.join(", ")}` },
+      list: { type: "string", description: "Print saved session names or live task ids and names, one per line (used by the scripts)" },
+    },
+    async run({ args }) {
+      if (args.list !== undefined) return printList(args.list);
+      const shell = args.shell as Shell;
+      if (!SHELLS.includes(shell)) throw usageError(`completions needs a shell: ${SHELLS.join(", ")} (got '${printable(args.shell ?? "")}')`);
+      const { root, subcommands } = table();
+      const commands = await Promise.all(Object.entries(subcommands).map(async ([name, lazy]) => describeCommand(name, await lazy())));
+      const rootFlags = [...flagsOf(await resolve(root.args)), HELP];
+      process.stdout.write(completionScript(shell, { program: selfCommand(), rootFlags, commands }));
+    },
+  });
 
 async function resolve<T>(value: T | (() => T | Promise<T>) | undefined): Promise<T | undefined> {
   return typeof value === "function" ? await (value as () => T | Promise<T>)() : value;
@@ -59,9 +58,7 @@ async function describeCommand(name: string, def: CommandDef<any>, parent = ""):
   const meta = await resolve(def.meta);
   const args = (await resolve(def.args)) ?? {};
   const subDefs = (await resolve(def.subCommands)) ?? {};
-  const subcommands = await Promise.all(
-    Object.entries(subDefs).map(async ([subName, sub]) => describeCommand(subName, (await resolve(sub))!, name)),
-  );
+  const subcommands = await Promise.all(Object.entries(subDefs).map(async ([subName, sub]) => describeCommand(subName, (await resolve(sub))!, name)));
   const firstPositional = Object.entries(args).find(([, arg]) => (arg as ArgDef).type === "positional")?.[0];
   return {
     name,
@@ -80,20 +77,24 @@ function flagsOf(args: Record<string, ArgDef> | undefined): FlagSpec[] {
     const alias = "alias" in arg ? [arg.alias].flat()[0] : undefined;
     // A boolean that defaults to true is only ever given as its negation (`send --no-enter`).
     const negated = arg.type === "boolean" && arg.default === true;
-    return [{
-      long: negated ? `--no-${name}` : `--${name}`,
-      short: alias && !negated ? `-${alias}` : null,
-      takesValue: arg.type !== "boolean",
-      value: FLAG_VALUE_OPERANDS[name] ?? "none",
-      description: arg.description ?? "",
-    }];
+    return [
+      {
+        long: negated ? `--no-${name}` : `--${name}`,
+        short: alias && !negated ? `-${alias}` : null,
+        takesValue: arg.type !== "boolean",
+        value: FLAG_VALUE_OPERANDS[name] ?? "none",
+        description: arg.description ?? "",
+      },
+    ];
   });
 }
 
 async function printList(what: string): Promise<void> {
   if (what === "sessions") {
     const { listSessions } = await import("./recipe-sessions.ts");
-    const names = listSessions().filter((s) => !s.damaged).map((s) => s.name);
+    const names = listSessions()
+      .filter((s) => !s.damaged)
+      .map((s) => s.name);
     // A name that printable() would change (ESC, C1, a bidi override) is not offered: the shell would
     // show it raw, and it could not be typed back as shown.
     writeLines(names.filter(isPrintable));

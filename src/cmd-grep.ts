@@ -52,7 +52,9 @@ async function grep(args: GrepArgs): Promise<number> {
     throw usageError(`grep: invalid pattern ${printable(args.pattern)}: ${(error as Error).message}`);
   }
   const tasks = args._.slice(1);
-  const histories = await withDaemon((c) => c.request("history", { ...(tasks.length && { tasks }), ...(args.group !== undefined && { group: args.group }) }), { autostart: false });
+  const histories = await withDaemon((c) => c.request("history", { ...(tasks.length && { tasks }), ...(args.group !== undefined && { group: args.group }) }), {
+    autostart: false,
+  });
   const found = histories.map((h) => ({ h, groups: grepLines(h.lines, (line) => pattern.test(line), context) })).filter((f) => f.groups.length > 0);
   if (args.json) console.log(JSON.stringify({ matches: found.flatMap(({ h, groups }) => jsonMatches(h, groups, context)) }));
   else {
@@ -77,7 +79,10 @@ function jsonMatches({ task, lines }: TaskHistory, groups: GrepLine[][], context
         command: task.command,
         line: line.number,
         text: line.text,
-        ...(context > 0 && { before: lines.slice(Math.max(0, line.number - 1 - context), line.number - 1), after: lines.slice(line.number, line.number + context) }),
+        ...(context > 0 && {
+          before: lines.slice(Math.max(0, line.number - 1 - context), line.number - 1),
+          after: lines.slice(line.number, line.number + context),
+        }),
       })),
   );
 }

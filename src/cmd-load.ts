@@ -12,7 +12,10 @@ export default defineCommand({
     target: { type: "positional", required: false, description: "Session name, or a path ending in .json" },
     "dry-run": { type: "boolean", description: "Print what would start; needs no daemon" },
     again: { type: "boolean", description: "Start entries a running task already stands for (skipped by default)" },
-    json: { type: "boolean", description: "Print JSON: with --dry-run {name, file, entries, dropped}, else {name, file, started, skipped, alreadyRunning, dropped}" },
+    json: {
+      type: "boolean",
+      description: "Print JSON: with --dry-run {name, file, entries, dropped}, else {name, file, started, skipped, alreadyRunning, dropped}",
+    },
   },
   async run({ args }) {
     if (!args.target) {

@@ -50,7 +50,11 @@ export async function openDashboard(request: DashboardRequest): Promise<number> 
   if (!request.foreground) {
     const status = recipe ? await loadAndDescribe(recipe) : undefined;
     const { end, running } = await runDashboard({ status, detachKey });
-    const said = { quit: "[stopped the daemon and every task]", lost: "[left: the daemon had stopped, no task is running]", detached: `[detached: ${running} task(s) still running]` };
+    const said = {
+      quit: "[stopped the daemon and every task]",
+      lost: "[left: the daemon had stopped, no task is running]",
+      detached: `[detached: ${running} task(s) still running]`,
+    };
     console.log(said[end]);
     return 0;
   }

@@ -26,7 +26,7 @@ export default defineCommand({
     name: { type: "string", valueHint: "NAME", description: "Display name" },
     attach: { type: "boolean", description: "Attach to it at once" },
     "detach-key": { type: "string", valueHint: "KEY", description: "With --attach: detach with KEY instead of Ctrl-\\ (ctrl-a, ^]…)" },
-    json: { type: "boolean", description: "Print {\"id\": N}" },
+    json: { type: "boolean", description: 'Print {"id": N}' },
   },
   async run({ args, rawArgs }) {
     const dash = rawArgs.indexOf("--");

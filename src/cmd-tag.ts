@@ -2,7 +2,7 @@ import { defineCommand } from "citty";
 import { withDaemon } from "./client.ts";
 
 export default defineCommand({
-  meta: { name: "tag", description: "Toggle a task's \"in use\" tag" },
+  meta: { name: "tag", description: 'Toggle a task\'s "in use" tag' },
   args: { task: { type: "positional", description: "TASK", required: true } },
   async run({ args }) {
     const info = await withDaemon((c) => c.request("tag", { task: args.task }));

@@ -103,7 +103,10 @@ function waitFor(client: DaemonClient, scope: Scope, condition: Condition, timeo
       if (verdict) return scope.kind === "one" ? settle(new UserError(verdict.never)) : undefined;
       if (condition === "idle") {
         clearTimeout(quietTimers.get(task.id));
-        quietTimers.set(task.id, setTimeout(() => confirmQuiet(task.id), untilQuiet(task, Date.now())));
+        quietTimers.set(
+          task.id,
+          setTimeout(() => confirmQuiet(task.id), untilQuiet(task, Date.now())),
+        );
       }
     };
     // The last event may be up to a change interval old: ask the daemon, which knows the last output.

@@ -35,7 +35,11 @@ export const SUBCOMMANDS: Record<string, Lazy> = {
 export const root = defineCommand({
   meta: { name: "fleetcom", version: VERSION, description: "Supervise a fleet of terminal commands and AI coding agents" },
   args: {
-    session: { type: "positional", required: false, description: "Load this saved session, then open the dashboard; without SESSION or COMMAND, fleetcom opens the dashboard" },
+    session: {
+      type: "positional",
+      required: false,
+      description: "Load this saved session, then open the dashboard; without SESSION or COMMAND, fleetcom opens the dashboard",
+    },
     version: { type: "boolean", alias: "V", description: "Print the version" },
     kill: { type: "boolean", description: "Stop the daemon and every task it owns (from a terminal, with tasks running, asks first)" },
     yes: { type: "boolean", alias: "y", description: "With --kill: do not ask" },

@@ -260,7 +260,7 @@ function fishScript(spec: CompletionSpec): string {
     "function __fleetcom_command_is --argument-names name",
     "    for word in (commandline -opc)[2..-1]",
     "        string match -q -- '-*' $word; and continue",
-    "        test \"$word\" = \"$name\"; return",
+    '        test "$word" = "$name"; return',
     "    end",
     "    return 1",
     "end",

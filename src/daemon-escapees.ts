@@ -60,7 +60,9 @@ function environOf(pid: string): Record<string, string> | null {
 /** The command line, program as its last path component, control characters shown as `?`, capped. */
 function commandOf(pid: string): string {
   try {
-    const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter((a) => a !== "");
+    const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8")
+      .split("\0")
+      .filter((a) => a !== "");
     if (argv.length > 0) argv[0] = argv[0]!.slice(argv[0]!.lastIndexOf("/") + 1);
     const line = argv.join(" ").replace(/\p{Cc}/gu, "?");
     return [...line].length > COMMAND_MAX ? `${[...line].slice(0, COMMAND_MAX - 1).join("")}…` : line;

@@ -42,9 +42,7 @@ export function groupIsTheTasks(id: GroupIdentity, stats: ProcStat[] | null, now
   if (leader) return leader.start === id.leaderStart;
   const reaped = id.reapedAt ?? now;
   if (reaped === null) return false;
-  return stats.some(
-    (s) => s.pgrp === id.pgid && s.session === id.pgid && s.state !== "Z" && s.start >= id.leaderStart! && s.start <= reaped,
-  );
+  return stats.some((s) => s.pgrp === id.pgid && s.session === id.pgid && s.state !== "Z" && s.start >= id.leaderStart! && s.start <= reaped);
 }
 
 /** Pure: the group's members that still run (zombies excluded). */

@@ -6,14 +6,21 @@ import { join } from "node:path";
 import { errorMessage } from "./errors.ts";
 import { homeDir, recoveryDir, type Env } from "./paths.ts";
 import { processStartedAtMs } from "./proc.ts";
-import { couldBeWriter, shouldWriteSnapshot, snapshotFileName, snapshotLabel, snapshotsToPrune, type SnapshotFile, type SnapshotName } from "./recipe-snapshot-rules.ts";
+import {
+  couldBeWriter,
+  shouldWriteSnapshot,
+  snapshotFileName,
+  snapshotLabel,
+  snapshotsToPrune,
+  type SnapshotFile,
+  type SnapshotName,
+} from "./recipe-snapshot-rules.ts";
 import { isProcessAlive } from "./platform.ts";
 import { removeStaleTempFiles, writeFileAtomic } from "./atomic-write.ts";
 import type { SnapshotError } from "./wire-protocol.ts";
 import { formatRecipe, type RecipeEntry } from "./recipe.ts";
 import { ensurePrivateDir } from "./recipe-sessions.ts";
 import { historyDirsToPrune } from "./recipe-history.ts";
-
 
 export const DEFAULT_DEBOUNCE_MS = 2_000;
 export const DEFAULT_CHECK_MS = 60_000;

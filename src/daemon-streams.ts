@@ -92,11 +92,13 @@ export function followLines(peer: Peer, task: Task, count?: number): void {
   detach(peer);
   const stream = new LineStream(peer);
   peer.lines = { task, stream };
-  task.followLines((line) => stream.line(line)).then(({ history, watch }) => {
-    stream.begin(count === undefined ? history : history.slice(-count), watch);
-    // A task that has already exited prints nothing more: its history is all there is.
-    if (!watch && peer.lines?.stream === stream) endStream(peer, "exited", task.info());
-  });
+  task
+    .followLines((line) => stream.line(line))
+    .then(({ history, watch }) => {
+      stream.begin(count === undefined ? history : history.slice(-count), watch);
+      // A task that has already exited prints nothing more: its history is all there is.
+      if (!watch && peer.lines?.stream === stream) endStream(peer, "exited", task.info());
+    });
 }
 
 /**

@@ -61,7 +61,12 @@ function lostFleetCheck(daemon: Daemon, log: (message: string) => void): CleanSt
   const notice = crashNotice(lostFleetCandidates(readRecord(path)));
   if (notice) log(`the previous fleet (${notice.tasks} task(s), snapshot ${notice.snapshot}) ended without a clean stop; the first client is told`);
   daemon.setCrash(notice);
-  const own = { runtimeDir: runtimeDir(), pid: process.pid, startedAt: daemon.startedAt.toISOString(), snapshot: snapshotFileName(daemon.startedAt, process.pid) };
+  const own = {
+    runtimeDir: runtimeDir(),
+    pid: process.pid,
+    startedAt: daemon.startedAt.toISOString(),
+    snapshot: snapshotFileName(daemon.startedAt, process.pid),
+  };
   const record = new CleanStopRecord(path, own, notice?.snapshot ?? null, log);
   daemon.onCrashCleared = () => record.recovered();
   return record;

@@ -154,7 +154,8 @@ export class Task {
     if (this.resumeQuiet.timer) clearTimeout(this.resumeQuiet.timer);
     this.resumeQuiet.timer = setTimeout(() => {
       this.resumeQuiet = null;
-      if (this.running && this.tracker.attention === null) this.feel({ type: "agent", signal: this.withMessage({ kind: "waiting", state: "input", message: null }) });
+      if (this.running && this.tracker.attention === null)
+        this.feel({ type: "agent", signal: this.withMessage({ kind: "waiting", state: "input", message: null }) });
     }, RESUMED_QUIET_MS);
   }
 
@@ -192,7 +193,16 @@ export class Task {
     this.tracker = NO_ATTENTION;
     const run = this.run;
     const flagsOf = (program: string) => this.probe.flagsOf(program, clientEnv, this.cwd);
-    const prepared = prepareRun(this.command, { taskId: this.id, run, cwd: this.cwd, env: clientEnv, spawnedAt: this.startedAt, namespace: this.agents, flagsOf, log: this.log });
+    const prepared = prepareRun(this.command, {
+      taskId: this.id,
+      run,
+      cwd: this.cwd,
+      env: clientEnv,
+      spawnedAt: this.startedAt,
+      namespace: this.agents,
+      flagsOf,
+      log: this.log,
+    });
     this.agent = prepared.run;
     this.disarmResumeQuiet();
     if (this.agent?.resumed) this.resumeQuiet = { timer: null };

@@ -83,7 +83,10 @@ export class Typist {
     if (unknown) return Promise.reject(new UserError(`unknown key '${unknown}' (keys: ${KEY_NAMES_HELP})`, EXIT.usage));
     const previous = this.queues.get(task) ?? Promise.resolve();
     const mine = previous.then(() => this.type(task, steps(request)));
-    this.queues.set(task, mine.catch(() => {}));
+    this.queues.set(
+      task,
+      mine.catch(() => {}),
+    );
     return mine;
   }
 

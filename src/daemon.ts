@@ -21,7 +21,22 @@ import { isDirectory } from "./files.ts";
 import { label, normalizeGroup, normalizeName } from "./recipe-labels.ts";
 import { alreadyRunning, type RunningTask } from "./daemon-duplicates.ts";
 import type { Settings } from "./settings.ts";
-import { type CrashNotice, type DaemonSettings, type Escapee, type Hello, hello as helloSchema, type Notices, opArgs, type OpResult, request as requestSchema, type DaemonStatus, type RecipeEntry, type Request, type SnapshotError, type TaskInfo } from "./wire-protocol.ts";
+import {
+  type CrashNotice,
+  type DaemonSettings,
+  type Escapee,
+  type Hello,
+  hello as helloSchema,
+  type Notices,
+  opArgs,
+  type OpResult,
+  request as requestSchema,
+  type DaemonStatus,
+  type RecipeEntry,
+  type Request,
+  type SnapshotError,
+  type TaskInfo,
+} from "./wire-protocol.ts";
 import { runNotifier } from "./daemon-notifier.ts";
 import { commandTooLong } from "./recipe.ts";
 import { runtimeDir, socketPath } from "./paths.ts";
@@ -275,8 +290,6 @@ export class Daemon implements TaskListener, ConnectionHandler {
     return false;
   }
 
-
-
   /**
    * Starts every entry whose directory exists and that no running task already stands for (unless
    * `again`), a few at a time: spawning is synchronous (~10 ms each), so between turns the daemon
@@ -398,7 +411,6 @@ export class Daemon implements TaskListener, ConnectionHandler {
     this.events.broadcast("changed", task.info());
     if (recipeChanged) this.onRecipeChange();
   }
-
 
   /** What of these tasks' runs left their process groups and so outlived the sweep (reported, never signalled). */
   escaped(tasks: readonly Task[]): Escapee[] {

@@ -131,4 +131,3 @@ export function isProcessAlive(pid: number): boolean {
   }
   return readProcStat(pid)?.state !== "Z";
 }
-

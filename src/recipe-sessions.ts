@@ -9,13 +9,7 @@ import { removeStaleTempFiles, writeFileAtomic, describeFsError } from "./atomic
 import { UserError } from "./errors.ts";
 import { printable } from "./text-printable.ts";
 import { homeDir, sessionDir, tildePath, type Env } from "./paths.ts";
-import {
-  decodeRecipe,
-  formatRecipe,
-  parseRecipe,
-  type ParsedRecipe,
-  type RecipeEntry,
-} from "./recipe.ts";
+import { decodeRecipe, formatRecipe, parseRecipe, type ParsedRecipe, type RecipeEntry } from "./recipe.ts";
 import { resolveSessionTarget, sanitizeSessionName, sessionFile } from "./recipe-names.ts";
 
 // A hand-edited recipe is small; the cap keeps a stray multi-gigabyte file from exhausting memory.
@@ -124,7 +118,6 @@ export function withoutHistory<R extends { entries: RecipeEntry[] }>(recipe: R):
   return { ...recipe, entries: recipe.entries.map(({ history: _history, ...entry }) => entry) };
 }
 
-
 // --- listing --------------------------------------------------------------------------------------
 
 function isSessionFileName(name: string): boolean {
@@ -196,9 +189,7 @@ function refuseOtherSession(file: string, name: string, env: Env, action: string
 
 function refuseMismatch(file: string, name: string, stored: string | null, action: string): void {
   if (stored === null || stored === name.trim()) return;
-  throw new UserError(
-    `cannot ${action}: '${printable(name.trim())}' and '${printable(stored)}' share the file ${printable(file)}; choose another name`,
-  );
+  throw new UserError(`cannot ${action}: '${printable(name.trim())}' and '${printable(stored)}' share the file ${printable(file)}; choose another name`);
 }
 
 export function saveSession(name: string, entries: RecipeEntry[], env: Env = process.env): string {
@@ -296,4 +287,3 @@ function renamedText(file: string, newName: string): string {
   const dirs = wrapped ? doc.dirs : rest;
   return `${JSON.stringify({ version: version ?? 1, name: newName.trim(), dirs }, null, 2)}\n`;
 }
-

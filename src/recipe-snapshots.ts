@@ -11,7 +11,6 @@ import { historyPathFor } from "./recipe-history.ts";
 import { displayName, readRecipe, type LoadedRecipe } from "./recipe-sessions.ts";
 import { currentDirectory } from "./text-path.ts";
 
-
 export interface SnapshotInfo {
   file: string;
   label: string | null;
@@ -96,7 +95,17 @@ function describe(file: string, env: Env, cwd: string): Listed | null {
   } catch {
     return null; // pruned while we listed
   }
-  const base = { file, written: new Date(order.writtenMs).toISOString(), label: null, tasks: 0, finished: 0, labels: [], dropped: 0, damaged: null, thisFleet: false };
+  const base = {
+    file,
+    written: new Date(order.writtenMs).toISOString(),
+    label: null,
+    tasks: 0,
+    finished: 0,
+    labels: [],
+    dropped: 0,
+    damaged: null,
+    thisFleet: false,
+  };
   try {
     const recipe = readSnapshot(file, env, cwd);
     const finished = recipe.finished?.length ?? 0;

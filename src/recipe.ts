@@ -137,9 +137,7 @@ const supportedVersion = type(`1 <= number.integer <= ${NEWEST_VERSION}`);
 
 function checkVersion(value: unknown, file: string, text: string): void {
   if (supportedVersion.allows(value)) return;
-  throw new UserError(
-    `${printable(file)}: unsupported recipe version ${printable(versionAsWritten(value, text))} (supported: 1..${NEWEST_VERSION})`,
-  );
+  throw new UserError(`${printable(file)}: unsupported recipe version ${printable(versionAsWritten(value, text))} (supported: 1..${NEWEST_VERSION})`);
 }
 
 // A number is quoted as the file writes it: JSON.parse turns 1e400 into Infinity (which JSON.stringify
@@ -298,7 +296,6 @@ function showChar(c: string): string {
 
 // --- writing ------------------------------------------------------------------------------------
 
-
 function toStoredEntry(entry: RecipeEntry): StoredEntry {
   if (entry.group === null && entry.name === null && entry.history === undefined) return entry.cmd;
   return {
@@ -328,8 +325,6 @@ function formatDirs(entries: RecipeEntry[], home: string): string {
     byDir.set(key, list);
   }
   // Each directory is stringified on its own: one object would reorder integer-like keys first.
-  const dirLines = [...byDir.keys()]
-    .sort()
-    .map((key) => `    ${JSON.stringify(key)}: ${JSON.stringify(byDir.get(key), null, 2).replaceAll("\n", "\n    ")}`);
+  const dirLines = [...byDir.keys()].sort().map((key) => `    ${JSON.stringify(key)}: ${JSON.stringify(byDir.get(key), null, 2).replaceAll("\n", "\n    ")}`);
   return dirLines.length === 0 ? "{}" : `{\n${dirLines.join(",\n")}\n  }`;
 }

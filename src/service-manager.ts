@@ -90,7 +90,12 @@ export function logoutOutlook(linger: boolean | null, killUser: boolean | null, 
   const keep = `loginctl enable-linger ${user} keeps it running`;
   if (linger) return { lingering: true, killUserProcesses: killUser, survives: true, advice: null };
   if (killUser === false) {
-    return { lingering: false, killUserProcesses: false, survives: true, advice: `lingering is off: the fleet outlives a logout only while logind leaves your processes alone (KillUserProcesses=no); ${keep} in any case` };
+    return {
+      lingering: false,
+      killUserProcesses: false,
+      survives: true,
+      advice: `lingering is off: the fleet outlives a logout only while logind leaves your processes alone (KillUserProcesses=no); ${keep} in any case`,
+    };
   }
   return { lingering: false, killUserProcesses: killUser, survives: false, advice: `the fleet stops when you log out (lingering is off); ${keep}` };
 }
@@ -130,7 +135,9 @@ export function systemdQuote(word: string): string {
  * that exited 1 because another daemon holds the runtime directory.
  */
 export function systemdUnit(daemon: string[], env: Env = process.env): string {
-  const carried = CARRIED_ENV.filter((k) => env[k]).map((k) => `Environment=${systemdQuote(`${k}=${env[k]}`)}\n`).join("");
+  const carried = CARRIED_ENV.filter((k) => env[k])
+    .map((k) => `Environment=${systemdQuote(`${k}=${env[k]}`)}\n`)
+    .join("");
   return [
     "[Unit]",
     "Description=fleetcom supervisor (tasks and AI agents in PTYs)",
@@ -155,7 +162,9 @@ function xml(text: string): string {
 /** The launchd agent: started at login, restarted after a crash (not after exit 1: another daemon runs). */
 export function launchdPlist(daemon: string[], env: Env = process.env): string {
   const args = daemon.map((a) => `    <string>${xml(a)}</string>`).join("\n");
-  const vars = CARRIED_ENV.filter((k) => env[k]).map((k) => `    <key>${k}</key>\n    <string>${xml(env[k]!)}</string>`).join("\n");
+  const vars = CARRIED_ENV.filter((k) => env[k])
+    .map((k) => `    <key>${k}</key>\n    <string>${xml(env[k]!)}</string>`)
+    .join("\n");
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     '<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">',
@@ -217,8 +226,14 @@ export function installService(ctx: ServiceContext, write: (path: string, text: 
     const now = ctx.runningPid === null ? ["--now"] : [];
     must("systemctl", ["--user", "enable", ...now, SYSTEMD_UNIT], ctx, `wrote ${path}`);
     const lines = [`installed ${path}: systemd starts fleetcom daemon at login${ctx.runningPid === null ? " (started now)" : ""}`];
-    if (ctx.runningPid !== null) lines.push(`the daemon running now (pid ${ctx.runningPid}) is not the service's: fleetcom --kill, then systemctl --user start ${SYSTEMD_UNIT}, moves the fleet under it`);
-    if (lingering(ctx.env) === false) lines.push(`lingering is off: the service stops at your last logout and starts at your next login; loginctl enable-linger ${userName(ctx.env)} keeps it running`);
+    if (ctx.runningPid !== null)
+      lines.push(
+        `the daemon running now (pid ${ctx.runningPid}) is not the service's: fleetcom --kill, then systemctl --user start ${SYSTEMD_UNIT}, moves the fleet under it`,
+      );
+    if (lingering(ctx.env) === false)
+      lines.push(
+        `lingering is off: the service stops at your last logout and starts at your next login; loginctl enable-linger ${userName(ctx.env)} keeps it running`,
+      );
     return lines;
   }
   if (ctx.os === "darwin") {
@@ -226,7 +241,10 @@ export function installService(ctx: ServiceContext, write: (path: string, text: 
     write(path, launchdPlist(ctx.daemon, ctx.env));
     must("launchctl", ["bootstrap", `gui/${ctx.uid}`, path], ctx, `wrote ${path}`);
     const lines = [`installed ${path}: launchd starts fleetcom daemon at login`];
-    if (ctx.runningPid !== null) lines.push(`the daemon running now (pid ${ctx.runningPid}) is not the agent's: fleetcom --kill, then launchctl kickstart gui/${ctx.uid}/${LAUNCHD_LABEL}, moves the fleet under it`);
+    if (ctx.runningPid !== null)
+      lines.push(
+        `the daemon running now (pid ${ctx.runningPid}) is not the agent's: fleetcom --kill, then launchctl kickstart gui/${ctx.uid}/${LAUNCHD_LABEL}, moves the fleet under it`,
+      );
     return lines;
   }
   throw unsupported(ctx.os);
@@ -260,7 +278,12 @@ export function serviceStatus(ctx: ServiceContext, exists: (path: string) => boo
     const enabled = run("systemctl", ["--user", "is-enabled", SYSTEMD_UNIT], ctx.env).stdout || "unknown";
     const active = run("systemctl", ["--user", "is-active", SYSTEMD_UNIT], ctx.env).stdout || "unknown";
     const linger = lingering(ctx.env);
-    return [`installed ${path}`, `enabled   ${enabled}`, `active    ${active}`, `lingering ${linger === null ? "unknown" : linger ? "yes" : `no (loginctl enable-linger ${userName(ctx.env)} keeps the fleet over logouts)`}`];
+    return [
+      `installed ${path}`,
+      `enabled   ${enabled}`,
+      `active    ${active}`,
+      `lingering ${linger === null ? "unknown" : linger ? "yes" : `no (loginctl enable-linger ${userName(ctx.env)} keeps the fleet over logouts)`}`,
+    ];
   }
   if (ctx.os === "darwin") {
     const path = launchdPlistPath(ctx.env);

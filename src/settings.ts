@@ -129,14 +129,20 @@ const SPECS = {
     key: "scrollback",
     env: "FLEETCOM_SCROLLBACK",
     fallback: DEFAULT_SCROLLBACK,
-    fromFile: (v) => (typeof v === "number" && Number.isInteger(v) && v >= 0 ? { ok: Math.min(v, MAX_SCROLLBACK) } : { error: `expected a whole number of lines, got ${shown(v)}` }),
+    fromFile: (v) =>
+      typeof v === "number" && Number.isInteger(v) && v >= 0
+        ? { ok: Math.min(v, MAX_SCROLLBACK) }
+        : { error: `expected a whole number of lines, got ${shown(v)}` },
     fromEnv: (v) => (Number.isNaN(wholeNumber(v)) ? { error: `'${v}' is not a whole number` } : { ok: Math.min(wholeNumber(v), MAX_SCROLLBACK) }),
   } as Spec<number>,
   idleSeconds: {
     key: "idle_seconds",
     env: "FLEETCOM_IDLE_SECONDS",
     fallback: DEFAULT_IDLE_SECONDS,
-    fromFile: (v) => (typeof v === "number" && Number.isFinite(v) && v > 0 && v <= 86_400 ? { ok: v } : { error: `expected a number of seconds above 0 (at most 86400), got ${shown(v)}` }),
+    fromFile: (v) =>
+      typeof v === "number" && Number.isFinite(v) && v > 0 && v <= 86_400
+        ? { ok: v }
+        : { error: `expected a number of seconds above 0 (at most 86400), got ${shown(v)}` },
     fromEnv: (v) => {
       const n = /^\d+(\.\d+)?$/.test(v.trim()) ? Number(v) : NaN;
       return n > 0 && n <= 86_400 ? { ok: n } : { error: `'${v}' is not a number of seconds above 0 (at most 86400)` };
@@ -215,7 +221,8 @@ export function readConfigFile(file: string): FileValues {
   try {
     text = readFileSync(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") result.problems.push(`${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? error}); using the defaults`);
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT")
+      result.problems.push(`${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? error}); using the defaults`);
     fileCache.set(file, result);
     return result;
   }
@@ -233,7 +240,9 @@ export function readConfigFile(file: string): FileValues {
       const line = lines[error.line - 1]!;
       const key = /^\s*["']?([\w-]+)/.exec(line)?.[1];
       const known = key !== undefined && CONFIG_KEYS.includes(key);
-      result.problems.push(`${file}:${error.line}: ${key ? `${key}: ` : ""}not valid TOML (${firstLine(error)}); ${known ? `using the default for ${key}` : "line ignored"}`);
+      result.problems.push(
+        `${file}:${error.line}: ${key ? `${key}: ` : ""}not valid TOML (${firstLine(error)}); ${known ? `using the default for ${key}` : "line ignored"}`,
+      );
       lines[error.line - 1] = "";
     }
   }
@@ -251,7 +260,9 @@ export function readConfigFile(file: string): FileValues {
 }
 
 function firstLine(error: unknown): string {
-  return errorMessage(error).split("\n")[0]!.replace(/^Invalid TOML document: /, "");
+  return errorMessage(error)
+    .split("\n")[0]!
+    .replace(/^Invalid TOML document: /, "");
 }
 
 function lineOfKey(lines: string[], key: string): number {

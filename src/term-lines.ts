@@ -41,7 +41,13 @@ export function bufferLines(buffer: IBuffer, from: number, to: number, cols: num
   const flush = () => {
     if (rows.length === 0) return;
     if (styled) lines.push(styledLine(rows, cols, cell, pen));
-    else lines.push(rows.map((row, i) => row.translateToString(i === rows.length - 1)).join("").trimEnd());
+    else
+      lines.push(
+        rows
+          .map((row, i) => row.translateToString(i === rows.length - 1))
+          .join("")
+          .trimEnd(),
+      );
     rows = [];
   };
   for (let y = from; y < to; y++) {

@@ -174,9 +174,13 @@ function cString(text: string): Uint8Array {
 function spawnDenoPty({ argv, cwd, env, cols, rows, onData }: PtySpawnOptions): Pty {
   const lib = loadRustPty();
   // The library adds `env` to the daemon's own environment; `env -u` takes out what the client lacks.
-  const unset = Object.keys(process.env).filter((key) => !(key in env)).flatMap((key) => ["-u", key]);
+  const unset = Object.keys(process.env)
+    .filter((key) => !(key in env))
+    .flatMap((key) => ["-u", key]);
   argv = ["/usr/bin/env", ...unset, "--", ...argv];
-  const envBlock = Object.entries(env).map(([key, value]) => `${key}=${value}\0`).join("");
+  const envBlock = Object.entries(env)
+    .map(([key, value]) => `${key}=${value}\0`)
+    .join("");
   const handle = lib.bun_pty_spawn(cString(argv.map(shellQuote).join(" ")), cString(cwd), cString(envBlock), cols, rows);
   if (handle < 0) throw new Error(`cannot start ${argv[0]}`);
   let open = true;

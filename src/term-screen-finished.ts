@@ -82,7 +82,11 @@ export class FinishedScreen implements TaskScreen {
 
   logicalLines(): string[] {
     const { rowEnds, wrapped } = this.state;
-    return logicalLinesOfRows(rowEnds.length, (y) => this.row(y), (y) => wrapped[y] === 1);
+    return logicalLinesOfRows(
+      rowEnds.length,
+      (y) => this.row(y),
+      (y) => wrapped[y] === 1,
+    );
   }
 
   /** History as the kept rows hold it: the buffer that showed when the task ended (Screen.historyLines). */

@@ -199,12 +199,8 @@ export class Screen implements TaskScreen {
     };
     parser.registerCsiHandler({ prefix: "?", final: "h" }, (p) => observe(() => hidden.setPrivateModes(p, true)));
     parser.registerCsiHandler({ prefix: "?", final: "l" }, (p) => observe(() => hidden.setPrivateModes(p, false)));
-    parser.registerCsiHandler({ final: "r" }, (p) =>
-      observe(() => hidden.setScrollRegion(p, this.term.rows, activeType())),
-    );
-    parser.registerCsiHandler({ intermediates: " ", final: "q" }, (p) =>
-      observe(() => (hidden.cursorStyle = mainParams(p)[0] || undefined)),
-    );
+    parser.registerCsiHandler({ final: "r" }, (p) => observe(() => hidden.setScrollRegion(p, this.term.rows, activeType())));
+    parser.registerCsiHandler({ intermediates: " ", final: "q" }, (p) => observe(() => (hidden.cursorStyle = mainParams(p)[0] || undefined)));
     parser.registerCsiHandler({ intermediates: "!", final: "p" }, () => observe(() => hidden.softReset(activeType())));
     parser.registerEscHandler({ final: "c" }, () => observe(() => hidden.fullReset()));
   }
@@ -500,4 +496,3 @@ function rowText(buffer: IBuffer, y: number): string {
   // translateToString(true) trims unwritten cells only; written spaces are trimmed here.
   return buffer.getLine(y)?.translateToString(true).trimEnd() ?? "";
 }
-

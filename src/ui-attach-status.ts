@@ -72,8 +72,10 @@ export class StatusRowGuard {
         out.push(data.subarray(from, at));
         return { bytes: concat(out), erased };
       }
-      if (next === 0x37) this.savedCursor = true; // ESC 7
-      else if (next === 0x38) this.savedCursor = false; // ESC 8
+      if (next === 0x37)
+        this.savedCursor = true; // ESC 7
+      else if (next === 0x38)
+        this.savedCursor = false; // ESC 8
       else if (next === 0x63) {
         // ESC c: a full reset, the region included
         erased = true;

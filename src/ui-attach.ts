@@ -267,7 +267,10 @@ class Attachment {
     }
     // A running task redraws itself on SIGWINCH; a finished one is redrawn from the daemon, and so
     // is any task once the scroll region (which homes the cursor) was set again.
-    this.client.request("resize", this.ptySize).then(() => (this.finished || this.statusShown) && this.redraw(), () => {});
+    this.client.request("resize", this.ptySize).then(
+      () => (this.finished || this.statusShown) && this.redraw(),
+      () => {},
+    );
   }
 
   // ---- keys ----------------------------------------------------------------------------------
@@ -346,7 +349,8 @@ class Attachment {
     const ids = [...this.fleet.keys()].sort((a, b) => a - b);
     if (ids.length < 2) return undefined;
     const at = ids.indexOf(this.info.id);
-    const next = at === -1 ? (step === 1 ? ids.find((id) => id > this.info.id) ?? ids[0]! : ids[ids.length - 1]!) : ids[(at + step + ids.length) % ids.length]!;
+    const next =
+      at === -1 ? (step === 1 ? (ids.find((id) => id > this.info.id) ?? ids[0]!) : ids[ids.length - 1]!) : ids[(at + step + ids.length) % ids.length]!;
     return this.fleet.get(next);
   }
 
@@ -391,7 +395,10 @@ class Attachment {
     }
     // Setting or clearing the region homed the cursor; the task's screen comes back at its new size.
     this.awaitingRedraw = [];
-    this.client.request("resize", this.ptySize).then(() => this.redraw(), () => {});
+    this.client.request("resize", this.ptySize).then(
+      () => this.redraw(),
+      () => {},
+    );
   }
 
   private showStatusRegion(): void {

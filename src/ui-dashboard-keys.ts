@@ -116,5 +116,9 @@ export function helpLines(detach: string, columns: number, rows: number): string
     const right = entries.slice(half).map(cell);
     return [title, ...left.map((l, i) => fit(`  ${l}${" ".repeat(leftWidth - textWidth(l))}   ${right[i] ?? ""}`.trimEnd(), columns))];
   }
-  return [title, ...entries.slice(0, room - 1).map((e) => fit(`  ${cell(e)}`, columns)), fit(`  ⋮ ${entries.length - room + 1} more (a taller terminal shows them)`, columns)];
+  return [
+    title,
+    ...entries.slice(0, room - 1).map((e) => fit(`  ${cell(e)}`, columns)),
+    fit(`  ⋮ ${entries.length - room + 1} more (a taller terminal shows them)`, columns),
+  ];
 }

@@ -2,7 +2,7 @@
 // grouping, the rows the cursor walks (each section's title, then its tasks), a row per task, and
 // the frame that fits them into the terminal. The keys' own texts are in ui-dashboard-keys.ts.
 import { label } from "./recipe-labels.ts";
-import {age, glyph } from "./ui-format.ts";
+import { age, glyph } from "./ui-format.ts";
 import { tildePath } from "./paths.ts";
 import { cut } from "./text-width.ts";
 import { NO_GROUP } from "./recipe-labels.ts";
@@ -270,7 +270,10 @@ function listLines(view: View, columns: number, rows: number): string[] {
  */
 function window(lines: { text: string; cursor: boolean; task: boolean }[], rows: number, columns: number): string[] {
   if (lines.length <= rows) return lines.map((l) => l.text);
-  const at = Math.max(0, lines.findIndex((l) => l.cursor));
+  const at = Math.max(
+    0,
+    lines.findIndex((l) => l.cursor),
+  );
   if (rows < 3) return [lines[at]!.text];
   let from: number;
   let count: number;
@@ -283,5 +286,9 @@ function window(lines: { text: string; cursor: boolean; task: boolean }[], rows:
   const hidden = (part: typeof lines) => part.filter((l) => l.task).length;
   const more = (n: number) => paint.dim(fit(n > 0 ? `  ⋮ ${n} more` : "  ⋮", columns));
   const shown = lines.slice(from, from + count).map((l) => l.text);
-  return [...(from > 0 ? [more(hidden(lines.slice(0, from)))] : []), ...shown, ...(from + count < lines.length ? [more(hidden(lines.slice(from + count)))] : [])];
+  return [
+    ...(from > 0 ? [more(hidden(lines.slice(0, from)))] : []),
+    ...shown,
+    ...(from + count < lines.length ? [more(hidden(lines.slice(from + count)))] : []),
+  ];
 }

@@ -12,18 +12,7 @@ import { errorMessage } from "./errors.ts";
 import { NO_GROUP, label } from "./recipe-labels.ts";
 import { age, stateText } from "./ui-format.ts";
 import { recoveryDir, tildePath } from "./paths.ts";
-import {
-  GROUPINGS,
-  dashboardLines,
-  filterCursor,
-  screenRows,
-  sectionOf,
-  sections,
-  taskKey,
-  type Grouping,
-  type Row,
-  type View,
-} from "./ui-dashboard-view.ts";
+import { GROUPINGS, dashboardLines, filterCursor, screenRows, sectionOf, sections, taskKey, type Grouping, type Row, type View } from "./ui-dashboard-view.ts";
 import { KeyInput, type Key } from "./ui-keys.ts";
 import { printable } from "./text-printable.ts";
 import type { CrashNotice, Notices, SnapshotError, TaskEvent, TaskInfo } from "./wire-protocol.ts";
@@ -211,7 +200,8 @@ class Dashboard {
     // A task that changes section moves on screen (rare: output alone never does it): mark it, with
     // the way it went in the order of the sections, the one it left counted as still there.
     const home = process.env.HOME;
-    const [from, to] = before && event.event !== "removed" ? [sectionOf(before, this.grouping, home), sectionOf(event.task, this.grouping, home)] : [null, null];
+    const [from, to] =
+      before && event.event !== "removed" ? [sectionOf(before, this.grouping, home), sectionOf(event.task, this.grouping, home)] : [null, null];
     if (from !== to && from !== null && to !== null) {
       const order = sections([...this.tasks.values(), before!], this.grouping, home, this.here).map((s) => s.title);
       this.moved.set(event.task.id, { way: order.indexOf(to) < order.indexOf(from) ? "up" : "down", until: Date.now() + MOVED_MS });
@@ -240,7 +230,14 @@ class Dashboard {
    */
   private currentRow(rows = this.rows()): Row | undefined {
     let at = rows.findIndex((r) => r.key === this.cursor);
-    if (at === -1) at = this.cursor === null ? Math.max(0, rows.findIndex((r) => r.task !== null)) : Math.min(this.cursorIndex, rows.length - 1);
+    if (at === -1)
+      at =
+        this.cursor === null
+          ? Math.max(
+              0,
+              rows.findIndex((r) => r.task !== null),
+            )
+          : Math.min(this.cursorIndex, rows.length - 1);
     const row = rows[at];
     this.cursor = row?.key ?? null;
     this.cursorIndex = Math.max(0, at);
@@ -280,7 +277,8 @@ class Dashboard {
     const lines: { text: string; error: boolean }[] = [];
     if (this.lost) lines.push({ text: "lost the connection to the daemon — r reconnects (starting a daemon), q leaves", error: true });
     if (this.crash) lines.push({ text: crashNoticeText(this.crash, now, "L recovers it"), error: true });
-    if (this.snapshotError) lines.push({ text: `recovery snapshots failing for ${age(this.snapshotError.since, now)}: ${this.snapshotError.message}`, error: true });
+    if (this.snapshotError)
+      lines.push({ text: `recovery snapshots failing for ${age(this.snapshotError.since, now)}: ${this.snapshotError.message}`, error: true });
     return lines;
   }
 
@@ -550,7 +548,9 @@ class Dashboard {
     const name = await this.ask(`Name for task ${task.id} (empty clears it)`, task.name ?? "");
     if (name === null) return;
     const cleared = name.trim() === "";
-    await this.op(cleared ? `task ${task.id} has no name` : `renamed task ${task.id}`, () => this.client.request("rename", { task: String(task.id), name: cleared ? null : name }));
+    await this.op(cleared ? `task ${task.id} has no name` : `renamed task ${task.id}`, () =>
+      this.client.request("rename", { task: String(task.id), name: cleared ? null : name }),
+    );
   }
 
   private async regroup(tasks: TaskInfo[], row: Row): Promise<void> {
@@ -564,7 +564,8 @@ class Dashboard {
     const cleared = group.trim() === "";
     const request = (task: TaskInfo) => this.client.request("group", { task: String(task.id), group: cleared ? null : group });
     if (one) {
-      if (await this.op(cleared ? `task ${one.id} has no group` : `task ${one.id} is in group '${printable(group.trim())}'`, () => request(one))) this.picked.clear();
+      if (await this.op(cleared ? `task ${one.id} has no group` : `task ${one.id} is in group '${printable(group.trim())}'`, () => request(one)))
+        this.picked.clear();
       return;
     }
     await this.each(tasks, (n) => (cleared ? `${n} tasks have no group` : `${n} tasks are in group '${printable(group.trim())}'`), request);
@@ -584,12 +585,21 @@ class Dashboard {
   private async tag(tasks: TaskInfo[]): Promise<void> {
     if (tasks.length === 1) {
       const [task] = tasks as [TaskInfo];
-      if (await this.op(task.tagged ? `task ${task.id} no longer in use` : `task ${task.id} marked in use`, () => this.client.request("tag", { task: String(task.id) }))) this.picked.clear();
+      if (
+        await this.op(task.tagged ? `task ${task.id} no longer in use` : `task ${task.id} marked in use`, () =>
+          this.client.request("tag", { task: String(task.id) }),
+        )
+      )
+        this.picked.clear();
       return;
     }
     const untag = tasks.every((t) => t.tagged);
     const toggled = tasks.filter((t) => t.tagged === untag);
-    await this.each(toggled, (n) => (untag ? `${n} tasks no longer in use` : `${n} tasks marked in use`), (t) => this.client.request("tag", { task: String(t.id) }));
+    await this.each(
+      toggled,
+      (n) => (untag ? `${n} tasks no longer in use` : `${n} tasks marked in use`),
+      (t) => this.client.request("tag", { task: String(t.id) }),
+    );
   }
 
   /** `r`: the finished ones rerun; running ones are left as they are (one alone is refused by the daemon, as before). */
@@ -600,9 +610,14 @@ class Dashboard {
       return;
     }
     const finished = tasks.filter((t) => t.state === "exited");
-    if (finished.length === 0) return void (this.status = { text: `none of these ${tasks.length} tasks has finished; only a finished task can be rerun`, error: true });
+    if (finished.length === 0)
+      return void (this.status = { text: `none of these ${tasks.length} tasks has finished; only a finished task can be rerun`, error: true });
     const skipped = tasks.length - finished.length;
-    await this.each(finished, (n) => `reran ${n} tasks${skipped ? `; ${skipped} still running, left as they are` : ""}`, (t) => this.client.request("rerun", { task: String(t.id) }));
+    await this.each(
+      finished,
+      (n) => `reran ${n} tasks${skipped ? `; ${skipped} still running, left as they are` : ""}`,
+      (t) => this.client.request("rerun", { task: String(t.id) }),
+    );
   }
 
   /**
@@ -615,7 +630,10 @@ class Dashboard {
     const finished = tasks.filter((t) => t.state !== "running").map((t) => String(t.id));
     if (running.length) {
       const [first] = tasks as [TaskInfo];
-      const question = tasks.length === 1 ? `kill ${printable(label(first))}?` : `kill ${running.length} running task(s)${finished.length ? ` and remove ${finished.length} finished` : ""}?`;
+      const question =
+        tasks.length === 1
+          ? `kill ${printable(label(first))}?`
+          : `kill ${running.length} running task(s)${finished.length ? ` and remove ${finished.length} finished` : ""}?`;
       if (!(await this.confirm(question))) return this.say(tasks.length === 1 ? `task ${first.id} left running` : "nothing killed");
     }
     if (tasks.length === 1) {
@@ -678,7 +696,8 @@ class Dashboard {
       if (last) this.cursor = taskKey(last.id);
       if (outcome.kind === "ended") {
         const { reason, task: ended } = outcome.end;
-        const text = reason === "exited" ? `task ${ended.id} ${stateText(ended)}` : reason === "removed" ? `task ${ended.id} was removed` : "the daemon stopped";
+        const text =
+          reason === "exited" ? `task ${ended.id} ${stateText(ended)}` : reason === "removed" ? `task ${ended.id} was removed` : "the daemon stopped";
         this.status = { text, error: reason !== "exited" };
       }
     } catch (error) {

@@ -25,8 +25,6 @@ const ATTENTION_TEXT = { input: "waiting: input", permission: "waiting: permissi
 
 export { age } from "./text-age.ts";
 
-
-
 /**
  * The task table. `columns` is the terminal's width: rows are fitted to it, the preview cut first,
  * then the task, then the directory; without it (stdout is not a terminal) nothing is cut. Every

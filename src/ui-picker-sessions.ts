@@ -114,7 +114,8 @@ export async function pickAndLoad(start: "saved" | "recovery", json = false, opt
   requireTerminal(`${start === "saved" ? "load" : "recover"} without an argument (the picker)`);
   const empty = start === "saved" ? listSessions().length === 0 && !hasSnapshots() : !hasSnapshots();
   if (empty) {
-    const what = start === "saved" ? `no saved sessions or recovery snapshots (in ${printable(sessionDir())})` : `no recovery snapshots (in ${printable(recoveryDir())})`;
+    const what =
+      start === "saved" ? `no saved sessions or recovery snapshots (in ${printable(sessionDir())})` : `no recovery snapshots (in ${printable(recoveryDir())})`;
     console.log(what);
     return;
   }

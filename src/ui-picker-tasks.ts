@@ -1,14 +1,18 @@
 // `fleetcom attach` without TASK: pick a task from a line-oriented list, then attach to it.
 import { withDaemon } from "./client.ts";
 import { label } from "./recipe-labels.ts";
-import {age, glyph } from "./ui-format.ts";
+import { age, glyph } from "./ui-format.ts";
 import { tildePath } from "./paths.ts";
 import { printable } from "./text-printable.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 import { pick } from "./ui-picker.ts";
 
 export function taskPickRow(task: TaskInfo, home: string | undefined, now = Date.now()): string {
-  const parts = [`${glyph(task)}${task.tagged ? "◆" : ""} ${task.id} ${printable(label(task))}`, printable(tildePath(task.cwd, home)), age(task.startedAt, now)];
+  const parts = [
+    `${glyph(task)}${task.tagged ? "◆" : ""} ${task.id} ${printable(label(task))}`,
+    printable(tildePath(task.cwd, home)),
+    age(task.startedAt, now),
+  ];
   if (task.preview) parts.push(printable(task.preview));
   return parts.join(" · ");
 }

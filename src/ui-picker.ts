@@ -66,7 +66,6 @@ interface ListState {
   highlight: string | null;
 }
 
-
 export function pick<T>(options: PickerOptions<T>): Promise<Picked<T> | null> {
   return new Picker(options).run();
 }

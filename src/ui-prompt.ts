@@ -58,7 +58,12 @@ export async function askLine(region: Region, keys: KeyInput, message: string, i
   region.openBelow();
   const out = new RowCounter();
   try {
-    const answer = await text({ message: printable(message), initialValue: printable(initialValue), withGuide: false, output: out as unknown as NodeJS.WriteStream });
+    const answer = await text({
+      message: printable(message),
+      initialValue: printable(initialValue),
+      withGuide: false,
+      output: out as unknown as NodeJS.WriteStream,
+    });
     return isCancel(answer) ? null : answer;
   } finally {
     region.movedDown(out.row);

@@ -25,7 +25,6 @@ export const hello = type({
 });
 export type Hello = typeof hello.infer;
 
-
 export const opArgs = {
   ls: type({}),
   status: type({}),

@@ -15,9 +15,17 @@ afterEach(() => tmp.cleanup());
 
 describe("the options in a help text", () => {
   test.each([
-    ["Claude Code", "  -r, --resume [value]   Resume\n  --session-id <uuid>   Use a session ID\n  --settings <file-or-json>  Settings", ["-r", "--resume", "--session-id", "--settings"]],
+    [
+      "Claude Code",
+      "  -r, --resume [value]   Resume\n  --session-id <uuid>   Use a session ID\n  --settings <file-or-json>  Settings",
+      ["-r", "--resume", "--session-id", "--settings"],
+    ],
     ["Codex", "Options:\n  -c, --config <key=value>\n          Override a configuration value\n  -h, --help", ["-c", "--config", "-h", "--help"]],
-    ["the npm Grok CLI (commander)", "  -V, --version   output the version number\n  -d, --directory <dir>\n  --max-tool-rounds <rounds>  maximum number", ["-V", "--version", "-d", "--directory", "--max-tool-rounds"]],
+    [
+      "the npm Grok CLI (commander)",
+      "  -V, --version   output the version number\n  -d, --directory <dir>\n  --max-tool-rounds <rounds>  maximum number",
+      ["-V", "--version", "-d", "--directory", "--max-tool-rounds"],
+    ],
     ["a usage line", "usage: tool [-v|--verbose] [--out=FILE] (--x)", ["-v", "--verbose", "--out", "--x"]],
   ])("%s", (_what, text, expected) => {
     expect([...optionsInHelp(text)].sort()).toEqual([...expected].sort());

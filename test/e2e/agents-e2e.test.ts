@@ -44,7 +44,9 @@ function startsOf(agent: string): Invocation[] {
 async function savedCommands(name: string): Promise<string[]> {
   await fleet.ok(["save", name]);
   const doc = JSON.parse(readFileSync(join(fleet.sandbox.config, "sessions", `${name}.json`), "utf8"));
-  return Object.values(doc.dirs as Record<string, (string | { cmd: string })[]>).flat().map((e) => (typeof e === "string" ? e : e.cmd));
+  return Object.values(doc.dirs as Record<string, (string | { cmd: string })[]>)
+    .flat()
+    .map((e) => (typeof e === "string" ? e : e.cmd));
 }
 
 function namespaceOf(invocation: Invocation): string {
@@ -148,7 +150,9 @@ describe("recovery snapshots", () => {
   const snapshotText = () => {
     const dir = recoveryDirOf(fleet);
     // The snapshots, not the history directories beside them.
-    return snapshotNames(fleet).map((n) => readFileSync(join(dir, n), "utf8")).join("\n");
+    return snapshotNames(fleet)
+      .map((n) => readFileSync(join(dir, n), "utf8"))
+      .join("\n");
   };
 
   test("the periodic check writes the resume form once a conversation is captured after the spawn", async () => {
@@ -208,7 +212,10 @@ describe("evidence precedence", () => {
     const real = /ready (\S+)/.exec(await fleet.peek(id))![1]!;
     await turn(id);
     await turn(id);
-    const capture = readFileSync(startsOf("codex")[0]!.env.FLEETCOM_CAPTURE_FILE!, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const capture = readFileSync(startsOf("codex")[0]!.env.FLEETCOM_CAPTURE_FILE!, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(capture.map((p) => p["thread-id"] === real)).toEqual([true, false, true, false]);
     expect((await fleet.task(id)).conversation).toBe(real);
   });
@@ -226,28 +233,36 @@ describe("hostile IDs never reach a command", () => {
     "`touch /tmp/x`",
   ];
 
-  test.each(HOSTILE)("%p in capture channels and exit hints is never used: codex falls back to its store, Command Code to the command as typed", async (hostile) => {
-    const env = { FAKE_CAPTURE_ID: hostile, FAKE_HINT_ID: hostile };
-    const codexTask = await spawn("codex", env);
-    const cmdTask = await spawn("cmd", env);
-    const real = /ready (\S+)/.exec(await fleet.peek(codexTask))![1]!;
-    await turn(codexTask);
-    expect(await savedCommands("hostile")).toEqual([`codex resume '${real}'`, "cmd"]);
-    // Whether ls has read Codex's store yet depends on when its watcher woke: the hostile ID never shows.
-    const [codexConversation, cmdConversation] = (await fleet.ls()).map((t) => t.conversation);
-    expect([null, real]).toContain(codexConversation ?? null);
-    expect(cmdConversation).toBeNull();
-    for (const id of [codexTask, cmdTask]) {
-      await send(id, "/exit");
-      await fleet.waitForExit(id);
-      expect(await fleet.peek(id)).toContain(hostile.split("\t")[0]!.slice(0, 20));
-      await fleet.ok(["rerun", String(id)]);
-    }
-    await until("both reruns to start", () => fakes.invocations().length === 4);
-    expect(fakes.invocations().slice(2).map((i) => i.args.filter((a) => !a.startsWith("notify=") && a !== "-c"))).toEqual([[], []]);
-    expect((await fleet.ls()).map((t) => t.command)).toEqual(["codex", "cmd"]);
-    expect(existsSync(canary)).toBe(false);
-  });
+  test.each(HOSTILE)(
+    "%p in capture channels and exit hints is never used: codex falls back to its store, Command Code to the command as typed",
+    async (hostile) => {
+      const env = { FAKE_CAPTURE_ID: hostile, FAKE_HINT_ID: hostile };
+      const codexTask = await spawn("codex", env);
+      const cmdTask = await spawn("cmd", env);
+      const real = /ready (\S+)/.exec(await fleet.peek(codexTask))![1]!;
+      await turn(codexTask);
+      expect(await savedCommands("hostile")).toEqual([`codex resume '${real}'`, "cmd"]);
+      // Whether ls has read Codex's store yet depends on when its watcher woke: the hostile ID never shows.
+      const [codexConversation, cmdConversation] = (await fleet.ls()).map((t) => t.conversation);
+      expect([null, real]).toContain(codexConversation ?? null);
+      expect(cmdConversation).toBeNull();
+      for (const id of [codexTask, cmdTask]) {
+        await send(id, "/exit");
+        await fleet.waitForExit(id);
+        expect(await fleet.peek(id)).toContain(hostile.split("\t")[0]!.slice(0, 20));
+        await fleet.ok(["rerun", String(id)]);
+      }
+      await until("both reruns to start", () => fakes.invocations().length === 4);
+      expect(
+        fakes
+          .invocations()
+          .slice(2)
+          .map((i) => i.args.filter((a) => !a.startsWith("notify=") && a !== "-c")),
+      ).toEqual([[], []]);
+      expect((await fleet.ls()).map((t) => t.command)).toEqual(["codex", "cmd"]);
+      expect(existsSync(canary)).toBe(false);
+    },
+  );
 
   test("a hostile capture and hint leave claude on its pinned ID", async () => {
     const id = await spawn("claude", { FAKE_CAPTURE_ID: HOSTILE[0]!, FAKE_HINT_ID: HOSTILE[1]! });

@@ -169,7 +169,10 @@ describe("inject only what the binary understands", () => {
     setUp();
     await spawn("claude");
     await spawn("claude");
-    const probes = () => daemonLog().split("\n").filter((l) => / agent probe: .*\/bin\/claude --help in /.test(l)).length;
+    const probes = () =>
+      daemonLog()
+        .split("\n")
+        .filter((l) => / agent probe: .*\/bin\/claude --help in /.test(l)).length;
     expect(probes()).toBe(1);
     const cache = join(fleet.sandbox.runtime, "agent-flags.json");
     expect(statSync(cache).mode & 0o777).toBe(0o600);
@@ -243,7 +246,9 @@ describe("send types like a person", () => {
     await send(id, "--keys", "C-c", "Enter", "Up", "F5", "M-x", "BSpace", "Tab", "Esc");
     const reads = () => fleet.peek(id).then((s) => s.split("\n").filter((l) => l.startsWith("read ")));
     await until("eight reads", async () => (await reads()).length === 8);
-    expect(await reads()).toEqual(['"\\u0003"', '"\\r"', '"\\u001bOA"', '"\\u001b[15~"', '"\\u001bx"', '"\\u007f"', '"\\t"', '"\\u001b"'].map((r) => `read ${r}`));
+    expect(await reads()).toEqual(
+      ['"\\u0003"', '"\\r"', '"\\u001bOA"', '"\\u001b[15~"', '"\\u001bx"', '"\\u007f"', '"\\t"', '"\\u001b"'].map((r) => `read ${r}`),
+    );
   });
 
   test("an unknown key name is a usage error that names it, and nothing is sent", async () => {
@@ -308,4 +313,3 @@ describe("processes that leave the task's group", () => {
     process.kill(pid, "SIGKILL");
   });
 });
-

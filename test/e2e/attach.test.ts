@@ -39,7 +39,11 @@ printf '\\033[r\\033[?25h\\033[?1049l'
 
 /** peek trims trailing spaces; a client's screen keeps the coloured ones the app drew. */
 function trimRows(screen: string): string {
-  return screen.split("\n").map((r) => r.trimEnd()).join("\n").trimEnd();
+  return screen
+    .split("\n")
+    .map((r) => r.trimEnd())
+    .join("\n")
+    .trimEnd();
 }
 
 async function attach(id: number, size?: { cols: number; rows: number }): Promise<PtyClient> {
@@ -104,7 +108,10 @@ describe("attach", () => {
     expect(received).toBeLessThan(400000 * 6);
     const lastScreen = (await fleet.peek(id)).trim().split("\n").slice(-20);
     expect(lastScreen.slice(-2)).toEqual(["400000", "THE-END"]);
-    const clientRows = client.screen().split("\n").map((r) => r.trimEnd());
+    const clientRows = client
+      .screen()
+      .split("\n")
+      .map((r) => r.trimEnd());
     const end = clientRows.indexOf("THE-END");
     expect(clientRows.slice(end - lastScreen.length + 1, end + 1)).toEqual(lastScreen);
     expect(client.output).toContain(`[task ${id} exited 0]`);
@@ -135,7 +142,7 @@ describe("attach", () => {
   });
 
   test("two clients attached to one task both see its output, and input from either reaches it", async () => {
-    const id = await fleet.run("while IFS= read -r line; do echo \"echo:$line\"; done");
+    const id = await fleet.run('while IFS= read -r line; do echo "echo:$line"; done');
     const a = await attach(id);
     const b = await attach(id);
     await a.waitForRawMode();

@@ -41,9 +41,20 @@ function recordingNotifier(): { calls(): string[] } {
   const root = fleet.sandbox.root;
   const log = join(root, "notified.log");
   const script = join(root, "notify.sh");
-  writeFileSync(script, `#!/bin/sh\nprintf '%s %s %s|%s\\n' "$FLEETCOM_TASK_ID" "$FLEETCOM_ATTENTION" "$FLEETCOM_TASK_LABEL" "$FLEETCOM_MESSAGE" >> '${log}'\n`, { mode: 0o755 });
+  writeFileSync(
+    script,
+    `#!/bin/sh\nprintf '%s %s %s|%s\\n' "$FLEETCOM_TASK_ID" "$FLEETCOM_ATTENTION" "$FLEETCOM_TASK_LABEL" "$FLEETCOM_MESSAGE" >> '${log}'\n`,
+    { mode: 0o755 },
+  );
   fleet.env.FLEETCOM_NOTIFY = `'${script}'`;
-  return { calls: () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((l) => l !== "") : []) };
+  return {
+    calls: () =>
+      existsSync(log)
+        ? readFileSync(log, "utf8")
+            .split("\n")
+            .filter((l) => l !== "")
+        : [],
+  };
 }
 
 describe("claude's hooks", () => {
@@ -266,7 +277,11 @@ describe("FLEETCOM_NOTIFY", () => {
     const other = await fleet.run("printf '\\a'; sleep 3600", ["--name", "beeper"]);
     await until("the other task's notification", () => notifier.calls().some((l) => l.startsWith(`${other} `)));
     // The first Stop carries Claude's reply; the second (alone) none, so the screen's last line (the fake's echo of /stop) is the message.
-    expect(mine()).toEqual([expect.stringMatching(new RegExp(`^${id} input claude\\|turn done [0-9a-f-]{36}$`)), `${id} permission claude|Allow Bash?`, `${id} input claude|/stop`]);
+    expect(mine()).toEqual([
+      expect.stringMatching(new RegExp(`^${id} input claude\\|turn done [0-9a-f-]{36}$`)),
+      `${id} permission claude|Allow Bash?`,
+      `${id} input claude|/stop`,
+    ]);
     expect(notifier.calls().filter((l) => l.startsWith(`${other} `))).toEqual([`${other} bell beeper|`]);
   });
 
@@ -274,7 +289,11 @@ describe("FLEETCOM_NOTIFY", () => {
     newFleet();
     const root = fleet.sandbox.root;
     const log = join(root, "slow.log");
-    writeFileSync(join(root, "notify.sh"), `#!/bin/sh\necho "$$ $FLEETCOM_TASK_ID" >> '${log}'\n[ "$FLEETCOM_TASK_LABEL" = fails ] && { echo broken >&2; exit 3; }\nexec sleep 30\n`, { mode: 0o755 });
+    writeFileSync(
+      join(root, "notify.sh"),
+      `#!/bin/sh\necho "$$ $FLEETCOM_TASK_ID" >> '${log}'\n[ "$FLEETCOM_TASK_LABEL" = fails ] && { echo broken >&2; exit 3; }\nexec sleep 30\n`,
+      { mode: 0o755 },
+    );
     fleet.env.FLEETCOM_NOTIFY = `'${join(root, "notify.sh")}'`;
     const first = await fleet.run("printf '\\a'; sleep 3600");
     const started = await until("the first notifier to be sleeping", () => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n") : undefined));
@@ -284,7 +303,10 @@ describe("FLEETCOM_NOTIFY", () => {
     const second = await fleet.run("printf '\\a'; sleep 3600", ["--name", "fails"]);
     await waitForAttention(second, "to ring", (a) => a?.state === "bell");
     const daemonLog = join(fleet.sandbox.runtime, "daemon.log");
-    await until("the failure in the daemon log", () => existsSync(daemonLog) && readFileSync(daemonLog, "utf8").includes(`FLEETCOM_NOTIFY for task ${second} failed (exit 3): broken`));
+    await until(
+      "the failure in the daemon log",
+      () => existsSync(daemonLog) && readFileSync(daemonLog, "utf8").includes(`FLEETCOM_NOTIFY for task ${second} failed (exit 3): broken`),
+    );
   });
 });
 

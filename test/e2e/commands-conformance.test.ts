@@ -53,13 +53,22 @@ describe("a directory whose name is not UTF-8", () => {
     const saved = await fleet.cli(["save", "odd"]);
     expect(saved.code).toBe(0);
     expect(saved.stdout).toContain(`saved 'odd': 2 task(s) → `);
-    expect(saved.stdout).toContain(`; warning: 2 directory names are not UTF-8 and saved with U+FFFD (${parent}/bad\ufffdname, ${parent}/bad\ufffdname/sub), so a load will skip them`);
+    expect(saved.stdout).toContain(
+      `; warning: 2 directory names are not UTF-8 and saved with U+FFFD (${parent}/bad\ufffdname, ${parent}/bad\ufffdname/sub), so a load will skip them`,
+    );
     const recipe = JSON.parse(readFileSync(join(fleet.sandbox.config, "sessions", "odd.json"), "utf8"));
     expect(Object.keys(recipe.dirs).sort()).toEqual([`${parent}/bad\ufffdname`, `${parent}/bad\ufffdname/sub`]);
   });
 
   test("the lossless form: UTF-8 as it is, every other byte one escape, and back", () => {
-    const cases = [Buffer.from("plain/ü/日本/😀"), Buffer.from([0x2f, 0xff, 0xfe, 0x41]), Buffer.from([0xc3]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xe2, 0x82]), Buffer.from([0xf0, 0x9f, 0x98, 0x80, 0x80])];
+    const cases = [
+      Buffer.from("plain/ü/日本/😀"),
+      Buffer.from([0x2f, 0xff, 0xfe, 0x41]),
+      Buffer.from([0xc3]),
+      Buffer.from([0xed, 0xa0, 0x80]),
+      Buffer.from([0xe2, 0x82]),
+      Buffer.from([0xf0, 0x9f, 0x98, 0x80, 0x80]),
+    ];
     for (const bytes of cases) expect(pathBytes(pathFromBytes(bytes))).toEqual(bytes);
     expect(pathFromBytes(Buffer.from("plain/ü/日本/😀"))).toBe("plain/ü/日本/😀");
     expect(pathFromBytes(Buffer.from([0x61, 0xff]))).toBe("a\udcff");
@@ -70,7 +79,12 @@ describe("a directory whose name is not UTF-8", () => {
 describe("a recipe file that is not there", () => {
   test("is reported as no such file, by load, the dry run and recover", async () => {
     const missing = join(fleet.sandbox.home, "nothere.json");
-    for (const args of [["load", missing], ["load", "--dry-run", missing], ["recover", "--dry-run", missing], ["recover", missing]]) {
+    for (const args of [
+      ["load", missing],
+      ["load", "--dry-run", missing],
+      ["recover", "--dry-run", missing],
+      ["recover", missing],
+    ]) {
       expect({ args, ...(await fleet.cli(args)) }).toEqual({ args, code: 1, stdout: "", stderr: `fleetcom: no such file: ${missing}\n` });
     }
     const relative = await fleet.cli(["load", "./nope"]);
@@ -80,7 +94,11 @@ describe("a recipe file that is not there", () => {
   test("a recipe bigger than a request frame (one 5 MiB command) is one line naming the file, never a lost connection", async () => {
     const file = join(fleet.sandbox.home, "h.json");
     writeFileSync(file, JSON.stringify({ "/tmp": [`true ${"#".repeat(5 * 1024 * 1024)}`] }));
-    expect(await fleet.cli(["load", file])).toEqual({ code: 1, stdout: "", stderr: `fleetcom: ${file}: command too long (5242885 bytes; at most 64 KiB) in /tmp\n` });
+    expect(await fleet.cli(["load", file])).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `fleetcom: ${file}: command too long (5242885 bytes; at most 64 KiB) in /tmp\n`,
+    });
   });
 });
 

@@ -16,7 +16,10 @@ eachTestGetsAFleet((f) => (fleet = f));
  */
 function withShell(shell: "zsh" | "fish", name: string, body: () => Promise<void>): void {
   if (Bun.which(shell)) test(name, body);
-  else if (process.env.CI === "true") test(name, () => { throw new Error(`${shell} is not installed; .ci/run installs it so that CI never skips this test`); });
+  else if (process.env.CI === "true")
+    test(name, () => {
+      throw new Error(`${shell} is not installed; .ci/run installs it so that CI never skips this test`);
+    });
   else test.skip(name, body);
 }
 
@@ -129,12 +132,20 @@ describe("fleetcom completions", () => {
     const file = join(fleet.sandbox.root, "fleetcom.fish");
     writeFileSync(file, script);
     const out = await fish([`source '${file}'`, "complete -C 'fleetcom attach '", "echo ===", "complete -C 'fleetcom load w'"]);
-    const [tasks, sessions] = out.split("===\n").map((part) => part.trimEnd().split("\n").map((line) => line.split("\t")[0]));
+    const [tasks, sessions] = out.split("===\n").map((part) =>
+      part
+        .trimEnd()
+        .split("\n")
+        .map((line) => line.split("\t")[0]),
+    );
     expect(tasks).toEqual(["1", "web"]);
     expect(sessions).toContain("work");
   });
 
-  for (const [shell, check] of [["zsh", ["zsh", "-n"]], ["fish", ["fish", "-n"]]] as const) {
+  for (const [shell, check] of [
+    ["zsh", ["zsh", "-n"]],
+    ["fish", ["fish", "-n"]],
+  ] as const) {
     withShell(shell, `the ${shell} script parses`, async () => {
       const file = join(fleet.sandbox.root, `fleetcom.${shell}`);
       writeFileSync(file, await fleet.ok(["completions", shell]));

@@ -55,7 +55,9 @@ describe("after a crash", () => {
     const status = JSON.parse(await fleet.ok(["status", "--json"]));
     expect(status.crash).toMatchObject({ tasks: 2, recover: "fleetcom recover --latest" });
     expect(snapshotNames(fleet)).toContain(status.crash.snapshot);
-    expect(await fleet.ok(["status"])).toMatch(/^previous {2}the previous fleet \(2 tasks, autosaved \d+s ago\) ended unexpectedly — fleetcom recover --latest$/m);
+    expect(await fleet.ok(["status"])).toMatch(
+      /^previous {2}the previous fleet \(2 tasks, autosaved \d+s ago\) ended unexpectedly — fleetcom recover --latest$/m,
+    );
 
     const recovered = await fleet.cli(["recover", "--latest"]);
     expect(recovered.stderr).toBe("");

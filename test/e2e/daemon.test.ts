@@ -11,7 +11,6 @@ import { RawClient } from "../harness/raw-client.ts";
 let fleet: Fleet;
 eachTestGetsAFleet((f) => (fleet = f));
 
-
 function rssKb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
 }
@@ -96,7 +95,7 @@ describe("daemon lifecycle", () => {
   test("--kill ends every task: TERM-trapping, TERM-ignoring, HUP-immune and background children", async () => {
     const trapper = await fleet.run("trap 'exit 0' TERM; echo pid:$$; while :; do sleep 0.05; done");
     const ignorer = await fleet.run("trap '' TERM HUP; echo pid:$$; while :; do sleep 0.05; done");
-    const parent = await fleet.run('sleep 300 & echo pid:$!; wait');
+    const parent = await fleet.run("sleep 300 & echo pid:$!; wait");
     const pids: number[] = [];
     for (const id of [trapper, ignorer, parent]) {
       pids.push(await until(`pid of ${id}`, async () => Number(/pid:(\d+)/.exec(await fleet.peek(id))?.[1]) || undefined));
@@ -136,7 +135,12 @@ describe("events and settings", () => {
     expect(names.filter((n) => n === "exited")).toHaveLength(1);
     expect(names.slice(1, exitedAt).length).toBeGreaterThan(0);
     expect(new Set(names.slice(1, exitedAt))).toEqual(new Set(["changed"]));
-    expect(events.slice(exitedAt, -1).map((m) => `${m.event}:${m.task.state}`).filter((e) => e !== "changed:exited")).toEqual(["exited:exited"]);
+    expect(
+      events
+        .slice(exitedAt, -1)
+        .map((m) => `${m.event}:${m.task.state}`)
+        .filter((e) => e !== "changed:exited"),
+    ).toEqual(["exited:exited"]);
     const exited = raw.messages.find((m) => m.event === "exited");
     expect(exited.task).toMatchObject({ id, name: "job", state: "exited", exitCode: 0, preview: "done" });
     raw.socket.end();
@@ -157,7 +161,10 @@ describe("events and settings", () => {
   });
 
   test("FLEETCOM_SCROLLBACK sets the lines kept above the screen, 0 keeping none", async () => {
-    for (const [setting, expected] of [["0", 40], ["5", 45]] as const) {
+    for (const [setting, expected] of [
+      ["0", 40],
+      ["5", 45],
+    ] as const) {
       await fleet.cli(["--kill"]);
       await fleet.cli(["ls"], { env: { FLEETCOM_SCROLLBACK: setting } });
       const id = await fleet.run("seq 1 200");
@@ -180,7 +187,10 @@ describe("hostile clients", () => {
       unknownKind: encodeFrame(9 as any, new Uint8Array(3)),
       invalidJson: encodeFrame(FrameKind.control, new TextEncoder().encode("{not json")),
       badHello: encodeControl({ type: "hello", protocol: "one" }),
-      badRequest: Buffer.concat([encodeControl({ type: "hello", protocol: PROTOCOL_VERSION, version: "t", cwd: "/", env: {}, cols: 80, rows: 24 }), encodeControl({ type: "request", id: "x", op: "ls" })]),
+      badRequest: Buffer.concat([
+        encodeControl({ type: "hello", protocol: PROTOCOL_VERSION, version: "t", cwd: "/", env: {}, cols: 80, rows: 24 }),
+        encodeControl({ type: "request", id: "x", op: "ls" }),
+      ]),
     };
     const clients = Object.values(bad).map((bytes) => {
       const c = new RawClient(path);

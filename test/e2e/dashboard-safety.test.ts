@@ -55,7 +55,9 @@ describe("when the daemon dies", () => {
     const client = await dashboard();
     await client.waitForScreen("the task", (s) => s.includes("api"));
     const old = await killDaemonAfterSnapshotOf("sleep 3600");
-    const lost = await client.waitForScreen("the lost connection", (s) => s.includes("lost the connection to the daemon — r reconnects (starting a daemon), q leaves"));
+    const lost = await client.waitForScreen("the lost connection", (s) =>
+      s.includes("lost the connection to the daemon — r reconnects (starting a daemon), q leaves"),
+    );
     expect(lost).toContain("no tasks");
     expect(client.proc.exitCode).toBeNull();
     client.write("n"); // any other key does nothing while lost
@@ -107,7 +109,9 @@ describe("when recovery snapshots fail", () => {
     writeFileSync(join(sessions, "recovery"), "");
     const id = await fleet.run("sleep 3600");
     const client = await dashboard();
-    const failing = await client.waitForScreen("the failure", (s) => /^recovery snapshots failing for \d+s: cannot prepare recovery directory .*recovery/m.test(s));
+    const failing = await client.waitForScreen("the failure", (s) =>
+      /^recovery snapshots failing for \d+s: cannot prepare recovery directory .*recovery/m.test(s),
+    );
     expect(failing.split("\n")[1]).toStartWith("recovery snapshots failing for ");
     client.write("j"); // a key clears the status line, not the notice
     await client.settled();

@@ -43,7 +43,7 @@ describe("the view", () => {
     expect(lines[1]).toBe("Running (1)");
     expect(lines[2]).toMatch(/^› ✻ {3}1 api server · listening on :3000 · \d+s$/);
     expect(lines[3]).toBe("Completed (1)");
-    expect(lines[4]).toMatch(/^  ✗   2 echo boom; exit 3 · boom · \d+s$/);
+    expect(lines[4]).toMatch(/^ {2}✗ {3}2 echo boom; exit 3 · boom · \d+s$/);
     expect(lines[5]).toStartWith("q:detach ↑↓ ⏎:attach ␣:peek /:filter");
     expect(lines).toHaveLength(6);
 
@@ -66,7 +66,10 @@ describe("the view", () => {
     await client.settled();
     expect(client.screen()).toBe("[detached: 2 task(s) still running]");
     const tasks = await fleet.ls();
-    expect(tasks.map((t) => [t.id, t.state])).toEqual([[a, "running"], [b, "running"]]);
+    expect(tasks.map((t) => [t.id, t.state])).toEqual([
+      [a, "running"],
+      [b, "running"],
+    ]);
     expect(fleet.daemonPid()).toBe(pid);
   });
 
@@ -120,7 +123,7 @@ describe("the view", () => {
     const lines = rows(screen);
     expect(lines).toHaveLength(4);
     for (const line of lines) expect(textWidth(line)).toBeLessThan(50);
-    expect(lines[2]).toMatch(/^› ✻   1 echo x+… · x+… · \d+s$/);
+    expect(lines[2]).toMatch(/^› ✻ {3}1 echo x+… · x+… · \d+s$/);
     expect(lines[3]).toStartWith("q:detach ↑↓ ⏎:attach");
     expect(lines[3]).toEndWith("?:help");
   });
@@ -284,7 +287,11 @@ describe("keys", () => {
     client.write("s");
     const byGroup = await client.waitForScreen("by group", (s) => s.includes("by group"));
     expect(byGroup).not.toContain("Unassigned");
-    expect(rows(byGroup).filter((r) => !r.startsWith(" ") && !r.startsWith("›")).slice(1, 3)).toEqual(["Alpha (1)", "zeta (1)"]);
+    expect(
+      rows(byGroup)
+        .filter((r) => !r.startsWith(" ") && !r.startsWith("›"))
+        .slice(1, 3),
+    ).toEqual(["Alpha (1)", "zeta (1)"]);
     await fleet.run("sleep 3602");
     const withUnassigned = await client.waitForScreen("Unassigned", (s) => s.includes("Unassigned (1)"));
     const headings = rows(withUnassigned).filter((r) => /^\S.* \(\d+\)$/.test(r));

@@ -39,12 +39,18 @@ async function commands(): Promise<{ path: string[]; flags: string[] }[]> {
 }
 
 function longFlags(args: Record<string, ArgDef> = {}): string[] {
-  return Object.entries(args).filter(([, a]) => a.type !== "positional").map(([n, a]) => (a.type === "boolean" && a.default === true ? `no-${n}` : n));
+  return Object.entries(args)
+    .filter(([, a]) => a.type !== "positional")
+    .map(([n, a]) => (a.type === "boolean" && a.default === true ? `no-${n}` : n));
 }
 
 describe("an unknown flag", () => {
   test("the examples: run --nmae and ls --jsn are refused with the flag meant, and nothing starts", async () => {
-    expect(await cli(["run", "--nmae", "typo", "--", "echo", "hi"])).toEqual({ code: 2, stdout: "", stderr: "fleetcom: run: unknown flag --nmae (did you mean --name?)\n" });
+    expect(await cli(["run", "--nmae", "typo", "--", "echo", "hi"])).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "fleetcom: run: unknown flag --nmae (did you mean --name?)\n",
+    });
     expect(await cli(["ls", "--jsn"])).toEqual({ code: 2, stdout: "", stderr: "fleetcom: ls: unknown flag --jsn (did you mean --json?)\n" });
     expect(daemonStarted()).toBe(false);
   });
@@ -98,7 +104,17 @@ describe("an unknown flag", () => {
       enter: { type: "boolean", default: true },
       task: { type: "positional" },
     });
-    for (const ok of [["-fn", "5", "1"], ["-n5", "1"], ["-nf"], ["-qf", "1"], ["--lines", "--weird", "1"], ["--lines=3"], ["--no-enter"], ["1", "--", "--anything"], ["-", "-5"]]) {
+    for (const ok of [
+      ["-fn", "5", "1"],
+      ["-n5", "1"],
+      ["-nf"],
+      ["-qf", "1"],
+      ["--lines", "--weird", "1"],
+      ["--lines=3"],
+      ["--no-enter"],
+      ["1", "--", "--anything"],
+      ["-", "-5"],
+    ]) {
       expect(unknownFlag(ok, flags)).toBeNull();
     }
     expect(unknownFlag(["-fx"], flags)?.flag).toBe("-fx");

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { Fleet, until } from "../harness/fleet.ts";
+import { type Fleet, until } from "../harness/fleet.ts";
 import { fleetcomArgv } from "../harness/helpers.ts";
 import { killProcessGroups, processesWithMarker, recoveryDirOf, snapshotFleet, snapshotNames } from "../harness/recovery-helpers.ts";
 import { decodeHistory, restoredMarker } from "../../src/recipe-history.ts";
@@ -50,7 +50,9 @@ describe("peek --history", () => {
   test("a task that printed 3,000 numbered lines gives the last 2,000 exactly, wrapped lines joined", async () => {
     historyFleet();
     // Every 500th line is wider than the terminal (120 columns): the emulator holds it as two rows.
-    const id = await fleet.run(`i=1; while [ $i -le 3000 ]; do if [ $((i % 500)) = 0 ]; then echo "line $i $(printf '%0150d' 0)"; else echo "line $i"; fi; i=$((i+1)); done`);
+    const id = await fleet.run(
+      `i=1; while [ $i -le 3000 ]; do if [ $((i % 500)) = 0 ]; then echo "line $i $(printf '%0150d' 0)"; else echo "line $i"; fi; i=$((i+1)); done`,
+    );
     await fleet.waitForExit(id);
     const expected = numbered(1001, 3000).map((l, i) => ((1001 + i) % 500 === 0 ? `${l} ${"0".repeat(150)}` : l));
     const r = await fleet.cli(["peek", String(id), "--history"]);
@@ -86,7 +88,15 @@ describe("grep", () => {
 
     const context = await fleet.cli(["grep", "-i", "-C", "1", "error"]);
     expect(context.stdout).toBe(
-      [`${a}-api-1- alpha`, `${a}:api:2: beta ERROR one`, `${a}-api-3- gamma`, "--", `${c}-job-2- two`, `${c}:job:3: three error two`, `${c}:job:4: \\u202eevil ERROR`].join("\n") + "\n",
+      [
+        `${a}-api-1- alpha`,
+        `${a}:api:2: beta ERROR one`,
+        `${a}-api-3- gamma`,
+        "--",
+        `${c}-job-2- two`,
+        `${c}:job:3: three error two`,
+        `${c}:job:4: \\u202eevil ERROR`,
+      ].join("\n") + "\n",
     );
     expect((await fleet.cli(["grep", "ERROR", String(c)])).stdout).toBe(`${c}:job:4: \\u202eevil ERROR\n`);
     expect((await fleet.cli(["grep", "ERROR", "--group", "back"])).stdout.split("\n").length).toBe(3);
@@ -97,7 +107,9 @@ describe("grep", () => {
     expect((await fleet.cli(["grep", "-C", "x", "y"])).code).toBe(2);
 
     const json = JSON.parse((await fleet.cli(["grep", "--json", "-C", "1", "beta"])).stdout);
-    expect(json).toEqual({ matches: [{ task: a, name: "api", command: expect.any(String), line: 2, text: "beta ERROR one", before: ["alpha"], after: ["gamma"] }] });
+    expect(json).toEqual({
+      matches: [{ task: a, name: "api", command: expect.any(String), line: 2, text: "beta ERROR one", before: ["alpha"], after: ["gamma"] }],
+    });
   });
 
   test("with no daemon running there is nothing to search: exit 2, and no daemon is started", async () => {
@@ -120,7 +132,10 @@ describe("logs", () => {
     );
     await until("the first thousand lines", async () => (await fleet.peek(id)).includes("line 1000"));
     const out = join(fleet.sandbox.root, "logs.txt");
-    const logs = Bun.spawn(["/bin/sh", "-c", `exec "$@" > ${out}`, "sh", ...fleetcomArgv(["logs", String(id), "--follow"])], { env: fleet.env, stderr: "pipe" });
+    const logs = Bun.spawn(["/bin/sh", "-c", `exec "$@" > ${out}`, "sh", ...fleetcomArgv(["logs", String(id), "--follow"])], {
+      env: fleet.env,
+      stderr: "pipe",
+    });
     await until("the follower's history", () => existsSync(out) && readFileSync(out, "utf8").includes("line 1000\n"));
     writeFileSync(go, "");
     expect(await logs.exited).toBe(0);
@@ -160,7 +175,9 @@ describe("history kept on disk", () => {
   test("after a SIGKILL of the daemon and recover --latest, the task shows its old lines above the marker and its new output below", async () => {
     historyFleet();
     const count = join(fleet.sandbox.root, "runs");
-    const id = await fleet.run(`n=$(cat ${count} 2>/dev/null || echo 0); n=$((n+1)); echo $n > ${count}; for i in 1 2 3; do echo "run $n line $i"; done; exec sleep 3600`);
+    const id = await fleet.run(
+      `n=$(cat ${count} 2>/dev/null || echo 0); n=$((n+1)); echo $n > ${count}; for i in 1 2 3; do echo "run $n line $i"; done; exec sleep 3600`,
+    );
     await until("the snapshot", () => snapshotNames(fleet).length === 1);
     await until("the history on disk", () => historyOnDisk(fleet, id)?.includes("run 1 line 3"));
     const dir = recoveryDirOf(fleet);
@@ -266,7 +283,12 @@ describe("the pager", () => {
     await fleet.ok(["send", String(id), "typed while paging"]);
     await until("the echo", async () => (await fleet.peek(id)).includes("typed while paging"));
     client.write("\r");
-    const trim = (s: string) => s.split("\n").map((r) => r.trimEnd()).join("\n").trimEnd();
+    const trim = (s: string) =>
+      s
+        .split("\n")
+        .map((r) => r.trimEnd())
+        .join("\n")
+        .trimEnd();
     await until("the redraw", async () => {
       await client.settled();
       return trim(client.screen()) === trim(await fleet.peek(id));

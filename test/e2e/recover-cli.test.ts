@@ -164,7 +164,9 @@ describe("recover --latest and FILE", () => {
 
     const refused = await fleet.cli(["recover", own]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr.trim()).toBe(`fleetcom: ${own} is this fleet's own snapshot (this fleet, running): its tasks are the ones running now, so nothing was started; --again starts them a second time`);
+    expect(refused.stderr.trim()).toBe(
+      `fleetcom: ${own} is this fleet's own snapshot (this fleet, running): its tasks are the ones running now, so nothing was started; --again starts them a second time`,
+    );
     expect(await fleet.ls()).toHaveLength(2);
     const again = await fleet.cli(["recover", own, "--again", "--json"]);
     expect(JSON.parse(again.stdout)).toMatchObject({ started: [3, 4], alreadyRunning: 0 });
@@ -189,7 +191,9 @@ describe("recover --latest and FILE", () => {
       `    ${fleet.sandbox.home}: echo migrated`,
       "1 task(s) would start, 0 skipped (missing directory), 1 had finished (not started), 0 dropped",
     ]);
-    expect(JSON.parse(await fleet.ok(["recover", "--latest", "--dry-run", "--json"])).finished).toEqual([{ dir: fleet.sandbox.home, cmd: "echo migrated", group: null, name: null }]);
+    expect(JSON.parse(await fleet.ok(["recover", "--latest", "--dry-run", "--json"])).finished).toEqual([
+      { dir: fleet.sandbox.home, cmd: "echo migrated", group: null, name: null, history: "2" },
+    ]);
     expect((await fleet.ok(["recover", "--list"])).trim()).toMatch(/^\d+s ago · 1 task \(\+1 finished\) · api · autosaved /);
     const r = await fleet.ok(["recover", "--latest"]);
     expect(r).toContain("1 task(s), 1 had finished (not started), 0 skipped");
@@ -214,7 +218,12 @@ describe("recover usage", () => {
   });
 
   test("two of --latest, --list and FILE, or --dry-run with --list, are usage errors", async () => {
-    for (const args of [["--latest", "--list"], ["--list", "x.json"], ["--latest", "x.json"], ["--list", "--dry-run"]]) {
+    for (const args of [
+      ["--latest", "--list"],
+      ["--list", "x.json"],
+      ["--latest", "x.json"],
+      ["--list", "--dry-run"],
+    ]) {
       const r = await fleet.cli(["recover", ...args]);
       expect({ args, code: r.code }).toEqual({ args, code: 2 });
     }

@@ -11,7 +11,30 @@ let fleet: Fleet;
 eachTestGetsAFleet((f) => (fleet = f));
 
 // Words a shell would otherwise split, expand, glob, substitute or take as its own syntax.
-const HOSTILE = ["a b", "", "it's", '"q"', "$HOME", "`id`", "$(id)", "*", "back\\slash", "new\nline", "~", "=x", "a=b", "-n", "é", "#c", ";", "&", "|", "!", "{", "%s\\n"];
+const HOSTILE = [
+  "a b",
+  "",
+  "it's",
+  '"q"',
+  "$HOME",
+  "`id`",
+  "$(id)",
+  "*",
+  "back\\slash",
+  "new\nline",
+  "~",
+  "=x",
+  "a=b",
+  "-n",
+  "é",
+  "#c",
+  ";",
+  "&",
+  "|",
+  "!",
+  "{",
+  "%s\\n",
+];
 
 async function started(args: string[]): Promise<number> {
   const r = await fleet.cli(["run", ...args]);
@@ -68,7 +91,12 @@ describe("run -- CMD…", () => {
 
 describe("the shell-quoting helper", () => {
   test("shellJoin gives /bin/sh back exactly the argv, for hostile words and reserved words first", () => {
-    for (const argv of [["printf", "[%s]\\n", "tab\there", ...HOSTILE], ["time", "x"], ["if", "x"], ["{", "x"]]) {
+    for (const argv of [
+      ["printf", "[%s]\\n", "tab\there", ...HOSTILE],
+      ["time", "x"],
+      ["if", "x"],
+      ["{", "x"],
+    ]) {
       const line = shellJoin(argv);
       const r = Bun.spawnSync(["/bin/sh", "-c", `set -- ${line}; for w; do printf '[%s]\\n' "$w"; done`]);
       expect(r.stdout.toString()).toBe(argv.map((w) => `[${w}]\n`).join(""));
@@ -79,7 +107,16 @@ describe("the shell-quoting helper", () => {
 
   test("a word is bare only when no shell gives any of its characters a meaning", () => {
     expect(["npm", "run", "dev", "--port=3000", "./a/b.js", "user@host:path", "50%", "a,b", "héllo", "日本"].map(shellWord)).toEqual([
-      "npm", "run", "dev", "--port=3000", "./a/b.js", "user@host:path", "50%", "a,b", "héllo", "日本",
+      "npm",
+      "run",
+      "dev",
+      "--port=3000",
+      "./a/b.js",
+      "user@host:path",
+      "50%",
+      "a,b",
+      "héllo",
+      "日本",
     ]);
     expect(["", "a b", "it's", "=x", "~", "~/x", "$x", "a*"].map(shellWord)).toEqual(["''", "'a b'", "'it'\\''s'", "'=x'", "'~'", "'~/x'", "'$x'", "'a*'"]);
     expect(shellQuote("abc")).toBe("'abc'");

@@ -84,7 +84,13 @@ describe("save and load", () => {
     await fleet.run("sleep 3600", ["--name", "api"]);
     const done = await fleet.run("true");
     await fleet.waitForExit(done);
-    const recipe = { name: "near", dirs: { "~": [{ cmd: "sleep 3600", name: "api" }, { cmd: "sleep 3600", name: "web" }, { cmd: "sleep 3600", name: "api", group: "g" }, "true"], "~/elsewhere": [{ cmd: "sleep 3600", name: "api" }] } };
+    const recipe = {
+      name: "near",
+      dirs: {
+        "~": [{ cmd: "sleep 3600", name: "api" }, { cmd: "sleep 3600", name: "web" }, { cmd: "sleep 3600", name: "api", group: "g" }, "true"],
+        "~/elsewhere": [{ cmd: "sleep 3600", name: "api" }],
+      },
+    };
     writeFileSync(join(fleet.sandbox.root, "near.json"), JSON.stringify(recipe));
     const r = JSON.parse(await fleet.ok(["load", join(fleet.sandbox.root, "near.json"), "--json"]));
     expect(r).toMatchObject({ alreadyRunning: 1, started: [3, 4, 5, 6] });
@@ -152,9 +158,7 @@ describe("save and load", () => {
   test("fleetcom WORD with no such session is a usage error that names both readings", async () => {
     const r = await fleet.cli(["no-such-session"]);
     expect(r.code).toBe(2);
-    expect(r.stderr.trim()).toBe(
-      "fleetcom: unknown command 'no-such-session', and no saved session by that name (see fleetcom --help and fleetcom sessions)",
-    );
+    expect(r.stderr.trim()).toBe("fleetcom: unknown command 'no-such-session', and no saved session by that name (see fleetcom --help and fleetcom sessions)");
   });
 
   test("a session named like a subcommand is loaded with fleetcom load", async () => {
@@ -207,4 +211,3 @@ describe("save refusals", () => {
     expect(mode(join(sessionsDir(), "modes.json"))).toBe("600");
   });
 });
-

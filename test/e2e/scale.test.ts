@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { textWidth } from "../../src/text-width.ts";
-import { eachTestGetsAFleet, Fleet, type PtyClient, until } from "../harness/fleet.ts";
+import { eachTestGetsAFleet, type Fleet, type PtyClient, until } from "../harness/fleet.ts";
 
 let fleet: Fleet;
 eachTestGetsAFleet((f) => (fleet = f));
@@ -105,7 +105,7 @@ describe("the dashboard with 100 tasks", () => {
     const moved = await client.waitForScreen("task 50 waiting", (s) => s.includes("! 2 waiting") && selectedRow(s).includes("rang-50"));
     // Still task 50, now in the Waiting section at the top, with the mark that says it moved up.
     expect(selectedRow(moved)).toMatch(/^› ?! +50 ↑ svc-50 · rang-50/);
-    expect(rows(moved).slice(1, 4)).toEqual(["Waiting (2)", expect.stringMatching(/^  ! +10 (↑ )?svc-10 /), expect.stringMatching(/^› ! +50 ↑ svc-50 /)]);
+    expect(rows(moved).slice(1, 4)).toEqual(["Waiting (2)", expect.stringMatching(/^ {2}! +10 (↑ )?svc-10 /), expect.stringMatching(/^› ! +50 ↑ svc-50 /)]);
     client.write("R");
     await client.waitForScreen("the rename prompt is for task 50", (s) => s.includes("Name for task 50"));
   });
@@ -123,7 +123,11 @@ describe("the dashboard with 100 tasks", () => {
     await client.waitForScreen("task 77", (s) => / 77 svc-77 /.test(selectedRow(s)));
     client.write("v");
     const picked = await client.waitForScreen("four selected", (s) => s.includes("* 4 selected"));
-    expect(taskRows(picked).filter((r) => r[1] === "*").map(idOf)).toContain(77);
+    expect(
+      taskRows(picked)
+        .filter((r) => r[1] === "*")
+        .map(idOf),
+    ).toContain(77);
     client.write("X");
     await client.waitForScreen("the question", (s) => s.includes("kill 4 running task(s)? y/N"));
     client.write("y");
@@ -170,7 +174,8 @@ describe("the dashboard with 100 tasks", () => {
     for (const line of rows(narrow)) expect(textWidth(line)).toBeLessThan(60);
     client.write("?");
     const help = await client.waitForScreen("every key", (s) => s.includes("Keys (any key returns)"));
-    for (const key of ["Home End", "PgUp PgDn", "12 ⏎", "/", "v", "V", "X", "Q", "attached"]) expect(help).toMatch(new RegExp(`^  ${key.replace(/[?/]/g, "\\$&")} `, "m"));
+    for (const key of ["Home End", "PgUp PgDn", "12 ⏎", "/", "v", "V", "X", "Q", "attached"])
+      expect(help).toMatch(new RegExp(`^  ${key.replace(/[?/]/g, "\\$&")} `, "m"));
     client.write(" ");
     await client.waitForScreen("the list again", (s) => !s.includes("Keys (any key") && isDashboard(s));
   });
@@ -285,7 +290,10 @@ describe("the status line", () => {
   });
 
   test("a task that clears the screen, scrolls past its end and resets its scroll region leaves the line in place and its own rows exact", async () => {
-    const id = await fleet.run(`echo top; while read -r l; do printf '\\033[2J\\033[Hcleared %s\\n' "$l"; seq 1 40; printf '\\033[r'; echo after-reset; done`, ["--name", "clr"]);
+    const id = await fleet.run(`echo top; while read -r l; do printf '\\033[2J\\033[Hcleared %s\\n' "$l"; seq 1 40; printf '\\033[r'; echo after-reset; done`, [
+      "--name",
+      "clr",
+    ]);
     await until("top", async () => (await fleet.peek(id)).includes("top"));
     fleet.env.FLEETCOM_ATTACH_STATUS = "1";
     const client = await attached(id, "top", [], { cols: 80, rows: 20 });
@@ -294,7 +302,13 @@ describe("the status line", () => {
     client.write("x\r");
     const screen = await client.waitForScreen("the task's rows", (s) => lines(s)[0] === "after-reset" && lines(s)[17] === "40");
     expect(lines(screen)[19]).toStartWith(" task 1 clr · active · none waiting · Ctrl-\\ detach");
-    expect(lines(screen).slice(0, 19).map((r) => r.trimEnd()).join("\n").trimEnd()).toBe((await fleet.peek(id)).trimEnd());
+    expect(
+      lines(screen)
+        .slice(0, 19)
+        .map((r) => r.trimEnd())
+        .join("\n")
+        .trimEnd(),
+    ).toBe((await fleet.peek(id)).trimEnd());
     client.write(DETACH);
     expect(await client.proc.exited).toBe(0);
   });

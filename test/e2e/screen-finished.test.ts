@@ -98,7 +98,20 @@ describe("a task that exits", () => {
     });
     let exited = false;
     const listener: TaskListener = { output() {}, reply() {}, exited: () => void (exited = true), inputDrained() {}, attention() {} };
-    const spec = { id: 1, command: "printf 'hello\\nworld\\n'", cwd: dir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, name: null, group: null, cols: 80, rows: 24, scrollback: 2000, agents, probe: { flagsOf: () => null }, log() {} };
+    const spec = {
+      id: 1,
+      command: "printf 'hello\\nworld\\n'",
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      name: null,
+      group: null,
+      cols: 80,
+      rows: 24,
+      scrollback: 2000,
+      agents,
+      probe: { flagsOf: () => null },
+      log() {},
+    };
     const task = new Task(spec, listener);
     cleanups.push(() => task.dispose());
     expect(task.screen).toBeInstanceOf(Screen);

@@ -55,7 +55,11 @@ function chattyCommand(i: number, size: number): string {
 }
 
 describe("M4: a client that stops reading", () => {
-  const event = (kind: TaskEvent["event"], state: TaskInfo["state"] = "running"): TaskEvent => ({ type: "event", event: kind, task: { id: 1, state } as TaskInfo });
+  const event = (kind: TaskEvent["event"], state: TaskInfo["state"] = "running"): TaskEvent => ({
+    type: "event",
+    event: kind,
+    task: { id: 1, state } as TaskInfo,
+  });
 
   test("a waiting event is replaced by the later state, announced as created while the client never heard of the task", () => {
     expect(coalesce(undefined, event("changed"))).toEqual(event("changed"));
@@ -117,10 +121,12 @@ describe("M6: a large load", () => {
     const other = await openClient();
     const entries = Array.from({ length: 300 }, (_, i) => entry(fleet.sandbox.home, `sleep 600 # ${i}`));
     const order: string[] = [];
-    const noted = (what: string) => <T,>(reply: T): T => {
-      order.push(what);
-      return reply;
-    };
+    const noted =
+      (what: string) =>
+      <T>(reply: T): T => {
+        order.push(what);
+        return reply;
+      };
     const load = loader.request("load", { entries }).then(noted("load"));
     await until("the load under way", () => loader.messages.some((m) => m.type === "event" && m.event === "created"), 60_000);
     const status = other.request("status").then(noted("status"));
@@ -149,14 +155,19 @@ describe("L4: a recipe larger than one request", () => {
     expect(chunks.flat()).toEqual(entries);
     for (const chunk of chunks) expect(JSON.stringify(chunk).length).toBeLessThanOrEqual(1000);
     const huge = entry(`/${"d".repeat(2000)}`, "true");
-    expect(thrown(() => loadChunks([huge], "/r.json", 1000)).message).toMatch(/^\/r\.json: an entry in \/d+… is too large to send \(\d+ bytes; at most 1000\)$/);
+    expect(thrown(() => loadChunks([huge], "/r.json", 1000)).message).toMatch(
+      /^\/r\.json: an entry in \/d+… is too large to send \(\d+ bytes; at most 1000\)$/,
+    );
   });
 
   test("a command over 64 KiB is refused in one line naming the file, by the dry run and the load alike", async () => {
     const file = join(fleet.sandbox.home, "long.json");
     writeFileSync(file, JSON.stringify({ [fleet.sandbox.home]: ["true", `echo ${"a".repeat(70_000)}`] }));
     const expected = `fleetcom: ${file}: command too long (70005 bytes; at most 64 KiB) in ${fleet.sandbox.home}\n`;
-    for (const args of [["load", file], ["load", "--dry-run", file]]) {
+    for (const args of [
+      ["load", file],
+      ["load", "--dry-run", file],
+    ]) {
       const r = await fleet.cli(args);
       expect(r.stderr).toBe(expected);
       expect(r.code).toBe(1);
@@ -191,7 +202,9 @@ describe("L2: input to a task that does not read", () => {
     expect((await fleet.task(id)).state).toBe("running");
     // Every accepted send arrives in full: the task reads exactly that many bytes and says so.
     writeFileSync(countFile, String(accepted * chunk.length));
-    expect(await until("the task to count its input", async () => (await fleet.peek(id)).match(/^\s*(\d+)$/m)?.[1], 30_000)).toBe(String(accepted * chunk.length));
+    expect(await until("the task to count its input", async () => (await fleet.peek(id)).match(/^\s*(\d+)$/m)?.[1], 30_000)).toBe(
+      String(accepted * chunk.length),
+    );
     // Drained, it takes input again.
     expect((await driver.request("send", { task: String(id), text: "x" })).ok).toBe(true);
   }, 60_000);
@@ -249,7 +262,10 @@ describe("L10: snapshot writes that fail", () => {
   });
 
   /** `snapshot failed` lines in the daemon log: one per failed pass. */
-  const failedPasses = () => readFileSync(join(fleet.sandbox.runtime, "daemon.log"), "utf8").split("\n").filter((l) => / snapshot failed: /.test(l)).length;
+  const failedPasses = () =>
+    readFileSync(join(fleet.sandbox.runtime, "daemon.log"), "utf8")
+      .split("\n")
+      .filter((l) => / snapshot failed: /.test(l)).length;
 
   test("reach subscribed clients and status once per streak, make recover --list warn, and clear on the next good write", async () => {
     fleet.env.FLEETCOM_SNAPSHOT_DEBOUNCE_MS = "100";
@@ -279,7 +295,9 @@ describe("L10: snapshot writes that fail", () => {
 
     const listed = await fleet.cli(["recover", "--list"]);
     expect(listed.code).toBe(0);
-    expect(listed.stderr).toMatch(/^fleetcom: warning: the running daemon's fleet changed \d+s ago and is newer than every snapshot listed: writing snapshots has failed for \d+s \(.+\)\n$/);
+    expect(listed.stderr).toMatch(
+      /^fleetcom: warning: the running daemon's fleet changed \d+s ago and is newer than every snapshot listed: writing snapshots has failed for \d+s \(.+\)\n$/,
+    );
 
     rmdirSync(blocker);
     await watcher.request("rename", { task: String(id), name: "fixed" });
@@ -299,7 +317,8 @@ describe("L12: finished tasks", () => {
     const base = rssKb(daemon);
     const ids: number[] = [];
     // 3 MB each: far more than the 2,000 lines of scrollback an emulator keeps.
-    for (let i = 0; i < 10; i++) ids.push(((await driver.request("run", { command: `head -c 2250000 /dev/urandom | base64; echo last line ${i}` })).result as { id: number }).id);
+    for (let i = 0; i < 10; i++)
+      ids.push(((await driver.request("run", { command: `head -c 2250000 /dev/urandom | base64; echo last line ${i}` })).result as { id: number }).id);
     await until("every flood to end", async () => ((await driver.request("ls")).result as { state: string }[]).every((t) => t.state === "exited"), 120_000);
     // An emulator with its scrollback full is ~4 MB; the garbage of the floods takes a GC to go.
     const perTaskMb = () => (rssKb(daemon) - base) / 1024 / ids.length;

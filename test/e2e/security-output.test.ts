@@ -36,7 +36,10 @@ interface Captured {
 /** Runs the real CLI and checks both streams byte by byte: valid UTF-8, nothing UNSAFE. */
 async function human(args: string[], cwd = fleet.sandbox.home): Promise<Captured> {
   const r = await raw(args, cwd);
-  for (const [stream, text] of [["stdout", r.stdout], ["stderr", r.stderr]] as const) {
+  for (const [stream, text] of [
+    ["stdout", r.stdout],
+    ["stderr", r.stderr],
+  ] as const) {
     const at = text.search(UNSAFE);
     if (at !== -1) throw new Error(`fleetcom ${args.join(" ")}: raw control on ${stream}: ${JSON.stringify(text.slice(Math.max(0, at - 20), at + 20))}`);
   }
@@ -64,7 +67,14 @@ interface Hostile {
 function hostileRecipe(): Hostile {
   const dir = join(fleet.sandbox.root, `d${HOSTILE}y`);
   mkdirSync(dir);
-  const h = { file: join(fleet.sandbox.root, "evil.json"), dir, command: `sleep 600 # ${HOSTILE}`, name: `web${HOSTILE}`, group: `g${HOSTILE}`, session: `demo${HOSTILE}` };
+  const h = {
+    file: join(fleet.sandbox.root, "evil.json"),
+    dir,
+    command: `sleep 600 # ${HOSTILE}`,
+    name: `web${HOSTILE}`,
+    group: `g${HOSTILE}`,
+    session: `demo${HOSTILE}`,
+  };
   const recipe = { version: 1, name: h.session, dirs: { [dir]: [h.command, { cmd: "sleep 601", name: h.name, group: h.group }] } };
   writeFileSync(h.file, JSON.stringify(recipe));
   return h;
@@ -88,7 +98,10 @@ describe("hostile text in human-readable output (M3, L9)", () => {
     expect(r.stdout).toContain(`sleep 600 # ${SHOWN}`);
     const json = JSON.parse((await raw(["load", "--dry-run", "--json", h.file])).stdout);
     expect(json.name).toBe(h.session);
-    expect(json.entries.map((e: { dir: string; cmd: string }) => [e.dir, e.cmd])).toEqual([[h.dir, h.command], [h.dir, "sleep 601"]]);
+    expect(json.entries.map((e: { dir: string; cmd: string }) => [e.dir, e.cmd])).toEqual([
+      [h.dir, h.command],
+      [h.dir, "sleep 601"],
+    ]);
   });
 
   test("ls shows command, directory, name and group escaped, and ls --json keeps them exact", async () => {
@@ -107,7 +120,11 @@ describe("hostile text in human-readable output (M3, L9)", () => {
 
   test("the unknown- and ambiguous-task errors of peek, wait and rm show tasks and TASK escaped", async () => {
     await loadHostile();
-    for (const args of [["wait", "nosuch", "--for", "exit"], ["rm", "nosuch"], ["peek", "nosuch"]]) {
+    for (const args of [
+      ["wait", "nosuch", "--for", "exit"],
+      ["rm", "nosuch"],
+      ["peek", "nosuch"],
+    ]) {
       const r = await human(args);
       expect(r.code).toBe(1);
       expect(r.stderr).toStartWith("fleetcom: no task matches 'nosuch' (tasks: 1 sleep 600 # \\x1b]52;c;");
@@ -203,15 +220,29 @@ describe("the unknown-task error (L11)", () => {
     writeFileSync(join(dir, "many.json"), JSON.stringify({ [dir]: Array.from({ length: 12 }, (_, i) => `sleep ${600 + i}`) }));
     expect((await human(["load", "many.json"])).code).toBe(0);
     const r = await human(["rm", "nosuch"]);
-    expect(r.stderr).toBe(`fleetcom: no task matches 'nosuch' (tasks: ${Array.from({ length: 10 }, (_, i) => `${i + 1} sleep ${600 + i}`).join(", ")} … and 2 more)\n`);
+    expect(r.stderr).toBe(
+      `fleetcom: no task matches 'nosuch' (tasks: ${Array.from({ length: 10 }, (_, i) => `${i + 1} sleep ${600 + i}`).join(", ")} … and 2 more)\n`,
+    );
   });
 
   test("stays short with hundreds of tasks, ambiguous or unknown", () => {
     const tasks = Array.from({ length: 320 }, (_, i) => ({ id: i + 1, name: null, command: `npm run worker-${i}` }));
-    const unknown = (() => { try { resolveTaskRef("zzz", tasks); } catch (e) { return (e as Error).message; } })()!;
+    const unknown = (() => {
+      try {
+        resolveTaskRef("zzz", tasks);
+      } catch (e) {
+        return (e as Error).message;
+      }
+    })()!;
     expect(unknown).toEndWith(`10 npm run worker-9 … and 310 more)`);
     expect(unknown.length).toBeLessThan(300);
-    const ambiguous = (() => { try { resolveTaskRef("npm", tasks); } catch (e) { return (e as Error).message; } })()!;
+    const ambiguous = (() => {
+      try {
+        resolveTaskRef("npm", tasks);
+      } catch (e) {
+        return (e as Error).message;
+      }
+    })()!;
     expect(ambiguous).toStartWith("'npm' matches 320 tasks: 1 npm run worker-0, ");
     expect(ambiguous).toEndWith("… and 310 more");
   });

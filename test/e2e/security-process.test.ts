@@ -89,7 +89,10 @@ describe("a finished task's PID given to an unrelated process group (H2)", () =>
   afterEach(() => sandbox.cleanup());
 
   nsTest("rm never signals it, and still sweeps what its own finished task left behind", async () => {
-    const facts = await inNamespace(sandbox, "rm", `
+    const facts = await inNamespace(
+      sandbox,
+      "rm",
+      `
 fc run -- true >/dev/null || setup_failed "run"
 fc wait 1 --for exit --timeout 30 >/dev/null || setup_failed "wait 1"
 P=$(task_pid 1); say "TASK-PID $P"
@@ -104,7 +107,8 @@ say "KID-AFTER-RM $(status $KID)"
 fc --kill >/dev/null
 say "VICTIM-AFTER-KILL $(status $VICTIM)"
 say "DONE ok"
-`);
+`,
+    );
     expect(facts.get("VICTIM")).toBe(facts.get("TASK-PID"));
     expect(facts.get("RM")).not.toContain("fleetcom:");
     expect(facts.get("VICTIM-AFTER-RM")).toBe("alive");
@@ -113,7 +117,10 @@ say "DONE ok"
   });
 
   nsTest("the daemon's teardown (--kill) never signals it, and still ends the running tasks", async () => {
-    const facts = await inNamespace(sandbox, "teardown", `
+    const facts = await inNamespace(
+      sandbox,
+      "teardown",
+      `
 fc run -- true >/dev/null || setup_failed "run"
 fc wait 1 --for exit --timeout 30 >/dev/null || setup_failed "wait 1"
 P=$(task_pid 1); say "TASK-PID $P"
@@ -124,14 +131,18 @@ say "KILL $(fc --kill 2>&1 | tr '\\n' ' ')"
 say "VICTIM-AFTER-KILL $(status $VICTIM)"
 wait_until gone $S
 say "DONE ok"
-`);
+`,
+    );
     expect(facts.get("VICTIM")).toBe(facts.get("TASK-PID"));
     expect(facts.get("KILL")).toContain("stopped daemon");
     expect(facts.get("VICTIM-AFTER-KILL")).toBe("alive");
   });
 
   nsTest("a killed task's PID reused: rm of it signals nobody", async () => {
-    const facts = await inNamespace(sandbox, "killed", `
+    const facts = await inNamespace(
+      sandbox,
+      "killed",
+      `
 fc run -- "sleep 300" >/dev/null || setup_failed "run"
 P=$(task_pid 1); say "TASK-PID $P"
 fc kill 1 >/dev/null || setup_failed "kill"
@@ -141,7 +152,8 @@ say "RM $(fc rm 1 2>&1 | tr '\\n' ' ')"
 say "VICTIM-AFTER-RM $(status $VICTIM)"
 fc --kill >/dev/null
 say "DONE ok"
-`);
+`,
+    );
     expect(facts.get("VICTIM")).toBe(facts.get("TASK-PID"));
     expect(facts.get("VICTIM-AFTER-RM")).toBe("alive");
   });
@@ -153,7 +165,10 @@ describe("fleetcom --kill and the PID in daemon.lock (H3)", () => {
   afterEach(() => sandbox.cleanup());
 
   nsTest("after a crash, an unrelated process holding the dead daemon's PID is not signalled", async () => {
-    const facts = await inNamespace(sandbox, "stale-lock", `
+    const facts = await inNamespace(
+      sandbox,
+      "stale-lock",
+      `
 fc run -- "sleep 100" >/dev/null || setup_failed "run"
 D=$(cat "$FLEETCOM_RUNTIME_DIR/daemon.lock"); say "DAEMON $D"
 kill -9 $D
@@ -168,7 +183,8 @@ OUT=$(fc --kill 2>&1); say "KILL-EXIT $?"; say "KILL $(echo $OUT)"
 say "VICTIM-AFTER-KILL $(status $VICTIM)"
 say "FILES-LEFT $(ls "$FLEETCOM_RUNTIME_DIR" | grep -x -e default.sock -e daemon.lock | tr '\\n' ' ')."
 say "DONE ok"
-`);
+`,
+    );
     expect(facts.get("VICTIM")).toBe(facts.get("DAEMON"));
     expect(facts.get("LOCK-SAYS")).toBe(facts.get("DAEMON"));
     expect(facts.get("KILL")).toBe("no daemon running");
@@ -263,7 +279,11 @@ describe("a crashed long-lived fleet among ten later supervisors that died (H4)"
       expect(latest.file).toBe(join(dir, crashed));
       expect(latest.entries).toHaveLength(320);
       // --list: newest written first, the next supervisor's own file, then the crashed fleet.
-      expect(listSnapshots(env, sandbox.home).map((s) => [s.file.slice(dir.length + 1), s.tasks]).slice(0, 2)).toEqual([
+      expect(
+        listSnapshots(env, sandbox.home)
+          .map((s) => [s.file.slice(dir.length + 1), s.tasks])
+          .slice(0, 2),
+      ).toEqual([
         [own, 1],
         [crashed, 320],
       ]);
@@ -322,7 +342,9 @@ describe("a crashed long-lived fleet among ten later supervisors that died (H4)"
       // Ten supervisors started after this daemon and died before its last write.
       for (let i = 0; i < 10; i++) {
         const later = join(dir, snapshotFileName(new Date(startedAt + (i + 1) * 1_000), DEAD_PID + i));
-        writeFileSync(later, formatRecipe(snapshotLabel(new Date(lastWrite)), [entry(crashedFleet.sandbox.home, `sleep ${i}`)], crashedFleet.sandbox.home), { mode: 0o600 });
+        writeFileSync(later, formatRecipe(snapshotLabel(new Date(lastWrite)), [entry(crashedFleet.sandbox.home, `sleep ${i}`)], crashedFleet.sandbox.home), {
+          mode: 0o600,
+        });
         const at = new Date(lastWrite - (100 - i) * 1_000);
         utimesSync(later, at, at);
       }

@@ -110,7 +110,6 @@ function defaultRuntimeEnv(tmp: string): Record<string, string> {
 
 // ---- helpers for the daemon side -------------------------------------------------------------------
 
-
 class RawClient {
   readonly socket: Socket;
   readonly messages: any[] = [];
@@ -127,7 +126,9 @@ class RawClient {
   }
 
   hello(): void {
-    this.socket.write(encodeControl({ type: "hello", protocol: PROTOCOL_VERSION, version: "test", cwd: "/", env: { PATH: "/usr/bin:/bin" }, cols: 80, rows: 24 }));
+    this.socket.write(
+      encodeControl({ type: "hello", protocol: PROTOCOL_VERSION, version: "test", cwd: "/", env: { PATH: "/usr/bin:/bin" }, cols: 80, rows: 24 }),
+    );
   }
 }
 
@@ -266,7 +267,9 @@ c.on("error", () => {});
     expect(messages).toEqual([{ type: "refused", error: `this daemon serves uid 0 only, not uid ${other.uid}` }]);
     expect(await fleet.ls()).toEqual([]);
     expect(existsSync(pwned)).toBe(false);
-    expect(readFileSync(join(fleet.sandbox.runtime, "daemon.log"), "utf8")).toContain(`refused a connection: this daemon serves uid 0 only, not uid ${other.uid}`);
+    expect(readFileSync(join(fleet.sandbox.runtime, "daemon.log"), "utf8")).toContain(
+      `refused a connection: this daemon serves uid 0 only, not uid ${other.uid}`,
+    );
   });
 });
 

@@ -33,7 +33,6 @@ function fakes(root: string, base: Record<string, string>): { env: Record<string
   return { env, calls: () => (existsSync(log) ? readFileSync(log, "utf8").trimEnd().split("\n") : []) };
 }
 
-
 describe("autostart", () => {
   let fleet: Fleet;
   let calls: () => string[];
@@ -68,7 +67,9 @@ describe("autostart", () => {
     expect(JSON.parse(await fleet.ok(["status", "--json"])).logout).toMatchObject({ lingering: false, killUserProcesses: true, survives: false });
     // Where logind leaves session processes alone, the fleet outlives a logout, and status says what it hangs on.
     const kept = await fleet.cli(["status"], { env: { FAKE_KILL: "no" } });
-    expect(kept.stdout).toContain("logout    lingering is off: the fleet outlives a logout only while logind leaves your processes alone (KillUserProcesses=no); loginctl enable-linger tester keeps it running in any case\n");
+    expect(kept.stdout).toContain(
+      "logout    lingering is off: the fleet outlives a logout only while logind leaves your processes alone (KillUserProcesses=no); loginctl enable-linger tester keeps it running in any case\n",
+    );
   });
 
   test("no user manager: setsid as before, no scope asked for", async () => {
@@ -111,7 +112,12 @@ describe("fleetcom service", () => {
       "systemctl --user daemon-reload",
       "systemctl --user enable --now fleetcom.service",
     ]);
-    expect((await fleet.ok(["service", "status"])).trim().split("\n")).toEqual([`installed ${unit()}`, "enabled   enabled", "active    active", "lingering yes"]);
+    expect((await fleet.ok(["service", "status"])).trim().split("\n")).toEqual([
+      `installed ${unit()}`,
+      "enabled   enabled",
+      "active    active",
+      "lingering yes",
+    ]);
     expect((await fleet.ok(["service"])).trim().split("\n")[0]).toBe(`installed ${unit()}`);
     expect((await fleet.ok(["service", "uninstall"])).trim()).toBe(`removed ${unit()}`);
     expect(existsSync(unit())).toBe(false);
@@ -164,7 +170,10 @@ describe("unit and agent texts (pure)", () => {
   test("on macOS install writes the agent and bootstraps it with launchctl", () => {
     const f = fakes(sandbox.root, sandbox.env);
     const written: Record<string, string> = {};
-    const lines = installService({ env: f.env, os: "darwin", daemon: ["/usr/local/bin/fleetcom", "daemon"], runningPid: null, uid: 501 }, (path, text) => (written[path] = text));
+    const lines = installService(
+      { env: f.env, os: "darwin", daemon: ["/usr/local/bin/fleetcom", "daemon"], runningPid: null, uid: 501 },
+      (path, text) => (written[path] = text),
+    );
     const path = join(sandbox.home, "Library", "LaunchAgents", "dev.fleetcom.daemon.plist");
     expect(Object.keys(written)).toEqual([path]);
     expect(lines).toEqual([`installed ${path}: launchd starts fleetcom daemon at login`]);

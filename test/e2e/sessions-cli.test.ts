@@ -82,7 +82,11 @@ describe("fleetcom sessions", () => {
   });
 
   test("missing arguments and unknown subcommands are usage errors", async () => {
-    for (const args of [["sessions", "rm"], ["sessions", "mv", "a"], ["sessions", "frobnicate"]]) {
+    for (const args of [
+      ["sessions", "rm"],
+      ["sessions", "mv", "a"],
+      ["sessions", "frobnicate"],
+    ]) {
       const r = await run(args);
       expect(r.code).toBe(2);
       expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);

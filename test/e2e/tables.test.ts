@@ -18,7 +18,10 @@ async function onTerminal(args: string[]): Promise<string[]> {
   const client = fleet.spawnClient(args, { cols: COLS, rows: 30 });
   expect(await client.proc.exited).toBe(0);
   await client.settled();
-  return client.screen().split("\n").map((row) => row.trimEnd());
+  return client
+    .screen()
+    .split("\n")
+    .map((row) => row.trimEnd());
 }
 
 /** The terminal column where `text` starts in `row`. */

@@ -46,7 +46,12 @@ describe("ambiguity", () => {
 
   test("a prefix matching several tasks lists at most ten of them", () => {
     const many = Array.from({ length: 14 }, (_, i) => task(i + 1, null, `npm run worker-${i}`));
-    expect(refused("npm", many)).toBe(`'npm' matches 14 tasks: ${many.slice(0, 10).map((t) => `${t.id} ${t.command}`).join(", ")} … and 4 more`);
+    expect(refused("npm", many)).toBe(
+      `'npm' matches 14 tasks: ${many
+        .slice(0, 10)
+        .map((t) => `${t.id} ${t.command}`)
+        .join(", ")} … and 4 more`,
+    );
   });
 
   test("an unknown or empty reference matches nothing", () => {

@@ -10,7 +10,13 @@ eachTestGetsAFleet((f) => (fleet = f));
 
 function pidsFromScreen(text: string, tag: string): number[] {
   const line = text.split("\n").find((l) => l.startsWith(`${tag}:`));
-  return line ? line.slice(tag.length + 1).trim().split(/\s+/).map(Number) : [];
+  return line
+    ? line
+        .slice(tag.length + 1)
+        .trim()
+        .split(/\s+/)
+        .map(Number)
+    : [];
 }
 
 describe("tasks", () => {
@@ -152,7 +158,7 @@ describe("tasks", () => {
   });
 
   test("send types into the task, with Enter unless --no-enter", async () => {
-    const id = await fleet.run("read a; read b; echo \"got:$a:$b\"");
+    const id = await fleet.run('read a; read b; echo "got:$a:$b"');
     await fleet.ok(["send", String(id), "--no-enter", "hello"]);
     await fleet.ok(["send", String(id), "world"]);
     await fleet.ok(["send", String(id), "two words"]);
@@ -163,9 +169,7 @@ describe("tasks", () => {
   test("peek --lines reaches into scrollback and --follow streams new output as plain text", async () => {
     const id = await fleet.run("seq 1 100");
     await fleet.waitForExit(id);
-    expect((await fleet.ok(["peek", String(id), "--lines", "50"])).trim().split("\n")).toEqual(
-      Array.from({ length: 50 }, (_, i) => String(i + 51)),
-    );
+    expect((await fleet.ok(["peek", String(id), "--lines", "50"])).trim().split("\n")).toEqual(Array.from({ length: 50 }, (_, i) => String(i + 51)));
     const ticker = await fleet.run("echo waiting; read go; for i in 1 2 3; do printf '\\033[1mtick %s\\033[0m\\n' $i; done");
     await until("ticker waiting", async () => (await fleet.peek(ticker)).includes("waiting"));
     const follower = Bun.spawn((await import("../harness/helpers.ts")).fleetcomArgv(["peek", String(ticker), "--follow"]), {

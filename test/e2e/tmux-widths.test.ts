@@ -59,7 +59,11 @@ describe.skipIf(!Tmux.available())(`character widths against tmux ${Tmux.availab
     tmux.respawn("fleetcom", attach);
     expect(await tmux.waitFor("fleetcom", "the corpus, reattached", printedAll)).toBe(direct);
 
-    const peeked = (await fleet.peek(id)).split("\n").map((row) => row.trimEnd()).join("\n").trimEnd();
+    const peeked = (await fleet.peek(id))
+      .split("\n")
+      .map((row) => row.trimEnd())
+      .join("\n")
+      .trimEnd();
     expect(peeked).toBe(direct);
   });
 });

@@ -6,7 +6,15 @@ import { join, resolve } from "node:path";
 import type { Fleet } from "./fleet.ts";
 
 const FAKE = resolve(import.meta.dir, "fixtures/fake-agent.ts");
-const PROGRAMS: Record<string, string> = { claude: "claude", codex: "codex", grok: "grok", "command-code": "command-code", cmd: "command-code", cmdc: "command-code", commandcode: "command-code" };
+const PROGRAMS: Record<string, string> = {
+  claude: "claude",
+  codex: "codex",
+  grok: "grok",
+  "command-code": "command-code",
+  cmd: "command-code",
+  cmdc: "command-code",
+  commandcode: "command-code",
+};
 
 export interface Invocation {
   agent: string;

@@ -8,7 +8,12 @@ export const ID = "c8c4a5cc-0b32-4ba0-a6b4-6ed08c218e0d";
 export const ID2 = "d9d5b6dd-1c43-4cb1-b7c5-7fe19d329f1e";
 export const HOSTILE = ["$(touch /tmp/pwned)", "'; rm -rf ~; '", ID.toUpperCase(), ID.slice(0, 35), `${ID} && id`, `${ID}x`];
 
-export function tempDir(): { root: string; file(path: string, content?: string, ageMs?: number): string; dir(path: string, ageMs?: number): string; cleanup(): void } {
+export function tempDir(): {
+  root: string;
+  file(path: string, content?: string, ageMs?: number): string;
+  dir(path: string, ageMs?: number): string;
+  cleanup(): void;
+} {
   const root = mkdtempSync(join(tmpdir(), "fleetcom-agent-"));
   const age = (path: string, ageMs: number) => {
     const t = (Date.now() - ageMs) / 1000;

@@ -74,10 +74,14 @@ export class Fleet {
   }
 
   waitForTask(id: number, what: string, test: (t: TaskInfo) => boolean, timeoutMs?: number): Promise<TaskInfo> {
-    return until(`task ${id} ${what}`, async () => {
-      const t = (await this.ls()).find((x) => x.id === id);
-      return t && test(t) ? t : undefined;
-    }, timeoutMs);
+    return until(
+      `task ${id} ${what}`,
+      async () => {
+        const t = (await this.ls()).find((x) => x.id === id);
+        return t && test(t) ? t : undefined;
+      },
+      timeoutMs,
+    );
   }
 
   waitForExit(id: number, timeoutMs?: number): Promise<TaskInfo> {
@@ -173,11 +177,15 @@ export class PtyClient {
   }
 
   async waitForScreen(what: string, test: (screen: string) => boolean, timeoutMs?: number): Promise<string> {
-    return until(what, async () => {
-      await this.settled();
-      const s = this.screen();
-      return test(s) ? s : undefined;
-    }, timeoutMs);
+    return until(
+      what,
+      async () => {
+        await this.settled();
+        const s = this.screen();
+        return test(s) ? s : undefined;
+      },
+      timeoutMs,
+    );
   }
 
   waitForOutput(text: string, timeoutMs?: number): Promise<string> {

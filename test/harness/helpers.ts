@@ -54,10 +54,7 @@ export interface RunResult {
   stderr: string;
 }
 
-export async function runFleetcom(
-  args: string[],
-  opts: { env?: Record<string, string>; cwd?: string; stdin?: string } = {},
-): Promise<RunResult> {
+export async function runFleetcom(args: string[], opts: { env?: Record<string, string>; cwd?: string; stdin?: string } = {}): Promise<RunResult> {
   const proc = Bun.spawn(fleetcomArgv(args), {
     env: opts.env ?? makeDefaultEnv(),
     cwd: opts.cwd,
@@ -65,11 +62,7 @@ export async function runFleetcom(
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
 }
 

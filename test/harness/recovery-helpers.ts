@@ -38,7 +38,9 @@ export function snapshotNames(fleet: Fleet): string[] {
 /** `snapshot written` lines in the daemon log: the write counter that does not depend on timing. */
 export function snapshotWrites(fleet: Fleet): number {
   try {
-    return readFileSync(join(fleet.sandbox.runtime, "daemon.log"), "utf8").split("\n").filter((l) => / snapshot written /.test(l)).length;
+    return readFileSync(join(fleet.sandbox.runtime, "daemon.log"), "utf8")
+      .split("\n")
+      .filter((l) => / snapshot written /.test(l)).length;
   } catch {
     return 0;
   }
@@ -57,7 +59,6 @@ export function processesWithMarker(marker: string): number[] {
   }
   return found;
 }
-
 
 /** Cleanup after a crash: each task leads its own process group, so kill the groups. */
 export function killProcessGroups(pids: number[]): void {

@@ -26,7 +26,10 @@ export class Tmux {
 
   /** tmux's own version, e.g. "3.3a". */
   static version(): string {
-    return new TextDecoder().decode(Bun.spawnSync(["tmux", "-V"]).stdout).trim().replace(/^tmux /, "");
+    return new TextDecoder()
+      .decode(Bun.spawnSync(["tmux", "-V"]).stdout)
+      .trim()
+      .replace(/^tmux /, "");
   }
 
   /** Runs one tmux command against this server; throws when tmux fails. */
@@ -70,7 +73,11 @@ export class Tmux {
    */
   capture(name: string, history = false): string {
     const text = this.cmd("capture-pane", "-p", "-t", `test:${name}`, ...(history ? ["-J", "-S", "-"] : []));
-    return text.split("\n").map((row) => row.trimEnd()).join("\n").replace(/\n+$/, "");
+    return text
+      .split("\n")
+      .map((row) => row.trimEnd())
+      .join("\n")
+      .replace(/\n+$/, "");
   }
 
   async waitFor(name: string, what: string, test: (text: string) => boolean, history = false): Promise<string> {

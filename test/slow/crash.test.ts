@@ -33,7 +33,6 @@ afterAll(async () => {
   await fleet.stop();
 });
 
-
 /** One random recipe-changing request, chosen from the fleet as it is now. */
 async function randomChange(client: RawClient, round: number, step: number): Promise<void> {
   const listed = await client.request("ls");

@@ -96,7 +96,9 @@ test(`${ROUNDS} rounds of SIGKILL while history is being written never leave a t
     historyFiles();
     const { file, historyDir } = newestSnapshot();
     const entries = JSON.parse(readFileSync(file, "utf8")).dirs;
-    const keys: string[] = Object.values(entries).flat().map((e) => (e as { history: string }).history);
+    const keys: string[] = Object.values(entries)
+      .flat()
+      .map((e) => (e as { history: string }).history);
     let torn: string | null = null;
     if (round === TORN_ROUND) {
       torn = join(historyDir, `${keys[0]}.txt.gz`);

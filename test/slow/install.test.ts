@@ -78,55 +78,67 @@ describe("make dist and install.sh", () => {
     expect(sums).toMatch(/^[0-9a-f]{64} {2}install\.sh$/m);
   });
 
-  test("installs over loopback HTTP, and the binary runs --version, sessions and a daemon round trip without bun or node_modules", async () => {
-    const bin = join(sb.root, "fresh", "bin");
-    const result = await install(`${base}/dist`, bin);
-    expect(result.code).toBe(0);
-    expect(result.stderr).toContain(`installed fleetcom ${VERSION} to ${bin}/fleetcom`);
-    expect(result.stderr).toContain(`export PATH="${bin}:$PATH"`);
-    expect(readdirSync(bin)).toEqual(["fleetcom"]);
-    expect(Bun.which("bun", { PATH: NO_BUN_PATH })).toBeNull();
-    expect(existsSync(join(sb.root, "node_modules"))).toBe(false);
+  test(
+    "installs over loopback HTTP, and the binary runs --version, sessions and a daemon round trip without bun or node_modules",
+    async () => {
+      const bin = join(sb.root, "fresh", "bin");
+      const result = await install(`${base}/dist`, bin);
+      expect(result.code).toBe(0);
+      expect(result.stderr).toContain(`installed fleetcom ${VERSION} to ${bin}/fleetcom`);
+      expect(result.stderr).toContain(`export PATH="${bin}:$PATH"`);
+      expect(readdirSync(bin)).toEqual(["fleetcom"]);
+      expect(Bun.which("bun", { PATH: NO_BUN_PATH })).toBeNull();
+      expect(existsSync(join(sb.root, "node_modules"))).toBe(false);
 
-    const binary = join(bin, "fleetcom");
-    expect(fleetcom(binary, ["--version"]).stdout).toBe(`${VERSION}\n`);
-    expect(fleetcom(binary, ["sessions"]).stdout).toContain("no saved sessions");
-    try {
-      const run = fleetcom(binary, ["run", "--", "echo round trip"]);
-      expect(run).toMatchObject({ code: 0, stdout: "1\n" });
-      const task = await until("the task to exit", () => {
-        const [t] = JSON.parse(fleetcom(binary, ["ls", "--json"]).stdout);
-        return t?.state === "exited" ? t : undefined;
-      });
-      expect(task.exitCode).toBe(0);
-      expect(fleetcom(binary, ["peek", "1"]).stdout).toContain("round trip");
-    } finally {
-      expect(fleetcom(binary, ["--kill"]).code).toBe(0);
-    }
-  }, SLOW);
+      const binary = join(bin, "fleetcom");
+      expect(fleetcom(binary, ["--version"]).stdout).toBe(`${VERSION}\n`);
+      expect(fleetcom(binary, ["sessions"]).stdout).toContain("no saved sessions");
+      try {
+        const run = fleetcom(binary, ["run", "--", "echo round trip"]);
+        expect(run).toMatchObject({ code: 0, stdout: "1\n" });
+        const task = await until("the task to exit", () => {
+          const [t] = JSON.parse(fleetcom(binary, ["ls", "--json"]).stdout);
+          return t?.state === "exited" ? t : undefined;
+        });
+        expect(task.exitCode).toBe(0);
+        expect(fleetcom(binary, ["peek", "1"]).stdout).toContain("round trip");
+      } finally {
+        expect(fleetcom(binary, ["--kill"]).code).toBe(0);
+      }
+    },
+    SLOW,
+  );
 
-  test("installs from a file:// base too", async () => {
-    const bin = join(sb.root, "from-file");
-    expect((await install(`file://${dist}`, bin)).code).toBe(0);
-    expect(fleetcom(join(bin, "fleetcom"), ["--version"]).stdout).toBe(`${VERSION}\n`);
-  }, SLOW);
+  test(
+    "installs from a file:// base too",
+    async () => {
+      const bin = join(sb.root, "from-file");
+      expect((await install(`file://${dist}`, bin)).code).toBe(0);
+      expect(fleetcom(join(bin, "fleetcom"), ["--version"]).stdout).toBe(`${VERSION}\n`);
+    },
+    SLOW,
+  );
 
-  test("a corrupted binary fails the checksum, installs nothing and keeps the fleetcom already there", async () => {
-    corruptRelease("corrupt");
-    const fresh = join(sb.root, "corrupt-fresh", "bin");
-    const failed = await install(`${base}/corrupt`, fresh);
-    expect(failed.code).not.toBe(0);
-    expect(failed.stderr).toContain(`checksum mismatch for ${HOST_ASSET}`);
-    expect(failed.stderr).toContain("nothing was installed");
-    expect(existsSync(join(sb.root, "corrupt-fresh"))).toBe(false);
+  test(
+    "a corrupted binary fails the checksum, installs nothing and keeps the fleetcom already there",
+    async () => {
+      corruptRelease("corrupt");
+      const fresh = join(sb.root, "corrupt-fresh", "bin");
+      const failed = await install(`${base}/corrupt`, fresh);
+      expect(failed.code).not.toBe(0);
+      expect(failed.stderr).toContain(`checksum mismatch for ${HOST_ASSET}`);
+      expect(failed.stderr).toContain("nothing was installed");
+      expect(existsSync(join(sb.root, "corrupt-fresh"))).toBe(false);
 
-    const existing = join(sb.root, "existing");
-    mkdirSync(existing);
-    writeFileSync(join(existing, "fleetcom"), "previous version");
-    expect((await install(`${base}/corrupt`, existing)).code).not.toBe(0);
-    expect(readdirSync(existing)).toEqual(["fleetcom"]);
-    expect(readFileSync(join(existing, "fleetcom"), "utf8")).toBe("previous version");
-  }, SLOW);
+      const existing = join(sb.root, "existing");
+      mkdirSync(existing);
+      writeFileSync(join(existing, "fleetcom"), "previous version");
+      expect((await install(`${base}/corrupt`, existing)).code).not.toBe(0);
+      expect(readdirSync(existing)).toEqual(["fleetcom"]);
+      expect(readFileSync(join(existing, "fleetcom"), "utf8")).toBe("previous version");
+    },
+    SLOW,
+  );
 
   test("a failed download installs nothing and names the URL", async () => {
     const bin = join(sb.root, "missing", "bin");
@@ -136,18 +148,25 @@ describe("make dist and install.sh", () => {
     expect(existsSync(join(sb.root, "missing"))).toBe(false);
   });
 
-  test("install.sh is shellcheck-clean", () => {
-    ensureShellcheck();
-    const r = Bun.spawnSync(["shellcheck", "--shell=sh", join(REPO, "install.sh")], { stdout: "pipe", stderr: "pipe" });
-    expect(r.stdout.toString() + r.stderr.toString()).toBe("");
-    expect(r.exitCode).toBe(0);
-  }, SLOW);
+  test(
+    "install.sh is shellcheck-clean",
+    () => {
+      ensureShellcheck();
+      const r = Bun.spawnSync(["shellcheck", "--shell=sh", join(REPO, "install.sh")], { stdout: "pipe", stderr: "pipe" });
+      expect(r.stdout.toString() + r.stderr.toString()).toBe("");
+      expect(r.exitCode).toBe(0);
+    },
+    SLOW,
+  );
 });
 
 function ensureShellcheck(): void {
   if (Bun.which("shellcheck")) return;
   if (process.getuid?.() !== 0) throw new Error("shellcheck is missing and only root can apt-get install it");
-  for (const argv of [["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", "shellcheck"]]) {
+  for (const argv of [
+    ["apt-get", "update", "-qq"],
+    ["apt-get", "install", "-y", "-qq", "shellcheck"],
+  ]) {
     const r = Bun.spawnSync(argv, { env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" }, stdout: "ignore", stderr: "pipe" });
     if (r.exitCode !== 0) throw new Error(`${argv.join(" ")} failed: ${r.stderr.toString()}`);
   }

@@ -17,14 +17,21 @@ describe("claude", () => {
     expect(bare.args).toEqual(["--session-id", `'${bare.pinned}'`, "--settings", `'${join(tmp.root, "claude-settings.json")}'`]);
     expect(bare.env).toEqual({ FLEETCOM_CAPTURE_FILE: assets.captureFile });
     const resumed = claude.instrument(detect(`claude --resume ${ID}`, [claude])!, assets, {})!;
-    expect(resumed).toEqual({ args: ["--settings", `'${join(tmp.root, "claude-settings.json")}'`], env: { FLEETCOM_CAPTURE_FILE: assets.captureFile }, pinned: ID });
+    expect(resumed).toEqual({
+      args: ["--settings", `'${join(tmp.root, "claude-settings.json")}'`],
+      env: { FLEETCOM_CAPTURE_FILE: assets.captureFile },
+      pinned: ID,
+    });
   });
 
   test("the overlay's SessionStart hook copies its stdin to the capture file, silently, 0600", () => {
     const hook = JSON.parse(claudeSettings()).hooks.SessionStart[0].hooks[0];
     expect(hook.type).toBe("command");
     const capture = join(tmp.root, "capture.json");
-    const r = Bun.spawnSync(["/bin/sh", "-c", hook.command], { stdin: new TextEncoder().encode(`{"session_id":"${ID}"}`), env: { FLEETCOM_CAPTURE_FILE: capture } });
+    const r = Bun.spawnSync(["/bin/sh", "-c", hook.command], {
+      stdin: new TextEncoder().encode(`{"session_id":"${ID}"}`),
+      env: { FLEETCOM_CAPTURE_FILE: capture },
+    });
     expect(r.stdout.toString()).toBe("");
     expect(sessionStartId(require("node:fs").readFileSync(capture, "utf8"))).toBe(ID);
     expect(require("node:fs").statSync(capture).mode & 0o777).toBe(0o600);
@@ -47,11 +54,23 @@ describe("claude", () => {
     ["the plain hint", ["Resume this session with:", `claude --resume ${ID}`], {}, ID],
     ["launch flags repeated before --resume", ["Resume this session with:", `claude --settings /run/x/claude-settings.json --resume ${ID}`], {}, ID],
     ["the last of several hints", ["Resume this session with:", `claude --resume ${ID2}`, "Resume this session with:", `claude --resume ${ID}`], {}, ID],
-    ["the word from CLAUDE_CODE_RESUME_HINT_COMMAND", ["Resume this session with:", `npx claude --resume ${ID}`], { CLAUDE_CODE_RESUME_HINT_COMMAND: "npx claude" }, ID],
+    [
+      "the word from CLAUDE_CODE_RESUME_HINT_COMMAND",
+      ["Resume this session with:", `npx claude --resume ${ID}`],
+      { CLAUDE_CODE_RESUME_HINT_COMMAND: "npx claude" },
+      ID,
+    ],
     ["another program's line", ["Resume this session with:", `cmd --resume ${ID}`], {}, null],
     ["no header", [`claude --resume ${ID}`], {}, null],
-    ["a hostile last hint after a good one", ["Resume this session with:", `claude --resume ${ID}`, "Resume this session with:", "claude --resume $(touch /tmp/pwned)"], {}, null],
-    ...HOSTILE.map((h) => [`hostile ${h}`, ["Resume this session with:", `claude --resume ${h}`], {}, null] as [string, string[], Record<string, string>, null]),
+    [
+      "a hostile last hint after a good one",
+      ["Resume this session with:", `claude --resume ${ID}`, "Resume this session with:", "claude --resume $(touch /tmp/pwned)"],
+      {},
+      null,
+    ],
+    ...HOSTILE.map(
+      (h) => [`hostile ${h}`, ["Resume this session with:", `claude --resume ${h}`], {}, null] as [string, string[], Record<string, string>, null],
+    ),
   ])("the exit hint: %s", (_what, lines, env, expected) => {
     expect(claude.exitHint(lines, env)).toBe(expected);
   });
@@ -70,7 +89,11 @@ describe("claude", () => {
     ["waiting for approval", { sessionId: ID, status: "waiting", waitingFor: "approve Bash" }, { id: ID, preview: "awaiting approval: Bash" }],
     ["waiting for input", { sessionId: ID, status: "waiting", waitingFor: "input needed" }, { id: ID, preview: "awaiting input" }],
     ["a dialog", { sessionId: ID, status: "waiting", waitingFor: "dialog open" }, { id: ID, preview: "waiting: dialog open" }],
-    ["a hostile wait, made one printable line", { sessionId: ID, status: "waiting", waitingFor: "approve \x1b]0;x\x07Bash\nnow" }, { id: ID, preview: "awaiting approval: ]0;x Bash now" }],
+    [
+      "a hostile wait, made one printable line",
+      { sessionId: ID, status: "waiting", waitingFor: "approve \x1b]0;x\x07Bash\nnow" },
+      { id: ID, preview: "awaiting approval: ]0;x Bash now" },
+    ],
     ...HOSTILE.map((h) => [`hostile ID ${h}`, { sessionId: h, status: "idle" }, { id: null, preview: null }] as [string, object, object]),
     ["not an object", "idle", null],
   ])("the live registry entry %s", (_what, entry, expected) => {

@@ -13,7 +13,8 @@ afterEach(() => tmp.cleanup());
 
 const V7 = "019f5453-de22-7240-b2e5-0d32692aa6d9";
 const TITLE_V7 = "019f5453-de23-7000-8000-000000000001";
-const turnPayload = (thread: string, input = "fix it") => JSON.stringify({ type: "agent-turn-complete", "thread-id": thread, cwd: "/w", "input-messages": [input] });
+const turnPayload = (thread: string, input = "fix it") =>
+  JSON.stringify({ type: "agent-turn-complete", "thread-id": thread, cwd: "/w", "input-messages": [input] });
 const titlePayload = (thread: string) => turnPayload(thread, "Generate a concise, single-line task title for the following");
 
 describe("codex", () => {

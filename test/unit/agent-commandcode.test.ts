@@ -38,9 +38,27 @@ describe("command code", () => {
 
   test.each([
     [[{ id: ID, time: 1 }], ID],
-    [[{ id: ID, time: 1 }, { id: ID2, time: 2 }], ID2],
-    [[{ id: ID, time: 2 }, { id: ID2, time: 2 }], null],
-    [[{ id: "$(x)", time: 3 }, { id: ID, time: 1 }], null],
+    [
+      [
+        { id: ID, time: 1 },
+        { id: ID2, time: 2 },
+      ],
+      ID2,
+    ],
+    [
+      [
+        { id: ID, time: 2 },
+        { id: ID2, time: 2 },
+      ],
+      null,
+    ],
+    [
+      [
+        { id: "$(x)", time: 3 },
+        { id: ID, time: 1 },
+      ],
+      null,
+    ],
     [[], null],
   ])("after a new conversation the newest scratchpad wins, a tie gives none (case %#)", (found, expected) => {
     expect(newestOnly(found)).toBe(expected);

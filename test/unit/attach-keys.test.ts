@@ -62,7 +62,13 @@ describe("the detach key", () => {
 function reader() {
   const got: AttachInput[] = [];
   let fire: (() => void) | null = null;
-  const timers = { set: (run: () => void) => ((fire = run), 1), clear: () => (fire = null) };
+  const timers = {
+    set: (run: () => void) => {
+      fire = run;
+      return 1;
+    },
+    clear: () => (fire = null),
+  };
   const r = new PrefixReader(0x1c, (input) => got.push(input), 300, timers);
   const text = () => got.map((i) => (i.kind === "send" ? `send:${new TextDecoder().decode(i.bytes)}` : i.kind === "chord" ? `chord:${i.key}` : "detach"));
   return { push: (s: string) => r.push(new TextEncoder().encode(s)), text, timeout: () => fire?.(), pending: () => fire !== null, dispose: () => r.dispose() };

@@ -4,7 +4,16 @@ import { describe, expect, test } from "bun:test";
 import { claudeSignal } from "../../src/agent-claude.ts";
 import { codexSignal } from "../../src/agent-codex.ts";
 import { AttachNotice, noticeText } from "../../src/ui-attach-notice.ts";
-import { type AttentionEvent, type AttentionTracker, BELL_SETTLE_MS, NO_ATTENTION, attentionMessage, isNewAttention, nextAttention, promptLine } from "../../src/attention.ts";
+import {
+  type AttentionEvent,
+  type AttentionTracker,
+  BELL_SETTLE_MS,
+  NO_ATTENTION,
+  attentionMessage,
+  isNewAttention,
+  nextAttention,
+  promptLine,
+} from "../../src/attention.ts";
 import { check, untilQuiet } from "../../src/cmd-wait.ts";
 import type { TaskInfo } from "../../src/wire-protocol.ts";
 import { notifyEnv } from "../../src/daemon-notifier.ts";
@@ -30,11 +39,21 @@ describe("the state machine", () => {
       [{ type: "agent", signal: { kind: "working" } }, 300],
       [input, 400],
     ]).map((t) => t.attention);
-    expect(states).toEqual([null, { state: "input", since: new Date(T0 + 100).toISOString(), message: null }, null, null, { state: "input", since: new Date(T0 + 400).toISOString(), message: null }]);
+    expect(states).toEqual([
+      null,
+      { state: "input", since: new Date(T0 + 100).toISOString(), message: null },
+      null,
+      null,
+      { state: "input", since: new Date(T0 + 400).toISOString(), message: null },
+    ]);
   });
 
   test("the same state again keeps its time and is no new attention; a new state is", () => {
-    const [first, again, asked] = run([[input, 0], [input, 500], [permission("Allow Bash?"), 900]]).map((t) => t.attention);
+    const [first, again, asked] = run([
+      [input, 0],
+      [input, 500],
+      [permission("Allow Bash?"), 900],
+    ]).map((t) => t.attention);
     expect(again).toEqual(first!);
     expect(isNewAttention(first!, again!)).toBe(false);
     expect(asked).toEqual({ state: "permission", since: new Date(T0 + 900).toISOString(), message: "Allow Bash?" });
@@ -45,22 +64,57 @@ describe("the state machine", () => {
 
   test("a bell raises attention, but never over the agent's own state", () => {
     expect(run([[{ type: "bell" }, 0]])[0]!.attention).toEqual({ state: "bell", since: new Date(T0).toISOString(), message: null });
-    expect(run([[input, 0], [{ type: "bell" }, 10]])[1]!.attention?.state).toBe("input");
-    expect(run([[{ type: "bell" }, 0], [input, 10]])[1]!.attention?.state).toBe("input");
+    expect(
+      run([
+        [input, 0],
+        [{ type: "bell" }, 10],
+      ])[1]!.attention?.state,
+    ).toBe("input");
+    expect(
+      run([
+        [{ type: "bell" }, 0],
+        [input, 10],
+      ])[1]!.attention?.state,
+    ).toBe("input");
   });
 
   test("output lowers a bell only once it has settled, and never an agent's wait", () => {
-    const [, redraw, later] = run([[{ type: "bell" }, 0], [{ type: "output" }, BELL_SETTLE_MS - 1], [{ type: "output" }, BELL_SETTLE_MS]]).map((t) => t.attention);
+    const [, redraw, later] = run([
+      [{ type: "bell" }, 0],
+      [{ type: "output" }, BELL_SETTLE_MS - 1],
+      [{ type: "output" }, BELL_SETTLE_MS],
+    ]).map((t) => t.attention);
     expect(redraw?.state).toBe("bell");
     expect(later).toBeNull();
-    expect(run([[{ type: "bell" }, 0], [{ type: "bell" }, 900], [{ type: "output" }, 1500]])[2]!.attention?.state).toBe("bell");
-    expect(run([[input, 0], [{ type: "output" }, 60_000]])[1]!.attention?.state).toBe("input");
+    expect(
+      run([
+        [{ type: "bell" }, 0],
+        [{ type: "bell" }, 900],
+        [{ type: "output" }, 1500],
+      ])[2]!.attention?.state,
+    ).toBe("bell");
+    expect(
+      run([
+        [input, 0],
+        [{ type: "output" }, 60_000],
+      ])[1]!.attention?.state,
+    ).toBe("input");
   });
 
   test("attending, the session's end and the run's end clear every state", () => {
     for (const clear of [{ type: "attended" }, { type: "exited" }, { type: "agent", signal: { kind: "ended" } }] as AttentionEvent[]) {
-      expect(run([[permission("x"), 0], [clear, 1]])[1]!.attention).toBeNull();
-      expect(run([[{ type: "bell" }, 0], [clear, 1]])[1]!.attention).toBeNull();
+      expect(
+        run([
+          [permission("x"), 0],
+          [clear, 1],
+        ])[1]!.attention,
+      ).toBeNull();
+      expect(
+        run([
+          [{ type: "bell" }, 0],
+          [clear, 1],
+        ])[1]!.attention,
+      ).toBeNull();
     }
   });
 
@@ -116,7 +170,11 @@ describe("the bell scan", () => {
 
 describe("the screen's last prompt line, for a wait the agent gives no reason for", () => {
   test.each([
-    ["Claude's reply above its input box", ["❯ remember the word PINEAPPLE-42", "● FAKE-REPLY ok", "", "╭──────────────╮", "│ >            │"], "● FAKE-REPLY ok"],
+    [
+      "Claude's reply above its input box",
+      ["❯ remember the word PINEAPPLE-42", "● FAKE-REPLY ok", "", "╭──────────────╮", "│ >            │"],
+      "● FAKE-REPLY ok",
+    ],
     ["Claude 2.x: rules around a bare ❯", ["● Done.", "─────────", "❯ "], "● Done."],
     ["a question on the cursor's row", ["copying…", "Overwrite? [y/N]"], "Overwrite? [y/N]"],
     ["text typed into a boxed prompt", ["│ > fix the tests │"], "> fix the tests"],
@@ -132,21 +190,42 @@ describe("what the agents' events say", () => {
   test.each([
     ["UserPromptSubmit is working", hook({ hook_event_name: "UserPromptSubmit", prompt: "hi" }), { kind: "working" }],
     ["Stop waits for input", hook({}), { kind: "waiting", state: "input", message: null }],
-    ["Stop carries Claude's last reply as the message", hook({ last_assistant_message: "Done: 3 files\nchanged." }), { kind: "waiting", state: "input", message: "Done: 3 files changed." }],
-    ["a permission prompt", hook({ hook_event_name: "Notification", notification_type: "permission_prompt", message: "Claude needs your permission to use Bash" }), { kind: "waiting", state: "permission", message: "Claude needs your permission to use Bash" }],
-    ["an older permission notification without a type", hook({ hook_event_name: "Notification", message: "Claude needs your permission to use Bash" }), { kind: "waiting", state: "permission", message: "Claude needs your permission to use Bash" }],
-    ["an idle prompt", hook({ hook_event_name: "Notification", notification_type: "idle_prompt", message: "Claude is waiting for your input" }), { kind: "waiting", state: "input", message: "Claude is waiting for your input" }],
+    [
+      "Stop carries Claude's last reply as the message",
+      hook({ last_assistant_message: "Done: 3 files\nchanged." }),
+      { kind: "waiting", state: "input", message: "Done: 3 files changed." },
+    ],
+    [
+      "a permission prompt",
+      hook({ hook_event_name: "Notification", notification_type: "permission_prompt", message: "Claude needs your permission to use Bash" }),
+      { kind: "waiting", state: "permission", message: "Claude needs your permission to use Bash" },
+    ],
+    [
+      "an older permission notification without a type",
+      hook({ hook_event_name: "Notification", message: "Claude needs your permission to use Bash" }),
+      { kind: "waiting", state: "permission", message: "Claude needs your permission to use Bash" },
+    ],
+    [
+      "an idle prompt",
+      hook({ hook_event_name: "Notification", notification_type: "idle_prompt", message: "Claude is waiting for your input" }),
+      { kind: "waiting", state: "input", message: "Claude is waiting for your input" },
+    ],
     ["a login notice is nothing", hook({ hook_event_name: "Notification", notification_type: "auth_success", message: "ok" }), null],
     ["SessionEnd ends the wait", hook({ hook_event_name: "SessionEnd", reason: "exit" }), { kind: "ended" }],
     ["SessionStart says nothing", hook({ hook_event_name: "SessionStart" }), null],
     ["half a line says nothing", '{"hook_event_name": "Sto', null],
-    ["a hostile message is one printable line", hook({ hook_event_name: "Notification", notification_type: "permission_prompt", message: "run\n$(rm -rf ~)\x07" }), { kind: "waiting", state: "permission", message: "run $(rm -rf ~)" }],
+    [
+      "a hostile message is one printable line",
+      hook({ hook_event_name: "Notification", notification_type: "permission_prompt", message: "run\n$(rm -rf ~)\x07" }),
+      { kind: "waiting", state: "permission", message: "run $(rm -rf ~)" },
+    ],
   ])("claude: %s", (_name, line, expected) => {
     expect(claudeSignal(line)).toEqual(expected as never);
   });
 
   const ID = "019a0000-0000-7000-8000-000000000001";
-  const turn = (inputs: string[], extra: object = {}) => JSON.stringify({ type: "agent-turn-complete", "thread-id": ID, "input-messages": inputs, "last-assistant-message": "All done.", ...extra });
+  const turn = (inputs: string[], extra: object = {}) =>
+    JSON.stringify({ type: "agent-turn-complete", "thread-id": ID, "input-messages": inputs, "last-assistant-message": "All done.", ...extra });
   test.each([
     ["a real thread's turn waits for input", turn(["fix it"]), { kind: "waiting", state: "input", message: "All done." }],
     ["the title thread's turn says nothing", turn(["Generate a concise, single-line task title for: fix it"]), null],
@@ -159,9 +238,26 @@ describe("what the agents' events say", () => {
 
 function task(over: Partial<TaskInfo> = {}): TaskInfo {
   return {
-    id: 3, run: 1, command: "claude", name: null, group: null, cwd: "/w", tagged: false, state: "running", idle: false,
-    exitCode: null, signal: null, pid: 10, startedAt: new Date(T0).toISOString(), endedAt: null, lastOutputAt: null,
-    preview: "", agent: "claude", conversation: null, attention: null, ...over,
+    id: 3,
+    run: 1,
+    command: "claude",
+    name: null,
+    group: null,
+    cwd: "/w",
+    tagged: false,
+    state: "running",
+    idle: false,
+    exitCode: null,
+    signal: null,
+    pid: 10,
+    startedAt: new Date(T0).toISOString(),
+    endedAt: null,
+    lastOutputAt: null,
+    preview: "",
+    agent: "claude",
+    conversation: null,
+    attention: null,
+    ...over,
   };
 }
 const waiting = { state: "permission", since: new Date(T0).toISOString(), message: "Allow Bash?" } as const;
@@ -193,7 +289,12 @@ describe("wait's conditions", () => {
 
 describe("FLEETCOM_NOTIFY's environment", () => {
   test("the task, its label, the state and the message (empty when there is none)", () => {
-    expect(notifyEnv({ taskId: 3, label: "api", attention: waiting })).toEqual({ FLEETCOM_TASK_ID: "3", FLEETCOM_TASK_LABEL: "api", FLEETCOM_ATTENTION: "permission", FLEETCOM_MESSAGE: "Allow Bash?" });
+    expect(notifyEnv({ taskId: 3, label: "api", attention: waiting })).toEqual({
+      FLEETCOM_TASK_ID: "3",
+      FLEETCOM_TASK_LABEL: "api",
+      FLEETCOM_ATTENTION: "permission",
+      FLEETCOM_MESSAGE: "Allow Bash?",
+    });
     expect(notifyEnv({ taskId: 3, label: "api", attention: { ...waiting, state: "bell", message: null } }).FLEETCOM_MESSAGE).toBe("");
   });
 });

@@ -156,7 +156,12 @@ describe("rows and frame", () => {
   test("a section's title is a row the cursor can rest on", () => {
     const tasks = [task(1), task(2, { state: "exited", exitCode: 0 })];
     const lines = dashboardLines(view({ tasks, cursor: sectionKey("Completed") }), 80, 20);
-    expect(lines.slice(1, 5)).toEqual(["Running (1)", expect.stringMatching(/^  ✻   1 cmd 1/), "› Completed (1)", expect.stringMatching(/^  ✓   2 cmd 2/)]);
+    expect(lines.slice(1, 5)).toEqual([
+      "Running (1)",
+      expect.stringMatching(/^ {2}✻ {3}1 cmd 1/),
+      "› Completed (1)",
+      expect.stringMatching(/^ {2}✓ {3}2 cmd 2/),
+    ]);
     expect(screenRows({ tasks, grouping: "state", filter: "", home: "/home/u" }).map((r) => r.key)).toEqual([
       "section Running",
       "task 1",
@@ -182,7 +187,10 @@ describe("filter", () => {
   test("the rows narrow to the matches; the filter line counts them", () => {
     const tasks = [task(1, { name: "api" }), task(2, { name: "web" }), task(3, { name: "api-worker", state: "exited", exitCode: 0 })];
     const lines = dashboardLines(view({ tasks, filter: "api", filtering: true }), 80, 20);
-    expect(lines.filter((l) => /^[› ][ *]\S /.test(l)).map((l) => l.slice(8))).toEqual([expect.stringMatching(/^api · /), expect.stringMatching(/^api-worker · /)]);
+    expect(lines.filter((l) => /^[› ][ *]\S /.test(l)).map((l) => l.slice(8))).toEqual([
+      expect.stringMatching(/^api · /),
+      expect.stringMatching(/^api-worker · /),
+    ]);
     expect(lines).toContain("/api  (2 of 3 tasks)");
     expect(lines.at(-1)).toStartWith("type to filter");
     const kept = dashboardLines(view({ tasks, filter: "zzz" }), 80, 20);

@@ -5,21 +5,38 @@ import { alreadyRunning, type RunningTask } from "../../src/daemon-duplicates.ts
 import { entry } from "../harness/helpers.ts";
 
 const ID = "c8c4a5cc-0b32-4ba0-a6b4-6ed08c218e0d";
-const task = (dir: string, cmd: string, more: Partial<RunningTask> = {}): RunningTask => ({ dir, group: null, name: null, commands: [cmd], conversation: null, ...more });
+const task = (dir: string, cmd: string, more: Partial<RunningTask> = {}): RunningTask => ({
+  dir,
+  group: null,
+  name: null,
+  commands: [cmd],
+  conversation: null,
+  ...more,
+});
 
 describe("already running", () => {
   test("the same directory, command, group and name is running; any one of them different is not", () => {
     const running = [task("/w", "npm run dev", { group: "web", name: "dev" })];
     expect(
       alreadyRunning(
-        [entry("/w", "npm run dev", "web", "dev"), entry("/x", "npm run dev", "web", "dev"), entry("/w", "npm run devx", "web", "dev"), entry("/w", "npm run dev", null, "dev"), entry("/w", "npm run dev", "web", null)],
+        [
+          entry("/w", "npm run dev", "web", "dev"),
+          entry("/x", "npm run dev", "web", "dev"),
+          entry("/w", "npm run devx", "web", "dev"),
+          entry("/w", "npm run dev", null, "dev"),
+          entry("/w", "npm run dev", "web", null),
+        ],
         running,
       ),
     ).toEqual([true, false, false, false, false]);
   });
 
   test("each running task stands for one entry only", () => {
-    expect(alreadyRunning([entry("/w", "make"), entry("/w", "make"), entry("/w", "make")], [task("/w", "make"), task("/w", "make")])).toEqual([true, true, false]);
+    expect(alreadyRunning([entry("/w", "make"), entry("/w", "make"), entry("/w", "make")], [task("/w", "make"), task("/w", "make")])).toEqual([
+      true,
+      true,
+      false,
+    ]);
   });
 
   test("an agent's saved form counts: a bare claude whose conversation is known matches its resume form", () => {

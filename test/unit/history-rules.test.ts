@@ -138,14 +138,17 @@ describe("the history file", () => {
 
   test("at most MAX_HISTORY_BYTES: the newest lines are kept", () => {
     const line = "y".repeat(1000);
-    const text = encodeHistory(Array.from({ length: 3000 }, (_, i) => `${i} ${line}`), at);
+    const text = encodeHistory(
+      Array.from({ length: 3000 }, (_, i) => `${i} ${line}`),
+      at,
+    );
     expect(text.length).toBeLessThanOrEqual(MAX_HISTORY_BYTES);
     expect(decodeHistory(text)!.lines.at(-1)).toStartWith("2999 ");
   });
 
   test("anything else is not a history file; controls in a file edited by hand are dropped", () => {
     expect(decodeHistory("")).toBeNull();
-    expect(decodeHistory("{\"version\":1}\n")).toBeNull();
+    expect(decodeHistory('{"version":1}\n')).toBeNull();
     expect(decodeHistory("fleetcom history 2 2026-11-30T14:02:51.250Z\nx\n")).toBeNull();
     expect(decodeHistory("fleetcom history 1 2026-11-30T14:02:51.250Z\n\x1b]52;c;AAAA\x07evil\x9b\n")!.lines).toEqual(["]52;c;AAAAevil"]);
     // A line cut short (no newline after it) is left out.
@@ -166,7 +169,8 @@ describe("the history file", () => {
   test("a key is a task id; a history path is beside its snapshot, and nothing else", () => {
     expect(historyDirName("20261129T210433Z-48213.json")).toBe("20261129T210433Z-48213.history");
     expect(historyPathFor("/r/20261129T210433Z-48213.json", "7")).toBe("/r/20261129T210433Z-48213.history/7.txt.gz");
-    for (const bad of ["../7", "0", "07", "a", "", "7/../../x", "12345678901"]) expect({ bad, path: historyPathFor("/r/x.json", bad) }).toEqual({ bad, path: null });
+    for (const bad of ["../7", "0", "07", "a", "", "7/../../x", "12345678901"])
+      expect({ bad, path: historyPathFor("/r/x.json", bad) }).toEqual({ bad, path: null });
   });
 });
 
@@ -199,11 +203,24 @@ describe("recipes and history keys", () => {
   });
 
   test("a history member that is not a string is ignored like any other extra member", () => {
-    const text = JSON.stringify({ version: 1, name: "n", dirs: { "/w": [{ cmd: "a", history: 3 }, { cmd: "b", history: null }] } });
-    expect(parseRecipe(text, "f", ctx)).toEqual({ name: "n", dropped: 0, entries: [
-      { dir: "/w", cmd: "a", group: null, name: null },
-      { dir: "/w", cmd: "b", group: null, name: null },
-    ] });
+    const text = JSON.stringify({
+      version: 1,
+      name: "n",
+      dirs: {
+        "/w": [
+          { cmd: "a", history: 3 },
+          { cmd: "b", history: null },
+        ],
+      },
+    });
+    expect(parseRecipe(text, "f", ctx)).toEqual({
+      name: "n",
+      dropped: 0,
+      entries: [
+        { dir: "/w", cmd: "a", group: null, name: null },
+        { dir: "/w", cmd: "b", group: null, name: null },
+      ],
+    });
   });
 
   test("recover sends each key as the path of its file beside the snapshot; load of the same file sends none", () => {
@@ -235,7 +252,10 @@ describe("grep's groups", () => {
 
   test("context around each match; groups that touch or overlap merge, as grep -C prints them", () => {
     const groups = grepLines(lines, isMatch, 1).map((g) => g.map((l) => `${l.number}${l.match ? ":" : "-"}${l.text}`));
-    expect(groups).toEqual([["1-a", "2:match 1", "3-b"], ["6-e", "7:match 2", "8:match 3", "9-f"]]);
+    expect(groups).toEqual([
+      ["1-a", "2:match 1", "3-b"],
+      ["6-e", "7:match 2", "8:match 3", "9-f"],
+    ]);
     expect(grepLines(lines, isMatch, 2).length).toBe(1);
     expect(grepLines(lines, () => false, 3)).toEqual([]);
   });

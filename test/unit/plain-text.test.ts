@@ -4,8 +4,7 @@ import { MAX_HELD, PlainTextStream, plainText } from "../../src/text-plain.ts";
 
 describe("the peek --follow filter (L1)", () => {
   // 7-bit and C1 spellings of OSC 0 (title), OSC 52 (clipboard), CSI (SGR), DCS, and a lone CR.
-  const hostile =
-    "A\u009d0;C1TITLE\u009cB\u009d52;c;cHduZWQ=\u009cC\x1b]52;c;ZXNj\x07D\u009b31mE\u0090dcs\u009cF\x1b[0mG\x1b]0;t\x1b\\H\r\n";
+  const hostile = "A\u009d0;C1TITLE\u009cB\u009d52;c;cHduZWQ=\u009cC\x1b]52;c;ZXNj\x07D\u009b31mE\u0090dcs\u009cF\x1b[0mG\x1b]0;t\x1b\\H\r\n";
 
   test("removes C1 control sequences as it removes 7-bit ones", () => {
     expect(plainText(hostile)).toBe("ABCDEFGH\n");

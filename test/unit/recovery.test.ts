@@ -70,7 +70,12 @@ describe("pruning", () => {
   test("of more than ten, the written file and the nine most recently written others survive", () => {
     const files = Array.from({ length: 15 }, (_, i) => file(i, 1000 + i));
     const written = files[14]!.name;
-    expect(snapshotsToPrune(files, written, noneAlive).sort()).toEqual(files.slice(0, 5).map((f) => f.name).sort());
+    expect(snapshotsToPrune(files, written, noneAlive).sort()).toEqual(
+      files
+        .slice(0, 5)
+        .map((f) => f.name)
+        .sort(),
+    );
   });
 
   test("the file just written survives even when it is the oldest name", () => {
@@ -119,7 +124,10 @@ describe("pruning", () => {
   });
 
   test("names that do not follow the pattern are never touched", () => {
-    const strangers = ["notes.txt", "20261129-100000-1.json", ".fleetcom-1-ab.tmp", "backup.json", "20261329T100000Z-1.json"].map((n) => ({ name: n, writtenMs: 0 }));
+    const strangers = ["notes.txt", "20261129-100000-1.json", ".fleetcom-1-ab.tmp", "backup.json", "20261329T100000Z-1.json"].map((n) => ({
+      name: n,
+      writtenMs: 0,
+    }));
     const snapshots = Array.from({ length: 14 }, (_, i) => file(i, 1000 + i));
     const pruned = snapshotsToPrune([...strangers, ...snapshots], snapshots[13]!.name, noneAlive);
     for (const stranger of strangers) expect(pruned).not.toContain(stranger.name);

@@ -175,9 +175,7 @@ describe("restoring a screen on attach", () => {
   });
 
   test("bold right after dim text stays bold, and the 16 palette colours keep their SGR form", async () => {
-    const { screen, twin } = await taskWrites(
-      `${CSI}2mdim${CSI}1mdim+bold${CSI}22;1mbold${CSI}2;22mnone${CSI}38;5;3m256-three${CSI}33mthree\r\n`,
-    );
+    const { screen, twin } = await taskWrites(`${CSI}2mdim${CSI}1mdim+bold${CSI}22;1mbold${CSI}2;22mnone${CSI}38;5;3m256-three${CSI}33mthree\r\n`);
     await expectSameTerminal(twin, await restoreInto(screen));
   });
 
@@ -203,9 +201,7 @@ describe("restoring a screen on attach", () => {
   });
 
   test("a full-screen app on the alternate screen over 2000 lines of scrollback comes back exactly, and so does the screen it leaves", async () => {
-    const app =
-      `${CSI}1;33;44m${CSI}?1049h${CSI}?25l${CSI}?1h${CSI}?2004h${CSI}?1000h${CSI}?1006h` +
-      `${fullScreenFrame(ROWS)}${CSI}1;33m${CSI}12;34H`;
+    const app = `${CSI}1;33;44m${CSI}?1049h${CSI}?25l${CSI}?1h${CSI}?2004h${CSI}?1000h${CSI}?1006h` + `${fullScreenFrame(ROWS)}${CSI}1;33m${CSI}12;34H`;
     const { screen, twin } = await taskWrites(plainLines(2040) + app);
     const client = await restoreInto(screen);
     await expectSameTerminal(twin, client);
@@ -245,9 +241,7 @@ describe("restoring a screen on attach", () => {
   });
 
   test("modes the task turned off again are not restored", async () => {
-    const { screen, twin } = await taskWrites(
-      `${CSI}?25l${CSI}?1000;1006h${CSI}2;9r${CSI}?2004h${CSI}?25h${CSI}?1000;1006l${CSI}r${CSI}?2004l`,
-    );
+    const { screen, twin } = await taskWrites(`${CSI}?25l${CSI}?1000;1006h${CSI}2;9r${CSI}?2004h${CSI}?25h${CSI}?1000;1006l${CSI}r${CSI}?2004l`);
     await expectSameTerminal(twin, await restoreInto(screen));
   });
 
@@ -354,7 +348,12 @@ describe("the screen as text", () => {
 
   test("with scrollback off, a line count cannot reach past the screen", async () => {
     const { screen } = await taskWrites(plainLines(100), { cols: 200, rows: 5, scrollback: 0 });
-    expect(screen.text(50).split("\n")).toEqual([`line 96 ${"x".repeat(6)}`, `line 97 ${"x".repeat(7)}`, `line 98 ${"x".repeat(8)}`, `line 99 ${"x".repeat(9)}`]);
+    expect(screen.text(50).split("\n")).toEqual([
+      `line 96 ${"x".repeat(6)}`,
+      `line 97 ${"x".repeat(7)}`,
+      `line 98 ${"x".repeat(8)}`,
+      `line 99 ${"x".repeat(9)}`,
+    ]);
   });
 });
 
@@ -379,12 +378,7 @@ describe("terminal query replies", () => {
   });
 
   test("status, secondary attributes, mode and size requests are answered", async () => {
-    expect(await repliesTo(`${CSI}5n${CSI}>c${CSI}?2004$p${CSI}18t`)).toEqual([
-      `${CSI}0n`,
-      `${CSI}>0;276;0c`,
-      `${CSI}?2004;2$y`,
-      `${CSI}8;24;80t`,
-    ]);
+    expect(await repliesTo(`${CSI}5n${CSI}>c${CSI}?2004$p${CSI}18t`)).toEqual([`${CSI}0n`, `${CSI}>0;276;0c`, `${CSI}?2004;2$y`, `${CSI}8;24;80t`]);
   });
 
   test("ordinary output, modes, titles and colours produce no replies", async () => {
@@ -426,4 +420,3 @@ describe("the client's own screen", () => {
     expect(rows(client.buffer.normal)).toEqual(own);
   });
 });
-

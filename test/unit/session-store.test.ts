@@ -3,15 +3,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sessionDir } from "../../src/paths.ts";
-import {
-  listSessions,
-  loadRecipe,
-  MAX_RECIPE_BYTES,
-  readRecipe,
-  removeSession,
-  renameSession,
-  saveSession,
-} from "../../src/recipe-sessions.ts";
+import { listSessions, loadRecipe, MAX_RECIPE_BYTES, readRecipe, removeSession, renameSession, saveSession } from "../../src/recipe-sessions.ts";
 import { resolveSessionTarget } from "../../src/recipe-names.ts";
 import { entry, makeSandbox, thrown, type Sandbox } from "../harness/helpers.ts";
 
@@ -24,7 +16,6 @@ beforeEach(() => {
 afterEach(() => sb.cleanup());
 
 const mode = (path: string) => statSync(path).mode & 0o777;
-
 
 describe("the session directory", () => {
   test("FLEETCOM_CONFIG_DIR wins: sessions live in $FLEETCOM_CONFIG_DIR/sessions", () => {
@@ -212,10 +203,7 @@ describe("resolving and reading", () => {
   test("relative keys resolve against the loading client's directory and ~ against $HOME", () => {
     const file = join(sb.root, "r.json");
     writeFileSync(file, '{"rel": ["a"], "~/w": ["b"]}');
-    expect(loadRecipe("r.json", sb.root, sb.env).entries.map((x) => x.dir)).toEqual([
-      join(sb.root, "rel"),
-      join(sb.home, "w"),
-    ]);
+    expect(loadRecipe("r.json", sb.root, sb.env).entries.map((x) => x.dir)).toEqual([join(sb.root, "rel"), join(sb.home, "w")]);
   });
 
   test("a file larger than the recipe limit is refused naming the file", () => {

@@ -3,18 +3,12 @@
 import { describe, expect, test } from "bun:test";
 import { normalizeGroup, normalizeName } from "../../src/recipe-labels.ts";
 import { printable } from "../../src/text-printable.ts";
-import {
-  decodeRecipe,
-  formatRecipe,
-  parseRecipe,
-  storedRecipe,
-} from "../../src/recipe.ts";
+import { decodeRecipe, formatRecipe, parseRecipe, storedRecipe } from "../../src/recipe.ts";
 import { sanitizeSessionName, sessionFileName } from "../../src/recipe-names.ts";
 import { entry, thrown } from "../harness/helpers.ts";
 
 const ctx = { home: "/home/u", cwd: "/work/here" };
 const parse = (doc: unknown, file = "r.json") => parseRecipe(JSON.stringify(doc), file, ctx);
-
 
 const SPEC_EXAMPLE = `{
   "version": 1,
@@ -44,7 +38,7 @@ describe("file names", () => {
     expect(sessionFileName("evil.sh")).toBe("evil_sh.json");
   });
 
-  test("each of * \" / \\ < > : | ? . becomes an underscore", () => {
+  test('each of * " / \\ < > : | ? . becomes an underscore', () => {
     expect(sanitizeSessionName('a*b"c/d\\e<f>g:h|i?j.k')).toBe("a_b_c_d_e_f_g_h_i_j_k");
   });
 
@@ -110,9 +104,7 @@ describe("the wrapped format", () => {
   });
 
   test("an entry with a group or a name is an object holding only the members present", () => {
-    const doc = JSON.parse(
-      formatRecipe("s", [entry("/a", "x", "g"), entry("/a", "y", null, "n"), entry("/a", "z", "g", "n")], ctx.home),
-    );
+    const doc = JSON.parse(formatRecipe("s", [entry("/a", "x", "g"), entry("/a", "y", null, "n"), entry("/a", "z", "g", "n")], ctx.home));
     expect(doc.dirs["/a"]).toEqual([
       { cmd: "x", group: "g" },
       { cmd: "y", name: "n" },
@@ -159,7 +151,7 @@ describe("the wrapped format", () => {
   });
 
   test("formatting the same fleet twice gives byte-identical text", () => {
-    const entries = [...SPEC_EXAMPLE_ENTRIES, entry("/z", "quote \" and \\ and \n newline", "g", "ñ")];
+    const entries = [...SPEC_EXAMPLE_ENTRIES, entry("/z", 'quote " and \\ and \n newline', "g", "ñ")];
     expect(formatRecipe("n", entries, ctx.home)).toBe(formatRecipe("n", structuredClone(entries), ctx.home));
   });
 });
@@ -170,11 +162,7 @@ describe("directory keys on load", () => {
   });
 
   test("a relative key resolves against the loading client's directory", () => {
-    expect(parse({ "sub/dir": ["a"], "..": ["b"], ".": ["c"] }).entries.map((e) => e.dir)).toEqual([
-      "/work/here/sub/dir",
-      "/work",
-      "/work/here",
-    ]);
+    expect(parse({ "sub/dir": ["a"], "..": ["b"], ".": ["c"] }).entries.map((e) => e.dir)).toEqual(["/work/here/sub/dir", "/work", "/work/here"]);
   });
 
   test("~user is not expanded and resolves like any relative key", () => {
@@ -293,16 +281,17 @@ describe("tolerant loading", () => {
   }
 
   test("an empty file is invalid JSON", () => {
-    expect(thrown(() => parseRecipe("", "e.json", ctx)).message).toBe(
-      "e.json: invalid JSON at line 1, column 1: unexpected end of file",
-    );
+    expect(thrown(() => parseRecipe("", "e.json", ctx)).message).toBe("e.json: invalid JSON at line 1, column 1: unexpected end of file");
   });
 
   test("a file that is valid JSON but not an object is an error naming the file", () => {
-    for (const [text, kind] of [["[]", "an array"], ["3", "a number"], ["null", "null"], ['"x"', "a string"]]) {
-      expect(thrown(() => parseRecipe(text!, "n.json", ctx)).message).toBe(
-        `n.json: not a recipe: expected a JSON object, found ${kind}`,
-      );
+    for (const [text, kind] of [
+      ["[]", "an array"],
+      ["3", "a number"],
+      ["null", "null"],
+      ['"x"', "a string"],
+    ]) {
+      expect(thrown(() => parseRecipe(text!, "n.json", ctx)).message).toBe(`n.json: not a recipe: expected a JSON object, found ${kind}`);
     }
   });
 
@@ -315,7 +304,13 @@ describe("tolerant loading", () => {
   });
 
   test("an object whose group or name is present but not a string is dropped", () => {
-    const recipe = parse({ "/a": [{ cmd: "x", group: 1 }, { cmd: "x", name: null }, { cmd: "x", group: ["g"] }] });
+    const recipe = parse({
+      "/a": [
+        { cmd: "x", group: 1 },
+        { cmd: "x", name: null },
+        { cmd: "x", group: ["g"] },
+      ],
+    });
     expect(recipe.entries).toEqual([]);
     expect(recipe.dropped).toBe(3);
   });
@@ -345,7 +340,13 @@ describe("tolerant loading", () => {
   });
 
   test("an empty group and the group Unassigned mean no group", () => {
-    const recipe = parse({ "/a": [{ cmd: "x", group: "" }, { cmd: "y", group: " Unassigned " }, { cmd: "z", group: "\x01" }] });
+    const recipe = parse({
+      "/a": [
+        { cmd: "x", group: "" },
+        { cmd: "y", group: " Unassigned " },
+        { cmd: "z", group: "\x01" },
+      ],
+    });
     expect(recipe.entries.map((e) => e.group)).toEqual([null, null, null]);
   });
 

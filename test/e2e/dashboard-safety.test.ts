@@ -1,6 +1,7 @@
 // The dashboard when things go wrong (ux.md, problems 5 and 6), in a real PTY: the daemon dies under
 // it (it stays, says so, and `r` reconnects), the previous fleet was lost (the header says so and `L`
 // recovers it), recovery snapshots fail (a line under the header while they do).
+import { isProcessAlive } from "../../src/platform.ts";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -20,15 +21,6 @@ afterEach(async () => {
   await fleet.stop();
 });
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 async function dashboard(): Promise<PtyClient> {
   const client = fleet.spawnClient([], { cols: 160, rows: 20 });
   await client.waitForScreen("the dashboard", (s) => s.startsWith("fleetcom") && /(\? help|\?:help)$/m.test(s));
@@ -44,8 +36,8 @@ async function killDaemonAfterSnapshotOf(command: string): Promise<number> {
   // The tasks' own processes: a dashboard started with the marker in its environment carries it too.
   const tasks = (await fleet.ls()).map((t) => t.pid!);
   process.kill(pid, "SIGKILL");
-  await until("the daemon to die", () => !alive(pid));
-  await until("its tasks to die", () => tasks.every((p) => !alive(p)));
+  await until("the daemon to die", () => !isProcessAlive(pid));
+  await until("its tasks to die", () => tasks.every((p) => !isProcessAlive(p)));
   return pid;
 }
 

@@ -130,4 +130,12 @@ export function unknownFlagError(path: readonly string[], flag: string, suggesti
   return usageError(`${where}unknown flag ${printable(flag)} (${why})`);
 }
 
+/** A flag's value that must be a positive whole number (`--lines N`); absent stays absent. */
+export function positiveWholeFlag(flag: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw usageError(`${flag}: expected a positive whole number, got '${raw}'`);
+  return value;
+}
+
 export { flagsOf, type Flag, type UnknownFlag };

@@ -3,8 +3,8 @@
 // based and safe to pipe into a file: every line once, in order, nothing a redraw drew over it.
 // A reader so slow that megabytes wait for it is told how many lines it missed, and exits 1.
 import { defineCommand } from "citty";
+import { positiveWholeFlag } from "./cli-flags.ts";
 import { DaemonClient } from "./client.ts";
-import { usageError } from "./errors.ts";
 
 export default defineCommand({
   meta: { name: "logs", description: "Print a task's history as lines; --follow keeps printing each new line" },
@@ -14,8 +14,7 @@ export default defineCommand({
     lines: { type: "string", alias: "n", valueHint: "N", description: "Start with the last N lines of the history" },
   },
   async run({ args }) {
-    const lines = args.lines === undefined ? undefined : Number(args.lines);
-    if (lines !== undefined && (!Number.isInteger(lines) || lines <= 0)) throw usageError(`--lines: expected a positive whole number, got '${args.lines}'`);
+    const lines = positiveWholeFlag("--lines", args.lines);
     const client = await DaemonClient.open();
     try {
       const missed = args.follow ? await follow(client, args.task, lines) : await history(client, args.task, lines);

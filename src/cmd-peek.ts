@@ -3,6 +3,7 @@
 // instead (scrollback and screen, wrapped lines joined; `--ansi` keeps its colours): the lines
 // `grep` numbers and `logs` starts with.
 import { defineCommand } from "citty";
+import { positiveWholeFlag } from "./cli-flags.ts";
 import { DaemonClient } from "./client.ts";
 import { usageError } from "./errors.ts";
 import { PlainTextStream } from "./text-plain.ts";
@@ -17,8 +18,7 @@ export default defineCommand({
     ansi: { type: "boolean", description: "With --history: keep the colours" },
   },
   async run({ args }) {
-    const lines = args.lines === undefined ? undefined : Number(args.lines);
-    if (lines !== undefined && (!Number.isInteger(lines) || lines <= 0)) throw usageError(`--lines: expected a positive whole number, got '${args.lines}'`);
+    const lines = positiveWholeFlag("--lines", args.lines);
     if (args.ansi && !args.history) throw usageError("peek: --ansi goes with --history");
     if (args.history && args.follow) throw usageError("peek: --history does not follow; fleetcom logs TASK --follow prints the history, then each new line");
     const client = await DaemonClient.open();

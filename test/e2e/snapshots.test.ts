@@ -158,7 +158,8 @@ describe("snapshots in the daemon", () => {
     await until("the pass after the burst", () => snapshotWrites(fleet) >= 2, 20_000);
     // A sentinel change: its write is the third only if the burst wrote exactly once.
     await client.request("rename", { task: String(id), name: "sentinel" });
-    await until("the sentinel's snapshot", () => snapshotDoc().dirs["~"][0].name === "sentinel", 20_000);
+    // The log line follows the file's rename: wait for both, or the count can be read in between.
+    await until("the sentinel's snapshot, logged", () => snapshotDoc().dirs["~"][0].name === "sentinel" && snapshotWrites(fleet) >= 3, 20_000);
     client.close();
     expect(snapshotWrites(fleet)).toBe(3);
   }, 60_000);

@@ -62,11 +62,13 @@ typecheck: deps
 test-unit: deps
 	$(BUN) test --timeout 60000 test/unit
 
-test: lint typecheck
-	$(BUN) test --timeout 60000 --parallel=$(TEST_WORKERS) test/unit test/e2e
+# The end-to-end tests drive the binary just built (FLEETCOM_TEST_BIN, test/harness/helpers.ts): what
+# users run, and each of the suite's ~2,000 CLI processes starts in ~20 ms instead of ~50 ms from source.
+test: lint typecheck build
+	FLEETCOM_TEST_BIN=dist/fleetcom $(BUN) test --timeout 60000 --parallel=$(TEST_WORKERS) test/unit test/e2e
 
-test-slow: deps
-	$(BUN) test --timeout 120000 test/slow
+test-slow: build
+	FLEETCOM_TEST_BIN=dist/fleetcom $(BUN) test --timeout 120000 test/slow
 
 # A pre-commit hook that runs what a commit must pass in seconds: lint and the type check.
 hooks:

@@ -8,8 +8,10 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { join } from "node:path";
 import { hasUserManager, installService, launchdPlist, lingering, logoutOutlook, systemdQuote, systemdUnit } from "../../src/service-manager.ts";
 import { Fleet } from "../harness/fleet.ts";
-import { MAIN, makeSandbox, type Sandbox } from "../harness/helpers.ts";
+import { fleetcomArgv, makeSandbox, type Sandbox } from "../harness/helpers.ts";
 
+// What runs fleetcom here: main.ts, or the binary `make test` built.
+const SELF = fleetcomArgv([]).at(-1)!;
 const RECORD = `printf '%s' "$(basename "$0")" >> "$FAKE_LOG"; for a in "$@"; do printf ' %s' "$a" >> "$FAKE_LOG"; done; echo >> "$FAKE_LOG"`;
 const FAKES: Record<string, string> = {
   "systemd-run": `${RECORD}\n[ -n "$FAKE_SCOPE_FAIL" ] && exit 1\nwhile [ "$1" != "--" ]; do shift; done\nshift\nexec "$@"\n`,
@@ -50,8 +52,8 @@ describe("autostart", () => {
     expect(calls()).toContain("loginctl show-user tester --property=Linger --value");
     const scope = calls().find((c) => c.startsWith("systemd-run "));
     expect(scope).toMatch(/^systemd-run --user --scope --quiet --collect --unit=fleetcom-daemon-[0-9a-z]+ --description=fleetcom daemon -- /);
-    // This same fleetcom (under Deno, its executable is named by its real path): main.ts, then daemon.
-    expect(scope!.endsWith(` ${MAIN} daemon`)).toBe(true);
+    // This same fleetcom (under Deno, its executable is named by its real path): main.ts or the binary, then daemon.
+    expect(scope!.endsWith(` ${SELF} daemon`)).toBe(true);
     expect((await fleet.ls()).map((t) => t.command)).toEqual(["sleep 3600"]);
     // Lingering on: status has nothing to warn about.
     expect(await fleet.ok(["status"])).not.toContain("logout");
@@ -104,7 +106,7 @@ describe("fleetcom service", () => {
     expect(installed.trim()).toBe(`installed ${unit()}: systemd starts fleetcom daemon at login (started now)`);
     const text = readFileSync(unit(), "utf8");
     expect(text).toMatch(/^ExecStart="\/[^"]+" /m);
-    expect(text).toContain(` ${systemdQuote(MAIN)} "daemon"\n`);
+    expect(text).toContain(`${systemdQuote(SELF)} "daemon"\n`);
     expect(text).toContain(`Environment="FLEETCOM_CONFIG_DIR=${fleet.sandbox.config}"\nEnvironment="FLEETCOM_RUNTIME_DIR=${fleet.sandbox.runtime}"\n`);
     expect(text).toContain("KillMode=mixed\n");
     expect(text).toContain("WantedBy=default.target\n");

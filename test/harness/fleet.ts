@@ -201,7 +201,7 @@ export class PtyClient {
 
 /** The PIDs of the daemons (started from source) serving `runtimeDir`. */
 export function daemonsOf(runtimeDir: string): number[] {
-  const out = Bun.spawnSync(["pgrep", "-f", "main.ts daemon"]).stdout.toString().trim();
+  const out = Bun.spawnSync(["pgrep", "-f", "(main\\.ts|fleetcom) daemon$"]).stdout.toString().trim();
   return out
     .split("\n")
     .filter(Boolean)

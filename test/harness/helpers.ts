@@ -12,8 +12,13 @@ export const MAIN = resolve(import.meta.dir, "../../src/main.ts");
 const UNDER_DENO = process.env.FLEETCOM_TEST_RUNTIME === "deno";
 const DENO_DIR = resolve(import.meta.dir, "../../.tools/deno-dir");
 
-/** argv that runs the CLI from source (`main`, this checkout's by default) under the runtime being tested. */
+// FLEETCOM_TEST_BIN (`make test` sets it to the binary it has just built) runs the compiled CLI
+// instead of the source: what users run, and each process starts without parsing the source.
+const TEST_BIN = process.env.FLEETCOM_TEST_BIN ? resolve(process.env.FLEETCOM_TEST_BIN) : undefined;
+
+/** argv that runs the CLI (`main`, this checkout's by default) under the runtime being tested. */
 export function fleetcomArgv(args: string[], main = MAIN): string[] {
+  if (TEST_BIN && main === MAIN && !UNDER_DENO) return [TEST_BIN, ...args];
   if (!UNDER_DENO) return [process.execPath, main, ...args];
   const deno = Bun.which("deno");
   if (!deno) throw new Error("FLEETCOM_TEST_RUNTIME=deno but no deno on PATH (make test-deno installs it)");

@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { snapshotFileName, snapshotLabel } from "../../src/recipe-snapshot-rules.ts";
 import { type Fleet, until } from "../harness/fleet.ts";
-import { recoveryDirOf, snapshotFleet, snapshotNames, snapshotWrites } from "../harness/recovery-helpers.ts";
+import { recoveryDirOf, snapshotFleet, snapshotNames, snapshotTasks, snapshotWrites } from "../harness/recovery-helpers.ts";
 
 let fleet: Fleet;
 let dir: string;
@@ -154,8 +154,9 @@ describe("recover --latest and FILE", () => {
     fabricate(DEAD_PID, 30, recipe(30, { "~": ["sleep 3600"] }));
     await fleet.run("sleep 4000", ["--name", "api"]);
     await fleet.run("sleep 4001");
-    await until("the running daemon's own snapshot", () => snapshotWrites(fleet) === 1);
     const own = snapshotFileName(new Date(JSON.parse(await fleet.ok(["status", "--json"])).startedAt), fleet.daemonPid()!);
+    // Both spawns may fall in one debounce or in two (a loaded machine): wait for the write that holds both.
+    await until("the running daemon's own snapshot of both tasks", () => snapshotTasks(join(recoveryDirOf(fleet), own)) === 2);
     const rows = (await fleet.ok(["recover", "--list"])).trimEnd().split("\n");
     expect(rows[0]).toMatch(/^\d+s ago · this fleet, running · 2 tasks · api, sleep 4001 · autosaved /);
     expect(rows[1]).toMatch(/^30m ago · 1 task · sleep 3600 · autosaved /);

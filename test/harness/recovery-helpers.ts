@@ -35,6 +35,16 @@ export function snapshotNames(fleet: Fleet): string[] {
   }
 }
 
+/** How many tasks the snapshot at `path` records (0 while it is not there yet). */
+export function snapshotTasks(path: string): number {
+  try {
+    const dirs: Record<string, unknown[]> = JSON.parse(readFileSync(path, "utf8")).dirs;
+    return Object.values(dirs).reduce((n, entries) => n + entries.length, 0);
+  } catch {
+    return 0;
+  }
+}
+
 /** `snapshot written` lines in the daemon log: the write counter that does not depend on timing. */
 export function snapshotWrites(fleet: Fleet): number {
   try {

@@ -19,7 +19,7 @@ DIST_DIR ?= dist
 # daemon's life, tasks in real PTYs, attach, the socket's security (the peer check's FFI), the config
 # file (smol-toml), the lost-fleet notice and autostart through systemd-run.
 DENO_TESTS := test/e2e/cli.test.ts test/e2e/sessions-cli.test.ts test/e2e/save-load.test.ts test/e2e/daemon.test.ts test/e2e/config.test.ts \
-	test/e2e/tasks.test.ts test/e2e/attach.test.ts test/e2e/completions.test.ts test/e2e/security-socket.test.ts test/e2e/crash-notice.test.ts test/e2e/service.test.ts
+	test/e2e/tasks.test.ts test/e2e/attach.test.ts test/slow/completions.test.ts test/e2e/security-socket.test.ts test/slow/crash-notice.test.ts test/slow/service.test.ts
 # Test files run at once: most of an end-to-end test is waiting on a daemon, a PTY or a process.
 TEST_WORKERS ?= 4
 
@@ -50,9 +50,13 @@ dist: deps
 	cp install.sh $(DIST_DIR)/install.sh
 	cd $(DIST_DIR) && { sha256sum fleetcom-* install.sh 2>/dev/null || shasum -a 256 fleetcom-* install.sh; } > SHA256SUMS
 
-# The lanes: unit (pure modules, seconds: the inner loop), e2e (the real binary, daemons, PTYs,
-# tmux), slow (the 50-round crash suite and the release path, which builds four binaries). `make
-# test` is lint, types, unit and e2e; .ci/run adds slow and Deno, so CI runs every test.
+# The lanes: unit (pure modules, seconds), e2e (the real binary driven through every command, the
+# dashboard, attach, the socket's trust; with unit, the ~90 s inner loop), slow (the long scenario
+# suites: agents through their fakes, 100- and 500-task fleets, fault injection and hostile input,
+# crashes, history, completions in each shell, the service units, the release path). `make test` is
+# lint, types, unit and e2e; .ci/run adds slow and Deno, so CI runs every test. Nearly all of a
+# test's cost is starting processes that load the schema library (~0.3 CPU-s each: every daemon,
+# and every client that reads a recipe), so a lane's time follows how many fleets it starts.
 lint: deps
 	./node_modules/.bin/biome check .
 
@@ -68,7 +72,7 @@ test: lint typecheck build
 	FLEETCOM_TEST_BIN=dist/fleetcom $(BUN) test --timeout 60000 --parallel=$(TEST_WORKERS) test/unit test/e2e
 
 test-slow: build
-	FLEETCOM_TEST_BIN=dist/fleetcom $(BUN) test --timeout 120000 test/slow
+	FLEETCOM_TEST_BIN=dist/fleetcom $(BUN) test --timeout 120000 --parallel=$(TEST_WORKERS) test/slow
 
 # A pre-commit hook that runs what a commit must pass in seconds: lint and the type check.
 hooks:

@@ -176,16 +176,20 @@ export class PtyClient {
     return rows.join("\n");
   }
 
+  /** Waits until the screen passes `test`; a timeout says what the screen held last. */
   async waitForScreen(what: string, test: (screen: string) => boolean, timeoutMs?: number): Promise<string> {
+    let last = "";
     return until(
       what,
       async () => {
         await this.settled();
-        const s = this.screen();
-        return test(s) ? s : undefined;
+        last = this.screen();
+        return test(last) ? last : undefined;
       },
       timeoutMs,
-    );
+    ).catch((e: Error) => {
+      throw new Error(`${e.message}; the screen was:\n${last}`);
+    });
   }
 
   waitForOutput(text: string, timeoutMs?: number): Promise<string> {

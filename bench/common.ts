@@ -145,6 +145,21 @@ export async function timeCommand(argv: string[], env: Record<string, string>): 
   return performance.now() - started;
 }
 
+/**
+ * Compiles bench/floor/NAME.ts the way `make build` compiles fleetcom (one file, no splitting) into
+ * `dir`, and returns the binary's path: a floor measured with the same runtime and start-up.
+ */
+export function compileFloor(name: string, dir: string): string {
+  const out = join(dir, `floor-${name}`);
+  const source = resolve(import.meta.dir, "floor", `${name}.ts`);
+  const built = Bun.spawnSync([process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", source, "--outfile", out], {
+    stdout: "ignore",
+    stderr: "pipe",
+  });
+  if (built.exitCode !== 0) throw new Error(`cannot build the ${name} floor: ${built.stderr.toString().trim()}`);
+  return out;
+}
+
 /** tmux is the yardstick; the spec has the benchmark install it when it is missing. */
 export function ensureTmux(): void {
   if (Bun.which("tmux")) return;

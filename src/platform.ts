@@ -94,11 +94,11 @@ export type PeerUid = { uid: number } | { unknown: string };
 
 /**
  * Binds what reading a connected Unix socket's peer uid needs, then returns the (synchronous)
- * reader, so the daemon can check every connection the moment it is accepted. The socket's fd is
- * `_handle.fd` in both Bun's and Deno's node:net (Node's own convention); a runtime that stops
- * exposing it makes every check come back unknown, which callers treat as a refusal.
+ * reader, so the daemon can check every connection the moment it is accepted. It takes the socket's
+ * fd (socketFd for a node:net socket; client-socket.ts for a client's); a runtime that stops exposing
+ * it makes every check come back unknown, which callers treat as a refusal.
  */
-export async function peerUidReader(): Promise<(socket: Socket) => PeerUid> {
+export async function peerUidReader(): Promise<(fd: number | undefined) => PeerUid> {
   let bound: Libc;
   try {
     bound = await loadLibc();
@@ -108,8 +108,7 @@ export async function peerUidReader(): Promise<(socket: Socket) => PeerUid> {
   }
   const linux = platform() === "linux";
   const little = endianness() === "LE";
-  return (socket) => {
-    const fd = (socket as unknown as { _handle?: { fd?: unknown } })._handle?.fd;
+  return (fd) => {
     if (typeof fd !== "number" || !Number.isInteger(fd) || fd < 0) return { unknown: "this runtime does not expose the socket's fd" };
     // Linux: struct ucred { pid_t pid; uid_t uid; gid_t gid } and its socklen_t length.
     // Elsewhere: getpeereid(fd, &uid, &gid).
@@ -119,6 +118,12 @@ export async function peerUidReader(): Promise<(socket: Socket) => PeerUid> {
     if (bound.peerCred(fd, a, b) !== 0) return { unknown: "the system would not say who is at the other end" };
     return { uid: new DataView(a.buffer).getUint32(linux ? 4 : 0, little) };
   };
+}
+
+/** A node:net socket's fd: `_handle.fd` in both Bun's and Deno's node:net (Node's own convention). */
+export function socketFd(socket: Socket): number | undefined {
+  const fd = (socket as unknown as { _handle?: { fd?: unknown } })._handle?.fd;
+  return typeof fd === "number" ? fd : undefined;
 }
 
 /** A zombie counts as dead: a daemon that exited stays one until init gets round to reaping it. */

@@ -38,6 +38,7 @@ function libcPath(): string {
 interface Libc {
   flock(fd: number, operation: number): number;
   dup2(fd: number, target: number): number;
+  dup(fd: number): number;
   peerCred(fd: number, a: Uint8Array, b: Uint8Array): number;
 }
 let libc: Libc | undefined;
@@ -49,6 +50,7 @@ async function loadLibc(): Promise<Libc> {
     const lib = Deno.dlopen(libcPath(), {
       flock: { parameters: ["i32", "i32"], result: "i32" },
       dup2: { parameters: ["i32", "i32"], result: "i32" },
+      dup: { parameters: ["i32"], result: "i32" },
       ...(linux
         ? { getsockopt: { parameters: ["i32", "i32", "i32", "buffer", "buffer"], result: "i32" } }
         : { getpeereid: { parameters: ["i32", "buffer", "buffer"], result: "i32" } }),
@@ -56,6 +58,7 @@ async function loadLibc(): Promise<Libc> {
     libc = {
       flock: (fd, op) => lib.symbols.flock(fd, op),
       dup2: (fd, target) => lib.symbols.dup2(fd, target),
+      dup: (fd) => lib.symbols.dup(fd),
       peerCred: linux ? (fd, a, b) => lib.symbols.getsockopt(fd, SOL_SOCKET, SO_PEERCRED, a, b) : (fd, a, b) => lib.symbols.getpeereid(fd, a, b),
     };
   } else {
@@ -64,12 +67,14 @@ async function loadLibc(): Promise<Libc> {
     const lib = dlopen(libcPath(), {
       flock: { args: [i32, i32], returns: i32 },
       dup2: { args: [i32, i32], returns: i32 },
+      dup: { args: [i32], returns: i32 },
       ...(linux ? { getsockopt: { args: [i32, i32, i32, pointer, pointer], returns: i32 } } : { getpeereid: { args: [i32, pointer, pointer], returns: i32 } }),
     }) as { symbols: Record<string, (...args: unknown[]) => unknown> };
     const call = lib.symbols;
     libc = {
       flock: (fd, op) => call.flock!(fd, op) as number,
       dup2: (fd, target) => call.dup2!(fd, target) as number,
+      dup: (fd) => call.dup!(fd) as number,
       peerCred: linux
         ? (fd, a, b) => call.getsockopt!(fd, SOL_SOCKET, SO_PEERCRED, ptr(a), ptr(b)) as number
         : (fd, a, b) => call.getpeereid!(fd, ptr(a), ptr(b)) as number,
@@ -87,6 +92,11 @@ export async function tryLockExclusive(fd: number): Promise<boolean> {
 export async function redirectStdio(fd: number): Promise<boolean> {
   const { dup2 } = await loadLibc();
   return dup2(fd, 1) === 1 && dup2(fd, 2) === 2;
+}
+
+/** A new fd for the same open file as `fd` (dup(2)); -1 when that fails. */
+export async function duplicateFd(fd: number): Promise<number> {
+  return (await loadLibc()).dup(fd);
 }
 
 /** What a peer check found: the uid at the other end, or why it could not be known. */

@@ -209,6 +209,8 @@ export class Screen implements TaskScreen {
   /** Line watches not stopped yet: while there is one, every byte is parsed as it arrives. */
   private followers = 0;
   private disposed = false;
+  /** previewLine() until the screen next changes: `ls` of an idle fleet reads it again and again. */
+  private preview: string | null = null;
 
   constructor({ cols, rows, scrollback, compactAt = COMPACT_AT_BYTES }: ScreenOptions) {
     this.scrollback = scrollback;
@@ -259,6 +261,7 @@ export class Screen implements TaskScreen {
   }
 
   private parse(data: Uint8Array | string): void {
+    this.preview = null;
     try {
       this.core.writeSync(data);
     } catch {
@@ -308,6 +311,7 @@ export class Screen implements TaskScreen {
     if (cols === this.term.cols && rows === this.term.rows) return;
     this.catchUp();
     this.term.resize(cols, rows);
+    this.preview = null;
     this.hidden.resetRegions();
   }
 
@@ -432,8 +436,9 @@ export class Screen implements TaskScreen {
   /** The last non-blank line of the screen, right-trimmed; "" when the screen is blank. */
   previewLine(): string {
     this.catchUp();
+    if (this.preview !== null) return this.preview;
     const buffer = this.term.buffer.active;
-    return previewOfRows(buffer.baseY, this.term.rows, (y) => rowText(buffer, y));
+    return (this.preview = previewOfRows(buffer.baseY, this.term.rows, (y) => rowText(buffer, y)));
   }
 
   /**

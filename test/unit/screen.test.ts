@@ -318,6 +318,32 @@ describe("the screen as text", () => {
     expect(screen.previewLine()).toBe("second line");
   });
 
+  test("the preview, kept between reads, follows every later write (plain or not) and a resize", () => {
+    const screen = newScreen(20, 4, 10);
+    const bytes = (text: string) => new TextEncoder().encode(text);
+    /** The last non-blank row of text(), which reads the rows afresh every time. */
+    const fresh = () =>
+      screen
+        .text()
+        .split("\n")
+        .filter((row) => row !== "")
+        .at(-1) ?? "";
+    screen.write(bytes("one\r\n"));
+    expect(screen.previewLine()).toBe("one");
+    expect(screen.previewLine()).toBe("one");
+    screen.write(bytes("two"));
+    expect(screen.previewLine()).toBe("two");
+    screen.write(`${CSI}2K\rthree`);
+    expect(screen.previewLine()).toBe("three");
+    screen.write(bytes(` ${"x".repeat(30)}`));
+    expect(screen.previewLine()).toBe("x".repeat(16));
+    screen.write(`${CSI}A${CSI}2K`);
+    expect(screen.previewLine()).toBe(fresh());
+    screen.resize(12, 3);
+    expect(screen.previewLine()).toBe(fresh());
+    expect(fresh()).not.toBe("x".repeat(16));
+  });
+
   test("a blank screen has an empty preview and empty text", async () => {
     const { screen } = await taskWrites("");
     expect(screen.previewLine()).toBe("");

@@ -8,8 +8,12 @@
 //
 // latency-p50/p99 type as fast as the echoes come back (a sample every ~2 ms, the daemon kept busy);
 // latency-typing-p50/p99 type one key per 100 ms, a person's pace, so every key finds both servers'
-// loops idle.
-import { compareLine, makeSandbox, percentile, PtyClient, sleep, type Sandbox } from "./common.ts";
+// loops idle. latency-floor-* type through bench/floor/relay.ts, the same hops as fleetcom (a client
+// process, a server process holding the PTY, a Unix socket) relayed by Bun and nothing else: what
+// any Bun client and server cost, beside tmux.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { compareLine, compileFloor, makeSandbox, onCleanup, percentile, PtyClient, sleep, type Sandbox } from "./common.ts";
 
 const SAMPLES = 500;
 const WARMUP = 20;
@@ -25,21 +29,40 @@ export async function run(): Promise<string[]> {
   const sandbox = makeSandbox("latency");
   const fleetcom = await attachFleetcom(sandbox);
   const tmux = await attachTmux(sandbox);
-  await Promise.all([measure(fleetcom, WARMUP), measure(tmux, WARMUP)]);
-  const samples = { fleetcom: [] as number[], tmux: [] as number[] };
+  const floor = await attachFloor(sandbox);
+  await Promise.all([measure(fleetcom, WARMUP), measure(tmux, WARMUP), measure(floor, WARMUP)]);
+  const samples = { fleetcom: [] as number[], tmux: [] as number[], floor: [] as number[] };
   for (let done = 0; done < SAMPLES; done += BLOCK) {
     samples.fleetcom.push(...(await measure(fleetcom, BLOCK)));
     samples.tmux.push(...(await measure(tmux, BLOCK)));
+    samples.floor.push(...(await measure(floor, BLOCK)));
   }
-  const typing = { fleetcom: [] as number[], tmux: [] as number[] };
+  const typing = { fleetcom: [] as number[], tmux: [] as number[], floor: [] as number[] };
   for (let done = 0; done < TYPING_SAMPLES; done += TYPING_BLOCK) {
     typing.fleetcom.push(...(await measure(fleetcom, TYPING_BLOCK, TYPING_PAUSE_MS)));
     typing.tmux.push(...(await measure(tmux, TYPING_BLOCK, TYPING_PAUSE_MS)));
+    typing.floor.push(...(await measure(floor, TYPING_BLOCK, TYPING_PAUSE_MS)));
   }
+  const lines = (name: string, of: typeof samples, against: "fleetcom" | "floor") =>
+    [50, 99].map((p) => compareLine(`${name}-p${p}`, percentile(of[against], p), percentile(of.tmux, p)));
   return [
-    ...[50, 99].map((p) => compareLine(`latency-p${p}`, percentile(samples.fleetcom, p), percentile(samples.tmux, p))),
-    ...[50, 99].map((p) => compareLine(`latency-typing-p${p}`, percentile(typing.fleetcom, p), percentile(typing.tmux, p))),
+    ...lines("latency", samples, "fleetcom"),
+    ...lines("latency-typing", typing, "fleetcom"),
+    ...lines("latency-floor", samples, "floor"),
+    ...lines("latency-floor-typing", typing, "floor"),
   ];
+}
+
+async function attachFloor({ root, env }: Sandbox): Promise<EchoClient> {
+  const relay = compileFloor("relay", root);
+  const socket = join(root, "relay.sock");
+  const server = Bun.spawn([relay, "serve", socket, ECHOING_CAT], { env, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+  onCleanup(() => server.kill("SIGKILL"));
+  for (let tries = 0; !existsSync(socket); tries++) {
+    if (tries > 500) throw new Error("the relay floor never listened");
+    await sleep(10);
+  }
+  return EchoClient.ready(new PtyClient([relay, "attach", socket], env));
 }
 
 async function attachFleetcom({ fleetcom }: Sandbox): Promise<EchoClient> {

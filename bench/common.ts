@@ -2,6 +2,7 @@
 // isolated tmux server (its own socket, no user config), clients in real PTYs, timing statistics
 // and the one-line report format. Everything started here is registered for cleanup, so a
 // benchmark that throws or is interrupted leaves no daemon, server or task behind.
+import { DaemonClient } from "../src/client.ts";
 import { isProcessAlive } from "../src/platform.ts";
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -144,6 +145,21 @@ export async function timeCommand(argv: string[], env: Record<string, string>): 
   return performance.now() - started;
 }
 
+/**
+ * Compiles bench/floor/NAME.ts the way `make build` compiles fleetcom (one file, no splitting) into
+ * `dir`, and returns the binary's path: a floor measured with the same runtime and start-up.
+ */
+export function compileFloor(name: string, dir: string): string {
+  const out = join(dir, `floor-${name}`);
+  const source = resolve(import.meta.dir, "floor", `${name}.ts`);
+  const built = Bun.spawnSync([process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", source, "--outfile", out], {
+    stdout: "ignore",
+    stderr: "pipe",
+  });
+  if (built.exitCode !== 0) throw new Error(`cannot build the ${name} floor: ${built.stderr.toString().trim()}`);
+  return out;
+}
+
 /** tmux is the yardstick; the spec has the benchmark install it when it is missing. */
 export function ensureTmux(): void {
   if (Bun.which("tmux")) return;
@@ -244,6 +260,38 @@ export async function poll<T>(probe: () => T | undefined | null | false, what: s
     if (value) return value;
     if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(everyMs);
+  }
+}
+
+/** A field of /proc/PID/status in kB (VmRSS: resident now; VmHWM: the peak). */
+export function procStatusKb(pid: number, field: "VmRSS" | "VmHWM"): number {
+  const line = readFileSync(`/proc/${pid}/status`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith(`${field}:`));
+  const kb = Number(line?.match(/\d+/)?.[0] ?? NaN);
+  if (!Number.isFinite(kb)) throw new Error(`no ${field} for ${pid}`);
+  return kb;
+}
+
+/** The pid of the sandbox's daemon, from its lock file. */
+export function daemonPid({ env }: Sandbox): number {
+  const pid = readPid(join(env.FLEETCOM_RUNTIME_DIR!, "daemon.lock"));
+  if (!pid) throw new Error("no daemon pid");
+  return pid;
+}
+
+/**
+ * The product's own client, pointed at the sandbox's daemon; the environment is read only while
+ * connecting, and a daemon is already running, so nothing is autostarted with the bench's settings.
+ */
+export async function openDaemonClient({ env }: Sandbox): Promise<DaemonClient> {
+  const saved = process.env.FLEETCOM_RUNTIME_DIR;
+  process.env.FLEETCOM_RUNTIME_DIR = env.FLEETCOM_RUNTIME_DIR;
+  try {
+    return await DaemonClient.open({ autostart: false });
+  } finally {
+    if (saved === undefined) delete process.env.FLEETCOM_RUNTIME_DIR;
+    else process.env.FLEETCOM_RUNTIME_DIR = saved;
   }
 }
 

@@ -5,7 +5,15 @@
 // Each sample waits for its own byte (letters in turn, escape sequences stripped, so a cursor
 // move can never pass for an echo), then a carriage return puts the cursor back at column 0: the
 // screen never scrolls and nothing old is redrawn in a later sample's window.
-import { compareLine, makeSandbox, percentile, PtyClient, sleep, type Sandbox } from "./common.ts";
+//
+// latency-p50/p99 type as fast as the echoes come back (a sample every ~2 ms, the daemon kept busy);
+// latency-typing-p50/p99 type one key per 100 ms, a person's pace, so every key finds both servers'
+// loops idle. latency-floor-* type through bench/floor/relay.ts, the same hops as fleetcom (a client
+// process, a server process holding the PTY, a Unix socket) relayed by Bun and nothing else: what
+// any Bun client and server cost, beside tmux.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { compareLine, compileFloor, makeSandbox, onCleanup, percentile, PtyClient, sleep, type Sandbox } from "./common.ts";
 
 const SAMPLES = 500;
 const WARMUP = 20;
@@ -13,18 +21,48 @@ const WARMUP = 20;
 const BLOCK = 50;
 const LETTERS = "abcdefghijklmnopqrstuvwxyz";
 const ECHOING_CAT = "stty -icanon -echo; printf READY; exec cat";
+const TYPING_SAMPLES = 120;
+const TYPING_BLOCK = 20;
+const TYPING_PAUSE_MS = 100;
 
 export async function run(): Promise<string[]> {
   const sandbox = makeSandbox("latency");
   const fleetcom = await attachFleetcom(sandbox);
   const tmux = await attachTmux(sandbox);
-  await Promise.all([measure(fleetcom, WARMUP), measure(tmux, WARMUP)]);
-  const samples = { fleetcom: [] as number[], tmux: [] as number[] };
+  const floor = await attachFloor(sandbox);
+  await Promise.all([measure(fleetcom, WARMUP), measure(tmux, WARMUP), measure(floor, WARMUP)]);
+  const samples = { fleetcom: [] as number[], tmux: [] as number[], floor: [] as number[] };
   for (let done = 0; done < SAMPLES; done += BLOCK) {
     samples.fleetcom.push(...(await measure(fleetcom, BLOCK)));
     samples.tmux.push(...(await measure(tmux, BLOCK)));
+    samples.floor.push(...(await measure(floor, BLOCK)));
   }
-  return [50, 99].map((p) => compareLine(`latency-p${p}`, percentile(samples.fleetcom, p), percentile(samples.tmux, p)));
+  const typing = { fleetcom: [] as number[], tmux: [] as number[], floor: [] as number[] };
+  for (let done = 0; done < TYPING_SAMPLES; done += TYPING_BLOCK) {
+    typing.fleetcom.push(...(await measure(fleetcom, TYPING_BLOCK, TYPING_PAUSE_MS)));
+    typing.tmux.push(...(await measure(tmux, TYPING_BLOCK, TYPING_PAUSE_MS)));
+    typing.floor.push(...(await measure(floor, TYPING_BLOCK, TYPING_PAUSE_MS)));
+  }
+  const lines = (name: string, of: typeof samples, against: "fleetcom" | "floor") =>
+    [50, 99].map((p) => compareLine(`${name}-p${p}`, percentile(of[against], p), percentile(of.tmux, p)));
+  return [
+    ...lines("latency", samples, "fleetcom"),
+    ...lines("latency-typing", typing, "fleetcom"),
+    ...lines("latency-floor", samples, "floor"),
+    ...lines("latency-floor-typing", typing, "floor"),
+  ];
+}
+
+async function attachFloor({ root, env }: Sandbox): Promise<EchoClient> {
+  const relay = compileFloor("relay", root);
+  const socket = join(root, "relay.sock");
+  const server = Bun.spawn([relay, "serve", socket, ECHOING_CAT], { env, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+  onCleanup(() => server.kill("SIGKILL"));
+  for (let tries = 0; !existsSync(socket); tries++) {
+    if (tries > 500) throw new Error("the relay floor never listened");
+    await sleep(10);
+  }
+  return EchoClient.ready(new PtyClient([relay, "attach", socket], env));
 }
 
 async function attachFleetcom({ fleetcom }: Sandbox): Promise<EchoClient> {
@@ -37,12 +75,12 @@ async function attachTmux({ tmux }: Sandbox): Promise<EchoClient> {
   return EchoClient.ready(new PtyClient(tmux.argv("attach", "-t", "cat"), tmux.env));
 }
 
-async function measure(client: EchoClient, count: number): Promise<number[]> {
+async function measure(client: EchoClient, count: number, pauseMs = 2): Promise<number[]> {
   const samples: number[] = [];
   for (let i = 0; i < count; i++) {
     samples.push(await client.roundTrip(LETTERS[i % LETTERS.length]!));
     client.pty.write("\r");
-    await sleep(2);
+    await sleep(pauseMs);
   }
   return samples;
 }

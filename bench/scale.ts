@@ -2,16 +2,17 @@
 // script of 500 `new-session` lines run by `tmux source-file`; then `ls` of the whole fleet.
 // Reported: seconds until all 500 run, the `ls --json` time (vs `tmux ls`), and the daemon's resident
 // memory per task (VmRSS with 500 tasks minus VmRSS with none; target ≤ 2 MB).
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { alternate, compareLine, makeSandbox, median, readPid, reportLine, runCommand, timeCommand } from "./common.ts";
+import { alternate, compareLine, daemonPid, makeSandbox, median, procStatusKb, reportLine, runCommand, timeCommand } from "./common.ts";
 
 const TASKS = 500;
 const LS_RUNS = 10;
 const COMMAND = "sleep 3600";
 
 export async function run(): Promise<string[]> {
-  const { root, env, fleetcom, tmux } = makeSandbox("scale");
+  const sandbox = makeSandbox("scale");
+  const { root, env, fleetcom, tmux } = sandbox;
   const recipe = join(root, "scale.json");
   writeFileSync(recipe, JSON.stringify({ version: 1, name: "scale", dirs: { [root]: Array(TASKS).fill(COMMAND) } }));
   const script = join(root, "scale.tmux");
@@ -19,8 +20,8 @@ export async function run(): Promise<string[]> {
 
   // Both servers are up and idle before the clock starts: this measures starting tasks, not servers.
   await fleetcom.run("ls");
-  const daemon = readPid(join(env.FLEETCOM_RUNTIME_DIR!, "daemon.lock"))!;
-  const baseline = rssKb(daemon);
+  const daemon = daemonPid(sandbox);
+  const baseline = procStatusKb(daemon, "VmRSS");
   await tmux.start();
 
   const fleetStart = await timeUntilRunning(fleetcom.argv("load", recipe), env, async () => {
@@ -31,7 +32,7 @@ export async function run(): Promise<string[]> {
     // `keep`, started above, is not one of the 500.
     return (await tmux.run("ls", "-F", "#{session_name}")).split("\n").filter((n) => /^t\d+$/.test(n)).length;
   });
-  const perTaskMb = (rssKb(daemon) - baseline) / TASKS / 1024;
+  const perTaskMb = (procStatusKb(daemon, "VmRSS") - baseline) / TASKS / 1024;
 
   const ls = await alternate(
     LS_RUNS,
@@ -54,11 +55,4 @@ async function timeUntilRunning(argv: string[], env: Record<string, string>, run
     if (performance.now() - started > 120_000) throw new Error(`not all ${TASKS} tasks running after 120 s`);
   }
   return performance.now() - started;
-}
-
-function rssKb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8")
-    .split("\n")
-    .find((l) => l.startsWith("VmRSS:"));
-  return Number(line?.match(/\d+/)?.[0] ?? NaN);
 }

@@ -5,8 +5,7 @@
 // Writes are counted from the daemon log's `snapshot written` lines.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DaemonClient } from "../src/client.ts";
-import { makeSandbox, median, poll, reportLine, sleep } from "./common.ts";
+import { makeSandbox, median, openDaemonClient, poll, reportLine, sleep } from "./common.ts";
 
 const TASKS = 500;
 const RENAMES = 1_000;
@@ -15,14 +14,15 @@ const PASS_SAMPLES = 5;
 const DEBOUNCE_MS = 2_000;
 
 export async function run(): Promise<string[]> {
-  const { root, env, fleetcom } = makeSandbox("snapshot");
+  const sandbox = makeSandbox("snapshot");
+  const { root, env, fleetcom } = sandbox;
   const recipe = join(root, "snapshot.json");
   writeFileSync(recipe, JSON.stringify({ version: 1, name: "snapshot", dirs: { [root]: Array(TASKS).fill("sleep 3600") } }));
   await fleetcom.run("load", recipe);
   const log = join(env.FLEETCOM_RUNTIME_DIR!, "daemon.log");
   await poll(() => passes(log).length === 1, "the snapshot of the loaded fleet", 30_000, 20);
 
-  const client = await openClient(env.FLEETCOM_RUNTIME_DIR!);
+  const client = await openDaemonClient(sandbox);
   const before = passes(log).length;
   const started = performance.now();
   const perBatch = RENAMES / BATCHES;
@@ -54,17 +54,4 @@ export async function run(): Promise<string[]> {
 function passes(log: string): number[] {
   const text = readFileSync(log, "utf8");
   return [...text.matchAll(/ snapshot written .*: \d+ task\(s\) in ([\d.]+) ms$/gm)].map((m) => Number(m[1]));
-}
-
-// The product's own client, pointed at the sandbox's daemon; the environment is read only while
-// connecting, and a daemon is already running, so nothing is autostarted with the bench's settings.
-async function openClient(runtimeDir: string): Promise<DaemonClient> {
-  const saved = process.env.FLEETCOM_RUNTIME_DIR;
-  process.env.FLEETCOM_RUNTIME_DIR = runtimeDir;
-  try {
-    return await DaemonClient.open({ autostart: false });
-  } finally {
-    if (saved === undefined) delete process.env.FLEETCOM_RUNTIME_DIR;
-    else process.env.FLEETCOM_RUNTIME_DIR = saved;
-  }
 }

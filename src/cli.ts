@@ -1,6 +1,6 @@
 // The runner: parse, dispatch to the command's module (commands.ts), and turn every failure into
 // one `fleetcom: …` line with the documented exit code.
-import { runCommand, type CommandDef } from "citty";
+import type { CommandDef } from "citty";
 import { checkFlags, unknownFlagError } from "./cli-flags.ts";
 import { root, SUBCOMMANDS, type Lazy } from "./commands.ts";
 import { EXIT, UserError, errorMessage } from "./errors.ts";
@@ -80,12 +80,32 @@ export async function runCli(argv: string[]): Promise<number> {
     }
     const lazy = SUBCOMMANDS[argv[0]!];
     if (!lazy) throw new UserError(`unknown command '${argv[0]}' (see fleetcom --help)`, EXIT.usage);
-    await checkFlags([argv[0]!], await lazy(), argv.slice(1));
+    const def = await lazy();
+    const plain = plainArgs(argv);
+    if (plain) {
+      await def.run!({ args: plain as never, rawArgs: argv.slice(1), cmd: def });
+      return typeof process.exitCode === "number" ? process.exitCode : 0;
+    }
+    await checkFlags([argv[0]!], def, argv.slice(1));
+    const { runCommand } = await import("citty");
     await runCommand(root, { rawArgs: argv });
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (error) {
     return reportError(error);
   }
+}
+
+/**
+ * The arguments citty would parse for the commands people run in loops, in the shapes that need no
+ * parsing: `ls`, `ls --json`, `attach TASK`. They run without loading citty and node:util (~1 ms of a
+ * one-shot client, docs/benchmarks.md cli-ls); any other shape goes through citty.
+ */
+export function plainArgs(argv: string[]): Record<string, unknown> | null {
+  const [command, ...rest] = argv;
+  if (command === "ls" && rest.length === 0) return { _: [] };
+  if (command === "ls" && rest.length === 1 && rest[0] === "--json") return { _: [], json: true };
+  if (command === "attach" && rest.length === 1 && !rest[0]!.startsWith("-")) return { _: [rest[0]], task: rest[0] };
+  return null;
 }
 
 /**

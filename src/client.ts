@@ -1,15 +1,16 @@
 // A client's connection to the daemon: handshake, requests with one reply each, events, and the
-// raw data stream of an attached task. Starts the daemon when none is running. No arktype here:
-// this is on the start-up path of ls, attach, send and peek.
+// raw data stream of an attached task. Starts the daemon when none is running. No arktype, no
+// node:net (client-socket.ts) and no node:child_process until a daemon must be started: this is on
+// the start-up path of ls, attach, send and peek.
 //
 // SECURITY INVARIANT: the hello carries the user's whole environment, so no byte is written to a
 // socket unless it was reached through the checked runtime directory (runtime-dir.ts) AND the
 // process listening on it runs as our own uid (SO_PEERCRED / getpeereid). Every connection,
 // including each retry while a daemon autostarts, goes through connectVerified().
-import { spawn } from "node:child_process";
 import { closeSync, openSync, readFileSync } from "node:fs";
-import { connect, type Socket } from "node:net";
 import { join } from "node:path";
+import { type Attempt, type ClientSocket, connectClientSocket } from "./client-socket.ts";
+import { isCharacterDevice } from "./files.ts";
 import { EXIT, UserError } from "./errors.ts";
 import type { AttachEnd, CrashChange, CrashNotice, DaemonMessage, Notices, Op, OpArgs, OpResult, Reply, SnapshotNotice, TaskEvent } from "./wire-protocol.ts";
 import { age } from "./text-age.ts";
@@ -20,7 +21,6 @@ import { flockHolder } from "./proc.ts";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "./wire-framing.ts";
 import { isProcessAlive, peerUidReader, selfCommand, type PeerUid } from "./platform.ts";
 import { daemonRefusal } from "./wire-peer.ts";
-import { scopeCommand } from "./service-manager.ts";
 import { openRuntimeDir, type RuntimeDir } from "./runtime-dir.ts";
 import { VERSION } from "./version.ts";
 
@@ -47,10 +47,15 @@ export class DaemonClient {
   private readonly decoder = new FrameDecoder(MAX_DAEMON_FRAME);
   handlers: ClientHandlers = {};
   daemonPid = 0;
+  /** The handshake: requests go out right behind the hello, and their answers wait for it. */
+  private greeted: Promise<void> = Promise.resolve();
 
-  private constructor(private readonly socket: Socket) {}
+  private constructor(private readonly socket: ClientSocket) {}
 
   /**
+   * Connected, and the hello sent. The first request follows it without waiting for the welcome, so
+   * a one-shot command costs one round trip; a refused handshake fails every request with its reason.
+   *
    * `notices`: the daemon's one-time notices (a lost previous fleet, config problems) go to the first
    * client that asks. By default they are printed on stderr; false does not ask (status, which shows
    * them itself; recover, which is the remedy); a function takes them (the dashboard's header).
@@ -61,7 +66,8 @@ export class DaemonClient {
     const socket = await connectSocket(options.autostart ?? true);
     const client = new DaemonClient(socket);
     const notices = options.notices ?? true;
-    await client.handshake(options.size ?? terminalSize(), notices === false ? null : notices === true ? printNotices : notices);
+    client.greeted = client.handshake(options.size ?? terminalSize(), notices === false ? null : notices === true ? printNotices : notices);
+    client.greeted.catch(() => {});
     return client;
   }
 
@@ -96,9 +102,8 @@ export class DaemonClient {
           resolve();
         } else if (message.type === "refused") reject(new UserError(message.error, EXIT.unreachable));
       };
-      this.socket.on("data", (chunk: Buffer) => this.receive(chunk));
-      this.socket.on("close", () => this.onClosed(reject));
-      this.socket.on("error", () => {});
+      this.socket.onData((chunk) => this.receive(chunk));
+      this.socket.onClose(() => this.onClosed(reject));
       const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
       this.send({ type: "hello", protocol: PROTOCOL_VERSION, version: VERSION, cwd: currentDirectory(), env, ...size, ...(onNotices && { notices: true }) });
     });
@@ -146,10 +151,12 @@ export class DaemonClient {
   /** One operation of the contract (wire-protocol.ts): its arguments and its answer are typed by the op. */
   request<O extends Op>(op: O, ...[args]: Record<never, never> extends OpArgs<O> ? [args?: OpArgs<O>] : [args: OpArgs<O>]): Promise<OpResult<O>> {
     const id = this.nextId++;
-    return new Promise<OpResult<O>>((resolve, reject) => {
+    const answered = new Promise<OpResult<O>>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
       this.send({ type: "request", id, op, args });
     });
+    answered.catch(() => {});
+    return this.greeted.then(() => answered);
   }
 
   sendData(bytes: Uint8Array | string): void {
@@ -170,8 +177,7 @@ export class DaemonClient {
 
   /** Ends the connection without keeping the process alive for the daemon's side of the close. */
   close(): void {
-    this.socket.end();
-    this.socket.unref();
+    this.socket.close();
   }
 }
 
@@ -187,25 +193,15 @@ function printNotices(notices: Notices): void {
 }
 
 export function terminalSize(): { cols: number; rows: number } {
+  // Only a character device can be a terminal: anything else is answered without building
+  // process.stdout, which costs a one-shot client several milliseconds.
+  if (!isCharacterDevice(1)) return { cols: 120, rows: 40 };
   const out = process.stdout;
   if (out.isTTY && out.columns && out.rows) return { cols: out.columns, rows: out.rows };
   return { cols: 120, rows: 40 };
 }
 
-type Attempt = { socket: Socket } | { code: string };
-
-function tryConnect(path: string): Promise<Attempt> {
-  return new Promise((resolve) => {
-    const socket = connect(path);
-    socket.once("connect", () => {
-      socket.removeAllListeners("error");
-      resolve({ socket });
-    });
-    socket.once("error", (error: NodeJS.ErrnoException) => resolve({ code: error.code ?? "EIO" }));
-  });
-}
-
-type PeerReader = (socket: Socket) => PeerUid;
+type PeerReader = (fd: number | undefined) => PeerUid;
 
 /**
  * One connection attempt that can only reach our own daemon: through the checked runtime directory
@@ -216,12 +212,12 @@ async function connectVerified(dirPath: string, readPeer: PeerReader): Promise<A
   const dir = openRuntimeDir(dirPath);
   let attempt: Attempt;
   try {
-    attempt = await tryConnect(dir.entry(SOCKET_NAME));
+    attempt = await connectClientSocket(dir.entry(SOCKET_NAME));
   } finally {
     dir.close();
   }
   if ("socket" in attempt) {
-    const refusal = daemonRefusal(join(dirPath, SOCKET_NAME), readPeer(attempt.socket), process.getuid?.());
+    const refusal = daemonRefusal(join(dirPath, SOCKET_NAME), readPeer(attempt.socket.fd), process.getuid?.());
     if (refusal) {
       attempt.socket.destroy();
       throw new UserError(refusal);
@@ -242,7 +238,7 @@ export function busyDaemon(pid: number, log: string): UserError {
   return new UserError(`daemon ${pid} is running but not accepting connections (busy, stopped or out of file descriptors); see ${log}`, EXIT.unreachable);
 }
 
-async function connectSocket(autostart: boolean): Promise<Socket> {
+async function connectSocket(autostart: boolean): Promise<ClientSocket> {
   const dirPath = runtimeDir();
   const readPeer = await peerUidReader();
   const first = await connectVerified(dirPath, readPeer);
@@ -253,13 +249,13 @@ async function connectSocket(autostart: boolean): Promise<Socket> {
   let started: Started | null = null;
   if (lockHolder(dirPath) === null) {
     if (!autostart) throw new UserError("the daemon is not running", EXIT.unreachable);
-    started = startDaemon(dirPath, true);
+    started = await startDaemon(dirPath, true);
   }
   const deadline = performance.now() + AUTOSTART_TIMEOUT_MS;
   while (performance.now() < deadline) {
     await new Promise((r) => setTimeout(r, 20));
     // systemd-run could not make the scope (the manager refused, a policy): start it as before.
-    if (started?.failed) started = startDaemon(dirPath, false);
+    if (started?.failed) started = await startDaemon(dirPath, false);
     const attempt = await connectVerified(dirPath, readPeer);
     if ("socket" in attempt) return attempt.socket;
     const fatal = connectFailure(attempt.code);
@@ -300,7 +296,9 @@ interface Started {
  * `fleetcom daemon`, detached, its output to the log: in a systemd scope of its own where that keeps
  * it past a logout (service-manager.ts), else in a new session (`setsid`) as before.
  */
-function startDaemon(dirPath: string, scope: boolean): Started {
+async function startDaemon(dirPath: string, scope: boolean): Promise<Started> {
+  // Loaded only here: node:child_process costs every other client ~3 ms of start-up.
+  const [{ spawn }, { scopeCommand }] = await Promise.all([import("node:child_process"), import("./service-manager.ts")]);
   const dir = openRuntimeDir(dirPath);
   let log: number;
   try {

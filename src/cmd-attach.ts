@@ -1,4 +1,4 @@
-import { defineCommand } from "citty";
+import { defineCommand } from "./cli-define.ts";
 import { attachTo, requireTerminal } from "./ui-attach.ts";
 import { attachStatusSetting, chosenDetachKey } from "./ui-attach-settings.ts";
 

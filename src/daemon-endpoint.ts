@@ -18,7 +18,7 @@ import { acquireLock } from "./daemon-lock.ts";
 import { LOCK_NAME, LOG_NAME, SOCKET_NAME } from "./paths.ts";
 import { clientRefusal } from "./wire-peer.ts";
 import { openRuntimeDir, type RuntimeDir } from "./runtime-dir.ts";
-import { peerUidReader, redirectStdio } from "./platform.ts";
+import { peerUidReader, redirectStdio, socketFd } from "./platform.ts";
 import { encodeControl } from "./wire-framing.ts";
 
 export const RUNTIME_CHECK_MS = 1_000;
@@ -57,7 +57,7 @@ export class Endpoint {
   static async open(path: string, options: EndpointOptions): Promise<Endpoint | null> {
     const readPeer = await peerUidReader();
     const admit = (socket: Socket) => {
-      const refusal = clientRefusal(readPeer(socket), process.getuid?.());
+      const refusal = clientRefusal(readPeer(socketFd(socket)), process.getuid?.());
       if (!refusal) return options.accept(socket);
       options.log(`refused a connection: ${refusal}`);
       socket.on("error", () => {});

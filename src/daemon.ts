@@ -48,10 +48,7 @@ import { agentProbeBudgetSetting, HANDSHAKE_TIMEOUT_MS } from "./settings.ts";
 import { Typist } from "./daemon-typist.ts";
 import { escapedFromGroups } from "./daemon-escapees.ts";
 import { VERSION } from "./version.ts";
-
-/** A load yields to other clients after this much work: four spawns, or 512 skipped entries. */
-const CHECKS_PER_TURN = 512;
-const CHECKS_PER_SPAWN = CHECKS_PER_TURN / 4;
+import { LoadTurns } from "./daemon-load-turns.ts";
 
 export interface DaemonOptions {
   scrollback: number;
@@ -312,7 +309,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
     let skipped = 0;
     let running = 0;
     const dirs = new Map<string, boolean>();
-    let work = 0;
+    const turns = new LoadTurns();
     for (const [i, e] of entries.entries()) {
       if (this.stopping) break;
       if (duplicate[i]) {
@@ -321,19 +318,20 @@ export class Daemon implements TaskListener, ConnectionHandler {
       }
       let exists = dirs.get(e.dir);
       if (exists === undefined) dirs.set(e.dir, (exists = isDirectory(e.dir)));
+      let due: boolean;
       if (!exists) {
         skipped += 1;
-        work += 1;
+        due = turns.did("skip");
       } else {
         const task = this.spawn(peer, e.cmd, e.dir, e.group, e.name);
         const history = histories.get(e);
         if (history) task.restore(history);
         started.push(task.id);
-        work += CHECKS_PER_SPAWN;
+        due = turns.did("spawn");
       }
-      if (work >= CHECKS_PER_TURN) {
-        work = 0;
+      if (due) {
         await new Promise((resolve) => setImmediate(resolve));
+        turns.yielded();
       }
     }
     return { started, skipped, alreadyRunning: running };

@@ -38,6 +38,7 @@ function libcPath(): string {
 interface Libc {
   flock(fd: number, operation: number): number;
   dup2(fd: number, target: number): number;
+  dup(fd: number): number;
   peerCred(fd: number, a: Uint8Array, b: Uint8Array): number;
 }
 let libc: Libc | undefined;
@@ -49,6 +50,7 @@ async function loadLibc(): Promise<Libc> {
     const lib = Deno.dlopen(libcPath(), {
       flock: { parameters: ["i32", "i32"], result: "i32" },
       dup2: { parameters: ["i32", "i32"], result: "i32" },
+      dup: { parameters: ["i32"], result: "i32" },
       ...(linux
         ? { getsockopt: { parameters: ["i32", "i32", "i32", "buffer", "buffer"], result: "i32" } }
         : { getpeereid: { parameters: ["i32", "buffer", "buffer"], result: "i32" } }),
@@ -56,6 +58,7 @@ async function loadLibc(): Promise<Libc> {
     libc = {
       flock: (fd, op) => lib.symbols.flock(fd, op),
       dup2: (fd, target) => lib.symbols.dup2(fd, target),
+      dup: (fd) => lib.symbols.dup(fd),
       peerCred: linux ? (fd, a, b) => lib.symbols.getsockopt(fd, SOL_SOCKET, SO_PEERCRED, a, b) : (fd, a, b) => lib.symbols.getpeereid(fd, a, b),
     };
   } else {
@@ -64,12 +67,14 @@ async function loadLibc(): Promise<Libc> {
     const lib = dlopen(libcPath(), {
       flock: { args: [i32, i32], returns: i32 },
       dup2: { args: [i32, i32], returns: i32 },
+      dup: { args: [i32], returns: i32 },
       ...(linux ? { getsockopt: { args: [i32, i32, i32, pointer, pointer], returns: i32 } } : { getpeereid: { args: [i32, pointer, pointer], returns: i32 } }),
     }) as { symbols: Record<string, (...args: unknown[]) => unknown> };
     const call = lib.symbols;
     libc = {
       flock: (fd, op) => call.flock!(fd, op) as number,
       dup2: (fd, target) => call.dup2!(fd, target) as number,
+      dup: (fd) => call.dup!(fd) as number,
       peerCred: linux
         ? (fd, a, b) => call.getsockopt!(fd, SOL_SOCKET, SO_PEERCRED, ptr(a), ptr(b)) as number
         : (fd, a, b) => call.getpeereid!(fd, ptr(a), ptr(b)) as number,
@@ -89,16 +94,21 @@ export async function redirectStdio(fd: number): Promise<boolean> {
   return dup2(fd, 1) === 1 && dup2(fd, 2) === 2;
 }
 
+/** A new fd for the same open file as `fd` (dup(2)); -1 when that fails. */
+export async function duplicateFd(fd: number): Promise<number> {
+  return (await loadLibc()).dup(fd);
+}
+
 /** What a peer check found: the uid at the other end, or why it could not be known. */
 export type PeerUid = { uid: number } | { unknown: string };
 
 /**
  * Binds what reading a connected Unix socket's peer uid needs, then returns the (synchronous)
- * reader, so the daemon can check every connection the moment it is accepted. The socket's fd is
- * `_handle.fd` in both Bun's and Deno's node:net (Node's own convention); a runtime that stops
- * exposing it makes every check come back unknown, which callers treat as a refusal.
+ * reader, so the daemon can check every connection the moment it is accepted. It takes the socket's
+ * fd (socketFd for a node:net socket; client-socket.ts for a client's); a runtime that stops exposing
+ * it makes every check come back unknown, which callers treat as a refusal.
  */
-export async function peerUidReader(): Promise<(socket: Socket) => PeerUid> {
+export async function peerUidReader(): Promise<(fd: number | undefined) => PeerUid> {
   let bound: Libc;
   try {
     bound = await loadLibc();
@@ -108,8 +118,7 @@ export async function peerUidReader(): Promise<(socket: Socket) => PeerUid> {
   }
   const linux = platform() === "linux";
   const little = endianness() === "LE";
-  return (socket) => {
-    const fd = (socket as unknown as { _handle?: { fd?: unknown } })._handle?.fd;
+  return (fd) => {
     if (typeof fd !== "number" || !Number.isInteger(fd) || fd < 0) return { unknown: "this runtime does not expose the socket's fd" };
     // Linux: struct ucred { pid_t pid; uid_t uid; gid_t gid } and its socklen_t length.
     // Elsewhere: getpeereid(fd, &uid, &gid).
@@ -119,6 +128,12 @@ export async function peerUidReader(): Promise<(socket: Socket) => PeerUid> {
     if (bound.peerCred(fd, a, b) !== 0) return { unknown: "the system would not say who is at the other end" };
     return { uid: new DataView(a.buffer).getUint32(linux ? 4 : 0, little) };
   };
+}
+
+/** A node:net socket's fd: `_handle.fd` in both Bun's and Deno's node:net (Node's own convention). */
+export function socketFd(socket: Socket): number | undefined {
+  const fd = (socket as unknown as { _handle?: { fd?: unknown } })._handle?.fd;
+  return typeof fd === "number" ? fd : undefined;
 }
 
 /** A zombie counts as dead: a daemon that exited stays one until init gets round to reaping it. */

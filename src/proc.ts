@@ -39,11 +39,26 @@ export function readProcStat(pid: number): ProcStat | null {
 }
 
 // The command name (field 2) may hold spaces and parentheses: fields resume after the last ")".
+function fieldsAfterName(text: string): string[] {
+  return text.slice(text.lastIndexOf(")") + 2).split(" ");
+}
+
 export function parseProcStat(pid: number, text: string): ProcStat | null {
-  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  const fields = fieldsAfterName(text);
   const start = Number(fields[19]);
   if (fields.length < 20 || !Number.isFinite(start)) return null;
   return { pid, state: fields[0]!, pgrp: Number(fields[2]), session: Number(fields[3]), start };
+}
+
+/** The device number of a process's controlling terminal (tty_nr, field 7); null when it has none or there is no /proc. */
+export function controllingTty(pid: number): number | null {
+  if (!Number.isInteger(pid) || pid <= 0) return null;
+  try {
+    const tty = Number(fieldsAfterName(readFileSync(`/proc/${pid}/stat`, "utf8"))[4]);
+    return tty > 0 ? tty : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The process group a live process is in; null when it is gone, a zombie, or there is no /proc. */

@@ -73,14 +73,19 @@ export class LineWatch {
   /** That row while the alternate screen showed when the watch began (the normal buffer holds still meanwhile). */
   private givenRow: number | null = null;
   private readonly hooks: IDisposable[];
+  private stopped = false;
   /** The complete lines when the watch began, oldest first. */
   readonly history: string[];
 
-  /** Call inside the emulator's write callback, so the history and the first line given meet exactly. */
+  /**
+   * Call between two writes with everything written parsed (term-screen.ts parses synchronously), so
+   * the history and the first line given meet exactly. `onStop` runs once, when the watch stops.
+   */
   constructor(
     private readonly term: Terminal,
     private readonly normalRegion: () => Region | undefined,
     private readonly onLine: (line: string) => void,
+    private readonly onStop: () => void = () => {},
   ) {
     const buffer = term.buffer.normal;
     const start = this.lineStart(buffer, buffer.baseY + buffer.cursorY, -1);
@@ -110,9 +115,12 @@ export class LineWatch {
   }
 
   stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
     for (const hook of this.hooks) hook.dispose();
     this.given?.dispose();
     this.given = null;
+    this.onStop();
   }
 
   private onNormal(): boolean {

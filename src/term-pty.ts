@@ -6,8 +6,10 @@
 import { Buffer } from "node:buffer";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { closeSync, constants, existsSync, openSync, readFileSync } from "node:fs";
+import { closeSync, constants, existsSync, openSync, readdirSync, readFileSync, readlinkSync, statSync, writeSync } from "node:fs";
 import { setImmediate } from "node:timers";
+import { duplicateFd } from "./platform.ts";
+import { controllingTty } from "./proc.ts";
 import { shellQuote } from "./text-shell.ts";
 import { hasRawBytes, pathBytes } from "./text-path.ts";
 
@@ -68,6 +70,11 @@ function spawnBunPty({ argv, cwd, env, cols, rows, onData, onInputDrained }: Pty
   // queue is empty (after every write that got through, too), so bytes since the last drain are
   // what may still be waiting.
   let pendingInput = 0;
+  // Bun.Terminal.write() writes on the next turn of the event loop (epoll_ctl, epoll_wait, poll,
+  // then write), a turn on every keystroke. Input goes straight to our own dup of the PTY's master
+  // instead, found once the task is first given input (findMaster); Bun's queue takes over whatever
+  // the PTY cannot take at once, and keeps the order until it has drained.
+  let master: number | null | undefined;
   // An inline terminal per spawn: a shared Bun.Terminal never reports the child's exit (bun#40289).
   const proc = Bun.spawn(argv, {
     cwd,
@@ -86,8 +93,18 @@ function spawnBunPty({ argv, cwd, env, cols, rows, onData, onInputDrained }: Pty
   const exited = proc.exited.then((code) => {
     const signal = proc.signalCode === null ? null : String(proc.signalCode);
     terminal.close();
+    if (typeof master === "number") closeSync(master);
+    master = null;
     return { exitCode: signal ? null : code, signal };
   });
+  /** Bytes written straight to the PTY; the rest is Bun's to queue. */
+  const writeDirect = (bytes: Uint8Array): number => {
+    try {
+      return writeSync(master as number, bytes);
+    } catch {
+      return 0; // EAGAIN: the task is not reading; Bun's queue waits for it
+    }
+  };
   return {
     pid: proc.pid,
     exited,
@@ -96,13 +113,61 @@ function spawnBunPty({ argv, cwd, env, cols, rows, onData, onInputDrained }: Pty
     },
     write: (data) => {
       if (terminal.closed) return;
-      pendingInput += typeof data === "string" ? Buffer.byteLength(data, "utf8") : data.byteLength;
-      terminal.write(data);
+      if (master === undefined) {
+        master = null;
+        void findMaster(proc.pid).then((fd) => {
+          if (fd === null) return;
+          if (terminal.closed) closeSync(fd);
+          else master = fd;
+        });
+      }
+      let bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+      if (typeof master === "number" && pendingInput === 0) {
+        const written = writeDirect(bytes);
+        if (written === bytes.length) return;
+        bytes = bytes.subarray(written);
+      }
+      pendingInput += bytes.byteLength;
+      terminal.write(bytes);
     },
     resize: (c, r) => {
       if (!terminal.closed) terminal.resize(c, r);
     },
   };
+}
+
+/**
+ * A dup of the master of the PTY whose session `pid` leads, or null. Bun gives no fd, so it is
+ * found: the child's controlling terminal (/proc/PID/stat) is /dev/pts/N, and the master is the fd
+ * of ours that opens /dev/ptmx with tty-index N. The dup is ours alone, so Bun closing its own fds
+ * can never leave us writing into an fd number that has been reused. Linux only; elsewhere, null.
+ */
+async function findMaster(pid: number): Promise<number | null> {
+  try {
+    const ttyNr = controllingTty(pid);
+    if (ttyNr === null) return null;
+    for (const name of readdirSync("/proc/self/fd")) {
+      if (!opensPty(name, ttyNr)) continue;
+      const fd = await duplicateFd(Number(name));
+      if (fd < 0) return null;
+      // Still the same PTY's master (ours now, whatever happens to the original).
+      if (opensPty(String(fd), ttyNr)) return fd;
+      closeSync(fd);
+      return null;
+    }
+  } catch {}
+  return null;
+}
+
+/** Whether our fd `name` is a /dev/ptmx whose slave is the device `ttyNr`. */
+function opensPty(name: string, ttyNr: number): boolean {
+  try {
+    if (readlinkSync(`/proc/self/fd/${name}`) !== "/dev/ptmx") return false;
+    const index = /tty-index:\s*(\d+)/.exec(readFileSync(`/proc/self/fdinfo/${name}`, "utf8"))?.[1];
+    return index !== undefined && statSync(`/dev/pts/${index}`).rdev === ttyNr;
+  } catch {
+    return false;
+  }
 }
 
 // --- Deno: bun-pty's librust_pty over FFI ---------------------------------------------------------

@@ -8,10 +8,19 @@
 // alternate screens: ui-attach.ts keeps that terminal on its alternate screen, so its scrollback is
 // left alone. Cells are drawn by term-serialize.ts; state xterm has no API for is tracked
 // here (docs/terminal-state.md). Runs under Bun and Deno; on the output hot path only write() runs.
+//
+// Parsing is synchronous and lazy. Output that can change a mode or ask for an answer is parsed as it
+// arrives, so a query is answered at once while nobody is attached. Plain text (term-backlog.ts) waits
+// in a backlog until a read needs the screen (every read first catches up), and of a long run of it
+// only what can still be on the screen or in the scrollback is ever parsed: a task that floods text
+// with nobody looking costs a few native scans per chunk and no emulator memory. While a follower
+// watches the lines (`logs --follow`, LineWatch) every byte is parsed as it arrives: a line is given
+// the moment a line feed completes it, and none may be forgotten unseen.
 // The default import is the CommonJS module object: Deno finds no named exports in xterm's bundle.
 import xterm, { type IBuffer, type IDisposable, type IModes } from "@xterm/headless";
 import { type Style, serializeRows, sgr } from "./term-serialize.ts";
 import { CSI, ESC, HIDE_CURSOR, SGR_RESET, SHOW_CURSOR } from "./text-ansi.ts";
+import { Backlog, isPlain } from "./term-backlog.ts";
 import { LineWatch, bufferLines, dropTrailingBlankLines, type Region as ScrollRegion } from "./term-lines.ts";
 import { useFleetcomWidths } from "./term-widths.ts";
 
@@ -20,6 +29,8 @@ export interface ScreenOptions {
   rows: number;
   /** Lines kept above the screen; 0 keeps none. */
   scrollback: number;
+  /** Plain-text backlog at which forgetting its head is tried (default 256 KiB); tests make it small. */
+  compactAt?: number;
 }
 
 type CsiParams = (number | number[])[];
@@ -169,13 +180,41 @@ export interface FinishedState {
   preview: string;
 }
 
+/**
+ * Backlog size at which forgetting is tried; past 16 times that the backlog is parsed whatever it
+ * holds (text with no line feed or no carriage return cannot be forgotten).
+ */
+const COMPACT_AT_BYTES = 256 * 1024;
+
+/** The xterm internals the synchronous, lazy parse needs; xterm is pinned, and tests pin these. */
+interface Core {
+  writeSync(data: string | Uint8Array): void;
+  buffer: { scrollTop: number; scrollBottom: number };
+  _inputHandler: {
+    _parser: { currentState: number };
+    _utf8Decoder: { interim: Uint8Array };
+    _stringDecoder: { _interim: number };
+  };
+}
+
 export class Screen implements TaskScreen {
   private readonly term: xterm.Terminal;
+  private readonly core: Core;
   private readonly hidden = new HiddenState();
   private readonly scrollback: number;
+  /** Plain text not parsed yet (see the head of this file). */
+  private readonly backlog = new Backlog();
+  private readonly minCompactAt: number;
+  private compactAt: number;
+  /** Line watches not stopped yet: while there is one, every byte is parsed as it arrives. */
+  private followers = 0;
+  private disposed = false;
+  /** previewLine() until the screen next changes: `ls` of an idle fleet reads it again and again. */
+  private preview: string | null = null;
 
-  constructor({ cols, rows, scrollback }: ScreenOptions) {
+  constructor({ cols, rows, scrollback, compactAt = COMPACT_AT_BYTES }: ScreenOptions) {
     this.scrollback = scrollback;
+    this.minCompactAt = this.compactAt = compactAt;
     this.term = new xterm.Terminal({
       cols,
       rows,
@@ -183,7 +222,11 @@ export class Screen implements TaskScreen {
       allowProposedApi: true,
       // CSI 18 t (size in characters) is the one window report that needs no pixels or titles.
       windowOptions: { getWinSizeChars: true },
+      // writeSync says once that it is unreliable: with no asynchronous handler registered, it is not.
+      logLevel: "off",
     });
+    this.core = (this.term as unknown as { _core: Core })._core;
+    if (typeof this.core?.writeSync !== "function") throw new Error("@xterm/headless has no writeSync: term-screen.ts needs it");
     useFleetcomWidths(this.term);
     this.followHiddenState();
   }
@@ -205,24 +248,70 @@ export class Screen implements TaskScreen {
     parser.registerEscHandler({ final: "c" }, () => observe(() => hidden.fullReset()));
   }
 
-  /** Queues PTY output as it came; xterm decodes UTF-8 split across chunks. */
+  /** PTY output as it came; xterm decodes UTF-8 split across chunks. */
   write(data: Uint8Array | string): void {
-    try {
-      this.term.write(data);
-    } catch {
-      // xterm refuses writes once 50 MB wait to be parsed. The PTY has no pause, so the screen
-      // loses that chunk rather than the daemon dying; clients still get the raw output.
+    if (this.disposed) return;
+    if (this.followers === 0 && typeof data !== "string" && isPlain(data)) {
+      this.backlog.push(data);
+      if (this.backlog.bytes >= this.compactAt) this.compact();
+      return;
     }
+    this.catchUp();
+    this.parse(data);
+  }
+
+  private parse(data: Uint8Array | string): void {
+    this.preview = null;
+    try {
+      this.core.writeSync(data);
+    } catch {
+      // A bug in the emulator loses this chunk from the screen rather than killing the daemon;
+      // clients still get the raw output.
+    }
+  }
+
+  /** Parses the backlog: every read of the screen comes after this. */
+  private catchUp(): void {
+    if (this.backlog.bytes === 0) return;
+    this.compactAt = this.minCompactAt;
+    for (const chunk of this.backlog.take()) this.parse(chunk);
+  }
+
+  /** Forgets what of the backlog can no longer show (term-backlog.ts); parses it when it cannot. */
+  private compact(): void {
+    if (this.atGround()) this.backlog.forgetBefore(2 * this.term.rows + this.scrollback);
+    if (this.backlog.bytes > 16 * this.minCompactAt) this.catchUp();
+    else this.compactAt = Math.max(this.minCompactAt, 2 * this.backlog.bytes);
+  }
+
+  /**
+   * Whether the backlog would be parsed from the ground state with the whole screen scrolling, the
+   * condition on which forgetting its head is exact (term-backlog.ts): no sequence or UTF-8
+   * character left open by what was parsed before it, no scroll region.
+   */
+  private atGround(): boolean {
+    const input = this.core._inputHandler;
+    const buffer = this.core.buffer;
+    return (
+      input?._parser?.currentState === 0 &&
+      input._utf8Decoder?.interim?.[0] === 0 &&
+      input._stringDecoder?._interim === 0 &&
+      buffer?.scrollTop === 0 &&
+      buffer.scrollBottom === this.term.rows - 1
+    );
   }
 
   /** Resolves once everything written so far has been parsed. */
   flushed(): Promise<void> {
-    return new Promise((resolve) => this.term.write("", resolve));
+    this.catchUp();
+    return Promise.resolve();
   }
 
   resize(cols: number, rows: number): void {
     if (cols === this.term.cols && rows === this.term.rows) return;
+    this.catchUp();
     this.term.resize(cols, rows);
+    this.preview = null;
     this.hidden.resetRegions();
   }
 
@@ -236,11 +325,12 @@ export class Screen implements TaskScreen {
   }
 
   /**
-   * What an attaching client's terminal must receive to show exactly this screen, as parsed so
-   * far: bytes written but not yet parsed are not in it (see snapshotForAttach). The same bytes
-   * redraw a client that fell behind or saw the task switch screens.
+   * What an attaching client's terminal must receive to show exactly this screen, after every byte
+   * written so far (see snapshotForAttach). The same bytes redraw a client that fell behind or saw
+   * the task switch screens.
    */
   serializeForAttach(): string {
+    this.catchUp();
     return RESET_ATTACHING_TERMINAL + this.visibleRows() + this.modes() + this.regionAndCursor() + this.pen();
   }
 
@@ -257,9 +347,10 @@ export class Screen implements TaskScreen {
     return this.readAtCurrentPoint(() => this.text(lines));
   }
 
-  /** Runs `read` inside xterm's write callback: after the bytes written so far, before any later ones. */
+  /** Runs `read` after the bytes written so far and before any later ones: parsing is synchronous. */
   private readAtCurrentPoint<T>(read: () => T): Promise<T> {
-    return new Promise((resolve) => this.term.write("", () => resolve(read())));
+    this.catchUp();
+    return Promise.resolve(read());
   }
 
   /**
@@ -328,12 +419,14 @@ export class Screen implements TaskScreen {
    * Call after flushed() to include everything the task printed.
    */
   inputModes(): { bracketedPaste: boolean; applicationCursorKeys: boolean } {
+    this.catchUp();
     const { bracketedPasteMode, applicationCursorKeysMode } = this.term.modes;
     return { bracketedPaste: bracketedPasteMode, applicationCursorKeys: applicationCursorKeysMode };
   }
 
   /** The screen's rows from the top down to the cursor's row, right-trimmed. */
   rowsToCursor(): string[] {
+    this.catchUp();
     const buffer = this.term.buffer.active;
     const rows: string[] = [];
     for (let y = buffer.baseY; y <= buffer.baseY + buffer.cursorY; y++) rows.push(rowText(buffer, y));
@@ -342,8 +435,10 @@ export class Screen implements TaskScreen {
 
   /** The last non-blank line of the screen, right-trimmed; "" when the screen is blank. */
   previewLine(): string {
+    this.catchUp();
+    if (this.preview !== null) return this.preview;
     const buffer = this.term.buffer.active;
-    return previewOfRows(buffer.baseY, this.term.rows, (y) => rowText(buffer, y));
+    return (this.preview = previewOfRows(buffer.baseY, this.term.rows, (y) => rowText(buffer, y)));
   }
 
   /**
@@ -351,12 +446,14 @@ export class Screen implements TaskScreen {
    * last that many rows of scrollback and screen together.
    */
   text(lines?: number): string {
+    this.catchUp();
     const buffer = this.term.buffer.active;
     return textOfRows(buffer.length, buffer.baseY, (y) => rowText(buffer, y), lines);
   }
 
   /** Every line of scrollback and screen as the program wrote it: wrapped rows joined, right-trimmed. */
   logicalLines(): string[] {
+    this.catchUp();
     const buffer = this.term.buffer.active;
     return logicalLinesOfRows(
       buffer.length,
@@ -372,6 +469,7 @@ export class Screen implements TaskScreen {
    * at most the last `limit` lines. `styled` lines carry their colours (term-serialize.ts styledLine).
    */
   historyLines(limit: number, styled = false): string[] {
+    this.catchUp();
     const { normal, active } = this.term.buffer;
     const cols = this.term.cols;
     const lines = bufferLines(normal, 0, normal.length, cols, styled);
@@ -392,23 +490,30 @@ export class Screen implements TaskScreen {
    * gap and no overlap (term-lines.ts LineWatch). Stop the watch when the follower goes.
    */
   followLines(onLine: (line: string) => void): Promise<LineWatch> {
-    return this.readAtCurrentPoint(() => new LineWatch(this.term, () => this.hidden.regions.normal, onLine));
+    return this.readAtCurrentPoint(() => {
+      this.followers += 1;
+      return new LineWatch(
+        this.term,
+        () => this.hidden.regions.normal,
+        onLine,
+        () => (this.followers -= 1),
+      );
+    });
   }
 
   /**
    * Hands `adopt` this screen's FinishedState, taken after every byte written so far, and then
-   * disposes the emulator once the reads already queued on it have run. `adopt` runs inside the
-   * emulator's callback, so whoever swaps the screen does it before anything else can ask.
+   * disposes the emulator. Reads are synchronous, so none is left waiting on it, and whoever swaps
+   * the screen in `adopt` does it before anything else can ask.
    */
   finish(adopt: (state: FinishedState) => void): void {
-    this.term.write("", () => {
-      adopt(this.finishedState());
-      this.term.write("", () => this.dispose());
-    });
+    adopt(this.finishedState());
+    this.dispose();
   }
 
   /** The FinishedState as parsed so far (see finish and readAtCurrentPoint for when that is exact). */
   finishedState(): FinishedState {
+    this.catchUp();
     const buffer = this.term.buffer.active;
     const rows: string[] = new Array(buffer.length);
     const wrapped = new Uint8Array(buffer.length);
@@ -446,6 +551,8 @@ export class Screen implements TaskScreen {
   }
 
   dispose(): void {
+    this.disposed = true;
+    this.backlog.take();
     this.term.dispose();
   }
 }

@@ -1,5 +1,7 @@
 // How tasks look to people: glyphs, labels, ages, the ls table. Pure functions of TaskInfo, shared
 // by `ls` and the dashboard.
+import { writeSync } from "node:fs";
+import { isCharacterDevice } from "./files.ts";
 import { tildePath } from "./paths.ts";
 import type { SnapshotInfo } from "./recipe-snapshots.ts";
 import type { Escapee, TaskInfo } from "./wire-protocol.ts";
@@ -49,7 +51,26 @@ export function lsTable(tasks: TaskInfo[], home: string | undefined, now = Date.
 
 /** The width of the terminal stdout is, or undefined when it is not one (a pipe, a file). */
 export function terminalColumns(): number | undefined {
+  // Only a character device can be a terminal; asking process.stdout costs several milliseconds.
+  if (!isCharacterDevice(1)) return undefined;
   return process.stdout.isTTY ? process.stdout.columns || 80 : undefined;
+}
+
+/**
+ * Writes a one-shot command's output straight to fd 1: process.stdout costs a short-lived client
+ * several milliseconds to build. A reader that has gone (EPIPE) ends the output quietly; a
+ * non-blocking stdout that is full gets the rest through process.stdout, which waits for it.
+ */
+export function writeStdout(text: string): void {
+  const bytes = new TextEncoder().encode(text);
+  let at = 0;
+  try {
+    while (at < bytes.length) at += writeSync(1, bytes, at);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EAGAIN") process.stdout.write(bytes.subarray(at));
+    else if (code !== "EPIPE") throw error;
+  }
 }
 
 /**

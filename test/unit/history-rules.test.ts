@@ -109,6 +109,26 @@ describe("lines as a program completes them (logs --follow)", () => {
     expect(r.given).toEqual(["before", "after"]);
   });
 
+  test("plain output is given the moment a line feed completes it, and a long run of it loses no line", async () => {
+    // A screen parses plain text lazily and forgets the head of a long run (term-screen.ts); not while it is followed.
+    const screen = new Screen({ cols: 20, rows: 5, scrollback: 10, compactAt: 64 });
+    const bytes = (text: string) => new TextEncoder().encode(text);
+    const waiting = () => (screen as unknown as { backlog: { bytes: number } }).backlog.bytes;
+    const given: string[] = [];
+    const watch = await screen.followLines((line) => given.push(line));
+    screen.write(bytes("one\r\n"));
+    expect(given).toEqual(["one"]);
+    const lines = Array.from({ length: 500 }, (_, i) => `line ${i}`);
+    for (const line of lines) screen.write(bytes(`${line}\r\n`));
+    expect(given).toEqual(["one", ...lines]);
+    watch.stop();
+    watch.stop();
+    screen.write(bytes("after\r\n"));
+    expect(waiting()).toBeGreaterThan(0);
+    expect(screen.historyLines(1)).toEqual(["after"]);
+    screen.dispose();
+  });
+
   test("whatever the chunks, the history and the lines given are every line once, in order (seeded)", async () => {
     const random = seededRandom(18);
     for (let round = 0; round < 20; round++) {

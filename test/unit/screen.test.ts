@@ -7,6 +7,7 @@ import { type IBuffer, type IBufferCell, Terminal } from "@xterm/headless";
 import { AltScreenFilter } from "../../src/ui-alt-screen-filter.ts";
 import { Screen } from "../../src/term-screen.ts";
 import { useFleetcomWidths } from "../../src/term-widths.ts";
+import { seededRandom } from "../harness/helpers.ts";
 
 const COLS = 120;
 const ROWS = 40;
@@ -317,6 +318,32 @@ describe("the screen as text", () => {
     expect(screen.previewLine()).toBe("second line");
   });
 
+  test("the preview, kept between reads, follows every later write (plain or not) and a resize", () => {
+    const screen = newScreen(20, 4, 10);
+    const bytes = (text: string) => new TextEncoder().encode(text);
+    /** The last non-blank row of text(), which reads the rows afresh every time. */
+    const fresh = () =>
+      screen
+        .text()
+        .split("\n")
+        .filter((row) => row !== "")
+        .at(-1) ?? "";
+    screen.write(bytes("one\r\n"));
+    expect(screen.previewLine()).toBe("one");
+    expect(screen.previewLine()).toBe("one");
+    screen.write(bytes("two"));
+    expect(screen.previewLine()).toBe("two");
+    screen.write(`${CSI}2K\rthree`);
+    expect(screen.previewLine()).toBe("three");
+    screen.write(bytes(` ${"x".repeat(30)}`));
+    expect(screen.previewLine()).toBe("x".repeat(16));
+    screen.write(`${CSI}A${CSI}2K`);
+    expect(screen.previewLine()).toBe(fresh());
+    screen.resize(12, 3);
+    expect(screen.previewLine()).toBe(fresh());
+    expect(fresh()).not.toBe("x".repeat(16));
+  });
+
   test("a blank screen has an empty preview and empty text", async () => {
     const { screen } = await taskWrites("");
     expect(screen.previewLine()).toBe("");
@@ -418,5 +445,184 @@ describe("the client's own screen", () => {
     await writeTo(client, own.join("\r\n"));
     await writeTo(client, `${CSI}?1049h${view}${CSI}?1049l`);
     expect(rows(client.buffer.normal)).toEqual(own);
+  });
+});
+
+// ---- lazy parsing ---------------------------------------------------------------------------
+// Plain text waits unparsed and the head of a long run of it is never parsed (term-backlog.ts). A
+// screen that does so must end up cell for cell, both buffers and all of the scrollback, the same as
+// one that parses every byte, and answer the same queries with the same replies, whatever the mix
+// and however the bytes are cut into chunks.
+
+describe("lazy parsing", () => {
+  /** Seeded (test/harness), so a failure names its case and can be replayed. */
+  function random(seed: number) {
+    const next = seededRandom(seed);
+    const int = (n: number) => Math.floor(next() * n);
+    const pick = <T>(items: T[]): T => items[int(items.length)]!;
+    return { next, int, pick };
+  }
+
+  const PIECES = ["word", "x", " ", "  ", "\t", "\b", "é", "中", "😀", "e\u0301", "\u00a0", "\x07", "\x00", "0123456789", "a".repeat(50)];
+  const ENDINGS = ["\r\n", "\r\n", "\r\n", "\r\n", "\n", "\r", ""];
+
+  function plainText(r: ReturnType<typeof random>, lines: number): string {
+    let out = "";
+    for (let i = 0; i < lines; i++) {
+      const pieces = r.int(8);
+      for (let p = 0; p < pieces; p++) out += r.pick(PIECES);
+      out += r.pick(ENDINGS);
+    }
+    return out;
+  }
+
+  function sequence(r: ReturnType<typeof random>, rows: number, cols: number): string {
+    const row = () => 1 + r.int(rows);
+    const col = () => 1 + r.int(cols);
+    return r.pick([
+      () => `${CSI}${r.pick(["0", "1", "31", "1;44", "38;5;200", "48;2;1;2;3", "7", "4"])}m`,
+      () => `${CSI}${row()};${col()}H`,
+      () => `${CSI}${r.pick(["2J", "K", "1K", "J", "L", "M", "2S", "T", "3@", "2P"])}`,
+      () => `${CSI}${row()};${row()}r`,
+      () => `${CSI}r`,
+      () => r.pick(["\x1b7", "\x1b8", "\x1bD", "\x1bE", "\x1bM", "\x1bH", `${CSI}3g`]),
+      () => r.pick([`${CSI}?1049h`, `${CSI}?1049l`, `${CSI}?47h`, `${CSI}?47l`]),
+      () => r.pick(["\x1b(0", "\x1b(B", "\x1b)0", "\x0e", "\x0f"]),
+      () => r.pick([`${CSI}4h`, `${CSI}4l`, `${CSI}?7l`, `${CSI}?7h`, `${CSI}?6h`, `${CSI}?6l`, `${CSI}?45h`, `${CSI}?45l`]),
+      () => r.pick([`${CSI}6n`, `${CSI}c`, `${CSI}>c`, `${CSI}?2004$p`, `${CSI}5n`]),
+      () => r.pick(["\x1b]0;a title", "\x07", "\x1b\\", "\x1b]2;done\x07"]),
+      () => r.pick([`${CSI}3`, "1m", `${CSI}?25`, "l", "\x1b"]),
+      () => r.pick(["\u009b32m", "\u009b2J", "\u0085"]),
+      () => r.pick([`${CSI}!p`, "\x1bc"]),
+    ])();
+  }
+
+  function chunksOf(bytes: Uint8Array, r: ReturnType<typeof random>, most: number): Uint8Array[] {
+    const chunks: Uint8Array[] = [];
+    for (let at = 0; at < bytes.length; ) {
+      const size = 1 + r.int(r.next() < 0.3 ? 8 : most);
+      chunks.push(bytes.slice(at, at + size));
+      at += size;
+    }
+    return chunks;
+  }
+
+  type Core = { buffer: { normal: IBuffer; alternate: IBuffer; active: IBuffer }; modes: unknown };
+
+  function bufferDifferences(expected: IBuffer, actual: IBuffer, cols: number): string[] {
+    if (expected.length !== actual.length || expected.baseY !== actual.baseY)
+      return [`${expected.type}: length ${expected.length}/${actual.length}, baseY ${expected.baseY}/${actual.baseY}`];
+    if (expected.cursorX !== actual.cursorX || expected.cursorY !== actual.cursorY)
+      return [`${expected.type}: cursor ${expected.cursorX},${expected.cursorY} / ${actual.cursorX},${actual.cursorY}`];
+    const a = expected.getNullCell();
+    const b = actual.getNullCell();
+    for (let y = 0; y < expected.length; y++) {
+      const lineA = expected.getLine(y)!;
+      const lineB = actual.getLine(y)!;
+      if (lineA.isWrapped !== lineB.isWrapped) return [`${expected.type} line ${y} wrapped ${lineA.isWrapped}`];
+      for (let x = 0; x < cols; x++) {
+        const cellA = describeCell(lineA.getCell(x, a)!);
+        const cellB = describeCell(lineB.getCell(x, b)!);
+        if (cellA !== cellB) return [`${expected.type} (${x},${y}): ${cellA} | ${cellB}`];
+      }
+    }
+    return [];
+  }
+
+  test("a screen that forgets the head of long plain runs ends the same as one that parses every byte", () => {
+    const encoder = new TextEncoder();
+    for (let seed = 1; seed <= 40; seed++) {
+      const r = random(seed);
+      const rows = 4 + r.int(9);
+      const cols = 10 + r.int(50);
+      const scrollback = r.pick([0, 20, 100]);
+      let text = "";
+      for (let segment = 0; segment < 60; segment++) {
+        text += r.next() < 0.5 ? plainText(r, r.int(r.next() < 0.3 ? 6 * (2 * rows + scrollback) : 20)) : sequence(r, rows, cols);
+      }
+      const lazy = new Screen({ cols, rows, scrollback, compactAt: 64 + r.int(2048) });
+      const eager = new Screen({ cols, rows, scrollback, compactAt: Infinity });
+      cleanups.push(
+        () => lazy.dispose(),
+        () => eager.dispose(),
+      );
+      const replies = { lazy: [] as string[], eager: [] as string[] };
+      lazy.onReply((d) => replies.lazy.push(d));
+      eager.onReply((d) => replies.eager.push(d));
+      for (const chunk of chunksOf(encoder.encode(text), r, 4096)) {
+        lazy.write(chunk);
+        eager.write(chunk);
+        void eager.flushed();
+        // A read now and then, as `ls` or an event would: it parses what waits.
+        if (r.next() < 0.02) lazy.previewLine();
+      }
+      const context = `seed ${seed} (${cols}x${rows}, scrollback ${scrollback})`;
+      expect({ context, serialized: lazy.serializeForAttach() }).toEqual({ context, serialized: eager.serializeForAttach() });
+      const terms = { lazy: (lazy as unknown as { term: Core }).term, eager: (eager as unknown as { term: Core }).term };
+      const differences = [
+        ...bufferDifferences(terms.eager.buffer.normal, terms.lazy.buffer.normal, cols),
+        ...bufferDifferences(terms.eager.buffer.alternate, terms.lazy.buffer.alternate, cols),
+      ];
+      expect({ context, differences }).toEqual({ context, differences: [] });
+      expect({ context, modes: terms.lazy.modes, active: terms.lazy.buffer.active.type }).toEqual({
+        context,
+        modes: terms.eager.modes,
+        active: terms.eager.buffer.active.type,
+      });
+      expect({ context, replies: replies.lazy }).toEqual({ context, replies: replies.eager });
+      expect({ context, lines: lazy.logicalLines() }).toEqual({ context, lines: eager.logicalLines() });
+    }
+  });
+
+  test("whatever stood before a long plain run, forgetting its head leaves what parsing all of it leaves", () => {
+    const before = [
+      ["old content with the cursor at the top", `${`${CSI}1m${"OLD ".repeat(30)}\r\n`.repeat(6)}${CSI}H`],
+      ["a long line left unfinished on the bottom row", `${"\r\n".repeat(10)}${CSI}7mOLD-LONG-LINE-`],
+      ["a scroll region, the cursor above it", `${CSI}2;3r`],
+      ["the alternate screen", `${CSI}?1049h${CSI}5;1HALT`],
+      ["an OSC left open", "\x1b]0;a title that goes on"],
+      ["a CSI cut short", `${CSI}3`],
+      ["a C1 control cut short (its lead byte, then CSI 1 m)", ""],
+      ["insert mode and no autowrap", `${CSI}4h${CSI}?7l`],
+    ];
+    const encoder = new TextEncoder();
+    for (const [what, prefix] of before) {
+      for (const scrollback of [0, 3, 50]) {
+        const rows = 6;
+        const lazy = new Screen({ cols: 30, rows, scrollback, compactAt: 64 });
+        const eager = new Screen({ cols: 30, rows, scrollback, compactAt: Infinity });
+        cleanups.push(
+          () => lazy.dispose(),
+          () => eager.dispose(),
+        );
+        let flood = "";
+        for (let i = 0; i < 20 * (2 * rows + scrollback); i++) flood += i % 7 === 0 ? `long line ${i} ${"=".repeat(40)}\r\n` : `l${i}\r\n`;
+        const c1 = what!.startsWith("a C1 control");
+        const bytes = c1
+          ? [new Uint8Array([0xc2]), new Uint8Array([0x9b, 0x31, 0x6d, ...encoder.encode(flood)])]
+          : [encoder.encode(prefix!), encoder.encode(`\xad${flood}`)];
+        for (const chunk of bytes) for (const screen of [lazy, eager]) screen.write(chunk);
+        const context = `${what}, scrollback ${scrollback}`;
+        expect({ context, text: lazy.text(1000), screen: lazy.serializeForAttach() }).toEqual({
+          context,
+          text: eager.text(1000),
+          screen: eager.serializeForAttach(),
+        });
+      }
+    }
+  });
+
+  test("a long plain run is parsed only in its tail: the backlog stays bounded and the screen is right", () => {
+    const screen = newScreen(80, 24, 100);
+    const twin = newScreen(80, 24, 100);
+    const line = new TextEncoder().encode(`${"0123456789".repeat(7)}\r\n`);
+    const chunk = new Uint8Array(line.length * 2000);
+    for (let i = 0; i < 2000; i++) chunk.set(line, i * line.length);
+    for (let i = 0; i < 100; i++) screen.write(chunk);
+    // Under 1 MB of the 14 MB wait; the rest was never parsed.
+    expect((screen as unknown as { backlog: { bytes: number } }).backlog.bytes).toBeLessThan(1024 * 1024);
+    twin.write(`${"0123456789".repeat(7)}\r\n`.repeat(200));
+    expect(screen.text(1000)).toBe(twin.text(1000));
+    expect(screen.serializeForAttach()).toBe(twin.serializeForAttach());
   });
 });

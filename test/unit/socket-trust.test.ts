@@ -11,7 +11,8 @@ import { flockHolderIn } from "../../src/proc.ts";
 import { UserError } from "../../src/errors.ts";
 import { clientRefusal, daemonRefusal } from "../../src/wire-peer.ts";
 import { openFailure, openRuntimeDir, runtimeDirProblem } from "../../src/runtime-dir.ts";
-import { peerUidReader } from "../../src/platform.ts";
+import { peerUidReader, socketFd } from "../../src/platform.ts";
+import { connectClientSocket } from "../../src/client-socket.ts";
 import { thrown } from "../harness/helpers.ts";
 
 const dirStat = (mode: number, uid = 1000) => ({ uid, mode: 0o40000 | mode, isDirectory: () => true });
@@ -102,8 +103,13 @@ describe("who is at the other end", () => {
     await new Promise<void>((r) => client.once("connect", () => r()));
     await new Promise<void>((r) => (accepted ? r() : server.once("connection", () => r())));
     try {
-      expect(read(client)).toEqual({ uid: process.getuid!() });
-      expect(read(accepted!)).toEqual({ uid: process.getuid!() });
+      expect(read(socketFd(client))).toEqual({ uid: process.getuid!() });
+      expect(read(socketFd(accepted!))).toEqual({ uid: process.getuid!() });
+      // The client's own socket (Bun's under Bun) gives its fd too.
+      const attempt = await connectClientSocket(path);
+      if (!("socket" in attempt)) throw new Error(`no socket: ${attempt.code}`);
+      expect(read(attempt.socket.fd)).toEqual({ uid: process.getuid!() });
+      attempt.socket.destroy();
     } finally {
       client.destroy();
       accepted?.destroy();
@@ -113,7 +119,7 @@ describe("who is at the other end", () => {
 
   test("a socket whose fd cannot be found is unknown, and unknown is a refusal on both sides", async () => {
     const read = await peerUidReader();
-    const peer = read({} as Socket);
+    const peer = read(socketFd({} as Socket));
     expect(peer).toEqual({ unknown: "this runtime does not expose the socket's fd" });
     expect(daemonRefusal("/r/default.sock", peer, 1000)).toBe(
       "cannot tell who is listening on /r/default.sock (this runtime does not expose the socket's fd); refusing to talk to it",

@@ -1,0 +1,16 @@
+// The floor under rss-idle: a Bun program, compiled like fleetcom, that loads what the daemon must
+// load whatever it does and then sits idle. `imports validator` loads arktype with the socket
+// protocol's schemas (wire-protocol.ts: the project's brief has every JSON crossing a boundary, the
+// socket's included, checked by arktype) and @xterm/headless (each task's screen); `imports` loads
+// @xterm/headless alone, so the two lines' difference is what the mandated validator costs. It
+// prints "ready" once loaded; bench/memory.ts reads its VmRSS after the same settling time as the
+// daemon's.
+import { writeSync } from "node:fs";
+
+const loaded: unknown[] = [await import("@xterm/headless")];
+if (process.argv[2] === "validator") {
+  const protocol = await import("../../src/wire-protocol.ts");
+  loaded.push(protocol.hello, protocol.request, protocol.opArgs);
+}
+writeSync(1, `ready ${loaded.length}\n`);
+setInterval(() => {}, 1 << 30);

@@ -1,0 +1,45 @@
+// The floor under fleetcom's keystroke echo: the same hops as `fleetcom attach` (a client process in
+// the user's terminal, a server process holding the PTY, a Unix socket between them), with nothing
+// but Bun doing the relaying: no framing, no screen, no bookkeeping. bench/latency.ts builds it and
+// types through it beside fleetcom and tmux.
+//
+//   relay serve SOCKET COMMAND   runs COMMAND in a Bun.Terminal once a client connects, and relays
+//   relay attach SOCKET          relays this terminal (raw mode) to the server; Ctrl-\ leaves
+import { rmSync } from "node:fs";
+
+const [mode, path, command] = process.argv.slice(2);
+
+if (mode === "serve") {
+  const clients = new Set<{ write(data: Uint8Array): number }>();
+  let task: ReturnType<typeof Bun.spawn> | null = null;
+  rmSync(path!, { force: true });
+  Bun.listen({
+    unix: path!,
+    socket: {
+      open: (socket) => {
+        clients.add(socket);
+        task ??= Bun.spawn(["/bin/sh", "-c", command!], {
+          terminal: {
+            cols: 120,
+            rows: 40,
+            data: (_t, chunk) => {
+              for (const c of clients) c.write(chunk);
+            },
+          },
+        });
+      },
+      data: (_socket, chunk) => void task?.terminal?.write(chunk),
+      close: (socket) => void clients.delete(socket),
+    },
+  });
+} else if (mode === "attach") {
+  const socket = await Bun.connect({
+    unix: path!,
+    socket: { data: (_s, chunk) => void process.stdout.write(chunk), close: () => process.exit(0) },
+  });
+  process.stdin.setRawMode(true);
+  process.stdin.on("data", (chunk: Buffer) => {
+    if (chunk.includes(0x1c)) process.exit(0);
+    socket.write(chunk);
+  });
+}

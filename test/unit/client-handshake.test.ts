@@ -1,0 +1,68 @@
+// The client's side of the handshake against a stand-in daemon on a real Unix socket: a one-shot
+// command's request follows its hello at once (one round trip, not two), and a refused hello fails
+// that request with the daemon's reason. Event-driven: the stand-in answers only once it holds both.
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { createServer, type Server, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DaemonClient } from "../../src/client.ts";
+import { FrameDecoder, MAX_CLIENT_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl } from "../../src/wire-framing.ts";
+
+let dir: string;
+let server: Server | null = null;
+const saved = process.env.FLEETCOM_RUNTIME_DIR;
+
+beforeEach(() => {
+  dir = realpathSync(mkdtempSync(join(tmpdir(), "fleetcom-handshake-")));
+  process.env.FLEETCOM_RUNTIME_DIR = dir;
+});
+
+afterEach(() => {
+  server?.close();
+  server = null;
+  if (saved === undefined) delete process.env.FLEETCOM_RUNTIME_DIR;
+  else process.env.FLEETCOM_RUNTIME_DIR = saved;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A stand-in daemon that collects control messages until it has a hello and a request, then answers with `answer`. */
+function standIn(answer: (socket: Socket, request: { id: number }) => void): Promise<void> {
+  server = createServer((socket) => {
+    const decoder = new FrameDecoder(MAX_CLIENT_FRAME);
+    const seen: { type: string; id?: number }[] = [];
+    socket.on("error", () => {});
+    socket.on("data", (chunk: Buffer) => {
+      for (const frame of decoder.push(chunk)) seen.push(decodeJson(frame.payload) as { type: string; id?: number });
+      const request = seen.find((m) => m.type === "request");
+      if (seen[0]?.type === "hello" && request) answer(socket, request as { id: number });
+    });
+  });
+  return new Promise((resolve) => server!.listen(join(dir, "default.sock"), () => resolve()));
+}
+
+test("the request goes out right behind the hello: nothing waits for the welcome first", async () => {
+  await standIn((socket, request) => {
+    socket.write(encodeControl({ type: "welcome", protocol: PROTOCOL_VERSION, version: "test", pid: 4242 }));
+    socket.write(encodeControl({ type: "reply", id: request.id, ok: true, result: [] }));
+  });
+  const client = await DaemonClient.open({ autostart: false, notices: false });
+  try {
+    expect(await client.request("ls")).toEqual([]);
+    expect(client.daemonPid).toBe(4242);
+  } finally {
+    client.close();
+  }
+});
+
+test("a refused hello fails the request already sent behind it, with the daemon's reason", async () => {
+  await standIn((socket) => {
+    socket.end(encodeControl({ type: "refused", error: "the running daemon speaks protocol 0" }));
+  });
+  const client = await DaemonClient.open({ autostart: false, notices: false });
+  try {
+    await expect(client.request("ls")).rejects.toThrow("the running daemon speaks protocol 0");
+  } finally {
+    client.close();
+  }
+});

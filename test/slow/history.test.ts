@@ -88,7 +88,7 @@ describe("grep", () => {
 
     const context = await fleet.cli(["grep", "-i", "-C", "1", "error"]);
     expect(context.stdout).toBe(
-      [
+      `${[
         `${a}-api-1- alpha`,
         `${a}:api:2: beta ERROR one`,
         `${a}-api-3- gamma`,
@@ -96,7 +96,7 @@ describe("grep", () => {
         `${c}-job-2- two`,
         `${c}:job:3: three error two`,
         `${c}:job:4: \\u202eevil ERROR`,
-      ].join("\n") + "\n",
+      ].join("\n")}\n`,
     );
     expect((await fleet.cli(["grep", "ERROR", String(c)])).stdout).toBe(`${c}:job:4: \\u202eevil ERROR\n`);
     expect((await fleet.cli(["grep", "ERROR", "--group", "back"])).stdout.split("\n").length).toBe(3);

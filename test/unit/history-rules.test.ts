@@ -34,7 +34,7 @@ async function screenWith(output: string, size = { cols: 20, rows: 5, scrollback
 
 describe("history from the emulator", () => {
   test("a long line the terminal wrapped comes back as the one line the program wrote", async () => {
-    const long = "x".repeat(45) + " end";
+    const long = `${"x".repeat(45)} end`;
     const screen = await screenWith(`first\r\n${long}\r\nlast\r\n`);
     expect(screen.historyLines(100)).toEqual(["first", long, "last"]);
     screen.dispose();

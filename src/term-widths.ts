@@ -17,7 +17,10 @@ const VERSION = "15-graphemes-fleetcom";
 function graphemeProvider(): IUnicodeVersionProvider {
   const providers: IUnicodeVersionProvider[] = [];
   const collect = { unicode: { register: (p: IUnicodeVersionProvider) => providers.push(p), activeVersion: "" } };
-  const { UnicodeGraphemesAddon } = "UnicodeGraphemesAddon" in graphemes ? graphemes : (graphemes as unknown as { default: typeof graphemes }).default;
+  // The addon's export is named in its ES build (what the bundler takes) and under `default` when it
+  // is loaded as CommonJS; read through a plain object so the bundler does not warn about the other.
+  const mod = { ...graphemes } as Record<string, unknown> as Record<string, typeof graphemes | undefined>;
+  const { UnicodeGraphemesAddon } = "UnicodeGraphemesAddon" in graphemes ? graphemes : mod.default!;
   new UnicodeGraphemesAddon().activate(collect as unknown as Terminal);
   const provider = providers.find((p) => p.version === "15-graphemes");
   if (!provider) throw new Error("@xterm/addon-unicode-graphemes registered no '15-graphemes' provider");

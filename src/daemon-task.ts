@@ -333,7 +333,9 @@ export class Task {
 
   /** The task's history (`peek --history`, grep, the copy on disk): restored lines, the marker, then its own, after every byte printed so far. */
   async history(styled = false): Promise<string[]> {
-    await this.screen.flushed();
+    // A live screen reads after every byte written (parsing the backlog only when it must: the
+    // history writer reads every task that printed); a finished one once a resize has settled.
+    if (!(this.screen instanceof Screen)) await this.screen.flushed();
     const limit = this.historyLimit;
     const live = styled ? await this.screen.styledHistoryLines(limit) : this.screen.historyLines(limit);
     return withRestored(this.restored, live, limit);

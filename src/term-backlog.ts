@@ -3,6 +3,9 @@
 // can still be on screen or in the scrollback, so the rest is forgotten unparsed (forgetBefore).
 // term-screen.ts decides when that is allowed; this file only knows bytes.
 //
+// Once a head has been forgotten, the backlog alone decides every row of the buffer, so the history
+// of text simple enough (lastLines) is read from its bytes without parsing them into the emulator.
+//
 // Why forgetting is exact: take a run of plain text fed to a terminal whose parser stands in its
 // ground state, whose scroll region is the whole screen. Its bytes only print characters with the
 // pen, charset and modes already set, and move the cursor. From a carriage return on, the column is
@@ -38,9 +41,19 @@ export function isPlain(chunk: Uint8Array): boolean {
 export class Backlog {
   private chunks: Uint8Array[] = [];
   private size = 0;
+  private forgot = false;
 
   get bytes(): number {
     return this.size;
+  }
+
+  /**
+   * Whether a head was forgotten since the backlog was last taken: it then starts after a carriage
+   * return followed by enough line feeds that, fed to the terminal, it leaves nothing of what the
+   * buffer held before (see the head of this file).
+   */
+  get covers(): boolean {
+    return this.forgot;
   }
 
   push(chunk: Uint8Array): void {
@@ -48,11 +61,17 @@ export class Backlog {
     this.size += chunk.length;
   }
 
+  /** lastLines() of what is kept. */
+  lastLines(cols: number, keep: number): string[] | null {
+    return lastLines(this.chunks, cols, keep);
+  }
+
   /** Everything kept, in order; the backlog is empty after. */
   take(): Uint8Array[] {
     const chunks = this.chunks;
     this.chunks = [];
     this.size = 0;
+    this.forgot = false;
     return chunks;
   }
 
@@ -80,8 +99,69 @@ export class Backlog {
       kept[0] = kept[0]!.subarray(cr + 1);
       this.chunks = kept;
       this.size = kept.reduce((sum, c) => sum + c.length, 0);
+      this.forgot = true;
       return true;
     }
     return false;
   }
+}
+
+const SPACE = 0x20;
+const TILDE = 0x7e;
+const latin1 = new TextDecoder("latin1");
+
+/**
+ * The lines the last `keep` rows hold once `text` has been fed to a terminal `cols` wide (autowrap
+ * on, insert mode off, ASCII charset, the whole screen scrolling) that scrolled away everything
+ * before the text's first line feed: rows the terminal wrapped joined into the line the program
+ * wrote, right-trimmed, the first row kept starting a line of its own (Screen.historyLines reads
+ * the same from the emulator). Null when the text holds more than printable ASCII and line ends
+ * (\r before \n or at the end; any other \r, a bare \n, a tab, a backspace or UTF-8 would need
+ * the emulator), or draws no more than `keep` rows (the rows from before would still show).
+ *
+ * Each line of n characters fills max(1, ceil(n / cols)) rows: autowrap moves to a new row only
+ * when a character follows a full row, and the carriage return before a line feed ends a line at
+ * column 0, so no row is left blank by a line that fills the last one.
+ */
+export function lastLines(chunks: Uint8Array[], cols: number, keep: number): string[] | null {
+  const text = chunks.length === 1 ? chunks[0]! : concat(chunks);
+  // Line boundaries (the index of each \n), checked on the way.
+  const feeds: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const byte = text[i]!;
+    if (byte >= SPACE && byte <= TILDE) continue;
+    if (byte === LF) feeds.push(i);
+    else if (byte !== CR || !endsLine(text, i)) return null;
+  }
+  // From the last line back, until `keep` rows are found.
+  const lines: string[] = [];
+  let rows = 0;
+  for (let n = feeds.length; n >= 0 && rows < keep; n--) {
+    const start = n === 0 ? 0 : feeds[n - 1]! + 1;
+    let end = n === feeds.length ? text.length : feeds[n]!;
+    while (end > start && text[end - 1] === CR) end--;
+    const filled = Math.max(1, Math.ceil((end - start) / cols));
+    if (n === 0) return null; // the first line's row may hold what was on it before
+    const taken = Math.min(filled, keep - rows);
+    rows += taken;
+    lines.push(latin1.decode(text.subarray(start + (filled - taken) * cols, end)).trimEnd());
+  }
+  return rows < keep ? null : lines.reverse();
+}
+
+/** A carriage return followed by nothing but carriage returns and then a line feed or the end. */
+function endsLine(text: Uint8Array, at: number): boolean {
+  let i = at + 1;
+  while (i < text.length && text[i] === CR) i++;
+  return i === text.length || text[i] === LF;
+}
+
+function concat(chunks: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((sum, c) => sum + c.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
 }

@@ -190,6 +190,8 @@ const COMPACT_AT_BYTES = 256 * 1024;
 interface Core {
   writeSync(data: string | Uint8Array): void;
   buffer: { scrollTop: number; scrollBottom: number };
+  /** The charset printing uses: undefined for ASCII (G0 = B), else a table of replaced characters. */
+  _charsetService?: { charset: unknown };
   _inputHandler: {
     _parser: { currentState: number };
     _utf8Decoder: { interim: Uint8Array };
@@ -469,6 +471,12 @@ export class Screen implements TaskScreen {
    * at most the last `limit` lines. `styled` lines carry their colours (term-serialize.ts styledLine).
    */
   historyLines(limit: number, styled = false): string[] {
+    const lines = (!styled && this.backlogLines()) || this.parsedHistoryLines(styled);
+    dropTrailingBlankLines(lines);
+    return limit > 0 ? lines.slice(-limit) : [];
+  }
+
+  private parsedHistoryLines(styled: boolean): string[] {
     this.catchUp();
     const { normal, active } = this.term.buffer;
     const cols = this.term.cols;
@@ -477,8 +485,22 @@ export class Screen implements TaskScreen {
       dropTrailingBlankLines(lines);
       lines.push(...bufferLines(active, active.baseY, active.length, cols, styled));
     }
-    dropTrailingBlankLines(lines);
-    return limit > 0 ? lines.slice(-limit) : [];
+    return lines;
+  }
+
+  /**
+   * The normal buffer's lines read from the backlog instead of the emulator, when the backlog alone
+   * decides them (it has forgotten a head: term-backlog.ts) and the state it would be parsed in
+   * prints its text as lastLines() assumes; null otherwise. The history writer reads every task that
+   * printed every few seconds: catching a flood up would fill the emulator's scrollback (about
+   * 4 MB at 120 columns and 2,000 lines) for no one to look at.
+   */
+  private backlogLines(): string[] | null {
+    if (!this.backlog.covers || this.term.buffer.active.type !== "normal") return null;
+    const { wraparoundMode, insertMode } = this.term.modes;
+    const charsets = this.core._charsetService;
+    if (!wraparoundMode || insertMode || !charsets || charsets.charset !== undefined) return null;
+    return this.backlog.lastLines(this.term.cols, this.term.rows + this.scrollback);
   }
 
   styledHistoryLines(limit: number): Promise<string[]> {

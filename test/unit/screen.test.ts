@@ -612,6 +612,78 @@ describe("lazy parsing", () => {
     }
   });
 
+  const backlogBytes = (screen: Screen) => (screen as unknown as { backlog: { bytes: number } }).backlog.bytes;
+
+  test("the history of a long plain run is read from the backlog without parsing it, line for line as parsing gives it", () => {
+    const cols = 30;
+    const lazy = new Screen({ cols, rows: 6, scrollback: 50, compactAt: 256 });
+    const eager = new Screen({ cols, rows: 6, scrollback: 50, compactAt: Infinity });
+    cleanups.push(
+      () => lazy.dispose(),
+      () => eager.dispose(),
+    );
+    let text = "";
+    // Lines shorter than a row, exactly a row, wrapped over several rows, blank, with trailing spaces.
+    for (let i = 0; i < 400; i++)
+      text += `${i}:${"abcdefghij".repeat(i % 9).slice(0, [5, 28, 30, 31, 60, 61, 95, 0, 3][i % 9])}${i % 5 === 0 ? "   " : ""}\r\n`;
+    for (const screen of [lazy, eager]) {
+      screen.write(new TextEncoder().encode(text));
+      screen.write(new TextEncoder().encode("a line the cursor is still on"));
+    }
+    void eager.flushed();
+    const waiting = backlogBytes(lazy);
+    for (const limit of [0, 1, 7, 56, 2000]) expect({ limit, lines: lazy.historyLines(limit) }).toEqual({ limit, lines: eager.historyLines(limit) });
+    // Still unparsed: the history did not fill the emulator.
+    expect(backlogBytes(lazy)).toBe(waiting);
+    expect(waiting).toBeGreaterThan(0);
+    expect(lazy.serializeForAttach()).toBe(eager.serializeForAttach());
+  });
+
+  test("history read between plain runs and sequences, whatever they hold, is the history parsing every byte gives", () => {
+    const encoder = new TextEncoder();
+    const ascii = ["word", "x", " ", "  ", "0123456789", "a".repeat(50), "b".repeat(13)];
+    let fromBacklog = 0;
+    for (let seed = 1; seed <= 60; seed++) {
+      const r = random(seed);
+      const rows = 4 + r.int(9);
+      const cols = 10 + r.int(50);
+      const scrollback = r.pick([0, 20, 100]);
+      // Half the cases print ASCII lines only (what the backlog answers), half anything plain.
+      const pieces = seed % 2 ? ascii : PIECES;
+      const endings = seed % 2 ? ["\r\n", "\r\n", "\r\n", "\r\r\n"] : ENDINGS;
+      let text = "";
+      for (let segment = 0; segment < 30; segment++) {
+        if (r.next() < 0.6) {
+          for (let i = r.int(r.next() < 0.5 ? 6 * (2 * rows + scrollback) : 20); i > 0; i--) {
+            for (let p = r.int(6); p > 0; p--) text += r.pick(pieces);
+            text += r.pick(endings);
+          }
+        } else text += sequence(r, rows, cols);
+      }
+      const lazy = new Screen({ cols, rows, scrollback, compactAt: 64 + r.int(2048) });
+      const eager = new Screen({ cols, rows, scrollback, compactAt: Infinity });
+      cleanups.push(
+        () => lazy.dispose(),
+        () => eager.dispose(),
+      );
+      const context = `seed ${seed} (${cols}x${rows}, scrollback ${scrollback})`;
+      for (const chunk of chunksOf(encoder.encode(text), r, 4096)) {
+        lazy.write(chunk);
+        eager.write(chunk);
+        if (r.next() < 0.05) {
+          const waiting = backlogBytes(lazy);
+          const limit = r.pick([0, 1, rows, scrollback + rows, 5000]);
+          expect({ context, limit, lines: lazy.historyLines(limit) }).toEqual({ context, limit, lines: eager.historyLines(limit) });
+          if (waiting > 0 && backlogBytes(lazy) === waiting) fromBacklog++;
+        }
+      }
+      expect({ context, lines: lazy.historyLines(5000) }).toEqual({ context, lines: eager.historyLines(5000) });
+      expect({ context, screen: lazy.serializeForAttach() }).toEqual({ context, screen: eager.serializeForAttach() });
+    }
+    // The backlog answered often enough for the comparison to mean something.
+    expect(fromBacklog).toBeGreaterThan(10);
+  });
+
   test("a long plain run is parsed only in its tail: the backlog stays bounded and the screen is right", () => {
     const screen = newScreen(80, 24, 100);
     const twin = newScreen(80, 24, 100);

@@ -3,9 +3,11 @@
 // must give the same text. A width the daemon's terminal gets wrong moves every later cell of the
 // row: each sample is followed by a `|` right after it and one placed at column 30.
 import { afterEach, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { eachTestGetsAFleet, type Fleet } from "../harness/fleet.ts";
+import { isProcessAlive } from "../../src/platform.ts";
+import { eachTestGetsAFleet, type Fleet, until } from "../harness/fleet.ts";
 import { fleetcomArgv } from "../harness/helpers.ts";
 import { shellWords, Tmux } from "../harness/tmux.ts";
 import { CORPUS } from "../harness/width-corpus.ts";
@@ -65,5 +67,17 @@ describe.skipIf(!Tmux.available())(`character widths against tmux ${Tmux.availab
       .join("\n")
       .trimEnd();
     expect(peeked).toBe(direct);
+  });
+});
+
+describe.skipIf(!Tmux.available())("the tmux oracle itself", () => {
+  test("kill() ends its server even when the sandbox holding its socket was removed first", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "fleetcom-tmux-"));
+    const own = new Tmux(fleet.env, dir);
+    own.window("shell", "exec sleep 600");
+    const pid = Number(own.cmd("display-message", "-p", "#{pid}").trim());
+    rmSync(dir, { recursive: true, force: true });
+    own.kill();
+    await until("the tmux server to end", () => !isProcessAlive(pid));
   });
 });

@@ -12,6 +12,7 @@ export interface PaneSize {
 
 export class Tmux {
   readonly socket: string;
+  private serverPid: number | null = null;
 
   constructor(
     private readonly env: Record<string, string>,
@@ -49,6 +50,7 @@ export class Tmux {
       this.cmd("new-session", "-d", "-s", "test", "-n", name, "-x", String(size.cols), "-y", String(size.rows), command);
       this.cmd("set-option", "-g", "remain-on-exit", "on");
       this.cmd("set-option", "-g", "history-limit", "5000");
+      this.serverPid = Number(this.cmd("display-message", "-p", "#{pid}").trim());
     }
   }
 
@@ -105,8 +107,12 @@ export class Tmux {
     return until(`the command in tmux window ${name} to end`, () => this.format(name, "pane_dead") === "1");
   }
 
+  /** Ends the server: by its socket, or by its pid when the sandbox (and the socket in it) went first. */
   kill(): void {
-    Bun.spawnSync(["tmux", "-S", this.socket, "kill-server"]);
+    if (Bun.spawnSync(["tmux", "-S", this.socket, "kill-server"]).exitCode === 0 || this.serverPid === null) return;
+    try {
+      process.kill(this.serverPid, "SIGTERM");
+    } catch {}
   }
 }
 

@@ -23,6 +23,7 @@ import { msSetting } from "./daemon-snapshots.ts";
 import { recoveryDir } from "./paths.ts";
 import { collectYoungGarbage } from "./platform.ts";
 import type { HistoryStatus } from "./wire-protocol.ts";
+import { InputGap } from "./daemon-input-gap.ts";
 
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
@@ -42,6 +43,8 @@ export interface HistorySource {
   all(): Iterable<Task>;
   /** Whether this very task is still in the fleet. */
   holds(task: Task): boolean;
+  /** Keystrokes from attached clients: a timed pass waits for a gap in them (daemon-input-gap.ts). */
+  readonly inputGap?: InputGap;
 }
 
 export interface HistoryWriterOptions {
@@ -67,8 +70,19 @@ export class HistoryWriter {
     this.dir = join(options.recoveryDir, historyDirName(snapshotFileName(source.startedAt, process.pid)));
   }
 
+  /**
+   * A timed pass reads whole scrollbacks on the event loop, so it waits for a gap in the typing
+   * (daemon-input-gap.ts) rather than hold up the echo of the key it would land on.
+   */
   start(): this {
-    this.timer = setInterval(() => void this.flush(), this.options.intervalMs);
+    const gap = this.source.inputGap ?? new InputGap();
+    this.timer = setInterval(
+      () =>
+        gap.run(() => {
+          if (this.timer) void this.flush();
+        }),
+      this.options.intervalMs,
+    );
     this.timer.unref?.();
     return this;
   }

@@ -14,6 +14,7 @@ import { TaskEvents } from "./daemon-events.ts";
 import { MAX_PENDING_INPUT, operations } from "./daemon-ops.ts";
 import { endStream, followsLines, forwardOutput, newPeer, resync, sendFinalScreen, unblockInput, watches, type Peer } from "./daemon-streams.ts";
 import { HISTORY_OFF, readHistoryFile, type HistoryWriter } from "./daemon-history.ts";
+import { InputGap } from "./daemon-input-gap.ts";
 import type { RestoredHistory } from "./recipe-history.ts";
 import { flagsNeeded, savedCommands } from "./agent-run.ts";
 import { UserError, errorMessage } from "./errors.ts";
@@ -92,6 +93,8 @@ export class Daemon implements TaskListener, ConnectionHandler {
   private snapshot: SnapshotState = { error: null, pendingSince: null };
   /** The writer of the history kept on disk (daemon-history.ts); null while history is off. */
   history: HistoryWriter | null = null;
+  /** When attached clients last typed: periodic work waits for a gap (daemon-input-gap.ts). */
+  readonly inputGap = new InputGap();
   /** The previous fleet of this runtime directory, lost and not yet recovered (daemon-clean-stop.ts). */
   private crash: CrashNotice | null = null;
   /** One-time notices go to the first client that asks for them. */
@@ -132,6 +135,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
     const task = peer.attached;
     if (!task) return;
     task.write(bytes);
+    this.inputGap.input();
     task.attended();
     // Keystrokes cannot be refused: past the bound, stop reading them until the task reads, as a
     // terminal blocks the typist. The client's own queue holds the rest.

@@ -19,7 +19,7 @@ DIST_DIR ?= dist
 # daemon's life, tasks in real PTYs, attach, the socket's security (the peer check's FFI), the config
 # file (smol-toml), the lost-fleet notice and autostart through systemd-run.
 DENO_TESTS := test/e2e/cli.test.ts test/e2e/sessions-cli.test.ts test/e2e/save-load.test.ts test/e2e/daemon.test.ts test/e2e/config.test.ts \
-	test/e2e/tasks.test.ts test/e2e/attach.test.ts test/slow/completions.test.ts test/e2e/security-socket.test.ts test/slow/crash-notice.test.ts test/slow/service.test.ts
+	test/e2e/tasks.test.ts test/e2e/attach.test.ts test/slow/completions.test.ts test/slow/security-socket.test.ts test/slow/crash-notice.test.ts test/slow/service.test.ts
 # Test files run at once: most of an end-to-end test is waiting on a daemon, a PTY or a process
 # (make test on 2 cores: 85 s with 4, 80 s with 8). The slow lane's 100- and 500-task fleets run
 # four at a time.
@@ -54,9 +54,10 @@ dist: deps
 	cd $(DIST_DIR) && { sha256sum fleetcom-* install.sh 2>/dev/null || shasum -a 256 fleetcom-* install.sh; } > SHA256SUMS
 
 # The lanes: unit (pure modules, seconds), e2e (the real binary driven through every command, the
-# dashboard, attach, the socket's trust; with unit, the ~90 s inner loop), slow (the long scenario
-# suites: agents through their fakes, 100- and 500-task fleets, fault injection and hostile input,
-# crashes, history, completions in each shell, the service units, the release path). `make test` is
+# dashboard, pickers, attach; with unit, the ~90 s inner loop), slow (the long scenario suites:
+# agents through their fakes, 100- and 500-task fleets, the security suites (other users, reused
+# PIDs, hostile clients and text), crashes, history, completions in each shell, the service units,
+# the release path). `make test` is
 # lint, types, unit and e2e; .ci/run adds slow and Deno, so CI runs every test. Nearly all of a
 # test's cost is starting processes that load the schema library (~0.3 CPU-s each: every daemon,
 # and every client that reads a recipe), so a lane's time follows how many fleets it starts.

@@ -167,9 +167,11 @@ describe("attach", () => {
   });
 
   test("Ctrl-C, Ctrl-Z and Ctrl-D go to the task, not to the client", async () => {
-    const id = await fleet.run("stty raw -echo; head -c 3 | od -An -tx1; stty sane; sleep 30");
+    // The task says when its terminal is raw: a ^C that arrived before would be the line discipline's SIGINT.
+    const id = await fleet.run("stty raw -echo; echo raw-now; head -c 3 | od -An -tx1; stty sane; sleep 30");
     const client = await attach(id);
     await client.waitForRawMode();
+    await client.waitForScreen("the task's terminal raw", (s) => s.includes("raw-now"));
     client.write("\x03\x1a\x04");
     await until("bytes arrive", async () => (await fleet.peek(id)).includes(" 03 1a 04"));
     expect(client.proc.exitCode).toBeNull();

@@ -1,11 +1,11 @@
-// `fleetcom recover` through the real program: the list, damaged snapshots, --latest, FILE,
-// --dry-run and --json, on snapshot files fabricated in the recovery directory.
+// `fleetcom recover` through the real program: the list, damaged snapshots and usage errors, on
+// snapshot files fabricated in the recovery directory (--latest and FILE: recover-latest).
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { snapshotFileName, snapshotLabel } from "../../src/recipe-snapshot-rules.ts";
-import { type Fleet, until } from "../harness/fleet.ts";
-import { recoveryDirOf, snapshotFleet, snapshotNames, snapshotTasks, snapshotWrites } from "../harness/recovery-helpers.ts";
+import type { Fleet } from "../harness/fleet.ts";
+import { recoveryDirOf, snapshotFleet } from "../harness/recovery-helpers.ts";
 
 let fleet: Fleet;
 let dir: string;
@@ -16,7 +16,6 @@ beforeEach(() => {
 });
 afterEach(async () => await fleet.stop());
 
-const HINT = "to keep this fleet under a permanent name: fleetcom save NAME";
 const DEAD_PID = 2 ** 22 + 1; // above Linux's largest pid_max
 
 /** A snapshot written `minutesAgo` minutes ago by a supervisor started `startedMinutesAgo` ago. */
@@ -72,141 +71,6 @@ describe("recover --list", () => {
     expect(Date.parse(out.snapshots[0].written)).not.toBeNaN();
     expect(out.snapshots[1]).toMatchObject({ file: join(dir, bad), tasks: 0, label: null });
     expect(out.snapshots[1].damaged).toContain("invalid JSON");
-  });
-});
-
-describe("recover --latest and FILE", () => {
-  test("--latest loads the newest loadable snapshot, skipping damaged ones, and suggests saving it", async () => {
-    mkdirSync(join(fleet.sandbox.home, "api"));
-    fabricate(DEAD_PID, 60, recipe(60, { "~": ["sleep 3600"] }));
-    const good = recipe(10, { "~/api": [{ cmd: "sleep 3601", name: "api" }, "sleep 3602"], "/nonexistent/x": ["sleep 1"] });
-    fabricate(DEAD_PID + 1, 10, good);
-    fabricate(DEAD_PID + 2, 1, "{ torn");
-    fabricate(DEAD_PID + 3, 0, { version: 1, name: "empty", dirs: {} });
-    const r = await fleet.cli(["recover", "--latest"]);
-    expect(r.code).toBe(0);
-    expect(r.stdout.trimEnd().split("\n")).toEqual([`loaded '${good.name}': 2 task(s), 1 skipped (missing directory), 0 dropped`, HINT]);
-    const tasks = await fleet.ls();
-    expect(tasks.map((t) => [t.cwd, t.command, t.name])).toEqual([
-      [join(fleet.sandbox.home, "api"), "sleep 3601", "api"],
-      [join(fleet.sandbox.home, "api"), "sleep 3602", null],
-    ]);
-  });
-
-  test("--latest --dry-run prints what would start and starts no daemon", async () => {
-    const good = recipe(3, { "~": ["sleep 3600"] });
-    const name = fabricate(DEAD_PID, 3, good);
-    const r = await fleet.cli(["recover", "--latest", "--dry-run"]);
-    expect(r.code).toBe(0);
-    expect(r.stdout.trimEnd().split("\n")).toEqual([
-      `would load '${good.name}' from ${join(dir, name)}`,
-      `  ${fleet.sandbox.home}`,
-      "    sleep 3600",
-      "1 task(s) would start, 0 skipped (missing directory), 0 dropped",
-    ]);
-    expect(fleet.daemonPid()).toBeNull();
-  });
-
-  test("--latest --dry-run --json prints the resolved entries", async () => {
-    const name = fabricate(DEAD_PID, 3, recipe(3, { "~": [{ cmd: "sleep 3600", group: "g" }] }));
-    const out = JSON.parse((await fleet.cli(["recover", "--latest", "--dry-run", "--json"])).stdout);
-    expect(out.file).toBe(join(dir, name));
-    expect(out.entries).toEqual([{ dir: fleet.sandbox.home, cmd: "sleep 3600", group: "g", name: null, missing: false }]);
-  });
-
-  test("--latest --json prints the load summary as JSON, without the hint", async () => {
-    const good = recipe(3, { "~": ["sleep 3600"] });
-    const name = fabricate(DEAD_PID, 3, good);
-    const r = await fleet.cli(["recover", "--latest", "--json"]);
-    expect(JSON.parse(r.stdout)).toEqual({ name: good.name, file: join(dir, name), started: [1], skipped: 0, alreadyRunning: 0, finished: 0, dropped: 0 });
-  });
-
-  test("--latest with only damaged snapshots fails naming the directory", async () => {
-    fabricate(DEAD_PID, 3, "{");
-    const r = await fleet.cli(["recover", "--latest"]);
-    expect(r.code).toBe(1);
-    expect(r.stderr.trim()).toBe(`fleetcom: no loadable recovery snapshot in ${dir}`);
-  });
-
-  test("--latest skips the running daemon's own snapshot: loading it would only duplicate its tasks", async () => {
-    const crashed = recipe(30, { "~": ["sleep 3600"] });
-    fabricate(DEAD_PID, 30, crashed);
-    await fleet.run("sleep 4000");
-    await until("the running daemon's own, newer snapshot", () => snapshotWrites(fleet) === 1);
-    const r = await fleet.cli(["recover", "--latest"]);
-    expect(r.stdout).toContain(`loaded '${crashed.name}': 1 task(s)`);
-    expect((await fleet.ls()).map((t) => t.command)).toEqual(["sleep 4000", "sleep 3600"]);
-  });
-
-  test("FILE loads that snapshot, by path or by its bare name in the recovery directory", async () => {
-    const older = recipe(50, { "~": ["sleep 3600"] });
-    const name = fabricate(DEAD_PID, 50, older);
-    fabricate(DEAD_PID + 1, 1, recipe(1, { "~": ["sleep 3601"] }));
-    const byName = await fleet.cli(["recover", name]);
-    expect(byName.stdout.trimEnd().split("\n")).toEqual([`loaded '${older.name}': 1 task(s), 0 skipped (missing directory), 0 dropped`, HINT]);
-    const byPath = await fleet.cli(["recover", join("sessions", "recovery", name)], { cwd: fleet.sandbox.config });
-    expect(byPath.code).toBe(0);
-    expect(byPath.stdout).toContain(`loaded '${older.name}': 0 task(s), 1 already running`);
-    expect((await fleet.ls()).map((t) => t.command)).toEqual(["sleep 3600"]);
-  });
-
-  test("the running fleet's own snapshot is marked in --list and refused by FILE unless --again", async () => {
-    fabricate(DEAD_PID, 30, recipe(30, { "~": ["sleep 3600"] }));
-    await fleet.run("sleep 4000", ["--name", "api"]);
-    await fleet.run("sleep 4001");
-    const own = snapshotFileName(new Date(JSON.parse(await fleet.ok(["status", "--json"])).startedAt), fleet.daemonPid()!);
-    // Both spawns may fall in one debounce or in two (a loaded machine): wait for the write that holds both.
-    await until("the running daemon's own snapshot of both tasks", () => snapshotTasks(join(recoveryDirOf(fleet), own)) === 2);
-    const rows = (await fleet.ok(["recover", "--list"])).trimEnd().split("\n");
-    expect(rows[0]).toMatch(/^\d+s ago · this fleet, running · 2 tasks · api, sleep 4001 · autosaved /);
-    expect(rows[1]).toMatch(/^30m ago · 1 task · sleep 3600 · autosaved /);
-    const listed = JSON.parse(await fleet.ok(["recover", "--list", "--json"])).snapshots;
-    expect(listed.map((s: { thisFleet: boolean }) => s.thisFleet)).toEqual([true, false]);
-
-    const refused = await fleet.cli(["recover", own]);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr.trim()).toBe(
-      `fleetcom: ${own} is this fleet's own snapshot (this fleet, running): its tasks are the ones running now, so nothing was started; --again starts them a second time`,
-    );
-    expect(await fleet.ls()).toHaveLength(2);
-    const again = await fleet.cli(["recover", own, "--again", "--json"]);
-    expect(JSON.parse(again.stdout)).toMatchObject({ started: [3, 4], alreadyRunning: 0 });
-  });
-
-  test("tasks that had finished are recorded apart: the dry run names them, recovery does not start them", async () => {
-    await fleet.run("sleep 4000", ["--name", "api"]);
-    const once = await fleet.run("echo migrated");
-    await fleet.waitForExit(once);
-    await until("a snapshot holding the finished task", () => snapshotNames(fleet).some((n) => readFileSync(join(dir, n), "utf8").includes('"finished"')));
-    const [name] = snapshotNames(fleet);
-    const stored = JSON.parse(readFileSync(join(dir, name!), "utf8"));
-    expect(stored.dirs).toEqual({ "~": [{ cmd: "sleep 4000", name: "api", history: "1" }] });
-    expect(stored.finished).toEqual({ "~": [{ cmd: "echo migrated", history: "2" }] });
-    await fleet.ok(["--kill"]);
-
-    const dry = await fleet.ok(["recover", "--latest", "--dry-run"]);
-    expect(dry.trimEnd().split("\n").slice(1)).toEqual([
-      `  ${fleet.sandbox.home}`,
-      "    sleep 4000  [name: api]",
-      "  not started: had finished when the snapshot was written",
-      `    ${fleet.sandbox.home}: echo migrated`,
-      "1 task(s) would start, 0 skipped (missing directory), 1 had finished (not started), 0 dropped",
-    ]);
-    expect(JSON.parse(await fleet.ok(["recover", "--latest", "--dry-run", "--json"])).finished).toEqual([
-      { dir: fleet.sandbox.home, cmd: "echo migrated", group: null, name: null, history: "2" },
-    ]);
-    expect((await fleet.ok(["recover", "--list"])).trim()).toMatch(/^\d+s ago · 1 task \(\+1 finished\) · api · autosaved /);
-    const r = await fleet.ok(["recover", "--latest"]);
-    expect(r).toContain("1 task(s), 1 had finished (not started), 0 skipped");
-    expect((await fleet.ls()).map((t) => t.command)).toEqual(["sleep 4000"]);
-  });
-
-  test("a damaged FILE fails with one line naming it", async () => {
-    const name = fabricate(DEAD_PID, 1, "[1,");
-    const r = await fleet.cli(["recover", join(dir, name)]);
-    expect(r.code).toBe(1);
-    expect(r.stderr.trim().split("\n")).toHaveLength(1);
-    expect(r.stderr).toContain(`fleetcom: ${join(dir, name)}: invalid JSON`);
   });
 });
 

@@ -1,0 +1,73 @@
+// `fleetcom load` and `fleetcom NAME` at their edges against the real daemon: what a load counts and
+// prints (--json too), a recipe with nothing to start, and fleetcom NAME or WORD where it cannot load.
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Fleet } from "../harness/fleet.ts";
+
+let fleet: Fleet;
+beforeEach(() => {
+  fleet = new Fleet();
+});
+afterEach(async () => await fleet.stop());
+
+describe("load at its edges", () => {
+  test("each running task stands for one entry: a recipe with a command twice starts the missing one", async () => {
+    await fleet.run("sleep 3600");
+    writeFileSync(join(fleet.sandbox.root, "twice.json"), JSON.stringify({ name: "twice", dirs: { "~": ["sleep 3600", "sleep 3600"] } }));
+    const file = join(fleet.sandbox.root, "twice.json");
+    expect(JSON.parse(await fleet.ok(["load", file, "--json"]))).toMatchObject({ started: [2], alreadyRunning: 1 });
+    expect(JSON.parse(await fleet.ok(["load", file, "--json"]))).toMatchObject({ started: [], alreadyRunning: 2 });
+  });
+
+  test("the summary counts entries skipped for a missing directory and entries dropped as malformed", async () => {
+    const dir = join(fleet.sandbox.root, "exists");
+    mkdirSync(dir);
+    const recipe = { version: 1, name: "mixed", dirs: { [dir]: ["sleep 3600", 42, { group: "no cmd" }], "/nonexistent/fleetcom": ["sleep 1", "sleep 2"] } };
+    writeFileSync(join(fleet.sandbox.root, "mixed.json"), JSON.stringify(recipe));
+    const r = await fleet.ok(["load", "mixed.json"], { cwd: fleet.sandbox.root });
+    expect(r.trim()).toBe("loaded 'mixed': 1 task(s), 2 skipped (missing directory), 2 dropped");
+    expect((await fleet.ls()).map((t) => t.cwd)).toEqual([dir]);
+  });
+
+  test("load --json prints the name, file, started ids and both counts", async () => {
+    mkdirSync(join(fleet.sandbox.home, "w"));
+    const file = join(fleet.sandbox.root, "j.json");
+    writeFileSync(file, JSON.stringify({ name: "j", dirs: { "~/w": ["sleep 3600", "sleep 3601", null], "/nonexistent": ["x"] } }));
+    const r = await fleet.ok(["load", file, "--json"]);
+    expect(JSON.parse(r)).toEqual({ name: "j", file, started: [1, 2], skipped: 1, alreadyRunning: 0, finished: 0, dropped: 1 });
+  });
+
+  test("a recipe without a single command loads nothing, says so and starts no daemon", async () => {
+    writeFileSync(join(fleet.sandbox.root, "empty.json"), JSON.stringify({ name: "e", dirs: { "/tmp": [1, 2] } }));
+    const r = await fleet.cli(["load", "empty.json"], { cwd: fleet.sandbox.root });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe(`fleetcom: nothing to load: ${join(fleet.sandbox.root, "empty.json")} holds no command (2 dropped)`);
+    expect(fleet.daemonPid()).toBeNull();
+  });
+
+  // It loads, then opens the dashboard (test/dashboard.test.ts); without a terminal it does neither.
+  test("fleetcom NAME without a terminal says so, exits 2 and loads nothing", async () => {
+    await fleet.run("sleep 3600", ["--group", "g"]);
+    await fleet.ok(["save", "quick"]);
+    await fleet.ok(["--kill"]);
+    const r = await fleet.cli(["quick"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe("fleetcom: the dashboard (fleetcom load quick loads without one) needs a terminal");
+    expect(fleet.daemonPid()).toBeNull();
+  });
+
+  test("fleetcom WORD with no such session is a usage error that names both readings", async () => {
+    const r = await fleet.cli(["no-such-session"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe("fleetcom: unknown command 'no-such-session', and no saved session by that name (see fleetcom --help and fleetcom sessions)");
+  });
+
+  test("a session named like a subcommand is loaded with fleetcom load", async () => {
+    await fleet.run("sleep 3600");
+    await fleet.ok(["save", "status"]);
+    const status = await fleet.cli(["status"]);
+    expect(status.stdout).toContain("running");
+    expect((await fleet.ok(["load", "status"])).trim()).toStartWith("loaded 'status': 0 task(s), 1 already running");
+  });
+});

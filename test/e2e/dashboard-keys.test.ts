@@ -4,29 +4,15 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { snapshotFileName, snapshotLabel } from "../../src/recipe-snapshot-rules.ts";
-import { eachTestGetsAFleet, type Fleet, type PtyClient, until } from "../harness/fleet.ts";
+import { DETACH, DOWN, ESC, isDashboard, openDashboard, rows, selectedRow, UP } from "../harness/dashboard.ts";
+import { eachTestGetsAFleet, type Fleet, until } from "../harness/fleet.ts";
 import { recoveryDirOf } from "../harness/recovery-helpers.ts";
 import { mkdirSync, writeFileSync } from "node:fs";
 
 let fleet: Fleet;
 eachTestGetsAFleet((f) => (fleet = f));
 
-const DETACH = "\x1c";
-const ESC = "\x1b";
-const UP = "\x1b[A";
-const DOWN = "\x1b[B";
-
-async function dashboard(args: string[] = [], size = { cols: 160, rows: 30 }): Promise<PtyClient> {
-  const client = fleet.spawnClient(args, size);
-  await client.waitForScreen("the dashboard", isDashboard);
-  await client.waitForRawMode();
-  return client;
-}
-
-const rows = (screen: string) => screen.split("\n");
-/** The dashboard is on screen: its header, and its hint line, which always ends with help. */
-const isDashboard = (s: string) => s.startsWith("fleetcom") && /(\? help|\?:help)$/m.test(s);
-const selectedRow = (screen: string) => rows(screen).find((r) => r.startsWith("›")) ?? "";
+const dashboard = (args: string[] = [], size?: { cols: number; rows: number }) => openDashboard(fleet, args, size);
 
 describe("keys", () => {
   test("↑/↓ and k/j move the selection", async () => {

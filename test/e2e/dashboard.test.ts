@@ -5,24 +5,15 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { textWidth } from "../../src/text-width.ts";
-import { eachTestGetsAFleet, type Fleet, type PtyClient, until } from "../harness/fleet.ts";
+import { openDashboard, rows, selectedRow } from "../harness/dashboard.ts";
+import { eachTestGetsAFleet, type Fleet, until } from "../harness/fleet.ts";
 import { recoveryDirOf, snapshotNames } from "../harness/recovery-helpers.ts";
 import { mkdirSync, writeFileSync } from "node:fs";
 
 let fleet: Fleet;
 eachTestGetsAFleet((f) => (fleet = f));
 
-async function dashboard(args: string[] = [], size = { cols: 160, rows: 30 }): Promise<PtyClient> {
-  const client = fleet.spawnClient(args, size);
-  await client.waitForScreen("the dashboard", isDashboard);
-  await client.waitForRawMode();
-  return client;
-}
-
-const rows = (screen: string) => screen.split("\n");
-/** The dashboard is on screen: its header, and its hint line, which always ends with help. */
-const isDashboard = (s: string) => s.startsWith("fleetcom") && /(\? help|\?:help)$/m.test(s);
-const selectedRow = (screen: string) => rows(screen).find((r) => r.startsWith("›")) ?? "";
+const dashboard = (args: string[] = [], size?: { cols: number; rows: number }) => openDashboard(fleet, args, size);
 
 describe("the view", () => {
   test("header with counts, sections by state, one row per task, hints; redraws in place when tasks change", async () => {

@@ -1,11 +1,10 @@
 // `fleetcom recover` through the real program: the list, damaged snapshots and usage errors, on
 // snapshot files fabricated in the recovery directory (--latest and FILE: recover-latest).
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { snapshotFileName, snapshotLabel } from "../../src/recipe-snapshot-rules.ts";
 import type { Fleet } from "../harness/fleet.ts";
-import { recoveryDirOf, snapshotFleet } from "../harness/recovery-helpers.ts";
+import { DEAD_PID, fabricateSnapshot, recoveryDirOf, snapshotFleet, snapshotRecipe } from "../harness/recovery-helpers.ts";
 
 let fleet: Fleet;
 let dir: string;
@@ -16,24 +15,8 @@ beforeEach(() => {
 });
 afterEach(async () => await fleet.stop());
 
-const DEAD_PID = 2 ** 22 + 1; // above Linux's largest pid_max
-
-/** A snapshot written `minutesAgo` minutes ago by a supervisor started `startedMinutesAgo` ago. */
-function fabricate(pid: number, minutesAgo: number, content: string | object, startedMinutesAgo = minutesAgo): string {
-  const now = Date.now();
-  const name = snapshotFileName(new Date(now - startedMinutesAgo * 60_000), pid);
-  const text = typeof content === "string" ? content : JSON.stringify(content);
-  writeFileSync(join(dir, name), text, { mode: 0o600 });
-  const written = new Date(now - minutesAgo * 60_000);
-  utimesSync(join(dir, name), written, written);
-  return name;
-}
-
-const recipe = (minutesAgo: number, dirs: Record<string, unknown>) => ({
-  version: 1,
-  name: snapshotLabel(new Date(Date.now() - minutesAgo * 60_000)),
-  dirs,
-});
+const fabricate = (pid: number, minutesAgo: number, content: string | object, startedMinutesAgo = minutesAgo) =>
+  fabricateSnapshot(dir, pid, minutesAgo, content, startedMinutesAgo);
 
 describe("recover --list", () => {
   test("with no snapshots it says so", async () => {
@@ -43,8 +26,8 @@ describe("recover --list", () => {
   });
 
   test("one row per snapshot, newest written first, damaged ones listed as damaged, strangers ignored", async () => {
-    const older = recipe(90, { "~": ["sleep 3600"] });
-    const newer = recipe(5, { "~": ["sleep 3600", { cmd: "sleep 3601", group: "g" }], "/srv": ["top"] });
+    const older = snapshotRecipe(90, { "~": ["sleep 3600"] });
+    const newer = snapshotRecipe(5, { "~": ["sleep 3600", { cmd: "sleep 3601", group: "g" }], "/srv": ["top"] });
     fabricate(DEAD_PID, 90, older);
     // Started earlier but written later: newest means most recently written.
     fabricate(DEAD_PID + 1, 5, newer, 120);
@@ -60,7 +43,7 @@ describe("recover --list", () => {
   });
 
   test("--json gives the directory and, per snapshot, file, write time, label, counts and damage", async () => {
-    const name = fabricate(DEAD_PID, 1, recipe(1, { "/srv": ["top", 7] }));
+    const name = fabricate(DEAD_PID, 1, snapshotRecipe(1, { "/srv": ["top", 7] }));
     const bad = fabricate(DEAD_PID + 1, 2, "");
     const r = await fleet.cli(["recover", "--list", "--json"]);
     const out = JSON.parse(r.stdout);

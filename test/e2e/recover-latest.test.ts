@@ -1,11 +1,21 @@
 // `fleetcom recover --latest` and `recover FILE` through the real program: --dry-run and --json, the
 // running fleet's own snapshot, finished tasks, on snapshot files fabricated in the recovery directory.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { snapshotFileName, snapshotLabel } from "../../src/recipe-snapshot-rules.ts";
+import { snapshotFileName } from "../../src/recipe-snapshot-rules.ts";
 import { type Fleet, until } from "../harness/fleet.ts";
-import { recoveryDirOf, snapshotFleet, snapshotNames, snapshotTasks, snapshotWrites } from "../harness/recovery-helpers.ts";
+import {
+  DEAD_PID,
+  fabricateSnapshot,
+  recoveryDirOf,
+  SAVE_HINT,
+  snapshotFleet,
+  snapshotNames,
+  snapshotRecipe,
+  snapshotTasks,
+  snapshotWrites,
+} from "../harness/recovery-helpers.ts";
 
 let fleet: Fleet;
 let dir: string;
@@ -16,37 +26,20 @@ beforeEach(() => {
 });
 afterEach(async () => await fleet.stop());
 
-const HINT = "to keep this fleet under a permanent name: fleetcom save NAME";
-const DEAD_PID = 2 ** 22 + 1; // above Linux's largest pid_max
-
-/** A snapshot written `minutesAgo` minutes ago by a supervisor started `startedMinutesAgo` ago. */
-function fabricate(pid: number, minutesAgo: number, content: string | object, startedMinutesAgo = minutesAgo): string {
-  const now = Date.now();
-  const name = snapshotFileName(new Date(now - startedMinutesAgo * 60_000), pid);
-  const text = typeof content === "string" ? content : JSON.stringify(content);
-  writeFileSync(join(dir, name), text, { mode: 0o600 });
-  const written = new Date(now - minutesAgo * 60_000);
-  utimesSync(join(dir, name), written, written);
-  return name;
-}
-
-const recipe = (minutesAgo: number, dirs: Record<string, unknown>) => ({
-  version: 1,
-  name: snapshotLabel(new Date(Date.now() - minutesAgo * 60_000)),
-  dirs,
-});
+const fabricate = (pid: number, minutesAgo: number, content: string | object, startedMinutesAgo = minutesAgo) =>
+  fabricateSnapshot(dir, pid, minutesAgo, content, startedMinutesAgo);
 
 describe("recover --latest and FILE", () => {
   test("--latest loads the newest loadable snapshot, skipping damaged ones, and suggests saving it", async () => {
     mkdirSync(join(fleet.sandbox.home, "api"));
-    fabricate(DEAD_PID, 60, recipe(60, { "~": ["sleep 3600"] }));
-    const good = recipe(10, { "~/api": [{ cmd: "sleep 3601", name: "api" }, "sleep 3602"], "/nonexistent/x": ["sleep 1"] });
+    fabricate(DEAD_PID, 60, snapshotRecipe(60, { "~": ["sleep 3600"] }));
+    const good = snapshotRecipe(10, { "~/api": [{ cmd: "sleep 3601", name: "api" }, "sleep 3602"], "/nonexistent/x": ["sleep 1"] });
     fabricate(DEAD_PID + 1, 10, good);
     fabricate(DEAD_PID + 2, 1, "{ torn");
     fabricate(DEAD_PID + 3, 0, { version: 1, name: "empty", dirs: {} });
     const r = await fleet.cli(["recover", "--latest"]);
     expect(r.code).toBe(0);
-    expect(r.stdout.trimEnd().split("\n")).toEqual([`loaded '${good.name}': 2 task(s), 1 skipped (missing directory), 0 dropped`, HINT]);
+    expect(r.stdout.trimEnd().split("\n")).toEqual([`loaded '${good.name}': 2 task(s), 1 skipped (missing directory), 0 dropped`, SAVE_HINT]);
     const tasks = await fleet.ls();
     expect(tasks.map((t) => [t.cwd, t.command, t.name])).toEqual([
       [join(fleet.sandbox.home, "api"), "sleep 3601", "api"],
@@ -55,7 +48,7 @@ describe("recover --latest and FILE", () => {
   });
 
   test("--latest --dry-run prints what would start and starts no daemon", async () => {
-    const good = recipe(3, { "~": ["sleep 3600"] });
+    const good = snapshotRecipe(3, { "~": ["sleep 3600"] });
     const name = fabricate(DEAD_PID, 3, good);
     const r = await fleet.cli(["recover", "--latest", "--dry-run"]);
     expect(r.code).toBe(0);
@@ -69,14 +62,14 @@ describe("recover --latest and FILE", () => {
   });
 
   test("--latest --dry-run --json prints the resolved entries", async () => {
-    const name = fabricate(DEAD_PID, 3, recipe(3, { "~": [{ cmd: "sleep 3600", group: "g" }] }));
+    const name = fabricate(DEAD_PID, 3, snapshotRecipe(3, { "~": [{ cmd: "sleep 3600", group: "g" }] }));
     const out = JSON.parse((await fleet.cli(["recover", "--latest", "--dry-run", "--json"])).stdout);
     expect(out.file).toBe(join(dir, name));
     expect(out.entries).toEqual([{ dir: fleet.sandbox.home, cmd: "sleep 3600", group: "g", name: null, missing: false }]);
   });
 
   test("--latest --json prints the load summary as JSON, without the hint", async () => {
-    const good = recipe(3, { "~": ["sleep 3600"] });
+    const good = snapshotRecipe(3, { "~": ["sleep 3600"] });
     const name = fabricate(DEAD_PID, 3, good);
     const r = await fleet.cli(["recover", "--latest", "--json"]);
     expect(JSON.parse(r.stdout)).toEqual({ name: good.name, file: join(dir, name), started: [1], skipped: 0, alreadyRunning: 0, finished: 0, dropped: 0 });
@@ -90,7 +83,7 @@ describe("recover --latest and FILE", () => {
   });
 
   test("--latest skips the running daemon's own snapshot: loading it would only duplicate its tasks", async () => {
-    const crashed = recipe(30, { "~": ["sleep 3600"] });
+    const crashed = snapshotRecipe(30, { "~": ["sleep 3600"] });
     fabricate(DEAD_PID, 30, crashed);
     await fleet.run("sleep 4000");
     await until("the running daemon's own, newer snapshot", () => snapshotWrites(fleet) === 1);
@@ -100,11 +93,11 @@ describe("recover --latest and FILE", () => {
   });
 
   test("FILE loads that snapshot, by path or by its bare name in the recovery directory", async () => {
-    const older = recipe(50, { "~": ["sleep 3600"] });
+    const older = snapshotRecipe(50, { "~": ["sleep 3600"] });
     const name = fabricate(DEAD_PID, 50, older);
-    fabricate(DEAD_PID + 1, 1, recipe(1, { "~": ["sleep 3601"] }));
+    fabricate(DEAD_PID + 1, 1, snapshotRecipe(1, { "~": ["sleep 3601"] }));
     const byName = await fleet.cli(["recover", name]);
-    expect(byName.stdout.trimEnd().split("\n")).toEqual([`loaded '${older.name}': 1 task(s), 0 skipped (missing directory), 0 dropped`, HINT]);
+    expect(byName.stdout.trimEnd().split("\n")).toEqual([`loaded '${older.name}': 1 task(s), 0 skipped (missing directory), 0 dropped`, SAVE_HINT]);
     const byPath = await fleet.cli(["recover", join("sessions", "recovery", name)], { cwd: fleet.sandbox.config });
     expect(byPath.code).toBe(0);
     expect(byPath.stdout).toContain(`loaded '${older.name}': 0 task(s), 1 already running`);
@@ -112,7 +105,7 @@ describe("recover --latest and FILE", () => {
   });
 
   test("the running fleet's own snapshot is marked in --list and refused by FILE unless --again", async () => {
-    fabricate(DEAD_PID, 30, recipe(30, { "~": ["sleep 3600"] }));
+    fabricate(DEAD_PID, 30, snapshotRecipe(30, { "~": ["sleep 3600"] }));
     await fleet.run("sleep 4000", ["--name", "api"]);
     await fleet.run("sleep 4001");
     const own = snapshotFileName(new Date(JSON.parse(await fleet.ok(["status", "--json"])).startedAt), fleet.daemonPid()!);

@@ -1,21 +1,15 @@
 // `fleetcom save`'s refusals against the real daemon: an empty fleet, a name that collides, an empty
 // name; and the file it writes (overwritten on purpose, 0600 in a 0700 directory).
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Fleet } from "../harness/fleet.ts";
 
 let fleet: Fleet;
-let outside: string;
 beforeEach(() => {
   fleet = new Fleet();
-  // A directory under /tmp itself, outside $HOME: its key stays absolute in the file.
-  outside = realpathSync(mkdtempSync("/tmp/fleetcom-save-load-"));
 });
-afterEach(async () => {
-  await fleet.stop();
-  rmSync(outside, { recursive: true, force: true });
-});
+afterEach(async () => await fleet.stop());
 
 const sessionsDir = () => join(fleet.sandbox.config, "sessions");
 

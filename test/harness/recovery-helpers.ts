@@ -2,9 +2,9 @@
 // client for bursts the CLI could not issue within a second, the snapshots on disk and the writes the
 // daemon logged, and the process sweep for tasks a SIGKILLed daemon may leave behind.
 import { isProcessAlive } from "../../src/platform.ts";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { isSnapshotName } from "../../src/recipe-snapshot-rules.ts";
+import { isSnapshotName, snapshotFileName, snapshotLabel } from "../../src/recipe-snapshot-rules.ts";
 import { Fleet } from "./fleet.ts";
 
 /** A Fleet whose daemon snapshots quickly; the minute check stays out of the way unless asked for. */
@@ -80,3 +80,26 @@ export function killProcessGroups(pids: number[]): void {
     }
   }
 }
+
+/** The line `recover` ends with, suggesting a permanent name. */
+export const SAVE_HINT = "to keep this fleet under a permanent name: fleetcom save NAME";
+/** A pid no supervisor can have had: above Linux's largest pid_max. */
+export const DEAD_PID = 2 ** 22 + 1;
+
+/** A snapshot in `dir` written `minutesAgo` minutes ago by a supervisor started `startedMinutesAgo` ago; returns its name. */
+export function fabricateSnapshot(dir: string, pid: number, minutesAgo: number, content: string | object, startedMinutesAgo = minutesAgo): string {
+  const now = Date.now();
+  const name = snapshotFileName(new Date(now - startedMinutesAgo * 60_000), pid);
+  const text = typeof content === "string" ? content : JSON.stringify(content);
+  writeFileSync(join(dir, name), text, { mode: 0o600 });
+  const written = new Date(now - minutesAgo * 60_000);
+  utimesSync(join(dir, name), written, written);
+  return name;
+}
+
+/** A recovery snapshot's contents, labelled as written `minutesAgo` minutes ago. */
+export const snapshotRecipe = (minutesAgo: number, dirs: Record<string, unknown>) => ({
+  version: 1,
+  name: snapshotLabel(new Date(Date.now() - minutesAgo * 60_000)),
+  dirs,
+});

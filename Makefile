@@ -18,7 +18,8 @@ DIST_DIR ?= dist
 # The part of the suite `make test-deno` runs under `deno run`: the CLI, sessions, save/load, the
 # daemon's life, tasks in real PTYs, attach, the socket's security (the peer check's FFI), the config
 # file (smol-toml), the lost-fleet notice and autostart through systemd-run.
-DENO_TESTS := test/e2e/cli.test.ts test/e2e/sessions-cli.test.ts test/e2e/save-load.test.ts test/e2e/daemon.test.ts test/e2e/config.test.ts \
+DENO_TESTS := test/e2e/cli.test.ts test/e2e/sessions-cli.test.ts test/e2e/save-load.test.ts test/e2e/load-edges.test.ts test/e2e/save-refusals.test.ts \
+	test/e2e/daemon.test.ts test/e2e/daemon-events.test.ts test/e2e/daemon-hostile.test.ts test/e2e/config.test.ts \
 	test/e2e/tasks.test.ts test/e2e/attach.test.ts test/slow/completions.test.ts test/slow/security-socket.test.ts test/slow/crash-notice.test.ts test/slow/service.test.ts
 # Test files run at once: most of an end-to-end test is waiting on a daemon, a PTY or a process
 # (make test on 2 cores: 85 s with 4, 80 s with 8). The slow lane's 100- and 500-task fleets run

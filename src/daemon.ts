@@ -134,9 +134,11 @@ export class Daemon implements TaskListener, ConnectionHandler {
     if (!peer?.hello) return conn.drop("data before handshake");
     const task = peer.attached;
     if (!task) return;
+    // The user answers what the task asked before the task sees the answer: written first, the
+    // keys reach the PTY at once, and a fast agent's next Stop could land before this and be cleared.
+    task.attended();
     task.write(bytes);
     this.inputGap.input();
-    task.attended();
     // Keystrokes cannot be refused: past the bound, stop reading them until the task reads, as a
     // terminal blocks the typist. The client's own queue holds the rest.
     if (task.pendingInput > MAX_PENDING_INPUT) {

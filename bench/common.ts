@@ -4,7 +4,7 @@
 // benchmark that throws or is interrupted leaves no daemon, server or task behind.
 import { DaemonClient } from "../src/client.ts";
 import { isProcessAlive } from "../src/platform.ts";
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -129,6 +129,15 @@ export class Tmux {
   killServer(): void {
     Bun.spawnSync(this.argv("kill-server"), { env: this.env, stdout: "ignore", stderr: "ignore" });
   }
+}
+
+/** `tasks` copies of `command` in `root`, as a recipe for `fleetcom load` and a script for `tmux source-file`. */
+export function writeSameFleet(root: string, name: string, tasks: number, command: string): { recipe: string; script: string } {
+  const recipe = join(root, `${name}.json`);
+  writeFileSync(recipe, JSON.stringify({ version: 1, name, dirs: { [root]: Array(tasks).fill(command) } }));
+  const script = join(root, `${name}.tmux`);
+  writeFileSync(script, Array.from({ length: tasks }, (_, i) => `new-session -d -s t${i} "${command}"\n`).join(""));
+  return { recipe, script };
 }
 
 export async function runCommand(argv: string[], env: Record<string, string>): Promise<string> {

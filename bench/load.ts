@@ -1,13 +1,4 @@
-// load: while one client starts 320 tasks (`fleetcom load` of a 320-command recipe; `tmux source-file`
-// of 320 `new-session` lines), another client already connected asks the server for its status over
-// and over; the longest it waits for one answer is the figure (target: no other client waits more
-// than 100 ms). fleetcom's other client is the product's own (DaemonClient, `status`); tmux's is a
-// control-mode client (`tmux -C`, `display-message -p`). Also reported: the time until the starting
-// client's command returns, and load-idle-max-wait, the same asking for as long with nothing being
-// started: what the machine itself (other processes, a busy 2-core VM) makes any client wait.
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { compareLine, makeSandbox, onCleanup, openDaemonClient, runCommand, sleep } from "./common.ts";
+import { compareLine, makeSandbox, onCleanup, openDaemonClient, runCommand, sleep, writeSameFleet } from "./common.ts";
 
 const TASKS = 320;
 const COMMAND = "sleep 3600";
@@ -19,10 +10,7 @@ const IDLE_MS = 1_000;
 export async function run(): Promise<string[]> {
   const sandbox = makeSandbox("load");
   const { root, env, fleetcom, tmux } = sandbox;
-  const recipe = join(root, "load.json");
-  writeFileSync(recipe, JSON.stringify({ version: 1, name: "load", dirs: { [root]: Array(TASKS).fill(COMMAND) } }));
-  const script = join(root, "load.tmux");
-  writeFileSync(script, Array.from({ length: TASKS }, (_, i) => `new-session -d -s t${i} "${COMMAND}"\n`).join(""));
+  const { recipe, script } = writeSameFleet(root, "load", TASKS, COMMAND);
 
   await fleetcom.run("ls");
   const daemon = await openDaemonClient(sandbox);

@@ -1,10 +1,4 @@
-// scale: 500 `sleep 3600` tasks from one `fleetcom load` of a 500-command recipe, against one tmux
-// script of 500 `new-session` lines run by `tmux source-file`; then `ls` of the whole fleet.
-// Reported: seconds until all 500 run, the `ls --json` time (vs `tmux ls`), and the daemon's resident
-// memory per task (VmRSS with 500 tasks minus VmRSS with none; target ≤ 2 MB).
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { alternate, compareLine, daemonPid, makeSandbox, median, procStatusKb, reportLine, runCommand, timeCommand } from "./common.ts";
+import { alternate, compareLine, daemonPid, makeSandbox, median, procStatusKb, reportLine, runCommand, timeCommand, writeSameFleet } from "./common.ts";
 
 const TASKS = 500;
 const LS_RUNS = 10;
@@ -13,10 +7,7 @@ const COMMAND = "sleep 3600";
 export async function run(): Promise<string[]> {
   const sandbox = makeSandbox("scale");
   const { root, env, fleetcom, tmux } = sandbox;
-  const recipe = join(root, "scale.json");
-  writeFileSync(recipe, JSON.stringify({ version: 1, name: "scale", dirs: { [root]: Array(TASKS).fill(COMMAND) } }));
-  const script = join(root, "scale.tmux");
-  writeFileSync(script, Array.from({ length: TASKS }, (_, i) => `new-session -d -s t${i} "${COMMAND}"\n`).join(""));
+  const { recipe, script } = writeSameFleet(root, "scale", TASKS, COMMAND);
 
   // Both servers are up and idle before the clock starts: this measures starting tasks, not servers.
   await fleetcom.run("ls");

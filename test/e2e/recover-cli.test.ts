@@ -1,19 +1,17 @@
 // `fleetcom recover` through the real program: the list, damaged snapshots and usage errors, on
 // snapshot files fabricated in the recovery directory (--latest and FILE: recover-latest).
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Fleet } from "../harness/fleet.ts";
-import { DEAD_PID, fabricateSnapshot, recoveryDirOf, snapshotFleet, snapshotRecipe } from "../harness/recovery-helpers.ts";
+import { DEAD_PID, eachTestGetsARecoveryDir, fabricateSnapshot, snapshotRecipe } from "../harness/recovery-helpers.ts";
 
 let fleet: Fleet;
 let dir: string;
-beforeEach(() => {
-  fleet = snapshotFleet();
-  dir = recoveryDirOf(fleet);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+eachTestGetsARecoveryDir((f, d) => {
+  fleet = f;
+  dir = d;
 });
-afterEach(async () => await fleet.stop());
 
 const fabricate = (pid: number, minutesAgo: number, content: string | object, startedMinutesAgo = minutesAgo) =>
   fabricateSnapshot(dir, pid, minutesAgo, content, startedMinutesAgo);

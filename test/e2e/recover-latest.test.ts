@@ -1,16 +1,16 @@
 // `fleetcom recover --latest` and `recover FILE` through the real program: --dry-run and --json, the
 // running fleet's own snapshot, finished tasks, on snapshot files fabricated in the recovery directory.
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { snapshotFileName } from "../../src/recipe-snapshot-rules.ts";
 import { type Fleet, until } from "../harness/fleet.ts";
 import {
   DEAD_PID,
+  eachTestGetsARecoveryDir,
   fabricateSnapshot,
   recoveryDirOf,
   SAVE_HINT,
-  snapshotFleet,
   snapshotNames,
   snapshotRecipe,
   snapshotTasks,
@@ -19,12 +19,10 @@ import {
 
 let fleet: Fleet;
 let dir: string;
-beforeEach(() => {
-  fleet = snapshotFleet();
-  dir = recoveryDirOf(fleet);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+eachTestGetsARecoveryDir((f, d) => {
+  fleet = f;
+  dir = d;
 });
-afterEach(async () => await fleet.stop());
 
 const fabricate = (pid: number, minutesAgo: number, content: string | object, startedMinutesAgo = minutesAgo) =>
   fabricateSnapshot(dir, pid, minutesAgo, content, startedMinutesAgo);

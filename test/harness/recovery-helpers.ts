@@ -2,7 +2,8 @@
 // client for bursts the CLI could not issue within a second, the snapshots on disk and the writes the
 // daemon logged, and the process sweep for tasks a SIGKILLed daemon may leave behind.
 import { isProcessAlive } from "../../src/platform.ts";
-import { readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { afterEach, beforeEach } from "bun:test";
+import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isSnapshotName, snapshotFileName, snapshotLabel } from "../../src/recipe-snapshot-rules.ts";
 import { Fleet } from "./fleet.ts";
@@ -13,6 +14,18 @@ export function snapshotFleet(settings: { debounceMs?: number; checkMs?: number 
   fleet.env.FLEETCOM_SNAPSHOT_DEBOUNCE_MS = String(settings.debounceMs ?? 100);
   fleet.env.FLEETCOM_SNAPSHOT_CHECK_MS = String(settings.checkMs ?? 3_600_000);
   return fleet;
+}
+
+/** A snapshot fleet for every test in the file, its recovery directory made (0700), always stopped after it. */
+export function eachTestGetsARecoveryDir(use: (fleet: Fleet, dir: string) => void): void {
+  let current: Fleet;
+  beforeEach(() => {
+    current = snapshotFleet();
+    const dir = recoveryDirOf(current);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    use(current, dir);
+  });
+  afterEach(() => current.stop());
 }
 
 /** What a recipe keeps of a task, in the order a load recreates it (directory, then id). */

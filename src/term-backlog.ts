@@ -15,6 +15,7 @@
 // each line in it was drawn by the text after that carriage return alone. So feeding only the text
 // from a carriage return followed by 2 × rows + scrollback line feeds leaves the same screen,
 // scrollback, cursor and modes as feeding all of it.
+import { concatBytes } from "./bytes.ts";
 
 const ESC = 0x1b;
 const SO = 0x0e;
@@ -124,7 +125,7 @@ const latin1 = new TextDecoder("latin1");
  * column 0, so no row is left blank by a line that fills the last one.
  */
 export function lastLines(chunks: Uint8Array[], cols: number, keep: number): string[] | null {
-  const text = chunks.length === 1 ? chunks[0]! : concat(chunks);
+  const text = concatBytes(chunks);
   // Line boundaries (the index of each \n), checked on the way.
   const feeds: number[] = [];
   for (let i = 0; i < text.length; i++) {
@@ -154,14 +155,4 @@ function endsLine(text: Uint8Array, at: number): boolean {
   let i = at + 1;
   while (i < text.length && text[i] === CR) i++;
   return i === text.length || text[i] === LF;
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((sum, c) => sum + c.length, 0));
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
 }

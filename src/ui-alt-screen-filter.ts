@@ -5,6 +5,7 @@
 // the terminal, and reported: the client then asks the daemon to redraw the task's screen as it now
 // is, which is exactly what the switch would have shown. Other modes in the same sequence stay.
 // Sequences split across chunks are followed: an unfinished one is held until its end arrives.
+import { concatBytes } from "./bytes.ts";
 
 const ESC = 0x1b;
 const LEFT_BRACKET = 0x5b;
@@ -23,7 +24,7 @@ export class AltScreenFilter {
 
   /** The chunk as it may go to the terminal, and whether the task switched screens in it. */
   push(chunk: Uint8Array): { bytes: Uint8Array; switched: boolean } {
-    const data = this.held.length ? concat(this.held, chunk) : chunk;
+    const data = this.held.length ? concatBytes([this.held, chunk]) : chunk;
     this.held = EMPTY;
     if (data.indexOf(ESC) === -1) return { bytes: data, switched: false };
     const kept: Uint8Array[] = [];
@@ -40,7 +41,7 @@ export class AltScreenFilter {
         // Unfinished at the end of the chunk: wait for the rest.
         kept.push(data.subarray(from, at));
         this.held = data.slice(at);
-        return { bytes: concat(...kept), switched };
+        return { bytes: concatBytes(kept), switched };
       }
       const final = data[end]!;
       if (final !== H && final !== L) continue;
@@ -55,17 +56,6 @@ export class AltScreenFilter {
     }
     if (from === 0) return { bytes: data, switched };
     kept.push(data.subarray(from));
-    return { bytes: concat(...kept), switched };
+    return { bytes: concatBytes(kept), switched };
   }
-}
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }

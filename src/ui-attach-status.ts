@@ -19,6 +19,7 @@ import { printable } from "./text-printable.ts";
 import { cut, textWidth } from "./text-width.ts";
 import { stateText } from "./ui-format.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
+import { concatBytes } from "./bytes.ts";
 
 const ESC = 0x1b;
 const EMPTY = new Uint8Array(0);
@@ -55,7 +56,7 @@ export class StatusRowGuard {
 
   /** `taskRows`: the task's height, one less than the terminal's. */
   push(chunk: Uint8Array, taskRows: number): { bytes: Uint8Array; erased: boolean } {
-    const data = this.held.length ? concat([this.held, chunk]) : chunk;
+    const data = this.held.length ? concatBytes([this.held, chunk]) : chunk;
     this.held = EMPTY;
     if (data.indexOf(ESC) === -1) return { bytes: data, erased: false };
     const out: Uint8Array[] = [];
@@ -70,7 +71,7 @@ export class StatusRowGuard {
       if (next === undefined) {
         this.held = data.slice(at);
         out.push(data.subarray(from, at));
-        return { bytes: concat(out), erased };
+        return { bytes: concatBytes(out), erased };
       }
       if (next === 0x37)
         this.savedCursor = true; // ESC 7
@@ -88,7 +89,7 @@ export class StatusRowGuard {
       if (end >= data.length) {
         this.held = data.slice(at);
         out.push(data.subarray(from, at));
-        return { bytes: concat(out), erased };
+        return { bytes: concatBytes(out), erased };
       }
       const body = new TextDecoder().decode(data.subarray(at + 2, end));
       const final = String.fromCharCode(data[end]!);
@@ -100,7 +101,7 @@ export class StatusRowGuard {
       at = end;
     }
     out.push(data.subarray(from));
-    return { bytes: concat(out), erased };
+    return { bytes: concatBytes(out), erased };
   }
 }
 
@@ -109,16 +110,4 @@ function region(body: string, taskRows: number): string {
   const [top = "", bottom = ""] = body.split(";");
   const bottomRow = bottom === "" || Number(bottom) === 0 || Number(bottom) > taskRows ? taskRows : Number(bottom);
   return `\x1b[${top === "" ? 1 : top};${bottomRow}r`;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const kept = parts.filter((p) => p.length > 0);
-  if (kept.length === 1) return kept[0]!;
-  const out = new Uint8Array(kept.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const part of kept) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }

@@ -1,6 +1,7 @@
 // Socket framing shared by the daemon and every client: 4-byte big-endian payload length, one kind
 // byte, then the payload. Control frames carry JSON; data frames carry raw PTY bytes (never base64).
 // No arktype here: clients on the hot path (ls, attach, send, peek) must start fast.
+import { concatBytes } from "./bytes.ts";
 
 export const PROTOCOL_VERSION = 1;
 
@@ -80,14 +81,14 @@ export class FrameDecoder {
   private peek(n: number): Uint8Array {
     const first = this.chunks[0]!;
     if (first.length >= n) return first;
-    this.chunks = [concat(this.chunks, this.buffered)];
+    this.chunks = [concatBytes(this.chunks)];
     return this.chunks[0]!;
   }
 
   private take(n: number): Uint8Array {
     let first = this.chunks[0]!;
     if (first.length < n) {
-      first = concat(this.chunks, this.buffered);
+      first = concatBytes(this.chunks);
       this.chunks = [first];
     }
     const out = first.subarray(0, n);
@@ -96,16 +97,6 @@ export class FrameDecoder {
     this.buffered -= n;
     return out;
   }
-}
-
-function concat(chunks: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const c of chunks) {
-    out.set(c, offset);
-    offset += c.length;
-  }
-  return out;
 }
 
 const decoder = new TextDecoder();

@@ -1,11 +1,11 @@
 // The line picker through the real program in a real PTY: `fleetcom load` and `fleetcom recover`
 // without an argument (the session picker), `fleetcom attach` without TASK (the task picker).
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { snapshotFileName, snapshotLabel } from "../../src/recipe-snapshot-rules.ts";
 import { eachTestGetsAFleet, type Fleet, type PtyClient, until } from "../harness/fleet.ts";
-import { recoveryDirOf } from "../harness/recovery-helpers.ts";
+import { recoveryDirOf, snapshotNames } from "../harness/recovery-helpers.ts";
 
 let fleet: Fleet;
 eachTestGetsAFleet((f) => (fleet = f));
@@ -151,7 +151,8 @@ describe("the session picker", () => {
   test("the running fleet's own snapshot is marked this fleet, running; picking it starts nothing", async () => {
     fleet.env.FLEETCOM_SNAPSHOT_DEBOUNCE_MS = "100";
     await fleet.run("sleep 3900", ["--name", "api"]);
-    await until("the running daemon's snapshot", () => existsSync(recoveryDirOf(fleet)) && readdirSync(recoveryDirOf(fleet)).length === 1);
+    // Snapshots only: the history writer keeps its directory beside them.
+    await until("the running daemon's snapshot", () => snapshotNames(fleet).length === 1);
     snapshot(30, ["sleep 3901"]);
     const client = await picker(["recover"], "Recovery snapshots (2)");
     expect(itemRows(client.screen()).map((r) => r.slice(2))).toEqual([

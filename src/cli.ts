@@ -112,7 +112,7 @@ export function plainArgs(argv: string[]): Record<string, unknown> | null {
  * The dashboard's `--detach-key KEY` (or `--detach-key=KEY`), taken out of the words, wherever it
  * stands among them; a subcommand's own flag of that name is the subcommand's.
  */
-function takeDetachKey(argv: string[]): { rest: string[]; detachKey?: string } {
+function takeDetachKey(argv: string[]): { rest: string[]; detachKey?: string | undefined } {
   const word = argv.find((a) => !a.startsWith("-"));
   if (word !== undefined && SUBCOMMANDS[word] && argv[argv.indexOf(word) - 1] !== "--detach-key") return { rest: argv };
   const rest: string[] = [];
@@ -130,7 +130,7 @@ function takeDetachKey(argv: string[]): { rest: string[]; detachKey?: string } {
 
 // `fleetcom`, `fleetcom SESSION`, `fleetcom --foreground [SESSION]`: a word that is a subcommand is the
 // subcommand, so a session named like one is loaded with `fleetcom load NAME`.
-function dashboardRequest(argv: string[]): { session?: string; foreground?: boolean; detachKey?: string } | null {
+function dashboardRequest(argv: string[]): { session?: string | undefined; foreground?: boolean; detachKey?: string | undefined } | null {
   const foreground = argv[0] === "--foreground";
   const rest = foreground ? argv.slice(1) : argv;
   if (rest.length === 0) return { foreground };

@@ -30,9 +30,9 @@ export interface LoadResult {
 
 export interface LoadOptions {
   /** Start entries even when a running task already stands for them (`load --again`). */
-  again?: boolean;
+  again?: boolean | undefined;
   /** The recovery snapshot's file name: a recovery of the lost previous fleet clears the crash notice. */
-  snapshot?: string;
+  snapshot?: string | undefined;
 }
 
 /**

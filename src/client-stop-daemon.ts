@@ -29,7 +29,7 @@ interface Proven {
  * `ask`: called with the number of running tasks, when there are any, before anything is signalled;
  * false leaves everything running (exit 1). Absent: nothing is asked (`--yes`, a script).
  */
-export async function stopDaemon(options: { ask?: (running: number) => Promise<boolean> } = {}): Promise<number> {
+export async function stopDaemon(options: { ask?: ((running: number) => Promise<boolean>) | undefined } = {}): Promise<number> {
   const dir = runtimeDir();
   if (existsSync(dir)) openRuntimeDir(dir).close();
   const daemon = await findDaemon();

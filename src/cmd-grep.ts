@@ -36,10 +36,10 @@ export default defineCommand({
 interface GrepArgs {
   pattern: string;
   _: string[];
-  group?: string;
-  "ignore-case"?: boolean;
-  context?: string;
-  json?: boolean;
+  group?: string | undefined;
+  "ignore-case"?: boolean | undefined;
+  context?: string | undefined;
+  json?: boolean | undefined;
 }
 
 async function grep(args: GrepArgs): Promise<number> {

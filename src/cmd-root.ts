@@ -14,12 +14,12 @@ import { logLine, printable } from "./text-printable.ts";
 import { currentDirectory } from "./text-path.ts";
 
 export interface DashboardRequest {
-  session?: string;
+  session?: string | undefined;
   /** The subcommand SESSION is one slip from, for the error when no such session exists. */
   nearCommand?: string | null;
   foreground?: boolean;
   /** `--detach-key`, for every attach from this dashboard. */
-  detachKey?: string;
+  detachKey?: string | undefined;
 }
 
 function logToFile(message: string): void {

@@ -27,7 +27,7 @@ export interface TaskSpec {
   rows: number;
   scrollback: number;
   /** Quiet this long, a running task is idle (default IDLE_AFTER_MS; the config file's idle_seconds). */
-  idleMs?: number;
+  idleMs?: number | undefined;
   /** Where agent runs keep their capture assets (agent-run.ts). */
   agents: AgentNamespace;
   /** Which options agent binaries understand; asked (prepare) before a spawn (agent-probe.ts). */

@@ -299,7 +299,11 @@ export class Daemon implements TaskListener, ConnectionHandler {
    * serves its other clients. The reply comes when all are started. `earlier`: tasks an earlier
    * request of the same load started, which are never taken for entries of this one.
    */
-  async load(peer: Peer, entries: RecipeEntry[], options: { again?: boolean; earlier?: readonly number[]; snapshot?: string } = {}): Promise<OpResult<"load">> {
+  async load(
+    peer: Peer,
+    entries: RecipeEntry[],
+    options: { again?: boolean | undefined; earlier?: readonly number[] | undefined; snapshot?: string | undefined } = {},
+  ): Promise<OpResult<"load">> {
     for (const e of entries) {
       const tooLong = commandTooLong(e.cmd);
       if (tooLong) throw new UserError(tooLong);

@@ -291,7 +291,7 @@ function resolveSetting<T>(spec: Spec<T>, file: string, values: FileValues, env:
  * Every setting from, in order of precedence, a flag (`daemon --scrollback`), the environment, the
  * config file and the default. Pure but for reading the file once per process.
  */
-export function loadSettings(env: Env = process.env, flags: { scrollback?: string } = {}): Settings {
+export function loadSettings(env: Env = process.env, flags: { scrollback?: string | undefined } = {}): Settings {
   const file = configFile(env);
   const values = readConfigFile(file);
   const problems = [...values.problems];

@@ -74,8 +74,8 @@ export function exitCodeOf(task: TaskInfo): number {
 /** Attaching to the first task; `status` starts with the status line (ui-attach-status.ts) shown. */
 export interface AttachOptions {
   whenFinished?: WhenFinished;
-  detachKey?: DetachKey;
-  status?: boolean;
+  detachKey?: DetachKey | undefined;
+  status?: boolean | undefined;
   /**
    * Leave the terminal raw on the way out: the dashboard reads keys again at once, and a cooked
    * moment in between would echo a key typed then over its screen.

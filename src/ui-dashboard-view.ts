@@ -88,7 +88,7 @@ export interface Layout {
   grouping: Grouping;
   filter: string;
   home: string | undefined;
-  here?: string;
+  here?: string | undefined;
 }
 
 /** The rows in screen order: what ↑/↓, Home/End and PgUp/PgDn walk through. */
@@ -197,7 +197,7 @@ export interface View {
   /** The `?` screen, with the detach key as the user set it. */
   help: { detach: string } | null;
   home: string | undefined;
-  here?: string;
+  here?: string | undefined;
   now: number;
 }
 

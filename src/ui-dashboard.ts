@@ -35,9 +35,9 @@ export type DashboardEnd = "detached" | "quit" | "lost";
 export interface DashboardOptions {
   foreground?: boolean;
   /** A first status line, e.g. what `fleetcom NAME` loaded. */
-  status?: string;
+  status?: string | undefined;
   /** For every attach from here (`--detach-key`). */
-  detachKey?: DetachKey;
+  detachKey?: DetachKey | undefined;
 }
 
 export async function runDashboard(options: DashboardOptions = {}): Promise<{ end: DashboardEnd; running: number }> {

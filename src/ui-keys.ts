@@ -6,7 +6,7 @@ export interface Key {
   /** `up`, `down`, `home`, `end`, `pageup`, `pagedown`, `enter`, `tab`, `escape`, `backspace`, `space`, `ctrl-c`… or `char`. */
   name: string;
   /** The character typed, for `char` and `space`. */
-  text?: string;
+  text?: string | undefined;
 }
 
 const NAMED: Record<string, string> = {

@@ -18,7 +18,7 @@ export interface PickItem<T> {
   match: string;
   value: T;
   /** Why this row cannot be picked (a damaged file), shown when Enter is pressed on it. */
-  unavailable?: string;
+  unavailable?: string | undefined;
 }
 
 export interface PickerTools {

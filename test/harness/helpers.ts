@@ -67,7 +67,7 @@ export interface RunResult {
 export async function runFleetcom(args: string[], opts: { env?: Record<string, string>; cwd?: string; stdin?: string } = {}): Promise<RunResult> {
   const proc = Bun.spawn(fleetcomArgv(args), {
     env: opts.env ?? makeDefaultEnv(),
-    cwd: opts.cwd,
+    ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
     stdin: opts.stdin === undefined ? "ignore" : new TextEncoder().encode(opts.stdin),
     stdout: "pipe",
     stderr: "pipe",

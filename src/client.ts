@@ -150,9 +150,32 @@ export class DaemonClient {
 
   /** One operation of the contract (wire-protocol.ts): its arguments and its answer are typed by the op. */
   request<O extends Op>(op: O, ...[args]: Record<never, never> extends OpArgs<O> ? [args?: OpArgs<O>] : [args: OpArgs<O>]): Promise<OpResult<O>> {
+    return this.call(op, args, () => {});
+  }
+
+  /**
+   * Subscribes to the fleet's events; `apply` gets the fleet of the reply before any event behind it.
+   * The daemon's next events can arrive in the same read as the reply, and they are handled as they
+   * are read, before anything awaiting the reply runs: applying the reply's older fleet after them
+   * would undo them (a stale row, an exit never heard).
+   */
+  subscribe(apply: (tasks: OpResult<"subscribe">) => void): Promise<OpResult<"subscribe">> {
+    return this.call("subscribe", {}, apply);
+  }
+
+  /** Sends the request; `onReply` runs as its reply is read, in the reply's place among the frames. */
+  private call<O extends Op>(op: O, args: OpArgs<O> | undefined, onReply: (result: OpResult<O>) => void): Promise<OpResult<O>> {
     const id = this.nextId++;
     const answered = new Promise<OpResult<O>>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      const resolveInPlace = (result: unknown) => {
+        try {
+          onReply(result as OpResult<O>);
+          resolve(result as OpResult<O>);
+        } catch (error) {
+          reject(error);
+        }
+      };
+      this.pending.set(id, { resolve: resolveInPlace, reject });
       this.send({ type: "request", id, op, args });
     });
     answered.catch(() => {});

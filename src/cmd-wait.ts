@@ -136,8 +136,7 @@ function waitFor(client: DaemonClient, scope: Scope, condition: Condition, timeo
       }, timeoutMs);
     }
     client
-      .request("subscribe")
-      .then((tasks) => {
+      .subscribe((tasks) => {
         if (scope.kind === "one") {
           const task = resolveTaskRef(scope.ref, tasks);
           id = task.id;

@@ -173,8 +173,12 @@ class Attachment {
       this.statusShown = this.options.status === true;
       if (this.statusShown) this.showStatusRegion();
       this.info = await client.request("attach", { task: ref, ...this.ptySize });
-      for (const task of await client.request("subscribe")) this.fleet.set(task.id, task);
-      this.notice.attached(this.info.id, [...this.fleet.values()]);
+      const attachedId = this.info.id;
+      await client.subscribe((tasks) => {
+        for (const task of tasks) this.fleet.set(task.id, task);
+        // Here, not after the await: an event right behind the reply must find the notice ready for it.
+        this.notice.attached(attachedId, tasks);
+      });
       if (this.info.state === "exited" && this.options.whenFinished === "end") {
         this.finish({ kind: "ended", end: { type: "attach-end", reason: "exited", task: this.info } });
       } else if (this.info.state === "exited") {

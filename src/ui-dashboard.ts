@@ -67,6 +67,8 @@ class Dashboard {
   private help = false;
   private status: View["status"];
   private peek: { id: number; title: string; text: string } | null = null;
+  /** The task whose peek is open or on its way: a reply that comes after a key closed it is dropped. */
+  private peekWanted: number | null = null;
   /** The status line in attached mode, as the last attach left it. */
   private attachStatus = attachStatusSetting();
   /** A prompt, the picker or attached mode has the terminal: no redraws meanwhile. */
@@ -114,10 +116,11 @@ class Dashboard {
     };
     this.client?.close();
     this.client = client;
-    const tasks = await client.request("subscribe");
+    await client.subscribe((tasks) => {
+      this.tasks.clear();
+      for (const task of tasks) this.tasks.set(task.id, task);
+    });
     const status = await client.request("status");
-    this.tasks.clear();
-    for (const task of tasks) this.tasks.set(task.id, task);
     this.crash = status.crash;
     this.snapshotError = status.snapshotError;
     this.lost = false;
@@ -138,7 +141,7 @@ class Dashboard {
     if (this.options.foreground) return this.finish("lost");
     this.lost = true;
     this.tasks.clear();
-    this.peek = null;
+    this.closePeek();
     this.confirming?.(false);
     this.confirming = null;
     this.drawSoon();
@@ -206,7 +209,7 @@ class Dashboard {
       const order = sections([...this.tasks.values(), before!], this.grouping, home, this.here).map((s) => s.title);
       this.moved.set(event.task.id, { way: order.indexOf(to) < order.indexOf(from) ? "up" : "down", until: Date.now() + MOVED_MS });
     }
-    if (this.peek?.id === event.task.id && event.event !== "removed") void this.loadPeek(event.task);
+    if (this.peekWanted === event.task.id && event.event !== "removed") void this.loadPeek(event.task);
     this.drawSoon();
   }
 
@@ -317,7 +320,7 @@ class Dashboard {
     if (this.peek) {
       // h: the peeked task's whole history in the pager, then back to the peek; any other key closes it.
       if (key.name === "char" && key.text === "h") await this.pageHistory(this.peek.id);
-      else this.peek = null;
+      else this.closePeek();
       return this.draw();
     }
     const name = key.name === "char" ? key.text! : key.name;
@@ -363,7 +366,7 @@ class Dashboard {
     v: (row) => row && this.toggle(row),
     V: () => this.toggleAll(),
     enter: (row) => (row?.task ? this.attach(row.task) : row && this.sayOnTitle("Enter attaches to a task; v on a title selects its section")),
-    space: (row) => (row?.task ? this.loadPeek(row.task) : row && this.sayOnTitle("Space peeks at a task")),
+    space: (row) => (row?.task ? this.openPeek(row.task) : row && this.sayOnTitle("Space peeks at a task")),
     n: (row) => this.newCommand(row),
     r: (row) => row && this.rerun(this.targets(row)),
     R: (row) => (row?.task ? this.rename(row.task) : row && this.sayOnTitle("R renames a task; g sets the group of every task in this section")),
@@ -496,9 +499,21 @@ class Dashboard {
     if (failed.length === 0) this.picked.clear();
   }
 
+  private openPeek(task: TaskInfo): Promise<void> {
+    this.peekWanted = task.id;
+    return this.loadPeek(task);
+  }
+
+  private closePeek(): void {
+    this.peek = null;
+    this.peekWanted = null;
+  }
+
+  /** The peek's text, when it is opened and again after each event about its task. */
   private async loadPeek(task: TaskInfo): Promise<void> {
     const rows = Math.max(3, this.region.height - 4);
     const { text } = await this.client.request("peek", { task: String(task.id), lines: rows });
+    if (this.peekWanted !== task.id) return;
     this.peek = { id: task.id, title: `${task.id} ${printable(label(task))}`, text };
     this.draw();
   }

@@ -4,6 +4,7 @@ import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "../../src/wire-framing.ts";
 import { VERSION } from "../../src/version.ts";
+import type { DaemonStatus } from "../../src/wire-protocol.ts";
 
 export interface RawReply {
   ok: boolean;
@@ -58,6 +59,13 @@ export class RawClient {
       this.waiting.set(id, resolve);
       this.socket.write(encodeControl({ type: "request", id, op, args }));
     });
+  }
+
+  /** What the daemon's status says of its clients: queues, waiting events, clients dropped for not reading. */
+  async clientStats(): Promise<DaemonStatus["clients"]> {
+    const reply = await this.request("status");
+    if (!reply.ok) throw new Error(`status failed: ${reply.error}`);
+    return (reply.result as DaemonStatus).clients;
   }
 
   /** Raw input, as an attached client's keystrokes. */

@@ -17,15 +17,6 @@ import { RawClient } from "../harness/raw-client.ts";
 let fleet: Fleet;
 eachTestGetsAFleet((f) => (fleet = f));
 
-interface ClientStats {
-  connected: number;
-  queuedBytes: number;
-  maxQueuedBytes: number;
-  waitingEvents: number;
-  droppedBehind: number;
-  inputBlocked: number;
-}
-
 async function openClient(): Promise<RawClient> {
   await fleet.ls();
   return RawClient.open(fleet);
@@ -35,11 +26,6 @@ async function subscribed(): Promise<RawClient> {
   const client = await openClient();
   expect((await client.request("subscribe")).ok).toBe(true);
   return client;
-}
-
-async function clientStats(via: RawClient): Promise<ClientStats> {
-  const reply = await via.request("status");
-  return (reply.result as { clients: ClientStats }).clients;
 }
 
 /** Bytes of control frames `client` receives up to and including the reply to one more request. */
@@ -81,7 +67,7 @@ describe("M4: a client that stops reading", () => {
     // The watcher gets every event the stuck client would have: wait until that is well past any bound.
     const broadcast = 2 * 1024 * 1024;
     await until("2 MiB of events broadcast", () => watcher.controlBytes > broadcast, 60_000);
-    const held = await clientStats(driver);
+    const held = await driver.clientStats();
     // Reading again, it gets what the kernel held, the queue and one event per task: not the backlog.
     stuck.resume();
     const delivered = await bytesUntilNextReply(stuck);
@@ -93,7 +79,7 @@ describe("M4: a client that stops reading", () => {
     expect(held.maxQueuedBytes).toBeLessThan(128 * 1024);
     expect(held.waitingEvents).toBeGreaterThan(0);
     expect(held.waitingEvents).toBeLessThanOrEqual(20);
-    expect((await clientStats(driver)).droppedBehind).toBe(0);
+    expect((await driver.clientStats()).droppedBehind).toBe(0);
   }, 120_000);
 
   test("that keeps asking without reading is dropped with a reason it can read, and nothing else is", async () => {
@@ -104,13 +90,13 @@ describe("M4: a client that stops reading", () => {
     // Each `tag` reply carries the 60 KB command: 200 unread replies would be 12 MB queued for it.
     const replies = Array.from({ length: 200 }, () => greedy.request("tag", { task: String(task.id) }));
     const tagEvents = () => driver.messages.filter((m) => m.type === "event" && (m.task as { id: number }).id === task.id).length;
-    await until("the daemon to handle or drop the burst", async () => tagEvents() >= 201 || (await clientStats(driver))?.droppedBehind === 1, 60_000);
+    await until("the daemon to handle or drop the burst", async () => tagEvents() >= 201 || (await driver.clientStats()).droppedBehind === 1, 60_000);
     greedy.resume();
     await until("the greedy client closed, or every reply in", async () => greedy.closed || (await Promise.all(replies)).length === 200, 30_000);
     const refusal = greedy.messages.find((m) => m.type === "refused");
     expect(refusal?.error).toMatch(/^dropped: this client stopped reading \(\d+\.\d MiB queued for it\)$/);
     expect((await Promise.all(replies)).filter((r) => r.ok).length).toBeLessThan(200);
-    expect((await clientStats(driver)).droppedBehind).toBe(1);
+    expect((await driver.clientStats()).droppedBehind).toBe(1);
     expect((await fleet.task(task.id)).state).toBe("running");
   }, 120_000);
 });
@@ -223,10 +209,10 @@ describe("L2: input to a task that does not read", () => {
     expect((await typist.request("attach", { task: String(id), cols: 80, rows: 24 })).ok).toBe(true);
     const frame = new Uint8Array(512 * 1024).fill(0x61);
     for (let i = 0; i < 8; i++) typist.sendData(frame);
-    await until("the typist's input paused", async () => (await clientStats(driver)).inputBlocked === 1, 30_000);
+    await until("the typist's input paused", async () => (await driver.clientStats()).inputBlocked === 1, 30_000);
     expect((await driver.request("kill", { tasks: [String(id)] })).ok).toBe(true);
     await until("the typist told of the exit", () => typist.messages.some((m) => m.type === "attach-end"), 30_000);
-    expect((await clientStats(driver)).inputBlocked).toBe(0);
+    expect((await driver.clientStats()).inputBlocked).toBe(0);
     expect((await typist.request("ls")).ok).toBe(true);
   }, 60_000);
 });

@@ -3,8 +3,12 @@
 // supervisor stops; a supervisor killed outright leaves one behind, which the next one sweeps.
 // Capture files are per task run, so a replaced run can never write over its successor's capture.
 // The directory is watched (inotify and friends, through node:fs watch, which Bun and Deno both
-// have), so an agent's attention event reaches its task within milliseconds without polling files;
-// where watching is not possible, it is listed every POLL_MS instead.
+// have), so an agent's attention event reaches its task within milliseconds. A watcher is not
+// trusted to report every change: Bun's drops an event now and then (oven-sh/bun#7919; here 1-5 of
+// 200 two-write bursts lost their second, none under Node). So the directory is also looked over a
+// moment after each event (LOOK_AGAIN_MS: a dropped event sits close behind another) and every
+// SWEEP_MS, and a file whose size, time or inode moved since it was last reported is reported.
+// Where watching is not possible, that look runs every POLL_MS instead.
 import { isDirectory } from "./files.ts";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, watch, type FSWatcher } from "node:fs";
 import { join } from "node:path";
@@ -14,6 +18,8 @@ import { isProcessAlive } from "./platform.ts";
 
 const PREFIX = "agents-";
 const POLL_MS = 500;
+const LOOK_AGAIN_MS = 100;
+const SWEEP_MS = 2_000;
 const RUN_FILE = /^task-(\d+)-(\d+)\./;
 
 /** Called when a file of a task run changed (`task-<id>-<run>.*`). */
@@ -24,6 +30,9 @@ export class AgentNamespace {
   private readonly written = new Set<string>();
   private watcher: FSWatcher | null = null;
   private poller: ReturnType<typeof setInterval> | null = null;
+  private lookAgain: ReturnType<typeof setTimeout> | null = null;
+  /** Each run file as last reported: size, modification time and inode. */
+  private readonly reported = new Map<string, string>();
 
   constructor(
     private readonly parent: string,
@@ -50,7 +59,9 @@ export class AgentNamespace {
   removeTask(taskId: number): void {
     if (this.dir === null) return;
     for (const name of safeList(this.dir)) {
-      if (name.startsWith(`task-${taskId}-`) || name.startsWith(`cc-${taskId}-`)) rmSync(join(this.dir, name), { recursive: true, force: true });
+      if (!name.startsWith(`task-${taskId}-`) && !name.startsWith(`cc-${taskId}-`)) continue;
+      rmSync(join(this.dir, name), { recursive: true, force: true });
+      this.reported.delete(name);
     }
   }
 
@@ -62,25 +73,48 @@ export class AgentNamespace {
 
   private watchDir(dir: string): void {
     this.unwatch();
-    const report = (name: string) => {
-      const m = RUN_FILE.exec(name);
-      if (m) this.changed(Number(m[1]), Number(m[2]));
-    };
     try {
       this.watcher = watch(dir, (_event, name) => {
-        if (name) report(String(name));
-        else for (const each of safeList(dir)) report(each);
+        if (name) this.report(dir, String(name));
+        else this.sweep(dir);
+        this.lookAgainSoon(dir);
       });
-      this.watcher.on("error", () => this.pollDir(dir, report));
+      this.watcher.on("error", () => {
+        this.unwatch();
+        this.sweepEvery(dir, POLL_MS);
+      });
+      this.sweepEvery(dir, SWEEP_MS);
     } catch {
-      this.pollDir(dir, report);
+      this.sweepEvery(dir, POLL_MS);
     }
   }
 
-  private pollDir(dir: string, report: (name: string) => void): void {
-    this.unwatch();
-    this.poller = setInterval(() => safeList(dir).forEach(report), POLL_MS);
+  /** Looks the directory over every `ms`: beside the watcher, or instead of it where watching failed. */
+  private sweepEvery(dir: string, ms: number): void {
+    if (this.poller) clearInterval(this.poller);
+    this.poller = setInterval(() => this.sweep(dir), ms);
     this.poller.unref?.();
+  }
+
+  private lookAgainSoon(dir: string): void {
+    if (this.lookAgain) return;
+    this.lookAgain = setTimeout(() => {
+      this.lookAgain = null;
+      this.sweep(dir);
+    }, LOOK_AGAIN_MS);
+    this.lookAgain.unref?.();
+  }
+
+  /** Reports every run file that changed since it was last reported. */
+  private sweep(dir: string): void {
+    for (const name of safeList(dir)) if (RUN_FILE.test(name) && fileState(join(dir, name)) !== this.reported.get(name)) this.report(dir, name);
+  }
+
+  private report(dir: string, name: string): void {
+    const m = RUN_FILE.exec(name);
+    if (!m) return;
+    this.reported.set(name, fileState(join(dir, name)));
+    this.changed(Number(m[1]), Number(m[2]));
   }
 
   private unwatch(): void {
@@ -88,12 +122,15 @@ export class AgentNamespace {
     this.watcher = null;
     if (this.poller) clearInterval(this.poller);
     this.poller = null;
+    if (this.lookAgain) clearTimeout(this.lookAgain);
+    this.lookAgain = null;
   }
 
   private ensure(): string {
     if (this.dir !== null && isDirectory(this.dir)) return this.dir;
     this.sweepDead();
     this.written.clear();
+    this.reported.clear();
     this.dir = mkdtempSync(join(this.parent, `${PREFIX}${process.pid}-`));
     chmodSync(this.dir, 0o700);
     this.watchDir(this.dir);
@@ -123,6 +160,16 @@ function safeList(dir: string): string[] {
     return readdirSync(dir);
   } catch {
     return [];
+  }
+}
+
+/** What tells a change: size, modification time and inode ("" when the file is gone). */
+function fileState(path: string): string {
+  try {
+    const s = statSync(path);
+    return `${s.size}:${s.mtimeMs}:${s.ino}`;
+  } catch {
+    return "";
   }
 }
 

@@ -2,7 +2,7 @@
 // in any task's output, clearing on attach and input, `wait`, FLEETCOM_NOTIFY, and the notice an
 // attached client gets when another task starts waiting.
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, linkSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { installFakeAgents } from "../harness/agent-fakes.ts";
 import { Fleet, until } from "../harness/fleet.ts";
@@ -100,6 +100,22 @@ describe("claude's hooks", () => {
     await send(id, "/exit");
     const done = await fleet.waitForExit(id);
     expect(done.attention).toBeNull();
+  });
+
+  test("a hook event the directory watcher never reports still raises attention", async () => {
+    newFleet();
+    const id = await spawnAgent("claude");
+    await send(id, "fix the bug");
+    await waitForAttention(id, "to wait for input", (a) => a?.state === "input");
+    // Bun's fs.watch drops an event now and then; a write through a second name outside the
+    // watched directory is one no watcher reports.
+    const dir = readdirSync(fleet.sandbox.runtime).find((name) => name.startsWith("agents-"))!;
+    const elsewhere = join(fleet.sandbox.root, "unwatched.events");
+    linkSync(join(fleet.sandbox.runtime, dir, `task-${id}-1.events`), elsewhere);
+    const payload = { hook_event_name: "Notification", message: "Claude needs your permission to use Bash", notification_type: "permission_prompt" };
+    appendFileSync(elsewhere, `${JSON.stringify(payload)}\n`);
+    const asked = await waitForAttention(id, "to ask for permission", (a) => a?.state === "permission");
+    expect(asked.attention!.message).toBe("Claude needs your permission to use Bash");
   });
 });
 

@@ -167,6 +167,9 @@ class Attachment {
       },
       closed: () => this.finish({ kind: "ended", end: { type: "attach-end", reason: "shutdown", task: this.info } }),
     };
+    // Raw before anything is drawn: a key typed once the task's screen shows is a key (Ctrl-\ a
+    // detach, read when the listener below starts), never a signal from a terminal still cooked.
+    stdin.setRawMode(true);
     // Before the request: the task's screen may arrive right behind its reply.
     stdout.write(ENTER_ALT_SCREEN);
     try {
@@ -188,12 +191,12 @@ class Attachment {
       this.drawStatus();
     } catch (error) {
       client.close();
+      if (!this.options.keepRawMode) stdin.setRawMode(false);
       stdout.write(RESTORE_TERMINAL);
       throw error;
     }
 
     const onResize = () => this.onResize();
-    stdin.setRawMode(true);
     stdin.on("data", this.onStdin);
     stdin.resume();
     stdout.on("resize", onResize);
@@ -317,9 +320,9 @@ class Attachment {
       // the daemon went away: the session ends through `closed`
     }
     if (this.over) return;
+    stdin.setRawMode(true);
     stdout.write(ENTER_ALT_SCREEN);
     if (this.statusShown) this.showStatusRegion();
-    stdin.setRawMode(true);
     stdin.on("data", this.onStdin);
     stdin.resume();
     this.awaitingRedraw = [];

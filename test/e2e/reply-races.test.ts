@@ -104,4 +104,18 @@ describe("a reply that comes after a key", () => {
     const screen = await client.waitForScreen("the second name", (s) => s.includes("second"));
     expect(screen).not.toContain("── peek");
   });
+
+  test("Ctrl-\\ typed while attach waits for its answers detaches, rather than quitting it by signal", async () => {
+    const id = await fleet.run("echo picked-me; exec cat");
+    await until("output", async () => (await fleet.peek(id)).includes("picked-me"));
+    const env = await proxied();
+    const held = proxy.holdReply("subscribe", "release");
+    const client = proxiedClient(env, ["attach", String(id)]);
+    await held;
+    await client.waitForScreen("the task's screen", (s) => s.includes("picked-me"));
+    client.write("\x1c");
+    proxy.release();
+    expect(await client.proc.exited).toBe(0);
+    expect(client.output).toContain(`[detached from task ${id}]`);
+  });
 });

@@ -172,7 +172,13 @@ class Dashboard {
 
   async run(): Promise<{ end: DashboardEnd; running: number }> {
     const done = new Promise<DashboardEnd>((resolve) => (this.finish = resolve));
-    await this.connect(!this.options.foreground);
+    this.keys.rawAhead();
+    try {
+      await this.connect(!this.options.foreground);
+    } catch (error) {
+      this.keys.cookedAgain();
+      throw error;
+    }
     const onKey = (key: Key) => void this.onKey(key).catch((error) => this.say(errorMessage(error), true));
     const onResize = () => this.redrawFromTop();
     const tick = setInterval(() => this.draw(), AGE_TICK_MS);

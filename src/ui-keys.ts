@@ -108,6 +108,16 @@ export class KeyInput {
     this.stdin.pause();
   }
 
+  /** Raw before any handler: keys typed meanwhile wait in the terminal, and Ctrl-C is a key, not a signal. */
+  rawAhead(): void {
+    if (!this.listening) this.stdin.setRawMode(true);
+  }
+
+  /** Cooked again when no handler came after rawAhead (what would have read keys could not start). */
+  cookedAgain(): void {
+    if (!this.listening) this.stdin.setRawMode(false);
+  }
+
   resume(): void {
     if (this.listening || this.handlers.length === 0) return;
     this.listening = true;

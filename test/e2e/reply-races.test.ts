@@ -118,4 +118,16 @@ describe("a reply that comes after a key", () => {
     expect(await client.proc.exited).toBe(0);
     expect(client.output).toContain(`[detached from task ${id}]`);
   });
+
+  test("Ctrl-C typed while the dashboard connects is its key, not a signal", async () => {
+    await fleet.run("sleep 3600");
+    const env = await proxied();
+    const held = proxy.holdReply("subscribe", "release");
+    const client = proxiedClient(env, []);
+    await held;
+    client.write("\x03");
+    proxy.release();
+    expect(await client.proc.exited).toBe(0);
+    expect((await fleet.ls()).map((t) => t.state)).toEqual(["running"]);
+  });
 });

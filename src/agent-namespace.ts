@@ -107,13 +107,17 @@ export class AgentNamespace {
 
   /** Reports every run file that changed since it was last reported. */
   private sweep(dir: string): void {
-    for (const name of safeList(dir)) if (RUN_FILE.test(name) && fileState(join(dir, name)) !== this.reported.get(name)) this.report(dir, name);
+    for (const name of safeList(dir)) {
+      if (!RUN_FILE.test(name)) continue;
+      const state = fileState(join(dir, name));
+      if (state !== this.reported.get(name)) this.report(dir, name, state);
+    }
   }
 
-  private report(dir: string, name: string): void {
+  private report(dir: string, name: string, state = fileState(join(dir, name))): void {
     const m = RUN_FILE.exec(name);
     if (!m) return;
-    this.reported.set(name, fileState(join(dir, name)));
+    this.reported.set(name, state);
     this.changed(Number(m[1]), Number(m[2]));
   }
 

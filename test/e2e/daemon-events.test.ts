@@ -1,7 +1,6 @@
 // What the daemon announces and the settings that shape it: events to subscribed clients, idle and
 // active, scrollback, through the real program.
 import { describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { encodeControl } from "../../src/wire-framing.ts";
 import { eachTestGetsAFleet, type Fleet, until } from "../harness/fleet.ts";
 import { RawClient } from "../harness/raw-client.ts";
@@ -9,15 +8,9 @@ import { RawClient } from "../harness/raw-client.ts";
 let fleet: Fleet;
 eachTestGetsAFleet((f) => (fleet = f));
 
-/** The daemon's socket, the daemon started first. */
-async function socketPath(): Promise<string> {
-  await fleet.ls();
-  return join(fleet.sandbox.runtime, "default.sock");
-}
-
 /** A raw client that has shaken hands and subscribed to task events. */
 async function subscribedClient(): Promise<RawClient> {
-  const raw = new RawClient(await socketPath());
+  const raw = new RawClient(await fleet.socketPath());
   raw.hello();
   raw.socket.write(encodeControl({ type: "request", id: 1, op: "subscribe" }));
   await until("subscribed", () => raw.messages.some((m) => m.type === "reply" && m.id === 1));

@@ -1,6 +1,5 @@
 // Clients that misbehave against the real daemon: bad requests, floods, clients that never read.
 import { describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { FrameKind, PROTOCOL_VERSION, encodeControl, encodeFrame } from "../../src/wire-framing.ts";
 import { eachTestGetsAFleet, type Fleet, until } from "../harness/fleet.ts";
 import { RawClient } from "../harness/raw-client.ts";
@@ -8,15 +7,9 @@ import { RawClient } from "../harness/raw-client.ts";
 let fleet: Fleet;
 eachTestGetsAFleet((f) => (fleet = f));
 
-/** The daemon's socket, the daemon started first. */
-async function socketPath(): Promise<string> {
-  await fleet.ls();
-  return join(fleet.sandbox.runtime, "default.sock");
-}
-
 describe("hostile clients", () => {
   test("garbage, oversize, unknown-kind, truncated and invalid-JSON frames drop only their own client", async () => {
-    const path = await socketPath();
+    const path = await fleet.socketPath();
     const watcher = await fleet.run("while :; do echo beat; sleep 0.1; done");
     const bad = {
       garbage: Buffer.from("GET / HTTP/1.1\r\nHost: x\r\n\r\n"),
@@ -44,7 +37,7 @@ describe("hostile clients", () => {
   });
 
   test("a bad request gets an error reply and the client stays connected", async () => {
-    const raw = new RawClient(await socketPath());
+    const raw = new RawClient(await fleet.socketPath());
     raw.hello();
     raw.socket.write(encodeControl({ type: "request", id: 1, op: "rename", args: { task: 5 } }));
     await until("reply", () => raw.messages.find((m) => m.type === "reply"));
@@ -55,10 +48,9 @@ describe("hostile clients", () => {
   });
 
   test("attached to a task that floods, it costs a queue of about one output bound; the task and the client carry on", async () => {
-    await fleet.ls();
-    const driver = await RawClient.open(fleet);
+    const driver = await fleet.rawClient();
     const flood = ((await driver.request("run", { command: "head -c 15000000 /dev/urandom | base64; echo FLOOD-DONE" })).result as { id: number }).id;
-    const stuck = await RawClient.open(fleet);
+    const stuck = await fleet.rawClient();
     expect((await stuck.request("attach", { task: String(flood), cols: 80, rows: 24 })).ok).toBe(true);
     stuck.pause();
     let peakQueued = 0;
@@ -85,7 +77,7 @@ describe("hostile clients", () => {
   }, 120_000);
 
   test("fifty clients connecting at once are all served", async () => {
-    const path = await socketPath();
+    const path = await fleet.socketPath();
     const clients = Array.from({ length: 50 }, (_, i) => {
       const c = new RawClient(path);
       c.hello();

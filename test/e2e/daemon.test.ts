@@ -11,12 +11,6 @@ import { RawClient } from "../harness/raw-client.ts";
 let fleet: Fleet;
 eachTestGetsAFleet((f) => (fleet = f));
 
-/** The daemon's socket, the daemon started first. */
-async function socketPath(): Promise<string> {
-  await fleet.ls();
-  return join(fleet.sandbox.runtime, "default.sock");
-}
-
 describe("daemon lifecycle", () => {
   test("ten clients autostarting at the same moment end with exactly one daemon and are all served", async () => {
     const results = await Promise.all(Array.from({ length: 10 }, () => fleet.cli(["ls", "--json"])));
@@ -95,7 +89,7 @@ describe("daemon lifecycle", () => {
   });
 
   test("a client of another protocol version is refused with the advice to run fleetcom --kill", async () => {
-    const raw = new RawClient(await socketPath());
+    const raw = new RawClient(await fleet.socketPath());
     raw.socket.write(encodeControl({ type: "hello", protocol: 999, version: "9.9.9", cwd: "/", env: {}, cols: 80, rows: 24 }));
     await until("refusal", () => raw.closed);
     expect(raw.messages[0].type).toBe("refused");

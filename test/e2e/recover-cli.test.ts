@@ -4,17 +4,16 @@ import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Fleet } from "../harness/fleet.ts";
-import { DEAD_PID, eachTestGetsARecoveryDir, fabricateSnapshot, snapshotRecipe } from "../harness/recovery-helpers.ts";
+import { DEAD_PID, eachTestGetsARecoveryDir, type Fabricate, snapshotRecipe } from "../harness/recovery-helpers.ts";
 
 let fleet: Fleet;
 let dir: string;
-eachTestGetsARecoveryDir((f, d) => {
+let fabricate: Fabricate;
+eachTestGetsARecoveryDir((f, d, fab) => {
   fleet = f;
   dir = d;
+  fabricate = fab;
 });
-
-const fabricate = (pid: number, minutesAgo: number, content: string | object, startedMinutesAgo = minutesAgo) =>
-  fabricateSnapshot(dir, pid, minutesAgo, content, startedMinutesAgo);
 
 describe("recover --list", () => {
   test("with no snapshots it says so", async () => {

@@ -8,7 +8,7 @@ import { type Fleet, until } from "../harness/fleet.ts";
 import {
   DEAD_PID,
   eachTestGetsARecoveryDir,
-  fabricateSnapshot,
+  type Fabricate,
   recoveryDirOf,
   SAVE_HINT,
   snapshotNames,
@@ -19,13 +19,12 @@ import {
 
 let fleet: Fleet;
 let dir: string;
-eachTestGetsARecoveryDir((f, d) => {
+let fabricate: Fabricate;
+eachTestGetsARecoveryDir((f, d, fab) => {
   fleet = f;
   dir = d;
+  fabricate = fab;
 });
-
-const fabricate = (pid: number, minutesAgo: number, content: string | object, startedMinutesAgo = minutesAgo) =>
-  fabricateSnapshot(dir, pid, minutesAgo, content, startedMinutesAgo);
 
 describe("recover --latest and FILE", () => {
   test("--latest loads the newest loadable snapshot, skipping damaged ones, and suggests saving it", async () => {

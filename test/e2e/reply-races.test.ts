@@ -28,8 +28,7 @@ afterEach(() => {
 
 /** The daemon started, and a proxy in front of its socket: the environment of a client that goes through it. */
 async function proxied(): Promise<Record<string, string>> {
-  await fleet.ls();
-  proxy = new HeldReplyProxy(join(fleet.sandbox.runtime, "default.sock"));
+  proxy = new HeldReplyProxy(await fleet.socketPath());
   await proxy.listen();
   return { ...fleet.env, FLEETCOM_RUNTIME_DIR: proxy.runtime };
 }

@@ -67,6 +67,18 @@ export class Fleet {
     return reply.ok ? (reply.result as TaskInfo[]) : null;
   }
 
+  /** The daemon's socket, the daemon started first. */
+  async socketPath(): Promise<string> {
+    await this.ls();
+    return join(this.sandbox.runtime, "default.sock");
+  }
+
+  /** A raw protocol client, greeted, on the daemon started first. */
+  async rawClient(): Promise<RawClient> {
+    await this.ls();
+    return RawClient.open(this);
+  }
+
   async task(id: number): Promise<TaskInfo> {
     const found = (await this.ls()).find((t) => t.id === id);
     if (!found) throw new Error(`no task ${id}`);

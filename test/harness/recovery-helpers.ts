@@ -17,13 +17,16 @@ export function snapshotFleet(settings: { debounceMs?: number; checkMs?: number 
 }
 
 /** A snapshot fleet for every test in the file, its recovery directory made (0700), always stopped after it. */
-export function eachTestGetsARecoveryDir(use: (fleet: Fleet, dir: string) => void): void {
+/** fabricateSnapshot in one recovery directory. */
+export type Fabricate = (pid: number, minutesAgo: number, content: string | object, startedMinutesAgo?: number) => string;
+
+export function eachTestGetsARecoveryDir(use: (fleet: Fleet, dir: string, fabricate: Fabricate) => void): void {
   let current: Fleet;
   beforeEach(() => {
     current = snapshotFleet();
     const dir = recoveryDirOf(current);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    use(current, dir);
+    use(current, dir, (pid, minutesAgo, content, startedMinutesAgo) => fabricateSnapshot(dir, pid, minutesAgo, content, startedMinutesAgo));
   });
   afterEach(() => current.stop());
 }

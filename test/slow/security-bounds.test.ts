@@ -12,18 +12,13 @@ import { entry, thrown } from "../harness/helpers.ts";
 import { snapshotFileName } from "../../src/recipe-snapshot-rules.ts";
 import { SnapshotWriter, type SnapshotState } from "../../src/daemon-snapshots.ts";
 import { recoveryDirOf } from "../harness/recovery-helpers.ts";
-import { RawClient } from "../harness/raw-client.ts";
+import type { RawClient } from "../harness/raw-client.ts";
 
 let fleet: Fleet;
 eachTestGetsAFleet((f) => (fleet = f));
 
-async function openClient(): Promise<RawClient> {
-  await fleet.ls();
-  return RawClient.open(fleet);
-}
-
 async function subscribed(): Promise<RawClient> {
-  const client = await openClient();
+  const client = await fleet.rawClient();
   expect((await client.request("subscribe")).ok).toBe(true);
   return client;
 }
@@ -59,7 +54,7 @@ describe("M4: a client that stops reading", () => {
   });
 
   test("costs the daemon a bounded queue while 20 chatty tasks run: events wait coalesced, one per task", async () => {
-    const driver = await openClient();
+    const driver = await fleet.rawClient();
     for (let i = 0; i < 20; i++) expect((await driver.request("run", { command: chattyCommand(i, 4000) })).ok).toBe(true);
     const stuck = await subscribed();
     stuck.pause();
@@ -85,7 +80,7 @@ describe("M4: a client that stops reading", () => {
   test("that keeps asking without reading is dropped with a reason it can read, and nothing else is", async () => {
     const driver = await subscribed();
     const task = (await driver.request("run", { command: `sleep 600 # ${"y".repeat(60_000)}` })).result as { id: number };
-    const greedy = await openClient();
+    const greedy = await fleet.rawClient();
     greedy.pause();
     // Each `tag` reply carries the 60 KB command: 200 unread replies would be 12 MB queued for it.
     const replies = Array.from({ length: 200 }, () => greedy.request("tag", { task: String(task.id) }));
@@ -104,7 +99,7 @@ describe("M4: a client that stops reading", () => {
 describe("M6: a large load", () => {
   test("lets another client's status through before its own reply", async () => {
     const loader = await subscribed();
-    const other = await openClient();
+    const other = await fleet.rawClient();
     const entries = Array.from({ length: 300 }, (_, i) => entry(fleet.sandbox.home, `sleep 600 # ${i}`));
     const order: string[] = [];
     const noted =
@@ -167,7 +162,7 @@ describe("L4: a recipe larger than one request", () => {
 
 describe("L2: input to a task that does not read", () => {
   test("is bounded: send past 1 MiB pending is refused whole, what was accepted arrives whole, task and daemon live on", async () => {
-    const driver = await openClient();
+    const driver = await fleet.rawClient();
     // Raw mode, so the terminal passes bytes through as they are; nothing is read until the file
     // `count` says how many bytes to read, and then exactly that many.
     const countFile = join(fleet.sandbox.home, "count");
@@ -196,16 +191,16 @@ describe("L2: input to a task that does not read", () => {
   }, 60_000);
 
   test("a single send over 1 MiB is refused, not cut", async () => {
-    const driver = await openClient();
+    const driver = await fleet.rawClient();
     const id = ((await driver.request("run", { command: "sleep 600" })).result as { id: number }).id;
     const reply = await driver.request("send", { task: String(id), text: "b".repeat(1024 * 1024 + 1) });
     expect(reply).toMatchObject({ ok: false, error: "send: text too long (1048577 bytes; at most 1 MiB at a time)" });
   });
 
   test("keystrokes from an attached client wait in its own queue past the bound, and flow again once the task ends", async () => {
-    const driver = await openClient();
+    const driver = await fleet.rawClient();
     const id = ((await driver.request("run", { command: "sleep 600" })).result as { id: number }).id;
-    const typist = await openClient();
+    const typist = await fleet.rawClient();
     expect((await typist.request("attach", { task: String(id), cols: 80, rows: 24 })).ok).toBe(true);
     const frame = new Uint8Array(512 * 1024).fill(0x61);
     for (let i = 0; i < 8; i++) typist.sendData(frame);
@@ -298,7 +293,7 @@ describe("L12: finished tasks", () => {
   const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
 
   test("each keep a few hundred KB, not an emulator, and still peek and attach to their last screen", async () => {
-    const driver = await openClient();
+    const driver = await fleet.rawClient();
     const daemon = fleet.daemonPid()!;
     const base = rssKb(daemon);
     const ids: number[] = [];
@@ -316,7 +311,7 @@ describe("L12: finished tasks", () => {
     expect(peeked.text.split("\n").length).toBeGreaterThan(2000);
     expect((await fleet.task(last)).preview).toBe("last line 9");
     // An attach from a narrower terminal gets the screen reflowed to its size, then the exit stands.
-    const viewer = await openClient();
+    const viewer = await fleet.rawClient();
     const attached = await viewer.request("attach", { task: String(last), cols: 40, rows: 10 });
     expect(attached.ok).toBe(true);
     await until("the screen drawn", () => viewer.data.includes("last line 9"));

@@ -5,6 +5,7 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { appendFileSync, linkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { claudeEventsFile } from "../../src/agent-claude.ts";
 import { AgentNamespace } from "../../src/agent-namespace.ts";
 import { until } from "../harness/fleet.ts";
 import { tempDir } from "../harness/agent-test-helpers.ts";
@@ -21,7 +22,7 @@ afterEach(() => {
 
 /** The events file of a run, and a second name for it outside the watched directory. */
 function eventsFile(namespace: AgentNamespace, id: number, run: number): { path: string; elsewhere: string } {
-  const path = namespace.assetsFor(id, run).captureFile.replace(/\.json$/, ".events");
+  const path = claudeEventsFile(namespace.assetsFor(id, run).captureFile);
   writeFileSync(path, "first\n");
   const elsewhere = join(tmp.root, `outside-${id}-${run}.events`);
   linkSync(path, elsewhere);

@@ -2,20 +2,27 @@
 // Launch flags such as `--session-id` make a binary that lacks them exit at once (the npm Grok CLI
 // answers `error: unknown option '--session-id'`), so each is injected only when the binary's own
 // `--help` lists it. The answer is kept per executable (resolved path, size and mtime: an upgrade
-// asks again) in memory and in a 0600 file in the runtime directory, so a binary is asked once.
+// asks again) in memory and in a 0600 file that outlives a reboot, so a build is asked once.
 //
-// A spawn never waits for the probe longer than its budget (a few hundred ms): past it, the run
-// goes uninstrumented, exactly as typed, while the probe finishes in the background for the next
-// spawn. The probe runs in its own process group, which is killed after PROBE_LIMIT_MS.
+// A spawn never waits for the probe longer than its budget (a few hundred ms), and a real agent's
+// first `--help` takes longer than that (Claude: 0.4-1.3 s, over 10 s under load). So the daemon asks
+// ahead of the spawn: the known agents on its PATH when it starts, and every executable it has seen
+// again whenever its build changes (`watch`). Only a build nobody could ask in time (installed or
+// updated while no daemon ran, then spawned at once) goes uninstrumented, exactly as typed, while
+// its probe finishes in the background for the next spawn. No answer is ever guessed: a build is
+// instrumented only with what that build's own `--help` listed. Each probe runs in its own process
+// group, killed after PROBE_LIMIT_MS.
 import { spawn } from "node:child_process";
-import { accessSync, constants, readFileSync, realpathSync, statSync } from "node:fs";
-import { delimiter, isAbsolute, join, resolve } from "node:path";
+import { accessSync, constants, mkdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import { writeFileAtomic } from "./atomic-write.ts";
 import { errorMessage } from "./errors.ts";
 import type { Env } from "./paths.ts";
 
-/** A probe still running after this long is killed and answers nothing. */
-const PROBE_LIMIT_MS = 10_000;
+/** A probe still running after this long is killed and answers nothing; none waits for it, so it can be long. */
+const PROBE_LIMIT_MS = 60_000;
+/** How often the executables seen are looked at for a new build: a realpath and a stat each. */
+const RECHECK_MS = 5_000;
 /** Help text beyond this is not read. */
 const HELP_MAX_BYTES = 1024 * 1024;
 /** Executables remembered in the cache file; the least recently probed go first. */
@@ -79,8 +86,18 @@ function sameBuild(a: Identity, b: Identity): boolean {
   return a.path === b.path && a.size === b.size && a.mtimeMs === b.mtimeMs;
 }
 
+function buildKey(identity: Identity): string {
+  return `${identity.size}:${identity.mtimeMs}:${identity.path}`;
+}
+
+/** An executable as a spawn (or the daemon's start) found it, and the environment to ask it in. */
+interface Sighting {
+  env: Env;
+  cwd: string;
+}
+
 export interface ProbeOptions {
-  /** The cache file (0600); null keeps answers in memory only. */
+  /** The cache file (0600, its directory made 0700 when missing); null keeps answers in memory only. */
   cacheFile: string | null;
   /** How long a spawn may wait for a probe. */
   budgetMs: number;
@@ -92,6 +109,11 @@ export class FlagProbe {
   private readonly running = new Map<string, Promise<CacheEntry | null>>();
   /** Kills each probe still running; all are called when the supervisor stops. */
   private readonly stoppers = new Set<() => void>();
+  /** Every executable seen (by the path its program word resolved to), asked again when its build changes. */
+  private readonly seen = new Map<string, Sighting>();
+  /** Builds that gave no answer: the watch does not ask them again (a spawn still does). */
+  private readonly silent = new Set<string>();
+  private recheckTimer: ReturnType<typeof setInterval> | null = null;
   private loaded = false;
 
   constructor(private readonly options: ProbeOptions) {}
@@ -102,17 +124,60 @@ export class FlagProbe {
    */
   async prepare(program: string, env: Env, cwd: string): Promise<void> {
     const executable = resolveExecutable(program, env, cwd);
+    if (executable) this.see(executable, { env, cwd });
     const identity = executable && identify(executable);
     if (!executable || !identity || this.cached(identity)) return;
+    const probe = this.ask(executable, identity, { env, cwd });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const budget = new Promise<void>((r) => (timer = setTimeout(r, this.options.budgetMs)));
+    await Promise.race([probe, budget]);
+    clearTimeout(timer);
+  }
+
+  /**
+   * Asks, in the background, each program word that resolves in this environment, then keeps
+   * looking at every executable seen (here and at spawns) and asks a new build as soon as it is
+   * there: the daemon calls it at start with the known agents, so a spawn finds its answer ready.
+   */
+  watch(programs: readonly string[], env: Env, cwd: string): void {
+    for (const program of programs) {
+      const executable = resolveExecutable(program, env, cwd);
+      if (executable) this.see(executable, { env, cwd });
+    }
+    this.recheckTimer ??= setInterval(() => this.recheck(), RECHECK_MS);
+    this.recheckTimer.unref?.();
+    this.recheck();
+  }
+
+  private see(executable: string, sighting: Sighting): void {
+    this.seen.delete(executable);
+    this.seen.set(executable, sighting);
+    if (this.seen.size > CACHE_MAX_ENTRIES) this.seen.delete(this.seen.keys().next().value!);
+  }
+
+  /**
+   * Asks the first executable seen whose build has no answer yet (one whose probe gave none is left
+   * to its next spawn), then the next: one at a time, so a daemon starting on a loaded machine does
+   * not also start every agent at once. Nothing once disposed.
+   */
+  private recheck(): void {
+    if (this.recheckTimer === null || this.running.size > 0) return;
+    for (const [executable, sighting] of this.seen) {
+      const identity = identify(executable);
+      if (!identity || this.silent.has(buildKey(identity)) || this.cached(identity)) continue;
+      void this.ask(executable, identity, sighting).then(() => this.recheck());
+      return;
+    }
+  }
+
+  /** The probe of this build: the one running for its path, or a new one. */
+  private ask(executable: string, identity: Identity, { env, cwd }: Sighting): Promise<CacheEntry | null> {
     let probe = this.running.get(identity.path);
     if (!probe) {
       probe = this.probe(executable, identity, env, cwd).finally(() => this.running.delete(identity.path));
       this.running.set(identity.path, probe);
     }
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const budget = new Promise<void>((r) => (timer = setTimeout(r, this.options.budgetMs)));
-    await Promise.race([probe, budget]);
-    clearTimeout(timer);
+    return probe;
   }
 
   /** The options the binary lists in its `--help`, or null when it has not answered (yet). */
@@ -134,6 +199,7 @@ export class FlagProbe {
     return helpText(executable, env, cwd, this.stoppers).then((text) => {
       const ms = (performance.now() - began).toFixed(0);
       if (text === null) {
+        this.silent.add(buildKey(identity));
         this.options.log(`agent probe: ${executable} --help gave no answer within ${PROBE_LIMIT_MS / 1000} s (${ms} ms)`);
         return null;
       }
@@ -147,6 +213,8 @@ export class FlagProbe {
 
   /** Kills the probes still running: nothing the supervisor started outlives it. */
   dispose(): void {
+    if (this.recheckTimer) clearInterval(this.recheckTimer);
+    this.recheckTimer = null;
     for (const stop of this.stoppers) stop();
     this.stoppers.clear();
   }
@@ -168,6 +236,7 @@ export class FlagProbe {
     if (this.options.cacheFile === null) return;
     const entries = [...this.entries.values()].sort((a, b) => b.probedAt - a.probedAt).slice(0, CACHE_MAX_ENTRIES);
     try {
+      mkdirSync(dirname(this.options.cacheFile), { recursive: true, mode: 0o700 });
       writeFileAtomic(this.options.cacheFile, `${JSON.stringify({ version: CACHE_VERSION, entries }, null, 1)}\n`, 0o600);
     } catch (error) {
       this.options.log(`agent probe: cannot write ${this.options.cacheFile}: ${errorMessage(error)}`);

@@ -69,6 +69,11 @@ export function flagsNeeded(command: string): { program: string; flags: readonly
   return launch && flags.length > 0 ? { program: launch.program, flags } : null;
 }
 
+/** The program words of the agents whose instrumentation needs launch flags: what the daemon asks ahead of any spawn. */
+export function probedPrograms(): string[] {
+  return AGENTS.flatMap((agent) => agent.words).filter((word) => flagsNeeded(word) !== null);
+}
+
 /** Why the binary cannot take the launch flags, or null when it lists them all in its --help. */
 function unsupportedFlags(launch: Launch, ctx: RunContext): string | null {
   const needed = launch.agent.launchFlags(launch);

@@ -16,7 +16,7 @@ import { endStream, followsLines, forwardOutput, newPeer, resync, sendFinalScree
 import { HISTORY_OFF, readHistoryFile, type HistoryWriter } from "./daemon-history.ts";
 import { InputGap } from "./daemon-input-gap.ts";
 import type { RestoredHistory } from "./recipe-history.ts";
-import { flagsNeeded, savedCommands } from "./agent-run.ts";
+import { flagsNeeded, probedPrograms, savedCommands } from "./agent-run.ts";
 import { UserError, errorMessage } from "./errors.ts";
 import { isDirectory } from "./files.ts";
 import { label, normalizeGroup, normalizeName } from "./recipe-labels.ts";
@@ -40,7 +40,7 @@ import {
 } from "./wire-protocol.ts";
 import { runNotifier } from "./daemon-notifier.ts";
 import { commandTooLong } from "./recipe.ts";
-import { runtimeDir, socketPath } from "./paths.ts";
+import { cacheDir, homeDir, runtimeDir, socketPath } from "./paths.ts";
 import { PROTOCOL_VERSION } from "./wire-framing.ts";
 import type { SnapshotRecipe, SnapshotState } from "./daemon-snapshots.ts";
 import { Task, type TaskListener } from "./daemon-task.ts";
@@ -104,7 +104,9 @@ export class Daemon implements TaskListener, ConnectionHandler {
 
   constructor(readonly options: DaemonOptions) {
     const budgetMs = agentProbeBudgetSetting(process.env.FLEETCOM_AGENT_PROBE_MS, options.log);
-    this.probe = new FlagProbe({ cacheFile: join(runtimeDir(), "agent-flags.json"), budgetMs, log: options.log });
+    this.probe = new FlagProbe({ cacheFile: join(cacheDir(), "agent-flags.json"), budgetMs, log: options.log });
+    // Asked now, not at the first spawn: a real agent's first --help outlasts the spawn's budget.
+    this.probe.watch(probedPrograms(), process.env, homeDir());
   }
 
   accept(socket: Socket): void {

@@ -1,5 +1,5 @@
-// Where fleetcom keeps things: the session directory (sessions.md) and the runtime directory
-// (daemon.md). Pure functions of the environment, so every client and the daemon agree.
+// Where fleetcom keeps things: the session directory (sessions.md), the runtime directory
+// (daemon.md) and the cache directory (agents.md). Pure functions of the environment, so every client and the daemon agree.
 import { homedir, platform } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -13,6 +13,12 @@ export function configDir(env: Env = process.env, os: string = platform()): stri
   if (env.FLEETCOM_CONFIG_DIR) return env.FLEETCOM_CONFIG_DIR;
   if (os === "darwin") return join(homeDir(env), "Library", "Application Support", "fleetcom");
   return join(env.XDG_CONFIG_HOME || join(homeDir(env), ".config"), "fleetcom");
+}
+
+/** What fleetcom can always work out again but would rather not: kept across reboots, unlike the runtime directory. */
+export function cacheDir(env: Env = process.env, os: string = platform()): string {
+  if (os === "darwin") return join(homeDir(env), "Library", "Caches", "fleetcom");
+  return join(env.XDG_CACHE_HOME || join(homeDir(env), ".cache"), "fleetcom");
 }
 
 export function sessionDir(env: Env = process.env, os: string = platform()): string {

@@ -138,6 +138,18 @@ describe("the probe", () => {
     await until("the probe's group to be gone", () => !(listProcStats() ?? []).some((p) => p.pgrp === pid && p.state !== "Z"));
   });
 
+  test("watched program words are asked in the background before any spawn, so the spawn finds the answer ready", async () => {
+    const bin = binary("  --session-id <uuid>\n  --settings <file>");
+    const env = { PATH: `${join(tmp.root, "bin")}:/usr/bin:/bin` };
+    const { probe: p } = probe(0);
+    p.watch(["agent", "nothere"], env, "/");
+    const flags = await until("the watched binary's answer", () => p.flagsOf("agent", env, "/") ?? undefined);
+    expect([...flags].sort()).toEqual(["--session-id", "--settings"]);
+    await p.prepare("agent", env, "/");
+    expect(bin.runs()).toBe(1);
+    p.dispose();
+  });
+
   test("a program that is not there, or not executable, is never run and stays unknown", async () => {
     const { probe: p } = probe();
     await p.prepare("nothere", { PATH: `${join(tmp.root, "bin")}:/usr/bin:/bin` }, "/");

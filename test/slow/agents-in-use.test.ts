@@ -6,7 +6,7 @@
 // newly captured conversation at once (B4).
 import { isProcessAlive } from "../../src/platform.ts";
 import { afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { installFakeAgents, type Invocation } from "../harness/agent-fakes.ts";
 import { Fleet, until } from "../harness/fleet.ts";
@@ -79,6 +79,12 @@ function daemonLog(): string {
   const path = join(fleet.sandbox.runtime, "daemon.log");
   return existsSync(path) ? readFileSync(path, "utf8") : "";
 }
+
+/** How many times the daemon asked the fake `word` for its options (its log line per answer). */
+const probesOf = (word: string): number =>
+  daemonLog()
+    .split("\n")
+    .filter((l) => l.includes(` agent probe: ${join(fakes.bin, word)} --help in `)).length;
 
 describe("resume only what exists", () => {
   test("never-used Claude, Codex and Command Code are saved as typed and load as fresh conversations; a used Claude resumes", async () => {
@@ -165,17 +171,15 @@ describe("inject only what the binary understands", () => {
     expect(startsOf("claude-old")[0]!.env.FLEETCOM_CAPTURE_FILE).toBeNull();
   });
 
-  test("each build of a binary is asked once; the answer is kept 0600 in the runtime directory", async () => {
+  test("each build of a binary is asked once; the answer is kept 0600 in the cache directory, which outlives a reboot", async () => {
     setUp();
     await spawn("claude");
     await spawn("claude");
-    const probes = () =>
-      daemonLog()
-        .split("\n")
-        .filter((l) => / agent probe: .*\/bin\/claude --help in /.test(l)).length;
+    const probes = () => probesOf("claude");
     expect(probes()).toBe(1);
-    const cache = join(fleet.sandbox.runtime, "agent-flags.json");
+    const cache = join(fleet.sandbox.home, ".cache", "fleetcom", "agent-flags.json");
     expect(statSync(cache).mode & 0o777).toBe(0o600);
+    expect(statSync(join(cache, "..")).mode & 0o777).toBe(0o700);
     const entry = JSON.parse(readFileSync(cache, "utf8")).entries.find((e: { path: string }) => e.path === join(fakes.bin, "claude"));
     expect(entry.options).toEqual(expect.arrayContaining(["--session-id", "--settings", "--resume", "-r"]));
 
@@ -196,6 +200,50 @@ describe("inject only what the binary understands", () => {
     await spawn("claude", [], { FAKE_HELP_HANG: "1" });
     expect(startsOf("claude")[0]!.args).toEqual([]);
     expect(daemonLog()).toContain("claude runs as typed: could not learn in time which options claude takes");
+  });
+});
+
+describe("an agent whose first --help is slow (a cold start: after a reboot, after an update) is still instrumented", () => {
+  /** The fakes at the product's probe budget; the first --help of each takes 1.5 s until its marker in the returned directory exists. */
+  function coldStarts(): string {
+    setUp();
+    const warm = join(fleet.sandbox.root, "warm");
+    fleet.env.FAKE_HELP_COLD = warm;
+    delete fleet.env.FLEETCOM_AGENT_PROBE_MS;
+    return warm;
+  }
+
+  /** The last claude started with the flags, and its hooks report: a turn ends waiting for input. */
+  async function expectInstrumented(id: number): Promise<void> {
+    expect(startsOf("claude").at(-1)!.args[0]).toBe("--session-id");
+    await send(id, "hello");
+    await fleet.waitForTask(id, "to wait for input (its Stop hook)", (t) => t.attention?.state === "input");
+  }
+
+  test("after a reboot, the first claude is instrumented from what the same build answered before", async () => {
+    const warm = coldStarts();
+    // Before the reboot, a daemon with all the time it needs to ask.
+    await spawn("claude", [], { FLEETCOM_AGENT_PROBE_MS: "30000" });
+    await fleet.ok(["--kill"]);
+    // The reboot: the runtime directory is a tmpfs, and the binary's first start is cold again.
+    rmSync(fleet.sandbox.runtime, { recursive: true, force: true });
+    rmSync(warm, { recursive: true, force: true });
+    await expectInstrumented(await spawn("claude"));
+  });
+
+  test("a daemon asks at start, and asks a new build as soon as it appears, so no spawn meets a slow --help", async () => {
+    const warm = coldStarts();
+    await fleet.ok(["ls"]);
+    await until("the daemon to ask claude on its own", () => probesOf("claude") === 1);
+    await expectInstrumented(await spawn("claude"));
+
+    // An update while the daemon runs: another build, whose first start is cold.
+    const wrapper = join(fakes.bin, "claude");
+    writeFileSync(wrapper, `${readFileSync(wrapper, "utf8")}# upgraded\n`);
+    rmSync(warm, { recursive: true, force: true });
+    await until("the daemon to ask the new build on its own", () => probesOf("claude") === 2);
+    await expectInstrumented(await spawn("claude"));
+    expect(probesOf("claude")).toBe(2);
   });
 });
 

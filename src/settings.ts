@@ -338,6 +338,12 @@ export function confirmSetting(env: Env = process.env): boolean {
   return loadSettings(env).confirm.value;
 }
 
+/** The daemon's settings that come from this environment: a daemon started elsewhere (the service) reads only the file. */
+export function daemonSettingsFromEnvironment(settings: Settings): { env: string; key: string }[] {
+  const daemonSide = ["notify", "scrollback", "idleSeconds", "history"] as const;
+  return daemonSide.filter((name) => settings[name].source === SPECS[name].env).map((name) => ({ env: SPECS[name].env, key: SPECS[name].key }));
+}
+
 /** What a supervisor takes from the settings. */
 export function daemonOptions(settings: Settings): { scrollback: number; notify: string | null; idleMs: number; history: boolean; settings: Settings } {
   return {

@@ -33,7 +33,7 @@ export default defineCommand({
     console.log(`file${" ".repeat(width - 2)}${printable(here.file)}${exists ? "" : " (none: defaults and the environment)"}`);
     console.log(
       status
-        ? `daemon${" ".repeat(width - 4)}pid ${status.pid}: notify, scrollback and idle_seconds as it read them at start (fleetcom --kill, then any command, to apply a change)`
+        ? `daemon${" ".repeat(width - 4)}pid ${status.pid}: notify, scrollback, idle_seconds and history as it read them at start (fleetcom --kill, then any command, to apply a change)`
         : `daemon${" ".repeat(width - 4)}not running: what a daemon started from this shell would use`,
     );
     for (const r of rows) {
@@ -61,6 +61,7 @@ function effective(here: Settings, daemon: DaemonSettings | null): Row[] {
     daemonSide("notify", here.notify, daemon?.notify),
     daemonSide("scrollback", here.scrollback, daemon?.scrollback),
     daemonSide("idle_seconds", here.idleSeconds, daemon?.idleSeconds),
+    daemonSide("history", here.history, daemon?.history),
     { key: "detach_key", value: here.detachKey.value.name, source: here.detachKey.source },
     { key: "confirm", value: here.confirm.value, source: here.confirm.source },
   ];

@@ -22,13 +22,12 @@ export default defineCommand({
   async run({ args }) {
     // The config file, then the environment over it, then the flag (settings.ts). Imported here so
     // that --help and the completion script, which read every command's definition, do not pay for TOML.
-    const { daemonOptions, handshakeTimeoutSetting, historySetting, loadSettings } = await import("./settings.ts");
+    const { daemonOptions, handshakeTimeoutSetting, loadSettings } = await import("./settings.ts");
     const settings = loadSettings(process.env, { scrollback: args.scrollback });
     for (const problem of settings.problems) log(problem);
     const handshakeTimeoutMs = handshakeTimeoutSetting(process.env.FLEETCOM_HANDSHAKE_TIMEOUT_MS, log);
     const { startSupervisor } = await import("./daemon-supervisor.ts");
-    const history = historySetting(process.env.FLEETCOM_HISTORY, log);
-    const supervisor = await startSupervisor({ ...daemonOptions(settings), history, handshakeTimeoutMs, log });
+    const supervisor = await startSupervisor({ ...daemonOptions(settings), handshakeTimeoutMs, log });
     if (!supervisor) {
       // Exit 1, not 0: a service manager must not take a second daemon that did nothing for a started one.
       const holder = lockHolderPid();

@@ -58,13 +58,12 @@ export async function openDashboard(request: DashboardRequest): Promise<number> 
     console.log(said[end]);
     return 0;
   }
-  const { daemonOptions, handshakeTimeoutSetting, historySetting, loadSettings } = await import("./settings.ts");
+  const { daemonOptions, handshakeTimeoutSetting, loadSettings } = await import("./settings.ts");
   const { startSupervisor } = await import("./daemon-supervisor.ts");
   const settings = loadSettings();
   for (const problem of settings.problems) logToFile(problem);
   const supervisor = await startSupervisor({
     ...daemonOptions(settings),
-    history: historySetting(process.env.FLEETCOM_HISTORY, logToFile),
     handshakeTimeoutMs: handshakeTimeoutSetting(process.env.FLEETCOM_HANDSHAKE_TIMEOUT_MS, logToFile),
     log: logToFile,
   });

@@ -7,14 +7,28 @@ import { existsSync, mkdirSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { UserError } from "./errors.ts";
 import { printable } from "./text-printable.ts";
+import type { ServiceContext } from "./service-manager.ts";
 
-async function context() {
-  const [{ selfCommand }, { runningDaemonStatus }] = await Promise.all([import("./platform.ts"), import("./client-recipes.ts")]);
+async function context(): Promise<ServiceContext> {
+  const [{ selfCommand }, { runningDaemonStatus }, { daemonSettingsFromEnvironment, loadSettings }] = await Promise.all([
+    import("./platform.ts"),
+    import("./client-recipes.ts"),
+    import("./settings.ts"),
+  ]);
   const status = await runningDaemonStatus();
-  return { env: process.env, os: process.platform, daemon: [...selfCommand(), "daemon"], runningPid: status?.pid ?? null, uid: process.getuid?.() ?? 0 };
+  const settings = loadSettings();
+  return {
+    env: process.env,
+    os: process.platform,
+    daemon: [...selfCommand(), "daemon"],
+    runningPid: status?.pid ?? null,
+    uid: process.getuid?.() ?? 0,
+    configFile: settings.file,
+    fromEnvironment: daemonSettingsFromEnvironment(settings),
+  };
 }
 
-async function perform(step: (m: typeof import("./service-manager.ts"), ctx: Awaited<ReturnType<typeof context>>) => string[]): Promise<void> {
+async function perform(step: (m: typeof import("./service-manager.ts"), ctx: ServiceContext) => string[]): Promise<void> {
   const [manager, ctx] = await Promise.all([import("./service-manager.ts"), context()]);
   try {
     for (const line of step(manager, ctx)) console.log(printable(line));

@@ -3,6 +3,7 @@ import { defineCommand } from "citty";
 import { crashNoticeText, DaemonClient } from "./client.ts";
 import { EXIT, UserError } from "./errors.ts";
 import type { DaemonStatus } from "./wire-protocol.ts";
+import type { Resolved } from "./settings.ts";
 import { runtimeDir, sessionDir, socketPath } from "./paths.ts";
 import { printable } from "./text-printable.ts";
 
@@ -35,7 +36,8 @@ export default defineCommand({
         `sessions  ${printable(full.sessionDir)}`,
         `tasks     ${status.tasks.total} (${status.tasks.running} running)`,
         ...(status.snapshotError ? [`snapshots FAILING since ${status.snapshotError.since}: ${printable(status.snapshotError.message)}`] : []),
-        historyLine(status.history),
+        historyLine(status.history, status.settings?.history),
+        ...(status.settings?.problems ?? []).map((problem) => `config    ${printable(problem)}`),
         ...(status.crash ? [`previous  ${printable(crashNoticeText(status.crash))}`] : []),
         ...(logout?.advice ? [`logout    ${printable(logout.advice)}`] : []),
       ].join("\n"),
@@ -44,8 +46,8 @@ export default defineCommand({
 });
 
 /** Whether task history is kept on disk (docs/recovery.md, History), and how much has been written. */
-function historyLine(history: DaemonStatus["history"] | undefined): string {
-  if (!history?.enabled) return "history   not kept on disk (FLEETCOM_HISTORY=off)";
+function historyLine(history: DaemonStatus["history"] | undefined, setting: Resolved<boolean> | undefined): string {
+  if (!history?.enabled) return `history   not kept on disk${setting ? ` (off: ${printable(setting.source)})` : ""}`;
   const kept = `kept on disk: ${history.writes} write(s), ${(history.bytes / 1024).toFixed(1)} KiB`;
   return history.error ? `history   FAILING: ${printable(history.error)} (${kept})` : `history   ${kept}`;
 }

@@ -59,7 +59,7 @@ export interface SnapshotState {
 export interface SnapshotWriterOptions extends SnapshotSettings {
   dir: string;
   home: string;
-  /** History is kept (settings.ts historySetting); when not, each prune removes what dead supervisors kept. */
+  /** History is kept (`history` in settings.ts); when not, each prune removes what dead supervisors kept. */
   history?: boolean;
   log(message: string): void;
 }

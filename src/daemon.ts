@@ -53,7 +53,7 @@ import { LoadTurns } from "./daemon-load-turns.ts";
 
 export interface DaemonOptions {
   scrollback: number;
-  /** Keep each task's history on disk and restore it on recover (settings.ts historySetting). */
+  /** Keep each task's history on disk and restore it on recover (`history` in settings.ts). */
   history: boolean;
   /** The command run when a task starts needing attention (settings.ts); FLEETCOM_NOTIFY when not given. */
   notify?: string | null;
@@ -500,7 +500,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
 
   private daemonSettings(): DaemonSettings | null {
     const s = this.options.settings;
-    return s ? { file: s.file, notify: s.notify, scrollback: s.scrollback, idleSeconds: s.idleSeconds, problems: s.problems } : null;
+    return s ? { file: s.file, notify: s.notify, scrollback: s.scrollback, idleSeconds: s.idleSeconds, history: s.history, problems: s.problems } : null;
   }
 
   /** What the daemon holds for its clients: the bounds in daemon-connection.ts keep these small. */

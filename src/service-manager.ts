@@ -13,7 +13,7 @@ import { spawnSync } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { userInfo } from "node:os";
 import { delimiter, join } from "node:path";
-import type { Env } from "./paths.ts";
+import { configDir, type Env } from "./paths.ts";
 
 /** The program on PATH, or null. */
 export function which(program: string, env: Env = process.env): string | null {
@@ -111,8 +111,22 @@ export function logoutOutlookHere(env: Env = process.env, os: string = process.p
 export const SYSTEMD_UNIT = "fleetcom.service";
 export const LAUNCHD_LABEL = "dev.fleetcom.daemon";
 
-/** Where the daemon's settings that are paths come from: written into the unit, so the service finds the same directories. */
-const CARRIED_ENV = ["FLEETCOM_CONFIG_DIR", "FLEETCOM_RUNTIME_DIR"];
+/**
+ * The variables written into the unit or agent: the config directory this shell uses, always (so the
+ * service's daemon reads the same config.toml whatever XDG_CONFIG_HOME the service manager has), and
+ * the runtime directory when this shell sets one. Nothing else of this shell's environment is carried:
+ * the daemon's settings come from config.toml, which a later edit changes for the service too.
+ */
+function carriedEnv(env: Env, os: string): [string, string][] {
+  const runtime = env.FLEETCOM_RUNTIME_DIR;
+  return [["FLEETCOM_CONFIG_DIR", configDir(env, os)], ...(runtime ? [["FLEETCOM_RUNTIME_DIR", runtime] as [string, string]] : [])];
+}
+
+/** A unit line ends at a newline (the rest would be a directive of its own) and XML 1.0 cannot hold most control characters: such a value is refused, never written. */
+function refuseControlCharacters(what: string, value: string): void {
+  if (/[\x00-\x1f\x7f]/.test(value))
+    throw new ServiceError(`cannot install the service: ${what} holds a newline or another control character: ${JSON.stringify(value)}`);
+}
 
 export function systemdUnitPath(env: Env = process.env): string {
   const config = env.XDG_CONFIG_HOME || join(env.HOME ?? userInfo().homedir, ".config");
@@ -123,9 +137,28 @@ export function launchdPlistPath(env: Env = process.env): string {
   return join(env.HOME ?? userInfo().homedir, "Library", "LaunchAgents", `${LAUNCHD_LABEL}.plist`);
 }
 
-/** A word for systemd's ExecStart: quoted, with `\`, `"`, `$` and `%` kept literal. */
+// Quoting per systemd.syntax(7), systemd.service(5) (Command lines) and systemd.exec(5) (Environment=):
+// a quoted word takes C escapes (`\\`, `\"`) and specifiers (`%%` is a `%`) everywhere; `$$` is a `$`
+// only in ExecStart's arguments (Environment= expands no variables, and the executable's name is taken
+// as written); and systemd refuses to run an executable whose name holds `"`, `'` or `\`.
+
+/** An argument of systemd's ExecStart: quoted, with `\`, `"`, `$` and `%` kept literal. */
 export function systemdQuote(word: string): string {
   return `"${word.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\$/g, "$$$$").replace(/%/g, "%%")}"`;
+}
+
+/** ExecStart's executable: quoted, `%` doubled, `$` as it is; a name systemd will not run is refused. */
+function systemdExecutable(path: string): string {
+  if (/["'\\]/.test(path))
+    throw new ServiceError(
+      `cannot install the service: systemd runs no executable whose path holds ", ' or \\ (${JSON.stringify(path)}); copy fleetcom to a directory without them and run its service install`,
+    );
+  return `"${path.replace(/%/g, "%%")}"`;
+}
+
+/** One `Environment=` assignment: quoted, with `\`, `"` and `%` kept literal (`$` has no meaning there). */
+function systemdEnvironment(name: string, value: string): string {
+  return `Environment="${`${name}=${value}`.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/%/g, "%%")}"`;
 }
 
 /**
@@ -135,16 +168,18 @@ export function systemdQuote(word: string): string {
  * that exited 1 because another daemon holds the runtime directory.
  */
 export function systemdUnit(daemon: string[], env: Env = process.env): string {
-  const carried = CARRIED_ENV.filter((k) => env[k])
-    .map((k) => `Environment=${systemdQuote(`${k}=${env[k]}`)}\n`)
-    .join("");
+  const [executable, ...args] = daemon;
+  for (const word of daemon) refuseControlCharacters("the path of fleetcom", word);
+  const vars = carriedEnv(env, "linux");
+  for (const [name, value] of vars) refuseControlCharacters(name, value);
+  const carried = vars.map(([name, value]) => `${systemdEnvironment(name, value)}\n`).join("");
   return [
     "[Unit]",
     "Description=fleetcom supervisor (tasks and AI agents in PTYs)",
     "",
     "[Service]",
     "Type=simple",
-    `ExecStart=${daemon.map(systemdQuote).join(" ")}`,
+    `ExecStart=${[systemdExecutable(executable!), ...args.map(systemdQuote)].join(" ")}`,
     `${carried}KillMode=mixed`,
     "TimeoutStopSec=15",
     "Restart=on-abnormal",
@@ -161,10 +196,11 @@ function xml(text: string): string {
 
 /** The launchd agent: started at login, restarted after a crash (not after exit 1: another daemon runs). */
 export function launchdPlist(daemon: string[], env: Env = process.env): string {
+  for (const word of daemon) refuseControlCharacters("the path of fleetcom", word);
+  const carried = carriedEnv(env, "darwin");
+  for (const [name, value] of carried) refuseControlCharacters(name, value);
   const args = daemon.map((a) => `    <string>${xml(a)}</string>`).join("\n");
-  const vars = CARRIED_ENV.filter((k) => env[k])
-    .map((k) => `    <key>${k}</key>\n    <string>${xml(env[k]!)}</string>`)
-    .join("\n");
+  const vars = carried.map(([name, value]) => `    <key>${name}</key>\n    <string>${xml(value)}</string>`).join("\n");
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     '<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">',
@@ -176,7 +212,10 @@ export function launchdPlist(daemon: string[], env: Env = process.env): string {
     "  <array>",
     args,
     "  </array>",
-    ...(vars ? ["  <key>EnvironmentVariables</key>", "  <dict>", vars, "  </dict>"] : []),
+    "  <key>EnvironmentVariables</key>",
+    "  <dict>",
+    vars,
+    "  </dict>",
     "  <key>RunAtLoad</key>",
     "  <true/>",
     "  <key>KeepAlive</key>",
@@ -200,6 +239,10 @@ export interface ServiceContext {
   /** The pid of a daemon running now, if any. */
   runningPid: number | null;
   uid: number;
+  /** The config file the service's daemon reads (carriedEnv). */
+  configFile: string;
+  /** The daemon's settings this shell's environment sets over that file (settings.ts daemonSettingsFromEnvironment). */
+  fromEnvironment: { env: string; key: string }[];
 }
 
 /** One helper call that must succeed; its failure is the user's to see, with what was done before it. */
@@ -214,6 +257,16 @@ export class ServiceError extends Error {}
 
 function unsupported(os: string): ServiceError {
   return new ServiceError(`no supported service manager here (${os}): fleetcom service knows systemd user units (Linux) and launchd agents (macOS)`);
+}
+
+/** The service's daemon does not see this shell's environment: a setting made only there (FLEETCOM_HISTORY=off) would silently not apply. */
+function environmentNotCarried(ctx: ServiceContext): string[] {
+  if (ctx.fromEnvironment.length === 0) return [];
+  const vars = ctx.fromEnvironment.map((s) => s.env).join(", ");
+  const keys = ctx.fromEnvironment.map((s) => s.key).join(", ");
+  return [
+    `the service's daemon does not see this shell's ${vars}: set ${keys} in ${ctx.configFile} for it (fleetcom config shows where each setting comes from)`,
+  ];
 }
 
 /** Writes and enables the unit or agent; returns the lines to print. */
@@ -234,7 +287,7 @@ export function installService(ctx: ServiceContext, write: (path: string, text: 
       lines.push(
         `lingering is off: the service stops at your last logout and starts at your next login; loginctl enable-linger ${userName(ctx.env)} keeps it running`,
       );
-    return lines;
+    return [...lines, ...environmentNotCarried(ctx)];
   }
   if (ctx.os === "darwin") {
     const path = launchdPlistPath(ctx.env);
@@ -245,7 +298,7 @@ export function installService(ctx: ServiceContext, write: (path: string, text: 
       lines.push(
         `the daemon running now (pid ${ctx.runningPid}) is not the agent's: fleetcom --kill, then launchctl kickstart gui/${ctx.uid}/${LAUNCHD_LABEL}, moves the fleet under it`,
       );
-    return lines;
+    return [...lines, ...environmentNotCarried(ctx)];
   }
   throw unsupported(ctx.os);
 }

@@ -49,18 +49,12 @@ export function agentProbeBudgetSetting(raw: string | undefined, log: (message: 
   return DEFAULT_PROBE_BUDGET_MS;
 }
 
-/**
- * FLEETCOM_HISTORY=on|off: whether each task's history is kept on disk beside the recovery snapshot
- * and restored by `recover` (docs/recovery.md, History). On by default; history can hold secrets,
- * so `off` writes none, restores none, and lets the next prune remove what earlier daemons kept.
- * Anything else is logged and taken as on.
- */
-export function historySetting(raw: string | undefined, log: (message: string) => void): boolean {
-  const value = raw?.trim().toLowerCase();
-  if (value === undefined || value === "" || value === "on") return true;
-  if (value === "off") return false;
-  log(`FLEETCOM_HISTORY='${raw}' is neither on nor off; keeping history (on)`);
-  return true;
+/** The one reading of a yes/no setting, in the environment or the config file: on/off, true/false, yes/no, 1/0, in any case, spaces around ignored. */
+export function parseBoolean(raw: string): boolean | undefined {
+  const word = raw.trim().toLowerCase();
+  if (["on", "true", "yes", "1"].includes(word)) return true;
+  if (["off", "false", "no", "0"].includes(word)) return false;
+  return undefined;
 }
 
 // ---- the config file ---------------------------------------------------------------------------
@@ -101,6 +95,8 @@ export interface Settings {
   detachKey: Resolved<DetachKey>;
   /** Whether Q, X on a running task and `--kill` with running tasks ask first. */
   confirm: Resolved<boolean>;
+  /** Whether the daemon keeps each task's history on disk (docs/recovery.md, History). */
+  history: Resolved<boolean>;
   /** One line per problem with the file or an environment variable; each such key kept its default. */
   problems: string[];
 }
@@ -111,6 +107,8 @@ interface Spec<T> {
   key: string;
   env: string;
   fallback: T;
+  /** What a value that cannot be read stands for, where guessing the other way could harm (history: off); without it, the next source is used. */
+  safe?: T;
   fromFile(value: unknown): Parsed<T>;
   fromEnv(value: string): Parsed<T>;
 }
@@ -155,19 +153,30 @@ const SPECS = {
     fromFile: (v) => (typeof v === "string" ? parseDetachKey(v) : { error: `expected a key such as "ctrl-\\\\" or "ctrl-b", got ${shown(v)}` }),
     fromEnv: (v) => parseDetachKey(v),
   } as Spec<DetachKey>,
-  confirm: {
-    key: "confirm",
-    env: "FLEETCOM_CONFIRM",
-    fallback: true,
-    fromFile: (v) => (typeof v === "boolean" ? { ok: v } : { error: `expected true or false, got ${shown(v)}` }),
-    fromEnv: (v) => {
-      const word = v.trim().toLowerCase();
-      if (["1", "true", "yes", "on"].includes(word)) return { ok: true };
-      if (["0", "false", "no", "off"].includes(word)) return { ok: false };
-      return { error: `'${v}' is not one of 1, 0, true, false, yes, no, on, off` };
-    },
-  } as Spec<boolean>,
+  confirm: booleanSpec("confirm", "FLEETCOM_CONFIRM", true, true),
+  // History can hold secrets: someone who wrote FLEETCOM_HISTORY=nope most likely meant it off.
+  history: booleanSpec("history", "FLEETCOM_HISTORY", true, false),
 };
+
+function booleanSpec(key: string, env: string, fallback: boolean, safe: boolean): Spec<boolean> {
+  const read = (v: string): Parsed<boolean> => {
+    const value = parseBoolean(v);
+    return value === undefined ? { error: `'${v}' is not one of on, off, true, false, yes, no, 1, 0` } : { ok: value };
+  };
+  return {
+    key,
+    env,
+    fallback,
+    safe,
+    fromFile: (v) => {
+      if (typeof v === "boolean") return { ok: v };
+      // `history = "off"` and `history = 0` mean what they say, as in the environment.
+      if (typeof v === "string" || typeof v === "number") return read(String(v));
+      return { error: `expected true or false, got ${shown(v)}` };
+    },
+    fromEnv: read,
+  };
+}
 
 export const CONFIG_KEYS = Object.values(SPECS).map((s) => s.key);
 
@@ -272,17 +281,21 @@ function lineOfKey(lines: string[], key: string): number {
 }
 
 function resolveSetting<T>(spec: Spec<T>, file: string, values: FileValues, env: Env, problems: string[]): Resolved<T> {
+  const safely = `taking ${spec.key} = ${String(spec.safe)} to be safe`;
   const raw = env[spec.env];
   if (raw !== undefined && raw !== "") {
     const parsed = spec.fromEnv(raw);
     if ("ok" in parsed) return { value: parsed.ok, source: spec.env };
-    problems.push(`${spec.env}: ${parsed.error}; ignored`);
+    problems.push(`${spec.env}: ${parsed.error}; ${spec.safe === undefined ? "ignored" : safely}`);
+    if (spec.safe !== undefined) return { value: spec.safe, source: spec.env };
   }
   const inFile = values.values.get(spec.key);
   if (inFile) {
+    const source = `${file}:${inFile.line}`;
     const parsed = spec.fromFile(inFile.value);
-    if ("ok" in parsed) return { value: parsed.ok, source: `${file}:${inFile.line}` };
-    problems.push(`${file}:${inFile.line}: ${spec.key}: ${parsed.error}; using the default`);
+    if ("ok" in parsed) return { value: parsed.ok, source };
+    problems.push(`${source}: ${spec.key}: ${parsed.error}; ${spec.safe === undefined ? "using the default" : safely}`);
+    if (spec.safe !== undefined) return { value: spec.safe, source };
   }
   return { value: spec.fallback, source: "default" };
 }
@@ -302,6 +315,7 @@ export function loadSettings(env: Env = process.env, flags: { scrollback?: strin
     idleSeconds: resolveSetting(SPECS.idleSeconds, file, values, env, problems),
     detachKey: resolveSetting(SPECS.detachKey, file, values, env, problems),
     confirm: resolveSetting(SPECS.confirm, file, values, env, problems),
+    history: resolveSetting(SPECS.history, file, values, env, problems),
     problems,
   };
   if (flags.scrollback !== undefined) settings.scrollback = { value: scrollbackSetting(flags.scrollback, undefined, () => {}), source: "--scrollback" };
@@ -324,7 +338,19 @@ export function confirmSetting(env: Env = process.env): boolean {
   return loadSettings(env).confirm.value;
 }
 
+/** The daemon's settings that come from this environment: a daemon started elsewhere (the service) reads only the file. */
+export function daemonSettingsFromEnvironment(settings: Settings): { env: string; key: string }[] {
+  const daemonSide = ["notify", "scrollback", "idleSeconds", "history"] as const;
+  return daemonSide.filter((name) => settings[name].source === SPECS[name].env).map((name) => ({ env: SPECS[name].env, key: SPECS[name].key }));
+}
+
 /** What a supervisor takes from the settings. */
-export function daemonOptions(settings: Settings): { scrollback: number; notify: string | null; idleMs: number; settings: Settings } {
-  return { scrollback: settings.scrollback.value, notify: settings.notify.value, idleMs: settings.idleSeconds.value * 1000, settings };
+export function daemonOptions(settings: Settings): { scrollback: number; notify: string | null; idleMs: number; history: boolean; settings: Settings } {
+  return {
+    scrollback: settings.scrollback.value,
+    notify: settings.notify.value,
+    idleMs: settings.idleSeconds.value * 1000,
+    history: settings.history.value,
+    settings,
+  };
 }

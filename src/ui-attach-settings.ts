@@ -3,7 +3,7 @@
 // defaulted in one place, settings.ts, whose detachKeySetting() reads FLEETCOM_DETACH_KEY over the
 // config file's `detach_key`; here only the flag comes first, and a bad flag is the user's to fix.
 import { usageError } from "./errors.ts";
-import { DEFAULT_DETACH_KEY, detachKeySetting, parseDetachKey, type DetachKey } from "./settings.ts";
+import { DEFAULT_DETACH_KEY, detachKeySetting, parseBoolean, parseDetachKey, type DetachKey } from "./settings.ts";
 
 export { DEFAULT_DETACH_KEY, type DetachKey };
 
@@ -15,7 +15,7 @@ export function chosenDetachKey(flag: string | undefined, env: Record<string, st
   return parsed.ok;
 }
 
-/** Whether attached mode starts with its status line: FLEETCOM_ATTACH_STATUS=1 (or on, true, yes); off by default. */
+/** Whether attached mode starts with its status line: FLEETCOM_ATTACH_STATUS=1 (or on, true, yes); off by default and for anything else. */
 export function attachStatusSetting(env: Record<string, string | undefined> = process.env): boolean {
-  return /^(1|on|true|yes)$/i.test(env.FLEETCOM_ATTACH_STATUS?.trim() ?? "");
+  return parseBoolean(env.FLEETCOM_ATTACH_STATUS ?? "") ?? false;
 }

@@ -128,6 +128,7 @@ export interface DaemonSettings {
   notify: Resolved<string | null>;
   scrollback: Resolved<number>;
   idleSeconds: Resolved<number>;
+  history: Resolved<boolean>;
   problems: string[];
 }
 

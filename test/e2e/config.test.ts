@@ -17,6 +17,14 @@ describe("reading the file (in-process)", () => {
     writeFileSync(join(sandbox.config, "config.toml"), text);
     return join(sandbox.config, "config.toml");
   };
+  // The file is read once per process and path: a second text needs a directory of its own.
+  let dirs = 0;
+  const envWithFile = (text: string) => {
+    const dir = join(sandbox.root, `config-${++dirs}`);
+    mkdirSync(dir);
+    writeFileSync(join(dir, "config.toml"), text);
+    return { env: { ...sandbox.env, FLEETCOM_CONFIG_DIR: dir }, file: join(dir, "config.toml") };
+  };
 
   test("no file: every setting is its default", () => {
     const s = loadSettings(sandbox.env);
@@ -62,6 +70,46 @@ describe("reading the file (in-process)", () => {
     expect(s.problems).toEqual([
       "FLEETCOM_IDLE_SECONDS: 'soon' is not a number of seconds above 0 (at most 86400); ignored",
       "FLEETCOM_DETACH_KEY: 'x' is not a control key (write it as ctrl-\\, ctrl-], ctrl-^, ctrl-_ or ctrl-<letter>); ignored",
+    ]);
+  });
+
+  test("every yes/no setting reads on/off, true/false, yes/no and 1/0, in any case: FLEETCOM_HISTORY=0, false or no turns history off", () => {
+    const history = (v: string) => loadSettings({ ...sandbox.env, FLEETCOM_HISTORY: v });
+    for (const v of ["0", "false", "no", "off", "OFF", " Off ", "No", "FALSE"]) {
+      expect(history(v).history).toEqual({ value: false, source: "FLEETCOM_HISTORY" });
+      expect(history(v).problems).toEqual([]);
+      expect(confirmSetting({ ...sandbox.env, FLEETCOM_CONFIRM: v })).toBe(false);
+    }
+    for (const v of ["1", "true", "yes", "on", " ON", "Yes"]) {
+      expect(history(v).history).toEqual({ value: true, source: "FLEETCOM_HISTORY" });
+      expect(confirmSetting({ ...sandbox.env, FLEETCOM_CONFIRM: v })).toBe(true);
+    }
+    expect(loadSettings(sandbox.env).history).toEqual({ value: true, source: "default" });
+    const words = envWithFile('history = "off"\nconfirm = "no"\n');
+    expect(loadSettings(words.env).history).toEqual({ value: false, source: `${words.file}:1` });
+    expect(loadSettings(words.env).confirm).toEqual({ value: false, source: `${words.file}:2` });
+    const toml = envWithFile("history = false\n");
+    expect(loadSettings(toml.env).history).toEqual({ value: false, source: `${toml.file}:1` });
+  });
+
+  test("an unreadable history value keeps history off (it can hold secrets), an unreadable confirm asks: each with one line", () => {
+    write("history = true\nconfirm = false\n");
+    const s = loadSettings({ ...sandbox.env, FLEETCOM_HISTORY: "banana", FLEETCOM_CONFIRM: "sure" });
+    expect(s.history).toEqual({ value: false, source: "FLEETCOM_HISTORY" });
+    expect(s.confirm).toEqual({ value: true, source: "FLEETCOM_CONFIRM" });
+    expect(s.problems).toEqual([
+      "FLEETCOM_CONFIRM: 'sure' is not one of on, off, true, false, yes, no, 1, 0; taking confirm = true to be safe",
+      "FLEETCOM_HISTORY: 'banana' is not one of on, off, true, false, yes, no, 1, 0; taking history = false to be safe",
+    ]);
+    const bad = envWithFile('history = "nope"\nconfirm = 3\n');
+    const t = loadSettings(bad.env);
+    expect([t.history, t.confirm]).toEqual([
+      { value: false, source: `${bad.file}:1` },
+      { value: true, source: `${bad.file}:2` },
+    ]);
+    expect(t.problems).toEqual([
+      `${bad.file}:1: history: 'nope' is not one of on, off, true, false, yes, no, 1, 0; taking history = false to be safe`,
+      `${bad.file}:2: confirm: '3' is not one of on, off, true, false, yes, no, 1, 0; taking confirm = true to be safe`,
     ]);
   });
 
@@ -117,6 +165,7 @@ describe("the daemon and fleetcom config", () => {
       "notify        (none)  default",
       "scrollback    70      FLEETCOM_SCROLLBACK",
       "idle_seconds  10      default",
+      "history       true    default",
       "detach_key    Ctrl-\\  default",
       "confirm       false   config.toml:2",
       "",
@@ -124,7 +173,7 @@ describe("the daemon and fleetcom config", () => {
     expect((await fleet.cli(["run", "--", "sleep 3600"], { env })).code).toBe(0);
     // Another shell, without the variable: the daemon keeps what it started with, and says what a restart would change.
     const after = await fleet.cli(["config"]);
-    expect(after.stdout).toContain(`daemon        pid ${fleet.daemonPid()}: notify, scrollback and idle_seconds as it read them at start`);
+    expect(after.stdout).toContain(`daemon        pid ${fleet.daemonPid()}: notify, scrollback, idle_seconds and history as it read them at start`);
     expect(after.stdout).toContain("scrollback    70      FLEETCOM_SCROLLBACK  (after a restart: 5, from config.toml:1)");
     const json = JSON.parse((await fleet.cli(["config", "--json"])).stdout);
     expect(json).toMatchObject({ file: configFile(), exists: true, daemon: fleet.daemonPid(), problems: [] });
@@ -144,6 +193,45 @@ describe("the daemon and fleetcom config", () => {
     const config = await fleet.cli(["config"]);
     expect(config.code).toBe(0);
     expect(config.stderr).toBe(`fleetcom: warning: ${configFile()}:1: scrollback: expected a whole number of lines, got "lots"; using the default\n`);
+  });
+});
+
+describe("turning history off", () => {
+  let fleet: Fleet;
+  beforeEach(() => (fleet = new Fleet()));
+  afterEach(async () => await fleet.stop());
+  const configFile = () => join(fleet.sandbox.config, "config.toml");
+
+  test("history = false in config.toml: the daemon keeps none, whatever shell starts it; status and config say where that came from", async () => {
+    mkdirSync(fleet.sandbox.config, { recursive: true });
+    writeFileSync(configFile(), "history = false\n");
+    await fleet.run("echo hi; sleep 3600");
+    const status = JSON.parse(await fleet.ok(["status", "--json"]));
+    expect(status.history.enabled).toBe(false);
+    expect(status.settings.history).toEqual({ value: false, source: `${configFile()}:1` });
+    expect(await fleet.ok(["status"])).toContain(`history   not kept on disk (off: ${configFile()}:1)\n`);
+    expect(await fleet.ok(["config"])).toContain("history       false   config.toml:1\n");
+  });
+
+  test("FLEETCOM_HISTORY=no turns it off", async () => {
+    expect((await fleet.cli(["run", "--", "echo hi; sleep 3600"], { env: { FLEETCOM_HISTORY: "no" } })).code).toBe(0);
+    const status = JSON.parse(await fleet.ok(["status", "--json"]));
+    expect(status.history.enabled).toBe(false);
+    expect(status.settings).toMatchObject({ history: { value: false, source: "FLEETCOM_HISTORY" }, problems: [] });
+  });
+
+  test("FLEETCOM_HISTORY=banana keeps history off, and the first command, fleetcom config and status each say why", async () => {
+    const problem = "FLEETCOM_HISTORY: 'banana' is not one of on, off, true, false, yes, no, 1, 0; taking history = false to be safe";
+    const env = { FLEETCOM_HISTORY: "banana" };
+    const first = await fleet.cli(["run", "--", "echo hi; sleep 3600"], { env });
+    expect(first.stderr).toBe(`fleetcom: warning: ${problem}\n`);
+    const status = JSON.parse(await fleet.ok(["status", "--json"]));
+    expect(status.history.enabled).toBe(false);
+    expect(status.settings.problems).toEqual([problem]);
+    expect(await fleet.ok(["status"])).toContain(`history   not kept on disk (off: FLEETCOM_HISTORY)\nconfig    ${problem}\n`);
+    const config = await fleet.cli(["config"], { env });
+    expect(config.stderr).toBe(`fleetcom: warning: ${problem}\n`);
+    expect(config.stdout).toContain("history       false   FLEETCOM_HISTORY\n");
   });
 });
 

@@ -4,7 +4,7 @@
 // fakes on PATH that record their argv; the machine's own systemd is used only where a user manager
 // answers (skipped, and named so, elsewhere).
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hasUserManager, installService, launchdPlist, lingering, logoutOutlook, systemdQuote, systemdUnit } from "../../src/service-manager.ts";
 import { Fleet } from "../harness/fleet.ts";
@@ -12,6 +12,7 @@ import { fleetcomArgv, makeSandbox, type Sandbox } from "../harness/helpers.ts";
 
 // What runs fleetcom here: main.ts, or the binary `make test` built.
 const SELF = fleetcomArgv([]).at(-1)!;
+const BINARY = fleetcomArgv([]).length === 1 ? SELF : null;
 const RECORD = `printf '%s' "$(basename "$0")" >> "$FAKE_LOG"; for a in "$@"; do printf ' %s' "$a" >> "$FAKE_LOG"; done; echo >> "$FAKE_LOG"`;
 const FAKES: Record<string, string> = {
   "systemd-run": `${RECORD}\n[ -n "$FAKE_SCOPE_FAIL" ] && exit 1\nwhile [ "$1" != "--" ]; do shift; done\nshift\nexec "$@"\n`,
@@ -19,6 +20,26 @@ const FAKES: Record<string, string> = {
   loginctl: `${RECORD}\ncase "$1" in\n  show-user) echo "\${FAKE_LINGER:-yes}" ;;\n  show-session) echo "\${FAKE_KILL:-yes}" ;;\nesac\n`,
   launchctl: `${RECORD}\n`,
 };
+
+// systemd-analyze, where this machine has it: `verify` says whether systemd would run a unit, and at
+// debug level it also dumps the unit as systemd parsed it (the command line and the environment).
+const ANALYZE = Bun.which("systemd-analyze");
+const ANALYZED = ANALYZE ? "" : " (skipped: no systemd-analyze on PATH)";
+
+/** What systemd makes of a unit file: its complaints (`FILE:LINE: …`), the argv it would exec (`$$` made `$`, as systemd does when it runs it), and the environment line. */
+function systemdReads(unitFile: string): { code: number; complaints: string[]; argv: string[]; environment: string | undefined } {
+  const r = Bun.spawnSync([ANALYZE!, "verify", unitFile], { env: { ...process.env, SYSTEMD_LOG_LEVEL: "debug" }, stdout: "pipe", stderr: "pipe" });
+  const lines = `${r.stdout.toString()}\n${r.stderr.toString()}`.split("\n");
+  const name = unitFile.split("/").at(-1)!;
+  const commandLine = lines.find((l) => /^\s*Command Line: /.test(l))?.replace(/^\s*Command Line: /, "") ?? "";
+  const words = [...commandLine.matchAll(/"((?:[^"\\]|\\.)*)"|(\S+)/g)].map((m) => (m[1] ?? m[2]!).replace(/\\(.)/g, "$1"));
+  return {
+    code: r.exitCode,
+    complaints: lines.filter((l) => l.includes(`${name}:`) && /\.service:\d+:|not executable|special characters/.test(l)),
+    argv: words.map((w, i) => (i === 0 ? w : w.replaceAll("$$", "$"))),
+    environment: lines.find((l) => /^\s*Environment: /.test(l))?.replace(/^\s*Environment: /, ""),
+  };
+}
 
 /** A directory of fakes, the log they write, and the environment that puts them first on PATH. */
 function fakes(root: string, base: Record<string, string>): { env: Record<string, string>; calls(): string[] } {
@@ -143,6 +164,57 @@ describe("fleetcom service", () => {
     expect(fleet.daemonPid()).toBe(pid);
   });
 
+  test("a newline in the config directory or in HOME is refused with one line: no unit written, nothing enabled", async () => {
+    const injected = join(fleet.sandbox.root, "cfg\nExecStartPre=/bin/touch /tmp/PWNED\n#");
+    const r = await fleet.cli(["service", "install"], { env: { FLEETCOM_CONFIG_DIR: injected } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      `fleetcom: cannot install the service: FLEETCOM_CONFIG_DIR holds a newline or another control character: ${JSON.stringify(injected)}\n`,
+    );
+    expect(existsSync(unit())).toBe(false);
+    const home = join(fleet.sandbox.root, "ho\nme");
+    const h = await fleet.cli(["service", "install"], { env: { HOME: home, XDG_CONFIG_HOME: "", FLEETCOM_CONFIG_DIR: "" } });
+    expect(h.code).toBe(1);
+    expect(h.stderr).toBe(
+      `fleetcom: cannot install the service: FLEETCOM_CONFIG_DIR holds a newline or another control character: ${JSON.stringify(join(home, ".config", "fleetcom"))}\n`,
+    );
+    expect(existsSync(join(home, ".config", "systemd", "user", "fleetcom.service"))).toBe(false);
+    expect(calls().filter((c) => c.startsWith("systemctl") && !c.includes("is-system-running"))).toEqual([]);
+  });
+
+  test.skipIf(!BINARY || !ANALYZE)(
+    `a fleetcom whose path holds a space, % or $ installs a unit that runs that very file; a quote in it is refused${BINARY ? ANALYZED : " (skipped: needs FLEETCOM_TEST_BIN)"}`,
+    async () => {
+      const placed = (odd: string) => {
+        const exe = join(fleet.sandbox.root, `bin ${odd}`, "fleetcom");
+        mkdirSync(join(fleet.sandbox.root, `bin ${odd}`));
+        linkSync(BINARY!, exe);
+        return exe;
+      };
+      const install = (exe: string) => Bun.spawnSync([exe, "service", "install"], { env: fleet.env, stdout: "pipe", stderr: "pipe" });
+      const quoted = placed("q'uote");
+      const refused = install(quoted);
+      expect([refused.exitCode, refused.stderr.toString()]).toEqual([
+        1,
+        `fleetcom: cannot install the service: systemd runs no executable whose path holds ", ' or \\ (${JSON.stringify(quoted)}); copy fleetcom to a directory without them and run its service install\n`,
+      ]);
+      expect(existsSync(unit())).toBe(false);
+      for (const odd of ["sp ace", "pct%i", "dol$lar"]) {
+        const exe = placed(odd);
+        expect(install(exe).exitCode).toBe(0);
+        expect(systemdReads(unit())).toMatchObject({ code: 0, complaints: [], argv: [exe, "daemon"] });
+      }
+    },
+  );
+
+  test("install names a daemon setting this shell's environment makes, which the service will not see", async () => {
+    const out = await fleet.cli(["service", "install"], { env: { FLEETCOM_HISTORY: "off", FLEETCOM_SCROLLBACK: "10" } });
+    expect(out.stdout.trim().split("\n").at(-1)).toBe(
+      `the service's daemon does not see this shell's FLEETCOM_SCROLLBACK, FLEETCOM_HISTORY: set scrollback, history in ${join(fleet.sandbox.config, "config.toml")} for it (fleetcom config shows where each setting comes from)`,
+    );
+    expect(readFileSync(unit(), "utf8")).not.toContain("FLEETCOM_HISTORY");
+  });
+
   test("a systemctl that fails is one line saying what was done and what failed", async () => {
     fleet.env.FAKE_SYSTEMCTL_EXIT = "1";
     const r = await fleet.cli(["service", "install"]);
@@ -158,7 +230,62 @@ describe("unit and agent texts (pure)", () => {
 
   test("systemd words keep quotes, backslashes, dollars and percents literal", () => {
     expect(systemdQuote(`/opt/my tools/fleet"com$HOME%i\\x`)).toBe(`"/opt/my tools/fleet\\"com$$HOME%%i\\\\x"`);
-    expect(systemdUnit(["/usr/bin/fleetcom", "daemon"], {})).toContain('ExecStart="/usr/bin/fleetcom" "daemon"\nKillMode=mixed\n');
+    expect(systemdUnit(["/usr/bin/fleetcom", "daemon"], { FLEETCOM_CONFIG_DIR: "/c" })).toContain(
+      'ExecStart="/usr/bin/fleetcom" "daemon"\nEnvironment="FLEETCOM_CONFIG_DIR=/c"\nKillMode=mixed\n',
+    );
+  });
+
+  test("the unit always names the config directory this shell uses, so the service's daemon reads the same config.toml", () => {
+    const env = { HOME: "/home/u", XDG_CONFIG_HOME: "/home/u/xdg" };
+    expect(systemdUnit(["/usr/bin/fleetcom", "daemon"], env)).toContain('Environment="FLEETCOM_CONFIG_DIR=/home/u/xdg/fleetcom"\nKillMode=mixed\n');
+    expect(launchdPlist(["/usr/local/bin/fleetcom", "daemon"], { HOME: "/Users/u" })).toContain(
+      "<key>FLEETCOM_CONFIG_DIR</key>\n    <string>/Users/u/Library/Application Support/fleetcom</string>",
+    );
+  });
+
+  // What systemd-analyze verify (systemd 252) said of the old unit: `"`, `'`, `\` in the executable: "contains special characters";
+  // `$` written `$$` there: "not executable"; `$$` in Environment= reaches the daemon doubled.
+  test.skipIf(!ANALYZE)(`systemd reads the unit as meant with a space, %, $, quotes and backslashes in the paths${ANALYZED}`, () => {
+    for (const odd of ["sp ace", "pct%i%%", "dol$lar$$", "dol${HOME}", "semi;colon"]) {
+      const exe = join(sandbox.root, `bin ${odd}`, "fleetcom");
+      mkdirSync(join(sandbox.root, `bin ${odd}`), { recursive: true });
+      copyFileSync("/bin/true", exe);
+      for (const more of [`q'uote`, `dq"uote`, "back\\slash", odd]) {
+        const script = join(sandbox.root, `src ${more}`, "main.ts");
+        const config = join(sandbox.root, `config ${more} ${odd}`);
+        const unitFile = join(sandbox.root, "fleetcom.service");
+        writeFileSync(unitFile, systemdUnit([exe, script, "daemon"], { FLEETCOM_CONFIG_DIR: config }));
+        const read = systemdReads(unitFile);
+        expect({ odd, more, ...read }).toEqual({
+          odd,
+          more,
+          code: 0,
+          complaints: [],
+          argv: [exe, script, "daemon"],
+          environment: `FLEETCOM_CONFIG_DIR=${config}`,
+        });
+      }
+    }
+  });
+
+  test("an executable systemd would not run (a quote or a backslash in its path) is refused with one line", () => {
+    for (const odd of [`q'uote`, `dq"uote`, "back\\slash"]) {
+      expect(() => systemdUnit([`/opt/${odd}/fleetcom`, "daemon"], {})).toThrow(
+        `cannot install the service: systemd runs no executable whose path holds ", ' or \\ (${JSON.stringify(`/opt/${odd}/fleetcom`)}); copy fleetcom to a directory without them and run its service install`,
+      );
+    }
+  });
+
+  test("a newline or another control character in a path is refused, in the unit and the agent: it would start a directive of its own", () => {
+    const injected = "/c\nExecStartPre=/bin/touch /tmp/PWNED\n#";
+    const refused = (what: string, value: string) =>
+      `cannot install the service: ${what} holds a newline or another control character: ${JSON.stringify(value)}`;
+    expect(() => systemdUnit(["/usr/bin/fleetcom", "daemon"], { FLEETCOM_CONFIG_DIR: injected })).toThrow(refused("FLEETCOM_CONFIG_DIR", injected));
+    expect(() => systemdUnit(["/usr/bin/fleetcom", "daemon"], { FLEETCOM_CONFIG_DIR: "/c", FLEETCOM_RUNTIME_DIR: "/r\tx" })).toThrow(
+      refused("FLEETCOM_RUNTIME_DIR", "/r\tx"),
+    );
+    expect(() => systemdUnit(["/opt/a\nb/fleetcom", "daemon"], {})).toThrow(refused("the path of fleetcom", "/opt/a\nb/fleetcom"));
+    expect(() => launchdPlist(["/opt/a\x01b/fleetcom", "daemon"], {})).toThrow(refused("the path of fleetcom", "/opt/a\x01b/fleetcom"));
   });
 
   test("the launchd agent runs fleetcom daemon at load, restarts it after a crash only, with the same directories", () => {
@@ -173,7 +300,15 @@ describe("unit and agent texts (pure)", () => {
     const f = fakes(sandbox.root, sandbox.env);
     const written: Record<string, string> = {};
     const lines = installService(
-      { env: f.env, os: "darwin", daemon: ["/usr/local/bin/fleetcom", "daemon"], runningPid: null, uid: 501 },
+      {
+        env: f.env,
+        os: "darwin",
+        daemon: ["/usr/local/bin/fleetcom", "daemon"],
+        runningPid: null,
+        uid: 501,
+        configFile: "/c/config.toml",
+        fromEnvironment: [],
+      },
       (path, text) => (written[path] = text),
     );
     const path = join(sandbox.home, "Library", "LaunchAgents", "dev.fleetcom.daemon.plist");

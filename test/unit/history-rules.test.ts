@@ -22,7 +22,6 @@ import { loadRecipe } from "../../src/recipe-sessions.ts";
 import { latestSnapshot } from "../../src/recipe-snapshots.ts";
 import { grepLines } from "../../src/text-grep.ts";
 import { pagerCommand } from "../../src/ui-history-pager.ts";
-import { historySetting } from "../../src/settings.ts";
 import { seededRandom } from "../harness/helpers.ts";
 
 async function screenWith(output: string, size = { cols: 20, rows: 5, scrollback: 50 }): Promise<Screen> {
@@ -281,15 +280,7 @@ describe("grep's groups", () => {
   });
 });
 
-describe("settings and the pager", () => {
-  test("FLEETCOM_HISTORY is on unless off; anything else is logged and taken as on", () => {
-    const logged: string[] = [];
-    const log = (m: string) => logged.push(m);
-    expect([undefined, "", "on", "ON", "off", " Off "].map((v) => historySetting(v, log))).toEqual([true, true, true, true, false, false]);
-    expect(historySetting("no", log)).toBe(true);
-    expect(logged).toEqual(["FLEETCOM_HISTORY='no' is neither on nor off; keeping history (on)"]);
-  });
-
+describe("the pager", () => {
   test("the pager is $PAGER or less -R, and less starts at the end", () => {
     expect(pagerCommand(undefined)).toBe("less -R +G");
     expect(pagerCommand("  ")).toBe("less -R +G");

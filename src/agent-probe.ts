@@ -8,7 +8,8 @@
 // goes uninstrumented, exactly as typed, while the probe finishes in the background for the next
 // spawn. The probe runs in its own process group, which is killed after PROBE_LIMIT_MS.
 import { spawn } from "node:child_process";
-import { accessSync, constants, readFileSync, realpathSync, statSync } from "node:fs";
+import { accessSync, constants, realpathSync, statSync } from "node:fs";
+import { readRegularFile } from "./files.ts";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
 import { writeFileAtomic } from "./atomic-write.ts";
 import { errorMessage } from "./errors.ts";
@@ -156,7 +157,7 @@ export class FlagProbe {
     this.loaded = true;
     if (this.options.cacheFile === null) return;
     try {
-      const doc = JSON.parse(readFileSync(this.options.cacheFile, "utf8"));
+      const doc = JSON.parse(readRegularFile(this.options.cacheFile, { maxBytes: 1024 * 1024 }).toString("utf8"));
       if (doc?.version !== CACHE_VERSION || !Array.isArray(doc.entries)) return;
       for (const e of doc.entries) if (isEntry(e)) this.entries.set(e.path, e);
     } catch {

@@ -80,7 +80,8 @@ export function ensureOwnPrivateDir(path: string, what: string): void {
   try {
     const stat = fstatSync(fd);
     const uid = ownUid();
-    if (uid !== undefined && stat.uid !== uid) throw new UserError(`${what} ${printable(path)} is owned by uid ${stat.uid}, not you (uid ${uid}); refusing to use it`);
+    if (uid !== undefined && stat.uid !== uid)
+      throw new UserError(`${what} ${printable(path)} is owned by uid ${stat.uid}, not you (uid ${uid}); refusing to use it`);
     if (stat.mode & 0o077) fchmodSync(fd, stat.mode & 0o700);
   } finally {
     closeSync(fd);

@@ -5,12 +5,19 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { codex } from "../../src/agent-codex.ts";
 import { firstRecord, textOf } from "../../src/agent-files.ts";
+import { detect } from "../../src/agent.ts";
 import { HistoryWriter } from "../../src/daemon-history.ts";
 import { FileRefused, readRegularFile } from "../../src/files.ts";
-import { tempDir } from "../harness/agent-test-helpers.ts";
+import { loadSettings } from "../../src/settings.ts";
+import { assetsIn, tempDir } from "../harness/agent-test-helpers.ts";
+import { until } from "../harness/fleet.ts";
+
+const AGENT_FILES = join(import.meta.dir, "../../src/agent-files.ts");
 
 let tmp: ReturnType<typeof tempDir>;
+/** Processes a test starts, killed after it: FIFO writers that no reader released, a child a blocking open held. */
 let writers: ReturnType<typeof Bun.spawn>[];
 beforeEach(() => {
   tmp = tempDir();
@@ -31,6 +38,11 @@ function fedFifo(name: string, text = ""): string {
   expect(Bun.spawnSync(["mkfifo", path]).exitCode).toBe(0);
   writers.push(Bun.spawn(["sh", "-c", 'printf %s "$1" > "$2"', "sh", text, path]));
   return path;
+}
+
+function link(target: string, name: string): string {
+  symlinkSync(target, join(tmp.root, name));
+  return join(tmp.root, name);
 }
 
 function refusal(fn: () => unknown): FileRefused {
@@ -56,9 +68,9 @@ describe("readRegularFile", () => {
 
   test.each([
     ["a FIFO", () => fedFifo("pipe", "x = 1\n"), "a FIFO"],
-    ["a symlink to a FIFO", () => (symlinkSync(fedFifo("pipe", "x = 1\n"), join(tmp.root, "link")), join(tmp.root, "link")), "a FIFO"],
+    ["a symlink to a FIFO", () => link(fedFifo("pipe", "x = 1\n"), "link"), "a FIFO"],
     ["/dev/zero", () => "/dev/zero", "a character device"],
-    ["a symlink to /dev/zero", () => (symlinkSync("/dev/zero", join(tmp.root, "zero")), join(tmp.root, "zero")), "a character device"],
+    ["a symlink to /dev/zero", () => link("/dev/zero", "zero"), "a character device"],
     ["a directory", () => tmp.dir("d"), "a directory"],
   ])("%s is refused with one line naming it", (_what, make, kind) => {
     const path = make();
@@ -82,15 +94,43 @@ describe("readRegularFile", () => {
 });
 
 describe("the agent stores' readers", () => {
-  test("a FIFO at a rollout's path (swapped in after the listing) is no evidence, never a blocked read", () => {
+  test("a FIFO at a rollout's path (swapped in after the listing) is no evidence, never a blocked open", async () => {
+    // No writer ever comes, so a blocking open would never return: the read runs in a child, waited for in bounded time.
+    const pipe = join(tmp.root, "rollout-x.jsonl");
+    expect(Bun.spawnSync(["mkfifo", pipe]).exitCode).toBe(0);
+    const child = Bun.spawn(
+      [process.execPath, "-e", `console.log(JSON.stringify(require(${JSON.stringify(AGENT_FILES)}).firstRecord(process.argv[1])))`, pipe],
+      {
+        stdout: "pipe",
+      },
+    );
+    writers.push(child);
+    await until("the child's read to return", () => child.exitCode !== null);
+    expect((await new Response(child.stdout).text()).trim()).toBe("null");
     const record = JSON.stringify({ type: "session_meta", payload: { cwd: "/w" } });
-    expect(firstRecord(fedFifo("sessions/2026/01/02/rollout-x.jsonl", `${record}\n`))).toBeNull();
-    expect(firstRecord(tmp.file("sessions/2026/01/02/rollout-y.jsonl", `${record}\n{"later":1}\n`))).toEqual(JSON.parse(record));
-  });
+    expect(firstRecord(tmp.file("rollout-y.jsonl", `${record}\n{"later":1}\n`))).toEqual(JSON.parse(record));
+  }, 60_000);
 
   test("a FIFO at a capture file or a live registry entry is no evidence", () => {
     expect(textOf(fedFifo("task-1-1.json", '{"session_id":"x"}'))).toBeNull();
     expect(textOf(tmp.file("task-2-1.json", '{"session_id":"x"}'))).toBe('{"session_id":"x"}');
+  });
+});
+
+describe("the configs", () => {
+  test("a FIFO at Codex's config.toml fails the instrumentation with one line naming it (the run goes as typed)", () => {
+    const config = fedFifo("codex-home/config.toml", 'notify = ["notify-send"]\n');
+    const instrument = () => codex.instrument(detect("codex", [codex])!, assetsIn(tmp.dir("assets")), { CODEX_HOME: join(tmp.root, "codex-home") });
+    expect(instrument).toThrow(`${config}: not a regular file (a FIFO)`);
+  });
+
+  test("a config.toml over 1 MiB is not read: one line naming it, and every default", () => {
+    const text = `scrollback = 70\n${"# padding\n".repeat(120_000)}`;
+    const file = join(tmp.dir("config"), "config.toml");
+    writeFileSync(file, text);
+    const settings = loadSettings({ HOME: tmp.root, FLEETCOM_CONFIG_DIR: join(tmp.root, "config") });
+    expect(settings.scrollback).toEqual({ value: 2000, source: "default" });
+    expect(settings.problems).toEqual([`${file}: too large (${text.length} bytes, over 1 MiB); using the defaults`]);
   });
 });
 

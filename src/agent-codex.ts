@@ -4,8 +4,8 @@
 // attention, while a turn completed on the real thread means Codex waits for input. Exit hint: `codex
 // resume <id>` in three wordings. Store: dated rollout files whose first record names the cwd.
 import { type Env, homeDir } from "./paths.ts";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { readRegularFile } from "./files.ts";
 import { entriesOf, firstRecord, member, textOf } from "./agent-files.ts";
 import { type AgentSignal, attentionMessage } from "./attention.ts";
 import { type Agent, isUuid, lastHintId, nearSpawn, shellQuote, single, textsAfter, uuidOrNull } from "./agent.ts";
@@ -72,10 +72,13 @@ function arrayElements(inner: string): string[] | null {
   return elements;
 }
 
+/** Codex's own config is larger than fleetcom's (MCP servers, profiles) but never near this. */
+const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
+
 /** The config file's text; null when there is none. Any other failure throws (leave the user alone). */
 function readConfig(env: Env): string | null {
   try {
-    return readFileSync(join(codexHome(env), "config.toml"), "utf8");
+    return readRegularFile(join(codexHome(env), "config.toml"), { maxBytes: MAX_CONFIG_BYTES }).toString("utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw error;

@@ -1,7 +1,10 @@
 // The small, forgiving file reads the agent modules share: a store or capture channel that is
-// missing, unreadable or half-written is simply no evidence, never an error.
+// missing, unreadable or half-written is simply no evidence, never an error. Anything in a store
+// can be swapped for a FIFO or a device at any moment, so every file is opened through
+// files.ts openRegularFile, never by a blocking open.
 import { Buffer } from "node:buffer";
-import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync, type Dirent } from "node:fs";
+import { closeSync, fstatSync, readdirSync, readSync, statSync, type Dirent } from "node:fs";
+import { openRegularFile, readRegularFile } from "./files.ts";
 
 /** The directory's entries, or none when it cannot be read. */
 export function entriesOf(dir: string): Dirent[] {
@@ -12,10 +15,13 @@ export function entriesOf(dir: string): Dirent[] {
   }
 }
 
-/** The file's text, or null when it cannot be read. */
+/** A capture file or a live registry entry is a few kilobytes; a long session's stays well under this. */
+const TEXT_MAX = 16 * 1024 * 1024;
+
+/** The file's text, or null when it cannot be read (or is not a regular file, or is over TEXT_MAX). */
 export function textOf(path: string): string | null {
   try {
-    return readFileSync(path, "utf8");
+    return readRegularFile(path, { maxBytes: TEXT_MAX }).toString("utf8");
   } catch {
     return null;
   }
@@ -46,7 +52,7 @@ const FIRST_LINE_MAX = 4 * 1024 * 1024;
 export function firstRecord(path: string): unknown {
   let fd: number;
   try {
-    fd = openSync(path, "r");
+    fd = openRegularFile(path);
   } catch {
     return null;
   }
@@ -78,7 +84,7 @@ export function firstRecord(path: string): unknown {
 export function linesSince(path: string, offset: number): { lines: string[]; offset: number } {
   let fd: number;
   try {
-    fd = openSync(path, "r");
+    fd = openRegularFile(path);
   } catch {
     return { lines: [], offset };
   }

@@ -13,7 +13,8 @@
 // instrumented only with what that build's own `--help` listed. Each probe runs in its own process
 // group, killed after PROBE_LIMIT_MS.
 import { spawn } from "node:child_process";
-import { accessSync, constants, mkdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { accessSync, constants, mkdirSync, realpathSync, statSync } from "node:fs";
+import { readRegularFile } from "./files.ts";
 import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import { writeFileAtomic } from "./atomic-write.ts";
 import { errorMessage } from "./errors.ts";
@@ -224,7 +225,7 @@ export class FlagProbe {
     this.loaded = true;
     if (this.options.cacheFile === null) return;
     try {
-      const doc = JSON.parse(readFileSync(this.options.cacheFile, "utf8"));
+      const doc = JSON.parse(readRegularFile(this.options.cacheFile, { maxBytes: 1024 * 1024 }).toString("utf8"));
       if (doc?.version !== CACHE_VERSION || !Array.isArray(doc.entries)) return;
       for (const e of doc.entries) if (isEntry(e)) this.entries.set(e.path, e);
     } catch {

@@ -9,7 +9,8 @@
 // logind removes /run/user/UID at logout and a reboot empties it, which are exactly the ends the
 // user must hear about. Its name is not a snapshot's, so listings and prunes never touch it.
 import { createHash } from "node:crypto";
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
+import { readRegularFile } from "./files.ts";
 import { basename, dirname, join } from "node:path";
 import { writeFileAtomic } from "./atomic-write.ts";
 import { errorMessage } from "./errors.ts";
@@ -38,7 +39,7 @@ export function recordPath(runtimeDir: string, env: Env = process.env): string {
 
 export function readRecord(path: string): SupervisorRecord | null {
   try {
-    const value = JSON.parse(readFileSync(path, "utf8")) as Partial<SupervisorRecord>;
+    const value = JSON.parse(readRegularFile(path, { maxBytes: 1024 * 1024 }).toString("utf8")) as Partial<SupervisorRecord>;
     if (typeof value.snapshot !== "string" || typeof value.pid !== "number") return null;
     return {
       runtimeDir: String(value.runtimeDir ?? ""),

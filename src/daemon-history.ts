@@ -8,19 +8,19 @@
 // the event loop (gzip, then the atomic write: temp file, fsync, rename), so a file is always whole:
 // the old history or the new one. Files are 0600 in a 0700 directory; a removed task's file goes
 // with it; the directory goes with its snapshot (daemon-snapshots.ts prunes both).
-import { lstat, readFile } from "node:fs/promises";
-import { unlinkSync } from "node:fs";
+import { lstatSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { gunzip, gzip } from "node:zlib";
 import { describeFsError, removeStaleTempFiles, writeFileAtomicAsync } from "./atomic-write.ts";
 import type { Task } from "./daemon-task.ts";
 import { errorMessage } from "./errors.ts";
+import { FileRefused, readRegularFile } from "./files.ts";
 import { MAX_HISTORY_FILE_BYTES, decodeHistory, encodeHistory, historyDirName, historyFileName, type RestoredHistory } from "./recipe-history.ts";
 import { snapshotFileName } from "./recipe-snapshot-rules.ts";
-import { ensurePrivateDir } from "./recipe-sessions.ts";
 import { msSetting } from "./daemon-snapshots.ts";
 import { recoveryDir } from "./paths.ts";
+import { ensureOwnPrivateDir } from "./runtime-dir.ts";
 import { collectYoungGarbage } from "./platform.ts";
 import type { HistoryStatus } from "./wire-protocol.ts";
 import { InputGap } from "./daemon-input-gap.ts";
@@ -104,7 +104,8 @@ export class HistoryWriter {
   /** A removed task's history goes with it (it can hold secrets, and no snapshot names it any more). */
   remove(task: Task): void {
     try {
-      unlinkSync(this.fileOf(task));
+      // Not through a symlink planted at the directory, which no write went through either.
+      if (lstatSync(this.dir).isDirectory()) unlinkSync(this.fileOf(task));
     } catch {
       // never written, or already gone
     }
@@ -146,7 +147,7 @@ export class HistoryWriter {
     if (!this.source.holds(task)) return 0;
     const text = encodeHistory(lines, new Date());
     const packed = await gzipAsync(text);
-    ensurePrivateDir(this.dir, "history directory");
+    ensureOwnPrivateDir(this.dir, "history directory");
     if (!this.sweptTemps) {
       removeStaleTempFiles(this.dir);
       this.sweptTemps = true;
@@ -174,13 +175,12 @@ export const HISTORY_OFF: HistoryStatus = { enabled: false, writes: 0, bytes: 0,
  */
 export async function readHistoryFile(path: string): Promise<{ history: RestoredHistory } | { problem: string }> {
   try {
-    const stat = await lstat(path);
-    if (!stat.isFile()) return { problem: "not a regular file" };
-    if (stat.size > MAX_HISTORY_FILE_BYTES) return { problem: `too large (${stat.size} bytes)` };
-    const text = new TextDecoder().decode(await gunzipAsync(await readFile(path), { maxOutputLength: MAX_HISTORY_FILE_BYTES }));
+    const packed = readRegularFile(path, { maxBytes: MAX_HISTORY_FILE_BYTES, noFollow: true });
+    const text = new TextDecoder().decode(await gunzipAsync(packed, { maxOutputLength: MAX_HISTORY_FILE_BYTES }));
     const history = decodeHistory(text);
     return history ? { history } : { problem: "not a fleetcom history file" };
   } catch (error) {
+    if (error instanceof FileRefused) return { problem: error.reason };
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return { problem: "missing" };
     return { problem: `unreadable: ${describeFsError(error)}` };
   }

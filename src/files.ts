@@ -1,7 +1,12 @@
 // What is at a path (or behind an open fd), asked the forgiving way: anything unreadable or missing is simply not there. A
 // path may carry a non-UTF-8 name as raw bytes (text-path.ts): it is asked for by those bytes.
-import { fstatSync, statSync } from "node:fs";
+// And reading a file someone else can put in place (a config, an agent's store, a cache, a recipe,
+// a history file) without trusting it: only a regular file, never more than a bound.
+import { Buffer } from "node:buffer";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync, type Stats } from "node:fs";
+import { UserError } from "./errors.ts";
 import { pathBytes } from "./text-path.ts";
+import { printable } from "./text-printable.ts";
 
 /** Whether a directory is there (following links). */
 export function isDirectory(path: string): boolean {
@@ -38,4 +43,88 @@ export function isCharacterDevice(fd: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Why a file was not read: it is not a regular file (`not a regular file (a FIFO)`) or it is larger
+ * than the reader's bound (`too large (N bytes, over 1 MiB)`). The message names the file.
+ */
+export class FileRefused extends UserError {
+  constructor(
+    readonly file: string,
+    readonly reason: string,
+    readonly kind: "irregular" | "oversize",
+  ) {
+    super(`${printable(file)}: ${reason}`);
+    this.name = "FileRefused";
+  }
+}
+
+export interface OpenRegular {
+  /** A symlink at the path itself is refused instead of followed (O_NOFOLLOW). */
+  noFollow?: boolean;
+}
+
+/**
+ * A read-only fd of a regular file someone else may have put at `path`; the caller closes it. A FIFO
+ * would block the open (and then every read) until a writer came, a device can block or never end,
+ * so only a regular file is read: the path is checked before it is opened (opening some devices acts
+ * on them), and the opened fd again, since the path may have been swapped in between; O_NONBLOCK
+ * makes that open return at once even for a FIFO. Throws FileRefused, or the open's own error
+ * (ENOENT for a missing file, ELOOP for a symlink under noFollow).
+ */
+export function openRegularFile(path: string, { noFollow = false }: OpenRegular = {}): number {
+  refuseIrregular(path, noFollow ? lstatSync(path) : statSync(path));
+  const flags = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY | (noFollow ? constants.O_NOFOLLOW : 0);
+  const fd = openSync(path, flags);
+  try {
+    refuseIrregular(path, fstatSync(fd));
+    return fd;
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
+/**
+ * The whole of a regular file someone else may have put at `path` (openRegularFile), refused with a
+ * FileRefused when it is over `maxBytes`: at most maxBytes + 1 bytes are ever read, so a file that
+ * grows while it is read cannot exhaust memory either.
+ */
+export function readRegularFile(path: string, options: OpenRegular & { maxBytes: number }): Buffer {
+  const fd = openRegularFile(path, options);
+  try {
+    const oversize = (size: number) => new FileRefused(path, `too large (${size} bytes, over ${sizeName(options.maxBytes)})`, "oversize");
+    const size = fstatSync(fd).size;
+    if (size > options.maxBytes) throw oversize(size);
+    const bytes = Buffer.alloc(Math.min(size, options.maxBytes) + 1);
+    let done = 0;
+    while (done < bytes.length) {
+      const n = readSync(fd, bytes, done, bytes.length - done, done);
+      if (n === 0) break;
+      done += n;
+    }
+    if (done > options.maxBytes) throw oversize(done);
+    return bytes.subarray(0, done);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function refuseIrregular(path: string, stat: Stats): void {
+  if (!stat.isFile()) throw new FileRefused(path, `not a regular file (${fileKind(stat)})`, "irregular");
+}
+
+function fileKind(stat: Stats): string {
+  if (stat.isFIFO()) return "a FIFO";
+  if (stat.isDirectory()) return "a directory";
+  if (stat.isSymbolicLink()) return "a symlink";
+  if (stat.isCharacterDevice()) return "a character device";
+  if (stat.isBlockDevice()) return "a block device";
+  if (stat.isSocket()) return "a socket";
+  return "of an unknown kind";
+}
+
+function sizeName(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
 }

@@ -1,8 +1,8 @@
 // The session directory on disk: list, read, save, remove and rename recipe files (sessions.md).
 // Recipes hold full command lines, which can embed secrets: the directory is kept 0700 and every
 // file 0600, and every write goes through writeFileAtomic so a crash never leaves a torn recipe.
-import { exists } from "./files.ts";
-import { chmodSync, closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readSync, statSync, unlinkSync, type Stats } from "node:fs";
+import { exists, FileRefused, readRegularFile } from "./files.ts";
+import { chmodSync, mkdirSync, readdirSync, statSync, unlinkSync } from "node:fs";
 import { basename, join } from "node:path";
 import { type } from "arktype";
 import { removeStaleTempFiles, writeFileAtomic, describeFsError } from "./atomic-write.ts";
@@ -46,50 +46,18 @@ export function ensurePrivateDir(dir: string, what: string): string {
   return dir;
 }
 
-// Only a regular file is read. Opening a FIFO would wait for a writer forever, and a device can
-// block or never end, so the path is checked before it is opened (opening some devices acts on them)
-// and the opened fd again, since the path may have been swapped in between; O_NONBLOCK makes that
-// open return at once even for a FIFO.
+// Only a regular file is read (a FIFO would wait for a writer forever, a device can block or never
+// end), checked on the path and again on the opened fd (files.ts readRegularFile).
 export function readRecipeBytes(file: string): Uint8Array {
-  let fd: number | undefined;
   try {
-    refuseIrregular(file, statSync(file));
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
-    const stat = fstatSync(fd);
-    refuseIrregular(file, stat);
-    const size = stat.size;
-    if (size > MAX_RECIPE_BYTES) {
-      throw new UserError(`${printable(file)}: too large for a recipe (${size} bytes, limit ${MAX_RECIPE_BYTES})`);
-    }
-    const bytes = new Uint8Array(size);
-    let done = 0;
-    while (done < size) {
-      const n = readSync(fd, bytes, done, size - done, done);
-      if (n === 0) break;
-      done += n;
-    }
-    return bytes.subarray(0, done);
+    return readRegularFile(file, { maxBytes: MAX_RECIPE_BYTES });
   } catch (error) {
+    if (error instanceof FileRefused && error.kind === "irregular") throw new UserError(`${error.message}; a recipe must be a plain JSON file`);
     if (error instanceof UserError) throw error;
     // describeFsError speaks for writes, where ENOENT means the directory is missing; here it is the file.
     if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new UserError(`no such file: ${printable(file)}`);
     throw new UserError(`cannot read ${printable(file)}: ${describeFsError(error)}`);
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
-}
-
-function refuseIrregular(file: string, stat: Stats): void {
-  if (!stat.isFile()) throw new UserError(`${printable(file)}: not a regular file (${fileKind(stat)}); a recipe must be a plain JSON file`);
-}
-
-function fileKind(stat: Stats): string {
-  if (stat.isFIFO()) return "a FIFO";
-  if (stat.isDirectory()) return "a directory";
-  if (stat.isCharacterDevice()) return "a character device";
-  if (stat.isBlockDevice()) return "a block device";
-  if (stat.isSocket()) return "a socket";
-  return "of an unknown kind";
 }
 
 export function readRecipe(file: string, ctx: { home: string; cwd: string }): ParsedRecipe {

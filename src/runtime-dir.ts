@@ -7,11 +7,13 @@
 // exactly 0700). On Linux every entry is reached as /proc/self/fd/<fd>/<name>, which the kernel
 // resolves to that very directory: whoever renames or replaces the path after the check changes
 // nothing. Elsewhere (no such path) entries are reached by name and the peer check on the socket
-// (client.ts, daemon.ts) is what stops an impostor.
+// (client.ts, daemon.ts) is what stops an impostor. The private directories fleetcom keeps inside
+// its own (a snapshot's history) are checked the same way: never through a symlink, on the opened fd.
 import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, type Stats } from "node:fs";
 import { platform } from "node:os";
 import { join } from "node:path";
-import { UserError } from "./errors.ts";
+import { errorMessage, UserError } from "./errors.ts";
+import { printable } from "./text-printable.ts";
 
 /** Attempts to make and open a directory that keeps disappearing under us (L8: a cleaner racing us). */
 const OPEN_ATTEMPTS = 5;
@@ -56,6 +58,33 @@ export function openRuntimeDir(path: string): RuntimeDir {
       closeSync(fd);
       throw error;
     }
+  }
+}
+
+/**
+ * Makes (0700) or repairs a private directory that fleetcom keeps inside one of its own (a snapshot's
+ * history), never through a symlink: one found at the path was planted there, and following it would
+ * chmod its target and write into it. Checked, and its group and other bits taken away, on the
+ * opened fd, so the check and the repair act on the same directory. Throws a one-line UserError.
+ */
+export function ensureOwnPrivateDir(path: string, what: string): void {
+  let fd: number;
+  try {
+    mkdirSync(path, { recursive: true, mode: 0o700 });
+    fd = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  } catch (error) {
+    if (symlinkOrOther(path) === "symlink") throw new UserError(`${what} ${printable(path)} is a symlink; refusing to use it`);
+    const code = (error as NodeJS.ErrnoException)?.code;
+    throw new UserError(`cannot prepare ${what} ${printable(path)}: ${code ? `${describeCode(code)} (${code})` : errorMessage(error)}`);
+  }
+  try {
+    const stat = fstatSync(fd);
+    const uid = ownUid();
+    if (uid !== undefined && stat.uid !== uid)
+      throw new UserError(`${what} ${printable(path)} is owned by uid ${stat.uid}, not you (uid ${uid}); refusing to use it`);
+    if (stat.mode & 0o077) fchmodSync(fd, stat.mode & 0o700);
+  } finally {
+    closeSync(fd);
   }
 }
 

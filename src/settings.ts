@@ -1,7 +1,7 @@
 // The daemon's and the clients' settings: flags, the environment and the config file. A bad
 // environment or file value must not stop a daemon from starting, so it falls back with a warning
 // (the log, `fleetcom config`); a bad flag is the user's to fix.
-import { readFileSync } from "node:fs";
+import { FileRefused, readRegularFile } from "./files.ts";
 import { join } from "node:path";
 import { parse as parseToml, TomlError } from "smol-toml";
 import { errorMessage, UserError } from "./errors.ts";
@@ -218,6 +218,9 @@ interface FileValues {
 
 const fileCache = new Map<string, FileValues>();
 
+/** A config file is a few lines; the bound keeps a stray huge file (or /dev/zero) from exhausting memory. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
 /**
  * What the config file says, key by key with its line, and one line per problem. A TOML syntax
  * error loses only its own line: the line is left out and the rest read again (at most 20 times).
@@ -228,9 +231,10 @@ export function readConfigFile(file: string): FileValues {
   const result: FileValues = { values: new Map(), problems: [] };
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = readRegularFile(file, { maxBytes: MAX_CONFIG_BYTES }).toString("utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT")
+    if (error instanceof FileRefused) result.problems.push(`${error.message}; using the defaults`);
+    else if ((error as NodeJS.ErrnoException).code !== "ENOENT")
       result.problems.push(`${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? error}); using the defaults`);
     fileCache.set(file, result);
     return result;

@@ -1,5 +1,10 @@
 // Clients that misbehave against the real daemon: bad requests, floods, clients that never read.
+// And files that are not what fleetcom expects there: a FIFO or a device at a config file or a
+// cache is refused in one line naming it, and the daemon answers throughout.
 import { describe, expect, test } from "bun:test";
+import { mkdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { installFakeAgents } from "../harness/agent-fakes.ts";
 import { FrameKind, PROTOCOL_VERSION, encodeControl, encodeFrame } from "../../src/wire-framing.ts";
 import { eachTestGetsAFleet, type Fleet, until } from "../harness/fleet.ts";
 import { RawClient } from "../harness/raw-client.ts";
@@ -86,5 +91,47 @@ describe("hostile clients", () => {
     });
     await until("fifty replies", () => clients.every((c) => c.messages.some((m) => m.type === "reply" && m.ok)));
     for (const c of clients) c.socket.end();
+  });
+});
+
+describe("a FIFO or a device where fleetcom expects a file", () => {
+  function fifo(path: string): string {
+    mkdirSync(dirname(path), { recursive: true });
+    expect(Bun.spawnSync(["mkfifo", path]).exitCode).toBe(0);
+    return path;
+  }
+  function zeroLink(path: string): string {
+    mkdirSync(dirname(path), { recursive: true });
+    symlinkSync("/dev/zero", path);
+    return path;
+  }
+  const daemonLog = () => readFileSync(join(fleet.sandbox.runtime, "daemon.log"), "utf8");
+
+  test.each([
+    ["a FIFO", fifo, "a FIFO"],
+    ["a symlink to /dev/zero", zeroLink, "a character device"],
+  ])("config.toml as %s: fleetcom config and the daemon go on with the defaults, saying so in one line naming it", async (_what, make, kind) => {
+    const file = make(join(fleet.sandbox.config, "config.toml"));
+    const warning = `fleetcom: warning: ${file}: not a regular file (${kind}); using the defaults\n`;
+    const config = await fleet.cli(["config"]);
+    expect(config).toMatchObject({ code: 0, stderr: warning });
+    expect(config.stdout).toMatch(/^scrollback +2000 +default$/m);
+    const run = await fleet.cli(["run", "--", "echo hi"]);
+    expect(run).toMatchObject({ code: 0, stderr: warning });
+    const id = Number(run.stdout.trim());
+    await fleet.waitForExit(id);
+    expect(await fleet.peek(id)).toContain("hi");
+  });
+
+  test("at the probe cache and at ~/.codex/config.toml: the probe asks the binary and rewrites its cache, codex runs uninstrumented with a log line naming the file, and the daemon keeps answering", async () => {
+    installFakeAgents(fleet);
+    // In place before the daemon starts: it reads its probe cache at start, and asks codex then.
+    const cache = fifo(join(fleet.sandbox.home, ".cache", "fleetcom", "agent-flags.json"));
+    const config = fifo(join(fleet.sandbox.home, ".codex", "config.toml"));
+    const id = await fleet.run("codex");
+    await until("the log line", () => daemonLog().includes(`task ${id}: codex runs uninstrumented: ${config}: not a regular file (a FIFO)`));
+    expect(statSync(cache).isFile()).toBe(true);
+    expect((await fleet.ls()).map((t) => t.id)).toEqual([id]);
+    expect((await fleet.cli(["ls"])).code).toBe(0);
   });
 });

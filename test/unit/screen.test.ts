@@ -407,6 +407,17 @@ describe("a clear of the whole screen scrolls it into history, as tmux's scroll-
     });
   }
 
+  test("a follower (logs --follow) is given every line of each run, whichever clear came between", async () => {
+    for (const [who, clear] of CLEARS) {
+      const screen = newScreen(40, 10, 100);
+      const given: string[] = [];
+      const watch = await screen.followLines((line) => given.push(line));
+      screen.write(`run 1 line 1\r\nrun 1 line 2\r\n${clear}run 2 line 1\r\nrun 2 line 2\r\n`);
+      watch.stop();
+      expect({ who, given }).toEqual({ who, given: ["run 1 line 1", "run 1 line 2", "run 2 line 1", "run 2 line 2"] });
+    }
+  });
+
   test("three runs of a watcher, each longer than the screen, are all in the history, in order", async () => {
     let out = "";
     for (let run = 1; run <= 3; run++) {

@@ -17,7 +17,7 @@
 // watches the lines (`logs --follow`, LineWatch) every byte is parsed as it arrives: a line is given
 // the moment a line feed completes it, and none may be forgotten unseen.
 // The default import is the CommonJS module object: Deno finds no named exports in xterm's bundle.
-import xterm, { type IBuffer, type IDisposable, type IModes } from "@xterm/headless";
+import xterm, { type IBuffer, type IBufferCell, type IDisposable, type IModes } from "@xterm/headless";
 import { type Style, serializeRows, sgr } from "./term-serialize.ts";
 import { CSI, ESC, HIDE_CURSOR, SGR_RESET, SHOW_CURSOR } from "./text-ansi.ts";
 import { Backlog, isPlain } from "./term-backlog.ts";
@@ -186,17 +186,32 @@ export interface FinishedState {
  */
 const COMPACT_AT_BYTES = 256 * 1024;
 
-/** The xterm internals the synchronous, lazy parse needs; xterm is pinned, and tests pin these. */
+/** The xterm internals the synchronous, lazy parse and the clears that keep history need; xterm is pinned, and tests pin these. */
 interface Core {
   writeSync(data: string | Uint8Array): void;
-  buffer: { scrollTop: number; scrollBottom: number };
+  /** The active buffer. */
+  buffer: CoreBuffer;
+  buffers: { normal: CoreBuffer };
+  /** Scrolls the active buffer's scroll region up a line; from a region at the top, the line goes into the scrollback. */
+  scroll(blank: IBufferCell): void;
   /** The charset printing uses: undefined for ASCII (G0 = B), else a table of replaced characters. */
   _charsetService?: { charset: unknown };
   _inputHandler: {
     _parser: { currentState: number };
     _utf8Decoder: { interim: Uint8Array };
     _stringDecoder: { _interim: number };
+    /** RIS as xterm does it: both buffers, the modes and the pen start afresh. */
+    fullReset(): void;
   };
+}
+
+interface CoreBuffer {
+  scrollTop: number;
+  scrollBottom: number;
+  /** The first row of the screen, below the scrollback (IBuffer.baseY), and the first shown. */
+  ybase: number;
+  ydisp: number;
+  lines: { get(index: number): unknown; splice(start: number, deleteCount: number, ...items: unknown[]): void };
 }
 
 export class Screen implements TaskScreen {
@@ -230,7 +245,59 @@ export class Screen implements TaskScreen {
     this.core = (this.term as unknown as { _core: Core })._core;
     if (typeof this.core?.writeSync !== "function") throw new Error("@xterm/headless has no writeSync: term-screen.ts needs it");
     useFleetcomWidths(this.term);
+    // First: xterm runs the hooks registered last first, and the reset here replaces xterm's own.
+    this.keepHistoryOnClear();
     this.followHiddenState();
+  }
+
+  /**
+   * A clear of the whole screen keeps what it erases, as tmux's scroll-on-clear does, so a watcher
+   * that clears before each run keeps its earlier runs in the history (docs/terminal-state.md,
+   * History): ED 2, and ED 0 from the top left corner, on the normal screen scroll its rows in use
+   * into the scrollback before xterm erases it; RIS keeps the normal buffer's scrollback and rows in
+   * use; ED 3 (erase the scrollback) erases nothing, unlike tmux, which would lose every earlier run
+   * of `clear`, jest and vitest that way.
+   */
+  private keepHistoryOnClear(): void {
+    const { parser } = this.term;
+    parser.registerCsiHandler({ final: "J" }, (params) => {
+      const mode = mainParams(params)[0] ?? 0;
+      if (mode === 3) return true;
+      const buffer = this.term.buffer.active;
+      const home = buffer.cursorX === 0 && buffer.cursorY === 0;
+      if (buffer.type === "normal" && (mode === 2 || (mode === 0 && home))) this.scrollScreenIntoHistory();
+      return false;
+    });
+    parser.registerEscHandler({ final: "c" }, () => {
+      this.resetKeepingHistory();
+      return true;
+    });
+  }
+
+  /** The normal screen's rows down to the last one in use, scrolled into the scrollback whatever the scroll region. */
+  private scrollScreenIntoHistory(): void {
+    const buffer = this.core.buffer;
+    const { scrollTop, scrollBottom } = buffer;
+    buffer.scrollTop = 0;
+    buffer.scrollBottom = this.term.rows - 1;
+    const normal = this.term.buffer.normal;
+    const blank = normal.getNullCell();
+    for (let n = rowsInUse(normal, this.term.rows); n > 0; n--) this.core.scroll(blank);
+    buffer.scrollTop = scrollTop;
+    buffer.scrollBottom = scrollBottom;
+  }
+
+  /** xterm's RIS, then the normal buffer's scrollback and screen rows in use put back above the fresh screen. */
+  private resetKeepingHistory(): void {
+    const before = this.core.buffers.normal;
+    const end = before.ybase + rowsInUse(this.term.buffer.normal, this.term.rows);
+    const kept: unknown[] = [];
+    for (let y = Math.max(0, end - this.scrollback); y < end; y++) kept.push(before.lines.get(y));
+    this.core._inputHandler.fullReset();
+    const after = this.core.buffers.normal;
+    // In slices: up to 100,000 lines spread as arguments could overflow the stack.
+    for (let at = 0; at < kept.length; at += 10_000) after.lines.splice(at, 0, ...kept.slice(at, at + 10_000));
+    after.ybase = after.ydisp = kept.length;
   }
 
   /** Hooks run before xterm's own handlers and return false, so xterm still applies them. */
@@ -619,6 +686,12 @@ const utf8 = new TextEncoder();
 
 function cursorTo(row: number, col: number): string {
   return `${CSI}${row};${col}H`;
+}
+
+/** How many of the screen's rows, from the top, reach down to the last one anything was written on. */
+function rowsInUse(buffer: IBuffer, rows: number): number {
+  for (let n = rows; n > 0; n--) if (buffer.getLine(buffer.baseY + n - 1)?.translateToString(true)) return n;
+  return 0;
 }
 
 function rowText(buffer: IBuffer, y: number): string {

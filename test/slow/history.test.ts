@@ -74,6 +74,24 @@ describe("peek --history", () => {
   });
 });
 
+describe("a watcher that clears the screen before each run", () => {
+  test("keeps every run, as tmux's scroll-on-clear does, in peek --history, grep, logs and the history on disk", async () => {
+    historyFleet();
+    // Run 1 after clear(1) (ESC[H ESC[2J ESC[3J, as cargo watch -c), run 2 after jest --watch's clear, run 3 after vitest's (RIS, ED 3).
+    const id = await fleet.run(
+      "clear; echo RUN 1; echo '✗ rejects expired token'; printf '\\033[2J\\033[3J\\033[H'; echo RUN 2; echo '✓ passed'; printf '\\033c\\033[3J'; echo RUN 3; echo '✓ passed'; exec sleep 3600",
+      ["--name", "tests"],
+    );
+    await until("the third run", async () => (await fleet.peek(id)).includes("RUN 3"));
+    expect(await fleet.peek(id)).not.toContain("RUN 2");
+    const runs = ["RUN 1", "✗ rejects expired token", "RUN 2", "✓ passed", "RUN 3", "✓ passed"];
+    expect(await fleet.cli(["peek", String(id), "-H"])).toEqual({ code: 0, stdout: `${runs.join("\n")}\n`, stderr: "" });
+    expect((await fleet.cli(["grep", "rejects expired", "tests"])).stdout).toBe(`${id}:tests:2: ✗ rejects expired token\n`);
+    expect((await fleet.cli(["logs", "tests"])).stdout).toBe(`${runs.join("\n")}\n`);
+    await until("the history on disk", () => historyOnDisk(fleet, id)?.join("\n") === runs.join("\n"));
+  });
+});
+
 describe("grep", () => {
   test("searches three tasks' histories: id:name:line: text, context, -i, TASK and --group, exit codes, --json", async () => {
     historyFleet();

@@ -384,6 +384,88 @@ describe("the screen as text", () => {
   });
 });
 
+// ---- clears keep history --------------------------------------------------------------------
+
+describe("a clear of the whole screen scrolls it into history, as tmux's scroll-on-clear does", () => {
+  /** How watchers clear before each run (docs/terminal-state.md, History). */
+  const CLEARS: [string, string][] = [
+    ["ED 2, home (the field report's watcher)", `${CSI}2J${CSI}H`],
+    ["clear(1) for xterm-256color, cargo watch -c", `${CSI}H${CSI}2J${CSI}3J`],
+    ["jest --watch", `${CSI}2J${CSI}3J${CSI}H`],
+    ["vitest's rerun: RIS, ED 3", `\x1bc${CSI}3J`],
+    ["tsc --watch: RIS", "\x1bc"],
+    ["Node's console.clear: home, erase below", `${CSI}1;1H${CSI}0J`],
+  ];
+
+  for (const [who, clear] of CLEARS) {
+    test(`${who}: the run before stays in the history, the screen shows only the new run`, async () => {
+      const { screen, twin } = await taskWrites(`run 1 line 1\r\n\r\nrun 1 line 3\r\n${clear}run 2 line 1\r\n`, { cols: 40, rows: 10, scrollback: 100 });
+      expect(screen.historyLines(100)).toEqual(["run 1 line 1", "", "run 1 line 3", "run 2 line 1"]);
+      expect(screen.text()).toBe("run 2 line 1");
+      // The screen and every mode are what the clear leaves in a terminal that keeps no history.
+      await expectSameTerminal(twin, await restoreInto(screen, 40, 10));
+    });
+  }
+
+  test("a follower (logs --follow) is given every line of each run, whichever clear came between", async () => {
+    for (const [who, clear] of CLEARS) {
+      const screen = newScreen(40, 10, 100);
+      const given: string[] = [];
+      const watch = await screen.followLines((line) => given.push(line));
+      screen.write(`run 1 line 1\r\nrun 1 line 2\r\n${clear}run 2 line 1\r\nrun 2 line 2\r\n`);
+      watch.stop();
+      expect({ who, given }).toEqual({ who, given: ["run 1 line 1", "run 1 line 2", "run 2 line 1", "run 2 line 2"] });
+    }
+  });
+
+  test("three runs of a watcher, each longer than the screen, are all in the history, in order", async () => {
+    let out = "";
+    for (let run = 1; run <= 3; run++) {
+      out += `${CSI}H${CSI}2J${CSI}3J`;
+      for (let line = 1; line <= 15; line++) out += `run ${run} line ${line}\r\n`;
+    }
+    const { screen } = await taskWrites(out, { cols: 40, rows: 10, scrollback: 100 });
+    const expected = [1, 2, 3].flatMap((run) => Array.from({ length: 15 }, (_, i) => `run ${run} line ${i + 1}`));
+    expect(screen.historyLines(100)).toEqual(expected);
+    expect(screen.historyLines(20)).toEqual(expected.slice(-20));
+  });
+
+  test("the lines kept through a reset are bounded by the scrollback; with none, none are kept", async () => {
+    const some = await taskWrites(`${plainLines(30)}\x1bcafter\r\n`, { cols: 100, rows: 10, scrollback: 12 });
+    expect(some.screen.historyLines(100)).toEqual([...plainLines(30).trimEnd().split("\r\n").slice(-12), "after"]);
+    const none = await taskWrites(`${plainLines(30)}\x1bcafter\r\n`, { cols: 100, rows: 10, scrollback: 0 });
+    expect(none.screen.historyLines(100)).toEqual(["after"]);
+    // More lines than are put back in one go.
+    const many = newScreen(20, 10, 12_000);
+    many.write(`${Array.from({ length: 15_000 }, (_, i) => i).join("\r\n")}\r\n\x1bcafter\r\n`);
+    const lines = many.historyLines(100_000);
+    expect([lines.length, lines[0], lines.at(-2), lines.at(-1)]).toEqual([12_001, "3000", "14999", "after"]);
+  });
+
+  test("a scroll region does not hold the screen back, and stays set", async () => {
+    const { screen, twin } = await taskWrites(`top\r\nmiddle\r\nbottom\r\n${CSI}2;5r${CSI}2J${CSI}Hnext`, { cols: 40, rows: 10, scrollback: 100 });
+    expect(screen.historyLines(100)).toEqual(["top", "middle", "bottom", "next"]);
+    await expectSameTerminal(twin, await restoreInto(screen, 40, 10));
+  });
+
+  test("a clear on the alternate screen (a full-screen app) keeps nothing of the app's frame", async () => {
+    const { screen, twin } = await taskWrites(`shell line\r\n${CSI}?1049h${fullScreenFrame(10)}${CSI}2J${CSI}Hframe 2`, {
+      cols: 40,
+      rows: 10,
+      scrollback: 100,
+    });
+    expect(screen.historyLines(100)).toEqual(["shell line", "frame 2"]);
+    await expectSameTerminal(twin, await restoreInto(screen, 40, 10));
+    screen.write(`${CSI}?1049l`);
+    expect(screen.historyLines(100)).toEqual(["shell line"]);
+  });
+
+  test("erasing below the cursor anywhere but home erases, as before", async () => {
+    const { screen } = await taskWrites(`one\r\ntwo\r\nthree\r\n${CSI}2;1H${CSI}0Jnew`, { cols: 40, rows: 10, scrollback: 100 });
+    expect(screen.historyLines(100)).toEqual(["one", "new"]);
+  });
+});
+
 // ---- query replies --------------------------------------------------------------------------
 
 describe("terminal query replies", () => {

@@ -138,4 +138,13 @@ export function positiveWholeFlag(flag: string, raw: string | undefined): number
   return value;
 }
 
+/** A flag's value that must be a whole number, 0 included (`logs --lines 0`); absent stays absent. */
+export function wholeFlag(flag: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  // Number("") is 0: an empty value is no number.
+  const value = raw.trim() === "" ? Number.NaN : Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw usageError(`${flag}: expected a whole number, got '${raw}'`);
+  return value;
+}
+
 export { flagsOf, type Flag, type UnknownFlag };

@@ -16,8 +16,13 @@ import { openRuntimeDir } from "./runtime-dir.ts";
 import { isProcessAlive, tryLockExclusive } from "./platform.ts";
 
 const STOP_TIMEOUT_MS = 10_000;
-/** How long a welcome may take, and how long a held lock may stay unproven (a daemon starting up). */
+/** How long a welcome may take, and how long a held lock may stay unproven. */
 const PROOF_TIMEOUT_MS = 3_000;
+/**
+ * Without /proc a daemon that has the lock but no socket yet (starting) cannot be proven until it
+ * answers: it is waited for while the PID in the lock lives, as long as client.ts follows a start.
+ */
+const STARTING_TIMEOUT_MS = 60_000;
 
 interface Proven {
   pid: number;
@@ -55,6 +60,7 @@ export async function stopDaemon(options: { ask?: ((running: number) => Promise<
 /** The daemon, proven; null when there is none (stale files are removed on the way). */
 async function findDaemon(): Promise<Proven | null> {
   const deadline = performance.now() + PROOF_TIMEOUT_MS;
+  const startingDeadline = performance.now() + STARTING_TIMEOUT_MS;
   for (;;) {
     if ((await probeLock(lockPath())) !== "held") return null;
     const answered = await DaemonClient.daemonPidOnSocket(PROOF_TIMEOUT_MS);
@@ -63,7 +69,8 @@ async function findDaemon(): Promise<Proven | null> {
     if (hinted !== null && flockHolder(lockPath()) === hinted) return proven(hinted);
     // Held but unproven: a daemon between taking the lock and listening, or (without /proc) one of
     // another protocol version that will not welcome us.
-    if (performance.now() > deadline) {
+    const starting = hinted !== null && isProcessAlive(hinted) && !existsSync(socketPath()) && performance.now() < startingDeadline;
+    if (performance.now() > deadline && !starting) {
       throw new UserError(
         `${lockPath()} is locked, but no process proved to be its daemon (none answered on ${socketPath()}); nothing was signalled`,
         EXIT.failure,

@@ -7,7 +7,7 @@
 // socket unless it was reached through the checked runtime directory (runtime-dir.ts) AND the
 // process listening on it runs as our own uid (SO_PEERCRED / getpeereid). Every connection,
 // including each retry while a daemon autostarts, goes through connectVerified().
-import { closeSync, openSync, readFileSync } from "node:fs";
+import { closeSync, lstatSync, openSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type Attempt, type ClientSocket, connectClientSocket } from "./client-socket.ts";
 import { isCharacterDevice } from "./files.ts";
@@ -23,8 +23,6 @@ import { isProcessAlive, peerUidReader, selfCommand, type PeerUid } from "./plat
 import { daemonRefusal } from "./wire-peer.ts";
 import { openRuntimeDir, type RuntimeDir } from "./runtime-dir.ts";
 import { VERSION } from "./version.ts";
-
-const AUTOSTART_TIMEOUT_MS = 8_000;
 
 export interface ClientHandlers {
   event?(event: TaskEvent): void;
@@ -261,6 +259,17 @@ export function busyDaemon(pid: number, log: string): UserError {
   return new UserError(`daemon ${pid} is running but not accepting connections (busy, stopped or out of file descriptors); see ${log}`, EXIT.unreachable);
 }
 
+/**
+ * How long a client follows a daemon that is starting. Under load a compiled daemon has taken 35 s
+ * to listen; a client that gave up sooner reported a failure that was not one while the daemon came
+ * up later without its command.
+ */
+const AUTOSTART_BOUND_MS = 60_000;
+/** How long a daemon that listens but takes no connection (stopped, overwhelmed) is given. */
+const BUSY_PATIENCE_MS = 8_000;
+/** A start this long is worth a word on a terminal. */
+const STARTING_NOTICE_MS = 1_000;
+
 async function connectSocket(autostart: boolean): Promise<ClientSocket> {
   const dirPath = runtimeDir();
   const readPeer = await peerUidReader();
@@ -268,25 +277,73 @@ async function connectSocket(autostart: boolean): Promise<ClientSocket> {
   if ("socket" in first) return first.socket;
   const fatal = connectFailure(first.code);
   if (fatal) throw fatal;
-  // A live daemon holding the lock will not be replaced by starting another: wait for it instead.
+  // A live daemon holding the lock will not be replaced by starting another: follow it instead.
   let started: Started | null = null;
   if (lockHolder(dirPath) === null) {
     if (!autostart) throw new UserError("the daemon is not running", EXIT.unreachable);
     started = await startDaemon(dirPath, true);
   }
-  const deadline = performance.now() + AUTOSTART_TIMEOUT_MS;
+  const notice = setTimeout(() => process.stderr.isTTY && process.stderr.write("fleetcom: starting the daemon…\n"), STARTING_NOTICE_MS);
+  try {
+    return await followStart(dirPath, readPeer, started, autostart);
+  } finally {
+    clearTimeout(notice);
+  }
+}
+
+/**
+ * Connects to the daemon that is starting: the lock's holder, or before anyone holds it the process
+ * we started. Waits while either lives, up to AUTOSTART_BOUND_MS; the one we started losing the race
+ * for the lock follows the winner. Fails only on what happened: ours died, the daemon listens but
+ * does not accept, or the bound passed.
+ */
+async function followStart(dirPath: string, readPeer: PeerReader, started: Started | null, autostart: boolean): Promise<ClientSocket> {
+  const deadline = performance.now() + AUTOSTART_BOUND_MS;
+  let busySince: number | null = null;
   while (performance.now() < deadline) {
     await new Promise((r) => setTimeout(r, 20));
-    // systemd-run could not make the scope (the manager refused, a policy): start it as before.
-    if (started?.failed) started = await startDaemon(dirPath, false);
     const attempt = await connectVerified(dirPath, readPeer);
     if ("socket" in attempt) return attempt.socket;
     const fatal = connectFailure(attempt.code);
     if (fatal) throw fatal;
+    const holder = lockHolder(dirPath);
+    busySince = holder !== null && listensButRefuses(dirPath, attempt.code) ? (busySince ?? performance.now()) : null;
+    if (busySince !== null && performance.now() - busySince > BUSY_PATIENCE_MS) throw busyDaemon(holder!, logPath());
+    if (holder !== null || (started && started.exit === null)) continue;
+    // The daemon we waited for went away before listening: start one, once.
+    if (!started && autostart) started = await startDaemon(dirPath, true);
+    // systemd-run could not make the scope (the manager refused, a policy): start it as before.
+    else if (started?.scoped) started = await startDaemon(dirPath, false);
+    else if (started) throw new UserError(`the daemon (pid ${started.pid}) ${started.exit} before it listened; see ${logPath()}`, EXIT.unreachable);
+    else throw new UserError("the daemon is not running", EXIT.unreachable);
   }
-  const holder = lockHolder(dirPath);
-  if (holder !== null) throw busyDaemon(holder, logPath());
-  throw new UserError(`the daemon did not start; see ${logPath()}`, EXIT.unreachable);
+  const pid = lockHolder(dirPath) ?? started?.pid;
+  throw new UserError(
+    `the daemon${pid ? ` (pid ${pid})` : ""} is still starting after ${AUTOSTART_BOUND_MS / 1000} s; it may yet come up (see ${logPath()})`,
+    EXIT.unreachable,
+  );
+}
+
+/**
+ * Whether the lock's holder has bound the socket we could not connect to (a full backlog is refused
+ * like a dead daemon's socket): the daemon writes its PID into the lock before it binds, so a socket
+ * made after the lock was last written is its own; an older one is a dead daemon's, and it is starting.
+ */
+function listensButRefuses(dirPath: string, code: string): boolean {
+  if (code === "ENOENT") return false;
+  let dir: RuntimeDir;
+  try {
+    dir = openRuntimeDir(dirPath);
+  } catch {
+    return false;
+  }
+  try {
+    return lstatSync(dir.entry(SOCKET_NAME), { bigint: true }).ctimeNs >= statSync(dir.entry(LOCK_NAME), { bigint: true }).mtimeNs;
+  } catch {
+    return false;
+  } finally {
+    dir.close();
+  }
 }
 
 /** The PID of the live process holding daemon.lock, or null (without /proc: the PID in the file, if alive). */
@@ -311,8 +368,11 @@ function lockHolder(dirPath: string): number | null {
 }
 
 interface Started {
-  /** The scope's systemd-run exited with a failure before a daemon came up. */
-  failed: boolean;
+  pid: number | undefined;
+  /** Run through systemd-run's scope (which execs the daemon in the same process). */
+  scoped: boolean;
+  /** How it ended (`exited with status 1`, `was killed by SIGTERM`, `could not be run (ENOENT)`); null while it runs. */
+  exit: string | null;
 }
 
 /**
@@ -331,10 +391,10 @@ async function startDaemon(dirPath: string, scope: boolean): Promise<Started> {
   }
   const daemon = [...selfCommand(), "daemon"];
   const argv = (scope && scopeCommand(daemon)) || daemon;
-  const started: Started = { failed: false };
   const child = spawn(argv[0]!, argv.slice(1), { detached: true, stdio: ["ignore", log, log], env: process.env });
-  if (argv !== daemon) child.once("exit", (code) => (started.failed = code !== 0));
-  child.once("error", () => (started.failed = argv !== daemon));
+  const started: Started = { pid: child.pid, scoped: argv !== daemon, exit: null };
+  child.once("exit", (code, signal) => (started.exit = signal ? `was killed by ${signal}` : `exited with status ${code}`));
+  child.once("error", (error: NodeJS.ErrnoException) => (started.exit = `could not be run (${error.code ?? error.message})`));
   child.unref();
   closeSync(log);
   return started;

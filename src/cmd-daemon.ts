@@ -20,6 +20,12 @@ export default defineCommand({
     scrollback: { type: "string", description: "Lines of scrollback per task (default 2000, max 100000, 0 off)" },
   },
   async run({ args }) {
+    // The lock first, before the seconds a loaded machine takes to load the rest: meanwhile clients
+    // follow this daemon instead of starting another, and --kill finds it.
+    const { claimRuntimeDir } = await import("./daemon-endpoint.ts");
+    const claim = await claimRuntimeDir(runtimeDir());
+    if (!claim) return alreadyRunning();
+    await testStartDelay();
     // The config file, then the environment over it, then the flag (settings.ts). Imported here so
     // that --help and the completion script, which read every command's definition, do not pay for TOML.
     const { daemonOptions, handshakeTimeoutSetting, loadSettings } = await import("./settings.ts");
@@ -27,22 +33,31 @@ export default defineCommand({
     for (const problem of settings.problems) log(problem);
     const handshakeTimeoutMs = handshakeTimeoutSetting(process.env.FLEETCOM_HANDSHAKE_TIMEOUT_MS, log);
     const { startSupervisor } = await import("./daemon-supervisor.ts");
-    const supervisor = await startSupervisor({ ...daemonOptions(settings), handshakeTimeoutMs, log });
-    if (!supervisor) {
-      // Exit 1, not 0: a service manager must not take a second daemon that did nothing for a started one.
-      const holder = lockHolderPid();
-      const message = `a daemon is already running${holder ? ` (pid ${holder})` : ""} for ${runtimeDir()}; fleetcom --kill stops it`;
-      if (process.stderr.isTTY) throw new UserError(message);
-      log(`${message}; exiting`);
-      process.exitCode = 1;
-      return;
-    }
+    const supervisor = await startSupervisor({ ...daemonOptions(settings), handshakeTimeoutMs, log }, claim);
     for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, () => supervisor.daemon.stop());
     await supervisor.stopped;
     log("stopped");
     process.exit(0);
   },
 });
+
+// Exit 1, not 0: a service manager must not take a second daemon that did nothing for a started one.
+function alreadyRunning(): void {
+  const holder = lockHolderPid();
+  const message = `a daemon is already running${holder ? ` (pid ${holder})` : ""} for ${runtimeDir()}; fleetcom --kill stops it`;
+  if (process.stderr.isTTY) throw new UserError(message);
+  log(`${message}; exiting`);
+  process.exitCode = 1;
+}
+
+/**
+ * FLEETCOM_TEST_START_DELAY_MS (tests only): the daemon holds its lock this long before it loads
+ * and listens, as one starting on a loaded machine does, so tests can follow a slow start.
+ */
+function testStartDelay(): Promise<void> {
+  const ms = Number(process.env.FLEETCOM_TEST_START_DELAY_MS);
+  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
+}
 
 function lockHolderPid(): number | null {
   try {

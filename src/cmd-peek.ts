@@ -5,6 +5,7 @@
 import { defineCommand } from "citty";
 import { positiveWholeFlag } from "./cli-flags.ts";
 import { DaemonClient } from "./client.ts";
+import { whenReaderGone } from "./client-stdout.ts";
 import { usageError } from "./errors.ts";
 import { PlainTextStream } from "./text-plain.ts";
 
@@ -47,7 +48,10 @@ async function peek(client: DaemonClient, task: string, lines: number | undefine
   // The daemon sends the screen as text taken at an exact point, then everything printed after it.
   const decoder = new TextDecoder();
   const plain = new PlainTextStream();
+  let stopWatching = () => {};
   const ended = new Promise<void>((resolve) => {
+    // A reader that goes (`peek -f api | grep -m1 GET`) ends it quietly (client-stdout.ts).
+    stopWatching = whenReaderGone(resolve);
     client.handlers = {
       data: (bytes) => process.stdout.write(plain.push(decoder.decode(bytes, { stream: true }))),
       attachEnd: () => resolve(),
@@ -56,4 +60,5 @@ async function peek(client: DaemonClient, task: string, lines: number | undefine
   });
   await client.request("follow", { task, ...only });
   await ended;
+  stopWatching();
 }

@@ -9,7 +9,7 @@ import { resolveSessionTarget } from "./recipe-names.ts";
 import type { LoadedRecipe } from "./recipe-sessions.ts";
 import { runDashboard } from "./ui-dashboard.ts";
 import { chosenDetachKey } from "./ui-attach-settings.ts";
-import { logPath } from "./paths.ts";
+import { logPath, runtimeDir } from "./paths.ts";
 import { logLine, printable } from "./text-printable.ts";
 import { currentDirectory } from "./text-path.ts";
 
@@ -58,18 +58,21 @@ export async function openDashboard(request: DashboardRequest): Promise<number> 
     console.log(said[end]);
     return 0;
   }
+  const { claimRuntimeDir } = await import("./daemon-endpoint.ts");
+  const claim = await claimRuntimeDir(runtimeDir());
+  if (!claim) throw new UserError("a daemon is already running: run fleetcom to use it, or fleetcom --kill to stop it (and its tasks) first");
   const { daemonOptions, handshakeTimeoutSetting, loadSettings } = await import("./settings.ts");
   const { startSupervisor } = await import("./daemon-supervisor.ts");
   const settings = loadSettings();
   for (const problem of settings.problems) logToFile(problem);
-  const supervisor = await startSupervisor({
-    ...daemonOptions(settings),
-    handshakeTimeoutMs: handshakeTimeoutSetting(process.env.FLEETCOM_HANDSHAKE_TIMEOUT_MS, logToFile),
-    log: logToFile,
-  });
-  if (!supervisor) {
-    throw new UserError("a daemon is already running: run fleetcom to use it, or fleetcom --kill to stop it (and its tasks) first");
-  }
+  const supervisor = await startSupervisor(
+    {
+      ...daemonOptions(settings),
+      handshakeTimeoutMs: handshakeTimeoutSetting(process.env.FLEETCOM_HANDSHAKE_TIMEOUT_MS, logToFile),
+      log: logToFile,
+    },
+    claim,
+  );
   for (const signal of ["SIGTERM", "SIGHUP"] as const) process.on(signal, () => void supervisor.daemon.stop());
   try {
     const status = recipe ? await loadAndDescribe(recipe) : undefined;

@@ -39,6 +39,34 @@ interface Place {
   socketIno: number;
 }
 
+/** The runtime directory with its lock held and our PID in it: the only daemon, not listening yet. */
+export interface Claim {
+  dir: RuntimeDir;
+  lockFd: number;
+}
+
+/**
+ * Takes the lock and writes our PID in it; null when another daemon holds it. The daemon does this
+ * before it loads the rest of itself, which takes seconds on a loaded machine: meanwhile clients
+ * wait for it rather than start another, and `--kill` can find it.
+ */
+export async function claimRuntimeDir(path: string): Promise<Claim | null> {
+  const dir = openRuntimeDir(path);
+  let lockFd: number | null;
+  try {
+    lockFd = await acquireLock(dir.entry(LOCK_NAME));
+  } catch (error) {
+    dir.close();
+    throw error;
+  }
+  if (lockFd === null) {
+    dir.close();
+    return null;
+  }
+  writeOwnPid(lockFd);
+  return { dir, lockFd };
+}
+
 export class Endpoint {
   private readonly check = setInterval(() => void this.verify(), RUNTIME_CHECK_MS);
   private repairing = false;
@@ -53,8 +81,8 @@ export class Endpoint {
     this.check.unref?.();
   }
 
-  /** Takes the lock and listens; null when another daemon holds the lock. */
-  static async open(path: string, options: EndpointOptions): Promise<Endpoint | null> {
+  /** Listens on the claimed runtime directory. */
+  static async open(path: string, claim: Claim, options: EndpointOptions): Promise<Endpoint> {
     const readPeer = await peerUidReader();
     const admit = (socket: Socket) => {
       const refusal = clientRefusal(readPeer(socketFd(socket)), process.getuid?.());
@@ -63,17 +91,11 @@ export class Endpoint {
       socket.on("error", () => {});
       socket.end(encodeControl({ type: "refused", error: refusal }));
     };
-    const dir = openRuntimeDir(path);
-    const lockFd = await acquireLock(dir.entry(LOCK_NAME));
-    if (lockFd === null) {
-      dir.close();
-      return null;
-    }
     try {
-      return new Endpoint(path, await settle(dir, lockFd, admit), admit, options);
+      return new Endpoint(path, await settle(claim.dir, claim.lockFd, admit), admit, options);
     } catch (error) {
-      closeSync(lockFd);
-      dir.close();
+      closeSync(claim.lockFd);
+      claim.dir.close();
       throw error;
     }
   }
@@ -149,8 +171,7 @@ export class Endpoint {
 
 /** Writes our PID into the lock we hold, then binds the socket: under a temporary name, 0600, renamed into place. */
 async function settle(dir: RuntimeDir, lockFd: number, admit: (socket: Socket) => void): Promise<Place> {
-  ftruncateSync(lockFd);
-  writeSync(lockFd, `${process.pid}\n`);
+  writeOwnPid(lockFd);
   const temp = `${SOCKET_NAME}.${process.pid}.${++binds}.tmp`;
   removeQuietly(dir.entry(temp));
   const server = createServer(admit);
@@ -168,6 +189,12 @@ async function settle(dir: RuntimeDir, lockFd: number, admit: (socket: Socket) =
     throw error;
   }
   return { dir, lockFd, lockIno: fstatSync(lockFd).ino, server, socketIno: inode(dir.entry(SOCKET_NAME)) ?? -1 };
+}
+
+/** What `--kill` and waiting clients read to know which process holds the lock. */
+function writeOwnPid(lockFd: number): void {
+  ftruncateSync(lockFd);
+  writeSync(lockFd, `${process.pid}\n`);
 }
 
 /**

@@ -95,7 +95,7 @@ export function followLines(peer: Peer, task: Task, count?: number): void {
   task
     .followLines((line) => stream.line(line))
     .then(({ history, watch }) => {
-      stream.begin(count === undefined ? history : history.slice(-count), watch);
+      stream.begin(count === undefined ? history : history.slice(Math.max(0, history.length - count)), watch);
       // A task that has already exited prints nothing more: its history is all there is.
       if (!watch && peer.lines?.stream === stream) endStream(peer, "exited", task.info());
     });

@@ -2,7 +2,7 @@
 // recovery snapshot writer and its clean-stop record. `fleetcom daemon` runs it on its own;
 // `fleetcom --foreground` runs it inside the dashboard's process.
 import { Daemon, type DaemonOptions } from "./daemon.ts";
-import { Endpoint } from "./daemon-endpoint.ts";
+import { type Claim, Endpoint } from "./daemon-endpoint.ts";
 import { CleanStopRecord, crashNotice, lostFleetCandidates, readRecord, recordPath } from "./daemon-clean-stop.ts";
 import { runtimeDir } from "./paths.ts";
 import { snapshotFileName } from "./recipe-snapshot-rules.ts";
@@ -15,10 +15,9 @@ export interface Supervisor {
   stopped: Promise<void>;
 }
 
-/** Null when another supervisor holds the lock. */
-export async function startSupervisor(options: DaemonOptions): Promise<Supervisor | null> {
-  const served = await serveDaemon(options);
-  if (!served) return null;
+/** On the runtime directory this process claimed (daemon-endpoint.ts claimRuntimeDir). */
+export async function startSupervisor(options: DaemonOptions, claim: Claim): Promise<Supervisor> {
+  const served = await serveDaemon(options, claim);
   const history = options.history ? startHistory(served.daemon, process.env, options.log) : null;
   served.daemon.history = history;
   const snapshots = startSnapshots(served.daemon, process.env, options.log, options.history);
@@ -33,15 +32,14 @@ export async function startSupervisor(options: DaemonOptions): Promise<Superviso
   return { daemon: served.daemon, stopped };
 }
 
-/** Takes the lock, listens, and serves until stopped. Resolves null when another daemon holds the lock. */
-async function serveDaemon(options: DaemonOptions): Promise<{ daemon: Daemon; stopped: Promise<void>; record: CleanStopRecord } | null> {
+/** Listens and serves until stopped. */
+async function serveDaemon(options: DaemonOptions, claim: Claim): Promise<{ daemon: Daemon; stopped: Promise<void>; record: CleanStopRecord }> {
   let daemon: Daemon | null = null;
-  const endpoint = await Endpoint.open(runtimeDir(), {
+  const endpoint = await Endpoint.open(runtimeDir(), claim, {
     log: options.log,
     accept: (socket) => (daemon ? daemon.accept(socket) : socket.destroy()),
     lost: () => void daemon?.stop(),
   });
-  if (!endpoint) return null;
   daemon = new Daemon(options);
   // Synchronously, before the first connection is accepted: the first client is the one told.
   const record = lostFleetCheck(daemon, options.log);

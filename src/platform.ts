@@ -1,8 +1,8 @@
 // Runtime seam for everything that is not a PTY: how to start this program again, an exclusive
 // advisory lock (flock) that the kernel releases when its holder dies, which is what makes "exactly
 // one daemon" race-free, and the uid of the process at the other end of a Unix socket, which is what
-// lets the client and the daemon refuse to talk to anyone but their own user. Bun and Deno each get
-// their libc binding here.
+// lets the client and the daemon refuse to talk to anyone but their own user, and whether the reader
+// of a pipe we write has gone. Bun and Deno each get their libc binding here.
 import type { Socket } from "node:net";
 import { endianness, platform } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -16,6 +16,9 @@ const LOCK_NB = 4;
 // Linux on x86_64 and arm64 (asm-generic); other architectures number them differently.
 const SOL_SOCKET = 1;
 const SO_PEERCRED = 17;
+// The same on Linux and macOS.
+const POLLERR = 0x8;
+const POLLHUP = 0x10;
 
 /**
  * Collects the young generation now (Bun; Deno collects on its own schedule). For a pass that reads
@@ -49,6 +52,8 @@ interface Libc {
   dup2(fd: number, target: number): number;
   dup(fd: number): number;
   peerCred(fd: number, a: Uint8Array, b: Uint8Array): number;
+  /** poll(2) of one struct pollfd; nfds_t is an unsigned long on Linux, an unsigned int on macOS. */
+  poll(pollfd: Uint8Array, nfds: number, timeout: number): number;
 }
 let libc: Libc | undefined;
 
@@ -60,6 +65,7 @@ async function loadLibc(): Promise<Libc> {
       flock: { parameters: ["i32", "i32"], result: "i32" },
       dup2: { parameters: ["i32", "i32"], result: "i32" },
       dup: { parameters: ["i32"], result: "i32" },
+      poll: { parameters: ["buffer", linux ? "u64" : "u32", "i32"], result: "i32" },
       ...(linux
         ? { getsockopt: { parameters: ["i32", "i32", "i32", "buffer", "buffer"], result: "i32" } }
         : { getpeereid: { parameters: ["i32", "buffer", "buffer"], result: "i32" } }),
@@ -68,15 +74,17 @@ async function loadLibc(): Promise<Libc> {
       flock: (fd, op) => lib.symbols.flock(fd, op),
       dup2: (fd, target) => lib.symbols.dup2(fd, target),
       dup: (fd) => lib.symbols.dup(fd),
+      poll: (pollfd, nfds, timeout) => lib.symbols.poll(pollfd, nfds, timeout),
       peerCred: linux ? (fd, a, b) => lib.symbols.getsockopt(fd, SOL_SOCKET, SO_PEERCRED, a, b) : (fd, a, b) => lib.symbols.getpeereid(fd, a, b),
     };
   } else {
     const { dlopen, FFIType, ptr } = await import("bun:ffi");
-    const { i32, ptr: pointer } = FFIType;
+    const { i32, u32, u64, ptr: pointer } = FFIType;
     const lib = dlopen(libcPath(), {
       flock: { args: [i32, i32], returns: i32 },
       dup2: { args: [i32, i32], returns: i32 },
       dup: { args: [i32], returns: i32 },
+      poll: { args: [pointer, linux ? u64 : u32, i32], returns: i32 },
       ...(linux ? { getsockopt: { args: [i32, i32, i32, pointer, pointer], returns: i32 } } : { getpeereid: { args: [i32, pointer, pointer], returns: i32 } }),
     }) as { symbols: Record<string, (...args: unknown[]) => unknown> };
     const call = lib.symbols;
@@ -84,6 +92,7 @@ async function loadLibc(): Promise<Libc> {
       flock: (fd, op) => call.flock!(fd, op) as number,
       dup2: (fd, target) => call.dup2!(fd, target) as number,
       dup: (fd) => call.dup!(fd) as number,
+      poll: (pollfd, nfds, timeout) => call.poll!(ptr(pollfd), nfds, timeout) as number,
       peerCred: linux
         ? (fd, a, b) => call.getsockopt!(fd, SOL_SOCKET, SO_PEERCRED, ptr(a), ptr(b)) as number
         : (fd, a, b) => call.getpeereid!(fd, ptr(a), ptr(b)) as number,
@@ -106,6 +115,20 @@ export async function redirectStdio(fd: number): Promise<boolean> {
 /** A new fd for the same open file as `fd` (dup(2)); -1 when that fails. */
 export async function duplicateFd(fd: number): Promise<number> {
   return (await loadLibc()).dup(fd);
+}
+
+/**
+ * Whether the reader of the pipe (or socket, or terminal) at `fd` has gone, without writing to it:
+ * poll(2) reports POLLERR (Linux) or POLLHUP (macOS, the BSDs) on a pipe's write end once no reader
+ * is left. A file is never gone.
+ */
+export async function readerGone(fd: number): Promise<boolean> {
+  const { poll } = await loadLibc();
+  const pollfd = new Uint8Array(8); // struct pollfd { int fd; short events; short revents }, events 0: errors only
+  const view = new DataView(pollfd.buffer);
+  const little = endianness() === "LE";
+  view.setInt32(0, fd, little);
+  return poll(pollfd, 1, 0) > 0 && (view.getInt16(6, little) & (POLLERR | POLLHUP)) !== 0;
 }
 
 /** What a peer check found: the uid at the other end, or why it could not be known. */

@@ -44,7 +44,7 @@ export const opArgs = {
   send: type({ task: taskRef, "text?": "string", "enter?": "boolean", "paste?": "boolean", "keys?": type("string > 0").array().atLeastLength(1) }),
   peek: type({ task: taskRef, "lines?": "number.integer > 0", "history?": "boolean", "ansi?": "boolean" }),
   history: type({ "tasks?": type(taskRef).array(), "group?": "string" }),
-  logs: type({ task: taskRef, "lines?": "number.integer > 0" }),
+  logs: type({ task: taskRef, "lines?": "number.integer >= 0" }),
   attach: type({ task: taskRef, cols: dimension, rows: dimension }),
   follow: type({ task: taskRef, "lines?": "number.integer > 0" }),
   resize: type({ cols: dimension, rows: dimension }),

@@ -4,9 +4,22 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { isProcessAlive } from "../../src/platform.ts";
 import { eachTestGetsAFleet, type Fleet, until } from "../harness/fleet.ts";
+import { fleetcomArgv } from "../harness/helpers.ts";
 
 let fleet: Fleet;
 eachTestGetsAFleet((f) => (fleet = f));
+
+/** `fleetcom ARGS | READER` through sh; fleetcom's exit status comes last on stderr, after anything it printed there. */
+async function piped(args: string[], reader: string): Promise<{ stdout: string; stderr: string }> {
+  const pipeline = `{ "$@"; echo "status $?" >&2; } | ${reader}`;
+  const proc = Bun.spawn(["/bin/sh", "-c", pipeline, "sh", ...fleetcomArgv(args)], { env: fleet.env, stdout: "pipe", stderr: "pipe" });
+  try {
+    await until(`fleetcom ${args.join(" ")} | ${reader} to end`, () => proc.exitCode !== null, 20_000);
+  } finally {
+    proc.kill("SIGKILL");
+  }
+  return { stdout: await new Response(proc.stdout).text(), stderr: await new Response(proc.stderr).text() };
+}
 
 function pidsFromScreen(text: string, tag: string): number[] {
   const line = text.split("\n").find((l) => l.startsWith(`${tag}:`));
@@ -184,5 +197,24 @@ describe("tasks", () => {
     expect(out).toContain("waiting\n");
     expect(out).toContain("tick 1\ntick 2\ntick 3\n");
     expect(out).not.toContain("\x1b");
+  });
+
+  test("logs -f and peek -f in a pipe end quietly, status 0, when the reader goes, whether or not the task prints again; -n 0 prints only new lines", async () => {
+    const silent = await fleet.run("printf 'one\\ntwo\\nthree\\nready\\n'; exec sleep 3600");
+    const ticker = await fleet.run('i=0; while :; do echo "tick $i"; i=$((i+1)); sleep 0.1; done');
+    await until("the silent task ready", async () => (await fleet.peek(silent)).includes("ready"));
+    expect(await piped(["logs", "-f", String(silent)], "head -2")).toEqual({ stdout: "one\ntwo\n", stderr: "status 0\n" });
+    expect(await piped(["peek", "-f", String(silent)], "grep -m1 ready")).toEqual({ stdout: "ready\n", stderr: "status 0\n" });
+    expect(await piped(["logs", "-f", String(ticker)], "head -2")).toEqual({ stdout: "tick 0\ntick 1\n", stderr: "status 0\n" });
+    expect((await fleet.task(ticker)).state).not.toBe("exited");
+
+    let before = -1;
+    await until("a few ticks", async () => (before = Number((await fleet.peek(ticker)).match(/tick (\d+)\s*$/)?.[1] ?? -1)) >= 3);
+    const fresh = await piped(["logs", "-f", "-n", "0", String(ticker)], "head -2");
+    expect(fresh.stderr).toBe("status 0\n");
+    const [first, second] = fresh.stdout.split("\n").map((line) => Number(line.match(/^tick (\d+)$/)?.[1]));
+    expect(first).toBeGreaterThan(before);
+    expect(second).toBe(first! + 1);
+    expect((await fleet.cli(["logs", "-n", "0", String(ticker)])).stderr).toBe("fleetcom: logs: --lines 0 prints only new lines, so it goes with --follow\n");
   });
 });

@@ -28,7 +28,7 @@ export async function run(): Promise<string[]> {
   const perBatch = RENAMES / BATCHES;
   for (let batch = 0; batch < BATCHES; batch++) {
     const renames = Array.from({ length: perBatch }, (_, i) =>
-      client.request("rename", { task: String(1 + ((batch * perBatch + i) % TASKS)), name: `r${batch}-${i}` }),
+      client.request("rename", { task: { id: 1 + ((batch * perBatch + i) % TASKS) }, name: `r${batch}-${i}` }),
     );
     await Promise.all(renames);
     await sleep(Math.max(0, ((batch + 1) * 1000) / BATCHES - (performance.now() - started)));
@@ -42,7 +42,7 @@ export async function run(): Promise<string[]> {
 
   for (let i = 0; i < PASS_SAMPLES; i++) {
     const count = passes(log).length;
-    await client.request("rename", { task: "1", name: `sample ${i}` });
+    await client.request("rename", { task: { id: 1 }, name: `sample ${i}` });
     await poll(() => passes(log).length > count, "a sample pass", 30_000, 20);
   }
   client.close();

@@ -20,12 +20,12 @@ export default defineCommand({
     // Read first: a bad key is refused before anything is picked or attached.
     const options = { detachKey: chosenDetachKey(args["detach-key"]), status: attachStatusSetting() };
     if (args.task) {
-      process.exitCode = await attachTo(args.task, options);
+      process.exitCode = await attachTo({ typed: args.task }, options);
       return;
     }
     requireTerminal("attach");
     const { pickTask } = await import("./ui-picker-tasks.ts");
     const id = await pickTask();
-    if (id !== null) process.exitCode = await attachTo(String(id), options);
+    if (id !== null) process.exitCode = await attachTo({ id }, options);
   },
 });

@@ -51,7 +51,7 @@ async function grep(args: GrepArgs): Promise<number> {
   } catch (error) {
     throw usageError(`grep: invalid pattern ${printable(args.pattern)}: ${(error as Error).message}`);
   }
-  const tasks = args._.slice(1);
+  const tasks = args._.slice(1).map((typed) => ({ typed }));
   const histories = await withDaemon((c) => c.request("history", { ...(tasks.length && { tasks }), ...(args.group !== undefined && { group: args.group }) }), {
     autostart: false,
   });

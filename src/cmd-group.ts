@@ -9,6 +9,6 @@ export default defineCommand({
   },
   async run({ args }) {
     const group = args._.slice(1).join(" ");
-    await withDaemon((c) => c.request("group", { task: args.task, group: group || null }));
+    await withDaemon((c) => c.request("group", { task: { typed: args.task }, group: group || null }));
   },
 });

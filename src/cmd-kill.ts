@@ -13,7 +13,7 @@ export default defineCommand({
   },
   async run({ args }) {
     if (args._.length === 0) throw usageError("kill: name at least one TASK");
-    const reply = await withDaemon((c) => c.request("kill", { tasks: args._ }));
+    const reply = await withDaemon((c) => c.request("kill", { tasks: args._.map((typed) => ({ typed })) }));
     for (const line of escapeReport("killed", reply.killed, reply.escaped)) console.log(line);
   },
 });

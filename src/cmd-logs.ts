@@ -9,6 +9,7 @@ import { wholeFlag } from "./cli-flags.ts";
 import { DaemonClient } from "./client.ts";
 import { whenReaderGone } from "./client-stdout.ts";
 import { usageError } from "./errors.ts";
+import type { TaskRef } from "./wire-protocol.ts";
 
 export default defineCommand({
   meta: { name: "logs", description: "Print a task's history as lines; --follow keeps printing each new line" },
@@ -22,7 +23,7 @@ export default defineCommand({
     if (lines === 0 && !args.follow) throw usageError("logs: --lines 0 prints only new lines, so it goes with --follow");
     const client = await DaemonClient.open();
     try {
-      const missed = args.follow ? await follow(client, args.task, lines) : await history(client, args.task, lines);
+      const missed = args.follow ? await follow(client, { typed: args.task }, lines) : await history(client, { typed: args.task }, lines);
       if (missed > 0) process.exitCode = 1;
     } finally {
       client.close();
@@ -30,14 +31,14 @@ export default defineCommand({
   },
 });
 
-async function history(client: DaemonClient, task: string, lines: number | undefined): Promise<number> {
+async function history(client: DaemonClient, task: TaskRef, lines: number | undefined): Promise<number> {
   const { text } = await client.request("peek", { task, history: true, ...(lines === undefined ? {} : { lines }) });
   process.stdout.write(text.length ? `${text}\n` : "");
   return 0;
 }
 
 /** Returns how many lines the daemon could not send. */
-async function follow(client: DaemonClient, task: string, lines: number | undefined): Promise<number> {
+async function follow(client: DaemonClient, task: TaskRef, lines: number | undefined): Promise<number> {
   let missed = 0;
   let stopWatching = () => {};
   const ended = new Promise<void>((resolve) => {

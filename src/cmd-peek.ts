@@ -8,6 +8,7 @@ import { DaemonClient } from "./client.ts";
 import { whenReaderGone } from "./client-stdout.ts";
 import { usageError } from "./errors.ts";
 import { PlainTextStream } from "./text-plain.ts";
+import type { TaskRef } from "./wire-protocol.ts";
 
 export default defineCommand({
   meta: { name: "peek", description: "Print a task's current screen as plain text" },
@@ -25,20 +26,20 @@ export default defineCommand({
     const client = await DaemonClient.open();
     // Closed on every path: an open socket would keep the process alive after an unknown TASK.
     try {
-      if (args.history) await printHistory(client, args.task, lines, args.ansi === true);
-      else await peek(client, args.task, lines, args.follow);
+      if (args.history) await printHistory(client, { typed: args.task }, lines, args.ansi === true);
+      else await peek(client, { typed: args.task }, lines, args.follow);
     } finally {
       client.close();
     }
   },
 });
 
-async function printHistory(client: DaemonClient, task: string, lines: number | undefined, ansi: boolean): Promise<void> {
+async function printHistory(client: DaemonClient, task: TaskRef, lines: number | undefined, ansi: boolean): Promise<void> {
   const { text } = await client.request("peek", { task, history: true, ansi, ...(lines ? { lines } : {}) });
   process.stdout.write(text.length ? `${text}\n` : "");
 }
 
-async function peek(client: DaemonClient, task: string, lines: number | undefined, follow: boolean | undefined): Promise<void> {
+async function peek(client: DaemonClient, task: TaskRef, lines: number | undefined, follow: boolean | undefined): Promise<void> {
   const only = lines ? { lines } : {};
   if (!follow) {
     const { text } = await client.request("peek", { task, ...only });

@@ -9,6 +9,6 @@ export default defineCommand({
   },
   async run({ args }) {
     const name = args._.slice(1).join(" ");
-    await withDaemon((c) => c.request("rename", { task: args.task, name: name || null }));
+    await withDaemon((c) => c.request("rename", { task: { typed: args.task }, name: name || null }));
   },
 });

@@ -8,7 +8,7 @@ export default defineCommand({
   meta: { name: "rerun", description: "Rerun a finished task in place (same id, tag, group, name)" },
   args: { task: { type: "positional", description: "TASK", required: true } },
   async run({ args }) {
-    const reply = await withDaemon((c) => c.request("rerun", { task: args.task }));
+    const reply = await withDaemon((c) => c.request("rerun", { task: { typed: args.task } }));
     if (reply.notice) console.log(`task ${reply.id}: ${reply.notice}`);
   },
 });

@@ -17,7 +17,7 @@ export default defineCommand({
   },
   async run({ args }) {
     if (args._.length === 0) throw usageError("rm: name at least one TASK");
-    const reply = await withDaemon((c) => c.request("rm", { tasks: args._ }));
+    const reply = await withDaemon((c) => c.request("rm", { tasks: args._.map((typed) => ({ typed })) }));
     for (const line of escapeReport("removed", reply.removed, reply.escaped)) console.log(line);
   },
 });

@@ -49,7 +49,7 @@ export default defineCommand({
     if (args.attach) {
       const { attachTo } = await import("./ui-attach.ts");
       // A command quicker than the attach has already ended: its exit code, not its frozen screen.
-      process.exitCode = await attachTo(String(id), { whenFinished: "end", detachKey, status: settings?.attachStatusSetting() });
+      process.exitCode = await attachTo({ id }, { whenFinished: "end", detachKey, status: settings?.attachStatusSetting() });
     }
   },
 });

@@ -22,11 +22,11 @@ export default defineCommand({
       if (words.length === 0) throw usageError("send --keys: name at least one KEY");
       const unknown = unknownKey(words);
       if (unknown) throw usageError(`send --keys: unknown key '${unknown}' (keys: ${KEY_NAMES_HELP})`);
-      await withDaemon((c) => c.request("send", { task: args.task, keys: words }));
+      await withDaemon((c) => c.request("send", { task: { typed: args.task }, keys: words }));
       return;
     }
     const text = words.length === 1 && words[0] === "-" ? await readStdin() : words.join(" ");
-    await withDaemon((c) => c.request("send", { task: args.task, text, enter: args.enter, paste: Boolean(args.paste) }));
+    await withDaemon((c) => c.request("send", { task: { typed: args.task }, text, enter: args.enter, paste: Boolean(args.paste) }));
   },
 });
 

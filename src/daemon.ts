@@ -37,6 +37,7 @@ import {
   type Request,
   type SnapshotError,
   type TaskInfo,
+  type TaskRef,
 } from "./wire-protocol.ts";
 import { runNotifier } from "./daemon-notifier.ts";
 import { commandTooLong } from "./recipe.ts";
@@ -44,7 +45,7 @@ import { cacheDir, homeDir, runtimeDir, socketPath } from "./paths.ts";
 import { PROTOCOL_VERSION } from "./wire-framing.ts";
 import type { SnapshotRecipe, SnapshotState } from "./daemon-snapshots.ts";
 import { Task, type TaskListener } from "./daemon-task.ts";
-import { resolveTaskRef } from "./task-ref.ts";
+import { resolveTaskRef, taskById } from "./task-ref.ts";
 import { agentProbeBudgetSetting, HANDSHAKE_TIMEOUT_MS } from "./settings.ts";
 import { Typist } from "./daemon-typist.ts";
 import { escapedFromGroups } from "./daemon-escapees.ts";
@@ -431,8 +432,9 @@ export class Daemon implements TaskListener, ConnectionHandler {
     );
   }
 
-  find(ref: string): Task {
-    return resolveTaskRef(ref, [...this.tasks.values()]);
+  find(ref: TaskRef): Task {
+    const tasks = [...this.tasks.values()];
+    return "id" in ref ? taskById(ref.id, tasks) : resolveTaskRef(ref.typed, tasks);
   }
 
   list(): TaskInfo[] {

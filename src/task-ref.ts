@@ -1,9 +1,12 @@
-// Resolving what a user typed as TASK: an id, an exact display name, or a case-insensitive prefix of
-// a name or command that matches exactly one task. Pure, so every rule is a unit test.
+// Resolving a TASK reference. A client that holds a task's id sends the id, and it finds that task
+// or none (`taskById`). What a user typed is an id, an exact display name, or a case-insensitive
+// prefix of a name or command that matches exactly one task (`resolveTaskRef`). Pure, so every rule
+// is a unit test.
 //
-// The rules are tried in order, and the first that matches anything decides: one task is the
-// answer, several are an ambiguity error (which lists them), none passes to the next rule.
-//   1. an id;
+// The rules for typed text are tried in order, and the first that matches anything decides: one task
+// is the answer, several are an ambiguity error (which lists them), none passes to the next rule.
+//   1. an id: text made only of digits is an id and nothing else, so a removed task's id is refused
+//      rather than taken for the start of another task's name (`1` is never the task named `1-api`);
 //   2. an exact display name;
 //   3. an exact command: `claude` is the task running `claude`, not one named `claude-fake`;
 //   4. whole words at the start of a name or command, ignoring case: `claude` is also the task
@@ -23,11 +26,20 @@ export interface TaskRefCandidate {
   command: string;
 }
 
+/** The task with this id; none is an error, whatever the other tasks are named. */
+export function taskById<T extends TaskRefCandidate>(id: number, tasks: readonly T[]): T {
+  const found = tasks.find((t) => t.id === id);
+  if (!found) throw new UserError(`no task ${id}`);
+  return found;
+}
+
+/** The task that what a user typed names, by the rules above. */
 export function resolveTaskRef<T extends TaskRefCandidate>(ref: string, tasks: readonly T[]): T {
   const trimmed = ref.trim();
   if (/^\d+$/.test(trimmed)) {
     const byId = tasks.find((t) => t.id === Number(trimmed));
     if (byId) return byId;
+    throw new UserError(`no task ${Number(trimmed)}${listed(tasks)}`);
   }
   if (trimmed !== "") {
     const lower = trimmed.toLowerCase();
@@ -48,7 +60,12 @@ export function resolveTaskRef<T extends TaskRefCandidate>(ref: string, tasks: r
       if (matches.length > 1) throw ambiguous(ref, matches);
     }
   }
-  throw new UserError(`no task matches '${printable(ref)}'${tasks.length ? ` (tasks: ${describeSome(tasks)})` : " (no tasks)"}`);
+  throw new UserError(`no task matches '${printable(ref)}'${listed(tasks)}`);
+}
+
+/** What a "no task" error adds, so the user sees what they could have meant. */
+function listed(tasks: readonly TaskRefCandidate[]): string {
+  return tasks.length ? ` (tasks: ${describeSome(tasks)})` : " (no tasks)";
 }
 
 function ambiguous(ref: string, matches: readonly TaskRefCandidate[]): UserError {

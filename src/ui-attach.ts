@@ -14,7 +14,7 @@ import { AltScreenFilter } from "./ui-alt-screen-filter.ts";
 import { AttachNotice } from "./ui-attach-notice.ts";
 import { DaemonClient, terminalSize } from "./client.ts";
 import { EXIT, UserError, errorMessage, usageError } from "./errors.ts";
-import type { AttachEnd, TaskInfo } from "./wire-protocol.ts";
+import type { AttachEnd, TaskInfo, TaskRef } from "./wire-protocol.ts";
 import { stateText } from "./ui-format.ts";
 import { cut } from "./text-width.ts";
 import { TerminalScan } from "./text-scan.ts";
@@ -98,7 +98,7 @@ const CHORDS: Record<string, (session: Attachment) => void | Promise<void>> = {
 };
 
 /** Attaches until the user detaches or the task ends; chords may move it to other tasks meanwhile. */
-export async function attachSession(ref: string, options: AttachOptions = {}): Promise<AttachOutcome> {
+export async function attachSession(ref: TaskRef, options: AttachOptions = {}): Promise<AttachOutcome> {
   requireTerminal("attach");
   const client = await DaemonClient.open({ size: terminalSize() });
   return new Attachment(client, options).run(ref);
@@ -151,7 +151,7 @@ class Attachment {
     return { cols: this.size.cols, rows: this.statusShown ? Math.max(1, this.size.rows - 1) : this.size.rows };
   }
 
-  async run(ref: string): Promise<AttachOutcome> {
+  async run(ref: TaskRef): Promise<AttachOutcome> {
     const { client, stdin, stdout } = this;
     const done = new Promise<AttachOutcome>((resolve) => (this.finish = resolve));
     void done.then(() => (this.over = true));
@@ -315,7 +315,7 @@ class Attachment {
     stdout.write(RESTORE_TERMINAL);
     try {
       await client.request("detach");
-      await openHistoryInPager(client, String(this.info.id));
+      await openHistoryInPager(client, this.info.id);
     } catch {
       // the daemon went away: the session ends through `closed`
     }
@@ -328,7 +328,7 @@ class Attachment {
     this.awaitingRedraw = [];
     this.paging = false;
     try {
-      this.info = await client.request("attach", { task: String(this.info.id), ...this.ptySize });
+      this.info = await client.request("attach", { task: { id: this.info.id }, ...this.ptySize });
       // Ended while the pager had the terminal: as if it had ended while attached; rerun meanwhile: keys go to it.
       if (this.info.state === "exited" && !this.finished) this.finish({ kind: "ended", end: { type: "attach-end", reason: "exited", task: this.info } });
       else if (this.info.state === "running") this.finished = null;
@@ -342,7 +342,7 @@ class Attachment {
   private async rerun(): Promise<void> {
     this.finished = null;
     try {
-      await this.client.request("rerun", { task: String(this.info.id) });
+      await this.client.request("rerun", { task: { id: this.info.id } });
     } catch {
       this.finished = this.info; // removed meanwhile, or rerun by someone else: the notice stays
     }
@@ -375,7 +375,7 @@ class Attachment {
     const left = this.finished;
     this.finished = null;
     try {
-      this.info = await this.client.request("attach", { task: String(target.id), ...this.ptySize });
+      this.info = await this.client.request("attach", { task: { id: target.id }, ...this.ptySize });
       this.finished = this.info.state === "exited" ? this.info : null;
     } catch (error) {
       // Still attached to the task left (the daemon attaches nothing else on a refusal): show it again.
@@ -443,7 +443,7 @@ class Attachment {
 /** The text a task left on its screen; "" when it cannot be had. */
 async function lastScreen(client: DaemonClient, task: TaskInfo): Promise<string> {
   try {
-    return (await client.request("peek", { task: String(task.id) })).text;
+    return (await client.request("peek", { task: { id: task.id } })).text;
   } catch {
     return "";
   }
@@ -453,7 +453,7 @@ async function lastScreen(client: DaemonClient, task: TaskInfo): Promise<string>
  * `fleetcom attach TASK` and `run --attach`: attach, then say how it ended. Returns the exit code:
  * the task's when it ended while attached, 0 after a detach.
  */
-export async function attachTo(ref: string, options: AttachOptions = {}): Promise<number> {
+export async function attachTo(ref: TaskRef, options: AttachOptions = {}): Promise<number> {
   const outcome = await attachSession(ref, options);
   if (outcome.kind === "detached") {
     process.stdout.write(`[detached from task ${outcome.task.id}]\n`);

@@ -518,7 +518,7 @@ class Dashboard {
   /** The peek's text, when it is opened and again after each event about its task. */
   private async loadPeek(task: TaskInfo): Promise<void> {
     const rows = Math.max(3, this.region.height - 4);
-    const { text } = await this.client.request("peek", { task: String(task.id), lines: rows });
+    const { text } = await this.client.request("peek", { task: { id: task.id }, lines: rows });
     if (this.peekWanted !== task.id) return;
     this.peek = { id: task.id, title: `${task.id} ${printable(label(task))}`, text };
     this.draw();
@@ -529,7 +529,7 @@ class Dashboard {
     this.away = true;
     this.keys.suspend();
     try {
-      await openHistoryInPager(this.client, String(id));
+      await openHistoryInPager(this.client, id);
     } catch (error) {
       this.status = { text: errorMessage(error), error: true };
     } finally {
@@ -570,7 +570,7 @@ class Dashboard {
     if (name === null) return;
     const cleared = name.trim() === "";
     await this.op(cleared ? `task ${task.id} has no name` : `renamed task ${task.id}`, () =>
-      this.client.request("rename", { task: String(task.id), name: cleared ? null : name }),
+      this.client.request("rename", { task: { id: task.id }, name: cleared ? null : name }),
     );
   }
 
@@ -583,7 +583,7 @@ class Dashboard {
     const group = await this.ask(`Group for ${one ? `task ${one.id}` : `${tasks.length} tasks`} (empty clears it)`, initial);
     if (group === null) return;
     const cleared = group.trim() === "";
-    const request = (task: TaskInfo) => this.client.request("group", { task: String(task.id), group: cleared ? null : group });
+    const request = (task: TaskInfo) => this.client.request("group", { task: { id: task.id }, group: cleared ? null : group });
     if (one) {
       if (await this.op(cleared ? `task ${one.id} has no group` : `task ${one.id} is in group '${printable(group.trim())}'`, () => request(one)))
         this.picked.clear();
@@ -608,7 +608,7 @@ class Dashboard {
       const [task] = tasks as [TaskInfo];
       if (
         await this.op(task.tagged ? `task ${task.id} no longer in use` : `task ${task.id} marked in use`, () =>
-          this.client.request("tag", { task: String(task.id) }),
+          this.client.request("tag", { task: { id: task.id } }),
         )
       )
         this.picked.clear();
@@ -619,7 +619,7 @@ class Dashboard {
     await this.each(
       toggled,
       (n) => (untag ? `${n} tasks no longer in use` : `${n} tasks marked in use`),
-      (t) => this.client.request("tag", { task: String(t.id) }),
+      (t) => this.client.request("tag", { task: { id: t.id } }),
     );
   }
 
@@ -627,7 +627,7 @@ class Dashboard {
   private async rerun(tasks: TaskInfo[]): Promise<void> {
     if (tasks.length === 1) {
       const [task] = tasks as [TaskInfo];
-      if (await this.op(`reran task ${task.id}`, () => this.client.request("rerun", { task: String(task.id) }))) this.picked.clear();
+      if (await this.op(`reran task ${task.id}`, () => this.client.request("rerun", { task: { id: task.id } }))) this.picked.clear();
       return;
     }
     const finished = tasks.filter((t) => t.state === "exited");
@@ -637,7 +637,7 @@ class Dashboard {
     await this.each(
       finished,
       (n) => `reran ${n} tasks${skipped ? `; ${skipped} still running, left as they are` : ""}`,
-      (t) => this.client.request("rerun", { task: String(t.id) }),
+      (t) => this.client.request("rerun", { task: { id: t.id } }),
     );
   }
 
@@ -647,8 +647,8 @@ class Dashboard {
    * its recipe is in the snapshots).
    */
   private async killOrRemove(tasks: TaskInfo[]): Promise<void> {
-    const running = tasks.filter((t) => t.state === "running").map((t) => String(t.id));
-    const finished = tasks.filter((t) => t.state !== "running").map((t) => String(t.id));
+    const running = tasks.filter((t) => t.state === "running").map((t) => ({ id: t.id }));
+    const finished = tasks.filter((t) => t.state !== "running").map((t) => ({ id: t.id }));
     if (running.length) {
       const [first] = tasks as [TaskInfo];
       const question =
@@ -710,7 +710,7 @@ class Dashboard {
     this.region.clear();
     this.keys.hold();
     try {
-      const outcome = await attachSession(String(task.id), { detachKey: this.detachKey, status: this.attachStatus, keepRawMode: true });
+      const outcome = await attachSession({ id: task.id }, { detachKey: this.detachKey, status: this.attachStatus, keepRawMode: true });
       this.attachStatus = outcome.statusShown ?? this.attachStatus;
       // A chord may have moved attached mode to another task: the cursor comes back on that one.
       const last = outcome.kind === "detached" ? outcome.task : outcome.end.task;

@@ -16,11 +16,11 @@ export function pagerCommand(pager: string | undefined): string {
 }
 
 /**
- * Shows `task`'s history in the pager and resolves when the pager has quit. The terminal must be
+ * Shows task `id`'s history in the pager and resolves when the pager has quit. The terminal must be
  * the pager's meanwhile: nothing of ours reading stdin, raw mode off, the normal screen showing.
  */
-export async function openHistoryInPager(client: DaemonClient, task: string): Promise<void> {
-  const { text } = await client.request("peek", { task, history: true, ansi: true });
+export async function openHistoryInPager(client: DaemonClient, id: number): Promise<void> {
+  const { text } = await client.request("peek", { task: { id }, history: true, ansi: true });
   await page(text.length ? `${text}\n` : "", pagerCommand(process.env.PAGER));
 }
 

@@ -3,7 +3,9 @@
 // No arktype here: clients on the hot path (ls, attach, send, peek) must start fast.
 import { concatBytes } from "./bytes.ts";
 
-export const PROTOCOL_VERSION = 1;
+// Raised when a request or reply changes shape, so an old daemon refuses a new client in one clear
+// line rather than a failed validation. 2: a task is named as { id } or { typed }, never bare text.
+export const PROTOCOL_VERSION = 2;
 
 export const FrameKind = { control: 1, data: 2 } as const;
 export type FrameKind = (typeof FrameKind)[keyof typeof FrameKind];

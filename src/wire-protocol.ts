@@ -9,8 +9,15 @@ import { recipeEntry, type RecipeEntry } from "./recipe.ts";
 export type { RecipeEntry };
 
 const dimension = "1 <= number.integer <= 1000";
-const taskRef = "string > 0";
 const label = "string | null";
+
+/**
+ * Which task an op is about: the id of a task the client holds (the dashboard, attach, a picker), found
+ * by id only, or what a user typed as TASK, resolved by task-ref.ts's rules. A client that knows the
+ * id never sends it as text, so a removed task's id cannot reach another task through a name or prefix.
+ */
+const taskRef = type({ id: "number.integer" }).or({ typed: "string > 0" });
+export type TaskRef = typeof taskRef.infer;
 
 export const hello = type({
   type: "'hello'",
@@ -35,15 +42,15 @@ export const opArgs = {
   redraw: type({}),
   run: type({ command: "string > 0", "cwd?": "string", "group?": label, "name?": label }),
   load: type({ entries: recipeEntry.array(), "again?": "boolean", "earlier?": "number.integer[]", "snapshot?": "string" }),
-  kill: type({ tasks: type(taskRef).array().atLeastLength(1) }),
-  rm: type({ tasks: type(taskRef).array().atLeastLength(1) }),
+  kill: type({ tasks: taskRef.array().atLeastLength(1) }),
+  rm: type({ tasks: taskRef.array().atLeastLength(1) }),
   rerun: type({ task: taskRef }),
   tag: type({ task: taskRef }),
   rename: type({ task: taskRef, name: label }),
   group: type({ task: taskRef, group: label }),
   send: type({ task: taskRef, "text?": "string", "enter?": "boolean", "paste?": "boolean", "keys?": type("string > 0").array().atLeastLength(1) }),
   peek: type({ task: taskRef, "lines?": "number.integer > 0", "history?": "boolean", "ansi?": "boolean" }),
-  history: type({ "tasks?": type(taskRef).array(), "group?": "string" }),
+  history: type({ "tasks?": taskRef.array(), "group?": "string" }),
   logs: type({ task: taskRef, "lines?": "number.integer >= 0" }),
   attach: type({ task: taskRef, cols: dimension, rows: dimension }),
   follow: type({ task: taskRef, "lines?": "number.integer > 0" }),

@@ -56,7 +56,7 @@ describe("hostile clients", () => {
     const driver = await fleet.rawClient();
     const flood = ((await driver.request("run", { command: "head -c 15000000 /dev/urandom | base64; echo FLOOD-DONE" })).result as { id: number }).id;
     const stuck = await fleet.rawClient();
-    expect((await stuck.request("attach", { task: String(flood), cols: 80, rows: 24 })).ok).toBe(true);
+    expect((await stuck.request("attach", { task: { id: flood }, cols: 80, rows: 24 })).ok).toBe(true);
     stuck.pause();
     let peakQueued = 0;
     await until(

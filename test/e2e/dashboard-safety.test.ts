@@ -1,10 +1,12 @@
 // The dashboard when things go wrong (ux.md, problems 5 and 6), in a real PTY: the daemon dies under
 // it (it stays, says so, and `r` reconnects), the previous fleet was lost (the header says so and `L`
-// recovers it), recovery snapshots fail (a line under the header while they do).
+// recovers it), recovery snapshots fail (a line under the header while they do), another client
+// removes the task it is about to kill (nothing else is killed).
 import { isProcessAlive } from "../../src/platform.ts";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { rows, selectedRow } from "../harness/dashboard.ts";
 import { type Fleet, type PtyClient, until } from "../harness/fleet.ts";
 import { killProcessGroups, processesWithMarker, recoveryDirOf, snapshotFleet, snapshotNames } from "../harness/recovery-helpers.ts";
 
@@ -112,5 +114,24 @@ describe("when recovery snapshots fail", () => {
     await fleet.ok(["rename", String(id), "again"]);
     const fixed = await client.waitForScreen("written again", (s) => s.includes("recovery snapshots are written again"));
     expect(fixed).not.toContain("recovery snapshots failing");
+  });
+});
+
+describe("when another client removes the task a question is about", () => {
+  test("answering y to X kills nothing: not the task whose name starts with the removed id", async () => {
+    const gone = await fleet.run("sleep 3600", ["--name", "x"]);
+    const api = await fleet.run("sleep 3601", ["--name", `${gone}-api`]);
+    const client = await dashboard();
+    client.write(`${gone}\r`);
+    await client.waitForScreen("the task selected", (s) => /\bx\b/.test(selectedRow(s)) && !selectedRow(s).includes("-api"));
+    client.write("X");
+    await client.waitForScreen("the question", (s) => s.includes("kill x? y/N"));
+    await fleet.ok(["kill", String(gone)]);
+    await fleet.ok(["rm", String(gone)]);
+    client.write("y");
+    const answered = await client.waitForScreen("the answer", (s) => s.includes(`killed task ${gone}`) || s.includes(`no task ${gone}`));
+    // The bare line of an id the dashboard held, not the list a typed reference gets.
+    expect(rows(answered)).toContain(`no task ${gone}`);
+    expect((await fleet.task(api)).state).toBe("running");
   });
 });

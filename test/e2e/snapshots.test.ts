@@ -153,11 +153,11 @@ describe("snapshots in the daemon", () => {
     const id = await fleet.run("sleep 3600");
     await until("the first snapshot", () => snapshotWrites(fleet) === 1, 20_000);
     const client = await RawClient.open(fleet);
-    const replies = await Promise.all(Array.from({ length: 100 }, (_, i) => client.request("rename", { task: String(id), name: `burst ${i}` })));
+    const replies = await Promise.all(Array.from({ length: 100 }, (_, i) => client.request("rename", { task: { id }, name: `burst ${i}` })));
     expect(replies.every((r) => r.ok)).toBe(true);
     await until("the pass after the burst", () => snapshotWrites(fleet) >= 2, 20_000);
     // A sentinel change: its write is the third only if the burst wrote exactly once.
-    await client.request("rename", { task: String(id), name: "sentinel" });
+    await client.request("rename", { task: { id }, name: "sentinel" });
     // The log line follows the file's rename: wait for both, or the count can be read in between.
     await until("the sentinel's snapshot, logged", () => snapshotDoc().dirs["~"][0].name === "sentinel" && snapshotWrites(fleet) >= 3, 20_000);
     client.close();

@@ -1,6 +1,7 @@
 // TASK references (cli.md): an id, then an exact name, then an exact command, then whole words at
 // the start of a name or command, then any prefix; the first rule that matches decides, and several
-// matches are an ambiguity that lists at most ten of them. Pure, with a check through the real CLI.
+// matches are an ambiguity that lists at most ten of them. Digits alone are an id and nothing else.
+// Pure, with checks through the real CLI.
 import { describe, expect, test } from "bun:test";
 import { resolveTaskRef, type TaskRefCandidate } from "../../src/task-ref.ts";
 import { thrown } from "../harness/helpers.ts";
@@ -23,9 +24,10 @@ describe("an exact reference wins over a prefix", () => {
     expect(resolved("claude-fake", fleet)).toBe(4);
   });
 
-  test("an id wins over everything, and a number that is no id is a name or command like any other", () => {
+  test("an id wins over everything, and digits that are no id match no name, command or prefix", () => {
     expect(resolved("10", [task(10, "x", "y"), task(11, "10", "z")])).toBe(10);
-    expect(resolved("12", [task(10, "x", "y"), task(11, "12", "z")])).toBe(11);
+    expect(refused("12", [task(10, "x", "y"), task(11, "12", "z")])).toBe("no task 12 (tasks: 10 x, 11 12)");
+    expect(refused("1", [task(2, "1-api", "sleep 1000"), task(3, null, "1 more")])).toBe("no task 1 (tasks: 2 1-api, 3 1 more)");
   });
 
   test("a part of a word still finds a task when nothing else matches it", () => {
@@ -74,5 +76,17 @@ describe("through the CLI", () => {
     expect(names).toEqual({ [fake]: "cat-fake", [cat]: "exact command", [sleeper]: "leading word" });
     const r = await fleet.cli(["rename", "ca", "x"]);
     expect(r).toEqual({ code: 1, stdout: "", stderr: `fleetcom: 'ca' matches 2 tasks: ${fake} cat-fake, ${cat} exact command\n` });
+  });
+
+  test("kill of a removed task's id is refused and kills nothing, not the task whose name starts with that id", async () => {
+    const gone = await fleet.run("sleep 1000", ["--name", "x"]);
+    const api = await fleet.run("sleep 1000", ["--name", `${gone}-api`]);
+    await fleet.ok(["kill", String(gone)]);
+    await fleet.ok(["rm", String(gone)]);
+    const r = await fleet.cli(["kill", String(gone)]);
+    expect(r).toEqual({ code: 1, stdout: "", stderr: `fleetcom: no task ${gone} (tasks: ${api} ${gone}-api)\n` });
+    expect((await fleet.task(api)).state).toBe("running");
+    expect(await fleet.cli(["rename", `${gone}-api`, "reached by its name"])).toEqual({ code: 0, stdout: "", stderr: "" });
+    expect((await fleet.task(api)).name).toBe("reached by its name");
   });
 });

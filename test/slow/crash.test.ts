@@ -38,7 +38,7 @@ async function randomChange(client: RawClient, round: number, step: number): Pro
   const listed = await client.request("ls");
   if (!listed.ok) return;
   const tasks = listed.result as TaskInfo[];
-  const someTask = () => String(pick(tasks).id);
+  const someTask = () => ({ id: pick(tasks).id });
   const label = `r${round}s${step}`;
   const choices: (() => Promise<{ ok: boolean }>)[] = [];
   if (tasks.length < MAX_TASKS) {

@@ -83,7 +83,7 @@ describe("M4: a client that stops reading", () => {
     const greedy = await fleet.rawClient();
     greedy.pause();
     // Each `tag` reply carries the 60 KB command: 200 unread replies would be 12 MB queued for it.
-    const replies = Array.from({ length: 200 }, () => greedy.request("tag", { task: String(task.id) }));
+    const replies = Array.from({ length: 200 }, () => greedy.request("tag", { task: { id: task.id } }));
     const tagEvents = () => driver.messages.filter((m) => m.type === "event" && (m.task as { id: number }).id === task.id).length;
     await until("the daemon to handle or drop the burst", async () => tagEvents() >= 201 || (await driver.clientStats()).droppedBehind === 1, 60_000);
     greedy.resume();
@@ -172,7 +172,7 @@ describe("L2: input to a task that does not read", () => {
     await until("the task in raw mode", async () => (await fleet.peek(id)).includes("ready"));
     const chunk = "a".repeat(200 * 1024);
     const replies: { ok: boolean; error?: string }[] = [];
-    for (let i = 0; i < 10; i++) replies.push(await driver.request("send", { task: String(id), text: chunk }));
+    for (let i = 0; i < 10; i++) replies.push(await driver.request("send", { task: { id }, text: chunk }));
     const accepted = replies.filter((r) => r.ok).length;
     const refusals = replies.filter((r) => !r.ok).map((r) => r.error);
     expect(refusals.length).toBeGreaterThan(0);
@@ -187,13 +187,13 @@ describe("L2: input to a task that does not read", () => {
       String(accepted * chunk.length),
     );
     // Drained, it takes input again.
-    expect((await driver.request("send", { task: String(id), text: "x" })).ok).toBe(true);
+    expect((await driver.request("send", { task: { id }, text: "x" })).ok).toBe(true);
   }, 60_000);
 
   test("a single send over 1 MiB is refused, not cut", async () => {
     const driver = await fleet.rawClient();
     const id = ((await driver.request("run", { command: "sleep 600" })).result as { id: number }).id;
-    const reply = await driver.request("send", { task: String(id), text: "b".repeat(1024 * 1024 + 1) });
+    const reply = await driver.request("send", { task: { id }, text: "b".repeat(1024 * 1024 + 1) });
     expect(reply).toMatchObject({ ok: false, error: "send: text too long (1048577 bytes; at most 1 MiB at a time)" });
   });
 
@@ -201,11 +201,11 @@ describe("L2: input to a task that does not read", () => {
     const driver = await fleet.rawClient();
     const id = ((await driver.request("run", { command: "sleep 600" })).result as { id: number }).id;
     const typist = await fleet.rawClient();
-    expect((await typist.request("attach", { task: String(id), cols: 80, rows: 24 })).ok).toBe(true);
+    expect((await typist.request("attach", { task: { id }, cols: 80, rows: 24 })).ok).toBe(true);
     const frame = new Uint8Array(512 * 1024).fill(0x61);
     for (let i = 0; i < 8; i++) typist.sendData(frame);
     await until("the typist's input paused", async () => (await driver.clientStats()).inputBlocked === 1, 30_000);
-    expect((await driver.request("kill", { tasks: [String(id)] })).ok).toBe(true);
+    expect((await driver.request("kill", { tasks: [{ id }] })).ok).toBe(true);
     await until("the typist told of the exit", () => typist.messages.some((m) => m.type === "attach-end"), 30_000);
     expect((await driver.clientStats()).inputBlocked).toBe(0);
     expect((await typist.request("ls")).ok).toBe(true);
@@ -267,7 +267,7 @@ describe("L10: snapshot writes that fail", () => {
     expect(status.snapshotPendingSince).not.toBeNull();
 
     // A second failed pass is the same streak: no second notice. A client subscribing now hears of it.
-    await watcher.request("rename", { task: String(id), name: "again" });
+    await watcher.request("rename", { task: { id }, name: "again" });
     await until("a second failed pass", () => failedPasses() >= 2);
     expect(notices()).toHaveLength(1);
     const late = await subscribed();
@@ -281,7 +281,7 @@ describe("L10: snapshot writes that fail", () => {
     );
 
     rmdirSync(blocker);
-    await watcher.request("rename", { task: String(id), name: "fixed" });
+    await watcher.request("rename", { task: { id }, name: "fixed" });
     await until("the recovery told", () => notices().length === 2);
     expect(notices()[1]!.error).toBeNull();
     expect(((await watcher.request("status")).result as { snapshotError: unknown }).snapshotError).toBeNull();
@@ -307,12 +307,12 @@ describe("L12: finished tasks", () => {
 
     const last = ids.at(-1)!;
     expect((await fleet.peek(last)).split("\n").at(-2)).toBe("last line 9");
-    const peeked = (await driver.request("peek", { task: String(last), lines: 3000 })).result as { text: string };
+    const peeked = (await driver.request("peek", { task: { id: last }, lines: 3000 })).result as { text: string };
     expect(peeked.text.split("\n").length).toBeGreaterThan(2000);
     expect((await fleet.task(last)).preview).toBe("last line 9");
     // An attach from a narrower terminal gets the screen reflowed to its size, then the exit stands.
     const viewer = await fleet.rawClient();
-    const attached = await viewer.request("attach", { task: String(last), cols: 40, rows: 10 });
+    const attached = await viewer.request("attach", { task: { id: last }, cols: 40, rows: 10 });
     expect(attached.ok).toBe(true);
     await until("the screen drawn", () => viewer.data.includes("last line 9"));
     // At 40 columns the 76-column base64 lines arrive wrapped (drawn by autowrap, term-serialize.ts),

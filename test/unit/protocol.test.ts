@@ -1,9 +1,11 @@
-// Pure pieces of the supervisor: framing, TASK resolution, the scrollback setting.
+// Pure pieces of the supervisor: framing, TASK resolution and references on the wire, the scrollback setting.
+import { type } from "arktype";
 import { describe, expect, test } from "bun:test";
 import { DEFAULT_SCROLLBACK, MAX_SCROLLBACK, scrollbackSetting } from "../../src/settings.ts";
 import { UserError } from "../../src/errors.ts";
 import { FrameDecoder, FrameError, FrameKind, decodeJson, encodeControl, encodeData, encodeFrame } from "../../src/wire-framing.ts";
-import { resolveTaskRef } from "../../src/task-ref.ts";
+import { resolveTaskRef, taskById } from "../../src/task-ref.ts";
+import { opArgs } from "../../src/wire-protocol.ts";
 
 describe("frames", () => {
   test("a frame is a 4-byte big-endian length, a kind byte and the payload", () => {
@@ -84,6 +86,33 @@ describe("TASK resolution", () => {
 
   test("an empty TASK matches nothing rather than everything", () => {
     expect(() => resolveTaskRef("", tasks)).toThrow("no task matches ''");
+  });
+
+  test("digits alone are an id and only an id: a removed id never falls through to a name or prefix", () => {
+    const withApi = [...tasks, { id: 13, name: "4-api", command: "sleep 1000" }, { id: 14, name: null, command: "4 more" }];
+    expect(() => resolveTaskRef("4", withApi)).toThrow("no task 4 (tasks: 1 api, 2 npm test -- --watch, 3 Api docs, 12 3, 13 4-api, 14 4 more)");
+    expect(() => resolveTaskRef(" 4 ", withApi)).toThrow("no task 4 (tasks: ");
+    expect(() => resolveTaskRef("4", [])).toThrow("no task 4 (no tasks)");
+    expect(resolveTaskRef("4-api", withApi).id).toBe(13);
+  });
+
+  test("an id a client holds finds that task or none, whatever the names", () => {
+    expect(taskById(12, tasks).name).toBe("3");
+    expect(() => taskById(4, [...tasks, { id: 5, name: "4", command: "4" }])).toThrow(/^no task 4$/);
+  });
+});
+
+describe("a task reference on the wire", () => {
+  const accepted = (task: unknown) => !(opArgs.tag({ task }) instanceof type.errors);
+
+  test("is an id a client holds or the text a user typed", () => {
+    expect(accepted({ id: 3 })).toBe(true);
+    expect(accepted({ typed: "api" })).toBe(true);
+    expect(opArgs.kill({ tasks: [{ id: 1 }, { typed: "1-api" }] })).toEqual({ tasks: [{ id: 1 }, { typed: "1-api" }] });
+  });
+
+  test("is never bare text, an id as text, a fraction or empty typed text", () => {
+    for (const task of ["3", 3, { id: "3" }, { id: 1.5 }, { typed: "" }, {}]) expect([task, accepted(task)]).toEqual([task, false]);
   });
 });
 

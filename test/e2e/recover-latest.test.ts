@@ -70,7 +70,16 @@ describe("recover --latest and FILE", () => {
     const good = snapshotRecipe(3, { "~": ["sleep 3600"] });
     const name = fabricate(DEAD_PID, 3, good);
     const r = await fleet.cli(["recover", "--latest", "--json"]);
-    expect(JSON.parse(r.stdout)).toEqual({ name: good.name, file: join(dir, name), started: [1], skipped: 0, alreadyRunning: 0, finished: 0, dropped: 0, idsChanged: [] });
+    expect(JSON.parse(r.stdout)).toEqual({
+      name: good.name,
+      file: join(dir, name),
+      started: [1],
+      skipped: 0,
+      alreadyRunning: 0,
+      finished: 0,
+      dropped: 0,
+      idsChanged: [],
+    });
   });
 
   test("--latest with only damaged snapshots fails naming the directory", async () => {
@@ -157,15 +166,21 @@ describe("recover --latest and FILE", () => {
     for (const sub of ["a", "b"]) mkdirSync(join(fleet.sandbox.home, sub));
     // Ids 1..5, then 1, 2 and 4 removed: what is left is 3 (in ~/b) and 5 (in ~/a), so the snapshot's
     // directory order is not the id order either.
-    for (const [name, cwd] of [["gone-1", "a"], ["gone-2", "a"], ["keep-3", "b"], ["gone-4", "b"], ["keep-5", "a"]]) {
+    for (const [name, cwd] of [
+      ["gone-1", "a"],
+      ["gone-2", "a"],
+      ["keep-3", "b"],
+      ["gone-4", "b"],
+      ["keep-5", "a"],
+    ]) {
       const id = await fleet.run(name!.startsWith("gone") ? "true" : "sleep 3600", ["--name", name!, "--cwd", join(fleet.sandbox.home, cwd!)]);
       if (name!.startsWith("gone")) await fleet.waitForExit(id);
     }
     await fleet.ok(["rm", "1", "2", "4"]);
     const own = snapshotFileName(new Date(JSON.parse(await fleet.ok(["status", "--json"])).startedAt), fleet.daemonPid()!);
     await until("the snapshot of tasks 3 and 5 alone", () => {
-      const text = existsSync(join(dir, own)) && readFileSync(join(dir, own), "utf8");
-      return text && text.includes("keep-3") && text.includes("keep-5") && !text.includes("gone-");
+      const text = existsSync(join(dir, own)) ? readFileSync(join(dir, own), "utf8") : "";
+      return text.includes("keep-3") && text.includes("keep-5") && !text.includes("gone-");
     });
     await crashDaemon(fleet);
 
@@ -204,7 +219,14 @@ describe("recover --latest and FILE", () => {
       [7, "two"],
     ]);
     const again = JSON.parse((await fleet.cli(["recover", name, "--again", "--json"])).stdout);
-    expect(again).toMatchObject({ started: [8, 9, 10], idsChanged: [{ from: 1, to: 8 }, { from: 2, to: 9 }, { from: 5, to: 10 }] });
+    expect(again).toMatchObject({
+      started: [8, 9, 10],
+      idsChanged: [
+        { from: 1, to: 8 },
+        { from: 2, to: 9 },
+        { from: 5, to: 10 },
+      ],
+    });
   });
 
   test("a damaged FILE fails with one line naming it", async () => {

@@ -77,7 +77,19 @@ describe("recorded ids in a recipe", () => {
       const recovery = join(root, "sessions", "recovery");
       mkdirSync(recovery, { recursive: true });
       const file = join(recovery, "20261129T210433Z-48213.json");
-      writeFileSync(file, JSON.stringify({ version: 1, name: "autosaved", dirs: { [root]: [{ cmd: "a", id: 4 }, { cmd: "b", id: 67, history: "67" }] } }));
+      writeFileSync(
+        file,
+        JSON.stringify({
+          version: 1,
+          name: "autosaved",
+          dirs: {
+            [root]: [
+              { cmd: "a", id: 4 },
+              { cmd: "b", id: 67, history: "67" },
+            ],
+          },
+        }),
+      );
       const env = { FLEETCOM_CONFIG_DIR: root, HOME: root };
       expect(latestSnapshot(null, env, root).entries.map((e) => e.id)).toEqual([4, 67]);
       expect(loadRecipe(file, root, env).entries.map((e) => "id" in e || "history" in e)).toEqual([false, false]);

@@ -469,8 +469,8 @@ export class Daemon implements TaskListener, ConnectionHandler {
 
   /**
    * What a recovery snapshot stores: the recipe of the running tasks, and apart from it the tasks
-   * that have finished, which a recovery must not start again (recovery.md); each entry with the key
-   * of its task's history file while history is kept.
+   * that have finished, which a recovery must not start again (recovery.md); each entry with its
+   * task's id, which a recovery gives back, and the key of its history file while history is kept.
    */
   snapshotRecipe(): SnapshotRecipe {
     const tasks = this.inIdOrder();

@@ -25,7 +25,7 @@ export function commandTooLong(cmd: string): string | null {
  * The id a recovery snapshot records for each task, so that a recovery gives it back (daemon-task-ids.ts).
  * Bounded far below 2^53: past it the daemon's counter could no longer count up to a new id.
  */
-export const recordedId = type("1 <= number.integer <= 2147483647");
+const recordedId = type("1 <= number.integer <= 2147483647");
 
 // One command to start, as a load sees it: `dir` is absolute, group and name already normalised.
 // `history` is the key of the task's kept history in a snapshot (recipe-history.ts): as read from a

@@ -5,7 +5,7 @@ import { Buffer } from "node:buffer";
 import { basename } from "node:path";
 import { withDaemon } from "./client.ts";
 import { EXIT, UserError } from "./errors.ts";
-import type { DaemonStatus } from "./wire-protocol.ts";
+import type { DaemonStatus, IdChange } from "./wire-protocol.ts";
 import { snapshotFileName } from "./recipe-snapshot-rules.ts";
 import { isOwnSnapshot } from "./recipe-snapshots.ts";
 import type { RecipeEntry } from "./recipe.ts";
@@ -26,6 +26,8 @@ export interface LoadResult {
   /** Tasks a recovery snapshot recorded as finished: never started again (recovery.md). */
   finished: number;
   dropped: number;
+  /** Recovered tasks whose recorded id was in use, and the id each got instead. */
+  idsChanged: IdChange[];
 }
 
 export interface LoadOptions {
@@ -47,14 +49,16 @@ export async function startRecipe(recipe: LoadedRecipe, options: LoadOptions = {
   const finished = recipe.finished?.length ?? 0;
   if (recipe.entries.length === 0) {
     // A snapshot of a fleet whose every task had finished: nothing to start, and that is the answer.
-    if (finished > 0) return { name: recipe.displayName, file: recipe.file, started: [], skipped: 0, alreadyRunning: 0, finished, dropped: recipe.dropped };
+    if (finished > 0) {
+      return { name: recipe.displayName, file: recipe.file, started: [], skipped: 0, alreadyRunning: 0, finished, dropped: recipe.dropped, idsChanged: [] };
+    }
     throw new UserError(`nothing to load: ${printable(recipe.file)} holds no command (${recipe.dropped} dropped)`);
   }
   const chunks = loadChunks(recipe.entries, recipe.file);
   // A recovery is the remedy the crash notice names: it does not ask to be told of it.
-  const { started, skipped, alreadyRunning } = await withDaemon(
+  const { started, skipped, alreadyRunning, idsChanged } = await withDaemon(
     async (c) => {
-      const total = { started: [] as number[], skipped: 0, alreadyRunning: 0 };
+      const total = { started: [] as number[], skipped: 0, alreadyRunning: 0, idsChanged: [] as IdChange[] };
       for (const entries of chunks) {
         // What an earlier part started is this load's own, never "already running" for a later part.
         const part = await c.request("load", {
@@ -66,12 +70,13 @@ export async function startRecipe(recipe: LoadedRecipe, options: LoadOptions = {
         total.started.push(...part.started);
         total.skipped += part.skipped;
         total.alreadyRunning += part.alreadyRunning;
+        total.idsChanged.push(...part.idsChanged);
       }
       return total;
     },
     { notices: options.snapshot === undefined },
   );
-  return { name: recipe.displayName, file: recipe.file, started, skipped, alreadyRunning, finished, dropped: recipe.dropped };
+  return { name: recipe.displayName, file: recipe.file, started, skipped, alreadyRunning, finished, dropped: recipe.dropped, idsChanged };
 }
 
 /** Entries in request-sized runs, in order; an entry no request could carry is refused up front. */
@@ -102,12 +107,17 @@ export async function loadAndDescribe(recipe: LoadedRecipe, json = false, option
   return loadSummary(result);
 }
 
-/** `loaded 'work': 2 task(s), 3 already running (--again starts them), 0 skipped (missing directory), 0 dropped`. */
+/**
+ * `loaded 'work': 2 task(s), 3 already running (--again starts them), 0 skipped (missing directory), 0 dropped`,
+ * and for a recovery whose recorded ids were not all free, a second line `ids changed: 4→67, 5→68`.
+ */
 export function loadSummary(result: LoadResult): string {
   const running = result.alreadyRunning > 0 ? `${result.alreadyRunning} already running (--again starts them), ` : "";
   const finished = result.finished > 0 ? `${result.finished} had finished (not started), ` : "";
   const counts = `${running}${finished}${result.skipped} skipped (missing directory), ${result.dropped} dropped`;
-  return `loaded '${printable(result.name)}': ${result.started.length} task(s), ${counts}`;
+  const loaded = `loaded '${printable(result.name)}': ${result.started.length} task(s), ${counts}`;
+  if (result.idsChanged.length === 0) return loaded;
+  return `${loaded}\nids changed: ${result.idsChanged.map(({ from, to }) => `${from}→${to}`).join(", ")}`;
 }
 
 /** The running supervisor's status, or null when none runs; never starts one. */

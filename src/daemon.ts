@@ -28,6 +28,7 @@ import {
   type Escapee,
   type Hello,
   hello as helloSchema,
+  type IdChange,
   type Notices,
   opArgs,
   type OpResult,
@@ -51,6 +52,7 @@ import { Typist } from "./daemon-typist.ts";
 import { escapedFromGroups } from "./daemon-escapees.ts";
 import { VERSION } from "./version.ts";
 import { LoadTurns } from "./daemon-load-turns.ts";
+import { TaskIds } from "./daemon-task-ids.ts";
 
 export interface DaemonOptions {
   scrollback: number;
@@ -76,7 +78,10 @@ export class Daemon implements TaskListener, ConnectionHandler {
     holds: (task) => this.holds(task),
     outputSettled: (task) => this.noteSavedForm(task),
   });
-  private nextId = 1;
+  private readonly ids = new TaskIds();
+  /** A recovered task took an id below one in use, so `tasks` is no longer in id order until `inIdOrder`. */
+  private outOfIdOrder = false;
+  private highestId = 0;
   /** Clients dropped for not reading what was queued for them (status reports it). */
   private droppedBehind = 0;
   private stopping: Promise<void> | null = null;
@@ -311,6 +316,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
       const tooLong = commandTooLong(e.cmd);
       if (tooLong) throw new UserError(tooLong);
     }
+    this.ids.reserve(entries.map((e) => e.id));
     // Every agent binary is asked which flags it takes at once, so the recipe then starts in order.
     const [histories] = await Promise.all([
       this.readHistories(entries),
@@ -319,6 +325,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
     if (options.snapshot !== undefined) this.recovered(options.snapshot);
     const duplicate = options.again ? entries.map(() => false) : alreadyRunning(entries, this.runningForLoad(new Set(options.earlier)));
     const started: number[] = [];
+    const idsChanged: IdChange[] = [];
     let skipped = 0;
     let running = 0;
     const dirs = new Map<string, boolean>();
@@ -336,10 +343,11 @@ export class Daemon implements TaskListener, ConnectionHandler {
         skipped += 1;
         due = turns.did("skip");
       } else {
-        const task = this.spawn(peer, e.cmd, e.dir, e.group, e.name);
+        const task = this.spawn(peer, e.cmd, e.dir, e.group, e.name, e.id);
         const history = histories.get(e);
         if (history) task.restore(history);
         started.push(task.id);
+        if (e.id !== undefined && e.id !== task.id) idsChanged.push({ from: e.id, to: task.id });
         due = turns.did("spawn");
       }
       if (due) {
@@ -347,7 +355,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
         turns.yielded();
       }
     }
-    return { started, skipped, alreadyRunning: running };
+    return { started, skipped, alreadyRunning: running, idsChanged };
   }
 
   /** The running tasks as a load compares them with its entries: as typed and as a save would store them. */
@@ -381,11 +389,12 @@ export class Daemon implements TaskListener, ConnectionHandler {
     return found;
   }
 
-  spawn(peer: Peer, command: string, cwd: string, group: string | null, name: string | null): Task {
+  /** `recorded`: the id a recovered task had, kept when it is free (daemon-task-ids.ts). */
+  spawn(peer: Peer, command: string, cwd: string, group: string | null, name: string | null, recorded?: number): Task {
     const hello = peer.hello!;
     const task = new Task(
       {
-        id: this.nextId++,
+        id: this.ids.assign(recorded, (id) => this.tasks.has(id)),
         command,
         cwd,
         env: hello.env,
@@ -402,6 +411,8 @@ export class Daemon implements TaskListener, ConnectionHandler {
       this,
     );
     this.tasks.set(task.id, task);
+    if (task.id < this.highestId) this.outOfIdOrder = true;
+    this.highestId = Math.max(this.highestId, task.id);
     this.events.broadcast("created", task.info());
     this.onRecipeChange();
     return task;
@@ -433,34 +444,45 @@ export class Daemon implements TaskListener, ConnectionHandler {
   }
 
   find(ref: TaskRef): Task {
-    const tasks = [...this.tasks.values()];
+    const tasks = this.inIdOrder();
     return "id" in ref ? taskById(ref.id, tasks) : resolveTaskRef(ref.typed, tasks);
   }
 
   list(): TaskInfo[] {
     const now = performance.now();
-    return [...this.tasks.values()].map((t) => t.info(now));
+    return this.inIdOrder().map((t) => t.info(now));
+  }
+
+  /** Every task in id order, as `ls` promises: the map is put back in order once after a recovery broke it. */
+  private inIdOrder(): Task[] {
+    if (this.outOfIdOrder) {
+      const sorted = [...this.tasks.values()].sort((a, b) => a.id - b.id);
+      this.tasks.clear();
+      for (const task of sorted) this.tasks.set(task.id, task);
+      this.outOfIdOrder = false;
+    }
+    return [...this.tasks.values()];
   }
 
   /** What a save or snapshot stores: agents in their resume form when their conversation is known. */
   recipe(): RecipeEntry[] {
-    const tasks = [...this.tasks.values()];
+    const tasks = this.inIdOrder();
     const commands = savedCommands(tasks);
     return tasks.map((t, i) => ({ dir: t.cwd, cmd: commands[i]!, group: t.group, name: t.name }));
   }
 
   /**
    * What a recovery snapshot stores: the recipe of the running tasks, and apart from it the tasks
-   * that have finished, which a recovery must not start again (recovery.md); each entry with the key
-   * of its task's history file while history is kept.
+   * that have finished, which a recovery must not start again (recovery.md); each entry with its
+   * task's id, which a recovery gives back, and the key of its history file while history is kept.
    */
   snapshotRecipe(): SnapshotRecipe {
-    const tasks = [...this.tasks.values()];
+    const tasks = this.inIdOrder();
     const commands = savedCommands(tasks);
     const split: SnapshotRecipe = { running: [], finished: [] };
     const running = (t: Task) => t.running || (this.runningAtStop?.has(t) ?? false);
     tasks.forEach((t, i) => {
-      const entry = { dir: t.cwd, cmd: commands[i]!, group: t.group, name: t.name, ...(this.history ? { history: String(t.id) } : {}) };
+      const entry = { dir: t.cwd, cmd: commands[i]!, group: t.group, name: t.name, id: t.id, ...(this.history ? { history: String(t.id) } : {}) };
       (running(t) ? split.running : split.finished).push(entry);
     });
     return split;
@@ -468,7 +490,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
 
   /** Every task, in the order `ls` lists them. */
   all(): Task[] {
-    return [...this.tasks.values()];
+    return this.inIdOrder();
   }
 
   /** Whether this very task is still in the fleet (a rerun may wait while someone removes it). */

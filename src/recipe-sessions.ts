@@ -76,14 +76,14 @@ export function loadRecipe(arg: string, cwd: string, env: Env = process.env): Lo
     const pathLike = /^(\.{1,2}\/|\/|~)/.test(arg.trim()) ? "; a recipe file is given by a path ending in .json" : "";
     throw new UserError(`no saved session '${printable(arg.trim())}' (looked for ${printable(file)}${pathLike})`);
   }
-  const recipe = withoutHistory(readRecipe(file, { home: homeDir(env), cwd }));
+  const recipe = withoutRecoveryKeys(readRecipe(file, { home: homeDir(env), cwd }));
   return { ...recipe, file, displayName: displayName(recipe, file) };
 }
 
-/** Only `recover` restores kept history: a session, even a copied snapshot, loads as commands alone. */
-export function withoutHistory<R extends { entries: RecipeEntry[] }>(recipe: R): R {
-  if (!recipe.entries.some((e) => e.history !== undefined)) return recipe;
-  return { ...recipe, entries: recipe.entries.map(({ history: _history, ...entry }) => entry) };
+/** Only `recover` restores kept history and ids: a session, even a copied snapshot, loads as commands alone. */
+function withoutRecoveryKeys<R extends { entries: RecipeEntry[] }>(recipe: R): R {
+  if (!recipe.entries.some((e) => e.history !== undefined || e.id !== undefined)) return recipe;
+  return { ...recipe, entries: recipe.entries.map(({ history: _history, id: _id, ...entry }) => entry) };
 }
 
 // --- listing --------------------------------------------------------------------------------------

@@ -171,6 +171,9 @@ export interface CrashChange {
  * and the daemon's handler table are both typed by it, so a misspelt op, a wrong argument or a
  * result read as something else does not compile.
  */
+/** A recovered task whose recorded id was in use (`from`), and the id it got instead (`to`). */
+export type IdChange = { from: number; to: number };
+
 export interface OpResults {
   ls: TaskInfo[];
   status: DaemonStatus;
@@ -180,8 +183,11 @@ export interface OpResults {
   detach: null;
   redraw: null;
   run: { id: number };
-  /** `skipped`: entries whose directory is missing; `alreadyRunning`: entries a running task stands for (sessions.md). */
-  load: { started: number[]; skipped: number; alreadyRunning: number };
+  /**
+   * `skipped`: entries whose directory is missing; `alreadyRunning`: entries a running task stands for
+   * (sessions.md); `idsChanged`: entries whose recorded id was in use, so their task got another.
+   */
+  load: { started: number[]; skipped: number; alreadyRunning: number; idsChanged: IdChange[] };
   kill: { killed: number[]; escaped: Escapee[] };
   rm: { removed: number[]; escaped: Escapee[] };
   /** `notice`: what fleetcom did instead of the saved resume form, when it could not resume. */

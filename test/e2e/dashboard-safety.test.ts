@@ -2,13 +2,12 @@
 // it (it stays, says so, and `r` reconnects), the previous fleet was lost (the header says so and `L`
 // recovers it), recovery snapshots fail (a line under the header while they do), another client
 // removes the task it is about to kill (nothing else is killed).
-import { isProcessAlive } from "../../src/platform.ts";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { rows, selectedRow } from "../harness/dashboard.ts";
 import { type Fleet, type PtyClient, until } from "../harness/fleet.ts";
-import { killProcessGroups, processesWithMarker, recoveryDirOf, snapshotFleet, snapshotNames } from "../harness/recovery-helpers.ts";
+import { crashDaemon, killProcessGroups, processesWithMarker, recoveryDirOf, snapshotFleet, snapshotNames } from "../harness/recovery-helpers.ts";
 
 let fleet: Fleet;
 let marker: string;
@@ -34,13 +33,7 @@ async function dashboard(): Promise<PtyClient> {
 async function killDaemonAfterSnapshotOf(command: string): Promise<number> {
   const dir = recoveryDirOf(fleet);
   await until("the snapshot", () => snapshotNames(fleet).some((n) => readFileSync(join(dir, n), "utf8").includes(command)));
-  const pid = fleet.daemonPid()!;
-  // The tasks' own processes: a dashboard started with the marker in its environment carries it too.
-  const tasks = (await fleet.ls()).map((t) => t.pid!);
-  process.kill(pid, "SIGKILL");
-  await until("the daemon to die", () => !isProcessAlive(pid));
-  await until("its tasks to die", () => tasks.every((p) => !isProcessAlive(p)));
-  return pid;
+  return crashDaemon(fleet);
 }
 
 describe("when the daemon dies", () => {

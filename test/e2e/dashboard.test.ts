@@ -162,7 +162,7 @@ describe("fleetcom SESSION and --foreground", () => {
     const pid = (await fleet.ls())[0]!.pid!;
     await until("a recovery snapshot", () => snapshotNames(fleet).length === 1);
     const snapshot = JSON.parse(readFileSync(join(recoveryDirOf(fleet), snapshotNames(fleet)[0]!), "utf8"));
-    expect(Object.values(snapshot.dirs)).toEqual([[{ cmd: "sleep 3600", history: "1" }]]);
+    expect(Object.values(snapshot.dirs)).toEqual([[{ cmd: "sleep 3600", id: 1, history: "1" }]]);
     client.write("q");
     expect(await client.proc.exited).toBe(0);
     expect(client.output).toContain("[foreground supervisor stopped with every task]");

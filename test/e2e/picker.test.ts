@@ -25,8 +25,8 @@ function saveSession(name: string, file: string, commands = ["sleep 3600"]): str
   return path;
 }
 
-/** A recovery snapshot written `minutesAgo` minutes ago. */
-function snapshot(minutesAgo: number, commands: string[]): string {
+/** A recovery snapshot written `minutesAgo` minutes ago: commands, or entries as the daemon writes them. */
+function snapshot(minutesAgo: number, commands: (string | { cmd: string; id: number })[]): string {
   const dir = recoveryDirOf(fleet);
   mkdirSync(dir, { recursive: true });
   const written = new Date(Date.now() - minutesAgo * 60_000);
@@ -136,16 +136,16 @@ describe("the session picker", () => {
     expect((await fleet.ls()).map((t) => t.command)).toEqual(["sleep 3700"]);
   });
 
-  test("fleetcom recover opens on the recovery list and loading prints the save hint", async () => {
+  test("fleetcom recover opens on the recovery list and loading prints the save hint; the task keeps its recorded id", async () => {
     saveSession("work", "work.json");
-    snapshot(2, ["sleep 3800"]);
+    snapshot(2, [{ cmd: "sleep 3800", id: 7 }]);
     const client = await picker(["recover"], "Recovery snapshots (1)");
     expect(client.screen()).toContain("tab saved (1)");
     client.write("\r");
     expect(await client.proc.exited).toBe(0);
     expect(client.output).toContain("loaded 'autosaved ");
     expect(client.output).toContain("to keep this fleet under a permanent name: fleetcom save NAME");
-    expect((await fleet.ls()).map((t) => t.command)).toEqual(["sleep 3800"]);
+    expect((await fleet.ls()).map((t) => [t.id, t.command])).toEqual([[7, "sleep 3800"]]);
   });
 
   test("the running fleet's own snapshot is marked this fleet, running; picking it starts nothing", async () => {

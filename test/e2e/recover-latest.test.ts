@@ -1,11 +1,12 @@
 // `fleetcom recover --latest` and `recover FILE` through the real program: --dry-run and --json, the
 // running fleet's own snapshot, finished tasks, on snapshot files fabricated in the recovery directory.
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { snapshotFileName } from "../../src/recipe-snapshot-rules.ts";
 import { type Fleet, until } from "../harness/fleet.ts";
 import {
+  crashDaemon,
   DEAD_PID,
   eachTestGetsARecoveryDir,
   type Fabricate,
@@ -69,7 +70,16 @@ describe("recover --latest and FILE", () => {
     const good = snapshotRecipe(3, { "~": ["sleep 3600"] });
     const name = fabricate(DEAD_PID, 3, good);
     const r = await fleet.cli(["recover", "--latest", "--json"]);
-    expect(JSON.parse(r.stdout)).toEqual({ name: good.name, file: join(dir, name), started: [1], skipped: 0, alreadyRunning: 0, finished: 0, dropped: 0 });
+    expect(JSON.parse(r.stdout)).toEqual({
+      name: good.name,
+      file: join(dir, name),
+      started: [1],
+      skipped: 0,
+      alreadyRunning: 0,
+      finished: 0,
+      dropped: 0,
+      idsChanged: [],
+    });
   });
 
   test("--latest with only damaged snapshots fails naming the directory", async () => {
@@ -131,8 +141,8 @@ describe("recover --latest and FILE", () => {
     await until("a snapshot holding the finished task", () => snapshotNames(fleet).some((n) => readFileSync(join(dir, n), "utf8").includes('"finished"')));
     const [name] = snapshotNames(fleet);
     const stored = JSON.parse(readFileSync(join(dir, name!), "utf8"));
-    expect(stored.dirs).toEqual({ "~": [{ cmd: "sleep 4000", name: "api", history: "1" }] });
-    expect(stored.finished).toEqual({ "~": [{ cmd: "echo migrated", history: "2" }] });
+    expect(stored.dirs).toEqual({ "~": [{ cmd: "sleep 4000", name: "api", id: 1, history: "1" }] });
+    expect(stored.finished).toEqual({ "~": [{ cmd: "echo migrated", id: 2, history: "2" }] });
     await fleet.ok(["--kill"]);
 
     const dry = await fleet.ok(["recover", "--latest", "--dry-run"]);
@@ -144,12 +154,79 @@ describe("recover --latest and FILE", () => {
       "1 task(s) would start, 0 skipped (missing directory), 1 had finished (not started), 0 dropped",
     ]);
     expect(JSON.parse(await fleet.ok(["recover", "--latest", "--dry-run", "--json"])).finished).toEqual([
-      { dir: fleet.sandbox.home, cmd: "echo migrated", group: null, name: null, history: "2" },
+      { dir: fleet.sandbox.home, cmd: "echo migrated", group: null, name: null, id: 2, history: "2" },
     ]);
     expect((await fleet.ok(["recover", "--list"])).trim()).toMatch(/^\d+s ago · 1 task \(\+1 finished\) · api · autosaved /);
     const r = await fleet.ok(["recover", "--latest"]);
     expect(r).toContain("1 task(s), 1 had finished (not started), 0 skipped");
     expect((await fleet.ls()).map((t) => t.command)).toEqual(["sleep 4000"]);
+  });
+
+  test("a crashed fleet comes back with each task's id, gaps and all, and a later run takes a new one", async () => {
+    for (const sub of ["a", "b"]) mkdirSync(join(fleet.sandbox.home, sub));
+    // Ids 1..5, then 1, 2 and 4 removed: what is left is 3 (in ~/b) and 5 (in ~/a), so the snapshot's
+    // directory order is not the id order either.
+    for (const [name, cwd] of [
+      ["gone-1", "a"],
+      ["gone-2", "a"],
+      ["keep-3", "b"],
+      ["gone-4", "b"],
+      ["keep-5", "a"],
+    ]) {
+      const id = await fleet.run(name!.startsWith("gone") ? "true" : "sleep 3600", ["--name", name!, "--cwd", join(fleet.sandbox.home, cwd!)]);
+      if (name!.startsWith("gone")) await fleet.waitForExit(id);
+    }
+    await fleet.ok(["rm", "1", "2", "4"]);
+    const own = snapshotFileName(new Date(JSON.parse(await fleet.ok(["status", "--json"])).startedAt), fleet.daemonPid()!);
+    await until("the snapshot of tasks 3 and 5 alone", () => {
+      const text = existsSync(join(dir, own)) ? readFileSync(join(dir, own), "utf8") : "";
+      return text.includes("keep-3") && text.includes("keep-5") && !text.includes("gone-");
+    });
+    await crashDaemon(fleet);
+
+    const r = await fleet.cli(["recover", "--latest"]);
+    expect(r.stdout.trimEnd().split("\n")).toEqual([expect.stringMatching(/^loaded 'autosaved .*': 2 task\(s\), 0 skipped/), SAVE_HINT]);
+    const listed = JSON.parse(await fleet.ok(["ls", "--json"]));
+    expect(listed.map((t: { id: number; name: string }) => [t.id, t.name])).toEqual([
+      [3, "keep-3"],
+      [5, "keep-5"],
+    ]);
+    expect(await fleet.run("sleep 3601")).toBe(6);
+  });
+
+  test("a recorded id already in use gets a new one, and recover says which on one line", async () => {
+    await fleet.run("sleep 4000");
+    await fleet.run("sleep 4001");
+    const crashed = snapshotRecipe(5, {
+      "~": [
+        { cmd: "sleep 3601", name: "one", id: 1 },
+        { cmd: "sleep 3602", name: "two", id: 2 },
+        { cmd: "sleep 3605", name: "five", id: 5 },
+      ],
+    });
+    const name = fabricate(DEAD_PID, 5, crashed);
+    const r = await fleet.cli(["recover", name]);
+    expect(r.stdout.trimEnd().split("\n")).toEqual([
+      `loaded '${crashed.name}': 3 task(s), 0 skipped (missing directory), 0 dropped`,
+      "ids changed: 1→6, 2→7",
+      SAVE_HINT,
+    ]);
+    expect((await fleet.ls()).map((t) => [t.id, t.name ?? t.command])).toEqual([
+      [1, "sleep 4000"],
+      [2, "sleep 4001"],
+      [5, "five"],
+      [6, "one"],
+      [7, "two"],
+    ]);
+    const again = JSON.parse((await fleet.cli(["recover", name, "--again", "--json"])).stdout);
+    expect(again).toMatchObject({
+      started: [8, 9, 10],
+      idsChanged: [
+        { from: 1, to: 8 },
+        { from: 2, to: 9 },
+        { from: 5, to: 10 },
+      ],
+    });
   });
 
   test("a damaged FILE fails with one line naming it", async () => {

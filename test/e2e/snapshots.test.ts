@@ -141,8 +141,8 @@ describe("snapshots in the daemon", () => {
     await until("a snapshot", () => snapshotWrites(fleet) === 1);
     const status = JSON.parse(await fleet.ok(["status", "--json"]));
     expect(snapshotNames(fleet)).toEqual([snapshotFileName(new Date(status.startedAt), status.pid)]);
-    // Each entry carries its task's history key (recipe-history.ts).
-    expect(snapshotDoc().dirs).toEqual({ "~": [{ cmd: "sleep 3600", name: "s", history: "1" }] });
+    // Each entry carries its task's id and history key (recipe-history.ts).
+    expect(snapshotDoc().dirs).toEqual({ "~": [{ cmd: "sleep 3600", name: "s", id: 1, history: "1" }] });
     expect(mode(recoveryDirOf(fleet))).toBe(0o700);
     expect(mode(snapshotFile())).toBe(0o600);
   });
@@ -192,7 +192,7 @@ describe("snapshots in the daemon", () => {
     const file = snapshotFile();
     unlinkSync(file);
     await until("the snapshot to come back", () => existsSync(file), 20_000);
-    expect(JSON.parse(readFileSync(file, "utf8")).dirs).toEqual({ "~": [{ cmd: "sleep 3600", history: "1" }] });
+    expect(JSON.parse(readFileSync(file, "utf8")).dirs).toEqual({ "~": [{ cmd: "sleep 3600", id: 1, history: "1" }] });
   });
 
   test("a pass after --kill and a restart goes to the new daemon's own file", async () => {

@@ -6,7 +6,7 @@ import { afterEach, beforeEach } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isSnapshotName, snapshotFileName, snapshotLabel } from "../../src/recipe-snapshot-rules.ts";
-import { Fleet } from "./fleet.ts";
+import { Fleet, until } from "./fleet.ts";
 
 /** A Fleet whose daemon snapshots quickly; the minute check stays out of the way unless asked for. */
 export function snapshotFleet(settings: { debounceMs?: number; checkMs?: number } = {}): Fleet {
@@ -84,6 +84,17 @@ export function processesWithMarker(marker: string): number[] {
     }
   }
   return found;
+}
+
+/** SIGKILL the daemon, as a crash would, and wait for it and its tasks (which die with their PTYs) to be gone; returns its pid. */
+export async function crashDaemon(fleet: Fleet): Promise<number> {
+  const pid = fleet.daemonPid()!;
+  // The tasks' own pids, not a marker: a client started with the marker in its environment carries it too.
+  const tasks = (await fleet.ls()).map((t) => t.pid!);
+  process.kill(pid, "SIGKILL");
+  await until("the daemon to die", () => !isProcessAlive(pid));
+  await until("its tasks to die", () => tasks.every((p) => !isProcessAlive(p)));
+  return pid;
 }
 
 /** Cleanup after a crash: each task leads its own process group, so kill the groups. */

@@ -4,20 +4,48 @@
 // answers the client with its message.
 import { Buffer } from "node:buffer";
 import { setImmediate } from "node:timers";
-import type { Daemon } from "./daemon.ts";
 import { attach, detach, follow, followLines, sendScreen, type Peer } from "./daemon-streams.ts";
+import type { Task } from "./daemon-task.ts";
+import type { Typist } from "./daemon-typist.ts";
 import { UserError } from "./errors.ts";
 import { isDirectory } from "./files.ts";
 import { commandTooLong } from "./recipe.ts";
 import { normalizeGroup, normalizeName } from "./recipe-labels.ts";
-import type { Op, OpArgs, OpResult } from "./wire-protocol.ts";
+import type { DaemonStatus, Escapee, Op, OpArgs, OpResult, RecipeEntry, SnapshotError, TaskInfo, TaskRef } from "./wire-protocol.ts";
 
 /** Input a task may have waiting unread: `send` past it is refused, attached keystrokes wait. */
 export const MAX_PENDING_INPUT = 1024 * 1024;
 
 export type Handlers = { [O in Op]: (peer: Peer, args: OpArgs<O>) => OpResult<O> | Promise<OpResult<O>> };
 
-export function operations(fleet: Daemon): Handlers {
+/**
+ * What the handlers ask of the fleet. `Daemon` (daemon.ts) implements it; the ops name only this
+ * shape, so the daemon can import its handlers without the two files importing each other.
+ */
+export interface Fleet {
+  readonly options: { readonly scrollback: number };
+  readonly typist: Typist;
+  list(): TaskInfo[];
+  status(): DaemonStatus;
+  recipe(): RecipeEntry[];
+  snapshotError(): SnapshotError | null;
+  stop(): Promise<void>;
+  find(ref: TaskRef): Task;
+  all(): Task[];
+  holds(task: Task): boolean;
+  escaped(tasks: readonly Task[]): Escapee[];
+  prepareAgent(peer: Peer, command: string, cwd: string): Promise<void>;
+  spawn(peer: Peer, command: string, cwd: string, group: string | null, name: string | null): Task;
+  load(
+    peer: Peer,
+    entries: RecipeEntry[],
+    options: { again?: boolean | undefined; earlier?: readonly number[] | undefined; snapshot?: string | undefined },
+  ): Promise<OpResult<"load">>;
+  remove(task: Task): void;
+  taskChanged(task: Task, recipeChanged: boolean): void;
+}
+
+export function operations(fleet: Fleet): Handlers {
   return {
     ls: () => fleet.list(),
     status: () => fleet.status(),

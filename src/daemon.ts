@@ -11,7 +11,7 @@ import { FlagProbe } from "./agent-probe.ts";
 import { type Attention, isNewAttention } from "./attention.ts";
 import { Connection, type ConnectionHandler } from "./daemon-connection.ts";
 import { TaskEvents } from "./daemon-events.ts";
-import { MAX_PENDING_INPUT, operations } from "./daemon-ops.ts";
+import { type Fleet, MAX_PENDING_INPUT, operations } from "./daemon-ops.ts";
 import { endStream, followsLines, forwardOutput, newPeer, resync, sendFinalScreen, unblockInput, watches, type Peer } from "./daemon-streams.ts";
 import { HISTORY_OFF, readHistoryFile, type HistoryWriter } from "./daemon-history.ts";
 import { InputGap } from "./daemon-input-gap.ts";
@@ -69,7 +69,7 @@ export interface DaemonOptions {
   log(message: string): void;
 }
 
-export class Daemon implements TaskListener, ConnectionHandler {
+export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   private readonly tasks = new Map<number, Task>();
   private readonly peers = new Map<Connection, Peer>();
   private readonly events = new TaskEvents({

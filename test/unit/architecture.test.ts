@@ -1,24 +1,79 @@
-// The house rules, checked on the import graph (static and dynamic imports, type-only ones left out,
-// as the bundle evaluates them): no cycle, each layer imports only what it may, command files are
-// leaves, and the client paths people run in loops never load the schema library or the emulator.
+// The house rules, read from docs/architecture.md and held on the import graph (static, dynamic and
+// type-only imports): every src file has its line in the doc, no cycle, each layer imports only what
+// the doc's table lets it, command files are leaves, the client paths people run in loops never load
+// the schema library or the emulator, and every unit test is named after a module or a listed theme.
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 
 const SRC = resolve(import.meta.dir, "../../src");
+const DOC = readFileSync(resolve(import.meta.dir, "../../docs/architecture.md"), "utf8");
 const transpiler = new Bun.Transpiler({ loader: "ts" });
 
-/** Each module's runtime imports: src files by name, packages by name. */
+const sourceOf = (file: string) => readFileSync(resolve(SRC, file), "utf8").replace(/^#!.*/, "");
+const named = (file: string, path: string) => (path.startsWith(".") ? basename(resolve(dirname(resolve(SRC, file)), path)) : path);
+
+/** Each module's runtime imports (what the bundle evaluates): src files by name, packages by name. */
 function importsOf(file: string, kinds = ["import-statement", "dynamic-import"]): string[] {
-  const code = readFileSync(resolve(SRC, file), "utf8").replace(/^#!.*/, "");
   return transpiler
-    .scanImports(code)
+    .scanImports(sourceOf(file))
     .filter((imp) => kinds.includes(imp.kind))
-    .map((imp) => (imp.path.startsWith(".") ? basename(resolve(dirname(resolve(SRC, file)), imp.path)) : imp.path));
+    .map((imp) => named(file, imp.path));
+}
+
+/** Each module's src imports of any kind, `import type` included: `from "./x.ts"`, `import("./x.ts")`, `import "./x.ts"`. */
+function allImportsOf(file: string): string[] {
+  const paths = [...sourceOf(file).matchAll(/\b(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g)].map((m) => m[1]!);
+  return [...new Set(paths.map((path) => named(file, path)))];
 }
 
 const MODULES = readdirSync(SRC).filter((f) => f.endsWith(".ts"));
-const GRAPH = new Map(MODULES.map((m) => [m, importsOf(m)]));
+const GRAPH = new Map(MODULES.map((m) => [m, allImportsOf(m)]));
+const RUNTIME = new Map(MODULES.map((m) => [m, importsOf(m)]));
+
+/** The lines of one `## ` section of the doc. */
+function section(title: string): string[] {
+  const lines = DOC.split("\n");
+  const start = lines.indexOf(`## ${title}`);
+  if (start < 0) throw new Error(`docs/architecture.md has no section "## ${title}"`);
+  const end = lines.findIndex((l, i) => i > start && l.startsWith("## "));
+  return lines.slice(start + 1, end < 0 ? undefined : end);
+}
+
+/** The doc's layer table: each layer's name, and the layers it may import (`types` for `(types)`: type imports only). */
+function layerTable(): Map<string, Map<string, "all" | "types">> {
+  const table = new Map<string, Map<string, "all" | "types">>();
+  for (const line of section("The layers")) {
+    const cells = /^\| `([a-z]+)` \|.*\| (.*) \|$/.exec(line);
+    if (!cells) continue;
+    const allowed = new Map<string, "all" | "types">();
+    for (const m of cells[2]!.matchAll(/`([a-z]+)`( \(types\))?/g)) allowed.set(m[1]!, m[2] ? "types" : "all");
+    table.set(cells[1]!, allowed);
+  }
+  return table;
+}
+
+/** The doc's file index: each file named on a `- \`x.ts\`` line, with the layer of the `### \`layer\`` heading it sits under. */
+function fileIndex(): Map<string, string> {
+  const index = new Map<string, string>();
+  let layer = "";
+  for (const line of section("Every file")) {
+    const heading = /^### `([a-z]+)`/.exec(line);
+    if (heading) layer = heading[1]!;
+    const entry = /^- `([\w.-]+\.ts)`/.exec(line);
+    if (entry) index.set(entry[1]!, layer);
+  }
+  return index;
+}
+
+const LAYERS = layerTable();
+const INDEX = fileIndex();
+/** A file's layer is its prefix; a file with no prefix is in the layer the doc lists it under. */
+const prefixOf = (m: string) => /^([a-z]+)(-|\.ts$)/.exec(m)?.[1];
+const layer = (m: string) => {
+  const prefix = prefixOf(m);
+  return prefix !== undefined && LAYERS.has(prefix) ? prefix : (INDEX.get(m) ?? "unlisted");
+};
 
 /** Modules a process evaluates at start-up from `entries`: static imports only. */
 export function staticClosure(entries: string[]): Set<string> {
@@ -33,7 +88,7 @@ export function staticClosure(entries: string[]): Set<string> {
   return seen;
 }
 
-function cycles(): string[][] {
+function cycles(graph: Map<string, string[]>): string[][] {
   const found: string[][] = [];
   const state = new Map<string, "open" | "done">();
   const path: string[] = [];
@@ -42,35 +97,66 @@ function cycles(): string[][] {
     if (state.get(m) === "open") return void found.push([...path.slice(path.indexOf(m)), m]);
     state.set(m, "open");
     path.push(m);
-    for (const next of GRAPH.get(m) ?? []) if (GRAPH.has(next)) visit(next);
+    for (const next of graph.get(m) ?? []) if (graph.has(next)) visit(next);
     path.pop();
     state.set(m, "done");
   };
-  for (const m of MODULES) visit(m);
+  for (const m of graph.keys()) visit(m);
   return found;
 }
 
-const layer = (m: string) => /^(cmd|daemon|term|agent|ui|client|recipe|wire|text)(-|\.ts$)/.exec(m)?.[1] ?? "shared";
+/** Edges the table forbids: to a layer the importer's row does not name, or a runtime import of one it may import only for types. */
+function forbiddenEdges(table = LAYERS): string[] {
+  const broken: string[] = [];
+  for (const m of MODULES) {
+    const from = layer(m);
+    for (const i of GRAPH.get(m)!) {
+      if (!GRAPH.has(i) || layer(i) === from) continue;
+      const allowed = table.get(from)?.get(layer(i));
+      if (allowed === undefined || (allowed === "types" && RUNTIME.get(m)!.includes(i))) broken.push(`${m} → ${i}`);
+    }
+  }
+  return broken;
+}
 
-// Who may not import whom. The one sanctioned crossing: `fleetcom --foreground` runs the supervisor
-// inside the dashboard's process (cmd-root.ts → daemon-supervisor.ts), which the cmd rule allows.
-const FORBIDDEN: Record<string, string[]> = {
-  cmd: ["cmd"],
-  daemon: ["ui", "client", "cmd"],
-  term: ["ui", "client", "cmd", "daemon", "agent"],
-  agent: ["ui", "client", "cmd", "daemon"],
-  ui: ["daemon", "term", "agent", "cmd"],
-  client: ["daemon", "term", "agent", "ui", "cmd"],
-  recipe: ["daemon", "term", "agent", "ui", "client", "cmd", "wire"],
-  wire: ["daemon", "term", "agent", "ui", "client", "cmd"],
-  text: ["daemon", "term", "agent", "ui", "client", "cmd", "wire", "recipe"],
-  shared: ["daemon", "term", "agent", "ui", "client", "cmd"],
-};
-const SHARED_EXCEPTIONS = new Set(["cli.ts", "commands.ts", "main.ts"]);
+describe("the map", () => {
+  test("the doc's table and index are read: every layer has a row, and the rows name only layers", () => {
+    expect(LAYERS.size).toBeGreaterThan(10);
+    expect(INDEX.size).toBeGreaterThan(100);
+    for (const [name, allowed] of LAYERS) for (const other of allowed.keys()) expect([name, LAYERS.has(other)]).toEqual([name, true]);
+    expect([...new Set(INDEX.values())].filter((l) => !LAYERS.has(l))).toEqual([]);
+  });
+
+  test("every file in src/ has its line in docs/architecture.md, and every line names a file there is", () => {
+    expect(MODULES.filter((m) => !INDEX.has(m))).toEqual([]);
+    expect([...INDEX.keys()].filter((m) => !MODULES.includes(m))).toEqual([]);
+  });
+
+  test("a prefix never lies: a prefixed file is listed under its prefix's layer", () => {
+    const misplaced = MODULES.filter((m) => LAYERS.has(prefixOf(m) ?? "") && INDEX.has(m) && INDEX.get(m) !== prefixOf(m));
+    expect(misplaced.map((m) => `${m} under ${INDEX.get(m)}`)).toEqual([]);
+  });
+
+  test("the reader of imports sees type-only ones, which the bundle's scanner leaves out", () => {
+    // ui-history-pager.ts imports the client only as a type: one edge a runtime-only graph would miss.
+    expect(GRAPH.get("ui-history-pager.ts")).toContain("client.ts");
+    expect(RUNTIME.get("ui-history-pager.ts")).not.toContain("client.ts");
+  });
+
+  test("the checks catch what they are for: a cycle, an unlisted edge, a runtime import of a types-only layer", () => {
+    const circle = new Map(Object.entries({ "a.ts": ["b.ts"], "b.ts": ["a.ts"] }));
+    expect(cycles(circle)).toEqual([["a.ts", "b.ts", "a.ts"]]);
+    const withoutText = new Map([...LAYERS].map(([name, allowed]) => [name, new Map([...allowed].filter(([l]) => l !== "text"))]));
+    expect(forbiddenEdges(withoutText)).toContain("files.ts → text-path.ts");
+    const clientWireTypesOnly = new Map(LAYERS);
+    clientWireTypesOnly.set("client", new Map([...LAYERS.get("client")!].map(([l, kind]) => [l, l === "wire" ? "types" : kind] as const)));
+    expect(forbiddenEdges(clientWireTypesOnly)).toContain("client.ts → wire-framing.ts");
+  });
+});
 
 describe("the import graph", () => {
-  test("has no cycle", () => {
-    expect(cycles()).toEqual([]);
+  test("has no cycle, type imports counted", () => {
+    expect(cycles(GRAPH)).toEqual([]);
   });
 
   test("a command file is a leaf: only the runner and the command table import one", () => {
@@ -78,20 +164,29 @@ describe("the import graph", () => {
     expect(importers.sort()).toEqual(["cli.ts", "commands.ts"]);
   });
 
-  test("each layer imports only what it may", () => {
-    const broken: string[] = [];
-    for (const m of MODULES) {
-      if (SHARED_EXCEPTIONS.has(m)) continue;
-      for (const i of GRAPH.get(m)!) {
-        if (GRAPH.has(i) && FORBIDDEN[layer(m)]!.includes(layer(i))) broken.push(`${m} → ${i}`);
-      }
-    }
-    expect(broken).toEqual([]);
+  test("each layer imports only what the doc's table lets it", () => {
+    expect(forbiddenEdges()).toEqual([]);
+  });
+
+  test("a command reaches the daemon's files only to run the supervisor: `fleetcom daemon` and `--foreground`", () => {
+    const crossing = MODULES.filter((m) => layer(m) === "cmd" && GRAPH.get(m)!.some((i) => layer(i) === "daemon"));
+    expect(crossing.sort()).toEqual(["cmd-daemon.ts", "cmd-root.ts"]);
   });
 
   test("the walker sees what it must: the daemon loads arktype, the daemon's screen xterm", () => {
     expect(staticClosure(["daemon-supervisor.ts"]).has("arktype")).toBe(true);
     expect(staticClosure(["term-screen.ts"]).has("@xterm/headless")).toBe(true);
+  });
+});
+
+describe("unit test names", () => {
+  test("each test/unit file is named after the module it tests, or after a theme the doc lists", () => {
+    const themes = new Set(section("Tests").flatMap((l) => /^- `([\w-]+)\.test\.ts`/.exec(l)?.[1] ?? []));
+    expect(themes.size).toBeGreaterThan(0);
+    const modules = new Set(MODULES.map((m) => m.replace(/\.ts$/, "")));
+    const unit = readdirSync(import.meta.dir).flatMap((f) => /^(.*)\.test\.ts$/.exec(f)?.[1] ?? []);
+    expect(unit.filter((stem) => !modules.has(stem) && !themes.has(stem))).toEqual([]);
+    expect([...themes].filter((stem) => modules.has(stem) || !unit.includes(stem))).toEqual([]);
   });
 });
 

@@ -5,7 +5,6 @@
 import type { Socket } from "node:net";
 import { join } from "node:path";
 import { setImmediate } from "node:timers";
-import { type } from "arktype";
 import { AgentNamespace } from "./agent-namespace.ts";
 import { FlagProbe } from "./agent-probe.ts";
 import { type Attention, isNewAttention } from "./attention.ts";
@@ -41,6 +40,7 @@ import {
   type TaskRef,
 } from "./wire-protocol.ts";
 import { runNotifier } from "./daemon-notifier.ts";
+import type { Schema } from "./validator.ts";
 import { commandTooLong } from "./recipe.ts";
 import { cacheDir, homeDir, runtimeDir, socketPath } from "./paths.ts";
 import { PROTOCOL_VERSION } from "./wire-framing.ts";
@@ -132,9 +132,8 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     const peer = this.peers.get(conn);
     if (!peer) return;
     if (!peer.hello) return this.greet(peer, message);
-    const parsed = requestSchema(message);
-    if (parsed instanceof type.errors) return conn.drop(`invalid request: ${parsed.summary}`);
-    this.dispatch(peer, parsed);
+    if (!requestSchema.allows(message)) return void this.refuse(peer, "invalid request", requestSchema, message);
+    this.dispatch(peer, message);
   }
 
   data(conn: Connection, bytes: Uint8Array): void {
@@ -171,8 +170,8 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   }
 
   private greet(peer: Peer, message: unknown): void {
-    const parsed = helloSchema(message);
-    if (parsed instanceof type.errors) return peer.conn.drop(`invalid handshake: ${parsed.summary}`);
+    if (!helloSchema.allows(message)) return void this.refuse(peer, "invalid handshake", helloSchema, message);
+    const parsed = message;
     if (parsed.protocol !== PROTOCOL_VERSION) {
       return peer.conn.drop(
         `the running daemon speaks protocol ${PROTOCOL_VERSION} (fleetcom ${VERSION}), this client ${parsed.protocol} (fleetcom ${parsed.version}); run 'fleetcom --kill' (this ends the old daemon's tasks) and try again`,
@@ -182,6 +181,17 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     if (peer.handshakeTimer) clearTimeout(peer.handshakeTimer);
     peer.handshakeTimer = null;
     peer.conn.send({ type: "welcome", protocol: PROTOCOL_VERSION, version: VERSION, pid: process.pid, ...this.noticesFor(parsed) });
+  }
+
+  /**
+   * Drops a client whose message failed its schema, with arktype's account of why. Wording it loads
+   * arktype (validator.ts), so the client is set aside first: nothing more it sends is taken.
+   */
+  private async refuse(peer: Peer, what: string, schema: Schema<unknown>, message: unknown): Promise<void> {
+    this.peers.delete(peer.conn);
+    if (peer.handshakeTimer) clearTimeout(peer.handshakeTimer);
+    peer.conn.pauseReading();
+    peer.conn.drop(`${what}: ${await schema.problem(message)}`);
   }
 
   /** The one-time notices, for the first client that asks: a lost previous fleet, config problems. */
@@ -207,9 +217,9 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
 
   private async dispatch(peer: Peer, req: Request): Promise<void> {
     const schema = opArgs[req.op];
-    const args = schema(req.args ?? {});
-    if (args instanceof type.errors) {
-      peer.conn.send({ type: "reply", id: req.id, ok: false, error: `${req.op}: ${args.summary}` });
+    const args = req.args ?? {};
+    if (!schema.allows(args)) {
+      peer.conn.send({ type: "reply", id: req.id, ok: false, error: `${req.op}: ${await schema.problem(args)}` });
       return;
     }
     try {

@@ -4,28 +4,30 @@
 import { exists, FileRefused, readRegularFile } from "./files.ts";
 import { chmodSync, mkdirSync, readdirSync, statSync, unlinkSync } from "node:fs";
 import { basename, join } from "node:path";
-import { type } from "arktype";
 import { removeStaleTempFiles, writeFileAtomic, describeFsError } from "./atomic-write.ts";
 import { UserError } from "./errors.ts";
 import { printable } from "./text-printable.ts";
 import { homeDir, sessionDir, tildePath, type Env } from "./paths.ts";
 import { decodeRecipe, formatRecipe, parseRecipe, type ParsedRecipe, type RecipeEntry } from "./recipe.ts";
 import { resolveSessionTarget, sanitizeSessionName, sessionFile } from "./recipe-names.ts";
+import { schema } from "./validator.ts";
 
 // A hand-edited recipe is small; the cap keeps a stray multi-gigabyte file from exhausting memory.
 export const MAX_RECIPE_BYTES = 16 * 1024 * 1024;
 
 // One row of `fleetcom sessions`. `damaged` holds the one-line reason when the file cannot be read.
-export const sessionInfo = type({
-  name: "string",
-  storedName: "string | null",
-  file: "string",
-  tasks: "number",
-  dropped: "number",
-  dirs: "string[]",
-  modified: "string",
-  damaged: "string | null",
-});
+export const sessionInfo = schema("sessionInfo", (type) =>
+  type({
+    name: "string",
+    storedName: "string | null",
+    file: "string",
+    tasks: "number",
+    dropped: "number",
+    dirs: "string[]",
+    modified: "string",
+    damaged: "string | null",
+  }),
+);
 export type SessionInfo = typeof sessionInfo.infer;
 
 export type LoadedRecipe = ParsedRecipe & { file: string; displayName: string };

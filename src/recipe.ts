@@ -4,11 +4,11 @@
 import { tildePath } from "./paths.ts";
 import { Buffer } from "node:buffer";
 import { resolve } from "node:path";
-import { type } from "arktype";
 import { UserError } from "./errors.ts";
 import { normalizeGroup, normalizeName } from "./recipe-labels.ts";
 import { printable } from "./text-printable.ts";
 import { resolvePath } from "./text-path.ts";
+import { schema } from "./validator.ts";
 
 export const NEWEST_VERSION = 1;
 /** The longest command fleetcom starts, the Rust original's limit: longer is refused, never cut. */
@@ -25,26 +25,30 @@ export function commandTooLong(cmd: string): string | null {
  * The id a recovery snapshot records for each task, so that a recovery gives it back (daemon-task-ids.ts).
  * Bounded far below 2^53: past it the daemon's counter could no longer count up to a new id.
  */
-const recordedId = type("1 <= number.integer <= 2147483647");
+const recordedId = schema("recordedId", (type) => type("1 <= number.integer <= 2147483647"));
 
 // One command to start, as a load sees it: `dir` is absolute, group and name already normalised.
 // `history` is the key of the task's kept history in a snapshot (recipe-history.ts): as read from a
 // snapshot, the key; as `recover` sends it to the daemon, the path of the history file. `id` is the
 // task's id a snapshot recorded. Saves never write either and loads of a saved session never send them.
-export const recipeEntry = type({ dir: "string", cmd: "string", group: "string | null", name: "string | null", "history?": "string", "id?": recordedId });
+export const recipeEntry = schema("recipeEntry", (type) =>
+  type({ dir: "string", cmd: "string", group: "string | null", name: "string | null", "history?": "string", "id?": recordedId.type() }),
+);
 export type RecipeEntry = typeof recipeEntry.infer;
 
 // One element of a directory's array in a file: a plain command, or an object with a string `cmd`
 // and optional string `group` / `name`. Extra members are ignored; anything else is dropped on load.
-export const storedEntry = type("string").or({ cmd: "string", "group?": "string", "name?": "string" });
+export const storedEntry = schema("storedEntry", (type) => type("string").or({ cmd: "string", "group?": "string", "name?": "string" }));
 export type StoredEntry = typeof storedEntry.infer;
 
 // The wrapped form exactly as fleetcom writes it; loading accepts more (flat files, dropped entries).
-export const storedRecipe = type({
-  version: `1 <= number.integer <= ${NEWEST_VERSION}`,
-  name: "string",
-  dirs: type({ "[string]": storedEntry.array() }),
-});
+export const storedRecipe = schema("storedRecipe", (type) =>
+  type({
+    version: `1 <= number.integer <= ${NEWEST_VERSION}`,
+    name: "string",
+    dirs: type({ "[string]": storedEntry.type().array() }),
+  }),
+);
 export type StoredRecipe = typeof storedRecipe.infer;
 
 /**
@@ -141,7 +145,7 @@ function withoutVersion(doc: Record<string, unknown>): Record<string, unknown> {
   return dirs;
 }
 
-const supportedVersion = type(`1 <= number.integer <= ${NEWEST_VERSION}`);
+const supportedVersion = schema("supportedVersion", (type) => type(`1 <= number.integer <= ${NEWEST_VERSION}`));
 
 function checkVersion(value: unknown, file: string, text: string): void {
   if (supportedVersion.allows(value)) return;

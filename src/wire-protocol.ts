@@ -1,7 +1,8 @@
 // The control messages of the socket protocol as arktype schemas; their types are inferred from
-// them. The daemon validates every frame a client sends with these. Clients import only the types
-// (erased at build time), so arktype stays off their start-up path.
-import { type } from "arktype";
+// them. The daemon validates every frame a client sends with these (validator.ts: precompiled at
+// build time, arktype loaded only to word a refusal). Clients import only the types (erased at build
+// time), so neither is on their start-up path.
+import { schema } from "./validator.ts";
 import type { Attention } from "./attention.ts";
 import type { Resolved } from "./settings.ts";
 import { recipeEntry, type RecipeEntry } from "./recipe.ts";
@@ -16,55 +17,61 @@ const label = "string | null";
  * by id only, or what a user typed as TASK, resolved by task-ref.ts's rules. A client that knows the
  * id never sends it as text, so a removed task's id cannot reach another task through a name or prefix.
  */
-const taskRef = type({ id: "number.integer" }).or({ typed: "string > 0" });
+const taskRef = schema("taskRef", (type) => type({ id: "number.integer" }).or({ typed: "string > 0" }));
 export type TaskRef = typeof taskRef.infer;
 
-export const hello = type({
-  type: "'hello'",
-  protocol: "number.integer",
-  version: "string",
-  cwd: "string",
-  env: "Record<string, string>",
-  cols: dimension,
-  rows: dimension,
-  /** The client shows one-time notices (a crashed previous fleet, config file problems): the first such client gets them. */
-  "notices?": "boolean",
-});
+export const hello = schema("hello", (type) =>
+  type({
+    type: "'hello'",
+    protocol: "number.integer",
+    version: "string",
+    cwd: "string",
+    env: "Record<string, string>",
+    cols: dimension,
+    rows: dimension,
+    /** The client shows one-time notices (a crashed previous fleet, config file problems): the first such client gets them. */
+    "notices?": "boolean",
+  }),
+);
 export type Hello = typeof hello.infer;
 
 export const opArgs = {
-  ls: type({}),
-  status: type({}),
-  subscribe: type({}),
-  recipe: type({}),
-  shutdown: type({}),
-  detach: type({}),
-  redraw: type({}),
-  run: type({ command: "string > 0", "cwd?": "string", "group?": label, "name?": label }),
-  load: type({ entries: recipeEntry.array(), "again?": "boolean", "earlier?": "number.integer[]", "snapshot?": "string" }),
-  kill: type({ tasks: taskRef.array().atLeastLength(1) }),
-  rm: type({ tasks: taskRef.array().atLeastLength(1) }),
-  rerun: type({ task: taskRef }),
-  tag: type({ task: taskRef }),
-  rename: type({ task: taskRef, name: label }),
-  group: type({ task: taskRef, group: label }),
-  send: type({ task: taskRef, "text?": "string", "enter?": "boolean", "paste?": "boolean", "keys?": type("string > 0").array().atLeastLength(1) }),
-  peek: type({ task: taskRef, "lines?": "number.integer > 0", "history?": "boolean", "ansi?": "boolean" }),
-  history: type({ "tasks?": taskRef.array(), "group?": "string" }),
-  logs: type({ task: taskRef, "lines?": "number.integer >= 0" }),
-  attach: type({ task: taskRef, cols: dimension, rows: dimension }),
-  follow: type({ task: taskRef, "lines?": "number.integer > 0" }),
-  resize: type({ cols: dimension, rows: dimension }),
+  ls: schema("op.ls", (type) => type({})),
+  status: schema("op.status", (type) => type({})),
+  subscribe: schema("op.subscribe", (type) => type({})),
+  recipe: schema("op.recipe", (type) => type({})),
+  shutdown: schema("op.shutdown", (type) => type({})),
+  detach: schema("op.detach", (type) => type({})),
+  redraw: schema("op.redraw", (type) => type({})),
+  run: schema("op.run", (type) => type({ command: "string > 0", "cwd?": "string", "group?": label, "name?": label })),
+  load: schema("op.load", (type) => type({ entries: recipeEntry.type().array(), "again?": "boolean", "earlier?": "number.integer[]", "snapshot?": "string" })),
+  kill: schema("op.kill", (type) => type({ tasks: taskRef.type().array().atLeastLength(1) })),
+  rm: schema("op.rm", (type) => type({ tasks: taskRef.type().array().atLeastLength(1) })),
+  rerun: schema("op.rerun", (type) => type({ task: taskRef.type() })),
+  tag: schema("op.tag", (type) => type({ task: taskRef.type() })),
+  rename: schema("op.rename", (type) => type({ task: taskRef.type(), name: label })),
+  group: schema("op.group", (type) => type({ task: taskRef.type(), group: label })),
+  send: schema("op.send", (type) =>
+    type({ task: taskRef.type(), "text?": "string", "enter?": "boolean", "paste?": "boolean", "keys?": type("string > 0").array().atLeastLength(1) }),
+  ),
+  peek: schema("op.peek", (type) => type({ task: taskRef.type(), "lines?": "number.integer > 0", "history?": "boolean", "ansi?": "boolean" })),
+  history: schema("op.history", (type) => type({ "tasks?": taskRef.type().array(), "group?": "string" })),
+  logs: schema("op.logs", (type) => type({ task: taskRef.type(), "lines?": "number.integer >= 0" })),
+  attach: schema("op.attach", (type) => type({ task: taskRef.type(), cols: dimension, rows: dimension })),
+  follow: schema("op.follow", (type) => type({ task: taskRef.type(), "lines?": "number.integer > 0" })),
+  resize: schema("op.resize", (type) => type({ cols: dimension, rows: dimension })),
 } as const;
 export type Op = keyof typeof opArgs;
 export type OpArgs<O extends Op> = (typeof opArgs)[O]["infer"];
 
-export const request = type({
-  type: "'request'",
-  id: "number.integer >= 0",
-  op: type.enumerated(...(Object.keys(opArgs) as Op[])),
-  "args?": "object",
-});
+export const request = schema("request", (type) =>
+  type({
+    type: "'request'",
+    id: "number.integer >= 0",
+    op: type.enumerated(...(Object.keys(opArgs) as Op[])),
+    "args?": "object",
+  }),
+);
 export type Request = typeof request.infer;
 
 /** A task as every client sees it (`ls --json` documents it in cli.md). Sent, never received: a plain type. */

@@ -1,0 +1,51 @@
+// Bun macro, run by `make build` at bundle time (never at run time): builds every schema defined with
+// validator.ts under arktype and keeps the JavaScript arktype compiles for its yes/no check (its
+// "Allows" traversal), so the binary checks with arktype's own code without loading arktype
+// (arktypeio/arktype#810 asks for this). @ark/schema is arktype's compiler, at the version arktype pins.
+import { NodeCompiler } from "@ark/schema";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+export type Precompiled = { methods: string; roots: Record<string, string> };
+
+/** A compiled node as the precompiler reads it (arktype's internal node, not its public Type). */
+interface CompiledNode {
+  id: string;
+  kind: string;
+  references: CompiledNode[];
+  includesTransform: boolean;
+  allowsRequiresContext: boolean;
+  compile(compiler: NodeCompiler): void;
+}
+
+export async function precompile(): Promise<Precompiled> {
+  (globalThis as { fleetcomPrecompiling?: boolean }).fleetcomPrecompiling = true;
+  const { definedSchemas } = await import("./validator.ts");
+  for (const file of modulesDefiningSchemas()) await import(`./${file}`);
+  const methods = new Map<string, string>();
+  const roots: Record<string, string> = {};
+  for (const [name, schema] of definedSchemas()) {
+    const root = schema.type().internal as unknown as CompiledNode;
+    // A morph changes what arktype returns; the daemon uses what it received, so none may exist.
+    if (root.includesTransform || root.allowsRequiresContext) throw new Error(`schema ${name}: precompiled checks cannot transform or need context`);
+    roots[name] = root.id;
+    for (const node of [root, ...root.references]) if (!methods.has(node.id)) methods.set(node.id, allowsMethod(node, name));
+  }
+  return { methods: `{\n${[...methods.values()].join(",\n")}\n}`, roots };
+}
+
+function allowsMethod(node: CompiledNode, schema: string): string {
+  const compiler = new NodeCompiler({ kind: "Allows" }).indent();
+  node.compile(compiler);
+  const js = compiler.write(`${node.id}Allows`);
+  // Anything from arktype's registry would need arktype at run time.
+  if (js.includes("$ark")) throw new Error(`schema ${schema}: node ${node.id} (${node.kind}) refers to arktype's registry`);
+  return js;
+}
+
+/** The source files beside this one that define schemas. */
+function modulesDefiningSchemas(): string[] {
+  return readdirSync(import.meta.dir).filter(
+    (f) => f.endsWith(".ts") && !f.startsWith("validator") && readFileSync(join(import.meta.dir, f), "utf8").includes('from "./validator.ts"'),
+  );
+}

@@ -3,7 +3,7 @@
 // dry run, and save the live fleet. The commands and screens that use it stay leaves.
 import { Buffer } from "node:buffer";
 import { basename } from "node:path";
-import { withDaemon } from "./client.ts";
+import { DaemonClient, DaemonNotRunning, withDaemon } from "./client.ts";
 import { EXIT, UserError } from "./errors.ts";
 import type { DaemonStatus, IdChange } from "./wire-protocol.ts";
 import { snapshotFileName } from "./recipe-snapshot-rules.ts";
@@ -44,8 +44,9 @@ export interface LoadOptions {
 export const LOAD_CHUNK_BYTES = 1024 * 1024;
 
 // The daemon starts one task per entry, skipping entries whose directory is missing and, unless
-// `again`, entries already running.
-export async function startRecipe(recipe: LoadedRecipe, options: LoadOptions = {}): Promise<LoadResult> {
+// `again`, entries already running. On `client` when given (a command that asked the daemon first),
+// else on a connection of its own, starting a daemon when none runs.
+export async function startRecipe(recipe: LoadedRecipe, options: LoadOptions = {}, client?: DaemonClient | null): Promise<LoadResult> {
   const finished = recipe.finished?.length ?? 0;
   if (recipe.entries.length === 0) {
     // A snapshot of a fleet whose every task had finished: nothing to start, and that is the answer.
@@ -55,27 +56,25 @@ export async function startRecipe(recipe: LoadedRecipe, options: LoadOptions = {
     throw new UserError(`nothing to load: ${printable(recipe.file)} holds no command (${recipe.dropped} dropped)`);
   }
   const chunks = loadChunks(recipe.entries, recipe.file);
+  const send = async (c: DaemonClient) => {
+    const total = { started: [] as number[], skipped: 0, alreadyRunning: 0, idsChanged: [] as IdChange[] };
+    for (const entries of chunks) {
+      // What an earlier part started is this load's own, never "already running" for a later part.
+      const part = await c.request("load", {
+        entries,
+        again: options.again ?? false,
+        earlier: [...total.started],
+        ...(options.snapshot !== undefined && { snapshot: options.snapshot }),
+      });
+      total.started.push(...part.started);
+      total.skipped += part.skipped;
+      total.alreadyRunning += part.alreadyRunning;
+      total.idsChanged.push(...part.idsChanged);
+    }
+    return total;
+  };
   // A recovery is the remedy the crash notice names: it does not ask to be told of it.
-  const { started, skipped, alreadyRunning, idsChanged } = await withDaemon(
-    async (c) => {
-      const total = { started: [] as number[], skipped: 0, alreadyRunning: 0, idsChanged: [] as IdChange[] };
-      for (const entries of chunks) {
-        // What an earlier part started is this load's own, never "already running" for a later part.
-        const part = await c.request("load", {
-          entries,
-          again: options.again ?? false,
-          earlier: [...total.started],
-          ...(options.snapshot !== undefined && { snapshot: options.snapshot }),
-        });
-        total.started.push(...part.started);
-        total.skipped += part.skipped;
-        total.alreadyRunning += part.alreadyRunning;
-        total.idsChanged.push(...part.idsChanged);
-      }
-      return total;
-    },
-    { notices: options.snapshot === undefined },
-  );
+  const { started, skipped, alreadyRunning, idsChanged } = client ? await send(client) : await withDaemon(send, { notices: options.snapshot === undefined });
   return { name: recipe.displayName, file: recipe.file, started, skipped, alreadyRunning, finished, dropped: recipe.dropped, idsChanged };
 }
 
@@ -101,8 +100,8 @@ export function loadChunks(entries: RecipeEntry[], file: string, budget = LOAD_C
   return chunks;
 }
 
-export async function loadAndDescribe(recipe: LoadedRecipe, json = false, options: LoadOptions = {}): Promise<string> {
-  const result = await startRecipe(recipe, options);
+export async function loadAndDescribe(recipe: LoadedRecipe, json = false, options: LoadOptions = {}, client?: DaemonClient | null): Promise<string> {
+  const result = await startRecipe(recipe, options, client);
   if (json) return JSON.stringify(result);
   return loadSummary(result);
 }
@@ -130,6 +129,31 @@ export async function runningDaemonStatus(): Promise<DaemonStatus | null> {
   }
 }
 
+/**
+ * `work` on a connection to the running daemon, or on null when none runs; never starts one. A
+ * daemon that holds the runtime directory but does not answer is an error, not "none".
+ */
+export async function withRunningDaemon<T>(work: (client: DaemonClient | null) => Promise<T>): Promise<T> {
+  let client: DaemonClient;
+  try {
+    client = await DaemonClient.open({ autostart: false, notices: false });
+  } catch (error) {
+    if (error instanceof DaemonNotRunning) return work(null);
+    throw error;
+  }
+  try {
+    return await work(client);
+  } finally {
+    client.close();
+  }
+}
+
+/** A command that asked the running daemon (if any) first: its connection and its status, for the load that follows. */
+export interface RunningDaemon {
+  client: DaemonClient | null;
+  status: DaemonStatus | null;
+}
+
 /** The file name the running supervisor writes its recovery snapshots to. */
 export function ownSnapshotName(status: DaemonStatus | null): string | null {
   return status && snapshotFileName(new Date(status.startedAt), status.pid);
@@ -140,59 +164,78 @@ export function ownSnapshotName(status: DaemonStatus | null): string | null {
  * running supervisor's own snapshot describes the fleet as it is: recovering it starts nothing
  * unless `again` (sessions.md), which also starts entries already running.
  */
-export async function recoverAndDescribe(recipe: LoadedRecipe, json = false, options: LoadOptions = {}): Promise<string> {
-  if (!options.again && isOwnSnapshot(recipe.file, ownSnapshotName(await runningDaemonStatus()))) {
+export async function recoverAndDescribe(recipe: LoadedRecipe, json = false, options: LoadOptions = {}, running?: RunningDaemon): Promise<string> {
+  const status = running ? running.status : await runningDaemonStatus();
+  if (!options.again && isOwnSnapshot(recipe.file, ownSnapshotName(status))) {
     throw new UserError(
       `${printable(basename(recipe.file))} is this fleet's own snapshot (this fleet, running): its tasks are the ones running now, so nothing was started; --again starts them a second time`,
     );
   }
-  return loadAndDescribe(recipe, json, { ...options, snapshot: basename(recipe.file) });
+  return loadAndDescribe(recipe, json, { ...options, snapshot: basename(recipe.file) }, running?.client);
 }
 
-export function printDryRun(recipe: LoadedRecipe, json = false): void {
-  console.log(json ? dryRunJson(recipe) : dryRunText(recipe));
+/**
+ * Prints what a load would do. The running daemon, when there is one (`client`), says which entries
+ * it already runs: the real load skips those unless `again`. Starts nothing, and no daemon.
+ */
+export async function printDryRun(
+  recipe: LoadedRecipe,
+  json: boolean | undefined,
+  options: { again?: boolean | undefined; client: DaemonClient | null },
+): Promise<void> {
+  const duplicates = options.client && !options.again ? await duplicatesOf(options.client, recipe) : [];
+  console.log(json ? dryRunJson(recipe, duplicates) : dryRunText(recipe, duplicates));
+}
+
+async function duplicatesOf(client: DaemonClient, recipe: LoadedRecipe): Promise<boolean[]> {
+  const found: boolean[] = [];
+  for (const entries of loadChunks(recipe.entries, recipe.file)) found.push(...(await client.request("duplicates", { entries })));
+  return found;
 }
 
 // What would start: the history file a snapshot entry brings (recover) is not part of it.
-function withMissing(recipe: LoadedRecipe) {
+function planned(recipe: LoadedRecipe, duplicates: readonly boolean[]) {
   const missing = new Map<string, boolean>();
   for (const { dir } of recipe.entries) if (!missing.has(dir)) missing.set(dir, !isDirectory(dir));
-  return recipe.entries.map(({ history: _history, ...entry }) => ({ ...entry, missing: missing.get(entry.dir)! }));
+  return recipe.entries.map(({ history: _history, ...entry }, i) => ({ ...entry, missing: missing.get(entry.dir)!, alreadyRunning: duplicates[i] ?? false }));
 }
 
-function dryRunJson(recipe: LoadedRecipe): string {
+function dryRunJson(recipe: LoadedRecipe, duplicates: readonly boolean[]): string {
   return JSON.stringify({
     name: recipe.displayName,
     file: recipe.file,
-    entries: withMissing(recipe),
+    entries: planned(recipe, duplicates),
     ...(recipe.finished && { finished: recipe.finished }),
     dropped: recipe.dropped,
   });
 }
 
-function dryRunText(recipe: LoadedRecipe): string {
+function dryRunText(recipe: LoadedRecipe, duplicates: readonly boolean[]): string {
   const dropped = `${recipe.dropped} dropped`;
   const finished = recipe.finished ?? [];
   if (recipe.entries.length === 0 && finished.length === 0) {
     return `nothing to load: ${printable(recipe.file)} holds no command (${dropped})`;
   }
   const lines = [`would load '${printable(recipe.displayName)}' from ${printable(recipe.file)}`];
-  const entries = withMissing(recipe);
+  const entries = planned(recipe, duplicates);
   let currentDir: string | undefined;
   for (const entry of entries) {
     if (entry.dir !== currentDir) {
       currentDir = entry.dir;
       lines.push(`  ${printable(entry.dir)}${entry.missing ? "  (missing: would be skipped)" : ""}`);
     }
-    lines.push(`    ${printable(entry.cmd)}${labelSuffix(entry.group, entry.name)}`);
+    lines.push(`    ${printable(entry.cmd)}${labelSuffix(entry.group, entry.name)}${entry.alreadyRunning ? "  (already running: would be skipped)" : ""}`);
   }
   // A recovery snapshot's finished tasks: one-off commands that had done their work.
   if (finished.length > 0) lines.push("  not started: had finished when the snapshot was written");
   for (const entry of finished) lines.push(`    ${printable(entry.dir)}: ${printable(entry.cmd)}${labelSuffix(entry.group, entry.name)}`);
-  const skipped = entries.filter((e) => e.missing).length;
-  const starting = recipe.entries.length - skipped;
+  // As the real load counts them: an entry a running task stands for is "already running", wherever it is.
+  const running = entries.filter((e) => e.alreadyRunning).length;
+  const skipped = entries.filter((e) => e.missing && !e.alreadyRunning).length;
+  const starting = recipe.entries.length - running - skipped;
+  const alreadyRunning = running > 0 ? `, ${running} already running (would be skipped; --again starts them)` : "";
   const notStarted = finished.length > 0 ? `, ${finished.length} had finished (not started)` : "";
-  lines.push(`${starting} task(s) would start, ${skipped} skipped (missing directory)${notStarted}, ${dropped}`);
+  lines.push(`${starting} task(s) would start${alreadyRunning}, ${skipped} skipped (missing directory)${notStarted}, ${dropped}`);
   return lines.join("\n");
 }
 
@@ -204,8 +247,12 @@ function labelSuffix(group: string | null, name: string | null): string {
 
 /** Saves the live fleet as session `name` (also `w` in the dashboard); returns the line to show. */
 export async function saveFleet(name: string): Promise<string> {
-  sanitizeSessionName(name); // a bad name is refused before any daemon is started
-  const entries = await withDaemon((c) => c.request("recipe"));
+  sanitizeSessionName(name); // a bad name is refused before any daemon is asked
+  // No daemon, no fleet: starting one only to find it empty would leave a daemon behind for nothing.
+  const entries = await withRunningDaemon(async (c) => {
+    if (!c) throw new UserError("no daemon is running: nothing to save");
+    return c.request("recipe");
+  });
   const file = saveSession(name, entries);
   const saved = `saved '${printable(name.trim())}': ${entries.length} task(s) → ${printable(file)}`;
   // A recipe is text: such a name is written with U+FFFD in place of its other bytes (recipe.ts).

@@ -254,6 +254,13 @@ export function connectFailure(code: string): UserError | null {
   return null;
 }
 
+/** No daemon holds the runtime directory, and the caller asked not to start one. */
+export class DaemonNotRunning extends UserError {
+  constructor() {
+    super("the daemon is not running", EXIT.unreachable);
+  }
+}
+
 /** The daemon holds its lock, so it is alive, but it does not take connections. */
 export function busyDaemon(pid: number, log: string): UserError {
   return new UserError(`daemon ${pid} is running but not accepting connections (busy, stopped or out of file descriptors); see ${log}`, EXIT.unreachable);
@@ -280,7 +287,7 @@ async function connectSocket(autostart: boolean): Promise<ClientSocket> {
   // A live daemon holding the lock will not be replaced by starting another: follow it instead.
   let started: Started | null = null;
   if (lockHolder(dirPath) === null) {
-    if (!autostart) throw new UserError("the daemon is not running", EXIT.unreachable);
+    if (!autostart) throw new DaemonNotRunning();
     started = await startDaemon(dirPath, true);
   }
   const notice = setTimeout(() => process.stderr.isTTY && process.stderr.write("fleetcom: starting the daemon…\n"), STARTING_NOTICE_MS);

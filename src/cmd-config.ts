@@ -1,24 +1,31 @@
-// `fleetcom config [--json]`: the settings in effect and where each came from (a flag, the
+// `fleetcom config [--json] [--reload]`: the settings in effect and where each came from (a flag, the
 // environment, a line of the config file, or the default). The daemon's own settings are the running
-// daemon's, as it loaded them at start; with no daemon, what one started from this shell would use.
-// Each problem with the file is one line on stderr naming the file, the line and the key.
+// daemon's, as it last read them (at start, or a reload); with no daemon, what one started from this
+// shell would use. Each problem with the file as it is now is one line on stderr naming the file, the
+// line and the key. `--reload` has the running daemon read the file again, as SIGHUP does.
 import { defineCommand } from "citty";
 import { existsSync } from "node:fs";
 import { basename } from "node:path";
 import { printable } from "./text-printable.ts";
 import type { DaemonSettings } from "./wire-protocol.ts";
-import type { Resolved, Settings } from "./settings.ts";
+import type { Resolved, SettingChange, Settings } from "./settings.ts";
 
 export default defineCommand({
   meta: { name: "config", description: "Print the settings in effect (config file, environment, defaults) and where each came from" },
-  args: { json: { type: "boolean", description: "Print {file, exists, daemon, settings: {KEY: {value, source}}, problems} as JSON" } },
+  args: {
+    json: { type: "boolean", description: "Print {file, exists, daemon, settings: {KEY: {value, source}}, problems} as JSON" },
+    reload: { type: "boolean", description: "Have the running daemon read the config file again (as SIGHUP does) and print what changed" },
+  },
   async run({ args }) {
-    const [{ loadSettings }, { runningDaemonStatus }] = await Promise.all([import("./settings.ts"), import("./client-recipes.ts")]);
+    const [{ loadSettings, whenApplied }, { runningDaemonStatus }] = await Promise.all([import("./settings.ts"), import("./client-recipes.ts")]);
     const here = loadSettings();
+    if (args.reload) return reload(here.file, args.json);
     const status = await runningDaemonStatus();
     const daemon: DaemonSettings | null = status?.settings ?? null;
-    const rows = effective(here, daemon);
-    const problems = [...new Set([...(daemon?.problems ?? []), ...here.problems])];
+    const rows = effective(here, daemon, whenApplied);
+    // The file's problems as it is now; the daemon's own environment's too, which this shell may not share.
+    const fromFile = (problem: string) => problem.startsWith(`${here.file}:`);
+    const problems = [...new Set([...here.problems, ...(daemon?.problems ?? []).filter((p) => !fromFile(p))])];
     const exists = existsSync(here.file);
     if (args.json) {
       const settings = Object.fromEntries(rows.map((r) => [r.key, { value: r.value, source: r.source }]));
@@ -33,35 +40,72 @@ export default defineCommand({
     console.log(`file${" ".repeat(width - 2)}${printable(here.file)}${exists ? "" : " (none: defaults and the environment)"}`);
     console.log(
       status
-        ? `daemon${" ".repeat(width - 4)}pid ${status.pid}: notify, scrollback, idle_seconds and history as it read them at start (fleetcom --kill, then any command, to apply a change)`
+        ? `daemon${" ".repeat(width - 4)}pid ${status.pid}: notify, scrollback, idle_seconds and history as it last read them (fleetcom config --reload reads the file again; history needs a restart)`
         : `daemon${" ".repeat(width - 4)}not running: what a daemon started from this shell would use`,
     );
     for (const r of rows) {
-      const later = r.later === undefined ? "" : `  (after a restart: ${printable(shown(r.later.value))}, from ${printable(short(r.later.source))})`;
+      const later = r.later === undefined ? "" : `  (${r.later.when}: ${printable(shown(r.later.value))}, from ${printable(short(r.later.source))})`;
       console.log(`${r.key.padEnd(width)}  ${printable(shown(r.value)).padEnd(valueWidth)}  ${printable(short(r.source))}${later}`);
     }
   },
 });
 
+/** Asks the running daemon to read the file again and says what changed; with no daemon, starts none. */
+async function reload(file: string, json = false): Promise<void> {
+  const { withRunningDaemon } = await import("./client-recipes.ts");
+  await withRunningDaemon(async (client) => {
+    if (!client) {
+      if (json) console.log(JSON.stringify({ daemon: null, changes: [], problems: [] }));
+      else console.log(`no daemon is running: the next one reads ${printable(file)} when it starts`);
+      return;
+    }
+    const { changes, settings } = await client.request("reload");
+    if (json) return console.log(JSON.stringify({ daemon: client.daemonPid, changes, problems: settings.problems }, null, 2));
+    for (const problem of settings.problems) process.stderr.write(`fleetcom: warning: ${printable(problem)}\n`);
+    const read = `daemon ${client.daemonPid} read ${printable(settings.file)} again:`;
+    if (changes.length === 0) return console.log(`${read} nothing changed`);
+    const width = Math.max(...changes.map((c) => c.key.length));
+    console.log(read);
+    for (const c of changes)
+      console.log(`  ${c.key.padEnd(width)}  ${printable(shown(c.from.value))} → ${printable(shown(c.to.value))}  ${APPLIES[c.applies]}`);
+  });
+}
+
+const APPLIES: Record<SettingChange["applies"], string> = {
+  now: "applied",
+  "new tasks": "for tasks started from now on",
+  restart: "waits for a restart (fleetcom --kill, then any command)",
+};
+
 interface Row {
   key: string;
   value: unknown;
   source: string;
-  /** What a restarted daemon would use instead, when that differs. */
-  later?: Resolved<unknown>;
+  /** What the daemon would use after a reload or a restart from this shell, when that differs. */
+  later?: Resolved<unknown> & { when: string };
 }
 
-function effective(here: Settings, daemon: DaemonSettings | null): Row[] {
-  const daemonSide = (key: string, mine: Resolved<unknown>, theirs: Resolved<unknown> | undefined): Row => {
-    if (!theirs) return { key, ...mine };
+const LATER: Record<SettingChange["applies"], string> = {
+  now: "after fleetcom config --reload",
+  "new tasks": "for tasks started after fleetcom config --reload",
+  restart: "after a restart",
+};
+
+type WhenApplied = typeof import("./settings.ts").whenApplied;
+
+function effective(here: Settings, daemon: DaemonSettings | null, whenApplied: WhenApplied): Row[] {
+  const daemonSide = (name: Parameters<WhenApplied>[0], key: string): Row => {
+    const [mine, theirs] = [here[name], daemon?.[name]];
+    if (!daemon || !theirs) return { key, ...mine };
     const differs = JSON.stringify(theirs.value) !== JSON.stringify(mine.value);
-    return { key, value: theirs.value, source: theirs.source, ...(differs && { later: mine }) };
+    const when = LATER[whenApplied(name, { file: daemon.file, source: theirs.source }, { file: here.file, source: mine.source })];
+    return { key, value: theirs.value, source: theirs.source, ...(differs && { later: { ...mine, when } }) };
   };
   return [
-    daemonSide("notify", here.notify, daemon?.notify),
-    daemonSide("scrollback", here.scrollback, daemon?.scrollback),
-    daemonSide("idle_seconds", here.idleSeconds, daemon?.idleSeconds),
-    daemonSide("history", here.history, daemon?.history),
+    daemonSide("notify", "notify"),
+    daemonSide("scrollback", "scrollback"),
+    daemonSide("idleSeconds", "idle_seconds"),
+    daemonSide("history", "history"),
     { key: "detach_key", value: here.detachKey.value.name, source: here.detachKey.source },
     { key: "confirm", value: here.confirm.value, source: here.confirm.source },
   ];

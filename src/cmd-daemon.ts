@@ -2,7 +2,7 @@
 // it detached; service managers run it directly.
 import { defineCommand } from "citty";
 import { readFileSync, writeSync } from "node:fs";
-import { UserError } from "./errors.ts";
+import { errorMessage, UserError } from "./errors.ts";
 import { lockPath, runtimeDir } from "./paths.ts";
 import { logLine } from "./text-printable.ts";
 
@@ -33,8 +33,17 @@ export default defineCommand({
     for (const problem of settings.problems) log(problem);
     const handshakeTimeoutMs = handshakeTimeoutSetting(process.env.FLEETCOM_HANDSHAKE_TIMEOUT_MS, log);
     const { startSupervisor } = await import("./daemon-supervisor.ts");
-    const supervisor = await startSupervisor({ ...daemonOptions(settings), handshakeTimeoutMs, log }, claim);
-    for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, () => supervisor.daemon.stop());
+    const reread = () => loadSettings(process.env, { scrollback: args.scrollback, reread: true });
+    const supervisor = await startSupervisor({ ...daemonOptions(settings, reread), handshakeTimeoutMs, log }, claim);
+    for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => supervisor.daemon.stop());
+    // SIGHUP reads config.toml again, as daemons do (`kill -HUP`, a service manager's reload); it used to stop the fleet.
+    process.on("SIGHUP", () => {
+      try {
+        supervisor.daemon.reloadSettings();
+      } catch (error) {
+        log(`SIGHUP: ${errorMessage(error)}`);
+      }
+    });
     await supervisor.stopped;
     log("stopped");
     process.exit(0);

@@ -1,5 +1,6 @@
-// `fleetcom load [NAME|FILE] [--dry-run] [--json]`, and `fleetcom NAME`. A dry run needs no daemon: it
-// parses the recipe, resolves it against the current directory and prints what would start. A real
+// `fleetcom load [NAME|FILE] [--dry-run] [--json]`, and `fleetcom NAME`. A dry run starts no daemon: it
+// parses the recipe, resolves it against the current directory and prints what would start, asking
+// the running daemon, if any, which entries it already runs (the real load skips those). A real
 // load resolves the same way here, in the client, so relative keys and `~` follow the user's shell,
 // and the daemon only starts the resolved entries.
 import { defineCommand } from "citty";
@@ -10,7 +11,7 @@ export default defineCommand({
   meta: { name: "load", description: "Start the processes of a saved session or recipe file" },
   args: {
     target: { type: "positional", required: false, description: "Session name, or a path ending in .json" },
-    "dry-run": { type: "boolean", description: "Print what would start; needs no daemon" },
+    "dry-run": { type: "boolean", description: "Print what would start (and what is already running); starts no daemon" },
     again: { type: "boolean", description: "Start entries a running task already stands for (skipped by default)" },
     json: {
       type: "boolean",
@@ -23,9 +24,12 @@ export default defineCommand({
       const { pickAndLoad } = await import("./ui-picker-sessions.ts");
       return pickAndLoad("saved", args.json, { again: args.again });
     }
-    const [{ loadRecipe }, { loadAndDescribe, printDryRun }] = await Promise.all([import("./recipe-sessions.ts"), import("./client-recipes.ts")]);
+    const [{ loadRecipe }, { loadAndDescribe, printDryRun, withRunningDaemon }] = await Promise.all([
+      import("./recipe-sessions.ts"),
+      import("./client-recipes.ts"),
+    ]);
     const recipe = loadRecipe(args.target, currentDirectory());
-    if (args["dry-run"]) printDryRun(recipe, args.json);
+    if (args["dry-run"]) await withRunningDaemon((client) => printDryRun(recipe, args.json, { again: args.again, client }));
     else console.log(await loadAndDescribe(recipe, args.json, { again: args.again }));
   },
 });

@@ -16,15 +16,13 @@ export default defineCommand({
     file: { type: "positional", required: false, description: "A snapshot file to load" },
     latest: { type: "boolean", description: "Load the newest loadable snapshot (not the running fleet's own)" },
     list: { type: "boolean", description: "List snapshots, newest first" },
-    "dry-run": { type: "boolean", description: "Print what would start; needs no daemon" },
+    "dry-run": { type: "boolean", description: "Print what would start (and what is already running); starts no daemon" },
     again: { type: "boolean", description: "Start tasks even when they are running now (the running fleet's own snapshot, or entries already running)" },
     json: { type: "boolean", description: "Print JSON (the list, the dry run, or the load summary)" },
   },
   async run({ args }) {
-    const [{ latestSnapshot, listSnapshots, snapshotByPath }, { ownSnapshotName, printDryRun, recoverAndDescribe, runningDaemonStatus }] = await Promise.all([
-      import("./recipe-snapshots.ts"),
-      import("./client-recipes.ts"),
-    ]);
+    const [{ latestSnapshot, listSnapshots, snapshotByPath }, { ownSnapshotName, printDryRun, recoverAndDescribe, runningDaemonStatus, withRunningDaemon }] =
+      await Promise.all([import("./recipe-snapshots.ts"), import("./client-recipes.ts")]);
     const chosen = [args.latest, args.list, args.file !== undefined].filter(Boolean).length;
     if (chosen === 0) {
       if (args["dry-run"]) throw usageError("recover: --dry-run goes with --latest or FILE");
@@ -37,10 +35,15 @@ export default defineCommand({
       const status = await runningDaemonStatus();
       return printList(listSnapshots(process.env, process.cwd(), ownSnapshotName(status)), runningDaemonWarning(status), args.json);
     }
-    const recipe = args.latest ? latestSnapshot(ownSnapshotName(await runningDaemonStatus())) : snapshotByPath(args.file!);
-    if (args["dry-run"]) return printDryRun(recipe, args.json);
-    console.log(await recoverAndDescribe(recipe, args.json, { again: args.again }));
-    if (!args.json) console.log(SAVE_HINT);
+    // One connection to the running daemon, if any: its status picks the snapshot and guards its own,
+    // and the load goes on the same connection (a daemon is started only when none runs).
+    await withRunningDaemon(async (client) => {
+      const status = client && (await client.request("status"));
+      const recipe = args.latest ? latestSnapshot(ownSnapshotName(status)) : snapshotByPath(args.file!);
+      if (args["dry-run"]) return printDryRun(recipe, args.json, { again: args.again, client });
+      console.log(await recoverAndDescribe(recipe, args.json, { again: args.again }, { client, status }));
+      if (!args.json) console.log(SAVE_HINT);
+    });
   },
 });
 

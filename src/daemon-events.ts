@@ -37,6 +37,17 @@ export class TaskEvents {
     this.timer ??= setTimeout(() => this.flush(), CHANGE_EVENT_INTERVAL_MS);
   }
 
+  /** The idle threshold changed: a task told of as idle that no longer is goes out as changed; the sweep finds the newly idle. */
+  idleRuleChanged(): void {
+    const now = performance.now();
+    for (const task of this.reportedIdle) {
+      if (task.idle(now)) continue;
+      this.reportedIdle.delete(task);
+      this.changed.add(task);
+    }
+    if (this.changed.size > 0) this.timer ??= setTimeout(() => this.flush(), CHANGE_EVENT_INTERVAL_MS);
+  }
+
   forget(task: Task): void {
     this.reportedIdle.delete(task);
   }

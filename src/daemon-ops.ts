@@ -41,6 +41,8 @@ export interface Fleet {
     entries: RecipeEntry[],
     options: { again?: boolean | undefined; earlier?: readonly number[] | undefined; snapshot?: string | undefined },
   ): Promise<OpResult<"load">>;
+  duplicates(entries: readonly RecipeEntry[]): boolean[];
+  reloadSettings(): OpResult<"reload">;
   remove(task: Task): void;
   taskChanged(task: Task, recipeChanged: boolean): void;
 }
@@ -70,6 +72,8 @@ export function operations(fleet: Fleet): Handlers {
       return { id: fleet.spawn(peer, a.command, cwd, a.group ?? null, a.name ?? null).id };
     },
     load: (peer, a) => fleet.load(peer, a.entries, { again: a.again, earlier: a.earlier, snapshot: a.snapshot }),
+    duplicates: (_peer, a) => fleet.duplicates(a.entries),
+    reload: () => fleet.reloadSettings(),
     kill: async (_peer, a) => {
       const targets = a.tasks.map((ref) => fleet.find(ref));
       await Promise.all(targets.filter((t) => t.running).map((t) => t.terminate()));

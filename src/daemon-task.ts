@@ -84,7 +84,8 @@ export class Task {
   private readonly agents: AgentNamespace;
   private readonly probe: Pick<FlagProbe, "flagsOf">;
   private readonly log: (message: string) => void;
-  private readonly idleMs: number;
+  /** Quiet this long, the task is idle; a reload of idle_seconds changes it. */
+  idleMs: number;
 
   constructor(
     spec: TaskSpec,

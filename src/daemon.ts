@@ -20,7 +20,7 @@ import { UserError, errorMessage } from "./errors.ts";
 import { isDirectory } from "./files.ts";
 import { label, normalizeGroup, normalizeName } from "./recipe-labels.ts";
 import { alreadyRunning, type RunningTask } from "./daemon-duplicates.ts";
-import type { Settings } from "./settings.ts";
+import { reloadedSettings, type Settings } from "./settings.ts";
 import {
   type CrashNotice,
   type DaemonSettings,
@@ -62,8 +62,10 @@ export interface DaemonOptions {
   notify?: string | null;
   /** How long a running task stays quiet before it is idle (default IDLE_AFTER_MS). */
   idleMs?: number;
-  /** What the daemon settled on at start, for `status` and `fleetcom config`. */
+  /** What the daemon settled on at start (or its last reload), for `status` and `fleetcom config`. */
   settings?: Settings;
+  /** Reads the settings again, for a reload (SIGHUP, `fleetcom config --reload`). */
+  reread?: () => Settings;
   /** A connection that has not sent its hello by then is dropped (default HANDSHAKE_TIMEOUT_MS). */
   handshakeTimeoutMs?: number;
   log(message: string): void;
@@ -333,7 +335,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
       Promise.all(entries.filter((e) => isDirectory(e.dir)).map((e) => this.prepareAgent(peer, e.cmd, e.dir))),
     ]);
     if (options.snapshot !== undefined) this.recovered(options.snapshot);
-    const duplicate = options.again ? entries.map(() => false) : alreadyRunning(entries, this.runningForLoad(new Set(options.earlier)));
+    const duplicate = options.again ? entries.map(() => false) : this.duplicates(entries, options.earlier);
     const started: number[] = [];
     const idsChanged: IdChange[] = [];
     let skipped = 0;
@@ -366,6 +368,11 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
       }
     }
     return { started, skipped, alreadyRunning: running, idsChanged };
+  }
+
+  /** For each entry, whether a running task already stands for it; tasks an earlier request of the same load started do not. */
+  duplicates(entries: readonly RecipeEntry[], earlier: readonly number[] = []): boolean[] {
+    return alreadyRunning(entries, this.runningForLoad(new Set(earlier)));
   }
 
   /** The running tasks as a load compares them with its entries: as typed and as a save would store them. */
@@ -530,6 +537,32 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
       crash: this.crash,
       settings: this.daemonSettings(),
     };
+  }
+
+  /**
+   * Reads the settings again (SIGHUP, `fleetcom config --reload`) and goes by them: notify and
+   * idle_seconds at once, scrollback for tasks started or rerun from now on; history waits for a
+   * restart (RELOAD_APPLIES in settings.ts). The problems are the file's as it is now.
+   */
+  reloadSettings(): OpResult<"reload"> {
+    const { settings: current, reread } = this.options;
+    if (!current || !reread) throw new UserError("this daemon was handed its settings and cannot read them again");
+    const { settings, changes } = reloadedSettings(current, reread());
+    this.options.settings = settings;
+    this.options.notify = settings.notify.value;
+    this.options.scrollback = settings.scrollback.value;
+    const idleMs = settings.idleSeconds.value * 1000;
+    if (idleMs !== this.options.idleMs) {
+      this.options.idleMs = idleMs;
+      for (const task of this.tasks.values()) task.idleMs = idleMs;
+      this.events.idleRuleChanged();
+    }
+    const changed = changes.map(
+      (c) => `${c.key} ${JSON.stringify(c.from.value)} → ${JSON.stringify(c.to.value)}${c.applies === "restart" ? " (after a restart)" : ""}`,
+    );
+    this.options.log(`read ${settings.file} again: ${changed.length ? changed.join(", ") : "nothing changed"}`);
+    for (const problem of settings.problems) this.options.log(problem);
+    return { changes, settings: this.daemonSettings()! };
   }
 
   private daemonSettings(): DaemonSettings | null {

@@ -253,8 +253,11 @@ export function readConfigFile(file: string): FileValues {
       const line = lines[error.line - 1]!;
       const key = /^\s*["']?([\w-]+)/.exec(line)?.[1];
       const known = key !== undefined && CONFIG_KEYS.includes(key);
+      // `confirm = yes`: TOML wants a word in quotes, which every setting then reads (parseBoolean for yes/no).
+      const word = known ? /=\s*([A-Za-z][\w-]*)\s*(?:#.*)?$/.exec(line)?.[1] : undefined;
+      const hint = word === undefined ? "" : `; a word needs quotes: ${key} = "${word}"`;
       result.problems.push(
-        `${file}:${error.line}: ${key ? `${key}: ` : ""}not valid TOML (${firstLine(error)}); ${known ? `using the default for ${key}` : "line ignored"}`,
+        `${file}:${error.line}: ${key ? `${key}: ` : ""}not valid TOML (${firstLine(error)}${hint}); ${known ? `using the default for ${key}` : "line ignored"}`,
       );
       lines[error.line - 1] = "";
     }
@@ -308,8 +311,10 @@ function resolveSetting<T>(spec: Spec<T>, file: string, values: FileValues, env:
  * Every setting from, in order of precedence, a flag (`daemon --scrollback`), the environment, the
  * config file and the default. Pure but for reading the file once per process.
  */
-export function loadSettings(env: Env = process.env, flags: { scrollback?: string | undefined } = {}): Settings {
+export function loadSettings(env: Env = process.env, flags: { scrollback?: string | undefined; reread?: boolean } = {}): Settings {
   const file = configFile(env);
+  // A reload (SIGHUP, `fleetcom config --reload`) reads the file as it is now.
+  if (flags.reread) fileCache.delete(file);
   const values = readConfigFile(file);
   const problems = [...values.problems];
   const settings: Settings = {
@@ -348,13 +353,73 @@ export function daemonSettingsFromEnvironment(settings: Settings): { env: string
   return daemonSide.filter((name) => settings[name].source === SPECS[name].env).map((name) => ({ env: SPECS[name].env, key: SPECS[name].key }));
 }
 
-/** What a supervisor takes from the settings. */
-export function daemonOptions(settings: Settings): { scrollback: number; notify: string | null; idleMs: number; history: boolean; settings: Settings } {
+/**
+ * What a supervisor takes from the settings. `reread` reads them again for a reload, with the same
+ * environment and flags: only the file can have changed.
+ */
+export function daemonOptions(
+  settings: Settings,
+  reread: () => Settings = () => loadSettings(process.env, { reread: true }),
+): { scrollback: number; notify: string | null; idleMs: number; history: boolean; settings: Settings; reread: () => Settings } {
   return {
     scrollback: settings.scrollback.value,
     notify: settings.notify.value,
     idleMs: settings.idleSeconds.value * 1000,
     history: settings.history.value,
     settings,
+    reread,
   };
+}
+
+// ---- reloading ---------------------------------------------------------------------------------
+// A running daemon reads the file again on SIGHUP and on `fleetcom config --reload` (docs/daemon.md).
+// Its environment and flags are those it started with, so only the file's keys can change.
+
+/** When a daemon setting changed by a reload takes effect: at once, for tasks started (or rerun) from then on, or at the next start. */
+export type ReloadApplies = "now" | "new tasks" | "restart";
+
+const DAEMON_KEYS = ["notify", "scrollback", "idleSeconds", "history"] as const;
+type DaemonKey = (typeof DAEMON_KEYS)[number];
+
+export const RELOAD_APPLIES: Record<DaemonKey, ReloadApplies> = {
+  notify: "now",
+  // A running task's emulator was made with its scrollback; a new one gets the new size.
+  scrollback: "new tasks",
+  idleSeconds: "now",
+  // The history writer and the snapshots' pruning are set up at start for one or the other.
+  history: "restart",
+};
+
+/** A daemon setting a reload found changed, and when the new value applies. */
+export interface SettingChange {
+  /** As written in the file (`idle_seconds`). */
+  key: string;
+  from: Resolved<unknown>;
+  to: Resolved<unknown>;
+  applies: ReloadApplies;
+}
+
+/**
+ * The settings a daemon goes by after reading `next`: each key's new value, but for a key that waits
+ * for a restart; and what changed, in the file's key order. The problems are all `next`'s.
+ */
+export function reloadedSettings(current: Settings, next: Settings): { settings: Settings; changes: SettingChange[] } {
+  const changes: SettingChange[] = [];
+  for (const name of DAEMON_KEYS) {
+    const [from, to] = [current[name], next[name]];
+    if (JSON.stringify(from.value) !== JSON.stringify(to.value)) changes.push({ key: SPECS[name].key, from, to, applies: RELOAD_APPLIES[name] });
+  }
+  const kept = <K extends DaemonKey>(name: K): Settings[K] => (RELOAD_APPLIES[name] === "restart" ? current[name] : next[name]);
+  const settings = { ...next, notify: kept("notify"), scrollback: kept("scrollback"), idleSeconds: kept("idleSeconds"), history: kept("history") };
+  return { settings, changes };
+}
+
+/**
+ * When the daemon would go by this shell's value of a key instead of its own: a reload reads the
+ * daemon's file under the daemon's environment, so it brings the value only when both come from
+ * that file (or the default); anything else takes a restart from this shell.
+ */
+export function whenApplied(name: DaemonKey, daemon: { file: string; source: string }, mine: { file: string; source: string }): ReloadApplies {
+  const fromFile = (s: { source: string }) => s.source === "default" || s.source.startsWith(`${daemon.file}:`);
+  return daemon.file === mine.file && fromFile(daemon) && fromFile(mine) ? RELOAD_APPLIES[name] : "restart";
 }

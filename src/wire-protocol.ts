@@ -4,7 +4,7 @@
 // time), so neither is on their start-up path.
 import { schema } from "./validator.ts";
 import type { Attention } from "./attention.ts";
-import type { Resolved } from "./settings.ts";
+import type { Resolved, SettingChange } from "./settings.ts";
 import { recipeEntry, type RecipeEntry } from "./recipe.ts";
 
 export type { RecipeEntry };
@@ -60,6 +60,8 @@ export const opArgs = {
   attach: schema("op.attach", (type) => type({ task: taskRef.type(), cols: dimension, rows: dimension })),
   follow: schema("op.follow", (type) => type({ task: taskRef.type(), "lines?": "number.integer > 0" })),
   resize: schema("op.resize", (type) => type({ cols: dimension, rows: dimension })),
+  duplicates: schema("op.duplicates", (type) => type({ entries: recipeEntry.type().array() })),
+  reload: schema("op.reload", (type) => type({})),
 } as const;
 export type Op = keyof typeof opArgs;
 export type OpArgs<O extends Op> = (typeof opArgs)[O]["infer"];
@@ -118,7 +120,7 @@ export interface DaemonStatus {
   history: HistoryStatus;
   /** The previous fleet of this runtime directory ended without a clean stop and is not recovered yet. */
   crash: CrashNotice | null;
-  /** The daemon's own settings as it loaded them at start, and where each came from (`fleetcom config`). */
+  /** The daemon's own settings as it last read them (at start, or a reload), and where each came from (`fleetcom config`). */
   settings: DaemonSettings | null;
 }
 
@@ -136,7 +138,7 @@ export interface TaskHistory {
   lines: string[];
 }
 
-/** What the daemon settled on at start (settings.ts). */
+/** What the daemon settled on at start or at its last reload (settings.ts). */
 export interface DaemonSettings {
   file: string;
   notify: Resolved<string | null>;
@@ -212,6 +214,10 @@ export interface OpResults {
   attach: TaskInfo;
   follow: TaskInfo;
   resize: null;
+  /** For each entry, whether a running task already stands for it: what a load without `again` skips (a dry run asks). */
+  duplicates: boolean[];
+  /** The daemon read its settings again (SIGHUP does the same): what changed, and the settings now in effect. */
+  reload: { changes: SettingChange[]; settings: DaemonSettings };
 }
 export type OpResult<O extends Op> = OpResults[O];
 

@@ -64,6 +64,14 @@ describe("reading the file (in-process)", () => {
     expect([s.scrollback.value, s.notify.value, s.idleSeconds.value, s.detachKey.value.name, s.confirm.value]).toEqual([2000, "echo hi", 10, "Ctrl-\\", false]);
   });
 
+  test("a bare word (confirm = yes) is not TOML: the line says the word needs quotes, which every setting then reads", () => {
+    const bare = envWithFile("confirm = yes\n");
+    expect(loadSettings(bare.env).problems).toEqual([
+      `${bare.file}:1: confirm: not valid TOML (invalid value; a word needs quotes: confirm = "yes"); using the default for confirm`,
+    ]);
+    expect(loadSettings(envWithFile('confirm = "no"\n').env).confirm.value).toBe(false);
+  });
+
   test("a bad environment value is ignored, with one line naming the variable", () => {
     const s = loadSettings({ ...sandbox.env, FLEETCOM_IDLE_SECONDS: "soon", FLEETCOM_DETACH_KEY: "x" });
     expect(s.idleSeconds.value).toBe(10);
@@ -173,7 +181,7 @@ describe("the daemon and fleetcom config", () => {
     expect((await fleet.cli(["run", "--", "sleep 3600"], { env })).code).toBe(0);
     // Another shell, without the variable: the daemon keeps what it started with, and says what a restart would change.
     const after = await fleet.cli(["config"]);
-    expect(after.stdout).toContain(`daemon        pid ${fleet.daemonPid()}: notify, scrollback, idle_seconds and history as it read them at start`);
+    expect(after.stdout).toContain(`daemon        pid ${fleet.daemonPid()}: notify, scrollback, idle_seconds and history as it last read them`);
     expect(after.stdout).toContain("scrollback    70      FLEETCOM_SCROLLBACK  (after a restart: 5, from config.toml:1)");
     const json = JSON.parse((await fleet.cli(["config", "--json"])).stdout);
     expect(json).toMatchObject({ file: configFile(), exists: true, daemon: fleet.daemonPid(), problems: [] });
@@ -193,6 +201,84 @@ describe("the daemon and fleetcom config", () => {
     const config = await fleet.cli(["config"]);
     expect(config.code).toBe(0);
     expect(config.stderr).toBe(`fleetcom: warning: ${configFile()}:1: scrollback: expected a whole number of lines, got "lots"; using the default\n`);
+  });
+});
+
+describe("reloading the settings (SIGHUP, fleetcom config --reload)", () => {
+  let fleet: Fleet;
+  beforeEach(() => (fleet = new Fleet()));
+  afterEach(async () => await fleet.stop());
+  const configFile = () => join(fleet.sandbox.config, "config.toml");
+  const write = (text: string) => {
+    mkdirSync(fleet.sandbox.config, { recursive: true });
+    writeFileSync(configFile(), text);
+  };
+  const daemonSettings = async () => JSON.parse(await fleet.ok(["status", "--json"])).settings;
+
+  test("config --reload applies notify, idle_seconds and scrollback without a restart, says what changed, and leaves history for a restart", async () => {
+    write("idle_seconds = 86400\n");
+    const quiet = await fleet.run("sleep 3600");
+    const pid = fleet.daemonPid();
+    const calls = join(fleet.sandbox.root, "notified");
+    write(`idle_seconds = 1\nnotify = "echo $FLEETCOM_TASK_ID >> '${calls}'"\nscrollback = 5\nhistory = false\n`);
+    const r = await fleet.cli(["config", "--reload"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe("");
+    expect(r.stdout.split("\n")).toEqual([
+      `daemon ${pid} read ${configFile()} again:`,
+      `  notify        (none) → echo $FLEETCOM_TASK_ID >> '${calls}'  applied`,
+      "  scrollback    2000 → 5  for tasks started from now on",
+      "  idle_seconds  86400 → 1  applied",
+      "  history       true → false  waits for a restart (fleetcom --kill, then any command)",
+      "",
+    ]);
+    expect(fleet.daemonPid()).toBe(pid);
+    // The daemon goes by the new values: the quiet task turns idle, a bell runs the notifier, a new task keeps 5 lines.
+    await fleet.waitForTask(quiet, "to turn idle", (t) => t.idle);
+    const loud = await fleet.run("seq 1 200; printf '\\a'; sleep 3600");
+    await until("the reloaded notifier to run", () => existsSync(calls) && readFileSync(calls, "utf8").trim() === String(loud));
+    const lines = (await fleet.ok(["peek", String(loud), "--lines", "1000"])).trimEnd().split("\n");
+    expect(lines[0]).toBe(String(200 - 40 - 5 + 2));
+    const status = JSON.parse(await fleet.ok(["status", "--json"]));
+    expect(status.history.enabled).toBe(true);
+    expect(status.settings).toMatchObject({ idleSeconds: { value: 1, source: `${configFile()}:1` }, history: { value: true, source: "default" } });
+    const config = await fleet.ok(["config"]);
+    expect(config).toContain("idle_seconds  1 ");
+    expect(config).not.toContain("idle_seconds  86400");
+    expect(config).toContain("history       true  ");
+    expect(config).toContain("(after a restart: false, from config.toml:4)");
+  });
+
+  test("SIGHUP reloads the daemon instead of stopping it: the same daemon, the same tasks, the new settings", async () => {
+    write("idle_seconds = 30\n");
+    await fleet.run("sleep 3600", ["--name", "keeper"]);
+    const pid = fleet.daemonPid()!;
+    write("idle_seconds = 2\n");
+    process.kill(pid, "SIGHUP");
+    await until("the daemon to read the file again", async () => (await daemonSettings()).idleSeconds.value === 2);
+    expect(fleet.daemonPid()).toBe(pid);
+    expect((await fleet.ls()).map((t) => [t.name, t.state])).toEqual([["keeper", "running"]]);
+  });
+
+  test("warnings are about the file as it is now: lines removed since the daemon started warn no more", async () => {
+    write("idle_seconds = 5\nscrolback = 100\nconfirm = yes\n");
+    const first = await fleet.cli(["run", "--", "sleep 3600"]);
+    expect(first.stderr).toContain("unknown key 'scrolback'");
+    write("idle_seconds = 5\n");
+    const config = await fleet.cli(["config"]);
+    expect(config.stderr).toBe("");
+    expect((await daemonSettings()).problems).toHaveLength(2);
+    const reload = await fleet.cli(["config", "--reload"]);
+    expect(reload.stdout).toBe(`daemon ${fleet.daemonPid()} read ${configFile()} again: nothing changed\n`);
+    expect(reload.stderr).toBe("");
+    expect((await daemonSettings()).problems).toEqual([]);
+  });
+
+  test("config --reload with no daemon running says so and starts none", async () => {
+    const r = await fleet.cli(["config", "--reload"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`no daemon is running: the next one reads ${configFile()} when it starts\n`);
+    expect(fleet.daemonPid()).toBeNull();
   });
 });
 

@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { snapshotFileName } from "../../src/recipe-snapshot-rules.ts";
 import { type Fleet, until } from "../harness/fleet.ts";
+import { HeldReplyProxy } from "../harness/held-reply-proxy.ts";
 import {
   crashDaemon,
   DEAD_PID,
@@ -63,7 +64,7 @@ describe("recover --latest and FILE", () => {
     const name = fabricate(DEAD_PID, 3, snapshotRecipe(3, { "~": [{ cmd: "sleep 3600", group: "g" }] }));
     const out = JSON.parse((await fleet.cli(["recover", "--latest", "--dry-run", "--json"])).stdout);
     expect(out.file).toBe(join(dir, name));
-    expect(out.entries).toEqual([{ dir: fleet.sandbox.home, cmd: "sleep 3600", group: "g", name: null, missing: false }]);
+    expect(out.entries).toEqual([{ dir: fleet.sandbox.home, cmd: "sleep 3600", group: "g", name: null, missing: false, alreadyRunning: false }]);
   });
 
   test("--latest --json prints the load summary as JSON, without the hint", async () => {
@@ -89,13 +90,21 @@ describe("recover --latest and FILE", () => {
     expect(r.stderr.trim()).toBe(`fleetcom: no loadable recovery snapshot in ${dir}`);
   });
 
-  test("--latest skips the running daemon's own snapshot: loading it would only duplicate its tasks", async () => {
+  test("--latest skips the running daemon's own snapshot: loading it would only duplicate its tasks; one connection, one status", async () => {
     const crashed = snapshotRecipe(30, { "~": ["sleep 3600"] });
     fabricate(DEAD_PID, 30, crashed);
     await fleet.run("sleep 4000");
     await until("the running daemon's own, newer snapshot", () => snapshotWrites(fleet) === 1);
-    const r = await fleet.cli(["recover", "--latest"]);
-    expect(r.stdout).toContain(`loaded '${crashed.name}': 1 task(s)`);
+    const proxy = new HeldReplyProxy(await fleet.socketPath());
+    try {
+      await proxy.listen();
+      const r = await fleet.cli(["recover", "--latest"], { env: { FLEETCOM_RUNTIME_DIR: proxy.runtime } });
+      expect(r.stdout).toContain(`loaded '${crashed.name}': 1 task(s)`);
+      // The status that finds the daemon's own snapshot also serves the check before the load, on the load's connection.
+      expect(proxy.connections).toEqual([["status", "load"]]);
+    } finally {
+      proxy.close();
+    }
     expect((await fleet.ls()).map((t) => t.command)).toEqual(["sleep 4000", "sleep 3600"]);
   });
 

@@ -79,6 +79,31 @@ describe("save and load", () => {
     expect((await fleet.ls()).map((t) => t.command)).toEqual(["sleep 3600", "sleep 3601", "sleep 3600", "sleep 3601"]);
   });
 
+  test("a dry run asks the running daemon what already runs: those would be skipped, as the real load skips them", async () => {
+    await fleet.run("sleep 3600", ["--name", "keeper"]);
+    await fleet.ok(["save", "one"]);
+    writeFileSync(
+      join(sessionsDir(), "one.json"),
+      JSON.stringify({ name: "one", dirs: { "~": [{ cmd: "sleep 3600", name: "keeper" }, "sleep 3601", "sleep 3600"] } }),
+    );
+    const dry = await fleet.ok(["load", "one", "--dry-run"]);
+    expect(dry.trimEnd().split("\n")).toEqual([
+      `would load 'one' from ${join(sessionsDir(), "one.json")}`,
+      `  ${fleet.sandbox.home}`,
+      "    sleep 3600  [name: keeper]  (already running: would be skipped)",
+      "    sleep 3601",
+      "    sleep 3600",
+      "2 task(s) would start, 1 already running (would be skipped; --again starts them), 0 skipped (missing directory), 0 dropped",
+    ]);
+    const json = JSON.parse(await fleet.ok(["load", "one", "--dry-run", "--json"]));
+    expect(json.entries.map((e: { alreadyRunning: boolean }) => e.alreadyRunning)).toEqual([true, false, false]);
+    expect((await fleet.ok(["load", "one", "--dry-run", "--again"])).trimEnd().split("\n").at(-1)).toBe(
+      "3 task(s) would start, 0 skipped (missing directory), 0 dropped",
+    );
+    const real = await fleet.ok(["load", "one"]);
+    expect(real.trim()).toBe("loaded 'one': 2 task(s), 1 already running (--again starts them), 0 skipped (missing directory), 0 dropped");
+  });
+
   test("an entry differing in directory, group or name is not the running task; a finished task is not running", async () => {
     mkdirSync(join(fleet.sandbox.home, "elsewhere"));
     await fleet.run("sleep 3600", ["--name", "api"]);

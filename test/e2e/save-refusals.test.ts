@@ -15,9 +15,21 @@ const sessionsDir = () => join(fleet.sandbox.config, "sessions");
 
 describe("save refusals", () => {
   test("saving an empty fleet is refused and writes nothing", async () => {
+    await fleet.run("true", ["--name", "gone"]);
+    await fleet.waitForExit(1);
+    await fleet.ok(["rm", "gone"]);
     const r = await fleet.cli(["save", "nothing"]);
     expect(r.code).toBe(1);
     expect(r.stderr.trim()).toBe("fleetcom: cannot save 'nothing': the fleet is empty, there is nothing to relaunch");
+    expect(existsSync(join(sessionsDir(), "nothing.json"))).toBe(false);
+  });
+
+  test("with no daemon running, save says so and starts none", async () => {
+    const r = await fleet.cli(["save", "nothing"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe("fleetcom: no daemon is running: nothing to save\n");
+    expect(fleet.daemonPid()).toBeNull();
+    expect((await fleet.cli(["status"])).stdout).toBe("not running\n");
     expect(existsSync(join(sessionsDir(), "nothing.json"))).toBe(false);
   });
 

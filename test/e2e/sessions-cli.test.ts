@@ -114,9 +114,9 @@ describe("fleetcom load --dry-run", () => {
       name: "work/api",
       file: join(dir, "work_api.json"),
       entries: [
-        { dir: join(sb.home, "w"), cmd: "a", group: null, name: null, missing: false },
-        { dir: join(sb.home, "w"), cmd: "b", group: null, name: "api", missing: false },
-        { dir: join(sb.root, "rel"), cmd: "c", group: null, name: null, missing: true },
+        { dir: join(sb.home, "w"), cmd: "a", group: null, name: null, missing: false, alreadyRunning: false },
+        { dir: join(sb.home, "w"), cmd: "b", group: null, name: "api", missing: false, alreadyRunning: false },
+        { dir: join(sb.root, "rel"), cmd: "c", group: null, name: null, missing: true, alreadyRunning: false },
       ],
       dropped: 1,
     });

@@ -1,6 +1,7 @@
 // A go-between on the daemon's socket that makes a loaded machine's timing certain: it holds the
 // daemon's reply to one request and hands it over later, with what followed it, in order. The
-// daemon and the client are the real ones; only the moment bytes arrive is chosen.
+// daemon and the client are the real ones; only the moment bytes arrive is chosen. It also records
+// the connections clients open and the requests on each (what a command costs the daemon).
 import { mkdtempSync, rmSync } from "node:fs";
 import { type Server, type Socket, connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -26,6 +27,8 @@ export class HeldReplyProxy {
   private readonly server: Server;
   private readonly sockets: Socket[] = [];
   private hold: Hold | null = null;
+  /** Every connection a client opened through the proxy, each with the ops it requested, in order. */
+  readonly connections: string[][] = [];
 
   constructor(daemonSocket: string) {
     this.server = createServer((client) => this.relay(client, connect(daemonSocket)));
@@ -55,6 +58,8 @@ export class HeldReplyProxy {
 
   private relay(client: Socket, daemon: Socket): void {
     this.sockets.push(client, daemon);
+    const ops: string[] = [];
+    this.connections.push(ops);
     for (const s of [client, daemon]) s.on("error", () => {});
     client.on("close", () => daemon.destroy());
     daemon.on("close", () => client.destroy());
@@ -62,6 +67,7 @@ export class HeldReplyProxy {
     client.on("data", (chunk: Buffer) => {
       for (const frame of fromClient.push(chunk)) {
         const message = controlMessage(frame.kind, frame.payload);
+        if (message?.type === "request" && message.op !== undefined) ops.push(message.op);
         const hold = this.hold;
         if (hold && hold.requestId === null && message?.type === "request" && message.op === hold.op) hold.requestId = message.id ?? null;
       }

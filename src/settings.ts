@@ -211,6 +211,9 @@ function shown(value: unknown): string {
   return String(value);
 }
 
+/** A known key whose line is not valid TOML: its value is unknown, which a setting with a safe side reads as that side. */
+const UNREADABLE = Symbol("unreadable");
+
 interface FileValues {
   values: Map<string, { value: unknown; line: number }>;
   problems: string[];
@@ -256,9 +259,10 @@ export function readConfigFile(file: string): FileValues {
       // `confirm = yes`: TOML wants a word in quotes, which every setting then reads (parseBoolean for yes/no).
       const word = known ? /=\s*([A-Za-z][\w-]*)\s*(?:#.*)?$/.exec(line)?.[1] : undefined;
       const hint = word === undefined ? "" : `; a word needs quotes: ${key} = "${word}"`;
-      result.problems.push(
-        `${file}:${error.line}: ${key ? `${key}: ` : ""}not valid TOML (${firstLine(error)}${hint}); ${known ? `using the default for ${key}` : "line ignored"}`,
-      );
+      const safe = Object.values(SPECS).find((spec) => spec.key === key)?.safe;
+      const outcome = !known ? "line ignored" : safe === undefined ? `using the default for ${key}` : `taking ${key} = ${String(safe)} to be safe`;
+      result.problems.push(`${file}:${error.line}: ${key ? `${key}: ` : ""}not valid TOML (${firstLine(error)}${hint}); ${outcome}`);
+      if (known) result.values.set(key, { value: UNREADABLE, line: error.line });
       lines[error.line - 1] = "";
     }
   }
@@ -299,6 +303,8 @@ function resolveSetting<T>(spec: Spec<T>, file: string, values: FileValues, env:
   const inFile = values.values.get(spec.key);
   if (inFile) {
     const source = `${file}:${inFile.line}`;
+    // Its problem is said already, as the line's TOML error.
+    if (inFile.value === UNREADABLE) return spec.safe === undefined ? { value: spec.fallback, source: "default" } : { value: spec.safe, source };
     const parsed = spec.fromFile(inFile.value);
     if ("ok" in parsed) return { value: parsed.ok, source };
     problems.push(`${source}: ${spec.key}: ${parsed.error}; ${spec.safe === undefined ? "using the default" : safely}`);

@@ -97,6 +97,8 @@ export interface Settings {
   confirm: Resolved<boolean>;
   /** Whether the daemon keeps each task's history on disk (docs/recovery.md, History). */
   history: Resolved<boolean>;
+  /** Whether the dashboard rings the terminal's bell when a task starts waiting. */
+  bell: Resolved<boolean>;
   /** One line per problem with the file or an environment variable; each such key kept its default. */
   problems: string[];
 }
@@ -156,6 +158,8 @@ const SPECS = {
   confirm: booleanSpec("confirm", "FLEETCOM_CONFIRM", true, true),
   // History can hold secrets: someone who wrote FLEETCOM_HISTORY=nope most likely meant it off.
   history: booleanSpec("history", "FLEETCOM_HISTORY", true, false),
+  // A wait nobody hears is the harm here: an unreadable value rings.
+  bell: booleanSpec("bell", "FLEETCOM_BELL", true, true),
 };
 
 function booleanSpec(key: string, env: string, fallback: boolean, safe: boolean): Spec<boolean> {
@@ -331,6 +335,7 @@ export function loadSettings(env: Env = process.env, flags: { scrollback?: strin
     detachKey: resolveSetting(SPECS.detachKey, file, values, env, problems),
     confirm: resolveSetting(SPECS.confirm, file, values, env, problems),
     history: resolveSetting(SPECS.history, file, values, env, problems),
+    bell: resolveSetting(SPECS.bell, file, values, env, problems),
     problems,
   };
   if (flags.scrollback !== undefined) settings.scrollback = { value: scrollbackSetting(flags.scrollback, undefined, () => {}), source: "--scrollback" };
@@ -351,6 +356,11 @@ export function detachKeySetting(env: Env = process.env): DetachKey {
 /** Whether Q, X on a running task and `--kill` ask before they stop anything: FLEETCOM_CONFIRM, else `confirm`, else yes. */
 export function confirmSetting(env: Env = process.env): boolean {
   return loadSettings(env).confirm.value;
+}
+
+/** Whether the dashboard rings when a task starts waiting: FLEETCOM_BELL, else `bell`, else yes. */
+export function bellSetting(env: Env = process.env): boolean {
+  return loadSettings(env).bell.value;
 }
 
 /** The daemon's settings that come from this environment: a daemon started elsewhere (the service) reads only the file. */

@@ -11,19 +11,14 @@ import { cut } from "./text-width.ts";
 import { printable } from "./text-printable.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 import { TerminalScan } from "./text-scan.ts";
+import { POP_TITLE, PUSH_TITLE, windowTitle } from "./text-ansi.ts";
 
-const PUSH_TITLE = "\x1b[22;0t";
-const POP_TITLE = "\x1b[23;0t";
 const TITLE_MAX = 120;
 
 export function noticeText(task: TaskInfo, attention: Attention): string {
   const why = attention.state === "bell" ? "rang the bell" : `waits for ${attention.state}`;
   const message = attention.message ? `: ${attention.message}` : "";
   return cut(printable(`fleetcom ! task ${task.id} ${label(task)} ${why}${message}`), TITLE_MAX);
-}
-
-function titleSequence(text: string): string {
-  return `\x1b]2;${text.replace(/[\x00-\x1f\x7f]/g, " ")}\x07`;
 }
 
 export class AttachNotice {
@@ -81,7 +76,7 @@ export class AttachNotice {
       this.write(POP_TITLE);
       this.pushed = false;
     } else {
-      this.write(`${this.pushed ? "" : PUSH_TITLE}${titleSequence(this.wanted)}`);
+      this.write(`${this.pushed ? "" : PUSH_TITLE}${windowTitle(this.wanted)}`);
       this.pushed = true;
     }
     this.shown = this.wanted;

@@ -49,28 +49,32 @@ function compactForm(hints: Hint[]): string {
   return [...first, ...middle, ...last].map(compactOne).join(" ");
 }
 
+/** In foreground mode the supervisor is this process: `q` stops it, and says so. */
+const FOREGROUND_Q: Partial<Hint> = { word: "stop (foreground)", shortWord: "stop" };
+
 /** The hint for a terminal `columns` wide: never wider than a line may be, and `?:help` always in it. */
-export function hintLine(columns: number): string {
+export function hintLine(columns: number, foreground = false): string {
+  const hints = foreground ? HINTS.map((h) => (h.key === "q" ? { ...h, ...FOREGROUND_Q } : h)) : HINTS;
   const fits = (line: string) => textWidth(line) < columns;
-  const long = longForm(HINTS);
+  const long = longForm(hints);
   if (fits(long)) return long;
-  const compact = compactForm(HINTS);
+  const compact = compactForm(hints);
   if (fits(compact)) return compact;
   // The most-used keys that fit; a key too long for the room left may still let a shorter one in.
-  const kept = new Set<Hint>(HINTS.filter((h) => h.key === "?"));
-  for (const hint of [...HINTS].sort((a, b) => a.rank - b.rank)) {
+  const kept = new Set<Hint>(hints.filter((h) => h.key === "?"));
+  for (const hint of [...hints].sort((a, b) => a.rank - b.rank)) {
     if (kept.has(hint)) continue;
     const trial = new Set([...kept, hint]);
-    if (fits(compactForm(HINTS.filter((h) => trial.has(h))))) kept.add(hint);
+    if (fits(compactForm(hints.filter((h) => trial.has(h))))) kept.add(hint);
   }
-  return fit(compactForm(HINTS.filter((h) => kept.has(h))), columns);
+  return fit(compactForm(hints.filter((h) => kept.has(h))), columns);
 }
 
 /** The hint while the filter is being typed. */
 export const FILTER_HINT = "type to filter (name, command, dir, group) · ⏎ keep · esc clear · ↑↓ move";
 
 /** Every key, for the `?` screen. `detach` is the detach key as the user set it (`Ctrl-\`). */
-export function helpEntries(detach: string): [string, string][] {
+export function helpEntries(detach: string, foreground = false): [string, string][] {
   return [
     ["↑ ↓  k j", "move; a section's title is a row too"],
     ["Home End", "first / last row"],
@@ -91,7 +95,7 @@ export function helpEntries(detach: string): [string, string][] {
     ["s", "group by state, directory, group"],
     ["w", "save the fleet as a session"],
     ["o", "open a saved session or a snapshot"],
-    ["q Ctrl-C", "detach, leaving everything running"],
+    ["q Ctrl-C", foreground ? "stop (foreground): every task and the supervisor, after y/N" : "detach, leaving everything running"],
     ["Q", "stop every task and the daemon"],
     ["*", "acts on the selection, else the section under the cursor, else the task"],
     ["attached", `${detach} then: n next task · p previous · w next waiting · s status line · ${detach} sends it`],
@@ -100,25 +104,58 @@ export function helpEntries(detach: string): [string, string][] {
 
 /**
  * The `?` screen in at most `rows` lines: one key a line, in two columns when one does not fit the
- * height and the width allows it; cut with `⋮` as a last resort.
+ * height and the width allows it; else one column that scrolls, `scroll` lines down (at most
+ * helpScrollMax()), with `⋮ N more` where lines are cut off above and below.
  */
-export function helpLines(detach: string, columns: number, rows: number): string[] {
-  const entries = helpEntries(detach);
-  const keyWidth = Math.max(...entries.map(([key]) => textWidth(key)));
-  const cell = ([key, what]: [string, string]) => `${key}${" ".repeat(keyWidth - textWidth(key))}  ${what}`;
-  const title = "Keys (any key returns)";
-  const room = Math.max(1, rows - 1);
-  if (entries.length <= room) return [title, ...entries.map((e) => fit(`  ${cell(e)}`, columns))];
-  const half = Math.ceil(entries.length / 2);
-  const left = entries.slice(0, half).map(cell);
-  const leftWidth = Math.max(...left.map(textWidth));
-  if (half <= room && columns >= leftWidth + 40) {
-    const right = entries.slice(half).map(cell);
-    return [title, ...left.map((l, i) => fit(`  ${l}${" ".repeat(leftWidth - textWidth(l))}   ${right[i] ?? ""}`.trimEnd(), columns))];
+export function helpLines(detach: string, columns: number, rows: number, { scroll = 0, foreground = false } = {}): string[] {
+  const { cells, room, layout } = helpLayout(helpEntries(detach, foreground), columns, rows);
+  if (layout === "one column") return ["Keys (any key returns)", ...cells.map((c) => fit(`  ${c}`, columns))];
+  if (layout === "two columns") {
+    const half = Math.ceil(cells.length / 2);
+    const [left, right] = [cells.slice(0, half), cells.slice(half)];
+    const leftWidth = Math.max(...left.map(textWidth));
+    const lines = left.map((l, i) => fit(`  ${l}${" ".repeat(leftWidth - textWidth(l))}   ${right[i] ?? ""}`.trimEnd(), columns));
+    return ["Keys (any key returns)", ...lines];
   }
-  return [
-    title,
-    ...entries.slice(0, room - 1).map((e) => fit(`  ${cell(e)}`, columns)),
-    fit(`  ⋮ ${entries.length - room + 1} more (a taller terminal shows them)`, columns),
-  ];
+  const lines = cells.map((c) => fit(`  ${c}`, columns));
+  return [fit(HELP_SCROLL_TITLE, columns), ...scrolled(lines, room, Math.min(scroll, lastScroll(lines.length, room)), columns)];
+}
+
+/** The `?` screen's title while it scrolls: the keys that scroll it, and that any other key returns. */
+const HELP_SCROLL_TITLE = "Keys (↑↓ PgUp PgDn Home End scroll · any other key returns)";
+
+/** How far the `?` screen scrolls at most in `rows` lines: 0 when everything shows at once. */
+export function helpScrollMax(detach: string, columns: number, rows: number, foreground = false): number {
+  const { cells, room, layout } = helpLayout(helpEntries(detach, foreground), columns, rows);
+  return layout === "scrolls" ? lastScroll(cells.length, room) : 0;
+}
+
+/** Each key's line (`key  what`, the keys padded to one width), the room under the title, and how they fit it. */
+function helpLayout(
+  entries: [string, string][],
+  columns: number,
+  rows: number,
+): { cells: string[]; room: number; layout: "one column" | "two columns" | "scrolls" } {
+  const keyWidth = Math.max(...entries.map(([key]) => textWidth(key)));
+  const cells = entries.map(([key, what]) => `${key}${" ".repeat(keyWidth - textWidth(key))}  ${what}`);
+  const room = Math.max(1, rows - 1);
+  if (cells.length <= room) return { cells, room, layout: "one column" };
+  const half = Math.ceil(cells.length / 2);
+  const leftWidth = Math.max(...cells.slice(0, half).map(textWidth));
+  return { cells, room, layout: half <= room && columns >= leftWidth + 40 ? "two columns" : "scrolls" };
+}
+
+/** The first line shown when scrolled to the end: everything after it fits under the `⋮` above. */
+function lastScroll(count: number, room: number): number {
+  return Math.max(0, room < 3 ? count - room : count - (room - 1));
+}
+
+/** `room` lines of `lines` from `from`, a `⋮ N more` line standing for what is cut off above and below. */
+function scrolled(lines: string[], room: number, from: number, columns: number): string[] {
+  if (room < 3) return lines.slice(from, from + room);
+  const more = (n: number) => fit(`  ⋮ ${n} more`, columns);
+  const above = from > 0 ? [more(from)] : [];
+  const left = room - above.length;
+  if (lines.length - from <= left) return [...above, ...lines.slice(from)];
+  return [...above, ...lines.slice(from, from + left - 1), more(lines.length - from - (left - 1))];
 }

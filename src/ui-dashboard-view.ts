@@ -8,7 +8,7 @@ import { cut } from "./text-width.ts";
 import { NO_GROUP } from "./recipe-labels.ts";
 import { printable } from "./text-printable.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
-import { fit, paint } from "./ui-render.ts";
+import { fit, paint, windowAround } from "./ui-render.ts";
 import { textWidth } from "./text-width.ts";
 import { FILTER_HINT, helpLines, hintLine } from "./ui-dashboard-keys.ts";
 
@@ -194,8 +194,8 @@ export interface View {
   foreground: boolean;
   status: { text: string; error: boolean } | null;
   peek: { title: string; text: string } | null;
-  /** The `?` screen, with the detach key as the user set it. */
-  help: { detach: string } | null;
+  /** The `?` screen, with the detach key as the user set it, scrolled this many lines down. */
+  help: { detach: string; scroll: number } | null;
   home: string | undefined;
   here?: string | undefined;
   now: number;
@@ -205,7 +205,10 @@ export interface View {
 export function dashboardLines(view: View, columns: number, maxLines: number): string[] {
   const top = [paint.bold(fit(header(view.tasks, view.grouping, view.foreground, view.picked.size), columns))];
   for (const notice of view.notices ?? []) top.push((notice.error ? paint.red : paint.yellow)(fit(printable(notice.text), columns)));
-  if (view.help) return [...top, ...helpLines(view.help.detach, columns, Math.max(2, maxLines - top.length))].slice(0, Math.max(1, maxLines));
+  if (view.help) {
+    const help = helpLines(view.help.detach, columns, helpRows(view, maxLines), { scroll: view.help.scroll, foreground: view.foreground });
+    return [...top, ...help].slice(0, Math.max(1, maxLines));
+  }
   const bottom: string[] = [];
   const color = view.status?.error ? paint.red : paint.green;
   for (const line of view.status?.text.split("\n") ?? []) bottom.push(color(fit(printable(line), columns)));
@@ -218,10 +221,15 @@ export function dashboardLines(view: View, columns: number, maxLines: number): s
   return [...top, ...list, ...peekLines, ...bottom];
 }
 
+/** The rows the `?` screen has under the header and its notices. */
+export function helpRows(view: Pick<View, "notices">, maxLines: number): number {
+  return Math.max(2, maxLines - 1 - (view.notices?.length ?? 0));
+}
+
 function footHint(view: View, columns: number): string {
   if (view.filtering) return fit(FILTER_HINT, columns);
   if (view.jump !== null) return fit("⏎ go to the task with that id · esc cancel", columns);
-  return hintLine(columns);
+  return hintLine(columns, view.foreground);
 }
 
 /** The filter being typed or kept, or digits being typed; null when there is neither. */
@@ -256,39 +264,10 @@ function listLines(view: View, columns: number, rows: number): string[] {
     const cursor = row.key === view.cursor;
     if (row.task === null) {
       const picked = row.section.tasks.every((t) => view.picked.has(t.id));
-      return { text: sectionRow(row.section, columns, cursor, picked), cursor, task: false };
+      return { text: sectionRow(row.section, columns, cursor, picked), cursor, counted: false };
     }
     const marks = { cursor, picked: view.picked.has(row.task.id), moved: view.moved.get(row.task.id) ?? null };
-    return { text: taskRow(row.task, columns, idWidth, view.now, marks), cursor, task: true };
+    return { text: taskRow(row.task, columns, idWidth, view.now, marks), cursor, counted: true };
   });
-  return window(lines, rows, columns);
-}
-
-/**
- * The rows that fit, keeping the cursor's in view (near the middle while the list scrolls);
- * `⋮ N more` stands for the tasks cut off (section titles are not counted: they are not tasks).
- */
-function window(lines: { text: string; cursor: boolean; task: boolean }[], rows: number, columns: number): string[] {
-  if (lines.length <= rows) return lines.map((l) => l.text);
-  const at = Math.max(
-    0,
-    lines.findIndex((l) => l.cursor),
-  );
-  if (rows < 3) return [lines[at]!.text];
-  let from: number;
-  let count: number;
-  if (at < rows - 1) [from, count] = [0, rows - 1];
-  else if (at >= lines.length - (rows - 1)) [from, count] = [lines.length - (rows - 1), rows - 1];
-  else {
-    count = rows - 2;
-    from = Math.min(Math.max(1, at - Math.floor(count / 2)), lines.length - 1 - count);
-  }
-  const hidden = (part: typeof lines) => part.filter((l) => l.task).length;
-  const more = (n: number) => paint.dim(fit(n > 0 ? `  ⋮ ${n} more` : "  ⋮", columns));
-  const shown = lines.slice(from, from + count).map((l) => l.text);
-  return [
-    ...(from > 0 ? [more(hidden(lines.slice(0, from)))] : []),
-    ...shown,
-    ...(from + count < lines.length ? [more(hidden(lines.slice(from + count)))] : []),
-  ];
+  return windowAround(lines, rows, columns);
 }

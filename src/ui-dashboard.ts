@@ -12,7 +12,20 @@ import { errorMessage } from "./errors.ts";
 import { NO_GROUP, label } from "./recipe-labels.ts";
 import { age, stateText } from "./ui-format.ts";
 import { recoveryDir, tildePath } from "./paths.ts";
-import { GROUPINGS, dashboardLines, filterCursor, screenRows, sectionOf, sections, taskKey, type Grouping, type Row, type View } from "./ui-dashboard-view.ts";
+import {
+  GROUPINGS,
+  dashboardLines,
+  filterCursor,
+  helpRows,
+  screenRows,
+  sectionOf,
+  sections,
+  taskKey,
+  type Grouping,
+  type Row,
+  type View,
+} from "./ui-dashboard-view.ts";
+import { helpScrollMax } from "./ui-dashboard-keys.ts";
 import { KeyInput, type Key } from "./ui-keys.ts";
 import { printable } from "./text-printable.ts";
 import type { CrashNotice, Notices, SnapshotError, TaskEvent, TaskInfo } from "./wire-protocol.ts";
@@ -20,7 +33,8 @@ import { askLine, PROMPT_ROWS } from "./ui-prompt.ts";
 import { openHistoryInPager } from "./ui-history-pager.ts";
 import { Region } from "./ui-render.ts";
 import { currentDirectory } from "./text-path.ts";
-import { confirmSetting } from "./settings.ts";
+import { bellSetting, confirmSetting } from "./settings.ts";
+import { WaitSignals } from "./ui-dashboard-waits.ts";
 
 // Ages and the running/idle glyphs change with time alone; the daemon sends events only for changes.
 /** Ages tick; every other change (idle included) arrives as an event. */
@@ -59,12 +73,19 @@ class Dashboard {
   private cursor: string | null = null;
   /** Where the cursor's row was, for when that row goes away (its task removed or filtered out). */
   private cursorIndex = 0;
+  /**
+   * Home or End was the last key: the cursor stays on the first or the last row while rows come and
+   * go (tasks turning idle push a new last row every second), until the next key. What the user
+   * pressed wins over keeping the cursor on its task.
+   */
+  private pinned: "first" | "last" | null = null;
   private readonly picked = new Set<number>();
   private readonly moved = new Map<number, { way: "up" | "down"; until: number }>();
   private filter = "";
   private filtering = false;
   private jump: string | null = null;
-  private help = false;
+  /** The `?` screen is open, scrolled this many lines down; null when it is not. */
+  private helpScroll: number | null = null;
   private status: View["status"];
   private peek: { id: number; title: string; text: string } | null = null;
   /** The task whose peek is open or on its way: a reply that comes after a key closed it is dropped. */
@@ -85,6 +106,8 @@ class Dashboard {
   private crash: CrashNotice | null = null;
   /** Recovery snapshots are failing: shown under the header for as long as they do. */
   private snapshotError: SnapshotError | null = null;
+  /** The bell and the title that tell the host terminal about waits (ui-dashboard-waits.ts). */
+  private readonly waits = new WaitSignals((bytes) => process.stdout.write(bytes), bellSetting());
 
   constructor(private readonly options: DashboardOptions) {
     this.status = options.status ? { text: options.status, error: false } : null;
@@ -195,6 +218,7 @@ class Dashboard {
     process.stdout.off("resize", onResize);
     this.keys.pop(onKey);
     this.region.clear();
+    this.waits.end();
     return { end, running: [...this.tasks.values()].filter((t) => t.state === "running").length };
   }
 
@@ -206,6 +230,8 @@ class Dashboard {
       this.tasks.delete(event.task.id);
       this.picked.delete(event.task.id);
     } else this.tasks.set(event.task.id, event.task);
+    // Attached mode, the pager and the prompts have the terminal meanwhile: attached mode says so itself.
+    if (!this.away) this.waits.changed(before, event.event === "removed" ? null : event.task);
     // A task that changes section moves on screen (rare: output alone never does it): mark it, with
     // the way it went in the order of the sections, the one it left counted as still there.
     const home = process.env.HOME;
@@ -238,7 +264,7 @@ class Dashboard {
    * takes the row now where it was; at first it goes on the first task.
    */
   private currentRow(rows = this.rows()): Row | undefined {
-    let at = rows.findIndex((r) => r.key === this.cursor);
+    let at = this.pinned === "first" ? 0 : this.pinned === "last" ? rows.length - 1 : rows.findIndex((r) => r.key === this.cursor);
     if (at === -1)
       at =
         this.cursor === null
@@ -273,7 +299,7 @@ class Dashboard {
       foreground: !!this.options.foreground,
       status: this.status,
       peek,
-      help: this.help ? { detach: this.detachKey.name } : null,
+      help: this.helpScroll === null ? null : { detach: this.detachKey.name, scroll: this.helpScroll },
       home: process.env.HOME,
       here: this.here,
       now,
@@ -293,6 +319,7 @@ class Dashboard {
 
   private draw(reserve = 0): void {
     if (this.away) return;
+    this.waits.title(this.tasks.values());
     const view = this.view();
     const lines = dashboardLines(view, this.region.columns, this.region.height - 1 - reserve);
     this.region.draw(lines, filterCursor(view, lines));
@@ -317,6 +344,9 @@ class Dashboard {
   // ---- keys --------------------------------------------------------------------------------
 
   private async onKey(key: Key): Promise<void> {
+    // Home and End hold the cursor to their end until the next key, whatever that key is: the cursor
+    // is then where the user saw it last.
+    this.pinned = null;
     if (this.confirming) {
       const answer = this.confirming;
       this.confirming = null;
@@ -335,8 +365,8 @@ class Dashboard {
       else if (name === "q" || name === "ctrl-c") this.finish("lost");
       return this.draw();
     }
-    if (this.help) {
-      this.help = false;
+    if (this.helpScroll !== null) {
+      this.helpKey(name);
       return this.draw();
     }
     if (this.filtering) return this.filterKey(key);
@@ -358,15 +388,15 @@ class Dashboard {
     k: () => this.move(-1),
     down: () => this.move(1),
     j: () => this.move(1),
-    home: () => this.moveTo(0),
-    end: () => this.moveTo(Number.MAX_SAFE_INTEGER),
+    home: () => this.pin("first"),
+    end: () => this.pin("last"),
     pageup: () => this.move(-this.page()),
     pagedown: () => this.move(this.page()),
     "/": () => {
       this.filtering = true;
     },
     "?": () => {
-      this.help = true;
+      this.helpScroll = 0;
     },
     escape: () => this.escape(),
     v: (row) => row && this.toggle(row),
@@ -374,7 +404,7 @@ class Dashboard {
     enter: (row) => (row?.task ? this.attach(row.task) : row && this.sayOnTitle("Enter attaches to a task; v on a title selects its section")),
     space: (row) => (row?.task ? this.openPeek(row.task) : row && this.sayOnTitle("Space peeks at a task")),
     n: (row) => this.newCommand(row),
-    r: (row) => row && this.rerun(this.targets(row)),
+    r: (row) => row && this.rerun(this.targets(row), row),
     R: (row) => (row?.task ? this.rename(row.task) : row && this.sayOnTitle("R renames a task; g sets the group of every task in this section")),
     g: (row) => row && this.regroup(this.targets(row), row),
     m: (row) => row && this.tag(this.targets(row)),
@@ -385,8 +415,9 @@ class Dashboard {
     },
     w: () => this.save(),
     o: () => this.openSessions(),
-    q: () => this.finish("detached"),
-    "ctrl-c": () => this.finish("detached"),
+    // In foreground mode the supervisor is this process: leaving stops everything, so it asks as Q does.
+    q: () => (this.options.foreground ? this.quit() : this.finish("detached")),
+    "ctrl-c": () => (this.options.foreground ? this.quit() : this.finish("detached")),
     Q: () => this.quit(),
     L: () => this.recoverLost(),
   };
@@ -399,6 +430,20 @@ class Dashboard {
     const rows = this.rows();
     const at = rows.findIndex((r) => r.key === this.currentRow(rows)?.key);
     this.moveTo(at + by, rows);
+  }
+
+  private pin(end: "first" | "last"): void {
+    this.pinned = end;
+    this.currentRow();
+  }
+
+  /** A key while `?` shows: the scrolling keys scroll it when it does not fit, any other key closes it. */
+  private helpKey(name: string): void {
+    const max = helpScrollMax(this.detachKey.name, this.region.columns, helpRows({ notices: this.notices() }, this.region.height - 1), this.options.foreground);
+    const by: Record<string, number> = { up: -1, k: -1, down: 1, j: 1, pageup: -this.page(), pagedown: this.page(), home: -max, end: max };
+    const step = by[name];
+    if (max === 0 || step === undefined) this.helpScroll = null;
+    else this.helpScroll = Math.min(max, Math.max(0, this.helpScroll! + step));
   }
 
   private moveTo(index: number, rows = this.rows()): void {
@@ -476,7 +521,7 @@ class Dashboard {
     if (!all) for (const id of shown) this.picked.add(id);
   }
 
-  /** What X, r, g and m act on: the selection, else the section under the cursor, else the task. */
+  /** What X, r, g and m act on: the selection, else the section under the cursor, else the task (see beyondCursor). */
   private targets(row: Row): TaskInfo[] {
     if (this.picked.size > 0) return [...this.picked].flatMap((id) => this.tasks.get(id) ?? []).sort((a, b) => a.id - b.id);
     return row.task ? [row.task] : row.section.tasks;
@@ -623,14 +668,22 @@ class Dashboard {
     );
   }
 
-  /** `r`: the finished ones rerun; running ones are left as they are (one alone is refused by the daemon, as before). */
-  private async rerun(tasks: TaskInfo[]): Promise<void> {
+  /**
+   * `r`: the finished ones rerun; running ones are left as they are (one alone is refused by the
+   * daemon, as before). A rerun runs the command again (a migration applies twice), so when it
+   * reaches beyond the task under the cursor it asks first, as X does.
+   */
+  private async rerun(tasks: TaskInfo[], row: Row): Promise<void> {
+    const finished = tasks.filter((t) => t.state === "exited");
+    if (finished.length > 0 && beyondCursor(tasks, row)) {
+      const question = finished.length === 1 ? `rerun ${printable(label(finished[0]!))}?` : `rerun ${finished.length} finished tasks?`;
+      if (!(await this.confirm(question))) return this.say("nothing rerun");
+    }
     if (tasks.length === 1) {
       const [task] = tasks as [TaskInfo];
       if (await this.op(`reran task ${task.id}`, () => this.client.request("rerun", { task: { id: task.id } }))) this.picked.clear();
       return;
     }
-    const finished = tasks.filter((t) => t.state === "exited");
     if (finished.length === 0)
       return void (this.status = { text: `none of these ${tasks.length} tasks has finished; only a finished task can be rerun`, error: true });
     const skipped = tasks.length - finished.length;
@@ -739,4 +792,13 @@ class Dashboard {
     this.draw();
     await this.client.request("shutdown").catch(() => {});
   }
+}
+
+/**
+ * Whether a key acts on more than the task the user sees under the cursor: a section's title (every
+ * task in it) or a selection (of several, or of one elsewhere). A key that cannot be taken back
+ * then asks first.
+ */
+function beyondCursor(tasks: TaskInfo[], row: Row): boolean {
+  return !(tasks.length === 1 && row.task?.id === tasks[0]!.id);
 }

@@ -1,4 +1,5 @@
-// `fleetcom attach` without TASK: pick a task from a line-oriented list, then attach to it.
+// `fleetcom attach` without TASK: pick a task from a line-oriented list, then attach to it. The
+// tasks waiting for their user come first: they are the ones most likely wanted.
 import { withDaemon } from "./client.ts";
 import { label } from "./recipe-labels.ts";
 import { age, glyph } from "./ui-format.ts";
@@ -34,7 +35,7 @@ export async function pickTask(): Promise<number | null> {
         pickHint: "attach",
         empty: "no tasks",
         items: () =>
-          tasks.map((task) => ({
+          waitingFirst(tasks).map((task) => ({
             key: String(task.id),
             text: taskPickRow(task, process.env.HOME, now),
             match: `${task.id} ${label(task)} ${task.command} ${task.group ?? ""} ${task.cwd}`,
@@ -44,4 +45,9 @@ export async function pickTask(): Promise<number | null> {
     ],
   });
   return picked?.value ?? null;
+}
+
+/** The tasks that wait (`!`) first, then the others; by id within each. */
+function waitingFirst(tasks: readonly TaskInfo[]): TaskInfo[] {
+  return [...tasks].sort((a, b) => Number(b.attention !== null) - Number(a.attention !== null) || a.id - b.id);
 }

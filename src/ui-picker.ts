@@ -1,13 +1,14 @@
 // The one line-oriented picker: `o` in the dashboard, `fleetcom load` and `fleetcom recover` without
-// an argument, `fleetcom attach` without TASK. ↑/↓ move, typing filters (case-insensitive
-// substring), Enter picks, Esc cancels. A picker may hold several lists (saved sessions and
+// an argument, `fleetcom attach` without TASK. ↑/↓, Home/End and PgUp/PgDn move as in the
+// dashboard (with its `⋮ N more` for rows cut off), typing filters (case-insensitive substring),
+// Enter picks, Esc cancels. A picker may hold several lists (saved sessions and
 // recovery snapshots): Tab flips between them while the others have items, and each list keeps its
 // own filter and highlight (Shift-Tab flips back the other way, as in Rust fleetcom). List actions
 // (rename, delete) run without leaving the picker.
 import { KeyInput, type Key } from "./ui-keys.ts";
 import { askLine, PROMPT_ROWS } from "./ui-prompt.ts";
 import { printable } from "./text-printable.ts";
-import { Region, fit, paint } from "./ui-render.ts";
+import { Region, fit, paint, windowAround } from "./ui-render.ts";
 import { textWidth } from "./text-width.ts";
 
 export interface PickItem<T> {
@@ -148,8 +149,9 @@ class Picker<T> {
     const action = this.list.actions?.find((a) => a.key === key.name);
     if (key.name === "escape" || key.name === "ctrl-c") return this.finish(null);
     if (key.name === "enter") return this.choose(visible[at]);
-    if (key.name === "up" || key.name === "down") {
-      const next = visible[Math.min(visible.length - 1, Math.max(0, at + (key.name === "up" ? -1 : 1)))];
+    const by = this.moves()[key.name];
+    if (by !== undefined) {
+      const next = visible[Math.min(visible.length - 1, Math.max(0, at + by))];
       if (next) this.state.highlight = next.key;
     } else if (key.name === "tab" || key.name === "shift-tab") {
       const target = this.tabTarget(key.name === "tab" ? 1 : -1);
@@ -165,6 +167,17 @@ class Picker<T> {
       return;
     }
     this.draw();
+  }
+
+  /** How far each moving key goes: a row, a page (the rows shown, less the two `⋮` lines), or to either end. */
+  private moves(): Record<string, number> {
+    const page = Math.max(1, this.room() - 2);
+    return { up: -1, down: 1, pageup: -page, pagedown: page, home: -Infinity, end: Infinity };
+  }
+
+  /** The rows the list has: the terminal's height less the title, filter and hint lines, a status line and what is reserved. */
+  private room(reserve = this.options.reserve ?? 0): number {
+    return Math.max(1, this.region.height - 4 - reserve - (this.status ? 1 : 0));
   }
 
   private choose(item: PickItem<T> | undefined): void {
@@ -209,14 +222,13 @@ class Picker<T> {
     const title = `${this.list.title} (${visible.length === total ? total : `${visible.length} of ${total}`})`;
     const filterLine = `filter: ${printable(this.state.filter)}`;
     const lines = [paint.bold(fit(title, columns)), fit(filterLine, columns)];
-    const room = Math.max(1, this.region.height - 4 - reserve - (this.status ? 1 : 0));
-    const start = Math.max(0, Math.min(at - Math.floor(room / 2), visible.length - room));
     if (visible.length === 0) lines.push(paint.dim(fit(total === 0 ? `  ${this.list.empty}` : "  nothing matches the filter", columns)));
-    for (const [offset, item] of visible.slice(start, start + room).entries()) {
-      const chosen = start + offset === at;
+    const rows = visible.map((item, index) => {
+      const chosen = index === at;
       const row = fit(`${chosen ? "›" : " "} ${printable(item.text)}`, columns);
-      lines.push(chosen ? paint.inverse(row) : item.unavailable ? paint.dim(row) : row);
-    }
+      return { text: chosen ? paint.inverse(row) : item.unavailable ? paint.dim(row) : row, cursor: chosen, counted: true };
+    });
+    lines.push(...windowAround(rows, this.room(reserve), columns));
     if (this.status) lines.push((this.status.error ? paint.red : paint.green)(fit(printable(this.status.text), columns)));
     lines.push(paint.dim(fit(this.hint(), columns)));
     const filterColumn = Math.min(columns - 2, textWidth(filterLine));

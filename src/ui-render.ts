@@ -102,3 +102,40 @@ function up(rows: number): string {
 function down(rows: number): string {
   return rows > 0 ? `${CSI}${rows}B` : "";
 }
+
+/** A line of a list that may not fit: whether the cursor is on it, and whether `⋮ N more` counts it (a task, not a section's title). */
+export interface ListLine {
+  text: string;
+  cursor: boolean;
+  counted: boolean;
+}
+
+/**
+ * The lines that fit in `rows`, keeping the cursor's in view (near the middle while the list
+ * scrolls); `⋮ N more` stands for the counted lines cut off above and below. The dashboard's list
+ * and the picker both show their rows through here.
+ */
+export function windowAround(lines: ListLine[], rows: number, columns: number): string[] {
+  if (lines.length <= rows) return lines.map((l) => l.text);
+  const at = Math.max(
+    0,
+    lines.findIndex((l) => l.cursor),
+  );
+  if (rows < 3) return [lines[at]!.text];
+  let from: number;
+  let count: number;
+  if (at < rows - 1) [from, count] = [0, rows - 1];
+  else if (at >= lines.length - (rows - 1)) [from, count] = [lines.length - (rows - 1), rows - 1];
+  else {
+    count = rows - 2;
+    from = Math.min(Math.max(1, at - Math.floor(count / 2)), lines.length - 1 - count);
+  }
+  const hidden = (part: ListLine[]) => part.filter((l) => l.counted).length;
+  const more = (n: number) => paint.dim(fit(n > 0 ? `  ⋮ ${n} more` : "  ⋮", columns));
+  const shown = lines.slice(from, from + count).map((l) => l.text);
+  return [
+    ...(from > 0 ? [more(hidden(lines.slice(0, from)))] : []),
+    ...shown,
+    ...(from + count < lines.length ? [more(hidden(lines.slice(from + count)))] : []),
+  ];
+}

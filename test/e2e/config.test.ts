@@ -185,6 +185,7 @@ describe("the daemon and fleetcom config", () => {
       "history       true    default",
       "detach_key    Ctrl-\\  default",
       "confirm       false   config.toml:2",
+      "bell          true    default",
       "",
     ]);
     expect((await fleet.cli(["run", "--", "sleep 3600"], { env })).code).toBe(0);

@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { snapshotFileName, snapshotLabel } from "../../src/recipe-snapshot-rules.ts";
-import { DETACH, DOWN, ESC, isDashboard, openDashboard, rows, selectedRow, UP } from "../harness/dashboard.ts";
+import { DETACH, DOWN, END, ESC, HOME, isDashboard, openDashboard, rows, selectedRow, UP } from "../harness/dashboard.ts";
 import { eachTestGetsAFleet, type Fleet, until } from "../harness/fleet.ts";
 import { recoveryDirOf } from "../harness/recovery-helpers.ts";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -102,6 +102,61 @@ describe("keys", () => {
     client.write("r");
     await client.waitForScreen("rerun", (s) => s.includes(`reran task ${id}`));
     await fleet.waitForTask(id, "rerun", (t) => t.run === first.run + 1);
+  });
+
+  test("r on a section's title asks before it reruns every finished task in it (n reruns none, y all)", async () => {
+    const log = join(fleet.sandbox.root, "migrations.log");
+    const ids = [];
+    for (const n of [1, 2]) ids.push(await fleet.run(`echo applying migration ${n} >> '${log}'`, ["--name", `migrate-${n}`]));
+    for (const id of ids) await fleet.waitForExit(id);
+    const client = await dashboard();
+    client.write(HOME);
+    await client.waitForScreen("the section's title", (s) => selectedRow(s) === "› Completed (2)");
+    client.write("r");
+    await client.waitForScreen("the question", (s) => s.includes("rerun 2 finished tasks? y/N"));
+    client.write("n");
+    await client.waitForScreen("nothing rerun", (s) => s.includes("nothing rerun"));
+    expect(readFileSync(log, "utf8").trim().split("\n")).toHaveLength(2);
+    client.write("r");
+    await client.waitForScreen("the question again", (s) => s.includes("rerun 2 finished tasks? y/N"));
+    client.write("y");
+    await client.waitForScreen("both rerun", (s) => s.includes("reran 2 tasks"));
+    await until("each migration run twice", () => readFileSync(log, "utf8").trim().split("\n").length === 4);
+  });
+
+  test("End keeps the cursor on the last row while tasks move into the last section, until the next key", async () => {
+    // Idle after a second of quiet: the quiet tasks (1-3) go idle at once, the printers (4-6) when told to stop.
+    fleet.env.FLEETCOM_IDLE_SECONDS = "1";
+    const stop = join(fleet.sandbox.root, "stop");
+    for (const n of [1, 2, 3]) await fleet.run("exec sleep 3600", ["--name", `quiet-${n}`]);
+    for (const n of [4, 5, 6]) await fleet.run(`while [ ! -e '${stop}' ]; do echo tick; sleep 0.1; done; exec sleep 3600`, ["--name", `busy-${n}`]);
+    const client = await dashboard();
+    await client.waitForScreen("three idle, three running", (s) => s.includes("Running (3)") && s.includes("Idle (3)"));
+    client.write(END);
+    await client.waitForScreen("the last row", (s) => / 3 quiet-3 /.test(selectedRow(s)));
+    writeFileSync(stop, "");
+    const after = await client.waitForScreen("all six idle", (s) => s.includes("Idle (6)"));
+    expect(rows(after).at(-2)).toBe(selectedRow(after));
+    expect(selectedRow(after)).toMatch(/ 6 (↓ )?busy-6 /);
+    client.write("k"); // another key: the cursor is where it was seen, and stays on its task from now on
+    await client.waitForScreen("one up", (s) => / 5 (↓ )?busy-5 /.test(selectedRow(s)));
+  });
+
+  test("? at 80x24 scrolls to every key, the last ones included; another key returns", async () => {
+    await fleet.run("sleep 3600");
+    const client = await dashboard([], { cols: 80, rows: 24 });
+    client.write("?");
+    const top = await client.waitForScreen("the keys", (s) => s.includes("Keys ("));
+    expect(rows(top)[1]).toBe("Keys (↑↓ PgUp PgDn Home End scroll · any other key returns)");
+    expect(rows(top).at(-1)).toMatch(/^ {2}⋮ \d+ more$/);
+    client.write(END);
+    const bottom = await client.waitForScreen("the last keys", (s) => /^ {2}attached /m.test(s));
+    expect(rows(bottom)[2]).toMatch(/^ {2}⋮ \d+ more$/);
+    for (const key of ["Q ", "* ", "attached "]) expect(rows(bottom).some((r) => r.startsWith(`  ${key}`))).toBe(true);
+    client.write(HOME);
+    await client.waitForScreen("the first keys", (s) => /^ {2}↑ ↓ {2}k j /m.test(s));
+    client.write("x");
+    await client.waitForScreen("the list again", (s) => isDashboard(s) && !s.includes("Keys ("));
   });
 
   test("R renames the task (empty clears the name), Esc keeps it", async () => {

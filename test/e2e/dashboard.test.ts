@@ -1,19 +1,23 @@
 // The dashboard through the real program in a real PTY: what it shows, and fleetcom SESSION and
 // --foreground; the screen read back through a headless terminal (its keys: dashboard-keys).
 import { isProcessAlive } from "../../src/platform.ts";
-import { describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { textWidth } from "../../src/text-width.ts";
 import { openDashboard, rows, selectedRow } from "../harness/dashboard.ts";
 import { eachTestGetsAFleet, type Fleet, until } from "../harness/fleet.ts";
 import { recoveryDirOf, snapshotNames } from "../harness/recovery-helpers.ts";
+import { fleetcomArgv } from "../harness/helpers.ts";
+import { shellWords, Tmux } from "../harness/tmux.ts";
 import { mkdirSync, writeFileSync } from "node:fs";
 
 let fleet: Fleet;
 eachTestGetsAFleet((f) => (fleet = f));
 
 const dashboard = (args: string[] = [], size?: { cols: number; rows: number }) => openDashboard(fleet, args, size);
+let tmux: Tmux | undefined;
+afterEach(() => tmux?.kill());
 
 describe("the view", () => {
   test("header with counts, sections by state, one row per task, hints; redraws in place when tasks change", async () => {
@@ -164,10 +168,31 @@ describe("fleetcom SESSION and --foreground", () => {
     const snapshot = JSON.parse(readFileSync(join(recoveryDirOf(fleet), snapshotNames(fleet)[0]!), "utf8"));
     expect(Object.values(snapshot.dirs)).toEqual([[{ cmd: "sleep 3600", id: 1, history: "1" }]]);
     client.write("q");
+    await client.waitForScreen("the question", (s) => s.includes("stop 1 task and the daemon? y/N"));
+    client.write("y");
     expect(await client.proc.exited).toBe(0);
     expect(client.output).toContain("[foreground supervisor stopped with every task]");
     await until("the task gone", () => !isProcessAlive(pid));
     expect(fleet.daemonPid()).toBeNull();
+  });
+
+  test("--foreground: q is labelled stop, in the hint and in ?, and asks as Q does", async () => {
+    const client = await dashboard(["--foreground"], { cols: 100, rows: 30 });
+    const id = await fleet.run("sleep 3600");
+    const screen = await client.waitForScreen("the task", (s) => s.includes("sleep 3600"));
+    expect(rows(screen).at(-1)).toStartWith("q:stop ↑↓");
+    client.write("?");
+    const help = await client.waitForScreen("the keys", (s) => s.includes("Keys ("));
+    expect(help).toContain("q Ctrl-C   stop (foreground): every task and the supervisor, after y/N");
+    expect(help).not.toContain("detach, leaving everything running");
+    client.write(" ");
+    await client.waitForScreen("the list", (s) => !s.includes("Keys ("));
+    client.write("q");
+    await client.waitForScreen("the question", (s) => s.includes("stop 1 task and the daemon? y/N"));
+    client.write("n");
+    await client.waitForScreen("nothing stopped", (s) => s.includes("nothing stopped"));
+    expect(client.proc.exitCode).toBeNull();
+    expect((await fleet.task(id)).state).toBe("running");
   });
 
   test("--foreground SESSION loads into the in-process supervisor; Q ends it too", async () => {
@@ -190,5 +215,23 @@ describe("fleetcom SESSION and --foreground", () => {
     expect(await client.proc.exited).toBe(1);
     expect(client.output).toContain("fleetcom: a daemon is already running");
     expect((await fleet.ls())[0]!.state).toBe("running");
+  });
+});
+
+describe.skipIf(!Tmux.available())("the host terminal, under tmux", () => {
+  test("a task that starts waiting rings the dashboard's window (monitor-bell) and its title counts the waiting tasks", async () => {
+    const id = await fleet.run("read line; printf 'asks\\a\\n'; exec sleep 3600", ["--name", "asker"]);
+    tmux = new Tmux(fleet.env, fleet.sandbox.root);
+    tmux.window("dash", shellWords(fleetcomArgv([])), { cols: 80, rows: 24 });
+    tmux.cmd("set-option", "-g", "monitor-bell", "on");
+    tmux.cmd("set-option", "-g", "bell-action", "any");
+    tmux.window("work", "exec sleep 3600");
+    tmux.cmd("select-window", "-t", "test:work");
+    await tmux.waitFor("dash", "the dashboard", (t) => t.includes("asker"));
+    await until("the title", () => tmux!.format("dash", "pane_title") === "fleetcom");
+    expect(tmux.format("dash", "window_bell_flag")).toBe("0");
+    await fleet.ok(["send", String(id), "go"]);
+    await until("the bell flag on the dashboard's window", () => tmux!.format("dash", "window_bell_flag") === "1");
+    await until("the title with the count", () => tmux!.format("dash", "pane_title") === "fleetcom ! 1 waiting");
   });
 });

@@ -13,6 +13,10 @@ eachTestGetsAFleet((f) => (fleet = f));
 const ESC = "\x1b";
 const DOWN = "\x1b[B";
 const SHIFT_TAB = "\x1b[Z";
+const HOME = "\x1b[H";
+const END = "\x1b[F";
+const PAGE_UP = "\x1b[5~";
+const PAGE_DOWN = "\x1b[6~";
 const DEAD_PID = 2 ** 22 + 1; // above Linux's largest pid_max: its snapshots are never a live supervisor's
 
 const sessionsDir = () => join(fleet.sandbox.config, "sessions");
@@ -236,6 +240,31 @@ describe("the task picker", () => {
     client.write("\x1c");
     expect(await client.proc.exited).toBe(0);
     expect(client.output).toContain(`[detached from task ${id}]`);
+  });
+
+  test("waiting tasks come first; Home, End, PgUp and PgDn move as in the dashboard, with ⋮ N more for the rows cut off", async () => {
+    const entries = Array.from({ length: 12 }, (_, i) =>
+      i === 11 ? { cmd: "read line; printf 'asks\\a\\n'; exec sleep 3600", name: "asker" } : { cmd: `exec sleep ${3600 + i}`, name: `w-${i + 1}` },
+    );
+    const file = join(fleet.sandbox.root, "twelve.json");
+    writeFileSync(file, JSON.stringify({ version: 1, name: "twelve", dirs: { [fleet.sandbox.home]: entries } }));
+    await fleet.ok(["load", file]);
+    await fleet.ok(["send", "12", "go"]);
+    await fleet.waitForTask(12, "waiting", (t) => t.attention !== null);
+    // 12 rows: the title, the filter, the hint and the row kept free leave 8 for the list, a page is 6.
+    const client = await picker(["attach"], "Tasks (12)", { cols: 80, rows: 12 });
+    const first = client.screen();
+    expect(highlighted(first)).toStartWith("› ! 12 asker");
+    expect(rows(first)).toContain("  ⋮ 5 more");
+    client.write(END);
+    const last = await client.waitForScreen("the last task", (s) => /^› \S+ 11 w-11 /.test(highlighted(s)));
+    expect(rows(last)[2]).toBe("  ⋮ 5 more");
+    client.write(HOME);
+    await client.waitForScreen("the first task", (s) => highlighted(s).startsWith("› ! 12 asker"));
+    client.write(PAGE_DOWN);
+    await client.waitForScreen("a page down", (s) => /^› \S+ 6 w-6 /.test(highlighted(s)));
+    client.write(PAGE_UP);
+    await client.waitForScreen("a page up", (s) => highlighted(s).startsWith("› ! 12 asker"));
   });
 
   test("attach without TASK and without a terminal says so", async () => {

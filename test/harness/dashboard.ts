@@ -5,6 +5,8 @@ export const DETACH = "\x1c";
 export const ESC = "\x1b";
 export const UP = "\x1b[A";
 export const DOWN = "\x1b[B";
+export const HOME = "\x1b[H";
+export const END = "\x1b[F";
 
 export const rows = (screen: string) => screen.split("\n");
 /** The dashboard is on screen: its header, and its hint line, which always ends with help. */

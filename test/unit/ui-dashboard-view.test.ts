@@ -2,7 +2,12 @@
 // the width, the terminal width of text.
 import { describe, expect, test } from "bun:test";
 import { dashboardLines, header, matchesFilter, screenRows, sectionKey, sections, taskKey, taskRow, type View } from "../../src/ui-dashboard-view.ts";
-import { helpEntries, helpLines, hintLine } from "../../src/ui-dashboard-keys.ts";
+import { helpEntries, helpLines, helpScrollMax, hintLine } from "../../src/ui-dashboard-keys.ts";
+import { WaitSignals } from "../../src/ui-dashboard-waits.ts";
+import { bellSetting } from "../../src/settings.ts";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { cut } from "../../src/text-width.ts";
 import { decodeKeys } from "../../src/ui-keys.ts";
 import type { TaskInfo } from "../../src/wire-protocol.ts";
@@ -232,5 +237,84 @@ describe("hints and help", () => {
     expect(short.length).toBeLessThanOrEqual(16);
     for (const [key] of entries) expect(short.join("\n")).toContain(key);
     for (const line of short) expect(textWidth(line)).toBeLessThan(160);
+  });
+});
+
+describe("the ? screen when it fits neither one column nor two", () => {
+  test("it scrolls one line at a time to the last key, with ⋮ N more above and below what is cut off", () => {
+    const entries = helpEntries("Ctrl-\\");
+    const max = helpScrollMax("Ctrl-\\", 80, 22);
+    expect(max).toBeGreaterThan(0);
+    const top = helpLines("Ctrl-\\", 80, 22);
+    expect(top).toHaveLength(22);
+    expect(top[0]).toBe("Keys (↑↓ PgUp PgDn Home End scroll · any other key returns)");
+    expect(top[1]).toStartWith("  ↑ ↓");
+    expect(top.at(-1)).toBe(`  ⋮ ${entries.length - 20} more`);
+    const bottom = helpLines("Ctrl-\\", 80, 22, { scroll: max });
+    expect(bottom).toHaveLength(22);
+    expect(bottom[1]).toBe(`  ⋮ ${max} more`);
+    expect(bottom.at(-1)).toStartWith("  attached ");
+    // Past the end it stays at the end.
+    expect(helpLines("Ctrl-\\", 80, 22, { scroll: max + 5 })).toEqual(bottom);
+    // Every key is on one of the scrolled screens.
+    const seen = Array.from({ length: max + 1 }, (_, scroll) => helpLines("Ctrl-\\", 80, 22, { scroll })).flat();
+    for (const [key] of entries) expect(seen.some((l) => l.startsWith(`  ${key} `))).toBe(true);
+  });
+
+  test("it does not scroll when everything shows at once", () => {
+    expect(helpScrollMax("Ctrl-\\", 100, 40)).toBe(0);
+    expect(helpScrollMax("Ctrl-\\", 200, 16)).toBe(0);
+  });
+});
+
+describe("the bell and the title the dashboard gives the host terminal", () => {
+  const asks = { state: "input", since: new Date(NOW).toISOString(), message: null } as const;
+
+  test("the bell rings once for each task that starts waiting, never for one already waiting or on a redraw", () => {
+    const written: string[] = [];
+    const waits = new WaitSignals((bytes) => written.push(bytes), true);
+    waits.changed(task(1), task(1, { preview: "more output" }));
+    expect(written).toEqual([]);
+    waits.changed(task(1), task(1, { attention: asks }));
+    expect(written).toEqual(["\x07"]);
+    waits.changed(task(1, { attention: asks }), task(1, { attention: asks, preview: "still asking" }));
+    waits.title([task(1, { attention: asks })]);
+    waits.title([task(1, { attention: asks })]);
+    expect(written.filter((w) => w === "\x07")).toHaveLength(1);
+    waits.changed(undefined, task(2, { attention: asks }));
+    expect(written.filter((w) => w === "\x07")).toHaveLength(2);
+  });
+
+  test("the bell is on by default; FLEETCOM_BELL or bell in the config file turn it off", () => {
+    const dir = mkdtempSync(join(tmpdir(), "fleetcom-bell-"));
+    try {
+      expect(bellSetting({ FLEETCOM_CONFIG_DIR: dir })).toBe(true);
+      expect(bellSetting({ FLEETCOM_CONFIG_DIR: dir, FLEETCOM_BELL: "off" })).toBe(false);
+      // Another directory: a process reads each config file once.
+      const other = join(dir, "other");
+      mkdirSync(other);
+      writeFileSync(join(other, "config.toml"), "bell = false\n");
+      expect(bellSetting({ FLEETCOM_CONFIG_DIR: other })).toBe(false);
+      expect(bellSetting({ FLEETCOM_CONFIG_DIR: other, FLEETCOM_BELL: "yes" })).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("with the bell off, nothing rings", () => {
+    const written: string[] = [];
+    new WaitSignals((bytes) => written.push(bytes), false).changed(task(1), task(1, { attention: asks }));
+    expect(written).toEqual([]);
+  });
+
+  test("the title counts the waiting tasks, written when it changes, over the old one pushed first and popped at the end", () => {
+    const written: string[] = [];
+    const waits = new WaitSignals((bytes) => written.push(bytes), true);
+    waits.title([task(1), task(2)]);
+    waits.title([task(1), task(2)]);
+    waits.title([task(1, { attention: asks }), task(2, { attention: asks })]);
+    waits.title([task(1), task(2)]);
+    waits.end();
+    expect(written).toEqual(["\x1b[22;0t\x1b]2;fleetcom\x07", "\x1b]2;fleetcom ! 2 waiting\x07", "\x1b]2;fleetcom\x07", "\x1b]2;\x07\x1b[23;0t"]);
   });
 });

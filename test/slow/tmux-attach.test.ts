@@ -171,3 +171,50 @@ describe.skipIf(!Tmux.available())("attaching to a finished task", () => {
     expect(after.split("\n").slice(-3)).toEqual([`[task ${id} exited 3]`, "rc=3", PROMPT]);
   });
 });
+
+describe.skipIf(!Tmux.available())("attention while attached", () => {
+  /** A task that asks, rings the bell and waits for the answer, as a prompt does. */
+  const asker = (name: string) => `printf '${name}: Proceed? (y/n) \\a'; read x; echo "got $x"; exec sleep 600`;
+  const ringing = (id: number) => fleet.waitForTask(id, "to ring", (t) => t.attention?.state === "bell");
+
+  async function detachToShell(id: number): Promise<void> {
+    tmux.press("shell", "C-\\", "d");
+    await tmux.waitFor("shell", "the prompt after detaching", (t) => t.includes(`[detached from task ${id}]`) && lastRow(t) === PROMPT);
+  }
+
+  test("attaching and detaching without typing leaves the task waiting; a key typed into it clears it", async () => {
+    await shell();
+    const id = await fleet.run(asker("asker"));
+    await ringing(id);
+    enter(`${fc} attach ${id}`);
+    await tmux.waitFor("shell", "the question", (t) => t.includes("asker: Proceed?"));
+    await tmux.waitForRawMode("shell");
+    await detachToShell(id);
+    expect((await fleet.task(id)).attention?.state).toBe("bell");
+
+    enter(`${fc} attach ${id}`);
+    await tmux.waitFor("shell", "the question again", (t) => t.includes("asker: Proceed?"));
+    await tmux.waitForRawMode("shell");
+    tmux.type("shell", "y");
+    await fleet.waitForTask(id, "to be cleared by the key typed", (t) => t.attention === null);
+  });
+
+  test("passing through waiting tasks with the prefix then w leaves each one waiting", async () => {
+    await shell();
+    const home = await fleet.run("echo at home; exec sleep 600");
+    const first = await fleet.run(asker("first"));
+    const second = await fleet.run(asker("second"));
+    await ringing(first);
+    await ringing(second);
+    enter(`${fc} attach ${home}`);
+    await tmux.waitFor("shell", "the first task", (t) => t.startsWith("at home"));
+    await tmux.waitForRawMode("shell");
+    tmux.press("shell", "C-\\", "w");
+    await tmux.waitFor("shell", "the first waiting task", (t) => t.includes("first: Proceed?"));
+    tmux.press("shell", "C-\\", "w");
+    await tmux.waitFor("shell", "the second waiting task", (t) => t.includes("second: Proceed?"));
+    await detachToShell(second);
+    expect((await fleet.task(first)).attention?.state).toBe("bell");
+    expect((await fleet.task(second)).attention?.state).toBe("bell");
+  });
+});

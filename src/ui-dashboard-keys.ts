@@ -4,6 +4,7 @@
 // the most-used keys in compact form, always ending with `?:help` so the rest can be found.
 import { fit } from "./ui-render.ts";
 import { textWidth } from "./text-width.ts";
+import { chordEntries } from "./ui-attach-chords.ts";
 
 interface Hint {
   /** The key in the long form (`enter`) and the compact one (`⏎`). */
@@ -94,7 +95,8 @@ export function helpEntries(detach: string): [string, string][] {
     ["q Ctrl-C", "detach, leaving everything running"],
     ["Q", "stop every task and the daemon"],
     ["*", "acts on the selection, else the section under the cursor, else the task"],
-    ["attached", `${detach} then: n next task · p previous · w next waiting · s status line · ${detach} sends it`],
+    // Attached, from the chord table (ui-attach-chords.ts), one chord a line.
+    ...chordEntries(detach),
   ];
 }
 

@@ -23,13 +23,13 @@ export interface Chord {
 }
 
 export const CHORDS: readonly Chord[] = [
-  { keys: ["d"], action: "detach", help: "detach; so does any key not listed here, but Esc stays", word: "detach" },
+  { keys: ["d"], action: "detach", help: "detach (so does any key not listed; Esc stays)", word: "detach" },
   { keys: ["n"], action: "next", help: "next task", word: "next" },
   { keys: ["p"], action: "previous", help: "previous task", word: "prev" },
   { keys: ["w"], action: "waiting", help: "next task that waits for you", word: "waiting" },
-  { keys: ["h", "["], action: "history", help: "scroll back: the task's whole history in $PAGER", word: "history" },
+  { keys: ["h", "["], action: "history", help: "scroll back: the whole history in $PAGER", word: "history" },
   { keys: ["s"], action: "status", help: "status line on or off", word: "status" },
-  { keys: ["?"], action: "help", help: "this list, over the task's screen (any key closes it)", word: "help" },
+  { keys: ["?"], action: "help", help: "these keys, over the task's screen (any key closes them)", word: "help" },
 ];
 
 /** The chord a key after the detach key names: `ctrl-n` is `n` when it has no entry of its own, so Ctrl may stay held. */

@@ -8,12 +8,12 @@
 // - an escape sequence (Esc, an arrow, a function key): null, which stays attached;
 // - any other key, by name: ui-attach.ts looks it up in the chord table (ui-attach-chords.ts), where
 //   a key with no entry detaches.
-// The reader says when the prefix is armed, so the terminal can show it (the armed marker).
+// The reader says when the prefix is left waiting, so the terminal can show it (the armed marker).
 
 export type AttachInput =
   /** Bytes for the task, as typed. */
   | { kind: "send"; bytes: Uint8Array }
-  /** The detach key: the next key decides. */
+  /** The detach key, with no key after it yet: the next key decides. */
   | { kind: "armed" }
   /** The key after the detach key: `n`, `ctrl-n`, `N`…; null for an escape sequence. */
   | { kind: "chord"; key: string | null }
@@ -50,7 +50,9 @@ export class PrefixReader {
       if (next === -1) return;
       at = next + 1;
       this.armed = true;
-      this.emit({ kind: "armed" });
+      // Said only when the key has not come with it: a chord in one read (a script, a fast
+      // typist) would show the marker only to take it away at once.
+      if (at === chunk.length) this.emit({ kind: "armed" });
     }
   }
 

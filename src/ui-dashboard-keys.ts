@@ -79,7 +79,7 @@ export function helpEntries(detach: string): [string, string][] {
     ["12 ⏎", "go to task 12 (digits, then Enter)"],
     ["/", "filter by name, command, directory, group"],
     ["Esc", "clear the selection, then the filter"],
-    ["Enter", `attach; ${detach} comes back`],
+    ["Enter", `attach; ${detach} d comes back`],
     ["Space", "peek at the task's screen"],
     ["v", "select or unselect (on a title: its section)"],
     ["V", "select every task shown, or none"],

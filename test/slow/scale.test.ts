@@ -174,8 +174,8 @@ describe("the dashboard with 100 tasks", () => {
     for (const line of rows(narrow)) expect(textWidth(line)).toBeLessThan(60);
     client.write("?");
     const help = await client.waitForScreen("every key", (s) => s.includes("Keys (any key returns)"));
-    for (const key of ["Home End", "PgUp PgDn", "12 ⏎", "/", "v", "V", "X", "Q", "attached"])
-      expect(help).toMatch(new RegExp(`^  ${key.replace(/[?/]/g, "\\$&")} `, "m"));
+    for (const key of ["Home End", "PgUp PgDn", "12 ⏎", "/", "v", "V", "X", "Q", "Ctrl-\\ n", "Ctrl-\\ h/["])
+      expect(help).toMatch(new RegExp(`^  ${key.replace(/[?/\\[]/g, "\\$&")} `, "m"));
     client.write(" ");
     await client.waitForScreen("the list again", (s) => !s.includes("Keys (any key") && isDashboard(s));
   });
@@ -252,14 +252,14 @@ describe("attached, with 100 tasks", () => {
     await hundredTasks();
     const client = await dashboard(["--detach-key", "ctrl-b"]);
     client.write("?");
-    await client.waitForScreen("the help names the key", (s) => s.includes("attach; Ctrl-B comes back"));
+    await client.waitForScreen("the help names the key", (s) => s.includes("attach; Ctrl-B d comes back"));
     client.write(" ");
     await client.waitForScreen("the list", (s) => !s.includes("Keys (any key"));
     client.write("\r");
     await client.waitForScreen("attached to task 1", (s) => s.includes("here-1") && !isDashboard(s));
     client.write("\x02n"); // a chord with the dashboard's key: task 2
     await client.waitForScreen("task 2", (s) => s.includes("here-2") && !isDashboard(s));
-    client.write("\x02");
+    client.write("\x02d");
     const back = await client.waitForScreen("the dashboard again", (s) => isDashboard(s));
     expect(selectedRow(back)).toMatch(/ 2 svc-2 /); // where attached mode was last
   });

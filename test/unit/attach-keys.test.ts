@@ -87,14 +87,15 @@ describe("the detach key and the key after it", () => {
     r.push("\x1c");
     r.push("n");
     r.push("\x1c\x0erest");
-    expect(r.text()).toEqual(["send:a", "armed", "twice", "send:b", "armed", "chord:n", "armed", "chord:ctrl-n", "send:rest"]);
+    // "armed" only when the detach key ends a read: the marker is for a key still to come.
+    expect(r.text()).toEqual(["send:a", "twice", "send:b", "armed", "chord:n", "chord:ctrl-n", "send:rest"]);
   });
 
   test("Esc or an arrow after it is one key, null, taken whole; a multi-byte character is one key", () => {
     const r = reader();
     r.push("\x1c\x1b[Ax\x1c\x1b");
     r.push("\x1cé");
-    expect(r.text()).toEqual(["armed", "chord:null", "send:x", "armed", "chord:null", "armed", "chord:é"]);
+    expect(r.text()).toEqual(["chord:null", "send:x", "chord:null", "chord:é"]);
   });
 
   test("a detach key still armed when the session ends is dropped", () => {

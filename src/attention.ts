@@ -1,7 +1,7 @@
 // Attention (agents.md, "Attention"): whether a task is waiting for its user, as a pure state
 // machine. Inputs are what the daemon sees: the agent's own events (working, waiting for input or
-// permission, session ended), a BEL in the output, ordinary output, a client attaching or sending
-// input, the run ending. The output is the attention shown everywhere, or null.
+// permission, session ended), a BEL in the output, ordinary output, the user typing into the task
+// (keys while attached, `send`; attaching alone is looking, not answering), the run ending. The output is the attention shown everywhere, or null.
 //
 // The agent's channel beats the screen: while an agent says it waits, a BEL changes nothing and
 // output never lowers it (agents redraw while they wait). A bell is the screen's own prompt: output
@@ -24,7 +24,7 @@ export type AttentionEvent =
   | { type: "agent"; signal: AgentSignal }
   | { type: "bell" }
   | { type: "output" }
-  | { type: "attended" } // a client attached or sent input
+  | { type: "attended" } // the user typed into the task (attaching alone is only looking)
   | { type: "exited" };
 
 /** Output this long after the last bell means the program moved on. */

@@ -1,12 +1,12 @@
 import { defineCommand } from "./cli-define.ts";
 import { attachTo, requireTerminal } from "./ui-attach.ts";
-import { attachStatusSetting, chosenDetachKey } from "./ui-attach-settings.ts";
+import { attachStatusSetting, chosenDetachKey, DEFAULT_DETACH_KEY } from "./ui-attach-settings.ts";
+import { chordSummary } from "./ui-attach-chords.ts";
 
 export default defineCommand({
   meta: {
     name: "attach",
-    description:
-      "Attach this terminal to TASK (Ctrl-\\ detaches; Ctrl-\\ then n, p or w moves to the next, previous or next waiting task); without TASK, pick one",
+    description: `Attach this terminal to TASK; without TASK, pick one. Keys: ${chordSummary(DEFAULT_DETACH_KEY.name)}`,
   },
   args: {
     task: { type: "positional", description: "TASK (id, name or unique prefix)", required: false },

@@ -41,10 +41,13 @@ export function watches(peer: Peer, task: Task): boolean {
   return peer.attached === task || peer.following === task;
 }
 
+/**
+ * Looking is not answering: attaching leaves the task's attention as it is (a `!` stays until the
+ * user types into the task, daemon.ts data()), so passing through with `Ctrl-\ w` keeps the triage list.
+ */
 export function attach(peer: Peer, task: Task, cols: number, rows: number): void {
   detach(peer);
   peer.attached = task;
-  task.attended();
   task.resize(cols, rows);
   sendScreen(peer, task);
 }

@@ -115,9 +115,10 @@ export class Task {
   }
 
   /**
-   * A client attached or sent input: the user is here. Agent events already written happened before
-   * this (an agent runs its Stop hook several times, and the file watcher may not have reported them
-   * all yet): apply them first, so that none of them raises the attention the user just answered.
+   * The user typed into the task (keys while attached, `send`): the question is answered. Agent
+   * events already written happened before this (an agent runs its Stop hook several times, and the
+   * file watcher may not have reported them all yet): apply them first, so that none of them raises
+   * the attention the user just answered.
    */
   attended(): void {
     this.disarmResumeQuiet();

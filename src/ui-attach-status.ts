@@ -20,23 +20,46 @@ import { cut, textWidth } from "./text-width.ts";
 import { stateText } from "./ui-format.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 import { concatBytes } from "./bytes.ts";
+import { armedText, chordWords } from "./ui-attach-chords.ts";
 
 const ESC = 0x1b;
 const EMPTY = new Uint8Array(0);
 
-/** `task 3 api · active · ! 2 waiting · Ctrl-\ detach · Ctrl-\ then n p w s`, as wide as `cols` allows. */
-export function statusText(task: TaskInfo, waiting: number, detach: string, message: string | null = null): string {
+/**
+ * `task 3 api · active · ! 2 waiting · Ctrl-\ then d detach · n next · …`, as wide as `cols` allows;
+ * while the detach key waits for its chord key (`armed`), the armed marker instead.
+ */
+export function statusText(task: TaskInfo, waiting: number, detach: string, message: string | null = null, armed = false): string {
+  if (armed) return armedText(detach);
   const parts = [`task ${task.id} ${printable(label(task))}`, stateText(task), waiting > 0 ? `! ${waiting} waiting` : "none waiting"];
   if (message) parts.push(message);
-  parts.push(`${detach} detach`, `${detach} then n next · p prev · w waiting · s hide`);
+  parts.push(`${detach} then ${chordWords()}`);
   return parts.join(" · ");
+}
+
+/** `text` as one reverse-video row `cols` wide, a space either side. */
+function reverseRow(text: string, cols: number): string {
+  const shown = cut(text, Math.max(1, cols - 1));
+  const padded = ` ${shown}${" ".repeat(Math.max(0, cols - 2 - textWidth(shown)))}`;
+  return `\x1b[0;7m${cut(padded, cols)}\x1b[0m`;
 }
 
 /** The bytes that draw `text` on row `row` in reverse video, leaving the cursor, pen and modes as they were. */
 export function statusRowBytes(text: string, row: number, cols: number): string {
-  const shown = cut(text, Math.max(1, cols - 1));
-  const padded = ` ${shown}${" ".repeat(Math.max(0, cols - 2 - textWidth(shown)))}`;
-  return `\x1b7\x1b[?6l\x1b[${row};1H\x1b[0;7m${cut(padded, cols)}\x1b[0m\x1b8`;
+  return `\x1b7\x1b[?6l\x1b[${row};1H${reverseRow(text, cols)}\x1b8`;
+}
+
+/**
+ * `lines` drawn over the last rows of a `rows`-row terminal, the last line on the last row: what
+ * covers the task's screen until a redraw (the armed marker, the chord list). No cursor save: the
+ * task may hold that slot, and the redraw that follows puts back its cursor, pen, modes and charset.
+ * `midSequence`: the task's output stopped inside a sequence, which CAN (0x18) ends first.
+ */
+export function coverBytes(lines: readonly string[], rows: number, cols: number, midSequence: boolean): string {
+  const shown = lines.slice(-rows);
+  const top = rows - shown.length + 1;
+  const drawn = shown.map((line, i) => `\x1b[${top + i};1H${reverseRow(line, cols)}`).join("");
+  return `${midSequence ? "\x18" : ""}\x1b[?6l\x1b(B${drawn}`;
 }
 
 /** The scroll region that keeps the last row of a `rows`-row terminal out of the task's reach. */

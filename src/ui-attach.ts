@@ -1,9 +1,13 @@
 // Attached mode: this terminal becomes the task's terminal. Raw input goes to the PTY (Ctrl-C,
 // Ctrl-Z and Ctrl-D included); the detach key (Ctrl-\ unless set otherwise, ui-attach-settings.ts)
-// detaches, or, followed by another key, is a chord: next or previous task, the next waiting one, the
-// status line (CHORDS below; ui-attach-input.ts tells a chord from a detach). The daemon first sends
-// the task's screen, then live output; the terminal's size becomes the PTY's. When another task
-// starts waiting meanwhile, the terminal's title says so (ui-attach-notice.ts).
+// waits for the next key, showing that it waits (the armed marker), and then detaches or does a
+// chord: next or previous task, the next waiting one, the history, the status line, the chord list
+// (ui-attach-chords.ts; ui-attach-input.ts reads the keys). The daemon first sends the task's
+// screen, then live output; the terminal's size becomes the PTY's. When another task starts waiting
+// meanwhile, the terminal's title says so (ui-attach-notice.ts).
+// What fleetcom draws over the task's screen (the armed marker without a status line, the chord
+// list) stops the task's output from being drawn, and a redraw from the daemon, which reproduces the
+// screen exactly, takes it away: nothing of the task's screen has to be remembered or saved here.
 // The task is shown on the terminal's alternate screen, as tmux does: the user's scrollback and
 // screen are left as they were, and come back on detach with the cursor where it was. The task's
 // own screen switches are kept off that terminal (ui-alt-screen-filter.ts).
@@ -21,7 +25,8 @@ import { TerminalScan } from "./text-scan.ts";
 import { openHistoryInPager } from "./ui-history-pager.ts";
 import { DEFAULT_DETACH_KEY, type DetachKey } from "./ui-attach-settings.ts";
 import { PrefixReader, type AttachInput } from "./ui-attach-input.ts";
-import { StatusRowGuard, statusRowBytes, statusText, taskRegion } from "./ui-attach-status.ts";
+import { StatusRowGuard, coverBytes, statusRowBytes, statusText, taskRegion } from "./ui-attach-status.ts";
+import { type ChordAction, armedText, chordFor, chordListLines } from "./ui-attach-chords.ts";
 
 const RERUN_KEY = 0x72; // r, on a finished task
 /** How long a word for the user (`no other task waits`) stays on the status line. */
@@ -83,18 +88,15 @@ export interface AttachOptions {
   keepRawMode?: boolean;
 }
 
-/**
- * What the key after the detach key does, as tmux's prefix table: one entry per chord. `ctrl-x` is
- * looked up as `x` when it has no entry of its own, so Ctrl may stay held. The detach key itself,
- * pressed twice, sends it through; a key with no entry is ignored (ui-attach-input.ts says why).
- */
-const CHORDS: Record<string, (session: Attachment) => void | Promise<void>> = {
-  n: (s) => s.switchTo(s.neighbour(1), "no other task"),
-  p: (s) => s.switchTo(s.neighbour(-1), "no other task"),
-  w: (s) => s.switchTo(s.nextWaiting(), "no other task waits"),
-  s: (s) => s.toggleStatus(),
-  d: (s) => s.detach(),
-  h: (s) => s.pageHistory(),
+/** What each chord does (its keys and its words are in ui-attach-chords.ts). */
+const ACTIONS: Record<ChordAction, (session: Attachment) => void | Promise<void>> = {
+  detach: (s) => s.detach(),
+  next: (s) => s.switchTo(s.neighbour(1), "no other task"),
+  previous: (s) => s.switchTo(s.neighbour(-1), "no other task"),
+  waiting: (s) => s.switchTo(s.nextWaiting(), "no other task waits"),
+  history: (s) => s.pageHistory(),
+  status: (s) => s.toggleStatus(),
+  help: (s) => s.coverWith("chord list"),
 };
 
 /** Attaches until the user detaches or the task ends; chords may move it to other tasks meanwhile. */
@@ -135,6 +137,10 @@ class Attachment {
   private readonly onStdin = (chunk: Buffer) => this.reader.push(chunk);
   /** The pager has the terminal (the `h` chord): what the task prints meanwhile is not drawn. */
   private paging = false;
+  /** The detach key waits for the next key. */
+  private armed = false;
+  /** What covers the task's screen until a redraw; the task's output is not drawn meanwhile. */
+  private cover: "armed marker" | "chord list" | null = null;
   private over = false;
   private finish!: (outcome: AttachOutcome) => void;
 
@@ -219,7 +225,7 @@ class Attachment {
 
   private onOutput(received: Uint8Array): void {
     const { bytes, switched } = this.screens.push(received);
-    if (this.paging) return;
+    if (this.paging || this.cover) return;
     if (switched && !this.awaitingRedraw) {
       this.awaitingRedraw = [];
       this.redraw();
@@ -268,6 +274,7 @@ class Attachment {
 
   private onResize(): void {
     this.size = terminalSize();
+    if (this.cover) this.coverWith(this.cover);
     if (this.statusShown) {
       this.stdout.write(taskRegion(this.size.rows));
       this.statusDrawn = null;
@@ -283,18 +290,65 @@ class Attachment {
   // ---- keys ----------------------------------------------------------------------------------
 
   private onInput(input: AttachInput): void {
-    if (input.kind === "detach") return this.detach();
-    if (input.kind === "chord") {
-      const chord = CHORDS[input.key] ?? (input.key.startsWith("ctrl-") ? CHORDS[input.key.slice(5)] : undefined);
-      if (chord) void Promise.resolve(chord(this)).catch((error) => this.say(errorMessage(error)));
-      return;
+    // Any key closes the chord list and goes nowhere else; the detach key arms as ever.
+    if (this.cover === "chord list" && input.kind !== "armed") return this.uncover();
+    switch (input.kind) {
+      case "armed":
+        return this.arm();
+      case "twice":
+        this.chord(null);
+        return this.type(Uint8Array.of(this.detachKey.byte));
+      case "chord":
+        return this.chord(input.key === null ? null : (chordFor(input.key)?.action ?? "detach"));
+      case "send":
+        return this.type(input.bytes);
     }
-    // Keys do not reach a finished task: only r (rerun) means something there.
+  }
+
+  /** Keys for the task; a finished one takes none, and r reruns it. */
+  private type(bytes: Uint8Array): void {
     if (this.finished) {
-      if (input.bytes.includes(RERUN_KEY)) void this.rerun();
+      if (bytes.includes(RERUN_KEY)) void this.rerun();
       return;
     }
-    if (this.switching === null) this.client.sendData(input.bytes);
+    if (this.switching === null) this.client.sendData(bytes);
+  }
+
+  /** The detach key waits for the next key: the status line says so, or a marker over the last row. */
+  private arm(): void {
+    this.armed = true;
+    if (this.statusShown && this.cover === null) this.drawStatus();
+    else this.coverWith("armed marker");
+  }
+
+  /** The key after the detach key: a chord's action, or null (stay attached). */
+  private chord(action: ChordAction | null): void {
+    const covered = this.cover !== null;
+    this.armed = false;
+    this.cover = null;
+    if (action === "detach") return this.detach();
+    if (action) void Promise.resolve(ACTIONS[action](this)).catch((error) => this.say(errorMessage(error)));
+    // What the marker covered comes back with a redraw, unless the chord brings one itself (a
+    // switch, the status line, the pager) or covers the screen again (the chord list).
+    if (covered && this.cover === null && this.awaitingRedraw === null && !this.paging) this.uncover();
+    else this.drawStatus();
+  }
+
+  /** Draws `what` over the last rows; the task's output waits for the redraw that takes it away. */
+  coverWith(what: "armed marker" | "chord list"): void {
+    this.cover = what;
+    const lines = what === "armed marker" ? [armedText(this.detachKey.name)] : chordListLines(this.detachKey.name);
+    const bytes = coverBytes(lines, this.size.rows, this.size.cols, !this.scan.atBoundary);
+    this.stdout.write(bytes);
+    this.scan.push(new TextEncoder().encode(bytes));
+  }
+
+  /** The task's screen back as it is now, over whatever covered it. */
+  private uncover(): void {
+    this.cover = null;
+    this.statusDrawn = null;
+    this.awaitingRedraw = [];
+    this.redraw();
   }
 
   detach(): void {
@@ -416,9 +470,9 @@ class Attachment {
 
   /** Draws the status line when it shows, has changed or was erased, and may be drawn now. */
   private drawStatus(): void {
-    if (!this.statusShown || !this.info || this.awaitingRedraw || !this.scan.atBoundary || this.guard?.savedCursor) return;
+    if (!this.statusShown || !this.info || this.cover || this.awaitingRedraw || !this.scan.atBoundary || this.guard?.savedCursor) return;
     const waiting = [...this.fleet.values()].filter((t) => t.attention && t.id !== this.info.id).length;
-    const text = statusText(this.info, waiting, this.detachKey.name, this.statusMessage?.text ?? null);
+    const text = statusText(this.info, waiting, this.detachKey.name, this.statusMessage?.text ?? null, this.armed);
     if (text === this.statusDrawn) return;
     this.stdout.write(statusRowBytes(text, this.size.rows, this.size.cols));
     this.statusDrawn = text;

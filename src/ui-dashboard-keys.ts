@@ -4,6 +4,7 @@
 // the most-used keys in compact form, always ending with `?:help` so the rest can be found.
 import { fit } from "./ui-render.ts";
 import { textWidth } from "./text-width.ts";
+import { chordEntries } from "./ui-attach-chords.ts";
 
 interface Hint {
   /** The key in the long form (`enter`) and the compact one (`⏎`). */
@@ -82,7 +83,7 @@ export function helpEntries(detach: string, foreground = false): [string, string
     ["12 ⏎", "go to task 12 (digits, then Enter)"],
     ["/", "filter by name, command, directory, group"],
     ["Esc", "clear the selection, then the filter"],
-    ["Enter", `attach; ${detach} comes back`],
+    ["Enter", `attach; ${detach} d comes back`],
     ["Space", "peek at the task's screen"],
     ["v", "select or unselect (on a title: its section)"],
     ["V", "select every task shown, or none"],
@@ -98,7 +99,8 @@ export function helpEntries(detach: string, foreground = false): [string, string
     ["q Ctrl-C", foreground ? "stop (foreground): every task and the supervisor, after y/N" : "detach, leaving everything running"],
     ["Q", "stop every task and the daemon"],
     ["*", "acts on the selection, else the section under the cursor, else the task"],
-    ["attached", `${detach} then: n next task · p previous · w next waiting · s status line · ${detach} sends it`],
+    // Attached, from the chord table (ui-attach-chords.ts), one chord a line.
+    ...chordEntries(detach),
   ];
 }
 

@@ -66,7 +66,7 @@ describe("attach", () => {
     );
     const cursor = cursorOf(first);
     expect(first.term.buffer.active.type).toBe("alternate");
-    first.write(DETACH);
+    first.write(`${DETACH}d`);
     expect(await first.proc.exited).toBe(0);
     expect(first.output).toContain(`[detached from task ${id}]`);
     expect((await fleet.task(id)).state).toBe("running");
@@ -93,7 +93,7 @@ describe("attach", () => {
     const resized = await client.waitForScreen("the redrawn screen, the notice on the new last row", (s) => drawn(s.split("\n"), 19));
     expect(resized.split("\n")[0]).toBe("done here");
     expect(resized).not.toMatch(/\d+,\d+,\d+/);
-    client.write(DETACH);
+    client.write(`${DETACH}d`);
     expect(await client.proc.exited).toBe(0);
   });
 
@@ -183,7 +183,7 @@ describe("attach", () => {
     await client.waitForScreen("initial size", (s) => s.includes("SIZE 25 90"));
     client.resize(110, 33);
     await client.waitForScreen("resized", (s) => s.includes("SIZE 33 110"));
-    client.write(DETACH);
+    client.write(`${DETACH}d`);
     await client.proc.exited;
     expect(await fleet.peek(id)).toContain("SIZE 33 110");
   });

@@ -39,7 +39,7 @@ describe("keys", () => {
     await client.waitForScreen("the task's screen", (s) => s.includes("attached-here") && !isDashboard(s));
     client.write("typed\r");
     await client.waitForScreen("cat echoing", (s) => s.split("typed").length === 3);
-    client.write(DETACH);
+    client.write(`${DETACH}d`);
     const back = await client.waitForScreen("the dashboard again", (s) => s.startsWith("fleetcom ·") && isDashboard(s));
     // The attached screen is gone: no line of it is left (the task's row may preview its last line).
     expect(back.split("\n").filter((line) => ["typed", "attached-here"].includes(line.trim()))).toEqual([]);

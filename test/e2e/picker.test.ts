@@ -237,7 +237,7 @@ describe("the task picker", () => {
     await client.waitForScreen("filtered", (s) => s.includes("Tasks (1 of 2)") && highlighted(s).startsWith(`› ✻ ${id} web`));
     client.write("\r");
     await client.waitForScreen("attached", (s) => s.includes("picked-me") && !s.includes("Tasks"));
-    client.write("\x1c");
+    client.write("\x1cd");
     expect(await client.proc.exited).toBe(0);
     expect(client.output).toContain(`[detached from task ${id}]`);
   });

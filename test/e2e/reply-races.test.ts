@@ -112,7 +112,7 @@ describe("a reply that comes after a key", () => {
     const client = proxiedClient(env, ["attach", String(id)]);
     await held;
     await client.waitForScreen("the task's screen", (s) => s.includes("picked-me"));
-    client.write("\x1c");
+    client.write("\x1cd");
     proxy.release();
     expect(await client.proc.exited).toBe(0);
     expect(client.output).toContain(`[detached from task ${id}]`);

@@ -313,7 +313,7 @@ describe("the pager", () => {
     });
     client.write("keys again\r");
     await client.waitForScreen("keys reach the task", (s) => s.includes("keys again"));
-    client.write("\x1c");
+    client.write("\x1cd");
     expect(await client.proc.exited).toBe(0);
     expect(client.output).toContain(`[detached from task ${id}]`);
   });

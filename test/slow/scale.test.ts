@@ -174,8 +174,8 @@ describe("the dashboard with 100 tasks", () => {
     for (const line of rows(narrow)) expect(textWidth(line)).toBeLessThan(60);
     client.write("?");
     const help = await client.waitForScreen("every key", (s) => s.includes("Keys (any key returns)"));
-    for (const key of ["Home End", "PgUp PgDn", "12 ⏎", "/", "v", "V", "X", "Q", "attached"])
-      expect(help).toMatch(new RegExp(`^  ${key.replace(/[?/]/g, "\\$&")} `, "m"));
+    for (const key of ["Home End", "PgUp PgDn", "12 ⏎", "/", "v", "V", "X", "Q", "Ctrl-\\ n", "Ctrl-\\ h/["])
+      expect(help).toMatch(new RegExp(`^  ${key.replace(/[?/\\[]/g, "\\$&")} `, "m"));
     client.write(" ");
     await client.waitForScreen("the list again", (s) => !s.includes("Keys (any key") && isDashboard(s));
   });
@@ -195,13 +195,14 @@ async function attached(id: number, shows: string, args: string[] = [], size = {
 }
 
 describe("attached, with 100 tasks", () => {
-  test("the detach key then w goes to the next waiting task, n and p to the next and previous; one detach key still detaches", async () => {
+  test("the detach key then w goes to the next waiting task, n and p to the next and previous; the detach key then d detaches", async () => {
     await hundredTasks();
     await ring(63);
     const client = await attached(1, "here-1");
     client.write(`${DETACH}w`);
     await client.waitForScreen("task 63", (s) => s.includes("here-63") && s.includes("rang-63") && !s.includes("here-1\n"));
-    await fleet.waitForTask(63, "attended", (t) => t.attention === null);
+    // Passing through is looking, not answering: 63 still waits.
+    expect((await fleet.task(63)).attention).not.toBeNull();
     client.write(`${DETACH}n`);
     await client.waitForScreen("task 64", (s) => s.includes("here-64") && !s.includes("rang-63"));
     client.write(`${DETACH}\x10`); // Ctrl may stay held: Ctrl-P is p
@@ -210,7 +211,7 @@ describe("attached, with 100 tasks", () => {
     client.write(`${DETACH}w`); // nothing else waits: it stays, and rings the terminal's bell
     await until("the bell", () => client.output.slice(before) === "\x07");
     expect(client.screen()).toContain("here-63");
-    client.write(DETACH);
+    client.write(`${DETACH}d`);
     expect(await client.proc.exited).toBe(0);
     expect(client.output).toContain("[detached from task 63]");
     expect((await fleet.task(1)).state).toBe("running");
@@ -223,9 +224,9 @@ describe("attached, with 100 tasks", () => {
     const client = await attached(id, "ready");
     client.write("\x01\x01");
     await client.waitForScreen("one Ctrl-A delivered", (s) => s.includes("[01]"));
-    client.write(DETACH);
+    client.write(`${DETACH}d`);
     await client.waitForScreen("Ctrl-\\ delivered as any key", (s) => s.includes("[01][1c]"));
-    client.write("\x01");
+    client.write("\x01d");
     expect(await client.proc.exited).toBe(0);
     expect(client.output).toContain(`[detached from task ${id}]`);
     expect(await fleet.peek(id)).toContain("[01][1c]");
@@ -237,12 +238,12 @@ describe("attached, with 100 tasks", () => {
     const client = await attached(id, "ready");
     client.write(`${DETACH}${DETACH}x`);
     await client.waitForScreen("one Ctrl-\\ delivered, then x", (s) => s.includes("[1c][78]"));
-    client.write(DETACH);
+    client.write(`${DETACH}d`);
     expect(await client.proc.exited).toBe(0);
     const flagged = await attached(id, "[1c][78]", ["--detach-key", "^]"]);
     flagged.write(`${DETACH}\x1d\x1d`);
     await flagged.waitForScreen("Ctrl-\\ and one Ctrl-] delivered", (s) => s.includes("[1c][78][1c][1d]"));
-    flagged.write("\x1d");
+    flagged.write("\x1dd");
     expect(await flagged.proc.exited).toBe(0);
     expect(flagged.output).toContain(`[detached from task ${id}]`);
   });
@@ -251,14 +252,14 @@ describe("attached, with 100 tasks", () => {
     await hundredTasks();
     const client = await dashboard(["--detach-key", "ctrl-b"]);
     client.write("?");
-    await client.waitForScreen("the help names the key", (s) => s.includes("attach; Ctrl-B comes back"));
+    await client.waitForScreen("the help names the key", (s) => s.includes("attach; Ctrl-B d comes back"));
     client.write(" ");
     await client.waitForScreen("the list", (s) => !s.includes("Keys (any key"));
     client.write("\r");
     await client.waitForScreen("attached to task 1", (s) => s.includes("here-1") && !isDashboard(s));
     client.write("\x02n"); // a chord with the dashboard's key: task 2
     await client.waitForScreen("task 2", (s) => s.includes("here-2") && !isDashboard(s));
-    client.write("\x02");
+    client.write("\x02d");
     const back = await client.waitForScreen("the dashboard again", (s) => isDashboard(s));
     expect(selectedRow(back)).toMatch(/ 2 svc-2 /); // where attached mode was last
   });
@@ -285,7 +286,7 @@ describe("the status line", () => {
     client.write("\r");
     await client.waitForScreen("the size", (s) => s.includes("30 100"));
     expect(client.output).not.toContain("detach ·");
-    client.write(DETACH);
+    client.write(`${DETACH}d`);
     expect(await client.proc.exited).toBe(0);
   });
 
@@ -301,7 +302,7 @@ describe("the status line", () => {
     await client.waitForScreen("the status line", (s) => lines(s)[19]?.startsWith(" task 1 clr · active") === true);
     client.write("x\r");
     const screen = await client.waitForScreen("the task's rows", (s) => lines(s)[0] === "after-reset" && lines(s)[17] === "40");
-    expect(lines(screen)[19]).toStartWith(" task 1 clr · active · none waiting · Ctrl-\\ detach");
+    expect(lines(screen)[19]).toStartWith(" task 1 clr · active · none waiting · Ctrl-\\ then d detach");
     expect(
       lines(screen)
         .slice(0, 19)
@@ -309,7 +310,7 @@ describe("the status line", () => {
         .join("\n")
         .trimEnd(),
     ).toBe((await fleet.peek(id)).trimEnd());
-    client.write(DETACH);
+    client.write(`${DETACH}d`);
     expect(await client.proc.exited).toBe(0);
   });
 
@@ -321,7 +322,7 @@ describe("the status line", () => {
     const client = await attached(id, "sized", [], SIZE);
     const last = (s: string) => (s.split("\n")[SIZE.rows - 1] ?? "").trim();
     await client.waitForScreen("the status line", (s) => last(s).startsWith(`task ${id} sizer · active`));
-    expect(last(client.screen())).toMatch(/ · active · ! 1 waiting · Ctrl-\\ detach · /);
+    expect(last(client.screen())).toMatch(/ · active · ! 1 waiting · Ctrl-\\ then d detach · /);
     client.write("\r");
     await client.waitForScreen("one row less", (s) => s.includes("29 100"));
     await ring(41);
@@ -332,7 +333,7 @@ describe("the status line", () => {
     await client.waitForScreen("every row again", (s) => s.includes("30 100"));
     client.write(`${DETACH}s`);
     await client.waitForScreen("shown again", (s) => last(s).startsWith(`task ${id} `));
-    client.write(DETACH);
+    client.write(`${DETACH}d`);
     expect(await client.proc.exited).toBe(0);
   });
 });

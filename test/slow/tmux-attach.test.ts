@@ -51,7 +51,7 @@ describe.skipIf(!Tmux.available())("attaching from a shell", () => {
     await tmux.waitFor("shell", "the task's screen", (t) => t.includes("task line 100"));
     await tmux.waitForRawMode("shell");
     const alternateWhileAttached = tmux.format("shell", "alternate_on");
-    tmux.press("shell", "C-\\");
+    tmux.press("shell", "C-\\", "d");
     await tmux.waitFor("shell", "the prompt after detaching", (t) => t.includes("rc=0") && lastRow(t) === PROMPT);
 
     expect(history()).toEqual([
@@ -95,7 +95,7 @@ describe.skipIf(!Tmux.available())("attaching from a shell", () => {
     expect(back.split("\n").slice(0, 3)).toEqual(["shell line 1", "shell line 2", "back in the shell"]);
     expect(tmux.format("shell", "alternate_on")).toBe("1");
 
-    tmux.press("shell", "C-\\");
+    tmux.press("shell", "C-\\", "d");
     await tmux.waitFor("shell", "the prompt after detaching", (t) => t.includes(`[detached from task ${id}]`) && lastRow(t) === PROMPT);
     expect(tmux.format("shell", "alternate_on")).toBe("0");
     expect(history()).toEqual(["$ seq -f 'mine %g' 1 40", ...numbered("mine", 40), `$ ${fc} attach ${id}`, `[detached from task ${id}]`, PROMPT]);
@@ -151,7 +151,7 @@ describe.skipIf(!Tmux.available())("attaching to a finished task", () => {
     expect(tmux.format("shell", "cursor_y")).not.toBe("29");
     expect(await fleet.peek(id)).not.toContain("rerun");
 
-    tmux.press("shell", "C-\\");
+    tmux.press("shell", "C-\\", "d");
     await tmux.waitFor("shell", "the prompt", (t) => t.includes("rc=0") && lastRow(t) === PROMPT);
     expect(history().slice(-3)).toEqual([`[detached from task ${id}]`, "rc=0", PROMPT]);
   });
@@ -169,5 +169,126 @@ describe.skipIf(!Tmux.available())("attaching to a finished task", () => {
     tmux.press("shell", "Enter");
     const after = await tmux.waitFor("shell", "the exit code", (t) => t.includes("rc=") && lastRow(t) === PROMPT);
     expect(after.split("\n").slice(-3)).toEqual([`[task ${id} exited 3]`, "rc=3", PROMPT]);
+  });
+});
+
+describe.skipIf(!Tmux.available())("attention while attached", () => {
+  /** A task that asks, rings the bell and waits for the answer, as a prompt does. */
+  const asker = (name: string) => `printf '${name}: Proceed? (y/n) \\a'; read x; echo "got $x"; exec sleep 600`;
+  const ringing = (id: number) => fleet.waitForTask(id, "to ring", (t) => t.attention?.state === "bell");
+
+  async function detachToShell(id: number): Promise<void> {
+    tmux.press("shell", "C-\\", "d");
+    await tmux.waitFor("shell", "the prompt after detaching", (t) => t.includes(`[detached from task ${id}]`) && lastRow(t) === PROMPT);
+  }
+
+  test("attaching and detaching without typing leaves the task waiting; a key typed into it clears it", async () => {
+    await shell();
+    const id = await fleet.run(asker("asker"));
+    await ringing(id);
+    enter(`${fc} attach ${id}`);
+    await tmux.waitFor("shell", "the question", (t) => t.includes("asker: Proceed?"));
+    await tmux.waitForRawMode("shell");
+    await detachToShell(id);
+    expect((await fleet.task(id)).attention?.state).toBe("bell");
+
+    enter(`${fc} attach ${id}`);
+    await tmux.waitFor("shell", "the question again", (t) => t.includes("asker: Proceed?"));
+    await tmux.waitForRawMode("shell");
+    tmux.type("shell", "y");
+    await fleet.waitForTask(id, "to be cleared by the key typed", (t) => t.attention === null);
+  });
+
+  test("passing through waiting tasks with the prefix then w leaves each one waiting", async () => {
+    await shell();
+    const home = await fleet.run("echo at home; exec sleep 600");
+    const first = await fleet.run(asker("first"));
+    const second = await fleet.run(asker("second"));
+    await ringing(first);
+    await ringing(second);
+    enter(`${fc} attach ${home}`);
+    await tmux.waitFor("shell", "the first task", (t) => t.startsWith("at home"));
+    await tmux.waitForRawMode("shell");
+    tmux.press("shell", "C-\\", "w");
+    await tmux.waitFor("shell", "the first waiting task", (t) => t.includes("first: Proceed?"));
+    tmux.press("shell", "C-\\", "w");
+    await tmux.waitFor("shell", "the second waiting task", (t) => t.includes("second: Proceed?"));
+    await detachToShell(second);
+    expect((await fleet.task(first)).attention?.state).toBe("bell");
+    expect((await fleet.task(second)).attention?.state).toBe("bell");
+  });
+});
+
+describe.skipIf(!Tmux.available())("the detach key and its chords", () => {
+  const ARMED = "Ctrl-\\ … d detach · n next";
+
+  async function attachedTo(id: number, shows: string): Promise<void> {
+    enter(`${fc} attach ${id}; echo rc=$?`);
+    await tmux.waitFor("shell", "the task's screen", (t) => t.includes(shows));
+    await tmux.waitForRawMode("shell");
+  }
+
+  test("a lone Ctrl-\\ shows that it waits, for as long as it takes; n then switches, and nothing reaches the shell", async () => {
+    await shell();
+    const first = await fleet.run("echo first-task; exec sleep 600");
+    await fleet.run("echo second-task; exec sleep 600");
+    await attachedTo(first, "first-task");
+    tmux.press("shell", "C-\\");
+    const armed = await tmux.waitFor("shell", "the armed marker on the last row", (t) => lastRow(t).includes(ARMED));
+    expect(armed.split("\n")[0]).toBe("first-task");
+    tmux.press("shell", "n");
+    const switched = await tmux.waitFor("shell", "the second task", (t) => t.startsWith("second-task"));
+    expect(switched).not.toContain(ARMED);
+    tmux.press("shell", "C-\\", "d");
+    const after = await tmux.waitFor("shell", "the prompt", (t) => t.includes("rc=0") && lastRow(t) === PROMPT);
+    expect(after).not.toContain("$ n");
+    expect(history().slice(-3)).toEqual(["[detached from task 2]", "rc=0", PROMPT]);
+  });
+
+  test("Esc after Ctrl-\\ stays attached and gives the task's screen back as it was; any other key detaches", async () => {
+    await shell();
+    const id = await fleet.run("printf 'row one\\nrow two\\n'; exec sleep 600");
+    await attachedTo(id, "row two");
+    const before = tmux.capture("shell");
+    tmux.press("shell", "C-\\");
+    await tmux.waitFor("shell", "the armed marker", (t) => lastRow(t).includes(ARMED));
+    tmux.press("shell", "Escape");
+    await tmux.waitFor("shell", "the screen as it was", (t) => t === before);
+    expect(tmux.format("shell", "pane_current_command")).not.toBe("sh");
+    tmux.press("shell", "C-\\");
+    await tmux.waitFor("shell", "the armed marker again", (t) => lastRow(t).includes(ARMED));
+    tmux.press("shell", "q");
+    await tmux.waitFor("shell", "the prompt", (t) => t.includes("rc=0") && lastRow(t) === PROMPT);
+    expect(history().slice(-3)).toEqual([`[detached from task ${id}]`, "rc=0", PROMPT]);
+  });
+
+  test("Ctrl-\\ ? lists every chord over the task's screen; any key takes the list away", async () => {
+    await shell();
+    const id = await fleet.run("printf 'row one\\nrow two\\n'; exec sleep 600");
+    await attachedTo(id, "row two");
+    const before = tmux.capture("shell");
+    tmux.press("shell", "C-\\", "?");
+    const list = await tmux.waitFor("shell", "the chord list", (t) => t.includes("Attached mode: Ctrl-\\ then a key"));
+    for (const line of ["Ctrl-\\ d ", "Ctrl-\\ n ", "Ctrl-\\ p ", "Ctrl-\\ w ", "Ctrl-\\ h/[ ", "Ctrl-\\ s ", "Ctrl-\\ ? ", "Ctrl-\\ Ctrl-\\ "])
+      expect(list).toContain(line);
+    tmux.press("shell", "x");
+    await tmux.waitFor("shell", "the screen as it was", (t) => t === before);
+    tmux.press("shell", "C-\\", "d");
+    await tmux.waitFor("shell", "the prompt", (t) => t.includes("rc=0") && lastRow(t) === PROMPT);
+  });
+
+  test("Ctrl-\\ [ scrolls back: the task's history opens in the pager, and the task comes back when it quits", async () => {
+    await shell();
+    const id = await fleet.run("seq -f 'old line %g' 1 200; exec sleep 600");
+    await until("the task's output", async () => (await fleet.peek(id)).includes("old line 200"));
+    await attachedTo(id, "old line 200");
+    tmux.press("shell", "C-\\", "[");
+    await tmux.waitFor("shell", "the pager at the end of the history", (t) => t.includes("old line 200") && lastRow(t) === "(END)");
+    tmux.type("shell", "g");
+    await tmux.waitFor("shell", "the top of the history in the pager", (t) => t.startsWith("old line 1\n"));
+    tmux.type("shell", "q");
+    await tmux.waitFor("shell", "the task's screen again", (t) => lastRow(t) === "old line 200" && !t.startsWith("old line 1\n"));
+    tmux.press("shell", "C-\\", "d");
+    await tmux.waitFor("shell", "the prompt", (t) => t.includes("rc=0") && lastRow(t) === PROMPT);
   });
 });

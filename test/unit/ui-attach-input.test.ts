@@ -1,11 +1,18 @@
-// Attached mode's pure parts: the detach key as the user writes it, the detach key told from a chord,
-// and the guard that keeps the status line's row out of the task's reach.
+// Attached mode's pure parts: the detach key as the user writes it, the detach key and the key after
+// it, the chord table and every listing of it, and the guard that keeps the status line's row out of
+// the task's reach.
 import { describe, expect, test } from "bun:test";
 import { attachStatusSetting, chosenDetachKey } from "../../src/ui-attach-settings.ts";
 import { PrefixReader, type AttachInput } from "../../src/ui-attach-input.ts";
 import { StatusRowGuard, statusRowBytes, statusText } from "../../src/ui-attach-status.ts";
+import { CHORDS, armedText, chordFor, chordListLines, chordMarkdown } from "../../src/ui-attach-chords.ts";
+import { helpEntries } from "../../src/ui-dashboard-keys.ts";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { TaskInfo } from "../../src/wire-protocol.ts";
 import { thrown } from "../harness/helpers.ts";
+import attachCommand from "../../src/cmd-attach.ts";
+import { usageText } from "../../src/ui-usage.ts";
 
 describe("the detach key", () => {
   // No config file here: the variables and the flag decide.
@@ -58,54 +65,87 @@ describe("the detach key", () => {
   });
 });
 
-/** A reader whose window is a timer the test fires by hand. */
 function reader() {
   const got: AttachInput[] = [];
-  let fire: (() => void) | null = null;
-  const timers = {
-    set: (run: () => void) => {
-      fire = run;
-      return 1;
-    },
-    clear: () => (fire = null),
-  };
-  const r = new PrefixReader(0x1c, (input) => got.push(input), 300, timers);
-  const text = () => got.map((i) => (i.kind === "send" ? `send:${new TextDecoder().decode(i.bytes)}` : i.kind === "chord" ? `chord:${i.key}` : "detach"));
-  return { push: (s: string) => r.push(new TextEncoder().encode(s)), text, timeout: () => fire?.(), pending: () => fire !== null, dispose: () => r.dispose() };
+  const r = new PrefixReader(0x1c, (input) => got.push(input));
+  const text = () => got.map((i) => (i.kind === "send" ? `send:${new TextDecoder().decode(i.bytes)}` : i.kind === "chord" ? `chord:${i.key}` : i.kind));
+  return { push: (s: string) => r.push(new TextEncoder().encode(s)), text, dispose: () => r.dispose() };
 }
 
-describe("the detach key and the chords after it", () => {
-  test("alone, it detaches once the window passes, not before; what came before it goes to the task", () => {
+describe("the detach key and the key after it", () => {
+  test("alone, it arms and waits for the next key however long that takes; what came before it goes to the task", () => {
     const r = reader();
     r.push("ls\r\x1c");
-    expect(r.text()).toEqual(["send:ls\r"]);
-    expect(r.pending()).toBe(true);
-    r.timeout();
-    expect(r.text()).toEqual(["send:ls\r", "detach"]);
+    expect(r.text()).toEqual(["send:ls\r", "armed"]);
+    r.push("n");
+    expect(r.text()).toEqual(["send:ls\r", "armed", "chord:n"]);
   });
 
-  test("twice sends one through; a key after it is a chord, in the same read or the next one", () => {
+  test("twice sends one through; a key after it is the chord's, in the same read or the next one", () => {
     const r = reader();
     r.push("a\x1c\x1cb");
     r.push("\x1c");
     r.push("n");
     r.push("\x1c\x0erest");
-    expect(r.text()).toEqual(["send:a", "send:\x1c", "send:b", "chord:n", "chord:ctrl-n", "send:rest"]);
-    expect(r.pending()).toBe(false);
+    // "armed" only when the detach key ends a read: the marker is for a key still to come.
+    expect(r.text()).toEqual(["send:a", "twice", "send:b", "armed", "chord:n", "chord:ctrl-n", "send:rest"]);
   });
 
-  test("an arrow after it is one key, skipped whole; a multi-byte character is one key", () => {
+  test("Esc or an arrow after it is one key, null, taken whole; a multi-byte character is one key", () => {
     const r = reader();
-    r.push("\x1c\x1b[Ax\x1cé");
-    expect(r.text()).toEqual(["send:x", "chord:é"]);
+    r.push("\x1c\x1b[Ax\x1c\x1b");
+    r.push("\x1cé");
+    expect(r.text()).toEqual(["chord:null", "send:x", "chord:null", "chord:é"]);
   });
 
-  test("a window still open when the session ends is dropped", () => {
+  test("a detach key still armed when the session ends is dropped", () => {
     const r = reader();
     r.push("\x1c");
     r.dispose();
-    expect(r.pending()).toBe(false);
-    expect(r.text()).toEqual([]);
+    r.push("n");
+    expect(r.text()).toEqual(["armed", "send:n"]);
+  });
+});
+
+describe("the chords", () => {
+  test("a key names its chord; Ctrl may stay held; [ is h; a key with no chord has none (and detaches)", () => {
+    expect(chordFor("n")?.action).toBe("next");
+    expect(chordFor("ctrl-p")?.action).toBe("previous");
+    expect(chordFor("[")?.action).toBe("history");
+    expect(chordFor("h")?.action).toBe("history");
+    expect(chordFor("?")?.action).toBe("help");
+    expect(chordFor("d")?.action).toBe("detach");
+    expect(chordFor("x")).toBeUndefined();
+    expect(chordFor("ctrl-x")).toBeUndefined();
+  });
+
+  // The issue: `?`, `attach --help`, the status line and docs/dashboard.md list the same chords.
+  const task = { id: 7, name: "api", command: "npm run dev", state: "running", idle: false, attention: null, signal: null, exitCode: null } as TaskInfo;
+
+  test("the chord list while attached and the dashboard's ? screen name every chord key", () => {
+    const attached = chordListLines("Ctrl-\\").join("\n");
+    const dashboard = helpEntries("Ctrl-\\")
+      .map(([keys, what]) => `${keys}  ${what}`)
+      .join("\n");
+    for (const listing of [attached, dashboard]) {
+      for (const chord of CHORDS) expect(listing).toContain(`Ctrl-\\ ${chord.keys.join("/")}  `);
+      expect(listing).toContain("Ctrl-\\ Ctrl-\\  send Ctrl-\\ to the task");
+      expect(listing).toContain("Esc stays");
+    }
+  });
+
+  test("the status line and the armed marker name every chord key", () => {
+    for (const line of [statusText(task, 0, "Ctrl-\\"), statusText(task, 0, "Ctrl-\\", null, true), armedText("Ctrl-\\")]) {
+      for (const chord of CHORDS) expect(line).toContain(`${chord.keys.join("/")} ${chord.word}`);
+    }
+  });
+
+  test("attach --help and docs/dashboard.md give the same table", async () => {
+    const help = await usageText(["attach"], attachCommand);
+    for (const chord of CHORDS) expect(help).toContain(`${chord.keys.join("/")} ${chord.word}`);
+    expect(help).toContain("Ctrl-\\ twice sends it to the task, Ctrl-\\ Esc stays");
+    const docs = readFileSync(join(import.meta.dir, "../../docs/dashboard.md"), "utf8");
+    expect(docs).toContain(chordMarkdown("Ctrl-\\"));
   });
 });
 
@@ -151,8 +191,10 @@ describe("the status line's row", () => {
 
   test("the line: task, state, waiting count, detach key; drawn inside a cursor save and restore", () => {
     const task = { id: 7, name: "api", command: "npm run dev", state: "running", idle: false, attention: null, signal: null, exitCode: null } as TaskInfo;
-    expect(statusText(task, 2, "Ctrl-\\")).toBe("task 7 api · active · ! 2 waiting · Ctrl-\\ detach · Ctrl-\\ then n next · p prev · w waiting · s hide");
-    expect(statusText(task, 0, "Ctrl-A", "no other task waits")).toStartWith("task 7 api · active · none waiting · no other task waits · Ctrl-A detach");
+    expect(statusText(task, 2, "Ctrl-\\")).toBe(
+      "task 7 api · active · ! 2 waiting · Ctrl-\\ then d detach · n next · p prev · w waiting · h/[ history · s status · ? help",
+    );
+    expect(statusText(task, 0, "Ctrl-A", "no other task waits")).toStartWith("task 7 api · active · none waiting · no other task waits · Ctrl-A then d detach");
     const bytes = statusRowBytes("hello", 30, 20);
     expect(bytes).toStartWith("\x1b7\x1b[?6l\x1b[30;1H\x1b[0;7m hello");
     expect(bytes).toEndWith("\x1b[0m\x1b8");

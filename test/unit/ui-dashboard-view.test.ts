@@ -253,7 +253,7 @@ describe("the ? screen when it fits neither one column nor two", () => {
     const bottom = helpLines("Ctrl-\\", 80, 22, { scroll: max });
     expect(bottom).toHaveLength(22);
     expect(bottom[1]).toBe(`  ⋮ ${max} more`);
-    expect(bottom.at(-1)).toStartWith("  attached ");
+    expect(bottom.at(-1)).toStartWith(`  ${entries.at(-1)![0]} `);
     // Past the end it stays at the end.
     expect(helpLines("Ctrl-\\", 80, 22, { scroll: max + 5 })).toEqual(bottom);
     // Every key is on one of the scrolled screens.

@@ -43,6 +43,7 @@ import { commandTooLong } from "./recipe.ts";
 import { runtimeDir, socketPath } from "./paths.ts";
 import { PROTOCOL_VERSION } from "./wire-framing.ts";
 import type { SnapshotRecipe, SnapshotState } from "./daemon-snapshots.ts";
+import type { SnapshotUrgency } from "./recipe-snapshot-rules.ts";
 import { Task, type TaskListener } from "./daemon-task.ts";
 import { resolveTaskRef } from "./task-ref.ts";
 import { agentProbeBudgetSetting, HANDSHAKE_TIMEOUT_MS } from "./settings.ts";
@@ -64,6 +65,17 @@ export interface DaemonOptions {
   /** A connection that has not sent its hello by then is dropped (default HANDSHAKE_TIMEOUT_MS). */
   handshakeTimeoutMs?: number;
   log(message: string): void;
+}
+
+/** A load's entries to start (those no running task stands for), and how many of them it has reached. */
+interface LoadUnderWay {
+  entries: RecipeEntry[];
+  reached: number;
+}
+
+/** An entry a load has not reached yet, as a snapshot records it: it has no task, so no history key. */
+function notYetStarted({ history: _history, ...entry }: RecipeEntry): RecipeEntry {
+  return entry;
 }
 
 export class Daemon implements TaskListener, ConnectionHandler {
@@ -88,7 +100,9 @@ export class Daemon implements TaskListener, ConnectionHandler {
   readonly startedAt = new Date();
   onStop: () => void = () => {};
   /** Called after every command that can change a saved recipe (recovery snapshots hang here). */
-  onRecipeChange: () => void = () => {};
+  onRecipeChange: (urgency?: SnapshotUrgency) => void = () => {};
+  /** The entries of each load under way that it has not reached yet: a snapshot holds them (recovery.md). */
+  private readonly loading = new Set<LoadUnderWay>();
   /** What the recovery snapshot writer last reported (daemon-snapshots.ts). */
   private snapshot: SnapshotState = { error: null, pendingSince: null };
   /** The writer of the history kept on disk (daemon-history.ts); null while history is off. */
@@ -315,6 +329,26 @@ export class Daemon implements TaskListener, ConnectionHandler {
     ]);
     if (options.snapshot !== undefined) this.recovered(options.snapshot);
     const duplicate = options.again ? entries.map(() => false) : alreadyRunning(entries, this.runningForLoad(new Set(options.earlier)));
+    // The whole load is in a snapshot before its first spawn: a crash while it spawns loses none of it.
+    const underWay = { entries: entries.filter((_, i) => !duplicate[i]), reached: 0 };
+    this.loading.add(underWay);
+    this.onRecipeChange("now");
+    try {
+      return await this.startEntries(peer, entries, duplicate, histories, underWay);
+    } finally {
+      // A clean stop's final pass keeps what the load had not reached, as it keeps the tasks it ends.
+      if (!this.stopping) this.loading.delete(underWay);
+    }
+  }
+
+  /** The load's spawns, a turn at a time (daemon-load-turns.ts); `underWay.reached` follows them. */
+  private async startEntries(
+    peer: Peer,
+    entries: RecipeEntry[],
+    duplicate: boolean[],
+    histories: Map<RecipeEntry, RestoredHistory>,
+    underWay: LoadUnderWay,
+  ): Promise<OpResult<"load">> {
     const started: number[] = [];
     let skipped = 0;
     let running = 0;
@@ -326,6 +360,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
         running += 1;
         continue;
       }
+      underWay.reached += 1;
       let exists = dirs.get(e.dir);
       if (exists === undefined) dirs.set(e.dir, (exists = isDirectory(e.dir)));
       let due: boolean;
@@ -459,6 +494,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
       const entry = { dir: t.cwd, cmd: commands[i]!, group: t.group, name: t.name, ...(this.history ? { history: String(t.id) } : {}) };
       (running(t) ? split.running : split.finished).push(entry);
     });
+    for (const load of this.loading) split.running.push(...load.entries.slice(load.reached).map(notYetStarted));
     return split;
   }
 

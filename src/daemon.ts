@@ -134,13 +134,13 @@ export class Daemon implements TaskListener, ConnectionHandler {
 
   // ---- connection events -------------------------------------------------------------------
 
-  control(conn: Connection, message: unknown): void {
+  control(conn: Connection, message: unknown): void | Promise<void> {
     const peer = this.peers.get(conn);
     if (!peer) return;
     if (!peer.hello) return this.greet(peer, message);
     const parsed = requestSchema(message);
     if (parsed instanceof type.errors) return conn.drop(`invalid request: ${parsed.summary}`);
-    this.dispatch(peer, parsed);
+    return this.dispatch(peer, parsed);
   }
 
   data(conn: Connection, bytes: Uint8Array): void {

@@ -350,6 +350,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
     underWay: LoadUnderWay,
   ): Promise<OpResult<"load">> {
     const started: number[] = [];
+    const couldNotStart: { id: number; error: string }[] = [];
     let skipped = 0;
     let running = 0;
     const dirs = new Map<string, boolean>();
@@ -371,7 +372,8 @@ export class Daemon implements TaskListener, ConnectionHandler {
         const task = this.spawn(peer, e.cmd, e.dir, e.group, e.name);
         const history = histories.get(e);
         if (history) task.restore(history);
-        started.push(task.id);
+        if (task.startError === null) started.push(task.id);
+        else couldNotStart.push({ id: task.id, error: task.startError });
         due = turns.did("spawn");
       }
       if (due) {
@@ -379,7 +381,7 @@ export class Daemon implements TaskListener, ConnectionHandler {
         turns.yielded();
       }
     }
-    return { started, skipped, alreadyRunning: running };
+    return { started, couldNotStart, skipped, alreadyRunning: running };
   }
 
   /** The running tasks as a load compares them with its entries: as typed and as a save would store them. */

@@ -172,8 +172,11 @@ export interface OpResults {
   detach: null;
   redraw: null;
   run: { id: number };
-  /** `skipped`: entries whose directory is missing; `alreadyRunning`: entries a running task stands for (sessions.md). */
-  load: { started: number[]; skipped: number; alreadyRunning: number };
+  /**
+   * `skipped`: entries whose directory is missing; `alreadyRunning`: entries a running task stands for (sessions.md);
+   * `couldNotStart`: tasks whose run failed at once (no PTY to be had), kept in the fleet as exited 127.
+   */
+  load: { started: number[]; couldNotStart: { id: number; error: string }[]; skipped: number; alreadyRunning: number };
   kill: { killed: number[]; escaped: Escapee[] };
   rm: { removed: number[]; escaped: Escapee[] };
   /** `notice`: what fleetcom did instead of the saved resume form, when it could not resume. */

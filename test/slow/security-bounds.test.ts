@@ -8,7 +8,7 @@ import { loadChunks } from "../../src/client-recipes.ts";
 import { coalesce } from "../../src/daemon-connection.ts";
 import type { TaskEvent, TaskInfo } from "../../src/wire-protocol.ts";
 import { eachTestGetsAFleet, type Fleet, until } from "../harness/fleet.ts";
-import { entry, thrown } from "../harness/helpers.ts";
+import { entry, runFleetcom, thrown } from "../harness/helpers.ts";
 import { snapshotFileName } from "../../src/recipe-snapshot-rules.ts";
 import { SnapshotWriter, type SnapshotState } from "../../src/daemon-snapshots.ts";
 import { recoveryDirOf } from "../harness/recovery-helpers.ts";
@@ -224,6 +224,20 @@ describe("L2: input to a task that does not read", () => {
     const id = ((await driver.request("run", { command: "sleep 600" })).result as { id: number }).id;
     const reply = await driver.request("send", { task: String(id), text: "b".repeat(1024 * 1024 + 1) });
     expect(reply).toMatchObject({ ok: false, error: "send: text too long (1048577 bytes; at most 1 MiB at a time)" });
+  });
+
+  test("send - with more than a frame on stdin says text too long, as for 2 MiB, and types nothing", async () => {
+    const id = await fleet.run("cat");
+    const stdin = `${"c".repeat(5 * 1024 * 1024)}\n`;
+    const r = await runFleetcom(["send", String(id), "-"], { env: fleet.env, cwd: fleet.sandbox.home, stdin });
+    expect(r.stderr).toBe("fleetcom: send: text too long (5242880 bytes; at most 1 MiB at a time)\n");
+    expect(r.code).toBe(1);
+    await fleet.ok(["send", String(id), "after"]);
+    const screen = await until("the next send typed", async () => {
+      const text = await fleet.peek(id);
+      return text.includes("after") && text;
+    });
+    expect(screen).not.toContain("ccc");
   });
 
   test("keystrokes from an attached client wait in its own queue past the bound, and flow again once the task ends", async () => {

@@ -116,7 +116,7 @@ export class Connection {
   private receive(chunk: Uint8Array): void {
     if (this.closedAlready) return;
     try {
-      this.held.push(...this.decoder.push(chunk));
+      for (const frame of this.decoder.push(chunk)) this.held.push(frame);
     } catch (error) {
       return this.badFrame(error);
     }
@@ -148,10 +148,11 @@ export class Connection {
   /** A request's turn ends with its reply; the next waits a turn of the event loop, so one client cannot hold the others up. */
   private awaitAnswer(answered: Promise<void>): void {
     this.inFlight += 1;
-    answered.finally(() => {
+    const done = () => {
       this.inFlight -= 1;
       if (this.holdsFrames()) setImmediate(() => this.serve());
-    });
+    };
+    answered.then(done, done);
   }
 
   private holdsFrames(): boolean {

@@ -69,7 +69,16 @@ describe("recover --latest and FILE", () => {
     const good = snapshotRecipe(3, { "~": ["sleep 3600"] });
     const name = fabricate(DEAD_PID, 3, good);
     const r = await fleet.cli(["recover", "--latest", "--json"]);
-    expect(JSON.parse(r.stdout)).toEqual({ name: good.name, file: join(dir, name), started: [1], couldNotStart: [], skipped: 0, alreadyRunning: 0, finished: 0, dropped: 0 });
+    expect(JSON.parse(r.stdout)).toEqual({
+      name: good.name,
+      file: join(dir, name),
+      started: [1],
+      couldNotStart: [],
+      skipped: 0,
+      alreadyRunning: 0,
+      finished: 0,
+      dropped: 0,
+    });
   });
 
   test("--latest with only damaged snapshots fails naming the directory", async () => {

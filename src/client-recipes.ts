@@ -20,6 +20,8 @@ export interface LoadResult {
   name: string;
   file: string;
   started: number[];
+  /** Tasks whose run failed at once (no PTY to be had: the fd limit), each with the reason. */
+  couldNotStart: { id: number; error: string }[];
   skipped: number;
   /** Entries a running task already stands for (sessions.md): not started again unless `again`. */
   alreadyRunning: number;
@@ -51,13 +53,13 @@ export async function startRecipe(recipe: LoadedRecipe, options: LoadOptions = {
   if (recipe.entries.length === 0) {
     // A snapshot of a fleet whose every task had finished: nothing to start, and that is the answer.
     if (finished > 0) {
-      return { name: recipe.displayName, file: recipe.file, started: [], skipped: 0, alreadyRunning: 0, finished, dropped: recipe.dropped, idsChanged: [] };
+      return { name: recipe.displayName, file: recipe.file, started: [], couldNotStart: [], skipped: 0, alreadyRunning: 0, finished, dropped: recipe.dropped, idsChanged: [] };
     }
     throw new UserError(`nothing to load: ${printable(recipe.file)} holds no command (${recipe.dropped} dropped)`);
   }
   const chunks = loadChunks(recipe.entries, recipe.file);
   const send = async (c: DaemonClient) => {
-    const total = { started: [] as number[], skipped: 0, alreadyRunning: 0, idsChanged: [] as IdChange[] };
+    const total = { started: [] as number[], couldNotStart: [] as LoadResult["couldNotStart"], skipped: 0, alreadyRunning: 0, idsChanged: [] as IdChange[] };
     for (const entries of chunks) {
       // What an earlier part started is this load's own, never "already running" for a later part.
       const part = await c.request("load", {
@@ -67,6 +69,7 @@ export async function startRecipe(recipe: LoadedRecipe, options: LoadOptions = {
         ...(options.snapshot !== undefined && { snapshot: options.snapshot }),
       });
       total.started.push(...part.started);
+      total.couldNotStart.push(...part.couldNotStart);
       total.skipped += part.skipped;
       total.alreadyRunning += part.alreadyRunning;
       total.idsChanged.push(...part.idsChanged);
@@ -74,8 +77,10 @@ export async function startRecipe(recipe: LoadedRecipe, options: LoadOptions = {
     return total;
   };
   // A recovery is the remedy the crash notice names: it does not ask to be told of it.
-  const { started, skipped, alreadyRunning, idsChanged } = client ? await send(client) : await withDaemon(send, { notices: options.snapshot === undefined });
-  return { name: recipe.displayName, file: recipe.file, started, skipped, alreadyRunning, finished, dropped: recipe.dropped, idsChanged };
+  const { started, couldNotStart, skipped, alreadyRunning, idsChanged } = client
+    ? await send(client)
+    : await withDaemon(send, { notices: options.snapshot === undefined });
+  return { name: recipe.displayName, file: recipe.file, started, couldNotStart, skipped, alreadyRunning, finished, dropped: recipe.dropped, idsChanged };
 }
 
 /** Entries in request-sized runs, in order; an entry no request could carry is refused up front. */
@@ -102,6 +107,8 @@ export function loadChunks(entries: RecipeEntry[], file: string, budget = LOAD_C
 
 export async function loadAndDescribe(recipe: LoadedRecipe, json = false, options: LoadOptions = {}, client?: DaemonClient | null): Promise<string> {
   const result = await startRecipe(recipe, options, client);
+  // The summary still prints, but a load that could not start everything it started on did not succeed.
+  if (result.couldNotStart.length > 0) process.exitCode = EXIT.failure;
   if (json) return JSON.stringify(result);
   return loadSummary(result);
 }
@@ -111,12 +118,19 @@ export async function loadAndDescribe(recipe: LoadedRecipe, json = false, option
  * and for a recovery whose recorded ids were not all free, a second line `ids changed: 4→67, 5→68`.
  */
 export function loadSummary(result: LoadResult): string {
+  const failed = result.couldNotStart.length > 0 ? `${result.couldNotStart.length} could not start (${startErrors(result)}), ` : "";
   const running = result.alreadyRunning > 0 ? `${result.alreadyRunning} already running (--again starts them), ` : "";
   const finished = result.finished > 0 ? `${result.finished} had finished (not started), ` : "";
   const counts = `${running}${finished}${result.skipped} skipped (missing directory), ${result.dropped} dropped`;
-  const loaded = `loaded '${printable(result.name)}': ${result.started.length} task(s), ${counts}`;
+  const loaded = `loaded '${printable(result.name)}': ${result.started.length} task(s), ${failed}${counts}`;
   if (result.idsChanged.length === 0) return loaded;
   return `${loaded}\nids changed: ${result.idsChanged.map(({ from, to }) => `${from}→${to}`).join(", ")}`;
+}
+
+/** The distinct reasons tasks could not start, a few at most: twenty of `Failed to open PTY` say it once. */
+function startErrors(result: LoadResult): string {
+  const reasons = [...new Set(result.couldNotStart.map((f) => printable(f.error)))];
+  return reasons.length > 3 ? `${reasons.slice(0, 3).join("; ")}; …` : reasons.join("; ");
 }
 
 /** The running supervisor's status, or null when none runs; never starts one. */

@@ -15,7 +15,8 @@ export default defineCommand({
     again: { type: "boolean", description: "Start entries a running task already stands for (skipped by default)" },
     json: {
       type: "boolean",
-      description: "Print JSON: with --dry-run {name, file, entries, dropped}, else {name, file, started, skipped, alreadyRunning, dropped}",
+      description:
+        "Print JSON: with --dry-run {name, file, entries, dropped}, else {name, file, started, couldNotStart, skipped, alreadyRunning, finished, dropped}",
     },
   },
   async run({ args }) {

@@ -4,8 +4,9 @@
 // line unless --paste makes it one message. `-` reads TEXT from stdin (one trailing newline dropped).
 import { defineCommand } from "citty";
 import { withDaemon } from "./client.ts";
-import { usageError } from "./errors.ts";
-import { KEY_NAMES_HELP, unknownKey } from "./term-keys.ts";
+import { Buffer } from "node:buffer";
+import { UserError, usageError } from "./errors.ts";
+import { KEY_NAMES_HELP, MAX_SEND_BYTES, sendTooLong, unknownKey } from "./term-keys.ts";
 
 export default defineCommand({
   meta: { name: "send", description: "Type TEXT into the task, then Enter (or named keys with --keys)" },
@@ -30,10 +31,29 @@ export default defineCommand({
   },
 });
 
+/**
+ * Stdin as the text to type, one trailing newline dropped. Past the bound it is only counted, so a
+ * too-long text is refused here with its size (100 MB used to fail as a frame too large to send).
+ */
 async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk));
+  let chunks: Buffer[] = [];
+  let bytes = 0;
+  let tail = Buffer.alloc(0);
+  for await (const chunk of process.stdin) {
+    const buffer = Buffer.from(chunk);
+    bytes += buffer.length;
+    tail = Buffer.concat([tail, buffer]).subarray(-2);
+    // Two bytes of slack: the newline dropped below may be "\r\n".
+    if (bytes > MAX_SEND_BYTES + 2) chunks = [];
+    else chunks.push(buffer);
+  }
+  if (bytes > MAX_SEND_BYTES + 2) throw new UserError(sendTooLong(bytes - newlineLength(tail)));
   return Buffer.concat(chunks)
     .toString("utf8")
     .replace(/\r?\n$/, "");
+}
+
+function newlineLength(tail: Buffer): number {
+  const text = tail.toString("latin1");
+  return text.endsWith("\r\n") ? 2 : text.endsWith("\n") ? 1 : 0;
 }

@@ -6,10 +6,14 @@
 // INVARIANT: what the daemon holds for one client is bounded whatever the client does. Raw output
 // stops past a few screens; events past EVENT_HIGH_WATER wait coalesced, one per task (the latest
 // state), until the socket drains; anything else (replies, attach notices) queued past
-// MAX_BEHIND_BYTES plus the largest screen in flight drops the client with a reason.
+// MAX_BEHIND_BYTES plus the largest screen in flight drops the client with a reason. Replies count
+// before they are built: at most MAX_REQUESTS_IN_FLIGHT of a client's requests are answered at a time
+// (the rest of what it sent waits, unread, in the kernel), and a request from a client already past
+// the bound drops it without being done.
 import type { Socket } from "node:net";
 import type { DaemonEvent, TaskEvent } from "./wire-protocol.ts";
-import { FrameDecoder, FrameError, FrameKind, MAX_CLIENT_FRAME, decodeJson, encodeControl, encodeData } from "./wire-framing.ts";
+import { setImmediate } from "node:timers";
+import { type Frame, FrameDecoder, FrameError, FrameKind, MAX_CLIENT_FRAME, decodeJson, encodeControl, encodeData } from "./wire-framing.ts";
 
 /**
  * Raw output a client may have pending, and may be sent per rate window: a few screens' worth, as
@@ -27,13 +31,20 @@ export const EVENT_HIGH_WATER = 64 * 1024;
  * that still is not reading is dropped: it sends requests whose replies it never takes.
  */
 export const MAX_BEHIND_BYTES = 8 * 1024 * 1024;
+/**
+ * A client's requests being answered at once. Pipelined past it, the rest wait: 300 `peek --history`
+ * requests in one read were all built before the first reply was queued (the daemon grew by 250 MB
+ * and served no one else meanwhile), so the bound above saw none of them in time.
+ */
+export const MAX_REQUESTS_IN_FLIGHT = 8;
 /** How long a dropped client has to read its refusal before its queue is thrown away. */
 const DROP_LINGER_MS = 10_000;
 /** How often a client that is behind is checked for having drained, i.e. its screen refresh rate under a flood. */
 const CATCH_UP_CHECK_MS = 30;
 
 export interface ConnectionHandler {
-  control(conn: Connection, message: unknown): void;
+  /** A request's promise settles once it is answered; it counts as in flight until then. */
+  control(conn: Connection, message: unknown): void | Promise<void>;
   data(conn: Connection, bytes: Uint8Array): void;
   closed(conn: Connection): void;
   /** The slow client has drained; it needs a fresh screen of what it follows. */
@@ -44,6 +55,12 @@ export class Connection {
   private readonly decoder = new FrameDecoder(MAX_CLIENT_FRAME);
   private isBehind = false;
   private closedAlready = false;
+  /** Frames read and not yet handled, in order from `nextHeld`: they wait while too many requests are in flight. */
+  private held: Frame[] = [];
+  private nextHeld = 0;
+  private inFlight = 0;
+  /** Reading stopped for the client's keystrokes (the task is not reading its input). */
+  private inputPaused = false;
 
   /** Raw output is being skipped; a fresh screen is due. */
   get behind(): boolean {
@@ -70,11 +87,20 @@ export class Connection {
 
   /** Stop taking this client's frames (its input has nowhere to go yet); the kernel holds them. */
   pauseReading(): void {
-    if (!this.closedAlready) this.socket.pause();
+    this.inputPaused = true;
+    this.updateReading();
   }
 
   resumeReading(): void {
-    if (!this.closedAlready) this.socket.resume();
+    this.inputPaused = false;
+    this.updateReading();
+  }
+
+  /** The socket is read while nothing holds it back: input the task has not taken, or frames waiting their turn. */
+  private updateReading(): void {
+    if (this.closedAlready) return;
+    if (this.inputPaused || this.holdsFrames()) this.socket.pause();
+    else this.socket.resume();
   }
 
   /** Bytes written to this client and not yet taken by the kernel. */
@@ -90,26 +116,70 @@ export class Connection {
   private receive(chunk: Uint8Array): void {
     if (this.closedAlready) return;
     try {
-      for (const frame of this.decoder.push(chunk)) {
-        if (frame.kind === FrameKind.data) this.handler.data(this, frame.payload);
-        else this.handler.control(this, decodeJson(frame.payload));
-        if (this.closedAlready) return;
-      }
+      for (const frame of this.decoder.push(chunk)) this.held.push(frame);
     } catch (error) {
-      const reason = error instanceof FrameError || error instanceof SyntaxError ? error.message : String(error);
-      this.drop(`bad frame: ${reason}`);
+      return this.badFrame(error);
     }
+    this.serve();
+  }
+
+  /** Handles the frames read, in order, until MAX_REQUESTS_IN_FLIGHT requests await their replies. */
+  private serve(): void {
+    while (this.holdsFrames() && !this.closedAlready && this.inFlight < MAX_REQUESTS_IN_FLIGHT) {
+      const frame = this.held[this.nextHeld++]!;
+      if (frame.kind === FrameKind.data) {
+        this.handler.data(this, frame.payload);
+        continue;
+      }
+      let message: unknown;
+      try {
+        message = decodeJson(frame.payload);
+      } catch (error) {
+        return this.badFrame(error);
+      }
+      // A reply this client could not take drops it now, before the work of building the reply.
+      if (this.tooFarBehind()) return;
+      const answered = this.handler.control(this, message);
+      if (answered) this.awaitAnswer(answered);
+    }
+    this.updateReading();
+  }
+
+  /** A request's turn ends with its reply; the next waits a turn of the event loop, so one client cannot hold the others up. */
+  private awaitAnswer(answered: Promise<void>): void {
+    this.inFlight += 1;
+    const done = () => {
+      this.inFlight -= 1;
+      if (this.holdsFrames()) setImmediate(() => this.serve());
+    };
+    answered.then(done, done);
+  }
+
+  private holdsFrames(): boolean {
+    if (this.nextHeld < this.held.length) return true;
+    this.held = [];
+    this.nextHeld = 0;
+    return false;
+  }
+
+  private badFrame(error: unknown): void {
+    const reason = error instanceof FrameError || error instanceof SyntaxError ? error.message : String(error);
+    this.drop(`bad frame: ${reason}`);
   }
 
   /** A message that must arrive (a reply, an attach notice); a client this far behind is dropped. */
   send(message: unknown): void {
-    if (this.closedAlready) return;
-    const queued = this.queuedBytes;
-    if (queued > MAX_BEHIND_BYTES + this.screenAllowance) {
-      this.droppedBehind();
-      return this.drop(`dropped: this client stopped reading (${mebibytes(queued)} queued for it)`);
-    }
+    if (this.closedAlready || this.tooFarBehind()) return;
     this.write(encodeControl(message));
+  }
+
+  /** Past MAX_BEHIND_BYTES (beyond the largest screen in flight) the client is dropped, with the reason. */
+  private tooFarBehind(): boolean {
+    const queued = this.queuedBytes;
+    if (queued <= MAX_BEHIND_BYTES + this.screenAllowance) return false;
+    this.droppedBehind();
+    this.drop(`dropped: this client stopped reading (${mebibytes(queued)} queued for it)`);
+    return true;
   }
 
   /**
@@ -197,6 +267,8 @@ export class Connection {
     if (this.closedAlready) return;
     this.closedAlready = true;
     this.waiting.clear();
+    this.held = [];
+    this.nextHeld = 0;
     this.socket.destroySoon?.() ?? this.socket.end();
     this.handler.closed(this);
   }

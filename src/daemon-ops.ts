@@ -12,9 +12,10 @@ import { isDirectory } from "./files.ts";
 import { commandTooLong } from "./recipe.ts";
 import { normalizeGroup, normalizeName } from "./recipe-labels.ts";
 import type { DaemonStatus, Escapee, Op, OpArgs, OpResult, RecipeEntry, SnapshotError, TaskInfo, TaskRef } from "./wire-protocol.ts";
+import { MAX_SEND_BYTES, sendTooLong } from "./term-keys.ts";
 
 /** Input a task may have waiting unread: `send` past it is refused, attached keystrokes wait. */
-export const MAX_PENDING_INPUT = 1024 * 1024;
+export const MAX_PENDING_INPUT = MAX_SEND_BYTES;
 
 export type Handlers = { [O in Op]: (peer: Peer, args: OpArgs<O>) => OpResult<O> | Promise<OpResult<O>> };
 
@@ -124,7 +125,7 @@ export function operations(fleet: Fleet): Handlers {
       if (!task.running) throw new UserError(`task ${task.id} has exited`);
       // Refused whole, never cut: a part of a message typed into a program is worse than none.
       const size = Buffer.byteLength(a.text ?? "", "utf8");
-      if (size > MAX_PENDING_INPUT) throw new UserError(`send: text too long (${size} bytes; at most 1 MiB at a time)`);
+      if (size > MAX_SEND_BYTES) throw new UserError(sendTooLong(size));
       const pending = task.pendingInput;
       if (pending + size > MAX_PENDING_INPUT) throw new UserError(`task ${task.id} is not reading its input (${mebibytes(pending)} pending)`);
       // Text, then Enter as its own keypress once the program has read the text (daemon-typist.ts).

@@ -1,6 +1,6 @@
 // The recovery snapshot writer that runs inside a supervisor (the daemon, or a `--foreground` core):
-// a pass two seconds after the last recipe change, coalescing bursts, and a check every minute for
-// changes no command announces. Every write is atomic and followed by a prune (recovery.md).
+// a pass two seconds after the first recipe change no snapshot holds, coalescing bursts (at once for a
+// load just accepted), and a check every minute for changes no command announces. Every write is atomic and followed by a prune (recovery.md).
 import { existsSync, readdirSync, rmSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { errorMessage } from "./errors.ts";
@@ -11,9 +11,11 @@ import {
   shouldWriteSnapshot,
   snapshotFileName,
   snapshotLabel,
+  snapshotPassDue,
   snapshotsToPrune,
   type SnapshotFile,
   type SnapshotName,
+  type SnapshotUrgency,
 } from "./recipe-snapshot-rules.ts";
 import { isProcessAlive } from "./platform.ts";
 import { removeStaleTempFiles, writeFileAtomic } from "./atomic-write.ts";
@@ -42,7 +44,7 @@ export interface SnapshotSource {
   recipe(): RecipeEntry[];
   /** The recipe split by whether each task still runs, each entry with its history key (recipe-history.ts) while history is kept; without it every task counts as running. */
   snapshotRecipe?(): SnapshotRecipe;
-  onRecipeChange: () => void;
+  onRecipeChange: (urgency?: SnapshotUrgency) => void;
   /** Told whenever the writer's state changes, so the supervisor can tell its clients (L10). */
   snapshotState?(state: SnapshotState): void;
 }
@@ -68,6 +70,8 @@ export class SnapshotWriter {
   readonly file: string;
   private readonly name: string;
   private debounce: ReturnType<typeof setTimeout> | null = null;
+  /** When the pending pass runs (performance.now), null when none waits. */
+  private dueMs: number | null = null;
   private check: ReturnType<typeof setInterval> | null = null;
   private last: { file: string; body: string } | null = null;
   private state: SnapshotState = { error: null, pendingSince: null };
@@ -81,20 +85,25 @@ export class SnapshotWriter {
   }
 
   start(): this {
-    this.source.onRecipeChange = () => this.changed();
+    this.source.onRecipeChange = (urgency) => this.changed(urgency);
     this.check = setInterval(() => this.pass(), this.options.checkMs);
     this.check.unref?.();
     return this;
   }
 
-  /** Each change restarts the wait, so a burst ends in one pass; the minute check bounds the delay. */
-  changed(): void {
+  /** A change joins the pending pass, which a burst never puts off (snapshotPassDue); `now` runs it at once. */
+  changed(urgency: SnapshotUrgency = "soon"): void {
     if (this.state.pendingSince === null) this.report({ ...this.state, pendingSince: new Date().toISOString() });
+    const now = performance.now();
+    const due = snapshotPassDue(this.dueMs, now, urgency, this.options.debounceMs);
+    if (due === this.dueMs) return;
     if (this.debounce) clearTimeout(this.debounce);
+    this.dueMs = due;
     this.debounce = setTimeout(() => {
       this.debounce = null;
+      this.dueMs = null;
       this.pass();
-    }, this.options.debounceMs);
+    }, due - now);
   }
 
   /** A pass still pending when the supervisor stops runs now: a clean stop loses nothing. */
@@ -104,6 +113,7 @@ export class SnapshotWriter {
     if (!this.debounce) return;
     clearTimeout(this.debounce);
     this.debounce = null;
+    this.dueMs = null;
     this.pass();
   }
 

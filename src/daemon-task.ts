@@ -60,6 +60,8 @@ export class Task {
   signal: string | null = null;
   startedAt = new Date();
   endedAt: Date | null = null;
+  /** Why the run could not start (no PTY to be had: the fd limit), null when it started. */
+  startError: string | null = null;
   /** Wall-clock time of the last output, for people; idleness uses `lastActivity`. */
   lastOutputAt: number | null = null;
   /** Monotonic time (performance.now) of the run's start or its last output. */
@@ -188,6 +190,7 @@ export class Task {
     this.lastActivity = performance.now();
     this.endedAt = null;
     this.exitCode = null;
+    this.startError = null;
     this.signal = null;
     this.lastOutputAt = null;
     this.processGroup = null;
@@ -269,7 +272,8 @@ export class Task {
   }
 
   private failToStart(error: unknown): void {
-    const message = `fleetcom: could not start: ${error instanceof Error ? error.message : String(error)}\r\n`;
+    this.startError = error instanceof Error ? error.message : String(error);
+    const message = `fleetcom: could not start: ${this.startError}\r\n`;
     this.screen.write(message);
     this.exitCode = 127;
     this.endedAt = new Date();

@@ -45,6 +45,7 @@ import { commandTooLong } from "./recipe.ts";
 import { cacheDir, homeDir, runtimeDir, socketPath } from "./paths.ts";
 import { PROTOCOL_VERSION } from "./wire-framing.ts";
 import type { SnapshotRecipe, SnapshotState } from "./daemon-snapshots.ts";
+import type { SnapshotUrgency } from "./recipe-snapshot-rules.ts";
 import { Task, type TaskListener } from "./daemon-task.ts";
 import { resolveTaskRef, taskById } from "./task-ref.ts";
 import { agentProbeBudgetSetting, HANDSHAKE_TIMEOUT_MS } from "./settings.ts";
@@ -69,6 +70,17 @@ export interface DaemonOptions {
   /** A connection that has not sent its hello by then is dropped (default HANDSHAKE_TIMEOUT_MS). */
   handshakeTimeoutMs?: number;
   log(message: string): void;
+}
+
+/** A load's entries to start (those no running task stands for), and how many of them it has reached. */
+interface LoadUnderWay {
+  entries: RecipeEntry[];
+  reached: number;
+}
+
+/** An entry a load has not reached yet, as a snapshot records it: it has no task, so no history key. */
+function notYetStarted({ history: _history, ...entry }: RecipeEntry): RecipeEntry {
+  return entry;
 }
 
 export class Daemon implements TaskListener, ConnectionHandler, Fleet {
@@ -96,7 +108,9 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   readonly startedAt = new Date();
   onStop: () => void = () => {};
   /** Called after every command that can change a saved recipe (recovery snapshots hang here). */
-  onRecipeChange: () => void = () => {};
+  onRecipeChange: (urgency?: SnapshotUrgency) => void = () => {};
+  /** The entries of each load under way that it has not reached yet: a snapshot holds them (recovery.md). */
+  private readonly loading = new Set<LoadUnderWay>();
   /** What the recovery snapshot writer last reported (daemon-snapshots.ts). */
   private snapshot: SnapshotState = { error: null, pendingSince: null };
   /** The writer of the history kept on disk (daemon-history.ts); null while history is off. */
@@ -130,12 +144,12 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
 
   // ---- connection events -------------------------------------------------------------------
 
-  control(conn: Connection, message: unknown): void {
+  control(conn: Connection, message: unknown): void | Promise<void> {
     const peer = this.peers.get(conn);
     if (!peer) return;
     if (!peer.hello) return this.greet(peer, message);
     if (!requestSchema.allows(message)) return void this.refuse(peer, "invalid request", requestSchema, message);
-    this.dispatch(peer, message);
+    return this.dispatch(peer, message);
   }
 
   data(conn: Connection, bytes: Uint8Array): void {
@@ -336,7 +350,28 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     ]);
     if (options.snapshot !== undefined) this.recovered(options.snapshot);
     const duplicate = options.again ? entries.map(() => false) : this.duplicates(entries, options.earlier);
+    // The whole load is in a snapshot before its first spawn: a crash while it spawns loses none of it.
+    const underWay = { entries: entries.filter((_, i) => !duplicate[i]), reached: 0 };
+    this.loading.add(underWay);
+    this.onRecipeChange("now");
+    try {
+      return await this.startEntries(peer, entries, duplicate, histories, underWay);
+    } finally {
+      // A clean stop's final pass keeps what the load had not reached, as it keeps the tasks it ends.
+      if (!this.stopping) this.loading.delete(underWay);
+    }
+  }
+
+  /** The load's spawns, a turn at a time (daemon-load-turns.ts); `underWay.reached` follows them. */
+  private async startEntries(
+    peer: Peer,
+    entries: RecipeEntry[],
+    duplicate: boolean[],
+    histories: Map<RecipeEntry, RestoredHistory>,
+    underWay: LoadUnderWay,
+  ): Promise<OpResult<"load">> {
     const started: number[] = [];
+    const couldNotStart: { id: number; error: string }[] = [];
     const idsChanged: IdChange[] = [];
     let skipped = 0;
     let running = 0;
@@ -348,6 +383,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
         running += 1;
         continue;
       }
+      underWay.reached += 1;
       let exists = dirs.get(e.dir);
       if (exists === undefined) dirs.set(e.dir, (exists = isDirectory(e.dir)));
       let due: boolean;
@@ -358,7 +394,8 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
         const task = this.spawn(peer, e.cmd, e.dir, e.group, e.name, e.id);
         const history = histories.get(e);
         if (history) task.restore(history);
-        started.push(task.id);
+        if (task.startError === null) started.push(task.id);
+        else couldNotStart.push({ id: task.id, error: task.startError });
         if (e.id !== undefined && e.id !== task.id) idsChanged.push({ from: e.id, to: task.id });
         due = turns.did("spawn");
       }
@@ -367,7 +404,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
         turns.yielded();
       }
     }
-    return { started, skipped, alreadyRunning: running, idsChanged };
+    return { started, couldNotStart, skipped, alreadyRunning: running, idsChanged };
   }
 
   /** For each entry, whether a running task already stands for it; tasks an earlier request of the same load started do not. */
@@ -502,6 +539,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
       const entry = { dir: t.cwd, cmd: commands[i]!, group: t.group, name: t.name, id: t.id, ...(this.history ? { history: String(t.id) } : {}) };
       (running(t) ? split.running : split.finished).push(entry);
     });
+    for (const load of this.loading) split.running.push(...load.entries.slice(load.reached).map(notYetStarted));
     return split;
   }
 

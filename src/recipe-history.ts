@@ -7,6 +7,7 @@
 // directory `20261129T210433Z-48213.history/` beside it, one gzip file per task, `<key>.txt.gz`.
 // The key is the task's id in that supervisor; the snapshot entry carries it as `history`, so
 // `recover` finds each entry's file and nothing else has to match.
+import { Buffer } from "node:buffer";
 import { basename, dirname, join } from "node:path";
 import { parseSnapshotName, type SnapshotName } from "./recipe-snapshot-rules.ts";
 
@@ -72,8 +73,8 @@ export function encodeHistory(lines: string[], writtenAt: Date, maxBytes = MAX_H
   let start = lines.length;
   let bytes = 0;
   while (start > 0) {
-    // UTF-16 units times three bounds the UTF-8 size without encoding every line.
-    const size = lines[start - 1]!.length * 3 + 1;
+    // Real UTF-8 bytes: three per UTF-16 unit, a bound that needs no encoding, kept a third of the cap for ASCII.
+    const size = Buffer.byteLength(lines[start - 1]!, "utf8") + 1;
     if (bytes + size > maxBytes) break;
     bytes += size;
     start--;

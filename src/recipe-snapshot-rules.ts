@@ -1,6 +1,7 @@
 // The rules of recovery snapshots (recovery.md) as pure functions: the per-supervisor file name, the
-// label, which files a prune deletes and whether a pass writes at all. The I/O lives in daemon-snapshots.ts
-// (the writer inside the daemon) and recipe-snapshots.ts (listing and loading for `fleetcom recover`).
+// label, which files a prune deletes, whether a pass writes at all and when it runs. The I/O lives in
+// daemon-snapshots.ts (the writer inside the daemon) and recipe-snapshots.ts (listing and loading for
+// `fleetcom recover`).
 
 // A snapshot file is `YYYYMMDDTHHMMSSZ-<pid>.json`: the supervisor's UTC start time, then its PID, so
 // concurrent supervisors sharing a directory never write the same file. Only names of exactly this
@@ -110,4 +111,18 @@ export interface SnapshotPass {
 export function shouldWriteSnapshot(pass: SnapshotPass, last: Omit<SnapshotPass, "tasks"> | null, fileExists: boolean): boolean {
   if (pass.tasks === 0) return false;
   return last === null || !fileExists || last.file !== pass.file || last.body !== pass.body;
+}
+
+/** `soon`: an ordinary change, written within the delay. `now`: a load just accepted, written at once. */
+export type SnapshotUrgency = "soon" | "now";
+
+/**
+ * When the pass for the changes no snapshot holds yet runs, after one more change at `nowMs`: `delayMs`
+ * after the FIRST of them, so a burst ends in one write, but a later change never puts the pass off.
+ * A wait that restarted with every change wrote nothing while a 300-task load spawned for seconds,
+ * and a crash then lost the whole load. `dueMs` is when the pending pass runs, null when none waits.
+ */
+export function snapshotPassDue(dueMs: number | null, nowMs: number, urgency: SnapshotUrgency, delayMs: number): number {
+  const wanted = urgency === "now" ? nowMs : nowMs + delayMs;
+  return dueMs === null ? wanted : Math.min(dueMs, wanted);
 }

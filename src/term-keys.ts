@@ -1,10 +1,17 @@
 // Named keys for `fleetcom send --keys` (tmux's names): what each sends to a program, the way an
 // xterm-compatible terminal sends it. Arrows, Home and End depend on the task's cursor-key mode
-// (DECCKM), so the daemon turns names into bytes with the task's modes. Pure; no arktype (send's
-// start-up path).
+// (DECCKM), so the daemon turns names into bytes with the task's modes. Also the bound on the text one
+// `send` types, which the client checks too. Pure; no arktype (send's start-up path).
 import { CSI } from "./text-ansi.ts";
 
 const SS3 = "\x1bO";
+
+/** Text one `send` may type, in UTF-8 bytes: refused whole past it, never cut. */
+export const MAX_SEND_BYTES = 1024 * 1024;
+
+export function sendTooLong(bytes: number): string {
+  return `send: text too long (${bytes} bytes; at most 1 MiB at a time)`;
+}
 
 /** Keys whose bytes do not depend on modes; names are matched ignoring case. */
 const FIXED: Record<string, string> = {

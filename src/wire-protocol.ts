@@ -194,9 +194,10 @@ export interface OpResults {
   run: { id: number };
   /**
    * `skipped`: entries whose directory is missing; `alreadyRunning`: entries a running task stands for
-   * (sessions.md); `idsChanged`: entries whose recorded id was in use, so their task got another.
+   * (sessions.md); `idsChanged`: entries whose recorded id was in use, so their task got another;
+   * `couldNotStart`: tasks whose run failed at once (no PTY to be had), kept in the fleet as exited 127.
    */
-  load: { started: number[]; skipped: number; alreadyRunning: number; idsChanged: IdChange[] };
+  load: { started: number[]; couldNotStart: { id: number; error: string }[]; skipped: number; alreadyRunning: number; idsChanged: IdChange[] };
   kill: { killed: number[]; escaped: Escapee[] };
   rm: { removed: number[]; escaped: Escapee[] };
   /** `notice`: what fleetcom did instead of the saved resume form, when it could not resume. */

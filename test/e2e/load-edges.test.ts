@@ -1,9 +1,10 @@
 // `fleetcom load` and `fleetcom NAME` at their edges against the real daemon: what a load counts and
 // prints (--json too), a recipe with nothing to start, and fleetcom NAME or WORD where it cannot load.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Fleet } from "../harness/fleet.ts";
+import { Fleet, until } from "../harness/fleet.ts";
+import { fleetcomArgv } from "../harness/helpers.ts";
 
 let fleet: Fleet;
 beforeEach(() => {
@@ -35,7 +36,7 @@ describe("load at its edges", () => {
     const file = join(fleet.sandbox.root, "j.json");
     writeFileSync(file, JSON.stringify({ name: "j", dirs: { "~/w": ["sleep 3600", "sleep 3601", null], "/nonexistent": ["x"] } }));
     const r = await fleet.ok(["load", file, "--json"]);
-    expect(JSON.parse(r)).toEqual({ name: "j", file, started: [1, 2], skipped: 1, alreadyRunning: 0, finished: 0, dropped: 1, idsChanged: [] });
+    expect(JSON.parse(r)).toEqual({ name: "j", file, started: [1, 2], couldNotStart: [], skipped: 1, alreadyRunning: 0, finished: 0, dropped: 1, idsChanged: [] });
   });
 
   test("a recipe without a single command loads nothing, says so and starts no daemon", async () => {
@@ -69,5 +70,29 @@ describe("load at its edges", () => {
     const status = await fleet.cli(["status"]);
     expect(status.stdout).toContain("running");
     expect((await fleet.ok(["load", "status"])).trim()).toStartWith("loaded 'status': 0 task(s), 1 already running");
+  });
+
+  test("tasks that could not start (a daemon out of file descriptors) are counted apart, with the reason, and the load fails", async () => {
+    // A daemon limited to 60 open files: some of 30 tasks get no PTY.
+    const daemon = Bun.spawn(["sh", "-c", 'ulimit -n 60 && exec "$@"', "sh", ...fleetcomArgv(["daemon"])], {
+      env: fleet.env,
+      stdout: "ignore",
+      stderr: "ignore",
+    });
+    await until("the daemon's socket", () => existsSync(join(fleet.sandbox.runtime, "default.sock")));
+    const file = join(fleet.sandbox.root, "x.json");
+    writeFileSync(file, JSON.stringify({ name: "x", dirs: { "~": Array.from({ length: 30 }, (_, i) => `sleep 3600 # ${i}`) } }));
+    const r = await fleet.cli(["load", file]);
+    const summary = /^loaded 'x': (\d+) task\(s\), (\d+) could not start \((.+)\), 0 skipped \(missing directory\), 0 dropped\n$/.exec(r.stdout);
+    expect({ stdout: r.stdout, matches: summary !== null }).toEqual({ stdout: r.stdout, matches: true });
+    const [started, failed] = [Number(summary![1]), Number(summary![2])];
+    expect(started + failed).toBe(30);
+    expect(failed).toBeGreaterThan(0);
+    expect(r.code).toBe(1);
+    const tasks = await fleet.ls();
+    expect(tasks.filter((t) => t.state === "running")).toHaveLength(started);
+    expect(tasks.filter((t) => t.exitCode === 127)).toHaveLength(failed);
+    await fleet.ok(["--kill"]);
+    await daemon.exited;
   });
 });

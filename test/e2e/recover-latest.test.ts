@@ -75,6 +75,7 @@ describe("recover --latest and FILE", () => {
       name: good.name,
       file: join(dir, name),
       started: [1],
+      couldNotStart: [],
       skipped: 0,
       alreadyRunning: 0,
       finished: 0,

@@ -90,6 +90,23 @@ describe("the snapshot writer", () => {
     expect(readFileSync(w.file, "utf8")).toContain('"a 99"');
   });
 
+  test("changes that keep coming are still written: a burst never puts the pass off to its end", async () => {
+    const entries = [task("a")];
+    const { w, writes, source } = writer(entries, { debounceMs: 100 });
+    w.start();
+    let change = 0;
+    const changes = setInterval(() => {
+      entries[0] = task(`a ${change++}`);
+      source.onRecipeChange();
+    }, 10);
+    try {
+      await until("a pass while the changes go on", () => writes() >= 1, 10_000);
+    } finally {
+      clearInterval(changes);
+      w.stop();
+    }
+  });
+
   test("stopping runs the pending pass at once", () => {
     const { w, writes, source } = writer([task("a")], { debounceMs: 3_600_000 });
     w.start();

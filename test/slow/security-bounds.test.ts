@@ -8,7 +8,7 @@ import { loadChunks } from "../../src/client-recipes.ts";
 import { coalesce } from "../../src/daemon-connection.ts";
 import type { TaskEvent, TaskInfo } from "../../src/wire-protocol.ts";
 import { eachTestGetsAFleet, type Fleet, until } from "../harness/fleet.ts";
-import { entry, thrown } from "../harness/helpers.ts";
+import { entry, runFleetcom, thrown } from "../harness/helpers.ts";
 import { snapshotFileName } from "../../src/recipe-snapshot-rules.ts";
 import { SnapshotWriter, type SnapshotState } from "../../src/daemon-snapshots.ts";
 import { recoveryDirOf } from "../harness/recovery-helpers.ts";
@@ -92,6 +92,35 @@ describe("M4: a client that stops reading", () => {
     expect(refusal?.error).toMatch(/^dropped: this client stopped reading \(\d+\.\d MiB queued for it\)$/);
     expect((await Promise.all(replies)).filter((r) => r.ok).length).toBeLessThan(200);
     expect((await driver.clientStats()).droppedBehind).toBe(1);
+    expect((await fleet.task(task.id)).state).toBe("running");
+  }, 120_000);
+
+  test("that pipelines peek --history requests is answered a few at a time and dropped, while the others are served", async () => {
+    const driver = await subscribed();
+    // 2,000 lines of 118 characters: each history reply is about 240 KB.
+    const printer = `python3 -c 'for i in range(3000): print("%06d " % i + "y"*110)'; echo PRINTED; sleep 600`;
+    const task = (await driver.request("run", { command: printer })).result as { id: number };
+    await until("the history printed", async () => (await fleet.task(task.id)).preview?.includes("PRINTED"), 60_000);
+    const greedy = await fleet.rawClient();
+    greedy.pause();
+    // One write: a tag (its event tells the driver the daemon has begun on this client), then 300
+    // requests for replies of 240 KB each, about 70 MB the client never reads.
+    const tagged = () => driver.messages.some((m) => m.type === "event" && (m.task as { id: number }).id === task.id && m.task.tagged);
+    const requests = [greedy.request("tag", { task: String(task.id) })];
+    for (let i = 0; i < 300; i++) requests.push(greedy.request("peek", { task: String(task.id), lines: 2000, history: true }));
+    await until("the daemon to take the greedy client's requests", tagged, 60_000);
+    // Asked while the greedy client's requests are being answered: the daemon serves this in turn,
+    // not once it has built every one of those replies (then it had already dropped the client).
+    expect((await driver.clientStats()).droppedBehind).toBe(0);
+    await until("the greedy client dropped", async () => (await driver.clientStats()).droppedBehind === 1, 60_000);
+    greedy.resume();
+    await until("the greedy client closed", () => greedy.closed, 30_000);
+    expect(greedy.messages.find((m) => m.type === "refused")?.error).toMatch(/^dropped: this client stopped reading \(\d+\.\d MiB queued for it\)$/);
+    const answered = (await Promise.all(requests)).filter((r) => r.ok).length;
+    expect(answered).toBeLessThan(100);
+    const stats = await driver.clientStats();
+    expect(stats.connected).toBe(2);
+    expect(stats.maxQueuedBytes).toBeLessThan(1024 * 1024);
     expect((await fleet.task(task.id)).state).toBe("running");
   }, 120_000);
 });
@@ -195,6 +224,20 @@ describe("L2: input to a task that does not read", () => {
     const id = ((await driver.request("run", { command: "sleep 600" })).result as { id: number }).id;
     const reply = await driver.request("send", { task: { id }, text: "b".repeat(1024 * 1024 + 1) });
     expect(reply).toMatchObject({ ok: false, error: "send: text too long (1048577 bytes; at most 1 MiB at a time)" });
+  });
+
+  test("send - with more than a frame on stdin says text too long, as for 2 MiB, and types nothing", async () => {
+    const id = await fleet.run("cat");
+    const stdin = `${"c".repeat(5 * 1024 * 1024)}\n`;
+    const r = await runFleetcom(["send", String(id), "-"], { env: fleet.env, cwd: fleet.sandbox.home, stdin });
+    expect(r.stderr).toBe("fleetcom: send: text too long (5242880 bytes; at most 1 MiB at a time)\n");
+    expect(r.code).toBe(1);
+    await fleet.ok(["send", String(id), "after"]);
+    const screen = await until("the next send typed", async () => {
+      const text = await fleet.peek(id);
+      return text.includes("after") && text;
+    });
+    expect(screen).not.toContain("ccc");
   });
 
   test("keystrokes from an attached client wait in its own queue past the bound, and flow again once the task ends", async () => {

@@ -2,6 +2,7 @@
 // a follower is given as a program completes them, the history file and its marker, the directories
 // a prune removes, how recipes carry a history key, grep's groups and the pager's command.
 import { describe, expect, test } from "bun:test";
+import { Buffer } from "node:buffer";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -163,6 +164,21 @@ describe("the history file", () => {
     );
     expect(text.length).toBeLessThanOrEqual(MAX_HISTORY_BYTES);
     expect(decodeHistory(text)!.lines.at(-1)).toStartWith("2999 ");
+  });
+
+  test("the 4 MiB are real UTF-8 bytes: 60,000 lines of 118 ASCII characters keep about 4 MiB, never more", () => {
+    const lines = Array.from({ length: 60_000 }, (_, i) => `${String(i).padStart(6, "0")} ${"y".repeat(111)}`);
+    const kept = Buffer.byteLength(encodeHistory(lines, at).replace(/^.*\n/, ""), "utf8");
+    expect(kept).toBeLessThanOrEqual(MAX_HISTORY_BYTES);
+    // Within one line of the cap (it used to keep a third: 3 bytes counted per UTF-16 unit).
+    expect(kept).toBeGreaterThan(MAX_HISTORY_BYTES - 119);
+  });
+
+  test("a line of wide characters counts its three bytes each, so the cap holds for them too", () => {
+    const lines = Array.from({ length: 20_000 }, () => "✓".repeat(100));
+    const kept = Buffer.byteLength(encodeHistory(lines, at).replace(/^.*\n/, ""), "utf8");
+    expect(kept).toBeLessThanOrEqual(MAX_HISTORY_BYTES);
+    expect(kept).toBeGreaterThan(MAX_HISTORY_BYTES - 301);
   });
 
   test("anything else is not a history file; controls in a file edited by hand are dropped", () => {

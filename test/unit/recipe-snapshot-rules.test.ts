@@ -1,4 +1,4 @@
-// The pure rules of recovery.md: snapshot names, labels, pruning and the write decision.
+// The pure rules of recovery.md: snapshot names, labels, pruning, the write decision and when a pass runs.
 import { describe, expect, test } from "bun:test";
 import {
   KEEP_OTHER_SNAPSHOTS,
@@ -10,7 +10,9 @@ import {
   shouldWriteSnapshot,
   snapshotFileName,
   snapshotLabel,
+  snapshotPassDue,
   snapshotsToPrune,
+  type SnapshotUrgency,
 } from "../../src/recipe-snapshot-rules.ts";
 
 describe("snapshot file names", () => {
@@ -193,5 +195,43 @@ describe("whether a pass writes", () => {
     expect(shouldWriteSnapshot(empty, null, false)).toBe(false);
     expect(shouldWriteSnapshot(empty, { file: pass.file, body: pass.body }, true)).toBe(false);
     expect(shouldWriteSnapshot(empty, { file: pass.file, body: pass.body }, false)).toBe(false);
+  });
+});
+
+describe("when a pass runs", () => {
+  const DELAY = 2_000;
+
+  /** A fake clock: the changes at these times (ms), and the times the passes ran. */
+  function passes(changes: { at: number; urgency?: SnapshotUrgency }[], until: number): number[] {
+    const ran: number[] = [];
+    let due: number | null = null;
+    let next = 0;
+    for (let now = 0; now <= until; now++) {
+      while (next < changes.length && changes[next]!.at === now) due = snapshotPassDue(due, now, changes[next++]!.urgency ?? "soon", DELAY);
+      if (due !== null && now >= due) {
+        ran.push(now);
+        due = null;
+      }
+    }
+    return ran;
+  }
+
+  test("a burst ends in one pass, the delay after its first change", () => {
+    expect(passes([{ at: 100 }, { at: 150 }, { at: 1_900 }], 10_000)).toEqual([2_100]);
+  });
+
+  test("changes that never stop still write every delay: a long load is not put off to its end", () => {
+    const everyTenMs = Array.from({ length: 500 }, (_, i) => ({ at: i * 10 }));
+    expect(passes(everyTenMs, 10_000)).toEqual([2_000, 4_010, 6_020]);
+  });
+
+  test("a load just accepted is written at once, and changes after it wait for the next pass", () => {
+    expect(passes([{ at: 100 }, { at: 500, urgency: "now" }, { at: 600 }], 10_000)).toEqual([500, 2_600]);
+  });
+
+  test("a later change never moves a pending pass later", () => {
+    expect(snapshotPassDue(1_000, 900, "soon", DELAY)).toBe(1_000);
+    expect(snapshotPassDue(null, 900, "soon", DELAY)).toBe(2_900);
+    expect(snapshotPassDue(5_000, 900, "now", DELAY)).toBe(900);
   });
 });

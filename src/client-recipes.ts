@@ -53,7 +53,17 @@ export async function startRecipe(recipe: LoadedRecipe, options: LoadOptions = {
   if (recipe.entries.length === 0) {
     // A snapshot of a fleet whose every task had finished: nothing to start, and that is the answer.
     if (finished > 0) {
-      return { name: recipe.displayName, file: recipe.file, started: [], couldNotStart: [], skipped: 0, alreadyRunning: 0, finished, dropped: recipe.dropped, idsChanged: [] };
+      return {
+        name: recipe.displayName,
+        file: recipe.file,
+        started: [],
+        couldNotStart: [],
+        skipped: 0,
+        alreadyRunning: 0,
+        finished,
+        dropped: recipe.dropped,
+        idsChanged: [],
+      };
     }
     throw new UserError(`nothing to load: ${printable(recipe.file)} holds no command (${recipe.dropped} dropped)`);
   }

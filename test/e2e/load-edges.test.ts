@@ -36,7 +36,17 @@ describe("load at its edges", () => {
     const file = join(fleet.sandbox.root, "j.json");
     writeFileSync(file, JSON.stringify({ name: "j", dirs: { "~/w": ["sleep 3600", "sleep 3601", null], "/nonexistent": ["x"] } }));
     const r = await fleet.ok(["load", file, "--json"]);
-    expect(JSON.parse(r)).toEqual({ name: "j", file, started: [1, 2], couldNotStart: [], skipped: 1, alreadyRunning: 0, finished: 0, dropped: 1, idsChanged: [] });
+    expect(JSON.parse(r)).toEqual({
+      name: "j",
+      file,
+      started: [1, 2],
+      couldNotStart: [],
+      skipped: 1,
+      alreadyRunning: 0,
+      finished: 0,
+      dropped: 1,
+      idsChanged: [],
+    });
   });
 
   test("a recipe without a single command loads nothing, says so and starts no daemon", async () => {

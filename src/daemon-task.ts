@@ -327,8 +327,9 @@ export class Task {
   }
 
   /** History holds the scrollback setting's lines, and at least a screen. */
+  /** The scrollback setting counts the lines above the screen, as tmux's and xterm's do: the history is those and the screen. */
   private get historyLimit(): number {
-    return Math.max(this.scrollback, this.rows);
+    return this.scrollback + this.rows;
   }
 
   /** A recovered task starts with the history it had before, above a marker line. */

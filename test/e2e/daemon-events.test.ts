@@ -76,4 +76,15 @@ describe("events and settings", () => {
       expect(lines[0]).toBe(String(200 - expected + 2));
     }
   });
+
+  test("the history keeps the scrollback setting's lines above the screen as well as the screen, as tmux and xterm count them", async () => {
+    await fleet.cli(["ls"], { env: { FLEETCOM_SCROLLBACK: "50" } });
+    const id = await fleet.run("seq 1 200");
+    await fleet.waitForExit(id);
+    const history = (await fleet.ok(["peek", String(id), "--history"])).split("\n").filter(Boolean);
+    // 50 lines above a 40-row screen whose last row is the cursor's: 112 to 200.
+    expect(history[0]).toBe(String(200 - 90 + 2));
+    expect(history.at(-1)).toBe("200");
+    expect(history).toEqual((await fleet.ok(["peek", String(id), "--lines", "1000"])).split("\n").filter(Boolean));
+  });
 });

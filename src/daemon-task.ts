@@ -19,6 +19,8 @@ const KILL_GRACE_MS = 2_000;
 export interface TaskSpec {
   id: number;
   command: string;
+  /** The command as its user typed it (TaskInfo `typed`): `command` itself, or what a recipe says or stands for. */
+  typed: string;
   cwd: string;
   env: Record<string, string>;
   name: string | null;
@@ -48,7 +50,10 @@ export interface TaskListener {
 export class Task {
   readonly id: number;
   readonly cwd: string;
+  /** What runs; a rerun of an agent makes it the resume form. */
   command: string;
+  /** The command as typed, which a rerun keeps: what the task is called without a name. */
+  readonly typed: string;
   name: string | null;
   group: string | null;
   tagged = false;
@@ -97,6 +102,7 @@ export class Task {
     this.id = spec.id;
     this.cwd = spec.cwd;
     this.command = spec.command;
+    this.typed = spec.typed;
     this.name = spec.name;
     this.group = spec.group;
     this.cols = spec.cols;
@@ -358,6 +364,7 @@ export class Task {
       id: this.id,
       run: this.run,
       command: this.command,
+      typed: this.typed,
       name: this.name,
       group: this.group,
       cwd: this.cwd,

@@ -15,6 +15,7 @@ function task(id: number, over: Partial<TaskInfo> = {}): TaskInfo {
     id,
     run: 1,
     command: `cmd ${id}`,
+    typed: over.command ?? `cmd ${id}`,
     name: null,
     group: null,
     cwd: "/home/u/src",

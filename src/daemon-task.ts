@@ -90,6 +90,8 @@ export class Task {
   private readonly probe: Pick<FlagProbe, "flagsOf">;
   private readonly log: (message: string) => void;
   private readonly idleMs: number;
+  /** Who waits for this run to end (`ended`). */
+  private endWaiters: (() => void)[] = [];
 
   constructor(
     spec: TaskSpec,
@@ -244,9 +246,30 @@ export class Task {
       this.agent?.exited(this.screen.logicalLines());
       this.disarmResumeQuiet();
       this.feel({ type: "exited" });
-      this.listener.exited(this);
+      this.announceExit();
       this.finishScreen();
     });
+  }
+
+  /**
+   * Resolves once the run has ended and the daemon has been told (at once when it has), or after
+   * `withinMs` whatever happens: `kill` answers then, so `kill && rerun` and `rm --force` find the
+   * task finished, and a run that somehow never reports its end cannot hold the request forever.
+   */
+  ended(withinMs: number): Promise<void> {
+    if (!this.running) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, withinMs);
+      this.endWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  private announceExit(): void {
+    this.listener.exited(this);
+    for (const wake of this.endWaiters.splice(0)) wake();
   }
 
   /** An exited task keeps its screen as text, not as an emulator (term-screen-finished.ts). */
@@ -278,7 +301,7 @@ export class Task {
     this.exitCode = 127;
     this.endedAt = new Date();
     queueMicrotask(() => {
-      this.listener.exited(this);
+      this.announceExit();
       this.finishScreen();
     });
   }

@@ -32,7 +32,15 @@ const recordedId = type("1 <= number.integer <= 2147483647");
 // snapshot, the key; as `recover` sends it to the daemon, the path of the history file. `id` is the
 // task's id a snapshot recorded; `typed`, the command as its user typed it where `cmd` is what fleetcom
 // stored (an agent's resume form). Saves never write them and loads of a saved session never send them.
-export const recipeEntry = type({ dir: "string", cmd: "string", group: "string | null", name: "string | null", "history?": "string", "id?": recordedId, "typed?": "string" });
+export const recipeEntry = type({
+  dir: "string",
+  cmd: "string",
+  group: "string | null",
+  name: "string | null",
+  "history?": "string",
+  "id?": recordedId,
+  "typed?": "string",
+});
 export type RecipeEntry = typeof recipeEntry.infer;
 
 // One element of a directory's array in a file: a plain command, or an object with a string `cmd`

@@ -230,6 +230,32 @@ describe("tasks", () => {
     expect(out).not.toContain("\x1b");
   });
 
+  test("logs of several tasks, of a group or of all puts each line after its task, as pm2 logs does; -f follows them all until they exit", async () => {
+    const api = await fleet.run("echo one; echo two", ["--name", "api", "--group", "backend"]);
+    const db = await fleet.run("echo three", ["--name", "db", "--group", "backend"]);
+    await fleet.waitForExit(api);
+    await fleet.waitForExit(db);
+    expect(await fleet.ok(["logs", "api", "db"])).toBe("1 api | one\n1 api | two\n2 db  | three\n");
+    expect(await fleet.ok(["logs", "-g", "backend", "-n", "1"])).toBe("1 api | two\n2 db  | three\n");
+    expect(await fleet.cli(["logs"])).toMatchObject({ code: 2, stderr: "fleetcom: logs: name TASKs, or give -g GROUP or --all (one of the three)\n" });
+
+    const x = await fleet.run("echo start-x; read go; echo alpha", ["--name", "x"]);
+    const y = await fleet.run("echo start-y; read go; echo beta", ["--name", "y"]);
+    await until("both started", async () => (await fleet.peek(y)).includes("start-y") && (await fleet.peek(x)).includes("start-x"));
+    const gone = await piped(["logs", "-f", "x", "y"], "head -1");
+    expect(gone).toEqual({ stdout: expect.stringMatching(/^\d+ [xy] \| start-[xy]\n$/), stderr: "status 0\n" });
+    const following = fleet.cli(["logs", "-f", "x", "y"]);
+    await fleet.ok(["send", "x", "go"]);
+    await fleet.ok(["send", "y", "go"]);
+    const followed = await following;
+    expect(followed.code).toBe(0);
+    const byTask = (id: number) => followed.stdout.split("\n").filter((l) => l.startsWith(`${id} `));
+    // The terminal echoes what send typed, as it would for a person.
+    expect(byTask(x)).toEqual([`${x} x | start-x`, `${x} x | go`, `${x} x | alpha`]);
+    expect(byTask(y)).toEqual([`${y} y | start-y`, `${y} y | go`, `${y} y | beta`]);
+    expect(await fleet.ok(["logs", "--all", "-n", "1"])).toBe(`1 api | two\n2 db  | three\n${x} x   | alpha\n${y} y   | beta\n`);
+  });
+
   test("logs -f and peek -f in a pipe end quietly, status 0, when the reader goes, whether or not the task prints again; -n 0 prints only new lines", async () => {
     const silent = await fleet.run("printf 'one\\ntwo\\nthree\\nready\\n'; exec sleep 3600");
     const ticker = await fleet.run('i=0; while :; do echo "tick $i"; i=$((i+1)); sleep 0.1; done');

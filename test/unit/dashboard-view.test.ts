@@ -115,6 +115,11 @@ describe("rows and frame", () => {
     expect(taskRow(done, 80, 1, NOW, false)).toBe("  ✗   8 cmd 8 · 5s");
   });
 
+  test("an agent brought back in its resume form is labelled as typed", () => {
+    const resumed = task(4, { command: "claude --resume '2771a642-cfad-4610-888e-1bed4d3b442b'", typed: "claude", preview: "ready" });
+    expect(taskRow(resumed, 80, 1, NOW, false)).toBe("  ✻   4 claude · ready · 1m");
+  });
+
   test("long labels and previews are cut with … to the width, the age kept", () => {
     const long = task(1, { command: "x".repeat(100), preview: "中".repeat(60) });
     const row = taskRow(long, 40, 1, NOW, false);

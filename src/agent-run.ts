@@ -69,6 +69,16 @@ export function flagsNeeded(command: string): { program: string; flags: readonly
   return launch && flags.length > 0 ? { program: launch.program, flags } : null;
 }
 
+/**
+ * What a user typed to start what a save or snapshot stored as `command`: an agent's resume form was
+ * written by fleetcom, so it stands for the program word as typed; any other command is as typed. For
+ * a recipe that does not record the typed form (a saved session, an older snapshot).
+ */
+export function typedForm(command: string): string {
+  const launch = detect(command, AGENTS);
+  return launch?.id ? launch.program : command;
+}
+
 /** The program words of the agents whose instrumentation needs launch flags: what the daemon asks ahead of any spawn. */
 export function probedPrograms(): string[] {
   return AGENTS.flatMap((agent) => agent.words).filter((word) => flagsNeeded(word) !== null);

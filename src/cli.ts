@@ -49,6 +49,21 @@ function checkRootFlag(argv: string[]): void {
   throw unknownFlagError([], flag, near === null ? null : `--${near}`);
 }
 
+// The verbs pm2, process-compose and tmux users type, and what fleetcom says instead: suggested
+// rather than made aliases, so each thing keeps one name (and `restart` of a running task is two
+// steps that each say what went wrong).
+const OTHER_TOOLS_VERBS: Record<string, string> = {
+  list: "ls",
+  stop: "kill",
+  start: "rerun (a finished task) or run (a new one)",
+  restart: "kill TASK, then rerun TASK",
+};
+
+/** The command a mistyped or foreign word most likely meant, for "did you mean …?". */
+function meantCommand(word: string): string | null {
+  return Object.hasOwn(OTHER_TOOLS_VERBS, word) ? OTHER_TOOLS_VERBS[word]! : nearest(word, Object.keys(SUBCOMMANDS));
+}
+
 export async function runCli(argv: string[]): Promise<number> {
   try {
     if (wantsHelp(argv)) {
@@ -75,11 +90,14 @@ export async function runCli(argv: string[]): Promise<number> {
     if (dashboard) {
       if (detachKey !== undefined) dashboard.detachKey = detachKey;
       const { openDashboard } = await import("./cmd-root.ts");
-      const nearCommand = dashboard.session === undefined ? null : nearest(dashboard.session, Object.keys(SUBCOMMANDS));
+      const nearCommand = dashboard.session === undefined ? null : meantCommand(dashboard.session);
       return await openDashboard({ ...dashboard, nearCommand });
     }
     const lazy = SUBCOMMANDS[argv[0]!];
-    if (!lazy) throw new UserError(`unknown command '${argv[0]}' (see fleetcom --help)`, EXIT.usage);
+    if (!lazy) {
+      const meant = meantCommand(argv[0]!);
+      throw new UserError(`unknown command '${argv[0]}' (${meant === null ? "" : `did you mean ${meant}? `}see fleetcom --help)`, EXIT.usage);
+    }
     const def = await lazy();
     const plain = plainArgs(argv);
     if (plain) {

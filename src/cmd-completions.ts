@@ -115,12 +115,20 @@ async function liveTasks(): Promise<TaskInfo[]> {
   }
 }
 
-/** `value<TAB>description` lines: every id, and every display name that can be shown as it is. */
+/**
+ * `value<TAB>description` lines: every id, every display name that can be shown as it is, and the
+ * one-word command of an unnamed task (`claude`, also once it runs in its resume form) that no other
+ * task was typed as, so what completes names that one task.
+ */
 export function taskCandidates(tasks: TaskInfo[]): string[] {
   const oneLine = (text: string) => printable(text.replace(/\s+/g, " "));
   const ids = tasks.map((t) => `${t.id}\t${oneLine(label(t))}`);
   const names = tasks.filter((t) => t.name !== null && isPrintable(t.name)).map((t) => `${t.name}\ttask ${t.id}`);
-  return [...ids, ...names];
+  // Digits alone would be an id, never this task (task-ref.ts).
+  const oneWord = (t: TaskInfo) => t.name === null && /^\S+$/.test(t.typed.trim()) && !/^\d+$/.test(t.typed.trim()) && isPrintable(t.typed);
+  const typedBy = (word: string) => tasks.filter((t) => t.typed.trim() === word || t.name === word).length;
+  const words = tasks.filter((t) => oneWord(t) && typedBy(t.typed.trim()) === 1).map((t) => `${t.typed.trim()}\ttask ${t.id}`);
+  return [...ids, ...names, ...words];
 }
 
 function writeLines(lines: string[]): void {

@@ -1,19 +1,43 @@
-// `fleetcom kill TASK…`: TERM each task's process group, KILL after 2 s. Processes that left the
+// `fleetcom kill TASK…|-g G|--all`: TERM each task's process group, KILL after 2 s, and answer once
+// the tasks have ended (so `kill api && fleetcom rerun api` is a restart). Processes that left the
 // group on their own (a daemon such as `codex app-server`) are out of its reach; the daemon lists
-// them and they are printed, never signalled (docs/daemon.md).
+// them and they are printed, never signalled (docs/daemon.md). A group or the whole fleet is asked
+// about first from a terminal, as the dashboard's X asks; the TASKs a user names are not.
 import { defineCommand } from "citty";
+import { selection, someLabels, tasksOf, whereFrom } from "./client-select.ts";
 import { withDaemon } from "./client.ts";
-import { usageError } from "./errors.ts";
-import { escapeReport } from "./ui-format.ts";
+import { count, escapeReport } from "./ui-format.ts";
+import type { TaskRef } from "./wire-protocol.ts";
 
 export default defineCommand({
   meta: { name: "kill", description: "TERM the task's process group, KILL after 2 s" },
   args: {
     task: { type: "positional", valueHint: "TASK…", description: "One or more tasks: ids, exact names or commands, or unique prefixes", required: false },
+    group: { type: "string", alias: "g", valueHint: "G", description: "Every running task of group G (asks first on a terminal)" },
+    all: { type: "boolean", description: "Every running task (asks first on a terminal)" },
+    yes: { type: "boolean", alias: "y", description: "Do not ask" },
   },
   async run({ args }) {
-    if (args._.length === 0) throw usageError("kill: name at least one TASK");
-    const reply = await withDaemon((c) => c.request("kill", { tasks: args._.map((typed) => ({ typed })) }));
-    for (const line of escapeReport("killed", reply.killed, reply.escaped)) console.log(line);
+    const chosen = selection("kill", args);
+    if ("named" in chosen) return void (await kill(chosen.named.map((typed) => ({ typed }))));
+    const running = tasksOf(await withDaemon((c) => c.request("ls")), chosen).filter((t) => t.state === "running");
+    const where = whereFrom(chosen);
+    if (running.length === 0) return void console.log(`no running task${where}`);
+    const { confirmed } = await import("./ui-confirm.ts");
+    const names = someLabels(running);
+    if (!(await confirmed(`kill ${count(running.length, "running task")}${where} (${names})?`, Boolean(args.yes)))) {
+      console.log("nothing killed");
+      process.exitCode = 1;
+      return;
+    }
+    const killed = await kill(running.map((t) => ({ id: t.id })));
+    console.log(`killed ${count(killed, "task")}${where}`);
   },
 });
+
+/** Kills them, prints what escaped, and says how many there were. */
+async function kill(tasks: TaskRef[]): Promise<number> {
+  const reply = await withDaemon((c) => c.request("kill", { tasks }));
+  for (const line of escapeReport("killed", reply.killed, reply.escaped)) console.log(line);
+  return reply.killed.length;
+}

@@ -1,39 +1,83 @@
-// `fleetcom logs TASK [--follow] [--lines N]`: the task's history as lines, then, with --follow, each
-// line as the task completes it (term-lines.ts), until it exits. Unlike `peek --follow` it is line
-// based and safe to pipe into a file: every line once, in order, nothing a redraw drew over it.
+// `fleetcom logs TASK… [--follow] [--lines N]`, `logs -g G`, `logs --all`: a task's history as lines,
+// then, with --follow, each line as the task completes it (term-lines.ts), until it exits. Unlike
+// `peek --follow` it is line based and safe to pipe into a file: every line once, in order, nothing a
+// redraw drew over it. Several tasks (named, a group, all) are printed as `pm2 logs` does, each line
+// after its task's id and label (`3 api | GET /`), and followed until every one has exited.
 // A reader so slow that megabytes wait for it is told how many lines it missed, and exits 1.
 // A reader that goes (`logs -f api | grep -m1 ready`) ends it quietly, with status 0 (client-stdout.ts);
 // `-n 0 -f` prints only the lines completed from now on, as `tail -n 0 -f` does.
 import { defineCommand } from "citty";
 import { wholeFlag } from "./cli-flags.ts";
+import { selection, tasksOf } from "./client-select.ts";
 import { DaemonClient } from "./client.ts";
 import { whenReaderGone } from "./client-stdout.ts";
 import { usageError } from "./errors.ts";
-import type { TaskRef } from "./wire-protocol.ts";
+import { label } from "./recipe-labels.ts";
+import { resolveTaskRef } from "./task-ref.ts";
+import { printable } from "./text-printable.ts";
+import { cut, textWidth } from "./text-width.ts";
+import type { TaskInfo, TaskRef } from "./wire-protocol.ts";
+
+/** The widest label a prefix shows: the line itself is what is read. */
+const PREFIX_LABEL_COLUMNS = 20;
 
 export default defineCommand({
   meta: { name: "logs", description: "Print a task's history as lines; --follow keeps printing each new line" },
   args: {
-    task: { type: "positional", description: "TASK", required: true },
+    task: { type: "positional", valueHint: "TASK…", description: "One or more tasks (several: each line after its task)", required: false },
+    group: { type: "string", alias: "g", valueHint: "G", description: "Every task of group G, each line after its task" },
+    all: { type: "boolean", description: "Every task, each line after its task" },
     follow: { type: "boolean", alias: "f", description: "Keep printing each line the task completes, until it exits" },
     lines: { type: "string", alias: "n", valueHint: "N", description: "Start with the last N lines of the history (0 with --follow: only new lines)" },
   },
   async run({ args }) {
+    const chosen = selection("logs", args);
     const lines = wholeFlag("--lines", args.lines);
     if (lines === 0 && !args.follow) throw usageError("logs: --lines 0 prints only new lines, so it goes with --follow");
     const client = await DaemonClient.open();
+    let missed = 0;
     try {
-      const missed = args.follow ? await follow(client, { typed: args.task }, lines) : await history(client, { typed: args.task }, lines);
-      if (missed > 0) process.exitCode = 1;
+      if ("named" in chosen && chosen.named.length === 1) {
+        const task = { typed: chosen.named[0]! };
+        missed = args.follow ? await follow(client, task, lines) : await history(client, task, lines);
+      } else {
+        const fleet = await client.request("ls");
+        const tasks = "named" in chosen ? named(chosen.named, fleet) : tasksOf(fleet, chosen);
+        missed = args.follow ? await followEach(tasks, lines) : await historyOfEach(client, tasks, lines);
+      }
     } finally {
       client.close();
     }
+    if (missed > 0) process.exitCode = 1;
   },
 });
 
+/** The tasks named, each once, in the order first named; an unknown or ambiguous one fails them all. */
+function named(refs: string[], fleet: TaskInfo[]): TaskInfo[] {
+  return [...new Set(refs.map((ref) => resolveTaskRef(ref, fleet)))];
+}
+
+const linesArg = (lines: number | undefined) => (lines === undefined ? {} : { lines });
+
 async function history(client: DaemonClient, task: TaskRef, lines: number | undefined): Promise<number> {
-  const { text } = await client.request("peek", { task, history: true, ...(lines === undefined ? {} : { lines }) });
+  const { text } = await client.request("peek", { task, history: true, ...linesArg(lines) });
   process.stdout.write(text.length ? `${text}\n` : "");
+  return 0;
+}
+
+/** `3 api    | `: each task's id and label, padded to the widest so the lines start in one column. */
+function prefixes(tasks: readonly TaskInfo[]): Map<number, string> {
+  const heads = tasks.map((t) => `${t.id} ${cut(printable(label(t)), PREFIX_LABEL_COLUMNS)}`);
+  const width = Math.max(...heads.map(textWidth));
+  return new Map(tasks.map((t, i) => [t.id, `${heads[i]}${" ".repeat(width - textWidth(heads[i]!))} | `]));
+}
+
+async function historyOfEach(client: DaemonClient, tasks: readonly TaskInfo[], lines: number | undefined): Promise<number> {
+  const prefix = prefixes(tasks);
+  for (const task of tasks) {
+    const { text } = await client.request("peek", { task: { id: task.id }, history: true, ...linesArg(lines) });
+    if (text.length) process.stdout.write(`${text.replace(/^/gm, prefix.get(task.id)!)}\n`);
+  }
   return 0;
 }
 
@@ -50,16 +94,74 @@ async function follow(client: DaemonClient, task: TaskRef, lines: number | undef
         client.pause();
         process.stdout.once("drain", () => client.resume());
       },
-      skipped: (count) => {
-        missed += count;
-        process.stderr.write(`fleetcom: logs: ${count} line(s) skipped: this reader fell too far behind\n`);
-      },
+      skipped: (count) => (missed += skippedLines(count)),
       attachEnd: () => resolve(),
       closed: () => resolve(),
     };
   });
-  await client.request("logs", { task, ...(lines === undefined ? {} : { lines }) });
+  await client.request("logs", { task, ...linesArg(lines) });
   await ended;
   stopWatching();
+  return missed;
+}
+
+function skippedLines(count: number): number {
+  process.stderr.write(`fleetcom: logs: ${count} line(s) skipped: this reader fell too far behind\n`);
+  return count;
+}
+
+/**
+ * Each task's lines after its prefix, over a connection of its own (a connection follows one task),
+ * until every task has exited or the reader has gone. Lines are cut apart here, so two tasks' lines
+ * never mix within one; a slow reader holds every stream.
+ */
+async function followEach(tasks: readonly TaskInfo[], lines: number | undefined): Promise<number> {
+  if (tasks.length === 0) return 0;
+  const prefix = prefixes(tasks);
+  const clients = await Promise.all(tasks.map(() => DaemonClient.open()));
+  let missed = 0;
+  let stopWatching = () => {};
+  let held = false;
+  const write = (text: string) => {
+    if (process.stdout.write(text) || held) return;
+    held = true;
+    for (const c of clients) c.pause();
+    process.stdout.once("drain", () => {
+      held = false;
+      for (const c of clients) c.resume();
+    });
+  };
+  try {
+    await new Promise<void>((resolve, reject) => {
+      stopWatching = whenReaderGone(resolve);
+      let following = tasks.length;
+      tasks.forEach((task, i) => {
+        const head = prefix.get(task.id)!;
+        const decoder = new TextDecoder();
+        let partial = "";
+        let done = false;
+        const end = () => {
+          if (done) return;
+          done = true;
+          if (partial !== "") write(`${head}${partial}\n`);
+          if (--following === 0) resolve();
+        };
+        clients[i]!.handlers = {
+          data: (bytes) => {
+            const parts = (partial + decoder.decode(bytes, { stream: true })).split("\n");
+            partial = parts.pop()!;
+            if (parts.length) write(parts.map((line) => `${head}${line}\n`).join(""));
+          },
+          skipped: (count) => (missed += skippedLines(count)),
+          attachEnd: end,
+          closed: end,
+        };
+      });
+      Promise.all(tasks.map((task, i) => clients[i]!.request("logs", { task: { id: task.id }, ...linesArg(lines) }))).catch(reject);
+    });
+  } finally {
+    stopWatching();
+    for (const c of clients) c.close();
+  }
   return missed;
 }

@@ -1,9 +1,13 @@
-// `fleetcom rm TASK…`: remove finished tasks, sweeping what is left in their process groups; what
-// left the group on its own is printed, as for kill.
+// `fleetcom rm TASK…|-g G|--all [--force]`: remove finished tasks, sweeping what is left in their
+// process groups; what left the group on its own is printed, as for kill. A running task is refused
+// unless --force, which kills it first. A group or the whole fleet means its finished tasks (the
+// dashboard's Completed cleared); with --force its running ones too, asked about first from a
+// terminal as `kill -g` is, since what runs cannot be brought back.
 import { defineCommand } from "citty";
+import { selection, someLabels, tasksOf, whereFrom } from "./client-select.ts";
 import { withDaemon } from "./client.ts";
-import { usageError } from "./errors.ts";
-import { escapeReport } from "./ui-format.ts";
+import { count, escapeReport } from "./ui-format.ts";
+import type { TaskInfo, TaskRef } from "./wire-protocol.ts";
 
 export default defineCommand({
   meta: { name: "rm", description: "Remove finished tasks (sweeping what is left in their process group)" },
@@ -14,10 +18,46 @@ export default defineCommand({
       description: "One or more finished tasks: ids, exact names or commands, or unique prefixes",
       required: false,
     },
+    group: { type: "string", alias: "g", valueHint: "G", description: "Every finished task of group G" },
+    all: { type: "boolean", description: "Every finished task" },
+    force: { type: "boolean", alias: "f", description: "Kill running tasks first, then remove them too (asks first for -g and --all on a terminal)" },
+    yes: { type: "boolean", alias: "y", description: "Do not ask" },
   },
   async run({ args }) {
-    if (args._.length === 0) throw usageError("rm: name at least one TASK");
-    const reply = await withDaemon((c) => c.request("rm", { tasks: args._.map((typed) => ({ typed })) }));
-    for (const line of escapeReport("removed", reply.removed, reply.escaped)) console.log(line);
+    const chosen = selection("rm", args);
+    if ("named" in chosen) {
+      const refs = chosen.named.map((typed) => ({ typed }));
+      if (args.force) await withDaemon((c) => c.request("kill", { tasks: refs }));
+      return void (await remove(refs));
+    }
+    const tasks = tasksOf(await withDaemon((c) => c.request("ls")), chosen);
+    const running = tasks.filter((t) => t.state === "running");
+    const finished = tasks.filter((t) => t.state !== "running");
+    const where = whereFrom(chosen);
+    const killing = args.force ? running : [];
+    if (killing.length > 0 && !(await confirmKilling(killing, finished.length, where, Boolean(args.yes)))) {
+      console.log("nothing removed");
+      process.exitCode = 1;
+      return;
+    }
+    if (killing.length > 0) await withDaemon((c) => c.request("kill", { tasks: killing.map((t) => ({ id: t.id })) }));
+    const gone = [...finished, ...killing].sort((a, b) => a.id - b.id);
+    const removed = gone.length === 0 ? 0 : await remove(gone.map((t) => ({ id: t.id })));
+    const left = args.force || running.length === 0 ? "" : `; ${count(running.length, "running task")} left (--force kills and removes them too)`;
+    console.log(`removed ${count(removed, "task")}${where}${left}`);
   },
 });
+
+async function confirmKilling(running: TaskInfo[], finished: number, where: string, yes: boolean): Promise<boolean> {
+  const { confirmed } = await import("./ui-confirm.ts");
+  const names = someLabels(running);
+  const andFinished = finished > 0 ? ` and remove ${finished} finished` : "";
+  return confirmed(`kill and remove ${count(running.length, "running task")}${where} (${names})${andFinished}?`, yes);
+}
+
+/** Removes them, prints what escaped, and says how many there were. */
+async function remove(tasks: TaskRef[]): Promise<number> {
+  const reply = await withDaemon((c) => c.request("rm", { tasks }));
+  for (const line of escapeReport("removed", reply.removed, reply.escaped)) console.log(line);
+  return reply.removed.length;
+}

@@ -26,6 +26,9 @@ export default defineCommand({
       await withDaemon((c) => c.request("send", { task: { typed: args.task }, keys: words }));
       return;
     }
+    // Nothing at all is a slip (a script's empty variable, a forgotten argument), not a bare Enter
+    // into an agent; an explicit '' still is one.
+    if (words.length === 0) throw usageError("send: give the TEXT to type (- reads it from stdin; '' presses Enter alone)");
     const text = words.length === 1 && words[0] === "-" ? await readStdin() : words.join(" ");
     await withDaemon((c) => c.request("send", { task: { typed: args.task }, text, enter: args.enter, paste: Boolean(args.paste) }));
   },

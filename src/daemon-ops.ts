@@ -17,6 +17,13 @@ import { MAX_SEND_BYTES, sendTooLong } from "./term-keys.ts";
 /** Input a task may have waiting unread: `send` past it is refused, attached keystrokes wait. */
 export const MAX_PENDING_INPUT = MAX_SEND_BYTES;
 
+/**
+ * How long `kill` waits, after the process group is gone, for the task's end to be recorded (the
+ * last output parsed): long enough for a loaded machine, short enough that a run which never
+ * reports its end cannot hold the request.
+ */
+const EXIT_REPORTED_WITHIN_MS = 5_000;
+
 export type Handlers = { [O in Op]: (peer: Peer, args: OpArgs<O>) => OpResult<O> | Promise<OpResult<O>> };
 
 /**
@@ -77,13 +84,16 @@ export function operations(fleet: Fleet): Handlers {
     reload: () => fleet.reloadSettings(),
     kill: async (_peer, a) => {
       const targets = a.tasks.map((ref) => fleet.find(ref));
-      await Promise.all(targets.filter((t) => t.running).map((t) => t.terminate()));
+      const running = targets.filter((t) => t.running);
+      await Promise.all(running.map((t) => t.terminate()));
+      // The answer waits for the exits too, so the next command (rerun, rm) finds the tasks finished.
+      await Promise.all(running.map((t) => t.ended(EXIT_REPORTED_WITHIN_MS)));
       return { killed: targets.map((t) => t.id), escaped: fleet.escaped(targets) };
     },
     rm: async (_peer, a) => {
       const targets = a.tasks.map((ref) => fleet.find(ref));
       const running = targets.filter((t) => t.running);
-      if (running.length) throw new UserError(`task ${running.map((t) => t.id).join(", ")} is still running; kill it first`);
+      if (running.length) throw new UserError(stillRunning(running.map((t) => t.id)));
       await Promise.all(targets.map((t) => t.terminate()));
       const escaped = fleet.escaped(targets);
       for (const t of targets) fleet.remove(t);
@@ -183,4 +193,10 @@ export function operations(fleet: Fleet): Handlers {
 function mebibytes(bytes: number): string {
   const mib = bytes / (1024 * 1024);
   return `${Number.isInteger(mib) ? mib : mib.toFixed(1)} MiB`;
+}
+
+/** `task 9 is still running; …`, `tasks 9 and 10 are still running; …`, `tasks 8, 9 and 10 are …`. */
+export function stillRunning(ids: readonly number[]): string {
+  const listed = ids.length === 1 ? `task ${ids[0]} is` : `tasks ${ids.slice(0, -1).join(", ")} and ${ids.at(-1)} are`;
+  return `${listed} still running; kill ${ids.length === 1 ? "it" : "them"} first, or rm --force kills and removes`;
 }

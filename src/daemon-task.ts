@@ -19,6 +19,8 @@ const KILL_GRACE_MS = 2_000;
 export interface TaskSpec {
   id: number;
   command: string;
+  /** The command as its user typed it (TaskInfo `typed`): `command` itself, or what a recipe says or stands for. */
+  typed: string;
   cwd: string;
   env: Record<string, string>;
   name: string | null;
@@ -48,7 +50,10 @@ export interface TaskListener {
 export class Task {
   readonly id: number;
   readonly cwd: string;
+  /** What runs; a rerun of an agent makes it the resume form. */
   command: string;
+  /** The command as typed, which a rerun keeps: what the task is called without a name. */
+  readonly typed: string;
   name: string | null;
   group: string | null;
   tagged = false;
@@ -88,6 +93,8 @@ export class Task {
   private readonly log: (message: string) => void;
   /** Quiet this long, the task is idle; a reload of idle_seconds changes it. */
   idleMs: number;
+  /** Who waits for this run to end (`ended`). */
+  private endWaiters: (() => void)[] = [];
 
   constructor(
     spec: TaskSpec,
@@ -100,6 +107,7 @@ export class Task {
     this.id = spec.id;
     this.cwd = spec.cwd;
     this.command = spec.command;
+    this.typed = spec.typed;
     this.name = spec.name;
     this.group = spec.group;
     this.cols = spec.cols;
@@ -243,9 +251,30 @@ export class Task {
       this.agent?.exited(this.screen.logicalLines());
       this.disarmResumeQuiet();
       this.feel({ type: "exited" });
-      this.listener.exited(this);
+      this.announceExit();
       this.finishScreen();
     });
+  }
+
+  /**
+   * Resolves once the run has ended and the daemon has been told (at once when it has), or after
+   * `withinMs` whatever happens: `kill` answers then, so `kill && rerun` and `rm --force` find the
+   * task finished, and a run that somehow never reports its end cannot hold the request forever.
+   */
+  ended(withinMs: number): Promise<void> {
+    if (!this.running) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, withinMs);
+      this.endWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  private announceExit(): void {
+    this.listener.exited(this);
+    for (const wake of this.endWaiters.splice(0)) wake();
   }
 
   /** An exited task keeps its screen as text, not as an emulator (term-screen-finished.ts). */
@@ -278,7 +307,7 @@ export class Task {
     this.exitCode = 127;
     this.endedAt = new Date();
     queueMicrotask(() => {
-      this.listener.exited(this);
+      this.announceExit();
       this.finishScreen();
     });
   }
@@ -365,6 +394,7 @@ export class Task {
       id: this.id,
       run: this.run,
       command: this.command,
+      typed: this.typed,
       name: this.name,
       group: this.group,
       cwd: this.cwd,

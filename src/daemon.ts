@@ -15,7 +15,7 @@ import { endStream, followsLines, forwardOutput, newPeer, resync, sendFinalScree
 import { HISTORY_OFF, readHistoryFile, type HistoryWriter } from "./daemon-history.ts";
 import { InputGap } from "./daemon-input-gap.ts";
 import type { RestoredHistory } from "./recipe-history.ts";
-import { flagsNeeded, probedPrograms, savedCommands } from "./agent-run.ts";
+import { flagsNeeded, probedPrograms, savedCommands, typedForm } from "./agent-run.ts";
 import { UserError, errorMessage } from "./errors.ts";
 import { isDirectory } from "./files.ts";
 import { label, normalizeGroup, normalizeName } from "./recipe-labels.ts";
@@ -391,7 +391,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
         skipped += 1;
         due = turns.did("skip");
       } else {
-        const task = this.spawn(peer, e.cmd, e.dir, e.group, e.name, e.id);
+        const task = this.spawn(peer, e.cmd, e.dir, e.group, e.name, e.id, e.typed ?? typedForm(e.cmd));
         const history = histories.get(e);
         if (history) task.restore(history);
         if (task.startError === null) started.push(task.id);
@@ -443,13 +443,17 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     return found;
   }
 
-  /** `recorded`: the id a recovered task had, kept when it is free (daemon-task-ids.ts). */
-  spawn(peer: Peer, command: string, cwd: string, group: string | null, name: string | null, recorded?: number): Task {
+  /**
+   * `recorded`: the id a recovered task had, kept when it is free (daemon-task-ids.ts); `typed`: the
+   * command as its user typed it, when a recipe's `command` is what fleetcom wrote (an agent's resume form).
+   */
+  spawn(peer: Peer, command: string, cwd: string, group: string | null, name: string | null, recorded?: number, typed = command): Task {
     const hello = peer.hello!;
     const task = new Task(
       {
         id: this.ids.assign(recorded, (id) => this.tasks.has(id)),
         command,
+        typed,
         cwd,
         env: hello.env,
         name: name === null ? null : normalizeName(name),
@@ -528,7 +532,8 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   /**
    * What a recovery snapshot stores: the recipe of the running tasks, and apart from it the tasks
    * that have finished, which a recovery must not start again (recovery.md); each entry with its
-   * task's id, which a recovery gives back, and the key of its history file while history is kept.
+   * task's id, which a recovery gives back, its command as typed where that is not the one stored,
+   * and the key of its history file while history is kept.
    */
   snapshotRecipe(): SnapshotRecipe {
     const tasks = this.inIdOrder();
@@ -536,7 +541,10 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     const split: SnapshotRecipe = { running: [], finished: [] };
     const running = (t: Task) => t.running || (this.runningAtStop?.has(t) ?? false);
     tasks.forEach((t, i) => {
-      const entry = { dir: t.cwd, cmd: commands[i]!, group: t.group, name: t.name, id: t.id, ...(this.history ? { history: String(t.id) } : {}) };
+      const cmd = commands[i]!;
+      // The command as typed, where the stored one differs: what `recover --list` calls the task, and what a recovery keeps.
+      const typed = t.typed === cmd ? {} : { typed: t.typed };
+      const entry = { dir: t.cwd, cmd, group: t.group, name: t.name, id: t.id, ...typed, ...(this.history ? { history: String(t.id) } : {}) };
       (running(t) ? split.running : split.finished).push(entry);
     });
     for (const load of this.loading) split.running.push(...load.entries.slice(load.reached).map(notYetStarted));

@@ -26,7 +26,10 @@ export function normalizeGroup(raw: string): string | null {
   return group === NO_GROUP ? null : group;
 }
 
-/** What a task is called where one word must do: its display name, else its command. */
-export function label(task: { name: string | null; command: string }): string {
-  return task.name ?? task.command;
+/**
+ * What a task is called where one word must do: its display name, else its command as typed, so an
+ * agent brought back in its resume form is still `claude` (the resume form shows in `ls --json` and `--verbose`).
+ */
+export function label(task: { name: string | null; typed: string }): string {
+  return task.name ?? task.typed;
 }

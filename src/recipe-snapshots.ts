@@ -18,7 +18,7 @@ export interface SnapshotInfo {
   tasks: number;
   /** Tasks that had finished when it was written: recorded apart, never started again. */
   finished: number;
-  /** The names (else commands) of the first few tasks it would start, so rows can be told apart. */
+  /** The names (else commands as typed) of the first few tasks it would start, so rows can be told apart. */
   labels: string[];
   dropped: number;
   written: string;
@@ -110,7 +110,7 @@ function describe(file: string, env: Env, cwd: string): Listed | null {
     const recipe = readSnapshot(file, env, cwd);
     const finished = recipe.finished?.length ?? 0;
     if (recipe.entries.length + finished === 0) return { info: { ...base, label: recipe.name, damaged: "holds no command" }, recipe: null, file: order };
-    const labels = recipe.entries.slice(0, LISTED_LABELS).map((e) => e.name ?? e.cmd);
+    const labels = recipe.entries.slice(0, LISTED_LABELS).map((e) => e.name ?? e.typed ?? e.cmd);
     const info = { ...base, label: recipe.displayName, tasks: recipe.entries.length, finished, labels, dropped: recipe.dropped };
     return { info, recipe, file: order };
   } catch (error) {

@@ -30,9 +30,10 @@ const recordedId = schema("recordedId", (type) => type("1 <= number.integer <= 2
 // One command to start, as a load sees it: `dir` is absolute, group and name already normalised.
 // `history` is the key of the task's kept history in a snapshot (recipe-history.ts): as read from a
 // snapshot, the key; as `recover` sends it to the daemon, the path of the history file. `id` is the
-// task's id a snapshot recorded. Saves never write either and loads of a saved session never send them.
+// task's id a snapshot recorded; `typed`, the command as its user typed it where `cmd` is what fleetcom
+// stored (an agent's resume form). Saves never write them and loads of a saved session never send them.
 export const recipeEntry = schema("recipeEntry", (type) =>
-  type({ dir: "string", cmd: "string", group: "string | null", name: "string | null", "history?": "string", "id?": recordedId.type() }),
+  type({ dir: "string", cmd: "string", group: "string | null", name: "string | null", "history?": "string", "id?": recordedId.type(), "typed?": "string" }),
 );
 export type RecipeEntry = typeof recipeEntry.infer;
 
@@ -119,11 +120,12 @@ function toRecipeEntry(dir: string, item: StoredEntry): RecipeEntry {
     group: item.group === undefined ? null : normalizeGroup(item.group),
     name: item.name === undefined ? null : normalizeName(item.name),
   };
-  // Not in the schema: like any other extra member, a `history` that is not a string is ignored, and
-  // an `id` that is not a task id is too (the task then gets a fresh one).
-  const { history, id } = item as { history?: unknown; id?: unknown };
+  // Not in the schema: like any other extra member, a `history` or `typed` that is not a string is
+  // ignored, and an `id` that is not a task id is too (the task then gets a fresh one).
+  const { history, id, typed } = item as { history?: unknown; id?: unknown; typed?: unknown };
   if (typeof history === "string") entry.history = history;
   if (recordedId.allows(id)) entry.id = id;
+  if (typeof typed === "string") entry.typed = typed;
   return entry;
 }
 
@@ -309,12 +311,13 @@ function showChar(c: string): string {
 // --- writing ------------------------------------------------------------------------------------
 
 function toStoredEntry(entry: RecipeEntry): StoredEntry {
-  if (entry.group === null && entry.name === null && entry.history === undefined && entry.id === undefined) return entry.cmd;
+  if (entry.group === null && entry.name === null && entry.history === undefined && entry.id === undefined && entry.typed === undefined) return entry.cmd;
   return {
     cmd: entry.cmd,
     ...(entry.group !== null && { group: entry.group }),
     ...(entry.name !== null && { name: entry.name }),
     ...(entry.id !== undefined && { id: entry.id }),
+    ...(entry.typed !== undefined && { typed: entry.typed }),
     ...(entry.history !== undefined && { history: entry.history }),
   } as StoredEntry;
 }

@@ -8,7 +8,8 @@
 //   1. an id: text made only of digits is an id and nothing else, so a removed task's id is refused
 //      rather than taken for the start of another task's name (`1` is never the task named `1-api`);
 //   2. an exact display name;
-//   3. an exact command: `claude` is the task running `claude`, not one named `claude-fake`;
+//   3. an exact command, as typed or as it runs: `claude` is the task running `claude` (or brought
+//      back in its resume form, and still called `claude`), not one named `claude-fake`;
 //   4. whole words at the start of a name or command, ignoring case: `claude` is also the task
 //      running `claude --resume …`, and `npm run` the one running `npm run dev`;
 //   5. any prefix of a name or command, ignoring case: `cla`, `npm run d`.
@@ -24,6 +25,8 @@ export interface TaskRefCandidate {
   id: number;
   name: string | null;
   command: string;
+  /** The command as typed: what the task is called without a name (TaskInfo). */
+  typed: string;
 }
 
 /** The task with this id; none is an error, whatever the other tasks are named. */
@@ -50,7 +53,7 @@ export function resolveTaskRef<T extends TaskRefCandidate>(ref: string, tasks: r
     };
     const rules: ((t: T) => boolean)[] = [
       (t) => t.name === trimmed,
-      (t) => t.command.trim() === trimmed,
+      (t) => t.command.trim() === trimmed || t.typed.trim() === trimmed,
       (t) => startsWith(t.name, true) || startsWith(t.command.trimStart(), true),
       (t) => startsWith(t.name, false) || startsWith(t.command.trimStart(), false),
     ];
@@ -73,7 +76,7 @@ function ambiguous(ref: string, matches: readonly TaskRefCandidate[]): UserError
 }
 
 function describeSome(tasks: readonly TaskRefCandidate[]): string {
-  const shown = tasks.slice(0, CANDIDATES_SHOWN).map((t) => `${t.id} ${printable(t.name ?? t.command)}`);
+  const shown = tasks.slice(0, CANDIDATES_SHOWN).map((t) => `${t.id} ${printable(t.name ?? t.typed)}`);
   const more = tasks.length - shown.length;
   return more > 0 ? `${shown.join(", ")} … and ${more} more` : shown.join(", ");
 }

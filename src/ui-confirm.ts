@@ -23,3 +23,8 @@ export async function askYesNo(question: string): Promise<boolean> {
     lines.close();
   }
 }
+
+/** Yes when `yes` (the command's --yes) was given or no question would be asked here; else the answer. */
+export async function confirmed(question: string, yes: boolean): Promise<boolean> {
+  return yes || !wouldAsk() || (await askYesNo(question));
+}

@@ -33,20 +33,23 @@ export { age } from "./text-age.ts";
  * cell that came from a task passes printable() before any cut, so a cut can never keep the start of
  * an escape sequence and lose its end.
  */
-export function lsTable(tasks: TaskInfo[], home: string | undefined, now = Date.now(), columns?: number): string {
+export function lsTable(tasks: TaskInfo[], home: string | undefined, now = Date.now(), columns?: number, verbose = false): string {
   if (tasks.length === 0) return "no tasks\n";
+  const long = (text: string) => (columns === undefined ? printable(text) : cut(printable(text), 40));
   const rows = tasks.map((t) => [
     String(t.id),
     `${glyph(t)}${t.tagged ? "◆" : ""}`,
-    columns === undefined ? printable(label(t)) : cut(printable(label(t)), 40),
+    long(label(t)),
+    ...(verbose ? [printable(t.command)] : []),
     printable(tildePath(t.cwd, home)),
     printable(t.group ?? ""),
     stateText(t),
     age(t.startedAt, now),
     printable(t.preview),
   ]);
-  const header = ["ID", "", "TASK", "DIR", "GROUP", "STATE", "AGE", "PREVIEW"];
-  return table(header, rows, columns, [7, 2, 3]);
+  const header = ["ID", "", "TASK", ...(verbose ? ["COMMAND"] : []), "DIR", "GROUP", "STATE", "AGE", "PREVIEW"];
+  // Cut first: the preview, then the task, then (verbose) the command, then the directory.
+  return table(header, rows, columns, verbose ? [8, 2, 3, 4] : [7, 2, 3]);
 }
 
 /** The width of the terminal stdout is, or undefined when it is not one (a pipe, a file). */

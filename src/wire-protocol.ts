@@ -80,7 +80,10 @@ export type Request = typeof request.infer;
 export interface TaskInfo {
   id: number;
   run: number;
+  /** What runs: as typed, or an agent's resume form after a load, a recovery or a rerun. */
   command: string;
+  /** The command as its user typed it, which names the task where it has no name (recipe-labels.ts `label`). */
+  typed: string;
   name: string | null;
   group: string | null;
   cwd: string;

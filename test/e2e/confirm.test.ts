@@ -1,5 +1,6 @@
-// `fleetcom --kill` from a terminal asks before it stops running tasks, as Q does in the dashboard
-// (test/dashboard.test.ts); --yes, a script's stdin or `confirm = false` are never asked.
+// `fleetcom --kill`, and `kill`/`rm --force` of a group or of every task, from a terminal ask before they
+// stop running tasks, as Q and X do in the dashboard (test/dashboard.test.ts); --yes, a script's stdin or
+// `confirm = false` are never asked.
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -61,5 +62,31 @@ describe("fleetcom --kill", () => {
   test("--yes alone, or --kill with another word, is a usage error", async () => {
     expect(await fleet.cli(["--yes"])).toMatchObject({ code: 2, stderr: "fleetcom: --yes goes with --kill (see fleetcom --help)\n" });
     expect(await fleet.cli(["--kill", "now"])).toMatchObject({ code: 2, stderr: "fleetcom: --kill takes no arguments (see fleetcom --help)\n" });
+  });
+});
+
+describe("kill and rm of a group or of every task", () => {
+  test("from a terminal they ask before killing; n keeps everything and exits 1, y or --yes goes ahead", async () => {
+    await fleet.run("sleep 3600", ["--name", "api", "--group", "backend"]);
+    await fleet.run("sleep 3601", ["--name", "worker", "--group", "backend"]);
+    const declined = fleet.spawnClient(["kill", "--all"]);
+    await declined.waitForScreen("the question", (s) => s.includes("fleetcom: kill 2 running tasks (api, worker)? y/N"));
+    declined.write("n\r");
+    expect(await declined.proc.exited).toBe(1);
+    expect(declined.output).toContain("nothing killed");
+    expect((await fleet.ls()).map((t) => t.state)).toEqual(["running", "running"]);
+
+    const accepted = fleet.spawnClient(["rm", "--force", "-g", "backend"]);
+    await accepted.waitForScreen("the question", (s) => s.includes("fleetcom: kill and remove 2 running tasks of group 'backend' (api, worker)? y/N"));
+    accepted.write("y\r");
+    expect(await accepted.proc.exited).toBe(0);
+    expect(accepted.output).toContain("removed 2 tasks of group 'backend'");
+    expect(await fleet.ls()).toEqual([]);
+
+    await fleet.run("sleep 3602");
+    const yes = fleet.spawnClient(["kill", "--all", "--yes"]);
+    expect(await yes.proc.exited).toBe(0);
+    expect(yes.output).not.toContain("y/N");
+    expect((await fleet.ls()).map((t) => t.state)).toEqual(["exited"]);
   });
 });

@@ -86,6 +86,22 @@ describe("an unknown flag", () => {
     expect(daemonStarted()).toBe(false);
   });
 
+  test("a mistyped command with arguments, and the verbs of pm2 and tmux, get what fleetcom calls them", async () => {
+    expect(await cli(["atach", "1"])).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "fleetcom: unknown command 'atach' (did you mean attach? see fleetcom --help)\n",
+    });
+    const said = async (args: string[]) => (await cli(args)).stderr;
+    expect(await said(["restart", "api"])).toBe("fleetcom: unknown command 'restart' (did you mean kill TASK, then rerun TASK? see fleetcom --help)\n");
+    expect(await said(["stop", "api"])).toBe("fleetcom: unknown command 'stop' (did you mean kill? see fleetcom --help)\n");
+    expect(await said(["start", "api"])).toBe(
+      "fleetcom: unknown command 'start' (did you mean rerun (a finished task) or run (a new one)? see fleetcom --help)\n",
+    );
+    expect(await said(["list"])).toStartWith("fleetcom: unknown command 'list' (did you mean ls?), and no saved session by that name");
+    expect(daemonStarted()).toBe(false);
+  });
+
   test("known flags in every form still work", async () => {
     const file = join(sandbox.home, "r.json");
     writeFileSync(file, JSON.stringify({ [sandbox.home]: ["true"] }));

@@ -1,9 +1,10 @@
 // `fleetcom recover --latest` and `recover FILE` through the real program: --dry-run and --json, the
 // running fleet's own snapshot, finished tasks, on snapshot files fabricated in the recovery directory.
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { snapshotFileName } from "../../src/recipe-snapshot-rules.ts";
+import { installSleepingAgent } from "../harness/agent-fakes.ts";
 import { type Fleet, until } from "../harness/fleet.ts";
 import { HeldReplyProxy } from "../harness/held-reply-proxy.ts";
 import {
@@ -202,6 +203,21 @@ describe("recover --latest and FILE", () => {
       [5, "keep-5"],
     ]);
     expect(await fleet.run("sleep 3601")).toBe(6);
+  });
+
+  test("an agent in its resume form is listed and recovered under the command as typed", async () => {
+    installSleepingAgent(fleet, "claude");
+    const resume = "claude --resume '2771a642-cfad-4610-888e-1bed4d3b442b'";
+    const recipe = join(fleet.sandbox.root, "day.json");
+    writeFileSync(recipe, JSON.stringify({ version: 1, dirs: { "~": [resume] } }));
+    await fleet.ok(["load", recipe]);
+    await until("the snapshot of the agent", () => snapshotNames(fleet).some((n) => readFileSync(join(dir, n), "utf8").includes("--resume")));
+    const row = (await fleet.ok(["recover", "--list"])).trimEnd();
+    expect(row).toMatch(/ · this fleet, running · 1 task · claude · autosaved /);
+    await crashDaemon(fleet);
+
+    await fleet.ok(["recover", "--latest"]);
+    expect(await fleet.ls()).toMatchObject([{ command: resume, typed: "claude" }]);
   });
 
   test("a recorded id already in use gets a new one, and recover says which on one line", async () => {

@@ -3,6 +3,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { installSleepingAgent } from "../harness/agent-fakes.ts";
 import { Fleet } from "../harness/fleet.ts";
 import { launches } from "../harness/recovery-helpers.ts";
 
@@ -45,6 +46,21 @@ describe("save and load", () => {
     const loaded = await fleet.ok(["load", "round trip"], { cwd: "/" });
     expect(loaded.trim()).toBe("loaded 'round trip': 5 task(s), 0 skipped (missing directory), 0 dropped");
     expect(launches(await fleet.ls())).toEqual(before);
+  });
+
+  test("an agent saved in its resume form loads labelled as typed: ls and completion say claude, --json and --verbose the resume form", async () => {
+    installSleepingAgent(fleet, "claude");
+    const resume = "claude --resume '2771a642-cfad-4610-888e-1bed4d3b442b'";
+    mkdirSync(sessionsDir(), { recursive: true });
+    writeFileSync(join(sessionsDir(), "day.json"), JSON.stringify({ version: 1, name: "day", dirs: { "~": [resume] } }));
+    await fleet.ok(["load", "day"]);
+    const [task] = await fleet.ls();
+    expect(task).toMatchObject({ id: 1, command: resume, typed: "claude", name: null });
+    const row = (await fleet.ok(["ls"])).split("\n")[1]!;
+    expect(row).toMatch(/^1 +\S+ +claude +~ /);
+    expect(row).not.toContain("--resume");
+    expect((await fleet.ok(["ls", "--verbose"])).split("\n")[1]).toContain(`claude  ${resume}`);
+    expect(await fleet.ok(["completions", "--list", "tasks"])).toBe("1\tclaude\nclaude\ttask 1\n");
   });
 
   test("a flat hand-written recipe with relative keys loads against the client's directory, not the daemon's", async () => {

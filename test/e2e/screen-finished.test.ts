@@ -101,6 +101,7 @@ describe("a task that exits", () => {
     const spec = {
       id: 1,
       command: "printf 'hello\\nworld\\n'",
+      typed: "printf 'hello\\nworld\\n'",
       cwd: dir,
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
       name: null,

@@ -7,7 +7,7 @@ import { resolveTaskRef, type TaskRefCandidate } from "../../src/task-ref.ts";
 import { thrown } from "../harness/helpers.ts";
 import { eachTestGetsAFleet, type Fleet } from "../harness/fleet.ts";
 
-const task = (id: number, name: string | null, command: string): TaskRefCandidate => ({ id, name, command });
+const task = (id: number, name: string | null, command: string, typed = command): TaskRefCandidate => ({ id, name, command, typed });
 const resolved = (ref: string, tasks: TaskRefCandidate[]) => resolveTaskRef(ref, tasks).id;
 const refused = (ref: string, tasks: TaskRefCandidate[]) => thrown(() => resolveTaskRef(ref, tasks)).message;
 
@@ -17,6 +17,12 @@ describe("an exact reference wins over a prefix", () => {
   test("a bare command word is the task running that command, not one whose name starts with it", () => {
     expect(resolved("claude", fleet)).toBe(10);
     expect(resolved("claude", [task(4, "claude-fake", "agent.sh alpha"), task(10, null, "claude --resume 'x'")])).toBe(10);
+  });
+
+  test("an agent brought back in its resume form is named as typed: two tasks typed `claude` are an ambiguity that says so", () => {
+    const resumed = task(4, null, "claude --resume '2771a642-cfad-4610-888e-1bed4d3b442b'", "claude");
+    expect(resolved("claude", [resumed, task(5, "claude-fake", "agent.sh")])).toBe(4);
+    expect(refused("claude", [resumed, task(7, null, "claude")])).toBe("'claude' matches 2 tasks: 4 claude, 7 claude");
   });
 
   test("an exact name wins over another task's command and over prefixes", () => {

@@ -114,6 +114,33 @@ describe("tasks", () => {
     expect((await fleet.ls()).map((t) => t.id)).toEqual([running]);
   });
 
+  test("kill and rm take a group or the whole fleet; rm names running tasks in one sentence, and --force kills them first", async () => {
+    const [api, worker] = [await fleet.run("sleep 300", ["--group", "backend"]), await fleet.run("sleep 301", ["--group", "backend"])];
+    const migrated = await fleet.run("true", ["--group", "backend"]);
+    const other = await fleet.run("sleep 302");
+    await fleet.waitForExit(migrated);
+    expect(await fleet.cli(["rm", String(api), String(worker)])).toMatchObject({
+      code: 1,
+      stderr: `fleetcom: tasks ${api} and ${worker} are still running; kill them first, or rm --force kills and removes\n`,
+    });
+    expect(await fleet.ok(["rm", "-g", "backend"])).toBe("removed 1 task of group 'backend'; 2 running tasks left (--force kills and removes them too)\n");
+    // A script is not asked (stdin is no terminal): confirm.test.ts has the question.
+    expect(await fleet.ok(["kill", "-g", "backend"])).toBe("killed 2 tasks of group 'backend'\n");
+    expect((await fleet.ls()).map((t) => [t.id, t.state])).toEqual([
+      [api, "exited"],
+      [worker, "exited"],
+      [other, "running"],
+    ]);
+    expect(await fleet.cli(["kill", "-g", "workers"])).toMatchObject({ code: 1, stderr: "fleetcom: no task in group 'workers' (groups: backend)\n" });
+    expect(await fleet.cli(["kill", "-g", "backend", String(other)])).toMatchObject({
+      code: 2,
+      stderr: "fleetcom: kill: name TASKs, or give -g GROUP or --all (one of the three)\n",
+    });
+    await fleet.ok(["rm", "--force", String(other)]);
+    expect(await fleet.ok(["rm", "--all"])).toBe("removed 2 tasks\n");
+    expect(await fleet.ls()).toEqual([]);
+  });
+
   test("ids are never reused after a task is removed", async () => {
     const first = await fleet.run("true");
     await fleet.waitForExit(first);
@@ -172,6 +199,10 @@ describe("tasks", () => {
 
   test("send types into the task, with Enter unless --no-enter", async () => {
     const id = await fleet.run('read a; read b; echo "got:$a:$b"');
+    // No TEXT at all is refused before anything reaches the task; '' would press Enter alone.
+    const bare = "fleetcom: send: give the TEXT to type (- reads it from stdin; '' presses Enter alone)\n";
+    expect(await fleet.cli(["send", String(id)])).toEqual({ code: 2, stdout: "", stderr: bare });
+    expect(await fleet.cli(["send", String(id), "--no-enter"])).toEqual({ code: 2, stdout: "", stderr: bare });
     await fleet.ok(["send", String(id), "--no-enter", "hello"]);
     await fleet.ok(["send", String(id), "world"]);
     await fleet.ok(["send", String(id), "two words"]);
@@ -197,6 +228,32 @@ describe("tasks", () => {
     expect(out).toContain("waiting\n");
     expect(out).toContain("tick 1\ntick 2\ntick 3\n");
     expect(out).not.toContain("\x1b");
+  });
+
+  test("logs of several tasks, of a group or of all puts each line after its task, as pm2 logs does; -f follows them all until they exit", async () => {
+    const api = await fleet.run("echo one; echo two", ["--name", "api", "--group", "backend"]);
+    const db = await fleet.run("echo three", ["--name", "db", "--group", "backend"]);
+    await fleet.waitForExit(api);
+    await fleet.waitForExit(db);
+    expect(await fleet.ok(["logs", "api", "db"])).toBe("1 api | one\n1 api | two\n2 db  | three\n");
+    expect(await fleet.ok(["logs", "-g", "backend", "-n", "1"])).toBe("1 api | two\n2 db  | three\n");
+    expect(await fleet.cli(["logs"])).toMatchObject({ code: 2, stderr: "fleetcom: logs: name TASKs, or give -g GROUP or --all (one of the three)\n" });
+
+    const x = await fleet.run("echo start-x; read go; echo alpha", ["--name", "x"]);
+    const y = await fleet.run("echo start-y; read go; echo beta", ["--name", "y"]);
+    await until("both started", async () => (await fleet.peek(y)).includes("start-y") && (await fleet.peek(x)).includes("start-x"));
+    const gone = await piped(["logs", "-f", "x", "y"], "head -1");
+    expect(gone).toEqual({ stdout: expect.stringMatching(/^\d+ [xy] \| start-[xy]\n$/), stderr: "status 0\n" });
+    const following = fleet.cli(["logs", "-f", "x", "y"]);
+    await fleet.ok(["send", "x", "go"]);
+    await fleet.ok(["send", "y", "go"]);
+    const followed = await following;
+    expect(followed.code).toBe(0);
+    const byTask = (id: number) => followed.stdout.split("\n").filter((l) => l.startsWith(`${id} `));
+    // The terminal echoes what send typed, as it would for a person.
+    expect(byTask(x)).toEqual([`${x} x | start-x`, `${x} x | go`, `${x} x | alpha`]);
+    expect(byTask(y)).toEqual([`${y} y | start-y`, `${y} y | go`, `${y} y | beta`]);
+    expect(await fleet.ok(["logs", "--all", "-n", "1"])).toBe(`1 api | two\n2 db  | three\n${x} x   | alpha\n${y} y   | beta\n`);
   });
 
   test("logs -f and peek -f in a pipe end quietly, status 0, when the reader goes, whether or not the task prints again; -n 0 prints only new lines", async () => {

@@ -48,3 +48,15 @@ export function installFakeAgents(fleet: Fleet, flavours: Record<string, string>
         .map((l) => JSON.parse(l)),
   };
 }
+
+/**
+ * A `word` first on PATH that sleeps whatever it is given and lists no options in its `--help`: for a
+ * test of how an agent's task is named and kept, not of its conversation, at the cost of a shell.
+ */
+export function installSleepingAgent(fleet: Fleet, word: string): void {
+  const bin = join(fleet.sandbox.root, "sleeping-agents");
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(join(bin, word), `#!/bin/sh\n[ "$1" = --help ] && exit 0\nexec sleep 3600\n`);
+  chmodSync(join(bin, word), 0o755);
+  fleet.env.PATH = `${bin}:${fleet.env.PATH}`;
+}

@@ -110,6 +110,8 @@ describe("resume only what exists", () => {
       await until(`task ${row.id} ready`, async () => (await fleet.peek(row.id)).includes(" ready"));
       expect((await fleet.task(row.id)).state).toBe("running");
     }
+    // Brought back in its resume form, the used Claude is still called as typed (issue 24, item 2).
+    expect((await fleet.ls()).find((t) => t.cwd === used)).toMatchObject({ command: `claude --resume '${conversation}'`, typed: "claude" });
     const again = fakes.invocations().slice(before);
     const at = (cwd: string) => again.find((i) => i.cwd === cwd)!;
     expect(at(used).args.slice(-2)).toEqual(["--resume", conversation]);

@@ -226,7 +226,7 @@ describe("the unknown-task error (L11)", () => {
   });
 
   test("stays short with hundreds of tasks, ambiguous or unknown", () => {
-    const tasks = Array.from({ length: 320 }, (_, i) => ({ id: i + 1, name: null, command: `npm run worker-${i}` }));
+    const tasks = Array.from({ length: 320 }, (_, i) => ({ id: i + 1, name: null, command: `npm run worker-${i}`, typed: `npm run worker-${i}` }));
     const unknown = (() => {
       try {
         resolveTaskRef("zzz", tasks);

@@ -241,6 +241,7 @@ function task(over: Partial<TaskInfo> = {}): TaskInfo {
     id: 3,
     run: 1,
     command: "claude",
+    typed: over.command ?? "claude",
     name: null,
     group: null,
     cwd: "/w",

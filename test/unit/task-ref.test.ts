@@ -11,7 +11,7 @@ describe("TASK resolution", () => {
     { id: 2, name: null, command: "npm test -- --watch" },
     { id: 3, name: "Api docs", command: "mkdocs serve" },
     { id: 12, name: "3", command: "echo named three" },
-  ];
+  ].map((t) => ({ ...t, typed: t.command }));
 
   test.each([
     ["1", 1],
@@ -43,7 +43,11 @@ describe("TASK resolution", () => {
   });
 
   test("digits alone are an id and only an id: a removed id never falls through to a name or prefix", () => {
-    const withApi = [...tasks, { id: 13, name: "4-api", command: "sleep 1000" }, { id: 14, name: null, command: "4 more" }];
+    const withApi = [
+      ...tasks,
+      { id: 13, name: "4-api", command: "sleep 1000", typed: "sleep 1000" },
+      { id: 14, name: null, command: "4 more", typed: "4 more" },
+    ];
     expect(() => resolveTaskRef("4", withApi)).toThrow("no task 4 (tasks: 1 api, 2 npm test -- --watch, 3 Api docs, 12 3, 13 4-api, 14 4 more)");
     expect(() => resolveTaskRef(" 4 ", withApi)).toThrow("no task 4 (tasks: ");
     expect(() => resolveTaskRef("4", [])).toThrow("no task 4 (no tasks)");
@@ -52,7 +56,7 @@ describe("TASK resolution", () => {
 
   test("an id a client holds finds that task or none, whatever the names", () => {
     expect(taskById(12, tasks).name).toBe("3");
-    expect(() => taskById(4, [...tasks, { id: 5, name: "4", command: "4" }])).toThrow(/^no task 4$/);
+    expect(() => taskById(4, [...tasks, { id: 5, name: "4", command: "4", typed: "4" }])).toThrow(/^no task 4$/);
   });
 });
 

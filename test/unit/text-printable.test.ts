@@ -75,6 +75,7 @@ describe("the ls table", () => {
     ({
       id: 1,
       command: "sleep 600",
+      typed: over.command ?? "sleep 600",
       name: null,
       group: null,
       cwd: "/srv",

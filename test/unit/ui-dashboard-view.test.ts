@@ -20,6 +20,7 @@ function task(id: number, over: Partial<TaskInfo> = {}): TaskInfo {
     id,
     run: 1,
     command: `cmd ${id}`,
+    typed: over.command ?? `cmd ${id}`,
     name: null,
     group: null,
     cwd: "/home/u/src",
@@ -117,6 +118,11 @@ describe("rows and frame", () => {
     expect(taskRow(running, 80, 2, NOW, true)).toBe("› ✻ ◆  7 api · listening · 1m");
     const done = task(8, { state: "exited", exitCode: 2, endedAt: new Date(NOW - 5_000).toISOString() });
     expect(taskRow(done, 80, 1, NOW, false)).toBe("  ✗   8 cmd 8 · 5s");
+  });
+
+  test("an agent brought back in its resume form is labelled as typed", () => {
+    const resumed = task(4, { command: "claude --resume '2771a642-cfad-4610-888e-1bed4d3b442b'", typed: "claude", preview: "ready" });
+    expect(taskRow(resumed, 80, 1, NOW, false)).toBe("  ✻   4 claude · ready · 1m");
   });
 
   test("long labels and previews are cut with … to the width, the age kept", () => {

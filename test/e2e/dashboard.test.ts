@@ -177,13 +177,13 @@ describe("fleetcom SESSION and --foreground", () => {
   });
 
   test("--foreground: q is labelled stop, in the hint and in ?, and asks as Q does", async () => {
-    const client = await dashboard(["--foreground"], { cols: 100, rows: 30 });
+    const client = await dashboard(["--foreground"], { cols: 160, rows: 30 });
     const id = await fleet.run("sleep 3600");
     const screen = await client.waitForScreen("the task", (s) => s.includes("sleep 3600"));
     expect(rows(screen).at(-1)).toStartWith("q:stop ↑↓");
     client.write("?");
     const help = await client.waitForScreen("the keys", (s) => s.includes("Keys ("));
-    expect(help).toContain("q Ctrl-C   stop (foreground): every task and the supervisor, after y/N");
+    expect(help).toMatch(/q Ctrl-C +stop \(foreground\): every task and the supervisor, after y\/N/);
     expect(help).not.toContain("detach, leaving everything running");
     client.write(" ");
     await client.waitForScreen("the list", (s) => !s.includes("Keys ("));

@@ -4,8 +4,8 @@
 // benchmark that throws or is interrupted leaves no daemon, server or task behind.
 import { DaemonClient } from "../src/client.ts";
 import { isProcessAlive } from "../src/platform.ts";
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { isolatedDirs } from "../test/harness/sandbox.ts";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 export const FLEETCOM_BIN = process.env.FLEETCOM_BENCH_BIN ?? resolve(import.meta.dir, "../dist/fleetcom");
@@ -41,15 +41,9 @@ export interface Sandbox {
 
 /** A temp dir with a fleetcom and a tmux that see nothing of the user's and are torn down at exit. */
 export function makeSandbox(label: string): Sandbox {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), `fleetcom-bench-${label}-`)));
-  const home = join(root, "home");
-  Bun.spawnSync(["mkdir", "-p", home]);
+  const { root, env: isolated } = isolatedDirs(`fleetcom-bench-${label}-`);
   const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: home,
-    FLEETCOM_CONFIG_DIR: join(root, "config"),
-    FLEETCOM_RUNTIME_DIR: join(root, "run"),
-    SHELL: "/bin/sh",
+    ...isolated,
     TERM: "xterm-256color",
     LANG: "C.UTF-8",
     TMPDIR: root,

@@ -9,6 +9,7 @@ import { readRegularFile } from "./files.ts";
 import { entriesOf, firstRecord, member, textOf } from "./agent-files.ts";
 import { type AgentSignal, attentionMessage } from "./attention.ts";
 import { type Agent, isUuid, lastHintId, nearSpawn, shellQuote, single, textsAfter, uuidOrNull } from "./agent.ts";
+import { errnoCode } from "./errors.ts";
 
 export const CODEX_NOTIFY_SCRIPT = "codex-notify.sh";
 
@@ -80,7 +81,7 @@ function readConfig(env: Env): string | null {
   try {
     return readRegularFile(join(codexHome(env), "config.toml"), { maxBytes: MAX_CONFIG_BYTES }).toString("utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    if (errnoCode(error) === "ENOENT") return null;
     throw error;
   }
 }

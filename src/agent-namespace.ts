@@ -9,7 +9,7 @@
 // moment after each event (LOOK_AGAIN_MS: a dropped event sits close behind another) and every
 // SWEEP_MS, and a file whose size, time or inode moved since it was last reported is reported.
 // Where watching is not possible, that look runs every POLL_MS instead.
-import { isDirectory } from "./files.ts";
+import { isDirectory, isFile } from "./files.ts";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, watch, type FSWatcher } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "./atomic-write.ts";
@@ -174,13 +174,5 @@ function fileState(path: string): string {
     return `${s.size}:${s.mtimeMs}:${s.ino}`;
   } catch {
     return "";
-  }
-}
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
   }
 }

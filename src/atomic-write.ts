@@ -6,7 +6,7 @@ import { closeSync, fchmodSync, fsyncSync, openSync, readdirSync, renameSync, un
 import { open, rename, unlink } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
-import { UserError } from "./errors.ts";
+import { errnoCode, errnoWords, errorMessage, UserError } from "./errors.ts";
 import { printable } from "./text-printable.ts";
 
 // Temp names start with a dot and end in `.tmp`, so no listing mistakes one for a session or a
@@ -18,23 +18,12 @@ function tempPathFor(target: string): string {
   return join(dirname(target), `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString("hex")}.tmp`);
 }
 
-const CAUSES: Record<string, string> = {
-  ENOSPC: "no space left on device",
-  EDQUOT: "disk quota exceeded",
-  EACCES: "permission denied",
-  EPERM: "operation not permitted",
-  EROFS: "read-only file system",
-  ENOENT: "directory does not exist",
-  ENOTDIR: "a parent is not a directory",
-  EISDIR: "the target is a directory",
-  ENAMETOOLONG: "file name too long",
-};
-
+/** Why a file operation failed, in one line: the errno's words and code, else the error's first line. */
 export function describeFsError(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException)?.code;
-  if (code && CAUSES[code]) return `${CAUSES[code]} (${code})`;
-  const message = error instanceof Error ? error.message : String(error);
-  return message.split("\n")[0]!;
+  const code = errnoCode(error);
+  const words = code === undefined ? undefined : errnoWords(code);
+  if (words) return `${words} (${code})`;
+  return errorMessage(error).split("\n")[0]!;
 }
 
 function writeAll(fd: number, bytes: Uint8Array): void {

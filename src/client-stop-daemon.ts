@@ -7,11 +7,11 @@
 // either the daemon's own word (it answers on our private socket and its welcome gives its PID) or,
 // on Linux, /proc showing that the PID in the file holds that flock right now. A lock nobody holds
 // means no daemon: the socket and lock are stale files, removed, and nothing is signalled.
-import { closeSync, existsSync, openSync, readFileSync, unlinkSync } from "node:fs";
+import { closeSync, existsSync, openSync, unlinkSync } from "node:fs";
 import { DaemonClient } from "./client.ts";
 import { EXIT, UserError } from "./errors.ts";
 import { lockPath, runtimeDir, socketPath } from "./paths.ts";
-import { flockHolder, readProcStat } from "./proc.ts";
+import { flockHolder, pidInLockFile, readProcStat } from "./proc.ts";
 import { openRuntimeDir } from "./runtime-dir.ts";
 import { isProcessAlive, tryLockExclusive } from "./platform.ts";
 
@@ -65,7 +65,7 @@ async function findDaemon(): Promise<Proven | null> {
     if ((await probeLock(lockPath())) !== "held") return null;
     const answered = await DaemonClient.daemonPidOnSocket(PROOF_TIMEOUT_MS);
     if (answered !== null) return proven(answered);
-    const hinted = pidInLockFile();
+    const hinted = pidInLockFile(lockPath());
     if (hinted !== null && flockHolder(lockPath()) === hinted) return proven(hinted);
     // Held but unproven: a daemon between taking the lock and listening, or (without /proc) one of
     // another protocol version that will not welcome us.
@@ -101,15 +101,6 @@ function proven(pid: number): Proven {
 function stillRunning(daemon: Proven): boolean {
   if (!isProcessAlive(daemon.pid)) return false;
   return daemon.start === null || readProcStat(daemon.pid)?.start === daemon.start;
-}
-
-function pidInLockFile(): number | null {
-  try {
-    const pid = Number(readFileSync(lockPath(), "utf8").trim());
-    return Number.isInteger(pid) && pid > 0 ? pid : null;
-  } catch {
-    return null;
-  }
 }
 
 /**

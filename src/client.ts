@@ -7,7 +7,7 @@
 // socket unless it was reached through the checked runtime directory (runtime-dir.ts) AND the
 // process listening on it runs as our own uid (SO_PEERCRED / getpeereid). Every connection,
 // including each retry while a daemon autostarts, goes through connectVerified().
-import { closeSync, lstatSync, openSync, readFileSync, statSync } from "node:fs";
+import { closeSync, lstatSync, openSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type Attempt, type ClientSocket, connectClientSocket } from "./client-socket.ts";
 import { isCharacterDevice } from "./files.ts";
@@ -17,7 +17,7 @@ import { age } from "./text-age.ts";
 import { LOCK_NAME, LOG_NAME, SOCKET_NAME, logPath, runtimeDir } from "./paths.ts";
 import { printable } from "./text-printable.ts";
 import { currentDirectory } from "./text-path.ts";
-import { flockHolder } from "./proc.ts";
+import { flockHolder, pidInLockFile } from "./proc.ts";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "./wire-framing.ts";
 import { isProcessAlive, peerUidReader, selfCommand, type PeerUid } from "./platform.ts";
 import { daemonRefusal } from "./wire-peer.ts";
@@ -365,8 +365,8 @@ function lockHolder(dirPath: string): number | null {
     const lock = dir.entry(LOCK_NAME);
     const holder = flockHolder(lock);
     if (holder !== undefined) return holder;
-    const pid = Number(readFileSync(lock, "utf8").trim());
-    return isProcessAlive(pid) ? pid : null;
+    const pid = pidInLockFile(lock);
+    return pid !== null && isProcessAlive(pid) ? pid : null;
   } catch {
     return null;
   } finally {

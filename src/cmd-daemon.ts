@@ -1,9 +1,10 @@
 // `fleetcom daemon`: the supervisor in the foreground of this process, no dashboard. Autostart runs
 // it detached; service managers run it directly.
 import { defineCommand } from "citty";
-import { readFileSync, writeSync } from "node:fs";
+import { writeSync } from "node:fs";
 import { errorMessage, UserError } from "./errors.ts";
 import { lockPath, runtimeDir } from "./paths.ts";
+import { pidInLockFile } from "./proc.ts";
 import { logLine } from "./text-printable.ts";
 
 // Straight to fd 2, which is the log under autostart: Bun's process.stderr keeps a copy of the fd of
@@ -52,7 +53,7 @@ export default defineCommand({
 
 // Exit 1, not 0: a service manager must not take a second daemon that did nothing for a started one.
 function alreadyRunning(): void {
-  const holder = lockHolderPid();
+  const holder = pidInLockFile(lockPath());
   const message = `a daemon is already running${holder ? ` (pid ${holder})` : ""} for ${runtimeDir()}; fleetcom --kill stops it`;
   if (process.stderr.isTTY) throw new UserError(message);
   log(`${message}; exiting`);
@@ -66,13 +67,4 @@ function alreadyRunning(): void {
 function testStartDelay(): Promise<void> {
   const ms = Number(process.env.FLEETCOM_TEST_START_DELAY_MS);
   return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
-}
-
-function lockHolderPid(): number | null {
-  try {
-    const pid = Number(readFileSync(lockPath(), "utf8").trim());
-    return Number.isInteger(pid) && pid > 0 ? pid : null;
-  } catch {
-    return null;
-  }
 }

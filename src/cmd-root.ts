@@ -12,6 +12,7 @@ import { chosenDetachKey } from "./ui-attach-settings.ts";
 import { logPath, runtimeDir } from "./paths.ts";
 import { logLine, printable } from "./text-printable.ts";
 import { currentDirectory } from "./text-path.ts";
+import { ERASE_LINE } from "./text-ansi.ts";
 
 export interface DashboardRequest {
   session?: string | undefined;
@@ -81,7 +82,7 @@ export async function openDashboard(request: DashboardRequest): Promise<number> 
     process.stdout.write("stopping every task…\r");
     await supervisor.daemon.stop();
     await supervisor.stopped;
-    process.stdout.write("\x1b[2K");
+    process.stdout.write(ERASE_LINE);
   }
   console.log("[foreground supervisor stopped with every task]");
   return 0;

@@ -1,5 +1,5 @@
 // `fleetcom wait TASK --for waiting|exit|idle [--timeout S]`: returns (exit 0) when the task needs
-// its user, has exited, or has been quiet 10 s; exit 124 on timeout, as timeout(1) does. It follows
+// its user, has exited, or has been quiet for the daemon's idle_seconds (10 s by default); exit 124 on timeout, as timeout(1) does. It follows
 // the daemon's task events rather than polling; idle alone needs a timer, since quiet is the absence
 // of events, and the daemon confirms it when the timer fires.
 // `fleetcom wait --any --for … [--group G]` returns the first task of the fleet (or of group G) that
@@ -9,6 +9,7 @@ import { DaemonClient } from "./client.ts";
 import { EXIT, UserError, usageError } from "./errors.ts";
 import { stateText } from "./ui-format.ts";
 import { msUntilIdle } from "./idle.ts";
+import { DEFAULT_IDLE_SECONDS } from "./settings.ts";
 import type { TaskEvent, TaskInfo } from "./wire-protocol.ts";
 import { normalizeGroup } from "./recipe-labels.ts";
 import { resolveTaskRef } from "./task-ref.ts";
@@ -35,8 +36,14 @@ export function check(task: TaskInfo, condition: Condition): "met" | { never: st
  * Milliseconds until it is worth asking whether the task has been quiet long enough, by its last
  * output. The daemon decides idleness on its monotonic clock; this is only when to ask again.
  */
-export function untilQuiet(task: TaskInfo, now: number): number {
-  return msUntilIdle(Date.parse(task.lastOutputAt ?? task.startedAt), now);
+export function untilQuiet(task: TaskInfo, now: number, idleMs: number): number {
+  return msUntilIdle(Date.parse(task.lastOutputAt ?? task.startedAt), now, idleMs);
+}
+
+/** The idle threshold the daemon goes by: its config file's idle_seconds, or the environment it started in. */
+async function daemonIdleMs(client: DaemonClient): Promise<number> {
+  const { settings } = await client.request("status");
+  return (settings?.idleSeconds.value ?? DEFAULT_IDLE_SECONDS) * 1000;
 }
 
 function parseTimeout(value: string | undefined): number | null {
@@ -67,7 +74,8 @@ export default defineCommand({
     const scope: Scope = args.any ? { kind: "any", group: args.group === undefined ? undefined : normalizeGroup(args.group) } : { kind: "one", ref: ref! };
     const client = await DaemonClient.open({ autostart: false });
     try {
-      const task = await waitFor(client, scope, condition, timeoutMs);
+      const idleMs = condition === "idle" ? await daemonIdleMs(client) : DEFAULT_IDLE_SECONDS * 1000;
+      const task = await waitFor(client, scope, condition, timeoutMs, idleMs);
       if (scope.kind === "any") console.log(task.id);
     } finally {
       client.close();
@@ -83,7 +91,7 @@ function stillPossible(task: TaskInfo, condition: Condition): boolean {
   return condition === "exit" || task.state === "running" || check(task, condition) === "met";
 }
 
-function waitFor(client: DaemonClient, scope: Scope, condition: Condition, timeoutMs: number | null): Promise<TaskInfo> {
+function waitFor(client: DaemonClient, scope: Scope, condition: Condition, timeoutMs: number | null, idleMs: number): Promise<TaskInfo> {
   return new Promise<TaskInfo>((resolve, reject) => {
     let id: number | null = null;
     const inScope = (task: TaskInfo) => (scope.kind === "one" ? task.id === id : scope.group === undefined || task.group === scope.group);
@@ -105,7 +113,7 @@ function waitFor(client: DaemonClient, scope: Scope, condition: Condition, timeo
         clearTimeout(quietTimers.get(task.id));
         quietTimers.set(
           task.id,
-          setTimeout(() => confirmQuiet(task.id), untilQuiet(task, Date.now())),
+          setTimeout(() => confirmQuiet(task.id), untilQuiet(task, Date.now(), idleMs)),
         );
       }
     };

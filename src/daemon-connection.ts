@@ -14,6 +14,7 @@ import type { Socket } from "node:net";
 import type { DaemonEvent, TaskEvent } from "./wire-protocol.ts";
 import { setImmediate } from "node:timers";
 import { type Frame, FrameDecoder, FrameError, FrameKind, MAX_CLIENT_FRAME, decodeJson, encodeControl, encodeData } from "./wire-framing.ts";
+import { mebibytes } from "./text-size.ts";
 
 /**
  * Raw output a client may have pending, and may be sent per rate window: a few screens' worth, as
@@ -292,8 +293,4 @@ export function coalesce(earlier: DaemonEvent | undefined, later: DaemonEvent): 
   if (earlier.event !== "created") return later;
   if (later.event === "removed") return null;
   return { ...later, event: "created" } satisfies TaskEvent;
-}
-
-function mebibytes(bytes: number): string {
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }

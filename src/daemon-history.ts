@@ -14,7 +14,7 @@ import { promisify } from "node:util";
 import { gunzip, gzip } from "node:zlib";
 import { describeFsError, removeStaleTempFiles, writeFileAtomicAsync } from "./atomic-write.ts";
 import type { Task } from "./daemon-task.ts";
-import { errorMessage } from "./errors.ts";
+import { errnoCode, errorMessage } from "./errors.ts";
 import { FileRefused, readRegularFile } from "./files.ts";
 import { MAX_HISTORY_FILE_BYTES, decodeHistory, encodeHistory, historyDirName, historyFileName, type RestoredHistory } from "./recipe-history.ts";
 import { snapshotFileName } from "./recipe-snapshot-rules.ts";
@@ -181,7 +181,7 @@ export async function readHistoryFile(path: string): Promise<{ history: Restored
     return history ? { history } : { problem: "not a fleetcom history file" };
   } catch (error) {
     if (error instanceof FileRefused) return { problem: error.reason };
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { problem: "missing" };
+    if (errnoCode(error) === "ENOENT") return { problem: "missing" };
     return { problem: `unreadable: ${describeFsError(error)}` };
   }
 }

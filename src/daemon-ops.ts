@@ -13,6 +13,7 @@ import { commandTooLong } from "./recipe.ts";
 import { normalizeGroup, normalizeName } from "./recipe-labels.ts";
 import type { DaemonStatus, Escapee, Op, OpArgs, OpResult, RecipeEntry, SnapshotError, TaskInfo, TaskRef } from "./wire-protocol.ts";
 import { MAX_SEND_BYTES, sendTooLong } from "./term-keys.ts";
+import { mebibytes } from "./text-size.ts";
 
 /** Input a task may have waiting unread: `send` past it is refused, attached keystrokes wait. */
 export const MAX_PENDING_INPUT = MAX_SEND_BYTES;
@@ -188,11 +189,6 @@ export function operations(fleet: Fleet): Handlers {
       return null;
     },
   };
-}
-
-function mebibytes(bytes: number): string {
-  const mib = bytes / (1024 * 1024);
-  return `${Number.isInteger(mib) ? mib : mib.toFixed(1)} MiB`;
 }
 
 /** `task 9 is still running; …`, `tasks 9 and 10 are still running; …`, `tasks 8, 9 and 10 are …`. */

@@ -21,6 +21,7 @@
 // Without /proc (macOS) nothing proves the group after the reap, so it is no longer signalled: a
 // member that outlives the leader there is left alone rather than risk someone else's processes.
 import { hasProc, listProcStats, readProcStat, ticksNow, type ProcStat } from "./proc.ts";
+import { errnoCode } from "./errors.ts";
 
 export interface GroupIdentity {
   /** The leader's PID: also the group's and the session's id. */
@@ -102,7 +103,7 @@ export class ProcessGroup {
       process.kill(-this.id.pgid, 0);
       return true;
     } catch (error) {
-      return (error as NodeJS.ErrnoException).code === "EPERM";
+      return errnoCode(error) === "EPERM";
     }
   }
 }

@@ -5,7 +5,8 @@ import type { FlagProbe } from "./agent-probe.ts";
 import { type AgentSignal, type Attention, type AttentionEvent, NO_ATTENTION, RESUMED_QUIET_MS, nextAttention, promptLine } from "./attention.ts";
 import { type AgentRun, prepareRun } from "./agent-run.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
-import { IDLE_AFTER_MS, isIdle } from "./idle.ts";
+import { isIdle } from "./idle.ts";
+import { DEFAULT_IDLE_SECONDS } from "./settings.ts";
 import { spawnPty, type Pty } from "./term-pty.ts";
 import { ProcessGroup, terminateGroup } from "./daemon-process-group.ts";
 import { Screen, type TaskScreen } from "./term-screen.ts";
@@ -28,7 +29,7 @@ export interface TaskSpec {
   cols: number;
   rows: number;
   scrollback: number;
-  /** Quiet this long, a running task is idle (default IDLE_AFTER_MS; the config file's idle_seconds). */
+  /** Quiet this long, a running task is idle (the daemon's idle_seconds; 10 s when not given). */
   idleMs?: number | undefined;
   /** Where agent runs keep their capture assets (agent-run.ts). */
   agents: AgentNamespace;
@@ -103,7 +104,7 @@ export class Task {
     this.agents = spec.agents;
     this.probe = spec.probe;
     this.log = spec.log;
-    this.idleMs = spec.idleMs ?? IDLE_AFTER_MS;
+    this.idleMs = spec.idleMs ?? DEFAULT_IDLE_SECONDS * 1000;
     this.id = spec.id;
     this.cwd = spec.cwd;
     this.command = spec.command;

@@ -61,7 +61,7 @@ export interface DaemonOptions {
   history: boolean;
   /** The command run when a task starts needing attention (settings.ts); FLEETCOM_NOTIFY when not given. */
   notify?: string | null;
-  /** How long a running task stays quiet before it is idle (default IDLE_AFTER_MS). */
+  /** How long a running task stays quiet before it is idle (idle_seconds; 10 s when not given). */
   idleMs?: number;
   /** What the daemon settled on at start (or its last reload), for `status` and `fleetcom config`. */
   settings?: Settings;

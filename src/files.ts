@@ -7,6 +7,7 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSyn
 import { UserError } from "./errors.ts";
 import { pathBytes } from "./text-path.ts";
 import { printable } from "./text-printable.ts";
+import { isWholeMebibytes, mebibytes } from "./text-size.ts";
 
 /** Whether a directory is there (following links). */
 export function isDirectory(path: string): boolean {
@@ -126,5 +127,5 @@ function fileKind(stat: Stats): string {
 }
 
 function sizeName(bytes: number): string {
-  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
+  return isWholeMebibytes(bytes) ? mebibytes(bytes) : `${bytes} bytes`;
 }

@@ -8,6 +8,7 @@ import { endianness, platform } from "node:os";
 import { fileURLToPath } from "node:url";
 
 import { readProcStat } from "./proc.ts";
+import { errnoCode } from "./errors.ts";
 
 declare const Deno: any;
 
@@ -174,7 +175,7 @@ export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    return errnoCode(error) === "EPERM";
   }
   return readProcStat(pid)?.state !== "Z";
 }

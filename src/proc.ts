@@ -116,6 +116,20 @@ function bootTimeSeconds(): number | null {
 }
 
 /**
+ * The PID a daemon wrote into its lock file once it held the lock (daemon-endpoint.ts): a hint, not
+ * proof, since a dead daemon's PID stays in the file; flockHolder is the kernel's word. Null when the
+ * file is gone or holds no PID.
+ */
+export function pidInLockFile(path: string): number | null {
+  try {
+    const pid = Number(readFileSync(path, "utf8").trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * The PID holding an exclusive flock on `path`, in the kernel's own words (/proc/locks, which takes no
  * lock: a probe that took even a shared one could make a starting daemon give up). Null when nobody
  * holds it or the file is gone; undefined without /proc.

@@ -5,7 +5,7 @@ import { exists, FileRefused, readRegularFile } from "./files.ts";
 import { chmodSync, mkdirSync, readdirSync, statSync, unlinkSync } from "node:fs";
 import { basename, join } from "node:path";
 import { removeStaleTempFiles, writeFileAtomic, describeFsError } from "./atomic-write.ts";
-import { UserError } from "./errors.ts";
+import { errnoCode, UserError } from "./errors.ts";
 import { printable } from "./text-printable.ts";
 import { homeDir, sessionDir, tildePath, type Env } from "./paths.ts";
 import { decodeRecipe, formatRecipe, parseRecipe, type ParsedRecipe, type RecipeEntry } from "./recipe.ts";
@@ -57,7 +57,7 @@ export function readRecipeBytes(file: string): Uint8Array {
     if (error instanceof FileRefused && error.kind === "irregular") throw new UserError(`${error.message}; a recipe must be a plain JSON file`);
     if (error instanceof UserError) throw error;
     // describeFsError speaks for writes, where ENOENT means the directory is missing; here it is the file.
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new UserError(`no such file: ${printable(file)}`);
+    if (errnoCode(error) === "ENOENT") throw new UserError(`no such file: ${printable(file)}`);
     throw new UserError(`cannot read ${printable(file)}: ${describeFsError(error)}`);
   }
 }
@@ -101,7 +101,7 @@ export function listSessions(env: Env = process.env, cwd: string = process.cwd()
   try {
     names = readdirSync(dir);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    if (errnoCode(error) === "ENOENT") return [];
     throw new UserError(`cannot list ${printable(dir)}: ${describeFsError(error)}`);
   }
   const rows: SessionInfo[] = [];

@@ -3,7 +3,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { describeFsError } from "./atomic-write.ts";
-import { UserError } from "./errors.ts";
+import { errnoCode, UserError } from "./errors.ts";
 import { printable } from "./text-printable.ts";
 import { homeDir, recoveryDir, type Env } from "./paths.ts";
 import { compareSnapshotsNewestFirst, isSnapshotName } from "./recipe-snapshot-rules.ts";
@@ -79,7 +79,7 @@ function readSnapshots(env: Env, cwd: string): Listed[] {
   try {
     names = readdirSync(dir).filter(isSnapshotName);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    if (errnoCode(error) === "ENOENT") return [];
     throw new UserError(`cannot list ${printable(dir)}: ${describeFsError(error)}`);
   }
   const listed = names.map((name) => describe(join(dir, name), env, cwd)).filter((s): s is Listed => s !== null);

@@ -12,7 +12,7 @@
 import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, type Stats } from "node:fs";
 import { platform } from "node:os";
 import { join } from "node:path";
-import { errorMessage, UserError } from "./errors.ts";
+import { errnoCode, errnoWords, errorMessage, UserError } from "./errors.ts";
 import { printable } from "./text-printable.ts";
 
 /** Attempts to make and open a directory that keeps disappearing under us (L8: a cleaner racing us). */
@@ -35,13 +35,13 @@ export function openRuntimeDir(path: string): RuntimeDir {
     try {
       created = mkdirSync(path, { recursive: true, mode: 0o700 }) !== undefined;
     } catch (error) {
-      if (!isCode(error, "EEXIST")) throw openFailure(path, error);
+      if (errnoCode(error) !== "EEXIST") throw openFailure(path, error);
     }
     let fd: number;
     try {
       fd = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
     } catch (error) {
-      if (isCode(error, "ENOENT") && attempt < OPEN_ATTEMPTS) continue;
+      if (errnoCode(error) === "ENOENT" && attempt < OPEN_ATTEMPTS) continue;
       throw openFailure(path, error, symlinkOrOther(path));
     }
     try {
@@ -74,7 +74,7 @@ export function ensureOwnPrivateDir(path: string, what: string): void {
     fd = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
   } catch (error) {
     if (symlinkOrOther(path) === "symlink") throw new UserError(`${what} ${printable(path)} is a symlink; refusing to use it`);
-    const code = (error as NodeJS.ErrnoException)?.code;
+    const code = errnoCode(error);
     throw new UserError(`cannot prepare ${what} ${printable(path)}: ${code ? `${describeCode(code)} (${code})` : errorMessage(error)}`);
   }
   try {
@@ -103,7 +103,7 @@ export function runtimeDirProblem(path: string, stat: Pick<Stats, "uid" | "mode"
  * O_NOFOLLOW|O_DIRECTORY open mean a symlink or a file is there (`what` says which, from an lstat).
  */
 export function openFailure(path: string, error: unknown, what: "symlink" | "other" = "other"): UserError {
-  const code = (error as NodeJS.ErrnoException)?.code;
+  const code = errnoCode(error);
   if (code === "ENOENT") return new UserError(`runtime directory ${path} was removed while fleetcom was opening it (is something cleaning it up?); try again`);
   if ((code === "ENOTDIR" || code === "ELOOP") && what === "symlink") return new UserError(`runtime directory ${path} is a symlink; refusing to use it`);
   if (code === "ENOTDIR") return new UserError(`runtime directory ${path} is not a directory`);
@@ -112,15 +112,7 @@ export function openFailure(path: string, error: unknown, what: "symlink" | "oth
 }
 
 function describeCode(code: string): string {
-  const known: Record<string, string> = {
-    EACCES: "permission denied",
-    EPERM: "operation not permitted",
-    EROFS: "read-only file system",
-    ENOSPC: "no space left on device",
-    ELOOP: "too many levels of symbolic links",
-    ENAMETOOLONG: "name too long",
-  };
-  return known[code] ?? "cannot open it";
+  return errnoWords(code) ?? "cannot open it";
 }
 
 function symlinkOrOther(path: string): "symlink" | "other" {
@@ -155,8 +147,4 @@ function handle(path: string, fd: number, stat: Stats): RuntimeDir {
 
 function ownUid(): number | undefined {
   return process.getuid?.();
-}
-
-function isCode(error: unknown, code: string): boolean {
-  return (error as NodeJS.ErrnoException)?.code === code;
 }

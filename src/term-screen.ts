@@ -19,7 +19,17 @@
 // The default import is the CommonJS module object: Deno finds no named exports in xterm's bundle.
 import xterm, { type IBuffer, type IBufferCell, type IDisposable, type IModes } from "@xterm/headless";
 import { type Style, serializeRows, sgr } from "./term-serialize.ts";
-import { CSI, ESC, HIDE_CURSOR, SGR_RESET, SHOW_CURSOR } from "./text-ansi.ts";
+import {
+  ALT_SCREEN_MODES,
+  CSI,
+  ESC,
+  HIDE_CURSOR,
+  MOUSE_ENCODING_MODES,
+  MOUSE_TRACKING_MODES,
+  RESET_SCROLL_REGION,
+  SGR_RESET,
+  SHOW_CURSOR,
+} from "./text-ansi.ts";
 import { Backlog, isPlain } from "./term-backlog.ts";
 import { LineWatch, bufferLines, dropTrailingBlankLines, type Region as ScrollRegion } from "./term-lines.ts";
 import { useFleetcomWidths } from "./term-widths.ts";
@@ -38,8 +48,6 @@ type BufferType = IBuffer["type"];
 /** Rows of a scroll region, 0-based and inclusive; absent means the whole screen. */
 type Region = ScrollRegion;
 
-const ALT_SCREEN_MODES = [47, 1047, 1049];
-const MOUSE_ENCODINGS = [1005, 1006, 1015, 1016];
 const MOUSE_TRACKING: Record<IModes["mouseTrackingMode"], string> = {
   none: "",
   x10: `${CSI}?9h`,
@@ -58,8 +66,8 @@ const MOUSE_TRACKING: Record<IModes["mouseTrackingMode"], string> = {
 const RESET_ATTACHING_TERMINAL = [
   HIDE_CURSOR,
   SGR_RESET,
-  `${CSI}r`, // scroll region: whole screen
-  `${CSI}?6;1;45;1004;2004;9;1000;1002;1003;1005;1006;1015;1016l`,
+  RESET_SCROLL_REGION, // scroll region: whole screen
+  `${CSI}?${[6, 1, 45, 1004, 2004, ...MOUSE_TRACKING_MODES, ...MOUSE_ENCODING_MODES].join(";")}l`,
   `${CSI}4l`, // replace, not insert
   `${CSI}?7h`, // autowrap: the serialized rows rely on it
   `${ESC}>`, // numeric keypad
@@ -95,7 +103,7 @@ class HiddenState {
   setPrivateModes(params: CsiParams, on: boolean): void {
     for (const mode of mainParams(params)) {
       if (mode === 25) this.cursorHidden = !on;
-      else if (MOUSE_ENCODINGS.includes(mode)) this.setMouseEncoding(mode, on);
+      else if (MOUSE_ENCODING_MODES.includes(mode)) this.setMouseEncoding(mode, on);
       else if (!on && ALT_SCREEN_MODES.includes(mode)) this.regions.alternate = undefined;
     }
   }

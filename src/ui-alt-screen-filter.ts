@@ -6,13 +6,14 @@
 // is, which is exactly what the switch would have shown. Other modes in the same sequence stay.
 // Sequences split across chunks are followed: an unfinished one is held until its end arrives.
 import { concatBytes } from "./bytes.ts";
+import { ALT_SCREEN_MODES, CSI } from "./text-ansi.ts";
 
 const ESC = 0x1b;
 const LEFT_BRACKET = 0x5b;
 const QUESTION = 0x3f;
 const H = 0x68;
 const L = 0x6c;
-const SWITCHES = new Set(["47", "1047", "1049"]);
+const SWITCHES = new Set(ALT_SCREEN_MODES.map(String));
 const EMPTY = new Uint8Array(0);
 
 function isParamByte(byte: number): boolean {
@@ -50,7 +51,7 @@ export class AltScreenFilter {
       if (others.length === params.length) continue;
       switched = true;
       kept.push(data.subarray(from, at));
-      if (others.length) kept.push(new TextEncoder().encode(`\x1b[?${others.join(";")}${String.fromCharCode(final)}`));
+      if (others.length) kept.push(new TextEncoder().encode(`${CSI}?${others.join(";")}${String.fromCharCode(final)}`));
       from = end + 1;
       at = end;
     }

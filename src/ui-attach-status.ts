@@ -21,8 +21,9 @@ import { stateText } from "./ui-format.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 import { concatBytes } from "./bytes.ts";
 import { armedText, chordWords } from "./ui-attach-chords.ts";
+import { cursorTo, ESC, ORIGIN_MODE_OFF, RESTORE_CURSOR, REVERSE_VIDEO, SAVE_CURSOR, scrollRegion, SGR_RESET } from "./text-ansi.ts";
 
-const ESC = 0x1b;
+const ESC_BYTE = 0x1b;
 const EMPTY = new Uint8Array(0);
 
 /**
@@ -41,12 +42,12 @@ export function statusText(task: TaskInfo, waiting: number, detach: string, mess
 function reverseRow(text: string, cols: number): string {
   const shown = cut(text, Math.max(1, cols - 1));
   const padded = ` ${shown}${" ".repeat(Math.max(0, cols - 2 - textWidth(shown)))}`;
-  return `\x1b[0;7m${cut(padded, cols)}\x1b[0m`;
+  return `${REVERSE_VIDEO}${cut(padded, cols)}${SGR_RESET}`;
 }
 
 /** The bytes that draw `text` on row `row` in reverse video, leaving the cursor, pen and modes as they were. */
 export function statusRowBytes(text: string, row: number, cols: number): string {
-  return `\x1b7\x1b[?6l\x1b[${row};1H${reverseRow(text, cols)}\x1b8`;
+  return `${SAVE_CURSOR}${ORIGIN_MODE_OFF}${cursorTo(row)}${reverseRow(text, cols)}${RESTORE_CURSOR}`;
 }
 
 /**
@@ -58,13 +59,13 @@ export function statusRowBytes(text: string, row: number, cols: number): string 
 export function coverBytes(lines: readonly string[], rows: number, cols: number, midSequence: boolean): string {
   const shown = lines.slice(-rows);
   const top = rows - shown.length + 1;
-  const drawn = shown.map((line, i) => `\x1b[${top + i};1H${reverseRow(line, cols)}`).join("");
-  return `${midSequence ? "\x18" : ""}\x1b[?6l\x1b(B${drawn}`;
+  const drawn = shown.map((line, i) => `${cursorTo(top + i)}${reverseRow(line, cols)}`).join("");
+  return `${midSequence ? "\x18" : ""}${ORIGIN_MODE_OFF}${ESC}(B${drawn}`;
 }
 
 /** The scroll region that keeps the last row of a `rows`-row terminal out of the task's reach. */
 export function taskRegion(rows: number): string {
-  return `\x1b[1;${Math.max(1, rows - 1)}r`;
+  return scrollRegion(1, Math.max(1, rows - 1));
 }
 
 /**
@@ -81,7 +82,7 @@ export class StatusRowGuard {
   push(chunk: Uint8Array, taskRows: number): { bytes: Uint8Array; erased: boolean } {
     const data = this.held.length ? concatBytes([this.held, chunk]) : chunk;
     this.held = EMPTY;
-    if (data.indexOf(ESC) === -1) return { bytes: data, erased: false };
+    if (data.indexOf(ESC_BYTE) === -1) return { bytes: data, erased: false };
     const out: Uint8Array[] = [];
     let erased = false;
     let from = 0;
@@ -89,7 +90,7 @@ export class StatusRowGuard {
       out.push(data.subarray(from, start), new TextEncoder().encode(text));
       from = end;
     };
-    for (let at = data.indexOf(ESC); at !== -1; at = data.indexOf(ESC, at + 1)) {
+    for (let at = data.indexOf(ESC_BYTE); at !== -1; at = data.indexOf(ESC_BYTE, at + 1)) {
       const next = data[at + 1];
       if (next === undefined) {
         this.held = data.slice(at);
@@ -104,7 +105,7 @@ export class StatusRowGuard {
         // ESC c: a full reset, the region included
         erased = true;
         this.savedCursor = false;
-        replace(at, at + 2, `\x1bc${taskRegion(taskRows + 1)}`);
+        replace(at, at + 2, `${ESC}c${taskRegion(taskRows + 1)}`);
       }
       if (next !== 0x5b) continue;
       let end = at + 2;
@@ -132,5 +133,5 @@ export class StatusRowGuard {
 function region(body: string, taskRows: number): string {
   const [top = "", bottom = ""] = body.split(";");
   const bottomRow = bottom === "" || Number(bottom) === 0 || Number(bottom) > taskRows ? taskRows : Number(bottom);
-  return `\x1b[${top === "" ? 1 : top};${bottomRow}r`;
+  return scrollRegion(top === "" ? 1 : top, bottomRow);
 }

@@ -27,21 +27,40 @@ import { DEFAULT_DETACH_KEY, type DetachKey } from "./ui-attach-settings.ts";
 import { PrefixReader, type AttachInput } from "./ui-attach-input.ts";
 import { StatusRowGuard, coverBytes, statusRowBytes, statusText, taskRegion } from "./ui-attach-status.ts";
 import { type ChordAction, armedText, chordFor, chordListLines } from "./ui-attach-chords.ts";
+import {
+  CSI,
+  cursorTo,
+  ENTER_ALT_SCREEN,
+  ERASE_LINE,
+  ESC,
+  LEAVE_ALT_SCREEN,
+  modesOff,
+  MOUSE_ENCODING_MODES,
+  MOUSE_TRACKING_MODES,
+  RESET_SCROLL_REGION,
+  RESTORE_CURSOR,
+  REVERSE_VIDEO,
+  SAVE_CURSOR,
+  SGR_RESET,
+  SHOW_CURSOR,
+} from "./text-ansi.ts";
 
 const RERUN_KEY = 0x72; // r, on a finished task
 /** How long a word for the user (`no other task waits`) stays on the status line. */
 const STATUS_MESSAGE_MS = 3_000;
 
-const ENTER_ALT_SCREEN = "\x1b[?1049h";
 /**
  * Undo what the task may have left switched on in this terminal, so the shell gets it back sane,
  * then leave the alternate screen: the user's screen comes back with the cursor where it was. The
  * scroll region goes first, as setting it homes the cursor.
  */
 const RESTORE_TERMINAL =
-  "\x1b[r\x1b[0m\x1b[?25h\x1b[?1l\x1b>\x1b[?2004l\x1b[?1004l" +
-  "\x1b[?9l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1005l\x1b[?1006l\x1b[?1015l\x1b[?1016l" +
-  "\x1b[?1049l";
+  RESET_SCROLL_REGION +
+  SGR_RESET +
+  SHOW_CURSOR +
+  `${CSI}?1l${ESC}>` + // cursor keys and keypad back to normal
+  modesOff([2004, 1004, ...MOUSE_TRACKING_MODES, ...MOUSE_ENCODING_MODES]) + // bracketed paste, focus, the mouse
+  LEAVE_ALT_SCREEN;
 
 /** How an attach ended; `lastScreen` is the text an exited task left on its screen. */
 export type AttachOutcome = ({ kind: "detached"; task: TaskInfo } | { kind: "ended"; end: AttachEnd; lastScreen?: string }) & {
@@ -67,7 +86,7 @@ export type WhenFinished = "show" | "end";
  */
 export function finishedNotice(task: TaskInfo, size: { cols: number; rows: number }, detach = DEFAULT_DETACH_KEY.name): string {
   const text = cut(`[task ${task.id} ${stateText(task)} · r rerun · ${detach} back]`, size.cols - 1);
-  return `\x1b7\x1b[${size.rows};1H\x1b[0;7m\x1b[2K${text}\x1b[0m\x1b8`;
+  return `${SAVE_CURSOR}${cursorTo(size.rows)}${REVERSE_VIDEO}${ERASE_LINE}${text}${SGR_RESET}${RESTORE_CURSOR}`;
 }
 
 /** The exit code a shell would see: the task's own, or 128 + n for a signal, as ssh and docker run report it. */
@@ -452,7 +471,7 @@ class Attachment {
     else {
       this.guard = null;
       this.statusDrawn = null;
-      this.stdout.write(`\x1b7\x1b[${this.size.rows};1H\x1b[0m\x1b[2K\x1b8\x1b[r`);
+      this.stdout.write(`${SAVE_CURSOR}${cursorTo(this.size.rows)}${SGR_RESET}${ERASE_LINE}${RESTORE_CURSOR}${RESET_SCROLL_REGION}`);
     }
     // Setting or clearing the region homed the cursor; the task's screen comes back at its new size.
     this.awaitingRedraw = [];

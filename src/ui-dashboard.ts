@@ -35,13 +35,13 @@ import { Region } from "./ui-render.ts";
 import { currentDirectory } from "./text-path.ts";
 import { bellSetting, confirmSetting } from "./settings.ts";
 import { WaitSignals } from "./ui-dashboard-waits.ts";
+import { CLEAR_SCREEN } from "./text-ansi.ts";
 
 // Ages and the running/idle glyphs change with time alone; the daemon sends events only for changes.
 /** Ages tick; every other change (idle included) arrives as an event. */
 const AGE_TICK_MS = 1_000;
 /** How long a task that changed section keeps its ↑/↓ mark. */
 const MOVED_MS = 5_000;
-const CLEAR_SCREEN = "\x1b[H\x1b[2J";
 const KEEP_HINT = "press w (or run fleetcom save NAME) to keep this fleet under a permanent name";
 
 export type DashboardEnd = "detached" | "quit" | "lost";

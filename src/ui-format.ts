@@ -9,6 +9,7 @@ import { label } from "./recipe-labels.ts";
 import { printable } from "./text-printable.ts";
 import { cut, textWidth } from "./text-width.ts";
 import { age } from "./text-age.ts";
+import { errnoCode } from "./errors.ts";
 
 export function glyph(task: TaskInfo): string {
   if (task.attention) return "!";
@@ -70,7 +71,7 @@ export function writeStdout(text: string): void {
   try {
     while (at < bytes.length) at += writeSync(1, bytes, at);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errnoCode(error);
     if (code === "EAGAIN") process.stdout.write(bytes.subarray(at));
     else if (code !== "EPIPE") throw error;
   }

@@ -259,6 +259,14 @@ describe("reloading the settings (SIGHUP, fleetcom config --reload)", () => {
     expect(config).toContain("(after a restart: false, from config.toml:4)");
   });
 
+  test("wait --for idle goes by the daemon's idle_seconds from the file, not its own default", async () => {
+    write("idle_seconds = 1\n");
+    const id = await fleet.run("sleep 3600");
+    const r = await fleet.cli(["wait", String(id), "--for", "idle", "--timeout", "30"]);
+    expect(r).toMatchObject({ code: 0, stderr: "" });
+    expect((await fleet.ls()).find((t) => t.id === id)?.idle).toBe(true);
+  });
+
   test("SIGHUP reloads the daemon instead of stopping it: the same daemon, the same tasks, the new settings", async () => {
     write("idle_seconds = 30\n");
     await fleet.run("sleep 3600", ["--name", "keeper"]);

@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { AgentNamespace } from "../../src/agent-namespace.ts";
 import { Task, type TaskListener } from "../../src/daemon-task.ts";
-import { IDLE_AFTER_MS } from "../../src/idle.ts";
+import { DEFAULT_IDLE_SECONDS } from "../../src/settings.ts";
 import { until } from "../harness/fleet.ts";
 import { makeSandbox, type Sandbox } from "../harness/helpers.ts";
 
@@ -105,7 +105,7 @@ describe("a wall-clock step", () => {
 
     // The wall clock goes an hour back while the task stays quiet past the threshold.
     stepWallClock(-HOUR);
-    stepMonotonicClock(IDLE_AFTER_MS + 1_000);
+    stepMonotonicClock(DEFAULT_IDLE_SECONDS * 1000 + 1_000);
     expect(t.idle()).toBe(true);
     expect(t.info().idle).toBe(true);
   });

@@ -1,9 +1,9 @@
 // Shared test scaffolding: an isolated HOME/config/runtime per test and a way to run the real CLI.
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { rmSync } from "node:fs";
+import { resolve } from "node:path";
 import { UserError } from "../../src/errors.ts";
 import type { RecipeEntry } from "../../src/recipe.ts";
+import { isolatedDirs } from "./sandbox.ts";
 
 export const MAIN = resolve(import.meta.dir, "../../src/main.ts");
 
@@ -35,17 +35,9 @@ export interface Sandbox {
 }
 
 export function makeSandbox(): Sandbox {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), "fleetcom-test-")));
-  const home = join(root, "home");
-  const config = join(root, "config");
-  const runtime = join(root, "run");
-  Bun.spawnSync(["mkdir", "-p", home]);
+  const { root, home, config, runtime, env: isolated } = isolatedDirs("fleetcom-test-");
   const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: home,
-    FLEETCOM_CONFIG_DIR: config,
-    FLEETCOM_RUNTIME_DIR: runtime,
-    SHELL: "/bin/sh",
+    ...isolated,
     NO_COLOR: "1",
     TMPDIR: process.env.TMPDIR ?? "/tmp",
     // Every fleetcom a test starts lives a second or two, and most of that is arktype building its

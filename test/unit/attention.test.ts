@@ -274,17 +274,23 @@ describe("wait's conditions", () => {
     for (const quiet of [{ idle: true }, { state: "exited" as const }, { attention: waiting }]) expect(check(task(quiet), "idle")).toBe("met");
   });
 
-  test("quiet means 10 s since the last output, or since the start", () => {
-    expect(untilQuiet(task(), T0 + 4_000)).toBe(6_000);
-    expect(untilQuiet(task({ lastOutputAt: new Date(T0 + 5_000).toISOString() }), T0 + 6_000)).toBe(9_000);
+  test("quiet means the daemon's idle threshold since the last output, or since the start", () => {
+    expect(untilQuiet(task(), T0 + 4_000, 10_000)).toBe(6_000);
+    expect(untilQuiet(task({ lastOutputAt: new Date(T0 + 5_000).toISOString() }), T0 + 6_000, 10_000)).toBe(9_000);
     // Overdue: the daemon has not said idle yet (its events are coalesced), so ask again shortly.
-    expect(untilQuiet(task(), T0 + 60_000)).toBe(250);
+    expect(untilQuiet(task(), T0 + 60_000, 10_000)).toBe(250);
   });
 
-  test("a wall-clock step between the daemon's reading and wait's never stretches the wait beyond 10 s", () => {
+  test("a threshold from config.toml's idle_seconds is the one wait goes by, not the default 10 s", () => {
+    // idle_seconds = 30: at second 12 the next question is due at second 30, not every 250 ms from second 10.
+    expect(untilQuiet(task(), T0 + 12_000, 30_000)).toBe(18_000);
+    expect(untilQuiet(task(), T0 + 500, 1_000)).toBe(500);
+  });
+
+  test("a wall-clock step between the daemon's reading and wait's never stretches the wait beyond the threshold", () => {
     const last = task({ lastOutputAt: new Date(T0 + 5_000).toISOString() });
     // wait's clock stepped back an hour after the daemon stamped the last output.
-    expect(untilQuiet(last, T0 + 6_000 - 3_600_000)).toBe(10_000);
+    expect(untilQuiet(last, T0 + 6_000 - 3_600_000, 10_000)).toBe(10_000);
   });
 });
 

@@ -147,4 +147,9 @@ export function wholeFlag(flag: string, raw: string | undefined): number | undef
   return value;
 }
 
+/** Whether a word given on the command line is one of `options` (`wait --for`, `completions SHELL`): checked, then typed, never cast. */
+export function isOneOf<T extends string>(options: readonly T[], word: string | undefined): word is T {
+  return (options as readonly (string | undefined)[]).includes(word);
+}
+
 export { flagsOf, type Flag, type UnknownFlag };

@@ -12,7 +12,22 @@ import { join } from "node:path";
 import { type Attempt, type ClientSocket, connectClientSocket } from "./client-socket.ts";
 import { isCharacterDevice } from "./files.ts";
 import { EXIT, UserError } from "./errors.ts";
-import type { AttachEnd, CrashChange, CrashNotice, DaemonMessage, Notices, Op, OpArgs, OpResult, Reply, SnapshotNotice, TaskEvent } from "./wire-protocol.ts";
+import type {
+  AttachEnd,
+  ClientMessage,
+  CrashChange,
+  CrashNotice,
+  DaemonMessage,
+  Notices,
+  Op,
+  OpArgs,
+  OpResult,
+  Refusal,
+  Reply,
+  SnapshotNotice,
+  TaskEvent,
+  Welcome,
+} from "./wire-protocol.ts";
 import { age } from "./text-age.ts";
 import { LOCK_NAME, LOG_NAME, SOCKET_NAME, logPath, runtimeDir } from "./paths.ts";
 import { printable } from "./text-printable.ts";
@@ -107,7 +122,7 @@ export class DaemonClient {
     });
   }
 
-  private onGreeting: ((message: DaemonMessage) => void) | null = null;
+  private onGreeting: ((message: Welcome | Refusal) => void) | null = null;
 
   private receive(chunk: Uint8Array): void {
     for (const frame of this.decoder.push(chunk)) {
@@ -115,19 +130,42 @@ export class DaemonClient {
         this.handlers.data?.(frame.payload);
         continue;
       }
-      const message = decodeJson(frame.payload) as DaemonMessage;
-      if (message.type === "welcome" || message.type === "refused") {
-        if (message.type === "refused" && !this.onGreeting) process.stderr.write(`fleetcom: ${printable(message.error)}\n`);
-        this.onGreeting?.(message);
-        this.onGreeting = null;
-      } else if (message.type === "reply") this.settle(message);
-      else if (message.type === "event") this.handlers.event?.(message);
-      else if (message.type === "snapshot") this.handlers.snapshot?.(message);
-      else if (message.type === "crash") this.handlers.crash?.(message);
-      else if (message.type === "attach-end") this.handlers.attachEnd?.(message);
-      else if (message.type === "screen") this.handlers.screen?.();
-      else if (message.type === "skipped") this.handlers.skipped?.(message.lines);
+      // Not validated: the peer is our own uid's daemon, and it refused the hello unless it speaks
+      // this client's protocol (daemon.ts greet), so its frames are the contract's DaemonMessage.
+      this.handle(decodeJson(frame.payload) as DaemonMessage);
     }
+  }
+
+  /** Every member of DaemonMessage has its case: one the daemon gains and the client ignores does not compile. */
+  private handle(message: DaemonMessage): void {
+    switch (message.type) {
+      case "refused":
+        if (!this.onGreeting) process.stderr.write(`fleetcom: ${printable(message.error)}\n`);
+        return this.greeting(message);
+      case "welcome":
+        return this.greeting(message);
+      case "reply":
+        return this.settle(message);
+      case "event":
+        return this.handlers.event?.(message);
+      case "snapshot":
+        return this.handlers.snapshot?.(message);
+      case "crash":
+        return this.handlers.crash?.(message);
+      case "attach-end":
+        return this.handlers.attachEnd?.(message);
+      case "screen":
+        return this.handlers.screen?.();
+      case "skipped":
+        return this.handlers.skipped?.(message.lines);
+      default:
+        message satisfies never;
+    }
+  }
+
+  private greeting(message: Welcome | Refusal): void {
+    this.onGreeting?.(message);
+    this.onGreeting = null;
   }
 
   private settle(reply: Reply): void {
@@ -135,7 +173,7 @@ export class DaemonClient {
     if (!waiter) return;
     this.pending.delete(reply.id);
     if (reply.ok) waiter.resolve(reply.result);
-    else waiter.reject(new UserError(reply.error ?? "the daemon refused the request"));
+    else waiter.reject(new UserError(reply.error));
   }
 
   private onClosed(rejectHandshake: (e: Error) => void): void {
@@ -174,7 +212,7 @@ export class DaemonClient {
         }
       };
       this.pending.set(id, { resolve: resolveInPlace, reject });
-      this.send({ type: "request", id, op, args });
+      this.send({ type: "request", id, op, ...(args !== undefined && { args }) });
     });
     answered.catch(() => {});
     return this.greeted.then(() => answered);
@@ -184,7 +222,7 @@ export class DaemonClient {
     this.socket.write(encodeData(bytes));
   }
 
-  private send(message: unknown): void {
+  private send(message: ClientMessage): void {
     this.socket.write(encodeControl(message));
   }
 

@@ -3,8 +3,9 @@
 // `fleetcom completions --list sessions|tasks` for the names that change; that never starts a
 // daemon, and prints nothing when there is none to ask.
 import { defineCommand, type ArgDef, type CommandDef } from "citty";
-import { completionScript, SHELLS, type CommandSpec, type FlagSpec, type Operand, type Shell } from "./completion-scripts.ts";
+import { completionScript, SHELLS, type CommandSpec, type FlagSpec, type Operand } from "./completion-scripts.ts";
 import { usageError, UserError } from "./errors.ts";
+import { isOneOf } from "./cli-flags.ts";
 import { label } from "./recipe-labels.ts";
 import { isPrintable, printable } from "./text-printable.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
@@ -41,8 +42,8 @@ export const completionsCommand = (table: () => CommandTable) =>
     },
     async run({ args }) {
       if (args.list !== undefined) return printList(args.list);
-      const shell = args.shell as Shell;
-      if (!SHELLS.includes(shell)) throw usageError(`completions needs a shell: ${SHELLS.join(", ")} (got '${printable(args.shell ?? "")}')`);
+      const shell = args.shell;
+      if (!isOneOf(SHELLS, shell)) throw usageError(`completions needs a shell: ${SHELLS.join(", ")} (got '${printable(shell ?? "")}')`);
       const { root, subcommands } = table();
       const commands = await Promise.all(Object.entries(subcommands).map(async ([name, lazy]) => describeCommand(name, await lazy())));
       const rootFlags = [...flagsOf(await resolve(root.args)), HELP];

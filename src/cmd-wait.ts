@@ -7,6 +7,7 @@
 import { defineCommand } from "citty";
 import { DaemonClient } from "./client.ts";
 import { EXIT, UserError, usageError } from "./errors.ts";
+import { isOneOf } from "./cli-flags.ts";
 import { stateText } from "./ui-format.ts";
 import { msUntilIdle } from "./idle.ts";
 import { DEFAULT_IDLE_SECONDS } from "./settings.ts";
@@ -63,9 +64,9 @@ export default defineCommand({
     timeout: { type: "string", description: "Give up after S seconds (exit 124)" },
   },
   async run({ args }) {
-    const condition = args.for as Condition;
-    if (!CONDITIONS.includes(condition)) throw usageError(`--for: expected waiting, exit or idle, got '${args.for}'`);
-    const ref = args._[0] as string | undefined;
+    const condition = args.for;
+    if (!isOneOf(CONDITIONS, condition)) throw usageError(`--for: expected waiting, exit or idle, got '${condition}'`);
+    const ref = args._[0];
     if (args.any && ref !== undefined) throw usageError("wait: give a TASK or --any, not both");
     if (!args.any && ref === undefined) throw usageError("wait: name a TASK, or --any for the first task of the fleet");
     if (args.group !== undefined && !args.any) throw usageError("wait: --group goes with --any");

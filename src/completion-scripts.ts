@@ -3,7 +3,7 @@
 // flags) is written into the script; what changes (saved sessions, live tasks) the script asks
 // fleetcom for at completion time with `completions --list sessions|tasks`, which never starts a
 // daemon.
-import { shellWord as shellQuote } from "./text-shell.ts";
+import { shellWord } from "./text-shell.ts";
 
 /** What a positional argument or a flag's value completes to. */
 export type Operand = "tasks" | "sessions" | "files" | "dirs" | "shells" | "command" | "none";
@@ -40,7 +40,7 @@ export function completionScript(shell: Shell, spec: CompletionSpec): string {
 }
 
 function listCommand(spec: CompletionSpec, what: "sessions" | "tasks"): string {
-  return `${spec.program.map(shellQuote).join(" ")} completions --list ${what} 2>/dev/null`;
+  return `${spec.program.map(shellWord).join(" ")} completions --list ${what} 2>/dev/null`;
 }
 
 function flagWords(flags: FlagSpec[]): string[] {
@@ -55,10 +55,10 @@ function valuedFlags(flags: FlagSpec[]): FlagSpec[] {
 function commandFacts(command: CommandSpec, indent: string): string {
   const subs = command.subcommands.map((s) => s.name).join(" ");
   return [
-    `${indent}${shellQuote(command.name)})`,
-    `${indent}  flags=${shellQuote(flagWords(command.flags).join(" "))}`,
-    `${indent}  valued=${shellQuote(flagWords(valuedFlags(command.flags)).join(" "))}`,
-    `${indent}  subs=${shellQuote(subs)} operand=${command.operand} repeat=${command.repeatsOperand ? 1 : 0} rest=${command.afterDashDash} ;;`,
+    `${indent}${shellWord(command.name)})`,
+    `${indent}  flags=${shellWord(flagWords(command.flags).join(" "))}`,
+    `${indent}  valued=${shellWord(flagWords(valuedFlags(command.flags)).join(" "))}`,
+    `${indent}  subs=${shellWord(subs)} operand=${command.operand} repeat=${command.repeatsOperand ? 1 : 0} rest=${command.afterDashDash} ;;`,
   ].join("\n");
 }
 
@@ -79,7 +79,7 @@ function lineWalk(spec: CompletionSpec, first: string, last: string, word: (i: s
   const commandCases = spec.commands
     .flatMap((c) => [commandFacts(c, "      "), ...c.subcommands.map((s) => commandFacts({ ...s, name: `${c.name}/${s.name}` }, "      "))])
     .join("\n");
-  return `  local cmd="" flags=${shellQuote(flagWords(spec.rootFlags).join(" "))} valued="" subs="" operand=none repeat=0 rest=none
+  return `  local cmd="" flags=${shellWord(flagWords(spec.rootFlags).join(" "))} valued="" subs="" operand=none repeat=0 rest=none
   local npos=0 dashdash=0 skip=0 i w kind
   for ((i = ${first}; i < ${last}; i++)); do
     w=${word("i")}
@@ -139,7 +139,7 @@ ${lineWalk(spec, "1", "COMP_CWORD", (i) => `\${COMP_WORDS[${i}]}`, "$prev", "$cu
   case $kind in
     flags) COMPREPLY=($(compgen -W "$flags" -- "$cur")) ;;
     top)
-      COMPREPLY=($(compgen -W ${shellQuote(topWords)} -- "$cur"))
+      COMPREPLY=($(compgen -W ${shellWord(topWords)} -- "$cur"))
       _fleetcom_reply "$cur" < <(${listCommand(spec, "sessions")}) ;;
     subs) COMPREPLY=($(compgen -W "$subs" -- "$cur")) ;;
     tasks) _fleetcom_reply "$cur" < <(${listCommand(spec, "tasks")} | cut -f1) ;;
@@ -147,7 +147,7 @@ ${lineWalk(spec, "1", "COMP_CWORD", (i) => `\${COMP_WORDS[${i}]}`, "$prev", "$cu
       _fleetcom_reply "$cur" < <(${listCommand(spec, "sessions")})
       # A recipe file works too; session names are already quoted, so no "-o filenames" here.
       [[ $cmd == load ]] && COMPREPLY+=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -S / -- "$cur")) ;;
-    shells) COMPREPLY=($(compgen -W ${shellQuote(SHELLS.join(" "))} -- "$cur")) ;;
+    shells) COMPREPLY=($(compgen -W ${shellWord(SHELLS.join(" "))} -- "$cur")) ;;
     command) COMPREPLY=($(compgen -c -- "$cur")) ;;
     files) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
     dirs) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- "$cur")) ;;
@@ -160,15 +160,15 @@ complete -F _fleetcom fleetcom
 
 function zshDescribe(flags: FlagSpec[]): string {
   const escapeColons = (text: string) => text.replaceAll("\\", "\\\\").replaceAll(":", "\\:");
-  return flagWords(flags).length ? flags.flatMap((f) => flagWords([f]).map((w) => shellQuote(`${w}:${escapeColons(f.description)}`))).join(" ") : "";
+  return flagWords(flags).length ? flags.flatMap((f) => flagWords([f]).map((w) => shellWord(`${w}:${escapeColons(f.description)}`))).join(" ") : "";
 }
 
 function zshScript(spec: CompletionSpec): string {
   const describeCases = spec.commands
     .flatMap((c) => [c, ...c.subcommands.map((s) => ({ ...s, name: `${c.name}/${s.name}` }))])
-    .map((c) => `      ${shellQuote(c.name)}) described=(${zshDescribe(c.flags)}) ;;`)
+    .map((c) => `      ${shellWord(c.name)}) described=(${zshDescribe(c.flags)}) ;;`)
     .join("\n");
-  const topCommands = spec.commands.map((c) => shellQuote(`${c.name}:${c.description.replaceAll(":", "\\:")}`)).join(" ");
+  const topCommands = spec.commands.map((c) => shellWord(`${c.name}:${c.description.replaceAll(":", "\\:")}`)).join(" ");
   return `#compdef fleetcom
 # fleetcom completion for zsh: subcommands, flags, saved sessions and live tasks.
 # Load it with:  source <(fleetcom completions zsh)     (after compinit)

@@ -11,7 +11,7 @@
 // (the rest of what it sent waits, unread, in the kernel), and a request from a client already past
 // the bound drops it without being done.
 import type { Socket } from "node:net";
-import type { DaemonEvent, TaskEvent } from "./wire-protocol.ts";
+import type { DaemonEvent, DaemonMessage, Refusal, TaskEvent } from "./wire-protocol.ts";
 import { setImmediate } from "node:timers";
 import { type Frame, FrameDecoder, FrameError, FrameKind, MAX_CLIENT_FRAME, decodeJson, encodeControl, encodeData } from "./wire-framing.ts";
 import { mebibytes } from "./text-size.ts";
@@ -169,7 +169,7 @@ export class Connection {
   }
 
   /** A message that must arrive (a reply, an attach notice); a client this far behind is dropped. */
-  send(message: unknown): void {
+  send(message: DaemonMessage): void {
     if (this.closedAlready || this.tooFarBehind()) return;
     this.write(encodeControl(message));
   }
@@ -257,7 +257,7 @@ export class Connection {
    */
   drop(error: string): void {
     if (this.closedAlready) return;
-    this.write(encodeControl({ type: "refused", error }));
+    this.write(encodeControl({ type: "refused", error } satisfies Refusal));
     this.waiting.clear();
     this.socket.end();
     if (this.socket.writableLength > 0) setTimeout(() => this.socket.destroy(), DROP_LINGER_MS).unref?.();

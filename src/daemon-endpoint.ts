@@ -20,6 +20,7 @@ import { clientRefusal } from "./wire-peer.ts";
 import { openRuntimeDir, type RuntimeDir } from "./runtime-dir.ts";
 import { peerUidReader, redirectStdio, socketFd } from "./platform.ts";
 import { encodeControl } from "./wire-framing.ts";
+import type { Refusal } from "./wire-protocol.ts";
 
 export const RUNTIME_CHECK_MS = 1_000;
 
@@ -89,7 +90,7 @@ export class Endpoint {
       if (!refusal) return options.accept(socket);
       options.log(`refused a connection: ${refusal}`);
       socket.on("error", () => {});
-      socket.end(encodeControl({ type: "refused", error: refusal }));
+      socket.end(encodeControl({ type: "refused", error: refusal } satisfies Refusal));
     };
     try {
       return new Endpoint(path, await settle(claim.dir, claim.lockFd, admit), admit, options);

@@ -105,7 +105,8 @@ export interface Settings {
 
 type Parsed<T> = { ok: T } | { error: string };
 
-interface Spec<T> {
+/** How one setting is read from the file and the environment. */
+export interface Spec<T> {
   key: string;
   env: string;
   fallback: T;
@@ -117,14 +118,17 @@ interface Spec<T> {
 
 const wholeNumber = (v: string) => (/^\d+$/.test(v.trim()) ? Number(v) : NaN);
 
-const SPECS = {
+/** Each setting's spec; typed, never cast, so a spec that lacks a member (or a setting that lacks a spec) does not compile. */
+type Specs = { [K in Exclude<keyof Settings, "file" | "problems">]: Spec<Settings[K]["value"]> };
+
+const SPECS: Specs = {
   notify: {
     key: "notify",
     env: "FLEETCOM_NOTIFY",
     fallback: null,
     fromFile: (v) => (typeof v === "string" ? { ok: v.trim() === "" ? null : v } : { error: `expected a command line in quotes, got ${shown(v)}` }),
     fromEnv: (v) => ({ ok: v.trim() === "" ? null : v }),
-  } as Spec<string | null>,
+  },
   scrollback: {
     key: "scrollback",
     env: "FLEETCOM_SCROLLBACK",
@@ -134,7 +138,7 @@ const SPECS = {
         ? { ok: Math.min(v, MAX_SCROLLBACK) }
         : { error: `expected a whole number of lines, got ${shown(v)}` },
     fromEnv: (v) => (Number.isNaN(wholeNumber(v)) ? { error: `'${v}' is not a whole number` } : { ok: Math.min(wholeNumber(v), MAX_SCROLLBACK) }),
-  } as Spec<number>,
+  },
   idleSeconds: {
     key: "idle_seconds",
     env: "FLEETCOM_IDLE_SECONDS",
@@ -147,14 +151,14 @@ const SPECS = {
       const n = /^\d+(\.\d+)?$/.test(v.trim()) ? Number(v) : NaN;
       return n > 0 && n <= 86_400 ? { ok: n } : { error: `'${v}' is not a number of seconds above 0 (at most 86400)` };
     },
-  } as Spec<number>,
+  },
   detachKey: {
     key: "detach_key",
     env: "FLEETCOM_DETACH_KEY",
     fallback: DEFAULT_DETACH_KEY,
     fromFile: (v) => (typeof v === "string" ? parseDetachKey(v) : { error: `expected a key such as "ctrl-\\\\" or "ctrl-b", got ${shown(v)}` }),
     fromEnv: (v) => parseDetachKey(v),
-  } as Spec<DetachKey>,
+  },
   confirm: booleanSpec("confirm", "FLEETCOM_CONFIRM", true, true),
   // History can hold secrets: someone who wrote FLEETCOM_HISTORY=nope most likely meant it off.
   history: booleanSpec("history", "FLEETCOM_HISTORY", true, false),

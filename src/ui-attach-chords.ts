@@ -10,11 +10,13 @@
 // detaches (the spec's `Ctrl-\ detaches`) once any key follows it, and a chord key typed late is
 // never typed into the dashboard or the shell behind.
 
+import type { KeyId } from "./ui-keys.ts";
+
 export type ChordAction = "detach" | "next" | "previous" | "waiting" | "history" | "status" | "help";
 
 export interface Chord {
   /** The keys, first the one shown in short listings; `[` is tmux's key for its copy mode. */
-  keys: readonly string[];
+  keys: readonly KeyId[];
   action: ChordAction;
   /** What it does, for the chord list and the dashboard's `?` screen. */
   help: string;
@@ -35,7 +37,8 @@ export const CHORDS: readonly Chord[] = [
 /** The chord a key after the detach key names: `ctrl-n` is `n` when it has no entry of its own, so Ctrl may stay held. */
 export function chordFor(key: string): Chord | undefined {
   const bare = key.startsWith("ctrl-") ? key.slice(5) : null;
-  return CHORDS.find((c) => c.keys.includes(key)) ?? (bare === null ? undefined : CHORDS.find((c) => c.keys.includes(bare)));
+  const named = (name: string) => CHORDS.find((c) => c.keys.some((k) => k === name));
+  return named(key) ?? (bare === null ? undefined : named(bare));
 }
 
 /** Every line of the chord list, as [keys, what]: the chords, then the detach key twice. */

@@ -26,7 +26,7 @@ import {
   type View,
 } from "./ui-dashboard-view.ts";
 import { helpScrollMax } from "./ui-dashboard-keys.ts";
-import { KeyInput, type Key } from "./ui-keys.ts";
+import { KeyInput, keyEntry, keyName, type Key, type KeyId } from "./ui-keys.ts";
 import { printable } from "./text-printable.ts";
 import type { CrashNotice, Notices, SnapshotError, TaskEvent, TaskInfo } from "./wire-protocol.ts";
 import { askLine, PROMPT_ROWS } from "./ui-prompt.ts";
@@ -62,6 +62,9 @@ export async function runDashboard(options: DashboardOptions = {}): Promise<{ en
     dashboard.close();
   }
 }
+
+/** The keys that still move the cursor while the filter is typed. */
+const MOVING_KEYS = new Set<string>(["up", "down", "pageup", "pagedown", "home", "end"] satisfies KeyId[]);
 
 class Dashboard {
   private readonly tasks = new Map<number, TaskInfo>();
@@ -359,7 +362,7 @@ class Dashboard {
       else this.closePeek();
       return this.draw();
     }
-    const name = key.name === "char" ? key.text! : key.name;
+    const name = keyName(key);
     if (this.lost) {
       if (name === "r") await this.reconnect();
       else if (name === "q" || name === "ctrl-c") this.finish("lost");
@@ -377,13 +380,13 @@ class Dashboard {
       return this.draw();
     }
     const row = this.currentRow();
-    const action = this.actions[name];
+    const action = keyEntry(this.actions, name);
     if (action) await action(row);
     else if (name === "x" && row) this.status = { text: "press X (uppercase) to kill or remove a task", error: false };
     this.draw();
   }
 
-  private readonly actions: Record<string, (row: Row | undefined) => void | Promise<void>> = {
+  private readonly actions: Partial<Record<KeyId, (row: Row | undefined) => void | Promise<void>>> = {
     up: () => this.move(-1),
     k: () => this.move(-1),
     down: () => this.move(1),
@@ -440,8 +443,8 @@ class Dashboard {
   /** A key while `?` shows: the scrolling keys scroll it when it does not fit, any other key closes it. */
   private helpKey(name: string): void {
     const max = helpScrollMax(this.detachKey.name, this.region.columns, helpRows({ notices: this.notices() }, this.region.height - 1), this.options.foreground);
-    const by: Record<string, number> = { up: -1, k: -1, down: 1, j: 1, pageup: -this.page(), pagedown: this.page(), home: -max, end: max };
-    const step = by[name];
+    const by: Partial<Record<KeyId, number>> = { up: -1, k: -1, down: 1, j: 1, pageup: -this.page(), pagedown: this.page(), home: -max, end: max };
+    const step = keyEntry(by, name);
     if (max === 0 || step === undefined) this.helpScroll = null;
     else this.helpScroll = Math.min(max, Math.max(0, this.helpScroll! + step));
   }
@@ -465,7 +468,7 @@ class Dashboard {
     else if (key.name === "backspace") this.filter = [...this.filter].slice(0, -1).join("");
     else if (key.name === "ctrl-u") this.filter = "";
     else if ((key.name === "char" || key.name === "space") && key.text) this.filter += key.text;
-    else if (["up", "down", "pageup", "pagedown", "home", "end"].includes(key.name)) void this.actions[key.name]!(undefined);
+    else if (MOVING_KEYS.has(keyName(key))) void keyEntry(this.actions, key)?.(undefined);
     this.draw();
   }
 

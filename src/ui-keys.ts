@@ -2,26 +2,60 @@
 // Tab, Esc, control keys, typed text), and one reader that hands them to whoever has the screen.
 // A lone ESC in a read is the Esc key; a sequence split across reads is rare on a local terminal.
 
-export interface Key {
-  /** `up`, `down`, `home`, `end`, `pageup`, `pagedown`, `enter`, `tab`, `escape`, `backspace`, `space`, `ctrl-c`… or `char`. */
-  name: string;
-  /** The character typed, for `char` and `space`. */
-  text?: string | undefined;
+const LETTERS = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q", "r", "s", "t", "u", "v", "w", "x", "y", "z"] as const;
+type Letter = (typeof LETTERS)[number];
+
+/** A key that types no character of its own; Ctrl with a letter is `ctrl-c`. */
+export type NamedKey =
+  | "up"
+  | "down"
+  | "left"
+  | "right"
+  | "home"
+  | "end"
+  | "pageup"
+  | "pagedown"
+  | "delete"
+  | "enter"
+  | "tab"
+  | "shift-tab"
+  | "escape"
+  | "backspace"
+  | `ctrl-${Letter}`
+  | "ctrl-\\";
+
+export type Key = { name: "char"; text: string } | { name: "space"; text: " " } | { name: NamedKey; text?: undefined };
+
+/**
+ * What a key table is indexed by: a named key, Space, or a typed letter, digit or sign (a `char`
+ * key by its text). Tables are `Partial<Record<KeyId, …>>`, so a misspelt key does not compile.
+ */
+export type KeyId = NamedKey | "space" | Letter | Uppercase<Letter> | "0" | "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9" | "/" | "?" | "[";
+
+/** A key's name in a key table: a typed character by its text. */
+export function keyName(key: Key): string {
+  return key.name === "char" ? key.text : key.name;
 }
 
-const NAMED: Record<string, string> = {
-  "\r": "enter",
-  "\n": "enter",
-  "\t": "tab",
-  "\x7f": "backspace",
-  "\b": "backspace",
-  " ": "space",
-  "\x1c": "ctrl-\\",
+/** The entry of `table` for this key, if it has one. */
+export function keyEntry<A>(table: Partial<Record<KeyId, A>>, key: Key | string): A | undefined {
+  const byName: Readonly<Record<string, A | undefined>> = table;
+  return byName[typeof key === "string" ? key : keyName(key)];
+}
+
+const NAMED: Readonly<Record<string, Key>> = {
+  "\r": { name: "enter" },
+  "\n": { name: "enter" },
+  "\t": { name: "tab" },
+  "\x7f": { name: "backspace" },
+  "\b": { name: "backspace" },
+  " ": { name: "space", text: " " },
+  "\x1c": { name: "ctrl-\\" },
 };
 
-const CSI_FINAL: Record<string, string> = { A: "up", B: "down", C: "right", D: "left", H: "home", F: "end" };
+const CSI_FINAL: Readonly<Record<string, NamedKey>> = { A: "up", B: "down", C: "right", D: "left", H: "home", F: "end" };
 // `CSI n ~` keys: xterm and VT220 numbering, with rxvt's and the Linux console's Home and End.
-const TILDE: Record<string, string> = { "1": "home", "7": "home", "4": "end", "8": "end", "3": "delete", "5": "pageup", "6": "pagedown" };
+const TILDE: Readonly<Record<string, NamedKey>> = { "1": "home", "7": "home", "4": "end", "8": "end", "3": "delete", "5": "pageup", "6": "pagedown" };
 
 export function decodeKeys(input: string): Key[] {
   const keys: Key[] = [];
@@ -37,9 +71,12 @@ export function decodeKeys(input: string): Key[] {
     const code = ch.codePointAt(0)!;
     const char = String.fromCodePoint(code);
     i += char.length;
-    if (NAMED[char]) keys.push({ name: NAMED[char]!, text: char === " " ? " " : undefined });
-    else if (code < 0x20) keys.push({ name: `ctrl-${String.fromCharCode(code + 0x60)}` });
-    else keys.push({ name: "char", text: char });
+    const named = NAMED[char];
+    const letter = LETTERS[code - 1];
+    if (named) keys.push(named);
+    else if (code >= 0x20) keys.push({ name: "char", text: char });
+    // Ctrl with a letter; the other control codes (Ctrl-Space, Ctrl-], …): nothing in fleetcom uses them.
+    else if (letter) keys.push({ name: `ctrl-${letter}` });
   }
   return keys;
 }
@@ -54,7 +91,8 @@ function escapeSequence(input: string, at: number): [Key | null, number] {
   const final = input[end];
   if (final === undefined) return [null, input.length - at];
   const body = input.slice(at + 2, end);
-  if (final === "~") return [TILDE[body] ? { name: TILDE[body]! } : null, end + 1 - at];
+  const tilde = TILDE[body];
+  if (final === "~") return [tilde ? { name: tilde } : null, end + 1 - at];
   if (final === "Z") return [{ name: "shift-tab" }, end + 1 - at];
   const name = CSI_FINAL[final];
   return [name ? { name } : null, end + 1 - at];

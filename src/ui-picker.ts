@@ -5,7 +5,7 @@
 // recovery snapshots): Tab flips between them while the others have items, and each list keeps its
 // own filter and highlight (Shift-Tab flips back the other way, as in Rust fleetcom). List actions
 // (rename, delete) run without leaving the picker.
-import { KeyInput, type Key } from "./ui-keys.ts";
+import { KeyInput, keyEntry, keyName, type Key, type KeyId } from "./ui-keys.ts";
 import { askLine, PROMPT_ROWS } from "./ui-prompt.ts";
 import { printable } from "./text-printable.ts";
 import { Region, fit, paint, windowAround } from "./ui-render.ts";
@@ -31,7 +31,7 @@ export interface PickerTools {
 }
 
 export interface PickAction<T> {
-  key: string;
+  key: KeyId;
   hint: string;
   run(item: PickItem<T>, tools: PickerTools): Promise<void>;
 }
@@ -146,10 +146,10 @@ class Picker<T> {
     this.status = null;
     const visible = this.visible();
     const at = this.highlighted(visible);
-    const action = this.list.actions?.find((a) => a.key === key.name);
+    const action = this.list.actions?.find((a) => a.key === keyName(key));
     if (key.name === "escape" || key.name === "ctrl-c") return this.finish(null);
     if (key.name === "enter") return this.choose(visible[at]);
-    const by = this.moves()[key.name];
+    const by = keyEntry(this.moves(), key);
     if (by !== undefined) {
       const next = visible[Math.min(visible.length - 1, Math.max(0, at + by))];
       if (next) this.state.highlight = next.key;
@@ -170,7 +170,7 @@ class Picker<T> {
   }
 
   /** How far each moving key goes: a row, a page (the rows shown, less the two `⋮` lines), or to either end. */
-  private moves(): Record<string, number> {
+  private moves(): Partial<Record<KeyId, number>> {
     const page = Math.max(1, this.room() - 2);
     return { up: -1, down: 1, pageup: -page, pagedown: page, home: -Infinity, end: Infinity };
   }

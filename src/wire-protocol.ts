@@ -225,12 +225,22 @@ export interface OpResults {
 }
 export type OpResult<O extends Op> = OpResults[O];
 
-export interface Reply {
+/** The answer to request `id`: its op's result, or why it was refused. */
+export type Reply = Answered | Failed;
+
+export interface Answered {
   type: "reply";
   id: number;
-  ok: boolean;
-  result?: unknown;
-  error?: string;
+  ok: true;
+  /** The result of the request's op: the client holds which op `id` was, and reads it as that op's result. */
+  result: OpResult<Op>;
+}
+
+export interface Failed {
+  type: "reply";
+  id: number;
+  ok: false;
+  error: string;
 }
 
 export interface TaskEvent {
@@ -256,7 +266,7 @@ export type DaemonEvent = TaskEvent | SnapshotNotice | CrashChange;
 
 export interface AttachEnd {
   type: "attach-end";
-  reason: "exited" | "removed" | "replaced" | "shutdown";
+  reason: "exited" | "removed" | "shutdown";
   task: TaskInfo;
 }
 
@@ -291,4 +301,12 @@ export interface LinesSkipped {
   lines: number;
 }
 
+/**
+ * Everything the daemon sends as a control frame (daemon-connection.ts `send`), one member per `type`.
+ * The client handles each in one exhaustive switch (client.ts), so a new member it does not handle,
+ * or a field it reads that no member carries, does not compile.
+ */
 export type DaemonMessage = Reply | TaskEvent | SnapshotNotice | CrashChange | AttachEnd | Welcome | Refusal | ScreenFollows | LinesSkipped;
+
+/** Everything a client sends as a control frame: the hello, then requests. */
+export type ClientMessage = Hello | Request;

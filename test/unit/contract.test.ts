@@ -2,7 +2,11 @@
 // each line marked @ts-expect-error must fail to compile, or tsc reports the marker as unused.
 import { expect, test } from "bun:test";
 import type { DaemonClient } from "../../src/client.ts";
-import type { TaskInfo } from "../../src/wire-protocol.ts";
+import type { Connection } from "../../src/daemon-connection.ts";
+import type { Spec } from "../../src/settings.ts";
+import type { KeyId } from "../../src/ui-keys.ts";
+import type { Chord } from "../../src/ui-attach-chords.ts";
+import type { DaemonMessage, Reply, TaskInfo } from "../../src/wire-protocol.ts";
 
 function misuses(c: DaemonClient): unknown[] {
   return [
@@ -25,6 +29,50 @@ function misuses(c: DaemonClient): unknown[] {
   ];
 }
 
+// The other direction: what the daemon sends is one of DaemonMessage, which the client switches over whole.
+function daemonMisuses(conn: Connection, task: TaskInfo, reply: Reply): unknown[] {
+  return [
+    // @ts-expect-error: no message of that kind: the client has no case for it
+    conn.send({ type: "resized", cols: 80, rows: 24 }),
+    // @ts-expect-error: nothing ends a stream as "replaced"
+    conn.send({ type: "attach-end", reason: "replaced", task }),
+    // @ts-expect-error: skipped carries `lines`, not `count`
+    conn.send({ type: "skipped", count: 3 }),
+    // @ts-expect-error: a reply is answered or failed, never both
+    conn.send({ type: "reply", id: 1, ok: true, error: "no" }),
+    // @ts-expect-error: a reply's result is there only once `ok` says it was answered
+    reply.result,
+    (message: DaemonMessage) => {
+      // @ts-expect-error: only a refusal carries an error
+      if (message.type === "welcome") return message.error;
+      return message.type;
+    },
+  ];
+}
+
+// Reading a reply field its op does not return.
+function replyMisuses(c: DaemonClient): unknown[] {
+  return [
+    // @ts-expect-error: run answers { id }, not a task
+    c.request("run", { command: "true" }).then((r) => r.command),
+    // @ts-expect-error: kill answers { killed, escaped }; `removed` is rm's
+    c.request("kill", { tasks: [{ id: 1 }] }).then((r) => r.removed),
+    // @ts-expect-error: a load's tasks that could not start are `couldNotStart`
+    c.request("load", { entries: [] }).then((r) => r.failed),
+  ];
+}
+
+// Tables that were cast or keyed by bare strings: a missing member or a misspelt key does not compile.
+function tableMisuses(): unknown[] {
+  // @ts-expect-error: a setting's spec needs fromEnv as well as fromFile (settings.ts types SPECS, never casts)
+  const noEnv: Spec<number> = { key: "k", env: "K", fallback: 1, fromFile: () => ({ ok: 1 }) };
+  // @ts-expect-error: a misspelt key in a dashboard or picker action table
+  const actions: Partial<Record<KeyId, () => void>> = { pagedwon: () => {} };
+  // @ts-expect-error: a chord key must be a key fleetcom names (`ctrl-n`, not `ctl-n`)
+  const chord: Chord = { keys: ["ctl-n"], action: "next", help: "next task", word: "next" };
+  return [noEnv, actions, chord];
+}
+
 function uses(c: DaemonClient): Promise<unknown>[] {
   return [
     c.request("ls").then((tasks: TaskInfo[]) => tasks.map((t) => t.id)),
@@ -36,6 +84,6 @@ function uses(c: DaemonClient): Promise<unknown>[] {
   ];
 }
 
-test("the contract types requests and replies by operation (checked by tsc in make test)", () => {
-  expect([misuses, uses].map((f) => typeof f)).toEqual(["function", "function"]);
+test("the contract types requests, replies and daemon messages, and key and setting tables are checked (by tsc in make test)", () => {
+  expect([misuses, daemonMisuses, replyMisuses, tableMisuses, uses].map((f) => typeof f)).toEqual(Array(5).fill("function"));
 });

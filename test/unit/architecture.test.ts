@@ -246,6 +246,13 @@ describe("start-up imports", () => {
     expect([...staticClosure([...runner, "cmd-sessions.ts"])].filter((m) => m.startsWith("@xterm/"))).toEqual([]);
   });
 
+  // The precompiled checks cost a ~30 KB `new Function` at their import (~10-17 ms of CPU here):
+  // `config` reads settings and asks a running daemon, and validates no JSON, so it must not pay it.
+  test("fleetcom config, and what its run imports, loads no validator", () => {
+    const run = staticClosure([...runner, "cmd-config.ts", ...importsOf("cmd-config.ts", ["dynamic-import"])]);
+    expect([...run].filter((m) => m.startsWith("validator") || m === "wire-protocol.ts" || heavy(new Set([m])).length > 0)).toEqual([]);
+  });
+
   test("fleetcom --version loads nothing but the version", () => {
     expect([...staticClosure(["main.ts"])].sort()).toEqual(["main.ts", "version.ts"]);
   });

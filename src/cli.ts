@@ -95,15 +95,21 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 }
 
+/** Commands whose definition is cli-define.ts's and whose plain shapes are `NAME` and `NAME --json`. */
+const PLAIN_JSON_COMMANDS = new Set(["ls", "config"]);
+
 /**
- * The arguments citty would parse for the commands people run in loops, in the shapes that need no
- * parsing: `ls`, `ls --json`, `attach TASK`. They run without loading citty and node:util (~1 ms of a
- * one-shot client, docs/benchmarks.md cli-ls); any other shape goes through citty.
+ * The arguments citty would parse for the commands people run in loops or often, in the shapes that
+ * need no parsing: `ls`, `ls --json`, `config`, `config --json`, `attach TASK`. They run without
+ * loading citty and node:util (~1 ms of a one-shot client on a quiet machine, ~10 ms on a loaded one:
+ * docs/benchmarks.md cli-ls, cmd-config); any other shape goes through citty.
  */
 export function plainArgs(argv: string[]): Record<string, unknown> | null {
   const [command, ...rest] = argv;
-  if (command === "ls" && rest.length === 0) return { _: [] };
-  if (command === "ls" && rest.length === 1 && rest[0] === "--json") return { _: [], json: true };
+  if (command !== undefined && PLAIN_JSON_COMMANDS.has(command)) {
+    if (rest.length === 0) return { _: [] };
+    if (rest.length === 1 && rest[0] === "--json") return { _: [], json: true };
+  }
   if (command === "attach" && rest.length === 1 && !rest[0]!.startsWith("-")) return { _: [rest[0]], task: rest[0] };
   return null;
 }

@@ -242,6 +242,11 @@ describe("start-up imports", () => {
     });
   }
 
+  test("fleetcom sessions and sessions --json load no citty (cli.ts plainArgs runs its list)", () => {
+    const run = staticClosure([...runner, "cmd-sessions.ts", ...importsOf("cmd-sessions.ts", ["dynamic-import"])]);
+    expect(run.has("citty")).toBe(false);
+  });
+
   test("fleetcom sessions does not load the emulator", () => {
     expect([...staticClosure([...runner, "cmd-sessions.ts"])].filter((m) => m.startsWith("@xterm/"))).toEqual([]);
   });

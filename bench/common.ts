@@ -148,6 +148,26 @@ export async function timeCommand(argv: string[], env: Record<string, string>): 
   return performance.now() - started;
 }
 
+/** CPU time (user + sys) of one whole command, from spawn to exit with its output read, in ms. */
+export async function cpuCommand(argv: string[], env: Record<string, string>): Promise<number> {
+  const proc = Bun.spawn(argv, { env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const [, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  if (code !== 0) throw new Error(`${argv.join(" ")} exited ${code}: ${err.trim()}`);
+  const usage = proc.resourceUsage();
+  if (!usage) throw new Error(`no resource usage for ${argv.join(" ")}`);
+  return Number(usage.cpuTime.total) / 1000;
+}
+
+const CLOCK_TICKS_PER_SECOND = Number(Bun.spawnSync(["getconf", "CLK_TCK"]).stdout.toString().trim()) || 100;
+
+/** CPU time (utime + stime from /proc/PID/stat) a running process has used so far, in ms. */
+export function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command name, which is in parentheses and may hold spaces: state is [0], utime [11], stime [12].
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
 /**
  * Compiles bench/floor/NAME.ts the way `make build` compiles fleetcom (one file, no splitting) into
  * `dir`, and returns the binary's path: a floor measured with the same runtime and start-up.
@@ -340,6 +360,11 @@ export function ms(value: number): string {
 /** `name  fleetcom=…  tmux=…  ratio=…` with the ratio of the raw values. */
 export function compareLine(name: string, fleetcom: number, tmux: number, unit: (v: number) => string = ms): string {
   return `${name}  fleetcom=${unit(fleetcom)}  tmux=${unit(tmux)}  ratio=${(fleetcom / tmux).toFixed(2)}`;
+}
+
+/** `name  fleetcom=…  version=…  ratio=…`: a command against `fleetcom --version`, its floor, in the same run. */
+export function floorLine(name: string, fleetcom: number, version: number, unit: (v: number) => string = ms): string {
+  return `${name}  fleetcom=${unit(fleetcom)}  version=${unit(version)}  ratio=${(fleetcom / version).toFixed(2)}`;
 }
 
 export function reportLine(name: string, fleetcom: number, unit: (v: number) => string = ms): string {

@@ -5,18 +5,16 @@
 // history on, the bytes the history writer put on disk per MB of output and how many writes it made
 // (from `status --json`). Then one write's own work, in process: the 2,000 lines of a full
 // scrollback taken from the emulator and packed, as the writer does before its atomic write.
-import { readFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { gzip } from "node:zlib";
 import { encodeHistory } from "../src/recipe-history.ts";
 import { Screen } from "../src/term-screen.ts";
-import { makeSandbox, median, reportLine, sleep, type Sandbox } from "./common.ts";
+import { makeSandbox, median, processCpuMs, reportLine, sleep, type Sandbox } from "./common.ts";
 
 const RUNS = 3;
 const CHUNKS = 40;
 /** ~1 MB of base64 (75 MB of random bytes / 100, as throughput's flood) per burst, a quarter second apart. */
 const FLOOD = `for i in $(seq 1 ${CHUNKS}); do head -c 1000000 /dev/urandom | base64; sleep 0.25; done`;
-const TICKS_PER_SECOND = 100;
 
 interface Run {
   cpuMs: number;
@@ -54,16 +52,9 @@ async function status(sandbox: Sandbox): Promise<{ pid: number; history: { write
   return JSON.parse(await sandbox.fleetcom.run("status", "--json"));
 }
 
-/** The daemon's CPU time so far, in ms. */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
-}
-
 async function floodOnce(sandbox: Sandbox): Promise<Run> {
   const before = await status(sandbox);
-  const cpuBefore = cpuMs(before.pid);
+  const cpuBefore = processCpuMs(before.pid);
   const id = await sandbox.fleetcom.start(FLOOD);
   for (;;) {
     const tasks = JSON.parse(await sandbox.fleetcom.run("ls", "--json")) as { id: number; state: string }[];
@@ -73,7 +64,7 @@ async function floodOnce(sandbox: Sandbox): Promise<Run> {
   // The writer's last pass for the exited task comes within one interval.
   await sleep(6_000);
   const after = await status(sandbox);
-  const cpu = cpuMs(after.pid) - cpuBefore;
+  const cpu = processCpuMs(after.pid) - cpuBefore;
   await sandbox.fleetcom.remove(id);
   // 1,000,000 bytes as base64 lines of 76 characters and a newline (CRLF through the PTY).
   const outputMB = (CHUNKS * Math.ceil(1_000_000 / 3) * 4 * (78 / 76)) / 1e6;

@@ -8,10 +8,10 @@
 //
 // Beside rss-idle, in the same run and after the same settling time, the floors under it
 // (bench/floor/imports.ts, compiled like fleetcom): rss-idle-floor, a Bun process that has loaded
-// only what the daemon must load anyway, arktype with the socket protocol's schemas (the project's
-// brief fixes arktype as the validator of every JSON crossing a boundary, socket input included) and
-// @xterm/headless, and sits idle; rss-idle-floor-no-validator, the same without arktype. Their
-// difference is what the mandated validator costs; rss-idle minus rss-idle-floor is fleetcom's own.
+// only what the daemon must load anyway, the socket protocol's schemas as the daemon loads them
+// (arktype's checks precompiled at build time; arktype itself loads only to word a refusal) and
+// @xterm/headless, and sits idle; rss-idle-floor-no-validator, the same without the schemas. Their
+// difference is what the validator costs; rss-idle minus rss-idle-floor is fleetcom's own.
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { compareLine, compileFloor, daemonPid, makeSandbox, onCleanup, poll, procStatusKb, sleep, type Sandbox } from "./common.ts";

@@ -2,6 +2,7 @@
 // prints one line per figure, as quality.md specifies:
 //
 //   name  fleetcom=<value>  tmux=<value>  ratio=<fleetcom/tmux>     (a comparison)
+//   name  fleetcom=<value>  version=<value>  ratio=<…/version>      (against `fleetcom --version`)
 //   name  fleetcom=<value>                                          (a report-only figure)
 //
 // Adding a benchmark is adding a file: `bench/<name>.ts` exporting `run(): Promise<string[]>`,

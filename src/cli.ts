@@ -101,7 +101,8 @@ export async function runCli(argv: string[]): Promise<number> {
     const def = await lazy();
     const plain = plainArgs(argv);
     if (plain) {
-      await def.run!({ args: plain as never, rawArgs: argv.slice(1), cmd: def });
+      const runs = await plainRunner(def);
+      await runs.run!({ args: plain as never, rawArgs: argv.slice(1), cmd: runs });
       return typeof process.exitCode === "number" ? process.exitCode : 0;
     }
     await checkFlags([argv[0]!], def, argv.slice(1));
@@ -113,15 +114,28 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 }
 
+/** Commands whose definition is cli-define.ts's and whose plain shapes are `NAME` and `NAME --json`. */
+const PLAIN_JSON_COMMANDS = new Set(["ls", "config", "sessions"]);
+
+/** What a plain shape runs: the command itself, or its default subcommand (`sessions` is `sessions list`). */
+async function plainRunner(def: CommandDef<any>): Promise<CommandDef<any>> {
+  if (def.run || typeof def.default !== "string" || typeof def.subCommands !== "object") return def;
+  return (def.subCommands as Record<string, Lazy>)[def.default]!();
+}
+
 /**
- * The arguments citty would parse for the commands people run in loops, in the shapes that need no
- * parsing: `ls`, `ls --json`, `attach TASK`. They run without loading citty and node:util (~1 ms of a
- * one-shot client, docs/benchmarks.md cli-ls); any other shape goes through citty.
+ * The arguments citty would parse for the commands people run in loops or often, in the shapes that
+ * need no parsing: `ls`, `ls --json`, `config`, `config --json`, `sessions`, `sessions --json`,
+ * `attach TASK`. They run without
+ * loading citty and node:util (~1 ms of a one-shot client on a quiet machine, ~10 ms on a loaded one:
+ * docs/benchmarks.md cli-ls, cmd-config); any other shape goes through citty.
  */
 export function plainArgs(argv: string[]): Record<string, unknown> | null {
   const [command, ...rest] = argv;
-  if (command === "ls" && rest.length === 0) return { _: [] };
-  if (command === "ls" && rest.length === 1 && rest[0] === "--json") return { _: [], json: true };
+  if (command !== undefined && PLAIN_JSON_COMMANDS.has(command)) {
+    if (rest.length === 0) return { _: [] };
+    if (rest.length === 1 && rest[0] === "--json") return { _: [], json: true };
+  }
   if (command === "attach" && rest.length === 1 && !rest[0]!.startsWith("-")) return { _: [rest[0]], task: rest[0] };
   return null;
 }

@@ -3,7 +3,7 @@
 // dry run, and save the live fleet. The commands and screens that use it stay leaves.
 import { Buffer } from "node:buffer";
 import { basename } from "node:path";
-import { DaemonClient, DaemonNotRunning, withDaemon } from "./client.ts";
+import { type DaemonClient, runningDaemonStatus, withDaemon, withRunningDaemon } from "./client.ts";
 import { EXIT, UserError } from "./errors.ts";
 import type { DaemonStatus, IdChange } from "./wire-protocol.ts";
 import { snapshotFileName } from "./recipe-snapshot-rules.ts";
@@ -141,35 +141,6 @@ export function loadSummary(result: LoadResult): string {
 function startErrors(result: LoadResult): string {
   const reasons = [...new Set(result.couldNotStart.map((f) => printable(f.error)))];
   return reasons.length > 3 ? `${reasons.slice(0, 3).join("; ")}; …` : reasons.join("; ");
-}
-
-/** The running supervisor's status, or null when none runs; never starts one. */
-export async function runningDaemonStatus(): Promise<DaemonStatus | null> {
-  try {
-    return await withDaemon((c) => c.request("status"), { autostart: false, notices: false });
-  } catch (error) {
-    if (error instanceof UserError && error.exitCode === EXIT.unreachable) return null;
-    throw error;
-  }
-}
-
-/**
- * `work` on a connection to the running daemon, or on null when none runs; never starts one. A
- * daemon that holds the runtime directory but does not answer is an error, not "none".
- */
-export async function withRunningDaemon<T>(work: (client: DaemonClient | null) => Promise<T>): Promise<T> {
-  let client: DaemonClient;
-  try {
-    client = await DaemonClient.open({ autostart: false, notices: false });
-  } catch (error) {
-    if (error instanceof DaemonNotRunning) return work(null);
-    throw error;
-  }
-  try {
-    return await work(client);
-  } finally {
-    client.close();
-  }
 }
 
 /** A command that asked the running daemon (if any) first: its connection and its status, for the load that follows. */

@@ -18,6 +18,7 @@ import type {
   CrashChange,
   CrashNotice,
   DaemonMessage,
+  DaemonStatus,
   Notices,
   Op,
   OpArgs,
@@ -448,6 +449,35 @@ async function startDaemon(dirPath: string, scope: boolean): Promise<Started> {
 /** Opens a connection for one command's worth of requests and always closes it. */
 export async function withDaemon<T>(work: (client: DaemonClient) => Promise<T>, options: { autostart?: boolean; notices?: boolean } = {}): Promise<T> {
   const client = await DaemonClient.open(options);
+  try {
+    return await work(client);
+  } finally {
+    client.close();
+  }
+}
+
+/** The running supervisor's status, or null when none runs; never starts one. */
+export async function runningDaemonStatus(): Promise<DaemonStatus | null> {
+  try {
+    return await withDaemon((c) => c.request("status"), { autostart: false, notices: false });
+  } catch (error) {
+    if (error instanceof UserError && error.exitCode === EXIT.unreachable) return null;
+    throw error;
+  }
+}
+
+/**
+ * `work` on a connection to the running daemon, or on null when none runs; never starts one. A
+ * daemon that holds the runtime directory but does not answer is an error, not "none".
+ */
+export async function withRunningDaemon<T>(work: (client: DaemonClient | null) => Promise<T>): Promise<T> {
+  let client: DaemonClient;
+  try {
+    client = await DaemonClient.open({ autostart: false, notices: false });
+  } catch (error) {
+    if (error instanceof DaemonNotRunning) return work(null);
+    throw error;
+  }
   try {
     return await work(client);
   } finally {

@@ -3,10 +3,11 @@
 // daemon's, as it last read them (at start, or a reload); with no daemon, what one started from this
 // shell would use. Each problem with the file as it is now is one line on stderr naming the file, the
 // line and the key. `--reload` has the running daemon read the file again, as SIGHUP does.
-import { defineCommand } from "citty";
+import { defineCommand } from "./cli-define.ts";
 import { existsSync } from "node:fs";
 import { basename } from "node:path";
 import { printable } from "./text-printable.ts";
+import { writeStdout } from "./ui-format.ts";
 import type { DaemonSettings } from "./wire-protocol.ts";
 import type { Resolved, SettingChange, Settings } from "./settings.ts";
 
@@ -17,7 +18,7 @@ export default defineCommand({
     reload: { type: "boolean", description: "Have the running daemon read the config file again (as SIGHUP does) and print what changed" },
   },
   async run({ args }) {
-    const [{ loadSettings, whenApplied }, { runningDaemonStatus }] = await Promise.all([import("./settings.ts"), import("./client-recipes.ts")]);
+    const [{ loadSettings, whenApplied }, { runningDaemonStatus }] = await Promise.all([import("./settings.ts"), import("./client.ts")]);
     const here = loadSettings();
     if (args.reload) return reload(here.file, args.json);
     const status = await runningDaemonStatus();
@@ -29,7 +30,7 @@ export default defineCommand({
     const exists = existsSync(here.file);
     if (args.json) {
       const settings = Object.fromEntries(rows.map((r) => [r.key, { value: r.value, source: r.source }]));
-      console.log(JSON.stringify({ file: here.file, exists, daemon: status?.pid ?? null, settings, problems }, null, 2));
+      writeStdout(`${JSON.stringify({ file: here.file, exists, daemon: status?.pid ?? null, settings, problems }, null, 2)}\n`);
       return;
     }
     for (const problem of problems) process.stderr.write(`fleetcom: warning: ${printable(problem)}\n`);
@@ -37,22 +38,23 @@ export default defineCommand({
     const short = (source: string) => (source.startsWith(`${here.file}:`) ? `${basename(here.file)}${source.slice(here.file.length)}` : source);
     const width = Math.max(...rows.map((r) => r.key.length));
     const valueWidth = Math.max(...rows.map((r) => shown(r.value).length));
-    console.log(`file${" ".repeat(width - 2)}${printable(here.file)}${exists ? "" : " (none: defaults and the environment)"}`);
-    console.log(
+    const lines = [
+      `file${" ".repeat(width - 2)}${printable(here.file)}${exists ? "" : " (none: defaults and the environment)"}`,
       status
         ? `daemon${" ".repeat(width - 4)}pid ${status.pid}: notify, scrollback, idle_seconds and history as it last read them (fleetcom config --reload reads the file again; history needs a restart)`
         : `daemon${" ".repeat(width - 4)}not running: what a daemon started from this shell would use`,
-    );
+    ];
     for (const r of rows) {
       const later = r.later === undefined ? "" : `  (${r.later.when}: ${printable(shown(r.later.value))}, from ${printable(short(r.later.source))})`;
-      console.log(`${r.key.padEnd(width)}  ${printable(shown(r.value)).padEnd(valueWidth)}  ${printable(short(r.source))}${later}`);
+      lines.push(`${r.key.padEnd(width)}  ${printable(shown(r.value)).padEnd(valueWidth)}  ${printable(short(r.source))}${later}`);
     }
+    writeStdout(`${lines.join("\n")}\n`);
   },
 });
 
 /** Asks the running daemon to read the file again and says what changed; with no daemon, starts none. */
 async function reload(file: string, json = false): Promise<void> {
-  const { withRunningDaemon } = await import("./client-recipes.ts");
+  const { withRunningDaemon } = await import("./client.ts");
   await withRunningDaemon(async (client) => {
     if (!client) {
       if (json) console.log(JSON.stringify({ daemon: null, changes: [], problems: [] }));

@@ -25,9 +25,10 @@ export default defineCommand({
       const { pickAndLoad } = await import("./ui-picker-sessions.ts");
       return pickAndLoad("saved", args.json, { again: args.again });
     }
-    const [{ loadRecipe }, { loadAndDescribe, printDryRun, withRunningDaemon }] = await Promise.all([
+    const [{ loadRecipe }, { loadAndDescribe, printDryRun }, { withRunningDaemon }] = await Promise.all([
       import("./recipe-sessions.ts"),
       import("./client-recipes.ts"),
+      import("./client.ts"),
     ]);
     const recipe = loadRecipe(args.target, currentDirectory());
     if (args["dry-run"]) await withRunningDaemon((client) => printDryRun(recipe, args.json, { again: args.again, client }));

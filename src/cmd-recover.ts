@@ -3,7 +3,7 @@
 // keep the recovered fleet under a permanent name, since the next prune may delete the snapshot. The
 // running supervisor's own snapshot is the fleet as it runs now: listed as such, recovered only with --again.
 import { defineCommand } from "citty";
-import { age, SAVE_HINT, snapshotListRow } from "./ui-format.ts";
+import { age, SAVE_HINT, snapshotListRow, writeStdout } from "./ui-format.ts";
 import { usageError } from "./errors.ts";
 import type { DaemonStatus } from "./wire-protocol.ts";
 import { printable } from "./text-printable.ts";
@@ -21,8 +21,11 @@ export default defineCommand({
     json: { type: "boolean", description: "Print JSON (the list, the dry run, or the load summary)" },
   },
   async run({ args }) {
-    const [{ latestSnapshot, listSnapshots, snapshotByPath }, { ownSnapshotName, printDryRun, recoverAndDescribe, runningDaemonStatus, withRunningDaemon }] =
-      await Promise.all([import("./recipe-snapshots.ts"), import("./client-recipes.ts")]);
+    const [
+      { latestSnapshot, listSnapshots, snapshotByPath },
+      { ownSnapshotName, printDryRun, recoverAndDescribe },
+      { runningDaemonStatus, withRunningDaemon },
+    ] = await Promise.all([import("./recipe-snapshots.ts"), import("./client-recipes.ts"), import("./client.ts")]);
     const chosen = [args.latest, args.list, args.file !== undefined].filter(Boolean).length;
     if (chosen === 0) {
       if (args["dry-run"]) throw usageError("recover: --dry-run goes with --latest or FILE");
@@ -48,10 +51,10 @@ export default defineCommand({
 });
 
 function printList(snapshots: SnapshotInfo[], warning: string | null, json = false): void {
-  if (json) return console.log(JSON.stringify({ dir: recoveryDir(), snapshots, warning }));
+  if (json) return writeStdout(`${JSON.stringify({ dir: recoveryDir(), snapshots, warning })}\n`);
   if (warning) process.stderr.write(`fleetcom: warning: ${warning}\n`);
-  if (snapshots.length === 0) return console.log(`no recovery snapshots (in ${printable(recoveryDir())})`);
-  console.log(snapshots.map((s) => snapshotListRow(s)).join("\n"));
+  if (snapshots.length === 0) return writeStdout(`no recovery snapshots (in ${printable(recoveryDir())})\n`);
+  writeStdout(`${snapshots.map((s) => snapshotListRow(s)).join("\n")}\n`);
 }
 
 // The running daemon knows whether its fleet changed since its last good snapshot; no daemon, no word.

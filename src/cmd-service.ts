@@ -12,7 +12,7 @@ import type { ServiceContext } from "./service-manager.ts";
 async function context(): Promise<ServiceContext> {
   const [{ selfCommand }, { runningDaemonStatus }, { daemonSettingsFromEnvironment, loadSettings }] = await Promise.all([
     import("./platform.ts"),
-    import("./client-recipes.ts"),
+    import("./client.ts"),
     import("./settings.ts"),
   ]);
   const status = await runningDaemonStatus();

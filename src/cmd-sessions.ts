@@ -1,8 +1,8 @@
 // `fleetcom sessions [--json]`, `sessions rm NAME`, `sessions mv OLD NEW`: the saved recipes, no
 // daemon needed. Listing is the `list` default subcommand because citty would otherwise run a parent
 // `run` after every subcommand too.
-import { defineCommand } from "citty";
-import { table, terminalColumns } from "./ui-format.ts";
+import { defineCommand } from "./cli-define.ts";
+import { table, terminalColumns, writeStdout } from "./ui-format.ts";
 import { printable } from "./text-printable.ts";
 import { sessionDir } from "./paths.ts";
 import type { SessionInfo } from "./recipe-sessions.ts";
@@ -15,8 +15,7 @@ const list = defineCommand({
   args: { json: { type: "boolean", description: "Print {dir, sessions: [...]} as JSON" } },
   async run({ args }) {
     const listed = (await sessions()).listSessions();
-    if (args.json) console.log(JSON.stringify({ dir: sessionDir(), sessions: listed }));
-    else console.log(formatTable(listed));
+    writeStdout(`${args.json ? JSON.stringify({ dir: sessionDir(), sessions: listed }) : formatTable(listed)}\n`);
   },
 });
 

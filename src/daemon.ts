@@ -55,6 +55,9 @@ import { VERSION } from "./version.ts";
 import { LoadTurns } from "./daemon-load-turns.ts";
 import { TaskIds } from "./daemon-task-ids.ts";
 
+/** How long after its start the daemon begins asking known agents for their options (agent-probe.ts). */
+const PROBE_START_DELAY_MS = 1_000;
+
 export interface DaemonOptions {
   scrollback: number;
   /** Keep each task's history on disk and restore it on recover (`history` in settings.ts). */
@@ -103,6 +106,8 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   private runningAtStop: Set<Task> | null = null;
   private readonly agents = new AgentNamespace(runtimeDir(), (id, run) => this.agentFilesChanged(id, run));
   private readonly probe: FlagProbe;
+  /** Starts the probe's watch once a just-started daemon has had time to answer its first client. */
+  private readonly probeStart: ReturnType<typeof setTimeout>;
   readonly typist = new Typist();
   private readonly handlers = operations(this);
   readonly startedAt = new Date();
@@ -127,8 +132,12 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   constructor(readonly options: DaemonOptions) {
     const budgetMs = agentProbeBudgetSetting(process.env.FLEETCOM_AGENT_PROBE_MS, options.log);
     this.probe = new FlagProbe({ cacheFile: join(cacheDir(), "agent-flags.json"), budgetMs, log: options.log });
-    // Asked now, not at the first spawn: a real agent's first --help outlasts the spawn's budget.
-    this.probe.watch(probedPrograms(), process.env, homeDir());
+    // Asked ahead of the first spawn (a real agent's first --help outlasts the spawn's budget), but
+    // not before the first replies: an autostarted daemon's first client is waiting on it, and the
+    // watch's PATH walk, stats and `--help` children would compete with that on a loaded machine.
+    // A spawn sooner than this asks for itself (prepare).
+    this.probeStart = setTimeout(() => this.probe.watch(probedPrograms(), process.env, homeDir()), PROBE_START_DELAY_MS);
+    this.probeStart.unref?.();
   }
 
   accept(socket: Socket): void {
@@ -642,6 +651,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
       // The final snapshot pass runs after this: keep what the capture files said, then remove them.
       for (const task of this.tasks.values()) task.agent?.freeze();
       this.agents.dispose();
+      clearTimeout(this.probeStart);
       this.probe.dispose();
       for (const peer of this.peers.values()) peer.conn.close();
       this.onStop();

@@ -2,7 +2,8 @@
 // as its file's `a_b`) and, behind Tab while any exist, the recovery snapshots newest first. Ctrl-R
 // renames and Ctrl-D deletes the listed file in place, with the same rules as `fleetcom sessions`.
 import { requireTerminal } from "./ui-attach.ts";
-import { loadAndDescribe, ownSnapshotName, recoverAndDescribe, runningDaemonStatus, type LoadOptions } from "./client-recipes.ts";
+import { loadAndDescribe, ownSnapshotName, recoverAndDescribe, type LoadOptions } from "./client-recipes.ts";
+import { runningDaemonStatus } from "./client.ts";
 import { age, SAVE_HINT, snapshotListRow } from "./ui-format.ts";
 import { printable } from "./text-printable.ts";
 import { pick, type PickItem, type PickList, type PickerOptions } from "./ui-picker.ts";

@@ -1,8 +1,8 @@
 // The floor under rss-idle: a Bun program, compiled like fleetcom, that loads what the daemon must
-// load whatever it does and then sits idle. `imports validator` loads arktype with the socket
-// protocol's schemas (wire-protocol.ts: the project's brief has every JSON crossing a boundary, the
-// socket's included, checked by arktype) and @xterm/headless (each task's screen); `imports` loads
-// @xterm/headless alone, so the two lines' difference is what the mandated validator costs. It
+// load whatever it does and then sits idle. `imports validator` loads the socket protocol's schemas
+// (wire-protocol.ts) as the daemon does: their checks precompiled at build time (validator.ts), with
+// arktype itself left unloaded until a message is refused, and @xterm/headless (each task's screen);
+// `imports` loads @xterm/headless alone, so the two lines' difference is what the validator costs. It
 // prints "ready" once loaded; bench/memory.ts reads its VmRSS after the same settling time as the
 // daemon's.
 import { writeSync } from "node:fs";

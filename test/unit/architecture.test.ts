@@ -242,8 +242,21 @@ describe("start-up imports", () => {
     });
   }
 
+  test("fleetcom sessions and sessions --json load no citty (cli.ts plainArgs runs its list)", () => {
+    const run = staticClosure([...runner, "cmd-sessions.ts", ...importsOf("cmd-sessions.ts", ["dynamic-import"])]);
+    expect(run.has("citty")).toBe(false);
+  });
+
   test("fleetcom sessions does not load the emulator", () => {
     expect([...staticClosure([...runner, "cmd-sessions.ts"])].filter((m) => m.startsWith("@xterm/"))).toEqual([]);
+  });
+
+  // The precompiled checks cost a ~30 KB `new Function` at their import (~10-17 ms of CPU here):
+  // `config` reads settings and asks a running daemon, and validates no JSON, so it must not pay it.
+  // citty and its node:util are ~10 ms of CPU on a loaded machine: `config` and `config --json` run without them (cli.ts plainArgs).
+  test("fleetcom config, and what its run imports, loads no validator and no citty", () => {
+    const run = staticClosure([...runner, "cmd-config.ts", ...importsOf("cmd-config.ts", ["dynamic-import"])]);
+    expect([...run].filter((m) => m.startsWith("validator") || m === "wire-protocol.ts" || m === "citty" || heavy(new Set([m])).length > 0)).toEqual([]);
   });
 
   test("fleetcom --version loads nothing but the version", () => {

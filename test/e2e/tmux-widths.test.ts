@@ -57,6 +57,7 @@ describe.skipIf(!Tmux.available())(`character widths against tmux ${Tmux.availab
     expect(await tmux.waitFor("fleetcom", "the corpus, attached", printedAll)).toBe(direct);
 
     tmux.press("fleetcom", "C-\\");
+    tmux.press("fleetcom", "d");
     await tmux.waitForExit("fleetcom");
     tmux.respawn("fleetcom", attach);
     expect(await tmux.waitFor("fleetcom", "the corpus, reattached", printedAll)).toBe(direct);

@@ -1,7 +1,8 @@
 // A client's view of one task: the peer's state (greeting, then greeted: subscribed or not, and
-// attached to a task, following one, or following its lines), and the streams that keep its screen exact. A screen (or, for `peek --follow`, text) is taken at an
-// exact point of the task's output, and the output that arrived while it was being taken follows it:
-// no gap, no overlap. The daemon owns the peers; this file knows one peer at a time.
+// attached to a task, following one, or following its lines), and the streams that keep its screen
+// exact. A screen (or, for `peek --follow`, text) is taken at an exact point of the task's output,
+// and the output that arrived while it was being taken follows it: no gap, no overlap. The daemon
+// owns the peers; this file knows one peer at a time.
 import type { Connection } from "./daemon-connection.ts";
 import { outputHighWater } from "./daemon-connection.ts";
 import { setImmediate } from "node:timers";

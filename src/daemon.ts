@@ -148,18 +148,18 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   private readonly hooks: DaemonHooks;
 
   /**
-   * `hook`: the supervisor's collaborators, which read the fleet back (the snapshot and history
+   * `makeHooks`: the supervisor's collaborators, which read the fleet back (the snapshot and history
    * writers), so they are built from the daemon; called once, last, when every field is set.
    */
   constructor(
     readonly options: DaemonOptions,
-    hook: (daemon: Daemon) => DaemonHooks,
+    makeHooks: (daemon: Daemon) => DaemonHooks,
   ) {
     const budgetMs = agentProbeBudgetSetting(process.env.FLEETCOM_AGENT_PROBE_MS, options.log);
     this.probe = new FlagProbe({ cacheFile: join(cacheDir(), "agent-flags.json"), budgetMs, log: options.log });
     // Asked now, not at the first spawn: a real agent's first --help outlasts the spawn's budget.
     this.probe.watch(probedPrograms(), process.env, homeDir());
-    this.hooks = hook(this);
+    this.hooks = makeHooks(this);
   }
 
   accept(socket: Socket): void {
@@ -284,7 +284,9 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   // ---- task events ---------------------------------------------------------------------------
 
   output(task: Task, chunk: Uint8Array): void {
-    for (const peer of this.greeted()) {
+    // The hot path: a plain loop, no generator per chunk.
+    for (const peer of this.peers.values()) {
+      if (peer.stage !== "greeted") continue;
       const view = watching(peer, task);
       if (view) forwardOutput(peer, view, chunk);
     }

@@ -73,7 +73,7 @@ export function operations(fleet: Fleet): Handlers {
       return null;
     },
     run: async (peer, a) => {
-      const cwd = a.cwd ?? peer.hello!.cwd;
+      const cwd = a.cwd ?? peer.hello.cwd;
       const tooLong = commandTooLong(a.command);
       if (tooLong) throw new UserError(tooLong);
       if (!isDirectory(cwd)) throw new UserError(`no such directory: ${cwd}`);
@@ -109,7 +109,7 @@ export function operations(fleet: Fleet): Handlers {
       finished();
       await fleet.prepareAgent(peer, task.command, task.cwd);
       finished();
-      const notice = task.rerun(peer.hello!.env, fleet.options.scrollback);
+      const notice = task.rerun(peer.hello.env, fleet.options.scrollback);
       fleet.taskChanged(task, true);
       return { ...task.info(), notice };
     },
@@ -176,7 +176,7 @@ export function operations(fleet: Fleet): Handlers {
     },
     // The attached task switched screens: its client's terminal stays where it is (ui-attach.ts).
     redraw: (peer) => {
-      if (peer.attached) sendScreen(peer, peer.attached);
+      if (peer.view.kind === "attached") sendScreen(peer, peer.view);
       return null;
     },
     follow: (peer, a) => {
@@ -185,7 +185,7 @@ export function operations(fleet: Fleet): Handlers {
       return task.info();
     },
     resize: (peer, a) => {
-      peer.attached?.resize(a.cols, a.rows);
+      if (peer.view.kind === "attached") peer.view.task.resize(a.cols, a.rows);
       return null;
     },
   };

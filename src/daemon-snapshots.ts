@@ -44,7 +44,6 @@ export interface SnapshotSource {
   recipe(): RecipeEntry[];
   /** The recipe split by whether each task still runs, each entry with its history key (recipe-history.ts) while history is kept; without it every task counts as running. */
   snapshotRecipe?(): SnapshotRecipe;
-  onRecipeChange: (urgency?: SnapshotUrgency) => void;
   /** Told whenever the writer's state changes, so the supervisor can tell its clients (L10). */
   snapshotState?(state: SnapshotState): void;
 }
@@ -85,7 +84,6 @@ export class SnapshotWriter {
   }
 
   start(): this {
-    this.source.onRecipeChange = (urgency) => this.changed(urgency);
     this.check = setInterval(() => this.pass(), this.options.checkMs);
     this.check.unref?.();
     return this;
@@ -190,7 +188,7 @@ function writerLive(snapshot: SnapshotName): boolean {
   return started === null || couldBeWriter(snapshot, started);
 }
 
-/** Hooks a writer onto a supervisor, with the directory, home and intervals from its environment. */
+/** A writer for a supervisor, with the directory, home and intervals from its environment; the supervisor calls `changed` (daemon.ts DaemonHooks). */
 export function startSnapshots(source: SnapshotSource, env: Env, log: (message: string) => void, history = true): SnapshotWriter {
   const settings = {
     debounceMs: msSetting(env, "FLEETCOM_SNAPSHOT_DEBOUNCE_MS", DEFAULT_DEBOUNCE_MS, log),

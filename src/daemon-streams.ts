@@ -1,7 +1,8 @@
-// A client's view of one task: the peer's state (attached to a task, following one, subscribed),
-// and the streams that keep its screen exact. A screen (or, for `peek --follow`, text) is taken at an
-// exact point of the task's output, and the output that arrived while it was being taken follows it:
-// no gap, no overlap. The daemon owns the peers; this file knows one peer at a time.
+// A client's view of one task: the peer's state (greeting, then greeted: subscribed or not, and
+// attached to a task, following one, or following its lines), and the streams that keep its screen
+// exact. A screen (or, for `peek --follow`, text) is taken at an exact point of the task's output,
+// and the output that arrived while it was being taken follows it: no gap, no overlap. The daemon
+// owns the peers; this file knows one peer at a time.
 import type { Connection } from "./daemon-connection.ts";
 import { outputHighWater } from "./daemon-connection.ts";
 import { setImmediate } from "node:timers";
@@ -16,29 +17,63 @@ import type { Hello, TaskInfo } from "./wire-protocol.ts";
  */
 export const MAX_LINES_BEHIND = 4 * 1024 * 1024;
 
-export interface Peer {
+/** A client that has not said hello yet: nothing else it sends is taken, and it is dropped if the hello does not come in time. */
+export interface Greeting {
+  stage: "greeting";
   conn: Connection;
-  hello: Hello | null;
-  subscribed: boolean;
-  attached: Task | null;
-  following: Task | null;
-  /** Output that arrived while this peer's screen snapshot was being taken; sent right after it. */
-  held: Uint8Array[] | null;
-  /** Drops the connection if no hello comes in time. */
-  handshakeTimer: ReturnType<typeof setTimeout> | null;
-  /** The task whose unread input made the daemon stop reading this peer's keystrokes. */
-  inputBlockedBy: Task | null;
-  /** `logs --follow`: the task whose lines this peer is sent. */
-  lines: { task: Task; stream: LineStream } | null;
+  handshakeTimer: ReturnType<typeof setTimeout>;
 }
 
-export function newPeer(conn: Connection, handshakeTimer: ReturnType<typeof setTimeout>): Peer {
-  return { conn, hello: null, subscribed: false, attached: null, following: null, held: null, handshakeTimer, inputBlockedBy: null, lines: null };
+/** A client whose screen follows a task's output: `attach`, or `peek --follow` (as text). */
+interface Screen<Kind extends string> {
+  kind: Kind;
+  task: Task;
+  /** Output that arrived while this peer's screen snapshot was being taken; sent right after it. */
+  held: Uint8Array[] | null;
+}
+
+export interface Attached extends Screen<"attached"> {
+  /** The task's unread input made the daemon stop reading this peer's keystrokes. */
+  inputBlocked: boolean;
+}
+
+export type Watching = Attached | Screen<"following">;
+
+/** What a client is sent of one task besides replies and events: at most one stream at a time. */
+export type View = { kind: "none" } | Watching | { kind: "lines"; task: Task; stream: LineStream };
+
+const NO_VIEW: View = Object.freeze({ kind: "none" });
+
+/**
+ * A client that said hello. Subscribing is beside its view, not one of them: `attach` subscribes
+ * on its own connection to hear of the other tasks (ui-attach.ts).
+ */
+export interface Peer {
+  stage: "greeted";
+  conn: Connection;
+  hello: Hello;
+  subscribed: boolean;
+  view: View;
+}
+
+export function greeted(greeting: Greeting, hello: Hello): Peer {
+  return { stage: "greeted", conn: greeting.conn, hello, subscribed: false, view: NO_VIEW };
+}
+
+/** This peer's view if it shows `task`'s output. */
+export function watching(peer: Peer, task: Task): Watching | null {
+  const view = peer.view;
+  return (view.kind === "attached" || view.kind === "following") && view.task === task ? view : null;
 }
 
 /** Whether `task`'s output goes to this peer. */
 export function watches(peer: Peer, task: Task): boolean {
-  return peer.attached === task || peer.following === task;
+  return watching(peer, task) !== null;
+}
+
+/** Whether this peer is attached to `task`. */
+export function isAttachedTo(peer: Peer, task: Task): boolean {
+  return peer.view.kind === "attached" && peer.view.task === task;
 }
 
 /**
@@ -47,32 +82,31 @@ export function watches(peer: Peer, task: Task): boolean {
  */
 export function attach(peer: Peer, task: Task, cols: number, rows: number): void {
   detach(peer);
-  peer.attached = task;
+  const view: Attached = { kind: "attached", task, held: null, inputBlocked: false };
+  peer.view = view;
   task.resize(cols, rows);
-  sendScreen(peer, task);
+  sendScreen(peer, view);
 }
 
 export function follow(peer: Peer, task: Task, lines?: number): void {
   detach(peer);
-  peer.following = task;
-  sendText(peer, task, lines);
+  const view: Watching = { kind: "following", task, held: null };
+  peer.view = view;
+  sendText(peer, view, lines);
 }
 
 export function detach(peer: Peer): void {
   unblockInput(peer);
-  peer.attached = null;
-  peer.following = null;
-  peer.held = null;
-  peer.lines?.stream.stop();
-  peer.lines = null;
+  if (peer.view.kind === "lines") peer.view.stream.stop();
+  peer.view = NO_VIEW;
 }
 
 /** The stream ends (the task exited, was removed, the daemon stops): the client is told why. */
 export function endStream(peer: Peer, reason: "exited" | "removed" | "shutdown", info: TaskInfo): void {
-  const lines = peer.lines?.stream;
-  if (lines) {
+  if (peer.view.kind === "lines") {
     // Every line the task printed goes first, the one it left unfinished included.
-    peer.lines = null;
+    const lines = peer.view.stream;
+    peer.view = NO_VIEW;
     return lines.end(() => {
       detach(peer);
       peer.conn.send({ type: "attach-end", reason, task: info });
@@ -84,7 +118,7 @@ export function endStream(peer: Peer, reason: "exited" | "removed" | "shutdown",
 
 /** Whether `task`'s lines go to this peer. */
 export function followsLines(peer: Peer, task: Task): boolean {
-  return peer.lines?.task === task;
+  return peer.view.kind === "lines" && peer.view.task === task;
 }
 
 /**
@@ -94,13 +128,13 @@ export function followsLines(peer: Peer, task: Task): boolean {
 export function followLines(peer: Peer, task: Task, count?: number): void {
   detach(peer);
   const stream = new LineStream(peer);
-  peer.lines = { task, stream };
+  peer.view = { kind: "lines", task, stream };
   task
     .followLines((line) => stream.line(line))
     .then(({ history, watch }) => {
       stream.begin(count === undefined ? history : history.slice(Math.max(0, history.length - count)), watch);
       // A task that has already exited prints nothing more: its history is all there is.
-      if (!watch && peer.lines?.stream === stream) endStream(peer, "exited", task.info());
+      if (!watch && peer.view.kind === "lines" && peer.view.stream === stream) endStream(peer, "exited", task.info());
     });
 }
 
@@ -180,53 +214,60 @@ export class LineStream {
   }
 }
 
+/** Keystrokes stopped for the attached task's unread input (daemon.ts data()). */
+export function blockInput(peer: Peer, view: Attached): void {
+  view.inputBlocked = true;
+  peer.conn.pauseReading();
+}
+
 export function unblockInput(peer: Peer): void {
-  if (!peer.inputBlockedBy) return;
-  peer.inputBlockedBy = null;
+  if (peer.view.kind !== "attached" || !peer.view.inputBlocked) return;
+  peer.view.inputBlocked = false;
   peer.conn.resumeReading();
 }
 
 /** A chunk the task printed: live, or held behind a screen still being taken. */
-export function forwardOutput(peer: Peer, task: Task, chunk: Uint8Array): void {
-  if (peer.held) peer.held.push(chunk);
-  else peer.conn.sendOutput(chunk, outputHighWater(task.cols, task.rows));
+export function forwardOutput(peer: Peer, view: Watching, chunk: Uint8Array): void {
+  if (view.held) view.held.push(chunk);
+  else peer.conn.sendOutput(chunk, outputHighWater(view.task.cols, view.task.rows));
 }
 
 /** A client that fell behind during a flood, or came back from behind: the screen as it stands now. */
 export function resync(peer: Peer): void {
-  if (peer.attached) sendScreen(peer, peer.attached);
-  else if (peer.following) sendText(peer, peer.following);
+  if (peer.view.kind === "attached") sendScreen(peer, peer.view);
+  else if (peer.view.kind === "following") sendText(peer, peer.view);
 }
 
 /** The last screen of a task that just exited, for a client that fell behind and would miss it. */
 export function sendFinalScreen(peer: Peer, task: Task): void {
-  if (peer.attached) sendWholeScreen(peer, task.screen.serializeForAttach());
+  if (peer.view.kind === "attached") sendWholeScreen(peer, task.screen.serializeForAttach());
   else peer.conn.sendScreen(textView(task.screen.text()));
 }
 
 /** The screen exactly as it stands after every byte printed so far; output after that follows it live. */
-export function sendScreen(peer: Peer, task: Task): void {
-  sendAtCurrentPoint(peer, task, task.screen.snapshotForAttach(), (screen) => screen);
+export function sendScreen(peer: Peer, view: Watching): void {
+  sendAtCurrentPoint(peer, view, view.task.screen.snapshotForAttach(), (screen) => screen);
 }
 
 /** For `peek --follow`: the screen as text, then the output that follows it. */
-function sendText(peer: Peer, task: Task, lines?: number): void {
-  sendAtCurrentPoint(peer, task, task.screen.textAtCurrentPoint(lines), textView);
+function sendText(peer: Peer, view: Watching, lines?: number): void {
+  sendAtCurrentPoint(peer, view, view.task.screen.textAtCurrentPoint(lines), textView);
 }
 
 /**
  * Sends a view of the screen taken at an exact point of the output stream, then the output that
  * came while the view waited for the parser: no gap, no overlap.
  */
-function sendAtCurrentPoint(peer: Peer, task: Task, view: Promise<string>, frame: (view: string) => string): void {
-  if (peer.held) return;
-  const held: Uint8Array[] = (peer.held = []);
-  view.then((taken) => {
-    if (peer.held !== held) return;
-    peer.held = null;
-    if (peer.attached === task) sendWholeScreen(peer, frame(taken));
-    else if (peer.following === task) peer.conn.sendScreen(frame(taken));
-    else return;
+function sendAtCurrentPoint(peer: Peer, view: Watching, screen: Promise<string>, frame: (screen: string) => string): void {
+  if (view.held) return;
+  const held: Uint8Array[] = (view.held = []);
+  screen.then((taken) => {
+    // The peer detached, or watches anew (with its own screen under way), meanwhile.
+    if (peer.view !== view) return;
+    view.held = null;
+    if (view.kind === "attached") sendWholeScreen(peer, frame(taken));
+    else peer.conn.sendScreen(frame(taken));
+    const { task } = view;
     for (const chunk of held) peer.conn.sendOutput(chunk, outputHighWater(task.cols, task.rows));
   });
 }

@@ -15,42 +15,44 @@ export interface Supervisor {
   stopped: Promise<void>;
 }
 
-/** On the runtime directory this process claimed (daemon-endpoint.ts claimRuntimeDir). */
+/**
+ * On the runtime directory this process claimed (daemon-endpoint.ts claimRuntimeDir): listens and
+ * serves until stopped.
+ */
 export async function startSupervisor(options: DaemonOptions, claim: Claim): Promise<Supervisor> {
-  const served = await serveDaemon(options, claim);
-  const history = options.history ? startHistory(served.daemon, process.env, options.log) : null;
-  served.daemon.history = history;
-  const snapshots = startSnapshots(served.daemon, process.env, options.log, options.history);
-  // The pending passes run after the tasks end: the recipe still lists them, and their history
-  // holds their last output, so a clean stop loses nothing; the clean-stop marker comes last, once
-  // nothing more can be lost.
-  const stopped = served.stopped.then(async () => {
-    await history?.stop();
-    snapshots.stop();
-    served.record.stopped();
-  });
-  return { daemon: served.daemon, stopped };
-}
-
-/** Listens and serves until stopped. */
-async function serveDaemon(options: DaemonOptions, claim: Claim): Promise<{ daemon: Daemon; stopped: Promise<void>; record: CleanStopRecord }> {
   let daemon: Daemon | null = null;
   const endpoint = await Endpoint.open(runtimeDir(), claim, {
     log: options.log,
     accept: (socket) => (daemon ? daemon.accept(socket) : socket.destroy()),
     lost: () => void daemon?.stop(),
   });
-  daemon = new Daemon(options);
+  const stopped = Promise.withResolvers<void>();
   // Synchronously, before the first connection is accepted: the first client is the one told.
-  const record = lostFleetCheck(daemon, options.log);
-  options.log(`daemon ${process.pid} listening on ${endpoint.socketPath}`);
-  const stopped = new Promise<void>((resolve) => {
-    daemon!.onStop = () => {
-      endpoint.close();
-      resolve();
+  daemon = new Daemon(options, (fleet) => {
+    const record = lostFleetCheck(fleet, options.log);
+    const history = options.history ? startHistory(fleet, process.env, options.log) : null;
+    const snapshots = startSnapshots(fleet, process.env, options.log, options.history);
+    return {
+      history,
+      recipeChanged: (urgency) => snapshots.changed(urgency),
+      crashCleared: () => record.recovered(),
+      // The pending passes run after the tasks end: the recipe still lists them, and their history
+      // holds their last output, so a clean stop loses nothing; the clean-stop marker comes last,
+      // once nothing more can be lost.
+      stopped: () => {
+        endpoint.close();
+        stopped.resolve(
+          (async () => {
+            await history?.stop();
+            snapshots.stop();
+            record.stopped();
+          })(),
+        );
+      },
     };
   });
-  return { daemon, stopped, record };
+  options.log(`daemon ${process.pid} listening on ${endpoint.socketPath}`);
+  return { daemon, stopped: stopped.promise };
 }
 
 /** Reads the previous supervisor's record (we hold the lock, so it cannot change under us), then writes ours. */
@@ -65,7 +67,5 @@ function lostFleetCheck(daemon: Daemon, log: (message: string) => void): CleanSt
     startedAt: daemon.startedAt.toISOString(),
     snapshot: snapshotFileName(daemon.startedAt, process.pid),
   };
-  const record = new CleanStopRecord(path, own, notice?.snapshot ?? null, log);
-  daemon.onCrashCleared = () => record.recovered();
-  return record;
+  return new CleanStopRecord(path, own, notice?.snapshot ?? null, log);
 }

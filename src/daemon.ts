@@ -11,7 +11,21 @@ import { type Attention, isNewAttention } from "./attention.ts";
 import { Connection, type ConnectionHandler } from "./daemon-connection.ts";
 import { TaskEvents } from "./daemon-events.ts";
 import { type Fleet, MAX_PENDING_INPUT, operations } from "./daemon-ops.ts";
-import { endStream, followsLines, forwardOutput, newPeer, resync, sendFinalScreen, unblockInput, watches, type Peer } from "./daemon-streams.ts";
+import {
+  blockInput,
+  endStream,
+  followsLines,
+  forwardOutput,
+  greeted,
+  isAttachedTo,
+  resync,
+  sendFinalScreen,
+  unblockInput,
+  watches,
+  watching,
+  type Greeting,
+  type Peer,
+} from "./daemon-streams.ts";
 import { HISTORY_OFF, readHistoryFile, type HistoryWriter } from "./daemon-history.ts";
 import { InputGap } from "./daemon-input-gap.ts";
 import type { RestoredHistory } from "./recipe-history.ts";
@@ -75,6 +89,21 @@ export interface DaemonOptions {
   log(message: string): void;
 }
 
+/**
+ * What the supervisor around the daemon (daemon-supervisor.ts) gives it, once, at construction:
+ * each hook has exactly one holder, so none can be left unset or silently replaced.
+ */
+export interface DaemonHooks {
+  /** The writer of the history kept on disk (daemon-history.ts); null while history is off. */
+  history: HistoryWriter | null;
+  /** After every command that can change a saved recipe (the recovery snapshots hang here). */
+  recipeChanged(urgency?: SnapshotUrgency): void;
+  /** A recovery of the lost fleet's snapshot cleared the crash notice. */
+  crashCleared(): void;
+  /** The teardown is over: every task has ended and every client is let go. */
+  stopped(): void;
+}
+
 /** A load's entries to start (those no running task stands for), and how many of them it has reached. */
 interface LoadUnderWay {
   entries: RecipeEntry[];
@@ -88,9 +117,9 @@ function notYetStarted({ history: _history, ...entry }: RecipeEntry): RecipeEntr
 
 export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   private readonly tasks = new Map<number, Task>();
-  private readonly peers = new Map<Connection, Peer>();
+  private readonly peers = new Map<Connection, Greeting | Peer>();
   private readonly events = new TaskEvents({
-    peers: () => this.peers.values(),
+    peers: () => this.greeted(),
     tasks: () => this.tasks.values(),
     holds: (task) => this.holds(task),
     outputSettled: (task) => this.noteSavedForm(task),
@@ -111,25 +140,26 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   readonly typist = new Typist();
   private readonly handlers = operations(this);
   readonly startedAt = new Date();
-  onStop: () => void = () => {};
-  /** Called after every command that can change a saved recipe (recovery snapshots hang here). */
-  onRecipeChange: (urgency?: SnapshotUrgency) => void = () => {};
   /** The entries of each load under way that it has not reached yet: a snapshot holds them (recovery.md). */
   private readonly loading = new Set<LoadUnderWay>();
   /** What the recovery snapshot writer last reported (daemon-snapshots.ts). */
   private snapshot: SnapshotState = { error: null, pendingSince: null };
-  /** The writer of the history kept on disk (daemon-history.ts); null while history is off. */
-  history: HistoryWriter | null = null;
   /** When attached clients last typed: periodic work waits for a gap (daemon-input-gap.ts). */
   readonly inputGap = new InputGap();
   /** The previous fleet of this runtime directory, lost and not yet recovered (daemon-clean-stop.ts). */
   private crash: CrashNotice | null = null;
   /** One-time notices go to the first client that asks for them. */
   private noticesTold = false;
-  /** Called when a recovery of the lost fleet's snapshot clears the crash notice. */
-  onCrashCleared: () => void = () => {};
+  private readonly hooks: DaemonHooks;
 
-  constructor(readonly options: DaemonOptions) {
+  /**
+   * `makeHooks`: the supervisor's collaborators, which read the fleet back (the snapshot and history
+   * writers), so they are built from the daemon; called once, last, when every field is set.
+   */
+  constructor(
+    readonly options: DaemonOptions,
+    makeHooks: (daemon: Daemon) => DaemonHooks,
+  ) {
     const budgetMs = agentProbeBudgetSetting(process.env.FLEETCOM_AGENT_PROBE_MS, options.log);
     this.probe = new FlagProbe({ cacheFile: join(cacheDir(), "agent-flags.json"), budgetMs, log: options.log });
     // Asked ahead of the first spawn (a real agent's first --help outlasts the spawn's budget), but
@@ -138,6 +168,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     // A spawn sooner than this asks for itself (prepare).
     this.probeStart = setTimeout(() => this.probe.watch(probedPrograms(), process.env, homeDir()), PROBE_START_DELAY_MS);
     this.probeStart.unref?.();
+    this.hooks = makeHooks(this);
   }
 
   accept(socket: Socket): void {
@@ -148,7 +179,12 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     const timeout = this.options.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS;
     const handshakeTimer = setTimeout(() => conn.drop(`no handshake within ${timeout} ms`), timeout);
     handshakeTimer.unref?.();
-    this.peers.set(conn, newPeer(conn, handshakeTimer));
+    this.peers.set(conn, { stage: "greeting", conn, handshakeTimer });
+  }
+
+  /** The clients that said hello: only they are sent events and streams. */
+  private *greeted(): Generator<Peer> {
+    for (const peer of this.peers.values()) if (peer.stage === "greeted") yield peer;
   }
 
   // ---- connection events -------------------------------------------------------------------
@@ -156,16 +192,17 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   control(conn: Connection, message: unknown): void | Promise<void> {
     const peer = this.peers.get(conn);
     if (!peer) return;
-    if (!peer.hello) return this.greet(peer, message);
+    if (peer.stage === "greeting") return this.greet(peer, message);
     if (!requestSchema.allows(message)) return void this.refuse(peer, "invalid request", requestSchema, message);
     return this.dispatch(peer, message);
   }
 
   data(conn: Connection, bytes: Uint8Array): void {
     const peer = this.peers.get(conn);
-    if (!peer?.hello) return conn.drop("data before handshake");
-    const task = peer.attached;
-    if (!task) return;
+    if (peer?.stage !== "greeted") return conn.drop("data before handshake");
+    const view = peer.view;
+    if (view.kind !== "attached") return;
+    const task = view.task;
     // The user answers what the task asked before the task sees the answer: written first, the
     // keys reach the PTY at once, and a fast agent's next Stop could land before this and be cleared.
     task.attended();
@@ -173,28 +210,25 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     this.inputGap.input();
     // Keystrokes cannot be refused: past the bound, stop reading them until the task reads, as a
     // terminal blocks the typist. The client's own queue holds the rest.
-    if (task.pendingInput > MAX_PENDING_INPUT) {
-      peer.inputBlockedBy = task;
-      conn.pauseReading();
-    }
+    if (task.pendingInput > MAX_PENDING_INPUT) blockInput(peer, view);
   }
 
   inputDrained(task: Task): void {
-    for (const peer of this.peers.values()) if (peer.inputBlockedBy === task) unblockInput(peer);
+    for (const peer of this.greeted()) if (isAttachedTo(peer, task)) unblockInput(peer);
   }
 
   closed(conn: Connection): void {
     const peer = this.peers.get(conn);
-    if (peer?.handshakeTimer) clearTimeout(peer.handshakeTimer);
+    if (peer?.stage === "greeting") clearTimeout(peer.handshakeTimer);
     this.peers.delete(conn);
   }
 
   caughtUp(conn: Connection): void {
     const peer = this.peers.get(conn);
-    if (peer) resync(peer);
+    if (peer?.stage === "greeted") resync(peer);
   }
 
-  private greet(peer: Peer, message: unknown): void {
+  private greet(peer: Greeting, message: unknown): void {
     if (!helloSchema.allows(message)) return void this.refuse(peer, "invalid handshake", helloSchema, message);
     const parsed = message;
     if (parsed.protocol !== PROTOCOL_VERSION) {
@@ -202,9 +236,8 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
         `the running daemon speaks protocol ${PROTOCOL_VERSION} (fleetcom ${VERSION}), this client ${parsed.protocol} (fleetcom ${parsed.version}); run 'fleetcom --kill' (this ends the old daemon's tasks) and try again`,
       );
     }
-    peer.hello = parsed;
-    if (peer.handshakeTimer) clearTimeout(peer.handshakeTimer);
-    peer.handshakeTimer = null;
+    clearTimeout(peer.handshakeTimer);
+    this.peers.set(peer.conn, greeted(peer, parsed));
     peer.conn.send({ type: "welcome", protocol: PROTOCOL_VERSION, version: VERSION, pid: process.pid, ...this.noticesFor(parsed) });
   }
 
@@ -212,9 +245,9 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
    * Drops a client whose message failed its schema, with arktype's account of why. Wording it loads
    * arktype (validator.ts), so the client is set aside first: nothing more it sends is taken.
    */
-  private async refuse(peer: Peer, what: string, schema: Schema<unknown>, message: unknown): Promise<void> {
+  private async refuse(peer: Greeting | Peer, what: string, schema: Schema<unknown>, message: unknown): Promise<void> {
     this.peers.delete(peer.conn);
-    if (peer.handshakeTimer) clearTimeout(peer.handshakeTimer);
+    if (peer.stage === "greeting") clearTimeout(peer.handshakeTimer);
     peer.conn.pauseReading();
     peer.conn.drop(`${what}: ${await schema.problem(message)}`);
   }
@@ -236,8 +269,8 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   private recovered(snapshot: string): void {
     if (this.crash?.snapshot !== snapshot) return;
     this.crash = null;
-    this.onCrashCleared();
-    for (const peer of this.peers.values()) if (peer.subscribed) peer.conn.sendEvent({ type: "crash", crash: null });
+    this.hooks.crashCleared();
+    for (const peer of this.greeted()) if (peer.subscribed) peer.conn.sendEvent({ type: "crash", crash: null });
   }
 
   private async dispatch(peer: Peer, req: Request): Promise<void> {
@@ -260,7 +293,12 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   // ---- task events ---------------------------------------------------------------------------
 
   output(task: Task, chunk: Uint8Array): void {
-    for (const peer of this.peers.values()) if (watches(peer, task)) forwardOutput(peer, task, chunk);
+    // The hot path: a plain loop, no generator per chunk.
+    for (const peer of this.peers.values()) {
+      if (peer.stage !== "greeted") continue;
+      const view = watching(peer, task);
+      if (view) forwardOutput(peer, view, chunk);
+    }
     this.events.output(task);
     this.typist.output(task);
   }
@@ -284,27 +322,27 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
    * check: a crash in between would lose the conversation.
    */
   private noteSavedForm(task: Task): void {
-    if (task.agent?.savedFormChanged()) this.onRecipeChange();
+    if (task.agent?.savedFormChanged()) this.hooks.recipeChanged();
   }
 
   /** Asks an agent binary which options it takes before a spawn that would inject some (agent-probe.ts). */
   async prepareAgent(peer: Peer, command: string, cwd: string): Promise<void> {
     const needs = flagsNeeded(command);
-    if (needs) await this.probe.prepare(needs.program, peer.hello!.env, cwd);
+    if (needs) await this.probe.prepare(needs.program, peer.hello.env, cwd);
   }
 
   /** Called once every byte the run printed has been parsed. */
   exited(task: Task): void {
     this.inputDrained(task);
     const info = task.info();
-    for (const peer of this.peers.values()) {
+    for (const peer of this.greeted()) {
       if (followsLines(peer, task)) endStream(peer, "exited", info);
       if (!watches(peer, task)) continue;
       // A client that fell behind during a flood must still end on the task's last screen.
       if (peer.conn.behind) sendFinalScreen(peer, task);
       endStream(peer, "exited", info);
     }
-    this.onRecipeChange();
+    this.hooks.recipeChanged();
     // The exit event carries the final preview, so wait for the last output to be parsed.
     task.screen.flushed().then(() => {
       if (this.tasks.get(task.id) === task) this.events.broadcast("exited", task.info());
@@ -328,11 +366,11 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     this.snapshot = state;
     if (!changed) return;
     if (state.error) this.options.log(`snapshots failing since ${state.error.since}; subscribed clients told`);
-    for (const peer of this.peers.values()) if (peer.subscribed) peer.conn.sendEvent({ type: "snapshot", error: state.error });
+    for (const peer of this.greeted()) if (peer.subscribed) peer.conn.sendEvent({ type: "snapshot", error: state.error });
   }
 
   private isAttached(task: Task): boolean {
-    for (const peer of this.peers.values()) if (peer.attached === task) return true;
+    for (const peer of this.greeted()) if (isAttachedTo(peer, task)) return true;
     return false;
   }
 
@@ -362,7 +400,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     // The whole load is in a snapshot before its first spawn: a crash while it spawns loses none of it.
     const underWay = { entries: entries.filter((_, i) => !duplicate[i]), reached: 0 };
     this.loading.add(underWay);
-    this.onRecipeChange("now");
+    this.hooks.recipeChanged("now");
     try {
       return await this.startEntries(peer, entries, duplicate, histories, underWay);
     } finally {
@@ -440,7 +478,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
    */
   private async readHistories(entries: RecipeEntry[]): Promise<Map<RecipeEntry, RestoredHistory>> {
     const found = new Map<RecipeEntry, RestoredHistory>();
-    if (!this.history) return found;
+    if (!this.hooks.history) return found;
     await Promise.all(
       entries.map(async (e) => {
         if (e.history === undefined) return;
@@ -457,7 +495,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
    * command as its user typed it, when a recipe's `command` is what fleetcom wrote (an agent's resume form).
    */
   spawn(peer: Peer, command: string, cwd: string, group: string | null, name: string | null, recorded?: number, typed = command): Task {
-    const hello = peer.hello!;
+    const { hello } = peer;
     const task = new Task(
       {
         id: this.ids.assign(recorded, (id) => this.tasks.has(id)),
@@ -481,7 +519,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     if (task.id < this.highestId) this.outOfIdOrder = true;
     this.highestId = Math.max(this.highestId, task.id);
     this.events.broadcast("created", task.info());
-    this.onRecipeChange();
+    this.hooks.recipeChanged();
     return task;
   }
 
@@ -489,16 +527,16 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     const info = task.info();
     this.tasks.delete(task.id);
     this.events.forget(task);
-    for (const peer of this.peers.values()) if (watches(peer, task) || followsLines(peer, task)) endStream(peer, "removed", info);
+    for (const peer of this.greeted()) if (watches(peer, task) || followsLines(peer, task)) endStream(peer, "removed", info);
     task.dispose();
-    this.history?.remove(task);
+    this.hooks.history?.remove(task);
     this.events.broadcast("removed", info);
-    this.onRecipeChange();
+    this.hooks.recipeChanged();
   }
 
   taskChanged(task: Task, recipeChanged: boolean): void {
     this.events.broadcast("changed", task.info());
-    if (recipeChanged) this.onRecipeChange();
+    if (recipeChanged) this.hooks.recipeChanged();
   }
 
   /** What of these tasks' runs left their process groups and so outlived the sweep (reported, never signalled). */
@@ -553,7 +591,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
       const cmd = commands[i]!;
       // The command as typed, where the stored one differs: what `recover --list` calls the task, and what a recovery keeps.
       const typed = t.typed === cmd ? {} : { typed: t.typed };
-      const entry = { dir: t.cwd, cmd, group: t.group, name: t.name, id: t.id, ...typed, ...(this.history ? { history: String(t.id) } : {}) };
+      const entry = { dir: t.cwd, cmd, group: t.group, name: t.name, id: t.id, ...typed, ...(this.hooks.history ? { history: String(t.id) } : {}) };
       (running(t) ? split.running : split.finished).push(entry);
     });
     for (const load of this.loading) split.running.push(...load.entries.slice(load.reached).map(notYetStarted));
@@ -588,7 +626,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
       clients: this.clientStats(),
       snapshotError: this.snapshot.error,
       snapshotPendingSince: this.snapshot.pendingSince,
-      history: this.history?.status() ?? HISTORY_OFF,
+      history: this.hooks.history?.status() ?? HISTORY_OFF,
       crash: this.crash,
       settings: this.daemonSettings(),
     };
@@ -631,8 +669,9 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     let maxQueuedBytes = 0;
     let waitingEvents = 0;
     let inputBlocked = 0;
-    for (const { conn, inputBlockedBy } of this.peers.values()) {
-      if (inputBlockedBy) inputBlocked += 1;
+    for (const peer of this.peers.values()) {
+      const { conn } = peer;
+      if (peer.stage === "greeted" && peer.view.kind === "attached" && peer.view.inputBlocked) inputBlocked += 1;
       queuedBytes += conn.queuedBytes;
       maxQueuedBytes = Math.max(maxQueuedBytes, conn.queuedBytes);
       waitingEvents += conn.waitingEvents;
@@ -645,8 +684,8 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     this.events.stop();
     this.runningAtStop ??= new Set([...this.tasks.values()].filter((t) => t.running));
     this.stopping ??= (async () => {
-      for (const peer of this.peers.values()) if (peer.attached) peer.conn.send({ type: "attach-end", reason: "shutdown", task: peer.attached.info() });
-      for (const peer of this.peers.values()) if (peer.lines) endStream(peer, "shutdown", peer.lines.task.info());
+      for (const { conn, view } of this.greeted()) if (view.kind === "attached") conn.send({ type: "attach-end", reason: "shutdown", task: view.task.info() });
+      for (const peer of this.greeted()) if (peer.view.kind === "lines") endStream(peer, "shutdown", peer.view.task.info());
       await Promise.all([...this.tasks.values()].map((t) => t.terminate()));
       // The final snapshot pass runs after this: keep what the capture files said, then remove them.
       for (const task of this.tasks.values()) task.agent?.freeze();
@@ -654,7 +693,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
       clearTimeout(this.probeStart);
       this.probe.dispose();
       for (const peer of this.peers.values()) peer.conn.close();
-      this.onStop();
+      this.hooks.stopped();
     })();
     return this.stopping;
   }

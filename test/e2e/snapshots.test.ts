@@ -21,7 +21,7 @@ describe("the snapshot writer", () => {
   function writer(entries: RecipeEntry[], settings: { debounceMs?: number; checkMs?: number } = {}) {
     root = mkdtempSync(join(tmpdir(), "fleetcom-snapshots-"));
     const log: string[] = [];
-    const source: SnapshotSource = { startedAt: new Date("2026-11-29T21:04:33Z"), recipe: () => entries, onRecipeChange: () => {} };
+    const source: SnapshotSource = { startedAt: new Date("2026-11-29T21:04:33Z"), recipe: () => entries };
     const dir = join(root, "sessions", "recovery");
     const w = new SnapshotWriter(source, {
       dir,
@@ -78,11 +78,11 @@ describe("the snapshot writer", () => {
 
   test("a hundred changes in a burst end in one pass", async () => {
     const entries = [task("a")];
-    const { w, writes, source } = writer(entries, { debounceMs: 200 });
+    const { w, writes } = writer(entries, { debounceMs: 200 });
     w.start();
     for (let i = 0; i < 100; i++) {
       entries[0] = task(`a ${i}`);
-      source.onRecipeChange();
+      w.changed();
     }
     await until("the pass after the burst", () => writes() === 1);
     w.stop(); // runs a pass only if one were still pending
@@ -92,12 +92,12 @@ describe("the snapshot writer", () => {
 
   test("changes that keep coming are still written: a burst never puts the pass off to its end", async () => {
     const entries = [task("a")];
-    const { w, writes, source } = writer(entries, { debounceMs: 100 });
+    const { w, writes } = writer(entries, { debounceMs: 100 });
     w.start();
     let change = 0;
     const changes = setInterval(() => {
       entries[0] = task(`a ${change++}`);
-      source.onRecipeChange();
+      w.changed();
     }, 10);
     try {
       await until("a pass while the changes go on", () => writes() >= 1, 10_000);
@@ -108,9 +108,9 @@ describe("the snapshot writer", () => {
   });
 
   test("stopping runs the pending pass at once", () => {
-    const { w, writes, source } = writer([task("a")], { debounceMs: 3_600_000 });
+    const { w, writes } = writer([task("a")], { debounceMs: 3_600_000 });
     w.start();
-    source.onRecipeChange();
+    w.changed();
     w.stop();
     expect(writes()).toBe(1);
   });

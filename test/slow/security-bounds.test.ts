@@ -261,7 +261,7 @@ describe("L10: snapshot writes that fail", () => {
     try {
       const states: SnapshotState[] = [];
       const entries = [entry("/srv", "top")];
-      const source = { startedAt: new Date(), recipe: () => entries, onRecipeChange: () => {}, snapshotState: (s: SnapshotState) => void states.push(s) };
+      const source = { startedAt: new Date(), recipe: () => entries, snapshotState: (s: SnapshotState) => void states.push(s) };
       // The recovery directory's parent is a file: every pass fails with ENOTDIR.
       writeFileSync(join(root, "file"), "");
       const dir = join(root, "file", "recovery");

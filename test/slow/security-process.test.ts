@@ -259,7 +259,7 @@ describe("a crashed long-lived fleet among ten later supervisors that died (H4)"
 
     /** One pass of a real writer, as the next supervisor's first pass after a change. */
     function nextSupervisorPass(): string {
-      const source = { startedAt: new Date(), recipe: () => [entry(sandbox.home, "sleep 1")], onRecipeChange: () => {} };
+      const source = { startedAt: new Date(), recipe: () => [entry(sandbox.home, "sleep 1")] };
       const writer = new SnapshotWriter(source, { dir, home: sandbox.home, debounceMs: 100, checkMs: 3_600_000, log: () => {} });
       writer.pass();
       return snapshotFileName(source.startedAt, process.pid);

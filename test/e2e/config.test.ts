@@ -145,15 +145,18 @@ describe("reading the file (in-process)", () => {
   });
 });
 
+const configFileOf = (fleet: Fleet) => join(fleet.sandbox.config, "config.toml");
+function writeConfig(fleet: Fleet, text: string): void {
+  mkdirSync(fleet.sandbox.config, { recursive: true });
+  writeFileSync(configFileOf(fleet), text);
+}
+
 describe("the daemon and fleetcom config", () => {
   let fleet: Fleet;
   beforeEach(() => (fleet = new Fleet()));
   afterEach(async () => await fleet.stop());
-  const configFile = () => join(fleet.sandbox.config, "config.toml");
-  const write = (text: string) => {
-    mkdirSync(fleet.sandbox.config, { recursive: true });
-    writeFileSync(configFile(), text);
-  };
+  const configFile = () => configFileOf(fleet);
+  const write = (text: string) => writeConfig(fleet, text);
 
   test("the daemon takes notify, scrollback and idle_seconds from the file, whatever the starting shell's environment lacks", async () => {
     const calls = join(fleet.sandbox.root, "notified");
@@ -218,11 +221,8 @@ describe("reloading the settings (SIGHUP, fleetcom config --reload)", () => {
   let fleet: Fleet;
   beforeEach(() => (fleet = new Fleet()));
   afterEach(async () => await fleet.stop());
-  const configFile = () => join(fleet.sandbox.config, "config.toml");
-  const write = (text: string) => {
-    mkdirSync(fleet.sandbox.config, { recursive: true });
-    writeFileSync(configFile(), text);
-  };
+  const configFile = () => configFileOf(fleet);
+  const write = (text: string) => writeConfig(fleet, text);
   const daemonSettings = async () => JSON.parse(await fleet.ok(["status", "--json"])).settings;
 
   test("config --reload applies notify, idle_seconds and scrollback without a restart, says what changed, and leaves history for a restart", async () => {

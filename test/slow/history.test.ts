@@ -47,14 +47,16 @@ function historyOnDisk(f: Fleet, id: number): string[] | null {
 const numbered = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `line ${from + i}`);
 
 describe("peek --history", () => {
-  test("a task that printed 3,000 numbered lines gives the last 2,000 exactly, wrapped lines joined", async () => {
+  test("a task that printed 3,000 numbered lines gives the 2,000 rows above its screen and the screen, exactly, wrapped lines joined", async () => {
     historyFleet();
     // Every 500th line is wider than the terminal (120 columns): the emulator holds it as two rows.
     const id = await fleet.run(
       `i=1; while [ $i -le 3000 ]; do if [ $((i % 500)) = 0 ]; then echo "line $i $(printf '%0150d' 0)"; else echo "line $i"; fi; i=$((i+1)); done`,
     );
     await fleet.waitForExit(id);
-    const expected = numbered(1001, 3000).map((l, i) => ((1001 + i) % 500 === 0 ? `${l} ${"0".repeat(150)}` : l));
+    // 2,000 rows of scrollback and 40 of screen, the last one the cursor's: 2,039 rows of output, in
+    // which five of the lines kept (1000, 1500, …, 3000) take two rows each, so 2,034 lines: 967 to 3000.
+    const expected = numbered(967, 3000).map((l, i) => ((967 + i) % 500 === 0 ? `${l} ${"0".repeat(150)}` : l));
     const r = await fleet.cli(["peek", String(id), "--history"]);
     expect(r.stderr).toBe("");
     expect(r.stdout).toBe(`${expected.join("\n")}\n`);

@@ -106,8 +106,8 @@ describe("M4: a client that stops reading", () => {
     // One write: a tag (its event tells the driver the daemon has begun on this client), then 300
     // requests for replies of 240 KB each, about 70 MB the client never reads.
     const tagged = () => driver.messages.some((m) => m.type === "event" && (m.task as { id: number }).id === task.id && m.task.tagged);
-    const requests = [greedy.request("tag", { task: String(task.id) })];
-    for (let i = 0; i < 300; i++) requests.push(greedy.request("peek", { task: String(task.id), lines: 2000, history: true }));
+    const requests = [greedy.request("tag", { task: { id: task.id } })];
+    for (let i = 0; i < 300; i++) requests.push(greedy.request("peek", { task: { id: task.id }, lines: 2000, history: true }));
     await until("the daemon to take the greedy client's requests", tagged, 60_000);
     // Asked while the greedy client's requests are being answered: the daemon serves this in turn,
     // not once it has built every one of those replies (then it had already dropped the client).

@@ -384,7 +384,9 @@ function listensButRefuses(dirPath: string, code: string): boolean {
     return false;
   }
   try {
-    return lstatSync(dir.entry(SOCKET_NAME), { bigint: true }).ctimeNs >= statSync(dir.entry(LOCK_NAME), { bigint: true }).mtimeNs;
+    // Modification times, not the socket's change time: Deno's node:fs gives ctime in whole seconds
+    // only, and a socket's mtime is its bind (a chmod after it moves only ctime).
+    return lstatSync(dir.entry(SOCKET_NAME)).mtimeMs >= statSync(dir.entry(LOCK_NAME)).mtimeMs;
   } catch {
     return false;
   } finally {

@@ -294,7 +294,7 @@ export function connectFailure(code: string): UserError | null {
 }
 
 /** No daemon holds the runtime directory, and the caller asked not to start one. */
-export class DaemonNotRunning extends UserError {
+class DaemonNotRunning extends UserError {
   constructor() {
     super("the daemon is not running", EXIT.unreachable);
   }

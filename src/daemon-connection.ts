@@ -37,7 +37,7 @@ export const MAX_BEHIND_BYTES = 8 * 1024 * 1024;
  * requests in one read were all built before the first reply was queued (the daemon grew by 250 MB
  * and served no one else meanwhile), so the bound above saw none of them in time.
  */
-export const MAX_REQUESTS_IN_FLIGHT = 8;
+const MAX_REQUESTS_IN_FLIGHT = 8;
 /** How long a dropped client has to read its refusal before its queue is thrown away. */
 const DROP_LINGER_MS = 10_000;
 /** How often a client that is behind is checked for having drained, i.e. its screen refresh rate under a flood. */

@@ -8,7 +8,7 @@ import { isNewAttention } from "./attention.ts";
 import { BEL, POP_TITLE, PUSH_TITLE, windowTitle } from "./text-ansi.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 
-export function waitsTitle(waiting: number): string {
+function waitsTitle(waiting: number): string {
   return waiting === 0 ? "fleetcom" : `fleetcom ! ${waiting} waiting`;
 }
 

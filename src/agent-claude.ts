@@ -2,7 +2,7 @@
 // Claude on top of the user's own settings) adds a SessionStart hook that copies its payload to the
 // run's capture file, so `/clear`, `/resume` and compaction are followed. The same overlay's
 // UserPromptSubmit, Stop, Notification and SessionEnd hooks append their payloads to the run's
-// events file, which is how fleetcom knows Claude waits for its user (attention.ts). Exit hint:
+// events file, which is how fleetcom knows Claude waits for its user (task-attention.ts). Exit hint:
 // `Resume this session with:` then `claude … --resume <id>`. Store: `<claude home>/projects/<slug>/<id>.jsonl`.
 // Live registry (newer Claude): `<claude home>/sessions/<pid>.json` per running process, with the
 // conversation it holds (`sessionId`, updated in place on /clear and /resume) and `status` busy, idle
@@ -11,7 +11,7 @@ import { type Env, homeDir } from "./paths.ts";
 import { join } from "node:path";
 import { entriesOf, createdMs, member, textOf } from "./agent-files.ts";
 import { isFile } from "./files.ts";
-import { type AgentSignal, attentionMessage } from "./attention.ts";
+import { type AgentSignal, attentionMessage } from "./task-attention.ts";
 import { type Agent, type LiveState, idAfterSelector, lastHintId, nearSpawn, newUuid, shellQuote, single, textsAfter, uuidOrNull } from "./agent.ts";
 
 export const CLAUDE_SETTINGS_FILE = "claude-settings.json";

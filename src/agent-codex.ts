@@ -7,7 +7,7 @@ import { type Env, homeDir } from "./paths.ts";
 import { join } from "node:path";
 import { readRegularFile } from "./files.ts";
 import { entriesOf, firstRecord, member, textOf } from "./agent-files.ts";
-import { type AgentSignal, attentionMessage } from "./attention.ts";
+import { type AgentSignal, attentionMessage } from "./task-attention.ts";
 import { type Agent, isUuid, lastHintId, nearSpawn, shellQuote, single, textsAfter, uuidOrNull } from "./agent.ts";
 import { errnoCode } from "./errors.ts";
 

@@ -13,7 +13,7 @@ import { grok } from "./agent-grok.ts";
 import { join } from "node:path";
 import { entriesOf, linesSince, textOf } from "./agent-files.ts";
 import type { AgentNamespace } from "./agent-namespace.ts";
-import type { AgentSignal } from "./attention.ts";
+import type { AgentSignal } from "./task-attention.ts";
 import { liveGroupOf } from "./proc.ts";
 import { type Agent, type Launch, type LiveState, type RunAssets, conversationId, detect, instrumentedCommand, resumeCommand, uuidOrNull } from "./agent.ts";
 
@@ -275,7 +275,7 @@ export class AgentRun {
     return resumeCommand(this.launch, id);
   }
 
-  /** What the agent said about attention since the last call, in order (attention.ts). */
+  /** What the agent said about attention since the last call, in order (task-attention.ts). */
   newSignals(): AgentSignal[] {
     const { agent } = this.launch;
     if (!this.assets || !agent.attentionFile || !agent.attentionSignal) return [];

@@ -9,7 +9,7 @@
 // This file holds the interface each agent fills in, the UUID check, command detection, the resume
 // form and the precedence of evidence. It does no I/O. One file per agent (agent-<name>.ts) holds
 // what is specific to that agent; agent-run.ts lists them and does the I/O around them.
-import type { AgentSignal } from "./attention.ts";
+import type { AgentSignal } from "./task-attention.ts";
 import type { Env } from "./paths.ts";
 import { shellQuote } from "./text-shell.ts";
 

@@ -1,8 +1,8 @@
-// The runner: parse, dispatch to the command's module (commands.ts), and turn every failure into
+// The runner: parse, dispatch to the command's module (cli-commands.ts), and turn every failure into
 // one `fleetcom: …` line with the documented exit code.
 import type { CommandDef } from "citty";
 import { checkFlags, unknownFlagError } from "./cli-flags.ts";
-import { root, SUBCOMMANDS, type Lazy } from "./commands.ts";
+import { root, SUBCOMMANDS, type Lazy } from "./cli-commands.ts";
 import { EXIT, UserError, errorMessage } from "./errors.ts";
 import { nearest } from "./text-nearest.ts";
 import { printable } from "./text-printable.ts";

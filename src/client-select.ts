@@ -3,7 +3,7 @@
 // typed, which resolves them; a group or the whole fleet is read from `ls` here, to be shown in a
 // question and a summary before anything happens.
 import { usageError, UserError } from "./errors.ts";
-import { label, normalizeGroup } from "./recipe-labels.ts";
+import { label, normalizeGroup } from "./task-labels.ts";
 import { printable } from "./text-printable.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 

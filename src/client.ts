@@ -425,11 +425,11 @@ interface Started {
 
 /**
  * `fleetcom daemon`, detached, its output to the log: in a systemd scope of its own where that keeps
- * it past a logout (service-manager.ts), else in a new session (`setsid`) as before.
+ * it past a logout (client-service-manager.ts), else in a new session (`setsid`) as before.
  */
 async function startDaemon(dirPath: string, scope: boolean): Promise<Started> {
   // Loaded only here: node:child_process costs every other client ~3 ms of start-up.
-  const [{ spawn }, { scopeCommand }] = await Promise.all([import("node:child_process"), import("./service-manager.ts")]);
+  const [{ spawn }, { scopeCommand }] = await Promise.all([import("node:child_process"), import("./client-service-manager.ts")]);
   const dir = openRuntimeDir(dirPath);
   let log: number;
   try {

@@ -3,10 +3,10 @@
 // `fleetcom completions --list sessions|tasks` for the names that change; that never starts a
 // daemon, and prints nothing when there is none to ask.
 import { defineCommand, type ArgDef, type CommandDef } from "citty";
-import { completionScript, SHELLS, type CommandSpec, type FlagSpec, type Operand } from "./completion-scripts.ts";
+import { completionScript, SHELLS, type CommandSpec, type FlagSpec, type Operand } from "./cli-completion-scripts.ts";
 import { usageError, UserError } from "./errors.ts";
 import { isOneOf } from "./cli-flags.ts";
-import { label } from "./recipe-labels.ts";
+import { label } from "./task-labels.ts";
 import { isPrintable, printable } from "./text-printable.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 import { selfCommand } from "./platform.ts";
@@ -27,7 +27,7 @@ const AFTER_DASH_DASH: Record<string, Operand> = { run: "command" };
 const HELP: FlagSpec = { long: "--help", short: "-h", takesValue: false, value: "none", description: "Show usage" };
 const LISTS = ["sessions", "tasks"] as const;
 
-/** The command table the scripts are built from (commands.ts), handed in to keep this file a leaf. */
+/** The command table the scripts are built from (cli-commands.ts), handed in to keep this file a leaf. */
 export interface CommandTable {
   root: CommandDef<any>;
   subcommands: Record<string, () => Promise<CommandDef<any>>>;

@@ -7,7 +7,7 @@
 import { defineCommand } from "citty";
 import { withDaemon } from "./client.ts";
 import { UserError, usageError } from "./errors.ts";
-import { label } from "./recipe-labels.ts";
+import { label } from "./task-labels.ts";
 import { grepLines, type GrepLine } from "./text-grep.ts";
 import { printable } from "./text-printable.ts";
 import type { TaskHistory } from "./wire-protocol.ts";

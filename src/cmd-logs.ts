@@ -12,7 +12,7 @@ import { selection, tasksOf } from "./client-select.ts";
 import { DaemonClient } from "./client.ts";
 import { whenReaderGone } from "./client-stdout.ts";
 import { usageError } from "./errors.ts";
-import { label } from "./recipe-labels.ts";
+import { label } from "./task-labels.ts";
 import { resolveTaskRef } from "./task-ref.ts";
 import { printable } from "./text-printable.ts";
 import { cut, textWidth } from "./text-width.ts";

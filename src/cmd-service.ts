@@ -1,13 +1,13 @@
 // `fleetcom service install|uninstall|status`: a systemd user unit (Linux) or a launchd agent (macOS)
 // that runs `fleetcom daemon` at login, so the fleet does not depend on which shell autostarted it;
 // autostart then finds the daemon the service started. The texts and the steps are in
-// service-manager.ts; this file only reads the arguments and prints.
+// client-service-manager.ts; this file only reads the arguments and prints.
 import { defineCommand } from "citty";
 import { existsSync, mkdirSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { UserError } from "./errors.ts";
 import { printable } from "./text-printable.ts";
-import type { ServiceContext } from "./service-manager.ts";
+import type { ServiceContext } from "./client-service-manager.ts";
 
 async function context(): Promise<ServiceContext> {
   const [{ selfCommand }, { runningDaemonStatus }, { daemonSettingsFromEnvironment, loadSettings }] = await Promise.all([
@@ -28,8 +28,8 @@ async function context(): Promise<ServiceContext> {
   };
 }
 
-async function perform(step: (m: typeof import("./service-manager.ts"), ctx: ServiceContext) => string[]): Promise<void> {
-  const [manager, ctx] = await Promise.all([import("./service-manager.ts"), context()]);
+async function perform(step: (m: typeof import("./client-service-manager.ts"), ctx: ServiceContext) => string[]): Promise<void> {
+  const [manager, ctx] = await Promise.all([import("./client-service-manager.ts"), context()]);
   try {
     for (const line of step(manager, ctx)) console.log(printable(line));
   } catch (error) {

@@ -24,7 +24,7 @@ export default defineCommand({
       return;
     }
     // Whether the fleet outlives a logout (systemd's lingering, logind's KillUserProcesses): Linux only.
-    const { logoutOutlookHere } = await import("./service-manager.ts");
+    const { logoutOutlookHere } = await import("./client-service-manager.ts");
     const logout = logoutOutlookHere();
     const full = { ...status, sessionDir: sessionDir(), runtimeDir: runtimeDir(), logout };
     if (args.json) return console.log(JSON.stringify(full, null, 2));

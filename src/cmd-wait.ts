@@ -9,10 +9,10 @@ import { DaemonClient } from "./client.ts";
 import { EXIT, UserError, usageError } from "./errors.ts";
 import { isOneOf } from "./cli-flags.ts";
 import { stateText } from "./ui-format.ts";
-import { msUntilIdle } from "./idle.ts";
+import { msUntilIdle } from "./task-idle.ts";
 import { DEFAULT_IDLE_SECONDS } from "./settings.ts";
 import type { TaskEvent, TaskInfo } from "./wire-protocol.ts";
-import { normalizeGroup } from "./recipe-labels.ts";
+import { normalizeGroup } from "./task-labels.ts";
 import { resolveTaskRef } from "./task-ref.ts";
 
 export const CONDITIONS = ["waiting", "exit", "idle"] as const;

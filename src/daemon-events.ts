@@ -6,7 +6,7 @@ import type { Task } from "./daemon-task.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 
 const CHANGE_EVENT_INTERVAL_MS = 250;
-/** How often running tasks are checked for having turned idle (idle.ts). */
+/** How often running tasks are checked for having turned idle (task-idle.ts). */
 const IDLE_SWEEP_MS = 1_000;
 
 /** The fleet as the events see it. */

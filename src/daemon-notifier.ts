@@ -4,7 +4,7 @@
 // failure to start, a non-zero exit and what it wrote on stderr go to the daemon log. So a failing
 // or slow notifier never holds up the daemon.
 import { spawn } from "node:child_process";
-import type { Attention } from "./attention.ts";
+import type { Attention } from "./task-attention.ts";
 import { ProcessGroup } from "./daemon-process-group.ts";
 
 export const NOTIFY_TIMEOUT_MS = 10_000;

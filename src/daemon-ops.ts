@@ -10,7 +10,7 @@ import type { Typist } from "./daemon-typist.ts";
 import { UserError } from "./errors.ts";
 import { isDirectory } from "./files.ts";
 import { commandTooLong } from "./recipe.ts";
-import { normalizeGroup, normalizeName } from "./recipe-labels.ts";
+import { normalizeGroup, normalizeName } from "./task-labels.ts";
 import type { DaemonStatus, Escapee, Op, OpArgs, OpResult, RecipeEntry, SnapshotError, TaskInfo, TaskRef } from "./wire-protocol.ts";
 import { MAX_SEND_BYTES, sendTooLong } from "./term-keys.ts";
 import { mebibytes } from "./text-size.ts";

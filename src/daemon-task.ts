@@ -2,10 +2,10 @@
 // life (running, idle, exited; rerun in place). The daemon owns tasks; a task never talks to clients.
 import type { AgentNamespace } from "./agent-namespace.ts";
 import type { FlagProbe } from "./agent-probe.ts";
-import { type AgentSignal, type Attention, type AttentionEvent, NO_ATTENTION, RESUMED_QUIET_MS, nextAttention, promptLine } from "./attention.ts";
+import { type AgentSignal, type Attention, type AttentionEvent, NO_ATTENTION, RESUMED_QUIET_MS, nextAttention, promptLine } from "./task-attention.ts";
 import { type AgentRun, prepareRun } from "./agent-run.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
-import { isIdle } from "./idle.ts";
+import { isIdle } from "./task-idle.ts";
 import { DEFAULT_IDLE_SECONDS } from "./settings.ts";
 import { spawnPty, type Pty } from "./term-pty.ts";
 import { ProcessGroup, terminateGroup } from "./daemon-process-group.ts";
@@ -120,7 +120,7 @@ export class Task {
     return this.endedAt === null;
   }
 
-  /** Whether the task waits for its user, and why (attention.ts). */
+  /** Whether the task waits for its user, and why (task-attention.ts). */
   get attention(): Attention | null {
     return this.tracker.attention;
   }

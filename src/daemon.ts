@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { setImmediate } from "node:timers";
 import { AgentNamespace } from "./agent-namespace.ts";
 import { FlagProbe } from "./agent-probe.ts";
-import { type Attention, isNewAttention } from "./attention.ts";
+import { type Attention, isNewAttention } from "./task-attention.ts";
 import { Connection, type ConnectionHandler } from "./daemon-connection.ts";
 import { TaskEvents } from "./daemon-events.ts";
 import { type Fleet, MAX_PENDING_INPUT, operations } from "./daemon-ops.ts";
@@ -32,7 +32,7 @@ import type { RestoredHistory } from "./recipe-history.ts";
 import { flagsNeeded, probedPrograms, savedCommands, typedForm } from "./agent-run.ts";
 import { UserError, errorMessage } from "./errors.ts";
 import { isDirectory } from "./files.ts";
-import { label, normalizeGroup, normalizeName } from "./recipe-labels.ts";
+import { label, normalizeGroup, normalizeName } from "./task-labels.ts";
 import { alreadyRunning, type RunningTask } from "./daemon-duplicates.ts";
 import { reloadedSettings, type Settings } from "./settings.ts";
 import {

@@ -5,7 +5,7 @@ import { tildePath } from "./paths.ts";
 import { Buffer } from "node:buffer";
 import { resolve } from "node:path";
 import { UserError } from "./errors.ts";
-import { normalizeGroup, normalizeName } from "./recipe-labels.ts";
+import { normalizeGroup, normalizeName } from "./task-labels.ts";
 import { printable } from "./text-printable.ts";
 import { resolvePath } from "./text-path.ts";
 import { schema } from "./validator.ts";

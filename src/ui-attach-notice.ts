@@ -5,8 +5,8 @@
 // and popped back (23) when no other task waits any more or when the client detaches.
 // Bytes are only inserted where the task's output stream stands between escape sequences and
 // characters, so a sequence split across chunks is never cut in two.
-import { type Attention, isNewAttention } from "./attention.ts";
-import { label } from "./recipe-labels.ts";
+import { type Attention, isNewAttention } from "./task-attention.ts";
+import { label } from "./task-labels.ts";
 import { cut } from "./text-width.ts";
 import { printable } from "./text-printable.ts";
 import type { TaskInfo } from "./wire-protocol.ts";

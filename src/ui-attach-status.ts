@@ -14,7 +14,7 @@
 //   slot itself: while the task has saved a cursor it has not restored yet, drawing waits.
 // What it cannot keep: a task that addresses a row below its own screen (none does: it knows its
 // size) and a soft reset (`CSI ! p`) that clears the region until the next redraw.
-import { label } from "./recipe-labels.ts";
+import { label } from "./task-labels.ts";
 import { printable } from "./text-printable.ts";
 import { cut, textWidth } from "./text-width.ts";
 import { stateText } from "./ui-format.ts";

@@ -10,11 +10,11 @@
 // screen exactly, takes it away: nothing of the task's screen has to be remembered or saved here.
 // The task is shown on the terminal's alternate screen, as tmux does: the user's scrollback and
 // screen are left as they were, and come back on detach with the cursor where it was. The task's
-// own screen switches are kept off that terminal (ui-alt-screen-filter.ts).
+// own screen switches are kept off that terminal (ui-attach-screens.ts).
 // A finished task shows its last screen with a notice on the last row saying how it ended; `r`
 // reruns it and stays attached to the new run.
 import { constants } from "node:os";
-import { AltScreenFilter } from "./ui-alt-screen-filter.ts";
+import { AltScreenFilter } from "./ui-attach-screens.ts";
 import { AttachNotice } from "./ui-attach-notice.ts";
 import { DaemonClient, terminalSize } from "./client.ts";
 import { EXIT, UserError, errorMessage, usageError } from "./errors.ts";

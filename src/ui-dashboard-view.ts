@@ -1,11 +1,11 @@
 // What the dashboard shows, as pure functions of the fleet: the header, the sections of each
 // grouping, the rows the cursor walks (each section's title, then its tasks), a row per task, and
 // the frame that fits them into the terminal. The keys' own texts are in ui-dashboard-keys.ts.
-import { label } from "./recipe-labels.ts";
+import { label } from "./task-labels.ts";
 import { age, glyph } from "./ui-format.ts";
 import { tildePath } from "./paths.ts";
 import { cut } from "./text-width.ts";
-import { NO_GROUP } from "./recipe-labels.ts";
+import { NO_GROUP } from "./task-labels.ts";
 import { printable } from "./text-printable.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 import { fit, paint, windowAround } from "./ui-render.ts";

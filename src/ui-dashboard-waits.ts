@@ -4,7 +4,7 @@
 // turns it off), and the title with how many wait (`fleetcom ! 2 waiting`). A task already waiting
 // when the dashboard opens is not news, and a redraw rings nothing. The title from before is kept
 // on the terminal's title stack and given back on exit.
-import { isNewAttention } from "./attention.ts";
+import { isNewAttention } from "./task-attention.ts";
 import { BEL, POP_TITLE, PUSH_TITLE, windowTitle } from "./text-ansi.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 

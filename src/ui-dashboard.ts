@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { DEFAULT_DETACH_KEY, attachStatusSetting, type DetachKey } from "./ui-attach-settings.ts";
 import { crashNoticeText, DaemonClient } from "./client.ts";
 import { errorMessage } from "./errors.ts";
-import { NO_GROUP, label } from "./recipe-labels.ts";
+import { NO_GROUP, label } from "./task-labels.ts";
 import { age, stateText } from "./ui-format.ts";
 import { recoveryDir, tildePath } from "./paths.ts";
 import {

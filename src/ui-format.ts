@@ -5,7 +5,7 @@ import { isCharacterDevice } from "./files.ts";
 import { tildePath } from "./paths.ts";
 import type { SnapshotInfo } from "./recipe-snapshots.ts";
 import type { Escapee, TaskInfo } from "./wire-protocol.ts";
-import { label } from "./recipe-labels.ts";
+import { label } from "./task-labels.ts";
 import { printable } from "./text-printable.ts";
 import { cut, textWidth } from "./text-width.ts";
 import { age } from "./text-age.ts";

@@ -1,7 +1,7 @@
 // `fleetcom attach` without TASK: pick a task from a line-oriented list, then attach to it. The
 // tasks waiting for their user come first: they are the ones most likely wanted.
 import { withDaemon } from "./client.ts";
-import { label } from "./recipe-labels.ts";
+import { label } from "./task-labels.ts";
 import { age, glyph } from "./ui-format.ts";
 import { tildePath } from "./paths.ts";
 import { printable } from "./text-printable.ts";

@@ -3,7 +3,7 @@
 // build time, arktype loaded only to word a refusal). Clients import only the types (erased at build
 // time), so neither is on their start-up path.
 import { schema } from "./validator.ts";
-import type { Attention } from "./attention.ts";
+import type { Attention } from "./task-attention.ts";
 import type { Resolved, SettingChange } from "./settings.ts";
 import { recipeEntry, type RecipeEntry } from "./recipe.ts";
 
@@ -82,7 +82,7 @@ export interface TaskInfo {
   run: number;
   /** What runs: as typed, or an agent's resume form after a load, a recovery or a rerun. */
   command: string;
-  /** The command as its user typed it, which names the task where it has no name (recipe-labels.ts `label`). */
+  /** The command as its user typed it, which names the task where it has no name (task-labels.ts `label`). */
   typed: string;
   name: string | null;
   group: string | null;

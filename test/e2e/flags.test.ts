@@ -6,7 +6,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ArgDef, CommandDef } from "citty";
-import { SUBCOMMANDS } from "../../src/commands.ts";
+import { SUBCOMMANDS } from "../../src/cli-commands.ts";
 import { flagsOf, unknownFlag } from "../../src/cli-flags.ts";
 import { nearest } from "../../src/text-nearest.ts";
 import { fleetcomArgv, makeSandbox, runFleetcom } from "../harness/helpers.ts";

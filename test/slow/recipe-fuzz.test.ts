@@ -5,7 +5,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../../src/errors.ts";
-import { LABEL_MAX_CHARS } from "../../src/recipe-labels.ts";
+import { LABEL_MAX_CHARS } from "../../src/task-labels.ts";
 import { decodeRecipe, parseRecipe, recipeEntry } from "../../src/recipe.ts";
 import { makeSandbox, runFleetcom, seededRandom } from "../harness/helpers.ts";
 

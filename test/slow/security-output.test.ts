@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { normalizeGroup, normalizeName } from "../../src/recipe-labels.ts";
+import { normalizeGroup, normalizeName } from "../../src/task-labels.ts";
 import type { TaskInfo } from "../../src/wire-protocol.ts";
 import { resolveTaskRef } from "../../src/task-ref.ts";
 import { eachTestGetsAFleet, type Fleet, until } from "../harness/fleet.ts";

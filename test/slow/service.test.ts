@@ -1,4 +1,4 @@
-// The daemon and the service manager (service-manager.ts): autostart in a systemd scope of its own
+// The daemon and the service manager (client-service-manager.ts): autostart in a systemd scope of its own
 // where that keeps the fleet past a logout, what `status` says about a logout, and
 // `fleetcom service install|uninstall|status`. systemd-run, systemctl, loginctl and launchctl are
 // fakes on PATH that record their argv; the machine's own systemd is used only where a user manager
@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { hasUserManager, installService, launchdPlist, lingering, logoutOutlook, systemdQuote, systemdUnit } from "../../src/service-manager.ts";
+import { hasUserManager, installService, launchdPlist, lingering, logoutOutlook, systemdQuote, systemdUnit } from "../../src/client-service-manager.ts";
 import { Fleet } from "../harness/fleet.ts";
 import { fleetcomArgv, makeSandbox, type Sandbox } from "../harness/helpers.ts";
 

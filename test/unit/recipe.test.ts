@@ -1,7 +1,7 @@
 // Every rule of sessions.md that is a pure function of its input: file names, the format, versions,
 // the two shapes, tolerant loading and label normalisation. Each example in the spec is a case here.
 import { describe, expect, test } from "bun:test";
-import { normalizeGroup, normalizeName } from "../../src/recipe-labels.ts";
+import { normalizeGroup, normalizeName } from "../../src/task-labels.ts";
 import { printable } from "../../src/text-printable.ts";
 import { decodeRecipe, formatRecipe, parseRecipe, storedRecipe } from "../../src/recipe.ts";
 import { sanitizeSessionName, sessionFileName } from "../../src/recipe-names.ts";
@@ -407,7 +407,7 @@ describe("labels", () => {
   });
 });
 
-test("labels.ts imports nothing, so the daemon's hot path never loads arktype", async () => {
-  const source = await Bun.file(new URL("../../src/recipe-labels.ts", import.meta.url)).text();
+test("task-labels.ts imports nothing, so the daemon's hot path never loads arktype", async () => {
+  const source = await Bun.file(new URL("../../src/task-labels.ts", import.meta.url)).text();
   expect(source).not.toMatch(/^import /m);
 });

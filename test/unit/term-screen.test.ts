@@ -4,7 +4,7 @@
 // terminal is private; its twin has the same options and input).
 import { afterEach, describe, expect, test } from "bun:test";
 import { type IBuffer, type IBufferCell, Terminal } from "@xterm/headless";
-import { AltScreenFilter } from "../../src/ui-alt-screen-filter.ts";
+import { AltScreenFilter } from "../../src/ui-attach-screens.ts";
 import { Screen } from "../../src/term-screen.ts";
 import { useFleetcomWidths } from "../../src/term-widths.ts";
 import { seededRandom } from "../harness/helpers.ts";

@@ -13,7 +13,7 @@ import {
   isNewAttention,
   nextAttention,
   promptLine,
-} from "../../src/attention.ts";
+} from "../../src/task-attention.ts";
 import { check, untilQuiet } from "../../src/cmd-wait.ts";
 import type { TaskInfo } from "../../src/wire-protocol.ts";
 import { notifyEnv } from "../../src/daemon-notifier.ts";

@@ -1,7 +1,7 @@
-// The attached client takes the task's screen switches out of the stream (ui-alt-screen-filter.ts),
+// The attached client takes the task's screen switches out of the stream (ui-attach-screens.ts),
 // wherever the chunks of the stream happen to be cut.
 import { describe, expect, test } from "bun:test";
-import { AltScreenFilter } from "../../src/ui-alt-screen-filter.ts";
+import { AltScreenFilter } from "../../src/ui-attach-screens.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

@@ -4,6 +4,7 @@
 // answers the client with its message.
 import { Buffer } from "node:buffer";
 import { setImmediate } from "node:timers";
+import type { Loads } from "./daemon-load.ts";
 import { attach, detach, follow, followLines, sendScreen, type Peer } from "./daemon-streams.ts";
 import type { Task } from "./daemon-task.ts";
 import type { Typist } from "./daemon-typist.ts";
@@ -45,12 +46,7 @@ export interface Fleet {
   escaped(tasks: readonly Task[]): Escapee[];
   prepareAgent(peer: Peer, command: string, cwd: string): Promise<void>;
   spawn(peer: Peer, command: string, cwd: string, group: string | null, name: string | null): Task;
-  load(
-    peer: Peer,
-    entries: RecipeEntry[],
-    options: { again?: boolean | undefined; earlier?: readonly number[] | undefined; snapshot?: string | undefined },
-  ): Promise<OpResult<"load">>;
-  duplicates(entries: readonly RecipeEntry[]): boolean[];
+  readonly loads: Pick<Loads, "load" | "duplicates">;
   reloadSettings(): OpResult<"reload">;
   remove(task: Task): void;
   taskChanged(task: Task, recipeChanged: boolean): void;
@@ -80,8 +76,8 @@ export function operations(fleet: Fleet): Handlers {
       await fleet.prepareAgent(peer, a.command, cwd);
       return { id: fleet.spawn(peer, a.command, cwd, a.group ?? null, a.name ?? null).id };
     },
-    load: (peer, a) => fleet.load(peer, a.entries, { again: a.again, earlier: a.earlier, snapshot: a.snapshot }),
-    duplicates: (_peer, a) => fleet.duplicates(a.entries),
+    load: (peer, a) => fleet.loads.load(peer, a.entries, { again: a.again, earlier: a.earlier, snapshot: a.snapshot }),
+    duplicates: (_peer, a) => fleet.loads.duplicates(a.entries),
     reload: () => fleet.reloadSettings(),
     kill: async (_peer, a) => {
       const targets = a.tasks.map((ref) => fleet.find(ref));

@@ -4,7 +4,6 @@
 // lock and the snapshot writer around it are daemon-supervisor.ts's.
 import type { Socket } from "node:net";
 import { join } from "node:path";
-import { setImmediate } from "node:timers";
 import { AgentNamespace } from "./agent-namespace.ts";
 import { FlagProbe } from "./agent-probe.ts";
 import { type Attention, isNewAttention } from "./task-attention.ts";
@@ -26,14 +25,12 @@ import {
   type Greeting,
   type Peer,
 } from "./daemon-streams.ts";
-import { HISTORY_OFF, readHistoryFile, type HistoryWriter } from "./daemon-history.ts";
+import { HISTORY_OFF, type HistoryWriter } from "./daemon-history.ts";
+import { Loads } from "./daemon-load.ts";
 import { InputGap } from "./daemon-input-gap.ts";
-import type { RestoredHistory } from "./recipe-history.ts";
-import { flagsNeeded, probedPrograms, savedCommands, typedForm } from "./agent-run.ts";
+import { flagsNeeded, probedPrograms, savedCommands } from "./agent-run.ts";
 import { UserError, errorMessage } from "./errors.ts";
-import { isDirectory } from "./files.ts";
 import { label, normalizeGroup, normalizeName } from "./task-labels.ts";
-import { alreadyRunning, type RunningTask } from "./daemon-duplicates.ts";
 import { reloadedSettings, type Settings } from "./settings.ts";
 import {
   type CrashNotice,
@@ -41,7 +38,6 @@ import {
   type Escapee,
   type Hello,
   hello as helloSchema,
-  type IdChange,
   type Notices,
   opArgs,
   type OpResult,
@@ -55,7 +51,6 @@ import {
 } from "./wire-protocol.ts";
 import { runNotifier } from "./daemon-notifier.ts";
 import type { Schema } from "./validator.ts";
-import { commandTooLong } from "./recipe.ts";
 import { cacheDir, homeDir, runtimeDir, socketPath } from "./paths.ts";
 import { PROTOCOL_VERSION } from "./wire-framing.ts";
 import type { SnapshotRecipe, SnapshotState } from "./daemon-snapshots.ts";
@@ -66,7 +61,6 @@ import { agentProbeBudgetSetting, HANDSHAKE_TIMEOUT_MS } from "./settings.ts";
 import { Typist } from "./daemon-typist.ts";
 import { escapedFromGroups } from "./daemon-escapees.ts";
 import { VERSION } from "./version.ts";
-import { LoadTurns } from "./daemon-load-turns.ts";
 import { TaskIds } from "./daemon-task-ids.ts";
 
 /** How long after its start the daemon begins asking known agents for their options (agent-probe.ts). */
@@ -104,17 +98,6 @@ export interface DaemonHooks {
   stopped(): void;
 }
 
-/** A load's entries to start (those no running task stands for), and how many of them it has reached. */
-interface LoadUnderWay {
-  entries: RecipeEntry[];
-  reached: number;
-}
-
-/** An entry a load has not reached yet, as a snapshot records it: it has no task, so no history key. */
-function notYetStarted({ history: _history, ...entry }: RecipeEntry): RecipeEntry {
-  return entry;
-}
-
 export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   private readonly tasks = new Map<number, Task>();
   private readonly peers = new Map<Connection, Greeting | Peer>();
@@ -140,8 +123,18 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   readonly typist = new Typist();
   private readonly handlers = operations(this);
   readonly startedAt = new Date();
-  /** The entries of each load under way that it has not reached yet: a snapshot holds them (recovery.md). */
-  private readonly loading = new Set<LoadUnderWay>();
+  /** Every `load` (daemon-load.ts): the tasks it starts are the fleet's. */
+  readonly loads = new Loads({
+    reserveIds: (ids) => this.ids.reserve(ids),
+    prepareAgent: (peer, command, cwd) => this.prepareAgent(peer, command, cwd),
+    recovered: (snapshot) => this.recovered(snapshot),
+    snapshotNow: () => this.hooks.recipeChanged("now"),
+    spawn: (peer, command, cwd, group, name, recorded, typed) => this.spawn(peer, command, cwd, group, name, recorded, typed),
+    running: () => [...this.tasks.values()].filter((t) => t.running),
+    keepsHistory: () => this.hooks.history !== null,
+    stopping: () => this.stopping !== null,
+    log: (message) => this.options.log(message),
+  });
   /** What the recovery snapshot writer last reported (daemon-snapshots.ts). */
   private snapshot: SnapshotState = { error: null, pendingSince: null };
   /** When attached clients last typed: periodic work waits for a gap (daemon-input-gap.ts). */
@@ -375,122 +368,6 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   }
 
   /**
-   * Starts every entry whose directory exists and that no running task already stands for (unless
-   * `again`), a few at a time: spawning is synchronous (~10 ms each), so between turns the daemon
-   * serves its other clients. The reply comes when all are started. `earlier`: tasks an earlier
-   * request of the same load started, which are never taken for entries of this one.
-   */
-  async load(
-    peer: Peer,
-    entries: RecipeEntry[],
-    options: { again?: boolean | undefined; earlier?: readonly number[] | undefined; snapshot?: string | undefined } = {},
-  ): Promise<OpResult<"load">> {
-    for (const e of entries) {
-      const tooLong = commandTooLong(e.cmd);
-      if (tooLong) throw new UserError(tooLong);
-    }
-    this.ids.reserve(entries.map((e) => e.id));
-    // Every agent binary is asked which flags it takes at once, so the recipe then starts in order.
-    const [histories] = await Promise.all([
-      this.readHistories(entries),
-      Promise.all(entries.filter((e) => isDirectory(e.dir)).map((e) => this.prepareAgent(peer, e.cmd, e.dir))),
-    ]);
-    if (options.snapshot !== undefined) this.recovered(options.snapshot);
-    const duplicate = options.again ? entries.map(() => false) : this.duplicates(entries, options.earlier);
-    // The whole load is in a snapshot before its first spawn: a crash while it spawns loses none of it.
-    const underWay = { entries: entries.filter((_, i) => !duplicate[i]), reached: 0 };
-    this.loading.add(underWay);
-    this.hooks.recipeChanged("now");
-    try {
-      return await this.startEntries(peer, entries, duplicate, histories, underWay);
-    } finally {
-      // A clean stop's final pass keeps what the load had not reached, as it keeps the tasks it ends.
-      if (!this.stopping) this.loading.delete(underWay);
-    }
-  }
-
-  /** The load's spawns, a turn at a time (daemon-load-turns.ts); `underWay.reached` follows them. */
-  private async startEntries(
-    peer: Peer,
-    entries: RecipeEntry[],
-    duplicate: boolean[],
-    histories: Map<RecipeEntry, RestoredHistory>,
-    underWay: LoadUnderWay,
-  ): Promise<OpResult<"load">> {
-    const started: number[] = [];
-    const couldNotStart: { id: number; error: string }[] = [];
-    const idsChanged: IdChange[] = [];
-    let skipped = 0;
-    let running = 0;
-    const dirs = new Map<string, boolean>();
-    const turns = new LoadTurns();
-    for (const [i, e] of entries.entries()) {
-      if (this.stopping) break;
-      if (duplicate[i]) {
-        running += 1;
-        continue;
-      }
-      underWay.reached += 1;
-      let exists = dirs.get(e.dir);
-      if (exists === undefined) dirs.set(e.dir, (exists = isDirectory(e.dir)));
-      let due: boolean;
-      if (!exists) {
-        skipped += 1;
-        due = turns.did("skip");
-      } else {
-        const task = this.spawn(peer, e.cmd, e.dir, e.group, e.name, e.id, e.typed ?? typedForm(e.cmd));
-        const history = histories.get(e);
-        if (history) task.restore(history);
-        if (task.startError === null) started.push(task.id);
-        else couldNotStart.push({ id: task.id, error: task.startError });
-        if (e.id !== undefined && e.id !== task.id) idsChanged.push({ from: e.id, to: task.id });
-        due = turns.did("spawn");
-      }
-      if (due) {
-        await new Promise((resolve) => setImmediate(resolve));
-        turns.yielded();
-      }
-    }
-    return { started, couldNotStart, skipped, alreadyRunning: running, idsChanged };
-  }
-
-  /** For each entry, whether a running task already stands for it; tasks an earlier request of the same load started do not. */
-  duplicates(entries: readonly RecipeEntry[], earlier: readonly number[] = []): boolean[] {
-    return alreadyRunning(entries, this.runningForLoad(new Set(earlier)));
-  }
-
-  /** The running tasks as a load compares them with its entries: as typed and as a save would store them. */
-  private runningForLoad(earlier: ReadonlySet<number>): RunningTask[] {
-    const tasks = [...this.tasks.values()].filter((t) => t.running && !earlier.has(t.id));
-    const saved = savedCommands(tasks);
-    return tasks.map((t, i) => ({
-      dir: t.cwd,
-      group: t.group,
-      name: t.name,
-      commands: [t.command, saved[i]!],
-      conversation: t.agent ? (t.agent.known() ?? t.agent.storedMatch()) : null,
-    }));
-  }
-
-  /**
-   * The history files a recovered fleet's entries name (recipe-history.ts), read before any task
-   * starts; one that is missing or damaged is logged and its task starts without. None while history is off.
-   */
-  private async readHistories(entries: RecipeEntry[]): Promise<Map<RecipeEntry, RestoredHistory>> {
-    const found = new Map<RecipeEntry, RestoredHistory>();
-    if (!this.hooks.history) return found;
-    await Promise.all(
-      entries.map(async (e) => {
-        if (e.history === undefined) return;
-        const read = await readHistoryFile(e.history);
-        if ("history" in read) found.set(e, read.history);
-        else if (read.problem !== "missing") this.options.log(`history not restored from ${e.history}: ${read.problem}`);
-      }),
-    );
-    return found;
-  }
-
-  /**
    * `recorded`: the id a recovered task had, kept when it is free (daemon-task-ids.ts); `typed`: the
    * command as its user typed it, when a recipe's `command` is what fleetcom wrote (an agent's resume form).
    */
@@ -594,7 +471,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
       const entry = { dir: t.cwd, cmd, group: t.group, name: t.name, id: t.id, ...typed, ...(this.hooks.history ? { history: String(t.id) } : {}) };
       (running(t) ? split.running : split.finished).push(entry);
     });
-    for (const load of this.loading) split.running.push(...load.entries.slice(load.reached).map(notYetStarted));
+    split.running.push(...this.loads.notReached());
     return split;
   }
 

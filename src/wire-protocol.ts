@@ -4,7 +4,7 @@
 // time), so neither is on their start-up path.
 import { schema } from "./validator.ts";
 import type { Attention } from "./task-attention.ts";
-import type { Resolved, SettingChange } from "./settings.ts";
+import type { SettingChange, Settings } from "./settings.ts";
 import { recipeEntry, type RecipeEntry } from "./recipe.ts";
 
 export type { RecipeEntry };
@@ -141,15 +141,8 @@ export interface TaskHistory {
   lines: string[];
 }
 
-/** What the daemon settled on at start or at its last reload (settings.ts). */
-export interface DaemonSettings {
-  file: string;
-  notify: Resolved<string | null>;
-  scrollback: Resolved<number>;
-  idleSeconds: Resolved<number>;
-  history: Resolved<boolean>;
-  problems: string[];
-}
+/** What the daemon settled on at start or at its last reload (settings.ts): the settings it goes by. */
+export type DaemonSettings = Pick<Settings, "file" | "notify" | "scrollback" | "idleSeconds" | "history" | "problems">;
 
 /**
  * The previous supervisor for this runtime directory ended without a clean stop (a crash, a kill -9,

@@ -1,7 +1,9 @@
-// Which entries of a load a running task already stands for (sessions.md): the pure rule the daemon
-// applies before it starts anything.
+// The pure parts of a load (daemon-load.ts): which entries a running task already stands for
+// (sessions.md), the rule the daemon applies before it starts anything; and how much of a load runs
+// before the daemon serves its other clients: a turn ends after four spawns or 512 skipped entries,
+// and after 10 ms of either, whichever comes first. The clock is the test's own: nothing here waits.
 import { describe, expect, test } from "bun:test";
-import { alreadyRunning, type RunningTask } from "../../src/daemon-duplicates.ts";
+import { alreadyRunning, LoadTurns, type RunningTask, TURN_MS } from "../../src/daemon-load.ts";
 import { entry } from "../harness/helpers.ts";
 
 const ID = "c8c4a5cc-0b32-4ba0-a6b4-6ed08c218e0d";
@@ -52,5 +54,29 @@ describe("already running", () => {
 
   test("nothing running, nothing matched", () => {
     expect(alreadyRunning([entry("/w", "make")], [])).toEqual([false]);
+  });
+});
+
+describe("turns", () => {
+  test("a turn ends after four spawns, or after 512 skipped entries", () => {
+    const turns = new LoadTurns(() => 0);
+    expect([turns.did("spawn"), turns.did("spawn"), turns.did("spawn"), turns.did("spawn")]).toEqual([false, false, false, true]);
+    turns.yielded();
+    const skips = Array.from({ length: 512 }, () => turns.did("skip"));
+    expect(skips.indexOf(true)).toBe(511);
+  });
+
+  test("a turn also ends once it has run for 10 ms, however little it did: one slow spawn is a turn", () => {
+    let now = 1_000;
+    const turns = new LoadTurns(() => now);
+    now += 2;
+    expect(turns.did("spawn")).toBe(false);
+    now += TURN_MS;
+    expect(turns.did("spawn")).toBe(true);
+    turns.yielded();
+    now += 1;
+    expect(turns.did("skip")).toBe(false);
+    now += TURN_MS;
+    expect(turns.did("skip")).toBe(true);
   });
 });

@@ -1,0 +1,210 @@
+// What the dashboard's keys ask of the daemon (docs/dashboard.md): run, rename, group, tag, rerun,
+// kill or remove, save, recover. Each says on the status line what came of it. The dashboard
+// (ui-dashboard.ts) holds the fleet, the cursor and the terminal; an action sees only its `Desk`.
+import { join } from "node:path";
+import type { DaemonClient } from "./client.ts";
+import { errorMessage } from "./errors.ts";
+import { recoveryDir, tildePath } from "./paths.ts";
+import { NO_GROUP, label } from "./task-labels.ts";
+import { printable } from "./text-printable.ts";
+import type { Grouping, Row } from "./ui-dashboard-view.ts";
+import type { CrashNotice, TaskInfo } from "./wire-protocol.ts";
+
+export const KEEP_HINT = "press w (or run fleetcom save NAME) to keep this fleet under a permanent name";
+
+/** What an action asks of the dashboard. */
+export interface Desk {
+  readonly client: DaemonClient;
+  /** The dashboard's directory: `n` runs there. */
+  readonly here: string;
+  readonly grouping: Grouping;
+  /** Tasks selected with `v`: an action that did all it was asked clears them. */
+  readonly picked: Set<number>;
+  /** Puts a line on the status line; the next frame shows it. */
+  tell(text: string, error?: boolean): void;
+  /** Puts a line on the status line and draws at once: what a request that takes a while is doing. */
+  say(text: string, error?: boolean): void;
+  /** A line prompt under the list; null when cancelled with Esc. */
+  ask(message: string, initialValue?: string): Promise<string | null>;
+  /** `question y/N` on the status line; only `y` says yes. */
+  confirm(question: string): Promise<boolean>;
+  /** The cursor goes on this task's row. */
+  showTask(id: number): void;
+}
+
+/** Runs `work` and puts what it says, or what went wrong, on the status line; true when it worked. */
+async function attempt(desk: Desk, work: () => Promise<string>): Promise<boolean> {
+  try {
+    desk.tell(await work());
+    return true;
+  } catch (error) {
+    desk.tell(errorMessage(error), true);
+    return false;
+  }
+}
+
+/** A key's one request for its one target: `done`, or what went wrong; the selection is cleared when it worked. */
+async function forOne(desk: Desk, done: string, request: () => Promise<unknown>): Promise<void> {
+  if (await attempt(desk, () => request().then(() => done))) desk.picked.clear();
+}
+
+/**
+ * What r, g and m do to their targets: one target, its own request and message; several, one
+ * request per task of `acting` (those the key applies to), all at once, and how many it did and the
+ * first thing that went wrong. The selection is cleared when nothing failed.
+ */
+async function forTargets(
+  desk: Desk,
+  targets: readonly TaskInfo[],
+  said: { one: (task: TaskInfo) => string; many: (done: number) => string },
+  request: (task: TaskInfo) => Promise<unknown>,
+  acting: readonly TaskInfo[] = targets,
+): Promise<void> {
+  const [first, ...more] = targets;
+  if (first && more.length === 0) return forOne(desk, said.one(first), () => request(first));
+  const results = await Promise.allSettled(acting.map(request));
+  const failed = results.flatMap((r) => (r.status === "rejected" ? [errorMessage(r.reason)] : []));
+  desk.tell([said.many(acting.length - failed.length), ...(failed.length ? [`${failed.length} failed: ${failed[0]}`] : [])].join("; "), failed.length > 0);
+  if (failed.length === 0) desk.picked.clear();
+}
+
+/** `n`: a command in the dashboard's directory; grouped by group, in the group under the cursor (conformance 12.19). */
+export async function newCommand(desk: Desk, row: Row | undefined): Promise<void> {
+  const title = row && desk.grouping === "group" ? (row.task ? row.task.group : row.section.title) : null;
+  const group = title === NO_GROUP ? null : title;
+  const where = `${tildePath(desk.here, process.env.HOME)}${group ? ` (group '${printable(group)}')` : ""}`;
+  const command = await desk.ask(`Run in ${where}`);
+  if (command === null || command.trim() === "") return;
+  await attempt(desk, async () => {
+    const { id } = await desk.client.request("run", { command, cwd: desk.here, ...(group ? { group } : {}) });
+    desk.showTask(id);
+    return `started task ${id}`;
+  });
+}
+
+/** `R`: the task's name, or none. */
+export async function rename(desk: Desk, task: TaskInfo): Promise<void> {
+  const name = await desk.ask(`Name for task ${task.id} (empty clears it)`, task.name ?? "");
+  if (name === null) return;
+  const cleared = name.trim() === "";
+  await attempt(desk, async () => {
+    await desk.client.request("rename", { task: { id: task.id }, name: cleared ? null : name });
+    return cleared ? `task ${task.id} has no name` : `renamed task ${task.id}`;
+  });
+}
+
+/** `g`: the targets' group, or none. */
+export async function regroup(desk: Desk, tasks: TaskInfo[], row: Row): Promise<void> {
+  if (tasks.length === 0) return;
+  const groups = new Set(tasks.map((t) => t.group ?? ""));
+  // A group's title pre-fills its name, so renaming a whole group is editing one word.
+  const initial = groups.size === 1 ? [...groups][0]! : !row.task && desk.grouping === "group" && row.section.title !== NO_GROUP ? row.section.title : "";
+  const group = await desk.ask(`Group for ${tasks.length === 1 ? `task ${tasks[0]!.id}` : `${tasks.length} tasks`} (empty clears it)`, initial);
+  if (group === null) return;
+  const cleared = group.trim() === "";
+  const named = `group '${printable(group.trim())}'`;
+  await forTargets(
+    desk,
+    tasks,
+    {
+      one: (t) => (cleared ? `task ${t.id} has no group` : `task ${t.id} is in ${named}`),
+      many: (n) => (cleared ? `${n} tasks have no group` : `${n} tasks are in ${named}`),
+    },
+    (t) => desk.client.request("group", { task: { id: t.id }, group: cleared ? null : group }),
+  );
+}
+
+/** `m`: one task's tag toggled; several tagged, or untagged when they all were. */
+export async function tag(desk: Desk, tasks: TaskInfo[]): Promise<void> {
+  const untag = tasks.every((t) => t.tagged);
+  await forTargets(
+    desk,
+    tasks,
+    {
+      one: (t) => (t.tagged ? `task ${t.id} no longer in use` : `task ${t.id} marked in use`),
+      many: (n) => (untag ? `${n} tasks no longer in use` : `${n} tasks marked in use`),
+    },
+    (t) => desk.client.request("tag", { task: { id: t.id } }),
+    tasks.filter((t) => t.tagged === untag),
+  );
+}
+
+/**
+ * `r`: the finished ones rerun; running ones are left as they are (one alone is refused by the
+ * daemon, as before). A rerun runs the command again (a migration applies twice), so when it
+ * reaches beyond the task under the cursor it asks first, as X does.
+ */
+export async function rerun(desk: Desk, tasks: TaskInfo[], row: Row): Promise<void> {
+  const finished = tasks.filter((t) => t.state === "exited");
+  if (finished.length > 0 && beyondCursor(tasks, row)) {
+    const question = finished.length === 1 ? `rerun ${printable(label(finished[0]!))}?` : `rerun ${finished.length} finished tasks?`;
+    if (!(await desk.confirm(question))) return desk.say("nothing rerun");
+  }
+  if (tasks.length !== 1 && finished.length === 0)
+    return desk.tell(`none of these ${tasks.length} tasks has finished; only a finished task can be rerun`, true);
+  const skipped = tasks.length - finished.length;
+  await forTargets(
+    desk,
+    tasks,
+    { one: (t) => `reran task ${t.id}`, many: (n) => `reran ${n} tasks${skipped ? `; ${skipped} still running, left as they are` : ""}` },
+    (t) => desk.client.request("rerun", { task: { id: t.id } }),
+    finished,
+  );
+}
+
+/**
+ * `X`: running tasks are killed, finished ones removed, in one request each. One key must not end
+ * what cannot be brought back: killing running tasks asks first (a finished task goes at once,
+ * its recipe is in the snapshots).
+ */
+export async function killOrRemove(desk: Desk, tasks: TaskInfo[]): Promise<void> {
+  const alone = tasks.length === 1 ? tasks[0] : undefined;
+  const running = tasks.filter((t) => t.state === "running").map((t) => ({ id: t.id }));
+  const finished = tasks.filter((t) => t.state !== "running").map((t) => ({ id: t.id }));
+  if (running.length) {
+    const question = alone
+      ? `kill ${printable(label(alone))}?`
+      : `kill ${running.length} running task(s)${finished.length ? ` and remove ${finished.length} finished` : ""}?`;
+    if (!(await desk.confirm(question))) return desk.say(alone ? `task ${alone.id} left running` : "nothing killed");
+  }
+  if (alone) {
+    if (!running.length) return forOne(desk, `removed task ${alone.id}`, () => desk.client.request("rm", { tasks: finished }));
+    desk.say(`stopping task ${alone.id}…`);
+    return forOne(desk, `killed task ${alone.id}`, () => desk.client.request("kill", { tasks: running }));
+  }
+  if (running.length) desk.say(`stopping ${running.length} tasks…`);
+  const said: string[] = [];
+  try {
+    if (running.length) said.push(`killed ${(await desk.client.request("kill", { tasks: running })).killed.length} tasks`);
+    if (finished.length) said.push(`removed ${(await desk.client.request("rm", { tasks: finished })).removed.length} tasks`);
+    desk.tell(said.join(", "));
+    desk.picked.clear();
+  } catch (error) {
+    desk.tell([...said, errorMessage(error)].join("; "), true);
+  }
+}
+
+/** `w`: the fleet saved under a name. */
+export async function save(desk: Desk): Promise<void> {
+  const name = await desk.ask("Save the fleet as session");
+  if (name === null || name.trim() === "") return;
+  await attempt(desk, async () => {
+    const { saveFleet } = await import("./client-recipes.ts");
+    return saveFleet(name);
+  });
+}
+
+/** `L`: recover the lost fleet the header names, exactly as `fleetcom recover` of its snapshot would; true when it did. */
+export async function recoverLost(desk: Desk, crash: CrashNotice): Promise<boolean> {
+  const [{ snapshotByPath }, { recoverAndDescribe }] = await Promise.all([import("./recipe-snapshots.ts"), import("./client-recipes.ts")]);
+  return attempt(desk, async () => `${await recoverAndDescribe(snapshotByPath(join(recoveryDir(), crash.snapshot)))}\n${KEEP_HINT}`);
+}
+
+/**
+ * Whether a key acts on more than the task the user sees under the cursor: a section's title (every
+ * task in it) or a selection (of several, or of one elsewhere). A key that cannot be taken back
+ * then asks first.
+ */
+function beyondCursor(tasks: TaskInfo[], row: Row): boolean {
+  return !(tasks.length === 1 && row.task?.id === tasks[0]!.id);
+}

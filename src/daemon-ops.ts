@@ -52,6 +52,7 @@ export interface Fleet {
   ): Promise<OpResult<"load">>;
   duplicates(entries: readonly RecipeEntry[]): boolean[];
   reloadSettings(): OpResult<"reload">;
+  notifyTest(): Promise<OpResult<"notifyTest">>;
   remove(task: Task): void;
   taskChanged(task: Task, recipeChanged: boolean): void;
 }
@@ -83,6 +84,7 @@ export function operations(fleet: Fleet): Handlers {
     load: (peer, a) => fleet.load(peer, a.entries, { again: a.again, earlier: a.earlier, snapshot: a.snapshot }),
     duplicates: (_peer, a) => fleet.duplicates(a.entries),
     reload: () => fleet.reloadSettings(),
+    notifyTest: () => fleet.notifyTest(),
     kill: async (_peer, a) => {
       const targets = a.tasks.map((ref) => fleet.find(ref));
       const running = targets.filter((t) => t.running);

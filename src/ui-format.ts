@@ -4,7 +4,7 @@ import { writeSync } from "node:fs";
 import { isCharacterDevice } from "./files.ts";
 import { tildePath } from "./paths.ts";
 import type { SnapshotInfo } from "./recipe-snapshots.ts";
-import type { Escapee, TaskInfo } from "./wire-protocol.ts";
+import type { Escapee, PushStatus, TaskInfo } from "./wire-protocol.ts";
 import { label } from "./recipe-labels.ts";
 import { printable } from "./text-printable.ts";
 import { cut, textWidth } from "./text-width.ts";
@@ -142,4 +142,13 @@ export function escapeReport(done: "killed" | "removed", tasks: readonly number[
     const what = `${mine.length} ${mine.length === 1 ? "process" : "processes"} escaped its group`;
     return [`${done} task ${task}; ${what}: ${mine.map((e) => `pid ${e.pid} ${e.command}`).join(", ")}`];
   });
+}
+
+/** How sending to one of notify's destinations goes, for `status` and `fleetcom config` (docs/notify.md). */
+export function pushStatusText(p: PushStatus): string {
+  const failing = p.lastError !== null && (p.lastSent === null || p.lastError.at > p.lastSent);
+  const counts = [`${p.sent} sent`, ...(p.failed ? [`${p.failed} given up`] : []), ...(p.queued ? [`${p.queued} queued`] : [])].join(", ");
+  if (failing) return `${p.destination}  FAILING at ${p.lastError!.at}: ${p.lastError!.message} (${counts})`;
+  if (p.lastSent === null) return `${p.destination}  nothing sent yet`;
+  return `${p.destination}  ok (${counts}, the last at ${p.lastSent})`;
 }

@@ -29,7 +29,7 @@ describe("reading the file (in-process)", () => {
   test("no file: every setting is its default", () => {
     const s = loadSettings(sandbox.env);
     expect([s.notify, s.scrollback, s.idleSeconds, s.confirm].map((r) => [r.value, r.source])).toEqual([
-      [null, "default"],
+      [[], "default"],
       [2000, "default"],
       [10, "default"],
       [true, "default"],
@@ -41,7 +41,7 @@ describe("reading the file (in-process)", () => {
   test("each key from its line of the file; the environment overrides a key; a flag overrides both", () => {
     const file = write('# mine\nnotify = "notify-send fleetcom"\nscrollback = 500\nidle_seconds = 2.5\ndetach_key = "ctrl-]"\nconfirm = false\n');
     const s = loadSettings({ ...sandbox.env, FLEETCOM_SCROLLBACK: "70", FLEETCOM_CONFIRM: "yes" });
-    expect(s.notify).toEqual({ value: "notify-send fleetcom", source: `${file}:2` });
+    expect(s.notify).toEqual({ value: ["notify-send fleetcom"], source: `${file}:2` });
     expect(s.scrollback).toEqual({ value: 70, source: "FLEETCOM_SCROLLBACK" });
     expect(s.idleSeconds).toEqual({ value: 2.5, source: `${file}:4` });
     expect(s.detachKey).toEqual({ value: { name: "Ctrl-]", byte: 0x1d }, source: `${file}:5` });
@@ -61,7 +61,13 @@ describe("reading the file (in-process)", () => {
       `${file}:4: unknown key 'scrolback' (did you mean scrollback?); ignored`,
       `${file}:5: detach_key: 'ctrl-c' would take a key programs need (Ctrl-C interrupts); using the default`,
     ]);
-    expect([s.scrollback.value, s.notify.value, s.idleSeconds.value, s.detachKey.value.name, s.confirm.value]).toEqual([2000, "echo hi", 10, "Ctrl-\\", false]);
+    expect([s.scrollback.value, s.notify.value, s.idleSeconds.value, s.detachKey.value.name, s.confirm.value]).toEqual([
+      2000,
+      ["echo hi"],
+      10,
+      "Ctrl-\\",
+      false,
+    ]);
   });
 
   test("a bare word (confirm = yes) is not TOML: the line says the word needs quotes, which every setting then reads", () => {

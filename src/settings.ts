@@ -129,11 +129,11 @@ const SPECS: Specs = {
     env: "FLEETCOM_NOTIFY",
     fallback: [],
     fromFile: (v) => {
-      if (typeof v === "string") return notifyList([v]);
+      if (typeof v === "string") return notifyOne(v);
       if (Array.isArray(v)) return notifyList(v);
       return { error: `expected a command line or a list of destinations in quotes, got ${shown(v)}` };
     },
-    fromEnv: (v) => notifyList([v]),
+    fromEnv: notifyOne,
   },
   scrollback: {
     key: "scrollback",
@@ -222,6 +222,13 @@ function safeDecode(text: string): string {
   } catch {
     return text;
   }
+}
+
+/** A single destination (FLEETCOM_NOTIFY, or `notify = "…"`): blank is none. */
+function notifyOne(value: string): Parsed<string[]> {
+  if (value.trim() === "") return { ok: [] };
+  const parsed = notifyDestination(value);
+  return "ok" in parsed ? { ok: [parsed.ok.written] } : parsed;
 }
 
 /** The destinations of a list, each bad one left out with one line naming it. */

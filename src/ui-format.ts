@@ -148,7 +148,7 @@ export function escapeReport(done: "killed" | "removed", tasks: readonly number[
 export function pushStatusText(p: PushStatus): string {
   const failing = p.lastError !== null && (p.lastSent === null || p.lastError.at > p.lastSent);
   const counts = [`${p.sent} sent`, ...(p.failed ? [`${p.failed} given up`] : []), ...(p.queued ? [`${p.queued} queued`] : [])].join(", ");
-  if (failing) return `${p.destination}  FAILING at ${p.lastError!.at}: ${p.lastError!.message} (${counts})`;
+  if (failing) return `${p.destination}  FAILING: ${p.lastError!.message} at ${p.lastError!.at}; ${counts}`;
   if (p.lastSent === null) return `${p.destination}  nothing sent yet`;
-  return `${p.destination}  ok (${counts}, the last at ${p.lastSent})`;
+  return `${p.destination}  ok: ${counts}, the last at ${p.lastSent}`;
 }

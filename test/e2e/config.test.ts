@@ -70,6 +70,27 @@ describe("reading the file (in-process)", () => {
     ]);
   });
 
+  test("notify's list keeps its good destinations; each bad one is one line naming it, and the environment's own", () => {
+    const file = write('notify = [\n  "ntfy://ntfy.sh/fleet",\n  "htps://hooks.example/x",\n  "ntfy://ntfy.sh",\n  3,\n  "notify-send hi",\n]\n');
+    const s = loadSettings(sandbox.env);
+    expect(s.notify).toEqual({ value: ["ntfy://ntfy.sh/fleet", "notify-send hi"], source: `${file}:1` });
+    expect(s.problems).toEqual([
+      `${file}:1: notify: 'htps://hooks.example/x': unknown scheme htps:// (ntfy://host/topic, ntfy+http://host:port/topic, https://… or http://…); ignored`,
+      `${file}:1: notify: 'ntfy://ntfy.sh': expected ntfy://host[:port]/topic, the topic of letters, digits, - and _ (at most 64); ignored`,
+      `${file}:1: notify: expected a destination in quotes, got 3; ignored`,
+    ]);
+    // FLEETCOM_NOTIFY is one destination, a URL as well as a command line; a bad one leaves the file's list in force.
+    expect(loadSettings({ ...sandbox.env, FLEETCOM_NOTIFY: "https://hooks.example/y" }).notify).toEqual({
+      value: ["https://hooks.example/y"],
+      source: "FLEETCOM_NOTIFY",
+    });
+    const bad = loadSettings({ ...sandbox.env, FLEETCOM_NOTIFY: "ntfy://x/" });
+    expect(bad.notify.source).toBe(`${file}:1`);
+    expect(bad.problems).toContain(
+      "FLEETCOM_NOTIFY: 'ntfy://x/': expected ntfy://host[:port]/topic, the topic of letters, digits, - and _ (at most 64); ignored",
+    );
+  });
+
   test("a bare word (confirm = yes) is not TOML: the line says the word needs quotes, which every setting then reads", () => {
     const bare = envWithFile("confirm = yes\n");
     expect(loadSettings(bare.env).problems).toEqual([

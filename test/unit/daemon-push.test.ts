@@ -42,6 +42,14 @@ function push(url: string, options: { intervalMs?: number; stillTrue?: (body: Pu
   return p;
 }
 
+/** A stillTrue that keeps what it was asked about and answers `answer`. */
+function noting(asked: PushBody[], answer: boolean): (body: PushBody) => boolean {
+  return (body) => {
+    asked.push(body);
+    return answer;
+  };
+}
+
 describe("the rate window", () => {
   test("the first transition goes at once; of those inside the window, only the newest goes, at its end", async () => {
     const hook = receiver();
@@ -64,7 +72,7 @@ describe("the rate window", () => {
   test("a held transition no longer true when its turn comes is not sent", async () => {
     const hook = receiver();
     const asked: PushBody[] = [];
-    const p = push(hook.url, { intervalMs: 200, stillTrue: (body) => (asked.push(body), false) });
+    const p = push(hook.url, { intervalMs: 200, stillTrue: noting(asked, false) });
     p.raised(task(1), waiting("first"), noScreen);
     p.raised(task(1), waiting("answered since"), noScreen);
     await until("the held push's turn", () => asked.length === 1 && p.status()[0]!.sent === 1);
@@ -77,7 +85,7 @@ describe("the rate window", () => {
   test("a task forgotten (removed) loses what was held for it", async () => {
     const hook = receiver();
     const asked: PushBody[] = [];
-    const p = push(hook.url, { intervalMs: 200, stillTrue: (body) => (asked.push(body), true) });
+    const p = push(hook.url, { intervalMs: 200, stillTrue: noting(asked, true) });
     p.raised(task(1), waiting("first"), noScreen);
     p.raised(task(1), waiting("held"), noScreen);
     p.forget(1);

@@ -209,11 +209,14 @@ export function notifyDestination(raw: string): Parsed<NotifyDestination> {
     return { error: `'${written}': expected ${scheme}://host[:port]/topic, the topic of letters, digits, - and _ (at most 64)` };
   const [, userinfo, host] = parts;
   const click = new URLSearchParams(parts[4] ?? "").get("click");
+  // A header carries it: as a URL's ASCII form, and only a page a phone can open.
+  if (click !== null && !/^https?:\/\//i.test(click)) return { error: `'${written}': click=${click} is not an http(s) URL` };
+  if (click !== null && !URL.canParse(click)) return { error: `'${written}': click=${click} is not a URL` };
   const base = `${scheme === "ntfy" ? "https" : "http"}://${host}/${topic}`;
   if (!URL.canParse(base)) return { error: `'${written}': ${host} is not a host name` };
   // ntfy's access control takes the user and password as Basic auth (written percent-encoded, as in any URL).
   const authorization = userinfo ? `Basic ${Buffer.from(safeDecode(userinfo)).toString("base64")}` : null;
-  return { ok: { kind: "ntfy", written, url: new URL(base).href, authorization, click } };
+  return { ok: { kind: "ntfy", written, url: new URL(base).href, authorization, click: click === null ? null : new URL(click).href } };
 }
 
 function safeDecode(text: string): string {

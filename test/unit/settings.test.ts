@@ -47,6 +47,7 @@ describe("notify's destinations", () => {
       "ntfy://phil:my%20pass@ntfy.example/t",
       { url: "https://ntfy.example/t", authorization: `Basic ${btoa("phil:my pass")}` },
     ],
+    ["a click URL that is not ASCII, in its ASCII form", "ntfy://ntfy.sh/t?click=https://bücher.example/ä", { click: "https://xn--bcher-kva.example/%C3%A4" }],
     ["a webhook", "https://hooks.example/x?k=1", { kind: "webhook", url: "https://hooks.example/x?k=1" }],
     ["a plain http webhook", "http://127.0.0.1:9/h", { kind: "webhook", url: "http://127.0.0.1:9/h" }],
   ])("%s", (_what, written, expected) => {
@@ -76,6 +77,11 @@ describe("notify's destinations", () => {
       "'ntfy://ntfy.sh/a b': expected ntfy://host[:port]/topic, the topic of letters, digits, - and _ (at most 64)",
     ],
     ["an ntfy host that is no host", "ntfy://999.1.1.1/t", "'ntfy://999.1.1.1/t': 999.1.1.1 is not a host name"],
+    [
+      "a click URL a phone cannot open",
+      "ntfy://ntfy.sh/t?click=javascript:alert(1)",
+      "'ntfy://ntfy.sh/t?click=javascript:alert(1)': click=javascript:alert(1) is not an http(s) URL",
+    ],
     ["a webhook that is no URL", "https://", "'https://' is not a URL (ntfy://host/topic, ntfy+http://host:port/topic, https://… or http://…)"],
   ])("%s is refused with one line naming it", (_what, written, error) => {
     expect(notifyDestination(written)).toEqual({ error });

@@ -9,7 +9,6 @@
 // retry waits on a timer. The callers only ever enqueue.
 import { Buffer } from "node:buffer";
 import { hostname } from "node:os";
-import type { Attention } from "./attention.ts";
 import { type Notice, runNotifier } from "./daemon-notifier.ts";
 import { errorMessage } from "./errors.ts";
 import { type NotifyDestination, notifyDestination } from "./settings.ts";
@@ -33,7 +32,7 @@ export interface PushBody {
 
 export interface PushTask {
   id: number;
-  /** As every list shows it: its name, else its command (recipe-labels.ts). */
+  /** As every list shows it: its name, else its command. */
   name: string;
   group: string | null;
 }
@@ -119,8 +118,8 @@ export class Push {
     });
   }
 
-  /** A task started waiting, or waits in another way (attention.ts isNewAttention). */
-  raised(task: PushTask, attention: Attention, screen: () => string[]): void {
+  /** A task started waiting, or waits in another way (isNewAttention). */
+  raised(task: PushTask, attention: Notice["attention"], screen: () => string[]): void {
     if (this.outlets.length === 0) return;
     const notice: Notice = { taskId: task.id, label: task.name, attention };
     for (const o of this.outlets) if (o.destination.kind === "command") this.runCommand(o, o.destination.command, notice);

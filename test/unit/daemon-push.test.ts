@@ -3,7 +3,7 @@
 // queue, and the requests' shapes. No timing is asserted: each test waits on what the receiver or
 // the callbacks saw.
 import { afterEach, describe, expect, test } from "bun:test";
-import type { Attention } from "../../src/attention.ts";
+import type { Notice } from "../../src/daemon-notifier.ts";
 import { headerText, Push, PUSH_TIMING, type PushBody, pushRequest, QUEUE_BOUND } from "../../src/daemon-push.ts";
 import { notifyDestination } from "../../src/settings.ts";
 import { until } from "../harness/fleet.ts";
@@ -28,7 +28,7 @@ function receiver(answer: () => Response | Promise<Response> = () => new Respons
   return { url: `http://127.0.0.1:${server.port}/hook`, bodies };
 }
 
-const waiting = (message: string, state: Attention["state"] = "input"): Attention => ({ state, since: new Date().toISOString(), message });
+const waiting = (message: string, state: Notice["attention"]["state"] = "input"): Notice["attention"] => ({ state, since: new Date().toISOString(), message });
 const task = (id: number) => ({ id, name: `task ${id}`, group: null });
 const noScreen = () => [];
 

@@ -4,12 +4,13 @@ import { writeSync } from "node:fs";
 import { isCharacterDevice } from "./files.ts";
 import { tildePath } from "./paths.ts";
 import type { SnapshotInfo } from "./recipe-snapshots.ts";
-import type { Escapee, PushStatus, TaskInfo } from "./wire-protocol.ts";
+import type { Escapee, TaskInfo } from "./wire-protocol.ts";
 import { label } from "./recipe-labels.ts";
 import { printable } from "./text-printable.ts";
 import { cut, textWidth } from "./text-width.ts";
 import { age } from "./text-age.ts";
 import { errnoCode } from "./errors.ts";
+import type { PushStatus } from "./wire-protocol.ts";
 
 export function glyph(task: TaskInfo): string {
   if (task.attention) return "!";

@@ -93,7 +93,11 @@ interface TaskWindow {
   timer: ReturnType<typeof setTimeout> | null;
 }
 
-type Attempt = { ok: true; detail: string } | { ok: false; detail: string };
+/** One try's outcome: `HTTP 200 OK`, `exit 0`, or why it failed. */
+interface Attempt {
+  ok: boolean;
+  detail: string;
+}
 
 export interface PushOptions {
   timing: PushTiming;
@@ -118,14 +122,18 @@ export class Push {
     });
   }
 
-  /** A task started waiting, or waits in another way (isNewAttention). */
-  raised(task: PushTask, attention: Notice["attention"], screen: () => string[]): void {
+  /**
+   * A task started waiting, or waits in another way (isNewAttention): commands run for every such
+   * transition, as they always have; a push goes only when its state changes too, so a Claude that
+   * rings the bell and then runs its Stop hook (`bell`, then `input`) rings a phone once.
+   */
+  raised(task: PushTask, before: Notice["attention"] | null, attention: Notice["attention"], screen: () => string[]): void {
     if (this.outlets.length === 0) return;
     const notice: Notice = { taskId: task.id, label: task.name, attention };
-    for (const o of this.outlets) if (o.destination.kind === "command") this.runCommand(o, o.destination.command, notice);
+    for (const o of this.outlets) if (o.destination.kind === "command") void this.runForAttention(o, o.destination.command, notice);
     if (!this.outlets.some((o) => o.destination.kind !== "command")) return;
-    // A bell is the screen's own prompt: it asks for input.
-    const state = attention.state === "permission" ? "permission" : "input";
+    const state = pushState(attention);
+    if (before && pushState(before) === state) return;
     this.throttled({ host: this.host, task, state, message: attention.message, screen: screen(), time: new Date().toISOString() });
   }
 
@@ -170,6 +178,12 @@ export class Push {
         return { destination: d.written, ok: result.ok, detail: result.detail };
       }),
     );
+  }
+
+  /** A command is never retried: a failed run is given up at once. */
+  private async runForAttention(o: Outlet, command: string, notice: Notice): Promise<void> {
+    const run = await this.runCommand(o, command, notice);
+    if (!run.ok) o.failed++;
   }
 
   private async runCommand(o: Outlet, command: string, notice: Notice): Promise<Attempt> {
@@ -264,6 +278,11 @@ export class Push {
       return { ok: false, detail: timedOut ? `no answer in ${this.options.timing.timeoutMs / 1000}s` : errorMessage(error) };
     }
   }
+}
+
+/** A bell is the screen's own prompt: it asks for input. */
+export function pushState(attention: Notice["attention"]): "input" | "permission" {
+  return attention.state === "permission" ? "permission" : "input";
 }
 
 function outlet(destination: NotifyDestination): Outlet {

@@ -53,7 +53,7 @@ import {
   type TaskInfo,
   type TaskRef,
 } from "./wire-protocol.ts";
-import { Push, type PushBody, type PushTask, pushTiming, SCREEN_LINES } from "./daemon-push.ts";
+import { Push, type PushBody, type PushTask, pushState, pushTiming, SCREEN_LINES } from "./daemon-push.ts";
 import type { Schema } from "./validator.ts";
 import { commandTooLong } from "./recipe.ts";
 import { cacheDir, homeDir, runtimeDir, socketPath } from "./paths.ts";
@@ -361,8 +361,9 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     // The exit event carries the final preview, so wait for the last output to be parsed.
     task.screen.flushed().then(() => {
       if (this.tasks.get(task.id) !== task) return;
-      this.events.broadcast("exited", task.info());
-      if (!this.stopping) this.push.ended(pushTask(task.info()), task, () => screenLines(task));
+      const info = task.info();
+      this.events.broadcast("exited", info);
+      if (!this.stopping) this.push.ended(pushTask(info), task, () => screenLines(task));
     });
   }
 
@@ -371,7 +372,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     if (!this.tasks.has(task.id)) return;
     const info = task.info();
     this.events.broadcast("changed", info);
-    if (info.attention && isNewAttention(before, info.attention)) this.push.raised(pushTask(info), info.attention, () => screenLines(task));
+    if (info.attention && isNewAttention(before, info.attention)) this.push.raised(pushTask(info), before, info.attention, () => screenLines(task));
   }
 
   /** A push the rate window held back is sent when its turn comes only if it still says what is true. */
@@ -379,8 +380,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     const task = this.tasks.get(body.task.id);
     if (!task) return false;
     if (body.state === "finished" || body.state === "failed") return !task.running;
-    const state = task.attention?.state;
-    return state !== undefined && (state === "permission" ? "permission" : "input") === body.state;
+    return task.attention !== null && pushState(task.attention) === body.state;
   }
 
   notifyTest(): Promise<OpResult<"notifyTest">> {

@@ -54,11 +54,11 @@ describe("the rate window", () => {
   test("the first transition goes at once; of those inside the window, only the newest goes, at its end", async () => {
     const hook = receiver();
     const p = push(hook.url, { intervalMs: 500 });
-    p.raised(task(1), waiting("first"), noScreen);
-    p.raised(task(1), waiting("second"), noScreen);
-    p.raised(task(1), waiting("third", "permission"), noScreen);
+    p.raised(task(1), null, waiting("first"), noScreen);
+    p.raised(task(1), null, waiting("second"), noScreen);
+    p.raised(task(1), null, waiting("third", "permission"), noScreen);
     // Another task has a window of its own.
-    p.raised(task(2), waiting("other"), noScreen);
+    p.raised(task(2), null, waiting("other"), noScreen);
     await until("the held push", () => hook.bodies.length >= 3);
     expect(hook.bodies.map((b) => [b.task.id, b.state, b.message])).toEqual([
       [1, "input", "first"],
@@ -73,8 +73,8 @@ describe("the rate window", () => {
     const hook = receiver();
     const asked: PushBody[] = [];
     const p = push(hook.url, { intervalMs: 200, stillTrue: noting(asked, false) });
-    p.raised(task(1), waiting("first"), noScreen);
-    p.raised(task(1), waiting("answered since"), noScreen);
+    p.raised(task(1), null, waiting("first"), noScreen);
+    p.raised(task(1), null, waiting("answered since"), noScreen);
     await until("the held push's turn", () => asked.length === 1 && p.status()[0]!.sent === 1);
     expect(asked[0]!.message).toBe("answered since");
     // release() decides and sends in one turn: having said no, nothing is on its way.
@@ -86,14 +86,33 @@ describe("the rate window", () => {
     const hook = receiver();
     const asked: PushBody[] = [];
     const p = push(hook.url, { intervalMs: 200, stillTrue: noting(asked, true) });
-    p.raised(task(1), waiting("first"), noScreen);
-    p.raised(task(1), waiting("held"), noScreen);
+    p.raised(task(1), null, waiting("first"), noScreen);
+    p.raised(task(1), null, waiting("held"), noScreen);
     p.forget(1);
     // Task 2's held push comes after task 1's would have: by then task 1's would have been asked about.
-    p.raised(task(2), waiting("a"), noScreen);
-    p.raised(task(2), waiting("b"), noScreen);
+    p.raised(task(2), null, waiting("a"), noScreen);
+    p.raised(task(2), null, waiting("b"), noScreen);
     await until("task 2's held push", () => hook.bodies.length === 3);
     expect(asked.map((b) => b.message)).toEqual(["b"]);
+  });
+});
+
+describe("transitions", () => {
+  test("a bell then the agent's own input is one push (both ask for input); input then permission is two", async () => {
+    const hook = receiver();
+    const p = push(hook.url, { intervalMs: 0 });
+    const bell = waiting("", "bell");
+    p.raised(task(1), null, bell, noScreen);
+    p.raised(task(1), bell, waiting("Claude is waiting"), noScreen);
+    p.raised(task(2), null, waiting("ready"), noScreen);
+    p.raised(task(2), waiting("ready"), waiting("Allow?", "permission"), noScreen);
+    // One queue, in order: task 1's second would have come before task 2's.
+    await until("task 2's two pushes", () => hook.bodies.filter((b) => b.task.id === 2).length === 2);
+    expect(hook.bodies.map((b) => [b.task.id, b.state])).toEqual([
+      [1, "input"],
+      [2, "input"],
+      [2, "permission"],
+    ]);
   });
 });
 
@@ -121,7 +140,7 @@ describe("the queue", () => {
     const hook = receiver(() => new Promise(() => answered++));
     const logs: string[] = [];
     const p = push(hook.url, { logs });
-    for (let id = 1; id <= QUEUE_BOUND + 3; id++) p.raised(task(id), waiting("w"), noScreen);
+    for (let id = 1; id <= QUEUE_BOUND + 3; id++) p.raised(task(id), null, waiting("w"), noScreen);
     await until("the first push to be in flight", () => hook.bodies.length === 1);
     // One in flight, QUEUE_BOUND waiting, two dropped.
     expect(p.status()[0]).toMatchObject({ sent: 0, failed: 2, queued: QUEUE_BOUND });

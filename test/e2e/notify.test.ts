@@ -107,6 +107,13 @@ test("a webhook answering 500 is retried, then given up; status, config and noti
   expect(status).toMatch(/^notify {4}true {2}ok: 1 sent, the last at /m);
   const config = await fleet.cli(["config"]);
   expect(config.stdout).toMatch(new RegExp(`^ +→ ${failing}$`, "m"));
+  const json = JSON.parse((await fleet.cli(["config", "--json"])).stdout);
+  expect(json.push[0]).toMatchObject({
+    destination: `http://${broken.url}/broken`,
+    sent: 0,
+    failed: 1,
+    lastError: { message: "HTTP 500 Internal Server Error (attempt 4 of 4)" },
+  });
 
   const tried = await fleet.cli(["notify", "test"]);
   expect(tried.code).toBe(1);

@@ -152,6 +152,22 @@ describe("the queue", () => {
   });
 });
 
+describe("a reload", () => {
+  test("a destination kept keeps its counts; a new one starts at nothing; one left out is gone", async () => {
+    const kept = receiver();
+    const p = push(kept.url, { intervalMs: 0 });
+    p.raised(task(1), null, waiting("w"), noScreen);
+    await until("the first push counted", () => p.status()[0]!.sent === 1);
+    p.configure([kept.url, "ntfy://ntfy.example/new"]);
+    expect(p.status()).toEqual([
+      expect.objectContaining({ destination: kept.url, sent: 1 }),
+      { destination: "ntfy://ntfy.example/new", sent: 0, failed: 0, queued: 0, lastSent: null, lastError: null },
+    ]);
+    p.configure(["ntfy://ntfy.example/new"]);
+    expect(p.status().map((s) => s.destination)).toEqual(["ntfy://ntfy.example/new"]);
+  });
+});
+
 describe("the requests", () => {
   const body: PushBody = {
     host: "box",

@@ -7,7 +7,7 @@ import { defineCommand } from "./cli-define.ts";
 import { existsSync } from "node:fs";
 import { basename } from "node:path";
 import { printable } from "./text-printable.ts";
-import { writeStdout } from "./ui-format.ts";
+import { pushStatusText, writeStdout } from "./ui-format.ts";
 import type { DaemonSettings } from "./wire-protocol.ts";
 import type { Resolved, SettingChange, Settings } from "./settings.ts";
 
@@ -30,7 +30,8 @@ export default defineCommand({
     const exists = existsSync(here.file);
     if (args.json) {
       const settings = Object.fromEntries(rows.map((r) => [r.key, { value: r.value, source: r.source }]));
-      writeStdout(`${JSON.stringify({ file: here.file, exists, daemon: status?.pid ?? null, settings, problems }, null, 2)}\n`);
+      const push = status?.push ?? [];
+      writeStdout(`${JSON.stringify({ file: here.file, exists, daemon: status?.pid ?? null, settings, problems, push }, null, 2)}\n`);
       return;
     }
     for (const problem of problems) process.stderr.write(`fleetcom: warning: ${printable(problem)}\n`);
@@ -48,6 +49,8 @@ export default defineCommand({
       const later = r.later === undefined ? "" : `  (${r.later.when}: ${printable(shown(r.later.value))}, from ${printable(short(r.later.source))})`;
       lines.push(`${r.key.padEnd(width)}  ${printable(shown(r.value)).padEnd(valueWidth)}  ${printable(short(r.source))}${later}`);
     }
+    // How the running daemon's sends go, one line per destination: a failing one shows here as in `status`.
+    for (const p of status?.push ?? []) lines.push(`${"".padEnd(width)}  → ${printable(pushStatusText(p))}`);
     writeStdout(`${lines.join("\n")}\n`);
   },
 });
@@ -115,6 +118,8 @@ function effective(here: Settings, daemon: DaemonSettings | null, whenApplied: W
 }
 
 function shown(value: unknown): string {
-  if (value === null) return "(none)";
+  if (value === null || (Array.isArray(value) && value.length === 0)) return "(none)";
+  // notify's destinations, as written.
+  if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value.join(", ");
   return typeof value === "string" ? value : JSON.stringify(value);
 }

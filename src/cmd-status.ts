@@ -6,6 +6,7 @@ import type { DaemonStatus } from "./wire-protocol.ts";
 import type { Resolved } from "./settings.ts";
 import { runtimeDir, sessionDir, socketPath } from "./paths.ts";
 import { printable } from "./text-printable.ts";
+import { pushStatusText } from "./ui-format.ts";
 
 export default defineCommand({
   meta: { name: "status", description: "Daemon pid, version, uptime, socket, directories, task counts" },
@@ -37,6 +38,7 @@ export default defineCommand({
         `tasks     ${status.tasks.total} (${status.tasks.running} running)`,
         ...(status.snapshotError ? [`snapshots FAILING since ${status.snapshotError.since}: ${printable(status.snapshotError.message)}`] : []),
         historyLine(status.history, status.settings?.history),
+        ...(status.push ?? []).map((p) => `notify    ${printable(pushStatusText(p))}`),
         ...(status.settings?.problems ?? []).map((problem) => `config    ${printable(problem)}`),
         ...(status.crash ? [`previous  ${printable(crashNoticeText(status.crash))}`] : []),
         ...(logout?.advice ? [`logout    ${printable(logout.advice)}`] : []),

@@ -2,7 +2,9 @@
 // transition of a task into attention. It is fire and forget: spawned in its own process group with
 // no stdin or stdout, never waited for, killed (with its children) after NOTIFY_TIMEOUT_MS; a
 // failure to start, a non-zero exit and what it wrote on stderr go to the daemon log. So a failing
-// or slow notifier never holds up the daemon.
+// or slow notifier never holds up the daemon. Its outcome (null, or why it failed) resolves the
+// promise it returns, for `status` and `fleetcom notify test` (daemon-push.ts); nobody awaits it
+// on the daemon's way.
 import { spawn } from "node:child_process";
 import type { Attention } from "./task-attention.ts";
 import { ProcessGroup } from "./daemon-process-group.ts";
@@ -26,14 +28,20 @@ export function notifyEnv(notice: Notice): Record<string, string> {
   };
 }
 
-export function runNotifier(command: string, notice: Notice, log: (message: string) => void): void {
+export function runNotifier(command: string, notice: Notice, log: (message: string) => void): Promise<string | null> {
   const what = `FLEETCOM_NOTIFY for task ${notice.taskId}`;
+  let settle!: (failure: string | null) => void;
+  const outcome = new Promise<string | null>((resolve) => (settle = resolve));
+  const fail = (failure: string) => {
+    log(`${what} ${failure}`);
+    settle(failure);
+  };
   let child: ReturnType<typeof spawn>;
   try {
     child = spawn("/bin/sh", ["-c", command], { detached: true, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...notifyEnv(notice) } });
   } catch (error) {
-    log(`${what} could not start: ${(error as Error)?.message ?? error}`);
-    return;
+    fail(`could not start: ${(error as Error)?.message ?? error}`);
+    return outcome;
   }
   // detached: its own session and group, signalled only while provably still the notifier's.
   const group = child.pid ? new ProcessGroup(child.pid) : null;
@@ -42,18 +50,20 @@ export function runNotifier(command: string, notice: Notice, log: (message: stri
     if (stderr.length < STDERR_KEPT) stderr += chunk.toString("utf8");
   });
   const timer = setTimeout(() => {
-    log(`${what} still running after ${NOTIFY_TIMEOUT_MS / 1000}s: killed`);
+    fail(`still running after ${NOTIFY_TIMEOUT_MS / 1000}s: killed`);
     group?.signal("SIGKILL");
   }, NOTIFY_TIMEOUT_MS);
   timer.unref?.();
   child.on("error", (error) => {
     clearTimeout(timer);
-    log(`${what} could not start: ${error.message}`);
+    fail(`could not start: ${error.message}`);
   });
   child.on("exit", (code, signal) => {
     group?.leaderReaped();
     clearTimeout(timer);
-    if (code !== 0) log(`${what} failed (${signal ?? `exit ${code}`})${stderr.trim() ? `: ${stderr.trim().slice(0, STDERR_KEPT)}` : ""}`);
+    if (code !== 0) fail(`failed (${signal ?? `exit ${code}`})${stderr.trim() ? `: ${stderr.trim().slice(0, STDERR_KEPT)}` : ""}`);
+    else settle(null);
   });
   child.unref();
+  return outcome;
 }

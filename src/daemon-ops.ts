@@ -48,6 +48,7 @@ export interface Fleet {
   spawn(peer: Peer, command: string, cwd: string, group: string | null, name: string | null): Task;
   readonly loads: Pick<Loads, "load" | "duplicates">;
   reloadSettings(): OpResult<"reload">;
+  notifyTest(): Promise<OpResult<"notifyTest">>;
   remove(task: Task): void;
   taskChanged(task: Task, recipeChanged: boolean): void;
 }
@@ -79,6 +80,7 @@ export function operations(fleet: Fleet): Handlers {
     load: (peer, a) => fleet.loads.load(peer, a.entries, { again: a.again, earlier: a.earlier, snapshot: a.snapshot }),
     duplicates: (_peer, a) => fleet.loads.duplicates(a.entries),
     reload: () => fleet.reloadSettings(),
+    notifyTest: () => fleet.notifyTest(),
     kill: async (_peer, a) => {
       const targets = a.tasks.map((ref) => fleet.find(ref));
       const running = targets.filter((t) => t.running);

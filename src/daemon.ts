@@ -49,7 +49,7 @@ import {
   type TaskInfo,
   type TaskRef,
 } from "./wire-protocol.ts";
-import { runNotifier } from "./daemon-notifier.ts";
+import { Push, type PushBody, type PushTask, pushState, pushTiming, SCREEN_LINES } from "./daemon-push.ts";
 import type { Schema } from "./validator.ts";
 import { cacheDir, homeDir, runtimeDir, socketPath } from "./paths.ts";
 import { PROTOCOL_VERSION } from "./wire-framing.ts";
@@ -70,8 +70,8 @@ export interface DaemonOptions {
   scrollback: number;
   /** Keep each task's history on disk and restore it on recover (`history` in settings.ts). */
   history: boolean;
-  /** The command run when a task starts needing attention (settings.ts); FLEETCOM_NOTIFY when not given. */
-  notify?: string | null;
+  /** Where a task needing its user is told (settings.ts, docs/notify.md); FLEETCOM_NOTIFY when not given. */
+  notify?: string[];
   /** How long a running task stays quiet before it is idle (idle_seconds; 10 s when not given). */
   idleMs?: number;
   /** What the daemon settled on at start (or its last reload), for `status` and `fleetcom config`. */
@@ -96,6 +96,17 @@ export interface DaemonHooks {
   crashCleared(): void;
   /** The teardown is over: every task has ended and every client is let go. */
   stopped(): void;
+}
+
+/** A task as a push names it. */
+function pushTask(info: TaskInfo): PushTask {
+  return { id: info.id, name: label(info), group: info.group };
+}
+
+/** The last lines of a task's screen, for a webhook. */
+function screenLines(task: Task): string[] {
+  const text = task.screen.text(SCREEN_LINES);
+  return text === "" ? [] : text.split("\n");
 }
 
 export class Daemon implements TaskListener, ConnectionHandler, Fleet {
@@ -144,6 +155,8 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   /** One-time notices go to the first client that asks for them. */
   private noticesTold = false;
   private readonly hooks: DaemonHooks;
+  /** notify's destinations: commands, ntfy topics, webhooks. */
+  private readonly push: Push;
 
   /**
    * `makeHooks`: the supervisor's collaborators, which read the fleet back (the snapshot and history
@@ -161,6 +174,8 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     // A spawn sooner than this asks for itself (prepare).
     this.probeStart = setTimeout(() => this.probe.watch(probedPrograms(), process.env, homeDir()), PROBE_START_DELAY_MS);
     this.probeStart.unref?.();
+    this.push = new Push({ timing: pushTiming(process.env, options.log), log: options.log, stillTrue: (body) => this.stillTrue(body) });
+    this.push.configure(options.notify ?? (process.env.FLEETCOM_NOTIFY ? [process.env.FLEETCOM_NOTIFY] : []));
     this.hooks = makeHooks(this);
   }
 
@@ -338,19 +353,31 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     this.hooks.recipeChanged();
     // The exit event carries the final preview, so wait for the last output to be parsed.
     task.screen.flushed().then(() => {
-      if (this.tasks.get(task.id) === task) this.events.broadcast("exited", task.info());
+      if (this.tasks.get(task.id) !== task) return;
+      const info = task.info();
+      this.events.broadcast("exited", info);
+      if (!this.stopping) this.push.ended(pushTask(info), task, () => screenLines(task));
     });
   }
 
-  /** Attention changes go out at once (scripts wait on them) and run FLEETCOM_NOTIFY on a new state. */
+  /** Attention changes go out at once (scripts wait on them); a new state goes to notify's destinations. */
   attention(task: Task, before: Attention | null): void {
     if (!this.tasks.has(task.id)) return;
     const info = task.info();
     this.events.broadcast("changed", info);
-    const command = this.options.notify === undefined ? process.env.FLEETCOM_NOTIFY : this.options.notify;
-    if (command && info.attention && isNewAttention(before, info.attention)) {
-      runNotifier(command, { taskId: task.id, label: label(info), attention: info.attention }, this.options.log);
-    }
+    if (info.attention && isNewAttention(before, info.attention)) this.push.raised(pushTask(info), before, info.attention, () => screenLines(task));
+  }
+
+  /** A push the rate window held back is sent when its turn comes only if it still says what is true. */
+  private stillTrue(body: PushBody): boolean {
+    const task = this.tasks.get(body.task.id);
+    if (!task) return false;
+    if (body.state === "finished" || body.state === "failed") return !task.running;
+    return task.attention !== null && pushState(task.attention) === body.state;
+  }
+
+  notifyTest(): Promise<OpResult<"notifyTest">> {
+    return this.push.test();
   }
 
   /** A snapshot failure streak begins or ends: every subscribed client hears of it at once. */
@@ -404,6 +431,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     const info = task.info();
     this.tasks.delete(task.id);
     this.events.forget(task);
+    this.push.forget(task.id);
     for (const peer of this.greeted()) if (watches(peer, task) || followsLines(peer, task)) endStream(peer, "removed", info);
     task.dispose();
     this.hooks.history?.remove(task);
@@ -506,6 +534,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
       history: this.hooks.history?.status() ?? HISTORY_OFF,
       crash: this.crash,
       settings: this.daemonSettings(),
+      push: this.push.status(),
     };
   }
 
@@ -520,6 +549,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     const { settings, changes } = reloadedSettings(current, reread());
     this.options.settings = settings;
     this.options.notify = settings.notify.value;
+    this.push.configure(settings.notify.value);
     this.options.scrollback = settings.scrollback.value;
     const idleMs = settings.idleSeconds.value * 1000;
     if (idleMs !== this.options.idleMs) {

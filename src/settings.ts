@@ -3,6 +3,7 @@
 // (the log, `fleetcom config`); a bad flag is the user's to fix.
 import { FileRefused, readRegularFile } from "./files.ts";
 import { join } from "node:path";
+import { Buffer } from "node:buffer";
 import { parse as parseToml, TomlError } from "smol-toml";
 import { errorMessage, UserError } from "./errors.ts";
 import { configDir, type Env } from "./paths.ts";
@@ -87,8 +88,8 @@ export interface Resolved<T> {
 
 export interface Settings {
   file: string;
-  /** The command run when a task starts needing attention (agents.md), or null. */
-  notify: Resolved<string | null>;
+  /** Where a task needing its user is told, as written: command lines and URLs (docs/notify.md); none when empty. */
+  notify: Resolved<string[]>;
   scrollback: Resolved<number>;
   /** How long a running task stays quiet before it counts as idle, in seconds. */
   idleSeconds: Resolved<number>;
@@ -103,7 +104,8 @@ export interface Settings {
   problems: string[];
 }
 
-type Parsed<T> = { ok: T } | { error: string };
+/** A value read, perhaps with parts of it left out (`warnings`: one line each, naming the part), or why it cannot be. */
+type Parsed<T> = { ok: T; warnings?: string[] } | { error: string };
 
 /** How one setting is read from the file and the environment. */
 export interface Spec<T> {
@@ -125,9 +127,13 @@ const SPECS: Specs = {
   notify: {
     key: "notify",
     env: "FLEETCOM_NOTIFY",
-    fallback: null,
-    fromFile: (v) => (typeof v === "string" ? { ok: v.trim() === "" ? null : v } : { error: `expected a command line in quotes, got ${shown(v)}` }),
-    fromEnv: (v) => ({ ok: v.trim() === "" ? null : v }),
+    fallback: [],
+    fromFile: (v) => {
+      if (typeof v === "string") return notifyOne(v);
+      if (Array.isArray(v)) return notifyList(v);
+      return { error: `expected a command line or a list of destinations in quotes, got ${shown(v)}` };
+    },
+    fromEnv: notifyOne,
   },
   scrollback: {
     key: "scrollback",
@@ -165,6 +171,84 @@ const SPECS: Specs = {
   // A wait nobody hears is the harm here: an unreadable value rings.
   bell: booleanSpec("bell", "FLEETCOM_BELL", true, true),
 };
+
+// ---- notify's destinations (docs/notify.md) ------------------------------------------------------
+
+/** Where a notice goes: a command line run with `/bin/sh -c`, an ntfy topic, or a webhook that takes JSON. */
+export type NotifyDestination =
+  | { kind: "command"; written: string; command: string }
+  | { kind: "ntfy"; written: string; url: string; authorization: string | null; click: string | null }
+  | { kind: "webhook"; written: string; url: string };
+
+const URL_LIKE = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
+const NTFY_TOPIC = /^[-_A-Za-z0-9]{1,64}$/;
+const DESTINATION_FORMS = "ntfy://host/topic, ntfy+http://host:port/topic, https://… or http://…";
+
+/**
+ * One destination as written. What starts like a URL (`scheme://`) is one of the forms above and
+ * nothing else, so a mistyped URL is refused rather than run as a command; anything else is a command
+ * line. `ntfy://` publishes over https; `ntfy+http://` over plain http, for a server on this machine
+ * or a LAN (and the tests' receiver on 127.0.0.1).
+ */
+export function notifyDestination(raw: string): Parsed<NotifyDestination> {
+  const written = raw.trim();
+  if (!URL_LIKE.test(written)) return { ok: { kind: "command", written: raw, command: raw } };
+  let url: URL;
+  try {
+    url = new URL(written);
+  } catch {
+    return { error: `'${written}' is not a URL (${DESTINATION_FORMS})` };
+  }
+  const scheme = url.protocol.slice(0, -1).toLowerCase();
+  if (scheme === "http" || scheme === "https") return { ok: { kind: "webhook", written, url: url.href } };
+  if (scheme !== "ntfy" && scheme !== "ntfy+http") return { error: `'${written}': unknown scheme ${scheme}:// (${DESTINATION_FORMS})` };
+  // WHATWG URL parses a scheme it does not know with an opaque host: read host, port and path from the text.
+  const parts = /^[^:]+:\/\/(?:([^@/]*)@)?([^/?#]+)(\/[^?#]*)?(\?[^#]*)?$/.exec(written);
+  const topic = parts?.[3]?.slice(1) ?? "";
+  if (!parts || !NTFY_TOPIC.test(topic))
+    return { error: `'${written}': expected ${scheme}://host[:port]/topic, the topic of letters, digits, - and _ (at most 64)` };
+  const [, userinfo, host] = parts;
+  const click = new URLSearchParams(parts[4] ?? "").get("click");
+  // A header carries it: as a URL's ASCII form, and only a page a phone can open.
+  if (click !== null && !/^https?:\/\//i.test(click)) return { error: `'${written}': click=${click} is not an http(s) URL` };
+  if (click !== null && !URL.canParse(click)) return { error: `'${written}': click=${click} is not a URL` };
+  const base = `${scheme === "ntfy" ? "https" : "http"}://${host}/${topic}`;
+  if (!URL.canParse(base)) return { error: `'${written}': ${host} is not a host name` };
+  // ntfy's access control takes the user and password as Basic auth (written percent-encoded, as in any URL).
+  const authorization = userinfo ? `Basic ${Buffer.from(safeDecode(userinfo)).toString("base64")}` : null;
+  return { ok: { kind: "ntfy", written, url: new URL(base).href, authorization, click: click === null ? null : new URL(click).href } };
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** A single destination (FLEETCOM_NOTIFY, or `notify = "…"`): blank is none. */
+function notifyOne(value: string): Parsed<string[]> {
+  if (value.trim() === "") return { ok: [] };
+  const parsed = notifyDestination(value);
+  return "ok" in parsed ? { ok: [parsed.ok.written] } : parsed;
+}
+
+/** The destinations of a list, each bad one left out with one line naming it. */
+function notifyList(values: unknown[]): Parsed<string[]> {
+  const ok: string[] = [];
+  const warnings: string[] = [];
+  for (const value of values) {
+    if (typeof value !== "string") warnings.push(`expected a destination in quotes, got ${shown(value)}`);
+    else if (value.trim() === "") continue;
+    else {
+      const parsed = notifyDestination(value);
+      if ("ok" in parsed) ok.push(parsed.ok.written);
+      else warnings.push(parsed.error);
+    }
+  }
+  return { ok, warnings };
+}
 
 function booleanSpec(key: string, env: string, fallback: boolean, safe: boolean): Spec<boolean> {
   const read = (v: string): Parsed<boolean> => {
@@ -304,6 +388,7 @@ function resolveSetting<T>(spec: Spec<T>, file: string, values: FileValues, env:
   const raw = env[spec.env];
   if (raw !== undefined && raw !== "") {
     const parsed = spec.fromEnv(raw);
+    for (const warning of ("ok" in parsed && parsed.warnings) || []) problems.push(`${spec.env}: ${warning}; ignored`);
     if ("ok" in parsed) return { value: parsed.ok, source: spec.env };
     problems.push(`${spec.env}: ${parsed.error}; ${spec.safe === undefined ? "ignored" : safely}`);
     if (spec.safe !== undefined) return { value: spec.safe, source: spec.env };
@@ -314,6 +399,7 @@ function resolveSetting<T>(spec: Spec<T>, file: string, values: FileValues, env:
     // Its problem is said already, as the line's TOML error.
     if (inFile.value === UNREADABLE) return spec.safe === undefined ? { value: spec.fallback, source: "default" } : { value: spec.safe, source };
     const parsed = spec.fromFile(inFile.value);
+    for (const warning of ("ok" in parsed && parsed.warnings) || []) problems.push(`${source}: ${spec.key}: ${warning}; ignored`);
     if ("ok" in parsed) return { value: parsed.ok, source };
     problems.push(`${source}: ${spec.key}: ${parsed.error}; ${spec.safe === undefined ? "using the default" : safely}`);
     if (spec.safe !== undefined) return { value: spec.safe, source };
@@ -380,7 +466,7 @@ export function daemonSettingsFromEnvironment(settings: Settings): { env: string
 export function daemonOptions(
   settings: Settings,
   reread: () => Settings = () => loadSettings(process.env, { reread: true }),
-): { scrollback: number; notify: string | null; idleMs: number; history: boolean; settings: Settings; reread: () => Settings } {
+): { scrollback: number; notify: string[]; idleMs: number; history: boolean; settings: Settings; reread: () => Settings } {
   return {
     scrollback: settings.scrollback.value,
     notify: settings.notify.value,

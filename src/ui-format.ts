@@ -10,6 +10,7 @@ import { printable } from "./text-printable.ts";
 import { cut, textWidth } from "./text-width.ts";
 import { age } from "./text-age.ts";
 import { errnoCode } from "./errors.ts";
+import type { PushStatus } from "./wire-protocol.ts";
 
 export function glyph(task: TaskInfo): string {
   if (task.attention) return "!";
@@ -142,4 +143,13 @@ export function escapeReport(done: "killed" | "removed", tasks: readonly number[
     const what = `${mine.length} ${mine.length === 1 ? "process" : "processes"} escaped its group`;
     return [`${done} task ${task}; ${what}: ${mine.map((e) => `pid ${e.pid} ${e.command}`).join(", ")}`];
   });
+}
+
+/** How sending to one of notify's destinations goes, for `status` and `fleetcom config` (docs/notify.md). */
+export function pushStatusText(p: PushStatus): string {
+  const failing = p.lastError !== null && (p.lastSent === null || p.lastError.at > p.lastSent);
+  const counts = [`${p.sent} sent`, ...(p.failed ? [`${p.failed} given up`] : []), ...(p.queued ? [`${p.queued} queued`] : [])].join(", ");
+  if (failing) return `${p.destination}  FAILING: ${p.lastError!.message} at ${p.lastError!.at}; ${counts}`;
+  if (p.lastSent === null) return `${p.destination}  nothing sent yet`;
+  return `${p.destination}  ok: ${counts}, the last at ${p.lastSent}`;
 }

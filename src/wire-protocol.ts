@@ -62,6 +62,7 @@ export const opArgs = {
   resize: schema("op.resize", (type) => type({ cols: dimension, rows: dimension })),
   duplicates: schema("op.duplicates", (type) => type({ entries: recipeEntry.type().array() })),
   reload: schema("op.reload", (type) => type({})),
+  notifyTest: schema("op.notifyTest", (type) => type({})),
 } as const;
 export type Op = keyof typeof opArgs;
 export type OpArgs<O extends Op> = (typeof opArgs)[O]["infer"];
@@ -125,6 +126,29 @@ export interface DaemonStatus {
   crash: CrashNotice | null;
   /** The daemon's own settings as it last read them (at start, or a reload), and where each came from (`fleetcom config`). */
   settings: DaemonSettings | null;
+  /** Each of notify's destinations, and how sending to it goes (daemon-push.ts). */
+  push: PushStatus[];
+}
+
+/** One of notify's destinations in `status` and `fleetcom config` (docs/notify.md). */
+export interface PushStatus {
+  /** As written in the settings. */
+  destination: string;
+  sent: number;
+  /** Pushes given up on after their last attempt, or dropped from a full queue. */
+  failed: number;
+  queued: number;
+  lastSent: string | null;
+  /** The last failure, whether or not a later attempt went through (`lastSent` after it says so). */
+  lastError: { message: string; at: string } | null;
+}
+
+/** `fleetcom notify test`: what one destination answered the sample. */
+export interface NotifyTestResult {
+  destination: string;
+  ok: boolean;
+  /** `HTTP 200`, `exit 0`, or why it failed. */
+  detail: string;
 }
 
 /** The history kept on disk (daemon-history.ts): off or on, writes and bytes so far, the failure of the current streak. */
@@ -215,6 +239,8 @@ export interface OpResults {
   duplicates: boolean[];
   /** The daemon read its settings again (SIGHUP does the same): what changed, and the settings now in effect. */
   reload: { changes: SettingChange[]; settings: DaemonSettings };
+  /** A sample sent to every destination of notify, each tried once. */
+  notifyTest: NotifyTestResult[];
 }
 export type OpResult<O extends Op> = OpResults[O];
 

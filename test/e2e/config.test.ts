@@ -29,7 +29,7 @@ describe("reading the file (in-process)", () => {
   test("no file: every setting is its default", () => {
     const s = loadSettings(sandbox.env);
     expect([s.notify, s.scrollback, s.idleSeconds, s.confirm].map((r) => [r.value, r.source])).toEqual([
-      [null, "default"],
+      [[], "default"],
       [2000, "default"],
       [10, "default"],
       [true, "default"],
@@ -41,7 +41,7 @@ describe("reading the file (in-process)", () => {
   test("each key from its line of the file; the environment overrides a key; a flag overrides both", () => {
     const file = write('# mine\nnotify = "notify-send fleetcom"\nscrollback = 500\nidle_seconds = 2.5\ndetach_key = "ctrl-]"\nconfirm = false\n');
     const s = loadSettings({ ...sandbox.env, FLEETCOM_SCROLLBACK: "70", FLEETCOM_CONFIRM: "yes" });
-    expect(s.notify).toEqual({ value: "notify-send fleetcom", source: `${file}:2` });
+    expect(s.notify).toEqual({ value: ["notify-send fleetcom"], source: `${file}:2` });
     expect(s.scrollback).toEqual({ value: 70, source: "FLEETCOM_SCROLLBACK" });
     expect(s.idleSeconds).toEqual({ value: 2.5, source: `${file}:4` });
     expect(s.detachKey).toEqual({ value: { name: "Ctrl-]", byte: 0x1d }, source: `${file}:5` });
@@ -61,7 +61,34 @@ describe("reading the file (in-process)", () => {
       `${file}:4: unknown key 'scrolback' (did you mean scrollback?); ignored`,
       `${file}:5: detach_key: 'ctrl-c' would take a key programs need (Ctrl-C interrupts); using the default`,
     ]);
-    expect([s.scrollback.value, s.notify.value, s.idleSeconds.value, s.detachKey.value.name, s.confirm.value]).toEqual([2000, "echo hi", 10, "Ctrl-\\", false]);
+    expect([s.scrollback.value, s.notify.value, s.idleSeconds.value, s.detachKey.value.name, s.confirm.value]).toEqual([
+      2000,
+      ["echo hi"],
+      10,
+      "Ctrl-\\",
+      false,
+    ]);
+  });
+
+  test("notify's list keeps its good destinations; each bad one is one line naming it, and the environment's own", () => {
+    const file = write('notify = [\n  "ntfy://ntfy.sh/fleet",\n  "htps://hooks.example/x",\n  "ntfy://ntfy.sh",\n  3,\n  "notify-send hi",\n]\n');
+    const s = loadSettings(sandbox.env);
+    expect(s.notify).toEqual({ value: ["ntfy://ntfy.sh/fleet", "notify-send hi"], source: `${file}:1` });
+    expect(s.problems).toEqual([
+      `${file}:1: notify: 'htps://hooks.example/x': unknown scheme htps:// (ntfy://host/topic, ntfy+http://host:port/topic, https://… or http://…); ignored`,
+      `${file}:1: notify: 'ntfy://ntfy.sh': expected ntfy://host[:port]/topic, the topic of letters, digits, - and _ (at most 64); ignored`,
+      `${file}:1: notify: expected a destination in quotes, got 3; ignored`,
+    ]);
+    // FLEETCOM_NOTIFY is one destination, a URL as well as a command line; a bad one leaves the file's list in force.
+    expect(loadSettings({ ...sandbox.env, FLEETCOM_NOTIFY: "https://hooks.example/y" }).notify).toEqual({
+      value: ["https://hooks.example/y"],
+      source: "FLEETCOM_NOTIFY",
+    });
+    const bad = loadSettings({ ...sandbox.env, FLEETCOM_NOTIFY: "ntfy://x/" });
+    expect(bad.notify.source).toBe(`${file}:1`);
+    expect(bad.problems).toContain(
+      "FLEETCOM_NOTIFY: 'ntfy://x/': expected ntfy://host[:port]/topic, the topic of letters, digits, - and _ (at most 64); ignored",
+    );
   });
 
   test("a bare word (confirm = yes) is not TOML: the line says the word needs quotes, which every setting then reads", () => {

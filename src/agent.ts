@@ -3,8 +3,9 @@
 //
 // SECURITY INVARIANT: every conversation ID this module or an agent module returns is spliced into
 // a shell command. Only strings that pass `isUuid` (36 characters, lowercase hex in 8-4-4-4-12
-// groups) may ever be returned; anything else from any channel (capture files, exit text, stores,
-// the user's own command) is ignored, never interpolated or "cleaned up".
+// groups), or a declared agent's own `isId` (config-agents.ts: never wider than a plain word), may
+// ever be returned; anything else from any channel (capture files, exit text, stores, the user's own
+// command) is ignored, never interpolated or "cleaned up".
 //
 // This file holds the interface each agent fills in, the UUID check, command detection, the resume
 // form and the precedence of evidence. It does no I/O. One file per agent (agent-<name>.ts) holds
@@ -87,6 +88,8 @@ export interface Agent {
   readonly selector: string;
   /** Environment variables (of the launching client) the other steps read; nothing else is kept. */
   readonly envKeys: readonly string[];
+  /** The agent's strict ID shape when it is not a UUID (a declared agent's `id`); absent means `isUuid`. */
+  readonly isId?: (value: unknown) => value is string;
   /**
    * The launch flags `instrument` adds to this launch. Each must be listed in the binary's own
    * `--help`, or nothing is injected (agent-probe.ts): an option the binary does not know makes
@@ -141,9 +144,15 @@ function programMatches(word: string, agent: Agent): boolean {
   return agent.words.includes(word.slice(word.lastIndexOf("/") + 1));
 }
 
-function resumeId(word: string): string | null {
-  const bare = word.length === 38 && word.startsWith("'") && word.endsWith("'") ? word.slice(1, -1) : word;
-  return uuidOrNull(bare);
+function resumeId(word: string, agent: Agent): string | null {
+  const bare = word.length > 2 && word.startsWith("'") && word.endsWith("'") ? word.slice(1, -1) : word;
+  return idOf(agent, bare);
+}
+
+/** The value when it is a strict ID of this agent (a UUID unless it declares its own shape), else null. */
+export function idOf(agent: Agent, value: unknown): string | null {
+  const isId = agent.isId ?? isUuid;
+  return isId(value) ? value : null;
 }
 
 /**
@@ -159,16 +168,17 @@ export function detect(command: string, agents: readonly Agent[]): Launch | null
     if (!programMatches(program, agent)) continue;
     if (words.length === 1) return { agent, program, id: null };
     if (selector !== agent.selector) return null;
-    const id = resumeId(idWord!);
+    const id = resumeId(idWord!, agent);
     return id ? { agent, program, id } : null;
   }
   return null;
 }
 
-/** `<program word as typed> <selector> '<uuid>'`; null when the ID is not a strict UUID. */
+/** `<program word as typed> <selector> '<id>'`; null when the ID is not one of the agent's strict IDs. */
 export function resumeCommand(launch: Launch, id: string | null): string | null {
-  if (!isUuid(id)) return null;
-  return `${launch.program} ${launch.agent.selector} ${shellQuote(id)}`;
+  const strict = idOf(launch.agent, id);
+  if (strict === null) return null;
+  return `${launch.program} ${launch.agent.selector} ${shellQuote(strict)}`;
 }
 
 /** The string handed to `$SHELL -c`: the extra words right after the program word. */
@@ -192,9 +202,10 @@ export interface Evidence {
  * The live registry comes after the capture channel (ours, per run) and before the pin (it follows
  * `/clear` and `/resume` where no capture was injected).
  */
-export function conversationId(evidence: Evidence): string | null {
-  for (const id of [evidence.exitHint, evidence.captured, evidence.live, evidence.pinned]) if (isUuid(id)) return id;
-  return uuidOrNull(evidence.store?.() ?? null);
+export function conversationId(evidence: Evidence, isId: (value: unknown) => value is string = isUuid): string | null {
+  for (const id of [evidence.exitHint, evidence.captured, evidence.live, evidence.pinned]) if (isId(id)) return id;
+  const stored = evidence.store?.() ?? null;
+  return isId(stored) ? stored : null;
 }
 
 // --- helpers the agent modules share ------------------------------------------------------------
@@ -241,7 +252,7 @@ export function nearSpawn(timeMs: number, spawnedAt: Date, windowMs = 30_000): b
 }
 
 /** The one ID left, or null: ambiguity is none by design, since resuming the wrong conversation is worse than none. */
-export function single(ids: readonly string[], taken: ReadonlySet<string> = new Set()): string | null {
-  const free = [...new Set(ids.filter(isUuid))].filter((id) => !taken.has(id));
+export function single(ids: readonly string[], taken: ReadonlySet<string> = new Set(), isId: (value: unknown) => value is string = isUuid): string | null {
+  const free = [...new Set(ids.filter(isId))].filter((id) => !taken.has(id));
   return free.length === 1 ? free[0]! : null;
 }

@@ -6,7 +6,7 @@
 // starts the same command twice and is loaded again finds both running, while loading it into a
 // fleet that runs the command once starts the second one.
 import { detect } from "./agent.ts";
-import { AGENTS } from "./agent-run.ts";
+import { knownAgents } from "./agent-run.ts";
 import type { RecipeEntry } from "./recipe.ts";
 
 export interface RunningTask {
@@ -43,7 +43,7 @@ export function alreadyRunning(entries: readonly RecipeEntry[], running: readonl
   };
   return entries.map((entry) => {
     // The same conversation twice is two programs writing one transcript, wherever they run.
-    const conversation = detect(entry.cmd, AGENTS)?.id ?? null;
+    const conversation = detect(entry.cmd, knownAgents())?.id ?? null;
     if (conversation !== null && take(byConversation.get(conversation))) return true;
     return take(byKey.get(key(entry.dir, entry.cmd, entry.group, entry.name)));
   });

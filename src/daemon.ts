@@ -30,6 +30,7 @@ import { HISTORY_OFF, readHistoryFile, type HistoryWriter } from "./daemon-histo
 import { InputGap } from "./daemon-input-gap.ts";
 import type { RestoredHistory } from "./recipe-history.ts";
 import { flagsNeeded, probedPrograms, savedCommands, typedForm } from "./agent-run.ts";
+import { useDeclaredAgents } from "./agent-declared.ts";
 import { UserError, errorMessage } from "./errors.ts";
 import { isDirectory } from "./files.ts";
 import { label, normalizeGroup, normalizeName } from "./recipe-labels.ts";
@@ -160,6 +161,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     readonly options: DaemonOptions,
     makeHooks: (daemon: Daemon) => DaemonHooks,
   ) {
+    this.declareAgents(options.settings, true);
     const budgetMs = agentProbeBudgetSetting(process.env.FLEETCOM_AGENT_PROBE_MS, options.log);
     this.probe = new FlagProbe({ cacheFile: join(cacheDir(), "agent-flags.json"), budgetMs, log: options.log });
     // Asked ahead of the first spawn (a real agent's first --help outlasts the spawn's budget), but
@@ -642,6 +644,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     if (!current || !reread) throw new UserError("this daemon was handed its settings and cannot read them again");
     const { settings, changes } = reloadedSettings(current, reread());
     this.options.settings = settings;
+    this.declareAgents(settings, false);
     this.options.notify = settings.notify.value;
     this.options.scrollback = settings.scrollback.value;
     const idleMs = settings.idleSeconds.value * 1000;
@@ -656,6 +659,17 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     this.options.log(`read ${settings.file} again: ${changed.length ? changed.join(", ") : "nothing changed"}`);
     for (const problem of settings.problems) this.options.log(problem);
     return { changes, settings: this.daemonSettings()! };
+  }
+
+  /**
+   * The agents the settings declare (agent-declared.ts) from now on, for spawns to come; a problem
+   * with one joins the settings' problems (the notices, `fleetcom config`), logged here at start (a
+   * reload logs them all).
+   */
+  private declareAgents(settings: Settings | undefined, starting: boolean): void {
+    const problems = useDeclaredAgents(settings?.agents ?? null);
+    if (settings) settings.problems.push(...problems);
+    if (starting) for (const problem of problems) this.options.log(problem);
   }
 
   private daemonSettings(): DaemonSettings | null {

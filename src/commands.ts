@@ -29,6 +29,7 @@ export const SUBCOMMANDS: Record<string, Lazy> = {
   save: () => import("./cmd-save.ts").then((m) => m.default),
   recover: () => import("./cmd-recover.ts").then((m) => m.default),
   config: () => import("./cmd-config.ts").then((m) => m.default),
+  agents: () => import("./cmd-agents.ts").then((m) => m.default),
   service: () => import("./cmd-service.ts").then((m) => m.default),
   completions: () => import("./cmd-completions.ts").then((m) => m.completionsCommand(() => ({ root, subcommands: SUBCOMMANDS }))),
 };

@@ -2,7 +2,7 @@
 // daemon with a fake binary written here: pinned at its start, saved in its resume form once its
 // store holds the conversation, and loaded back into it after `--kill`; a bad entry is one line.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Fleet, until } from "../harness/fleet.ts";
 
@@ -16,6 +16,7 @@ store="$HOME/.myagent/sessions"
 printf '%s\\n' "$*" >> '${log}'
 case "$1" in
   --help) echo "Usage: myagent [--session-id <id>] [--resume <id>]"; exit 0 ;;
+  --version) echo "myagent 3.2.1"; exit 0 ;;
   --session-id) id=$2; [ -e "$store/$id.jsonl" ] && { echo "session $id exists"; exit 42; } ;;
   --resume) id=$2; [ -s "$store/$id.jsonl" ] || { echo "no session $id"; exit 1; }; echo "resumed $id" ;;
   *) id=none ;;
@@ -128,5 +129,52 @@ store = "~/.broken/{id}"
 
     const { id, pinned } = await started();
     expect(await fleet.task(id)).toMatchObject({ agent: "myagent", conversation: pinned });
+  });
+});
+
+describe("fleetcom agents", () => {
+  /** A `claude` on PATH that answers only `--help` and `--version`, as the real one does. */
+  function installClaude(version: string): void {
+    const path = join(fleet.sandbox.root, "bin", "claude");
+    writeFileSync(
+      path,
+      `#!/bin/sh\ncase "$1" in --help) echo "  --session-id <id>  --settings <file>" ;; --version) echo "${version} (Claude Code)" ;; esac\n`,
+    );
+    chmodSync(path, 0o755);
+  }
+
+  test("lists the built-in and declared agents with the version on PATH and whether resume was verified with it, starting no daemon", async () => {
+    installClaude("2.1.332");
+    const rows = JSON.parse(await fleet.ok(["agents", "--json"]));
+    expect(rows.map((r: { name: string; kind: string }) => `${r.name} ${r.kind}`)).toEqual([
+      "claude built-in",
+      "codex built-in",
+      "grok built-in",
+      "command-code built-in",
+      "myagent declared",
+    ]);
+    const [claude, codex] = rows;
+    expect(claude).toMatchObject({ path: join(fleet.sandbox.root, "bin", "claude"), version: "2.1.332", resumeVerified: true, runsAsTyped: null });
+    expect(claude.pinned).toContain("--session-id");
+    expect(codex).toMatchObject({ path: null, version: null, resumeVerified: false });
+    expect(rows[4]).toMatchObject({
+      version: "3.2.1",
+      resumeVerified: false,
+      injected: "--session-id {id}",
+      resume: "resume not verified (declared in config.toml)",
+    });
+    expect(existsSync(join(fleet.sandbox.runtime, "default.sock"))).toBe(false);
+
+    const text = await fleet.ok(["agents"]);
+    expect(text).toContain(`claude  built-in  2.1.332 at ${join(fleet.sandbox.root, "bin", "claude")}  resume verified with this version\n`);
+    expect(text).toContain("codex  built-in  not on PATH\n");
+  });
+
+  test("a version nobody tested says so, and a build whose --help lacks the pin runs as typed", async () => {
+    installClaude("2.2.0");
+    writeFileSync(join(fleet.sandbox.root, "bin", "myagent"), `#!/bin/sh\n[ "$1" = --version ] && echo 0.1.0\nexit 0\n`);
+    const rows = JSON.parse(await fleet.ok(["agents", "--json"]));
+    expect(rows[0]).toMatchObject({ version: "2.2.0", resumeVerified: false, resume: "resume verified with 2.1.332, not with this version" });
+    expect(rows[4]).toMatchObject({ version: "0.1.0", runsAsTyped: "its --help lists no --session-id" });
   });
 });

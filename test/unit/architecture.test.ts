@@ -168,6 +168,11 @@ describe("the import graph", () => {
     expect(importers.sort()).toEqual(["cli.ts", "commands.ts"]);
   });
 
+  test("a command reaches the agents' files only to list them: `fleetcom agents`", () => {
+    const crossing = MODULES.filter((m) => layer(m) === "cmd" && GRAPH.get(m)!.some((i) => layer(i) === "agent"));
+    expect(crossing).toEqual(["cmd-agents.ts"]);
+  });
+
   test("each layer imports only what the doc's table lets it", () => {
     expect(forbiddenEdges()).toEqual([]);
   });

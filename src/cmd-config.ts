@@ -113,6 +113,7 @@ function effective(here: Settings, daemon: DaemonSettings | null, whenApplied: W
     { key: "detach_key", value: here.detachKey.value.name, source: here.detachKey.source },
     { key: "confirm", value: here.confirm.value, source: here.confirm.source },
     { key: "bell", value: here.bell.value, source: here.bell.source },
+    { key: "worktree_dir", value: here.worktreeDir.value, source: here.worktreeDir.source },
   ];
 }
 

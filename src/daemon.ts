@@ -54,6 +54,7 @@ import {
   type TaskInfo,
   type TaskRef,
 } from "./wire-protocol.ts";
+import type { WorktreeRecord } from "./recipe.ts";
 import { runNotifier } from "./daemon-notifier.ts";
 import type { Schema } from "./validator.ts";
 import { commandTooLong } from "./recipe.ts";
@@ -440,7 +441,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
         skipped += 1;
         due = turns.did("skip");
       } else {
-        const task = this.spawn(peer, e.cmd, e.dir, e.group, e.name, e.id, e.typed ?? typedForm(e.cmd));
+        const task = this.spawn(peer, e.cmd, e.dir, e.group, e.name, e.id, e.typed ?? typedForm(e.cmd), e.worktree ?? null);
         const history = histories.get(e);
         if (history) task.restore(history);
         if (task.startError === null) started.push(task.id);
@@ -494,9 +495,19 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
 
   /**
    * `recorded`: the id a recovered task had, kept when it is free (daemon-task-ids.ts); `typed`: the
-   * command as its user typed it, when a recipe's `command` is what fleetcom wrote (an agent's resume form).
+   * command as its user typed it, when a recipe's `command` is what fleetcom wrote (an agent's resume form);
+   * `worktree`: the git worktree the client made for it (`run --worktree`), kept in its recipe.
    */
-  spawn(peer: Peer, command: string, cwd: string, group: string | null, name: string | null, recorded?: number, typed = command): Task {
+  spawn(
+    peer: Peer,
+    command: string,
+    cwd: string,
+    group: string | null,
+    name: string | null,
+    recorded?: number,
+    typed = command,
+    worktree: WorktreeRecord | null = null,
+  ): Task {
     const { hello } = peer;
     const task = new Task(
       {
@@ -504,6 +515,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
         command,
         typed,
         cwd,
+        worktree,
         env: hello.env,
         name: name === null ? null : normalizeName(name),
         group: group === null ? null : normalizeGroup(group),
@@ -575,7 +587,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   recipe(): RecipeEntry[] {
     const tasks = this.inIdOrder();
     const commands = savedCommands(tasks);
-    return tasks.map((t, i) => ({ dir: t.cwd, cmd: commands[i]!, group: t.group, name: t.name }));
+    return tasks.map((t, i) => ({ dir: t.cwd, cmd: commands[i]!, group: t.group, name: t.name, ...worktreeOf(t) }));
   }
 
   /**
@@ -593,7 +605,16 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
       const cmd = commands[i]!;
       // The command as typed, where the stored one differs: what `recover --list` calls the task, and what a recovery keeps.
       const typed = t.typed === cmd ? {} : { typed: t.typed };
-      const entry = { dir: t.cwd, cmd, group: t.group, name: t.name, id: t.id, ...typed, ...(this.hooks.history ? { history: String(t.id) } : {}) };
+      const entry = {
+        dir: t.cwd,
+        cmd,
+        group: t.group,
+        name: t.name,
+        id: t.id,
+        ...typed,
+        ...worktreeOf(t),
+        ...(this.hooks.history ? { history: String(t.id) } : {}),
+      };
       (running(t) ? split.running : split.finished).push(entry);
     });
     for (const load of this.loading) split.running.push(...load.entries.slice(load.reached).map(notYetStarted));
@@ -711,4 +732,9 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     })();
     return this.stopping;
   }
+}
+
+/** A recipe entry's `worktree`, for a task fleetcom made one for. */
+function worktreeOf(task: Task): { worktree?: WorktreeRecord } {
+  return task.worktree === null ? {} : { worktree: task.worktree };
 }

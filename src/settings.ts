@@ -100,6 +100,8 @@ export interface Settings {
   history: Resolved<boolean>;
   /** Whether the dashboard rings the terminal's bell when a task starts waiting. */
   bell: Resolved<boolean>;
+  /** Where `run --worktree` makes worktrees (`<dir>/<repo>/<branch>`); null: beside the repository, in `<repo>.worktrees/`. */
+  worktreeDir: Resolved<string | null>;
   /**
    * The `[agents.NAME]` tables as the file has them, checked by config-agents.ts where they are used
    * (the daemon, `fleetcom config`, `fleetcom agents`), so reading the settings loads no validator.
@@ -170,7 +172,21 @@ const SPECS: Specs = {
   history: booleanSpec("history", "FLEETCOM_HISTORY", true, false),
   // A wait nobody hears is the harm here: an unreadable value rings.
   bell: booleanSpec("bell", "FLEETCOM_BELL", true, true),
+  worktreeDir: {
+    key: "worktree_dir",
+    env: "FLEETCOM_WORKTREE_DIR",
+    fallback: null,
+    fromFile: (v) => (typeof v === "string" ? worktreeDir(v) : { error: `expected a directory in quotes, got ${shown(v)}` }),
+    fromEnv: worktreeDir,
+  },
 };
+
+/** An absolute directory, or one under `~/`; empty means the default. */
+function worktreeDir(raw: string): Parsed<string | null> {
+  const dir = raw.trim();
+  if (dir === "") return { ok: null };
+  return dir.startsWith("/") || dir.startsWith("~/") ? { ok: dir } : { error: `'${raw}' is not an absolute directory or one under ~/` };
+}
 
 function booleanSpec(key: string, env: string, fallback: boolean, safe: boolean): Spec<boolean> {
   const read = (v: string): Parsed<boolean> => {
@@ -352,6 +368,7 @@ export function loadSettings(env: Env = process.env, flags: { scrollback?: strin
     confirm: resolveSetting(SPECS.confirm, file, values, env, problems),
     history: resolveSetting(SPECS.history, file, values, env, problems),
     bell: resolveSetting(SPECS.bell, file, values, env, problems),
+    worktreeDir: resolveSetting(SPECS.worktreeDir, file, values, env, problems),
     agents: values.values.has("agents") ? { value: values.values.get("agents")!.value, file, lines: values.lines } : null,
     problems,
   };

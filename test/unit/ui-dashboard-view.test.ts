@@ -21,6 +21,7 @@ function task(id: number, over: Partial<TaskInfo> = {}): TaskInfo {
     run: 1,
     command: `cmd ${id}`,
     typed: over.command ?? `cmd ${id}`,
+    worktree: null,
     name: null,
     group: null,
     cwd: "/home/u/src",

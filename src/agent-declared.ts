@@ -9,7 +9,7 @@ import { statSync } from "node:fs";
 import { createdMs, entriesOf } from "./agent-files.ts";
 import { type AgentsTable, checkedAgents, type DeclaredAgentSpec, idCheck } from "./config-agents.ts";
 import { declareAgents } from "./agent-run.ts";
-import { type Agent, nearSpawn, newUuid, shellQuote, single } from "./agent.ts";
+import { type Agent, type IdCheck, nearSpawn, newUuid, shellQuote, single } from "./agent.ts";
 
 const ID = "{id}";
 
@@ -34,7 +34,7 @@ function nonEmpty(path: string): boolean {
  * The IDs of the store's entries: the path component holding `{id}` read as a pattern over the
  * entries of its parent directory, and the rest of the path under each.
  */
-function storedIds(spec: DeclaredAgentSpec, env: Env, isId: (value: unknown) => value is string): { id: string; path: string }[] {
+function storedIds(spec: DeclaredAgentSpec, env: Env, isId: IdCheck): { id: string; path: string }[] {
   const template = storePath(spec.store, env, ID);
   const at = template.indexOf(ID);
   const dirEnd = template.lastIndexOf("/", at);

@@ -110,6 +110,28 @@ describe("a declared agent", () => {
   });
 });
 
+describe("a resume that fails at once", () => {
+  test("a saved conversation its store no longer holds reruns the program as typed", async () => {
+    const gone = "0b3f6c1e-2d4a-4e8b-9c7d-5a6b7c8d9e0f";
+    mkdirSync(join(fleet.sandbox.config, "sessions"), { recursive: true });
+    const session = { version: 1, name: "old", dirs: { [fleet.sandbox.home]: [`myagent --resume '${gone}'`] } };
+    writeFileSync(join(fleet.sandbox.config, "sessions", "old.json"), JSON.stringify(session));
+    await fleet.ok(["load", "old"]);
+    const [row] = await fleet.ls();
+    await fleet.waitForExit(row!.id);
+    expect(await fleet.peek(row!.id)).toContain(`no session ${gone}`);
+    const rerun = await fleet.ok(["rerun", String(row!.id)]);
+    expect(rerun).toContain(`ended at once and myagent has no conversation ${gone}; running myagent as typed`);
+    await until("the program to start again", async () => (await fleet.peek(row!.id)).includes("ready "));
+    // As typed: bare (pinned when its --help was asked in time; the daemon asks it after this first bare spawn).
+    const lines = readFileSync(log, "utf8")
+      .split("\n")
+      .filter((l) => l !== "--help");
+    expect(lines[0]).toBe(`--resume ${gone}`);
+    expect(lines[1]).toMatch(/^(--session-id [0-9a-f-]{36})?$/);
+  });
+});
+
 describe("a bad entry", () => {
   test("is one line from fleetcom config naming the entry and the field; the good one beside it still works", async () => {
     writeConfig(`${MANIFEST}

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import { installSleepingAgent } from "../harness/agent-fakes.ts";
 import { Fleet, until } from "../harness/fleet.ts";
+import { crashDaemon, recoveryDirOf, snapshotNames } from "../harness/recovery-helpers.ts";
 
 let fleet: Fleet;
 let repo: string;
@@ -60,6 +61,20 @@ describe("run --worktree", () => {
     ]);
     expect(rows.every((t) => t.state === "running")).toBe(true);
     expect(git(two.path, "rev-parse", "--abbrev-ref", "HEAD")).toBe("claude-2");
+  });
+
+  test("a daemon SIGKILLed is recovered with its task back in its worktree", async () => {
+    fleet.env.FLEETCOM_SNAPSHOT_DEBOUNCE_MS = "100";
+    installSleepingAgent(fleet, "claude");
+    const id = Number(await fleet.ok(["run", "--worktree", "--name", "fixer", "--", "claude"], { cwd: repo }));
+    const worktree = { repo, branch: "fixer", path: join(fleet.sandbox.root, "app.worktrees", "fixer") };
+    expect(await fleet.task(id)).toMatchObject({ cwd: worktree.path, worktree });
+    const snapshot = () => snapshotNames(fleet).map((n) => readFileSync(join(recoveryDirOf(fleet), n), "utf8"));
+    await until("a snapshot that records the worktree", () => snapshot().some((text) => text.includes('"branch": "fixer"')));
+    await crashDaemon(fleet);
+    await fleet.ok(["recover", "--latest"]);
+    const [back] = await until("the task back", async () => ((await fleet.ls()).length === 1 ? fleet.ls() : undefined));
+    expect(back).toMatchObject({ id, cwd: worktree.path, worktree, state: "running", name: "fixer" });
   });
 
   test("rm --worktree removes a clean worktree, keeps a dirty one with its task, and never one fleetcom did not make", async () => {

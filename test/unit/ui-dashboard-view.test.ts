@@ -126,6 +126,11 @@ describe("rows and frame", () => {
     expect(taskRow(resumed, 80, 1, NOW, false)).toBe("  ✻   4 claude · ready · 1m");
   });
 
+  test("a task in a worktree of its own carries its branch", () => {
+    const worktree = { repo: "/src/app", branch: "claude-2", path: "/src/app.worktrees/claude-2" };
+    expect(taskRow(task(5, { typed: "claude", preview: "ready", worktree }), 80, 1, NOW, false)).toBe("  ✻   5 claude [claude-2] · ready · 1m");
+  });
+
   test("long labels and previews are cut with … to the width, the age kept", () => {
     const long = task(1, { command: "x".repeat(100), preview: "中".repeat(60) });
     const row = taskRow(long, 40, 1, NOW, false);

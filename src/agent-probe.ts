@@ -22,6 +22,8 @@ import type { Env } from "./paths.ts";
 
 /** A probe still running after this long is killed and answers nothing; none waits for it, so it can be long. */
 const PROBE_LIMIT_MS = 60_000;
+/** A `--version` that takes longer is no answer: a person is waiting on `fleetcom agents`. */
+const VERSION_LIMIT_MS = 10_000;
 /** How often the executables seen are looked at for a new build: a realpath and a stat each. */
 const RECHECK_MS = 5_000;
 /** Help text beyond this is not read. */
@@ -71,6 +73,8 @@ interface Identity {
 interface CacheEntry extends Identity {
   options: string[];
   probedAt: number;
+  /** What `--version` said, asked only by `fleetcom agents` (never by the daemon, never at a spawn); absent until then. */
+  version?: string | null;
 }
 
 function identify(executable: string): Identity | null {
@@ -189,6 +193,27 @@ export class FlagProbe {
     return entry ? new Set(entry.options) : null;
   }
 
+  /**
+   * The build's version as its `--version` says it (the first `N.N[.N…]` of the answer), asked once
+   * per build and kept with its options: for `fleetcom agents`. Null when it gave none, undefined
+   * when no executable answers to the word.
+   */
+  async versionOf(program: string, env: Env, cwd: string): Promise<string | null | undefined> {
+    await this.prepare(program, env, cwd);
+    const executable = resolveExecutable(program, env, cwd);
+    const identity = executable && identify(executable);
+    if (!executable || !identity) return undefined;
+    const entry = this.cached(identity);
+    if (entry?.version !== undefined) return entry.version;
+    const text = await outputOf(executable, ["--version"], env, cwd, this.stoppers, VERSION_LIMIT_MS);
+    const version = (text && /\d+\.\d+(?:\.\d+)*(?:-[0-9A-Za-z.]+)?/.exec(text)?.[0]) || null;
+    if (entry) {
+      entry.version = version;
+      this.save();
+    }
+    return version;
+  }
+
   private cached(identity: Identity): CacheEntry | null {
     this.load();
     const entry = this.entries.get(identity.path);
@@ -197,7 +222,7 @@ export class FlagProbe {
 
   private probe(executable: string, identity: Identity, env: Env, cwd: string): Promise<CacheEntry | null> {
     const began = performance.now();
-    return helpText(executable, env, cwd, this.stoppers).then((text) => {
+    return outputOf(executable, ["--help"], env, cwd, this.stoppers).then((text) => {
       const ms = (performance.now() - began).toFixed(0);
       if (text === null) {
         this.silent.add(buildKey(identity));
@@ -253,16 +278,17 @@ function isEntry(e: unknown): e is CacheEntry {
     typeof x.mtimeMs === "number" &&
     typeof x.probedAt === "number" &&
     Array.isArray(x.options) &&
-    x.options.every((o) => typeof o === "string")
+    x.options.every((o) => typeof o === "string") &&
+    (x.version === undefined || x.version === null || typeof x.version === "string")
   );
 }
 
 /**
- * `<executable> --help`, stdout and stderr together (some print help on stderr, some exit non-zero
- * after it), in its own process group with no stdin; null when it cannot start or outlives the
- * limit, in which case it is killed. `stoppers` holds a way to kill each probe still running.
+ * `<executable> --help` (or `--version`), stdout and stderr together (some print help on stderr, some
+ * exit non-zero after it), in its own process group with no stdin; null when it cannot start or
+ * outlives the limit, in which case it is killed. `stoppers` holds a way to kill each probe still running.
  */
-function helpText(executable: string, env: Env, cwd: string, stoppers: Set<() => void>): Promise<string | null> {
+function outputOf(executable: string, args: string[], env: Env, cwd: string, stoppers: Set<() => void>, limitMs = PROBE_LIMIT_MS): Promise<string | null> {
   return new Promise((resolveText) => {
     const chunks: Buffer[] = [];
     let bytes = 0;
@@ -271,12 +297,12 @@ function helpText(executable: string, env: Env, cwd: string, stoppers: Set<() =>
     let child: ReturnType<typeof spawn>;
     let ownGroup = true;
     try {
-      child = spawn(executable, ["--help"], { ...options, detached: true });
+      child = spawn(executable, args, { ...options, detached: true });
     } catch {
       // A runtime without `detached` still gets its answer; a kill then reaches that one process.
       try {
         ownGroup = false;
-        child = spawn(executable, ["--help"], options);
+        child = spawn(executable, args, options);
       } catch {
         return resolveText(null);
       }
@@ -295,7 +321,7 @@ function helpText(executable: string, env: Env, cwd: string, stoppers: Set<() =>
     const limit = setTimeout(() => {
       stop();
       done(null);
-    }, PROBE_LIMIT_MS);
+    }, limitMs);
     const take = (chunk: Buffer) => {
       if (bytes >= HELP_MAX_BYTES) return;
       chunks.push(chunk);

@@ -15,9 +15,24 @@ import { entriesOf, linesSince, textOf } from "./agent-files.ts";
 import type { AgentNamespace } from "./agent-namespace.ts";
 import type { AgentSignal } from "./task-attention.ts";
 import { liveGroupOf } from "./proc.ts";
-import { type Agent, type Launch, type LiveState, type RunAssets, conversationId, detect, instrumentedCommand, resumeCommand, uuidOrNull } from "./agent.ts";
+import { type Agent, type Launch, type LiveState, type RunAssets, conversationId, detect, idCheckOf, instrumentedCommand, resumeCommand } from "./agent.ts";
 
 export const AGENTS: readonly Agent[] = [claude, codex, grok, commandCode];
+
+/** The agents the user declared in config.toml (agent-declared.ts), set by the daemon at start and at a reload. */
+let declared: readonly Agent[] = [];
+
+/** Every agent a command can run: the built-in ones first, so a declared one never takes a built-in's word. */
+export function knownAgents(): readonly Agent[] {
+  return declared.length === 0 ? AGENTS : [...AGENTS, ...declared];
+}
+
+/** The declared agents from now on; those whose executable a built-in agent already answers to are returned, unused. */
+export function declareAgents(agents: readonly Agent[]): Agent[] {
+  const builtIn = new Set(AGENTS.flatMap((a) => a.words));
+  declared = agents.filter((a) => !a.words.some((w) => builtIn.has(w)));
+  return agents.filter((a) => !declared.includes(a));
+}
 
 export interface RunContext {
   taskId: number;
@@ -40,7 +55,7 @@ export interface Prepared {
 }
 
 export function prepareRun(command: string, ctx: RunContext): Prepared {
-  const launch = detect(command, AGENTS);
+  const launch = detect(command, knownAgents());
   if (!launch) return { executed: command, env: {}, run: null };
   const unsupported = unsupportedFlags(launch, ctx);
   if (unsupported !== null) {
@@ -64,7 +79,7 @@ export function prepareRun(command: string, ctx: RunContext): Prepared {
 
 /** The program word of an agent command whose instrumentation needs launch flags; null for any other. */
 export function flagsNeeded(command: string): { program: string; flags: readonly string[] } | null {
-  const launch = detect(command, AGENTS);
+  const launch = detect(command, knownAgents());
   const flags = launch?.agent.launchFlags(launch) ?? [];
   return launch && flags.length > 0 ? { program: launch.program, flags } : null;
 }
@@ -75,13 +90,15 @@ export function flagsNeeded(command: string): { program: string; flags: readonly
  * a recipe that does not record the typed form (a saved session, an older snapshot).
  */
 export function typedForm(command: string): string {
-  const launch = detect(command, AGENTS);
+  const launch = detect(command, knownAgents());
   return launch?.id ? launch.program : command;
 }
 
 /** The program words of the agents whose instrumentation needs launch flags: what the daemon asks ahead of any spawn. */
 export function probedPrograms(): string[] {
-  return AGENTS.flatMap((agent) => agent.words).filter((word) => flagsNeeded(word) !== null);
+  return knownAgents()
+    .flatMap((agent) => agent.words)
+    .filter((word) => flagsNeeded(word) !== null);
 }
 
 /** Why the binary cannot take the launch flags, or null when it lists them all in its --help. */
@@ -184,7 +201,7 @@ export class AgentRun {
   /** The conversation from the exit hint, the capture channel, the live registry or the pin: what `ls` shows. */
   known(): string | null {
     const live = this.live()?.id ?? this.lastLiveId;
-    return conversationId({ exitHint: this.hint, captured: this.captured(), live, pinned: this.pinned });
+    return conversationId({ exitHint: this.hint, captured: this.captured(), live, pinned: this.pinned }, idCheckOf(this.launch.agent));
   }
 
   /** What the task's row shows instead of its last screen line while the agent's registry says it waits. */
@@ -230,7 +247,8 @@ export class AgentRun {
   forSave(taken: ReadonlySet<string>): string | null {
     const id = this.known();
     if (id !== null) return this.holds(id) ? id : null;
-    return uuidOrNull((this.stored ??= this.launch.agent.fromStore({ cwd: this.cwd, spawnedAt: this.spawnedAt, env: this.env, taken })));
+    const stored = (this.stored ??= this.launch.agent.fromStore({ cwd: this.cwd, spawnedAt: this.spawnedAt, env: this.env, taken }));
+    return idCheckOf(this.launch.agent)(stored) ? stored : null;
   }
 
   /** The command a save keeps when there is no conversation to resume. */

@@ -11,6 +11,7 @@ import { isOwnSnapshot } from "./recipe-snapshots.ts";
 import type { RecipeEntry } from "./recipe.ts";
 import { sanitizeSessionName } from "./recipe-names.ts";
 import { isDirectory } from "./files.ts";
+import { restoreWorktrees } from "./client-worktree.ts";
 import { saveSession, type LoadedRecipe } from "./recipe-sessions.ts";
 import { hasRawBytes } from "./text-path.ts";
 import { printable } from "./text-printable.ts";
@@ -67,6 +68,9 @@ export async function startRecipe(recipe: LoadedRecipe, options: LoadOptions = {
     }
     throw new UserError(`nothing to load: ${printable(recipe.file)} holds no command (${recipe.dropped} dropped)`);
   }
+  // A task's worktree that is gone is made again from its branch before its directory is looked for.
+  const worktrees = recipe.entries.flatMap((e) => e.worktree ?? []);
+  if (worktrees.length > 0) for (const line of restoreWorktrees(worktrees)) process.stderr.write(`fleetcom: ${line}\n`);
   const chunks = loadChunks(recipe.entries, recipe.file);
   const send = async (c: DaemonClient) => {
     const total = { started: [] as number[], couldNotStart: [] as LoadResult["couldNotStart"], skipped: 0, alreadyRunning: 0, idsChanged: [] as IdChange[] };

@@ -26,7 +26,9 @@ export default defineCommand({
     const rows = effective(here, daemon, whenApplied);
     // The file's problems as it is now; the daemon's own environment's too, which this shell may not share.
     const fromFile = (problem: string) => problem.startsWith(`${here.file}:`);
-    const problems = [...new Set([...here.problems, ...(daemon?.problems ?? []).filter((p) => !fromFile(p))])];
+    // The validator is loaded only for a file that declares agents (config-agents.ts).
+    const agentProblems = here.agents === null ? [] : (await import("./config-agents.ts")).checkedAgents(here.agents).problems;
+    const problems = [...new Set([...here.problems, ...agentProblems, ...(daemon?.problems ?? []).filter((p) => !fromFile(p))])];
     const exists = existsSync(here.file);
     if (args.json) {
       const settings = Object.fromEntries(rows.map((r) => [r.key, { value: r.value, source: r.source }]));
@@ -114,6 +116,7 @@ function effective(here: Settings, daemon: DaemonSettings | null, whenApplied: W
     { key: "detach_key", value: here.detachKey.value.name, source: here.detachKey.source },
     { key: "confirm", value: here.confirm.value, source: here.confirm.source },
     { key: "bell", value: here.bell.value, source: here.bell.source },
+    { key: "worktree_dir", value: here.worktreeDir.value, source: here.worktreeDir.source },
   ];
 }
 

@@ -8,6 +8,7 @@ import { selection, someLabels, tasksOf, whereFrom } from "./client-select.ts";
 import { withDaemon } from "./client.ts";
 import { count, escapeReport } from "./ui-format.ts";
 import type { TaskInfo, TaskRef } from "./wire-protocol.ts";
+import type { WorktreeRecord } from "./recipe.ts";
 
 export default defineCommand({
   meta: { name: "rm", description: "Remove finished tasks (sweeping what is left in their process group)" },
@@ -22,13 +23,17 @@ export default defineCommand({
     all: { type: "boolean", description: "Every finished task" },
     force: { type: "boolean", alias: "f", description: "Kill running tasks first, then remove them too (asks first for -g and --all on a terminal)" },
     yes: { type: "boolean", alias: "y", description: "Do not ask" },
+    worktree: {
+      type: "boolean",
+      description: "Also remove the git worktree fleetcom made for each (run --worktree); one with uncommitted changes is kept, with its task",
+    },
   },
   async run({ args }) {
     const chosen = selection("rm", args);
     if ("named" in chosen) {
       const refs = chosen.named.map((typed) => ({ typed }));
       if (args.force) await withDaemon((c) => c.request("kill", { tasks: refs }));
-      return void (await remove(refs));
+      return void (await remove(refs, Boolean(args.worktree)));
     }
     const tasks = tasksOf(await withDaemon((c) => c.request("ls")), chosen);
     const running = tasks.filter((t) => t.state === "running");
@@ -42,7 +47,13 @@ export default defineCommand({
     }
     if (killing.length > 0) await withDaemon((c) => c.request("kill", { tasks: killing.map((t) => ({ id: t.id })) }));
     const gone = [...finished, ...killing].sort((a, b) => a.id - b.id);
-    const removed = gone.length === 0 ? 0 : await remove(gone.map((t) => ({ id: t.id })));
+    const removed =
+      gone.length === 0
+        ? 0
+        : await remove(
+            gone.map((t) => ({ id: t.id })),
+            Boolean(args.worktree),
+          );
     const left = args.force || running.length === 0 ? "" : `; ${count(running.length, "running task")} left (--force kills and removes them too)`;
     console.log(`removed ${count(removed, "task")}${where}${left}`);
   },
@@ -55,9 +66,36 @@ async function confirmKilling(running: TaskInfo[], finished: number, where: stri
   return confirmed(`kill and remove ${count(running.length, "running task")}${where} (${names})${andFinished}?`, yes);
 }
 
-/** Removes them, prints what escaped, and says how many there were. */
-async function remove(tasks: TaskRef[]): Promise<number> {
-  const reply = await withDaemon((c) => c.request("rm", { tasks }));
+/**
+ * Removes them, prints what escaped, and says how many there were. With `worktrees`, each task's
+ * worktree goes too; a task whose worktree fleetcom keeps (uncommitted changes, or not its own) is
+ * kept with it, said on stderr, and the exit status is 1.
+ */
+async function remove(tasks: TaskRef[], worktrees: boolean): Promise<number> {
+  const { kept, go } = worktrees ? await withWorktrees(tasks) : { kept: [], go: tasks.map((ref) => ({ ref, worktree: null })) };
+  for (const why of kept) process.stderr.write(`fleetcom: ${why}\n`);
+  if (kept.length > 0) process.exitCode = 1;
+  if (go.length === 0) return 0;
+  const reply = await withDaemon((c) => c.request("rm", { tasks: go.map((t) => t.ref) }));
   for (const line of escapeReport("removed", reply.removed, reply.escaped)) console.log(line);
+  if (worktrees) {
+    const { removeWorktree } = await import("./client-worktree.ts");
+    for (const { worktree } of go) if (worktree) console.log(removeWorktree(worktree));
+  }
   return reply.removed.length;
+}
+
+/** The tasks with the worktree each would take along, and why a task stays (its worktree is kept). */
+async function withWorktrees(refs: TaskRef[]): Promise<{ kept: string[]; go: { ref: TaskRef; worktree: WorktreeRecord | null }[] }> {
+  const [{ worktreeKept }, { resolveTaskRef }] = await Promise.all([import("./client-worktree.ts"), import("./task-ref.ts")]);
+  const fleet = await withDaemon((c) => c.request("ls"));
+  const kept: string[] = [];
+  const go: { ref: TaskRef; worktree: WorktreeRecord | null }[] = [];
+  for (const ref of refs) {
+    const task = "id" in ref ? fleet.find((t) => t.id === ref.id) : resolveTaskRef(ref.typed, fleet);
+    const why = task?.worktree ? worktreeKept(task.worktree) : null;
+    if (why === null) go.push({ ref, worktree: task?.worktree ?? null });
+    else kept.push(`task ${task!.id} not removed: ${why}`);
+  }
+  return { kept, go };
 }

@@ -6,6 +6,7 @@ import { withDaemon } from "./client.ts";
 import { usageError } from "./errors.ts";
 import { shellJoin } from "./text-shell.ts";
 import { currentDirectory, resolvePath } from "./text-path.ts";
+import type { WorktreeRecord } from "./recipe.ts";
 
 /** The command line to store for the words after `--`. */
 export function commandLine(words: readonly string[]): string {
@@ -27,24 +28,37 @@ export default defineCommand({
     attach: { type: "boolean", description: "Attach to it at once" },
     "detach-key": { type: "string", valueHint: "KEY", description: "With --attach: detach with KEY instead of Ctrl-\\ (ctrl-a, ^]…)" },
     json: { type: "boolean", description: 'Print {"id": N}' },
+    // A flag with an optional value, which citty cannot parse: BRANCH is read from the words (worktreeBranch).
+    worktree: {
+      type: "boolean",
+      valueHint: "[BRANCH]",
+      description: "Run it in a new git worktree of the repository: on BRANCH, or a new branch named after the task (docs/commands.md)",
+    },
   },
   async run({ args, rawArgs }) {
     const dash = rawArgs.indexOf("--");
-    const words = dash === -1 ? args._ : rawArgs.slice(dash + 1);
+    const branch = args.worktree ? worktreeBranch(dash === -1 ? rawArgs : rawArgs.slice(0, dash)) : null;
+    // Without `--`, citty took `--worktree BRANCH`'s BRANCH for the command's first word.
+    const loose = dash === -1 && branch !== null && rawArgs.includes("--worktree") ? args._.slice(1) : args._;
+    const words = dash === -1 ? loose : rawArgs.slice(dash + 1);
     const command = words.length === 0 ? "" : commandLine(words);
     if (!command) throw usageError("run: give the command after --, e.g. fleetcom run -- npm run dev");
     if (args["detach-key"] !== undefined && !args.attach) throw usageError("run: --detach-key goes with --attach");
     // Checked before the task starts: a mistyped key must not leave a task running unattached.
     const settings = args.attach ? await import("./ui-attach-settings.ts") : null;
     const detachKey = settings?.chosenDetachKey(args["detach-key"]);
-    const { id } = await withDaemon((c) =>
+    const cwd = args.cwd ? resolvePath(currentDirectory(), args.cwd) : undefined;
+    const tree = args.worktree ? await worktreeFor(cwd ?? currentDirectory(), branch, args.name ?? command) : null;
+    const run = withDaemon((c) =>
       c.request("run", {
         command,
-        ...(args.cwd ? { cwd: resolvePath(currentDirectory(), args.cwd) } : {}),
+        ...(tree ? { cwd: tree.cwd, worktree: tree.worktree } : cwd ? { cwd } : {}),
         ...(args.group !== undefined ? { group: args.group } : {}),
         ...(args.name !== undefined ? { name: args.name } : {}),
       }),
     );
+    // A worktree made for a task that did not start is not left behind (it is fresh, so clean).
+    const { id } = tree ? await run.catch(async (error) => Promise.reject(await dropped(tree.worktree, error))) : await run;
     console.log(args.json ? JSON.stringify({ id }) : String(id));
     if (args.attach) {
       const { attachTo } = await import("./ui-attach.ts");
@@ -53,3 +67,24 @@ export default defineCommand({
     }
   },
 });
+
+/** The BRANCH of `--worktree BRANCH` or `--worktree=BRANCH` among the words before `--`; null for `--worktree` alone. */
+export function worktreeBranch(words: readonly string[]): string | null {
+  const at = words.findIndex((w) => w === "--worktree" || w.startsWith("--worktree="));
+  if (at === -1) return null;
+  const word = words[at]!;
+  if (word.includes("=")) return word.slice(word.indexOf("=") + 1) || null;
+  const next = words[at + 1];
+  return next !== undefined && !next.startsWith("-") ? next : null;
+}
+
+async function dropped(worktree: WorktreeRecord, error: unknown): Promise<unknown> {
+  const { removeWorktree } = await import("./client-worktree.ts");
+  removeWorktree(worktree);
+  return error;
+}
+
+async function worktreeFor(cwd: string, branch: string | null, hint: string) {
+  const [{ makeWorktree }, { loadSettings }] = await Promise.all([import("./client-worktree.ts"), import("./settings.ts")]);
+  return makeWorktree(cwd, branch, hint, loadSettings().worktreeDir.value, process.env);
+}

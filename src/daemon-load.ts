@@ -3,13 +3,13 @@
 // keeps of a load under way. The tasks are the fleet's (daemon.ts): a load asks it through `LoadFleet`.
 import { setImmediate } from "node:timers";
 import { detect } from "./agent.ts";
-import { AGENTS, savedCommands, typedForm } from "./agent-run.ts";
+import { knownAgents, savedCommands, typedForm } from "./agent-run.ts";
 import { readHistoryFile } from "./daemon-history.ts";
 import type { Peer } from "./daemon-streams.ts";
 import type { Task } from "./daemon-task.ts";
 import { UserError } from "./errors.ts";
 import { isDirectory } from "./files.ts";
-import { commandTooLong } from "./recipe.ts";
+import { commandTooLong, type WorktreeRecord } from "./recipe.ts";
 import type { RestoredHistory } from "./recipe-history.ts";
 import type { IdChange, OpResult, RecipeEntry } from "./wire-protocol.ts";
 
@@ -90,7 +90,7 @@ export function alreadyRunning(entries: readonly RecipeEntry[], running: readonl
   };
   return entries.map((entry) => {
     // The same conversation twice is two programs writing one transcript, wherever they run.
-    const conversation = detect(entry.cmd, AGENTS)?.id ?? null;
+    const conversation = detect(entry.cmd, knownAgents())?.id ?? null;
     if (conversation !== null && take(byConversation.get(conversation))) return true;
     return take(byKey.get(key(entry.dir, entry.cmd, entry.group, entry.name)));
   });
@@ -107,7 +107,16 @@ export interface LoadFleet {
   recovered(snapshot: string): void;
   /** Writes the recovery snapshot now, not after the debounce. */
   snapshotNow(): void;
-  spawn(peer: Peer, command: string, cwd: string, group: string | null, name: string | null, recorded: number | undefined, typed: string): Task;
+  spawn(
+    peer: Peer,
+    command: string,
+    cwd: string,
+    group: string | null,
+    name: string | null,
+    recorded: number | undefined,
+    typed: string,
+    worktree: WorktreeRecord | null,
+  ): Task;
   /** The running tasks. */
   running(): Task[];
   /** Whether each task's history is kept on disk (`history` in settings.ts). */
@@ -197,7 +206,7 @@ export class Loads {
         skipped += 1;
         due = turns.did("skip");
       } else {
-        const task = this.fleet.spawn(peer, e.cmd, e.dir, e.group, e.name, e.id, e.typed ?? typedForm(e.cmd));
+        const task = this.fleet.spawn(peer, e.cmd, e.dir, e.group, e.name, e.id, e.typed ?? typedForm(e.cmd), e.worktree ?? null);
         const history = histories.get(e);
         if (history) task.restore(history);
         if (task.startError === null) started.push(task.id);

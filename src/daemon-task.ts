@@ -5,6 +5,7 @@ import type { FlagProbe } from "./agent-probe.ts";
 import { type AgentSignal, type Attention, type AttentionEvent, NO_ATTENTION, RESUMED_QUIET_MS, nextAttention, promptLine } from "./task-attention.ts";
 import { type AgentRun, prepareRun } from "./agent-run.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
+import type { WorktreeRecord } from "./recipe.ts";
 import { isIdle } from "./task-idle.ts";
 import { DEFAULT_IDLE_SECONDS } from "./settings.ts";
 import { spawnPty, type Pty } from "./term-pty.ts";
@@ -23,6 +24,8 @@ export interface TaskSpec {
   /** The command as its user typed it (TaskInfo `typed`): `command` itself, or what a recipe says or stands for. */
   typed: string;
   cwd: string;
+  /** The git worktree the client made for the task (`run --worktree`), or null. */
+  worktree: WorktreeRecord | null;
   env: Record<string, string>;
   name: string | null;
   group: string | null;
@@ -55,6 +58,8 @@ export class Task {
   command: string;
   /** The command as typed, which a rerun keeps: what the task is called without a name. */
   readonly typed: string;
+  /** The git worktree the client made for the task, kept in its recipe. */
+  readonly worktree: WorktreeRecord | null;
   name: string | null;
   group: string | null;
   tagged = false;
@@ -109,6 +114,7 @@ export class Task {
     this.cwd = spec.cwd;
     this.command = spec.command;
     this.typed = spec.typed;
+    this.worktree = spec.worktree;
     this.name = spec.name;
     this.group = spec.group;
     this.cols = spec.cols;
@@ -412,6 +418,7 @@ export class Task {
       agent: this.agent?.agent ?? null,
       conversation: this.agent ? (this.agent.known() ?? this.agent.storedMatch()) : null,
       attention: this.attention,
+      worktree: this.worktree,
     };
   }
 

@@ -29,6 +29,7 @@ import { HISTORY_OFF, type HistoryWriter } from "./daemon-history.ts";
 import { Loads } from "./daemon-load.ts";
 import { InputGap } from "./daemon-input-gap.ts";
 import { flagsNeeded, probedPrograms, savedCommands } from "./agent-run.ts";
+import { useDeclaredAgents } from "./agent-declared.ts";
 import { UserError, errorMessage } from "./errors.ts";
 import { label, normalizeGroup, normalizeName } from "./task-labels.ts";
 import { reloadedSettings, type Settings } from "./settings.ts";
@@ -50,6 +51,7 @@ import {
   type TaskRef,
 } from "./wire-protocol.ts";
 import { Push, type PushBody, type PushTask, pushState, pushTiming, SCREEN_LINES } from "./daemon-push.ts";
+import type { WorktreeRecord } from "./recipe.ts";
 import type { Schema } from "./validator.ts";
 import { cacheDir, homeDir, runtimeDir, socketPath } from "./paths.ts";
 import { PROTOCOL_VERSION } from "./wire-framing.ts";
@@ -166,6 +168,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     readonly options: DaemonOptions,
     makeHooks: (daemon: Daemon) => DaemonHooks,
   ) {
+    this.declareAgents(options.settings, true);
     const budgetMs = agentProbeBudgetSetting(process.env.FLEETCOM_AGENT_PROBE_MS, options.log);
     this.probe = new FlagProbe({ cacheFile: join(cacheDir(), "agent-flags.json"), budgetMs, log: options.log });
     // Asked ahead of the first spawn (a real agent's first --help outlasts the spawn's budget), but
@@ -396,9 +399,19 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
 
   /**
    * `recorded`: the id a recovered task had, kept when it is free (daemon-task-ids.ts); `typed`: the
-   * command as its user typed it, when a recipe's `command` is what fleetcom wrote (an agent's resume form).
+   * command as its user typed it, when a recipe's `command` is what fleetcom wrote (an agent's resume form);
+   * `worktree`: the git worktree the client made for it (`run --worktree`), kept in its recipe.
    */
-  spawn(peer: Peer, command: string, cwd: string, group: string | null, name: string | null, recorded?: number, typed = command): Task {
+  spawn(
+    peer: Peer,
+    command: string,
+    cwd: string,
+    group: string | null,
+    name: string | null,
+    recorded?: number,
+    typed = command,
+    worktree: WorktreeRecord | null = null,
+  ): Task {
     const { hello } = peer;
     const task = new Task(
       {
@@ -406,6 +419,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
         command,
         typed,
         cwd,
+        worktree,
         env: hello.env,
         name: name === null ? null : normalizeName(name),
         group: group === null ? null : normalizeGroup(group),
@@ -478,7 +492,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   recipe(): RecipeEntry[] {
     const tasks = this.inIdOrder();
     const commands = savedCommands(tasks);
-    return tasks.map((t, i) => ({ dir: t.cwd, cmd: commands[i]!, group: t.group, name: t.name }));
+    return tasks.map((t, i) => ({ dir: t.cwd, cmd: commands[i]!, group: t.group, name: t.name, ...worktreeOf(t) }));
   }
 
   /**
@@ -496,7 +510,16 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
       const cmd = commands[i]!;
       // The command as typed, where the stored one differs: what `recover --list` calls the task, and what a recovery keeps.
       const typed = t.typed === cmd ? {} : { typed: t.typed };
-      const entry = { dir: t.cwd, cmd, group: t.group, name: t.name, id: t.id, ...typed, ...(this.hooks.history ? { history: String(t.id) } : {}) };
+      const entry = {
+        dir: t.cwd,
+        cmd,
+        group: t.group,
+        name: t.name,
+        id: t.id,
+        ...typed,
+        ...worktreeOf(t),
+        ...(this.hooks.history ? { history: String(t.id) } : {}),
+      };
       (running(t) ? split.running : split.finished).push(entry);
     });
     split.running.push(...this.loads.notReached());
@@ -548,6 +571,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     if (!current || !reread) throw new UserError("this daemon was handed its settings and cannot read them again");
     const { settings, changes } = reloadedSettings(current, reread());
     this.options.settings = settings;
+    this.declareAgents(settings, false);
     this.options.notify = settings.notify.value;
     this.push.configure(settings.notify.value);
     this.options.scrollback = settings.scrollback.value;
@@ -563,6 +587,17 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     this.options.log(`read ${settings.file} again: ${changed.length ? changed.join(", ") : "nothing changed"}`);
     for (const problem of settings.problems) this.options.log(problem);
     return { changes, settings: this.daemonSettings()! };
+  }
+
+  /**
+   * The agents the settings declare (agent-declared.ts) from now on, for spawns to come; a problem
+   * with one joins the settings' problems (the notices, `fleetcom config`), logged here at start (a
+   * reload logs them all).
+   */
+  private declareAgents(settings: Settings | undefined, starting: boolean): void {
+    const problems = useDeclaredAgents(settings?.agents ?? null);
+    if (settings) settings.problems.push(...problems);
+    if (starting) for (const problem of problems) this.options.log(problem);
   }
 
   private daemonSettings(): DaemonSettings | null {
@@ -604,4 +639,9 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     })();
     return this.stopping;
   }
+}
+
+/** A recipe entry's `worktree`, for a task fleetcom made one for. */
+function worktreeOf(task: Task): { worktree?: WorktreeRecord } {
+  return task.worktree === null ? {} : { worktree: task.worktree };
 }

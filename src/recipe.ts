@@ -28,13 +28,30 @@ export function commandTooLong(cmd: string): string | null {
  */
 const recordedId = schema("recordedId", (type) => type("1 <= number.integer <= 2147483647"));
 
+/**
+ * The git worktree fleetcom made for a task (`run --worktree`, client-worktree.ts): the repository
+ * it belongs to, its branch and its path, which is the task's directory or holds it. Saves and
+ * snapshots keep it, so a load recreates a missing one from its branch.
+ */
+export const worktreeRecord = schema("worktreeRecord", (type) => type({ repo: "string > 0", branch: "string > 0", path: "string > 0" }));
+export type WorktreeRecord = typeof worktreeRecord.infer;
+
 // One command to start, as a load sees it: `dir` is absolute, group and name already normalised.
 // `history` is the key of the task's kept history in a snapshot (recipe-history.ts): as read from a
 // snapshot, the key; as `recover` sends it to the daemon, the path of the history file. `id` is the
 // task's id a snapshot recorded; `typed`, the command as its user typed it where `cmd` is what fleetcom
 // stored (an agent's resume form). Saves never write them and loads of a saved session never send them.
 export const recipeEntry = schema("recipeEntry", (type) =>
-  type({ dir: "string", cmd: "string", group: "string | null", name: "string | null", "history?": "string", "id?": recordedId.type(), "typed?": "string" }),
+  type({
+    dir: "string",
+    cmd: "string",
+    group: "string | null",
+    name: "string | null",
+    "history?": "string",
+    "id?": recordedId.type(),
+    "typed?": "string",
+    "worktree?": worktreeRecord.type(),
+  }),
 );
 export type RecipeEntry = typeof recipeEntry.infer;
 
@@ -123,10 +140,11 @@ function toRecipeEntry(dir: string, item: StoredEntry): RecipeEntry {
   };
   // Not in the schema: like any other extra member, a `history` or `typed` that is not a string is
   // ignored, and an `id` that is not a task id is too (the task then gets a fresh one).
-  const { history, id, typed } = item as { history?: unknown; id?: unknown; typed?: unknown };
+  const { history, id, typed, worktree } = item as { history?: unknown; id?: unknown; typed?: unknown; worktree?: unknown };
   if (typeof history === "string") entry.history = history;
   if (recordedId.allows(id)) entry.id = id;
   if (typeof typed === "string") entry.typed = typed;
+  if (worktreeRecord.allows(worktree)) entry.worktree = { repo: worktree.repo, branch: worktree.branch, path: worktree.path };
   return entry;
 }
 
@@ -206,13 +224,15 @@ function parseJson(text: string, file: string): unknown {
 // --- writing ------------------------------------------------------------------------------------
 
 function toStoredEntry(entry: RecipeEntry): StoredEntry {
-  if (entry.group === null && entry.name === null && entry.history === undefined && entry.id === undefined && entry.typed === undefined) return entry.cmd;
+  const plain = entry.history === undefined && entry.id === undefined && entry.typed === undefined && entry.worktree === undefined;
+  if (entry.group === null && entry.name === null && plain) return entry.cmd;
   return {
     cmd: entry.cmd,
     ...(entry.group !== null && { group: entry.group }),
     ...(entry.name !== null && { name: entry.name }),
     ...(entry.id !== undefined && { id: entry.id }),
     ...(entry.typed !== undefined && { typed: entry.typed }),
+    ...(entry.worktree !== undefined && { worktree: entry.worktree }),
     ...(entry.history !== undefined && { history: entry.history }),
   } as StoredEntry;
 }

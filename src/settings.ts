@@ -8,6 +8,7 @@ import { parse as parseToml, TomlError } from "smol-toml";
 import { errorMessage, UserError } from "./errors.ts";
 import { configDir, type Env } from "./paths.ts";
 import { nearest } from "./text-nearest.ts";
+import type { AgentsTable } from "./config-agents.ts";
 
 export const DEFAULT_SCROLLBACK = 2_000;
 export const MAX_SCROLLBACK = 100_000;
@@ -100,6 +101,13 @@ export interface Settings {
   history: Resolved<boolean>;
   /** Whether the dashboard rings the terminal's bell when a task starts waiting. */
   bell: Resolved<boolean>;
+  /** Where `run --worktree` makes worktrees (`<dir>/<repo>/<branch>`); null: beside the repository, in `<repo>.worktrees/`. */
+  worktreeDir: Resolved<string | null>;
+  /**
+   * The `[agents.NAME]` tables as the file has them, checked by config-agents.ts where they are used
+   * (the daemon, `fleetcom config`, `fleetcom agents`), so reading the settings loads no validator.
+   */
+  agents: AgentsTable | null;
   /** One line per problem with the file or an environment variable; each such key kept its default. */
   problems: string[];
 }
@@ -121,7 +129,7 @@ export interface Spec<T> {
 const wholeNumber = (v: string) => (/^\d+$/.test(v.trim()) ? Number(v) : NaN);
 
 /** Each setting's spec; typed, never cast, so a spec that lacks a member (or a setting that lacks a spec) does not compile. */
-type Specs = { [K in Exclude<keyof Settings, "file" | "problems">]: Spec<Settings[K]["value"]> };
+type Specs = { [K in Exclude<keyof Settings, "file" | "problems" | "agents">]: Spec<Settings[K]["value"]> };
 
 const SPECS: Specs = {
   notify: {
@@ -170,6 +178,13 @@ const SPECS: Specs = {
   history: booleanSpec("history", "FLEETCOM_HISTORY", true, false),
   // A wait nobody hears is the harm here: an unreadable value rings.
   bell: booleanSpec("bell", "FLEETCOM_BELL", true, true),
+  worktreeDir: {
+    key: "worktree_dir",
+    env: "FLEETCOM_WORKTREE_DIR",
+    fallback: null,
+    fromFile: (v) => (typeof v === "string" ? worktreeDir(v) : { error: `expected a directory in quotes, got ${shown(v)}` }),
+    fromEnv: worktreeDir,
+  },
 };
 
 // ---- notify's destinations (docs/notify.md) ------------------------------------------------------
@@ -250,6 +265,13 @@ function notifyList(values: unknown[]): Parsed<string[]> {
   return { ok, warnings };
 }
 
+/** An absolute directory, or one under `~/`; empty means the default. */
+function worktreeDir(raw: string): Parsed<string | null> {
+  const dir = raw.trim();
+  if (dir === "") return { ok: null };
+  return dir.startsWith("/") || dir.startsWith("~/") ? { ok: dir } : { error: `'${raw}' is not an absolute directory or one under ~/` };
+}
+
 function booleanSpec(key: string, env: string, fallback: boolean, safe: boolean): Spec<boolean> {
   const read = (v: string): Parsed<boolean> => {
     const value = parseBoolean(v);
@@ -270,7 +292,10 @@ function booleanSpec(key: string, env: string, fallback: boolean, safe: boolean)
   };
 }
 
-export const CONFIG_KEYS = Object.values(SPECS).map((s) => s.key);
+/** The file's own tables: `agents` (config-agents.ts). */
+const TABLE_KEYS = ["agents"];
+
+export const CONFIG_KEYS = [...Object.values(SPECS).map((s) => s.key), ...TABLE_KEYS];
 
 // Keys every program needs: a detach key must not take one of them from the task.
 const RESERVED_CTRL = new Map([
@@ -309,6 +334,8 @@ const UNREADABLE = Symbol("unreadable");
 interface FileValues {
   values: Map<string, { value: unknown; line: number }>;
   problems: string[];
+  /** The file's lines, for the problems of its tables (config-agents.ts). */
+  lines: string[];
 }
 
 const fileCache = new Map<string, FileValues>();
@@ -323,7 +350,7 @@ const MAX_CONFIG_BYTES = 1024 * 1024;
 export function readConfigFile(file: string): FileValues {
   const cached = fileCache.get(file);
   if (cached) return cached;
-  const result: FileValues = { values: new Map(), problems: [] };
+  const result: FileValues = { values: new Map(), problems: [], lines: [] };
   let text: string;
   try {
     text = readRegularFile(file, { maxBytes: MAX_CONFIG_BYTES }).toString("utf8");
@@ -335,6 +362,7 @@ export function readConfigFile(file: string): FileValues {
     return result;
   }
   const lines = text.split("\n");
+  result.lines = [...lines];
   let table: Record<string, unknown> | null = null;
   for (let attempt = 0; attempt < 20 && table === null; attempt++) {
     try {
@@ -426,6 +454,8 @@ export function loadSettings(env: Env = process.env, flags: { scrollback?: strin
     confirm: resolveSetting(SPECS.confirm, file, values, env, problems),
     history: resolveSetting(SPECS.history, file, values, env, problems),
     bell: resolveSetting(SPECS.bell, file, values, env, problems),
+    worktreeDir: resolveSetting(SPECS.worktreeDir, file, values, env, problems),
+    agents: values.values.has("agents") ? { value: values.values.get("agents")!.value, file, lines: values.lines } : null,
     problems,
   };
   if (flags.scrollback !== undefined) settings.scrollback = { value: scrollbackSetting(flags.scrollback, undefined, () => {}), source: "--scrollback" };

@@ -146,7 +146,8 @@ export function taskRow(task: TaskInfo, columns: number, idWidth: number, now: n
   const prefix = `${mark}${glyph(task)} ${task.tagged ? "◆" : " "} ${String(task.id).padStart(idWidth)} ${arrow}`;
   const suffix = ` · ${taskAge(task, now)}`;
   const room = Math.max(4, columns - 1 - textWidth(prefix) - textWidth(suffix));
-  const name = printable(label(task));
+  // A task in a worktree of its own (run --worktree) carries its branch.
+  const name = printable(task.worktree ? `${label(task)} [${task.worktree.branch}]` : label(task));
   const preview = printable(task.preview.trim());
   let shownName = cut(name, room);
   let shownPreview = "";

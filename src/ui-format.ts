@@ -43,7 +43,7 @@ export function lsTable(tasks: TaskInfo[], home: string | undefined, now = Date.
     `${glyph(t)}${t.tagged ? "◆" : ""}`,
     long(label(t)),
     ...(verbose ? [printable(t.command)] : []),
-    printable(tildePath(t.cwd, home)),
+    printable(t.worktree ? `${tildePath(t.cwd, home)} [${t.worktree.branch}]` : tildePath(t.cwd, home)),
     printable(t.group ?? ""),
     stateText(t),
     age(t.startedAt, now),

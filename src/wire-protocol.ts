@@ -5,7 +5,7 @@
 import { schema } from "./validator.ts";
 import type { Attention } from "./task-attention.ts";
 import type { SettingChange, Settings } from "./settings.ts";
-import { recipeEntry, type RecipeEntry } from "./recipe.ts";
+import { recipeEntry, type RecipeEntry, type WorktreeRecord, worktreeRecord } from "./recipe.ts";
 
 export type { RecipeEntry };
 
@@ -43,7 +43,7 @@ export const opArgs = {
   shutdown: schema("op.shutdown", (type) => type({})),
   detach: schema("op.detach", (type) => type({})),
   redraw: schema("op.redraw", (type) => type({})),
-  run: schema("op.run", (type) => type({ command: "string > 0", "cwd?": "string", "group?": label, "name?": label })),
+  run: schema("op.run", (type) => type({ command: "string > 0", "cwd?": "string", "group?": label, "name?": label, "worktree?": worktreeRecord.type() })),
   load: schema("op.load", (type) => type({ entries: recipeEntry.type().array(), "again?": "boolean", "earlier?": "number.integer[]", "snapshot?": "string" })),
   kill: schema("op.kill", (type) => type({ tasks: taskRef.type().array().atLeastLength(1) })),
   rm: schema("op.rm", (type) => type({ tasks: taskRef.type().array().atLeastLength(1) })),
@@ -101,6 +101,8 @@ export interface TaskInfo {
   agent: string | null;
   conversation: string | null;
   attention: Attention | null;
+  /** The git worktree fleetcom made for the task (`run --worktree`), or null. */
+  worktree: WorktreeRecord | null;
 }
 
 /** A process that left its task's process group, which `kill` and `rm` report and never signal. */

@@ -216,6 +216,7 @@ describe("the daemon and fleetcom config", () => {
       "detach_key    Ctrl-\\  default",
       "confirm       false   config.toml:2",
       "bell          true    default",
+      "worktree_dir  (none)  default",
       "",
     ]);
     expect((await fleet.cli(["run", "--", "sleep 3600"], { env })).code).toBe(0);

@@ -45,6 +45,7 @@ function startTask(command: string): Task {
       id: 1,
       command,
       typed: command,
+      worktree: null,
       cwd: sandbox.home,
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: sandbox.home, SHELL: "/bin/sh" },
       name: null,

@@ -102,6 +102,7 @@ describe("a task that exits", () => {
       id: 1,
       command: "printf 'hello\\nworld\\n'",
       typed: "printf 'hello\\nworld\\n'",
+      worktree: null,
       cwd: dir,
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
       name: null,

@@ -168,6 +168,11 @@ describe("the import graph", () => {
     expect(importers.sort()).toEqual(["cli-commands.ts", "cli.ts"]);
   });
 
+  test("a command reaches the agents' files only to list them: `fleetcom agents`", () => {
+    const crossing = MODULES.filter((m) => layer(m) === "cmd" && GRAPH.get(m)!.some((i) => layer(i) === "agent"));
+    expect(crossing).toEqual(["cmd-agents.ts"]);
+  });
+
   test("each layer imports only what the doc's table lets it", () => {
     expect(forbiddenEdges()).toEqual([]);
   });
@@ -254,8 +259,10 @@ describe("start-up imports", () => {
   // The precompiled checks cost a ~30 KB `new Function` at their import (~10-17 ms of CPU here):
   // `config` reads settings and asks a running daemon, and validates no JSON, so it must not pay it.
   // citty and its node:util are ~10 ms of CPU on a loaded machine: `config` and `config --json` run without them (cli.ts plainArgs).
+  // Only a file that declares agents has `config` check them, with the validator (config-agents.ts).
   test("fleetcom config, and what its run imports, loads no validator and no citty", () => {
-    const run = staticClosure([...runner, "cmd-config.ts", ...importsOf("cmd-config.ts", ["dynamic-import"])]);
+    const dynamic = importsOf("cmd-config.ts", ["dynamic-import"]).filter((m) => m !== "config-agents.ts");
+    const run = staticClosure([...runner, "cmd-config.ts", ...dynamic]);
     expect([...run].filter((m) => m.startsWith("validator") || m === "wire-protocol.ts" || m === "citty" || heavy(new Set([m])).length > 0)).toEqual([]);
   });
 

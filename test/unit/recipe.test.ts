@@ -112,6 +112,14 @@ describe("the wrapped format", () => {
     ]);
   });
 
+  test("a task's worktree is written with it and read back; one that is not a record is ignored", () => {
+    const worktree = { repo: "/src/app", branch: "claude-2", path: "/src/app.worktrees/claude-2" };
+    const text = formatRecipe("w", [{ ...entry(worktree.path, "claude"), worktree }], ctx.home);
+    expect(JSON.parse(text).dirs[worktree.path]).toEqual([{ cmd: "claude", worktree }]);
+    expect(parseRecipe(text, "w.json", ctx).entries).toEqual([{ ...entry(worktree.path, "claude"), worktree }]);
+    expect(parse({ "/x": [{ cmd: "claude", worktree: { repo: "/src/app", branch: 7, path: "/x" } }] }).entries).toEqual([entry("/x", "claude")]);
+  });
+
   test("both entry forms may be mixed in one array", () => {
     const recipe = parse({ dirs: { "/a": ["plain", { cmd: "obj", name: "n" }, "plain again"] } });
     expect(recipe.entries.map((e) => e.cmd)).toEqual(["plain", "obj", "plain again"]);

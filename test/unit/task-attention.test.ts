@@ -242,6 +242,7 @@ function task(over: Partial<TaskInfo> = {}): TaskInfo {
     run: 1,
     command: "claude",
     typed: over.command ?? "claude",
+    worktree: null,
     name: null,
     group: null,
     cwd: "/w",

@@ -21,6 +21,7 @@ function task(id: number, over: Partial<TaskInfo> = {}): TaskInfo {
     run: 1,
     command: `cmd ${id}`,
     typed: over.command ?? `cmd ${id}`,
+    worktree: null,
     name: null,
     group: null,
     cwd: "/home/u/src",
@@ -123,6 +124,11 @@ describe("rows and frame", () => {
   test("an agent brought back in its resume form is labelled as typed", () => {
     const resumed = task(4, { command: "claude --resume '2771a642-cfad-4610-888e-1bed4d3b442b'", typed: "claude", preview: "ready" });
     expect(taskRow(resumed, 80, 1, NOW, false)).toBe("  ✻   4 claude · ready · 1m");
+  });
+
+  test("a task in a worktree of its own carries its branch", () => {
+    const worktree = { repo: "/src/app", branch: "claude-2", path: "/src/app.worktrees/claude-2" };
+    expect(taskRow(task(5, { typed: "claude", preview: "ready", worktree }), 80, 1, NOW, false)).toBe("  ✻   5 claude [claude-2] · ready · 1m");
   });
 
   test("long labels and previews are cut with … to the width, the age kept", () => {

@@ -1,0 +1,113 @@
+// A git worktree per task (`run --worktree`, src/client-worktree.ts): two agents on one repository
+// each in a worktree of its own, brought back to them by a save, `--kill` and a load (a missing one
+// made again from its branch), and `rm --worktree` removing only a clean worktree fleetcom made.
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { installSleepingAgent } from "../harness/agent-fakes.ts";
+import { Fleet, until } from "../harness/fleet.ts";
+import { crashDaemon, recoveryDirOf, snapshotNames } from "../harness/recovery-helpers.ts";
+
+let fleet: Fleet;
+let repo: string;
+
+function git(cwd: string, ...args: string[]): string {
+  const r = Bun.spawnSync(["git", "-C", cwd, ...args], {
+    env: { ...fleet.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" },
+  });
+  if (r.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr.toString()}`);
+  return r.stdout.toString().trim();
+}
+
+beforeEach(() => {
+  fleet = new Fleet();
+  repo = join(fleet.sandbox.root, "app");
+  mkdirSync(join(repo, "src"), { recursive: true });
+  git(repo, "init", "-q", "-b", "main");
+  writeFileSync(join(repo, "src", "main.ts"), "export {};\n");
+  git(repo, "add", ".");
+  git(repo, "commit", "-qm", "init");
+});
+afterEach(() => fleet.stop());
+
+describe("run --worktree", () => {
+  test("two agents on one repository run in two worktrees, and a save, --kill and load bring both back to them", async () => {
+    installSleepingAgent(fleet, "claude");
+    const first = Number(await fleet.ok(["run", "--worktree", "--", "claude"], { cwd: repo }));
+    const second = Number(await fleet.ok(["run", "--worktree", "--", "claude"], { cwd: join(repo, "src") }));
+    const trees = join(fleet.sandbox.root, "app.worktrees");
+    const one = { repo, branch: "claude", path: join(trees, "claude") };
+    const two = { repo, branch: "claude-2", path: join(trees, "claude-2") };
+    expect(await fleet.task(first)).toMatchObject({ cwd: one.path, worktree: one });
+    // Started from a subdirectory: the same subdirectory of its worktree.
+    expect(await fleet.task(second)).toMatchObject({ cwd: join(two.path, "src"), worktree: two });
+    expect(git(two.path, "rev-parse", "--abbrev-ref", "HEAD")).toBe("claude-2");
+    expect(await fleet.ok(["ls"])).toContain("~/../app.worktrees/claude-2/src [claude-2]".replace("~/..", fleet.sandbox.root));
+
+    await fleet.ok(["save", "pair"]);
+    await fleet.ok(["--kill"]);
+    // One worktree deleted by hand meanwhile: the load makes it again from its branch.
+    rmSync(two.path, { recursive: true });
+    const load = await fleet.cli(["load", "pair"]);
+    expect(load.code).toBe(0);
+    expect(load.stderr).toContain(`fleetcom: worktree ${two.path} recreated from branch claude-2`);
+    const rows = await until("both tasks back", async () => {
+      const ls = await fleet.ls();
+      return ls.length === 2 ? ls : undefined;
+    });
+    expect(rows.map((t) => [t.cwd, t.worktree])).toEqual([
+      [one.path, one],
+      [join(two.path, "src"), two],
+    ]);
+    expect(rows.every((t) => t.state === "running")).toBe(true);
+    expect(git(two.path, "rev-parse", "--abbrev-ref", "HEAD")).toBe("claude-2");
+  });
+
+  test("a daemon SIGKILLed is recovered with its task back in its worktree", async () => {
+    fleet.env.FLEETCOM_SNAPSHOT_DEBOUNCE_MS = "100";
+    installSleepingAgent(fleet, "claude");
+    const id = Number(await fleet.ok(["run", "--worktree", "--name", "fixer", "--", "claude"], { cwd: repo }));
+    const worktree = { repo, branch: "fixer", path: join(fleet.sandbox.root, "app.worktrees", "fixer") };
+    expect(await fleet.task(id)).toMatchObject({ cwd: worktree.path, worktree });
+    const snapshot = () => snapshotNames(fleet).map((n) => readFileSync(join(recoveryDirOf(fleet), n), "utf8"));
+    await until("a snapshot that records the worktree", () => snapshot().some((text) => text.includes('"branch": "fixer"')));
+    await crashDaemon(fleet);
+    await fleet.ok(["recover", "--latest"]);
+    const [back] = await until("the task back", async () => ((await fleet.ls()).length === 1 ? fleet.ls() : undefined));
+    expect(back).toMatchObject({ id, cwd: worktree.path, worktree, state: "running", name: "fixer" });
+  });
+
+  test("rm --worktree removes a clean worktree, keeps a dirty one with its task, and never one fleetcom did not make", async () => {
+    mkdirSync(fleet.sandbox.config, { recursive: true });
+    writeFileSync(join(fleet.sandbox.config, "config.toml"), 'worktree_dir = "~/trees"\n');
+    const clean = Number(await fleet.ok(["run", "--worktree", "clean-one", "--", "true"], { cwd: repo }));
+    const dirty = Number(await fleet.ok(["run", "--worktree=dirty-one", "--", "true"], { cwd: repo }));
+    const cleanPath = join(fleet.sandbox.home, "trees", "app", "clean-one");
+    const dirtyPath = join(fleet.sandbox.home, "trees", "app", "dirty-one");
+    await fleet.waitForExit(clean);
+    await fleet.waitForExit(dirty);
+    writeFileSync(join(dirtyPath, "src", "main.ts"), "export const unsaved = 1;\n");
+    // A worktree the user made, named by a hand-written session: fleetcom did not make it.
+    const mine = join(fleet.sandbox.root, "mine");
+    git(repo, "worktree", "add", "-q", "-b", "mine", mine);
+    mkdirSync(join(fleet.sandbox.config, "sessions"), { recursive: true });
+    const session = { version: 1, name: "hand", dirs: { [mine]: [{ cmd: "true", worktree: { repo, branch: "mine", path: mine } }] } };
+    writeFileSync(join(fleet.sandbox.config, "sessions", "hand.json"), JSON.stringify(session));
+    await fleet.ok(["load", "hand"]);
+    const theirs = (await fleet.ls()).find((t) => t.cwd === mine)!.id;
+    await fleet.waitForExit(theirs);
+
+    const r = await fleet.cli(["rm", "--worktree", String(clean), String(dirty), String(theirs)]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      `fleetcom: task ${dirty} not removed: worktree ${dirtyPath} has uncommitted changes; kept (commit or stash them, then rm --worktree again)\n` +
+        `fleetcom: task ${theirs} not removed: worktree ${mine} was not made by fleetcom; kept\n`,
+    );
+    expect(r.stdout).toContain(`removed worktree ${cleanPath} (branch clean-one kept)\n`);
+    expect(existsSync(cleanPath)).toBe(false);
+    expect(git(repo, "branch", "--list", "clean-one")).toContain("clean-one");
+    expect(readFileSync(join(dirtyPath, "src", "main.ts"), "utf8")).toBe("export const unsaved = 1;\n");
+    expect(existsSync(mine)).toBe(true);
+    expect((await fleet.ls()).map((t) => t.id)).toEqual([dirty, theirs]);
+  });
+});

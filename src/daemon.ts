@@ -142,7 +142,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     prepareAgent: (peer, command, cwd) => this.prepareAgent(peer, command, cwd),
     recovered: (snapshot) => this.recovered(snapshot),
     snapshotNow: () => this.hooks.recipeChanged("now"),
-    spawn: (peer, command, cwd, group, name, recorded, typed) => this.spawn(peer, command, cwd, group, name, recorded, typed),
+    spawn: (peer, command, cwd, group, name, recorded, typed, worktree) => this.spawn(peer, command, cwd, group, name, recorded, typed, worktree),
     running: () => [...this.tasks.values()].filter((t) => t.running),
     keepsHistory: () => this.hooks.history !== null,
     stopping: () => this.stopping !== null,

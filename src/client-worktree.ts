@@ -76,7 +76,13 @@ function add(repo: string, branch: string, path: string): string | null {
  * a branch that exists is checked out, one that does not is made from HEAD. Returns the record and
  * the directory the task starts in (the same subdirectory of the worktree as `cwd` is of the repository).
  */
-export function makeWorktree(cwd: string, branch: string | null, hint: string, dir: string | null, env: Env): { worktree: WorktreeRecord; cwd: string } {
+export function makeWorktree(
+  cwd: string,
+  branch: string | null,
+  hint: string,
+  dir: string | null,
+  env: Env,
+): { worktree: WorktreeRecord; cwd: string; newBranch: boolean } {
   const repo = mainTree(cwd);
   const top = git(cwd, ["rev-parse", "--show-toplevel"]);
   if (repo === null || !top.ok) throw new UserError(`run --worktree: ${printable(cwd)} is not in a git repository with a working tree`);
@@ -86,10 +92,11 @@ export function makeWorktree(cwd: string, branch: string | null, hint: string, d
   for (let n = 2; branch === null && (branchExists(repo, name) || existsSync(worktreePath(repo, name, dir, env))); n++) name = `${branchFor(hint)}-${n}`;
   const path = worktreePath(repo, name, dir, env);
   if (existsSync(path)) throw new UserError(`run --worktree: ${printable(path)} already exists; name another branch`);
+  const newBranch = !branchExists(repo, name);
   const refused = add(repo, name, path);
   if (refused !== null) throw new UserError(`run --worktree: git worktree add ${printable(path)}: ${printable(refused)}`);
   const sub = relative(realpathSync(top.out), realpathSync(cwd));
-  return { worktree: { repo, branch: name, path }, cwd: sub === "" ? path : join(path, sub) };
+  return { worktree: { repo, branch: name, path }, cwd: sub === "" ? path : join(path, sub), newBranch };
 }
 
 /** For a load or a recovery: each entry's worktree that is missing, made again from its branch; one line per worktree made or not. */
@@ -120,6 +127,12 @@ export function worktreeKept({ path }: WorktreeRecord): string | null {
   if (!status.ok) return `worktree ${printable(path)}: git status failed (${printable(status.error)}); kept`;
   if (status.out !== "") return `worktree ${printable(path)} has uncommitted changes; kept (commit or stash them, then rm --worktree again)`;
   return null;
+}
+
+/** A worktree just made for a task that did not start, gone again with the branch made for it (nothing is on it yet). */
+export function dropFreshWorktree(worktree: WorktreeRecord, newBranch: boolean): void {
+  removeWorktree(worktree);
+  if (newBranch) git(worktree.repo, ["branch", "-D", worktree.branch]);
 }
 
 /** Removes a worktree `worktreeKept` let go (its branch stays: the commits are on it); what was done, in one line. */

@@ -58,7 +58,7 @@ export default defineCommand({
       }),
     );
     // A worktree made for a task that did not start is not left behind (it is fresh, so clean).
-    const { id } = tree ? await run.catch(async (error) => Promise.reject(await dropped(tree.worktree, error))) : await run;
+    const { id } = tree ? await run.catch(async (error) => Promise.reject(await dropped(tree.worktree, tree.newBranch, error))) : await run;
     console.log(args.json ? JSON.stringify({ id }) : String(id));
     if (args.attach) {
       const { attachTo } = await import("./ui-attach.ts");
@@ -78,9 +78,9 @@ export function worktreeBranch(words: readonly string[]): string | null {
   return next !== undefined && !next.startsWith("-") ? next : null;
 }
 
-async function dropped(worktree: WorktreeRecord, error: unknown): Promise<unknown> {
-  const { removeWorktree } = await import("./client-worktree.ts");
-  removeWorktree(worktree);
+async function dropped(worktree: WorktreeRecord, newBranch: boolean, error: unknown): Promise<unknown> {
+  const { dropFreshWorktree } = await import("./client-worktree.ts");
+  dropFreshWorktree(worktree, newBranch);
   return error;
 }
 

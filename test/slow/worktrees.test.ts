@@ -2,7 +2,7 @@
 // each in a worktree of its own, brought back to them by a save, `--kill` and a load (a missing one
 // made again from its branch), and `rm --worktree` removing only a clean worktree fleetcom made.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { installSleepingAgent } from "../harness/agent-fakes.ts";
 import { Fleet, until } from "../harness/fleet.ts";
@@ -109,5 +109,17 @@ describe("run --worktree", () => {
     expect(readFileSync(join(dirtyPath, "src", "main.ts"), "utf8")).toBe("export const unsaved = 1;\n");
     expect(existsSync(mine)).toBe(true);
     expect((await fleet.ls()).map((t) => t.id)).toEqual([dirty, theirs]);
+  });
+
+  test("a task that cannot start leaves neither its worktree nor the branch made for it", async () => {
+    // A runtime directory others may read: the client refuses it, so the run fails after the worktree is made.
+    mkdirSync(fleet.sandbox.runtime, { recursive: true, mode: 0o755 });
+    chmodSync(fleet.sandbox.runtime, 0o755);
+    const r = await fleet.cli(["run", "--worktree", "--", "true"], { cwd: repo });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain("not 0700");
+    expect(existsSync(join(fleet.sandbox.root, "app.worktrees", "true"))).toBe(false);
+    expect(git(repo, "branch", "--list", "true")).toBe("");
+    expect(git(repo, "worktree", "list").split("\n")).toHaveLength(1);
   });
 });

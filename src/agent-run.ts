@@ -10,14 +10,17 @@ import { commandCode } from "./agent-commandcode.ts";
 import { claude } from "./agent-claude.ts";
 import { codex } from "./agent-codex.ts";
 import { grok } from "./agent-grok.ts";
+import { gemini } from "./agent-gemini.ts";
+import { qwen } from "./agent-qwen.ts";
+import { opencode } from "./agent-opencode.ts";
 import { join } from "node:path";
 import { entriesOf, linesSince, textOf } from "./agent-files.ts";
 import type { AgentNamespace } from "./agent-namespace.ts";
 import type { AgentSignal } from "./attention.ts";
 import { liveGroupOf } from "./proc.ts";
-import { type Agent, type Launch, type LiveState, type RunAssets, conversationId, detect, instrumentedCommand, resumeCommand, uuidOrNull } from "./agent.ts";
+import { type Agent, type Launch, type LiveState, type RunAssets, conversationId, detect, idCheckOf, instrumentedCommand, resumeCommand } from "./agent.ts";
 
-export const AGENTS: readonly Agent[] = [claude, codex, grok, commandCode];
+export const AGENTS: readonly Agent[] = [claude, codex, grok, commandCode, gemini, qwen, opencode];
 
 export interface RunContext {
   taskId: number;
@@ -184,7 +187,7 @@ export class AgentRun {
   /** The conversation from the exit hint, the capture channel, the live registry or the pin: what `ls` shows. */
   known(): string | null {
     const live = this.live()?.id ?? this.lastLiveId;
-    return conversationId({ exitHint: this.hint, captured: this.captured(), live, pinned: this.pinned });
+    return conversationId({ exitHint: this.hint, captured: this.captured(), live, pinned: this.pinned }, idCheckOf(this.launch.agent));
   }
 
   /** What the task's row shows instead of its last screen line while the agent's registry says it waits. */
@@ -230,7 +233,8 @@ export class AgentRun {
   forSave(taken: ReadonlySet<string>): string | null {
     const id = this.known();
     if (id !== null) return this.holds(id) ? id : null;
-    return uuidOrNull((this.stored ??= this.launch.agent.fromStore({ cwd: this.cwd, spawnedAt: this.spawnedAt, env: this.env, taken })));
+    const stored = (this.stored ??= this.launch.agent.fromStore({ cwd: this.cwd, spawnedAt: this.spawnedAt, env: this.env, taken }));
+    return idCheckOf(this.launch.agent)(stored) ? stored : null;
   }
 
   /** The command a save keeps when there is no conversation to resume. */

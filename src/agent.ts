@@ -2,9 +2,10 @@
 // is in, so a save, a recovery snapshot and a rerun bring back the same conversation.
 //
 // SECURITY INVARIANT: every conversation ID this module or an agent module returns is spliced into
-// a shell command. Only strings that pass `isUuid` (36 characters, lowercase hex in 8-4-4-4-12
-// groups) may ever be returned; anything else from any channel (capture files, exit text, stores,
-// the user's own command) is ignored, never interpolated or "cleaned up".
+// a shell command. Only strings that pass the agent's strict check may ever be returned: `isUuid`
+// (36 characters, lowercase hex in 8-4-4-4-12 groups), or for opencode `isOpencodeId` (`ses_` and
+// 26 letters or digits); anything else from any channel (capture files, exit text, stores, the
+// user's own command) is ignored, never interpolated or "cleaned up".
 //
 // This file holds the interface each agent fills in, the UUID check, command detection, the resume
 // form and the precedence of evidence. It does no I/O. One file per agent (agent-<name>.ts) holds
@@ -22,6 +23,21 @@ export function isUuid(value: unknown): value is string {
 /** The value itself when it is a strict UUID, else null: the one gate every ID passes through. */
 export function uuidOrNull(value: unknown): string | null {
   return isUuid(value) ? value : null;
+}
+
+const OPENCODE_ID = /^ses_[0-9A-Za-z]{26}$/;
+
+/** opencode's session IDs (`ses_dcdea58c7ffeNrEvGBEzdnCCSL`): not UUIDs, and as strict (letters and digits only). */
+export function isOpencodeId(value: unknown): value is string {
+  return typeof value === "string" && OPENCODE_ID.test(value);
+}
+
+/** A strict conversation ID check: what an agent's IDs look like, and nothing a shell would read as more than a word. */
+export type IdCheck = (value: unknown) => value is string;
+
+/** The agent's own ID check: UUIDs unless it names another. */
+export function idCheckOf(agent: Agent): IdCheck {
+  return agent.isId ?? isUuid;
 }
 
 /** A random (version 4) UUID for pinning a new conversation at spawn. */
@@ -85,6 +101,8 @@ export interface Agent {
   readonly words: readonly string[];
   /** What goes between the program word and the ID in the resume form. */
   readonly selector: string;
+  /** Its conversation IDs' strict format, when they are not UUIDs (opencode's `ses_…`). */
+  readonly isId?: IdCheck;
   /** Environment variables (of the launching client) the other steps read; nothing else is kept. */
   readonly envKeys: readonly string[];
   /**
@@ -141,14 +159,14 @@ function programMatches(word: string, agent: Agent): boolean {
   return agent.words.includes(word.slice(word.lastIndexOf("/") + 1));
 }
 
-function resumeId(word: string): string | null {
-  const bare = word.length === 38 && word.startsWith("'") && word.endsWith("'") ? word.slice(1, -1) : word;
-  return uuidOrNull(bare);
+function resumeId(word: string, isId: IdCheck): string | null {
+  const bare = word.length > 2 && word.startsWith("'") && word.endsWith("'") ? word.slice(1, -1) : word;
+  return isId(bare) ? bare : null;
 }
 
 /**
  * The agent a command runs, when it has exactly one of the accepted shapes: the program word alone,
- * or followed by the selector and a UUID (bare or single-quoted). Anything else is an ordinary
+ * or followed by the selector and an ID of the agent's strict format (bare or single-quoted). Anything else is an ordinary
  * command. Leading and trailing blanks are ignored.
  */
 export function detect(command: string, agents: readonly Agent[]): Launch | null {
@@ -159,15 +177,15 @@ export function detect(command: string, agents: readonly Agent[]): Launch | null
     if (!programMatches(program, agent)) continue;
     if (words.length === 1) return { agent, program, id: null };
     if (selector !== agent.selector) return null;
-    const id = resumeId(idWord!);
+    const id = resumeId(idWord!, idCheckOf(agent));
     return id ? { agent, program, id } : null;
   }
   return null;
 }
 
-/** `<program word as typed> <selector> '<uuid>'`; null when the ID is not a strict UUID. */
+/** `<program word as typed> <selector> '<id>'`; null when the ID does not pass the agent's strict check. */
 export function resumeCommand(launch: Launch, id: string | null): string | null {
-  if (!isUuid(id)) return null;
+  if (!idCheckOf(launch.agent)(id)) return null;
   return `${launch.program} ${launch.agent.selector} ${shellQuote(id)}`;
 }
 
@@ -188,13 +206,14 @@ export interface Evidence {
 }
 
 /**
- * The first piece of evidence that is a strict UUID; the store is only asked when nothing else is.
- * The live registry comes after the capture channel (ours, per run) and before the pin (it follows
- * `/clear` and `/resume` where no capture was injected).
+ * The first piece of evidence that passes the strict check (UUIDs by default); the store is only
+ * asked when nothing else is. The live registry comes after the capture channel (ours, per run) and
+ * before the pin (it follows `/clear` and `/resume` where no capture was injected).
  */
-export function conversationId(evidence: Evidence): string | null {
-  for (const id of [evidence.exitHint, evidence.captured, evidence.live, evidence.pinned]) if (isUuid(id)) return id;
-  return uuidOrNull(evidence.store?.() ?? null);
+export function conversationId(evidence: Evidence, isId: IdCheck = isUuid): string | null {
+  for (const id of [evidence.exitHint, evidence.captured, evidence.live, evidence.pinned]) if (isId(id)) return id;
+  const stored = evidence.store?.() ?? null;
+  return isId(stored) ? stored : null;
 }
 
 // --- helpers the agent modules share ------------------------------------------------------------
@@ -233,6 +252,19 @@ export function idAfterSelector(line: string, selectors: readonly string[]): str
   const words = line.split(/\s+/);
   if (words.length < 2) return null;
   return selectors.includes(words[words.length - 2]!) ? words[words.length - 1]! : null;
+}
+
+/**
+ * The ID word of each line that ends `<program> <selector> <id>`, the program a word (or a path)
+ * ending in one of the agent's words, after the box edges a TUI draws around it (`│ … │`). In screen order.
+ */
+export function commandHints(lines: readonly string[], words: readonly string[], selectors: readonly string[]): string[] {
+  return lines.flatMap((line) => {
+    const parts = line.replace(/^[\s│|]+|[\s│|]+$/gu, "").split(/\s+/);
+    if (parts.length < 3) return [];
+    const [program, selector, id] = parts.slice(-3) as [string, string, string];
+    return words.includes(program.slice(program.lastIndexOf("/") + 1)) && selectors.includes(selector) ? [id] : [];
+  });
 }
 
 /** Within `windowMs` of the spawn, either side. */

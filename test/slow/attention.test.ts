@@ -120,6 +120,22 @@ describe("claude's hooks", () => {
   });
 });
 
+describe("gemini's hooks", () => {
+  test("AfterAgent waits for input with Gemini's reply, a tool permission asks, the exit clears it", async () => {
+    newFleet();
+    const id = await spawnAgent("gemini");
+    expect(await attentionOf(id)).toBeNull();
+    await send(id, "fix the bug");
+    const waiting = await waitForAttention(id, "to wait for input", (a) => a?.state === "input");
+    expect(waiting.attention!.message).toBe("FAKE-GEMINI fix the bug");
+    await send(id, "/permission Allow execution of: rm -rf build?");
+    const asked = await waitForAttention(id, "to ask for permission", (a) => a?.state === "permission");
+    expect(asked.attention!.message).toBe("Allow execution of: rm -rf build?");
+    await send(id, "/exit");
+    expect((await fleet.waitForExit(id)).attention).toBeNull();
+  });
+});
+
 describe("codex's notify", () => {
   test("a turn completed on the real thread waits for input with the last message", async () => {
     newFleet();

@@ -2,6 +2,7 @@
 // `$COMMANDCODE_SCRATCHPAD_BASE/commandcode-<uid>/<cwd slug>/<id>/scratchpad`; a private base per
 // run makes the ID directory there this task's conversation. Exit hint: `Resume this session with:`
 // then `<word as invoked> --resume <id>`. Store: `~/.commandcode/projects/<slug>/<id>.jsonl`.
+import slugify from "@sindresorhus/slugify";
 import { type Env, homeDir } from "./paths.ts";
 import { isAbsolute, join } from "node:path";
 import { entriesOf, firstRecord, member, modifiedMs } from "./agent-files.ts";
@@ -10,12 +11,14 @@ import { type Agent, isUuid, lastHintId, single, textsAfter } from "./agent.ts";
 
 const WORDS = ["command-code", "cmd", "cmdc", "commandcode"];
 
-/** `/tmp/x/cmd2/proj` → `tmp-x-cmd2-proj`: lower-cased, each run of other characters one `-`, no leading dash. */
+/**
+ * The project folder Command Code names for a cwd: `@sindresorhus/slugify` of it, as Command Code
+ * itself computes it (`/src/MyApp` → `src-my-app`, `R&D` → `r-and-d`, `Größe` → `groesse`,
+ * `API2Server` → `api-2-server`). A rule of fleetcom's own differed on exactly those names, and
+ * their conversations were never found.
+ */
 export function commandCodeSlug(cwd: string): string {
-  return cwd
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-/, "");
+  return slugify(cwd);
 }
 
 /**

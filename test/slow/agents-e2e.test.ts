@@ -250,6 +250,28 @@ function snapshotText(): string {
     .join("\n");
 }
 
+describe("Command Code in directories whose names slugify changes", () => {
+  beforeEach(() => setUp(new Fleet()));
+
+  test("in MyApp/, R&D/ and Größe/ it is saved in its resume form and loads back into the same conversation", async () => {
+    const dirs = ["MyApp", "R&D", "Größe"].map((name) => join(fleet.sandbox.home, name));
+    const conversations: string[] = [];
+    for (const dir of dirs) {
+      mkdirSync(dir, { recursive: true });
+      const id = await spawnIn("cmd", dir);
+      await turn(id);
+      conversations.push(await conversationOnScreen(id));
+    }
+    expect((await savedCommands("cc")).sort()).toEqual(conversations.map((c) => `cmd --resume '${c}'`).sort());
+    await fleet.ok(["--kill"]);
+    const before = startsOf("command-code").length;
+    await fleet.ok(["load", "cc"]);
+    await until("all three to start again", () => startsOf("command-code").length === before + 3);
+    const again = startsOf("command-code").slice(before);
+    dirs.forEach((dir, i) => expect(again.find((s) => s.cwd === dir)!.args).toEqual(["--resume", conversations[i]!]));
+  });
+});
+
 describe("recovery snapshots", () => {
   beforeEach(() => setUp(snapshotFleet({ debounceMs: 100, checkMs: 200 })));
 

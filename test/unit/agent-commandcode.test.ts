@@ -18,10 +18,18 @@ describe("command code", () => {
     expect(statSync(assets.scratchBase).mode & 0o777).toBe(0o700);
   });
 
+  // The right-hand sides are what Command Code 1.64's own @sindresorhus/slugify gave for these paths
+  // (shared/research/field-reports/round3-real-agents.md, N1).
   test.each([
     ["/tmp/x/cmd2/proj", "tmp-x-cmd2-proj"],
     ["/Users/Me/My Project!!/x", "users-me-my-project-x"],
     ["/", ""],
+    ["/tmp/x/e2e/projE", "tmp-x-e2e-proj-e"],
+    ["/home/me/src/MyApp", "home-me-src-my-app"],
+    ["/home/me/src/R&D", "home-me-src-r-and-d"],
+    ["/home/me/Projekte/Größe", "home-me-projekte-groesse"],
+    ["/home/me/src/API2Server", "home-me-src-api-2-server"],
+    ["/home/me/src/my_app", "home-me-src-my-app"],
   ])("the project slug of %p is %p", (cwd, slug) => {
     expect(commandCodeSlug(cwd)).toBe(slug);
   });

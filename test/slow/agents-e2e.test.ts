@@ -268,7 +268,7 @@ describe("Command Code in directories whose names slugify changes", () => {
     await fleet.ok(["load", "cc"]);
     await until("all three to start again", () => startsOf("command-code").length === before + 3);
     const again = startsOf("command-code").slice(before);
-    dirs.forEach((dir, i) => expect(again.find((s) => s.cwd === dir)!.args).toEqual(["--resume", conversations[i]!]));
+    expect(dirs.map((dir) => again.find((s) => s.cwd === dir)!.args)).toEqual(conversations.map((c) => ["--resume", c]));
   });
 });
 

@@ -237,6 +237,12 @@ export class AgentRun {
     return idCheckOf(this.launch.agent)(stored) ? stored : null;
   }
 
+  /** The agent's last reply in its known conversation, from its own store; null when it keeps none or it is not found. */
+  lastReply(): string | null {
+    const id = this.known();
+    return id === null ? null : (this.launch.agent.lastReply?.(id, { cwd: this.cwd, env: this.env }) ?? null);
+  }
+
   /** The command a save keeps when there is no conversation to resume. */
   commandWithout(command: string): string {
     return this.failedAtOnce ? this.launch.program : command;

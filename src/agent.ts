@@ -131,6 +131,11 @@ export interface Agent {
   liveDir?(env: Env): string;
   /** What one registry entry says: the conversation the process holds and a preview of what it waits for. */
   liveState?(entry: unknown): LiveState | null;
+  /**
+   * The agent's last reply in the conversation, from its own store: what a wait it gives no reason
+   * for shows (a resumed agent at its prompt), rather than screen chrome. Absent when unknown.
+   */
+  lastReply?(id: string, where: StoreLocation): string | null;
   /** The run's file where the agent's attention events land, one JSON per line; absent when it has none. */
   attentionFile?(assets: RunAssets): string;
   /** What one line of that file says about attention, or null when it says nothing. */

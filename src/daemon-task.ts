@@ -145,7 +145,7 @@ export class Task {
     this.applyAgentSignals();
   }
 
-  /** A wait the agent gives no reason for takes the screen's last prompt line as its message. */
+  /** A wait the agent gives no reason for takes its last reply from its store, else the screen's last prompt line, as its message. */
   private applyAgentSignals(): void {
     for (const signal of this.agent?.newSignals() ?? []) {
       this.disarmResumeQuiet();
@@ -154,7 +154,8 @@ export class Task {
   }
 
   private withMessage(signal: AgentSignal): AgentSignal {
-    return signal.kind === "waiting" && signal.message === null ? { ...signal, message: promptLine(this.screen.rowsToCursor()) } : signal;
+    if (signal.kind !== "waiting" || signal.message !== null) return signal;
+    return { ...signal, message: this.agent?.lastReply() ?? promptLine(this.screen.rowsToCursor()) };
   }
 
   /**

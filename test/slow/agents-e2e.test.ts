@@ -250,6 +250,38 @@ function snapshotText(): string {
     .join("\n");
 }
 
+describe("gemini's session file, written before any turn", () => {
+  beforeEach(() => setUp(new Fleet()));
+
+  test("a Gemini that quits before a turn prints a resume hint, yet reruns fresh: resuming its empty session would exit 42", async () => {
+    const id = await spawn("gemini");
+    const pinned = startsOf("gemini")[0]!.args[1]!;
+    await send(id, "/exit");
+    await fleet.waitForExit(id);
+    expect(await fleet.peek(id)).toContain(`To resume this session: gemini --resume ${pinned}`);
+    expect(await savedCommands("quit")).toEqual(["gemini"]);
+    await fleet.ok(["rerun", String(id)]);
+    await until("the rerun to start", () => startsOf("gemini").length === 2);
+    const again = startsOf("gemini")[1]!;
+    expect(again.args[0]).toBe("--session-id");
+    expect(again.args[1]).not.toBe(pinned);
+    await until("the fresh gemini", async () => (await fleet.peek(id)).includes(`ready ${again.args[1]}`));
+  });
+
+  test("a resume form Gemini refuses with exit 42 is saved as the program and reruns as typed, saying so", async () => {
+    const gone = "deadbeef-0000-4000-8000-00000000dead";
+    await fleet.ok(["run", "--", `gemini --resume '${gone}'`]);
+    const failed = await fleet.waitForExit(1);
+    expect(failed.exitCode).toBe(42);
+    expect(await fleet.peek(1)).toContain("Error resuming session: No previous sessions found for this project.");
+    expect(await savedCommands("gone")).toEqual(["gemini"]);
+    const reply = await fleet.ok(["rerun", "1"]);
+    expect(reply.trim()).toBe(`task 1: gemini --resume '${gone}' ended at once and gemini has no conversation ${gone}; running gemini as typed`);
+    await until("the rerun to start", () => startsOf("gemini").length === 2);
+    expect(startsOf("gemini")[1]!.args[0]).toBe("--session-id");
+  });
+});
+
 describe("Command Code in directories whose names slugify changes", () => {
   beforeEach(() => setUp(new Fleet()));
 

@@ -12,7 +12,7 @@
 import { type Env, homeDir } from "./paths.ts";
 import { join } from "node:path";
 import { existsSync } from "node:fs";
-import { entriesOf, createdMs, firstRecord, member, textOf } from "./agent-files.ts";
+import { contentText, entriesOf, createdMs, firstRecord, lastRecords, member, textOf } from "./agent-files.ts";
 import { type AgentSignal, attentionMessage } from "./attention.ts";
 import { CAPTURE_HOOK, EVENT_HOOK, claudeEventsFile, claudeSettings, sessionStartId } from "./agent-claude.ts";
 import { type Agent, commandHints, isUuid, lastHintId, nearSpawn, newUuid, shellQuote, single } from "./agent.ts";
@@ -134,6 +134,15 @@ export const gemini: Agent = {
   holds(id, { cwd, env }) {
     const dir = chatsDir(env, cwd);
     return dir !== null && sessionFiles(dir, id.slice(0, 8)).some((f) => f.id === id && holdsExchange(textOf(f.path)));
+  },
+
+  // A resumed Gemini at its prompt: its last reply, not the input box's placeholder.
+  lastReply(id, { cwd, env }) {
+    const dir = chatsDir(env, cwd);
+    const file = dir === null ? undefined : sessionFiles(dir, id.slice(0, 8)).find((f) => f.id === id);
+    if (file === undefined) return null;
+    const replies = lastRecords(file.path).filter((r) => member(r, "type") === "gemini");
+    return attentionMessage(contentText(member(replies.at(-1), "content")));
   },
 
   fromStore({ cwd, spawnedAt, env, taken }) {

@@ -157,12 +157,13 @@ describe("codex's notify", () => {
 });
 
 describe("a resumed agent", () => {
-  test("a conversation brought back by a load sits at its prompt: it waits for input, with its last reply (Codex, Command Code) or the screen's last line as the message", async () => {
+  test("a conversation brought back by a load sits at its prompt: it waits for input, with its last reply (Codex, Command Code, Gemini) or the screen's last line as the message", async () => {
     newFleet();
     const claude = await spawnAgent("claude");
     const codex = await spawnAgent("codex");
     const cc = await spawnAgent("cmd");
-    for (const id of [claude, codex]) {
+    const gemini = await spawnAgent("gemini");
+    for (const id of [claude, codex, gemini]) {
       await send(id, "hello");
       await waitForAttention(id, "the turn", (a) => a?.state === "input");
     }
@@ -171,17 +172,18 @@ describe("a resumed agent", () => {
     await fleet.ok(["save", "all"]);
     await fleet.ok(["--kill"]);
     await fleet.ok(["load", "all"]);
-    for (const id of [1, 2, 3]) {
+    for (const id of [1, 2, 3, 4]) {
       const r = await fleet.cli(["wait", String(id), "--for", "waiting", "--timeout", "30"]);
       expect(r.code).toBe(0);
     }
-    const [c, x, m] = await fleet.ls();
+    const [c, x, m, g] = await fleet.ls();
     expect(c!.command).toStartWith("claude --resume");
     expect(m!.command).toStartWith("cmd --resume");
     expect(c!.attention).toMatchObject({ state: "input", message: `fake claude ready ${c!.conversation}` });
     // Not the composer's placeholder or the footer the screen ends with (the field report's `› Ask Codex to do anything`).
     expect(x!.attention).toMatchObject({ state: "input", message: "done with hello" });
     expect(m!.attention).toMatchObject({ state: "input", message: "FAKE-CC-REPLY to hello" });
+    expect(g!.attention).toMatchObject({ state: "input", message: "FAKE-GEMINI hello" });
   });
 });
 

@@ -91,6 +91,16 @@ describe("gemini", () => {
       expect(gemini.holds(ID2, { cwd, env: env() })).toBe(false);
     });
 
+    test("its last reply is the session file's last gemini record", () => {
+      register({ projects: { [cwd]: "proj" } });
+      session(
+        ID,
+        `${HEADER(ID) + EXCHANGE}${JSON.stringify({ type: "user", content: [{ text: "and?" }] })}\n${JSON.stringify({ type: "gemini", content: [{ text: "FAKE-GEMINI" }, { text: "ok" }] })}\n`,
+      );
+      expect(gemini.lastReply!(ID, { cwd, env: env() })).toBe("FAKE-GEMINI ok");
+      expect(gemini.lastReply!(ID2, { cwd, env: env() })).toBeNull();
+    });
+
     test("a file whose first record names another or a hostile ID never counts", () => {
       register({ projects: { [cwd]: "proj" } });
       session(ID, HEADER(ID2) + EXCHANGE);

@@ -52,6 +52,32 @@ const BUILT_IN: Record<string, AgentFacts> = {
     resumable: "when projects/<slug>/<id>.jsonl exists (after the first completed turn)",
     attention: "the bell only",
   },
+  // The next three were run for real by the round-3 field report (their flags, stores and refusals);
+  // fleetcom's resume of them is tested against fakes that reproduce that, not yet against the CLIs.
+  gemini: {
+    tested: {},
+    pinned: "--session-id at a bare start, when its --help lists it",
+    captured: "the pin, SessionStart's session_id, the exit hint",
+    injected: "--session-id; GEMINI_CLI_SYSTEM_SETTINGS_PATH=<overlay of hooks> unless the user has one",
+    resumable: "when its session file records a user message and a reply (the file exists before any turn)",
+    attention: "hooks: BeforeAgent, AfterAgent, Notification, SessionEnd",
+  },
+  qwen: {
+    tested: {},
+    pinned: "--session-id at a bare start, when its --help lists it",
+    captured: "the pin, the exit hint",
+    injected: "--session-id",
+    resumable: "when projects/<cwd>/chats/<id>.jsonl records a user message",
+    attention: "the bell only",
+  },
+  opencode: {
+    tested: {},
+    pinned: "nothing (opencode has no pin)",
+    captured: "the exit hint; its database (read-only) at a save",
+    injected: "nothing",
+    resumable: "when its database has the session's row (at the first prompt)",
+    attention: "the bell only",
+  },
 };
 
 export interface CatalogEntry {

@@ -18,12 +18,12 @@ export const CLAUDE_SETTINGS_FILE = "claude-settings.json";
 
 // Written to a temporary name and renamed, so a reader never sees half a payload; no output, since
 // a SessionStart hook's stdout becomes part of Claude's context.
-const CAPTURE_HOOK = `umask 077; f="$FLEETCOM_CAPTURE_FILE"; [ -n "$f" ] || exit 0; cat > "$f.$$.tmp" && mv -f "$f.$$.tmp" "$f"`;
+export const CAPTURE_HOOK = `umask 077; f="$FLEETCOM_CAPTURE_FILE"; [ -n "$f" ] || exit 0; cat > "$f.$$.tmp" && mv -f "$f.$$.tmp" "$f"`;
 
 // One line per event (JSON holds raw newlines only as whitespace, so dropping them keeps it valid),
 // appended with one write; beside the capture file, named from it. Prints nothing: a
 // UserPromptSubmit hook's stdout becomes part of Claude's context.
-const EVENT_HOOK = `umask 077; f="$FLEETCOM_CAPTURE_FILE"; [ -n "$f" ] || exit 0; p=$(tr -d '\\r\\n'); printf '%s\\n' "$p" >> "\${f%.json}.events"`;
+export const EVENT_HOOK = `umask 077; f="$FLEETCOM_CAPTURE_FILE"; [ -n "$f" ] || exit 0; p=$(tr -d '\\r\\n'); printf '%s\\n' "$p" >> "\${f%.json}.events"`;
 
 /** Hook commands of the overlay, by Claude event name. */
 export const CLAUDE_HOOKS: Record<string, string> = {

@@ -6,7 +6,7 @@
 import { type Env, homeDir } from "./paths.ts";
 import { join } from "node:path";
 import { readRegularFile } from "./files.ts";
-import { entriesOf, firstRecord, member, textOf } from "./agent-files.ts";
+import { contentText, entriesOf, firstRecord, lastRecords, member, textOf } from "./agent-files.ts";
 import { type AgentSignal, attentionMessage } from "./task-attention.ts";
 import { type Agent, isUuid, lastHintId, nearSpawn, shellQuote, single, textsAfter, uuidOrNull } from "./agent.ts";
 import { errnoCode } from "./errors.ts";
@@ -157,9 +157,30 @@ function rolloutsAround(home: string, time: number, days: number, localDates: bo
  * its own day folders (± 1 day, local dates) are enough; any other ID means walking every day.
  */
 export function hasRollout(home: string, id: string): boolean {
+  return rolloutOf(home, id) !== null;
+}
+
+/** The rollout file of a thread, or null. */
+export function rolloutOf(home: string, id: string): string | null {
   const time = uuidV7Time(id);
-  if (time !== null) return rolloutsAround(home, time, 1, true).some((r) => r.id === id);
-  return everyDayFolder(home).some((folder) => entriesOf(folder).some((e) => e.isFile() && e.name.endsWith(`-${id}.jsonl`) && e.name.startsWith("rollout-")));
+  if (time !== null) return rolloutsAround(home, time, 1, true).find((r) => r.id === id)?.path ?? null;
+  for (const folder of everyDayFolder(home)) {
+    const found = entriesOf(folder).find((e) => e.isFile() && e.name.endsWith(`-${id}.jsonl`) && e.name.startsWith("rollout-"));
+    if (found) return join(folder, found.name);
+  }
+  return null;
+}
+
+/**
+ * The text of a rollout record that is Codex's reply: a `response_item` message of the assistant,
+ * or an `agent_message` event; null for any other record.
+ */
+export function codexReply(record: unknown): string | null {
+  const payload = member(record, "payload");
+  if (member(record, "type") === "event_msg" && member(payload, "type") === "agent_message") return contentText(member(payload, "message"));
+  if (member(record, "type") === "response_item" && member(payload, "type") === "message" && member(payload, "role") === "assistant")
+    return contentText(member(payload, "content"));
+  return null;
 }
 
 function everyDayFolder(home: string): string[] {
@@ -223,6 +244,17 @@ export const codex: Agent = {
   // A thread has a rollout once its first turn ran; `codex resume <id>` of one without says "No
   // saved session found with ID".
   holds: (id, { env }) => hasRollout(codexHome(env), id),
+
+  lastReply(id, { env }) {
+    const rollout = rolloutOf(codexHome(env), id);
+    return rollout === null
+      ? null
+      : attentionMessage(
+          lastRecords(rollout)
+            .map(codexReply)
+            .findLast((t) => t !== null) ?? null,
+        );
+  },
 
   fromStore({ cwd, spawnedAt, env, taken }) {
     const ids = rolloutsAround(codexHome(env), spawnedAt.getTime(), 2, false)

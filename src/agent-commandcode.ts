@@ -2,20 +2,29 @@
 // `$COMMANDCODE_SCRATCHPAD_BASE/commandcode-<uid>/<cwd slug>/<id>/scratchpad`; a private base per
 // run makes the ID directory there this task's conversation. Exit hint: `Resume this session with:`
 // then `<word as invoked> --resume <id>`. Store: `~/.commandcode/projects/<slug>/<id>.jsonl`.
+// Attention: Command Code runs Claude-shaped hooks from `~/.commandcode/settings.json` only (no flag
+// or variable adds one), and that file is the user's. So each run gets `FLEETCOM_CAPTURE_FILE`, and a
+// Stop or UserPromptSubmit hook the user puts there once (agents.md gives it: Claude's event hook,
+// which does nothing outside fleetcom) lands in the run's events file, read as Claude's.
+import slugify from "@sindresorhus/slugify";
 import { type Env, homeDir } from "./paths.ts";
 import { isAbsolute, join } from "node:path";
-import { entriesOf, firstRecord, member, modifiedMs } from "./agent-files.ts";
+import { contentText, entriesOf, firstRecord, lastRecords, member, modifiedMs } from "./agent-files.ts";
+import { attentionMessage } from "./task-attention.ts";
 import { isFile } from "./files.ts";
+import { claudeEventsFile, claudeSignal } from "./agent-claude.ts";
 import { type Agent, isUuid, lastHintId, single, textsAfter } from "./agent.ts";
 
 const WORDS = ["command-code", "cmd", "cmdc", "commandcode"];
 
-/** `/tmp/x/cmd2/proj` → `tmp-x-cmd2-proj`: lower-cased, each run of other characters one `-`, no leading dash. */
+/**
+ * The project folder Command Code names for a cwd: `@sindresorhus/slugify` of it, as Command Code
+ * itself computes it (`/src/MyApp` → `src-my-app`, `R&D` → `r-and-d`, `Größe` → `groesse`,
+ * `API2Server` → `api-2-server`). A rule of fleetcom's own differed on exactly those names, and
+ * their conversations were never found.
+ */
 export function commandCodeSlug(cwd: string): string {
-  return cwd
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-/, "");
+  return slugify(cwd);
 }
 
 /**
@@ -47,6 +56,18 @@ export function transcriptBelongsTo(first: unknown, id: string, cwd: string, spa
   return member(first, "type") === "session" && member(first, "id") === id && member(first, "cwd") === cwd && time >= spawnedAt.getTime();
 }
 
+/**
+ * The text of a transcript record that is Command Code's reply. Its record shape was not seen in
+ * the field report, so both shapes its Claude lineage suggests are read: `{type: "assistant",
+ * message: {content}}` and `{role: "assistant", content}`.
+ */
+export function commandCodeReply(record: unknown): string | null {
+  const message = member(record, "message");
+  if (member(record, "type") === "assistant" || member(message, "role") === "assistant") return contentText(member(message, "content") ?? message);
+  if (member(record, "role") === "assistant") return contentText(member(record, "content"));
+  return null;
+}
+
 /** `~/.commandcode/projects/<slug>`: where the project's transcripts are. */
 function projectDir(env: Env, cwd: string): string {
   return join(homeDir(env), ".commandcode", "projects", commandCodeSlug(cwd));
@@ -64,10 +85,13 @@ export const commandCode: Agent = {
   instrument(launch, assets) {
     if (!isAbsolute(assets.scratchBase)) return null;
     const base = assets.privateDir(assets.scratchBase);
-    return { args: [], env: { COMMANDCODE_SCRATCHPAD_BASE: base }, pinned: launch.id };
+    return { args: [], env: { COMMANDCODE_SCRATCHPAD_BASE: base, FLEETCOM_CAPTURE_FILE: assets.captureFile }, pinned: launch.id };
   },
 
   captured: ({ scratchBase, uid }) => scratchpadId(scratchBase, uid),
+
+  attentionFile: (assets) => claudeEventsFile(assets.captureFile),
+  attentionSignal: claudeSignal,
 
   exitHint(lines) {
     const hints = textsAfter(lines, ["Resume this session with:"]).map(({ text }) => {
@@ -81,6 +105,13 @@ export const commandCode: Agent = {
   // The transcript is written when the first turn completes; until then `--resume <id>` says
   // 'No session named "<id>" found.'
   holds: (id, { cwd, env }) => isFile(join(projectDir(env, cwd), `${id}.jsonl`)),
+
+  lastReply: (id, { cwd, env }) =>
+    attentionMessage(
+      lastRecords(join(projectDir(env, cwd), `${id}.jsonl`))
+        .map(commandCodeReply)
+        .findLast((t) => t !== null) ?? null,
+    ),
 
   fromStore({ cwd, spawnedAt, env, taken }) {
     const dir = projectDir(env, cwd);

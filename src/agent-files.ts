@@ -108,6 +108,51 @@ export function linesSince(path: string, offset: number): { lines: string[]; off
   }
 }
 
+/** A store's last replies are at its end: this much of it is read for them. */
+const TAIL_MAX = 1024 * 1024;
+
+/**
+ * The JSON records of a JSON-lines file's last MiB, in order (a line cut by the start of that window,
+ * or not JSON, is left out); none when it cannot be read.
+ */
+export function lastRecords(path: string): unknown[] {
+  let fd: number;
+  try {
+    fd = openRegularFile(path);
+  } catch {
+    return [];
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const start = Math.max(0, size - TAIL_MAX);
+    const buffer = Buffer.alloc(size - start);
+    const n = readSync(fd, buffer, 0, buffer.length, start);
+    return buffer
+      .subarray(0, n)
+      .toString("utf8")
+      .split("\n")
+      .flatMap((line) => {
+        try {
+          return [JSON.parse(line)];
+        } catch {
+          return [];
+        }
+      });
+  } catch {
+    return [];
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A message's text: a string, or the text parts of a content array (`{type: "text" | "output_text", text}`) joined. */
+export function contentText(content: unknown): string | null {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return null;
+  const texts = content.map((part) => member(part, "text")).filter((t): t is string => typeof t === "string");
+  return texts.length === 0 ? null : texts.join("\n");
+}
+
 /** A JSON object's member, or undefined for anything that is not an object. */
 export function member(value: unknown, key: string): unknown {
   return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined;

@@ -10,6 +10,9 @@ import { commandCode } from "./agent-commandcode.ts";
 import { claude } from "./agent-claude.ts";
 import { codex } from "./agent-codex.ts";
 import { grok } from "./agent-grok.ts";
+import { gemini } from "./agent-gemini.ts";
+import { qwen } from "./agent-qwen.ts";
+import { opencode } from "./agent-opencode.ts";
 import { join } from "node:path";
 import { entriesOf, linesSince, textOf } from "./agent-files.ts";
 import type { AgentNamespace } from "./agent-namespace.ts";
@@ -17,7 +20,7 @@ import type { AgentSignal } from "./task-attention.ts";
 import { liveGroupOf } from "./proc.ts";
 import { type Agent, type Launch, type LiveState, type RunAssets, conversationId, detect, idCheckOf, instrumentedCommand, resumeCommand } from "./agent.ts";
 
-export const AGENTS: readonly Agent[] = [claude, codex, grok, commandCode];
+export const AGENTS: readonly Agent[] = [claude, codex, grok, commandCode, gemini, qwen, opencode];
 
 /** The agents the user declared in config.toml (agent-declared.ts), set by the daemon at start and at a reload. */
 let declared: readonly Agent[] = [];
@@ -249,6 +252,12 @@ export class AgentRun {
     if (id !== null) return this.holds(id) ? id : null;
     const stored = (this.stored ??= this.launch.agent.fromStore({ cwd: this.cwd, spawnedAt: this.spawnedAt, env: this.env, taken }));
     return idCheckOf(this.launch.agent)(stored) ? stored : null;
+  }
+
+  /** The agent's last reply in its known conversation, from its own store; null when it keeps none or it is not found. */
+  lastReply(): string | null {
+    const id = this.known();
+    return id === null ? null : (this.launch.agent.lastReply?.(id, { cwd: this.cwd, env: this.env }) ?? null);
   }
 
   /** The command a save keeps when there is no conversation to resume. */

@@ -3,9 +3,10 @@
 //
 // SECURITY INVARIANT: every conversation ID this module or an agent module returns is spliced into
 // a shell command. Only strings that pass the agent's strict check may ever be returned: `isUuid`
-// (36 characters, lowercase hex in 8-4-4-4-12 groups), or a declared agent's own (config-agents.ts
-// `idCheck`: never wider than a plain word); anything else from any channel (capture files, exit
-// text, stores, the user's own command) is ignored, never interpolated or "cleaned up".
+// (36 characters, lowercase hex in 8-4-4-4-12 groups), for opencode `isOpencodeId` (`ses_` and 26
+// letters or digits), or a declared agent's own (config-agents.ts `idCheck`: never wider than a
+// plain word); anything else from any channel (capture files, exit text, stores, the user's own
+// command) is ignored, never interpolated or "cleaned up".
 //
 // This file holds the interface each agent fills in, the UUID check, command detection, the resume
 // form and the precedence of evidence. It does no I/O. One file per agent (agent-<name>.ts) holds
@@ -23,6 +24,13 @@ export function isUuid(value: unknown): value is string {
 /** The value itself when it is a strict UUID, else null: the one gate every ID passes through. */
 export function uuidOrNull(value: unknown): string | null {
   return isUuid(value) ? value : null;
+}
+
+const OPENCODE_ID = /^ses_[0-9A-Za-z]{26}$/;
+
+/** opencode's session IDs (`ses_dcdea58c7ffeNrEvGBEzdnCCSL`): not UUIDs, and as strict (letters and digits only). */
+export function isOpencodeId(value: unknown): value is string {
+  return typeof value === "string" && OPENCODE_ID.test(value);
 }
 
 /** A strict conversation ID check: what an agent's IDs look like, and nothing a shell would read as more than a word. */
@@ -94,7 +102,7 @@ export interface Agent {
   readonly words: readonly string[];
   /** What goes between the program word and the ID in the resume form. */
   readonly selector: string;
-  /** Its conversation IDs' strict format, when they are not UUIDs (a declared agent's `id`). */
+  /** Its conversation IDs' strict format, when they are not UUIDs (opencode's `ses_…`, a declared agent's `id`). */
   readonly isId?: IdCheck;
   /** Environment variables (of the launching client) the other steps read; nothing else is kept. */
   readonly envKeys: readonly string[];
@@ -124,6 +132,11 @@ export interface Agent {
   liveDir?(env: Env): string;
   /** What one registry entry says: the conversation the process holds and a preview of what it waits for. */
   liveState?(entry: unknown): LiveState | null;
+  /**
+   * The agent's last reply in the conversation, from its own store: what a wait it gives no reason
+   * for shows (a resumed agent at its prompt), rather than screen chrome. Absent when unknown.
+   */
+  lastReply?(id: string, where: StoreLocation): string | null;
   /** The run's file where the agent's attention events land, one JSON per line; absent when it has none. */
   attentionFile?(assets: RunAssets): string;
   /** What one line of that file says about attention, or null when it says nothing. */
@@ -245,6 +258,19 @@ export function idAfterSelector(line: string, selectors: readonly string[]): str
   const words = line.split(/\s+/);
   if (words.length < 2) return null;
   return selectors.includes(words[words.length - 2]!) ? words[words.length - 1]! : null;
+}
+
+/**
+ * The ID word of each line that ends `<program> <selector> <id>`, the program a word (or a path)
+ * ending in one of the agent's words, after the box edges a TUI draws around it (`│ … │`). In screen order.
+ */
+export function commandHints(lines: readonly string[], words: readonly string[], selectors: readonly string[]): string[] {
+  return lines.flatMap((line) => {
+    const parts = line.replace(/^[\s│|]+|[\s│|]+$/gu, "").split(/\s+/);
+    if (parts.length < 3) return [];
+    const [program, selector, id] = parts.slice(-3) as [string, string, string];
+    return words.includes(program.slice(program.lastIndexOf("/") + 1)) && selectors.includes(selector) ? [id] : [];
+  });
 }
 
 /** Within `windowMs` of the spawn, either side. */

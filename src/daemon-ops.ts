@@ -114,7 +114,8 @@ export function operations(fleet: Fleet): Handlers {
         if (!fleet.holds(task)) throw new UserError(`task ${task.id} was removed`);
       };
       finished();
-      await fleet.prepareAgent(peer, task.command, task.cwd);
+      // The command it will run: a resume form that failed at once reruns as the bare program, whose pin needs asking.
+      await fleet.prepareAgent(peer, task.rerunCommand().command, task.cwd);
       finished();
       const notice = task.rerun(peer.hello.env, fleet.options.scrollback);
       fleet.taskChanged(task, true);

@@ -151,7 +151,7 @@ export class Task {
     this.applyAgentSignals();
   }
 
-  /** A wait the agent gives no reason for takes the screen's last prompt line as its message. */
+  /** A wait the agent gives no reason for takes its last reply from its store, else the screen's last prompt line, as its message. */
   private applyAgentSignals(): void {
     for (const signal of this.agent?.newSignals() ?? []) {
       this.disarmResumeQuiet();
@@ -160,7 +160,8 @@ export class Task {
   }
 
   private withMessage(signal: AgentSignal): AgentSignal {
-    return signal.kind === "waiting" && signal.message === null ? { ...signal, message: promptLine(this.screen.rowsToCursor()) } : signal;
+    if (signal.kind !== "waiting" || signal.message !== null) return signal;
+    return { ...signal, message: this.agent?.lastReply() ?? promptLine(this.screen.rowsToCursor()) };
   }
 
   /**
@@ -293,13 +294,18 @@ export class Task {
     });
   }
 
+  /** What a rerun would run, and the notice it would give: what the binary is asked about before it (agent-probe.ts). */
+  rerunCommand(): { command: string; notice: string | null } {
+    return this.agent?.rerunCommand(this.command) ?? { command: this.command, notice: null };
+  }
+
   /**
    * Runs a finished task again in place; a supported agent whose conversation is in its store
    * resumes it, and a resume form that failed at once falls back to the program as typed. Returns
    * the notice that says so (also written at the top of the new screen), or null.
    */
   rerun(clientEnv: Record<string, string>, scrollback: number): string | null {
-    const next = this.agent?.rerunCommand(this.command) ?? { command: this.command, notice: null };
+    const next = this.rerunCommand();
     this.command = next.command;
     this.start(clientEnv, scrollback);
     // The PTY's first output comes in a later turn of the event loop, so this line stays on top.

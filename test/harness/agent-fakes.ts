@@ -14,6 +14,9 @@ const PROGRAMS: Record<string, string> = {
   cmd: "command-code",
   cmdc: "command-code",
   commandcode: "command-code",
+  gemini: "gemini",
+  qwen: "qwen",
+  opencode: "opencode",
 };
 
 export interface Invocation {
@@ -21,7 +24,12 @@ export interface Invocation {
   argv0: string;
   args: string[];
   cwd: string;
-  env: { FLEETCOM_CAPTURE_FILE: string | null; FLEETCOM_NOTIFY_CHAIN: string | null; COMMANDCODE_SCRATCHPAD_BASE: string | null };
+  env: {
+    FLEETCOM_CAPTURE_FILE: string | null;
+    FLEETCOM_NOTIFY_CHAIN: string | null;
+    COMMANDCODE_SCRATCHPAD_BASE: string | null;
+    GEMINI_CLI_SYSTEM_SETTINGS_PATH: string | null;
+  };
 }
 
 export function installFakeAgents(fleet: Fleet, flavours: Record<string, string> = {}): { bin: string; invocations(): Invocation[] } {

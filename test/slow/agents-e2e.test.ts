@@ -5,9 +5,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { join } from "node:path";
 import { installFakeAgents, type Invocation } from "../harness/agent-fakes.ts";
 import { Fleet, until } from "../harness/fleet.ts";
-import { recoveryDirOf, snapshotFleet, snapshotNames } from "../harness/recovery-helpers.ts";
+import { crashDaemon, recoveryDirOf, snapshotFleet, snapshotNames } from "../harness/recovery-helpers.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const OPENCODE_ID = /^ses_[0-9A-Za-z]{26}$/;
 
 let fleet: Fleet;
 let fakes: ReturnType<typeof installFakeAgents>;
@@ -84,7 +85,7 @@ const AGENTS = [
   {
     agent: "grok",
     typed: "grok",
-    needsTurn: false,
+    needsTurn: true,
     bare: (i: Invocation) => {
       expect(i.args).toEqual(["--session-id", expect.stringMatching(UUID)]);
       return i.args[1]!;
@@ -104,7 +105,46 @@ const AGENTS = [
     resumed: (i: Invocation, id: string) => expect(i.args).toEqual(["--resume", id]),
     resumeForm: (id: string) => `cmd --resume '${id}'`,
   },
+  {
+    agent: "gemini",
+    typed: "gemini",
+    needsTurn: true,
+    bare: (i: Invocation) => {
+      expect(i.args).toEqual(["--session-id", expect.stringMatching(UUID)]);
+      expect(i.env.GEMINI_CLI_SYSTEM_SETTINGS_PATH).toBe(join(namespaceOf(i), "gemini-settings.json"));
+      return i.args[1]!;
+    },
+    resumed: (i: Invocation, id: string) => expect(i.args).toEqual(["--resume", id]),
+    resumeForm: (id: string) => `gemini --resume '${id}'`,
+  },
+  {
+    agent: "qwen",
+    typed: "qwen",
+    needsTurn: true,
+    bare: (i: Invocation) => {
+      expect(i.args).toEqual(["--session-id", expect.stringMatching(UUID)]);
+      return i.args[1]!;
+    },
+    resumed: (i: Invocation, id: string) => expect(i.args).toEqual(["--resume", id]),
+    resumeForm: (id: string) => `qwen --resume '${id}'`,
+  },
+  {
+    agent: "opencode",
+    typed: "opencode",
+    needsTurn: true,
+    bare: (i: Invocation) => {
+      expect(i.args).toEqual([]);
+      return null;
+    },
+    resumed: (i: Invocation, id: string) => expect(i.args).toEqual(["-s", id]),
+    resumeForm: (id: string) => `opencode -s '${id}'`,
+  },
 ];
+
+/** The conversation a fake names on its screen after a turn (`turn done <id>`). */
+async function conversationOnScreen(id: number): Promise<string> {
+  return /turn done (\S+)/.exec(await fleet.peek(id))![1]!;
+}
 
 describe.each(AGENTS)("$agent through the daemon", (a) => {
   beforeEach(() => setUp(new Fleet()));
@@ -113,6 +153,12 @@ describe.each(AGENTS)("$agent through the daemon", (a) => {
     const id = await spawn(a.typed);
     const pinned = a.bare(startsOf(a.agent).at(-1)!);
     if (a.needsTurn) await turn(id);
+    // opencode is neither pinned nor captured while it runs: its conversation is matched in its database at a save.
+    if (a.agent === "opencode") {
+      const conversation = await conversationOnScreen(id);
+      expect(conversation).toMatch(OPENCODE_ID);
+      return { id, conversation };
+    }
     const row = await fleet.waitForTask(id, "to know its conversation", (t) => t.conversation !== null);
     expect(row).toMatchObject({ command: a.typed, agent: a.agent });
     if (pinned) expect(row.conversation).toBe(pinned);
@@ -144,16 +190,122 @@ describe.each(AGENTS)("$agent through the daemon", (a) => {
   });
 });
 
-describe("recovery snapshots", () => {
+// The agents of issue 28, each twice in its own directory: one used, one never used. A daemon
+// SIGKILLed once the snapshot holds the used one's resume form recovers it as the same
+// conversation, and the never-used one as a fresh start (Gemini writes its session file before any
+// turn: resuming that file would fail with exit 42).
+const NEW_AGENTS = [
+  {
+    agent: "gemini",
+    fresh: (i: Invocation) => expect(i.args).toEqual(["--session-id", expect.stringMatching(UUID)]),
+    resumed: (id: string) => ["--resume", id],
+  },
+  { agent: "qwen", fresh: (i: Invocation) => expect(i.args).toEqual(["--session-id", expect.stringMatching(UUID)]), resumed: (id: string) => ["--resume", id] },
+  { agent: "opencode", fresh: (i: Invocation) => expect(i.args).toEqual([]), resumed: (id: string) => ["-s", id] },
+  { agent: "grok", fresh: (i: Invocation) => expect(i.args).toEqual(["--session-id", expect.stringMatching(UUID)]), resumed: (id: string) => ["--resume", id] },
+];
+
+describe.each(NEW_AGENTS)("$agent after the daemon is SIGKILLed", (a) => {
   beforeEach(() => setUp(snapshotFleet({ debounceMs: 100, checkMs: 200 })));
 
-  const snapshotText = () => {
-    const dir = recoveryDirOf(fleet);
-    // The snapshots, not the history directories beside them.
-    return snapshotNames(fleet)
-      .map((n) => readFileSync(join(dir, n), "utf8"))
-      .join("\n");
-  };
+  test("recover --latest brings the used one back as the same conversation and the never-used one fresh", async () => {
+    const dirs = ["used", "idle"].map((name) => join(fleet.sandbox.home, name));
+    for (const dir of dirs) mkdirSync(dir, { recursive: true });
+    const used = await spawnIn(a.agent, dirs[0]!);
+    await spawnIn(a.agent, dirs[1]!);
+    await turn(used);
+    const conversation = await conversationOnScreen(used);
+    const idlePin = startsOf(a.agent).find((i) => i.cwd === dirs[1])!.args[1];
+    const resumeForm = `${a.agent} ${a.resumed(conversation)[0]} '${conversation}'`;
+    await until("a snapshot with the resume form", () => snapshotText().includes(resumeForm));
+    expect(snapshotText()).not.toContain(`'${idlePin}'`);
+
+    await crashDaemon(fleet);
+    const before = startsOf(a.agent).length;
+    await fleet.ok(["recover", "--latest"]);
+    await until("both to start again", () => startsOf(a.agent).length === before + 2);
+    const again = startsOf(a.agent).slice(before);
+    expect(again.find((i) => i.cwd === dirs[0])!.args).toEqual(a.resumed(conversation));
+    const fresh = again.find((i) => i.cwd === dirs[1])!;
+    a.fresh(fresh);
+    if (idlePin !== undefined) expect(fresh.args[1]).not.toBe(idlePin);
+    await until("the used one resumed", async () => (await fleet.peek(used)).includes(`ready ${conversation}`));
+    for (const row of await fleet.ls()) expect(row.state).toBe("running");
+  });
+});
+
+async function spawnIn(command: string, cwd: string): Promise<number> {
+  const r = await fleet.cli(["run", "--cwd", cwd, "--", command]);
+  if (r.code !== 0) throw new Error(`run failed: ${r.stderr}`);
+  const id = Number(r.stdout.trim());
+  await until(`task ${id} to be ready`, async () => (await fleet.peek(id)).includes(" ready "));
+  return id;
+}
+
+function snapshotText(): string {
+  const dir = recoveryDirOf(fleet);
+  // The snapshots, not the history directories beside them.
+  return snapshotNames(fleet)
+    .map((n) => readFileSync(join(dir, n), "utf8"))
+    .join("\n");
+}
+
+describe("gemini's session file, written before any turn", () => {
+  beforeEach(() => setUp(new Fleet()));
+
+  test("a Gemini that quits before a turn prints a resume hint, yet reruns fresh: resuming its empty session would exit 42", async () => {
+    const id = await spawn("gemini");
+    const pinned = startsOf("gemini")[0]!.args[1]!;
+    await send(id, "/exit");
+    await fleet.waitForExit(id);
+    expect(await fleet.peek(id)).toContain(`To resume this session: gemini --resume ${pinned}`);
+    expect(await savedCommands("quit")).toEqual(["gemini"]);
+    await fleet.ok(["rerun", String(id)]);
+    await until("the rerun to start", () => startsOf("gemini").length === 2);
+    const again = startsOf("gemini")[1]!;
+    expect(again.args[0]).toBe("--session-id");
+    expect(again.args[1]).not.toBe(pinned);
+    await until("the fresh gemini", async () => (await fleet.peek(id)).includes(`ready ${again.args[1]}`));
+  });
+
+  test("a resume form Gemini refuses with exit 42 is saved as the program and reruns as typed, saying so", async () => {
+    const gone = "deadbeef-0000-4000-8000-00000000dead";
+    await fleet.ok(["run", "--", `gemini --resume '${gone}'`]);
+    const failed = await fleet.waitForExit(1);
+    expect(failed.exitCode).toBe(42);
+    expect(await fleet.peek(1)).toContain("Error resuming session: No previous sessions found for this project.");
+    expect(await savedCommands("gone")).toEqual(["gemini"]);
+    const reply = await fleet.ok(["rerun", "1"]);
+    expect(reply.trim()).toBe(`task 1: gemini --resume '${gone}' ended at once and gemini has no conversation ${gone}; running gemini as typed`);
+    await until("the rerun to start", () => startsOf("gemini").length === 2);
+    expect(startsOf("gemini")[1]!.args[0]).toBe("--session-id");
+  });
+});
+
+describe("Command Code in directories whose names slugify changes", () => {
+  beforeEach(() => setUp(new Fleet()));
+
+  test("in MyApp/, R&D/ and Größe/ it is saved in its resume form and loads back into the same conversation", async () => {
+    const dirs = ["MyApp", "R&D", "Größe"].map((name) => join(fleet.sandbox.home, name));
+    const conversations: string[] = [];
+    for (const dir of dirs) {
+      mkdirSync(dir, { recursive: true });
+      const id = await spawnIn("cmd", dir);
+      await turn(id);
+      conversations.push(await conversationOnScreen(id));
+    }
+    expect((await savedCommands("cc")).sort()).toEqual(conversations.map((c) => `cmd --resume '${c}'`).sort());
+    await fleet.ok(["--kill"]);
+    const before = startsOf("command-code").length;
+    await fleet.ok(["load", "cc"]);
+    await until("all three to start again", () => startsOf("command-code").length === before + 3);
+    const again = startsOf("command-code").slice(before);
+    expect(dirs.map((dir) => again.find((s) => s.cwd === dir)!.args)).toEqual(conversations.map((c) => ["--resume", c]));
+  });
+});
+
+describe("recovery snapshots", () => {
+  beforeEach(() => setUp(snapshotFleet({ debounceMs: 100, checkMs: 200 })));
 
   test("the periodic check writes the resume form once a conversation is captured after the spawn", async () => {
     const id = await spawn("codex");

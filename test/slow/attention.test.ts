@@ -2,7 +2,7 @@
 // in any task's output, clearing on input (not on attach), `wait`, FLEETCOM_NOTIFY, and the notice an
 // attached client gets when another task starts waiting.
 import { afterEach, describe, expect, test } from "bun:test";
-import { appendFileSync, existsSync, linkSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { installFakeAgents } from "../harness/agent-fakes.ts";
 import { Fleet, until } from "../harness/fleet.ts";
@@ -120,6 +120,22 @@ describe("claude's hooks", () => {
   });
 });
 
+describe("gemini's hooks", () => {
+  test("AfterAgent waits for input with Gemini's reply, a tool permission asks, the exit clears it", async () => {
+    newFleet();
+    const id = await spawnAgent("gemini");
+    expect(await attentionOf(id)).toBeNull();
+    await send(id, "fix the bug");
+    const waiting = await waitForAttention(id, "to wait for input", (a) => a?.state === "input");
+    expect(waiting.attention!.message).toBe("FAKE-GEMINI fix the bug");
+    await send(id, "/permission Allow execution of: rm -rf build?");
+    const asked = await waitForAttention(id, "to ask for permission", (a) => a?.state === "permission");
+    expect(asked.attention!.message).toBe("Allow execution of: rm -rf build?");
+    await send(id, "/exit");
+    expect((await fleet.waitForExit(id)).attention).toBeNull();
+  });
+});
+
 describe("codex's notify", () => {
   test("a turn completed on the real thread waits for input with the last message", async () => {
     newFleet();
@@ -141,25 +157,52 @@ describe("codex's notify", () => {
 });
 
 describe("a resumed agent", () => {
-  test("a conversation brought back by a load sits at its prompt: it waits for input, with the screen's last line as the message", async () => {
+  test("a conversation brought back by a load sits at its prompt: it waits for input, with its last reply (Codex, Command Code, Gemini) or the screen's last line as the message", async () => {
     newFleet();
     const claude = await spawnAgent("claude");
     const codex = await spawnAgent("codex");
-    for (const id of [claude, codex]) {
+    const cc = await spawnAgent("cmd");
+    const gemini = await spawnAgent("gemini");
+    for (const id of [claude, codex, gemini]) {
       await send(id, "hello");
       await waitForAttention(id, "the turn", (a) => a?.state === "input");
     }
-    await fleet.ok(["save", "both"]);
+    await send(cc, "hello");
+    await until("the Command Code turn", async () => (await fleet.peek(cc)).includes("turn done"));
+    await fleet.ok(["save", "all"]);
     await fleet.ok(["--kill"]);
-    await fleet.ok(["load", "both"]);
-    for (const id of [1, 2]) {
+    await fleet.ok(["load", "all"]);
+    for (const id of [1, 2, 3, 4]) {
       const r = await fleet.cli(["wait", String(id), "--for", "waiting", "--timeout", "30"]);
       expect(r.code).toBe(0);
     }
-    const [c, x] = await fleet.ls();
+    const [c, x, m, g] = await fleet.ls();
     expect(c!.command).toStartWith("claude --resume");
+    expect(m!.command).toStartWith("cmd --resume");
     expect(c!.attention).toMatchObject({ state: "input", message: `fake claude ready ${c!.conversation}` });
-    expect(x!.attention).toMatchObject({ state: "input", message: `fake codex ready ${x!.conversation}` });
+    // Not the composer's placeholder or the footer the screen ends with (the field report's `› Ask Codex to do anything`).
+    expect(x!.attention).toMatchObject({ state: "input", message: "done with hello" });
+    expect(m!.attention).toMatchObject({ state: "input", message: "FAKE-CC-REPLY to hello" });
+    expect(g!.attention).toMatchObject({ state: "input", message: "FAKE-GEMINI hello" });
+  });
+});
+
+describe("command code's Stop hook", () => {
+  test("with the hook agents.md gives in ~/.commandcode/settings.json, a turn ends waiting for input with its reply; without it, nothing", async () => {
+    newFleet();
+    const bare = await spawnAgent("cmd");
+    await send(bare, "first");
+    await until("the turn", async () => (await fleet.peek(bare)).includes("turn done"));
+    const settings = join(fleet.sandbox.home, ".commandcode", "settings.json");
+    mkdirSync(join(settings, ".."), { recursive: true });
+    // The lines docs/agents.md gives, as a user would copy them.
+    const docs = readFileSync(join(import.meta.dir, "../../docs/agents.md"), "utf8");
+    writeFileSync(settings, /```json\n([^`]*"Stop"[^`]*)```/.exec(docs)![1]!);
+    const hooked = await spawnAgent("cmd");
+    await send(hooked, "second");
+    const waiting = await waitForAttention(hooked, "to wait for input", (a) => a?.state === "input");
+    expect(waiting.attention!.message).toBe("FAKE-CC-REPLY to second");
+    expect(await attentionOf(bare)).toBeNull();
   });
 });
 

@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { capturedThread, codex, NOTIFY_SCRIPT, notifyChain, turnPayloads, uuidV7Time } from "../../src/agent-codex.ts";
+import { capturedThread, codex, codexReply, NOTIFY_SCRIPT, notifyChain, turnPayloads, uuidV7Time } from "../../src/agent-codex.ts";
 import { detect } from "../../src/agent.ts";
 import { assetsIn, HOSTILE, ID, tempDir } from "../harness/agent-test-helpers.ts";
 
@@ -160,5 +160,23 @@ describe("codex", () => {
       rollout(id, meta(cwd), new Date(spawn.getTime() - 2 * 86_400_000));
       expect(codex.fromStore(query(spawn))).toBe(id);
     });
+  });
+
+  test("its last reply is the rollout's last assistant message or agent_message event, never a user's or a tool's", () => {
+    const at = new Date();
+    const folder = `sessions/${at.getFullYear()}/${String(at.getMonth() + 1).padStart(2, "0")}/${String(at.getDate()).padStart(2, "0")}`;
+    const assistant = (text: string) => ({ type: "response_item", payload: { type: "message", role: "assistant", content: [{ type: "output_text", text }] } });
+    const records = [
+      { type: "session_meta", payload: { cwd: "/p" } },
+      assistant("first reply"),
+      { type: "event_msg", payload: { type: "agent_message", message: "FAKE-CODEX-REPLY ok\nsecond line" } },
+      { type: "response_item", payload: { type: "message", role: "user", content: [{ type: "input_text", text: "which fruit?" }] } },
+      { type: "response_item", payload: { type: "function_call_output", output: "ls" } },
+    ];
+    tmp.file(`${folder}/rollout-2026-01-01T00-00-00-${ID}.jsonl`, `${records.map((r) => JSON.stringify(r)).join("\n")}\n{"half`);
+    expect(codex.lastReply!(ID, { cwd: "/p", env: { CODEX_HOME: tmp.root } })).toBe("FAKE-CODEX-REPLY ok second line");
+    expect(codexReply(assistant("x"))).toBe("x");
+    expect(codexReply(records[3])).toBeNull();
+    expect(codex.lastReply!("d9d5b6dd-1c43-4cb1-b7c5-7fe19d329f1e", { cwd: "/p", env: { CODEX_HOME: tmp.root } })).toBeNull();
   });
 });

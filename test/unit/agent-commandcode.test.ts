@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import { detect } from "../../src/agent.ts";
-import { commandCode, commandCodeSlug, newestOnly, scratchpadId, transcriptBelongsTo } from "../../src/agent-commandcode.ts";
+import { commandCode, commandCodeReply, commandCodeSlug, newestOnly, scratchpadId, transcriptBelongsTo } from "../../src/agent-commandcode.ts";
 import { assetsIn, HOSTILE, ID, ID2, tempDir } from "../harness/agent-test-helpers.ts";
 
 let tmp: ReturnType<typeof tempDir>;
@@ -14,14 +14,22 @@ describe("command code", () => {
   test("a start gets a private scratch base of its own and no arguments", () => {
     const assets = assetsIn(tmp.root);
     const bare = commandCode.instrument(detect("cmdc", [commandCode])!, assets, {})!;
-    expect(bare).toEqual({ args: [], env: { COMMANDCODE_SCRATCHPAD_BASE: assets.scratchBase }, pinned: null });
+    expect(bare).toEqual({ args: [], env: { COMMANDCODE_SCRATCHPAD_BASE: assets.scratchBase, FLEETCOM_CAPTURE_FILE: assets.captureFile }, pinned: null });
     expect(statSync(assets.scratchBase).mode & 0o777).toBe(0o700);
   });
 
+  // The right-hand sides are what Command Code 1.64's own @sindresorhus/slugify gave for these paths
+  // (shared/research/field-reports/round3-real-agents.md, N1).
   test.each([
     ["/tmp/x/cmd2/proj", "tmp-x-cmd2-proj"],
     ["/Users/Me/My Project!!/x", "users-me-my-project-x"],
     ["/", ""],
+    ["/tmp/x/e2e/projE", "tmp-x-e2e-proj-e"],
+    ["/home/me/src/MyApp", "home-me-src-my-app"],
+    ["/home/me/src/R&D", "home-me-src-r-and-d"],
+    ["/home/me/Projekte/Größe", "home-me-projekte-groesse"],
+    ["/home/me/src/API2Server", "home-me-src-api-2-server"],
+    ["/home/me/src/my_app", "home-me-src-my-app"],
   ])("the project slug of %p is %p", (cwd, slug) => {
     expect(commandCodeSlug(cwd)).toBe(slug);
   });
@@ -118,5 +126,20 @@ describe("command code", () => {
   test("the scratch base must be absolute", () => {
     const assets = { ...assetsIn(tmp.root), scratchBase: "relative/cc-1-1" };
     expect(commandCode.instrument(detect("cmd", [commandCode])!, assets, {})).toBeNull();
+  });
+
+  test("its last reply is the transcript's last assistant record, in either shape", () => {
+    const cwd = "/home/me/src/MyApp";
+    const records = [
+      { type: "session", id: ID, cwd },
+      { type: "user", message: "hi" },
+      { type: "assistant", message: { role: "assistant", content: [{ type: "text", text: "FAKE-REPLY ok" }] } },
+      { type: "user", message: "which animal?" },
+    ];
+    tmp.file(`.commandcode/projects/home-me-src-my-app/${ID}.jsonl`, `${records.map((r) => JSON.stringify(r)).join("\n")}\n`);
+    expect(commandCode.lastReply!(ID, { cwd, env: { HOME: tmp.root } })).toBe("FAKE-REPLY ok");
+    expect(commandCodeReply({ role: "assistant", content: "plain" })).toBe("plain");
+    expect(commandCodeReply({ type: "user", message: "hi" })).toBeNull();
+    expect(commandCode.lastReply!(ID2, { cwd, env: { HOME: tmp.root } })).toBeNull();
   });
 });

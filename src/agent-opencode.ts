@@ -1,0 +1,85 @@
+// opencode: no flag chooses the ID, and its IDs are not UUIDs (`ses_` and 26 letters or digits,
+// `isOpencodeId`). Resume: `opencode -s <id>`. Exit hint: `Continue  opencode -s ses_…`. Store: the
+// SQLite database `$XDG_DATA_HOME/opencode/opencode.db` (default `~/.local/share/opencode`), table
+// `session` (`id`, `directory`, `time_created`, …); a row appears at the first prompt, not at start-up.
+// The database is the agent's own and live: it is opened read-only, one query, closed; never written.
+// Bun reads it with bun:sqlite; Deno with node:sqlite where it has one, else it is no evidence
+// (the task is saved as typed).
+import { type Env, homeDir } from "./paths.ts";
+import { join } from "node:path";
+import { createRequire } from "node:module";
+import { member } from "./agent-files.ts";
+import { isFile } from "./files.ts";
+import { type Agent, commandHints, isOpencodeId } from "./agent.ts";
+
+declare const Deno: unknown;
+
+export function opencodeDatabase(env: Env): string {
+  return join(env.XDG_DATA_HOME || join(homeDir(env), ".local", "share"), "opencode", "opencode.db");
+}
+
+type Row = Record<string, unknown>;
+
+/** Bun's bun:sqlite or Deno's node:sqlite, opened read-only: a statement's rows, then closed. */
+function openReadOnly(path: string): { rows(sql: string, ...params: string[]): Row[]; close(): void } {
+  const require = createRequire(import.meta.url);
+  if (typeof Deno === "undefined") {
+    const { Database } = require("bun:sqlite");
+    const db = new Database(path, { readonly: true });
+    return { rows: (sql, ...params) => db.query(sql).all(...params), close: () => db.close() };
+  }
+  // A name the bundler does not try to resolve: Bun has no node:sqlite, and this branch is Deno's.
+  const module = ["node", "sqlite"].join(":");
+  const { DatabaseSync } = require(module);
+  const db = new DatabaseSync(path, { readOnly: true });
+  return { rows: (sql, ...params) => db.prepare(sql).all(...params), close: () => db.close() };
+}
+
+/** The rows of one read-only query; none when the database is missing, locked, of another shape, or unreadable here. */
+export function sessionRows(path: string, sql: string, ...params: string[]): Row[] {
+  if (!isFile(path)) return [];
+  let db: ReturnType<typeof openReadOnly> | null = null;
+  try {
+    db = openReadOnly(path);
+    return db.rows(sql, ...params);
+  } catch {
+    return [];
+  } finally {
+    db?.close();
+  }
+}
+
+/** The one top-level session of the cwd created at or after the spawn and held by no other task, else null. */
+export function newSessionOf(rows: readonly Row[], spawnedAt: Date, taken: ReadonlySet<string>): string | null {
+  const ids = rows
+    .filter((r) => member(r, "parent_id") == null && Number(member(r, "time_created")) >= spawnedAt.getTime())
+    .map((r) => member(r, "id"))
+    .filter((id): id is string => isOpencodeId(id) && !taken.has(id));
+  const unique = [...new Set(ids)];
+  return unique.length === 1 ? unique[0]! : null;
+}
+
+export const opencode: Agent = {
+  name: "opencode",
+  words: ["opencode"],
+  selector: "-s",
+  isId: isOpencodeId,
+  envKeys: ["HOME", "XDG_DATA_HOME"],
+
+  launchFlags: () => [],
+
+  instrument: (launch) => ({ args: [], env: {}, pinned: launch.id }),
+
+  captured: () => null,
+
+  exitHint(lines) {
+    const last = commandHints(lines, ["opencode"], ["-s"]).at(-1);
+    return isOpencodeId(last) ? last : null;
+  },
+
+  // `opencode -s <id>` of an ID it has no row for says "Error: Session not found".
+  holds: (id, { env }) => sessionRows(opencodeDatabase(env), "SELECT id FROM session WHERE id = ?", id).length > 0,
+
+  fromStore: ({ cwd, spawnedAt, env, taken }) =>
+    newSessionOf(sessionRows(opencodeDatabase(env), "SELECT * FROM session WHERE directory = ?", cwd), spawnedAt, taken),
+};

@@ -1,0 +1,104 @@
+// opencode's part (src/agent-opencode.ts): the `ses_…` ID format, the exit hint, and its SQLite
+// store, read read-only (the database is left byte for byte as it was).
+import { Database } from "bun:sqlite";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { detect, isOpencodeId, resumeCommand } from "../../src/agent.ts";
+import { opencode, opencodeDatabase } from "../../src/agent-opencode.ts";
+import { claude } from "../../src/agent-claude.ts";
+import { HOSTILE, ID, tempDir } from "../harness/agent-test-helpers.ts";
+
+let tmp: ReturnType<typeof tempDir>;
+beforeEach(() => (tmp = tempDir()));
+afterEach(() => tmp.cleanup());
+
+const SES = "ses_dcdea58c7ffeNrEvGBEzdnCCSL";
+const SES2 = "ses_0000000000000000000000000Z";
+
+describe("opencode", () => {
+  test.each([
+    [SES, true],
+    [SES2.slice(0, -1), false],
+    [`${SES}x`, false],
+    ["ses_dcdea58c7ffe-rEvGBEzdnCCSL", false],
+    [`${SES}; id`, false],
+    ["SES_dcdea58c7ffeNrEvGBEzdnCCSL", false],
+    [ID, false],
+  ])("%p is an opencode ID: %p", (id, ok) => {
+    expect(isOpencodeId(id)).toBe(ok);
+  });
+
+  test("its resume form takes its own IDs only, and another agent's never takes one", () => {
+    const launch = detect(`opencode -s '${SES}'`, [opencode, claude])!;
+    expect(launch).toMatchObject({ id: SES, program: "opencode" });
+    expect(resumeCommand(launch, SES)).toBe(`opencode -s '${SES}'`);
+    expect(resumeCommand(launch, ID)).toBeNull();
+    expect(detect(`opencode -s ${ID}`, [opencode])).toBeNull();
+    expect(detect(`claude --resume ${SES}`, [opencode, claude])).toBeNull();
+  });
+
+  test.each([
+    ["its Ctrl-C lines", ["Session   remember PEAR-8", `Continue  opencode -s ${SES}`], SES],
+    ["the last one", [`Continue  opencode -s ${SES2}`, `Continue  opencode -s ${SES}`], SES],
+    ["a UUID", [`Continue  opencode -s ${ID}`], null],
+    ...HOSTILE.map((h) => [`hostile ${h}`, [`Continue  opencode -s ${h}`], null] as [string, string[], null]),
+  ])("the exit hint: %s", (_what, lines, expected) => {
+    expect(opencode.exitHint(lines, {})).toBe(expected);
+  });
+
+  describe("the store", () => {
+    const cwd = "/home/me/proj";
+    const env = () => ({ HOME: tmp.root });
+    function database(rows: [string, string, number, string | null][]): string {
+      const path = opencodeDatabase(env());
+      tmp.dir(".local/share/opencode");
+      const db = new Database(path);
+      db.exec("PRAGMA journal_mode = WAL");
+      db.exec("CREATE TABLE session (id TEXT PRIMARY KEY, parent_id TEXT, directory TEXT, title TEXT, time_created INTEGER, time_updated INTEGER)");
+      for (const [id, directory, created, parent] of rows)
+        db.query("INSERT INTO session VALUES (?, ?, ?, 't', ?, ?)").run(id, parent, directory, created, created);
+      db.close();
+      return path;
+    }
+
+    test("the one top-level session of the cwd created since the spawn is the task's; others, children and hostile IDs never count", () => {
+      const spawnedAt = new Date();
+      const later = spawnedAt.getTime() + 1000;
+      database([
+        [SES, cwd, later, null],
+        ["ses_childchildchildchildchild", cwd, later, SES],
+        ["ses_elsewhereelsewhereelsewh", "/other", later, null],
+        ["ses_beforebeforebeforebefore", cwd, spawnedAt.getTime() - 1000, null],
+        ["$(touch /tmp/pwned)", cwd, later, null],
+      ]);
+      expect(opencode.fromStore({ cwd, spawnedAt, env: env(), taken: new Set() })).toBe(SES);
+      expect(opencode.fromStore({ cwd, spawnedAt, env: env(), taken: new Set([SES]) })).toBeNull();
+      expect(opencode.holds(SES, { cwd, env: env() })).toBe(true);
+      expect(opencode.holds(SES2, { cwd, env: env() })).toBe(false);
+    });
+
+    test("two new sessions in the cwd are ambiguous", () => {
+      const spawnedAt = new Date();
+      database([
+        [SES, cwd, spawnedAt.getTime(), null],
+        [SES2, cwd, spawnedAt.getTime() + 5, null],
+      ]);
+      expect(opencode.fromStore({ cwd, spawnedAt, env: env(), taken: new Set() })).toBeNull();
+    });
+
+    test("the agent's database is never written: its bytes and its WAL are as they were", () => {
+      const path = database([[SES, cwd, Date.now(), null]]);
+      const before = readFileSync(path);
+      expect(opencode.holds(SES, { cwd, env: env() })).toBe(true);
+      expect(readFileSync(path).equals(before)).toBe(true);
+    });
+
+    test("no database, or one of another shape, is no evidence", () => {
+      expect(opencode.holds(SES, { cwd, env: env() })).toBe(false);
+      tmp.file(".local/share/opencode/opencode.db", "not a database");
+      expect(opencode.fromStore({ cwd, spawnedAt: new Date(0), env: env(), taken: new Set() })).toBeNull();
+      expect(opencode.holds(SES, { cwd, env: { XDG_DATA_HOME: join(tmp.root, "nowhere") } })).toBe(false);
+    });
+  });
+});

@@ -173,13 +173,17 @@ describe("fleetcom agents", () => {
       "codex built-in",
       "grok built-in",
       "command-code built-in",
+      "gemini built-in",
+      "qwen built-in",
+      "opencode built-in",
       "myagent declared",
     ]);
     const [claude, codex] = rows;
     expect(claude).toMatchObject({ path: join(fleet.sandbox.root, "bin", "claude"), version: "2.1.332", resumeVerified: true, runsAsTyped: null });
     expect(claude.pinned).toContain("--session-id");
     expect(codex).toMatchObject({ path: null, version: null, resumeVerified: false });
-    expect(rows[4]).toMatchObject({
+    const declared = rows.find((r: { kind: string }) => r.kind === "declared");
+    expect(declared).toMatchObject({
       version: "3.2.1",
       resumeVerified: false,
       injected: "--session-id {id}",
@@ -197,6 +201,6 @@ describe("fleetcom agents", () => {
     writeFileSync(join(fleet.sandbox.root, "bin", "myagent"), `#!/bin/sh\n[ "$1" = --version ] && echo 0.1.0\nexit 0\n`);
     const rows = JSON.parse(await fleet.ok(["agents", "--json"]));
     expect(rows[0]).toMatchObject({ version: "2.2.0", resumeVerified: false, resume: "resume verified with 2.1.332, not with this version" });
-    expect(rows[4]).toMatchObject({ version: "0.1.0", runsAsTyped: "its --help lists no --session-id" });
+    expect(rows.find((r: { kind: string }) => r.kind === "declared")).toMatchObject({ version: "0.1.0", runsAsTyped: "its --help lists no --session-id" });
   });
 });

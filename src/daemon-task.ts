@@ -334,12 +334,14 @@ export class Task {
     return this.pty?.pendingInput ?? 0;
   }
 
-  resize(cols: number, rows: number): void {
-    if (cols === this.cols && rows === this.rows) return;
+  /** Whether the size changed. */
+  resize(cols: number, rows: number): boolean {
+    if (cols === this.cols && rows === this.rows) return false;
     this.cols = cols;
     this.rows = rows;
     this.screen.resize(cols, rows);
     this.pty?.resize(cols, rows);
+    return true;
   }
 
   /** `now` is monotonic (performance.now). */
@@ -412,6 +414,8 @@ export class Task {
       agent: this.agent?.agent ?? null,
       conversation: this.agent ? (this.agent.known() ?? this.agent.storedMatch()) : null,
       attention: this.attention,
+      cols: this.cols,
+      rows: this.rows,
     };
   }
 

@@ -30,6 +30,7 @@ export const SUBCOMMANDS: Record<string, Lazy> = {
   recover: () => import("./cmd-recover.ts").then((m) => m.default),
   config: () => import("./cmd-config.ts").then((m) => m.default),
   service: () => import("./cmd-service.ts").then((m) => m.default),
+  web: () => import("./cmd-web.ts").then((m) => m.default),
   completions: () => import("./cmd-completions.ts").then((m) => m.completionsCommand(() => ({ root, subcommands: SUBCOMMANDS }))),
 };
 

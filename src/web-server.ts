@@ -70,15 +70,17 @@ function answer(request: Request, server: Server<{ page: Page | null }>, options
   const origin = request.headers.get("origin");
   if (origin !== null && !sameOrigin(origin, request)) return empty(403);
   const login = url.searchParams.get("token");
+  const session = cookie(request, COOKIE);
+  const loggedIn = session !== null && isSession(session);
   if (login !== null) {
-    const session = tradeLoginToken(login);
-    if (session === null) return empty(401);
+    const traded = tradeLoginToken(login);
+    // A browser already in (a reload of the printed URL, a bookmark) is let in without the spent token.
+    if (traded === null) return loggedIn ? empty(303, { location: "/" }) : empty(401);
     // The redirect drops the token from the address bar and the history; it is spent anyway.
     const secure = options.tls ? "; Secure" : "";
-    return empty(303, { location: "/", "set-cookie": `${COOKIE}=${session}; HttpOnly; SameSite=Strict; Path=/${secure}`, "referrer-policy": "no-referrer" });
+    return empty(303, { location: "/", "set-cookie": `${COOKIE}=${traded}; HttpOnly; SameSite=Strict; Path=/${secure}`, "referrer-policy": "no-referrer" });
   }
-  const session = cookie(request, COOKIE);
-  if (session === null || !isSession(session)) return empty(401);
+  if (!loggedIn) return empty(401);
   if (url.pathname === "/ws") {
     if (origin === null) return empty(403);
     return server.upgrade(request, { data: { page: null } }) ? undefined : empty(400);

@@ -125,6 +125,21 @@ describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
     expect(await pageScreen(page)).toBe((await fleet.peek(id)).replace(/\n$/, ""));
   });
 
+  test("viewing a task leaves its size alone; a terminal that resizes it is followed", async () => {
+    const id = await fleet.run("echo sized; sleep 600");
+    const before = await fleet.task(id);
+    const { url } = await startWeb();
+    const page = await openPage(url);
+    await openTask(page, id);
+    await until("the page's screen", async () => (await pageScreen(page)).includes("sized"));
+    expect(await page.$$eval(".xterm-rows > div", (rows) => rows.length)).toBe(before.rows);
+    expect(await fleet.task(id)).toMatchObject({ cols: before.cols, rows: before.rows });
+    const terminal = fleet.spawnClient(["attach", String(id)], { cols: 70, rows: 17 });
+    await terminal.waitForScreen("the attached screen", (s) => s.includes("sized"));
+    await fleet.waitForTask(id, "to take the terminal's size", (t) => t.cols === 70 && t.rows === 17);
+    await until("the page's terminal at the new size", async () => (await page.$$eval(".xterm-rows > div", (rows) => rows.length)) === 17);
+  });
+
   test("with --write, typing in the page reaches the task, and a key button answers it", async () => {
     const id = await fleet.run('while read l; do echo "got:$l"; done');
     const { url } = await startWeb(["--write"]);
@@ -140,6 +155,8 @@ describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
     await page.keyboard.type("half");
     await page.click("#keys button"); // Enter
     await until("the Enter button to reach the task", async () => (await fleet.peek(id)).includes("got:half"));
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, "web-task-390x844.png") });
   });
 
   test("without --write, typing in the page does nothing and the server refuses input", async () => {
@@ -174,6 +191,8 @@ describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
     const page = await openPage(url);
     const again = await fetch(url, { redirect: "manual" });
     expect(again.status).toBe(401);
+    await page.goto(url); // the same browser, the spent URL: let in on its session
+    await page.waitForSelector(".card");
     const cookie = await sessionCookie(page);
     expect((await fetch(`${origin}/`, { headers: { cookie } })).status).toBe(200);
     const stored = readFileSync(join(fleet.sandbox.config, "web-tokens"), "utf8");

@@ -21,7 +21,9 @@ function graphemeProvider(): IUnicodeVersionProvider {
   // is loaded as CommonJS; read through a plain object so the bundler does not warn about the other.
   const mod = { ...graphemes } as Record<string, unknown> as Record<string, typeof graphemes | undefined>;
   const { UnicodeGraphemesAddon } = "UnicodeGraphemesAddon" in graphemes ? graphemes : mod.default!;
-  new UnicodeGraphemesAddon().activate(collect as unknown as Parameters<InstanceType<typeof UnicodeGraphemesAddon>["activate"]>[0]);
+  // The addon is typed against the browser build's Terminal; it reads only `unicode`, which `collect` has.
+  type AddonHost = Parameters<InstanceType<typeof UnicodeGraphemesAddon>["activate"]>[0];
+  new UnicodeGraphemesAddon().activate(collect as unknown as AddonHost);
   const provider = providers.find((p) => p.version === "15-graphemes");
   if (!provider) throw new Error("@xterm/addon-unicode-graphemes registered no '15-graphemes' provider");
   return provider;

@@ -125,6 +125,23 @@ describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
     expect(await pageScreen(page)).toBe((await fleet.peek(id)).replace(/\n$/, ""));
   });
 
+  test("a task that floods reaches the page as whole screens, a small part of what it printed, ending on peek's screen", async () => {
+    const printed = 1_000_000;
+    const id = await fleet.run(`read x; yes | head -c ${printed}; echo; echo flood-done; sleep 600`);
+    const { url } = await startWeb();
+    const page = await openPage(url);
+    const cdp = await page.createCDPSession();
+    await cdp.send("Network.enable");
+    let received = 0;
+    cdp.on("Network.webSocketFrameReceived", (e) => (received += e.response.payloadData.length));
+    await openTask(page, id);
+    await page.waitForSelector(".xterm-rows > div");
+    await fleet.ok(["send", String(id), "go"]);
+    await until("the flood's end on the page", async () => (await pageScreen(page)).includes("flood-done"), 120_000);
+    expect(await pageScreen(page)).toBe((await fleet.peek(id)).replace(/\n$/, ""));
+    expect(received).toBeLessThan(printed / 4);
+  });
+
   test("viewing a task leaves its size alone; a terminal that resizes it is followed", async () => {
     const id = await fleet.run("echo sized; sleep 600");
     const before = await fleet.task(id);

@@ -5,7 +5,8 @@
 import { defineCommand } from "citty";
 import { isIP } from "node:net";
 import { positiveWholeFlag } from "./cli-flags.ts";
-import { usageError } from "./errors.ts";
+import { errnoCode, errnoWords, errorMessage, usageError } from "./errors.ts";
+import { readRegularFile } from "./files.ts";
 
 export default defineCommand({
   meta: { name: "web", description: "Serve the fleet to a browser on 127.0.0.1 (read-only unless --write); prints a URL with a one-time token" },
@@ -29,7 +30,7 @@ export default defineCommand({
       throw usageError(`web: --listen ${hostname} is off loopback: give --tls-cert and --tls-key, or keep 127.0.0.1 behind a TLS front (docs/web.md)`);
     if (Boolean(args["tls-cert"]) !== Boolean(args["tls-key"])) throw usageError("web: --tls-cert and --tls-key go together");
     const port = args.port === undefined ? 0 : portFlag(args.port);
-    const tls = args["tls-cert"] && args["tls-key"] ? { cert: args["tls-cert"], key: args["tls-key"] } : null;
+    const tls = args["tls-cert"] && args["tls-key"] ? { cert: pem("--tls-cert", args["tls-cert"]), key: pem("--tls-key", args["tls-key"]) } : null;
     const { serveWeb } = await import("./web-server.ts");
     const server = await serveWeb({ hostname, port, write: Boolean(args.write), tls });
     const host = hostname.includes(":") ? `[${hostname}]` : hostname;
@@ -37,6 +38,15 @@ export default defineCommand({
     await new Promise(() => {});
   },
 });
+
+function pem(flag: string, path: string): string {
+  try {
+    return readRegularFile(path, { maxBytes: 1024 * 1024 }).toString("utf8");
+  } catch (error) {
+    const code = errnoCode(error);
+    throw usageError(`web: ${flag} ${path}: ${(code && errnoWords(code)) ?? errorMessage(error)}`);
+  }
+}
 
 function portFlag(raw: string): number {
   const port = positiveWholeFlag("--port", raw)!;

@@ -7,7 +7,7 @@
 // `--write` no message of the page reaches a task: typing, send, keys, rerun and kill are refused here.
 import type { Server, ServerWebSocket } from "bun";
 import { DaemonClient } from "./client.ts";
-import { errorMessage } from "./errors.ts";
+import { errnoCode, errnoWords, errorMessage, UserError } from "./errors.ts";
 import { homeDir } from "./paths.ts";
 import { unknownKey } from "./term-keys.ts";
 import { ASSETS } from "./web-page.ts";
@@ -20,6 +20,7 @@ export interface WebOptions {
   hostname: string;
   port: number;
   write: boolean;
+  /** The certificate and its key, PEM text. */
   tls: { cert: string; key: string } | null;
 }
 
@@ -38,11 +39,30 @@ type Socket = ServerWebSocket<{ page: Page | null }>;
 
 export async function serveWeb(options: WebOptions): Promise<Server<{ page: Page | null }>> {
   const fleet = new FleetFeed();
-  await fleet.start();
-  const server = Bun.serve<{ page: Page | null }>({
+  const server = listen(options, fleet);
+  try {
+    await fleet.start();
+  } catch (error) {
+    server.stop(true);
+    throw error;
+  }
+  return server;
+}
+
+function listen(options: WebOptions, fleet: FleetFeed): Server<{ page: Page | null }> {
+  try {
+    return serve(options, fleet);
+  } catch (error) {
+    const code = errnoCode(error);
+    throw new UserError(`web: cannot listen on ${options.hostname}:${options.port}: ${(code && errnoWords(code)) ?? errorMessage(error)}`);
+  }
+}
+
+function serve(options: WebOptions, fleet: FleetFeed): Server<{ page: Page | null }> {
+  return Bun.serve<{ page: Page | null }>({
     hostname: options.hostname,
     port: options.port,
-    ...(options.tls && { tls: { cert: Bun.file(options.tls.cert), key: Bun.file(options.tls.key) } }),
+    ...(options.tls && { tls: options.tls }),
     fetch: (request, srv) => answer(request, srv, options),
     websocket: {
       maxPayloadLength: MAX_FRAME,
@@ -60,7 +80,6 @@ export async function serveWeb(options: WebOptions): Promise<Server<{ page: Page
       },
     },
   });
-  return server;
 }
 
 const empty = (status: number, headers: Record<string, string> = {}) => new Response(null, { status, headers: { "cache-control": "no-store", ...headers } });
@@ -167,6 +186,9 @@ class FleetFeed {
 /** One open page: its WebSocket, and the task it views through a connection of its own (attach). */
 class Page {
   private screen: ScreenFeed | null = null;
+  /** Counts view requests: a feed opened for one that a later one overtook, or for a closed page, is closed at once. */
+  private viewed = 0;
+  private closed = false;
 
   constructor(
     private readonly ws: Socket,
@@ -199,33 +221,42 @@ class Page {
   }
 
   private async act(message: PageMessage): Promise<void> {
+    if (message.type === "view") return this.view(message.task);
     const client = this.fleet.client;
+    if (!client) throw new Error("the daemon is not running");
     switch (message.type) {
-      case "view":
-        this.screen?.close();
-        this.screen = message.task === null ? null : await ScreenFeed.open(this, message.task, (id) => this.fleet.tasks.get(id));
-        return;
       case "input":
         return this.screen?.type(message.data);
       case "send":
-        await client?.request("send", { task: { id: message.task }, text: message.text, enter: true });
+        await client.request("send", { task: { id: message.task }, text: message.text, enter: true });
         return;
       case "keys": {
         const unknown = unknownKey(message.keys);
         if (unknown) return this.send({ type: "error", message: `unknown key '${unknown}'` });
-        await client?.request("send", { task: { id: message.task }, keys: message.keys });
+        await client.request("send", { task: { id: message.task }, keys: message.keys });
         return;
       }
       case "rerun":
-        await client?.request("rerun", { task: { id: message.task } });
+        await client.request("rerun", { task: { id: message.task } });
         return;
       case "kill":
-        await client?.request("kill", { tasks: [{ id: message.task }] });
+        await client.request("kill", { tasks: [{ id: message.task }] });
         return;
     }
   }
 
+  private async view(task: number | null): Promise<void> {
+    const turn = ++this.viewed;
+    this.screen?.close();
+    this.screen = null;
+    if (task === null) return;
+    const feed = await ScreenFeed.open(this, task, (id) => this.fleet.tasks.get(id));
+    if (turn !== this.viewed || this.closed) feed.close();
+    else this.screen = feed;
+  }
+
   close(): void {
+    this.closed = true;
     this.fleet.pages.delete(this);
     this.screen?.close();
     this.screen = null;
@@ -242,9 +273,9 @@ class ScreenFeed {
   private nextIsScreen = false;
   private changed = false;
   private asked = false;
+  closed = false;
   /** The size the page last drew at: a terminal resizing the task calls for a new screen. */
   private drawnAt = "";
-  private closed = false;
   private readonly timer = setInterval(() => this.tick(), SCREEN_INTERVAL_MS);
   private readonly decoder = new TextDecoder();
 
@@ -262,7 +293,10 @@ class ScreenFeed {
       screen: () => (feed.nextIsScreen = true),
       data: (bytes) => feed.data(bytes),
       attachEnd: (end) => page.send({ type: "ended", task, reason: end.reason }),
-      closed: () => feed.close(),
+      closed: () => {
+        if (!feed.closed) page.send({ type: "ended", task, reason: "lost the daemon" });
+        feed.close();
+      },
     };
     try {
       await client.request("attach", { task: { id: task } });

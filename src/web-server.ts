@@ -31,6 +31,8 @@ const BEHIND_BYTES = 256 * 1024;
 /** At most this many screens a second per page, however fast a task prints. */
 const SCREEN_INTERVAL_MS = 250;
 const FLEET_INTERVAL_MS = 200;
+/** A quiet fleet is sent again this often anyway, so its ages move on. */
+const AGES_INTERVAL_MS = 15_000;
 const COOKIE = "fleetcom_session";
 /** The keys the page offers as buttons (send --keys names): enough to answer a prompt with one tap. */
 const KEY_BUTTONS = ["Enter", "Esc", "Up", "Down", "Tab", "y", "n", "1", "2", "3", "C-c"];
@@ -144,6 +146,10 @@ class FleetFeed {
   client: DaemonClient | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
 
+  constructor() {
+    setInterval(() => this.pages.size > 0 && this.changed(), AGES_INTERVAL_MS);
+  }
+
   async start(autostart = true): Promise<void> {
     const client = await DaemonClient.open({ autostart, notices: false });
     client.handlers = {
@@ -173,7 +179,7 @@ class FleetFeed {
     return fleetView([...this.tasks.values()], Date.now(), homeDir());
   }
 
-  private changed(): void {
+  changed(): void {
     if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = null;

@@ -176,6 +176,29 @@ describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
     await page.screenshot({ path: join(ARTIFACTS, "web-task-390x844.png") });
   });
 
+  test("with --write, Kill asks first and kills only when confirmed; Rerun starts the finished task again", async () => {
+    const id = await fleet.run("echo alive; sleep 600");
+    const { url } = await startWeb(["--write"]);
+    const page = await openPage(url);
+    await openTask(page, id);
+    expect(await page.$eval("#rerun", (b) => (b as HTMLElement).hidden)).toBe(true);
+    const asked: string[] = [];
+    page.once("dialog", (dialog) => {
+      asked.push(dialog.message());
+      dialog.dismiss();
+    });
+    await page.click("#kill");
+    expect(asked).toEqual([`Kill task ${id} (echo alive; sleep 600)?`]);
+    expect((await fleet.task(id)).state).toBe("running");
+    page.once("dialog", (dialog) => dialog.accept());
+    await page.click("#kill");
+    const killed = await fleet.waitForExit(id);
+    expect(killed.signal).not.toBeNull();
+    await page.waitForFunction(() => !(document.getElementById("rerun") as HTMLElement).hidden);
+    await page.click("#rerun");
+    await fleet.waitForTask(id, "to run again", (t) => t.state === "running" && t.run === killed.run + 1);
+  });
+
   test("without --write, typing in the page does nothing and the server refuses input", async () => {
     const id = await fleet.run('while read l; do echo "got:$l"; done');
     const { url, origin } = await startWeb();

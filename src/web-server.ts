@@ -34,12 +34,22 @@ const FLEET_INTERVAL_MS = 200;
 /** A quiet fleet is sent again this often anyway, so its ages move on. */
 const AGES_INTERVAL_MS = 15_000;
 const COOKIE = "fleetcom_session";
+/** The WebSocket close code for a revoked session (4000-4999: the application's own). */
+const REVOKED = 4401;
 /** The keys the page offers as buttons (send --keys names): enough to answer a prompt with one tap. */
 const KEY_BUTTONS = ["Enter", "Esc", "Up", "Down", "Tab", "y", "n", "1", "2", "3", "C-c"];
 
-type Socket = ServerWebSocket<{ page: Page | null }>;
+/** How often open pages' sessions are checked again: a revoked one is disconnected within this. */
+const SESSION_CHECK_MS = 2_000;
 
-export async function serveWeb(options: WebOptions): Promise<Server<{ page: Page | null }>> {
+interface SocketData {
+  /** The session cookie the WebSocket was opened with, checked again while it stays open. */
+  session: string;
+  page: Page | null;
+}
+type Socket = ServerWebSocket<SocketData>;
+
+export async function serveWeb(options: WebOptions): Promise<Server<SocketData>> {
   const fleet = new FleetFeed();
   const server = listen(options, fleet);
   try {
@@ -51,7 +61,7 @@ export async function serveWeb(options: WebOptions): Promise<Server<{ page: Page
   return server;
 }
 
-function listen(options: WebOptions, fleet: FleetFeed): Server<{ page: Page | null }> {
+function listen(options: WebOptions, fleet: FleetFeed): Server<SocketData> {
   try {
     return serve(options, fleet);
   } catch (error) {
@@ -60,8 +70,8 @@ function listen(options: WebOptions, fleet: FleetFeed): Server<{ page: Page | nu
   }
 }
 
-function serve(options: WebOptions, fleet: FleetFeed): Server<{ page: Page | null }> {
-  return Bun.serve<{ page: Page | null }>({
+function serve(options: WebOptions, fleet: FleetFeed): Server<SocketData> {
+  return Bun.serve<SocketData>({
     hostname: options.hostname,
     port: options.port,
     ...(options.tls && { tls: options.tls }),
@@ -74,6 +84,7 @@ function serve(options: WebOptions, fleet: FleetFeed): Server<{ page: Page | nul
         ws.data.page = new Page(ws, fleet, options.write);
       },
       message(ws, raw) {
+        if (!isSession(ws.data.session)) return ws.close(REVOKED, "revoked");
         ws.data.page?.receive(raw);
       },
       close(ws) {
@@ -86,7 +97,7 @@ function serve(options: WebOptions, fleet: FleetFeed): Server<{ page: Page | nul
 
 const empty = (status: number, headers: Record<string, string> = {}) => new Response(null, { status, headers: { "cache-control": "no-store", ...headers } });
 
-function answer(request: Request, server: Server<{ page: Page | null }>, options: WebOptions): Response | undefined {
+function answer(request: Request, server: Server<SocketData>, options: WebOptions): Response | undefined {
   const url = new URL(request.url);
   const origin = request.headers.get("origin");
   if (origin !== null && !sameOrigin(origin, request)) return empty(403);
@@ -104,7 +115,7 @@ function answer(request: Request, server: Server<{ page: Page | null }>, options
   if (!loggedIn) return empty(401);
   if (url.pathname === "/ws") {
     if (origin === null) return empty(403);
-    return server.upgrade(request, { data: { page: null } }) ? undefined : empty(400);
+    return server.upgrade(request, { data: { session: session!, page: null } }) ? undefined : empty(400);
   }
   const asset = request.method === "GET" ? ASSETS[url.pathname] : undefined;
   if (!asset) return empty(404);
@@ -148,6 +159,9 @@ class FleetFeed {
 
   constructor() {
     setInterval(() => this.pages.size > 0 && this.changed(), AGES_INTERVAL_MS);
+    setInterval(() => {
+      for (const page of this.pages) page.closeIfRevoked();
+    }, SESSION_CHECK_MS);
   }
 
   async start(autostart = true): Promise<void> {
@@ -208,6 +222,11 @@ class Page {
 
   send(message: ServerMessage): void {
     this.ws.send(JSON.stringify(message));
+  }
+
+  /** `fleetcom web --revoke` ends an open page too, not only the next request. */
+  closeIfRevoked(): void {
+    if (!isSession(this.ws.data.session)) this.ws.close(REVOKED, "revoked");
   }
 
   get behind(): boolean {

@@ -221,7 +221,7 @@ describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
     expect(await fleet.peek(id)).not.toContain("socket");
   });
 
-  test("no token, a wrong one or a spent one is 401 and nothing else; --revoke ends every session", async () => {
+  test("no token, a wrong one or a spent one is 401 and nothing else; --revoke ends every session, open pages included", async () => {
     await fleet.run("sleep 600");
     const { url, origin } = await startWeb();
     for (const bad of [`${origin}/`, `${origin}/?token=nope`, `${origin}/xterm.js`, `${origin}/ws`]) {
@@ -238,9 +238,12 @@ describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
     const stored = readFileSync(join(fleet.sandbox.config, "web-tokens"), "utf8");
     expect(stored).not.toContain(cookie.split("=")[1]!);
     expect(statSync(join(fleet.sandbox.config, "web-tokens")).mode & 0o777).toBe(0o600);
+    const open = rawSocket(origin, { Origin: origin, Cookie: cookie });
+    expect(await open.opened).toBe(true);
     await fleet.ok(["web", "--revoke"]);
     const revoked = await fetch(`${origin}/`, { headers: { cookie } });
     expect({ status: revoked.status, body: await revoked.text() }).toEqual({ status: 401, body: "" });
+    expect(await open.closed).toBe(4401); // the page already open is disconnected too
   });
 
   test("a WebSocket from another Origin is refused, and an oversized frame closes one", async () => {

@@ -17,6 +17,7 @@ export default defineCommand({
     "tls-cert": { type: "string", valueHint: "FILE", description: "Serve HTTPS with this certificate (PEM)" },
     "tls-key": { type: "string", valueHint: "FILE", description: "…and this private key (PEM)" },
     revoke: { type: "boolean", description: "Invalidate every web token and session, then exit" },
+    url: { type: "boolean", description: "Print a new login URL for the web view already listening on --port (the service's), then exit" },
   },
   async run({ args }) {
     const { newLoginToken, revokeAll, tokenFile } = await import("./web-token.ts");
@@ -31,10 +32,16 @@ export default defineCommand({
     if (Boolean(args["tls-cert"]) !== Boolean(args["tls-key"])) throw usageError("web: --tls-cert and --tls-key go together");
     const port = args.port === undefined ? 0 : portFlag(args.port);
     const tls = args["tls-cert"] && args["tls-key"] ? { cert: pem("--tls-cert", args["tls-cert"]), key: pem("--tls-key", args["tls-key"]) } : null;
+    const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+    const url = (listening: number) => `${tls ? "https" : "http"}://${host}:${listening}/?token=${newLoginToken()}`;
+    if (args.url) {
+      if (args.port === undefined) throw usageError("web --url: give the --port the web view listens on (the service's is 7681)");
+      console.log(url(port));
+      return;
+    }
     const { serveWeb } = await import("./web-server.ts");
     const server = await serveWeb({ hostname, port, write: Boolean(args.write), tls });
-    const host = hostname.includes(":") ? `[${hostname}]` : hostname;
-    console.log(`${tls ? "https" : "http"}://${host}:${server.port}/?token=${newLoginToken()}`);
+    console.log(url(server.port ?? port));
     await new Promise(() => {});
   },
 });

@@ -246,6 +246,18 @@ describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
     expect(await open.closed).toBe(4401); // the page already open is disconnected too
   });
 
+  test("web --url prints a new login URL for the web view listening on --port (the service's way in)", async () => {
+    await fleet.run("sleep 600");
+    const { origin } = await startWeb();
+    const port = new URL(origin).port;
+    const url = (await fleet.ok(["web", "--url", "--port", port])).trim();
+    expect(url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/\\?token=[\\w-]{43}$`));
+    const login = await fetch(url, { redirect: "manual" });
+    expect(login.status).toBe(303);
+    const r = await fleet.cli(["web", "--url"]);
+    expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 2, stdout: "" });
+  });
+
   test("a WebSocket from another Origin is refused, and an oversized frame closes one", async () => {
     await fleet.run("sleep 600");
     const { url, origin } = await startWeb(["--write"]);

@@ -32,6 +32,7 @@ export const SUBCOMMANDS: Record<string, Lazy> = {
   notify: () => import("./cmd-notify.ts").then((m) => m.default),
   agents: () => import("./cmd-agents.ts").then((m) => m.default),
   service: () => import("./cmd-service.ts").then((m) => m.default),
+  web: () => import("./cmd-web.ts").then((m) => m.default),
   completions: () => import("./cmd-completions.ts").then((m) => m.completionsCommand(() => ({ root, subcommands: SUBCOMMANDS }))),
 };
 

@@ -109,7 +109,11 @@ export function logoutOutlookHere(env: Env = process.env, os: string = process.p
 // ---- fleetcom service install|uninstall|status ----------------------------------------------
 
 export const SYSTEMD_UNIT = "fleetcom.service";
+/** `service install --web`: the web view (docs/web.md) kept running beside the daemon, on this port. */
+export const SYSTEMD_WEB_UNIT = "fleetcom-web.service";
+export const WEB_PORT = 7681;
 export const LAUNCHD_LABEL = "dev.fleetcom.daemon";
+export const LAUNCHD_WEB_LABEL = "dev.fleetcom.web";
 
 /**
  * The variables written into the unit or agent: the config directory this shell uses, always (so the
@@ -128,13 +132,13 @@ function refuseControlCharacters(what: string, value: string): void {
     throw new ServiceError(`cannot install the service: ${what} holds a newline or another control character: ${JSON.stringify(value)}`);
 }
 
-export function systemdUnitPath(env: Env = process.env): string {
+export function systemdUnitPath(env: Env = process.env, unit = SYSTEMD_UNIT): string {
   const config = env.XDG_CONFIG_HOME || join(env.HOME ?? userInfo().homedir, ".config");
-  return join(config, "systemd", "user", SYSTEMD_UNIT);
+  return join(config, "systemd", "user", unit);
 }
 
-export function launchdPlistPath(env: Env = process.env): string {
-  return join(env.HOME ?? userInfo().homedir, "Library", "LaunchAgents", `${LAUNCHD_LABEL}.plist`);
+export function launchdPlistPath(env: Env = process.env, label = LAUNCHD_LABEL): string {
+  return join(env.HOME ?? userInfo().homedir, "Library", "LaunchAgents", `${label}.plist`);
 }
 
 // Quoting per systemd.syntax(7), systemd.service(5) (Command lines) and systemd.exec(5) (Environment=):
@@ -168,21 +172,38 @@ function systemdEnvironment(name: string, value: string): string {
  * that exited 1 because another daemon holds the runtime directory.
  */
 export function systemdUnit(daemon: string[], env: Env = process.env): string {
-  const [executable, ...args] = daemon;
-  for (const word of daemon) refuseControlCharacters("the path of fleetcom", word);
+  return systemdService(
+    daemon,
+    env,
+    ["Description=fleetcom supervisor (tasks and AI agents in PTYs)"],
+    ["KillMode=mixed", "TimeoutStopSec=15", "Restart=on-abnormal"],
+  );
+}
+
+/**
+ * The web view's unit (`service install --web`): `fleetcom web` is a client of the daemon, so it
+ * starts after the daemon's unit and is restarted whenever it stops; stopping it ends no task.
+ */
+export function systemdWebUnit(web: string[], env: Env = process.env): string {
+  return systemdService(web, env, ["Description=fleetcom web view (docs/web.md)", `After=${SYSTEMD_UNIT}`], ["Restart=always", "RestartSec=2"]);
+}
+
+function systemdService(argv: string[], env: Env, unit: string[], service: string[]): string {
+  const [executable, ...args] = argv;
+  for (const word of argv) refuseControlCharacters("the path of fleetcom", word);
   const vars = carriedEnv(env, "linux");
   for (const [name, value] of vars) refuseControlCharacters(name, value);
   const carried = vars.map(([name, value]) => `${systemdEnvironment(name, value)}\n`).join("");
+  const [first, ...rest] = service;
   return [
     "[Unit]",
-    "Description=fleetcom supervisor (tasks and AI agents in PTYs)",
+    ...unit,
     "",
     "[Service]",
     "Type=simple",
     `ExecStart=${[systemdExecutable(executable!), ...args.map(systemdQuote)].join(" ")}`,
-    `${carried}KillMode=mixed`,
-    "TimeoutStopSec=15",
-    "Restart=on-abnormal",
+    `${carried}${first}`,
+    ...rest,
     "",
     "[Install]",
     "WantedBy=default.target",
@@ -194,8 +215,11 @@ function xml(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
 
-/** The launchd agent: started at login, restarted after a crash (not after exit 1: another daemon runs). */
-export function launchdPlist(daemon: string[], env: Env = process.env): string {
+/**
+ * The launchd agent: started at login, restarted after a crash (not after exit 1: another daemon
+ * runs). The web view's (`LAUNCHD_WEB_LABEL`) is restarted whenever it stops.
+ */
+export function launchdPlist(daemon: string[], env: Env = process.env, label = LAUNCHD_LABEL): string {
   for (const word of daemon) refuseControlCharacters("the path of fleetcom", word);
   const carried = carriedEnv(env, "darwin");
   for (const [name, value] of carried) refuseControlCharacters(name, value);
@@ -207,7 +231,7 @@ export function launchdPlist(daemon: string[], env: Env = process.env): string {
     '<plist version="1.0">',
     "<dict>",
     "  <key>Label</key>",
-    `  <string>${LAUNCHD_LABEL}</string>`,
+    `  <string>${label}</string>`,
     "  <key>ProgramArguments</key>",
     "  <array>",
     args,
@@ -219,10 +243,7 @@ export function launchdPlist(daemon: string[], env: Env = process.env): string {
     "  <key>RunAtLoad</key>",
     "  <true/>",
     "  <key>KeepAlive</key>",
-    "  <dict>",
-    "    <key>Crashed</key>",
-    "    <true/>",
-    "  </dict>",
+    ...(label === LAUNCHD_LABEL ? ["  <dict>", "    <key>Crashed</key>", "    <true/>", "  </dict>"] : ["  <true/>"]),
     "  <key>ProcessType</key>",
     "  <string>Interactive</string>",
     "</dict>",
@@ -243,6 +264,8 @@ export interface ServiceContext {
   configFile: string;
   /** The daemon's settings this shell's environment sets over that file (settings.ts daemonSettingsFromEnvironment). */
   fromEnvironment: { env: string; key: string }[];
+  /** `install --web`: the argv of the `fleetcom web` to keep running beside the daemon. */
+  web?: string[];
 }
 
 /** One helper call that must succeed; its failure is the user's to see, with what was done before it. */
@@ -287,7 +310,7 @@ export function installService(ctx: ServiceContext, write: (path: string, text: 
       lines.push(
         `lingering is off: the service stops at your last logout and starts at your next login; loginctl enable-linger ${userName(ctx.env)} keeps it running`,
       );
-    return [...lines, ...environmentNotCarried(ctx)];
+    return [...lines, ...installSystemdWeb(ctx, write), ...environmentNotCarried(ctx)];
   }
   if (ctx.os === "darwin") {
     const path = launchdPlistPath(ctx.env);
@@ -298,17 +321,71 @@ export function installService(ctx: ServiceContext, write: (path: string, text: 
       lines.push(
         `the daemon running now (pid ${ctx.runningPid}) is not the agent's: fleetcom --kill, then launchctl kickstart gui/${ctx.uid}/${LAUNCHD_LABEL}, moves the fleet under it`,
       );
-    return [...lines, ...environmentNotCarried(ctx)];
+    return [...lines, ...installLaunchdWeb(ctx, write), ...environmentNotCarried(ctx)];
   }
   throw unsupported(ctx.os);
 }
 
+/** The web view's URL: each login token is printed on demand, never into the service's log. */
+const WEB_LOGIN = `fleetcom web --url --port ${WEB_PORT} prints a URL to open it`;
+
+function installSystemdWeb(ctx: ServiceContext, write: (path: string, text: string) => void): string[] {
+  if (!ctx.web) return [];
+  const path = systemdUnitPath(ctx.env, SYSTEMD_WEB_UNIT);
+  write(path, systemdWebUnit(ctx.web, ctx.env));
+  must("systemctl", ["--user", "daemon-reload"], ctx, `wrote ${path}`);
+  must("systemctl", ["--user", "enable", "--now", SYSTEMD_WEB_UNIT], ctx, `wrote ${path}`);
+  return [`installed ${path}: systemd keeps fleetcom web on 127.0.0.1:${WEB_PORT} running beside the daemon (started now); ${WEB_LOGIN}`];
+}
+
+function installLaunchdWeb(ctx: ServiceContext, write: (path: string, text: string) => void): string[] {
+  if (!ctx.web) return [];
+  const path = launchdPlistPath(ctx.env, LAUNCHD_WEB_LABEL);
+  write(path, launchdPlist(ctx.web, ctx.env, LAUNCHD_WEB_LABEL));
+  must("launchctl", ["bootstrap", `gui/${ctx.uid}`, path], ctx, `wrote ${path}`);
+  return [`installed ${path}: launchd keeps fleetcom web on 127.0.0.1:${WEB_PORT} running beside the daemon; ${WEB_LOGIN}`];
+}
+
 /** Disables and removes the unit or agent; a daemon running now keeps running. */
 export function uninstallService(ctx: ServiceContext, remove: (path: string) => boolean): string[] {
+  const web = uninstallWeb(ctx, remove);
+  return [...web, ...uninstallDaemon(ctx, remove, web.length > 0)];
+}
+
+function present(path: string): boolean {
+  try {
+    accessSync(path, constants.F_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The web view's unit or agent goes with the daemon's, and stops: it holds no task. */
+function uninstallWeb(ctx: ServiceContext, remove: (path: string) => boolean): string[] {
+  if (ctx.os === "linux") {
+    const path = systemdUnitPath(ctx.env, SYSTEMD_WEB_UNIT);
+    if (!present(path)) return [];
+    // Disabled while its file is there: systemctl finds what to undo through it.
+    run("systemctl", ["--user", "disable", "--now", SYSTEMD_WEB_UNIT], ctx.env);
+    return remove(path) ? [`removed ${path}`] : [];
+  }
+  if (ctx.os === "darwin") {
+    const path = launchdPlistPath(ctx.env, LAUNCHD_WEB_LABEL);
+    run("launchctl", ["bootout", `gui/${ctx.uid}/${LAUNCHD_WEB_LABEL}`], ctx.env);
+    return remove(path) ? [`removed ${path}`] : [];
+  }
+  return [];
+}
+
+function uninstallDaemon(ctx: ServiceContext, remove: (path: string) => boolean, webRemoved: boolean): string[] {
   const keeps = ctx.runningPid === null ? [] : [`the daemon running now (pid ${ctx.runningPid}) and its tasks keep running; fleetcom --kill stops them`];
   if (ctx.os === "linux") {
     const path = systemdUnitPath(ctx.env);
-    if (!remove(path)) return [`not installed (no ${path})`];
+    if (!remove(path)) {
+      if (webRemoved) must("systemctl", ["--user", "daemon-reload"], ctx, "removed the web view's unit");
+      return [`not installed (no ${path})`];
+    }
     // Disable only: stopping the unit would end the fleet; what runs now is the user's to stop.
     run("systemctl", ["--user", "disable", SYSTEMD_UNIT], ctx.env);
     must("systemctl", ["--user", "daemon-reload"], ctx, `removed ${path}`);
@@ -331,11 +408,14 @@ export function serviceStatus(ctx: ServiceContext, exists: (path: string) => boo
     const enabled = run("systemctl", ["--user", "is-enabled", SYSTEMD_UNIT], ctx.env).stdout || "unknown";
     const active = run("systemctl", ["--user", "is-active", SYSTEMD_UNIT], ctx.env).stdout || "unknown";
     const linger = lingering(ctx.env);
+    const webPath = systemdUnitPath(ctx.env, SYSTEMD_WEB_UNIT);
+    const web = exists(webPath) ? run("systemctl", ["--user", "is-active", SYSTEMD_WEB_UNIT], ctx.env).stdout || "unknown" : null;
     return [
       `installed ${path}`,
       `enabled   ${enabled}`,
       `active    ${active}`,
       `lingering ${linger === null ? "unknown" : linger ? "yes" : `no (loginctl enable-linger ${userName(ctx.env)} keeps the fleet over logouts)`}`,
+      ...(web === null ? [] : [`web       ${web} on 127.0.0.1:${WEB_PORT} (${webPath})`]),
     ];
   }
   if (ctx.os === "darwin") {

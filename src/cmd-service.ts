@@ -5,7 +5,7 @@
 import { defineCommand } from "citty";
 import { existsSync, mkdirSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { UserError } from "./errors.ts";
+import { UserError, usageError } from "./errors.ts";
 import { printable } from "./text-printable.ts";
 import type { ServiceContext } from "./client-service-manager.ts";
 
@@ -28,6 +28,11 @@ async function context(): Promise<ServiceContext> {
   };
 }
 
+/** `fleetcom web` on the service's port, from the same fleetcom as the daemon's command. */
+function webCommand(daemon: string[], port: number, write: boolean): string[] {
+  return [...daemon.slice(0, -1), "web", "--port", String(port), ...(write ? ["--write"] : [])];
+}
+
 async function perform(step: (m: typeof import("./client-service-manager.ts"), ctx: ServiceContext) => string[]): Promise<void> {
   const [manager, ctx] = await Promise.all([import("./client-service-manager.ts"), context()]);
   try {
@@ -40,9 +45,14 @@ async function perform(step: (m: typeof import("./client-service-manager.ts"), c
 
 const install = defineCommand({
   meta: { name: "install", description: "Write and enable a systemd user unit (Linux) or launchd agent (macOS) running fleetcom daemon at login" },
-  async run() {
+  args: {
+    web: { type: "boolean", description: "Also keep fleetcom web running beside it, on 127.0.0.1:7681 (docs/web.md)" },
+    write: { type: "boolean", description: "With --web: the web view takes --write (the page may type into tasks)" },
+  },
+  async run({ args }) {
+    if (args.write && !args.web) throw usageError("service install: --write goes with --web");
     await perform((m, ctx) =>
-      m.installService(ctx, (path, text) => {
+      m.installService(args.web ? { ...ctx, web: webCommand(ctx.daemon, m.WEB_PORT, Boolean(args.write)) } : ctx, (path, text) => {
         mkdirSync(dirname(path), { recursive: true });
         writeFileSync(path, text, { mode: 0o644 });
       }),

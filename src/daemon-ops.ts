@@ -175,7 +175,8 @@ export function operations(fleet: Fleet): Handlers {
     },
     attach: (peer, a) => {
       const task = fleet.find(a.task);
-      attach(peer, task, a.cols, a.rows);
+      // A new size is told to subscribers: the web view draws the task's screen at it.
+      if (attach(peer, task, a.cols !== undefined && a.rows !== undefined ? { cols: a.cols, rows: a.rows } : null)) fleet.taskChanged(task, false);
       return task.info();
     },
     detach: (peer) => {
@@ -193,7 +194,7 @@ export function operations(fleet: Fleet): Handlers {
       return task.info();
     },
     resize: (peer, a) => {
-      if (peer.view.kind === "attached") peer.view.task.resize(a.cols, a.rows);
+      if (peer.view.kind === "attached" && peer.view.task.resize(a.cols, a.rows)) fleet.taskChanged(peer.view.task, false);
       return null;
     },
   };

@@ -79,13 +79,15 @@ export function isAttachedTo(peer: Peer, task: Task): boolean {
 /**
  * Looking is not answering: attaching leaves the task's attention as it is (a `!` stays until the
  * user types into the task, daemon.ts data()), so passing through with `Ctrl-\ w` keeps the triage list.
+ * Without a size (the web view) the task keeps its own. Whether the task's size changed.
  */
-export function attach(peer: Peer, task: Task, cols: number, rows: number): void {
+export function attach(peer: Peer, task: Task, size: { cols: number; rows: number } | null): boolean {
   detach(peer);
   const view: Attached = { kind: "attached", task, held: null, inputBlocked: false };
   peer.view = view;
-  task.resize(cols, rows);
+  const resized = size !== null && task.resize(size.cols, size.rows);
   sendScreen(peer, view);
+  return resized;
 }
 
 export function follow(peer: Peer, task: Task, lines?: number): void {

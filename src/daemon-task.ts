@@ -346,12 +346,14 @@ export class Task {
     return this.pty?.pendingInput ?? 0;
   }
 
-  resize(cols: number, rows: number): void {
-    if (cols === this.cols && rows === this.rows) return;
+  /** Whether the size changed. */
+  resize(cols: number, rows: number): boolean {
+    if (cols === this.cols && rows === this.rows) return false;
     this.cols = cols;
     this.rows = rows;
     this.screen.resize(cols, rows);
     this.pty?.resize(cols, rows);
+    return true;
   }
 
   /** `now` is monotonic (performance.now). */
@@ -425,6 +427,8 @@ export class Task {
       conversation: this.agent ? (this.agent.known() ?? this.agent.storedMatch()) : null,
       attention: this.attention,
       worktree: this.worktree,
+      cols: this.cols,
+      rows: this.rows,
     };
   }
 

@@ -57,7 +57,8 @@ export const opArgs = {
   peek: schema("op.peek", (type) => type({ task: taskRef.type(), "lines?": "number.integer > 0", "history?": "boolean", "ansi?": "boolean" })),
   history: schema("op.history", (type) => type({ "tasks?": taskRef.type().array(), "group?": "string" })),
   logs: schema("op.logs", (type) => type({ task: taskRef.type(), "lines?": "number.integer >= 0" })),
-  attach: schema("op.attach", (type) => type({ task: taskRef.type(), cols: dimension, rows: dimension })),
+  /** Without a size, the client looks without resizing the task (the web view): the screen comes at the task's size, TaskInfo's `cols`/`rows`. */
+  attach: schema("op.attach", (type) => type({ task: taskRef.type(), "cols?": dimension, "rows?": dimension })),
   follow: schema("op.follow", (type) => type({ task: taskRef.type(), "lines?": "number.integer > 0" })),
   resize: schema("op.resize", (type) => type({ cols: dimension, rows: dimension })),
   duplicates: schema("op.duplicates", (type) => type({ entries: recipeEntry.type().array() })),
@@ -103,6 +104,9 @@ export interface TaskInfo {
   attention: Attention | null;
   /** The git worktree fleetcom made for the task (`run --worktree`), or null. */
   worktree: WorktreeRecord | null;
+  /** The size of the task's terminal: what its screen is drawn at (the last attached client's). */
+  cols: number;
+  rows: number;
 }
 
 /** A process that left its task's process group, which `kill` and `rm` report and never signal. */

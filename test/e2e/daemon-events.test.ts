@@ -47,6 +47,27 @@ describe("events and settings", () => {
     raw.socket.end();
   });
 
+  test("attach without a size looks at the task at its own size; a terminal's resize is told to subscribers (the web view)", async () => {
+    const raw = await subscribedClient();
+    const id = await fleet.run("echo sized; sleep 600");
+    const before = await fleet.task(id);
+    const looker = await fleet.rawClient();
+    const looked = await looker.request("attach", { task: { id } });
+    expect(looked.ok).toBe(true);
+    await until("the screen", () => looker.data.includes("sized"));
+    expect(await fleet.task(id)).toMatchObject({ cols: before.cols, rows: before.rows });
+    const terminal = await fleet.rawClient();
+    await terminal.request("attach", { task: { id }, cols: 71, rows: 19 });
+    await until("a change with the new size", () =>
+      raw.messages.some((m) => m.event === "changed" && m.task.id === id && m.task.cols === 71 && m.task.rows === 19),
+    );
+    await terminal.request("resize", { cols: 72, rows: 20 });
+    await until("a change with the resized size", () =>
+      raw.messages.some((m) => m.event === "changed" && m.task.id === id && m.task.cols === 72 && m.task.rows === 20),
+    );
+    for (const c of [raw, looker, terminal]) c.close();
+  });
+
   test("a task going quiet for the idle spell is announced once as idle, and output makes it active again", async () => {
     fleet.env.FLEETCOM_IDLE_SECONDS = "1.5";
     const raw = await subscribedClient();

@@ -148,6 +148,39 @@ describe("fleetcom service", () => {
     expect((await fleet.ok(["service", "uninstall"])).trim()).toBe(`not installed (no ${unit()})`);
   });
 
+  test("install --web also keeps fleetcom web running beside the daemon; status names it; uninstall stops and removes both", async () => {
+    const webUnit = join(fleet.env.XDG_CONFIG_HOME!, "systemd", "user", "fleetcom-web.service");
+    const installed = (await fleet.ok(["service", "install", "--web"])).trim().split("\n");
+    expect(installed).toEqual([
+      `installed ${unit()}: systemd starts fleetcom daemon at login (started now)`,
+      `installed ${webUnit}: systemd keeps fleetcom web on 127.0.0.1:7681 running beside the daemon (started now); fleetcom web --url --port 7681 prints a URL to open it`,
+    ]);
+    const text = readFileSync(webUnit, "utf8");
+    expect(text).toContain(`${systemdQuote(SELF)} "web" "--port" "7681"\n`);
+    expect(text).not.toContain("--write");
+    expect(text).toContain("After=fleetcom.service\n");
+    expect(text).toContain(`Environment="FLEETCOM_CONFIG_DIR=${fleet.sandbox.config}"\n`);
+    expect(text).toContain("Restart=always\n");
+    expect(calls().filter((c) => c.startsWith("systemctl") && !c.includes("is-system-running"))).toEqual([
+      "systemctl --user daemon-reload",
+      "systemctl --user enable --now fleetcom.service",
+      "systemctl --user daemon-reload",
+      "systemctl --user enable --now fleetcom-web.service",
+    ]);
+    expect((await fleet.ok(["service", "status"])).trim().split("\n").at(-1)).toBe(`web       active on 127.0.0.1:7681 (${webUnit})`);
+    expect((await fleet.ok(["service", "uninstall"])).trim().split("\n")).toEqual([`removed ${webUnit}`, `removed ${unit()}`]);
+    expect(existsSync(webUnit)).toBe(false);
+    expect(calls().slice(-3)).toEqual([
+      "systemctl --user disable --now fleetcom-web.service",
+      "systemctl --user disable fleetcom.service",
+      "systemctl --user daemon-reload",
+    ]);
+    await fleet.ok(["service", "install", "--web", "--write"]);
+    expect(readFileSync(webUnit, "utf8")).toContain(`"web" "--port" "7681" "--write"\n`);
+    const r = await fleet.cli(["service", "install", "--write"]);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 2, stderr: "fleetcom: service install: --write goes with --web\n" });
+  });
+
   test("with a daemon running it enables without starting a second one, and says how to move the fleet; lingering off is named", async () => {
     await fleet.run("sleep 3600");
     const pid = fleet.daemonPid();
@@ -315,6 +348,29 @@ describe("unit and agent texts (pure)", () => {
     expect(Object.keys(written)).toEqual([path]);
     expect(lines).toEqual([`installed ${path}: launchd starts fleetcom daemon at login`]);
     expect(f.calls()).toEqual([`launchctl bootstrap gui/501 ${path}`]);
+  });
+
+  test("on macOS install --web also writes the web view's agent, kept alive, and bootstraps it", () => {
+    const f = fakes(sandbox.root, sandbox.env);
+    const written: Record<string, string> = {};
+    const ctx = {
+      env: f.env,
+      os: "darwin",
+      daemon: ["/usr/local/bin/fleetcom", "daemon"],
+      runningPid: null,
+      uid: 501,
+      configFile: "/c/config.toml",
+      fromEnvironment: [],
+      web: ["/usr/local/bin/fleetcom", "web", "--port", "7681"],
+    };
+    installService(ctx, (path, text) => (written[path] = text));
+    const agents = join(sandbox.home, "Library", "LaunchAgents");
+    const web = join(agents, "dev.fleetcom.web.plist");
+    expect(Object.keys(written)).toEqual([join(agents, "dev.fleetcom.daemon.plist"), web]);
+    expect(written[web]).toContain("<string>dev.fleetcom.web</string>");
+    expect(written[web]).toContain("<string>web</string>\n    <string>--port</string>\n    <string>7681</string>");
+    expect(written[web]).toContain("<key>KeepAlive</key>\n  <true/>");
+    expect(f.calls()).toEqual([`launchctl bootstrap gui/501 ${join(agents, "dev.fleetcom.daemon.plist")}`, `launchctl bootstrap gui/501 ${web}`]);
   });
 
   test("the logout outlook from logind's lingering and KillUserProcesses", () => {

@@ -259,6 +259,8 @@ function task(over: Partial<TaskInfo> = {}): TaskInfo {
     agent: "claude",
     conversation: null,
     attention: null,
+    cols: 80,
+    rows: 24,
     ...over,
   };
 }

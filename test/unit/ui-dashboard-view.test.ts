@@ -38,6 +38,8 @@ function task(id: number, over: Partial<TaskInfo> = {}): TaskInfo {
     agent: null,
     conversation: null,
     attention: null,
+    cols: 80,
+    rows: 24,
     ...over,
   };
 }

@@ -1,0 +1,68 @@
+// `fleetcom web [--write] [--port N] [--listen ADDR --tls-cert F --tls-key F]` and `fleetcom web
+// --revoke`: the fleet in a browser (docs/web.md). Listens on 127.0.0.1 unless told otherwise, and
+// off loopback only over TLS: a token and a cookie sent in the clear on a network are anyone's.
+// Prints one URL with a fresh login token, good for one visit (web-token.ts).
+import { defineCommand } from "citty";
+import { isIP } from "node:net";
+import { positiveWholeFlag } from "./cli-flags.ts";
+import { errnoCode, errnoWords, errorMessage, usageError } from "./errors.ts";
+import { readRegularFile } from "./files.ts";
+
+export default defineCommand({
+  meta: { name: "web", description: "Serve the fleet to a browser on 127.0.0.1 (read-only unless --write); prints a URL with a one-time token" },
+  args: {
+    write: { type: "boolean", description: "Let the page type into tasks, send text and keys, rerun and kill" },
+    port: { type: "string", valueHint: "N", description: "Listen on this port (default: any free one)" },
+    listen: { type: "string", valueHint: "ADDR", description: "Listen on this address instead of 127.0.0.1 (off loopback, with --tls-cert and --tls-key)" },
+    "tls-cert": { type: "string", valueHint: "FILE", description: "Serve HTTPS with this certificate (PEM)" },
+    "tls-key": { type: "string", valueHint: "FILE", description: "…and this private key (PEM)" },
+    revoke: { type: "boolean", description: "Invalidate every web token and session, then exit" },
+    url: { type: "boolean", description: "Print a new login URL for the web view already listening on --port (the service's), then exit" },
+  },
+  async run({ args }) {
+    const { newLoginToken, revokeAll, tokenFile } = await import("./web-token.ts");
+    if (args.revoke) {
+      revokeAll();
+      console.log(`every web token and session is revoked (${tokenFile()})`);
+      return;
+    }
+    const hostname = args.listen ?? "127.0.0.1";
+    if (!isLoopback(hostname) && !(args["tls-cert"] && args["tls-key"]))
+      throw usageError(`web: --listen ${hostname} is off loopback: give --tls-cert and --tls-key, or keep 127.0.0.1 behind a TLS front (docs/web.md)`);
+    if (Boolean(args["tls-cert"]) !== Boolean(args["tls-key"])) throw usageError("web: --tls-cert and --tls-key go together");
+    const port = args.port === undefined ? 0 : portFlag(args.port);
+    const tls = args["tls-cert"] && args["tls-key"] ? { cert: pem("--tls-cert", args["tls-cert"]), key: pem("--tls-key", args["tls-key"]) } : null;
+    const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+    const url = (listening: number) => `${tls ? "https" : "http"}://${host}:${listening}/?token=${newLoginToken()}`;
+    if (args.url) {
+      if (args.port === undefined) throw usageError("web --url: give the --port the web view listens on (the service's is 7681)");
+      console.log(url(port));
+      return;
+    }
+    const { serveWeb } = await import("./web-server.ts");
+    const server = await serveWeb({ hostname, port, write: Boolean(args.write), tls });
+    console.log(url(server.port ?? port));
+    await new Promise(() => {});
+  },
+});
+
+function pem(flag: string, path: string): string {
+  try {
+    return readRegularFile(path, { maxBytes: 1024 * 1024 }).toString("utf8");
+  } catch (error) {
+    const code = errnoCode(error);
+    throw usageError(`web: ${flag} ${path}: ${(code && errnoWords(code)) ?? errorMessage(error)}`);
+  }
+}
+
+function portFlag(raw: string): number {
+  const port = positiveWholeFlag("--port", raw)!;
+  if (port > 65535) throw usageError(`web: --port ${port} is not a port (1-65535)`);
+  return port;
+}
+
+function isLoopback(host: string): boolean {
+  if (host === "localhost") return true;
+  if (isIP(host) === 4) return host.startsWith("127.");
+  return host === "::1";
+}

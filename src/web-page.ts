@@ -1,0 +1,235 @@
+// The one page of the web view: its HTML, CSS and script, and the browser build of xterm.js, all
+// embedded in the binary (text imports, which `bun build --compile` bundles): nothing is fetched
+// from elsewhere, so the page works off-line and its Content-Security-Policy can say 'self' only.
+// Made for a phone first: one column, large targets, the waiting tasks on top, the count in the title.
+import xtermCss from "@xterm/xterm/css/xterm.css" with { type: "text" };
+import xtermJs from "@xterm/xterm/lib/xterm.js" with { type: "text" };
+
+export const ASSETS: Record<string, { type: string; body: string }> = {
+  "/": { type: "text/html; charset=utf-8", body: html() },
+  "/app.js": { type: "text/javascript; charset=utf-8", body: script() },
+  "/app.css": { type: "text/css; charset=utf-8", body: css() },
+  "/xterm.js": { type: "text/javascript; charset=utf-8", body: xtermJs },
+  "/xterm.css": { type: "text/css; charset=utf-8", body: xtermCss },
+};
+
+function html(): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="dark">
+<title>fleetcom</title>
+<link rel="stylesheet" href="/xterm.css">
+<link rel="stylesheet" href="/app.css">
+<script src="/xterm.js" defer></script>
+<script src="/app.js" defer></script>
+</head>
+<body>
+<header>
+  <div class="bar"><h1 id="title">fleetcom</h1><button id="notify" hidden>Notify me</button></div>
+  <p id="summary">connecting…</p>
+</header>
+<main>
+  <section id="fleet" aria-label="tasks"></section>
+  <section id="task" hidden>
+    <div class="bar"><button id="back">← Fleet</button><h2 id="task-title"></h2></div>
+    <p id="task-state"></p>
+    <div id="term"></div>
+    <div id="controls" hidden>
+      <form id="send"><input id="text" autocomplete="off" placeholder="Type, then Send (Enter follows)"><button>Send</button></form>
+      <div id="keys"></div>
+      <div class="actions"><button id="rerun">Rerun</button><button id="kill" class="danger">Kill</button></div>
+    </div>
+  </section>
+</main>
+<p id="error" role="alert" hidden></p>
+</body>
+</html>
+`;
+}
+
+function css(): string {
+  return `
+:root { color-scheme: dark; --bg: #111418; --card: #1b2027; --line: #2c333d; --fg: #e6e6e6; --dim: #9aa4b1; --wait: #ff5fd2; }
+* { box-sizing: border-box; }
+body { margin: 0; background: var(--bg); color: var(--fg); font: 16px/1.35 system-ui, sans-serif; }
+header { position: sticky; top: 0; z-index: 1; background: var(--bg); padding: 10px 14px; border-bottom: 1px solid var(--line); }
+h1 { font-size: 20px; margin: 0; }
+#summary { margin: 2px 0 0; color: var(--dim); font-size: 14px; }
+main { padding: 8px 10px 40px; max-width: 1400px; margin: 0 auto; }
+h2 { font-size: 15px; color: var(--dim); margin: 16px 4px 6px; text-transform: uppercase; letter-spacing: .04em; }
+button { font: inherit; color: var(--fg); background: #2a313b; border: 1px solid var(--line); border-radius: 10px; min-height: 48px; min-width: 48px; padding: 8px 14px; }
+button:active { background: #3a4350; }
+.card { display: grid; grid-template-columns: 2em 1fr auto; gap: 2px 8px; width: 100%; text-align: left; margin: 0 0 8px; background: var(--card); min-height: 64px; }
+.card .glyph { grid-row: span 2; font-size: 22px; text-align: center; align-self: center; }
+.card .name { font-weight: 600; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.card .age { color: var(--dim); font-size: 14px; }
+.card .line { grid-column: 2 / span 2; color: var(--dim); font-size: 14px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.card.waiting { border-color: var(--wait); }
+.card.waiting .glyph, .card.waiting .line { color: var(--wait); }
+.bar { display: flex; gap: 10px; align-items: center; }
+.bar h2 { margin: 0; text-transform: none; color: var(--fg); font-size: 17px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+#task-state { color: var(--dim); margin: 8px 2px; }
+#term { overflow-x: auto; background: #000; border-radius: 8px; padding: 4px; }
+#send { display: flex; gap: 8px; margin-top: 10px; }
+#text { flex: 1; min-height: 48px; font: inherit; color: var(--fg); background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 0 12px; }
+#keys, .actions { display: flex; flex-wrap: wrap; gap: 8px; margin-top: 10px; }
+.actions { justify-content: space-between; }
+.danger { border-color: #a33; color: #ff8080; }
+#error { position: fixed; bottom: 0; left: 0; right: 0; margin: 0; padding: 12px 14px; background: #5a1d1d; }
+header .bar { justify-content: space-between; }
+#notify { min-height: 40px; }
+@media (min-width: 900px) {
+  main { display: grid; grid-template-columns: minmax(320px, 420px) 1fr; gap: 16px; }
+  #task[hidden] { display: block; visibility: hidden; }
+  #back { display: none; }
+}
+`;
+}
+
+// The page's script, plain browser JavaScript: every task's text goes in through textContent, never
+// as markup, and the terminal gets the screen the daemon serialized, as attach does.
+function script(): string {
+  return `"use strict";
+(() => {
+  const $ = (id) => document.getElementById(id);
+  let ws = null, write = false, viewing = null, term = null, termSize = "", lastFleet = null, waitingIds = new Set(), first = true;
+
+  function connect() {
+    ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
+    ws.onmessage = (e) => receive(JSON.parse(e.data));
+    ws.onopen = () => { if (viewing !== null) send({ type: "view", task: viewing }); };
+    ws.onclose = () => { $("summary").textContent = "disconnected; reconnecting…"; setTimeout(connect, 2000); };
+  }
+  const send = (m) => ws && ws.readyState === 1 && ws.send(JSON.stringify(m));
+
+  function receive(m) {
+    if (m.type === "hello") { write = m.write; keyButtons(m.keys); $("controls").hidden = !write; }
+    else if (m.type === "fleet") showFleet(m.view);
+    else if (m.type === "screen" && m.task === viewing) showScreen(m);
+    else if (m.type === "ended" && m.task === viewing) $("task-state").textContent = "ended: " + m.reason;
+    else if (m.type === "error") showError(m.message);
+    else if (m.type === "daemon" && !m.connected) $("summary").textContent = "the daemon is not running; waiting for it…";
+  }
+
+  function showFleet(view) {
+    lastFleet = view;
+    document.title = view.title;
+    $("summary").textContent = view.summary;
+    const fleet = $("fleet");
+    fleet.replaceChildren();
+    if (view.sections.length === 0) fleet.append(el("p", "", "No tasks. fleetcom run -- CMD starts one."));
+    for (const section of view.sections) {
+      fleet.append(el("h2", "", section.title + " (" + section.cards.length + ")"));
+      for (const card of section.cards) fleet.append(cardButton(card));
+    }
+    notifyNewWaits(view);
+    if (viewing !== null) showTaskHead();
+  }
+
+  function cardButton(card) {
+    const b = el("button", "card" + (card.glyph === "!" ? " waiting" : ""));
+    b.dataset.task = card.id;
+    b.append(el("span", "glyph", card.glyph), el("span", "name", card.id + " " + card.label), el("span", "age", card.age));
+    const waiting = card.glyph === "!";
+    b.append(el("span", "line", card.message || (waiting ? [card.state, card.preview].filter(Boolean).join(" · ") : card.preview || card.state)));
+    b.onclick = () => open(card.id);
+    return b;
+  }
+
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function findCard(id) {
+    for (const s of (lastFleet ? lastFleet.sections : [])) for (const c of s.cards) if (c.id === id) return c;
+    return null;
+  }
+
+  function open(id) {
+    viewing = id;
+    termSize = "";
+    if (term) term.reset();
+    $("task").hidden = false;
+    if (matchMedia("(max-width: 899px)").matches) $("fleet").hidden = true;
+    showTaskHead();
+    send({ type: "view", task: id });
+    window.scrollTo(0, 0);
+  }
+
+  function close() {
+    viewing = null;
+    send({ type: "view", task: null });
+    $("task").hidden = true;
+    $("fleet").hidden = false;
+  }
+
+  function showTaskHead() {
+    const card = findCard(viewing);
+    $("task-title").textContent = card ? card.id + " " + card.label : "task " + viewing;
+    $("task-state").textContent = card ? card.glyph + " " + card.state + (card.message ? " · " + card.message : "") + " · " + card.age : "removed";
+    $("rerun").hidden = !card || card.running;
+  }
+
+  function showScreen(m) {
+    if (!term) {
+      term = new Terminal({ cols: m.cols, rows: m.rows, scrollback: 0, disableStdin: !write, fontFamily: "ui-monospace, Menlo, monospace", fontSize: fontFor(m.cols) });
+      term.open($("term"));
+      window.fleetcomTerm = term;
+      term.onData((data) => { if (write && viewing !== null) send({ type: "input", data }); });
+    }
+    const size = m.cols + "x" + m.rows;
+    if (size !== termSize) { term.options.fontSize = fontFor(m.cols); term.resize(m.cols, m.rows); termSize = size; }
+    term.write(m.data);
+  }
+
+  // The task's columns across the phone's width while they stay readable; past that the terminal scrolls sideways.
+  function fontFor(cols) {
+    const width = Math.max(200, $("term").clientWidth - 8);
+    return Math.max(7, Math.min(15, Math.floor(width / (cols * 0.61))));
+  }
+
+  function keyButtons(keys) {
+    const box = $("keys");
+    box.replaceChildren();
+    for (const key of keys) {
+      const b = el("button", "", key);
+      b.onclick = () => viewing !== null && send({ type: "keys", task: viewing, keys: [key] });
+      box.append(b);
+    }
+  }
+
+  function notifyNewWaits(view) {
+    const now = new Set();
+    for (const s of view.sections) for (const c of s.cards) if (c.glyph === "!") now.add(c.id);
+    if ("Notification" in window && Notification.permission === "granted" && document.hidden && !first)
+      for (const id of now) if (!waitingIds.has(id)) { const c = findCard(id); new Notification("fleetcom: " + (c ? c.label : id) + " waits", { body: c ? c.message || c.state : "" }); }
+    waitingIds = now;
+    first = false;
+  }
+
+  function showError(message) {
+    const e = $("error");
+    e.textContent = message;
+    e.hidden = false;
+    clearTimeout(showError.timer);
+    showError.timer = setTimeout(() => (e.hidden = true), 6000);
+  }
+
+  $("back").onclick = close;
+  $("send").onsubmit = (e) => { e.preventDefault(); const t = $("text"); if (viewing !== null && t.value) { send({ type: "send", task: viewing, text: t.value }); t.value = ""; } };
+  $("rerun").onclick = () => viewing !== null && send({ type: "rerun", task: viewing });
+  $("kill").onclick = () => { const c = findCard(viewing); if (viewing !== null && confirm("Kill task " + viewing + (c ? " (" + c.label + ")" : "") + "?")) send({ type: "kill", task: viewing }); };
+  if ("Notification" in window && Notification.permission === "default") {
+    $("notify").hidden = false;
+    $("notify").onclick = () => Notification.requestPermission().then(() => ($("notify").hidden = true));
+  }
+  connect();
+})();
+`;
+}

@@ -1,0 +1,370 @@
+// `fleetcom web`'s server: one page and one WebSocket per open page, from a process that is a client
+// of the daemon like the dashboard, so the daemon stays small and nothing listens unless asked.
+//
+// SECURITY INVARIANT: nothing is answered, not the page, not a script, not the WebSocket, unless the
+// request carries a session cookie whose hash is in the token file (web-token.ts), and a request that
+// says where it comes from (Origin) comes from this very page; the WebSocket must say so. Without
+// `--write` no message of the page reaches a task: typing, send, keys, rerun and kill are refused here.
+import type { Server, ServerWebSocket } from "bun";
+import { DaemonClient } from "./client.ts";
+import { errnoCode, errnoWords, errorMessage, UserError } from "./errors.ts";
+import { homeDir } from "./paths.ts";
+import { unknownKey } from "./term-keys.ts";
+import { ASSETS } from "./web-page.ts";
+import { type PageMessage, pageMessage, type ServerMessage } from "./web-messages.ts";
+import { isSession, tradeLoginToken } from "./web-token.ts";
+import { fleetView } from "./web-view.ts";
+import type { TaskInfo } from "./wire-protocol.ts";
+
+export interface WebOptions {
+  hostname: string;
+  port: number;
+  write: boolean;
+  /** The certificate and its key, PEM text. */
+  tls: { cert: string; key: string } | null;
+}
+
+/** What one page may send at once: far more than a paste of text, far less than memory matters. */
+export const MAX_FRAME = 64 * 1024;
+/** A page that has not read this much is sent no screen until it has (the newest is sent then). */
+const BEHIND_BYTES = 256 * 1024;
+/** At most this many screens a second per page, however fast a task prints. */
+const SCREEN_INTERVAL_MS = 250;
+const FLEET_INTERVAL_MS = 200;
+/** A quiet fleet is sent again this often anyway, so its ages move on. */
+const AGES_INTERVAL_MS = 15_000;
+const COOKIE = "fleetcom_session";
+/** The WebSocket close code for a revoked session (4000-4999: the application's own). */
+const REVOKED = 4401;
+/** The keys the page offers as buttons (send --keys names): enough to answer a prompt with one tap. */
+const KEY_BUTTONS = ["Enter", "Esc", "Up", "Down", "Tab", "y", "n", "1", "2", "3", "C-c"];
+
+/** How often open pages' sessions are checked again: a revoked one is disconnected within this. */
+const SESSION_CHECK_MS = 2_000;
+
+interface SocketData {
+  /** The session cookie the WebSocket was opened with, checked again while it stays open. */
+  session: string;
+  page: Page | null;
+}
+type Socket = ServerWebSocket<SocketData>;
+
+export async function serveWeb(options: WebOptions): Promise<Server<SocketData>> {
+  const fleet = new FleetFeed();
+  const server = listen(options, fleet);
+  try {
+    await fleet.start();
+  } catch (error) {
+    server.stop(true);
+    throw error;
+  }
+  return server;
+}
+
+function listen(options: WebOptions, fleet: FleetFeed): Server<SocketData> {
+  try {
+    return serve(options, fleet);
+  } catch (error) {
+    const code = errnoCode(error);
+    throw new UserError(`web: cannot listen on ${options.hostname}:${options.port}: ${(code && errnoWords(code)) ?? errorMessage(error)}`);
+  }
+}
+
+function serve(options: WebOptions, fleet: FleetFeed): Server<SocketData> {
+  return Bun.serve<SocketData>({
+    hostname: options.hostname,
+    port: options.port,
+    ...(options.tls && { tls: options.tls }),
+    fetch: (request, srv) => answer(request, srv, options),
+    websocket: {
+      maxPayloadLength: MAX_FRAME,
+      backpressureLimit: 4 * 1024 * 1024,
+      closeOnBackpressureLimit: true,
+      open(ws) {
+        ws.data.page = new Page(ws, fleet, options.write);
+      },
+      message(ws, raw) {
+        if (!isSession(ws.data.session)) return ws.close(REVOKED, "revoked");
+        ws.data.page?.receive(raw);
+      },
+      close(ws) {
+        ws.data.page?.close();
+        ws.data.page = null;
+      },
+    },
+  });
+}
+
+const empty = (status: number, headers: Record<string, string> = {}) => new Response(null, { status, headers: { "cache-control": "no-store", ...headers } });
+
+function answer(request: Request, server: Server<SocketData>, options: WebOptions): Response | undefined {
+  const url = new URL(request.url);
+  const origin = request.headers.get("origin");
+  if (origin !== null && !sameOrigin(origin, request)) return empty(403);
+  const login = url.searchParams.get("token");
+  const session = cookie(request, COOKIE);
+  const loggedIn = session !== null && isSession(session);
+  if (login !== null) {
+    const traded = tradeLoginToken(login);
+    // A browser already in (a reload of the printed URL, a bookmark) is let in without the spent token.
+    if (traded === null) return loggedIn ? empty(303, { location: "/" }) : empty(401);
+    // The redirect drops the token from the address bar and the history; it is spent anyway.
+    const secure = options.tls ? "; Secure" : "";
+    return empty(303, { location: "/", "set-cookie": `${COOKIE}=${traded}; HttpOnly; SameSite=Strict; Path=/${secure}`, "referrer-policy": "no-referrer" });
+  }
+  if (!loggedIn) return empty(401);
+  if (url.pathname === "/ws") {
+    if (origin === null) return empty(403);
+    return server.upgrade(request, { data: { session: session!, page: null } }) ? undefined : empty(400);
+  }
+  const asset = request.method === "GET" ? ASSETS[url.pathname] : undefined;
+  if (!asset) return empty(404);
+  return new Response(asset.body, {
+    headers: {
+      "content-type": asset.type,
+      "cache-control": "no-store",
+      "content-security-policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'",
+      "x-content-type-options": "nosniff",
+      "referrer-policy": "no-referrer",
+    },
+  });
+}
+
+/** The Origin names the host the request was sent to (a page of another site, or another port, does not). */
+function sameOrigin(origin: string, request: Request): boolean {
+  try {
+    return new URL(origin).host === request.headers.get("host");
+  } catch {
+    return false;
+  }
+}
+
+function cookie(request: Request, name: string): string | null {
+  for (const part of (request.headers.get("cookie") ?? "").split(";")) {
+    const [key, ...value] = part.trim().split("=");
+    if (key === name) return value.join("=");
+  }
+  return null;
+}
+
+/**
+ * The fleet, live: one subscribed connection for every page. A page is sent the fleet when it opens
+ * and then at most every FLEET_INTERVAL_MS while it changes. A lost daemon is waited for.
+ */
+class FleetFeed {
+  readonly tasks = new Map<number, TaskInfo>();
+  readonly pages = new Set<Page>();
+  client: DaemonClient | null = null;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor() {
+    setInterval(() => this.pages.size > 0 && this.changed(), AGES_INTERVAL_MS);
+    setInterval(() => {
+      for (const page of this.pages) page.closeIfRevoked();
+    }, SESSION_CHECK_MS);
+  }
+
+  async start(autostart = true): Promise<void> {
+    const client = await DaemonClient.open({ autostart, notices: false });
+    client.handlers = {
+      event: (e) => {
+        if (e.event === "removed") this.tasks.delete(e.task.id);
+        else this.tasks.set(e.task.id, e.task);
+        this.changed();
+      },
+      closed: () => this.lost(),
+    };
+    await client.subscribe((tasks) => {
+      this.tasks.clear();
+      for (const t of tasks) this.tasks.set(t.id, t);
+    });
+    this.client = client;
+    this.changed();
+  }
+
+  private lost(): void {
+    this.client = null;
+    for (const page of this.pages) page.send({ type: "daemon", connected: false });
+    const retry = () => this.start(false).catch(() => setTimeout(retry, 1000));
+    setTimeout(retry, 1000);
+  }
+
+  view() {
+    return fleetView([...this.tasks.values()], Date.now(), homeDir());
+  }
+
+  changed(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      const message: ServerMessage = { type: "fleet", view: this.view() };
+      for (const page of this.pages) page.send(message);
+    }, FLEET_INTERVAL_MS);
+  }
+}
+
+/** One open page: its WebSocket, and the task it views through a connection of its own (attach). */
+class Page {
+  private screen: ScreenFeed | null = null;
+  /** Counts view requests: a feed opened for one that a later one overtook, or for a closed page, is closed at once. */
+  private viewed = 0;
+  private closed = false;
+
+  constructor(
+    private readonly ws: Socket,
+    private readonly fleet: FleetFeed,
+    private readonly write: boolean,
+  ) {
+    fleet.pages.add(this);
+    this.send({ type: "hello", write, keys: write ? KEY_BUTTONS : [] });
+    this.send({ type: "fleet", view: fleet.view() });
+  }
+
+  send(message: ServerMessage): void {
+    this.ws.send(JSON.stringify(message));
+  }
+
+  /** `fleetcom web --revoke` ends an open page too, not only the next request. */
+  closeIfRevoked(): void {
+    if (!isSession(this.ws.data.session)) this.ws.close(REVOKED, "revoked");
+  }
+
+  get behind(): boolean {
+    return this.ws.getBufferedAmount() > BEHIND_BYTES;
+  }
+
+  receive(raw: string | Buffer): void {
+    let message: unknown;
+    try {
+      message = JSON.parse(String(raw));
+    } catch {
+      return this.send({ type: "error", message: "not JSON" });
+    }
+    if (!pageMessage.allows(message)) return this.send({ type: "error", message: "not a message of this page" });
+    if (message.type !== "view" && !this.write) return this.send({ type: "error", message: "read-only: start fleetcom web --write to type or act" });
+    this.act(message).catch((error) => this.send({ type: "error", message: errorMessage(error) }));
+  }
+
+  private async act(message: PageMessage): Promise<void> {
+    if (message.type === "view") return this.view(message.task);
+    const client = this.fleet.client;
+    if (!client) throw new Error("the daemon is not running");
+    switch (message.type) {
+      case "input":
+        return this.screen?.type(message.data);
+      case "send":
+        await client.request("send", { task: { id: message.task }, text: message.text, enter: true });
+        return;
+      case "keys": {
+        const unknown = unknownKey(message.keys);
+        if (unknown) return this.send({ type: "error", message: `unknown key '${unknown}'` });
+        await client.request("send", { task: { id: message.task }, keys: message.keys });
+        return;
+      }
+      case "rerun":
+        await client.request("rerun", { task: { id: message.task } });
+        return;
+      case "kill":
+        await client.request("kill", { tasks: [{ id: message.task }] });
+        return;
+    }
+  }
+
+  private async view(task: number | null): Promise<void> {
+    const turn = ++this.viewed;
+    this.screen?.close();
+    this.screen = null;
+    if (task === null) return;
+    const feed = await ScreenFeed.open(this, task, (id) => this.fleet.tasks.get(id));
+    if (turn !== this.viewed || this.closed) feed.close();
+    else this.screen = feed;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.fleet.pages.delete(this);
+    this.screen?.close();
+    this.screen = null;
+  }
+}
+
+/**
+ * One task's screen for one page, throttled: the daemon's live output only marks the screen as
+ * changed, and at most every SCREEN_INTERVAL_MS the page is sent the whole screen as it stands
+ * (redraw: serializeForAttach, what attach draws), and only when the page has read what it was sent.
+ * However fast the task prints, a page holds at most one screen in flight here, never more.
+ */
+class ScreenFeed {
+  private nextIsScreen = false;
+  private changed = false;
+  private asked = false;
+  closed = false;
+  /** The size the page last drew at: a terminal resizing the task calls for a new screen. */
+  private drawnAt = "";
+  private readonly timer = setInterval(() => this.tick(), SCREEN_INTERVAL_MS);
+  private readonly decoder = new TextDecoder();
+
+  private constructor(
+    private readonly page: Page,
+    private readonly task: number,
+    private readonly client: DaemonClient,
+    private readonly info: (id: number) => TaskInfo | undefined,
+  ) {}
+
+  static async open(page: Page, task: number, info: (id: number) => TaskInfo | undefined): Promise<ScreenFeed> {
+    const client = await DaemonClient.open({ autostart: false, notices: false });
+    const feed = new ScreenFeed(page, task, client, info);
+    client.handlers = {
+      screen: () => (feed.nextIsScreen = true),
+      data: (bytes) => feed.data(bytes),
+      attachEnd: (end) => page.send({ type: "ended", task, reason: end.reason }),
+      closed: () => {
+        if (!feed.closed) page.send({ type: "ended", task, reason: "lost the daemon" });
+        feed.close();
+      },
+    };
+    try {
+      await client.request("attach", { task: { id: task } });
+    } catch (error) {
+      feed.close();
+      throw error;
+    }
+    return feed;
+  }
+
+  private data(bytes: Uint8Array): void {
+    if (!this.nextIsScreen) {
+      this.changed = true;
+      return;
+    }
+    this.nextIsScreen = false;
+    this.asked = false;
+    const size = this.info(this.task);
+    if (this.page.behind || !size) {
+      this.changed = true;
+      return;
+    }
+    this.drawnAt = `${size.cols}x${size.rows}`;
+    this.page.send({ type: "screen", task: this.task, cols: size.cols, rows: size.rows, data: this.decoder.decode(bytes) });
+  }
+
+  private tick(): void {
+    const size = this.info(this.task);
+    if (size && `${size.cols}x${size.rows}` !== this.drawnAt) this.changed = true;
+    if (!this.changed || this.asked || this.page.behind) return;
+    this.changed = false;
+    this.asked = true;
+    this.client.request("redraw").catch(() => {});
+  }
+
+  type(data: string): void {
+    this.client.sendData(data);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.timer);
+    this.client.close();
+  }
+}

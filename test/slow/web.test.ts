@@ -1,0 +1,297 @@
+// `fleetcom web` in a real browser (docs/web.md): Debian's chromium driven by puppeteer-core. The page
+// lists the fleet with the waiting tasks on top, draws a task's screen as peek reads it, types into
+// it only under --write; without the token nothing is answered, a WebSocket from another Origin is
+// refused, an oversized frame closes the socket. Under CI a missing chromium fails the file.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import { Fleet, until } from "../harness/fleet.ts";
+import { fleetcomArgv } from "../harness/helpers.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const ARTIFACTS = resolve(import.meta.dir, "../../test-artifacts");
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium && process.env.CI === "true") throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium for these tests`);
+
+let browser: Browser;
+let fleet: Fleet;
+const servers: ReturnType<typeof Bun.spawn>[] = [];
+
+beforeAll(async () => {
+  if (haveChromium) browser = await puppeteer.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--headless=new"] });
+});
+afterAll(async () => {
+  await browser?.close();
+});
+beforeEach(() => {
+  fleet = new Fleet();
+});
+afterEach(async () => {
+  for (const server of servers.splice(0)) server.kill("SIGKILL");
+  await fleet.stop();
+});
+
+/** `fleetcom web` with these flags: the URL it prints (with its login token) and its origin. */
+async function startWeb(flags: string[] = []): Promise<{ url: string; origin: string }> {
+  const server = Bun.spawn(fleetcomArgv(["web", ...flags]), { env: fleet.env, cwd: fleet.sandbox.home, stdout: "pipe", stderr: "pipe" });
+  servers.push(server);
+  const reader = server.stdout.getReader();
+  let out = "";
+  while (!out.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`fleetcom web exited: ${await new Response(server.stderr).text()}`);
+    out += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  const url = out.trim();
+  return { url, origin: new URL(url).origin };
+}
+
+/** A phone-sized page logged in through the URL's token. */
+async function openPage(url: string): Promise<Page> {
+  const page = await browser.newPage();
+  await page.setViewport({ width: 390, height: 844, deviceScaleFactor: 2 });
+  await page.goto(url);
+  await page.waitForSelector(".card");
+  return page;
+}
+
+/** The ids of the cards in page order, top first. */
+const cardIds = (page: Page) => page.$$eval(".card", (cards) => cards.map((c) => Number((c as HTMLElement).dataset.task)));
+
+/** The page's terminal as text: its rows, trailing blanks and empty rows dropped (as peek prints). */
+async function pageScreen(page: Page): Promise<string> {
+  const rows = await page.$$eval(".xterm-rows > div", (divs) => divs.map((d) => (d.textContent ?? "").replace(/\u00a0/g, " ").trimEnd()));
+  while (rows.length && rows.at(-1) === "") rows.pop();
+  return rows.join("\n");
+}
+
+async function openTask(page: Page, id: number): Promise<void> {
+  await page.click(`.card[data-task="${id}"]`);
+  await page.waitForSelector(".xterm-rows");
+}
+
+/** The session cookie the browser got for the login token, for clients the test drives by hand. */
+async function sessionCookie(page: Page): Promise<string> {
+  const cookies = await page.browserContext().cookies();
+  const session = cookies.find((c) => c.name === "fleetcom_session");
+  if (!session) throw new Error("the page has no session cookie");
+  return `${session.name}=${session.value}`;
+}
+
+/** A WebSocket opened by hand with these headers; resolves with whether it opened, and its messages. */
+function rawSocket(origin: string, headers: Record<string, string>) {
+  const ws = new WebSocket(`${origin.replace("http", "ws")}/ws`, { headers } as unknown as string[]);
+  const messages: { type: string; message?: string }[] = [];
+  ws.onmessage = (e) => messages.push(JSON.parse(String(e.data)));
+  const closed = new Promise<number>((r) => (ws.onclose = (e) => r(e.code)));
+  const opened = new Promise<boolean>((r) => {
+    ws.onopen = () => r(true);
+    closed.then(() => r(false));
+  });
+  return { ws, messages, opened, closed };
+}
+
+describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
+  test("the page lists the fleet; a task that starts waiting goes on top, the title counts it; a screenshot at 390x844", async () => {
+    const first = await fleet.run("echo building; sleep 600", ["--name", "build", "--group", "api"]);
+    const asker = await fleet.run("read x; printf 'Overwrite config.toml? [y/N] \\a'; sleep 600", ["--name", "deploy", "--group", "api"]);
+    const { url } = await startWeb();
+    const page = await openPage(url);
+    expect(await cardIds(page)).toEqual([first, asker]);
+    expect(await page.title()).toBe("fleetcom");
+    await fleet.ok(["send", String(asker), "go"]);
+    await page.waitForFunction(() => document.title === "(1) fleetcom");
+    expect((await cardIds(page))[0]).toBe(asker);
+    expect(await page.$eval(".card", (c) => c.classList.contains("waiting"))).toBe(true);
+    expect(await page.$eval("h2", (h) => h.textContent)).toBe("Waiting (1)");
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const shot = join(ARTIFACTS, "web-390x844.png");
+    await page.screenshot({ path: shot });
+    expect(statSync(shot).size).toBeGreaterThan(1000);
+  });
+
+  test("a task's screen in the page holds the same text as peek, and follows it live", async () => {
+    const id = await fleet.run("printf 'line one\\n  indented two\\n'; read x; echo \"then: $x\"; sleep 600");
+    await until("the task's output", async () => (await fleet.peek(id)).includes("indented two"));
+    const { url } = await startWeb();
+    const page = await openPage(url);
+    await openTask(page, id);
+    const peeked = (await fleet.peek(id)).replace(/\n$/, "");
+    await until("the page's screen to be peek's", async () => (await pageScreen(page)) === peeked);
+    await fleet.ok(["send", String(id), "later"]);
+    await until("the page's screen to follow", async () => (await pageScreen(page)).includes("then: later"));
+    expect(await pageScreen(page)).toBe((await fleet.peek(id)).replace(/\n$/, ""));
+  });
+
+  test("a task that floods reaches the page as whole screens, a small part of what it printed, ending on peek's screen", async () => {
+    const printed = 1_000_000;
+    const id = await fleet.run(`read x; yes | head -c ${printed}; echo; echo flood-done; sleep 600`);
+    const { url } = await startWeb();
+    const page = await openPage(url);
+    const cdp = await page.createCDPSession();
+    await cdp.send("Network.enable");
+    let received = 0;
+    cdp.on("Network.webSocketFrameReceived", (e) => (received += e.response.payloadData.length));
+    await openTask(page, id);
+    await page.waitForSelector(".xterm-rows > div");
+    await fleet.ok(["send", String(id), "go"]);
+    await until("the flood's end on the page", async () => (await pageScreen(page)).includes("flood-done"), 120_000);
+    expect(await pageScreen(page)).toBe((await fleet.peek(id)).replace(/\n$/, ""));
+    expect(received).toBeLessThan(printed / 4);
+  });
+
+  test("viewing a task leaves its size alone; a terminal that resizes it is followed", async () => {
+    const id = await fleet.run("echo sized; sleep 600");
+    const before = await fleet.task(id);
+    const { url } = await startWeb();
+    const page = await openPage(url);
+    await openTask(page, id);
+    await until("the page's screen", async () => (await pageScreen(page)).includes("sized"));
+    expect(await page.$$eval(".xterm-rows > div", (rows) => rows.length)).toBe(before.rows);
+    expect(await fleet.task(id)).toMatchObject({ cols: before.cols, rows: before.rows });
+    const terminal = fleet.spawnClient(["attach", String(id)], { cols: 70, rows: 17 });
+    await terminal.waitForScreen("the attached screen", (s) => s.includes("sized"));
+    await fleet.waitForTask(id, "to take the terminal's size", (t) => t.cols === 70 && t.rows === 17);
+    await until("the page's terminal at the new size", async () => (await page.$$eval(".xterm-rows > div", (rows) => rows.length)) === 17);
+  });
+
+  test("with --write, typing in the page reaches the task, and a key button answers it", async () => {
+    const id = await fleet.run('while read l; do echo "got:$l"; done');
+    const { url } = await startWeb(["--write"]);
+    const page = await openPage(url);
+    await openTask(page, id);
+    await page.click("#term");
+    await page.keyboard.type("typed in chromium\n");
+    await until("the typing to reach the task", async () => (await fleet.peek(id)).includes("got:typed in chromium"));
+    await page.type("#text", "sent from the form");
+    await page.click("#send button");
+    await until("the form's text to reach the task", async () => (await fleet.peek(id)).includes("got:sent from the form"));
+    await page.click("#term");
+    await page.keyboard.type("half");
+    await page.click("#keys button"); // Enter
+    await until("the Enter button to reach the task", async () => (await fleet.peek(id)).includes("got:half"));
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, "web-task-390x844.png") });
+  });
+
+  test("with --write, Kill asks first and kills only when confirmed; Rerun starts the finished task again", async () => {
+    const id = await fleet.run("echo alive; sleep 600");
+    const { url } = await startWeb(["--write"]);
+    const page = await openPage(url);
+    await openTask(page, id);
+    expect(await page.$eval("#rerun", (b) => (b as HTMLElement).hidden)).toBe(true);
+    const asked: string[] = [];
+    page.once("dialog", (dialog) => {
+      asked.push(dialog.message());
+      dialog.dismiss();
+    });
+    await page.click("#kill");
+    expect(asked).toEqual([`Kill task ${id} (echo alive; sleep 600)?`]);
+    expect((await fleet.task(id)).state).toBe("running");
+    page.once("dialog", (dialog) => dialog.accept());
+    await page.click("#kill");
+    const killed = await fleet.waitForExit(id);
+    expect(killed.signal).not.toBeNull();
+    await page.waitForFunction(() => !(document.getElementById("rerun") as HTMLElement).hidden);
+    await page.click("#rerun");
+    await fleet.waitForTask(id, "to run again", (t) => t.state === "running" && t.run === killed.run + 1);
+  });
+
+  test("without --write, typing in the page does nothing and the server refuses input", async () => {
+    const id = await fleet.run('while read l; do echo "got:$l"; done');
+    const { url, origin } = await startWeb();
+    const page = await openPage(url);
+    expect(await page.$eval("#controls", (c) => (c as HTMLElement).hidden)).toBe(true);
+    await openTask(page, id);
+    await page.click("#term");
+    await page.keyboard.type("from the page\n");
+    const raw = rawSocket(origin, { Origin: origin, Cookie: await sessionCookie(page) });
+    expect(await raw.opened).toBe(true);
+    raw.ws.send(JSON.stringify({ type: "send", task: id, text: "from a socket" }));
+    raw.ws.send(JSON.stringify({ type: "view", task: id }));
+    raw.ws.send(JSON.stringify({ type: "input", data: "typed on a socket\r" }));
+    await until("both refusals", () => raw.messages.filter((m) => m.type === "error" && m.message?.startsWith("read-only")).length === 2);
+    raw.ws.close();
+    // The task reads a line sent the ordinary way; what the page or the socket typed would have come first.
+    await fleet.ok(["send", String(id), "from the CLI"]);
+    await until("the CLI's line", async () => (await fleet.peek(id)).includes("got:from the CLI"));
+    expect(await fleet.peek(id)).not.toContain("from the page");
+    expect(await fleet.peek(id)).not.toContain("socket");
+  });
+
+  test("no token, a wrong one or a spent one is 401 and nothing else; --revoke ends every session, open pages included", async () => {
+    await fleet.run("sleep 600");
+    const { url, origin } = await startWeb();
+    for (const bad of [`${origin}/`, `${origin}/?token=nope`, `${origin}/xterm.js`, `${origin}/ws`]) {
+      const response = await fetch(bad, { redirect: "manual" });
+      expect({ bad, status: response.status, body: await response.text() }).toEqual({ bad, status: 401, body: "" });
+    }
+    const page = await openPage(url);
+    const again = await fetch(url, { redirect: "manual" });
+    expect(again.status).toBe(401);
+    await page.goto(url); // the same browser, the spent URL: let in on its session
+    await page.waitForSelector(".card");
+    const cookie = await sessionCookie(page);
+    expect((await fetch(`${origin}/`, { headers: { cookie } })).status).toBe(200);
+    const stored = readFileSync(join(fleet.sandbox.config, "web-tokens"), "utf8");
+    expect(stored).not.toContain(cookie.split("=")[1]!);
+    expect(statSync(join(fleet.sandbox.config, "web-tokens")).mode & 0o777).toBe(0o600);
+    const open = rawSocket(origin, { Origin: origin, Cookie: cookie });
+    expect(await open.opened).toBe(true);
+    await fleet.ok(["web", "--revoke"]);
+    const revoked = await fetch(`${origin}/`, { headers: { cookie } });
+    expect({ status: revoked.status, body: await revoked.text() }).toEqual({ status: 401, body: "" });
+    expect(await open.closed).toBe(4401); // the page already open is disconnected too
+  });
+
+  test("web --url prints a new login URL for the web view listening on --port (the service's way in)", async () => {
+    await fleet.run("sleep 600");
+    const { origin } = await startWeb();
+    const port = new URL(origin).port;
+    const url = (await fleet.ok(["web", "--url", "--port", port])).trim();
+    expect(url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/\\?token=[\\w-]{43}$`));
+    const login = await fetch(url, { redirect: "manual" });
+    expect(login.status).toBe(303);
+    const r = await fleet.cli(["web", "--url"]);
+    expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 2, stdout: "" });
+  });
+
+  test("a WebSocket from another Origin is refused, and an oversized frame closes one", async () => {
+    await fleet.run("sleep 600");
+    const { url, origin } = await startWeb(["--write"]);
+    const page = await openPage(url);
+    const cookie = await sessionCookie(page);
+    const foreign = rawSocket(origin, { Origin: "http://evil.example", Cookie: cookie });
+    expect(await foreign.opened).toBe(false);
+    const sameHostOtherPort = rawSocket(origin, { Origin: "http://127.0.0.1:1", Cookie: cookie });
+    expect(await sameHostOtherPort.opened).toBe(false);
+    const own = rawSocket(origin, { Origin: origin, Cookie: cookie });
+    expect(await own.opened).toBe(true);
+    own.ws.send(JSON.stringify({ type: "input", data: "x".repeat(200 * 1024) }));
+    expect(await own.closed).not.toBe(1000);
+  });
+
+  test("--listen off loopback without TLS refuses to start; with a certificate it serves HTTPS", async () => {
+    const r = await fleet.cli(["web", "--listen", "0.0.0.0"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--tls-cert");
+    expect(r.stdout).toBe("");
+    const missing = await fleet.cli(["web", "--listen", "0.0.0.0", "--tls-cert", "/nonexistent.pem", "--tls-key", "/nonexistent.pem"]);
+    expect({ code: missing.code, stderr: missing.stderr }).toEqual({
+      code: 2,
+      stderr: "fleetcom: web: --tls-cert /nonexistent.pem: no such file or directory\n",
+    });
+    // A self-signed pair made once for these tests (a fixture, so no openssl is needed here); its key guards nothing.
+    const fixtures = resolve(import.meta.dir, "../harness/fixtures");
+    const { url } = await startWeb(["--listen", "0.0.0.0", "--tls-cert", `${fixtures}/web-test-cert.pem`, "--tls-key", `${fixtures}/web-test-key.pem`]);
+    expect(url).toStartWith("https://0.0.0.0:");
+    const local = url.replace("0.0.0.0", "127.0.0.1");
+    const tls = { rejectUnauthorized: false };
+    expect((await fetch(new URL(local).origin, { tls } as RequestInit)).status).toBe(401);
+    const login = await fetch(local, { redirect: "manual", tls } as RequestInit);
+    expect(login.status).toBe(303);
+    expect(login.headers.get("set-cookie")).toContain("; Secure");
+  });
+});

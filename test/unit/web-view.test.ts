@@ -1,0 +1,70 @@
+import { describe, expect, test } from "bun:test";
+import { fleetView } from "../../src/web-view.ts";
+import type { TaskInfo } from "../../src/wire-protocol.ts";
+
+const NOW = Date.parse("2026-01-01T12:00:00Z");
+
+function task(id: number, over: Partial<TaskInfo> = {}): TaskInfo {
+  return {
+    id,
+    run: 1,
+    command: `cmd ${id}`,
+    typed: `cmd ${id}`,
+    name: null,
+    group: null,
+    cwd: "/w",
+    tagged: false,
+    state: "running",
+    idle: false,
+    exitCode: null,
+    signal: null,
+    pid: 100 + id,
+    startedAt: new Date(NOW - 60_000).toISOString(),
+    endedAt: null,
+    lastOutputAt: null,
+    preview: "",
+    agent: null,
+    conversation: null,
+    attention: null,
+    worktree: null,
+    cols: 80,
+    rows: 24,
+    ...over,
+  };
+}
+
+const waits = (since: number, message: string | null = null) => ({
+  attention: { state: "permission" as const, since: new Date(since).toISOString(), message },
+});
+
+describe("the page's fleet", () => {
+  test("waiting tasks come first, the longest waiting on top, then every other task by group", () => {
+    const view = fleetView(
+      [task(1, { group: "web" }), task(2, { group: "api", ...waits(NOW - 1_000) }), task(3, { group: "api" }), task(4, waits(NOW - 5_000, "Allow Bash(rm)?"))],
+      NOW,
+      "/home/u",
+    );
+    expect(view.sections.map((s) => [s.title, s.cards.map((c) => c.id)])).toEqual([
+      ["Waiting", [4, 2]],
+      ["api", [3]],
+      ["web", [1]],
+    ]);
+    expect(view.sections[0]!.cards[0]).toMatchObject({ glyph: "!", state: "waiting: permission", message: "Allow Bash(rm)?" });
+  });
+
+  test("the title counts the waiting tasks; with none it is the name alone", () => {
+    expect(fleetView([task(1, waits(NOW)), task(2, waits(NOW)), task(3)], NOW, undefined).title).toBe("(2) fleetcom");
+    expect(fleetView([task(1)], NOW, undefined).title).toBe("fleetcom");
+    expect(fleetView([], NOW, undefined).sections).toEqual([]);
+  });
+
+  test("a task's own text is made printable: no escape sequence reaches the page", () => {
+    const card = fleetView([task(1, { name: "a\x1b[31mred", preview: "\x1b]0;title\x07x" })], NOW, undefined).sections[0]!.cards[0]!;
+    expect(card.label).not.toContain("\x1b");
+    expect(card.preview).not.toContain("\x1b");
+  });
+
+  test("the summary is the dashboard's counts without its name and grouping", () => {
+    expect(fleetView([task(1, waits(NOW)), task(2, { idle: true })], NOW, undefined).summary).toBe("2 tasks · ! 1 waiting · ∙ 1 idle");
+  });
+});

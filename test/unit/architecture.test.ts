@@ -27,8 +27,9 @@ function allImportsOf(file: string): string[] {
   return [...new Set(paths.map((path) => named(file, path)))];
 }
 
-// A Bun macro runs at bundle time (validator-precompile.ts builds the schemas under arktype): the
-// program never evaluates it, so it is no part of the graph a process runs (the doc still lists it).
+// The build runs validator-precompile.ts (it builds the schemas under arktype and generates their
+// checks): the program never evaluates it, so it is no part of the graph a process runs (the doc
+// still lists it).
 const MACROS = new Set(["validator-precompile.ts"]);
 const MODULES = readdirSync(SRC).filter((f) => f.endsWith(".ts") && !MACROS.has(f));
 const GRAPH = new Map(MODULES.map((m) => [m, allImportsOf(m).filter((i) => !MACROS.has(i))]));

@@ -118,7 +118,7 @@ export async function runCli(argv: string[]): Promise<number> {
  * Commands defined with cli-define.ts (no citty at import) whose plain shapes run without citty:
  * their positionals and boolean flags only, as plainArgs reads them.
  */
-const PLAIN_COMMANDS = new Set(["ls", "config", "sessions", "recover", "load", "attach"]);
+const PLAIN_COMMANDS = new Set(["ls", "config", "sessions", "recover", "load", "attach", "daemon"]);
 
 /** What a plain shape runs: the command itself, or its default subcommand (`sessions` is `sessions list`). */
 async function plainRunner(def: CommandDef<any>): Promise<CommandDef<any>> {

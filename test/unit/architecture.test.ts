@@ -256,6 +256,14 @@ describe("start-up imports", () => {
     expect(run.has("citty")).toBe(false);
   });
 
+  // recover and load run their plain shapes without citty too, and so does the daemon autostart starts.
+  for (const command of ["recover", "load", "daemon"]) {
+    test(`fleetcom ${command}, and what its run imports, loads no citty (cli.ts plainArgs)`, () => {
+      const run = staticClosure([...runner, `cmd-${command}.ts`, ...importsOf(`cmd-${command}.ts`, ["dynamic-import"])]);
+      expect(run.has("citty")).toBe(false);
+    });
+  }
+
   test("fleetcom sessions does not load the emulator", () => {
     expect([...staticClosure([...runner, "cmd-sessions.ts"])].filter((m) => m.startsWith("@xterm/"))).toEqual([]);
   });

@@ -1,5 +1,5 @@
 // The shapes of the commands people run in loops or often (`ls`, `config`, `sessions`, `recover`,
-// `load`, `attach TASK`: their positionals and boolean flags) run without loading citty (cli.ts
+// `load`, `attach TASK`, and `daemon` as autostart runs it: their positionals and boolean flags) run without loading citty (cli.ts
 // plainArgs): they must get exactly the arguments citty would have parsed, and every other shape
 // must still go through citty.
 import { expect, test } from "bun:test";
@@ -11,6 +11,7 @@ import config from "../../src/cmd-config.ts";
 import sessions from "../../src/cmd-sessions.ts";
 import recover from "../../src/cmd-recover.ts";
 import load from "../../src/cmd-load.ts";
+import daemon from "../../src/cmd-daemon.ts";
 
 test("the plain shapes get exactly the arguments citty would parse, and nothing else is plain", async () => {
   // `sessions` runs its default subcommand, `list`, which gets the words after `sessions`.
@@ -22,6 +23,7 @@ test("the plain shapes get exactly the arguments citty would parse, and nothing 
     sessions: list.args as ArgsDef,
     recover: recover.args as ArgsDef,
     load: load.args as ArgsDef,
+    daemon: daemon.args as ArgsDef,
   };
   for (const argv of [
     ["ls"],
@@ -43,6 +45,7 @@ test("the plain shapes get exactly the arguments citty would parse, and nothing 
     ["load", "demo", "--dry-run"],
     ["load", "--dry-run", "demo", "--json"],
     ["load", "demo", "--again"],
+    ["daemon"],
   ]) {
     const table = tables[argv[0]!]!;
     expect(plainArgs(argv, table)).toEqual(parseArgs(argv.slice(1), table as never));
@@ -63,6 +66,7 @@ test("the plain shapes get exactly the arguments citty would parse, and nothing 
     ["load", "a", "b"],
     ["load", "--no-json"],
     ["recover", "-l"],
+    ["daemon", "--scrollback", "10"],
   ]) {
     expect(plainArgs(argv, tables[argv[0]!])).toBeNull();
   }

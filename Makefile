@@ -8,11 +8,9 @@ BUN := $(or $(shell command -v bun 2>/dev/null),$(LOCAL_BUN))
 DENO := $(or $(shell command -v deno 2>/dev/null),$(LOCAL_DENO))
 ARGS ?=
 
-# --bytecode starts `--version` and `ls` about 2.5x faster (see the commit that added `dist`);
-# --format=esm because bytecode defaults to CommonJS, where top-level await does not build;
-# --splitting keeps each lazily imported command in its own chunk, so `--version` loads only its
-# own few lines (3.5-4.8 ms instead of 13.6-13.9 ms here).
-COMPILE := build --compile --minify --bytecode --format=esm --splitting
+# scripts/build.ts compiles as `bun build --compile --minify --bytecode --format=esm --splitting`
+# does (its comment says why each), with the schemas' checks generated as code at build time.
+COMPILE := scripts/build.ts
 DIST_TARGETS := linux-x64 linux-arm64 darwin-x64 darwin-arm64
 DIST_DIR ?= dist
 # The part of the suite `make test-deno` runs under `deno run`: the CLI, sessions, save/load, the
@@ -43,14 +41,14 @@ node_modules/.installed: package.json bun.lock | $(BUN)
 	touch $@
 
 build: deps
-	$(BUN) $(COMPILE) src/main.ts --outfile dist/fleetcom
+	$(BUN) $(COMPILE) src/main.ts dist/fleetcom
 
 # Release assets: one binary per target (Bun fetches each target's runtime through the npm registry),
 # install.sh, and SHA256SUMS over all of them.
 dist: deps
 	rm -f $(DIST_DIR)/fleetcom-* $(DIST_DIR)/SHA256SUMS $(DIST_DIR)/install.sh
 	for target in $(DIST_TARGETS); do \
-	  $(BUN) $(COMPILE) --target=bun-$$target src/main.ts --outfile $(DIST_DIR)/fleetcom-$$target || exit 1; \
+	  $(BUN) $(COMPILE) --target=bun-$$target src/main.ts $(DIST_DIR)/fleetcom-$$target || exit 1; \
 	done
 	cp install.sh $(DIST_DIR)/install.sh
 	cd $(DIST_DIR) && { sha256sum fleetcom-* install.sh 2>/dev/null || shasum -a 256 fleetcom-* install.sh; } > SHA256SUMS

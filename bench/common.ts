@@ -169,13 +169,13 @@ export function processCpuMs(pid: number): number {
 }
 
 /**
- * Compiles bench/floor/NAME.ts the way `make build` compiles fleetcom (one file, no splitting) into
+ * Compiles bench/floor/NAME.ts the way `make build` compiles fleetcom (scripts/build.ts) into
  * `dir`, and returns the binary's path: a floor measured with the same runtime and start-up.
  */
 export function compileFloor(name: string, dir: string): string {
   const out = join(dir, `floor-${name}`);
   const source = resolve(import.meta.dir, "floor", `${name}.ts`);
-  const built = Bun.spawnSync([process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", source, "--outfile", out], {
+  const built = Bun.spawnSync([process.execPath, resolve(import.meta.dir, "../scripts/build.ts"), source, out], {
     stdout: "ignore",
     stderr: "pipe",
   });

@@ -4,7 +4,6 @@
 import { isProcessAlive } from "./platform.ts";
 import { closeSync, fchmodSync, fsyncSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { open, rename, unlink } from "node:fs/promises";
-import { randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
 import { errnoCode, errnoWords, errorMessage, UserError } from "./errors.ts";
 import { printable } from "./text-printable.ts";
@@ -15,7 +14,13 @@ const TEMP_PREFIX = ".fleetcom-";
 const TEMP_NAME = /^\.fleetcom-(\d+)-[0-9a-f]+\.tmp$/;
 
 function tempPathFor(target: string): string {
-  return join(dirname(target), `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString("hex")}.tmp`);
+  return join(dirname(target), `${TEMP_PREFIX}${process.pid}-${randomHex(6)}.tmp`);
+}
+
+// Web Crypto's generator, a global in every runtime: importing node:crypto costs a one-shot client
+// (`recover --list`, `load --dry-run`) several milliseconds of Node's stream modules at start.
+function randomHex(bytes: number): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** Why a file operation failed, in one line: the errno's words and code, else the error's first line. */

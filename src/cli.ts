@@ -1,6 +1,6 @@
 // The runner: parse, dispatch to the command's module (cli-commands.ts), and turn every failure into
 // one `fleetcom: …` line with the documented exit code.
-import type { CommandDef } from "citty";
+import type { ArgsDef, CommandDef } from "citty";
 import { checkFlags, unknownFlagError } from "./cli-flags.ts";
 import { root, SUBCOMMANDS, type Lazy } from "./cli-commands.ts";
 import { EXIT, UserError, errorMessage } from "./errors.ts";
@@ -99,10 +99,10 @@ export async function runCli(argv: string[]): Promise<number> {
       throw new UserError(`unknown command '${argv[0]}' (${meant === null ? "" : `did you mean ${meant}? `}see fleetcom --help)`, EXIT.usage);
     }
     const def = await lazy();
-    const plain = plainArgs(argv);
-    if (plain) {
-      const runs = await plainRunner(def);
-      await runs.run!({ args: plain as never, rawArgs: argv.slice(1), cmd: runs });
+    const runs = PLAIN_COMMANDS.has(argv[0]!) ? await plainRunner(def) : def;
+    const plain = plainArgs(argv, runs.args as ArgsDef | undefined);
+    if (plain && runs.run) {
+      await runs.run({ args: plain as never, rawArgs: argv.slice(1), cmd: runs });
       return typeof process.exitCode === "number" ? process.exitCode : 0;
     }
     await checkFlags([argv[0]!], def, argv.slice(1));
@@ -114,8 +114,11 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 }
 
-/** Commands whose definition is cli-define.ts's and whose plain shapes are `NAME` and `NAME --json`. */
-const PLAIN_JSON_COMMANDS = new Set(["ls", "config", "sessions"]);
+/**
+ * Commands defined with cli-define.ts (no citty at import) whose plain shapes run without citty:
+ * their positionals and boolean flags only, as plainArgs reads them.
+ */
+const PLAIN_COMMANDS = new Set(["ls", "config", "sessions", "recover", "load", "attach", "daemon"]);
 
 /** What a plain shape runs: the command itself, or its default subcommand (`sessions` is `sessions list`). */
 async function plainRunner(def: CommandDef<any>): Promise<CommandDef<any>> {
@@ -124,20 +127,40 @@ async function plainRunner(def: CommandDef<any>): Promise<CommandDef<any>> {
 }
 
 /**
- * The arguments citty would parse for the commands people run in loops or often, in the shapes that
- * need no parsing: `ls`, `ls --json`, `config`, `config --json`, `sessions`, `sessions --json`,
- * `attach TASK`. They run without
- * loading citty and node:util (~1 ms of a one-shot client on a quiet machine, ~10 ms on a loaded one:
- * docs/benchmarks.md cli-ls, cmd-config); any other shape goes through citty.
+ * The arguments citty would parse, for the commands people run in loops or often, in the shapes
+ * that need no parsing: each word after the command a boolean flag of its table (`--json`,
+ * `--dry-run`; once each, no value, no `--no-`), or, in order, one of its positionals (`attach
+ * TASK`, `load NAME`). They run without loading citty and node:util (~1 ms of a one-shot client on
+ * a quiet machine, ~10 ms on a loaded one: docs/benchmarks.md cli-ls, cmd-*); any other shape goes
+ * through citty. `args` is the table of the command that runs (a default subcommand's for `sessions`).
  */
-export function plainArgs(argv: string[]): Record<string, unknown> | null {
+export function plainArgs(argv: string[], args: ArgsDef | undefined): Record<string, unknown> | null {
   const [command, ...rest] = argv;
-  if (command !== undefined && PLAIN_JSON_COMMANDS.has(command)) {
-    if (rest.length === 0) return { _: [] };
-    if (rest.length === 1 && rest[0] === "--json") return { _: [], json: true };
+  // citty fills in every default, given or not: such a table goes through citty.
+  if (command === undefined || !PLAIN_COMMANDS.has(command) || !args || Object.values(args).some((def) => def.default !== undefined)) return null;
+  const positionals = Object.entries(args).filter(([, def]) => def.type === "positional");
+  const parsed: Record<string, unknown> = { _: [] };
+  const words: string[] = [];
+  for (const word of rest) {
+    if (!word.startsWith("-")) {
+      const slot = positionals[words.length];
+      if (!slot) return null;
+      words.push(word);
+      parsed[slot[0]] = word;
+      continue;
+    }
+    const name = word.slice(2);
+    const flag = args[name];
+    // citty's answer would carry a flag's alias too: such a flag goes through citty.
+    if (!word.startsWith("--") || flag?.type !== "boolean" || flag.alias !== undefined || name in parsed) return null;
+    parsed[name] = true;
+    // citty also gives a dashed flag under its camelCase name (`dry-run` and `dryRun`).
+    if (name.includes("-")) parsed[name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())] = true;
   }
-  if (command === "attach" && rest.length === 1 && !rest[0]!.startsWith("-")) return { _: [rest[0]], task: rest[0] };
-  return null;
+  // A positional left out that citty would refuse: citty says so.
+  if (positionals.slice(words.length).some(([, def]) => def.required !== false)) return null;
+  parsed._ = words;
+  return parsed;
 }
 
 /**

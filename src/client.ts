@@ -91,7 +91,7 @@ export class DaemonClient {
    * Never starts a daemon.
    */
   static async daemonPidOnSocket(timeoutMs: number): Promise<number | null> {
-    const attempt = await connectVerified(runtimeDir(), await peerUidReader()).catch(() => null);
+    const attempt = await connectVerified(runtimeDir(), peerUidReader).catch(() => null);
     if (!attempt || !("socket" in attempt)) return null;
     const socket = attempt.socket;
     const client = new DaemonClient(socket);
@@ -262,13 +262,15 @@ export function terminalSize(): { cols: number; rows: number } {
 }
 
 type PeerReader = (fd: number | undefined) => PeerUid;
+/** The peer reader, made on first use: loading libc is wasted on a client that finds no daemon. */
+type LazyPeerReader = () => Promise<PeerReader>;
 
 /**
  * One connection attempt that can only reach our own daemon: through the checked runtime directory
  * (runtime-dir.ts), then the peer's uid must be ours before a byte is sent (the hello carries the
  * whole environment).
  */
-async function connectVerified(dirPath: string, readPeer: PeerReader): Promise<Attempt> {
+async function connectVerified(dirPath: string, readPeer: LazyPeerReader): Promise<Attempt> {
   const dir = openRuntimeDir(dirPath);
   let attempt: Attempt;
   try {
@@ -277,7 +279,7 @@ async function connectVerified(dirPath: string, readPeer: PeerReader): Promise<A
     dir.close();
   }
   if ("socket" in attempt) {
-    const refusal = daemonRefusal(join(dirPath, SOCKET_NAME), readPeer(attempt.socket.fd), process.getuid?.());
+    const refusal = daemonRefusal(join(dirPath, SOCKET_NAME), (await readPeer())(attempt.socket.fd), process.getuid?.());
     if (refusal) {
       attempt.socket.destroy();
       throw new UserError(refusal);
@@ -318,7 +320,8 @@ const STARTING_NOTICE_MS = 1_000;
 
 async function connectSocket(autostart: boolean): Promise<ClientSocket> {
   const dirPath = runtimeDir();
-  const readPeer = await peerUidReader();
+  let reader: Promise<PeerReader> | undefined;
+  const readPeer = () => (reader ??= peerUidReader());
   const first = await connectVerified(dirPath, readPeer);
   if ("socket" in first) return first.socket;
   const fatal = connectFailure(first.code);
@@ -343,7 +346,7 @@ async function connectSocket(autostart: boolean): Promise<ClientSocket> {
  * for the lock follows the winner. Fails only on what happened: ours died, the daemon listens but
  * does not accept, or the bound passed.
  */
-async function followStart(dirPath: string, readPeer: PeerReader, started: Started | null, autostart: boolean): Promise<ClientSocket> {
+async function followStart(dirPath: string, readPeer: LazyPeerReader, started: Started | null, autostart: boolean): Promise<ClientSocket> {
   const deadline = performance.now() + AUTOSTART_BOUND_MS;
   let busySince: number | null = null;
   while (performance.now() < deadline) {

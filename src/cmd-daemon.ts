@@ -1,6 +1,6 @@
 // `fleetcom daemon`: the supervisor in the foreground of this process, no dashboard. Autostart runs
 // it detached; service managers run it directly.
-import { defineCommand } from "citty";
+import { defineCommand } from "./cli-define.ts";
 import { writeSync } from "node:fs";
 import { errorMessage, UserError } from "./errors.ts";
 import { lockPath, runtimeDir } from "./paths.ts";

@@ -3,7 +3,7 @@
 // the running daemon, if any, which entries it already runs (the real load skips those). A real
 // load resolves the same way here, in the client, so relative keys and `~` follow the user's shell,
 // and the daemon only starts the resolved entries.
-import { defineCommand } from "citty";
+import { defineCommand } from "./cli-define.ts";
 import { usageError } from "./errors.ts";
 import { currentDirectory } from "./text-path.ts";
 

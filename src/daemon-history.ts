@@ -10,8 +10,6 @@
 // with it; the directory goes with its snapshot (daemon-snapshots.ts prunes both).
 import { lstatSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
-import { gunzip, gzip } from "node:zlib";
 import { describeFsError, removeStaleTempFiles, writeFileAtomicAsync } from "./atomic-write.ts";
 import type { Task } from "./daemon-task.ts";
 import { errnoCode, errorMessage } from "./errors.ts";
@@ -25,8 +23,17 @@ import { collectYoungGarbage } from "./platform.ts";
 import type { HistoryStatus } from "./wire-protocol.ts";
 import { InputGap } from "./daemon-input-gap.ts";
 
-const gzipAsync = promisify(gzip);
-const gunzipAsync = promisify(gunzip);
+// node:zlib is loaded with the first history written or read: its import (and node:util's, for
+// promisify) was ~20 ms of a starting daemon's CPU before its first reply, which needs neither.
+async function gzipAsync(text: string): Promise<Buffer> {
+  const { gzip } = await import("node:zlib");
+  return new Promise((resolve, reject) => gzip(text, (error, packed) => (error ? reject(error) : resolve(packed))));
+}
+
+async function gunzipAsync(packed: Uint8Array, options: { maxOutputLength: number }): Promise<Buffer> {
+  const { gunzip } = await import("node:zlib");
+  return new Promise((resolve, reject) => gunzip(packed, options, (error, text) => (error ? reject(error) : resolve(text))));
+}
 
 /** Never more than one write per task in this long (FLEETCOM_HISTORY_INTERVAL_MS, for tests). */
 export const DEFAULT_HISTORY_INTERVAL_MS = 5_000;

@@ -16,8 +16,9 @@
 // with nobody looking costs a few native scans per chunk and no emulator memory. While a follower
 // watches the lines (`logs --follow`, LineWatch) every byte is parsed as it arrives: a line is given
 // the moment a line feed completes it, and none may be forgotten unseen.
-// The default import is the CommonJS module object: Deno finds no named exports in xterm's bundle.
-import xterm, { type IBuffer, type IBufferCell, type IDisposable, type IModes } from "@xterm/headless";
+import type * as Xterm from "@xterm/headless";
+import type { IBuffer, IBufferCell, IDisposable, IModes } from "@xterm/headless";
+import { createRequire } from "node:module";
 import { type Style, serializeRows, sgr } from "./term-serialize.ts";
 import {
   ALT_SCREEN_MODES,
@@ -33,6 +34,20 @@ import {
 import { Backlog, isPlain } from "./term-backlog.ts";
 import { LineWatch, bufferLines, dropTrailingBlankLines, type Region as ScrollRegion } from "./term-lines.ts";
 import { useFleetcomWidths } from "./term-widths.ts";
+
+let xterm: typeof Xterm | undefined;
+
+/**
+ * @xterm/headless, loaded with the first screen: evaluating it costs a starting daemon ~20 ms of CPU
+ * before its first reply, which `ls` or `status` of an empty fleet never needs. `require` is
+ * synchronous, and in the binary Bun's bundler keeps the module in it but evaluates it only when
+ * called; Deno has no `require` in a module, so it gets one from node:module. Either way the result
+ * is the CommonJS module object (Deno finds no named exports in xterm's bundle).
+ */
+function loadXterm(): typeof Xterm {
+  xterm ??= (typeof require === "function" ? require("@xterm/headless") : createRequire(import.meta.url)("@xterm/headless")) as typeof Xterm;
+  return xterm;
+}
 
 export interface ScreenOptions {
   cols: number;
@@ -223,7 +238,7 @@ interface CoreBuffer {
 }
 
 export class Screen implements TaskScreen {
-  private readonly term: xterm.Terminal;
+  private readonly term: Xterm.Terminal;
   private readonly core: Core;
   private readonly hidden = new HiddenState();
   private readonly scrollback: number;
@@ -240,7 +255,7 @@ export class Screen implements TaskScreen {
   constructor({ cols, rows, scrollback, compactAt = COMPACT_AT_BYTES }: ScreenOptions) {
     this.scrollback = scrollback;
     this.minCompactAt = this.compactAt = compactAt;
-    this.term = new xterm.Terminal({
+    this.term = new (loadXterm().Terminal)({
       cols,
       rows,
       scrollback,

@@ -4,21 +4,25 @@
 // text-width.ts, whose widths `ls`, `sessions`, the dashboard and the picker use. Without this xterm
 // counts by Unicode 6, where ✅ and 🫠 are one column: every cell after them on the row moved one
 // column on reattach and in `peek`.
-// A namespace import, since the three loaders disagree: `bun build` takes the addon's ES module (named
-// exports only), Bun's runtime its CommonJS bundle (both), and Deno finds no named export in that
-// bundle (only the module object, as the default).
-import * as graphemes from "@xterm/addon-unicode-graphemes";
+// Loaded with the first terminal, as term-screen.ts loads xterm (evaluating the addon costs a starting
+// daemon ~20 ms of CPU that an empty fleet's first reply never needs).
+import type * as Graphemes from "@xterm/addon-unicode-graphemes";
 import type { IUnicodeVersionProvider, Terminal } from "@xterm/headless";
+import { createRequire } from "node:module";
 import { inRanges, LATER_WIDE } from "./text-width.ts";
 
 const VERSION = "15-graphemes-fleetcom";
 
 /** The addon's grapheme provider; it keeps no state per terminal, so all terminals share it. */
 function graphemeProvider(): IUnicodeVersionProvider {
+  const graphemes = (
+    typeof require === "function" ? require("@xterm/addon-unicode-graphemes") : createRequire(import.meta.url)("@xterm/addon-unicode-graphemes")
+  ) as typeof Graphemes;
   const providers: IUnicodeVersionProvider[] = [];
   const collect = { unicode: { register: (p: IUnicodeVersionProvider) => providers.push(p), activeVersion: "" } };
-  // The addon's export is named in its ES build (what the bundler takes) and under `default` when it
-  // is loaded as CommonJS; read through a plain object so the bundler does not warn about the other.
+  // The loaders disagree: the bundler may hand over the addon's ES module (named exports only), Bun's
+  // runtime its CommonJS bundle (both), Deno that bundle's module object under `default`; read
+  // through a plain object so the bundler does not warn about the other.
   const mod = { ...graphemes } as Record<string, unknown> as Record<string, typeof graphemes | undefined>;
   const { UnicodeGraphemesAddon } = "UnicodeGraphemesAddon" in graphemes ? graphemes : mod.default!;
   // The addon is typed against the browser build's Terminal; it reads only `unicode`, which `collect` has.

@@ -1,12 +1,12 @@
-// Bun macro, run by `make build` at bundle time (never at run time): builds every schema defined with
-// validator.ts under arktype and keeps the JavaScript arktype compiles for its yes/no check (its
-// "Allows" traversal), so the binary checks with arktype's own code without loading arktype
-// (arktypeio/arktype#810 asks for this). @ark/schema is arktype's compiler, at the version arktype pins.
+// Run at build time by scripts/build.ts (never by the program): builds every schema defined with
+// validator.ts under arktype and writes the JavaScript arktype compiles for its yes/no check (its
+// "Allows" traversal) as a module, which the build puts in place of validator-precompiled.ts. The
+// binary then checks with arktype's own code without loading arktype (arktypeio/arktype#810 asks for
+// this), and that code is part of the bundle, so `--bytecode` covers it like the rest of the program.
+// @ark/schema is arktype's compiler, at the version arktype pins.
 import { NodeCompiler } from "@ark/schema";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-
-export type Precompiled = { methods: string; roots: Record<string, string> };
 
 /** A compiled node as the precompiler reads it (arktype's internal node, not its public Type). */
 interface CompiledNode {
@@ -18,20 +18,29 @@ interface CompiledNode {
   compile(compiler: NodeCompiler): void;
 }
 
-export async function precompile(): Promise<Precompiled> {
-  (globalThis as { fleetcomPrecompiling?: boolean }).fleetcomPrecompiling = true;
+/**
+ * The source of the module that replaces validator-precompiled.ts in the binary: one object literal of
+ * arktype's compiled methods (they call each other through `this`), and `CHECKS`, each schema's name
+ * mapped to its root method.
+ */
+export async function precompiledModule(): Promise<string> {
   const { definedSchemas } = await import("./validator.ts");
   for (const file of modulesDefiningSchemas()) await import(`./${file}`);
   const methods = new Map<string, string>();
-  const roots: Record<string, string> = {};
+  const checks: string[] = [];
   for (const [name, schema] of definedSchemas()) {
     const root = schema.type().internal as unknown as CompiledNode;
     // A morph changes what arktype returns; the daemon uses what it received, so none may exist.
     if (root.includesTransform || root.allowsRequiresContext) throw new Error(`schema ${name}: precompiled checks cannot transform or need context`);
-    roots[name] = root.id;
+    checks.push(`  ${JSON.stringify(name)}: (data) => methods.${root.id}Allows(data),`);
     for (const node of [root, ...root.references]) if (!methods.has(node.id)) methods.set(node.id, allowsMethod(node, name));
   }
-  return { methods: `{\n${[...methods.values()].join(",\n")}\n}`, roots };
+  return [
+    "// Generated at build time by validator-precompile.ts from the schemas of this build.",
+    `const methods = {\n${[...methods.values()].join(",\n")}\n};`,
+    `export const CHECKS = {\n${checks.join("\n")}\n};`,
+    "",
+  ].join("\n");
 }
 
 function allowsMethod(node: CompiledNode, schema: string): string {

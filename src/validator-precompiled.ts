@@ -1,5 +1,5 @@
-// The precompiled checks, inlined by Bun at bundle time (validator-precompile.ts is a macro). Imported
-// dynamically by validator.ts, so a runtime without Bun's macros (Deno) falls back to arktype.
-import { precompile } from "./validator-precompile.ts" with { type: "macro" };
-
-export const PRECOMPILED = precompile();
+// Each schema's precompiled check, by name. Here, in the sources, there are none: processes run from
+// source (Deno, `bun src/main.ts`, the unit tests) load arktype up front. scripts/build.ts replaces this
+// module in the binary with the code validator-precompile.ts generates, so the checks are compiled
+// into the bundle (and its bytecode) like the rest of the program.
+export const CHECKS: Readonly<Record<string, (data: unknown) => boolean>> | null = null;

@@ -1,16 +1,15 @@
 // arktype schemas without arktype's start-up cost. Importing arktype sets up its keyword scopes, which
 // costs most of a CPU-second on a loaded machine, so no module imports it at start. Each schema is
-// defined as a function of arktype's `type` and named; `make build` runs that function at bundle time
-// (validator-precompiled.ts, a Bun macro) and keeps the JavaScript arktype compiles for its yes/no
-// check. At run time `allows` runs that code, and arktype is imported only to word a refusal
-// (`problem`). Where no precompiled code exists (Deno from source) arktype is loaded up front instead.
+// defined as a function of arktype's `type` and named; `make build` runs that function at build time
+// (validator-precompile.ts) and compiles the JavaScript arktype makes for its yes/no check into the
+// binary, as validator-precompiled.ts. At run time `allows` runs that code, and arktype is imported
+// only to word a refusal (`problem`). Where no precompiled code exists (from source: Deno, `bun
+// src/main.ts`, the build itself) arktype is loaded up front instead.
 // test/unit/validator.test.ts holds the precompiled checks equal to arktype's.
 import type { type as arkType, Type } from "arktype";
+import { CHECKS } from "./validator-precompiled.ts";
 
 export type ArkType = typeof arkType;
-
-/** Each precompiled schema's check, by name. */
-type Checks = Record<string, (data: unknown) => boolean>;
 
 const registry = new Map<string, Schema<unknown>>();
 let ark: ArkType | null = null;
@@ -51,7 +50,7 @@ export class Schema<T> {
  */
 export function schema<D extends Type>(name: string, define: (type: ArkType) => D): Schema<D["infer"]> {
   if (registry.has(name)) throw new Error(`schema ${name} defined twice`);
-  const made = new Schema<D["infer"]>(name, define, checks?.[name]);
+  const made = new Schema<D["infer"]>(name, define, CHECKS?.[name]);
   registry.set(name, made as Schema<unknown>);
   return made;
 }
@@ -66,25 +65,4 @@ export async function loadArktype(): Promise<ArkType> {
   return ark;
 }
 
-/** The precompiled checks, or null where there are none (Deno from source, or the precompiler itself running). */
-async function loadChecks(): Promise<Checks | null> {
-  if ((globalThis as { fleetcomPrecompiling?: boolean }).fleetcomPrecompiling) return null;
-  try {
-    const { PRECOMPILED } = await import("./validator-precompiled.ts");
-    return instantiate(await PRECOMPILED);
-  } catch {
-    return null;
-  }
-}
-
-/** The macro's output: one object literal of arktype's compiled methods, and each schema's root method. */
-function instantiate(code: { methods: string; roots: Record<string, string> }): Checks {
-  // The code is arktype's own output for this build's schemas, made at bundle time from our sources.
-  const methods = new Function(`return ${code.methods}`)() as Record<string, (data: unknown) => boolean>;
-  const found: Checks = {};
-  for (const [name, root] of Object.entries(code.roots)) found[name] = methods[`${root}Allows`]!.bind(methods);
-  return found;
-}
-
-const checks = await loadChecks();
-if (!checks) await loadArktype();
+if (!CHECKS) await loadArktype();

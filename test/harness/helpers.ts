@@ -40,10 +40,12 @@ export function makeSandbox(): Sandbox {
     ...isolated,
     NO_COLOR: "1",
     TMPDIR: process.env.TMPDIR ?? "/tmp",
-    // Every fleetcom a test starts lives a second or two, and most of that is arktype building its
-    // keyword scopes once. JavaScriptCore's optimising DFG tier compiles that one-time code on a
-    // background thread: 0.37 CPU-s per import with it, 0.19 without. Behaviour is the same; the
-    // benchmarks run the binary as shipped. (make test 85 s -> 64 s, the slow lane 165 s -> 124 s.)
+    // Every fleetcom a test starts lives a second or two, and JavaScriptCore's optimising DFG tier
+    // compiles code that runs only a few times on a background thread. It was arktype's scopes
+    // (0.37 CPU-s per import with it, 0.19 without; make test 85 s -> 64 s); no process loads arktype
+    // at start now, and it still pays: sessions-cli and save-load took 41.6 and 23.7 s without DFG,
+    // 53.2 and 28.2 s with it (in turns, load ~9). Behaviour is the same; the benchmarks run the
+    // binary as shipped.
     BUN_JSC_useDFGJIT: "0",
     ...(UNDER_DENO ? { DENO_DIR, DENO_NO_UPDATE_CHECK: "1" } : {}),
   };

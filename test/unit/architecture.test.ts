@@ -14,7 +14,7 @@ const sourceOf = (file: string) => readFileSync(resolve(SRC, file), "utf8").repl
 const named = (file: string, path: string) => (path.startsWith(".") ? basename(resolve(dirname(resolve(SRC, file)), path)) : path);
 
 /** Each module's runtime imports (what the bundle evaluates): src files by name, packages by name. */
-function importsOf(file: string, kinds = ["import-statement", "dynamic-import"]): string[] {
+function importsOf(file: string, kinds = ["import-statement", "dynamic-import", "require-call"]): string[] {
   return transpiler
     .scanImports(sourceOf(file))
     .filter((imp) => kinds.includes(imp.kind))
@@ -27,8 +27,9 @@ function allImportsOf(file: string): string[] {
   return [...new Set(paths.map((path) => named(file, path)))];
 }
 
-// A Bun macro runs at bundle time (validator-precompile.ts builds the schemas under arktype): the
-// program never evaluates it, so it is no part of the graph a process runs (the doc still lists it).
+// The build runs validator-precompile.ts (it builds the schemas under arktype and generates their
+// checks): the program never evaluates it, so it is no part of the graph a process runs (the doc
+// still lists it).
 const MACROS = new Set(["validator-precompile.ts"]);
 const MODULES = readdirSync(SRC).filter((f) => f.endsWith(".ts") && !MACROS.has(f));
 const GRAPH = new Map(MODULES.map((m) => [m, allImportsOf(m).filter((i) => !MACROS.has(i))]));
@@ -184,7 +185,15 @@ describe("the import graph", () => {
 
   test("the walker sees what it must: the daemon loads the schemas, the daemon's screen xterm", () => {
     expect(staticClosure(["daemon-supervisor.ts"]).has("wire-protocol.ts")).toBe(true);
-    expect(staticClosure(["term-screen.ts"]).has("@xterm/headless")).toBe(true);
+    expect(importsOf("term-screen.ts")).toContain("@xterm/headless");
+  });
+
+  // Evaluating xterm and the graphemes addon is ~40 ms of a starting daemon's CPU: they are
+  // required with the first screen, so the first reply to `ls` of an empty fleet does not wait on them.
+  test("the daemon loads xterm and the graphemes addon with its first screen, not at start", () => {
+    expect([...staticClosure(["cmd-daemon.ts", "daemon-supervisor.ts"])].filter((m) => m.startsWith("@xterm/"))).toEqual([]);
+    expect(importsOf("term-screen.ts", ["require-call"])).toEqual(["@xterm/headless"]);
+    expect(importsOf("term-widths.ts", ["require-call"])).toEqual(["@xterm/addon-unicode-graphemes"]);
   });
 
   // arktype's import costs most of a CPU-second on a loaded machine: the schemas are precompiled at
@@ -251,6 +260,14 @@ describe("start-up imports", () => {
     const run = staticClosure([...runner, "cmd-sessions.ts", ...importsOf("cmd-sessions.ts", ["dynamic-import"])]);
     expect(run.has("citty")).toBe(false);
   });
+
+  // recover and load run their plain shapes without citty too, and so does the daemon autostart starts.
+  for (const command of ["recover", "load", "daemon"]) {
+    test(`fleetcom ${command}, and what its run imports, loads no citty (cli.ts plainArgs)`, () => {
+      const run = staticClosure([...runner, `cmd-${command}.ts`, ...importsOf(`cmd-${command}.ts`, ["dynamic-import"])]);
+      expect(run.has("citty")).toBe(false);
+    });
+  }
 
   test("fleetcom sessions does not load the emulator", () => {
     expect([...staticClosure([...runner, "cmd-sessions.ts"])].filter((m) => m.startsWith("@xterm/"))).toEqual([]);

@@ -1,0 +1,39 @@
+// `bun scripts/build.ts [--target=bun-TARGET] ENTRY OUTFILE`: compiles ENTRY into one executable as
+// `bun build --compile` does (`make build`, `make dist`, the benchmarks' floors), with the schemas'
+// checks generated as code (validator-precompile.ts) in place of src/validator-precompiled.ts, so
+// they are in the bundle's bytecode and no process evaluates or parses them at run time.
+import { resolve } from "node:path";
+import { precompiledModule } from "../src/validator-precompile.ts";
+
+const PRECOMPILED = resolve(import.meta.dir, "../src/validator-precompiled.ts");
+
+const args = process.argv.slice(2);
+const target = args.find((a) => a.startsWith("--target="))?.slice("--target=".length);
+const [entry, outfile] = args.filter((a) => !a.startsWith("--"));
+if (!entry || !outfile) {
+  console.error("usage: bun scripts/build.ts [--target=bun-TARGET] ENTRY OUTFILE");
+  process.exit(2);
+}
+
+const checks = await precompiledModule();
+// --bytecode starts `--version` and `ls` about 2.5x faster (see the commit that added `dist`);
+// esm because bytecode defaults to CommonJS, where top-level await does not build; splitting keeps
+// each lazily imported command in its own chunk, so `--version` loads only its own few lines.
+const built = await Bun.build({
+  entrypoints: [entry],
+  compile: target ? { outfile, target: target as Bun.Build.CompileTarget } : { outfile },
+  minify: true,
+  bytecode: true,
+  format: "esm",
+  splitting: true,
+  plugins: [
+    {
+      name: "precompiled-checks",
+      setup(build) {
+        build.onLoad({ filter: /validator-precompiled\.ts$/ }, ({ path }) => (path === PRECOMPILED ? { contents: checks, loader: "js" } : undefined));
+      },
+    },
+  ],
+});
+for (const log of built.logs) console.error(log);
+if (!built.success) process.exit(1);

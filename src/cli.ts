@@ -2,6 +2,7 @@
 // one `fleetcom: …` line with the documented exit code.
 import type { CommandDef } from "citty";
 import { checkFlags, unknownFlagError } from "./cli-flags.ts";
+import { routeCommand, takeHostFlag } from "./cli-host.ts";
 import { root, SUBCOMMANDS, type Lazy } from "./commands.ts";
 import { EXIT, UserError, errorMessage } from "./errors.ts";
 import { nearest } from "./text-nearest.ts";
@@ -29,7 +30,7 @@ async function helpFor(argv: string[]): Promise<{ path: string[]; def: CommandDe
 
 // The root's flags are whole commands of their own (`--kill`, `--version`) or come first
 // (`--foreground [SESSION]`); any other word starting with `-` in first place is a mistake.
-const ROOT_FLAGS = ["foreground", "kill", "yes", "version", "help", "detach-key"];
+const ROOT_FLAGS = ["foreground", "kill", "yes", "version", "help", "detach-key", "host"];
 const YES = ["--yes", "-y"];
 
 /** `--kill`, alone or with `--yes` (either order). */
@@ -76,6 +77,11 @@ export async function runCli(argv: string[]): Promise<number> {
       console.log(VERSION);
       return 0;
     }
+    const { rest: words, host: named } = takeHostFlag(argv);
+    const hostOfRoot = named ?? (process.env.FLEETCOM_HOST?.trim() || null);
+    if (hostOfRoot !== null && isKill(words)) return await onHost(hostOfRoot, words);
+    if (hostOfRoot !== null && dashboardRequest(takeDetachKey(words).rest)) await useHostNamed(hostOfRoot);
+    argv = words;
     if (isKill(argv)) {
       const { stopDaemon } = await import("./client-stop-daemon.ts");
       const yes = argv.some((a) => YES.includes(a));
@@ -99,6 +105,12 @@ export async function runCli(argv: string[]): Promise<number> {
       throw new UserError(`unknown command '${argv[0]}' (${meant === null ? "" : `did you mean ${meant}? `}see fleetcom --help)`, EXIT.usage);
     }
     const def = await lazy();
+    const hostsFile = argv.some((w) => w.includes(":")) ? await import("./client-hosts.ts") : null;
+    const hostNames = () => hostsFile?.readHosts().map((h) => h.name) ?? [];
+    const routed = routeCommand(argv[0]!, def, argv, { named, env: process.env.FLEETCOM_HOST, hostNames });
+    argv = routed.words;
+    if (routed.route.kind === "there") return await onHost(routed.route.host, argv);
+    if (routed.route.kind === "transport") await useHostNamed(routed.route.host);
     const plain = plainArgs(argv);
     if (plain) {
       const runs = await plainRunner(def);
@@ -112,6 +124,18 @@ export async function runCli(argv: string[]): Promise<number> {
   } catch (error) {
     return reportError(error);
   }
+}
+
+/** Every connection of this process goes to that host's daemon, over ssh. */
+async function useHostNamed(name: string): Promise<void> {
+  const [{ findHost }, { useHost }] = await Promise.all([import("./client-hosts.ts"), import("./client.ts")]);
+  useHost(findHost(name));
+}
+
+/** `--kill` and the commands that read or write the host's own files: the host's own fleetcom runs them there. */
+async function onHost(name: string, words: string[]): Promise<number> {
+  const [{ findHost }, { runRemote }] = await Promise.all([import("./client-hosts.ts"), import("./client-ssh.ts")]);
+  return await runRemote(findHost(name), words);
 }
 
 /** Commands whose definition is cli-define.ts's and whose plain shapes are `NAME` and `NAME --json`. */

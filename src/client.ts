@@ -10,6 +10,7 @@
 import { closeSync, lstatSync, openSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type Attempt, type ClientSocket, connectClientSocket } from "./client-socket.ts";
+import type { RemoteHost } from "./client-ssh.ts";
 import { isCharacterDevice } from "./files.ts";
 import { EXIT, UserError } from "./errors.ts";
 import type {
@@ -55,16 +56,44 @@ export interface ClientHandlers {
   closed?(): void;
 }
 
+/** The host every connection of this process goes to (`--host`, FLEETCOM_HOST, HOST:TASK); null: this machine's daemon. */
+let currentHost: RemoteHost | null = null;
+
+export function useHost(host: RemoteHost | null): void {
+  currentHost = host;
+}
+
+export function hostInUse(): RemoteHost | null {
+  return currentHost;
+}
+
+/** A connection, and for one carried by ssh the one line that says why it ended. */
+type Transport = { socket: ClientSocket; host: RemoteHost | null; why?: () => string };
+
+async function openTransport(host: RemoteHost | null, autostart: boolean): Promise<Transport> {
+  if (!host) return { socket: await connectSocket(autostart), host };
+  const { connectSsh } = await import("./client-ssh.ts");
+  const socket = await connectSsh(host);
+  return { socket, host, why: socket.why };
+}
+
 export class DaemonClient {
   private nextId = 1;
   private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   private readonly decoder = new FrameDecoder(MAX_DAEMON_FRAME);
   handlers: ClientHandlers = {};
   daemonPid = 0;
+  /** The daemon's fleetcom version, from its welcome. */
+  daemonVersion = "";
   /** The handshake: requests go out right behind the hello, and their answers wait for it. */
   private greeted: Promise<void> = Promise.resolve();
 
-  private constructor(private readonly socket: ClientSocket) {}
+  private constructor(
+    private readonly socket: ClientSocket,
+    /** The host whose daemon this is, over ssh; null: this machine's. */
+    readonly host: RemoteHost | null = null,
+    private readonly why?: () => string,
+  ) {}
 
   /**
    * Connected, and the hello sent. The first request follows it without waiting for the welcome, so
@@ -75,10 +104,16 @@ export class DaemonClient {
    * them itself; recover, which is the remedy); a function takes them (the dashboard's header).
    */
   static async open(
-    options: { autostart?: boolean; size?: { cols: number; rows: number }; notices?: boolean | ((notices: Notices) => void) } = {},
+    options: {
+      autostart?: boolean;
+      size?: { cols: number; rows: number };
+      notices?: boolean | ((notices: Notices) => void);
+      /** Another host's daemon, over ssh; by default the one this process uses (useHost). */
+      host?: RemoteHost | null;
+    } = {},
   ): Promise<DaemonClient> {
-    const socket = await connectSocket(options.autostart ?? true);
-    const client = new DaemonClient(socket);
+    const transport = await openTransport(options.host === undefined ? currentHost : options.host, options.autostart ?? true);
+    const client = new DaemonClient(transport.socket, transport.host, transport.why);
     const notices = options.notices ?? true;
     client.greeted = client.handshake(options.size ?? terminalSize(), notices === false ? null : notices === true ? printNotices : notices);
     client.greeted.catch(() => {});
@@ -112,14 +147,18 @@ export class DaemonClient {
       this.onGreeting = (message) => {
         if (message.type === "welcome") {
           this.daemonPid = message.pid;
+          this.daemonVersion = message.version;
           if (message.notices && onNotices) onNotices(message.notices);
           resolve();
-        } else if (message.type === "refused") reject(new UserError(message.error, EXIT.unreachable));
+        } else if (message.type === "refused") reject(new UserError(refusalText(message, this.host), EXIT.unreachable));
       };
       this.socket.onData((chunk) => this.receive(chunk));
       this.socket.onClose(() => this.onClosed(reject));
-      const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
-      this.send({ type: "hello", protocol: PROTOCOL_VERSION, version: VERSION, cwd: currentDirectory(), env, ...size, ...(onNotices && { notices: true }) });
+      // The local environment and directory never travel to another host: its bridge puts its own
+      // (the remote login's) in their place (cmd-bridge.ts).
+      const env = this.host ? {} : Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
+      const cwd = this.host ? "" : currentDirectory();
+      this.send({ type: "hello", protocol: PROTOCOL_VERSION, version: VERSION, cwd, env, ...size, ...(onNotices && { notices: true }) });
     });
   }
 
@@ -178,7 +217,7 @@ export class DaemonClient {
   }
 
   private onClosed(rejectHandshake: (e: Error) => void): void {
-    const lost = new UserError("lost the connection to the daemon", EXIT.unreachable);
+    const lost = new UserError(this.why?.() ?? "lost the connection to the daemon", EXIT.unreachable);
     rejectHandshake(lost);
     for (const waiter of this.pending.values()) waiter.reject(lost);
     this.pending.clear();
@@ -235,10 +274,25 @@ export class DaemonClient {
     this.socket.resume();
   }
 
+  /** Ends the connection now, whatever is in flight (a host that did not answer in time). */
+  destroy(): void {
+    this.socket.destroy();
+  }
+
   /** Ends the connection without keeping the process alive for the daemon's side of the close. */
   close(): void {
     this.socket.close();
   }
+}
+
+/**
+ * What a refused hello says. A daemon of another protocol on another host names both versions, and
+ * the upgrade is `hosts add` again (which installs this version there).
+ */
+export function refusalText(refusal: Refusal, host: RemoteHost | null): string {
+  if (!host || !refusal.daemon) return refusal.error;
+  const { version, protocol } = refusal.daemon;
+  return `${host.name} runs fleetcom ${version} (protocol ${protocol}) and this is fleetcom ${VERSION} (protocol ${PROTOCOL_VERSION}); upgrade it with 'fleetcom hosts add ${host.name}', then 'fleetcom --host ${host.name} --kill' ends the old daemon and its tasks`;
 }
 
 /** `the previous fleet (5 tasks, autosaved 3m ago) ended unexpectedly — fleetcom recover --latest` */
@@ -446,6 +500,11 @@ async function startDaemon(dirPath: string, scope: boolean): Promise<Started> {
   child.unref();
   closeSync(log);
   return started;
+}
+
+/** The byte stream to this machine's daemon through every trust check, started if none runs: what `fleetcom bridge` relays. */
+export function openDaemonSocket(): Promise<ClientSocket> {
+  return connectSocket(true);
 }
 
 /** Opens a connection for one command's worth of requests and always closes it. */

@@ -111,19 +111,21 @@ export function transportFailure(host: RemoteHost, stderr: string, code: number 
 
 /**
  * A byte stream to `host`'s daemon: ssh running the remote fleetcom's `bridge`. Its stderr is kept
- * (not shown: an attached screen must not get ssh's words) for the one line `why()` gives.
+ * (not shown: an attached screen must not get ssh's words) for the one line `why()` gives, null when
+ * the link did not fail (ssh ended cleanly, or this side ended it).
  */
-export async function connectSsh(host: RemoteHost): Promise<ClientSocket & { why(): string }> {
+export async function connectSsh(host: RemoteHost): Promise<ClientSocket & { why(): string | null }> {
   const argv = await sshCommandLine(host.ssh, `${shellQuote(remoteBinary(host.home))} bridge`);
   const child = spawn(argv[0]!, argv.slice(1), { stdio: ["pipe", "pipe", "pipe"] });
   return pipeSocket(host, child);
 }
 
-function pipeSocket(host: RemoteHost, child: ChildProcess): ClientSocket & { why(): string } {
+function pipeSocket(host: RemoteHost, child: ChildProcess): ClientSocket & { why(): string | null } {
   let stderr = "";
   let end: { code: number | null; signal: string | null } | null = null;
   let spawnError: string | null = null;
   let gone = false;
+  let killed = false;
   const closeListeners: (() => void)[] = [];
   const stdin = child.stdin!;
   const stdout = child.stdout!;
@@ -147,6 +149,7 @@ function pipeSocket(host: RemoteHost, child: ChildProcess): ClientSocket & { why
       release();
     },
     destroy: () => {
+      killed = true;
       child.kill("SIGTERM");
       release();
     },
@@ -154,7 +157,11 @@ function pipeSocket(host: RemoteHost, child: ChildProcess): ClientSocket & { why
     resume: () => stdout.resume(),
     onData: (listener) => void stdout.on("data", (chunk: Buffer) => listener(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length))),
     onClose: (listener) => (gone ? listener() : void closeListeners.push(listener)),
-    why: () => (spawnError ? `${host.name}: cannot run ssh (${spawnError})` : transportFailure(host, stderr, end?.code ?? SSH_FAILED, end?.signal ?? null)),
+    why: () => {
+      if (spawnError) return `${host.name}: cannot run ssh (${spawnError})`;
+      if (killed || end?.code === 0) return null;
+      return transportFailure(host, stderr, end?.code ?? SSH_FAILED, end?.signal ?? null);
+    },
   };
 }
 

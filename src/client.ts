@@ -68,7 +68,7 @@ export function hostInUse(): RemoteHost | null {
 }
 
 /** A connection, and for one carried by ssh the one line that says why it ended. */
-type Transport = { socket: ClientSocket; host: RemoteHost | null; why?: () => string };
+type Transport = { socket: ClientSocket; host: RemoteHost | null; why?: () => string | null };
 
 async function openTransport(host: RemoteHost | null, autostart: boolean): Promise<Transport> {
   if (!host) return { socket: await connectSocket(autostart), host };
@@ -83,6 +83,8 @@ export class DaemonClient {
   private readonly decoder = new FrameDecoder(MAX_DAEMON_FRAME);
   handlers: ClientHandlers = {};
   daemonPid = 0;
+  /** close() or destroy() was called: the end of the connection is this side's doing. */
+  private ending = false;
   /** The daemon's fleetcom version, from its welcome. */
   daemonVersion = "";
   /** The handshake: requests go out right behind the hello, and their answers wait for it. */
@@ -92,7 +94,7 @@ export class DaemonClient {
     private readonly socket: ClientSocket,
     /** The host whose daemon this is, over ssh; null: this machine's. */
     readonly host: RemoteHost | null = null,
-    private readonly why?: () => string,
+    private readonly why?: () => string | null,
   ) {}
 
   /**
@@ -217,7 +219,14 @@ export class DaemonClient {
   }
 
   private onClosed(rejectHandshake: (e: Error) => void): void {
-    const lost = new UserError(this.why?.() ?? "lost the connection to the daemon", EXIT.unreachable);
+    const why = this.why?.() ?? null;
+    const lost = new UserError(why ?? "lost the connection to the daemon", EXIT.unreachable);
+    // A link to another host that failed while nothing waited for an answer (`peek --follow`,
+    // attach): said here, or the command would end as if the task had.
+    if (why !== null && !this.ending && !this.onGreeting && this.pending.size === 0) {
+      process.stderr.write(`fleetcom: ${printable(why)}\n`);
+      process.exitCode = EXIT.unreachable;
+    }
     rejectHandshake(lost);
     for (const waiter of this.pending.values()) waiter.reject(lost);
     this.pending.clear();
@@ -276,11 +285,13 @@ export class DaemonClient {
 
   /** Ends the connection now, whatever is in flight (a host that did not answer in time). */
   destroy(): void {
+    this.ending = true;
     this.socket.destroy();
   }
 
   /** Ends the connection without keeping the process alive for the daemon's side of the close. */
   close(): void {
+    this.ending = true;
     this.socket.close();
   }
 }

@@ -1,0 +1,341 @@
+// One fleet across machines, over a real OpenSSH server (docs/remote.md). The test starts sshd on
+// 127.0.0.1 on a free port, with a host key and a user key made in its sandbox, and makes a second
+// local Unix user as the "remote" (its own home, runtime directory and daemon), removed at the end
+// whatever happened. The client side is the real binary with its own sandbox HOME, whose ssh config
+// (Host aliases, the key, known_hosts) it reaches through FLEETCOM_SSH="ssh -F …" (ssh reads the
+// passwd home, not $HOME).
+//
+// It needs root (useradd) and /usr/sbin/sshd. Without them it is skipped, except under CI (CI=true),
+// where it fails: .ci/run installs openssh-server, so a skip there would hide a broken transport.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { Fleet, until } from "../harness/fleet.ts";
+import { fleetcomArgv } from "../harness/helpers.ts";
+import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl } from "../../src/wire-framing.ts";
+import { VERSION } from "../../src/version.ts";
+import type { TaskInfo } from "../../src/wire-protocol.ts";
+
+const SSHD = "/usr/sbin/sshd";
+const BIN = process.env.FLEETCOM_TEST_BIN;
+const canRun = process.getuid?.() === 0 && existsSync(SSHD) && Bun.which("ssh-keygen") !== null && BIN !== undefined;
+
+function remoteTest(name: string, body: () => Promise<void>, timeout = 120_000): void {
+  if (canRun) test(name, body, timeout);
+  else if (process.env.CI === "true")
+    test(name, () => {
+      throw new Error("remote tests need root, /usr/sbin/sshd, ssh-keygen and FLEETCOM_TEST_BIN; .ci/run installs openssh-server so that CI never skips them");
+    });
+  else test.skip(name, body);
+}
+
+function sh(argv: string[], input?: string): { code: number; stdout: string; stderr: string } {
+  const r = Bun.spawnSync(argv, { stdin: input === undefined ? "ignore" : new TextEncoder().encode(input), stdout: "pipe", stderr: "pipe" });
+  return { code: r.exitCode ?? -1, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+}
+
+function must(argv: string[]): string {
+  const r = sh(argv);
+  if (r.code !== 0) throw new Error(`${argv.join(" ")} exited ${r.code}: ${r.stderr}`);
+  return r.stdout;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+async function listens(port: number): Promise<boolean> {
+  try {
+    const socket = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } });
+    socket.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const user = `fcr${process.pid}${Math.floor(Math.random() * 1000)}`;
+let uid = 0;
+let remoteHome = "";
+let root = "";
+let sshConfig = "";
+let sshd: ReturnType<typeof Bun.spawn> | null = null;
+let madeRunSshd = false;
+let fleet: Fleet;
+let env: Record<string, string>;
+
+/** The remote user's processes, by uid from /proc: every one of them was started by this test. */
+function remoteUserPids(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const status = readFileSync(`/proc/${entry}/status`, "utf8");
+      if (new RegExp(`^Uid:\\s+${uid}\\s`, "m").test(status)) pids.push(Number(entry));
+    } catch {}
+  }
+  return pids;
+}
+
+function remoteDaemonPid(): number | null {
+  try {
+    return Number(readFileSync(`/tmp/fleetcom-${uid}/daemon.lock`, "utf8").trim()) || null;
+  } catch {
+    return null;
+  }
+}
+
+beforeAll(async () => {
+  if (!canRun) return;
+  fleet = new Fleet();
+  root = join(fleet.sandbox.root, "ssh");
+  mkdirSync(root, { recursive: true });
+  must(["useradd", "-m", "-s", "/bin/sh", user]);
+  // sshd without PAM refuses a locked account ('!' in shadow); '*' is no password, and not locked.
+  must(["usermod", "-p", "*", user]);
+  uid = Number(must(["id", "-u", user]).trim());
+  remoteHome = must(["sh", "-c", `getent passwd ${user} | cut -d: -f6`]).trim();
+  must(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", join(root, "host_key")]);
+  must(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", join(root, "user_key")]);
+  mkdirSync(join(remoteHome, ".ssh"), { recursive: true });
+  writeFileSync(join(remoteHome, ".ssh", "authorized_keys"), readFileSync(join(root, "user_key.pub")));
+  must(["chown", "-R", `${user}:`, join(remoteHome, ".ssh")]);
+  const port = await freePort();
+  const closed = await freePort();
+  writeFileSync(
+    join(root, "sshd_config"),
+    [
+      `Port ${port}`,
+      "ListenAddress 127.0.0.1",
+      `HostKey ${join(root, "host_key")}`,
+      `PidFile ${join(root, "sshd.pid")}`,
+      "UsePAM no",
+      "StrictModes no",
+      "PasswordAuthentication no",
+      "KbdInteractiveAuthentication no",
+      "PubkeyAuthentication yes",
+      "AuthorizedKeysFile .ssh/authorized_keys",
+      `AllowUsers ${user}`,
+      "PermitRootLogin no",
+      "",
+    ].join("\n"),
+  );
+  if (!existsSync("/run/sshd")) {
+    mkdirSync("/run/sshd", { mode: 0o755 });
+    madeRunSshd = true;
+  }
+  sshd = Bun.spawn([SSHD, "-D", "-e", "-f", join(root, "sshd_config")], { stdout: "ignore", stderr: "pipe" });
+  await until("sshd to listen", () => listens(port), 20_000);
+  const client = (alias: string, extra: string[]) =>
+    [
+      `Host ${alias}`,
+      "  HostName 127.0.0.1",
+      `  User ${user}`,
+      `  IdentityFile ${join(root, "user_key")}`,
+      "  IdentitiesOnly yes",
+      `  UserKnownHostsFile ${join(root, "known_hosts")}`,
+      "  StrictHostKeyChecking accept-new",
+      ...extra.map((e) => `  ${e}`),
+    ].join("\n");
+  const sshDir = join(fleet.sandbox.home, ".ssh");
+  mkdirSync(sshDir, { recursive: true, mode: 0o700 });
+  sshConfig = join(sshDir, "config");
+  writeFileSync(
+    sshConfig,
+    [
+      client("remote1", [`Port ${port}`]),
+      client("refused", [`Port ${closed}`]),
+      // A host that never answers: its "connection" is a process that only waits.
+      // (Its own port: the ControlPath hash (%C) of the same host, port and user would share remote1's master.)
+      client("silent", [`Port ${await freePort()}`, "ProxyCommand sleep 600"]),
+      "",
+    ].join("\n"),
+  );
+  chmodSync(sshConfig, 0o600);
+  env = { ...fleet.env, FLEETCOM_SSH: `ssh -F ${sshConfig}` };
+}, 60_000);
+
+afterAll(async () => {
+  if (!canRun) return;
+  // The shared connection ends with its master; then every process of the remote user, by pid.
+  sh(["ssh", "-F", sshConfig, "-o", `ControlPath=${fleet.sandbox.runtime}/ssh-%C`, "-O", "exit", "remote1"]);
+  await fleet.stop();
+  for (const pid of remoteUserPids()) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {}
+  }
+  await until("the remote user's processes to end", () => remoteUserPids().length === 0, 10_000).catch(() => {});
+  sshd?.kill("SIGTERM");
+  await sshd?.exited;
+  sh(["userdel", "-r", "-f", user]);
+  rmSync(`/tmp/fleetcom-${uid}`, { recursive: true, force: true });
+  if (madeRunSshd) rmSync("/run/sshd", { recursive: true, force: true });
+});
+
+async function cli(args: string[], extra: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const proc = Bun.spawn(fleetcomArgv(args), { env: { ...env, ...extra }, cwd: fleet.sandbox.home, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
+
+async function ok(args: string[], extra: Record<string, string> = {}): Promise<string> {
+  const r = await cli(args, extra);
+  if (r.code !== 0) throw new Error(`fleetcom ${args.join(" ")} exited ${r.code}: ${r.stderr}`);
+  return r.stdout;
+}
+
+const installed = () => join(remoteHome, ".local/share/fleetcom", VERSION, "fleetcom");
+
+async function remoteTasks(): Promise<(TaskInfo & { host: string | null })[]> {
+  return JSON.parse(await ok(["--host", "remote1", "ls", "--json"]));
+}
+
+describe("hosts over OpenSSH", () => {
+  remoteTest("hosts add refuses an upload whose checksum does not match, and installs nothing", async () => {
+    // An ssh that loses most of what it is given on stdin: the upload arrives cut short.
+    const lossy = join(root, "lossy-ssh");
+    writeFileSync(lossy, `#!/bin/sh\nhead -c 4096 | exec ssh -F ${sshConfig} "$@"\n`);
+    chmodSync(lossy, 0o755);
+    const r = await cli(["hosts", "add", "remote1"], { FLEETCOM_SSH: lossy });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toContain("checksum mismatch");
+    expect(existsSync(installed())).toBe(false);
+    expect(readdirSync(join(remoteHome, ".local/share/fleetcom", VERSION))).toEqual([]);
+    expect(await ok(["hosts", "ls", "--json"])).toBe("[]\n");
+  });
+
+  remoteTest("hosts add names ssh's own reason for a host it cannot resolve", async () => {
+    const r = await cli(["hosts", "add", "nowhere", "--ssh", "nowhere.invalid"]);
+    expect(r.code).toBe(3);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toContain("cannot reach nowhere (nowhere.invalid): ssh: Could not resolve hostname nowhere.invalid");
+  });
+
+  remoteTest("hosts add installs this version there, verified, and hosts ls lists it", async () => {
+    const out = await ok(["hosts", "add", "remote1"]);
+    expect(out).toContain(`remote1 (remote1): Linux`);
+    expect(out).toContain(`installed fleetcom ${VERSION} at ${installed()} (SHA-256 verified there)`);
+    expect(out).toMatch(/lingering|logind|service/);
+    const sum = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
+    expect(sum(installed())).toBe(sum(BIN!));
+    expect(await ok(["hosts", "add", "remote1"])).toContain(`fleetcom ${VERSION} already at ${installed()}`);
+    const hosts = JSON.parse(await ok(["hosts", "ls", "--json"]));
+    expect(hosts).toEqual([{ name: "remote1", ssh: "remote1", version: VERSION, reachable: true, tasks: 0, waiting: 0 }]);
+  });
+
+  remoteTest("run, ls, peek, send and kill reach the remote fleet by --host and HOST:TASK; the local environment stays here", async () => {
+    const local = Number((await ok(["run", "--name", "here", "--", "cat"])).trim());
+    const id = Number((await ok(["--host", "remote1", "run", "--name", "api", "--", "cat"])).trim());
+    const probe = Number(
+      (await ok(["--host", "remote1", "run", "--", 'echo "home=$HOME user=$(id -un) secret=${LOCAL_SECRET:-unset}"; sleep 600'], { LOCAL_SECRET: "s3cret" })).trim(),
+    );
+    // Local rows first; the remote ones carry their host.
+    const all: (TaskInfo & { host: string | null })[] = JSON.parse(await ok(["ls", "--json"]));
+    expect(all.map((t) => [t.host, t.name ?? t.typed])).toEqual([
+      [null, "here"],
+      ["remote1", "api"],
+      ["remote1", expect.stringContaining("echo")],
+    ]);
+    expect(all[0]!.id).toBe(local);
+    const table = await ok(["ls"]);
+    expect(table.split("\n")[0]).toMatch(/^HOST\s+ID/);
+    expect(table).toMatch(/^remote1\s+\d+.*api/m);
+    await until("the probe's line", async () => (await ok(["peek", `remote1:${probe}`])).includes("secret="));
+    const said = await ok(["peek", `remote1:${probe}`]);
+    expect(said).toContain(`home=${remoteHome} user=${user} secret=unset`);
+    await ok(["send", "remote1:api", "hello there"]);
+    await until("the echo on the remote task", async () => (await ok(["peek", "remote1:api"])).includes("hello there"));
+    // The local task of the same name is another task: nothing was sent to it.
+    expect(await ok(["peek", "here"])).not.toContain("hello there");
+    await ok(["kill", `remote1:${id}`]);
+    await until("the remote task to exit", async () => (await remoteTasks()).find((t) => t.id === id)?.state === "exited");
+    expect((await remoteTasks()).find((t) => t.id === probe)?.state).toBe("running");
+    await ok(["--host", "remote1", "kill", String(probe)]);
+    await ok(["kill", String(local)]);
+  });
+
+  remoteTest("a killed ssh connection leaves the remote daemon and its task running", async () => {
+    const id = Number((await ok(["--host", "remote1", "run", "--", "echo ready; cat"])).trim());
+    const before = (await remoteTasks()).find((t) => t.id === id)!;
+    const daemon = remoteDaemonPid();
+    expect(daemon).not.toBeNull();
+    // A client holding the connection (it has printed the screen), then its shared ssh master killed outright.
+    const follower = Bun.spawn(fleetcomArgv(["peek", "--follow", `remote1:${id}`]), { env, cwd: fleet.sandbox.home, stdout: "pipe", stderr: "pipe" });
+    const reader = follower.stdout.getReader();
+    let seen = "";
+    while (!seen.includes("ready")) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`peek --follow ended: ${await new Response(follower.stderr).text()}`);
+      seen += new TextDecoder().decode(value);
+    }
+    const check = sh(["ssh", "-F", sshConfig, "-o", `ControlPath=${fleet.sandbox.runtime}/ssh-%C`, "-O", "check", "remote1"]);
+    const master = Number(/pid=(\d+)/.exec(check.stderr)?.[1]);
+    expect(master).toBeGreaterThan(0);
+    process.kill(master, "SIGKILL");
+    expect(await follower.exited).toBe(3);
+    expect(await new Response(follower.stderr).text()).toContain("remote1 is unreachable");
+    const after = (await remoteTasks()).find((t) => t.id === id)!;
+    expect(after.state).toBe("running");
+    expect(after.pid).toBe(before.pid);
+    expect(remoteDaemonPid()).toBe(daemon);
+    await ok(["kill", `remote1:${id}`]);
+  });
+
+  remoteTest("a host that refuses or never answers costs ls its bound: the local rows print, the host is named on stderr", async () => {
+    const config = join(fleet.sandbox.config, "config.toml");
+    const kept = readFileSync(config, "utf8");
+    writeFileSync(config, `${kept}\n[hosts.down]\nssh = "refused"\nhome = "/nowhere"\n\n[hosts.mute]\nssh = "silent"\nhome = "/nowhere"\n`);
+    try {
+      const id = Number((await ok(["run", "--name", "local-one", "--", "cat"])).trim());
+      const r = await cli(["ls"]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`^-\\s+${id}\\s.*local-one`, "m"));
+      const lines = r.stderr.trim().split("\n");
+      expect(lines).toContain(`fleetcom: mute is unreachable: no answer within 2.5 s`);
+      expect(lines.find((l) => l.startsWith("fleetcom: down is unreachable: "))).toContain("Connection refused");
+      // Named with --host, the host's failure is the command's.
+      const named = await cli(["--host", "down", "ls"]);
+      expect(named.code).toBe(3);
+      expect(named.stderr).toContain("down is unreachable: ssh: connect to host 127.0.0.1 port");
+      await ok(["kill", String(id)]);
+    } finally {
+      writeFileSync(config, kept);
+    }
+  });
+
+  remoteTest("a client of another protocol version is told both versions by the remote daemon", async () => {
+    await remoteTasks();
+    const ssh = Bun.spawn(["ssh", "-F", sshConfig, "-T", "remote1", "--", installed(), "bridge"], { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    ssh.stdin.write(encodeControl({ type: "hello", protocol: PROTOCOL_VERSION + 1, version: "99.0.0", cwd: "", env: {}, cols: 80, rows: 24 }));
+    ssh.stdin.flush();
+    const decoder = new FrameDecoder(MAX_DAEMON_FRAME);
+    const messages: { type: string; error?: string; daemon?: unknown }[] = [];
+    for await (const chunk of ssh.stdout) {
+      for (const frame of decoder.push(chunk)) if (frame.kind === FrameKind.control) messages.push(decodeJson(frame.payload) as (typeof messages)[number]);
+      if (messages.length) break;
+    }
+    ssh.kill();
+    if (!messages.length) throw new Error(`no answer through the bridge: ${await new Response(ssh.stderr).text()}`);
+    expect(messages[0]).toMatchObject({ type: "refused", daemon: { protocol: PROTOCOL_VERSION, version: VERSION } });
+    expect(messages[0]!.error).toContain(`fleetcom ${VERSION}`);
+    expect(messages[0]!.error).toContain("fleetcom 99.0.0");
+  });
+
+  remoteTest("no fleetcom process listens on a TCP port", async () => {
+    await remoteTasks();
+    expect(remoteDaemonPid()).not.toBeNull();
+    // Every process of this test's fleets: both daemons, their tasks, the remote user's bridges.
+    const ours = new Set([fleet.daemonPid(), ...remoteUserPids()].filter((p) => p !== null));
+    expect(ours.size).toBeGreaterThan(1);
+    const listeners = [...must(["ss", "-ltnpH"]).matchAll(/pid=(\d+),/g)].map((m) => Number(m[1]));
+    expect(listeners.filter((pid) => ours.has(pid))).toEqual([]);
+  });
+});

@@ -43,8 +43,7 @@ export function findHost(name: string, file = configFile()): RemoteHost {
 
 /** Adds or replaces the host's table. */
 export function saveHost(host: RemoteHost, file = configFile()): void {
-  for (const value of [host.ssh, host.home])
-    if (/[\p{Cc}]/u.test(value)) throw new UserError(`'${printable(value)}' holds a control character`, EXIT.usage);
+  for (const value of [host.ssh, host.home]) if (/[\p{Cc}]/u.test(value)) throw new UserError(`'${printable(value)}' holds a control character`, EXIT.usage);
   const kept = withoutTable(configText(file), host.name).trimEnd();
   const table = `[hosts.${host.name}]\nssh = ${JSON.stringify(host.ssh)}\nhome = ${JSON.stringify(host.home)}\n`;
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
@@ -71,7 +70,7 @@ function configText(file: string): string {
 }
 
 /** The text without the lines of `[hosts.NAME]`: its header up to the next table's. */
-export function withoutTable(text: string, name: string): string {
+function withoutTable(text: string, name: string): string {
   const header = new RegExp(`^\\s*\\[\\s*hosts\\s*\\.\\s*(?:${name}|"${name}"|'${name}')\\s*\\]\\s*(#.*)?$`);
   const lines = text.split("\n");
   const start = lines.findIndex((l) => header.test(l));

@@ -44,7 +44,11 @@ const add = defineCommand({
   args: {
     name: { type: "positional", required: true, description: "The host's name here (gpu1:TASK, --host gpu1)" },
     ssh: { type: "string", valueHint: "DEST", description: "Where ssh connects (a Host of ~/.ssh/config, user@host); default: NAME" },
-    binary: { type: "string", valueHint: "PATH", description: "The fleetcom to install when the host's OS or architecture differs from this one's (make dist)" },
+    binary: {
+      type: "string",
+      valueHint: "PATH",
+      description: "The fleetcom to install when the host's OS or architecture differs from this one's (make dist)",
+    },
   },
   async run({ args }) {
     const name = checkHostName(args.name);
@@ -88,7 +92,14 @@ const ls = defineCommand({
     );
     if (args.json) return writeStdout(`${JSON.stringify(rows, null, 2)}\n`);
     if (rows.length === 0) return writeStdout("no hosts (fleetcom hosts add NAME [--ssh DEST])\n");
-    const cells = rows.map((r) => [r.name, printable(r.ssh), r.version ?? "", r.reachable ? "yes" : `no: ${printable(r.error ?? "")}`, String(r.tasks), String(r.waiting)]);
+    const cells = rows.map((r) => [
+      r.name,
+      printable(r.ssh),
+      r.version ?? "",
+      r.reachable ? "yes" : `no: ${printable(r.error ?? "")}`,
+      String(r.tasks),
+      String(r.waiting),
+    ]);
     writeStdout(table(["HOST", "SSH", "VERSION", "REACHABLE", "TASKS", "WAITING"], cells, terminalColumns(), [3]));
   },
 });
@@ -104,8 +115,9 @@ const rm = defineCommand({
 
 export default defineCommand({
   meta: { name: "hosts", description: "The hosts whose fleets this one reaches over ssh: add, ls, rm" },
+  args: { json: { type: "boolean", description: "Print JSON" } },
   default: "ls",
-  subCommands: { add, ls, rm },
+  subCommands: { add: async () => add, ls: async () => ls, rm: async () => rm },
 });
 
 async function probeHost(name: string, dest: string): Promise<Probe> {
@@ -135,9 +147,11 @@ export function localSystem(os: string = process.platform, arch: string = proces
 function binaryToInstall(name: string, remote: string, given: string | undefined): string {
   if (given !== undefined) return given;
   const here = localSystem();
-  if (remote !== here) throw new UserError(`${name} is ${printable(remote)} and this fleetcom is ${here}: give one built for ${printable(remote)} with --binary PATH (make dist)`);
+  if (remote !== here)
+    throw new UserError(`${name} is ${printable(remote)} and this fleetcom is ${here}: give one built for ${printable(remote)} with --binary PATH (make dist)`);
   const self = selfCommand();
-  if (self.length !== 1) throw new UserError(`this fleetcom runs from source (${printable(self.join(" "))}): give the binary to install with --binary PATH (make build)`);
+  if (self.length !== 1)
+    throw new UserError(`this fleetcom runs from source (${printable(self.join(" "))}): give the binary to install with --binary PATH (make build)`);
   return self[0]!;
 }
 
@@ -170,6 +184,7 @@ trap - EXIT`;
 function keptPastLogout(probe: Probe): string {
   if (probe.service) return "the fleetcom user service is enabled there: the fleet outlives logouts";
   if (probe.linger === "yes") return "lingering is on there: the fleet outlives logouts";
-  if (probe.linger === "no") return "lingering is off there: if logind ends a user's processes at logout, a logout there ends the fleet (loginctl enable-linger keeps it)";
+  if (probe.linger === "no")
+    return "lingering is off there: if logind ends a user's processes at logout, a logout there ends the fleet (loginctl enable-linger keeps it)";
   return "no systemd-logind there: the fleet runs in its own session, which a logout leaves alone";
 }

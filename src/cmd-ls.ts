@@ -55,7 +55,9 @@ async function everyFleet(): Promise<HostedTask[] | null> {
 /** Whether the config file has a hosts table at all: read as text, so `ls` without hosts never loads the TOML parser. */
 function mayHaveHosts(): boolean {
   try {
-    return readRegularFile(join(configDir(), "config.toml"), { maxBytes: 1024 * 1024 }).toString("utf8").includes("[hosts.");
+    return readRegularFile(join(configDir(), "config.toml"), { maxBytes: 1024 * 1024 })
+      .toString("utf8")
+      .includes("[hosts.");
   } catch {
     return false;
   }

@@ -60,7 +60,12 @@ export function lsTable(
   const header = [...(hostOf ? ["HOST"] : []), "ID", "", "TASK", ...(verbose ? ["COMMAND"] : []), "DIR", "GROUP", "STATE", "AGE", "PREVIEW"];
   // Cut first: the preview, then the task, then (verbose) the command, then the directory.
   const shift = hostOf ? 1 : 0;
-  return table(header, rows, columns, (verbose ? [8, 2, 3, 4] : [7, 2, 3]).map((i) => i + shift));
+  return table(
+    header,
+    rows,
+    columns,
+    (verbose ? [8, 2, 3, 4] : [7, 2, 3]).map((i) => i + shift),
+  );
 }
 
 /** The width of the terminal stdout is, or undefined when it is not one (a pipe, a file). */

@@ -235,7 +235,9 @@ describe("hosts over OpenSSH", () => {
     const local = Number((await ok(["run", "--name", "here", "--", "cat"])).trim());
     const id = Number((await ok(["--host", "remote1", "run", "--name", "api", "--", "cat"])).trim());
     const probe = Number(
-      (await ok(["--host", "remote1", "run", "--", 'echo "home=$HOME user=$(id -un) secret=${LOCAL_SECRET:-unset}"; sleep 600'], { LOCAL_SECRET: "s3cret" })).trim(),
+      (
+        await ok(["--host", "remote1", "run", "--", 'echo "home=$HOME user=$(id -un) secret=${LOCAL_SECRET:-unset}"; sleep 600'], { LOCAL_SECRET: "s3cret" })
+      ).trim(),
     );
     // Local rows first; the remote ones carry their host.
     const all: (TaskInfo & { host: string | null })[] = JSON.parse(await ok(["ls", "--json"]));

@@ -6,7 +6,8 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DaemonClient } from "../../src/client.ts";
+import { DaemonClient, refusalText } from "../../src/client.ts";
+import { VERSION } from "../../src/version.ts";
 import { FrameDecoder, MAX_CLIENT_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl } from "../../src/wire-framing.ts";
 
 let dir: string;
@@ -65,4 +66,14 @@ test("a refused hello fails the request already sent behind it, with the daemon'
   } finally {
     client.close();
   }
+});
+
+test("a daemon of another protocol on another host is named with both versions and the upgrade", () => {
+  const refusal = { type: "refused" as const, error: "the running daemon speaks protocol 1", daemon: { protocol: 1, version: "0.0.9" } };
+  const host = { name: "gpu1", ssh: "gpu1", home: "/home/me" };
+  expect(refusalText(refusal, host)).toBe(
+    `gpu1 runs fleetcom 0.0.9 (protocol 1) and this is fleetcom ${VERSION} (protocol ${PROTOCOL_VERSION}); upgrade it with 'fleetcom hosts add gpu1', then 'fleetcom --host gpu1 --kill' ends the old daemon and its tasks`,
+  );
+  // Here, the daemon's own words stand: `fleetcom --kill` is the remedy.
+  expect(refusalText(refusal, null)).toBe("the running daemon speaks protocol 1");
 });

@@ -48,7 +48,11 @@ export const root = defineCommand({
     yes: { type: "boolean", alias: "y", description: "With --kill: do not ask" },
     foreground: { type: "boolean", description: "Run the supervisor in this process with the dashboard; its tasks end when you quit" },
     "detach-key": { type: "string", valueHint: "KEY", description: "Detach from a task with KEY instead of Ctrl-\\ (ctrl-a, ^]…; also FLEETCOM_DETACH_KEY)" },
-    host: { type: "string", valueHint: "NAME", description: "Run the command against that host's fleet, over ssh (also FLEETCOM_HOST; fleetcom hosts add NAME)" },
+    host: {
+      type: "string",
+      valueHint: "NAME",
+      description: "Run the command against that host's fleet, over ssh (also FLEETCOM_HOST; fleetcom hosts add NAME)",
+    },
   },
   subCommands: SUBCOMMANDS,
 });

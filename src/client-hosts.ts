@@ -80,6 +80,12 @@ function withoutTable(text: string, name: string): string {
   return [...lines.slice(0, start), ...lines.slice(end)].join("\n");
 }
 
+/** How long `ls`, `hosts ls` wait for each host: 2.5 s, or FLEETCOM_HOST_TIMEOUT_MS (tests on a loaded machine). */
+export function hostAnswerBoundMs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.FLEETCOM_HOST_TIMEOUT_MS?.trim();
+  return raw && /^\d+$/.test(raw) && Number(raw) > 0 ? Number(raw) : 2_500;
+}
+
 /**
  * `work` on a connection to `host`'s daemon, bounded: a host that does not answer within `boundMs`
  * costs no more than that, and its failure is one line (ssh's own reason where it gave one).

@@ -11,7 +11,7 @@ import { closeSync, lstatSync, openSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type Attempt, type ClientSocket, connectClientSocket } from "./client-socket.ts";
 import type { RemoteHost } from "./client-ssh.ts";
-import { isCharacterDevice } from "./files.ts";
+import { isCharacterDevice, readRegularFile } from "./files.ts";
 import { EXIT, UserError } from "./errors.ts";
 import type {
   AttachEnd,
@@ -31,7 +31,7 @@ import type {
   Welcome,
 } from "./wire-protocol.ts";
 import { age } from "./text-age.ts";
-import { LOCK_NAME, LOG_NAME, SOCKET_NAME, logPath, runtimeDir } from "./paths.ts";
+import { LOCK_NAME, LOG_NAME, SOCKET_NAME, configDir, logPath, runtimeDir } from "./paths.ts";
 import { printable } from "./text-printable.ts";
 import { currentDirectory } from "./text-path.ts";
 import { flockHolder, pidInLockFile } from "./proc.ts";
@@ -65,6 +65,20 @@ export function useHost(host: RemoteHost | null): void {
 
 export function hostInUse(): RemoteHost | null {
   return currentHost;
+}
+
+/**
+ * Whether config.toml has a hosts table at all (client-hosts.ts reads them): a look at its text, so
+ * that `ls` and `wait --any` without hosts never load the TOML parser.
+ */
+export function hostsMayBeAdded(): boolean {
+  try {
+    return readRegularFile(join(configDir(), "config.toml"), { maxBytes: 1024 * 1024 })
+      .toString("utf8")
+      .includes("[hosts.");
+  } catch {
+    return false;
+  }
 }
 
 /** A connection, and for one carried by ssh the one line that says why it ended. */

@@ -18,7 +18,7 @@ export default defineCommand({
     reload: { type: "boolean", description: "Have the running daemon read the config file again (as SIGHUP does) and print what changed" },
   },
   async run({ args }) {
-    const [{ loadSettings, whenApplied }, { runningDaemonStatus }] = await Promise.all([import("./settings.ts"), import("./client.ts")]);
+    const [{ loadSettings, whenApplied }, { runningDaemonStatus, hostsMayBeAdded }] = await Promise.all([import("./settings.ts"), import("./client.ts")]);
     const here = loadSettings();
     if (args.reload) return reload(here.file, args.json);
     const status = await runningDaemonStatus();
@@ -28,9 +28,11 @@ export default defineCommand({
     const fromFile = (problem: string) => problem.startsWith(`${here.file}:`);
     const problems = [...new Set([...here.problems, ...(daemon?.problems ?? []).filter((p) => !fromFile(p))])];
     const exists = existsSync(here.file);
+    // The hosts reached over ssh (docs/remote.md), only when there are any.
+    const hosts = hostsMayBeAdded() ? (await import("./client-hosts.ts")).readHosts() : [];
     if (args.json) {
       const settings = Object.fromEntries(rows.map((r) => [r.key, { value: r.value, source: r.source }]));
-      writeStdout(`${JSON.stringify({ file: here.file, exists, daemon: status?.pid ?? null, settings, problems }, null, 2)}\n`);
+      writeStdout(`${JSON.stringify({ file: here.file, exists, daemon: status?.pid ?? null, settings, problems, ...(hosts.length && { hosts }) }, null, 2)}\n`);
       return;
     }
     for (const problem of problems) process.stderr.write(`fleetcom: warning: ${printable(problem)}\n`);
@@ -48,6 +50,7 @@ export default defineCommand({
       const later = r.later === undefined ? "" : `  (${r.later.when}: ${printable(shown(r.later.value))}, from ${printable(short(r.later.source))})`;
       lines.push(`${r.key.padEnd(width)}  ${printable(shown(r.value)).padEnd(valueWidth)}  ${printable(short(r.source))}${later}`);
     }
+    if (hosts.length) lines.push(`${"hosts".padEnd(width)}  ${hosts.map((h) => `${h.name} (ssh ${printable(h.ssh)})`).join(", ")}`);
     writeStdout(`${lines.join("\n")}\n`);
   },
 });

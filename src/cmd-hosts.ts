@@ -6,7 +6,7 @@
 // checksum or a binary that does not run leaves nothing in use.
 import { createHash } from "node:crypto";
 import { defineCommand } from "./cli-define.ts";
-import { askHost, checkHostName, readHosts, removeHost, saveHost } from "./client-hosts.ts";
+import { askHost, checkHostName, hostAnswerBoundMs, readHosts, removeHost, saveHost } from "./client-hosts.ts";
 import { capture, remoteBinary, type RemoteHost, sshCommandLine, sshReason } from "./client-ssh.ts";
 import { EXIT, UserError } from "./errors.ts";
 import { FileRefused, readRegularFile } from "./files.ts";
@@ -19,8 +19,6 @@ import { VERSION } from "./version.ts";
 /** How long `hosts add` gives ssh to look at the host, and the upload to finish. */
 const PROBE_BOUND_MS = 30_000;
 const UPLOAD_BOUND_MS = 10 * 60_000;
-/** How long `hosts ls` waits for each host. */
-const LS_BOUND_MS = 2_500;
 
 // What `add` learns in one round trip: `uname -sm`, the home, then KEY=VALUE lines. Run by `sh`
 // whatever the login shell is; the fleetcom it asks is called by its path, never through PATH.
@@ -77,7 +75,7 @@ const ls = defineCommand({
     const hosts = readHosts();
     const rows = await Promise.all(
       hosts.map(async (h) => {
-        const answer = await askHost(h, async (c) => ({ tasks: await c.request("ls"), version: c.daemonVersion }), LS_BOUND_MS);
+        const answer = await askHost(h, async (c) => ({ tasks: await c.request("ls"), version: c.daemonVersion }), hostAnswerBoundMs());
         const tasks = "ok" in answer ? answer.ok.tasks : [];
         return {
           name: h.name,

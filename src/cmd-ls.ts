@@ -1,18 +1,12 @@
 // `fleetcom ls`: the fleet as a table (with --verbose, the command that runs as well as the one typed),
 // or as the documented JSON array. With hosts added (docs/remote.md), every host's fleet after this
 // machine's, a HOST column, `"host"` in each JSON row; a host that does not answer within
-// HOST_BOUND_MS costs no more than that: it is named on stderr and the others print.
-import { join } from "node:path";
+// its bound (2.5 s) costs no more than that: it is named on stderr and the others print.
 import { defineCommand } from "./cli-define.ts";
-import { hostInUse, withDaemon } from "./client.ts";
-import { readRegularFile } from "./files.ts";
-import { configDir } from "./paths.ts";
+import { hostInUse, hostsMayBeAdded, withDaemon } from "./client.ts";
 import { printable } from "./text-printable.ts";
 import { lsTable, terminalColumns, writeStdout } from "./ui-format.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
-
-/** How long `ls` waits for each added host. */
-const HOST_BOUND_MS = 2_500;
 
 type HostedTask = TaskInfo & { host: string | null };
 
@@ -38,11 +32,11 @@ function hosted(tasks: TaskInfo[], host: string | null): HostedTask[] {
 
 /** This machine's fleet, then each added host's; null when no host is added (the plain listing). */
 async function everyFleet(): Promise<HostedTask[] | null> {
-  if (!mayHaveHosts()) return null;
-  const { readHosts, askHost } = await import("./client-hosts.ts");
+  if (!hostsMayBeAdded()) return null;
+  const { readHosts, askHost, hostAnswerBoundMs } = await import("./client-hosts.ts");
   const hosts = readHosts();
   if (hosts.length === 0) return null;
-  const remote = hosts.map((h) => askHost(h, (c) => c.request("ls"), HOST_BOUND_MS));
+  const remote = hosts.map((h) => askHost(h, (c) => c.request("ls"), hostAnswerBoundMs()));
   const local = hosted(await withDaemon((c) => c.request("ls")), null);
   const rows = [...local];
   for (const [i, answer] of (await Promise.all(remote)).entries()) {
@@ -50,15 +44,4 @@ async function everyFleet(): Promise<HostedTask[] | null> {
     else process.stderr.write(`fleetcom: ${printable(answer.error)}\n`);
   }
   return rows;
-}
-
-/** Whether the config file has a hosts table at all: read as text, so `ls` without hosts never loads the TOML parser. */
-function mayHaveHosts(): boolean {
-  try {
-    return readRegularFile(join(configDir(), "config.toml"), { maxBytes: 1024 * 1024 })
-      .toString("utf8")
-      .includes("[hosts.");
-  } catch {
-    return false;
-  }
 }

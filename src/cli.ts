@@ -161,6 +161,8 @@ export function plainArgs(argv: string[]): Record<string, unknown> | null {
     if (rest.length === 1 && rest[0] === "--json") return { _: [], json: true };
   }
   if (command === "attach" && rest.length === 1 && !rest[0]!.startsWith("-")) return { _: [rest[0]], task: rest[0] };
+  // What every command for another host starts there (cmd-bridge.ts).
+  if (command === "bridge" && rest.length === 0) return { _: [] };
   return null;
 }
 

@@ -9,18 +9,17 @@
 // where it fails: .ci/run installs openssh-server, so a skip there would hide a broken transport.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Fleet, PtyClient, until } from "../harness/fleet.ts";
 import { fleetcomArgv } from "../harness/helpers.ts";
+import { type SshServer, sshdAvailable, startSshServer } from "../harness/sshd.ts";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl } from "../../src/wire-framing.ts";
 import { VERSION } from "../../src/version.ts";
 import type { TaskInfo } from "../../src/wire-protocol.ts";
 
-const SSHD = "/usr/sbin/sshd";
 const BIN = process.env.FLEETCOM_TEST_BIN;
-const canRun = process.getuid?.() === 0 && existsSync(SSHD) && Bun.which("ssh-keygen") !== null && BIN !== undefined;
+const canRun = sshdAvailable() && BIN !== undefined;
 
 function remoteTest(name: string, body: () => Promise<void>, timeout = 120_000): void {
   if (canRun) test(name, body, timeout);
@@ -31,8 +30,8 @@ function remoteTest(name: string, body: () => Promise<void>, timeout = 120_000):
   else test.skip(name, body);
 }
 
-function sh(argv: string[], input?: string): { code: number; stdout: string; stderr: string } {
-  const r = Bun.spawnSync(argv, { stdin: input === undefined ? "ignore" : new TextEncoder().encode(input), stdout: "pipe", stderr: "pipe" });
+function sh(argv: string[]): { code: number; stdout: string; stderr: string } {
+  const r = Bun.spawnSync(argv, { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   return { code: r.exitCode ?? -1, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
 }
 
@@ -42,50 +41,17 @@ function must(argv: string[]): string {
   return r.stdout;
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
-async function listens(port: number): Promise<boolean> {
-  try {
-    const socket = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } });
-    socket.end();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const user = `fcr${process.pid}${Math.floor(Math.random() * 1000)}`;
-let uid = 0;
-let remoteHome = "";
-let root = "";
-let sshConfig = "";
-let sshd: ReturnType<typeof Bun.spawn> | null = null;
-let madeRunSshd = false;
+let server: SshServer;
 let fleet: Fleet;
 let env: Record<string, string>;
-
-/** The remote user's processes, by uid from /proc: every one of them was started by this test. */
-function remoteUserPids(): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const status = readFileSync(`/proc/${entry}/status`, "utf8");
-      if (new RegExp(`^Uid:\\s+${uid}\\s`, "m").test(status)) pids.push(Number(entry));
-    } catch {}
-  }
-  return pids;
-}
+let user = "";
+let remoteHome = "";
+let sshConfig = "";
+let root = "";
 
 function remoteDaemonPid(): number | null {
   try {
-    return Number(readFileSync(`/tmp/fleetcom-${uid}/daemon.lock`, "utf8").trim()) || null;
+    return Number(readFileSync(`/tmp/fleetcom-${server.uid}/daemon.lock`, "utf8").trim()) || null;
   } catch {
     return null;
   }
@@ -95,69 +61,8 @@ beforeAll(async () => {
   if (!canRun) return;
   fleet = new Fleet();
   root = join(fleet.sandbox.root, "ssh");
-  mkdirSync(root, { recursive: true });
-  must(["useradd", "-m", "-s", "/bin/sh", user]);
-  // sshd without PAM refuses a locked account ('!' in shadow); '*' is no password, and not locked.
-  must(["usermod", "-p", "*", user]);
-  uid = Number(must(["id", "-u", user]).trim());
-  remoteHome = must(["sh", "-c", `getent passwd ${user} | cut -d: -f6`]).trim();
-  must(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", join(root, "host_key")]);
-  must(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", join(root, "user_key")]);
-  mkdirSync(join(remoteHome, ".ssh"), { recursive: true });
-  writeFileSync(join(remoteHome, ".ssh", "authorized_keys"), readFileSync(join(root, "user_key.pub")));
-  must(["chown", "-R", `${user}:`, join(remoteHome, ".ssh")]);
-  const port = await freePort();
-  const closed = await freePort();
-  writeFileSync(
-    join(root, "sshd_config"),
-    [
-      `Port ${port}`,
-      "ListenAddress 127.0.0.1",
-      `HostKey ${join(root, "host_key")}`,
-      `PidFile ${join(root, "sshd.pid")}`,
-      "UsePAM no",
-      "StrictModes no",
-      "PasswordAuthentication no",
-      "KbdInteractiveAuthentication no",
-      "PubkeyAuthentication yes",
-      "AuthorizedKeysFile .ssh/authorized_keys",
-      `AllowUsers ${user}`,
-      "PermitRootLogin no",
-      "",
-    ].join("\n"),
-  );
-  if (!existsSync("/run/sshd")) {
-    mkdirSync("/run/sshd", { mode: 0o755 });
-    madeRunSshd = true;
-  }
-  sshd = Bun.spawn([SSHD, "-D", "-e", "-f", join(root, "sshd_config")], { stdout: "ignore", stderr: "pipe" });
-  await until("sshd to listen", () => listens(port), 20_000);
-  const client = (alias: string, extra: string[]) =>
-    [
-      `Host ${alias}`,
-      "  HostName 127.0.0.1",
-      `  User ${user}`,
-      `  IdentityFile ${join(root, "user_key")}`,
-      "  IdentitiesOnly yes",
-      `  UserKnownHostsFile ${join(root, "known_hosts")}`,
-      "  StrictHostKeyChecking accept-new",
-      ...extra.map((e) => `  ${e}`),
-    ].join("\n");
-  const sshDir = join(fleet.sandbox.home, ".ssh");
-  mkdirSync(sshDir, { recursive: true, mode: 0o700 });
-  sshConfig = join(sshDir, "config");
-  writeFileSync(
-    sshConfig,
-    [
-      client("remote1", [`Port ${port}`]),
-      client("refused", [`Port ${closed}`]),
-      // A host that never answers: its "connection" is a process that only waits.
-      // (Its own port: the ControlPath hash (%C) of the same host, port and user would share remote1's master.)
-      client("silent", [`Port ${await freePort()}`, "ProxyCommand sleep 600"]),
-      "",
-    ].join("\n"),
-  );
-  chmodSync(sshConfig, 0o600);
+  server = await startSshServer(root, fleet.sandbox.home);
+  ({ user, home: remoteHome, config: sshConfig } = server);
   // A host's answer is bounded at 2.5 s; on a loaded machine a cold bridge can take longer, so the
   // tests that need an answer give it a minute, and the test of the bound sets its own.
   env = { ...fleet.env, FLEETCOM_SSH: `ssh -F ${sshConfig}`, FLEETCOM_HOST_TIMEOUT_MS: "60000" };
@@ -165,20 +70,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (!canRun) return;
-  // The shared connection ends with its master; then every process of the remote user, by pid.
+  // The shared connection ends with its master; then the fleets, the server and the remote user.
   sh(["ssh", "-F", sshConfig, "-o", `ControlPath=${fleet.sandbox.runtime}/ssh-%C`, "-O", "exit", "remote1"]);
   await fleet.stop();
-  for (const pid of remoteUserPids()) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {}
-  }
-  await until("the remote user's processes to end", () => remoteUserPids().length === 0, 10_000).catch(() => {});
-  sshd?.kill("SIGTERM");
-  await sshd?.exited;
-  sh(["userdel", "-r", "-f", user]);
-  rmSync(`/tmp/fleetcom-${uid}`, { recursive: true, force: true });
-  if (madeRunSshd) rmSync("/run/sshd", { recursive: true, force: true });
+  await server.stop();
 });
 
 async function cli(args: string[], extra: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -375,7 +270,7 @@ describe("hosts over OpenSSH", () => {
     await remoteTasks();
     expect(remoteDaemonPid()).not.toBeNull();
     // Every process of this test's fleets: both daemons, their tasks, the remote user's bridges.
-    const ours = new Set([fleet.daemonPid(), ...remoteUserPids()].filter((p) => p !== null));
+    const ours = new Set([fleet.daemonPid(), ...server.userPids()].filter((p) => p !== null));
     expect(ours.size).toBeGreaterThan(1);
     const listeners = [...must(["ss", "-ltnpH"]).matchAll(/pid=(\d+),/g)].map((m) => Number(m[1]));
     expect(listeners.filter((pid) => ours.has(pid))).toEqual([]);

@@ -131,7 +131,8 @@ export class DaemonClient {
     const transport = await openTransport(options.host === undefined ? currentHost : options.host, options.autostart ?? true);
     const client = new DaemonClient(transport.socket, transport.host, transport.why);
     const notices = options.notices ?? true;
-    client.greeted = client.handshake(options.size ?? terminalSize(), notices === false ? null : notices === true ? printNotices : notices);
+    const print = (told: Notices) => printNotices(told, transport.host);
+    client.greeted = client.handshake(options.size ?? terminalSize(), notices === false ? null : notices === true ? print : notices);
     client.greeted.catch(() => {});
     return client;
   }
@@ -326,9 +327,15 @@ export function crashNoticeText(notice: CrashNotice, now = Date.now(), remedy = 
   return `the previous fleet (${tasks}, autosaved ${age(notice.writtenAt, now)} ago) ended unexpectedly — ${remedy}`;
 }
 
-function printNotices(notices: Notices): void {
-  const lines = [...(notices.crash ? [crashNoticeText(notices.crash)] : []), ...notices.config.map((p) => `warning: ${p}`)];
-  for (const line of lines) process.stderr.write(`fleetcom: ${printable(line)}\n`);
+/** The notices as lines; another host's name it, and their remedy is run there (`fleetcom --host gpu1 recover --latest`). */
+export function noticeLines(notices: Notices, host: RemoteHost | null, now = Date.now()): string[] {
+  const remedy = (recover: string) => (host ? recover.replace(/^fleetcom /, `fleetcom --host ${host.name} `) : recover);
+  const lines = [...(notices.crash ? [crashNoticeText(notices.crash, now, remedy(notices.crash.recover))] : []), ...notices.config.map((p) => `warning: ${p}`)];
+  return lines.map((line) => (host ? `${host.name}: ${line}` : line));
+}
+
+function printNotices(notices: Notices, host: RemoteHost | null): void {
+  for (const line of noticeLines(notices, host)) process.stderr.write(`fleetcom: ${printable(line)}\n`);
 }
 
 export function terminalSize(): { cols: number; rows: number } {

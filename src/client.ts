@@ -54,6 +54,8 @@ export interface ClientHandlers {
   /** `logs --follow`: this many lines were not sent, the client being far behind (wire-protocol.ts LinesSkipped). */
   skipped?(lines: number): void;
   closed?(): void;
+  /** Set by a client that handles a failed link itself (attach reconnects): the failure is not printed. */
+  linkLost?: true;
 }
 
 /** The host every connection of this process goes to (`--host`, FLEETCOM_HOST, HOST:TASK); null: this machine's daemon. */
@@ -97,6 +99,8 @@ export class DaemonClient {
   private readonly decoder = new FrameDecoder(MAX_DAEMON_FRAME);
   handlers: ClientHandlers = {};
   daemonPid = 0;
+  /** Why the link to another host failed (ssh's reason), once it has; null while it stands or when it ended cleanly. */
+  lostLink: string | null = null;
   /** close() or destroy() was called: the end of the connection is this side's doing. */
   private ending = false;
   /** The daemon's fleetcom version, from its welcome. */
@@ -235,10 +239,11 @@ export class DaemonClient {
 
   private onClosed(rejectHandshake: (e: Error) => void): void {
     const why = this.why?.() ?? null;
+    this.lostLink = why;
     const lost = new UserError(why ?? "lost the connection to the daemon", EXIT.unreachable);
     // A link to another host that failed while nothing waited for an answer (`peek --follow`,
     // attach): said here, or the command would end as if the task had.
-    if (why !== null && !this.ending && !this.onGreeting && this.pending.size === 0) {
+    if (why !== null && !this.ending && !this.onGreeting && this.pending.size === 0 && !this.handlers.linkLost) {
       process.stderr.write(`fleetcom: ${printable(why)}\n`);
       process.exitCode = EXIT.unreachable;
     }

@@ -76,6 +76,14 @@ afterAll(async () => {
   await server.stop();
 });
 
+/** The shared ssh connection's master process (ControlMaster), which every command to remote1 goes through. */
+function masterPid(): number {
+  const check = sh(["ssh", "-F", sshConfig, "-o", `ControlPath=${fleet.sandbox.runtime}/ssh-%C`, "-O", "check", "remote1"]);
+  const pid = Number(/pid=(\d+)/.exec(check.stderr)?.[1]);
+  if (!(pid > 0)) throw new Error(`no ssh master for remote1: ${check.stderr}`);
+  return pid;
+}
+
 async function cli(args: string[], extra: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   const proc = Bun.spawn(fleetcomArgv(args), { env: { ...env, ...extra }, cwd: fleet.sandbox.home, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
@@ -183,6 +191,31 @@ describe("hosts over OpenSSH", () => {
     await ok(["kill", "remote1:pad"]);
   });
 
+  remoteTest("an attached client whose ssh link is killed says so, reconnects by itself and restores the screen", async () => {
+    const id = Number((await ok(["--host", "remote1", "run", "--name", "pad2", "--", "printf 'before-drop\\n'; exec cat"])).trim());
+    const client = new PtyClient(fleetcomArgv(["attach", "remote1:pad2"]), { ...env, FLEETCOM_ATTACH_STATUS: "1" }, fleet.sandbox.home, {
+      cols: 200,
+      rows: 24,
+    });
+    try {
+      await client.waitForScreen("the remote task's screen", (s) => s.includes("before-drop"));
+      await client.waitForRawMode();
+      process.kill(masterPid(), "SIGKILL");
+      await client.waitForScreen("the link's loss on the status row", (s) => s.includes("remote1 is unreachable") && s.includes("retrying in"));
+      await client.waitForScreen("the reconnection", (s) => s.includes("reconnected to remote1"));
+      // The screen is the task's again, and keys reach it.
+      await client.waitForScreen("the restored screen", (s) => s.includes("before-drop"));
+      client.write("after-drop\r");
+      await client.waitForScreen("the typed line, echoed there", (s) => s.split("\n").filter((l) => l.includes("after-drop")).length === 2);
+      client.write("\x1cd");
+      expect(await client.proc.exited).toBe(0);
+    } finally {
+      client.kill();
+    }
+    expect((await remoteTasks()).find((t) => t.id === id)?.state).toBe("running");
+    await ok(["kill", "remote1:pad2"]);
+  });
+
   remoteTest("a killed ssh connection leaves the remote daemon and its task running", async () => {
     const id = Number((await ok(["--host", "remote1", "run", "--", "echo ready; cat"])).trim());
     const before = (await remoteTasks()).find((t) => t.id === id)!;
@@ -197,10 +230,7 @@ describe("hosts over OpenSSH", () => {
       if (done) throw new Error(`peek --follow ended: ${await new Response(follower.stderr).text()}`);
       seen += new TextDecoder().decode(value);
     }
-    const check = sh(["ssh", "-F", sshConfig, "-o", `ControlPath=${fleet.sandbox.runtime}/ssh-%C`, "-O", "check", "remote1"]);
-    const master = Number(/pid=(\d+)/.exec(check.stderr)?.[1]);
-    expect(master).toBeGreaterThan(0);
-    process.kill(master, "SIGKILL");
+    process.kill(masterPid(), "SIGKILL");
     expect(await follower.exited).toBe(3);
     expect(await new Response(follower.stderr).text()).toContain("remote1 is unreachable");
     const after = (await remoteTasks()).find((t) => t.id === id)!;

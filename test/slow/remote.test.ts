@@ -191,6 +191,21 @@ describe("hosts over OpenSSH", () => {
     await ok(["kill", "remote1:pad"]);
   });
 
+  remoteTest("the dashboard with --host shows that host's fleet, and q leaves it running", async () => {
+    const id = Number((await ok(["--host", "remote1", "run", "--name", "far-away", "--", "cat"])).trim());
+    const dashboard = new PtyClient(fleetcomArgv(["--host", "remote1"]), env, fleet.sandbox.home, { cols: 100, rows: 24 });
+    try {
+      await dashboard.waitForScreen("the remote task's row", (s) => s.includes("far-away"));
+      await dashboard.waitForRawMode();
+      dashboard.write("q");
+      expect(await dashboard.proc.exited).toBe(0);
+    } finally {
+      dashboard.kill();
+    }
+    expect((await remoteTasks()).find((t) => t.id === id)?.state).toBe("running");
+    await ok(["kill", "remote1:far-away"]);
+  });
+
   remoteTest("an attached client whose ssh link is killed says so, reconnects by itself and restores the screen", async () => {
     const id = Number((await ok(["--host", "remote1", "run", "--name", "pad2", "--", "printf 'before-drop\\n'; exec cat"])).trim());
     const client = new PtyClient(fleetcomArgv(["attach", "remote1:pad2"]), { ...env, FLEETCOM_ATTACH_STATUS: "1" }, fleet.sandbox.home, {

@@ -1,5 +1,6 @@
 // The hosts added with `fleetcom hosts add`, kept as `[hosts.NAME]` tables in config.toml (ssh: the
-// destination as ssh resolves it; home: the remote home the binary lives under). The rest of the
+// destination as ssh resolves it; home: the remote home the binary lives under; share: whether
+// fleetcom adds its ControlMaster options, the user's ssh config setting none when it was added). The rest of the
 // file is left as the user wrote it: a host's table is replaced or removed as lines, and the file
 // written atomically.
 import { mkdirSync } from "node:fs";
@@ -26,8 +27,9 @@ export function readHosts(file = configFile()): RemoteHost[] {
   if (typeof table !== "object" || table === null || Array.isArray(table)) return [];
   const hosts: RemoteHost[] = [];
   for (const [name, entry] of Object.entries(table as Record<string, unknown>)) {
-    const { ssh, home } = (entry ?? {}) as { ssh?: unknown; home?: unknown };
-    if (HOST_NAME.test(name) && typeof ssh === "string" && typeof home === "string") hosts.push({ name, ssh, home });
+    const { ssh, home, share } = (entry ?? {}) as { ssh?: unknown; home?: unknown; share?: unknown };
+    if (HOST_NAME.test(name) && typeof ssh === "string" && typeof home === "string")
+      hosts.push({ name, ssh, home, ...(typeof share === "boolean" && { share }) });
   }
   return hosts;
 }
@@ -45,7 +47,8 @@ export function findHost(name: string, file = configFile()): RemoteHost {
 export function saveHost(host: RemoteHost, file = configFile()): void {
   for (const value of [host.ssh, host.home]) if (/[\p{Cc}]/u.test(value)) throw new UserError(`'${printable(value)}' holds a control character`, EXIT.usage);
   const kept = withoutTable(configText(file), host.name).trimEnd();
-  const table = `[hosts.${host.name}]\nssh = ${JSON.stringify(host.ssh)}\nhome = ${JSON.stringify(host.home)}\n`;
+  const share = host.share === undefined ? "" : `share = ${host.share}\n`;
+  const table = `[hosts.${host.name}]\nssh = ${JSON.stringify(host.ssh)}\nhome = ${JSON.stringify(host.home)}\n${share}`;
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   writeFileAtomic(file, `${kept ? `${kept}\n\n` : ""}${table}`);
 }

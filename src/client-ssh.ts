@@ -21,6 +21,11 @@ export interface RemoteHost {
   name: string;
   ssh: string;
   home: string;
+  /**
+   * Whether fleetcom adds its connection-sharing options (the user's ssh config sets none), as
+   * `hosts add` found it; unknown (an older table) is asked of `ssh -G` each time.
+   */
+  share?: boolean;
 }
 
 /** Where `hosts add` installs a version under the remote home, and the path every call uses (never the remote PATH). */
@@ -40,22 +45,27 @@ function sshArgv(args: string[]): string[] {
   return ["sh", "-c", `exec ${sshCommand()} "$@"`, "ssh", ...args];
 }
 
-/** The connection-sharing options, unless `ssh -G` says the user's config already decides them. */
-async function connectionOptions(dest: string): Promise<string[]> {
+/** Whether fleetcom should share connections to `dest`: not when `ssh -G` says the user's config already decides it. */
+export async function sharesConnections(dest: string): Promise<boolean> {
   const effective = await capture(sshArgv(["-G", "--", dest]), 5_000);
   const setting = (key: string) => new RegExp(`^${key} (.*)$`, "m").exec(effective.stdout)?.[1]?.trim();
   const master = setting("controlmaster");
   const path = setting("controlpath");
-  if ((master !== undefined && master !== "false") || (path !== undefined && path !== "none")) return [];
+  return !((master !== undefined && master !== "false") || (path !== undefined && path !== "none"));
+}
+
+/** The connection-sharing options, unless the user's config decides them (`share`, else `ssh -G` asked now). */
+async function connectionOptions(dest: string, share: boolean | undefined): Promise<string[]> {
+  if (!(share ?? (await sharesConnections(dest)))) return [];
   const dir = runtimeDir();
   openRuntimeDir(dir).close();
   return ["-o", "ControlMaster=auto", "-o", `ControlPath=${dir}/ssh-%C`, "-o", "ControlPersist=60"];
 }
 
 /** argv of ssh running `command` (a remote shell command line) on `dest`, non-interactively unless `tty`. */
-export async function sshCommandLine(dest: string, command: string, options: { tty?: boolean } = {}): Promise<string[]> {
+export async function sshCommandLine(dest: string, command: string, options: { tty?: boolean; share?: boolean | undefined } = {}): Promise<string[]> {
   const tty = options.tty ? ["-t"] : ["-T"];
-  return sshArgv(["-o", "BatchMode=yes", ...tty, ...(await connectionOptions(dest)), "--", dest, command]);
+  return sshArgv(["-o", "BatchMode=yes", ...tty, ...(await connectionOptions(dest, options.share)), "--", dest, command]);
 }
 
 /** One line saying why ssh failed: its last line on stderr (its own reason), else how it ended. */
@@ -115,7 +125,7 @@ export function transportFailure(host: RemoteHost, stderr: string, code: number 
  * the link did not fail (ssh ended cleanly, or this side ended it).
  */
 export async function connectSsh(host: RemoteHost): Promise<ClientSocket & { why(): string | null }> {
-  const argv = await sshCommandLine(host.ssh, `${shellQuote(remoteBinary(host.home))} bridge`);
+  const argv = await sshCommandLine(host.ssh, `${shellQuote(remoteBinary(host.home))} bridge`, { share: host.share });
   const child = spawn(argv[0]!, argv.slice(1), { stdio: ["pipe", "pipe", "pipe"] });
   return pipeSocket(host, child);
 }
@@ -168,7 +178,7 @@ function pipeSocket(host: RemoteHost, child: ChildProcess): ClientSocket & { why
 /** A remote fleetcom run as a command of its own there (save, load, recover, status, --kill), stdio this terminal's. */
 export async function runRemote(host: RemoteHost, args: string[]): Promise<number> {
   const command = [remoteBinary(host.home), ...args].map(shellQuote).join(" ");
-  const argv = await sshCommandLine(host.ssh, command, { tty: Boolean(process.stdin.isTTY && process.stdout.isTTY) });
+  const argv = await sshCommandLine(host.ssh, command, { tty: Boolean(process.stdin.isTTY && process.stdout.isTTY), share: host.share });
   return new Promise((resolve, reject) => {
     const child = spawn(argv[0]!, argv.slice(1), { stdio: "inherit" });
     child.once("error", (error) => reject(new UserError(`${host.name}: cannot run ssh (${error.message})`, EXIT.unreachable)));

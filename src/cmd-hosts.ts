@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { defineCommand } from "./cli-define.ts";
 import { askHost, checkHostName, hostAnswerBoundMs, readHosts, removeHost, saveHost } from "./client-hosts.ts";
-import { capture, remoteBinary, type RemoteHost, sshCommandLine, sshReason } from "./client-ssh.ts";
+import { capture, remoteBinary, type RemoteHost, sharesConnections, sshCommandLine, sshReason } from "./client-ssh.ts";
 import { EXIT, UserError } from "./errors.ts";
 import { FileRefused, readRegularFile } from "./files.ts";
 import { selfCommand } from "./platform.ts";
@@ -51,8 +51,10 @@ const add = defineCommand({
   async run({ args }) {
     const name = checkHostName(args.name);
     const dest = args.ssh ?? name;
-    const probe = await probeHost(name, dest);
-    const host: RemoteHost = { name, ssh: dest, home: probe.home };
+    // Asked once here, not at every command: `hosts add` again after changing ~/.ssh/config.
+    const share = await sharesConnections(dest);
+    const probe = await probeHost(name, dest, share);
+    const host: RemoteHost = { name, ssh: dest, home: probe.home, share };
     const target = remoteBinary(probe.home);
     let installed = `fleetcom ${VERSION} already at ${target}`;
     if (probe.installed !== VERSION) {
@@ -118,8 +120,8 @@ export default defineCommand({
   subCommands: { add: async () => add, ls: async () => ls, rm: async () => rm },
 });
 
-async function probeHost(name: string, dest: string): Promise<Probe> {
-  const r = await capture(await sshCommandLine(dest, `sh -c ${shellQuote(PROBE)}`), PROBE_BOUND_MS);
+async function probeHost(name: string, dest: string, share: boolean): Promise<Probe> {
+  const r = await capture(await sshCommandLine(dest, `sh -c ${shellQuote(PROBE)}`, { share }), PROBE_BOUND_MS);
   if (r.code !== 0) throw new UserError(`cannot reach ${name} (${printable(dest)}): ${sshReason(r.stderr, r.code, r.signal)}`, EXIT.unreachable);
   const [system = "", home = "", ...rest] = r.stdout.split("\n");
   if (!home.startsWith("/")) throw new UserError(`${name}: the remote shell did not give its home directory (got '${printable(home)}')`);
@@ -174,7 +176,7 @@ v=$("$t" --version 2>&1) || { echo "the uploaded binary does not run there ($v);
 [ "$v" = "${VERSION}" ] || { echo "the uploaded binary says it is fleetcom $v, not ${VERSION}; nothing installed" >&2; exit 4; }
 mv -f "$t" "$d/fleetcom"
 trap - EXIT`;
-  const r = await capture(await sshCommandLine(host.ssh, `sh -c ${shellQuote(script)}`), UPLOAD_BOUND_MS, bytes);
+  const r = await capture(await sshCommandLine(host.ssh, `sh -c ${shellQuote(script)}`, { share: host.share }), UPLOAD_BOUND_MS, bytes);
   if (r.code !== 0) throw new UserError(`${host.name}: install failed: ${sshReason(r.stderr, r.code, r.signal)}`);
 }
 

@@ -18,11 +18,14 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 test("a host is added after the user's settings, which stay as written", () => {
   writeFileSync(file, '# mine\nscrollback = 500\n\n[hosts.old]\nssh = "me@old"\nhome = "/home/me"\n\n[other]\nx = 1\n');
-  saveHost({ name: "gpu1", ssh: "me@gpu1.lan", home: "/home/me" }, file);
+  saveHost({ name: "gpu1", ssh: "me@gpu1.lan", home: "/home/me", share: true }, file);
   const text = readFileSync(file, "utf8");
   expect(text.startsWith("# mine\nscrollback = 500\n")).toBe(true);
-  expect(text).toContain('[hosts.gpu1]\nssh = "me@gpu1.lan"\nhome = "/home/me"\n');
-  expect(readHosts(file).map((h) => h.name)).toEqual(["old", "gpu1"]);
+  expect(text).toContain('[hosts.gpu1]\nssh = "me@gpu1.lan"\nhome = "/home/me"\nshare = true\n');
+  expect(readHosts(file)).toEqual([
+    { name: "old", ssh: "me@old", home: "/home/me" },
+    { name: "gpu1", ssh: "me@gpu1.lan", home: "/home/me", share: true },
+  ]);
 });
 
 test("adding a host again replaces its table; rm removes only it", () => {

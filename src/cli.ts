@@ -80,7 +80,10 @@ export async function runCli(argv: string[]): Promise<number> {
     const { rest: words, host: named } = takeHostFlag(argv);
     const hostOfRoot = named ?? (process.env.FLEETCOM_HOST?.trim() || null);
     if (hostOfRoot !== null && isKill(words)) return await onHost(hostOfRoot, words);
-    if (hostOfRoot !== null && dashboardRequest(takeDetachKey(words).rest)) await useHostNamed(hostOfRoot);
+    const dashboardHere = hostOfRoot !== null ? dashboardRequest(takeDetachKey(words).rest) : null;
+    // --foreground runs a supervisor in this process: it has no host to go to.
+    if (dashboardHere?.foreground && named !== null) throw new UserError("--host does not apply to --foreground", EXIT.usage);
+    if (dashboardHere && !dashboardHere.foreground) await useHostNamed(hostOfRoot!);
     argv = words;
     if (isKill(argv)) {
       const { stopDaemon } = await import("./client-stop-daemon.ts");

@@ -33,6 +33,8 @@ export const SUBCOMMANDS: Record<string, Lazy> = {
   agents: () => import("./cmd-agents.ts").then((m) => m.default),
   service: () => import("./cmd-service.ts").then((m) => m.default),
   web: () => import("./cmd-web.ts").then((m) => m.default),
+  hosts: () => import("./cmd-hosts.ts").then((m) => m.default),
+  bridge: () => import("./cmd-bridge.ts").then((m) => m.default),
   completions: () => import("./cmd-completions.ts").then((m) => m.completionsCommand(() => ({ root, subcommands: SUBCOMMANDS }))),
 };
 
@@ -49,6 +51,11 @@ export const root = defineCommand({
     yes: { type: "boolean", alias: "y", description: "With --kill: do not ask" },
     foreground: { type: "boolean", description: "Run the supervisor in this process with the dashboard; its tasks end when you quit" },
     "detach-key": { type: "string", valueHint: "KEY", description: "Detach from a task with KEY instead of Ctrl-\\ (ctrl-a, ^]…; also FLEETCOM_DETACH_KEY)" },
+    host: {
+      type: "string",
+      valueHint: "NAME",
+      description: "Run the command against that host's fleet, over ssh (also FLEETCOM_HOST; fleetcom hosts add NAME)",
+    },
   },
   subCommands: SUBCOMMANDS,
 });

@@ -3,6 +3,7 @@
 import type { ArgsDef, CommandDef } from "citty";
 import { checkFlags, unknownFlagError } from "./cli-flags.ts";
 import { root, SUBCOMMANDS, type Lazy } from "./cli-commands.ts";
+import { routeCommand, takeHostFlag } from "./cli-host.ts";
 import { EXIT, UserError, errorMessage } from "./errors.ts";
 import { nearest } from "./text-nearest.ts";
 import { printable } from "./text-printable.ts";
@@ -29,7 +30,7 @@ async function helpFor(argv: string[]): Promise<{ path: string[]; def: CommandDe
 
 // The root's flags are whole commands of their own (`--kill`, `--version`) or come first
 // (`--foreground [SESSION]`); any other word starting with `-` in first place is a mistake.
-const ROOT_FLAGS = ["foreground", "kill", "yes", "version", "help", "detach-key"];
+const ROOT_FLAGS = ["foreground", "kill", "yes", "version", "help", "detach-key", "host"];
 const YES = ["--yes", "-y"];
 
 /** `--kill`, alone or with `--yes` (either order). */
@@ -76,6 +77,14 @@ export async function runCli(argv: string[]): Promise<number> {
       console.log(VERSION);
       return 0;
     }
+    const { rest: words, host: named } = takeHostFlag(argv);
+    const hostOfRoot = named ?? (process.env.FLEETCOM_HOST?.trim() || null);
+    if (hostOfRoot !== null && isKill(words)) return await onHost(hostOfRoot, words);
+    const dashboardHere = hostOfRoot !== null ? dashboardRequest(takeDetachKey(words).rest) : null;
+    // --foreground runs a supervisor in this process: it has no host to go to.
+    if (dashboardHere?.foreground && named !== null) throw new UserError("--host does not apply to --foreground", EXIT.usage);
+    if (dashboardHere && !dashboardHere.foreground) await useHostNamed(hostOfRoot!);
+    argv = words;
     if (isKill(argv)) {
       const { stopDaemon } = await import("./client-stop-daemon.ts");
       const yes = argv.some((a) => YES.includes(a));
@@ -99,6 +108,12 @@ export async function runCli(argv: string[]): Promise<number> {
       throw new UserError(`unknown command '${argv[0]}' (${meant === null ? "" : `did you mean ${meant}? `}see fleetcom --help)`, EXIT.usage);
     }
     const def = await lazy();
+    const hostsFile = argv.some((w) => w.includes(":")) ? await import("./client-hosts.ts") : null;
+    const hostNames = () => hostsFile?.readHosts().map((h) => h.name) ?? [];
+    const routed = routeCommand(argv[0]!, def, argv, { named, env: process.env.FLEETCOM_HOST, hostNames });
+    argv = routed.words;
+    if (routed.route.kind === "there") return await onHost(routed.route.host, argv);
+    if (routed.route.kind === "transport") await useHostNamed(routed.route.host);
     const runs = PLAIN_COMMANDS.has(argv[0]!) ? await plainRunner(def) : def;
     const plain = plainArgs(argv, runs.args as ArgsDef | undefined);
     if (plain && runs.run) {
@@ -114,11 +129,24 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 }
 
+/** Every connection of this process goes to that host's daemon, over ssh. */
+async function useHostNamed(name: string): Promise<void> {
+  const [{ findHost }, { useHost }] = await Promise.all([import("./client-hosts.ts"), import("./client.ts")]);
+  useHost(findHost(name));
+}
+
+/** `--kill` and the commands that read or write the host's own files: the host's own fleetcom runs them there. */
+async function onHost(name: string, words: string[]): Promise<number> {
+  const [{ findHost }, { runRemote }] = await Promise.all([import("./client-hosts.ts"), import("./client-ssh.ts")]);
+  return await runRemote(findHost(name), words);
+}
+
 /**
  * Commands defined with cli-define.ts (no citty at import) whose plain shapes run without citty:
- * their positionals and boolean flags only, as plainArgs reads them.
+ * their positionals and boolean flags only, as plainArgs reads them. `bridge` is what every
+ * command for another host starts there (cmd-bridge.ts).
  */
-const PLAIN_COMMANDS = new Set(["ls", "config", "sessions", "recover", "load", "attach", "daemon"]);
+const PLAIN_COMMANDS = new Set(["ls", "config", "sessions", "recover", "load", "attach", "daemon", "bridge"]);
 
 /** What a plain shape runs: the command itself, or its default subcommand (`sessions` is `sessions list`). */
 async function plainRunner(def: CommandDef<any>): Promise<CommandDef<any>> {

@@ -10,7 +10,8 @@
 import { closeSync, lstatSync, openSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type Attempt, type ClientSocket, connectClientSocket } from "./client-socket.ts";
-import { isCharacterDevice } from "./files.ts";
+import type { RemoteHost } from "./client-ssh.ts";
+import { isCharacterDevice, readRegularFile } from "./files.ts";
 import { EXIT, UserError } from "./errors.ts";
 import type {
   AttachEnd,
@@ -30,7 +31,7 @@ import type {
   Welcome,
 } from "./wire-protocol.ts";
 import { age } from "./text-age.ts";
-import { LOCK_NAME, LOG_NAME, SOCKET_NAME, logPath, runtimeDir } from "./paths.ts";
+import { LOCK_NAME, LOG_NAME, SOCKET_NAME, configDir, logPath, runtimeDir } from "./paths.ts";
 import { printable } from "./text-printable.ts";
 import { currentDirectory } from "./text-path.ts";
 import { flockHolder, pidInLockFile } from "./proc.ts";
@@ -53,6 +54,43 @@ export interface ClientHandlers {
   /** `logs --follow`: this many lines were not sent, the client being far behind (wire-protocol.ts LinesSkipped). */
   skipped?(lines: number): void;
   closed?(): void;
+  /** Set by a client that handles a failed link itself (attach reconnects): the failure is not printed. */
+  linkLost?: true;
+}
+
+/** The host every connection of this process goes to (`--host`, FLEETCOM_HOST, HOST:TASK); null: this machine's daemon. */
+let currentHost: RemoteHost | null = null;
+
+export function useHost(host: RemoteHost | null): void {
+  currentHost = host;
+}
+
+export function hostInUse(): RemoteHost | null {
+  return currentHost;
+}
+
+/**
+ * Whether config.toml has a hosts table at all (client-hosts.ts reads them): a look at its text, so
+ * that `ls` and `wait --any` without hosts never load the TOML parser.
+ */
+export function hostsMayBeAdded(): boolean {
+  try {
+    return readRegularFile(join(configDir(), "config.toml"), { maxBytes: 1024 * 1024 })
+      .toString("utf8")
+      .includes("[hosts.");
+  } catch {
+    return false;
+  }
+}
+
+/** A connection, and for one carried by ssh the one line that says why it ended. */
+type Transport = { socket: ClientSocket; host: RemoteHost | null; why?: () => string | null };
+
+async function openTransport(host: RemoteHost | null, autostart: boolean): Promise<Transport> {
+  if (!host) return { socket: await connectSocket(autostart), host };
+  const { connectSsh } = await import("./client-ssh.ts");
+  const socket = await connectSsh(host);
+  return { socket, host, why: socket.why };
 }
 
 export class DaemonClient {
@@ -61,10 +99,21 @@ export class DaemonClient {
   private readonly decoder = new FrameDecoder(MAX_DAEMON_FRAME);
   handlers: ClientHandlers = {};
   daemonPid = 0;
+  /** Why the link to another host failed (ssh's reason), once it has; null while it stands or when it ended cleanly. */
+  lostLink: string | null = null;
+  /** close() or destroy() was called: the end of the connection is this side's doing. */
+  private ending = false;
+  /** The daemon's fleetcom version, from its welcome. */
+  daemonVersion = "";
   /** The handshake: requests go out right behind the hello, and their answers wait for it. */
   private greeted: Promise<void> = Promise.resolve();
 
-  private constructor(private readonly socket: ClientSocket) {}
+  private constructor(
+    private readonly socket: ClientSocket,
+    /** The host whose daemon this is, over ssh; null: this machine's. */
+    readonly host: RemoteHost | null = null,
+    private readonly why?: () => string | null,
+  ) {}
 
   /**
    * Connected, and the hello sent. The first request follows it without waiting for the welcome, so
@@ -75,12 +124,19 @@ export class DaemonClient {
    * them itself; recover, which is the remedy); a function takes them (the dashboard's header).
    */
   static async open(
-    options: { autostart?: boolean; size?: { cols: number; rows: number }; notices?: boolean | ((notices: Notices) => void) } = {},
+    options: {
+      autostart?: boolean;
+      size?: { cols: number; rows: number };
+      notices?: boolean | ((notices: Notices) => void);
+      /** Another host's daemon, over ssh; by default the one this process uses (useHost). */
+      host?: RemoteHost | null;
+    } = {},
   ): Promise<DaemonClient> {
-    const socket = await connectSocket(options.autostart ?? true);
-    const client = new DaemonClient(socket);
+    const transport = await openTransport(options.host === undefined ? currentHost : options.host, options.autostart ?? true);
+    const client = new DaemonClient(transport.socket, transport.host, transport.why);
     const notices = options.notices ?? true;
-    client.greeted = client.handshake(options.size ?? terminalSize(), notices === false ? null : notices === true ? printNotices : notices);
+    const print = (told: Notices) => printNotices(told, transport.host);
+    client.greeted = client.handshake(options.size ?? terminalSize(), notices === false ? null : notices === true ? print : notices);
     client.greeted.catch(() => {});
     return client;
   }
@@ -112,14 +168,18 @@ export class DaemonClient {
       this.onGreeting = (message) => {
         if (message.type === "welcome") {
           this.daemonPid = message.pid;
+          this.daemonVersion = message.version;
           if (message.notices && onNotices) onNotices(message.notices);
           resolve();
-        } else if (message.type === "refused") reject(new UserError(message.error, EXIT.unreachable));
+        } else if (message.type === "refused") reject(new UserError(refusalText(message, this.host), EXIT.unreachable));
       };
       this.socket.onData((chunk) => this.receive(chunk));
       this.socket.onClose(() => this.onClosed(reject));
-      const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
-      this.send({ type: "hello", protocol: PROTOCOL_VERSION, version: VERSION, cwd: currentDirectory(), env, ...size, ...(onNotices && { notices: true }) });
+      // The local environment and directory never travel to another host: its bridge puts its own
+      // (the remote login's) in their place (cmd-bridge.ts).
+      const env = this.host ? {} : Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
+      const cwd = this.host ? "" : currentDirectory();
+      this.send({ type: "hello", protocol: PROTOCOL_VERSION, version: VERSION, cwd, env, ...size, ...(onNotices && { notices: true }) });
     });
   }
 
@@ -178,7 +238,15 @@ export class DaemonClient {
   }
 
   private onClosed(rejectHandshake: (e: Error) => void): void {
-    const lost = new UserError("lost the connection to the daemon", EXIT.unreachable);
+    const why = this.why?.() ?? null;
+    this.lostLink = why;
+    const lost = new UserError(why ?? "lost the connection to the daemon", EXIT.unreachable);
+    // A link to another host that failed while nothing waited for an answer (`peek --follow`,
+    // attach): said here, or the command would end as if the task had.
+    if (why !== null && !this.ending && !this.onGreeting && this.pending.size === 0 && !this.handlers.linkLost) {
+      process.stderr.write(`fleetcom: ${printable(why)}\n`);
+      process.exitCode = EXIT.unreachable;
+    }
     rejectHandshake(lost);
     for (const waiter of this.pending.values()) waiter.reject(lost);
     this.pending.clear();
@@ -235,10 +303,27 @@ export class DaemonClient {
     this.socket.resume();
   }
 
+  /** Ends the connection now, whatever is in flight (a host that did not answer in time). */
+  destroy(): void {
+    this.ending = true;
+    this.socket.destroy();
+  }
+
   /** Ends the connection without keeping the process alive for the daemon's side of the close. */
   close(): void {
+    this.ending = true;
     this.socket.close();
   }
+}
+
+/**
+ * What a refused hello says. A daemon of another protocol on another host names both versions, and
+ * the upgrade is `hosts add` again (which installs this version there).
+ */
+export function refusalText(refusal: Refusal, host: RemoteHost | null): string {
+  if (!host || !refusal.daemon) return refusal.error;
+  const { version, protocol } = refusal.daemon;
+  return `${host.name} runs fleetcom ${version} (protocol ${protocol}) and this is fleetcom ${VERSION} (protocol ${PROTOCOL_VERSION}); upgrade it with 'fleetcom hosts add ${host.name}', then 'fleetcom --host ${host.name} --kill' ends the old daemon and its tasks`;
 }
 
 /** `the previous fleet (5 tasks, autosaved 3m ago) ended unexpectedly — fleetcom recover --latest` */
@@ -247,9 +332,15 @@ export function crashNoticeText(notice: CrashNotice, now = Date.now(), remedy = 
   return `the previous fleet (${tasks}, autosaved ${age(notice.writtenAt, now)} ago) ended unexpectedly — ${remedy}`;
 }
 
-function printNotices(notices: Notices): void {
-  const lines = [...(notices.crash ? [crashNoticeText(notices.crash)] : []), ...notices.config.map((p) => `warning: ${p}`)];
-  for (const line of lines) process.stderr.write(`fleetcom: ${printable(line)}\n`);
+/** The notices as lines; another host's name it, and their remedy is run there (`fleetcom --host gpu1 recover --latest`). */
+export function noticeLines(notices: Notices, host: RemoteHost | null, now = Date.now()): string[] {
+  const remedy = (recover: string) => (host ? recover.replace(/^fleetcom /, `fleetcom --host ${host.name} `) : recover);
+  const lines = [...(notices.crash ? [crashNoticeText(notices.crash, now, remedy(notices.crash.recover))] : []), ...notices.config.map((p) => `warning: ${p}`)];
+  return lines.map((line) => (host ? `${host.name}: ${line}` : line));
+}
+
+function printNotices(notices: Notices, host: RemoteHost | null): void {
+  for (const line of noticeLines(notices, host)) process.stderr.write(`fleetcom: ${printable(line)}\n`);
 }
 
 export function terminalSize(): { cols: number; rows: number } {
@@ -449,6 +540,11 @@ async function startDaemon(dirPath: string, scope: boolean): Promise<Started> {
   child.unref();
   closeSync(log);
   return started;
+}
+
+/** The byte stream to this machine's daemon through every trust check, started if none runs: what `fleetcom bridge` relays. */
+export function openDaemonSocket(): Promise<ClientSocket> {
+  return connectSocket(true);
 }
 
 /** Opens a connection for one command's worth of requests and always closes it. */

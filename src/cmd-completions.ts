@@ -45,7 +45,10 @@ export const completionsCommand = (table: () => CommandTable) =>
       const shell = args.shell;
       if (!isOneOf(SHELLS, shell)) throw usageError(`completions needs a shell: ${SHELLS.join(", ")} (got '${printable(shell ?? "")}')`);
       const { root, subcommands } = table();
-      const commands = await Promise.all(Object.entries(subcommands).map(async ([name, lazy]) => describeCommand(name, await lazy())));
+      // A hidden command (`bridge`, which only ssh runs) is not offered.
+      const defs = await Promise.all(Object.entries(subcommands).map(async ([name, lazy]) => [name, await lazy()] as const));
+      const shown = await Promise.all(defs.map(async ([name, def]) => ((await resolve(def.meta))?.hidden ? null : describeCommand(name, def))));
+      const commands = shown.filter((c) => c !== null);
       const rootFlags = [...flagsOf(await resolve(root.args)), HELP];
       process.stdout.write(completionScript(shell, { program: selfCommand(), rootFlags, commands }));
     },

@@ -18,7 +18,7 @@ export default defineCommand({
     reload: { type: "boolean", description: "Have the running daemon read the config file again (as SIGHUP does) and print what changed" },
   },
   async run({ args }) {
-    const [{ loadSettings, whenApplied }, { runningDaemonStatus }] = await Promise.all([import("./settings.ts"), import("./client.ts")]);
+    const [{ loadSettings, whenApplied }, { runningDaemonStatus, hostsMayBeAdded }] = await Promise.all([import("./settings.ts"), import("./client.ts")]);
     const here = loadSettings();
     if (args.reload) return reload(here.file, args.json);
     const status = await runningDaemonStatus();
@@ -30,10 +30,14 @@ export default defineCommand({
     const agentProblems = here.agents === null ? [] : (await import("./config-agents.ts")).checkedAgents(here.agents).problems;
     const problems = [...new Set([...here.problems, ...agentProblems, ...(daemon?.problems ?? []).filter((p) => !fromFile(p))])];
     const exists = existsSync(here.file);
+    // The hosts reached over ssh (docs/remote.md), only when there are any.
+    const hosts = hostsMayBeAdded() ? (await import("./client-hosts.ts")).readHosts() : [];
     if (args.json) {
       const settings = Object.fromEntries(rows.map((r) => [r.key, { value: r.value, source: r.source }]));
       const push = status?.push ?? [];
-      writeStdout(`${JSON.stringify({ file: here.file, exists, daemon: status?.pid ?? null, settings, problems, push }, null, 2)}\n`);
+      writeStdout(
+        `${JSON.stringify({ file: here.file, exists, daemon: status?.pid ?? null, settings, problems, push, ...(hosts.length && { hosts }) }, null, 2)}\n`,
+      );
       return;
     }
     for (const problem of problems) process.stderr.write(`fleetcom: warning: ${printable(problem)}\n`);
@@ -53,6 +57,7 @@ export default defineCommand({
     }
     // How the running daemon's sends go, one line per destination: a failing one shows here as in `status`.
     for (const p of status?.push ?? []) lines.push(`${"".padEnd(width)}  → ${printable(pushStatusText(p))}`);
+    if (hosts.length) lines.push(`${"hosts".padEnd(width)}  ${hosts.map((h) => `${h.name} (ssh ${printable(h.ssh)})`).join(", ")}`);
     writeStdout(`${lines.join("\n")}\n`);
   },
 });

@@ -1,8 +1,14 @@
 // `fleetcom ls`: the fleet as a table (with --verbose, the command that runs as well as the one typed),
-// or as the documented JSON array.
+// or as the documented JSON array. With hosts added (docs/remote.md), every host's fleet after this
+// machine's, a HOST column, `"host"` in each JSON row; a host that does not answer within
+// its bound (2.5 s) costs no more than that: it is named on stderr and the others print.
 import { defineCommand } from "./cli-define.ts";
-import { withDaemon } from "./client.ts";
+import { hostInUse, hostsMayBeAdded, withDaemon } from "./client.ts";
+import { printable } from "./text-printable.ts";
 import { lsTable, terminalColumns, writeStdout } from "./ui-format.ts";
+import type { TaskInfo } from "./wire-protocol.ts";
+
+type HostedTask = TaskInfo & { host: string | null };
 
 export default defineCommand({
   meta: { name: "ls", description: "List tasks" },
@@ -11,8 +17,31 @@ export default defineCommand({
     verbose: { type: "boolean", alias: "v", description: "Add the COMMAND that runs (an agent's resume form) beside the TASK as typed" },
   },
   async run({ args }) {
-    const tasks = await withDaemon((c) => c.request("ls"));
-    const table = () => lsTable(tasks, process.env.HOME, Date.now(), terminalColumns(), Boolean(args.verbose));
-    writeStdout(args.json ? `${JSON.stringify(tasks, null, 2)}\n` : table());
+    const one = hostInUse();
+    const tasks = one ? hosted(await withDaemon((c) => c.request("ls")), one.name) : await everyFleet();
+    const hostOf = tasks === null ? undefined : (t: TaskInfo) => (t as HostedTask).host ?? "-";
+    const rows = tasks ?? (await withDaemon((c) => c.request("ls")));
+    const table = () => lsTable(rows, process.env.HOME, Date.now(), terminalColumns(), Boolean(args.verbose), hostOf);
+    writeStdout(args.json ? `${JSON.stringify(rows, null, 2)}\n` : table());
   },
 });
+
+function hosted(tasks: TaskInfo[], host: string | null): HostedTask[] {
+  return tasks.map((t) => ({ ...t, host }));
+}
+
+/** This machine's fleet, then each added host's; null when no host is added (the plain listing). */
+async function everyFleet(): Promise<HostedTask[] | null> {
+  if (!hostsMayBeAdded()) return null;
+  const { readHosts, askHost, hostAnswerBoundMs } = await import("./client-hosts.ts");
+  const hosts = readHosts();
+  if (hosts.length === 0) return null;
+  const remote = hosts.map((h) => askHost(h, (c) => c.request("ls"), hostAnswerBoundMs()));
+  const local = hosted(await withDaemon((c) => c.request("ls")), null);
+  const rows = [...local];
+  for (const [i, answer] of (await Promise.all(remote)).entries()) {
+    if ("ok" in answer) rows.push(...hosted(answer.ok, hosts[i]!.name));
+    else process.stderr.write(`fleetcom: ${printable(answer.error)}\n`);
+  }
+  return rows;
+}

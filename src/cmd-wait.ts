@@ -5,10 +5,12 @@
 // `fleetcom wait --any --for … [--group G]` returns the first task of the fleet (or of group G) that
 // meets the condition, printing its id: with ten agents running, the one that needs the user now.
 import { defineCommand } from "citty";
-import { DaemonClient } from "./client.ts";
+import { DaemonClient, hostInUse, hostsMayBeAdded } from "./client.ts";
+import type { RemoteHost } from "./client-ssh.ts";
 import { EXIT, UserError, usageError } from "./errors.ts";
 import { isOneOf } from "./cli-flags.ts";
 import { stateText } from "./ui-format.ts";
+import { printable } from "./text-printable.ts";
 import { msUntilIdle } from "./task-idle.ts";
 import { DEFAULT_IDLE_SECONDS } from "./settings.ts";
 import type { TaskEvent, TaskInfo } from "./wire-protocol.ts";
@@ -73,6 +75,11 @@ export default defineCommand({
     const timeoutMs = parseTimeout(args.timeout);
     // The daemon's rule for groups: `--group Unassigned` (or an empty one) means the tasks without one.
     const scope: Scope = args.any ? { kind: "any", group: args.group === undefined ? undefined : normalizeGroup(args.group) } : { kind: "one", ref: ref! };
+    if (scope.kind === "any" && !hostInUse() && hostsMayBeAdded()) {
+      const { readHosts } = await import("./client-hosts.ts");
+      const hosts = readHosts();
+      if (hosts.length) return console.log(await waitOnEveryHost(hosts, scope, condition, timeoutMs));
+    }
     const client = await DaemonClient.open({ autostart: false });
     try {
       const idleMs = condition === "idle" ? await daemonIdleMs(client) : DEFAULT_IDLE_SECONDS * 1000;
@@ -83,6 +90,36 @@ export default defineCommand({
     }
   },
 });
+
+/**
+ * `wait --any` with hosts added: every host's fleet and this one's, at once; the first task to meet
+ * the condition, as `ID` here or `HOST:ID` there. A host that cannot be reached is named on stderr
+ * and the others still count; only when none can meet the condition (or the time is up) is it an error.
+ */
+async function waitOnEveryHost(hosts: RemoteHost[], scope: Scope, condition: Condition, timeoutMs: number | null): Promise<string> {
+  const clients: DaemonClient[] = [];
+  const onOne = async (host: RemoteHost | null) => {
+    const client = await DaemonClient.open({ host, autostart: host !== null, notices: host === null });
+    clients.push(client);
+    const idleMs = condition === "idle" ? await daemonIdleMs(client) : DEFAULT_IDLE_SECONDS * 1000;
+    try {
+      const task = await waitFor(client, scope, condition, timeoutMs, idleMs);
+      return host ? `${host.name}:${task.id}` : String(task.id);
+    } catch (error) {
+      if (host && error instanceof UserError && error.exitCode === EXIT.unreachable) process.stderr.write(`fleetcom: ${printable(error.message)}\n`);
+      throw error;
+    }
+  };
+  try {
+    return await Promise.any([onOne(null), ...hosts.map(onOne)]);
+  } catch (error) {
+    if (!(error instanceof AggregateError)) throw error;
+    // Time running out is the answer for all of them; else this machine's reason comes first.
+    throw error.errors.find((e) => e instanceof UserError && e.exitCode === TIMED_OUT) ?? error.errors[0];
+  } finally {
+    for (const client of clients) client.close();
+  }
+}
 
 /** One named task, or any task of the fleet, or of one group (null: the tasks with none). */
 type Scope = { kind: "one"; ref: string } | { kind: "any"; group: string | null | undefined };

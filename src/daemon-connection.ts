@@ -255,9 +255,9 @@ export class Connection {
    * Refuse the client with a message, then close. The refusal goes after whatever is queued, so a
    * client that reads again can still print it; one that never does is cut off after a while.
    */
-  drop(error: string): void {
+  drop(error: string, daemon?: Refusal["daemon"]): void {
     if (this.closedAlready) return;
-    this.write(encodeControl({ type: "refused", error } satisfies Refusal));
+    this.write(encodeControl({ type: "refused", error, ...(daemon && { daemon }) } satisfies Refusal));
     this.waiting.clear();
     this.socket.end();
     if (this.socket.writableLength > 0) setTimeout(() => this.socket.destroy(), DROP_LINGER_MS).unref?.();

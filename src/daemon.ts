@@ -245,6 +245,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     if (parsed.protocol !== PROTOCOL_VERSION) {
       return peer.conn.drop(
         `the running daemon speaks protocol ${PROTOCOL_VERSION} (fleetcom ${VERSION}), this client ${parsed.protocol} (fleetcom ${parsed.version}); run 'fleetcom --kill' (this ends the old daemon's tasks) and try again`,
+        { protocol: PROTOCOL_VERSION, version: VERSION },
       );
     }
     clearTimeout(peer.handshakeTimer);

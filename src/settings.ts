@@ -297,6 +297,9 @@ const TABLE_KEYS = ["agents"];
 
 export const CONFIG_KEYS = [...Object.values(SPECS).map((s) => s.key), ...TABLE_KEYS];
 
+/** Keys only clients read, each in its own module: the added hosts (client-hosts.ts) and the ssh command (client-ssh.ts). */
+export const CLIENT_KEYS = ["hosts", "ssh_command"];
+
 // Keys every program needs: a detach key must not take one of them from the task.
 const RESERVED_CTRL = new Map([
   ["c", "Ctrl-C interrupts"],
@@ -388,8 +391,8 @@ export function readConfigFile(file: string): FileValues {
   }
   for (const [key, value] of Object.entries(table ?? {})) {
     const line = lineOfKey(lines, key);
-    if (!CONFIG_KEYS.includes(key)) {
-      const near = nearest(key, CONFIG_KEYS);
+    if (!CONFIG_KEYS.includes(key) && !CLIENT_KEYS.includes(key)) {
+      const near = nearest(key, [...CONFIG_KEYS, ...CLIENT_KEYS]);
       result.problems.push(`${file}:${line}: unknown key '${key}'${near ? ` (did you mean ${near}?)` : ""}; ignored`);
       continue;
     }

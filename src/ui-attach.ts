@@ -48,6 +48,9 @@ import {
 const RERUN_KEY = 0x72; // r, on a finished task
 /** How long a word for the user (`no other task waits`) stays on the status line. */
 const STATUS_MESSAGE_MS = 3_000;
+/** After a link to another host fails, the first retry waits this long, then twice as long each time, up to the cap. */
+const RECONNECT_FIRST_MS = 1_000;
+const RECONNECT_MAX_MS = 8_000;
 
 /**
  * Undo what the task may have left switched on in this terminal, so the shell gets it back sane,
@@ -164,11 +167,77 @@ class Attachment {
   private finish!: (outcome: AttachOutcome) => void;
 
   constructor(
-    private readonly client: DaemonClient,
+    /** Replaced when a link to another host is made again (reconnect). */
+    private client: DaemonClient,
     private readonly options: AttachOptions,
   ) {
     this.detachKey = options.detachKey ?? DEFAULT_DETACH_KEY;
     this.reader = new PrefixReader(this.detachKey.byte, (input) => this.onInput(input));
+  }
+
+  private bind(client: DaemonClient): void {
+    client.handlers = {
+      // Stop reading while the terminal is behind, so the daemon sees a slow client and sends a
+      // fresh screen later instead of this process buffering the backlog.
+      data: (received) => this.onOutput(received),
+      screen: () => (this.awaitingRedraw = null),
+      event: (event) => this.onEvent(event.task, event.event === "removed"),
+      attachEnd: (end) => {
+        // The task left behind by a switch may end meanwhile: that is not this session's end.
+        if (this.switching === null) this.finish({ kind: "ended", end });
+      },
+      closed: () => this.onClosed(client),
+      ...(client.host && { linkLost: true as const }),
+    };
+  }
+
+  /**
+   * The connection ended. A link to another host that failed (ssh's reason) is made again, with
+   * backoff, and the screen restored; the task there never notices. Anything else ends the session.
+   */
+  private onClosed(client: DaemonClient): void {
+    if (client !== this.client || this.reconnecting) return;
+    if (client.host && client.lostLink !== null && this.info && !this.over) return void this.reconnect(client.lostLink);
+    this.finish({ kind: "ended", end: { type: "attach-end", reason: "shutdown", task: this.info } });
+  }
+
+  private reconnecting = false;
+
+  private async reconnect(lost: string): Promise<void> {
+    const host = this.client.host!;
+    this.reconnecting = true;
+    for (let attempt = 0; !this.over; attempt++) {
+      const delay = Math.min(RECONNECT_MAX_MS, RECONNECT_FIRST_MS * 2 ** attempt);
+      this.say(`${lost} · retrying in ${Math.ceil(delay / 1000)} s`, delay);
+      await new Promise((r) => setTimeout(r, delay));
+      if (this.over) break;
+      let client: DaemonClient | null = null;
+      try {
+        client = await DaemonClient.open({ host, size: this.ptySize, notices: false });
+        // Detached meanwhile: the session has closed its connection already, and this one is not needed.
+        if (this.over) {
+          client.close();
+          break;
+        }
+        this.client = client;
+        this.bind(client);
+        this.awaitingRedraw = [];
+        this.info = await client.request("attach", { task: { id: this.info.id }, ...this.ptySize });
+        await client.subscribe((tasks) => {
+          this.fleet.clear();
+          for (const task of tasks) this.fleet.set(task.id, task);
+        });
+        this.reconnecting = false;
+        this.say(`reconnected to ${host.name}`);
+        // Ended while the link was down: as if it had ended while attached.
+        if (this.info.state === "exited" && !this.finished) this.finish({ kind: "ended", end: { type: "attach-end", reason: "exited", task: this.info } });
+        return;
+      } catch (error) {
+        client?.destroy();
+        lost = client?.lostLink ?? errorMessage(error);
+      }
+    }
+    this.reconnecting = false;
   }
 
   /** The task's size: the terminal's, less the status line's row while it shows. */
@@ -180,18 +249,7 @@ class Attachment {
     const { client, stdin, stdout } = this;
     const done = new Promise<AttachOutcome>((resolve) => (this.finish = resolve));
     void done.then(() => (this.over = true));
-    client.handlers = {
-      // Stop reading while the terminal is behind, so the daemon sees a slow client and sends a
-      // fresh screen later instead of this process buffering the backlog.
-      data: (received) => this.onOutput(received),
-      screen: () => (this.awaitingRedraw = null),
-      event: (event) => this.onEvent(event.task, event.event === "removed"),
-      attachEnd: (end) => {
-        // The task left behind by a switch may end meanwhile: that is not this session's end.
-        if (this.switching === null) this.finish({ kind: "ended", end });
-      },
-      closed: () => this.finish({ kind: "ended", end: { type: "attach-end", reason: "shutdown", task: this.info } }),
-    };
+    this.bind(client);
     // Raw before anything is drawn: a key typed once the task's screen shows is a key (Ctrl-\ a
     // detach, read when the listener below starts), never a signal from a terminal still cooked.
     stdin.setRawMode(true);
@@ -233,8 +291,9 @@ class Attachment {
     stdout.off("resize", onResize);
     if (!this.options.keepRawMode) stdin.setRawMode(false);
     stdin.pause();
-    if (outcome.kind === "ended" && outcome.end.reason === "exited") outcome.lastScreen = await lastScreen(client, outcome.end.task);
-    client.close();
+    // The connection now: a reconnect may have replaced the first.
+    if (outcome.kind === "ended" && outcome.end.reason === "exited") outcome.lastScreen = await lastScreen(this.client, outcome.end.task);
+    this.client.close();
     stdout.write(this.notice.end() + RESTORE_TERMINAL);
     outcome.statusShown = this.statusShown;
     return outcome;
@@ -498,7 +557,7 @@ class Attachment {
   }
 
   /** A word for the user: on the status line for a few seconds, else the terminal's bell. */
-  private say(text: string): void {
+  private say(text: string, forMs = STATUS_MESSAGE_MS): void {
     if (!this.statusShown) {
       if (this.scan.atBoundary) this.stdout.write("\x07");
       return;
@@ -507,7 +566,7 @@ class Attachment {
     const timer = setTimeout(() => {
       this.statusMessage = null;
       this.drawStatus();
-    }, STATUS_MESSAGE_MS);
+    }, forMs);
     this.statusMessage = { text, timer };
     this.drawStatus();
   }

@@ -35,10 +35,19 @@ export { age } from "./text-age.ts";
  * cell that came from a task passes printable() before any cut, so a cut can never keep the start of
  * an escape sequence and lose its end.
  */
-export function lsTable(tasks: TaskInfo[], home: string | undefined, now = Date.now(), columns?: number, verbose = false): string {
+export function lsTable(
+  tasks: TaskInfo[],
+  home: string | undefined,
+  now = Date.now(),
+  columns?: number,
+  verbose = false,
+  /** With hosts added: each task's host, first column (`-` for this machine's). */
+  hostOf?: (task: TaskInfo) => string,
+): string {
   if (tasks.length === 0) return "no tasks\n";
   const long = (text: string) => (columns === undefined ? printable(text) : cut(printable(text), 40));
   const rows = tasks.map((t) => [
+    ...(hostOf ? [hostOf(t)] : []),
     String(t.id),
     `${glyph(t)}${t.tagged ? "◆" : ""}`,
     long(label(t)),
@@ -49,9 +58,15 @@ export function lsTable(tasks: TaskInfo[], home: string | undefined, now = Date.
     age(t.startedAt, now),
     printable(t.preview),
   ]);
-  const header = ["ID", "", "TASK", ...(verbose ? ["COMMAND"] : []), "DIR", "GROUP", "STATE", "AGE", "PREVIEW"];
+  const header = [...(hostOf ? ["HOST"] : []), "ID", "", "TASK", ...(verbose ? ["COMMAND"] : []), "DIR", "GROUP", "STATE", "AGE", "PREVIEW"];
   // Cut first: the preview, then the task, then (verbose) the command, then the directory.
-  return table(header, rows, columns, verbose ? [8, 2, 3, 4] : [7, 2, 3]);
+  const shift = hostOf ? 1 : 0;
+  return table(
+    header,
+    rows,
+    columns,
+    (verbose ? [8, 2, 3, 4] : [7, 2, 3]).map((i) => i + shift),
+  );
 }
 
 /** The width of the terminal stdout is, or undefined when it is not one (a pipe, a file). */

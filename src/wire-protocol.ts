@@ -307,6 +307,8 @@ export interface Welcome {
 export interface Refusal {
   type: "refused";
   error: string;
+  /** A hello of another protocol is told the daemon's own, so a client can name both (and the upgrade). */
+  daemon?: { protocol: number; version: string };
 }
 
 /**

@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { runFleetcom } from "../harness/helpers.ts";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { makeSandbox, runFleetcom } from "../harness/helpers.ts";
 
 describe("the command line", () => {
   test("--version and -V print the version and exit 0", async () => {
@@ -15,6 +17,22 @@ describe("the command line", () => {
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toContain("fleetcom: unknown command 'no-such-command'");
+  });
+
+  test("--host refuses a host not added and what no host runs, on one line with exit 2, starting nothing", async () => {
+    const sandbox = makeSandbox();
+    try {
+      const refusals: [string[], string][] = [
+        [["--host", "gpu1", "ls"], "no host 'gpu1' (none added; fleetcom hosts add NAME)"],
+        [["--host", "gpu1", "--foreground"], "--host does not apply to --foreground"],
+        [["--host", "gpu1", "hosts"], "--host does not apply to 'hosts'"],
+      ];
+      for (const [args, said] of refusals)
+        expect(await runFleetcom(args, { env: sandbox.env })).toEqual({ code: 2, stdout: "", stderr: `fleetcom: ${said}\n` });
+      expect(existsSync(join(sandbox.runtime, "daemon.lock"))).toBe(false);
+    } finally {
+      sandbox.cleanup();
+    }
   });
 
   test("--help works at the top and on subcommands", async () => {

@@ -6,7 +6,8 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DaemonClient } from "../../src/client.ts";
+import { DaemonClient, noticeLines, refusalText } from "../../src/client.ts";
+import { VERSION } from "../../src/version.ts";
 import { FrameDecoder, MAX_CLIENT_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl } from "../../src/wire-framing.ts";
 
 let dir: string;
@@ -65,4 +66,27 @@ test("a refused hello fails the request already sent behind it, with the daemon'
   } finally {
     client.close();
   }
+});
+
+test("a daemon of another protocol on another host is named with both versions and the upgrade", () => {
+  const refusal = { type: "refused" as const, error: "the running daemon speaks protocol 1", daemon: { protocol: 1, version: "0.0.9" } };
+  const host = { name: "gpu1", ssh: "gpu1", home: "/home/me" };
+  expect(refusalText(refusal, host)).toBe(
+    `gpu1 runs fleetcom 0.0.9 (protocol 1) and this is fleetcom ${VERSION} (protocol ${PROTOCOL_VERSION}); upgrade it with 'fleetcom hosts add gpu1', then 'fleetcom --host gpu1 --kill' ends the old daemon and its tasks`,
+  );
+  // Here, the daemon's own words stand: `fleetcom --kill` is the remedy.
+  expect(refusalText(refusal, null)).toBe("the running daemon speaks protocol 1");
+});
+
+test("another host's one-time notices name it, and their remedy runs there", () => {
+  const now = Date.parse("2026-01-01T12:03:00Z");
+  const notices = {
+    crash: { snapshot: "s.json", tasks: 2, writtenAt: "2026-01-01T12:00:00Z", recover: "fleetcom recover --latest" },
+    config: ["config.toml:3: unknown key 'x'; ignored"],
+  };
+  expect(noticeLines(notices, { name: "gpu1", ssh: "gpu1", home: "/home/me" }, now)).toEqual([
+    "gpu1: the previous fleet (2 tasks, autosaved 3m ago) ended unexpectedly — fleetcom --host gpu1 recover --latest",
+    "gpu1: warning: config.toml:3: unknown key 'x'; ignored",
+  ]);
+  expect(noticeLines(notices, null, now)[0]).toBe("the previous fleet (2 tasks, autosaved 3m ago) ended unexpectedly — fleetcom recover --latest");
 });

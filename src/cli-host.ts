@@ -1,0 +1,107 @@
+// Which host's daemon a command goes to: `fleetcom --host NAME COMMAND`, else FLEETCOM_HOST, else a
+// TASK written `HOST:TASK` (`gpu1:3`, `gpu1:api`); else this machine's. Commands that speak the
+// protocol go over the ssh transport (client-ssh.ts); those that read or write the host's own files
+// (save, load, recover, status, sessions, --kill) run as a command of their own there.
+import type { ArgsDef, CommandDef } from "citty";
+import { EXIT, UserError, usageError } from "./errors.ts";
+import { printable } from "./text-printable.ts";
+
+/** Where each command's TASK arguments are among its positionals. */
+const TASK_POSITIONS: Record<string, "first" | "all" | "after-first"> = {
+  attach: "first",
+  peek: "first",
+  send: "first",
+  wait: "all",
+  logs: "first",
+  rename: "first",
+  group: "first",
+  tag: "first",
+  rerun: "first",
+  kill: "all",
+  rm: "all",
+  grep: "after-first",
+};
+
+/** Commands that talk to a daemon over the protocol, which the transport carries. */
+const OVER_TRANSPORT = new Set([...Object.keys(TASK_POSITIONS), "run", "ls"]);
+/** Commands that read or write the host's files: the host's own fleetcom runs them there. */
+const RUN_THERE = new Set(["save", "load", "recover", "status", "sessions"]);
+
+export type HostRoute = { kind: "here" } | { kind: "transport"; host: string } | { kind: "there"; host: string };
+
+/** A leading `--host NAME` (or `--host=NAME`) taken out of the words. */
+export function takeHostFlag(argv: string[]): { rest: string[]; host: string | null } {
+  const first = argv[0];
+  if (first?.startsWith("--host=")) return { rest: argv.slice(1), host: first.slice("--host=".length) };
+  if (first !== "--host") return { rest: argv, host: null };
+  if (argv.length < 2 || argv[1]!.startsWith("-")) throw usageError("--host needs a NAME (fleetcom hosts ls lists them)");
+  return { rest: argv.slice(2), host: argv[1]! };
+}
+
+/**
+ * Where `command` goes, and its words with any `HOST:` taken off its TASKs. `named`: the host
+ * `--host` named (an error for a command no host can run); `env`: FLEETCOM_HOST (ignored by them);
+ * `hostNames`: the added hosts, asked only when a TASK holds a colon.
+ */
+export function routeCommand(
+  command: string,
+  def: CommandDef<any> | null,
+  words: string[],
+  hosts: { named: string | null; env: string | undefined; hostNames: () => string[] },
+): { route: HostRoute; words: string[] } {
+  const given = hosts.named ?? (hosts.env?.trim() || null);
+  const remoteCapable = OVER_TRANSPORT.has(command) || RUN_THERE.has(command);
+  if (hosts.named !== null && !remoteCapable) throw usageError(`--host does not apply to '${printable(command)}'`);
+  const qualified = def && TASK_POSITIONS[command] ? stripTaskHosts(command, def, words, hosts.hostNames) : { words, host: null };
+  if (qualified.host !== null && given !== null && qualified.host !== given)
+    throw usageError(`a TASK names host '${qualified.host}' but ${hosts.named !== null ? "--host" : "FLEETCOM_HOST"} says '${printable(given)}'`);
+  const host = qualified.host ?? (remoteCapable ? given : null);
+  if (host === null) return { route: { kind: "here" }, words: qualified.words };
+  return { route: RUN_THERE.has(command) ? { kind: "there", host } : { kind: "transport", host }, words: qualified.words };
+}
+
+/** The TASK words' `HOST:` prefixes (of added hosts only) taken off; every TASK of one command on the same host. */
+function stripTaskHosts(command: string, def: CommandDef<any>, words: string[], hostNames: () => string[]): { words: string[]; host: string | null } {
+  const positions = taskIndexes(TASK_POSITIONS[command]!, positionalIndexes(def, words));
+  if (!positions.some((i) => words[i]!.includes(":"))) return { words, host: null };
+  const known = new Set(hostNames());
+  const out = [...words];
+  const hostsSeen = new Set<string | null>();
+  for (const i of positions) {
+    const colon = words[i]!.indexOf(":");
+    const host = colon > 0 ? words[i]!.slice(0, colon) : null;
+    if (host !== null && known.has(host)) {
+      out[i] = words[i]!.slice(colon + 1);
+      hostsSeen.add(host);
+    } else hostsSeen.add(null);
+  }
+  if (hostsSeen.size > 1) throw new UserError("one command's TASKs must all be on one host (run it once per host)", EXIT.usage);
+  return { words: out, host: [...hostsSeen][0] ?? null };
+}
+
+function taskIndexes(where: "first" | "all" | "after-first", positional: number[]): number[] {
+  if (where === "first") return positional.slice(0, 1);
+  if (where === "after-first") return positional.slice(1);
+  return positional;
+}
+
+/** Indexes of the positional words after the command, skipping each flag's value (by the command's definition). */
+function positionalIndexes(def: CommandDef<any>, words: string[]): number[] {
+  const args = (def.args ?? {}) as ArgsDef;
+  const takesValue = (flag: string) => {
+    const name = flag.replace(/^-+/, "");
+    return Object.entries(args).some(([key, arg]) => arg.type === "string" && (key === name || ("alias" in arg && [arg.alias].flat().includes(name))));
+  };
+  const found: number[] = [];
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!;
+    if (word === "--") {
+      for (let j = i + 1; j < words.length; j++) found.push(j);
+      break;
+    }
+    if (word.startsWith("-") && word.length > 1) {
+      if (!word.includes("=") && takesValue(word)) i++;
+    } else found.push(i);
+  }
+  return found;
+}

@@ -1,0 +1,190 @@
+// `fleetcom hosts add NAME [--ssh DEST] [--binary PATH]`, `hosts ls [--json]`, `hosts rm NAME`: the
+// machines whose fleets this one reaches over OpenSSH (docs/remote.md). `add` looks at the host,
+// installs this very version there when it is missing (this binary when the OS and architecture
+// match, else the one given with --binary), under a versioned path in the remote home, checked by
+// SHA-256 and by its own --version before it is renamed into place: a failed upload, a wrong
+// checksum or a binary that does not run leaves nothing in use.
+import { createHash } from "node:crypto";
+import { defineCommand } from "./cli-define.ts";
+import { askHost, checkHostName, hostAnswerBoundMs, readHosts, removeHost, saveHost } from "./client-hosts.ts";
+import { capture, remoteBinary, type RemoteHost, sharesConnections, sshCommandLine, sshReason } from "./client-ssh.ts";
+import { EXIT, UserError } from "./errors.ts";
+import { FileRefused, readRegularFile } from "./files.ts";
+import { selfCommand } from "./platform.ts";
+import { printable } from "./text-printable.ts";
+import { shellQuote } from "./text-shell.ts";
+import { table, terminalColumns, writeStdout } from "./ui-format.ts";
+import { VERSION } from "./version.ts";
+
+/** How long `hosts add` gives ssh to look at the host, and the upload to finish. */
+const PROBE_BOUND_MS = 30_000;
+const UPLOAD_BOUND_MS = 10 * 60_000;
+
+// What `add` learns in one round trip: `uname -sm`, the home, then KEY=VALUE lines. Run by `sh`
+// whatever the login shell is; the fleetcom it asks is called by its path, never through PATH.
+const PROBE = `uname -sm; printf '%s\\n' "$HOME"
+l=$(loginctl show-user "$(id -un)" --property=Linger --value 2>/dev/null); echo "linger=\${l:-unknown}"
+if systemctl --user is-enabled fleetcom.service >/dev/null 2>&1; then echo service=yes; else echo service=no; fi
+b="$HOME/.local/share/fleetcom/${VERSION}/fleetcom"; [ -x "$b" ] && echo "installed=$("$b" --version 2>/dev/null)"
+for f in "$HOME"/.local/share/fleetcom/*/fleetcom; do [ -x "$f" ] && echo "found=$f"; done; true`;
+
+interface Probe {
+  system: string;
+  home: string;
+  linger: string;
+  service: boolean;
+  installed: string | null;
+  found: string[];
+}
+
+const add = defineCommand({
+  meta: { name: "add", description: "Add a host reached over ssh, installing this fleetcom version there if it is missing" },
+  args: {
+    name: { type: "positional", required: true, description: "The host's name here (gpu1:TASK, --host gpu1)" },
+    ssh: { type: "string", valueHint: "DEST", description: "Where ssh connects (a Host of ~/.ssh/config, user@host); default: NAME" },
+    binary: {
+      type: "string",
+      valueHint: "PATH",
+      description: "The fleetcom to install when the host's OS or architecture differs from this one's (make dist)",
+    },
+  },
+  async run({ args }) {
+    const name = checkHostName(args.name);
+    const dest = args.ssh ?? name;
+    // Asked once here, not at every command: `hosts add` again after changing ~/.ssh/config.
+    const share = await sharesConnections(dest);
+    const probe = await probeHost(name, dest, share);
+    const host: RemoteHost = { name, ssh: dest, home: probe.home, share };
+    const target = remoteBinary(probe.home);
+    let installed = `fleetcom ${VERSION} already at ${target}`;
+    if (probe.installed !== VERSION) {
+      const source = binaryToInstall(name, probe.system, args.binary);
+      await install(host, source);
+      installed = `installed fleetcom ${VERSION} at ${target} (SHA-256 verified there)`;
+    }
+    saveHost(host);
+    const others = probe.found.filter((f) => f !== target);
+    console.log(`${name} (${printable(dest)}): ${printable(probe.system)}; ${printable(installed)}`);
+    if (others.length) console.log(`  other versions there: ${others.map(printable).join(", ")}`);
+    console.log(`  ${keptPastLogout(probe)}`);
+  },
+});
+
+const ls = defineCommand({
+  meta: { name: "ls", description: "List the added hosts: destination, version, reachable, tasks, waiting" },
+  args: { json: { type: "boolean", description: "Print a JSON array, one object per host" } },
+  async run({ args }) {
+    const hosts = readHosts();
+    const rows = await Promise.all(
+      hosts.map(async (h) => {
+        const answer = await askHost(h, async (c) => ({ tasks: await c.request("ls"), version: c.daemonVersion }), hostAnswerBoundMs());
+        const tasks = "ok" in answer ? answer.ok.tasks : [];
+        return {
+          name: h.name,
+          ssh: h.ssh,
+          version: "ok" in answer ? answer.ok.version : null,
+          reachable: "ok" in answer,
+          tasks: tasks.length,
+          waiting: tasks.filter((t) => t.attention !== null).length,
+          ...("error" in answer && { error: answer.error }),
+        };
+      }),
+    );
+    if (args.json) return writeStdout(`${JSON.stringify(rows, null, 2)}\n`);
+    if (rows.length === 0) return writeStdout("no hosts (fleetcom hosts add NAME [--ssh DEST])\n");
+    const cells = rows.map((r) => [
+      r.name,
+      printable(r.ssh),
+      r.version ?? "",
+      r.reachable ? "yes" : `no: ${printable(r.error ?? "")}`,
+      String(r.tasks),
+      String(r.waiting),
+    ]);
+    writeStdout(table(["HOST", "SSH", "VERSION", "REACHABLE", "TASKS", "WAITING"], cells, terminalColumns(), [3]));
+  },
+});
+
+const rm = defineCommand({
+  meta: { name: "rm", description: "Forget a host (its fleet there runs on)" },
+  args: { name: { type: "positional", required: true, description: "The host's name" } },
+  async run({ args }) {
+    if (!removeHost(checkHostName(args.name))) throw new UserError(`no host '${printable(args.name)}'`);
+    console.log(`removed host '${args.name}' (its fleet there runs on; fleetcom is still installed there)`);
+  },
+});
+
+export default defineCommand({
+  meta: { name: "hosts", description: "The hosts whose fleets this one reaches over ssh: add, ls, rm" },
+  args: { json: { type: "boolean", description: "Print JSON" } },
+  default: "ls",
+  subCommands: { add: async () => add, ls: async () => ls, rm: async () => rm },
+});
+
+async function probeHost(name: string, dest: string, share: boolean): Promise<Probe> {
+  const r = await capture(await sshCommandLine(dest, `sh -c ${shellQuote(PROBE)}`, { share }), PROBE_BOUND_MS);
+  if (r.code !== 0) throw new UserError(`cannot reach ${name} (${printable(dest)}): ${sshReason(r.stderr, r.code, r.signal)}`, EXIT.unreachable);
+  const [system = "", home = "", ...rest] = r.stdout.split("\n");
+  if (!home.startsWith("/")) throw new UserError(`${name}: the remote shell did not give its home directory (got '${printable(home)}')`);
+  const value = (key: string) => rest.filter((l) => l.startsWith(`${key}=`)).map((l) => l.slice(key.length + 1));
+  return {
+    system: system.trim(),
+    home,
+    linger: value("linger")[0] ?? "unknown",
+    service: value("service")[0] === "yes",
+    installed: value("installed")[0]?.trim() || null,
+    found: value("found"),
+  };
+}
+
+/** `uname -sm` of this machine, from what the runtime says. */
+export function localSystem(os: string = process.platform, arch: string = process.arch): string {
+  const kernel = ({ linux: "Linux", darwin: "Darwin", freebsd: "FreeBSD" } as Record<string, string>)[os] ?? os;
+  const machine = arch === "x64" ? "x86_64" : arch === "arm64" ? (os === "linux" ? "aarch64" : "arm64") : arch;
+  return `${kernel} ${machine}`;
+}
+
+/** The file to install: --binary, else this compiled binary when the host is the same OS and architecture. */
+function binaryToInstall(name: string, remote: string, given: string | undefined): string {
+  if (given !== undefined) return given;
+  const here = localSystem();
+  if (remote !== here)
+    throw new UserError(`${name} is ${printable(remote)} and this fleetcom is ${here}: give one built for ${printable(remote)} with --binary PATH (make dist)`);
+  const self = selfCommand();
+  if (self.length !== 1)
+    throw new UserError(`this fleetcom runs from source (${printable(self.join(" "))}): give the binary to install with --binary PATH (make build)`);
+  return self[0]!;
+}
+
+/** Uploads `source` to a temp name there, checks its SHA-256 and its --version, then renames it into place. */
+async function install(host: RemoteHost, source: string): Promise<void> {
+  let bytes: Uint8Array;
+  try {
+    bytes = readRegularFile(source, { maxBytes: 1024 * 1024 * 1024 });
+  } catch (error) {
+    throw new UserError(error instanceof FileRefused ? error.message : `--binary ${printable(source)}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+  }
+  const hash = createHash("sha256").update(bytes).digest("hex");
+  const script = `set -e
+d="$HOME/.local/share/fleetcom/${VERSION}"; mkdir -p "$d"; t="$d/.fleetcom.upload.$$"
+trap 'rm -f "$t"' EXIT
+cat > "$t"
+if command -v sha256sum >/dev/null 2>&1; then h=$(sha256sum "$t"); else h=$(shasum -a 256 "$t"); fi
+h=\${h%% *}
+if [ "$h" != "${hash}" ]; then echo "checksum mismatch after the upload (sent ${hash}, got $h); nothing installed" >&2; exit 3; fi
+chmod 755 "$t"
+v=$("$t" --version 2>&1) || { echo "the uploaded binary does not run there ($v); nothing installed" >&2; exit 4; }
+[ "$v" = "${VERSION}" ] || { echo "the uploaded binary says it is fleetcom $v, not ${VERSION}; nothing installed" >&2; exit 4; }
+mv -f "$t" "$d/fleetcom"
+trap - EXIT`;
+  const r = await capture(await sshCommandLine(host.ssh, `sh -c ${shellQuote(script)}`, { share: host.share }), UPLOAD_BOUND_MS, bytes);
+  if (r.code !== 0) throw new UserError(`${host.name}: install failed: ${sshReason(r.stderr, r.code, r.signal)}`);
+}
+
+/** Whether the fleet there outlives the user's logout, in one line. */
+function keptPastLogout(probe: Probe): string {
+  if (probe.service) return "the fleetcom user service is enabled there: the fleet outlives logouts";
+  if (probe.linger === "yes") return "lingering is on there: the fleet outlives logouts";
+  if (probe.linger === "no")
+    return "lingering is off there: if logind ends a user's processes at logout, a logout there ends the fleet (loginctl enable-linger keeps it)";
+  return "no systemd-logind there: the fleet runs in its own session, which a logout leaves alone";
+}

@@ -1,0 +1,164 @@
+// A real OpenSSH server for the remote-fleet tests and benchmarks (docs/remote.md): sshd on
+// 127.0.0.1 on a free port, its host key and a user key made in `root`, and a second local Unix
+// user as the "remote" (its own home, runtime directory and daemon), created here and removed by
+// stop() whatever happened. The client side's ssh config (Host aliases, the key, known_hosts) is
+// written to `clientHome/.ssh/config`; ssh reads the passwd home, not $HOME, so a client reaches it
+// with `ssh -F <config>` (FLEETCOM_SSH for fleetcom).
+//
+// Needs root (useradd) and /usr/sbin/sshd.
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, chmodSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+
+export const SSHD = "/usr/sbin/sshd";
+
+export function sshdAvailable(): boolean {
+  return process.getuid?.() === 0 && existsSync(SSHD) && Bun.which("ssh-keygen") !== null && Bun.which("useradd") !== null;
+}
+
+export interface SshServer {
+  user: string;
+  uid: number;
+  /** The remote user's home. */
+  home: string;
+  /** The client's ssh config, with the Host aliases: `remote1` (this sshd), `refused` (a closed port), `silent` (never answers). */
+  config: string;
+  /** The remote user's processes now, from /proc: every one of them was started through this server. */
+  userPids(): number[];
+  /** Ends the server, every process of the remote user (by pid), and removes the user and its files. */
+  stop(): Promise<void>;
+}
+
+function must(argv: string[]): string {
+  const r = Bun.spawnSync(argv, { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`${argv.join(" ")} exited ${r.exitCode}: ${r.stderr.toString()}`);
+  return r.stdout.toString();
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+async function listens(port: number): Promise<boolean> {
+  try {
+    const socket = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } });
+    socket.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function pidsOfUid(uid: number): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (new RegExp(`^Uid:\\s+${uid}\\s`, "m").test(readFileSync(`/proc/${entry}/status`, "utf8"))) pids.push(Number(entry));
+    } catch {}
+  }
+  return pids;
+}
+
+async function boundedWait(what: string, probe: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(25);
+  }
+}
+
+export async function startSshServer(root: string, clientHome: string): Promise<SshServer> {
+  const user = `fcr${process.pid}${Math.floor(Math.random() * 1000)}`;
+  mkdirSync(root, { recursive: true });
+  must(["useradd", "-m", "-s", "/bin/sh", user]);
+  let uid = -1;
+  let sshd: ReturnType<typeof Bun.spawn> | null = null;
+  let madeRunSshd = false;
+  const stop = async () => {
+    sshd?.kill("SIGTERM");
+    await sshd?.exited;
+    if (uid >= 0) {
+      for (const pid of pidsOfUid(uid)) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {}
+      }
+      await boundedWait("the remote user's processes to end", () => pidsOfUid(uid).length === 0, 10_000).catch(() => {});
+    }
+    Bun.spawnSync(["userdel", "-r", "-f", user], { stdout: "ignore", stderr: "ignore" });
+    if (uid >= 0) rmSync(`/tmp/fleetcom-${uid}`, { recursive: true, force: true });
+    if (madeRunSshd) rmSync("/run/sshd", { recursive: true, force: true });
+  };
+  try {
+    // sshd without PAM refuses a locked account ('!' in shadow); '*' is no password, and not locked.
+    must(["usermod", "-p", "*", user]);
+    uid = Number(must(["id", "-u", user]).trim());
+    const home = must(["sh", "-c", `getent passwd ${user} | cut -d: -f6`]).trim();
+    must(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", join(root, "host_key")]);
+    must(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", join(root, "user_key")]);
+    mkdirSync(join(home, ".ssh"), { recursive: true });
+    writeFileSync(join(home, ".ssh", "authorized_keys"), readFileSync(join(root, "user_key.pub")));
+    must(["chown", "-R", `${user}:`, join(home, ".ssh")]);
+    const port = await freePort();
+    writeFileSync(
+      join(root, "sshd_config"),
+      [
+        `Port ${port}`,
+        "ListenAddress 127.0.0.1",
+        `HostKey ${join(root, "host_key")}`,
+        `PidFile ${join(root, "sshd.pid")}`,
+        "UsePAM no",
+        "StrictModes no",
+        "PasswordAuthentication no",
+        "KbdInteractiveAuthentication no",
+        "PubkeyAuthentication yes",
+        "AuthorizedKeysFile .ssh/authorized_keys",
+        `AllowUsers ${user}`,
+        "PermitRootLogin no",
+        "",
+      ].join("\n"),
+    );
+    // sshd's privilege separation wants its empty directory.
+    if (!existsSync("/run/sshd")) {
+      mkdirSync("/run/sshd", { mode: 0o755 });
+      madeRunSshd = true;
+    }
+    sshd = Bun.spawn([SSHD, "-D", "-e", "-f", join(root, "sshd_config")], { stdout: "ignore", stderr: "ignore" });
+    await boundedWait("sshd to listen", () => listens(port), 20_000);
+    const alias = (name: string, extra: string[]) =>
+      [
+        `Host ${name}`,
+        "  HostName 127.0.0.1",
+        `  User ${user}`,
+        `  IdentityFile ${join(root, "user_key")}`,
+        "  IdentitiesOnly yes",
+        `  UserKnownHostsFile ${join(root, "known_hosts")}`,
+        "  StrictHostKeyChecking accept-new",
+        ...extra.map((e) => `  ${e}`),
+      ].join("\n");
+    const sshDir = join(clientHome, ".ssh");
+    mkdirSync(sshDir, { recursive: true, mode: 0o700 });
+    const config = join(sshDir, "config");
+    writeFileSync(
+      config,
+      [
+        alias("remote1", [`Port ${port}`]),
+        alias("refused", [`Port ${await freePort()}`]),
+        // Never answers: its "connection" is a process that only waits. Its own port, as the
+        // ControlPath hash (%C) of remote1's host, port and user would share remote1's master.
+        alias("silent", [`Port ${await freePort()}`, "ProxyCommand sleep 600"]),
+        "",
+      ].join("\n"),
+    );
+    chmodSync(config, 0o600);
+    return { user, uid, home, config, userPids: () => pidsOfUid(uid), stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

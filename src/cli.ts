@@ -121,6 +121,7 @@ export async function runCli(argv: string[]): Promise<number> {
       return typeof process.exitCode === "number" ? process.exitCode : 0;
     }
     await checkFlags([argv[0]!], def, argv.slice(1));
+    checkSubcommand(argv[0]!, def, argv.slice(1));
     const { runCommand } = await import("citty");
     await runCommand(root, { rawArgs: argv });
     return typeof process.exitCode === "number" ? process.exitCode : 0;
@@ -189,6 +190,22 @@ export function plainArgs(argv: string[], args: ArgsDef | undefined): Record<str
   if (positionals.slice(words.length).some(([, def]) => def.required !== false)) return null;
   parsed._ = words;
   return parsed;
+}
+
+/**
+ * A command with subcommands takes its first word that is not a flag as one, as citty does; citty's
+ * own refusal of another word is coloured and names neither the command nor what was meant.
+ */
+function checkSubcommand(command: string, def: CommandDef<any>, words: string[]): void {
+  if (typeof def.subCommands !== "object") return;
+  const names = Object.keys(def.subCommands);
+  const word = words.find((w) => !w.startsWith("-"));
+  if (word === undefined || names.includes(word)) return;
+  const meant = nearest(word, names);
+  throw new UserError(
+    `unknown subcommand '${word}' of ${command} (${meant === null ? `expected ${names.join(", ")}; ` : `did you mean ${meant}? `}see fleetcom ${command} --help)`,
+    EXIT.usage,
+  );
 }
 
 /**

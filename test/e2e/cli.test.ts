@@ -19,6 +19,15 @@ describe("the command line", () => {
     expect(r.stderr).toContain("fleetcom: unknown command 'no-such-command'");
   });
 
+  test("an unknown subcommand is one plain line naming the command and what was meant, exit 2", async () => {
+    const said: [string[], string][] = [
+      [["notify", "tset"], "unknown subcommand 'tset' of notify (did you mean test? see fleetcom notify --help)"],
+      [["service", "instal"], "unknown subcommand 'instal' of service (did you mean install? see fleetcom service --help)"],
+      [["sessions", "zap"], "unknown subcommand 'zap' of sessions (expected list, rm, mv; see fleetcom sessions --help)"],
+    ];
+    for (const [args, line] of said) expect(await runFleetcom(args)).toEqual({ code: 2, stdout: "", stderr: `fleetcom: ${line}\n` });
+  });
+
   test("--host refuses a host not added and what no host runs, on one line with exit 2, starting nothing", async () => {
     const sandbox = makeSandbox();
     try {

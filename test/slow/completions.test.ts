@@ -81,7 +81,7 @@ describe("fleetcom completions", () => {
       ["fleetcom", "completions", ""],
     ]);
     expect(top).toEqual(["send", "sessions", "service"]);
-    expect(sessionWord).toEqual(["weekend"]);
+    expect(sessionWord).toEqual(["web", "weekend"]); // a command and a session, both
     expect(loadTarget).toEqual(["work"]);
     expect(attachTarget).toEqual(["1", "2", "web"]);
     expect(byName).toEqual(["web"]);

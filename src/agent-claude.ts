@@ -9,7 +9,7 @@
 // or waiting (`waitingFor`: "approve Bash", "input needed", "dialog open"…).
 import { type Env, homeDir } from "./paths.ts";
 import { join } from "node:path";
-import { entriesOf, createdMs, member, textOf } from "./agent-files.ts";
+import { entriesOf, createdMs, member, parsedLine, textOf } from "./agent-files.ts";
 import { isFile } from "./files.ts";
 import { type AgentSignal, attentionMessage } from "./task-attention.ts";
 import { type Agent, type LiveState, idAfterSelector, lastHintId, nearSpawn, newUuid, shellQuote, single, textsAfter, uuidOrNull } from "./agent.ts";
@@ -47,12 +47,8 @@ export function claudeEventsFile(captureFile: string): string {
  * notice that a login worked; SessionEnd ends the wait.
  */
 export function claudeSignal(line: string): AgentSignal | null {
-  let payload: unknown;
-  try {
-    payload = JSON.parse(line);
-  } catch {
-    return null;
-  }
+  const payload = parsedLine(line);
+  if (payload === undefined) return null;
   const message = attentionMessage(member(payload, "message"));
   switch (member(payload, "hook_event_name")) {
     case "UserPromptSubmit":

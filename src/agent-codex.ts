@@ -6,7 +6,7 @@
 import { type Env, homeDir } from "./paths.ts";
 import { join } from "node:path";
 import { readRegularFile } from "./files.ts";
-import { contentText, entriesOf, firstRecord, lastRecords, member, textOf } from "./agent-files.ts";
+import { contentText, entriesOf, firstRecord, lastRecords, member, parsedLine, textOf } from "./agent-files.ts";
 import { type AgentSignal, attentionMessage } from "./task-attention.ts";
 import { type Agent, isUuid, lastHintId, nearSpawn, shellQuote, single, textsAfter, uuidOrNull } from "./agent.ts";
 import { errnoCode } from "./errors.ts";
@@ -94,12 +94,8 @@ interface TurnPayload {
 
 /** One line of the capture file, when it is an `agent-turn-complete` payload whose thread ID is a strict UUID. */
 export function turnPayload(line: string): TurnPayload | null {
-  let payload: unknown;
-  try {
-    payload = JSON.parse(line);
-  } catch {
-    return null;
-  }
+  const payload = parsedLine(line);
+  if (payload === undefined) return null;
   const thread = member(payload, "thread-id");
   if (member(payload, "type") !== "agent-turn-complete" || !isUuid(thread)) return null;
   const inputs = member(payload, "input-messages");

@@ -131,13 +131,8 @@ export function lastRecords(path: string): unknown[] {
       .subarray(0, n)
       .toString("utf8")
       .split("\n")
-      .flatMap((line) => {
-        try {
-          return [JSON.parse(line)];
-        } catch {
-          return [];
-        }
-      });
+      .map(parsedLine)
+      .filter((record) => record !== undefined);
   } catch {
     return [];
   } finally {
@@ -151,6 +146,15 @@ export function contentText(content: unknown): string | null {
   if (!Array.isArray(content)) return null;
   const texts = content.map((part) => member(part, "text")).filter((t): t is string => typeof t === "string");
   return texts.length === 0 ? null : texts.join("\n");
+}
+
+/** One line of a JSON-lines file or a hook's payload, parsed; undefined when it is not JSON. */
+export function parsedLine(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
 }
 
 /** A JSON object's member, or undefined for anything that is not an object. */

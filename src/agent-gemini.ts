@@ -12,7 +12,7 @@
 import { type Env, homeDir } from "./paths.ts";
 import { join } from "node:path";
 import { existsSync } from "node:fs";
-import { contentText, entriesOf, createdMs, firstRecord, lastRecords, member, textOf } from "./agent-files.ts";
+import { contentText, entriesOf, createdMs, firstRecord, lastRecords, member, parsedLine, textOf } from "./agent-files.ts";
 import { type AgentSignal, attentionMessage } from "./task-attention.ts";
 import { CAPTURE_HOOK, EVENT_HOOK, claudeEventsFile, claudeSettings, sessionStartId } from "./agent-claude.ts";
 import { type Agent, commandHints, isUuid, lastHintId, nearSpawn, newUuid, shellQuote, single } from "./agent.ts";
@@ -39,12 +39,8 @@ export const GEMINI_HOOKS: Record<string, string> = {
  * type is `ToolPermission`, else a wait for input; SessionEnd ends the wait.
  */
 export function geminiSignal(line: string): AgentSignal | null {
-  let payload: unknown;
-  try {
-    payload = JSON.parse(line);
-  } catch {
-    return null;
-  }
+  const payload = parsedLine(line);
+  if (payload === undefined) return null;
   switch (member(payload, "hook_event_name")) {
     case "BeforeAgent":
       return { kind: "working" };
@@ -93,11 +89,7 @@ export function holdsExchange(text: string | null): boolean {
 }
 
 function recordType(line: string): unknown {
-  try {
-    return member(JSON.parse(line), "type");
-  } catch {
-    return undefined;
-  }
+  return member(parsedLine(line), "type");
 }
 
 /** The session files in the chats directory whose first record names a strict UUID, by that ID. */

@@ -4,7 +4,7 @@ import { type Env, homeDir } from "./paths.ts";
 import { join } from "node:path";
 import { createdMs, entriesOf } from "./agent-files.ts";
 import { isDirectory } from "./files.ts";
-import { type Agent, lastHintId, nearSpawn, newUuid, shellQuote, single } from "./agent.ts";
+import { type Agent, lastHintId, nearSpawn, SESSION_ID_PIN, single } from "./agent.ts";
 
 const HINT = /(?:^|\s)grok\s+(?:--resume|-r)\s+(.*)$/;
 
@@ -23,13 +23,7 @@ export const grok: Agent = {
   selector: "--resume",
   envKeys: ["HOME", "GROK_HOME"],
 
-  launchFlags: (launch) => (launch.id === null ? ["--session-id"] : []),
-
-  instrument(launch) {
-    if (launch.id !== null) return { args: [], env: {}, pinned: launch.id };
-    const pinned = newUuid();
-    return { args: ["--session-id", shellQuote(pinned)], env: {}, pinned };
-  },
+  ...SESSION_ID_PIN,
 
   captured: () => null,
 

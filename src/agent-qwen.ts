@@ -6,9 +6,9 @@
 // tried against the real CLI, so it raises no attention of its own (the screen and the bell still do).
 import { type Env, homeDir } from "./paths.ts";
 import { join } from "node:path";
-import { createdMs, entriesOf, member, textOf } from "./agent-files.ts";
+import { createdMs, entriesOf, member, parsedLine, textOf } from "./agent-files.ts";
 import { claudeSlug } from "./agent-claude.ts";
-import { type Agent, commandHints, lastHintId, nearSpawn, newUuid, shellQuote, single } from "./agent.ts";
+import { type Agent, commandHints, lastHintId, nearSpawn, SESSION_ID_PIN, single } from "./agent.ts";
 
 function chatsDir(env: Env, cwd: string): string {
   return join(homeDir(env), ".qwen", "projects", claudeSlug(cwd), "chats");
@@ -16,13 +16,7 @@ function chatsDir(env: Env, cwd: string): string {
 
 /** Whether a transcript's text records a user message: one JSON record per line. */
 export function holdsUserMessage(text: string | null): boolean {
-  return (text ?? "").split("\n").some((line) => {
-    try {
-      return member(JSON.parse(line), "type") === "user";
-    } catch {
-      return false;
-    }
-  });
+  return (text ?? "").split("\n").some((line) => member(parsedLine(line), "type") === "user");
 }
 
 export const qwen: Agent = {
@@ -31,13 +25,7 @@ export const qwen: Agent = {
   selector: "--resume",
   envKeys: ["HOME"],
 
-  launchFlags: (launch) => (launch.id === null ? ["--session-id"] : []),
-
-  instrument(launch) {
-    if (launch.id !== null) return { args: [], env: {}, pinned: launch.id };
-    const pinned = newUuid();
-    return { args: ["--session-id", shellQuote(pinned)], env: {}, pinned };
-  },
+  ...SESSION_ID_PIN,
 
   captured: () => null,
 

@@ -283,3 +283,16 @@ export function single(ids: readonly string[], taken: ReadonlySet<string> = new 
   const free = [...new Set(ids.filter(isId))].filter((id) => !taken.has(id));
   return free.length === 1 ? free[0]! : null;
 }
+
+/**
+ * The pin of the agents that take a chosen conversation ID as `--session-id ID` at a bare start and
+ * need nothing else injected (Qwen Code, xAI's grok): a resume form is run as it is.
+ */
+export const SESSION_ID_PIN = {
+  launchFlags: (launch: Launch): string[] => (launch.id === null ? ["--session-id"] : []),
+  instrument(launch: Launch): Instrumentation {
+    if (launch.id !== null) return { args: [], env: {}, pinned: launch.id };
+    const pinned = newUuid();
+    return { args: ["--session-id", shellQuote(pinned)], env: {}, pinned };
+  },
+} satisfies Pick<Agent, "launchFlags" | "instrument">;

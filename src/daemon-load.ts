@@ -6,10 +6,10 @@ import { detect } from "./agent.ts";
 import { knownAgents, savedCommands, typedForm } from "./agent-run.ts";
 import { readHistoryFile } from "./daemon-history.ts";
 import type { Peer } from "./daemon-streams.ts";
-import type { Task } from "./daemon-task.ts";
+import type { Task, TaskStart } from "./daemon-task.ts";
 import { UserError } from "./errors.ts";
 import { isDirectory } from "./files.ts";
-import { commandTooLong, type WorktreeRecord } from "./recipe.ts";
+import { commandTooLong } from "./recipe.ts";
 import type { RestoredHistory } from "./recipe-history.ts";
 import type { IdChange, OpResult, RecipeEntry } from "./wire-protocol.ts";
 
@@ -107,16 +107,7 @@ export interface LoadFleet {
   recovered(snapshot: string): void;
   /** Writes the recovery snapshot now, not after the debounce. */
   snapshotNow(): void;
-  spawn(
-    peer: Peer,
-    command: string,
-    cwd: string,
-    group: string | null,
-    name: string | null,
-    recorded: number | undefined,
-    typed: string,
-    worktree: WorktreeRecord | null,
-  ): Task;
+  spawn(peer: Peer, start: TaskStart): Task;
   /** The running tasks. */
   running(): Task[];
   /** Whether each task's history is kept on disk (`history` in settings.ts). */
@@ -206,7 +197,16 @@ export class Loads {
         skipped += 1;
         due = turns.did("skip");
       } else {
-        const task = this.fleet.spawn(peer, e.cmd, e.dir, e.group, e.name, e.id, e.typed ?? typedForm(e.cmd), e.worktree ?? null);
+        const start = {
+          command: e.cmd,
+          cwd: e.dir,
+          group: e.group,
+          name: e.name,
+          recorded: e.id,
+          typed: e.typed ?? typedForm(e.cmd),
+          worktree: e.worktree ?? null,
+        };
+        const task = this.fleet.spawn(peer, start);
         const history = histories.get(e);
         if (history) task.restore(history);
         if (task.startError === null) started.push(task.id);

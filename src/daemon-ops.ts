@@ -6,11 +6,11 @@ import { Buffer } from "node:buffer";
 import { setImmediate } from "node:timers";
 import type { Loads } from "./daemon-load.ts";
 import { attach, detach, follow, followLines, sendScreen, type Peer } from "./daemon-streams.ts";
-import type { Task } from "./daemon-task.ts";
+import type { Task, TaskStart } from "./daemon-task.ts";
 import type { Typist } from "./daemon-typist.ts";
 import { UserError } from "./errors.ts";
 import { isDirectory } from "./files.ts";
-import { commandTooLong, type WorktreeRecord } from "./recipe.ts";
+import { commandTooLong } from "./recipe.ts";
 import { normalizeGroup, normalizeName } from "./task-labels.ts";
 import type { DaemonStatus, Escapee, Op, OpArgs, OpResult, RecipeEntry, SnapshotError, TaskInfo, TaskRef } from "./wire-protocol.ts";
 import { MAX_SEND_BYTES, sendTooLong } from "./term-keys.ts";
@@ -45,16 +45,7 @@ export interface Fleet {
   holds(task: Task): boolean;
   escaped(tasks: readonly Task[]): Escapee[];
   prepareAgent(peer: Peer, command: string, cwd: string): Promise<void>;
-  spawn(
-    peer: Peer,
-    command: string,
-    cwd: string,
-    group: string | null,
-    name: string | null,
-    recorded?: number,
-    typed?: string,
-    worktree?: WorktreeRecord | null,
-  ): Task;
+  spawn(peer: Peer, start: TaskStart): Task;
   readonly loads: Pick<Loads, "load" | "duplicates">;
   reloadSettings(): OpResult<"reload">;
   notifyTest(): Promise<OpResult<"notifyTest">>;
@@ -84,7 +75,7 @@ export function operations(fleet: Fleet): Handlers {
       if (tooLong) throw new UserError(tooLong);
       if (!isDirectory(cwd)) throw new UserError(`no such directory: ${cwd}`);
       await fleet.prepareAgent(peer, a.command, cwd);
-      return { id: fleet.spawn(peer, a.command, cwd, a.group ?? null, a.name ?? null, undefined, a.command, a.worktree ?? null).id };
+      return { id: fleet.spawn(peer, { command: a.command, cwd, group: a.group ?? null, name: a.name ?? null, worktree: a.worktree ?? null }).id };
     },
     load: (peer, a) => fleet.loads.load(peer, a.entries, { again: a.again, earlier: a.earlier, snapshot: a.snapshot }),
     duplicates: (_peer, a) => fleet.loads.duplicates(a.entries),

@@ -51,6 +51,20 @@ export interface TaskListener {
   attention(task: Task, before: Attention | null): void;
 }
 
+/** What a task is started from: its command and where, how it is shown, and what a recipe or a recovery kept of it. */
+export interface TaskStart {
+  command: string;
+  cwd: string;
+  group: string | null;
+  name: string | null;
+  /** The id a recovered task had, kept when it is free (daemon-task-ids.ts). */
+  recorded?: number | undefined;
+  /** The command as its user typed it, when `command` is what fleetcom wrote (an agent's resume form). */
+  typed?: string | undefined;
+  /** The git worktree the client made for it (`run --worktree`), kept in its recipe. */
+  worktree?: WorktreeRecord | null | undefined;
+}
+
 export class Task {
   readonly id: number;
   readonly cwd: string;

@@ -57,7 +57,7 @@ import { cacheDir, homeDir, runtimeDir, socketPath } from "./paths.ts";
 import { PROTOCOL_VERSION } from "./wire-framing.ts";
 import type { SnapshotRecipe, SnapshotState } from "./daemon-snapshots.ts";
 import type { SnapshotUrgency } from "./recipe-snapshot-rules.ts";
-import { Task, type TaskListener } from "./daemon-task.ts";
+import { Task, type TaskListener, type TaskStart } from "./daemon-task.ts";
 import { resolveTaskRef, taskById } from "./task-ref.ts";
 import { agentProbeBudgetSetting, HANDSHAKE_TIMEOUT_MS } from "./settings.ts";
 import { Typist } from "./daemon-typist.ts";
@@ -142,7 +142,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     prepareAgent: (peer, command, cwd) => this.prepareAgent(peer, command, cwd),
     recovered: (snapshot) => this.recovered(snapshot),
     snapshotNow: () => this.hooks.recipeChanged("now"),
-    spawn: (peer, command, cwd, group, name, recorded, typed, worktree) => this.spawn(peer, command, cwd, group, name, recorded, typed, worktree),
+    spawn: (peer, start) => this.spawn(peer, start),
     running: () => [...this.tasks.values()].filter((t) => t.running),
     keepsHistory: () => this.hooks.history !== null,
     stopping: () => this.stopping !== null,
@@ -398,21 +398,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     return false;
   }
 
-  /**
-   * `recorded`: the id a recovered task had, kept when it is free (daemon-task-ids.ts); `typed`: the
-   * command as its user typed it, when a recipe's `command` is what fleetcom wrote (an agent's resume form);
-   * `worktree`: the git worktree the client made for it (`run --worktree`), kept in its recipe.
-   */
-  spawn(
-    peer: Peer,
-    command: string,
-    cwd: string,
-    group: string | null,
-    name: string | null,
-    recorded?: number,
-    typed = command,
-    worktree: WorktreeRecord | null = null,
-  ): Task {
+  spawn(peer: Peer, { command, cwd, group, name, recorded, typed = command, worktree = null }: TaskStart): Task {
     const { hello } = peer;
     const task = new Task(
       {

@@ -100,6 +100,15 @@ export class Fleet {
     return this.waitForTask(id, "to exit", (t) => t.state === "exited", timeoutMs);
   }
 
+  /** `save NAME`, then each saved entry's command as the recipe file holds it. */
+  async savedCommands(name: string): Promise<string[]> {
+    await this.ok(["save", name]);
+    const doc = JSON.parse(readFileSync(join(this.sandbox.config, "sessions", `${name}.json`), "utf8"));
+    return Object.values(doc.dirs as Record<string, (string | { cmd: string })[]>)
+      .flat()
+      .map((e) => (typeof e === "string" ? e : e.cmd));
+  }
+
   async peek(id: number | string): Promise<string> {
     return this.ok(["peek", String(id)]);
   }

@@ -62,14 +62,6 @@ function starts(): string[] {
     .filter((l) => l !== "" && l !== "--help");
 }
 
-async function savedCommands(name: string): Promise<string[]> {
-  await fleet.ok(["save", name]);
-  const doc = JSON.parse(readFileSync(join(fleet.sandbox.config, "sessions", `${name}.json`), "utf8"));
-  return Object.values(doc.dirs as Record<string, (string | { cmd: string })[]>)
-    .flat()
-    .map((e) => (typeof e === "string" ? e : e.cmd));
-}
-
 async function started(): Promise<{ id: number; pinned: string }> {
   const id = await fleet.run("myagent");
   await until("the agent to be ready", async () => (await fleet.peek(id)).includes("ready "));
@@ -85,7 +77,7 @@ describe("a declared agent", () => {
     await fleet.ok(["send", String(id), "hello"]);
     await until("the turn", async () => (await fleet.peek(id)).includes("turn done"));
     expect(await fleet.task(id)).toMatchObject({ agent: "myagent", conversation: pinned, command: "myagent" });
-    expect(await savedCommands("mine")).toEqual([`myagent --resume '${pinned}'`]);
+    expect(await fleet.savedCommands("mine")).toEqual([`myagent --resume '${pinned}'`]);
 
     await fleet.ok(["--kill"]);
     await fleet.ok(["load", "mine"]);
@@ -98,7 +90,7 @@ describe("a declared agent", () => {
 
   test("never used, it is saved as typed and comes back fresh with a new ID", async () => {
     const { pinned } = await started();
-    expect(await savedCommands("unused")).toEqual(["myagent"]);
+    expect(await fleet.savedCommands("unused")).toEqual(["myagent"]);
 
     await fleet.ok(["--kill"]);
     await fleet.ok(["load", "unused"]);

@@ -42,14 +42,6 @@ function startsOf(agent: string): Invocation[] {
   return fakes.invocations().filter((i) => i.agent === agent);
 }
 
-async function savedCommands(name: string): Promise<string[]> {
-  await fleet.ok(["save", name]);
-  const doc = JSON.parse(readFileSync(join(fleet.sandbox.config, "sessions", `${name}.json`), "utf8"));
-  return Object.values(doc.dirs as Record<string, (string | { cmd: string })[]>)
-    .flat()
-    .map((e) => (typeof e === "string" ? e : e.cmd));
-}
-
 function namespaceOf(invocation: Invocation): string {
   const file = invocation.env.FLEETCOM_CAPTURE_FILE ?? invocation.env.COMMANDCODE_SCRATCHPAD_BASE!;
   return join(file, "..");
@@ -167,7 +159,7 @@ describe.each(AGENTS)("$agent through the daemon", (a) => {
 
   test("spawned bare, it is saved in its resume form and loads back into the same conversation", async () => {
     const { conversation } = await spawnedWithConversation();
-    expect(await savedCommands("agents")).toEqual([a.resumeForm(conversation)]);
+    expect(await fleet.savedCommands("agents")).toEqual([a.resumeForm(conversation)]);
 
     await fleet.ok(["--kill"]);
     const startsBefore = startsOf(a.agent).length;
@@ -259,7 +251,7 @@ describe("gemini's session file, written before any turn", () => {
     await send(id, "/exit");
     await fleet.waitForExit(id);
     expect(await fleet.peek(id)).toContain(`To resume this session: gemini --resume ${pinned}`);
-    expect(await savedCommands("quit")).toEqual(["gemini"]);
+    expect(await fleet.savedCommands("quit")).toEqual(["gemini"]);
     await fleet.ok(["rerun", String(id)]);
     await until("the rerun to start", () => startsOf("gemini").length === 2);
     const again = startsOf("gemini")[1]!;
@@ -274,7 +266,7 @@ describe("gemini's session file, written before any turn", () => {
     const failed = await fleet.waitForExit(1);
     expect(failed.exitCode).toBe(42);
     expect(await fleet.peek(1)).toContain("Error resuming session: No previous sessions found for this project.");
-    expect(await savedCommands("gone")).toEqual(["gemini"]);
+    expect(await fleet.savedCommands("gone")).toEqual(["gemini"]);
     const reply = await fleet.ok(["rerun", "1"]);
     expect(reply.trim()).toBe(`task 1: gemini --resume '${gone}' ended at once and gemini has no conversation ${gone}; running gemini as typed`);
     await until("the rerun to start", () => startsOf("gemini").length === 2);
@@ -294,7 +286,7 @@ describe("Command Code in directories whose names slugify changes", () => {
       await turn(id);
       conversations.push(await conversationOnScreen(id));
     }
-    expect((await savedCommands("cc")).sort()).toEqual(conversations.map((c) => `cmd --resume '${c}'`).sort());
+    expect((await fleet.savedCommands("cc")).sort()).toEqual(conversations.map((c) => `cmd --resume '${c}'`).sort());
     await fleet.ok(["--kill"]);
     const before = startsOf("command-code").length;
     await fleet.ok(["load", "cc"]);
@@ -338,7 +330,7 @@ describe("evidence precedence", () => {
     await send(id, "/exit");
     await fleet.waitForExit(id);
     expect((await fleet.task(id)).conversation).toBe(H);
-    expect(await savedCommands("p")).toEqual([`claude --resume '${H}'`]);
+    expect(await fleet.savedCommands("p")).toEqual([`claude --resume '${H}'`]);
   });
 
   test("the pin stands when the capture and the hint are not UUIDs", async () => {
@@ -356,7 +348,7 @@ describe("evidence precedence", () => {
     const cleared = await until("the clear", async () => /cleared (\S+)/.exec(await fleet.peek(id))?.[1]);
     expect(cleared).not.toBe(first);
     expect((await fleet.task(id)).conversation).toBe(cleared);
-    expect(await savedCommands("c")).toEqual([`claude --resume '${cleared}'`]);
+    expect(await fleet.savedCommands("c")).toEqual([`claude --resume '${cleared}'`]);
   });
 
   test("codex's title-thread notify, which comes last, never replaces the real thread", async () => {
@@ -393,7 +385,7 @@ describe("hostile IDs never reach a command", () => {
       const cmdTask = await spawn("cmd", env);
       const real = /ready (\S+)/.exec(await fleet.peek(codexTask))![1]!;
       await turn(codexTask);
-      expect(await savedCommands("hostile")).toEqual([`codex resume '${real}'`, "cmd"]);
+      expect(await fleet.savedCommands("hostile")).toEqual([`codex resume '${real}'`, "cmd"]);
       // Whether ls has read Codex's store yet depends on when its watcher woke: the hostile ID never shows.
       const [codexConversation, cmdConversation] = (await fleet.ls()).map((t) => t.conversation);
       expect([null, real]).toContain(codexConversation ?? null);
@@ -422,7 +414,7 @@ describe("hostile IDs never reach a command", () => {
     await turn(id);
     await send(id, "/exit");
     await fleet.waitForExit(id);
-    expect(await savedCommands("pin")).toEqual([`claude --resume '${pinned}'`]);
+    expect(await fleet.savedCommands("pin")).toEqual([`claude --resume '${pinned}'`]);
     expect(existsSync(canary)).toBe(false);
   });
 
@@ -434,7 +426,7 @@ describe("hostile IDs never reach a command", () => {
     expect(await fleet.peek(id)).toContain("No conversation found with session ID: $(touch");
     const row = await fleet.task(id);
     expect(row).toMatchObject({ command: typed, agent: null, conversation: null });
-    expect(await savedCommands("typed")).toEqual([typed]);
+    expect(await fleet.savedCommands("typed")).toEqual([typed]);
     expect(fakes.invocations()[0]!.args).toEqual(["--resume", `$(touch ${canary})`]);
   });
 });

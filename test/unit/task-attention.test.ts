@@ -18,6 +18,7 @@ import { check, untilQuiet } from "../../src/cmd-wait.ts";
 import type { TaskInfo } from "../../src/wire-protocol.ts";
 import { notifyEnv } from "../../src/daemon-notifier.ts";
 import { TerminalScan } from "../../src/text-scan.ts";
+import { taskInfo } from "../harness/task-info.ts";
 
 const T0 = Date.parse("2026-01-01T12:00:00Z");
 const input = { type: "agent", signal: { kind: "waiting", state: "input", message: null } } as const;
@@ -237,32 +238,7 @@ describe("what the agents' events say", () => {
 });
 
 function task(over: Partial<TaskInfo> = {}): TaskInfo {
-  return {
-    id: 3,
-    run: 1,
-    command: "claude",
-    typed: over.command ?? "claude",
-    worktree: null,
-    name: null,
-    group: null,
-    cwd: "/w",
-    tagged: false,
-    state: "running",
-    idle: false,
-    exitCode: null,
-    signal: null,
-    pid: 10,
-    startedAt: new Date(T0).toISOString(),
-    endedAt: null,
-    lastOutputAt: null,
-    preview: "",
-    agent: "claude",
-    conversation: null,
-    attention: null,
-    cols: 80,
-    rows: 24,
-    ...over,
-  };
+  return taskInfo(3, { command: "claude", agent: "claude", pid: 10, startedAt: new Date(T0).toISOString(), ...over });
 }
 const waiting = { state: "permission", since: new Date(T0).toISOString(), message: "Allow Bash?" } as const;
 

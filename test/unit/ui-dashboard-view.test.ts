@@ -12,36 +12,12 @@ import { cut } from "../../src/text-width.ts";
 import { decodeKeys } from "../../src/ui-keys.ts";
 import type { TaskInfo } from "../../src/wire-protocol.ts";
 import { textWidth } from "../../src/text-width.ts";
+import { taskInfo } from "../harness/task-info.ts";
 
 const NOW = Date.parse("2026-01-01T12:00:00Z");
 
 function task(id: number, over: Partial<TaskInfo> = {}): TaskInfo {
-  return {
-    id,
-    run: 1,
-    command: `cmd ${id}`,
-    typed: over.command ?? `cmd ${id}`,
-    worktree: null,
-    name: null,
-    group: null,
-    cwd: "/home/u/src",
-    tagged: false,
-    state: "running",
-    idle: false,
-    exitCode: null,
-    signal: null,
-    pid: 100 + id,
-    startedAt: new Date(NOW - 90_000).toISOString(),
-    endedAt: null,
-    lastOutputAt: null,
-    preview: "",
-    agent: null,
-    conversation: null,
-    attention: null,
-    cols: 80,
-    rows: 24,
-    ...over,
-  };
+  return taskInfo(id, { cwd: "/home/u/src", startedAt: new Date(NOW - 90_000).toISOString(), ...over });
 }
 
 function view(over: Partial<View>): View {

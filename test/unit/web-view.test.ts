@@ -1,36 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { fleetView } from "../../src/web-view.ts";
 import type { TaskInfo } from "../../src/wire-protocol.ts";
+import { taskInfo } from "../harness/task-info.ts";
 
 const NOW = Date.parse("2026-01-01T12:00:00Z");
 
 function task(id: number, over: Partial<TaskInfo> = {}): TaskInfo {
-  return {
-    id,
-    run: 1,
-    command: `cmd ${id}`,
-    typed: `cmd ${id}`,
-    name: null,
-    group: null,
-    cwd: "/w",
-    tagged: false,
-    state: "running",
-    idle: false,
-    exitCode: null,
-    signal: null,
-    pid: 100 + id,
-    startedAt: new Date(NOW - 60_000).toISOString(),
-    endedAt: null,
-    lastOutputAt: null,
-    preview: "",
-    agent: null,
-    conversation: null,
-    attention: null,
-    worktree: null,
-    cols: 80,
-    rows: 24,
-    ...over,
-  };
+  return taskInfo(id, { startedAt: new Date(NOW - 60_000).toISOString(), ...over });
 }
 
 const waits = (since: number, message: string | null = null) => ({

@@ -291,12 +291,11 @@ export async function printDryRun(
  * a dry run starts no daemon, and asking a host would start one there (its bridge does).
  */
 async function duplicatesOf(client: DaemonClient, recipe: LoadedRecipe): Promise<boolean[]> {
-  const here = recipe.entries.flatMap((e, i) => (e.host ? [] : [{ entry: e, i }]));
+  const here = recipe.entries.filter((e) => !e.host);
   const found: boolean[] = [];
-  for (const entries of loadChunks(here.map((h) => h.entry), recipe.file)) found.push(...(await client.request("duplicates", { entries })));
-  const byIndex: boolean[] = [];
-  here.forEach((h, k) => (byIndex[h.i] = found[k] ?? false));
-  return byIndex;
+  for (const entries of loadChunks(here, recipe.file)) found.push(...(await client.request("duplicates", { entries })));
+  let next = 0;
+  return recipe.entries.map((e) => (e.host ? false : (found[next++] ?? false)));
 }
 
 // What would start: the history file a snapshot entry brings (recover) is not part of it. A host's

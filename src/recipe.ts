@@ -280,9 +280,7 @@ function formatDirs(entries: HostedEntry[], home: string): string {
   const byDir = new Map<string, StoredEntry[]>();
   for (const entry of entries) {
     // A directory whose name is not UTF-8 (text-path.ts) is written as text, with U+FFFD for what is not.
-    const key = entry.host
-      ? `${entry.host.name}:${tildePath(entry.dir.toWellFormed(), entry.host.home)}`
-      : tildePath(entry.dir.toWellFormed(), home);
+    const key = entry.host ? `${entry.host.name}:${tildePath(entry.dir.toWellFormed(), entry.host.home)}` : tildePath(entry.dir.toWellFormed(), home);
     const list = byDir.get(key) ?? [];
     list.push(toStoredEntry(entry));
     byDir.set(key, list);

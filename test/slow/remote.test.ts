@@ -400,4 +400,32 @@ describe("hosts over OpenSSH", () => {
       writeFileSync(config, kept);
     }
   });
+
+  remoteTest("the dashboard's w saves every reachable host's fleet under its key, and names in its message a host it left out", async () => {
+    const config = join(fleet.sandbox.config, "config.toml");
+    const kept = readFileSync(config, "utf8");
+    writeFileSync(config, `${kept}\n[hosts.down]\nssh = "refused"\nhome = "/nowhere"\n`);
+    const dashboard = new PtyClient(fleetcomArgv([]), env, fleet.sandbox.home, { cols: 220, rows: 24 });
+    try {
+      await ok(["run", "--name", "desk-here", "--", "cat"]);
+      await ok(["--host", "remote1", "run", "--name", "desk-there", "--", "cat"]);
+      await dashboard.waitForScreen("the local row", (s) => s.includes("desk-here"));
+      await dashboard.waitForRawMode();
+      dashboard.write("w");
+      await dashboard.waitForScreen("the prompt", (s) => s.includes("Save the fleet as session"));
+      dashboard.write("desk\r");
+      const said = await dashboard.waitForScreen("saved", (s) => s.includes("saved 'desk'"));
+      expect(said).toContain("down is unreachable");
+      const dirs = JSON.parse(readFileSync(join(fleet.sandbox.config, "sessions", "desk.json"), "utf8")).dirs;
+      expect(dirs["remote1:~"]).toContainEqual({ cmd: "cat", name: "desk-there" });
+      expect(dirs["~"]).toContainEqual({ cmd: "cat", name: "desk-here" });
+      dashboard.write("q");
+      expect(await dashboard.proc.exited).toBe(0);
+    } finally {
+      dashboard.kill();
+      writeFileSync(config, kept);
+    }
+    await ok(["kill", "desk-here"]);
+    await ok(["kill", "remote1:desk-there"]);
+  });
 });

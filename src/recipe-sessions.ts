@@ -95,8 +95,9 @@ function isSessionFileName(name: string): boolean {
   return name.endsWith(".json") && !name.startsWith(".");
 }
 
-// Directories are listed as `fleetcom load` would resolve them from cwd, with $HOME shown as `~`.
-export function listSessions(env: Env = process.env, cwd: string = process.cwd()): SessionInfo[] {
+// Directories are listed as `fleetcom load` would resolve them from cwd, with $HOME shown as `~`; a
+// host's (`host`: the added hosts) as the recipe names it, `gpu1:~/train`.
+export function listSessions(env: Env = process.env, cwd: string = process.cwd(), host?: DirContext["host"]): SessionInfo[] {
   const dir = sessionDir(env);
   let names: string[];
   try {
@@ -107,13 +108,13 @@ export function listSessions(env: Env = process.env, cwd: string = process.cwd()
   }
   const rows: SessionInfo[] = [];
   for (const name of names.filter(isSessionFileName)) {
-    const row = describeSessionFile(join(dir, name), env, cwd);
+    const row = describeSessionFile(join(dir, name), env, cwd, host);
     if (row) rows.push(row);
   }
   return rows.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-function describeSessionFile(file: string, env: Env, cwd: string): SessionInfo | null {
+function describeSessionFile(file: string, env: Env, cwd: string, host: DirContext["host"]): SessionInfo | null {
   let modified: string;
   try {
     const stat = statSync(file);
@@ -125,14 +126,14 @@ function describeSessionFile(file: string, env: Env, cwd: string): SessionInfo |
   const stem = basename(file, ".json");
   const base = { file, modified, tasks: 0, dropped: 0, dirs: [] as string[], storedName: null, damaged: null };
   try {
-    const recipe = readRecipe(file, { home: homeDir(env), cwd });
+    const recipe = readRecipe(file, { home: homeDir(env), cwd, ...(host && { host }) });
     return {
       ...base,
       name: displayName(recipe, file),
       storedName: recipe.name,
       tasks: recipe.entries.length,
       dropped: recipe.dropped,
-      dirs: [...new Set(recipe.entries.map((e) => tildePath(e.dir, homeDir(env))))],
+      dirs: [...new Set(recipe.entries.map((e) => (e.host ? `${e.host.name}:${tildePath(e.dir, e.host.home)}` : tildePath(e.dir, homeDir(env)))))],
     };
   } catch (error) {
     const reason = error instanceof UserError ? error.message : describeFsError(error);

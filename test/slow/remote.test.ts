@@ -361,6 +361,8 @@ describe("hosts over OpenSSH", () => {
     expect(dirs["remote1:~"]).toContainEqual({ cmd: "cat", name: "span-there" });
     expect(dirs["~"]).toContainEqual({ cmd: "cat", name: "span-here" });
     expect(Object.keys(dirs).every((k) => k === "~" || k === "remote1:~")).toBe(true);
+    const listed = (JSON.parse(await ok(["sessions", "--json"])) as { sessions: { name: string; dirs: string[] }[] }).sessions;
+    expect(listed.find((l) => l.name === "span")?.dirs.sort()).toEqual(["remote1:~", "~"]);
     await ok(["--kill", "--yes"]);
     await ok(["--host", "remote1", "--kill", "--yes"]);
     await until("the remote daemon to end", () => remoteDaemonPid() === null || !existsSync(`/proc/${remoteDaemonPid()}`));

@@ -3,12 +3,13 @@
 // dry run, and save the live fleet. The commands and screens that use it stay leaves.
 import { Buffer } from "node:buffer";
 import { basename } from "node:path";
-import { type DaemonClient, runningDaemonStatus, withDaemon, withRunningDaemon } from "./client.ts";
+import { type DaemonClient, hostInUse, hostsMayBeAdded, runningDaemonStatus, withDaemon, withRunningDaemon } from "./client.ts";
+import type { RemoteHost } from "./client-ssh.ts";
 import { EXIT, UserError } from "./errors.ts";
 import type { DaemonStatus, IdChange } from "./wire-protocol.ts";
 import { snapshotFileName } from "./recipe-snapshot-rules.ts";
 import { isOwnSnapshot } from "./recipe-snapshots.ts";
-import type { RecipeEntry } from "./recipe.ts";
+import type { HostedEntry, RecipeEntry } from "./recipe.ts";
 import { sanitizeSessionName } from "./recipe-names.ts";
 import { isDirectory } from "./files.ts";
 import { restoreWorktrees } from "./client-worktree.ts";
@@ -31,7 +32,14 @@ export interface LoadResult {
   dropped: number;
   /** Recovered tasks whose recorded id was in use, and the id each got instead. */
   idsChanged: IdChange[];
+  /** The entries of keys naming an added host (`gpu1:/srv/train`), per host; absent when the recipe names none. */
+  hosts?: HostLoad[];
 }
+
+/** What one host made of its entries: started as here, or not at all (the host did not answer), with what did not start. */
+export type HostLoad =
+  | ({ host: string } & Pick<LoadResult, "started" | "couldNotStart" | "skipped" | "alreadyRunning">)
+  | { host: string; error: string; notStarted: { dir: string; cmd: string }[] };
 
 export interface LoadOptions {
   /** Start entries even when a running task already stands for them (`load --again`). */
@@ -68,33 +76,96 @@ export async function startRecipe(recipe: LoadedRecipe, options: LoadOptions = {
     }
     throw new UserError(`nothing to load: ${printable(recipe.file)} holds no command (${recipe.dropped} dropped)`);
   }
-  // A task's worktree that is gone is made again from its branch before its directory is looked for.
-  const worktrees = recipe.entries.flatMap((e) => e.worktree ?? []);
-  if (worktrees.length > 0) for (const line of restoreWorktrees(worktrees)) process.stderr.write(`fleetcom: ${line}\n`);
-  const chunks = loadChunks(recipe.entries, recipe.file);
-  const send = async (c: DaemonClient) => {
-    const total = { started: [] as number[], couldNotStart: [] as LoadResult["couldNotStart"], skipped: 0, alreadyRunning: 0, idsChanged: [] as IdChange[] };
-    for (const entries of chunks) {
-      // What an earlier part started is this load's own, never "already running" for a later part.
-      const part = await c.request("load", {
-        entries,
-        again: options.again ?? false,
-        earlier: [...total.started],
-        ...(options.snapshot !== undefined && { snapshot: options.snapshot }),
-      });
-      total.started.push(...part.started);
-      total.couldNotStart.push(...part.couldNotStart);
-      total.skipped += part.skipped;
-      total.alreadyRunning += part.alreadyRunning;
-      total.idsChanged.push(...part.idsChanged);
-    }
-    return total;
+  const { here, elsewhere } = byHost(recipe.entries);
+  // Each host's entries go to its own daemon, at once; a host that does not answer costs the others nothing.
+  const hosts = Promise.all([...elsewhere].map(([name, entries]) => startOnHost(name, entries, recipe.file, options)));
+  hosts.catch(() => {}); // awaited below, after the local part: not an unhandled rejection should that part fail first
+  const local = here.length > 0 ? startHere(here, recipe.file, options, client) : Promise.resolve(nothingStarted());
+  const { started, couldNotStart, skipped, alreadyRunning, idsChanged } = await local;
+  return {
+    name: recipe.displayName,
+    file: recipe.file,
+    started,
+    couldNotStart,
+    skipped,
+    alreadyRunning,
+    finished,
+    dropped: recipe.dropped,
+    idsChanged,
+    ...(elsewhere.size > 0 && { hosts: await hosts }),
   };
+}
+
+/** This machine's entries, and each added host's (without `host`: the daemon is told nothing of other hosts). */
+function byHost(entries: HostedEntry[]): { here: RecipeEntry[]; elsewhere: Map<string, RecipeEntry[]> } {
+  const here: RecipeEntry[] = [];
+  const elsewhere = new Map<string, RecipeEntry[]>();
+  for (const { host, ...entry } of entries) {
+    if (!host) here.push(entry);
+    else elsewhere.set(host.name, [...(elsewhere.get(host.name) ?? []), entry]);
+  }
+  return { here, elsewhere };
+}
+
+type Started = Pick<LoadResult, "started" | "couldNotStart" | "skipped" | "alreadyRunning" | "idsChanged">;
+
+function nothingStarted(): Started {
+  return { started: [], couldNotStart: [], skipped: 0, alreadyRunning: 0, idsChanged: [] };
+}
+
+async function startHere(entries: RecipeEntry[], file: string, options: LoadOptions, client?: DaemonClient | null): Promise<Started> {
+  // A task's worktree that is gone is made again from its branch before its directory is looked for.
+  const worktrees = entries.flatMap((e) => e.worktree ?? []);
+  if (worktrees.length > 0) for (const line of restoreWorktrees(worktrees)) process.stderr.write(`fleetcom: ${line}\n`);
+  const chunks = loadChunks(entries, file);
+  const send = (c: DaemonClient) => sendLoad(c, chunks, options);
   // A recovery is the remedy the crash notice names: it does not ask to be told of it.
-  const { started, couldNotStart, skipped, alreadyRunning, idsChanged } = client
-    ? await send(client)
-    : await withDaemon(send, { notices: options.snapshot === undefined });
-  return { name: recipe.displayName, file: recipe.file, started, couldNotStart, skipped, alreadyRunning, finished, dropped: recipe.dropped, idsChanged };
+  return client ? send(client) : withDaemon(send, { notices: options.snapshot === undefined });
+}
+
+async function sendLoad(c: DaemonClient, chunks: RecipeEntry[][], options: LoadOptions): Promise<Started> {
+  const total = nothingStarted();
+  for (const entries of chunks) {
+    // What an earlier part started is this load's own, never "already running" for a later part.
+    const part = await c.request("load", {
+      entries,
+      again: options.again ?? false,
+      earlier: [...total.started],
+      ...(options.snapshot !== undefined && { snapshot: options.snapshot }),
+    });
+    total.started.push(...part.started);
+    total.couldNotStart.push(...part.couldNotStart);
+    total.skipped += part.skipped;
+    total.alreadyRunning += part.alreadyRunning;
+    total.idsChanged.push(...part.idsChanged);
+  }
+  return total;
+}
+
+/**
+ * How long a load waits for a host: the hosts' bound, but at least 20 s, as a cold daemon may have
+ * to start there and a load is not a listing run in a loop.
+ */
+const HOST_LOAD_BOUND_MS = 20_000;
+
+/** `entries` started by `name`'s daemon (its bridge starts one when none runs); a host that does not answer starts none. */
+async function startOnHost(name: string, entries: RecipeEntry[], file: string, options: LoadOptions): Promise<HostLoad> {
+  const { askHost, findHost, hostAnswerBoundMs } = await import("./client-hosts.ts");
+  const chunks = loadChunks(entries, file);
+  // A recipe's worktrees are made again only here: the host's are left to the host (docs/remote.md).
+  const answer = await askHost(findHost(name), (c) => sendLoad(c, chunks, { again: options.again }), Math.max(hostAnswerBoundMs(), HOST_LOAD_BOUND_MS));
+  if ("ok" in answer) {
+    const { idsChanged: _ids, ...started } = answer.ok;
+    return { host: name, ...started };
+  }
+  return { host: name, error: answer.error, notStarted: entries.map(({ dir, cmd }) => ({ dir, cmd })) };
+}
+
+/** The added hosts a recipe's directory keys may name (`gpu1:/srv/train`); undefined when none is added (config.toml not parsed). */
+export async function recipeHosts(): Promise<((name: string) => RemoteHost | null) | undefined> {
+  if (!hostsMayBeAdded()) return undefined;
+  const hosts = (await import("./client-hosts.ts")).readHosts();
+  return hosts.length > 0 ? (name) => hosts.find((h) => h.name === name) ?? null : undefined;
 }
 
 /** Entries in request-sized runs, in order; an entry no request could carry is refused up front. */
@@ -122,9 +193,22 @@ export function loadChunks(entries: RecipeEntry[], file: string, budget = LOAD_C
 export async function loadAndDescribe(recipe: LoadedRecipe, json = false, options: LoadOptions = {}, client?: DaemonClient | null): Promise<string> {
   const result = await startRecipe(recipe, options, client);
   // The summary still prints, but a load that could not start everything it started on did not succeed.
-  if (result.couldNotStart.length > 0) process.exitCode = EXIT.failure;
+  const reached = result.hosts?.flatMap((h) => ("error" in h ? [] : [h])) ?? [];
+  if (result.couldNotStart.length > 0 || reached.some((h) => h.couldNotStart.length > 0)) process.exitCode = EXIT.failure;
+  // What could start did; a host that did not answer is named with what it did not start, and the load failed.
+  for (const host of result.hosts ?? []) {
+    if (!("error" in host)) continue;
+    process.stderr.write(`fleetcom: ${printable(host.error)}; not started there: ${notStartedList(host.notStarted)}\n`);
+    process.exitCode = EXIT.unreachable;
+  }
   if (json) return JSON.stringify(result);
   return loadSummary(result);
+}
+
+/** `2 task(s): python train.py (in /srv/train), make watch (in /srv/web)`, the first few. */
+function notStartedList(entries: { dir: string; cmd: string }[]): string {
+  const shown = entries.slice(0, 3).map((e) => `${cut(printable(e.cmd), 60)} (in ${printable(e.dir)})`);
+  return `${entries.length} task(s): ${shown.join(", ")}${entries.length > shown.length ? ", …" : ""}`;
 }
 
 /**
@@ -137,12 +221,28 @@ export function loadSummary(result: LoadResult): string {
   const finished = result.finished > 0 ? `${result.finished} had finished (not started), ` : "";
   const counts = `${running}${finished}${result.skipped} skipped (missing directory), ${result.dropped} dropped`;
   const loaded = `loaded '${printable(result.name)}': ${result.started.length} task(s), ${failed}${counts}`;
-  if (result.idsChanged.length === 0) return loaded;
-  return `${loaded}\nids changed: ${result.idsChanged.map(({ from, to }) => `${from}→${to}`).join(", ")}`;
+  const lines = hadLocalPart(result) ? [loaded] : [];
+  // Then one line per host that answered; one that did not is said on stderr (loadAndDescribe).
+  for (const host of result.hosts ?? []) if (!("error" in host)) lines.push(hostSummary(result.name, host));
+  if (result.idsChanged.length > 0) lines.push(`ids changed: ${result.idsChanged.map(({ from, to }) => `${from}→${to}`).join(", ")}`);
+  return lines.join("\n");
+}
+
+/** Whether the local line says anything: always without hosts; with them, when the recipe had entries here (or dropped some). */
+function hadLocalPart(result: LoadResult): boolean {
+  if (!result.hosts) return true;
+  return result.started.length + result.couldNotStart.length + result.skipped + result.alreadyRunning + result.finished + result.dropped > 0;
+}
+
+/** `loaded 'work' on gpu1: 2 task(s), 0 skipped (missing directory)`. */
+function hostSummary(name: string, host: Exclude<HostLoad, { error: string }>): string {
+  const failed = host.couldNotStart.length > 0 ? `${host.couldNotStart.length} could not start (${startErrors(host)}), ` : "";
+  const running = host.alreadyRunning > 0 ? `${host.alreadyRunning} already running (--again starts them), ` : "";
+  return `loaded '${printable(name)}' on ${host.host}: ${host.started.length} task(s), ${failed}${running}${host.skipped} skipped (missing directory)`;
 }
 
 /** The distinct reasons tasks could not start, a few at most: twenty of `Failed to open PTY` say it once. */
-function startErrors(result: LoadResult): string {
+function startErrors(result: Pick<LoadResult, "couldNotStart">): string {
   const reasons = [...new Set(result.couldNotStart.map((f) => printable(f.error)))];
   return reasons.length > 3 ? `${reasons.slice(0, 3).join("; ")}; …` : reasons.join("; ");
 }
@@ -186,17 +286,29 @@ export async function printDryRun(
   console.log(json ? dryRunJson(recipe, duplicates) : dryRunText(recipe, duplicates));
 }
 
+/**
+ * Which entries the local daemon already runs, in the recipe's order. Only this machine's are asked:
+ * a dry run starts no daemon, and asking a host would start one there (its bridge does).
+ */
 async function duplicatesOf(client: DaemonClient, recipe: LoadedRecipe): Promise<boolean[]> {
+  const here = recipe.entries.filter((e) => !e.host);
   const found: boolean[] = [];
-  for (const entries of loadChunks(recipe.entries, recipe.file)) found.push(...(await client.request("duplicates", { entries })));
-  return found;
+  for (const entries of loadChunks(here, recipe.file)) found.push(...(await client.request("duplicates", { entries })));
+  let next = 0;
+  return recipe.entries.map((e) => (e.host ? false : (found[next++] ?? false)));
 }
 
-// What would start: the history file a snapshot entry brings (recover) is not part of it.
+// What would start: the history file a snapshot entry brings (recover) is not part of it. A host's
+// directory is that host's to look for when it loads; here it is only named, with its host.
 function planned(recipe: LoadedRecipe, duplicates: readonly boolean[]) {
   const missing = new Map<string, boolean>();
-  for (const { dir } of recipe.entries) if (!missing.has(dir)) missing.set(dir, !isDirectory(dir));
-  return recipe.entries.map(({ history: _history, ...entry }, i) => ({ ...entry, missing: missing.get(entry.dir)!, alreadyRunning: duplicates[i] ?? false }));
+  for (const { dir, host } of recipe.entries) if (!host && !missing.has(dir)) missing.set(dir, !isDirectory(dir));
+  return recipe.entries.map(({ history: _history, host, ...entry }, i) => ({
+    ...entry,
+    ...(host && { host: host.name }),
+    missing: host ? false : missing.get(entry.dir)!,
+    alreadyRunning: duplicates[i] ?? false,
+  }));
 }
 
 function dryRunJson(recipe: LoadedRecipe, duplicates: readonly boolean[]): string {
@@ -219,9 +331,10 @@ function dryRunText(recipe: LoadedRecipe, duplicates: readonly boolean[]): strin
   const entries = planned(recipe, duplicates);
   let currentDir: string | undefined;
   for (const entry of entries) {
-    if (entry.dir !== currentDir) {
-      currentDir = entry.dir;
-      lines.push(`  ${printable(entry.dir)}${entry.missing ? "  (missing: would be skipped)" : ""}`);
+    const where = entry.host ? `${entry.host}:${entry.dir}` : entry.dir;
+    if (where !== currentDir) {
+      currentDir = where;
+      lines.push(`  ${printable(where)}${entry.missing ? "  (missing: would be skipped)" : ""}`);
     }
     lines.push(`    ${printable(entry.cmd)}${labelSuffix(entry.group, entry.name)}${entry.alreadyRunning ? "  (already running: would be skipped)" : ""}`);
   }
@@ -244,19 +357,53 @@ function labelSuffix(group: string | null, name: string | null): string {
   return present.length ? `  [${present.join(", ")}]` : "";
 }
 
-/** Saves the live fleet as session `name` (also `w` in the dashboard); returns the line to show. */
-export async function saveFleet(name: string): Promise<string> {
+/**
+ * Saves the live fleet as session `name` (also `w` in the dashboard); returns the line to show. With
+ * hosts added, every host's fleet is in it under host-qualified keys (`gpu1:~/train`); a host that
+ * does not answer within the hosts' bound is left out and `leftOut` told (the dashboard, which has
+ * no stderr, gets it in the returned line).
+ */
+export async function saveFleet(name: string, leftOut?: (line: string) => void): Promise<string> {
   sanitizeSessionName(name); // a bad name is refused before any daemon is asked
-  // No daemon, no fleet: starting one only to find it empty would leave a daemon behind for nothing.
-  const entries = await withRunningDaemon(async (c) => {
-    if (!c) throw new UserError("no daemon is running: nothing to save");
-    return c.request("recipe");
-  });
+  const { entries, missed } = await fleetRecipe();
+  if (entries.length === 0 && missed.length > 0) throw new UserError(`${missed.join("; ")}: nothing else to save`);
   const file = saveSession(name, entries);
-  const saved = `saved '${printable(name.trim())}': ${entries.length} task(s) → ${printable(file)}`;
+  const said = missed.map((m) => `${m}; its tasks are not in '${printable(name.trim())}'`);
+  if (leftOut) for (const line of said) leftOut(line);
+  const saved = [`saved '${printable(name.trim())}': ${entries.length} task(s) → ${printable(file)}`, ...(leftOut ? [] : said)].join("; ");
   // A recipe is text: such a name is written with U+FFFD in place of its other bytes (recipe.ts).
-  const lossy = [...new Set(entries.map((e) => e.dir).filter(hasRawBytes))];
+  const lossy = [...new Set(entries.flatMap((e) => (e.host ? [] : [e.dir])).filter(hasRawBytes))];
   if (lossy.length === 0) return saved;
   const dirs = lossy.map((d) => printable(d.toWellFormed())).join(", ");
   return `${saved}; warning: ${lossy.length === 1 ? "a directory name is" : `${lossy.length} directory names are`} not UTF-8 and saved with U+FFFD (${dirs}), so a load will skip ${lossy.length === 1 ? "it" : "them"}`;
+}
+
+/**
+ * The recipe of this machine's fleet and of every added host's, and the hosts that did not answer.
+ * No daemon here, no fleet here: starting one only to find it empty would leave a daemon behind for
+ * nothing. A process bound to one host (the dashboard's `--host`) saves that host's fleet alone.
+ */
+async function fleetRecipe(): Promise<{ entries: HostedEntry[]; missed: string[] }> {
+  const one = hostInUse();
+  const hosts = one ? [] : hostsMayBeAdded() ? (await import("./client-hosts.ts")).readHosts() : [];
+  const asked = hosts.length > 0 ? askHosts(hosts) : Promise.resolve({ entries: [], missed: [] });
+  asked.catch(() => {}); // awaited below, after this machine's
+  const here = await withRunningDaemon(async (c) => (c ? c.request("recipe") : null));
+  const there = await asked;
+  if (here === null && hosts.length === 0) throw new UserError("no daemon is running: nothing to save");
+  const local = one ? (here ?? []).map((e): HostedEntry => ({ ...e, host: one })) : (here ?? []);
+  return { entries: [...local, ...there.entries], missed: there.missed };
+}
+
+/** Each host's recipe at once, within the hosts' bound, its entries keyed by the host. */
+async function askHosts(hosts: RemoteHost[]): Promise<{ entries: HostedEntry[]; missed: string[] }> {
+  const { askHost, hostAnswerBoundMs } = await import("./client-hosts.ts");
+  const answers = await Promise.all(hosts.map((h) => askHost(h, (c) => c.request("recipe"), hostAnswerBoundMs())));
+  const entries: HostedEntry[] = [];
+  const missed: string[] = [];
+  answers.forEach((answer, i) => {
+    if ("ok" in answer) entries.push(...answer.ok.map((e): HostedEntry => ({ ...e, host: hosts[i]! })));
+    else missed.push(answer.error);
+  });
+  return { entries, missed };
 }

@@ -2,7 +2,8 @@
 // parses the recipe, resolves it against the current directory and prints what would start, asking
 // the running daemon, if any, which entries it already runs (the real load skips those). A real
 // load resolves the same way here, in the client, so relative keys and `~` follow the user's shell,
-// and the daemon only starts the resolved entries.
+// and the daemon only starts the resolved entries. A key naming an added host (`gpu1:/srv/train`)
+// is started by that host's daemon (docs/remote.md).
 import { defineCommand } from "./cli-define.ts";
 import { usageError } from "./errors.ts";
 import { currentDirectory } from "./text-path.ts";
@@ -25,12 +26,12 @@ export default defineCommand({
       const { pickAndLoad } = await import("./ui-picker-sessions.ts");
       return pickAndLoad("saved", args.json, { again: args.again });
     }
-    const [{ loadRecipe }, { loadAndDescribe, printDryRun }, { withRunningDaemon }] = await Promise.all([
+    const [{ loadRecipe }, { loadAndDescribe, printDryRun, recipeHosts }, { withRunningDaemon }] = await Promise.all([
       import("./recipe-sessions.ts"),
       import("./client-recipes.ts"),
       import("./client.ts"),
     ]);
-    const recipe = loadRecipe(args.target, currentDirectory());
+    const recipe = loadRecipe(args.target, currentDirectory(), process.env, await recipeHosts());
     if (args["dry-run"]) await withRunningDaemon((client) => printDryRun(recipe, args.json, { again: args.again, client }));
     else console.log(await loadAndDescribe(recipe, args.json, { again: args.again }));
   },

@@ -39,8 +39,8 @@ async function recipeForWord(word: string, nearCommand: string | null): Promise<
     const meant = nearCommand ? ` (did you mean ${nearCommand}?)` : "";
     throw usageError(`unknown command '${printable(word)}'${meant}, and no saved session by that name (see fleetcom --help and fleetcom sessions)`);
   }
-  const { loadRecipe } = await import("./recipe-sessions.ts");
-  return loadRecipe(word, currentDirectory());
+  const [{ loadRecipe }, { recipeHosts }] = await Promise.all([import("./recipe-sessions.ts"), import("./client-recipes.ts")]);
+  return loadRecipe(word, currentDirectory(), process.env, await recipeHosts());
 }
 
 export async function openDashboard(request: DashboardRequest): Promise<number> {

@@ -1,6 +1,8 @@
 // `fleetcom save NAME`: the live fleet's recipe, written as session NAME. The daemon gives the recipe
 // (with agent resume forms once captured); directories are tilded with this client's HOME, the same
-// HOME a later load expands them with.
+// HOME a later load expands them with. With hosts added, their fleets are saved too under
+// host-qualified keys; a host that does not answer is named on stderr and left out, and the save of
+// the rest succeeds (docs/remote.md).
 import { defineCommand } from "citty";
 
 export default defineCommand({
@@ -8,6 +10,6 @@ export default defineCommand({
   args: { name: { type: "positional", required: true, description: "Session name" } },
   async run({ args }) {
     const { saveFleet } = await import("./client-recipes.ts");
-    console.log(await saveFleet(args.name));
+    console.log(await saveFleet(args.name, (line) => process.stderr.write(`fleetcom: ${line}\n`)));
   },
 });

@@ -14,7 +14,8 @@ const list = defineCommand({
   meta: { name: "list", description: "List saved sessions: name, task count, directories, modified time" },
   args: { json: { type: "boolean", description: "Print {dir, sessions: [...]} as JSON" } },
   async run({ args }) {
-    const listed = (await sessions()).listSessions();
+    const [{ listSessions }, { recipeHosts }] = await Promise.all([sessions(), import("./client-recipes.ts")]);
+    const listed = listSessions(process.env, process.cwd(), await recipeHosts());
     writeStdout(`${args.json ? JSON.stringify({ dir: sessionDir(), sessions: listed }) : formatTable(listed)}\n`);
   },
 });

@@ -8,7 +8,7 @@ import { removeStaleTempFiles, writeFileAtomic, describeFsError } from "./atomic
 import { errnoCode, UserError } from "./errors.ts";
 import { printable } from "./text-printable.ts";
 import { homeDir, sessionDir, tildePath, type Env } from "./paths.ts";
-import { decodeRecipe, formatRecipe, parseRecipe, type ParsedRecipe, type RecipeEntry } from "./recipe.ts";
+import { decodeRecipe, type DirContext, formatRecipe, type HostedEntry, parseRecipe, type ParsedRecipe, type RecipeEntry } from "./recipe.ts";
 import { resolveSessionTarget, sanitizeSessionName, sessionFile } from "./recipe-names.ts";
 import { schema } from "./validator.ts";
 
@@ -62,7 +62,7 @@ export function readRecipeBytes(file: string): Uint8Array {
   }
 }
 
-export function readRecipe(file: string, ctx: { home: string; cwd: string }): ParsedRecipe {
+export function readRecipe(file: string, ctx: DirContext): ParsedRecipe {
   return parseRecipe(decodeRecipe(readRecipeBytes(file), file), file, ctx);
 }
 
@@ -71,14 +71,15 @@ export function displayName(recipe: ParsedRecipe, file: string): string {
   return recipe.name ?? basename(file, ".json");
 }
 
-export function loadRecipe(arg: string, cwd: string, env: Env = process.env): LoadedRecipe {
+/** `host`: the added hosts a directory key may name (`gpu1:/srv/train`); without it every key is a path here. */
+export function loadRecipe(arg: string, cwd: string, env: Env = process.env, host?: DirContext["host"]): LoadedRecipe {
   const file = resolveSessionTarget(arg, cwd, env);
   if (!arg.endsWith(".json") && !exists(file)) {
     // `load ./nope` is a session name too (`work/api` is one): say how a file is named instead.
     const pathLike = /^(\.{1,2}\/|\/|~)/.test(arg.trim()) ? "; a recipe file is given by a path ending in .json" : "";
     throw new UserError(`no saved session '${printable(arg.trim())}' (looked for ${printable(file)}${pathLike})`);
   }
-  const recipe = withoutRecoveryKeys(readRecipe(file, { home: homeDir(env), cwd }));
+  const recipe = withoutRecoveryKeys(readRecipe(file, { home: homeDir(env), cwd, ...(host && { host }) }));
   return { ...recipe, file, displayName: displayName(recipe, file) };
 }
 
@@ -94,8 +95,9 @@ function isSessionFileName(name: string): boolean {
   return name.endsWith(".json") && !name.startsWith(".");
 }
 
-// Directories are listed as `fleetcom load` would resolve them from cwd, with $HOME shown as `~`.
-export function listSessions(env: Env = process.env, cwd: string = process.cwd()): SessionInfo[] {
+// Directories are listed as `fleetcom load` would resolve them from cwd, with $HOME shown as `~`; a
+// host's (`host`: the added hosts) as the recipe names it, `gpu1:~/train`.
+export function listSessions(env: Env = process.env, cwd: string = process.cwd(), host?: DirContext["host"]): SessionInfo[] {
   const dir = sessionDir(env);
   let names: string[];
   try {
@@ -106,13 +108,13 @@ export function listSessions(env: Env = process.env, cwd: string = process.cwd()
   }
   const rows: SessionInfo[] = [];
   for (const name of names.filter(isSessionFileName)) {
-    const row = describeSessionFile(join(dir, name), env, cwd);
+    const row = describeSessionFile(join(dir, name), env, cwd, host);
     if (row) rows.push(row);
   }
   return rows.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-function describeSessionFile(file: string, env: Env, cwd: string): SessionInfo | null {
+function describeSessionFile(file: string, env: Env, cwd: string, host: DirContext["host"]): SessionInfo | null {
   let modified: string;
   try {
     const stat = statSync(file);
@@ -124,14 +126,14 @@ function describeSessionFile(file: string, env: Env, cwd: string): SessionInfo |
   const stem = basename(file, ".json");
   const base = { file, modified, tasks: 0, dropped: 0, dirs: [] as string[], storedName: null, damaged: null };
   try {
-    const recipe = readRecipe(file, { home: homeDir(env), cwd });
+    const recipe = readRecipe(file, { home: homeDir(env), cwd, ...(host && { host }) });
     return {
       ...base,
       name: displayName(recipe, file),
       storedName: recipe.name,
       tasks: recipe.entries.length,
       dropped: recipe.dropped,
-      dirs: [...new Set(recipe.entries.map((e) => tildePath(e.dir, homeDir(env))))],
+      dirs: [...new Set(recipe.entries.map((e) => (e.host ? `${e.host.name}:${tildePath(e.dir, e.host.home)}` : tildePath(e.dir, homeDir(env)))))],
     };
   } catch (error) {
     const reason = error instanceof UserError ? error.message : describeFsError(error);
@@ -162,7 +164,7 @@ function refuseMismatch(file: string, name: string, stored: string | null, actio
   throw new UserError(`cannot ${action}: '${printable(name.trim())}' and '${printable(stored)}' share the file ${printable(file)}; choose another name`);
 }
 
-export function saveSession(name: string, entries: RecipeEntry[], env: Env = process.env): string {
+export function saveSession(name: string, entries: HostedEntry[], env: Env = process.env): string {
   const stem = sanitizeSessionName(name);
   if (entries.length === 0) {
     throw new UserError(`cannot save '${printable(name.trim())}': the fleet is empty, there is nothing to relaunch`);

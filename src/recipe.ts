@@ -71,11 +71,27 @@ export const storedRecipe = schema("storedRecipe", (type) =>
 export type StoredRecipe = typeof storedRecipe.infer;
 
 /**
+ * An added host a directory key names (`"gpu1:/srv/train"`, docs/remote.md): its name, and its home
+ * there, which `gpu1:~/…` keys are relative to.
+ */
+export type RecipeHost = { name: string; home: string };
+
+/**
+ * An entry as a recipe file holds it: `host`, the added host whose key named it; absent, this
+ * machine. The daemon never sees `host`: a load sends each host's entries to that host's daemon.
+ */
+export type HostedEntry = RecipeEntry & { host?: RecipeHost };
+
+/**
  * `finished`: what a recovery snapshot records apart, the tasks that had already finished when it was
  * written (recovery.md): shown by a dry run, never started by a load. Sessions have none.
  */
-export type ParsedRecipe = { name: string | null; entries: RecipeEntry[]; finished?: RecipeEntry[]; dropped: number };
-export type DirContext = { home: string; cwd: string };
+export type ParsedRecipe = { name: string | null; entries: HostedEntry[]; finished?: RecipeEntry[]; dropped: number };
+/**
+ * `host`: the added host called `name`, or null. Without it (a snapshot, a listing), every key is a
+ * path here, as it was before hosts existed.
+ */
+export type DirContext = { home: string; cwd: string; host?: (name: string) => RecipeHost | null };
 
 // --- reading ------------------------------------------------------------------------------------
 
@@ -97,7 +113,7 @@ export function parseRecipe(text: string, file: string, ctx: DirContext): Parsed
   const wrapped = isPlainObject(doc.dirs);
   const dirs = wrapped ? (doc.dirs as Record<string, unknown>) : withoutVersion(doc);
   const parsed: ParsedRecipe = { name: wrapped ? storedName(doc.name) : null, entries: [], dropped: 0 };
-  for (const [key, value] of Object.entries(dirs)) addDirectory(parsed, parsed.entries, resolveDirKey(key, ctx), value);
+  for (const [key, value] of Object.entries(dirs)) addDirectory(parsed, parsed.entries, resolveHostedKey(key, ctx), value);
   // Only the wrapped form has one: in a flat file `finished` is a directory like any other.
   if (wrapped && isPlainObject(doc.finished)) {
     const finished: RecipeEntry[] = (parsed.finished = []);
@@ -107,14 +123,16 @@ export function parseRecipe(text: string, file: string, ctx: DirContext): Parsed
   return parsed;
 }
 
-function addDirectory(parsed: ParsedRecipe, into: RecipeEntry[], dir: string, value: unknown): void {
+function addDirectory(parsed: ParsedRecipe, into: HostedEntry[], where: string | { dir: string; host: RecipeHost }, value: unknown): void {
+  const dir = typeof where === "string" ? where : where.dir;
+  const host = typeof where === "string" ? undefined : where.host;
   // A non-array value contributes nothing; it counts as one dropped entry so the user hears about it.
   if (!Array.isArray(value)) {
     parsed.dropped++;
     return;
   }
   for (const item of value) {
-    if (storedEntry.allows(item)) into.push(toRecipeEntry(dir, item));
+    if (storedEntry.allows(item)) into.push(host ? { ...toRecipeEntry(dir, item), host } : toRecipeEntry(dir, item));
     else parsed.dropped++;
   }
 }
@@ -146,6 +164,18 @@ function toRecipeEntry(dir: string, item: StoredEntry): RecipeEntry {
   if (typeof typed === "string") entry.typed = typed;
   if (worktreeRecord.allows(worktree)) entry.worktree = { repo: worktree.repo, branch: worktree.branch, path: worktree.path };
   return entry;
+}
+
+// `gpu1:/srv/train`, `gpu1:~` and `gpu1:~/x`: a directory on the added host gpu1 (its `~` is its home
+// there). A prefix that is no added host, or a path after it that is neither absolute nor `~`, keeps
+// the key a path here, as any key was before hosts: `notes:/x` is `./notes:/x`.
+const HOST_KEY = /^([^/~:][^/:]*):(\/.*|~|~\/.*)$/s;
+
+function resolveHostedKey(key: string, ctx: DirContext): string | { dir: string; host: RecipeHost } {
+  const match = ctx.host ? HOST_KEY.exec(key) : null;
+  const host = match ? ctx.host!(match[1]!) : null;
+  if (!match || !host) return resolveDirKey(key, ctx);
+  return { dir: resolveDirKey(match[2]!, { home: host.home, cwd: "/" }), host };
 }
 
 // `~` and `~/…` mean $HOME; `~user` is not expanded (it would need the password database) and, like
@@ -241,16 +271,16 @@ function toStoredEntry(entry: RecipeEntry): StoredEntry {
 // UTF-16 code unit (plain `sort()`, independent of locale); commands keep their order. `finished`
 // (recovery snapshots only) is written apart, in the same shape, after `dirs`; a fleetcom that does
 // not know the member ignores it, so it never starts them either.
-export function formatRecipe(name: string, entries: RecipeEntry[], home: string, finished: RecipeEntry[] = []): string {
+export function formatRecipe(name: string, entries: HostedEntry[], home: string, finished: RecipeEntry[] = []): string {
   const head = `{\n  "version": ${NEWEST_VERSION},\n  "name": ${JSON.stringify(name.trim())},\n  "dirs": ${formatDirs(entries, home)}`;
   return finished.length === 0 ? `${head}\n}\n` : `${head},\n  "finished": ${formatDirs(finished, home)}\n}\n`;
 }
 
-function formatDirs(entries: RecipeEntry[], home: string): string {
+function formatDirs(entries: HostedEntry[], home: string): string {
   const byDir = new Map<string, StoredEntry[]>();
   for (const entry of entries) {
     // A directory whose name is not UTF-8 (text-path.ts) is written as text, with U+FFFD for what is not.
-    const key = tildePath(entry.dir.toWellFormed(), home);
+    const key = entry.host ? `${entry.host.name}:${tildePath(entry.dir.toWellFormed(), entry.host.home)}` : tildePath(entry.dir.toWellFormed(), home);
     const list = byDir.get(key) ?? [];
     list.push(toStoredEntry(entry));
     byDir.set(key, list);

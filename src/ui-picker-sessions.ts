@@ -2,7 +2,7 @@
 // as its file's `a_b`) and, behind Tab while any exist, the recovery snapshots newest first. Ctrl-R
 // renames and Ctrl-D deletes the listed file in place, with the same rules as `fleetcom sessions`.
 import { requireTerminal } from "./ui-attach.ts";
-import { loadAndDescribe, ownSnapshotName, recoverAndDescribe, type LoadOptions } from "./client-recipes.ts";
+import { loadAndDescribe, ownSnapshotName, recipeHosts, recoverAndDescribe, type LoadOptions } from "./client-recipes.ts";
 import { runningDaemonStatus } from "./client.ts";
 import { age, SAVE_HINT, snapshotListRow } from "./ui-format.ts";
 import { printable } from "./text-printable.ts";
@@ -100,7 +100,7 @@ export async function pickSession(options: { start: "saved" | "recovery" } & Omi
   if (!picked) return null;
   const source = picked.value;
   if (source.kind === "recovery") return { kind: "recovery", recipe: snapshotByPath(source.file) };
-  return { kind: "saved", recipe: loadRecipe(source.session.file, currentDirectory()) };
+  return { kind: "saved", recipe: loadRecipe(source.session.file, currentDirectory(), process.env, await recipeHosts()) };
 }
 
 export function hasSnapshots(): boolean {

@@ -320,4 +320,114 @@ describe("hosts over OpenSSH", () => {
     const listeners = [...must(["ss", "-ltnpH"]).matchAll(/pid=(\d+),/g)].map((m) => Number(m[1]));
     expect(listeners.filter((pid) => ours.has(pid))).toEqual([]);
   });
+
+  remoteTest("a recipe whose key names a host starts that entry there and the rest here; ls shows both, and a second load starts neither", async () => {
+    const recipe = join(fleet.sandbox.home, "mixed.json");
+    writeFileSync(recipe, JSON.stringify({ "~": [{ cmd: "cat", name: "mixed-here" }], "remote1:~": [{ cmd: "cat", name: "mixed-there" }] }));
+    const dry = await ok(["load", recipe, "--dry-run"]);
+    expect(dry).toContain(`  remote1:${remoteHome}\n    cat  [name: mixed-there]`);
+    expect(dry).toContain("2 task(s) would start");
+    const loaded = await ok(["load", recipe]);
+    expect(loaded).toMatch(/^loaded 'mixed': 1 task\(s\), 0 skipped/m);
+    expect(loaded).toMatch(/^loaded 'mixed' on remote1: 1 task\(s\), 0 skipped/m);
+    const named = async () =>
+      (JSON.parse(await ok(["ls", "--json"])) as (TaskInfo & { host: string | null })[])
+        .filter((t) => t.name?.startsWith("mixed-") && t.state === "running")
+        .map((t) => [t.host, t.name, t.cwd]);
+    expect(await named()).toEqual([
+      [null, "mixed-here", fleet.sandbox.home],
+      ["remote1", "mixed-there", remoteHome],
+    ]);
+    const table = await ok(["ls"]);
+    expect(table.split("\n")[0]).toMatch(/^HOST\s+ID/);
+    expect(table).toMatch(/^-\s+\d+.*mixed-here/m);
+    expect(table).toMatch(/^remote1\s+\d+.*mixed-there/m);
+    // Duplicates are each host's own: both entries are running where they belong, so neither starts again.
+    const again = await ok(["load", recipe]);
+    expect(again).toMatch(/^loaded 'mixed': 0 task\(s\), 1 already running/m);
+    expect(again).toMatch(/^loaded 'mixed' on remote1: 0 task\(s\), 1 already running/m);
+    expect(await named()).toHaveLength(2);
+    await ok(["kill", "mixed-here"]);
+    await ok(["kill", "remote1:mixed-there"]);
+  });
+
+  remoteTest("save from a fleet on two hosts writes the host's key; both fleets killed, a load brings both back", async () => {
+    await ok(["run", "--name", "span-here", "--", "cat"]);
+    await ok(["--host", "remote1", "run", "--name", "span-there", "--", "cat"]);
+    const saved = await cli(["save", "span"]);
+    expect(saved).toMatchObject({ code: 0, stderr: "" });
+    const file = join(fleet.sandbox.config, "sessions", "span.json");
+    const dirs = JSON.parse(readFileSync(file, "utf8")).dirs as Record<string, { cmd: string; name?: string }[]>;
+    expect(dirs["remote1:~"]).toContainEqual({ cmd: "cat", name: "span-there" });
+    expect(dirs["~"]).toContainEqual({ cmd: "cat", name: "span-here" });
+    expect(Object.keys(dirs).every((k) => k === "~" || k === "remote1:~")).toBe(true);
+    const listed = (JSON.parse(await ok(["sessions", "--json"])) as { sessions: { name: string; dirs: string[] }[] }).sessions;
+    expect(listed.find((l) => l.name === "span")?.dirs.sort()).toEqual(["remote1:~", "~"]);
+    await ok(["--kill", "--yes"]);
+    await ok(["--host", "remote1", "--kill", "--yes"]);
+    await until("the remote daemon to end", () => remoteDaemonPid() === null || !existsSync(`/proc/${remoteDaemonPid()}`));
+    const loaded = await ok(["load", "span"]);
+    expect(loaded).toMatch(/^loaded 'span' on remote1: \d+ task\(s\)/m);
+    const running = (JSON.parse(await ok(["ls", "--json"])) as (TaskInfo & { host: string | null })[])
+      .filter((t) => t.state === "running")
+      .map((t) => [t.host, t.name]);
+    expect(running).toContainEqual([null, "span-here"]);
+    expect(running).toContainEqual(["remote1", "span-there"]);
+    await ok(["kill", "span-here"]);
+    await ok(["kill", "remote1:span-there"]);
+  });
+
+  remoteTest("a recipe naming a host that is down starts the rest and exits 3 naming the host and what it did not start; save leaves it out", async () => {
+    const config = join(fleet.sandbox.config, "config.toml");
+    const kept = readFileSync(config, "utf8");
+    writeFileSync(config, `${kept}\n[hosts.down]\nssh = "refused"\nhome = "/nowhere"\n`);
+    try {
+      const recipe = join(fleet.sandbox.home, "partly-down.json");
+      writeFileSync(recipe, JSON.stringify({ "~": [{ cmd: "cat", name: "up-here" }], "down:/srv/train": ["python train.py"] }));
+      const r = await cli(["load", recipe]);
+      expect(r.code).toBe(3);
+      expect(r.stdout).toMatch(/^loaded 'partly-down': 1 task\(s\)/m);
+      expect(r.stderr).toStartWith("fleetcom: down is unreachable: ssh: connect to host 127.0.0.1 port");
+      expect(r.stderr).toContain("; not started there: 1 task(s): python train.py (in /srv/train)\n");
+      const here = (JSON.parse(await ok(["ls", "--json"])) as (TaskInfo & { host: string | null })[]).find((t) => t.name === "up-here");
+      expect(here).toMatchObject({ host: null, state: "running" });
+      // A save reaches what it can: the host that is down is named and left out, and the save succeeds.
+      const saved = await cli(["save", "partly"]);
+      expect(saved.code).toBe(0);
+      expect(saved.stdout).toStartWith("saved 'partly': ");
+      expect(saved.stderr).toStartWith("fleetcom: down is unreachable: ssh: connect to host 127.0.0.1 port");
+      expect(saved.stderr).toEndWith("; its tasks are not in 'partly'\n");
+      await ok(["kill", "up-here"]);
+    } finally {
+      writeFileSync(config, kept);
+    }
+  });
+
+  remoteTest("the dashboard's w saves every reachable host's fleet under its key, and names in its message a host it left out", async () => {
+    const config = join(fleet.sandbox.config, "config.toml");
+    const kept = readFileSync(config, "utf8");
+    writeFileSync(config, `${kept}\n[hosts.down]\nssh = "refused"\nhome = "/nowhere"\n`);
+    const dashboard = new PtyClient(fleetcomArgv([]), env, fleet.sandbox.home, { cols: 220, rows: 24 });
+    try {
+      await ok(["run", "--name", "desk-here", "--", "cat"]);
+      await ok(["--host", "remote1", "run", "--name", "desk-there", "--", "cat"]);
+      await dashboard.waitForScreen("the local row", (s) => s.includes("desk-here"));
+      await dashboard.waitForRawMode();
+      dashboard.write("w");
+      await dashboard.waitForScreen("the prompt", (s) => s.includes("Save the fleet as session"));
+      dashboard.write("desk\r");
+      const said = await dashboard.waitForScreen("saved", (s) => s.includes("saved 'desk'"));
+      expect(said).toContain("down is unreachable");
+      const dirs = JSON.parse(readFileSync(join(fleet.sandbox.config, "sessions", "desk.json"), "utf8")).dirs;
+      expect(dirs["remote1:~"]).toContainEqual({ cmd: "cat", name: "desk-there" });
+      expect(dirs["~"]).toContainEqual({ cmd: "cat", name: "desk-here" });
+      dashboard.write("q");
+      expect(await dashboard.proc.exited).toBe(0);
+    } finally {
+      dashboard.kill();
+      writeFileSync(config, kept);
+    }
+    await ok(["kill", "desk-here"]);
+    await ok(["kill", "remote1:desk-there"]);
+  });
 });

@@ -182,6 +182,48 @@ describe("directory keys on load", () => {
   });
 });
 
+describe("directory keys naming a host (docs/remote.md)", () => {
+  const gpu1 = { name: "gpu1", home: "/home/far" };
+  const withHosts = { ...ctx, host: (name: string) => (name === "gpu1" ? gpu1 : null) };
+  const parseHosted = (doc: unknown) => parseRecipe(JSON.stringify(doc), "r.json", withHosts);
+
+  test("an added host's name, then an absolute path or ~, is a directory on that host", () => {
+    const { entries } = parseHosted({ "gpu1:/srv//train/": ["a"], "gpu1:~": ["b"], "gpu1:~/w": ["c"], "/here": ["d"] });
+    expect(entries.map((e) => [e.host?.name ?? null, e.dir, e.cmd])).toEqual([
+      ["gpu1", "/srv/train", "a"],
+      ["gpu1", "/home/far", "b"],
+      ["gpu1", "/home/far/w", "c"],
+      [null, "/here", "d"],
+    ]);
+  });
+
+  test("a prefix that is no added host, or a relative path after one, stays a path here as before", () => {
+    const keys = { "other:/x": ["a"], "gpu1:rel": ["b"], "gpu1:~x": ["c"] };
+    const hosted = parseHosted(keys).entries;
+    expect(hosted.map((e) => e.host)).toEqual([undefined, undefined, undefined]);
+    expect(hosted.map((e) => e.dir)).toEqual(parse(keys).entries.map((e) => e.dir));
+    expect(hosted.map((e) => e.dir)).toEqual(["/work/here/other:/x", "/work/here/gpu1:rel", "/work/here/gpu1:~x"]);
+  });
+
+  test("without the hosts (a snapshot, a listing) a host key is a path here, as before hosts", () => {
+    expect(parse({ "gpu1:/srv": ["a"] }).entries[0]).toEqual({ dir: "/work/here/gpu1:/srv", cmd: "a", group: null, name: null });
+  });
+
+  test("a host's entries are written under host-qualified keys, its home as ~, and load back the same", () => {
+    const entries = [{ ...entry("/home/far/train", "python train.py"), host: gpu1 }, { ...entry("/srv/x", "top"), host: gpu1 }, entry("/home/u/w", "make")];
+    const text = formatRecipe("mixed", entries, ctx.home);
+    expect(Object.keys(JSON.parse(text).dirs)).toEqual(["gpu1:/srv/x", "gpu1:~/train", "~/w"]);
+    expect(parseHosted(JSON.parse(text)).entries).toEqual([entries[1]!, entries[0]!, entries[2]!]);
+  });
+
+  test("a recipe with no host is written byte for byte as before", () => {
+    const entries = [entry("/home/u/w", "make"), entry("/srv", "top", "g", "n")];
+    expect(formatRecipe("local", entries, ctx.home)).toBe(
+      '{\n  "version": 1,\n  "name": "local",\n  "dirs": {\n    "/srv": [\n      {\n        "cmd": "top",\n        "group": "g",\n        "name": "n"\n      }\n    ],\n    "~/w": [\n      "make"\n    ]\n  }\n}\n',
+    );
+  });
+});
+
 describe("versions", () => {
   test("a missing version means 1", () => {
     expect(parse({ name: "s", dirs: { "/a": ["x"] } }).entries).toHaveLength(1);

@@ -1,0 +1,34 @@
+// A task as the daemon describes it (TaskInfo), for the tests of pure modules that show or judge one:
+// one place that follows the contract when a field is added.
+import type { TaskInfo } from "../../src/wire-protocol.ts";
+
+/** A running task `cmd ID` (typed as run), started at the epoch, with `over` on top. */
+export function taskInfo(id: number, over: Partial<TaskInfo> = {}): TaskInfo {
+  const command = over.command ?? `cmd ${id}`;
+  return {
+    id,
+    run: 1,
+    command,
+    typed: command,
+    worktree: null,
+    name: null,
+    group: null,
+    cwd: "/w",
+    tagged: false,
+    state: "running",
+    idle: false,
+    exitCode: null,
+    signal: null,
+    pid: 100 + id,
+    startedAt: new Date(0).toISOString(),
+    endedAt: null,
+    lastOutputAt: null,
+    preview: "",
+    agent: null,
+    conversation: null,
+    attention: null,
+    cols: 80,
+    rows: 24,
+    ...over,
+  };
+}

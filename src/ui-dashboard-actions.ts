@@ -208,7 +208,8 @@ export async function killOrRemove(desk: Desk, tasks: TaskInfo[]): Promise<void>
   try {
     // One kill and one rm for each daemon the tasks are on.
     if (running.length) said.push(`killed ${await perDaemon(desk, running, async (c, ids) => (await c.request("kill", { tasks: ids })).killed.length)} tasks`);
-    if (finished.length) said.push(`removed ${await perDaemon(desk, finished, async (c, ids) => (await c.request("rm", { tasks: ids })).removed.length)} tasks`);
+    if (finished.length)
+      said.push(`removed ${await perDaemon(desk, finished, async (c, ids) => (await c.request("rm", { tasks: ids })).removed.length)} tasks`);
     desk.tell(said.join(", "));
     desk.picked.clear();
   } catch (error) {

@@ -145,7 +145,10 @@ class Dashboard implements Desk {
   private async linkHosts(): Promise<void> {
     if (hostInUse() !== null || !hostsMayBeAdded()) return;
     const { hostAnswerBoundMs, readHosts } = await import("./client-hosts.ts");
-    const listener = { event: (host: string, event: TaskEvent, before: TaskInfo | undefined) => this.onEvent(event, before, host), linkChanged: () => this.drawSoon() };
+    const listener = {
+      event: (host: string, event: TaskEvent, before: TaskInfo | undefined) => this.onEvent(event, before, host),
+      linkChanged: () => this.drawSoon(),
+    };
     // Left already (a quick q): nothing is linked, so nothing is left to close.
     if (this.mode.kind === "ended") return;
     this.hostFleets = readHosts().map((host) => new HostFleet(host, listener, hostAnswerBoundMs()));

@@ -237,17 +237,20 @@ describe("hosts over OpenSSH", () => {
       tmux.press("dash", "Enter");
       await tmux.waitFor("dash", "the typed line, echoed there", (t) => t.split("\n").filter((l) => l.includes("typed-far")).length === 2);
       tmux.press("dash", "C-\\", "d");
-      await tmux.waitFor("dash", "the dashboard again, the cursor on the remote row", (t) => new RegExp(`^› .*\\s${far} far-one`, "m").test(t) && t.includes("── remote1"));
+      await tmux.waitFor(
+        "dash",
+        "the dashboard again, the cursor on the remote row",
+        (t) => new RegExp(`^› .*\\s${far} far-one`, "m").test(t) && t.includes("── remote1"),
+      );
       tmux.type("dash", "q");
       await tmux.waitForExit("dash");
+      expect(await ok(["peek", `remote1:${far}`])).toContain("typed-far");
+      expect((await remoteTasks()).find((t) => t.id === far)?.state).toBe("running");
     } finally {
       tmux.kill();
+      // Whatever happened: a task left waiting would be the one a later test's wait --any hears.
+      await Promise.all([cli(["kill", `remote1:${far}`]), cli(["kill", `remote1:${bell}`]), cli(["kill", String(local)])]);
     }
-    expect(await ok(["peek", `remote1:${far}`])).toContain("typed-far");
-    expect((await remoteTasks()).find((t) => t.id === far)?.state).toBe("running");
-    await ok(["kill", `remote1:${far}`]);
-    await ok(["kill", `remote1:${bell}`]);
-    await ok(["kill", String(local)]);
   });
 
   remoteTest("the dashboard draws this machine's rows while a host refuses and another never answers, each one line", async () => {
@@ -259,7 +262,9 @@ describe("hosts over OpenSSH", () => {
     try {
       tmux.window("dash", shellWords(fleetcomArgv([])), { cols: 120, rows: 40 });
       // A refused host is one line, tried again with backoff (1 s, 2 s, then 4 s: it was tried twice more).
-      const screen = await tmux.waitFor("dash", "the refused host, retried", (t) => /^── down · unreachable \(Connection refused\) · retrying in 4 s ─+$/m.test(t));
+      const screen = await tmux.waitFor("dash", "the refused host, retried", (t) =>
+        /^── down · unreachable \(Connection refused\) · retrying in 4 s ─+$/m.test(t),
+      );
       expect(screen.split("\n").filter((l) => l.includes("down"))).toHaveLength(1);
       // The host that never answers is still being connected to (its bound here is a minute) ...
       expect(screen).toMatch(/^── mute · connecting… ─+$/m);
@@ -276,8 +281,8 @@ describe("hosts over OpenSSH", () => {
     } finally {
       tmux.kill();
       writeFileSync(config, kept);
+      await cli(["kill", String(local)]);
     }
-    await ok(["kill", String(local)]);
   });
 
   remoteTest("an attached client whose ssh link is killed says so, reconnects by itself and restores the screen", async () => {

@@ -17,6 +17,7 @@ import { constants } from "node:os";
 import { AltScreenFilter } from "./ui-attach-screens.ts";
 import { AttachNotice } from "./ui-attach-notice.ts";
 import { DaemonClient, terminalSize } from "./client.ts";
+import type { RemoteHost } from "./client-ssh.ts";
 import { EXIT, UserError, errorMessage, usageError } from "./errors.ts";
 import type { AttachEnd, TaskInfo, TaskRef } from "./wire-protocol.ts";
 import { stateText } from "./ui-format.ts";
@@ -108,6 +109,8 @@ export interface AttachOptions {
    * moment in between would echo a key typed then over its screen.
    */
   keepRawMode?: boolean;
+  /** The daemon the task is on: another host's (the dashboard's remote rows), else the one this process uses (useHost). */
+  host?: RemoteHost | null;
 }
 
 /** What each chord does (its keys and its words are in ui-attach-chords.ts). */
@@ -124,7 +127,7 @@ const ACTIONS: Record<ChordAction, (session: Attachment) => void | Promise<void>
 /** Attaches until the user detaches or the task ends; chords may move it to other tasks meanwhile. */
 export async function attachSession(ref: TaskRef, options: AttachOptions = {}): Promise<AttachOutcome> {
   requireTerminal("attach");
-  const client = await DaemonClient.open({ size: terminalSize() });
+  const client = await DaemonClient.open({ size: terminalSize(), ...(options.host !== undefined && { host: options.host }) });
   return new Attachment(client, options).run(ref);
 }
 

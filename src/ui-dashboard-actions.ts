@@ -14,12 +14,22 @@ export const KEEP_HINT = "press w (or run fleetcom save NAME) to keep this fleet
 
 /** What an action asks of the dashboard. */
 export interface Desk {
-  readonly client: DaemonClient;
+  /**
+   * The connection to the daemon `task` runs on: this machine's, or its host's (every request about
+   * a task goes there). Throws, saying so, while that host is unreachable.
+   */
+  clientOf(task: TaskInfo): DaemonClient;
+  /** The connection to `host`'s daemon (null: this machine's); throws while it is unreachable. */
+  clientOn(host: string | null): DaemonClient;
+  /** The task as a TASK is written: `3` here, `remote1:3` on another host. */
+  ref(task: TaskInfo): string;
+  /** The added hosts the dashboard shows (none: `n` does not ask which). */
+  readonly hostNames: readonly string[];
   /** The dashboard's directory: `n` runs there. */
   readonly here: string;
   readonly grouping: Grouping;
-  /** Tasks selected with `v`: an action that did all it was asked clears them. */
-  readonly picked: Set<number>;
+  /** Tasks selected with `v` (by row key): an action that did all it was asked clears them. */
+  readonly picked: Set<string>;
   /** Puts a line on the status line; the next frame shows it. */
   tell(text: string, error?: boolean): void;
   /** Puts a line on the status line and draws at once: what a request that takes a while is doing. */
@@ -28,8 +38,8 @@ export interface Desk {
   ask(message: string, initialValue?: string): Promise<string | null>;
   /** `question y/N` on the status line; only `y` says yes. */
   confirm(question: string): Promise<boolean>;
-  /** The cursor goes on this task's row. */
-  showTask(id: number): void;
+  /** The cursor goes on this task's row (`host` null: this machine's). */
+  showTask(id: number, host: string | null): void;
 }
 
 /** Runs `work` and puts what it says, or what went wrong, on the status line; true when it worked. */
@@ -62,34 +72,54 @@ async function forTargets(
 ): Promise<void> {
   const [first, ...more] = targets;
   if (first && more.length === 0) return forOne(desk, said.one(first), () => request(first));
-  const results = await Promise.allSettled(acting.map(request));
+  const results = await Promise.allSettled(acting.map(async (t) => request(t)));
   const failed = results.flatMap((r) => (r.status === "rejected" ? [errorMessage(r.reason)] : []));
   desk.tell([said.many(acting.length - failed.length), ...(failed.length ? [`${failed.length} failed: ${failed[0]}`] : [])].join("; "), failed.length > 0);
   if (failed.length === 0) desk.picked.clear();
 }
 
-/** `n`: a command in the dashboard's directory; grouped by group, in the group under the cursor (conformance 12.19). */
+/**
+ * `n`: a command in the dashboard's directory; grouped by group, in the group under the cursor
+ * (conformance 12.19). With hosts added it asks on which first (empty: this machine); on another
+ * host it runs in that host's home, the local directory meaning nothing there.
+ */
 export async function newCommand(desk: Desk, row: Row | undefined): Promise<void> {
+  const host = await askHost(desk);
+  if (host === undefined) return;
   const title = row && desk.grouping === "group" ? (row.task ? row.task.group : row.section.title) : null;
   const group = title === NO_GROUP ? null : title;
-  const where = `${tildePath(desk.here, process.env.HOME)}${group ? ` (group '${printable(group)}')` : ""}`;
+  const dir = host === null ? tildePath(desk.here, process.env.HOME) : `${printable(host)}:~`;
+  const where = `${dir}${group ? ` (group '${printable(group)}')` : ""}`;
   const command = await desk.ask(`Run in ${where}`);
   if (command === null || command.trim() === "") return;
   await attempt(desk, async () => {
-    const { id } = await desk.client.request("run", { command, cwd: desk.here, ...(group ? { group } : {}) });
-    desk.showTask(id);
-    return `started task ${id}`;
+    const { id } = await desk.clientOn(host).request("run", { command, ...(host === null && { cwd: desk.here }), ...(group ? { group } : {}) });
+    desk.showTask(id, host);
+    return `started task ${host === null ? "" : `${host}:`}${id}`;
   });
+}
+
+/** Which host `n` runs on: null for this machine (an empty answer, or no host added); undefined when cancelled or unknown. */
+async function askHost(desk: Desk): Promise<string | null | undefined> {
+  if (desk.hostNames.length === 0) return null;
+  const answer = await desk.ask(`Run on which host? (local, ${desk.hostNames.join(", ")}; empty: local)`);
+  if (answer === null) return undefined;
+  const name = answer.trim();
+  if (name === "" || name === "local") return null;
+  if (desk.hostNames.includes(name)) return name;
+  desk.tell(`no host '${printable(name)}' (local, ${desk.hostNames.join(", ")})`, true);
+  return undefined;
 }
 
 /** `R`: the task's name, or none. */
 export async function rename(desk: Desk, task: TaskInfo): Promise<void> {
-  const name = await desk.ask(`Name for task ${task.id} (empty clears it)`, task.name ?? "");
+  const ref = desk.ref(task);
+  const name = await desk.ask(`Name for task ${ref} (empty clears it)`, task.name ?? "");
   if (name === null) return;
   const cleared = name.trim() === "";
   await attempt(desk, async () => {
-    await desk.client.request("rename", { task: { id: task.id }, name: cleared ? null : name });
-    return cleared ? `task ${task.id} has no name` : `renamed task ${task.id}`;
+    await desk.clientOf(task).request("rename", { task: { id: task.id }, name: cleared ? null : name });
+    return cleared ? `task ${ref} has no name` : `renamed task ${ref}`;
   });
 }
 
@@ -99,7 +129,7 @@ export async function regroup(desk: Desk, tasks: TaskInfo[], row: Row): Promise<
   const groups = new Set(tasks.map((t) => t.group ?? ""));
   // A group's title pre-fills its name, so renaming a whole group is editing one word.
   const initial = groups.size === 1 ? [...groups][0]! : !row.task && desk.grouping === "group" && row.section.title !== NO_GROUP ? row.section.title : "";
-  const group = await desk.ask(`Group for ${tasks.length === 1 ? `task ${tasks[0]!.id}` : `${tasks.length} tasks`} (empty clears it)`, initial);
+  const group = await desk.ask(`Group for ${tasks.length === 1 ? `task ${desk.ref(tasks[0]!)}` : `${tasks.length} tasks`} (empty clears it)`, initial);
   if (group === null) return;
   const cleared = group.trim() === "";
   const named = `group '${printable(group.trim())}'`;
@@ -107,10 +137,10 @@ export async function regroup(desk: Desk, tasks: TaskInfo[], row: Row): Promise<
     desk,
     tasks,
     {
-      one: (t) => (cleared ? `task ${t.id} has no group` : `task ${t.id} is in ${named}`),
+      one: (t) => (cleared ? `task ${desk.ref(t)} has no group` : `task ${desk.ref(t)} is in ${named}`),
       many: (n) => (cleared ? `${n} tasks have no group` : `${n} tasks are in ${named}`),
     },
-    (t) => desk.client.request("group", { task: { id: t.id }, group: cleared ? null : group }),
+    (t) => desk.clientOf(t).request("group", { task: { id: t.id }, group: cleared ? null : group }),
   );
 }
 
@@ -121,10 +151,10 @@ export async function tag(desk: Desk, tasks: TaskInfo[]): Promise<void> {
     desk,
     tasks,
     {
-      one: (t) => (t.tagged ? `task ${t.id} no longer in use` : `task ${t.id} marked in use`),
+      one: (t) => (t.tagged ? `task ${desk.ref(t)} no longer in use` : `task ${desk.ref(t)} marked in use`),
       many: (n) => (untag ? `${n} tasks no longer in use` : `${n} tasks marked in use`),
     },
-    (t) => desk.client.request("tag", { task: { id: t.id } }),
+    (t) => desk.clientOf(t).request("tag", { task: { id: t.id } }),
     tasks.filter((t) => t.tagged === untag),
   );
 }
@@ -146,8 +176,8 @@ export async function rerun(desk: Desk, tasks: TaskInfo[], row: Row): Promise<vo
   await forTargets(
     desk,
     tasks,
-    { one: (t) => `reran task ${t.id}`, many: (n) => `reran ${n} tasks${skipped ? `; ${skipped} still running, left as they are` : ""}` },
-    (t) => desk.client.request("rerun", { task: { id: t.id } }),
+    { one: (t) => `reran task ${desk.ref(t)}`, many: (n) => `reran ${n} tasks${skipped ? `; ${skipped} still running, left as they are` : ""}` },
+    (t) => desk.clientOf(t).request("rerun", { task: { id: t.id } }),
     finished,
   );
 }
@@ -159,29 +189,43 @@ export async function rerun(desk: Desk, tasks: TaskInfo[], row: Row): Promise<vo
  */
 export async function killOrRemove(desk: Desk, tasks: TaskInfo[]): Promise<void> {
   const alone = tasks.length === 1 ? tasks[0] : undefined;
-  const running = tasks.filter((t) => t.state === "running").map((t) => ({ id: t.id }));
-  const finished = tasks.filter((t) => t.state !== "running").map((t) => ({ id: t.id }));
+  const running = tasks.filter((t) => t.state === "running");
+  const finished = tasks.filter((t) => t.state !== "running");
   if (running.length) {
     const question = alone
       ? `kill ${printable(label(alone))}?`
       : `kill ${running.length} running task(s)${finished.length ? ` and remove ${finished.length} finished` : ""}?`;
-    if (!(await desk.confirm(question))) return desk.say(alone ? `task ${alone.id} left running` : "nothing killed");
+    if (!(await desk.confirm(question))) return desk.say(alone ? `task ${desk.ref(alone)} left running` : "nothing killed");
   }
   if (alone) {
-    if (!running.length) return forOne(desk, `removed task ${alone.id}`, () => desk.client.request("rm", { tasks: finished }));
-    desk.say(`stopping task ${alone.id}…`);
-    return forOne(desk, `killed task ${alone.id}`, () => desk.client.request("kill", { tasks: running }));
+    const client = () => desk.clientOf(alone);
+    if (!running.length) return forOne(desk, `removed task ${desk.ref(alone)}`, () => client().request("rm", { tasks: [{ id: alone.id }] }));
+    desk.say(`stopping task ${desk.ref(alone)}…`);
+    return forOne(desk, `killed task ${desk.ref(alone)}`, () => client().request("kill", { tasks: [{ id: alone.id }] }));
   }
   if (running.length) desk.say(`stopping ${running.length} tasks…`);
   const said: string[] = [];
   try {
-    if (running.length) said.push(`killed ${(await desk.client.request("kill", { tasks: running })).killed.length} tasks`);
-    if (finished.length) said.push(`removed ${(await desk.client.request("rm", { tasks: finished })).removed.length} tasks`);
+    // One kill and one rm for each daemon the tasks are on.
+    if (running.length) said.push(`killed ${await perDaemon(desk, running, async (c, ids) => (await c.request("kill", { tasks: ids })).killed.length)} tasks`);
+    if (finished.length)
+      said.push(`removed ${await perDaemon(desk, finished, async (c, ids) => (await c.request("rm", { tasks: ids })).removed.length)} tasks`);
     desk.tell(said.join(", "));
     desk.picked.clear();
   } catch (error) {
     desk.tell([...said, errorMessage(error)].join("; "), true);
   }
+}
+
+/** `request` once for each daemon among the tasks' (this machine's, each host's), with its tasks' ids; what they counted, summed. */
+async function perDaemon(desk: Desk, tasks: TaskInfo[], request: (client: DaemonClient, ids: { id: number }[]) => Promise<number>): Promise<number> {
+  const byClient = new Map<DaemonClient, { id: number }[]>();
+  for (const task of tasks) {
+    const client = desk.clientOf(task);
+    byClient.set(client, [...(byClient.get(client) ?? []), { id: task.id }]);
+  }
+  const counts = await Promise.all([...byClient].map(([client, ids]) => request(client, ids)));
+  return counts.reduce((a, b) => a + b, 0);
 }
 
 /** `w`: the fleet saved under a name. */

@@ -76,28 +76,77 @@ export function matchesFilter(task: TaskInfo, filter: string, home: string | und
   return fields.some((field) => field.toLowerCase().includes(needle));
 }
 
-/** A row the cursor can rest on: a section's title or a task. Keys name rows across redraws. */
-export type Row = { key: string; section: Section; task: null } | { key: string; section: Section; task: TaskInfo };
+/**
+ * A row the cursor can rest on: a section's title or a task, of this machine's fleet (host null) or
+ * an added host's. Keys name rows across redraws.
+ */
+export type Row = { key: string; host: string | null; section: Section; task: null } | { key: string; host: string | null; section: Section; task: TaskInfo };
 
-export const taskKey = (id: number) => `task ${id}`;
-export const sectionKey = (title: string) => `section ${title}`;
+/** A task's key: its id, qualified by its host's name when it is another host's (`remote1:3`, as a TASK is written). */
+export const taskKey = (id: number, host: string | null = null) => `task ${host === null ? "" : `${host}:`}${id}`;
+export const sectionKey = (title: string, host: string | null = null) => `section ${host === null ? "" : `${host}:`}${title}`;
+
+/** How the dashboard's link to an added host stands (ui-dashboard-hosts.ts). */
+export type HostLink = { kind: "connecting" } | { kind: "up" } | { kind: "unreachable"; reason: string; retryAt: number };
+
+/** An added host's fleet as the dashboard holds it: shown as a section of its own, after this machine's. */
+export interface HostBlock {
+  name: string;
+  /** Its home there: `~` in its directories. */
+  home: string;
+  link: HostLink;
+  tasks: TaskInfo[];
+}
 
 /** What decides which rows there are and in which order. */
 export interface Layout {
+  /** This machine's fleet (or, with `--host`, that host's alone). */
   tasks: TaskInfo[];
   grouping: Grouping;
   filter: string;
   home: string | undefined;
   here?: string | undefined;
+  /** The added hosts, when the dashboard shows them (none added, or `--host`: absent). */
+  hosts?: readonly HostBlock[] | undefined;
+}
+
+/** One host's part of the list: its heading (none when no host is added) and its rows. */
+export interface Block {
+  heading: { name: string; link: HostLink; tasks: number } | null;
+  rows: Row[];
+}
+
+/** The list's blocks, this machine's first, then each added host's in the order they were added. */
+export function blocks(layout: Layout): Block[] {
+  const here = { name: null, home: layout.home, here: layout.here, tasks: layout.tasks };
+  if (!layout.hosts?.length) return [{ heading: null, rows: blockRows(layout, here) }];
+  const local = { heading: { name: "local", link: { kind: "up" } as const, tasks: layout.tasks.length }, rows: blockRows(layout, here) };
+  return [
+    local,
+    ...layout.hosts.map((h) => ({
+      heading: { name: h.name, link: h.link, tasks: h.tasks.length },
+      rows: blockRows(layout, { name: h.name, home: h.home, here: undefined, tasks: h.tasks }),
+    })),
+  ];
+}
+
+function blockRows(layout: Layout, fleet: { name: string | null; home: string | undefined; here: string | undefined; tasks: TaskInfo[] }): Row[] {
+  const shown = fleet.tasks.filter((t) => matchesFilter(t, layout.filter, fleet.home));
+  const host = fleet.name;
+  return sections(shown, layout.grouping, fleet.home, fleet.here).flatMap((section) => [
+    { key: sectionKey(section.title, host), host, section, task: null },
+    ...section.tasks.map((task) => ({ key: taskKey(task.id, host), host, section, task })),
+  ]);
 }
 
 /** The rows in screen order: what ↑/↓, Home/End and PgUp/PgDn walk through. */
 export function screenRows(layout: Layout): Row[] {
-  const shown = layout.tasks.filter((t) => matchesFilter(t, layout.filter, layout.home));
-  return sections(shown, layout.grouping, layout.home, layout.here).flatMap((section) => [
-    { key: sectionKey(section.title), section, task: null },
-    ...section.tasks.map((task) => ({ key: taskKey(task.id), section, task })),
-  ]);
+  return blocks(layout).flatMap((b) => b.rows);
+}
+
+/** Every task shown: this machine's, then each host's. */
+export function allTasks(layout: Pick<Layout, "tasks" | "hosts">): TaskInfo[] {
+  return [...layout.tasks, ...(layout.hosts ?? []).flatMap((h) => h.tasks)];
 }
 
 export function header(tasks: TaskInfo[], grouping: Grouping, foreground: boolean, picked = 0): string {
@@ -177,16 +226,19 @@ function sectionRow(section: Section, columns: number, cursor: boolean, picked: 
 }
 
 export interface View {
+  /** This machine's fleet (with `--host`, that host's). */
   tasks: TaskInfo[];
+  /** The added hosts' fleets, when shown (Layout). */
+  hosts?: readonly HostBlock[] | undefined;
   /** Lines under the header that stay until their cause goes (ui-dashboard.ts): a lost connection, a lost fleet, failing snapshots. */
   notices?: { text: string; error: boolean }[];
   grouping: Grouping;
   /** The key of the row under the cursor (taskKey, sectionKey). */
   cursor: string | null;
-  /** Tasks selected with `v`. */
-  picked: ReadonlySet<number>;
-  /** Tasks that just changed section, and which way they went on the screen. */
-  moved: ReadonlyMap<number, "up" | "down">;
+  /** Tasks selected with `v`, by taskKey. */
+  picked: ReadonlySet<string>;
+  /** Tasks that just changed section (by taskKey), and which way they went on the screen. */
+  moved: ReadonlyMap<string, "up" | "down">;
   /** The filter's text ("" for none), and whether it is being typed. */
   filter: string;
   filtering: boolean;
@@ -204,7 +256,7 @@ export interface View {
 
 /** Every line of the dashboard, at most `maxLines` of them, each narrower than `columns`. */
 export function dashboardLines(view: View, columns: number, maxLines: number): string[] {
-  const top = [paint.bold(fit(header(view.tasks, view.grouping, view.foreground, view.picked.size), columns))];
+  const top = [paint.bold(fit(header(allTasks(view), view.grouping, view.foreground, view.picked.size), columns))];
   for (const notice of view.notices ?? []) top.push((notice.error ? paint.red : paint.yellow)(fit(printable(notice.text), columns)));
   if (view.help) {
     const help = helpLines(view.help.detach, columns, helpRows(view, maxLines), { scroll: view.help.scroll, foreground: view.foreground });
@@ -237,8 +289,8 @@ function footHint(view: View, columns: number): string {
 export function filterLine(view: View): string | null {
   if (view.jump !== null) return `go to task ${view.jump}`;
   if (!view.filtering && view.filter === "") return null;
-  const shown = view.tasks.filter((t) => matchesFilter(t, view.filter, view.home)).length;
-  const counts = `(${shown} of ${view.tasks.length} tasks)`;
+  const shown = screenRows(view).filter((r) => r.task !== null).length;
+  const counts = `(${shown} of ${allTasks(view).length} tasks)`;
   return view.filtering ? `/${printable(view.filter)}  ${counts}` : `filter: ${printable(view.filter)} ${counts} · / edits · esc clears`;
 }
 
@@ -257,18 +309,37 @@ function peekBlock(peek: { title: string; text: string }, columns: number, rows:
 }
 
 function listLines(view: View, columns: number, rows: number): string[] {
-  if (view.tasks.length === 0) return [paint.dim(fit("  no tasks: n starts a command here, o loads a saved session", columns))];
-  const all = screenRows({ tasks: view.tasks, grouping: view.grouping, filter: view.filter, home: view.home, here: view.here });
-  if (all.length === 0) return [paint.dim(fit("  nothing matches the filter (esc clears it)", columns))];
-  const idWidth = Math.max(...view.tasks.map((t) => String(t.id).length));
-  const lines = all.map((row) => {
-    const cursor = row.key === view.cursor;
-    if (row.task === null) {
-      const picked = row.section.tasks.every((t) => view.picked.has(t.id));
-      return { text: sectionRow(row.section, columns, cursor, picked), cursor, counted: false };
-    }
-    const marks = { cursor, picked: view.picked.has(row.task.id), moved: view.moved.get(row.task.id) ?? null };
-    return { text: taskRow(row.task, columns, idWidth, view.now, marks), cursor, counted: true };
-  });
+  const tasks = allTasks(view);
+  const parts = blocks(view);
+  if (!view.hosts?.length && tasks.length === 0) return [paint.dim(fit("  no tasks: n starts a command here, o loads a saved session", columns))];
+  if (tasks.length > 0 && parts.every((b) => b.rows.length === 0)) return [paint.dim(fit("  nothing matches the filter (esc clears it)", columns))];
+  const idWidth = Math.max(1, ...tasks.map((t) => String(t.id).length));
+  const lines = parts.flatMap((block) => [
+    ...(block.heading ? [{ text: hostRow(block.heading, columns, view.now), cursor: false, counted: false }] : []),
+    ...block.rows.map((row) => {
+      const cursor = row.key === view.cursor;
+      if (row.task === null) {
+        const picked = row.section.tasks.every((t) => view.picked.has(taskKey(t.id, row.host)));
+        return { text: sectionRow(row.section, columns, cursor, picked), cursor, counted: false };
+      }
+      const key = taskKey(row.task.id, row.host);
+      const marks = { cursor, picked: view.picked.has(key), moved: view.moved.get(key) ?? null };
+      return { text: taskRow(row.task, columns, idWidth, view.now, marks), cursor, counted: true };
+    }),
+  ]);
   return windowAround(lines, rows, columns);
+}
+
+/** `── remote1 · 2 tasks ───`; a host the dashboard cannot reach: `── gpu1 · unreachable (Connection refused) · retrying in 8 s ───`. */
+export function hostRow(heading: NonNullable<Block["heading"]>, columns: number, now: number): string {
+  const { link } = heading;
+  const said =
+    link.kind === "up"
+      ? `${heading.tasks === 0 ? "no" : heading.tasks} task${heading.tasks === 1 ? "" : "s"}`
+      : link.kind === "connecting"
+        ? "connecting…"
+        : `unreachable (${link.reason}) · retrying in ${Math.max(1, Math.ceil((link.retryAt - now) / 1000))} s`;
+  const head = `── ${printable(heading.name)} · ${printable(said)} `;
+  const text = fit(`${head}${"─".repeat(Math.max(0, columns - 1 - textWidth(head)))}`, columns);
+  return link.kind === "unreachable" ? paint.red(text) : paint.bold(text);
 }

@@ -6,12 +6,13 @@
 // one under it and leaves it alone otherwise; a task that moved is marked for a few seconds.
 import { attachSession } from "./ui-attach.ts";
 import { DEFAULT_DETACH_KEY, attachStatusSetting, type DetachKey } from "./ui-attach-settings.ts";
-import { crashNoticeText, DaemonClient } from "./client.ts";
-import { errorMessage } from "./errors.ts";
+import { crashNoticeText, DaemonClient, hostInUse, hostsMayBeAdded } from "./client.ts";
+import { EXIT, UserError, errorMessage } from "./errors.ts";
 import { label } from "./task-labels.ts";
 import { age, stateText } from "./ui-format.ts";
 import {
   GROUPINGS,
+  allTasks,
   dashboardLines,
   filterCursor,
   helpRows,
@@ -20,6 +21,7 @@ import {
   sections,
   taskKey,
   type Grouping,
+  type HostBlock,
   type Row,
   type View,
 } from "./ui-dashboard-view.ts";
@@ -34,6 +36,7 @@ import { Region } from "./ui-render.ts";
 import { currentDirectory } from "./text-path.ts";
 import { bellSetting, confirmSetting } from "./settings.ts";
 import { WaitSignals } from "./ui-dashboard-waits.ts";
+import { HostFleet } from "./ui-dashboard-hosts.ts";
 import { CLEAR_SCREEN } from "./text-ansi.ts";
 
 /** Ages tick; every other change (idle included) arrives as an event. */
@@ -73,7 +76,7 @@ type Mode =
   | { kind: "filtering" }
   | { kind: "jumping"; typed: string }
   | { kind: "help"; scroll: number }
-  | { kind: "peek"; id: number; title: string; text: string }
+  | { kind: "peek"; key: string; task: TaskInfo; title: string; text: string }
   | { kind: "confirming"; answer: (yes: boolean) => void }
   | { kind: "lost" }
   | { kind: "quitting" }
@@ -98,18 +101,23 @@ class Dashboard implements Desk {
    * pressed wins over keeping the cursor on its task.
    */
   private pinned: "first" | "last" | null = null;
-  readonly picked = new Set<number>();
-  private readonly moved = new Map<number, { way: "up" | "down"; until: number }>();
+  /** Selected tasks, by taskKey. */
+  readonly picked = new Set<string>();
+  /** Tasks that just changed section, by taskKey. */
+  private readonly moved = new Map<string, { way: "up" | "down"; until: number }>();
   private filter = "";
   private mode: Mode = LIST;
   private status: View["status"];
-  /** The task whose peek is open or on its way: a reply that comes after a key closed it is dropped. */
-  private peekWanted: number | null = null;
+  /** The task (its taskKey) whose peek is open or on its way: a reply that comes after a key closed it is dropped. */
+  private peekWanted: string | null = null;
   /** The status line in attached mode, as the last attach left it. */
   private attachStatus = attachStatusSetting();
   private drawQueued = false;
   private finish!: (end: DashboardEnd) => void;
+  /** The connection to this machine's daemon (with `--host`, to that host's). */
   client!: DaemonClient;
+  /** The added hosts' fleets, each through a kept link of its own (ui-dashboard-hosts.ts); none with `--host`. */
+  private hostFleets: HostFleet[] = [];
   /** The previous fleet ended without a clean stop and is not recovered: `L` recovers it. */
   private crash: CrashNotice | null = null;
   /** Recovery snapshots are failing: shown under the header for as long as they do. */
@@ -127,13 +135,73 @@ class Dashboard implements Desk {
 
   close(): void {
     this.client?.close();
+    for (const fleet of this.hostFleets) fleet.close();
+  }
+
+  /**
+   * The added hosts, each linked in the background: called once this machine's fleet is drawn, so
+   * no host (however slow or down) delays it. Not with `--host` (that host's fleet is the one shown).
+   */
+  private async linkHosts(): Promise<void> {
+    if (hostInUse() !== null || !hostsMayBeAdded()) return;
+    const { hostAnswerBoundMs, readHosts } = await import("./client-hosts.ts");
+    const listener = {
+      event: (host: string, event: TaskEvent, before: TaskInfo | undefined) => this.onEvent(event, before, host),
+      linkChanged: () => this.drawSoon(),
+    };
+    // Left already (a quick q): nothing is linked, so nothing is left to close.
+    if (this.mode.kind === "ended") return;
+    this.hostFleets = readHosts().map((host) => new HostFleet(host, listener, hostAnswerBoundMs()));
+    for (const fleet of this.hostFleets) void fleet.connect();
+    this.drawSoon();
+  }
+
+  get hostNames(): string[] {
+    return this.hostFleets.map((f) => f.name);
+  }
+
+  /** The host `task` was heard from; null for this machine's (or, with `--host`, that host's) fleet. */
+  private fleetOf(task: TaskInfo): HostFleet | null {
+    return this.hostFleets.find((f) => f.owns(task)) ?? null;
+  }
+
+  clientOf(task: TaskInfo): DaemonClient {
+    return this.clientOn(this.fleetOf(task)?.name ?? null);
+  }
+
+  clientOn(host: string | null): DaemonClient {
+    if (host === null) return this.client;
+    const fleet = this.hostFleets.find((f) => f.name === host);
+    if (fleet?.client) return fleet.client;
+    throw new UserError(`${host} is unreachable${fleet?.link.kind === "unreachable" ? ` (${fleet.link.reason})` : ""}`, EXIT.unreachable);
+  }
+
+  ref(task: TaskInfo): string {
+    const host = this.fleetOf(task)?.name;
+    return host ? `${host}:${task.id}` : String(task.id);
+  }
+
+  private keyOf(task: TaskInfo): string {
+    return taskKey(task.id, this.fleetOf(task)?.name ?? null);
+  }
+
+  /** The added hosts' blocks for the view; undefined when none is shown. */
+  private hostBlocks(): HostBlock[] | undefined {
+    return this.hostFleets.length ? this.hostFleets.map((f) => f.block()) : undefined;
+  }
+
+  /** Every task shown, this machine's first, each with its key. */
+  private everyTask(): { key: string; task: TaskInfo }[] {
+    const local = [...this.tasks.values()].sort((a, b) => a.id - b.id).map((task) => ({ key: taskKey(task.id), task }));
+    const remote = this.hostFleets.flatMap((f) => [...f.tasks.values()].sort((a, b) => a.id - b.id).map((task) => ({ key: taskKey(task.id, f.name), task })));
+    return [...local, ...remote];
   }
 
   /** Connects (starting a daemon when `autostart`), subscribes, and learns what the header must say. */
   private async connect(autostart: boolean): Promise<void> {
     const client = await DaemonClient.open({ autostart, notices: (notices) => this.onNotices(notices) });
     client.handlers = {
-      event: (event) => this.onEvent(event),
+      event: (event) => this.onLocalEvent(event),
       // Said once per failure streak, and once when writing works again; shown under the header meanwhile.
       snapshot: ({ error }) => {
         this.snapshotError = error;
@@ -207,6 +275,7 @@ class Dashboard implements Desk {
     this.keys.push(onKey);
     process.stdout.on("resize", onResize);
     this.draw();
+    void this.linkHosts().catch((error) => this.say(errorMessage(error), true));
     const end = await done;
     this.mode = { kind: "ended" };
     clearInterval(tick);
@@ -215,29 +284,36 @@ class Dashboard implements Desk {
     this.keys.pop(onKey);
     this.region.clear();
     this.waits.end();
-    return { end, running: [...this.tasks.values()].filter((t) => t.state === "running").length };
+    return { end, running: this.everyTask().filter(({ task }) => task.state === "running").length };
   }
 
   // ---- the fleet ---------------------------------------------------------------------------
 
-  private onEvent(event: TaskEvent): void {
+  private onLocalEvent(event: TaskEvent): void {
     const before = this.tasks.get(event.task.id);
-    if (event.event === "removed") {
-      this.tasks.delete(event.task.id);
-      this.picked.delete(event.task.id);
-    } else this.tasks.set(event.task.id, event.task);
+    if (event.event === "removed") this.tasks.delete(event.task.id);
+    else this.tasks.set(event.task.id, event.task);
+    this.onEvent(event, before, null);
+  }
+
+  /** A task event, this machine's (`host` null) or an added host's, its fleet already updated. */
+  private onEvent(event: TaskEvent, before: TaskInfo | undefined, host: string | null): void {
+    const key = taskKey(event.task.id, host);
+    if (event.event === "removed") this.picked.delete(key);
     // Attached mode, the pager and the prompts have the terminal meanwhile: attached mode says so itself.
     if (this.terminalOurs()) this.waits.changed(before, event.event === "removed" ? null : event.task);
     // A task that changes section moves on screen (rare: output alone never does it): mark it, with
-    // the way it went in the order of the sections, the one it left counted as still there.
-    const home = process.env.HOME;
+    // the way it went in the order of its host's sections, the one it left counted as still there.
+    const fleet = host === null ? null : this.hostFleets.find((f) => f.name === host);
+    const home = fleet ? fleet.host.home : process.env.HOME;
     const [from, to] =
       before && event.event !== "removed" ? [sectionOf(before, this.grouping, home), sectionOf(event.task, this.grouping, home)] : [null, null];
     if (from !== to && from !== null && to !== null) {
-      const order = sections([...this.tasks.values(), before!], this.grouping, home, this.here).map((s) => s.title);
-      this.moved.set(event.task.id, { way: order.indexOf(to) < order.indexOf(from) ? "up" : "down", until: Date.now() + MOVED_MS });
+      const tasks = fleet ? fleet.tasks : this.tasks;
+      const order = sections([...tasks.values(), before!], this.grouping, home, fleet ? undefined : this.here).map((s) => s.title);
+      this.moved.set(key, { way: order.indexOf(to) < order.indexOf(from) ? "up" : "down", until: Date.now() + MOVED_MS });
     }
-    if (this.peekWanted === event.task.id && event.event !== "removed") void this.loadPeek(event.task);
+    if (this.peekWanted === key && event.event !== "removed") void this.loadPeek(event.task);
     this.drawSoon();
   }
 
@@ -252,7 +328,14 @@ class Dashboard implements Desk {
   }
 
   private rows(): Row[] {
-    return screenRows({ tasks: [...this.tasks.values()], grouping: this.grouping, filter: this.filter, home: process.env.HOME, here: this.here });
+    return screenRows({
+      tasks: [...this.tasks.values()],
+      grouping: this.grouping,
+      filter: this.filter,
+      home: process.env.HOME,
+      here: this.here,
+      hosts: this.hostBlocks(),
+    });
   }
 
   /**
@@ -315,15 +398,16 @@ class Dashboard implements Desk {
 
   private view(): View {
     const now = Date.now();
-    for (const [id, mark] of this.moved) if (mark.until <= now) this.moved.delete(id);
+    for (const [key, mark] of this.moved) if (mark.until <= now) this.moved.delete(key);
     const { mode } = this;
     return {
       tasks: [...this.tasks.values()],
+      hosts: this.hostBlocks(),
       notices: this.notices(),
       grouping: this.grouping,
       cursor: this.cursor,
       picked: this.picked,
-      moved: new Map([...this.moved].map(([id, mark]) => [id, mark.way])),
+      moved: new Map([...this.moved].map(([key, mark]) => [key, mark.way])),
       filter: this.filter,
       filtering: mode.kind === "filtering",
       jump: mode.kind === "jumping" ? mode.typed : null,
@@ -350,7 +434,7 @@ class Dashboard implements Desk {
 
   private draw(reserve = 0): void {
     if (!this.terminalOurs()) return;
-    this.waits.title(this.tasks.values());
+    this.waits.title(allTasks({ tasks: [...this.tasks.values()], hosts: this.hostBlocks() }));
     this.settleCursor(this.rows());
     const view = this.view();
     const lines = dashboardLines(view, this.region.columns, this.region.height - 1 - reserve);
@@ -381,8 +465,8 @@ class Dashboard implements Desk {
     this.tell(errorMessage(error), true);
   }
 
-  showTask(id: number): void {
-    this.cursor = taskKey(id);
+  showTask(id: number, host: string | null): void {
+    this.cursor = taskKey(id, host);
   }
 
   // ---- keys --------------------------------------------------------------------------------
@@ -403,7 +487,7 @@ class Dashboard implements Desk {
         return;
       case "peek":
         // h: the peeked task's whole history in the pager, then back to the peek; any other key closes it.
-        if (key.name === "char" && key.text === "h") await this.pageHistory(mode.id);
+        if (key.name === "char" && key.text === "h") await this.pageHistory(mode.task);
         else this.closePeek();
         return this.draw();
       case "lost":
@@ -522,14 +606,15 @@ class Dashboard implements Desk {
     return true;
   }
 
+  /** `12⏎`: this machine's task 12, else the first host's that has one. */
   private jumpTo(id: number): void {
-    const task = this.tasks.get(id);
-    if (!task) return void (this.status = { text: `no task ${id}`, error: true });
-    if (!this.rows().some((r) => r.key === taskKey(id))) {
+    const found = this.everyTask().find(({ task }) => task.id === id);
+    if (!found) return void (this.status = { text: `no task ${id}`, error: true });
+    if (!this.rows().some((r) => r.key === found.key)) {
       this.filter = "";
-      this.status = { text: `the filter hid task ${id}: cleared it`, error: false };
+      this.status = { text: `the filter hid task ${this.ref(found.task)}: cleared it`, error: false };
     }
-    this.cursor = taskKey(id);
+    this.cursor = found.key;
   }
 
   private escape(): void {
@@ -541,33 +626,33 @@ class Dashboard implements Desk {
 
   /** `v`: a task in or out of the selection, then the next row (so a run of rows is v v v); a title: its section. */
   private toggle(row: Row): void {
-    const ids = row.task ? [row.task.id] : row.section.tasks.map((t) => t.id);
-    const all = ids.every((id) => this.picked.has(id));
-    for (const id of ids) {
-      if (all) this.picked.delete(id);
-      else this.picked.add(id);
+    const keys = row.task ? [row.key] : row.section.tasks.map((t) => taskKey(t.id, row.host));
+    const all = keys.every((key) => this.picked.has(key));
+    for (const key of keys) {
+      if (all) this.picked.delete(key);
+      else this.picked.add(key);
     }
     if (row.task) this.move(1);
   }
 
   /** `V`: every task shown selected, or, when they all are, none. */
   private toggleAll(): void {
-    const shown = this.rows().flatMap((r) => (r.task ? [r.task.id] : []));
-    const all = shown.length > 0 && shown.every((id) => this.picked.has(id));
+    const shown = this.rows().flatMap((r) => (r.task ? [r.key] : []));
+    const all = shown.length > 0 && shown.every((key) => this.picked.has(key));
     this.picked.clear();
-    if (!all) for (const id of shown) this.picked.add(id);
+    if (!all) for (const key of shown) this.picked.add(key);
   }
 
   /** What X, r, g and m act on: the selection, else the section under the cursor, else the task (ui-dashboard-actions.ts). */
   private targets(row: Row): TaskInfo[] {
-    if (this.picked.size > 0) return [...this.picked].flatMap((id) => this.tasks.get(id) ?? []).sort((a, b) => a.id - b.id);
+    if (this.picked.size > 0) return this.everyTask().flatMap(({ key, task }) => (this.picked.has(key) ? [task] : []));
     return row.task ? [row.task] : row.section.tasks;
   }
 
   // ---- the peek, and the terminal lent -----------------------------------------------------
 
   private openPeek(task: TaskInfo): Promise<void> {
-    this.peekWanted = task.id;
+    this.peekWanted = this.keyOf(task);
     return this.loadPeek(task);
   }
 
@@ -579,20 +664,21 @@ class Dashboard implements Desk {
   /** The peek's text, when it is opened and again after each event about its task (the pager may have the terminal meanwhile). */
   private async loadPeek(task: TaskInfo): Promise<void> {
     const rows = Math.max(3, this.region.height - 4);
-    const { text } = await this.client.request("peek", { task: { id: task.id }, lines: rows });
-    if (this.peekWanted !== task.id) return;
+    const key = this.keyOf(task);
+    const { text } = await this.clientOf(task).request("peek", { task: { id: task.id }, lines: rows });
+    if (this.peekWanted !== key) return;
     const { settled } = this;
     // Another key took over while the peek was on its way (`/`, `?`, a question): it is not opened over that.
-    if (settled.kind !== "list" && !(settled.kind === "peek" && settled.id === task.id)) return void (this.peekWanted = null);
-    this.setMode({ kind: "peek", id: task.id, title: `${task.id} ${printable(label(task))}`, text });
+    if (settled.kind !== "list" && !(settled.kind === "peek" && settled.key === key)) return void (this.peekWanted = null);
+    this.setMode({ kind: "peek", key, task, title: `${this.ref(task)} ${printable(label(task))}`, text });
     this.draw();
   }
 
   /** The pager has the terminal until it quits (ui-history-pager.ts), as attached mode would. */
-  private async pageHistory(id: number): Promise<void> {
+  private async pageHistory(task: TaskInfo): Promise<void> {
     this.keys.suspend();
     try {
-      await this.lend(() => openHistoryInPager(this.client, id));
+      await this.lend(() => openHistoryInPager(this.clientOf(task), task.id));
     } catch (error) {
       this.fail(error);
     } finally {
@@ -630,21 +716,25 @@ class Dashboard implements Desk {
     }
   }
 
+  /** Attached mode on the task, through a connection of its own to the daemon it is on (its host's for a remote row). */
   private async attach(task: TaskInfo): Promise<void> {
+    const fleet = this.fleetOf(task);
+    const host = fleet?.name ?? null;
     try {
       const outcome = await this.lend(() => {
         this.region.clear();
         this.keys.hold();
-        return attachSession({ id: task.id }, { detachKey: this.detachKey, status: this.attachStatus, keepRawMode: true });
+        const options = { detachKey: this.detachKey, status: this.attachStatus, keepRawMode: true, ...(fleet && { host: fleet.host }) };
+        return attachSession({ id: task.id }, options);
       });
       this.attachStatus = outcome.statusShown ?? this.attachStatus;
-      // A chord may have moved attached mode to another task: the cursor comes back on that one.
+      // A chord may have moved attached mode to another task (of the same host): the cursor comes back on that one.
       const last = outcome.kind === "detached" ? outcome.task : outcome.end.task;
-      if (last) this.cursor = taskKey(last.id);
+      if (last) this.cursor = taskKey(last.id, host);
       if (outcome.kind === "ended") {
         const { reason, task: ended } = outcome.end;
-        const text =
-          reason === "exited" ? `task ${ended.id} ${stateText(ended)}` : reason === "removed" ? `task ${ended.id} was removed` : "the daemon stopped";
+        const ref = host === null ? String(ended.id) : `${host}:${ended.id}`;
+        const text = reason === "exited" ? `task ${ref} ${stateText(ended)}` : reason === "removed" ? `task ${ref} was removed` : "the daemon stopped";
         this.status = { text, error: reason !== "exited" };
       }
     } catch (error) {

@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { Fleet, PtyClient, until } from "../harness/fleet.ts";
 import { fleetcomArgv } from "../harness/helpers.ts";
 import { type SshServer, sshdAvailable, startSshServer } from "../harness/sshd.ts";
+import { shellWords, Tmux } from "../harness/tmux.ts";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl } from "../../src/wire-framing.ts";
 import { VERSION } from "../../src/version.ts";
 import type { TaskInfo } from "../../src/wire-protocol.ts";
@@ -204,6 +205,105 @@ describe("hosts over OpenSSH", () => {
     }
     expect((await remoteTasks()).find((t) => t.id === id)?.state).toBe("running");
     await ok(["kill", "remote1:far-away"]);
+  });
+
+  remoteTest(
+    "the dashboard shows this machine's fleet, then each host's under its heading; a remote wait counts; Enter attaches there, n runs there, a dropped link comes back",
+    async () => {
+      const local = Number((await ok(["run", "--name", "near-one", "--", "cat"])).trim());
+      const far = Number((await ok(["--host", "remote1", "run", "--name", "far-one", "--", "printf 'far-screen\\n'; exec cat"])).trim());
+      const bell = Number((await ok(["--host", "remote1", "run", "--name", "far-bell", "--", "printf 'ring\\a'; exec cat"])).trim());
+      await until("the remote bell", async () => (await remoteTasks()).find((t) => t.id === bell)?.attention);
+      const tmux = new Tmux(env, root);
+      let made: number | null = null;
+      try {
+        tmux.window("dash", shellWords(fleetcomArgv([])), { cols: 120, rows: 40 });
+        const screen = await tmux.waitFor("dash", "both fleets", (t) => t.includes("near-one") && t.includes("far-one") && t.includes("far-bell"));
+        const lines = screen.split("\n");
+        const at = (test: RegExp) => lines.findIndex((l) => test.test(l));
+        // This machine's heading and rows first, then remote1's.
+        expect(at(/^── local · \d+ tasks? ─+$/)).toBeGreaterThan(0);
+        expect(at(/^── local /)).toBeLessThan(at(new RegExp(`\\s${local} near-one`)));
+        expect(at(new RegExp(`\\s${local} near-one`))).toBeLessThan(at(/^── remote1 · \d+ tasks? ─+$/));
+        expect(at(/^── remote1 /)).toBeLessThan(at(new RegExp(`\\s${far} far-one`)));
+        // The remote task waiting counts as a local one would: the header and the terminal's title.
+        expect(lines[0]).toMatch(/· ! \d+ waiting ·/);
+        await until("the title with the wait", () => /^fleetcom ! \d+ waiting$/.test(tmux.format("dash", "pane_title")));
+        // The filter leaves the remote row alone; Enter attaches to it over ssh.
+        tmux.type("dash", "/far-one");
+        tmux.press("dash", "Enter");
+        tmux.press("dash", "End");
+        await tmux.waitFor("dash", "the cursor on the remote row", (t) => new RegExp(`^› ✻.*\\s${far} far-one`, "m").test(t));
+        tmux.press("dash", "Enter");
+        await tmux.waitFor("dash", "the remote task's screen", (t) => t.includes("far-screen") && !t.includes("── remote1"));
+        tmux.type("dash", "typed-far");
+        tmux.press("dash", "Enter");
+        await tmux.waitFor("dash", "the typed line, echoed there", (t) => t.split("\n").filter((l) => l.includes("typed-far")).length === 2);
+        tmux.press("dash", "C-\\", "d");
+        await tmux.waitFor(
+          "dash",
+          "the dashboard again, the cursor on the remote row",
+          (t) => new RegExp(`^› .*\\s${far} far-one`, "m").test(t) && t.includes("── remote1"),
+        );
+        // n asks on which host first (the filter cleared), and the command starts there.
+        tmux.press("dash", "Escape");
+        tmux.type("dash", "n");
+        await tmux.waitFor("dash", "the host question", (t) => t.includes("Run on which host? (local, remote1; empty: local)"));
+        tmux.type("dash", "remote1");
+        tmux.press("dash", "Enter");
+        await tmux.waitFor("dash", "the command prompt", (t) => t.includes("Run in remote1:~"));
+        tmux.type("dash", "echo made-by-n; exec cat");
+        tmux.press("dash", "Enter");
+        const started = /started task remote1:(\d+)/.exec(await tmux.waitFor("dash", "the new remote task", (t) => /started task remote1:\d+/.test(t)));
+        made = Number(started![1]);
+        expect((await remoteTasks()).find((t) => t.id === made)?.typed).toBe("echo made-by-n; exec cat");
+        // The link drops (the shared ssh connection killed): the host's heading says so, and its rows come back by themselves.
+        process.kill(masterPid(), "SIGKILL");
+        await tmux.waitFor("dash", "the host's link down", (t) => /^── remote1 · unreachable \(.+\) · retrying in \d+ s ─+$/m.test(t));
+        await tmux.waitFor("dash", "remote1's rows again", (t) => /^── remote1 · \d+ tasks ─+$/m.test(t) && t.includes("far-one"));
+        tmux.type("dash", "q");
+        await tmux.waitForExit("dash");
+        expect(await ok(["peek", `remote1:${far}`])).toContain("typed-far");
+        expect((await remoteTasks()).find((t) => t.id === far)?.state).toBe("running");
+      } finally {
+        tmux.kill();
+        // Whatever happened: a task left waiting would be the one a later test's wait --any hears.
+        const kills = [`remote1:${far}`, `remote1:${bell}`, String(local), ...(made === null ? [] : [`remote1:${made}`])];
+        await Promise.all(kills.map((task) => cli(["kill", task])));
+      }
+    },
+  );
+
+  remoteTest("the dashboard draws this machine's rows while a host refuses and another never answers, each one line", async () => {
+    const config = join(fleet.sandbox.config, "config.toml");
+    const kept = readFileSync(config, "utf8");
+    writeFileSync(config, `${kept}\n[hosts.down]\nssh = "refused"\nhome = "/nowhere"\n\n[hosts.mute]\nssh = "silent"\nhome = "/nowhere"\n`);
+    const local = Number((await ok(["run", "--name", "near-two", "--", "printf 'near-ready\\n'; exec cat"])).trim());
+    const tmux = new Tmux(env, root);
+    try {
+      tmux.window("dash", shellWords(fleetcomArgv([])), { cols: 120, rows: 40 });
+      // A refused host is one line, tried again with backoff (1 s, 2 s, then 4 s: it was tried twice more).
+      const screen = await tmux.waitFor("dash", "the refused host, retried", (t) =>
+        /^── down · unreachable \(Connection refused\) · retrying in 4 s ─+$/m.test(t),
+      );
+      expect(screen.split("\n").filter((l) => l.includes("down"))).toHaveLength(1);
+      // The host that never answers is still being connected to (its bound here is a minute) ...
+      expect(screen).toMatch(/^── mute · connecting… ─+$/m);
+      expect(screen).toMatch(new RegExp(`\\s${local} near-two`));
+      // ... and this machine's rows are there, and answer keys: a peek at the local task.
+      tmux.type("dash", "/near-two");
+      tmux.press("dash", "Enter");
+      tmux.press("dash", "End");
+      tmux.press("dash", "Space");
+      await tmux.waitFor("dash", "the local task's peek", (t) => t.includes(`── peek ${local} near-two`) && t.includes("near-ready"));
+      tmux.press("dash", "Escape");
+      tmux.type("dash", "q");
+      await tmux.waitForExit("dash");
+    } finally {
+      tmux.kill();
+      writeFileSync(config, kept);
+      await cli(["kill", String(local)]);
+    }
   });
 
   remoteTest("an attached client whose ssh link is killed says so, reconnects by itself and restores the screen", async () => {

@@ -4,6 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { dashboardLines, header, matchesFilter, screenRows, sectionKey, sections, taskKey, taskRow, type View } from "../../src/ui-dashboard-view.ts";
 import { helpEntries, helpLines, helpScrollMax, hintLine } from "../../src/ui-dashboard-keys.ts";
 import { WaitSignals } from "../../src/ui-dashboard-waits.ts";
+import { shortReason } from "../../src/ui-dashboard-hosts.ts";
 import { bellSetting } from "../../src/settings.ts";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -163,6 +164,42 @@ describe("rows and frame", () => {
       "section Completed",
       "task 2",
     ]);
+  });
+
+  test("with hosts added, this machine's block comes first, then each host's under its heading; a host down is one line", () => {
+    const remote = [task(1, { name: "train", cwd: "/home/g/src", attention: { state: "bell", since: new Date(NOW).toISOString(), message: null } })];
+    const hosts = [
+      { name: "gpu1", home: "/home/g", link: { kind: "up" } as const, tasks: remote },
+      { name: "build", home: "/home/b", link: { kind: "unreachable", reason: "Connection refused", retryAt: NOW + 7_200 } as const, tasks: [] },
+      { name: "slow", home: "/home/s", link: { kind: "connecting" } as const, tasks: [] },
+    ];
+    const lines = dashboardLines(view({ tasks: [task(1)], hosts, cursor: taskKey(1, "gpu1"), grouping: "directory" }), 80, 30);
+    expect(lines.slice(0, 8)).toEqual([
+      "fleetcom · 2 tasks · ! 1 waiting · ✻ 1 running · by directory",
+      `── local · 1 task ${"─".repeat(61)}`,
+      "~/src (1)",
+      expect.stringMatching(/^ {2}✻ {3}1 cmd 1 · 1m$/),
+      `── gpu1 · 1 task ${"─".repeat(62)}`,
+      "~/src (1)",
+      expect.stringMatching(/^› ! {3}1 train · 1m$/),
+      `── build · unreachable (Connection refused) · retrying in 8 s ${"─".repeat(17)}`,
+    ]);
+    expect(lines[8]).toBe(`── slow · connecting… ${"─".repeat(57)}`);
+    for (const line of lines) expect(textWidth(line)).toBeLessThan(80);
+    // The same id on two hosts is two rows, each keyed by its host.
+    expect(screenRows({ tasks: [task(1)], hosts, grouping: "state", filter: "", home: "/home/u" }).map((r) => r.key)).toEqual([
+      "section Running",
+      "task 1",
+      "section gpu1:Waiting",
+      "task gpu1:1",
+    ]);
+  });
+
+  test("a host's reason is ssh's own, short", () => {
+    expect(shortReason("gpu1", "gpu1 is unreachable: ssh: connect to host 10.0.0.1 port 22: Connection refused")).toBe("Connection refused");
+    expect(shortReason("gpu1", "no answer within 2.5 s")).toBe("no answer within 2.5 s");
+    const install = "fleetcom 0.2.0 is not installed on gpu1 (sh: 1: /x: not found); run 'fleetcom hosts add gpu1'";
+    expect(shortReason("gpu1", install)).toBe(install);
   });
 
   test("cut counts wide characters as two columns", () => {

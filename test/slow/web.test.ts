@@ -120,6 +120,40 @@ describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
     expect(statSync(shot).size).toBeGreaterThan(1000);
   });
 
+  test("with the Notification permission, a task that starts waiting while the page is hidden raises one notification; while it is shown, none", async () => {
+    const shown = await fleet.run("read x; printf 'Proceed? \\a'; sleep 600", ["--name", "shown"]);
+    const hidden = await fleet.run("read x; printf 'Deploy now? \\a'; sleep 600", ["--name", "hidden"]);
+    const { url } = await startWeb();
+    const page = await browser.newPage();
+    await page.setViewport({ width: 390, height: 844, deviceScaleFactor: 2 });
+    // Headless chromium grants no permission and never hides a page: both are the test's to say.
+    await page.evaluateOnNewDocument(() => {
+      const w = window as unknown as { raised: { title: string; body: string }[]; pageHidden: boolean; Notification: unknown };
+      w.raised = [];
+      w.pageHidden = false;
+      w.Notification = class {
+        static permission = "granted";
+        static requestPermission = () => Promise.resolve("granted");
+        constructor(title: string, options: { body?: string } = {}) {
+          w.raised.push({ title, body: options.body ?? "" });
+        }
+      };
+      Object.defineProperty(document, "hidden", { get: () => w.pageHidden });
+    });
+    await page.goto(url);
+    await page.waitForSelector(".card");
+    const raised = () => page.evaluate(() => (window as unknown as { raised: { title: string }[] }).raised.map((n) => n.title));
+    await fleet.ok(["send", String(shown), "go"]);
+    await page.waitForFunction(() => document.title === "(1) fleetcom");
+    await page.evaluate(() => ((window as unknown as { pageHidden: boolean }).pageHidden = true));
+    await fleet.ok(["send", String(hidden), "go"]);
+    await page.waitForFunction(() => document.title === "(2) fleetcom");
+    // A later change of the fleet sends it again: the wait already told is not told twice.
+    const later = await fleet.run("echo later; sleep 600");
+    await page.waitForSelector(`.card[data-task="${later}"]`);
+    expect(await raised()).toEqual(["fleetcom: hidden waits"]);
+  });
+
   test("a task's screen in the page holds the same text as peek, and follows it live", async () => {
     const id = await fleet.run("printf 'line one\\n  indented two\\n'; read x; echo \"then: $x\"; sleep 600");
     await until("the task's output", async () => (await fleet.peek(id)).includes("indented two"));

@@ -401,6 +401,7 @@ describe.skipIf(!canReachHosts)("fleetcom web with hosts over OpenSSH", () => {
     const remote = Number(
       (await here.ok(["--host", "remote1", "run", "--name", "far", "--group", "train", "--", 'while read l; do echo "far:$l"; done'])).trim(),
     );
+    const asker = Number((await here.ok(["--host", "remote1", "run", "--name", "asks", "--", "printf 'ring\\a'; exec cat"])).trim());
     // mute never answers: its bound is long, and the rest of the fleet is listed while it is still being waited for.
     const { url } = await startWeb(["--write"], { env: { ...here.env, FLEETCOM_HOST_TIMEOUT_MS: "600000" }, home: here.sandbox.home });
     const page = await openPage(url);
@@ -410,12 +411,17 @@ describe.skipIf(!canReachHosts)("fleetcom web with hosts over OpenSSH", () => {
       );
     await until("remote1's fleet and down's line on the page", async () => {
       const shown = await listing();
-      return shown.includes(`card remote1:${remote}`) && shown.some((l) => l?.startsWith("down is unreachable")) ? shown : undefined;
+      return shown.includes(`card remote1:${remote}`) && shown.includes("Waiting (1)") && shown.some((l) => l?.startsWith("down is unreachable"))
+        ? shown
+        : undefined;
     });
     const shown = await listing();
-    expect(shown.slice(0, 4)).toEqual(["this machine · api (1)", `card -:${local}`, "remote1 · train (1)", `card remote1:${remote}`]);
-    expect(shown.slice(4, 6)).toEqual(["down", expect.stringMatching(/^down is unreachable: ssh: connect to host 127\.0\.0\.1 port \d+: Connection refused$/)]);
-    expect(shown.slice(6)).toEqual(["mute", "connecting…"]);
+    // A remote task that waits is on top, as this machine's would be, and counted in the title.
+    expect(shown.slice(0, 2)).toEqual(["Waiting (1)", `card remote1:${asker}`]);
+    expect(await page.title()).toBe("(1) fleetcom");
+    expect(shown.slice(2, 6)).toEqual(["this machine · api (1)", `card -:${local}`, "remote1 · train (1)", `card remote1:${remote}`]);
+    expect(shown.slice(6, 8)).toEqual(["down", expect.stringMatching(/^down is unreachable: ssh: connect to host 127\.0\.0\.1 port \d+: Connection refused$/)]);
+    expect(shown.slice(8)).toEqual(["mute", "connecting…"]);
     // Viewing and typing reach the remote task, not this machine's of the same id.
     await page.click(`.card[data-host="remote1"][data-task="${remote}"]`);
     await page.waitForSelector(".xterm-rows");
@@ -431,7 +437,7 @@ describe.skipIf(!canReachHosts)("fleetcom web with hosts over OpenSSH", () => {
     await page.click("#history-button");
     await page.waitForFunction(() => document.getElementById("history")?.textContent?.includes("far:sent far away"));
     expect(await page.$eval("#history", (h) => h.textContent)).toBe((await here.ok(["peek", `remote1:${remote}`, "--history"])).replace(/\n$/, ""));
-    await here.ok(["kill", `remote1:${remote}`]);
+    await here.ok(["kill", `remote1:${remote}`, `remote1:${asker}`]);
     await here.ok(["kill", String(local)]);
   }, 180_000);
 });

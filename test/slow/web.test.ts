@@ -440,4 +440,28 @@ describe.skipIf(!canReachHosts)("fleetcom web with hosts over OpenSSH", () => {
     await here.ok(["kill", `remote1:${remote}`, `remote1:${asker}`]);
     await here.ok(["kill", String(local)]);
   }, 180_000);
+
+  test("a host whose ssh link is killed is one line on the page until the web view is back on it, by itself", async () => {
+    const remote = Number((await here.ok(["--host", "remote1", "run", "--name", "steady", "--", "echo steady; exec cat"])).trim());
+    const { url } = await startWeb([], { env: { ...here.env, FLEETCOM_HOST_TIMEOUT_MS: "60000" }, home: here.sandbox.home });
+    const page = await openPage(url);
+    await page.waitForSelector(`.card[data-host="remote1"][data-task="${remote}"]`);
+    // Every note the page ever shows, however briefly (the page redraws the fleet on each change).
+    await page.evaluate(() => {
+      const w = window as unknown as { notes: string[] };
+      w.notes = [];
+      new MutationObserver(() => {
+        for (const note of document.querySelectorAll("#fleet > .note")) w.notes.push(note.textContent ?? "");
+      }).observe(document.getElementById("fleet")!, { childList: true });
+    });
+    const master = Bun.spawnSync(["ssh", "-F", sshConfig, "-o", `ControlPath=${here.sandbox.runtime}/ssh-%C`, "-O", "check", "remote1"], { stderr: "pipe" });
+    const pid = Number(/pid=(\d+)/.exec(master.stderr.toString())?.[1]);
+    expect(pid).toBeGreaterThan(0);
+    process.kill(pid, "SIGKILL");
+    const notes = () => page.evaluate(() => (window as unknown as { notes: string[] }).notes);
+    await until("remote1's line on the page", async () => (await notes()).some((n) => n.startsWith("remote1 is unreachable")));
+    await page.waitForSelector(`.card[data-host="remote1"][data-task="${remote}"]`);
+    expect(await page.$$eval("#fleet > .note", (shown) => shown.map((n) => n.textContent))).not.toContainEqual(expect.stringMatching(/^remote1/));
+    await here.ok(["kill", `remote1:${remote}`]);
+  });
 });

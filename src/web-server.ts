@@ -1,5 +1,6 @@
 // `fleetcom web`'s server: one page and one WebSocket per open page, from a process that is a client
-// of the daemon like the dashboard, so the daemon stays small and nothing listens unless asked.
+// of the daemon like the dashboard (and of each added host's, over ssh), so the daemon stays small
+// and nothing listens unless asked.
 //
 // SECURITY INVARIANT: nothing is answered, not the page, not a script, not the WebSocket, unless the
 // request carries a session cookie whose hash is in the token file (web-token.ts), and a request that
@@ -39,10 +40,10 @@ const AGES_INTERVAL_MS = 15_000;
 const COOKIE = "fleetcom_session";
 /** The WebSocket close code for a revoked session (4000-4999: the application's own). */
 const REVOKED = 4401;
-/** The keys the page offers as buttons (send --keys names): enough to answer a prompt with one tap. */
 /** A task's history on the page: its last this many lines, and never more than HISTORY_CHARS characters (a frame the page and the socket's backpressure bound take). */
-export const HISTORY_LINES = 5_000;
+const HISTORY_LINES = 5_000;
 const HISTORY_CHARS = 1_000_000;
+/** The keys the page offers as buttons (send --keys names): enough to answer a prompt with one tap. */
 const KEY_BUTTONS = ["Enter", "Esc", "Up", "Down", "Tab", "y", "n", "1", "2", "3", "C-c"];
 
 /** How often open pages' sessions are checked again: a revoked one is disconnected within this. */

@@ -208,6 +208,23 @@ class FleetFeed {
   }
 }
 
+/**
+ * Another host's answer waits hostAnswerBoundMs at most (a host that never answers), then its
+ * connection is ended; this machine's daemon is waited for as long as it takes.
+ */
+function withinHostBound<T>(host: RemoteHost | null, client: DaemonClient, answer: Promise<T>): Promise<T> {
+  if (!host) return answer;
+  const bound = hostAnswerBoundMs();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      client.destroy();
+      reject(new Error(`${host.name} is unreachable: no answer within ${bound / 1000} s`));
+    }, bound);
+  });
+  return Promise.race([answer, late]).finally(() => clearTimeout(timer));
+}
+
 /** How long a host that could not be reached is left before it is tried again: 1, 2, 4… up to 30 s. */
 const RECONNECT_MS = [1_000, 2_000, 4_000, 8_000, 16_000, 30_000];
 
@@ -244,12 +261,13 @@ class HostFeed {
       linkLost: true,
     };
     try {
-      await this.bounded(
+      await withinHostBound(
+        this.host,
+        client,
         client.subscribe((tasks) => {
           this.tasks.clear();
           for (const t of tasks) this.tasks.set(t.id, t);
         }),
-        client,
       );
     } catch (error) {
       client.destroy();
@@ -260,20 +278,6 @@ class HostFeed {
     this.failures = 0;
     this.connectedChanged(true);
     this.changed();
-  }
-
-  /** Another host's answer waits hostAnswerBoundMs at most (a host that never answers); this machine's as long as it takes. */
-  private bounded<T>(answer: Promise<T>, client: DaemonClient): Promise<T> {
-    if (!this.host) return answer;
-    const bound = hostAnswerBoundMs();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        client.destroy();
-        reject(new Error(`${this.host!.name} is unreachable: no answer within ${bound / 1000} s`));
-      }, bound);
-    });
-    return Promise.race([answer, late]).finally(() => clearTimeout(timer));
   }
 
   /** Another host: connected in the background, and again whenever it is lost. */
@@ -446,7 +450,7 @@ class ScreenFeed {
       linkLost: true,
     };
     try {
-      await client.request("attach", { task: { id: task } });
+      await withinHostBound(host, client, client.request("attach", { task: { id: task } }));
     } catch (error) {
       feed.close();
       throw error;

@@ -10,13 +10,13 @@ import type { Card, FleetView } from "./web-messages.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 
 /** One host's fleet as the web view knows it: `host` null is this machine; `note` is why its tasks are not shown. */
-export interface HostFleet {
+export interface HostTasks {
   host: string | null;
   tasks: TaskInfo[];
   note: string | null;
 }
 
-export function fleetView(fleets: HostFleet[], now: number, home: string | undefined): FleetView {
+export function fleetView(fleets: HostTasks[], now: number, home: string | undefined): FleetView {
   const all = fleets.flatMap((f) => (f.note === null ? f.tasks.map((task) => ({ task, host: f.host })) : []));
   const waiting = all
     .filter((t) => t.task.attention)
@@ -34,7 +34,7 @@ export function fleetView(fleets: HostFleet[], now: number, home: string | undef
 }
 
 /** A host's tasks that do not wait, by group; titled with the host's name once hosts are added (this machine's stay as they were). */
-function hostSections(fleet: HostFleet, named: boolean, home: string | undefined, now: number): FleetView["sections"] {
+function hostSections(fleet: HostTasks, named: boolean, home: string | undefined, now: number): FleetView["sections"] {
   const prefix = named ? `${fleet.host ?? "this machine"} · ` : "";
   if (fleet.note !== null) return [{ title: fleet.host ?? "this machine", cards: [], note: printable(fleet.note) }];
   const shown = sections(

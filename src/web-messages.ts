@@ -4,19 +4,23 @@
 import { schema } from "./validator.ts";
 
 const id = "number.integer >= 0";
+/** The host a task is on (a `[hosts.NAME]` of config.toml, as client-hosts.ts names them); absent: this machine. */
+const host = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
 
 export const pageMessage = schema("web.page", (type) =>
-  type({ type: "'view'", task: `${id} | null` })
+  type({ type: "'view'", task: `${id} | null`, "host?": host })
     .or({ type: "'input'", data: "string > 0" })
-    .or({ type: "'send'", task: id, text: "string > 0" })
-    .or({ type: "'keys'", task: id, keys: type("string > 0").array().atLeastLength(1) })
-    .or({ type: "'rerun' | 'kill'", task: id }),
+    .or({ type: "'send'", task: id, "host?": host, text: "string > 0" })
+    .or({ type: "'keys'", task: id, "host?": host, keys: type("string > 0").array().atLeastLength(1) })
+    .or({ type: "'rerun' | 'kill' | 'history'", task: id, "host?": host }),
 );
 export type PageMessage = typeof pageMessage.infer;
 
 /** A task as the page lists it: what the dashboard's row says, in fields. */
 export interface Card {
   id: number;
+  /** The host it runs on; null: this machine. */
+  host: string | null;
   glyph: string;
   label: string;
   /** `waiting: permission`, `active`, `exited 1`… (ui-format.ts stateText). */
@@ -34,14 +38,17 @@ export interface FleetView {
   /** `2 tasks · ! 1 waiting · ∙ 1 idle`: the dashboard's counts. */
   summary: string;
   waiting: number;
-  sections: { title: string; cards: Card[] }[];
+  /** `note`: a host's one line in place of its tasks (unreachable and why, or still connecting). */
+  sections: { title: string; cards: Card[]; note?: string }[];
 }
 
 export type ServerMessage =
   | { type: "hello"; write: boolean; keys: string[] }
   | { type: "fleet"; view: FleetView }
   /** The whole screen of the viewed task, drawn into a terminal of this size (serializeForAttach). */
-  | { type: "screen"; task: number; cols: number; rows: number; data: string }
-  | { type: "ended"; task: number; reason: string }
+  | { type: "screen"; task: number; host: string | null; cols: number; rows: number; data: string }
+  | { type: "ended"; task: number; host: string | null; reason: string }
+  /** The task's kept history (peek --history), plain and sanitised; `cut`: older lines were left out. */
+  | { type: "history"; task: number; host: string | null; text: string; lines: number; cut: boolean }
   | { type: "error"; message: string }
   | { type: "daemon"; connected: boolean };

@@ -34,9 +34,10 @@ function html(): string {
 <main>
   <section id="fleet" aria-label="tasks"></section>
   <section id="task" hidden>
-    <div class="bar"><button id="back">← Fleet</button><h2 id="task-title"></h2></div>
+    <div class="bar"><button id="back">← Fleet</button><h2 id="task-title"></h2><button id="history-button">History</button></div>
     <p id="task-state"></p>
     <div id="term"></div>
+    <div id="history-box" hidden><p id="history-note"></p><pre id="history"></pre></div>
     <div id="controls" hidden>
       <form id="send"><input id="text" autocomplete="off" placeholder="Type, then Send (Enter follows)"><button>Send</button></form>
       <div id="keys"></div>
@@ -72,6 +73,11 @@ button:active { background: #3a4350; }
 .bar { display: flex; gap: 10px; align-items: center; }
 .bar h2 { margin: 0; text-transform: none; color: var(--fg); font-size: 17px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 #task-state { color: var(--dim); margin: 8px 2px; }
+#history-box { background: #000; border-radius: 8px; padding: 4px 8px; }
+#history-note { color: var(--dim); font-size: 14px; margin: 4px 0; }
+#history { margin: 0; max-height: 70vh; overflow: auto; -webkit-overflow-scrolling: touch; white-space: pre-wrap; overflow-wrap: anywhere; font: 12px/1.3 ui-monospace, Menlo, monospace; }
+#history-button { margin-left: auto; }
+.note { color: var(--dim); margin: 0 4px 8px; }
 #term { overflow-x: auto; background: #000; border-radius: 8px; padding: 4px; }
 #send { display: flex; gap: 8px; margin-top: 10px; }
 #text { flex: 1; min-height: 48px; font: inherit; color: var(--fg); background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 0 12px; }
@@ -95,21 +101,27 @@ function script(): string {
   return `"use strict";
 (() => {
   const $ = (id) => document.getElementById(id);
-  let ws = null, write = false, viewing = null, term = null, termSize = "", lastFleet = null, waitingIds = new Set(), first = true;
+  // viewing: the id of the task shown, on the host viewingHost (null: this machine).
+  let ws = null, write = false, viewing = null, viewingHost = null, term = null, termSize = "", lastFleet = null, waitingIds = new Set(), first = true;
 
   function connect() {
     ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
     ws.onmessage = (e) => receive(JSON.parse(e.data));
-    ws.onopen = () => { if (viewing !== null) send({ type: "view", task: viewing }); };
+    ws.onopen = () => { if (viewing !== null) send(onTask({ type: "view" })); };
     ws.onclose = () => { $("summary").textContent = "disconnected; reconnecting…"; setTimeout(connect, 2000); };
   }
   const send = (m) => ws && ws.readyState === 1 && ws.send(JSON.stringify(m));
+  /** The message about the viewed task: its id, and its host unless it is this machine's. */
+  const onTask = (m) => Object.assign(m, { task: viewing }, viewingHost === null ? {} : { host: viewingHost });
+  const isViewed = (m) => m.task === viewing && (m.host ?? null) === viewingHost;
+  const taskName = (card) => (card.host === null ? "" : card.host + ":") + card.id;
 
   function receive(m) {
     if (m.type === "hello") { write = m.write; keyButtons(m.keys); $("controls").hidden = !write; }
     else if (m.type === "fleet") showFleet(m.view);
-    else if (m.type === "screen" && m.task === viewing) showScreen(m);
-    else if (m.type === "ended" && m.task === viewing) $("task-state").textContent = "ended: " + m.reason;
+    else if (m.type === "screen" && isViewed(m)) showScreen(m);
+    else if (m.type === "ended" && isViewed(m)) $("task-state").textContent = "ended: " + m.reason;
+    else if (m.type === "history" && isViewed(m)) showHistory(m);
     else if (m.type === "error") showError(m.message);
     else if (m.type === "daemon" && !m.connected) $("summary").textContent = "the daemon is not running; waiting for it…";
   }
@@ -122,7 +134,8 @@ function script(): string {
     fleet.replaceChildren();
     if (view.sections.length === 0) fleet.append(el("p", "", "No tasks. fleetcom run -- CMD starts one."));
     for (const section of view.sections) {
-      fleet.append(el("h2", "", section.title + " (" + section.cards.length + ")"));
+      fleet.append(el("h2", "", section.note ? section.title : section.title + " (" + section.cards.length + ")"));
+      if (section.note) fleet.append(el("p", "note", section.note));
       for (const card of section.cards) fleet.append(cardButton(card));
     }
     notifyNewWaits(view);
@@ -132,10 +145,11 @@ function script(): string {
   function cardButton(card) {
     const b = el("button", "card" + (card.glyph === "!" ? " waiting" : ""));
     b.dataset.task = card.id;
-    b.append(el("span", "glyph", card.glyph), el("span", "name", card.id + " " + card.label), el("span", "age", card.age));
+    if (card.host !== null) b.dataset.host = card.host;
+    b.append(el("span", "glyph", card.glyph), el("span", "name", taskName(card) + " " + card.label), el("span", "age", card.age));
     const waiting = card.glyph === "!";
     b.append(el("span", "line", card.message || (waiting ? [card.state, card.preview].filter(Boolean).join(" · ") : card.preview || card.state)));
-    b.onclick = () => open(card.id);
+    b.onclick = () => open(card.id, card.host);
     return b;
   }
 
@@ -146,32 +160,35 @@ function script(): string {
     return e;
   }
 
-  function findCard(id) {
-    for (const s of (lastFleet ? lastFleet.sections : [])) for (const c of s.cards) if (c.id === id) return c;
+  function findCard(id, host) {
+    for (const s of (lastFleet ? lastFleet.sections : [])) for (const c of s.cards) if (c.id === id && c.host === host) return c;
     return null;
   }
 
-  function open(id) {
+  function open(id, host) {
     viewing = id;
+    viewingHost = host;
     termSize = "";
     if (term) term.reset();
+    showHistoryBox(false);
     $("task").hidden = false;
     if (matchMedia("(max-width: 899px)").matches) $("fleet").hidden = true;
     showTaskHead();
-    send({ type: "view", task: id });
+    send(onTask({ type: "view" }));
     window.scrollTo(0, 0);
   }
 
   function close() {
     viewing = null;
+    viewingHost = null;
     send({ type: "view", task: null });
     $("task").hidden = true;
     $("fleet").hidden = false;
   }
 
   function showTaskHead() {
-    const card = findCard(viewing);
-    $("task-title").textContent = card ? card.id + " " + card.label : "task " + viewing;
+    const card = findCard(viewing, viewingHost);
+    $("task-title").textContent = card ? taskName(card) + " " + card.label : "task " + viewing;
     $("task-state").textContent = card ? card.glyph + " " + card.state + (card.message ? " · " + card.message : "") + " · " + card.age : "removed";
     $("rerun").hidden = !card || card.running;
   }
@@ -188,6 +205,20 @@ function script(): string {
     term.write(m.data);
   }
 
+  // The history in place of the screen (or the screen again); the text goes in as text, never as markup.
+  function showHistoryBox(shown) {
+    $("history-box").hidden = !shown;
+    $("term").hidden = shown;
+    $("history-button").textContent = shown ? "Screen" : "History";
+  }
+
+  function showHistory(m) {
+    $("history-note").textContent = m.cut ? "the last " + m.lines + " lines (older ones left out: fleetcom peek --history prints them all)" : m.lines + " line" + (m.lines === 1 ? "" : "s");
+    const pre = $("history");
+    pre.textContent = m.text;
+    pre.scrollTop = pre.scrollHeight;
+  }
+
   // The task's columns across the phone's width while they stay readable; past that the terminal scrolls sideways.
   function fontFor(cols) {
     const width = Math.max(200, $("term").clientWidth - 8);
@@ -199,16 +230,17 @@ function script(): string {
     box.replaceChildren();
     for (const key of keys) {
       const b = el("button", "", key);
-      b.onclick = () => viewing !== null && send({ type: "keys", task: viewing, keys: [key] });
+      b.onclick = () => viewing !== null && send(onTask({ type: "keys", keys: [key] }));
       box.append(b);
     }
   }
 
   function notifyNewWaits(view) {
     const now = new Set();
-    for (const s of view.sections) for (const c of s.cards) if (c.glyph === "!") now.add(c.id);
+    const waits = new Map();
+    for (const s of view.sections) for (const c of s.cards) if (c.glyph === "!") { now.add(taskName(c)); waits.set(taskName(c), c); }
     if ("Notification" in window && Notification.permission === "granted" && document.hidden && !first)
-      for (const id of now) if (!waitingIds.has(id)) { const c = findCard(id); new Notification("fleetcom: " + (c ? c.label : id) + " waits", { body: c ? c.message || c.state : "" }); }
+      for (const [name, c] of waits) if (!waitingIds.has(name)) new Notification("fleetcom: " + c.label + " waits", { body: c.message || c.state });
     waitingIds = now;
     first = false;
   }
@@ -222,9 +254,18 @@ function script(): string {
   }
 
   $("back").onclick = close;
-  $("send").onsubmit = (e) => { e.preventDefault(); const t = $("text"); if (viewing !== null && t.value) { send({ type: "send", task: viewing, text: t.value }); t.value = ""; } };
-  $("rerun").onclick = () => viewing !== null && send({ type: "rerun", task: viewing });
-  $("kill").onclick = () => { const c = findCard(viewing); if (viewing !== null && confirm("Kill task " + viewing + (c ? " (" + c.label + ")" : "") + "?")) send({ type: "kill", task: viewing }); };
+  $("send").onsubmit = (e) => { e.preventDefault(); const t = $("text"); if (viewing !== null && t.value) { send(onTask({ type: "send", text: t.value })); t.value = ""; } };
+  $("rerun").onclick = () => viewing !== null && send(onTask({ type: "rerun" }));
+  $("kill").onclick = () => { const c = findCard(viewing, viewingHost); if (viewing !== null && confirm("Kill task " + (c ? taskName(c) + " (" + c.label + ")" : viewing) + "?")) send(onTask({ type: "kill" })); };
+  $("history-button").onclick = () => {
+    if (viewing === null) return;
+    const shown = $("history-box").hidden;
+    showHistoryBox(shown);
+    if (!shown) return;
+    $("history-note").textContent = "loading…";
+    $("history").textContent = "";
+    send(onTask({ type: "history" }));
+  };
   if ("Notification" in window && Notification.permission === "default") {
     $("notify").hidden = false;
     $("notify").onclick = () => Notification.requestPermission().then(() => ($("notify").hidden = true));

@@ -1,15 +1,19 @@
 // `fleetcom web`'s server: one page and one WebSocket per open page, from a process that is a client
-// of the daemon like the dashboard, so the daemon stays small and nothing listens unless asked.
+// of the daemon like the dashboard (and of each added host's, over ssh), so the daemon stays small
+// and nothing listens unless asked.
 //
 // SECURITY INVARIANT: nothing is answered, not the page, not a script, not the WebSocket, unless the
 // request carries a session cookie whose hash is in the token file (web-token.ts), and a request that
 // says where it comes from (Origin) comes from this very page; the WebSocket must say so. Without
 // `--write` no message of the page reaches a task: typing, send, keys, rerun and kill are refused here.
 import type { Server, ServerWebSocket } from "bun";
-import { DaemonClient } from "./client.ts";
+import { DaemonClient, hostsMayBeAdded } from "./client.ts";
+import { hostAnswerBoundMs, readHosts } from "./client-hosts.ts";
+import type { RemoteHost } from "./client-ssh.ts";
 import { errnoCode, errnoWords, errorMessage, UserError } from "./errors.ts";
 import { homeDir } from "./paths.ts";
 import { unknownKey } from "./term-keys.ts";
+import { printable } from "./text-printable.ts";
 import { ASSETS } from "./web-page.ts";
 import { type PageMessage, pageMessage, type ServerMessage } from "./web-messages.ts";
 import { isSession, tradeLoginToken } from "./web-token.ts";
@@ -36,6 +40,9 @@ const AGES_INTERVAL_MS = 15_000;
 const COOKIE = "fleetcom_session";
 /** The WebSocket close code for a revoked session (4000-4999: the application's own). */
 const REVOKED = 4401;
+/** A task's history on the page: its last this many lines, and never more than HISTORY_CHARS characters (a frame the page and the socket's backpressure bound take). */
+const HISTORY_LINES = 5_000;
+const HISTORY_CHARS = 1_000_000;
 /** The keys the page offers as buttons (send --keys names): enough to answer a prompt with one tap. */
 const KEY_BUTTONS = ["Enter", "Esc", "Up", "Down", "Tab", "y", "n", "1", "2", "3", "C-c"];
 
@@ -50,7 +57,7 @@ interface SocketData {
 type Socket = ServerWebSocket<SocketData>;
 
 export async function serveWeb(options: WebOptions): Promise<Server<SocketData>> {
-  const fleet = new FleetFeed();
+  const fleet = new FleetFeed(hostsMayBeAdded() ? readHosts() : []);
   const server = listen(options, fleet);
   try {
     await fleet.start();
@@ -148,49 +155,47 @@ function cookie(request: Request, name: string): string | null {
 }
 
 /**
- * The fleet, live: one subscribed connection for every page. A page is sent the fleet when it opens
- * and then at most every FLEET_INTERVAL_MS while it changes. A lost daemon is waited for.
+ * The fleet, live: this machine's and each added host's (config.toml's `[hosts.NAME]`), each through
+ * one subscribed connection kept for every page. A page is sent the fleet when it opens and then at
+ * most every FLEET_INTERVAL_MS while it changes.
  */
 class FleetFeed {
-  readonly tasks = new Map<number, TaskInfo>();
   readonly pages = new Set<Page>();
-  client: DaemonClient | null = null;
+  readonly local: HostFeed;
+  readonly feeds: HostFeed[];
   private timer: ReturnType<typeof setTimeout> | null = null;
 
-  constructor() {
+  constructor(hosts: RemoteHost[]) {
+    const changed = () => this.changed();
+    this.local = new HostFeed(null, changed, (connected) => {
+      for (const page of this.pages) page.send({ type: "daemon", connected });
+    });
+    this.feeds = [this.local, ...hosts.map((host) => new HostFeed(host, changed, () => {}))];
     setInterval(() => this.pages.size > 0 && this.changed(), AGES_INTERVAL_MS);
     setInterval(() => {
       for (const page of this.pages) page.closeIfRevoked();
     }, SESSION_CHECK_MS);
   }
 
-  async start(autostart = true): Promise<void> {
-    const client = await DaemonClient.open({ autostart, notices: false });
-    client.handlers = {
-      event: (e) => {
-        if (e.event === "removed") this.tasks.delete(e.task.id);
-        else this.tasks.set(e.task.id, e.task);
-        this.changed();
-      },
-      closed: () => this.lost(),
-    };
-    await client.subscribe((tasks) => {
-      this.tasks.clear();
-      for (const t of tasks) this.tasks.set(t.id, t);
-    });
-    this.client = client;
-    this.changed();
+  /** This machine's daemon first (started if none runs); each host's in the background, never holding it up. */
+  async start(): Promise<void> {
+    await this.local.start();
+    for (const feed of this.feeds) if (feed.host) feed.keepConnected();
   }
 
-  private lost(): void {
-    this.client = null;
-    for (const page of this.pages) page.send({ type: "daemon", connected: false });
-    const retry = () => this.start(false).catch(() => setTimeout(retry, 1000));
-    setTimeout(retry, 1000);
+  /** The feed of the host a page message names (none: this machine). */
+  feed(host: string | undefined | null): HostFeed {
+    const found = this.feeds.find((f) => (f.host?.name ?? null) === (host ?? null));
+    if (!found) throw new Error(`no host '${host}' in this web view (hosts added after it started need a restart)`);
+    return found;
   }
 
   view() {
-    return fleetView([...this.tasks.values()], Date.now(), homeDir());
+    return fleetView(
+      this.feeds.map((f) => ({ host: f.host?.name ?? null, tasks: [...f.tasks.values()], note: f.note })),
+      Date.now(),
+      homeDir(),
+    );
   }
 
   changed(): void {
@@ -200,6 +205,102 @@ class FleetFeed {
       const message: ServerMessage = { type: "fleet", view: this.view() };
       for (const page of this.pages) page.send(message);
     }, FLEET_INTERVAL_MS);
+  }
+}
+
+/**
+ * Another host's answer waits hostAnswerBoundMs at most (a host that never answers), then its
+ * connection is ended; this machine's daemon is waited for as long as it takes.
+ */
+function withinHostBound<T>(host: RemoteHost | null, client: DaemonClient, answer: Promise<T>): Promise<T> {
+  if (!host) return answer;
+  const bound = hostAnswerBoundMs();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      client.destroy();
+      reject(new Error(`${host.name} is unreachable: no answer within ${bound / 1000} s`));
+    }, bound);
+  });
+  return Promise.race([answer, late]).finally(() => clearTimeout(timer));
+}
+
+/** How long a host that could not be reached is left before it is tried again: 1, 2, 4… up to 30 s. */
+const RECONNECT_MS = [1_000, 2_000, 4_000, 8_000, 16_000, 30_000];
+
+/**
+ * One daemon's fleet, live, over one subscribed connection: this machine's (host null) or another
+ * host's over the ssh transport (client-ssh.ts). A lost connection is tried again; another host's
+ * failure is its one line (`note`), and its tasks are not shown meanwhile.
+ */
+class HostFeed {
+  readonly tasks = new Map<number, TaskInfo>();
+  client: DaemonClient | null = null;
+  /** Why this host's tasks are not shown (unreachable, connecting); null while connected. This machine's is always null. */
+  note: string | null;
+  private failures = 0;
+
+  constructor(
+    readonly host: RemoteHost | null,
+    private readonly changed: () => void,
+    private readonly connectedChanged: (connected: boolean) => void,
+  ) {
+    this.note = host ? "connecting…" : null;
+  }
+
+  async start(autostart = true): Promise<void> {
+    const client = await DaemonClient.open({ host: this.host, autostart, notices: false });
+    client.handlers = {
+      event: (e) => {
+        if (e.event === "removed") this.tasks.delete(e.task.id);
+        else this.tasks.set(e.task.id, e.task);
+        this.changed();
+      },
+      closed: () => this.lost(client),
+      // A failed link is this feed's note, never a line on the web view's stderr.
+      linkLost: true,
+    };
+    try {
+      await withinHostBound(
+        this.host,
+        client,
+        client.subscribe((tasks) => {
+          this.tasks.clear();
+          for (const t of tasks) this.tasks.set(t.id, t);
+        }),
+      );
+    } catch (error) {
+      client.destroy();
+      throw error;
+    }
+    this.client = client;
+    this.note = null;
+    this.failures = 0;
+    this.connectedChanged(true);
+    this.changed();
+  }
+
+  /** Another host: connected in the background, and again whenever it is lost. */
+  keepConnected(): void {
+    this.start(false).catch((error) => this.retry(errorMessage(error)));
+  }
+
+  private lost(client: DaemonClient): void {
+    if (this.client !== client) return;
+    this.client = null;
+    this.connectedChanged(false);
+    this.retry(client.lostLink ?? `${this.host?.name ?? "this machine"}: lost the connection to the daemon`);
+  }
+
+  private retry(why: string): void {
+    if (this.host) {
+      this.note = why;
+      this.tasks.clear();
+      this.changed();
+    }
+    // This machine's daemon is waited for as before, every second; a host that fails is left longer each time.
+    const wait = this.host ? RECONNECT_MS[Math.min(this.failures++, RECONNECT_MS.length - 1)]! : 1_000;
+    setTimeout(() => this.start(false).catch((error) => this.retry(errorMessage(error))), wait);
   }
 }
 
@@ -241,17 +342,21 @@ class Page {
       return this.send({ type: "error", message: "not JSON" });
     }
     if (!pageMessage.allows(message)) return this.send({ type: "error", message: "not a message of this page" });
-    if (message.type !== "view" && !this.write) return this.send({ type: "error", message: "read-only: start fleetcom web --write to type or act" });
+    if (message.type !== "view" && message.type !== "history" && !this.write)
+      return this.send({ type: "error", message: "read-only: start fleetcom web --write to type or act" });
     this.act(message).catch((error) => this.send({ type: "error", message: errorMessage(error) }));
   }
 
   private async act(message: PageMessage): Promise<void> {
-    if (message.type === "view") return this.view(message.task);
-    const client = this.fleet.client;
-    if (!client) throw new Error("the daemon is not running");
+    if (message.type === "view") return this.view(message.task, message.host ?? null);
+    if (message.type === "input") return this.screen?.type(message.data);
+    // Every other message names its task's host: the request goes to that host's daemon.
+    const feed = this.fleet.feed(message.host);
+    const client = feed.client;
+    if (!client) throw new Error(feed.host ? (feed.note ?? `${feed.host.name} is not connected`) : "the daemon is not running");
     switch (message.type) {
-      case "input":
-        return this.screen?.type(message.data);
+      case "history":
+        return this.sendHistory(client, message.task, feed.host?.name ?? null);
       case "send":
         await client.request("send", { task: { id: message.task }, text: message.text, enter: true });
         return;
@@ -270,12 +375,30 @@ class Page {
     }
   }
 
-  private async view(task: number | null): Promise<void> {
+  /** The task's kept history, plain, its last HISTORY_LINES lines (and HISTORY_CHARS characters) at most. */
+  private async sendHistory(client: DaemonClient, task: number, host: string | null): Promise<void> {
+    // One line more than is shown says whether any were left out.
+    const { text } = await client.request("peek", { task: { id: task }, history: true, lines: HISTORY_LINES + 1 });
+    const all = text === "" ? [] : text.split("\n");
+    const kept: string[] = [];
+    let chars = 0;
+    for (let i = all.length - 1; i >= 0 && kept.length < HISTORY_LINES; i--) {
+      const line = printable(all[i]!);
+      chars += line.length + 1;
+      if (chars > HISTORY_CHARS) break;
+      kept.push(line);
+    }
+    kept.reverse();
+    this.send({ type: "history", task, host, text: kept.join("\n"), lines: kept.length, cut: kept.length < all.length });
+  }
+
+  private async view(task: number | null, host: string | null): Promise<void> {
     const turn = ++this.viewed;
     this.screen?.close();
     this.screen = null;
     if (task === null) return;
-    const feed = await ScreenFeed.open(this, task, (id) => this.fleet.tasks.get(id));
+    const hostFeed = this.fleet.feed(host);
+    const feed = await ScreenFeed.open(this, task, hostFeed.host, (id) => hostFeed.tasks.get(id));
     if (turn !== this.viewed || this.closed) feed.close();
     else this.screen = feed;
   }
@@ -307,24 +430,27 @@ class ScreenFeed {
   private constructor(
     private readonly page: Page,
     private readonly task: number,
+    readonly host: string | null,
     private readonly client: DaemonClient,
     private readonly info: (id: number) => TaskInfo | undefined,
   ) {}
 
-  static async open(page: Page, task: number, info: (id: number) => TaskInfo | undefined): Promise<ScreenFeed> {
-    const client = await DaemonClient.open({ autostart: false, notices: false });
-    const feed = new ScreenFeed(page, task, client, info);
+  /** Through a connection of its own to the task's daemon, this machine's or `host`'s (over ssh). */
+  static async open(page: Page, task: number, host: RemoteHost | null, info: (id: number) => TaskInfo | undefined): Promise<ScreenFeed> {
+    const client = await DaemonClient.open({ host, autostart: false, notices: false });
+    const feed = new ScreenFeed(page, task, host?.name ?? null, client, info);
     client.handlers = {
       screen: () => (feed.nextIsScreen = true),
       data: (bytes) => feed.data(bytes),
-      attachEnd: (end) => page.send({ type: "ended", task, reason: end.reason }),
+      attachEnd: (end) => page.send({ type: "ended", task, host: feed.host, reason: end.reason }),
       closed: () => {
-        if (!feed.closed) page.send({ type: "ended", task, reason: "lost the daemon" });
+        if (!feed.closed) page.send({ type: "ended", task, host: feed.host, reason: client.lostLink ?? "lost the daemon" });
         feed.close();
       },
+      linkLost: true,
     };
     try {
-      await client.request("attach", { task: { id: task } });
+      await withinHostBound(host, client, client.request("attach", { task: { id: task } }));
     } catch (error) {
       feed.close();
       throw error;
@@ -345,7 +471,7 @@ class ScreenFeed {
       return;
     }
     this.drawnAt = `${size.cols}x${size.rows}`;
-    this.page.send({ type: "screen", task: this.task, cols: size.cols, rows: size.rows, data: this.decoder.decode(bytes) });
+    this.page.send({ type: "screen", task: this.task, host: this.host, cols: size.cols, rows: size.rows, data: this.decoder.decode(bytes) });
   }
 
   private tick(): void {

@@ -3,16 +3,21 @@
 // it only under --write; without the token nothing is answered, a WebSocket from another Origin is
 // refused, an oversized frame closes the socket. Under CI a missing chromium fails the file.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { Fleet, until } from "../harness/fleet.ts";
 import { fleetcomArgv } from "../harness/helpers.ts";
+import { type SshServer, sshdAvailable, startSshServer } from "../harness/sshd.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = resolve(import.meta.dir, "../../test-artifacts");
 const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium && process.env.CI === "true") throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium for these tests`);
+// The hosts' tests need root (a second user), sshd and the binary to install there; .ci/run has them.
+const canReachHosts = haveChromium && sshdAvailable() && process.env.FLEETCOM_TEST_BIN !== undefined;
+if (!canReachHosts && process.env.CI === "true")
+  throw new Error("the web view's hosts tests need root, /usr/sbin/sshd and FLEETCOM_TEST_BIN (docs/remote.md's tests)");
 
 let browser: Browser;
 let fleet: Fleet;
@@ -32,9 +37,12 @@ afterEach(async () => {
   await fleet.stop();
 });
 
-/** `fleetcom web` with these flags: the URL it prints (with its login token) and its origin. */
-async function startWeb(flags: string[] = []): Promise<{ url: string; origin: string }> {
-  const server = Bun.spawn(fleetcomArgv(["web", ...flags]), { env: fleet.env, cwd: fleet.sandbox.home, stdout: "pipe", stderr: "pipe" });
+/** `fleetcom web` with these flags (of the test's fleet, unless `on` names another): the URL it prints (with its login token) and its origin. */
+async function startWeb(
+  flags: string[] = [],
+  on: { env: Record<string, string>; home: string } = { env: fleet.env, home: fleet.sandbox.home },
+): Promise<{ url: string; origin: string }> {
+  const server = Bun.spawn(fleetcomArgv(["web", ...flags]), { env: on.env, cwd: on.home, stdout: "pipe", stderr: "pipe" });
   servers.push(server);
   const reader = server.stdout.getReader();
   let out = "";
@@ -112,6 +120,40 @@ describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
     expect(statSync(shot).size).toBeGreaterThan(1000);
   });
 
+  test("with the Notification permission, a task that starts waiting while the page is hidden raises one notification; while it is shown, none", async () => {
+    const shown = await fleet.run("read x; printf 'Proceed? \\a'; sleep 600", ["--name", "shown"]);
+    const hidden = await fleet.run("read x; printf 'Deploy now? \\a'; sleep 600", ["--name", "hidden"]);
+    const { url } = await startWeb();
+    const page = await browser.newPage();
+    await page.setViewport({ width: 390, height: 844, deviceScaleFactor: 2 });
+    // Headless chromium grants no permission and never hides a page: both are the test's to say.
+    await page.evaluateOnNewDocument(() => {
+      const w = window as unknown as { raised: { title: string; body: string }[]; pageHidden: boolean; Notification: unknown };
+      w.raised = [];
+      w.pageHidden = false;
+      w.Notification = class {
+        static permission = "granted";
+        static requestPermission = () => Promise.resolve("granted");
+        constructor(title: string, options: { body?: string } = {}) {
+          w.raised.push({ title, body: options.body ?? "" });
+        }
+      };
+      Object.defineProperty(document, "hidden", { get: () => w.pageHidden });
+    });
+    await page.goto(url);
+    await page.waitForSelector(".card");
+    const raised = () => page.evaluate(() => (window as unknown as { raised: { title: string }[] }).raised.map((n) => n.title));
+    await fleet.ok(["send", String(shown), "go"]);
+    await page.waitForFunction(() => document.title === "(1) fleetcom");
+    await page.evaluate(() => ((window as unknown as { pageHidden: boolean }).pageHidden = true));
+    await fleet.ok(["send", String(hidden), "go"]);
+    await page.waitForFunction(() => document.title === "(2) fleetcom");
+    // A later change of the fleet sends it again: the wait already told is not told twice.
+    const later = await fleet.run("echo later; sleep 600");
+    await page.waitForSelector(`.card[data-task="${later}"]`);
+    expect(await raised()).toEqual(["fleetcom: hidden waits"]);
+  });
+
   test("a task's screen in the page holds the same text as peek, and follows it live", async () => {
     const id = await fleet.run("printf 'line one\\n  indented two\\n'; read x; echo \"then: $x\"; sleep 600");
     await until("the task's output", async () => (await fleet.peek(id)).includes("indented two"));
@@ -155,6 +197,34 @@ describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
     await terminal.waitForScreen("the attached screen", (s) => s.includes("sized"));
     await fleet.waitForTask(id, "to take the terminal's size", (t) => t.cols === 70 && t.rows === 17);
     await until("the page's terminal at the new size", async () => (await page.$$eval(".xterm-rows > div", (rows) => rows.length)) === 17);
+  });
+
+  test("History shows the task's kept history as text, its last 5,000 lines with a note, scrolled to the end; read-only allows it", async () => {
+    mkdirSync(fleet.sandbox.config, { recursive: true, mode: 0o700 });
+    writeFileSync(join(fleet.sandbox.config, "config.toml"), "scrollback = 8000\n");
+    const markup = ["<script>window.injected = 1</script>", '<img src=x onerror="window.injected = 2">'];
+    const id = await fleet.run(`seq 1 6000; printf '%s\\n' '${markup[0]}' '${markup[1]}'; echo history-end; sleep 600`);
+    await until("the task's output", async () => (await fleet.peek(id)).includes("history-end"));
+    const { url } = await startWeb();
+    const page = await openPage(url);
+    await openTask(page, id);
+    await page.click("#history-button");
+    await page.waitForFunction(() => document.getElementById("history")?.textContent?.includes("history-end"));
+    const peeked = (await fleet.ok(["peek", String(id), "--history", "--lines", "5000"])).replace(/\n$/, "");
+    expect(peeked.split("\n")).toHaveLength(5000);
+    expect(await page.$eval("#history", (h) => h.textContent)).toBe(peeked);
+    expect(await page.$eval("#history-note", (n) => n.textContent)).toStartWith("the last 5000 lines");
+    // The task's markup is text on the page: no element made of it, no script of it run.
+    expect(peeked).toContain(`${markup.join("\n")}\nhistory-end`);
+    expect(await page.$$eval("#history *", (children) => children.length)).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { injected?: number }).injected)).toBeUndefined();
+    // Scrollable within the page (a phone), and shown at its newest line.
+    const box = await page.$eval("#history", (h) => ({ top: h.scrollTop, height: h.clientHeight, whole: h.scrollHeight }));
+    expect(box.whole).toBeGreaterThan(box.height);
+    expect(box.top + box.height).toBeGreaterThanOrEqual(box.whole - 1);
+    expect(await page.$eval("#term", (t) => (t as HTMLElement).hidden)).toBe(true);
+    await page.click("#history-button");
+    expect(await page.$eval("#term", (t) => (t as HTMLElement).hidden)).toBe(false);
   });
 
   test("with --write, typing in the page reaches the task, and a key button answers it", async () => {
@@ -293,5 +363,105 @@ describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
     const login = await fetch(local, { redirect: "manual", tls } as RequestInit);
     expect(login.status).toBe(303);
     expect(login.headers.get("set-cookie")).toContain("; Secure");
+  });
+});
+
+// One sshd and one `hosts add` for the describe (the upload is the slow part): a second local user is
+// the remote host (test/harness/sshd.ts), beside a host whose port refuses and one that never answers.
+describe.skipIf(!canReachHosts)("fleetcom web with hosts over OpenSSH", () => {
+  let server: SshServer;
+  let here: Fleet;
+  let sshConfig = "";
+
+  beforeAll(async () => {
+    here = new Fleet();
+    server = await startSshServer(join(here.sandbox.root, "ssh"), here.sandbox.home);
+    sshConfig = server.config;
+    mkdirSync(here.sandbox.config, { recursive: true, mode: 0o700 });
+    writeFileSync(join(here.sandbox.config, "config.toml"), `ssh_command = "ssh -F ${sshConfig}"\n`);
+    await here.ok(["hosts", "add", "remote1"]);
+    const config = join(here.sandbox.config, "config.toml");
+    writeFileSync(
+      config,
+      `${readFileSync(config, "utf8")}\n[hosts.down]\nssh = "refused"\nhome = "/nowhere"\n\n[hosts.mute]\nssh = "silent"\nhome = "/nowhere"\n`,
+    );
+  }, 300_000);
+
+  afterAll(async () => {
+    Bun.spawnSync(["ssh", "-F", sshConfig, "-o", `ControlPath=${here.sandbox.runtime}/ssh-%C`, "-O", "exit", "remote1"], {
+      stdout: "ignore",
+      stderr: "ignore",
+    });
+    await here?.stop();
+    await server?.stop();
+  });
+
+  test("the page lists this machine's fleet, then each host's by group, an unreachable host as one line; a remote task's screen, typing and history go to its host", async () => {
+    const local = await here.run('while read l; do echo "here:$l"; done', ["--name", "near", "--group", "api"]);
+    const remote = Number(
+      (await here.ok(["--host", "remote1", "run", "--name", "far", "--group", "train", "--", 'while read l; do echo "far:$l"; done'])).trim(),
+    );
+    const asker = Number((await here.ok(["--host", "remote1", "run", "--name", "asks", "--", "printf 'ring\\a'; exec cat"])).trim());
+    // mute never answers: its bound is long, and the rest of the fleet is listed while it is still being waited for.
+    const { url } = await startWeb(["--write"], { env: { ...here.env, FLEETCOM_HOST_TIMEOUT_MS: "600000" }, home: here.sandbox.home });
+    const page = await openPage(url);
+    const listing = () =>
+      page.$$eval("#fleet > h2, #fleet > .note, #fleet > .card", (els) =>
+        els.map((e) => (e.classList.contains("card") ? `card ${(e as HTMLElement).dataset.host ?? "-"}:${(e as HTMLElement).dataset.task}` : e.textContent)),
+      );
+    await until("remote1's fleet and down's line on the page", async () => {
+      const shown = await listing();
+      return shown.includes(`card remote1:${remote}`) && shown.includes("Waiting (1)") && shown.some((l) => l?.startsWith("down is unreachable"))
+        ? shown
+        : undefined;
+    });
+    const shown = await listing();
+    // A remote task that waits is on top, as this machine's would be, and counted in the title.
+    expect(shown.slice(0, 2)).toEqual(["Waiting (1)", `card remote1:${asker}`]);
+    expect(await page.title()).toBe("(1) fleetcom");
+    expect(shown.slice(2, 6)).toEqual(["this machine · api (1)", `card -:${local}`, "remote1 · train (1)", `card remote1:${remote}`]);
+    expect(shown.slice(6, 8)).toEqual(["down", expect.stringMatching(/^down is unreachable: ssh: connect to host 127\.0\.0\.1 port \d+: Connection refused$/)]);
+    expect(shown.slice(8)).toEqual(["mute", "connecting…"]);
+    // Viewing and typing reach the remote task, not this machine's of the same id.
+    await page.click(`.card[data-host="remote1"][data-task="${remote}"]`);
+    await page.waitForSelector(".xterm-rows");
+    expect(await page.$eval("#task-title", (t) => t.textContent)).toBe(`remote1:${remote} far`);
+    await page.click("#term");
+    await page.keyboard.type("typed far away\n");
+    await until("the typing to reach the remote task", async () => (await here.peek(`remote1:${remote}`)).includes("far:typed far away"));
+    await until("the page's screen to follow it", async () => (await pageScreen(page)).includes("far:typed far away"));
+    await page.type("#text", "sent far away");
+    await page.click("#send button");
+    await until("the form's text to reach the remote task", async () => (await here.peek(`remote1:${remote}`)).includes("far:sent far away"));
+    expect(await here.peek(local)).not.toContain("far away");
+    await page.click("#history-button");
+    await page.waitForFunction(() => document.getElementById("history")?.textContent?.includes("far:sent far away"));
+    expect(await page.$eval("#history", (h) => h.textContent)).toBe((await here.ok(["peek", `remote1:${remote}`, "--history"])).replace(/\n$/, ""));
+    await here.ok(["kill", `remote1:${remote}`, `remote1:${asker}`]);
+    await here.ok(["kill", String(local)]);
+  }, 180_000);
+
+  test("a host whose ssh link is killed is one line on the page until the web view is back on it, by itself", async () => {
+    const remote = Number((await here.ok(["--host", "remote1", "run", "--name", "steady", "--", "echo steady; exec cat"])).trim());
+    const { url } = await startWeb([], { env: { ...here.env, FLEETCOM_HOST_TIMEOUT_MS: "60000" }, home: here.sandbox.home });
+    const page = await openPage(url);
+    await page.waitForSelector(`.card[data-host="remote1"][data-task="${remote}"]`);
+    // Every note the page ever shows, however briefly (the page redraws the fleet on each change).
+    await page.evaluate(() => {
+      const w = window as unknown as { notes: string[] };
+      w.notes = [];
+      new MutationObserver(() => {
+        for (const note of document.querySelectorAll("#fleet > .note")) w.notes.push(note.textContent ?? "");
+      }).observe(document.getElementById("fleet")!, { childList: true });
+    });
+    const master = Bun.spawnSync(["ssh", "-F", sshConfig, "-o", `ControlPath=${here.sandbox.runtime}/ssh-%C`, "-O", "check", "remote1"], { stderr: "pipe" });
+    const pid = Number(/pid=(\d+)/.exec(master.stderr.toString())?.[1]);
+    expect(pid).toBeGreaterThan(0);
+    process.kill(pid, "SIGKILL");
+    const notes = () => page.evaluate(() => (window as unknown as { notes: string[] }).notes);
+    await until("remote1's line on the page", async () => (await notes()).some((n) => n.startsWith("remote1 is unreachable")));
+    await page.waitForSelector(`.card[data-host="remote1"][data-task="${remote}"]`);
+    expect(await page.$$eval("#fleet > .note", (shown) => shown.map((n) => n.textContent))).not.toContainEqual(expect.stringMatching(/^remote1/));
+    await here.ok(["kill", `remote1:${remote}`]);
   });
 });

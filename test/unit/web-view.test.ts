@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { fleetView } from "../../src/web-view.ts";
+import { fleetView as hostsView } from "../../src/web-view.ts";
 import type { TaskInfo } from "../../src/wire-protocol.ts";
 import { taskInfo } from "../harness/task-info.ts";
 
@@ -8,6 +8,9 @@ const NOW = Date.parse("2026-01-01T12:00:00Z");
 function task(id: number, over: Partial<TaskInfo> = {}): TaskInfo {
   return taskInfo(id, { startedAt: new Date(NOW - 60_000).toISOString(), ...over });
 }
+
+/** This machine's fleet alone, no hosts added. */
+const fleetView = (tasks: TaskInfo[], now: number, home: string | undefined) => hostsView([{ host: null, tasks, note: null }], now, home);
 
 const waits = (since: number, message: string | null = null) => ({
   attention: { state: "permission" as const, since: new Date(since).toISOString(), message },
@@ -42,5 +45,25 @@ describe("the page's fleet", () => {
 
   test("the summary is the dashboard's counts without its name and grouping", () => {
     expect(fleetView([task(1, waits(NOW)), task(2, { idle: true })], NOW, undefined).summary).toBe("2 tasks · ! 1 waiting · ∙ 1 idle");
+  });
+
+  test("with hosts added: waiting tasks of every host on top, then this machine's groups, then each host's; an unreachable host is one line", () => {
+    const view = hostsView(
+      [
+        { host: null, tasks: [task(1, { group: "api" }), task(2, waits(NOW - 1_000))], note: null },
+        { host: "gpu1", tasks: [task(1, waits(NOW - 5_000)), task(2, { group: "train" })], note: null },
+        { host: "down", tasks: [task(9)], note: "down is unreachable: ssh: connect to host x port 22: Connection refused" },
+      ],
+      NOW,
+      "/home/u",
+    );
+    expect(view.sections.map((s) => [s.title, s.cards.map((c) => `${c.host ?? "-"}:${c.id}`), s.note ?? null])).toEqual([
+      ["Waiting", ["gpu1:1", "-:2"], null],
+      ["this machine · api", ["-:1"], null],
+      ["gpu1 · train", ["gpu1:2"], null],
+      ["down", [], "down is unreachable: ssh: connect to host x port 22: Connection refused"],
+    ]);
+    expect(view.title).toBe("(2) fleetcom");
+    expect(view.summary).toStartWith("4 tasks · ! 2 waiting");
   });
 });

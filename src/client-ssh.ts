@@ -3,8 +3,8 @@
 // daemon through its own trust checks). OpenSSH is the only door: nothing of fleetcom listens on a
 // network port, and the user's own ~/.ssh/config (keys, agents, ProxyJump) applies.
 //
-// The ssh command is `ssh` unless FLEETCOM_SSH or `ssh_command` in config.toml names another, run
-// by `sh` as GIT_SSH_COMMAND is. Repeated commands to one host share one connection: ControlMaster
+// The ssh command is `ssh` unless FLEETCOM_SSH or `ssh_command` in config.toml names another, read
+// by `sh`'s rules as GIT_SSH_COMMAND is (plain words run without starting sh). Repeated commands to one host share one connection: ControlMaster
 // and a ControlPath in fleetcom's runtime directory are added unless the user's config sets them.
 // BatchMode: a command run from a script must never stop to ask for a password.
 import { type ChildProcess, spawn } from "node:child_process";
@@ -40,9 +40,18 @@ export function sshCommand(env: NodeJS.ProcessEnv = process.env): string {
   return typeof configured === "string" && configured.trim() ? configured : "ssh";
 }
 
-/** argv that runs the user's ssh command with these arguments. */
-function sshArgv(args: string[]): string[] {
-  return ["sh", "-c", `exec ${sshCommand()} "$@"`, "ssh", ...args];
+/** A word sh takes as it stands: nothing quoted, expanded, globbed or redirected. */
+const PLAIN_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
+
+/**
+ * argv that runs the user's ssh command with these arguments. A command of plain words (`ssh`,
+ * `ssh -F ~/x` is not: `~` expands) is run as those words, as `sh` would run it, without starting
+ * `sh` first: one exec fewer on every command for another host (docs/benchmarks.md, remote-ls).
+ */
+export function sshArgv(args: string[], command = sshCommand()): string[] {
+  const words = command.trim().split(/[ \t]+/);
+  if (words.every((w) => PLAIN_WORD.test(w)) && !words[0]!.includes("=")) return [...words, ...args];
+  return ["sh", "-c", `exec ${command} "$@"`, "ssh", ...args];
 }
 
 /** Whether fleetcom should share connections to `dest`: not when `ssh -G` says the user's config already decides it. */

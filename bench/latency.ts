@@ -20,7 +20,7 @@ const WARMUP = 20;
 /** fleetcom and tmux take turns in blocks, so drifting machine noise hits both alike. */
 const BLOCK = 50;
 const LETTERS = "abcdefghijklmnopqrstuvwxyz";
-const ECHOING_CAT = "stty -icanon -echo; printf READY; exec cat";
+export const ECHOING_CAT = "stty -icanon -echo; printf READY; exec cat";
 const TYPING_SAMPLES = 120;
 const TYPING_BLOCK = 20;
 const TYPING_PAUSE_MS = 100;
@@ -75,7 +75,8 @@ async function attachTmux({ tmux }: Sandbox): Promise<EchoClient> {
   return EchoClient.ready(new PtyClient(tmux.argv("attach", "-t", "cat"), tmux.env));
 }
 
-async function measure(client: EchoClient, count: number, pauseMs = 2): Promise<number[]> {
+/** `count` round trips, one letter each, `pauseMs` apart. */
+export async function measure(client: EchoClient, count: number, pauseMs = 2): Promise<number[]> {
   const samples: number[] = [];
   for (let i = 0; i < count; i++) {
     samples.push(await client.roundTrip(LETTERS[i % LETTERS.length]!));
@@ -86,7 +87,7 @@ async function measure(client: EchoClient, count: number, pauseMs = 2): Promise<
 }
 
 /** An attached client whose output is read as the text a user would see. */
-class EchoClient {
+export class EchoClient {
   private readonly text = new VisibleText();
   private expected: { char: number; resolve(at: number): void } | null = null;
 

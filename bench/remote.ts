@@ -1,34 +1,46 @@
-// remote-ls: listing a fleet on another machine over ssh (docs/remote.md). A real sshd on
-// 127.0.0.1 and a second local user as the remote (test/harness/sshd.ts); `fleetcom --host remote1
-// ls` with its ssh connection shared through ControlMaster (the first call opened it) against
-// `ssh remote1 tmux ls` through a ControlMaster of its own, each with 10 tasks or sessions there
-// (target: at most 1.5× tmux). Needs root and /usr/sbin/sshd; without them the line says skipped.
+// remote-ls and remote-latency: a fleet on another machine over ssh (docs/remote.md). A real sshd
+// on 127.0.0.1 and a second local user as the remote (test/harness/sshd.ts), 10 tasks or sessions
+// there. Needs root and /usr/sbin/sshd; without them the lines say skipped.
+//
+// remote-ls: `fleetcom --host remote1 ls` with its ssh connection shared through ControlMaster (the
+// first call opened it) against `ssh remote1 tmux ls` through a ControlMaster of its own (target:
+// at most 1.5× tmux).
+//
+// remote-latency-p50/p99: typing into an attached remote task, `fleetcom --host remote1 attach`
+// against `ssh -t remote1 tmux attach` (each through its shared connection), measured as
+// latency.ts measures a local attach: attached to an echoing `cat`, one letter typed into the
+// client's PTY, timed until it shows in the client's output; blocks of each in turn (target: at
+// most 1.3× tmux).
 import { join } from "node:path";
 import { sshdAvailable, startSshServer } from "../test/harness/sshd.ts";
-import { alternate, compareLine, FLEETCOM_BIN, makeSandbox, median, runCommand, timeCommand } from "./common.ts";
+import { alternate, COLS, compareLine, FLEETCOM_BIN, makeSandbox, median, percentile, PtyClient, ROWS, runCommand, timeCommand } from "./common.ts";
+import { ECHOING_CAT, EchoClient, measure } from "./latency.ts";
 
 const TASKS = 10;
 const RUNS = 30;
 const WARMUP = 3;
+const LATENCY_SAMPLES = 300;
+const LATENCY_WARMUP = 20;
+const LATENCY_BLOCK = 50;
 
 export async function run(): Promise<string[]> {
-  if (!sshdAvailable()) return ["remote-ls  skipped: needs root, /usr/sbin/sshd and useradd"];
+  if (!sshdAvailable()) return ["remote-ls  skipped: needs root, /usr/sbin/sshd and useradd", "remote-latency  skipped: the same"];
   const { root, env: base } = makeSandbox("remote");
   const server = await startSshServer(join(root, "ssh"), base.HOME!);
   const env = { ...base, FLEETCOM_SSH: `ssh -F ${server.config}` };
   const shared = ["-o", "ControlMaster=auto", "-o", `ControlPath=${root}/tmux-%C`, "-o", "ControlPersist=60"];
-  const ssh = (command: string) => ["ssh", "-F", server.config, ...shared, "remote1", "--", command];
+  const ssh = (command: string, tty = "-T") => ["ssh", "-F", server.config, tty, ...shared, "remote1", "--", command];
   try {
     process.stderr.write("installing fleetcom on the remote user…\n");
     await runCommand([FLEETCOM_BIN, "hosts", "add", "remote1"], env);
     for (let i = 1; i <= TASKS; i++) await runCommand([FLEETCOM_BIN, "--host", "remote1", "run", "--", "sleep 3600"], env);
-    await runCommand(ssh("tmux -L bench -f /dev/null new -d -s s1 sleep 3600"), env);
+    await runCommand(ssh("tmux -L bench -f /dev/null new -d -s s1 sleep 3600 \\; set-option -g status off"), env);
     for (let i = 2; i <= TASKS; i++) await runCommand(ssh(`tmux -L bench new -d -s s${i} sleep 3600`), env);
     const fleetcom = () => timeCommand([FLEETCOM_BIN, "--host", "remote1", "ls"], env);
     const tmux = () => timeCommand(ssh("tmux -L bench ls"), env);
     await alternate(WARMUP, fleetcom, tmux);
     const samples = await alternate(RUNS, fleetcom, tmux);
-    return [compareLine("remote-ls", median(samples.fleetcom), median(samples.tmux))];
+    return [compareLine("remote-ls", median(samples.fleetcom), median(samples.tmux)), ...(await latency(env, ssh))];
   } finally {
     await runCommand([FLEETCOM_BIN, "--host", "remote1", "--kill", "--yes"], env).catch(() => {});
     Bun.spawnSync(["ssh", "-F", server.config, ...shared, "-O", "exit", "remote1"], { stdout: "ignore", stderr: "ignore" });
@@ -38,4 +50,21 @@ export async function run(): Promise<string[]> {
     });
     await server.stop();
   }
+}
+
+/** remote-latency-p50/p99: an echoing cat on the remote, attached through each tool over ssh. */
+async function latency(env: Record<string, string>, ssh: (command: string, tty?: string) => string[]): Promise<string[]> {
+  const id = (await runCommand([FLEETCOM_BIN, "--host", "remote1", "run", "--", ECHOING_CAT], env)).trim();
+  const quoted = `'${ECHOING_CAT.replaceAll("'", `'\\''`)}'`;
+  await runCommand(ssh(`tmux -L bench new -d -s cat -x ${COLS} -y ${ROWS} ${quoted}`), env);
+  const fleetcom = await EchoClient.ready(new PtyClient([FLEETCOM_BIN, "--host", "remote1", "attach", id], env));
+  const tmux = await EchoClient.ready(new PtyClient(ssh("tmux -L bench attach -t cat", "-t"), env));
+  await measure(fleetcom, LATENCY_WARMUP);
+  await measure(tmux, LATENCY_WARMUP);
+  const samples = { fleetcom: [] as number[], tmux: [] as number[] };
+  for (let done = 0; done < LATENCY_SAMPLES; done += LATENCY_BLOCK) {
+    samples.fleetcom.push(...(await measure(fleetcom, LATENCY_BLOCK)));
+    samples.tmux.push(...(await measure(tmux, LATENCY_BLOCK)));
+  }
+  return [50, 99].map((p) => compareLine(`remote-latency-p${p}`, percentile(samples.fleetcom, p), percentile(samples.tmux, p)));
 }

@@ -3,18 +3,19 @@
 // daemon through its own trust checks). OpenSSH is the only door: nothing of fleetcom listens on a
 // network port, and the user's own ~/.ssh/config (keys, agents, ProxyJump) applies.
 //
-// The ssh command is `ssh` unless FLEETCOM_SSH or `ssh_command` in config.toml names another, run
-// by `sh` as GIT_SSH_COMMAND is. Repeated commands to one host share one connection: ControlMaster
+// The ssh command is `ssh` unless FLEETCOM_SSH or `ssh_command` in config.toml names another, read
+// by `sh`'s rules as GIT_SSH_COMMAND is (plain words run without starting sh). Repeated commands to one host share one connection: ControlMaster
 // and a ControlPath in fleetcom's runtime directory are added unless the user's config sets them.
 // BatchMode: a command run from a script must never stop to ask for a password.
-import { type ChildProcess, spawn } from "node:child_process";
 import type { ClientSocket } from "./client-socket.ts";
-import { EXIT, UserError } from "./errors.ts";
+import { EXIT, UserError, errorMessage } from "./errors.ts";
 import { runtimeDir } from "./paths.ts";
 import { openRuntimeDir } from "./runtime-dir.ts";
 import { configFile, readConfigFile } from "./settings.ts";
 import { shellQuote } from "./text-shell.ts";
 import { VERSION } from "./version.ts";
+
+declare const Deno: unknown;
 
 /** A host added with `fleetcom hosts add`: its name here, its ssh destination, its home there. */
 export interface RemoteHost {
@@ -40,9 +41,18 @@ export function sshCommand(env: NodeJS.ProcessEnv = process.env): string {
   return typeof configured === "string" && configured.trim() ? configured : "ssh";
 }
 
-/** argv that runs the user's ssh command with these arguments. */
-function sshArgv(args: string[]): string[] {
-  return ["sh", "-c", `exec ${sshCommand()} "$@"`, "ssh", ...args];
+/** A word sh takes as it stands: nothing quoted, expanded, globbed or redirected. */
+const PLAIN_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
+
+/**
+ * argv that runs the user's ssh command with these arguments. A command of plain words (`ssh`,
+ * `ssh -F ~/x` is not: `~` expands) is run as those words, as `sh` would run it, without starting
+ * `sh` first: one exec fewer on every command for another host (docs/benchmarks.md, remote-ls).
+ */
+export function sshArgv(args: string[], command = sshCommand()): string[] {
+  const words = command.trim().split(/[ \t]+/);
+  if (words.every((w) => PLAIN_WORD.test(w)) && !words[0]!.includes("=")) return [...words, ...args];
+  return ["sh", "-c", `exec ${command} "$@"`, "ssh", ...args];
 }
 
 /** Whether fleetcom should share connections to `dest`: not when `ssh -G` says the user's config already decides it. */
@@ -78,11 +88,12 @@ export function sshReason(stderr: string, code: number | null, signal: string | 
 }
 
 /** Runs argv to its end (killed after `timeoutMs`), its stdin `input` or nothing; what it printed and how it ended. */
-export function capture(
+export async function capture(
   argv: string[],
   timeoutMs: number,
   input?: Uint8Array | NodeJS.ReadableStream,
 ): Promise<{ stdout: string; stderr: string; code: number | null; signal: string | null }> {
+  const { spawn } = await import("node:child_process");
   return new Promise((resolve) => {
     const child = spawn(argv[0]!, argv.slice(1), { stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
@@ -125,50 +136,144 @@ export function transportFailure(host: RemoteHost, stderr: string, code: number 
  * the link did not fail (ssh ended cleanly, or this side ended it).
  */
 export async function connectSsh(host: RemoteHost): Promise<ClientSocket & { why(): string | null }> {
-  const argv = await sshCommandLine(host.ssh, `${shellQuote(remoteBinary(host.home))} bridge`, { share: host.share });
-  const child = spawn(argv[0]!, argv.slice(1), { stdio: ["pipe", "pipe", "pipe"] });
-  return pipeSocket(host, child);
+  const argv = await sshCommandLine(host.ssh, `exec ${shellQuote(remoteBinary(host.home))} bridge`, { share: host.share });
+  return pipeSocket(host, typeof Bun !== "undefined" && typeof Deno === "undefined" ? spawnBun(argv) : await spawnNode(argv));
 }
 
-function pipeSocket(host: RemoteHost, child: ChildProcess): ClientSocket & { why(): string | null } {
-  let stderr = "";
-  let end: { code: number | null; signal: string | null } | null = null;
-  let spawnError: string | null = null;
-  let gone = false;
-  let killed = false;
-  const closeListeners: (() => void)[] = [];
-  const stdin = child.stdin!;
-  const stdout = child.stdout!;
-  stdin.on("error", () => {});
-  child.stderr!.on("data", (d) => (stderr = (stderr + d).slice(-4096)));
-  child.once("error", (error) => (spawnError = error.message));
-  child.once("close", (code, signal) => {
-    end = { code, signal };
-    gone = true;
-    for (const listener of closeListeners.splice(0)) listener();
-  });
-  const release = () => {
-    child.unref();
-    for (const stream of [stdout, child.stderr, stdin] as { unref?(): void }[]) stream.unref?.();
+/** A child with its three pipes, as pipeSocket needs it. */
+interface PipedChild {
+  write(bytes: Uint8Array): void;
+  end(): void;
+  kill(): void;
+  /** This process may exit before the child has: its pipes are not waited for any more. */
+  release(): void;
+  pause(): void;
+  resume(): void;
+  onStdout(listener: (bytes: Uint8Array) => void): void;
+  onStderr(listener: (text: string) => void): void;
+  /** Once it has ended and its pipes are closed; `error` when it could not start. */
+  ended: Promise<{ code: number | null; signal: string | null; error?: string }>;
+}
+
+/**
+ * Through Bun's own spawn: node:child_process with pipes builds Node streams for each, ~30 ms of a
+ * one-shot client's CPU (docs/benchmarks.md, remote-ls).
+ */
+function spawnBun(argv: string[]): PipedChild {
+  let proc: ReturnType<typeof Bun.spawn<"pipe", "pipe", "pipe">>;
+  try {
+    proc = Bun.spawn(argv, { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  } catch (error) {
+    const nothing = () => {};
+    const ended = Promise.resolve({ code: null, signal: null, error: errorMessage(error) });
+    return { write: nothing, end: nothing, kill: nothing, release: nothing, pause: nothing, resume: nothing, onStdout: nothing, onStderr: nothing, ended };
+  }
+  let paused: { promise: Promise<void>; resolve(): void } | null = null;
+  const readers = [proc.stdout.getReader(), proc.stderr.getReader()] as const;
+  const listeners: [(bytes: Uint8Array) => void, (bytes: Uint8Array) => void] = [() => {}, () => {}];
+  const pump = async (which: 0 | 1) => {
+    try {
+      for (;;) {
+        if (which === 0 && paused) await paused.promise;
+        const { done, value } = await readers[which].read();
+        if (done) return;
+        listeners[which](value);
+      }
+    } catch {}
   };
+  const pumped = Promise.all([pump(0), pump(1)]);
+  const decoder = new TextDecoder();
+  let gone = false;
   return {
-    fd: undefined,
-    write: (bytes) => void (gone || stdin.destroyed || stdin.write(bytes)),
-    close: () => {
-      stdin.end();
-      release();
+    write: (bytes) => {
+      try {
+        proc.stdin.write(bytes);
+        proc.stdin.flush();
+      } catch {}
     },
-    destroy: () => {
-      killed = true;
-      child.kill("SIGTERM");
-      release();
+    end: () => {
+      try {
+        proc.stdin.end();
+      } catch {}
+    },
+    kill: () => proc.kill("SIGTERM"),
+    release: () => {
+      gone = true;
+      proc.unref();
+      for (const reader of readers) void reader.cancel().catch(() => {});
+    },
+    pause: () => {
+      if (paused) return;
+      let resolve = () => {};
+      const promise = new Promise<void>((r) => (resolve = r));
+      paused = { promise, resolve };
+    },
+    resume: () => {
+      paused?.resolve();
+      paused = null;
+    },
+    onStdout: (listener) => (listeners[0] = listener),
+    onStderr: (listener) => (listeners[1] = (bytes) => listener(decoder.decode(bytes, { stream: true }))),
+    ended: (async () => {
+      await proc.exited;
+      if (!gone) await pumped;
+      return { code: proc.exitCode, signal: proc.signalCode === null ? null : String(proc.signalCode) };
+    })(),
+  };
+}
+
+/** Through node:child_process (Deno from source). */
+async function spawnNode(argv: string[]): Promise<PipedChild> {
+  const { spawn } = await import("node:child_process");
+  const child = spawn(argv[0]!, argv.slice(1), { stdio: ["pipe", "pipe", "pipe"] });
+  const [stdin, stdout, stderr] = [child.stdin!, child.stdout!, child.stderr!];
+  stdin.on("error", () => {});
+  let error: string | undefined;
+  child.once("error", (e) => (error = e.message));
+  return {
+    write: (bytes) => void (stdin.destroyed || stdin.write(bytes)),
+    end: () => stdin.end(),
+    kill: () => child.kill("SIGTERM"),
+    release: () => {
+      child.unref();
+      for (const stream of [stdout, stderr, stdin] as { unref?(): void }[]) stream.unref?.();
     },
     pause: () => stdout.pause(),
     resume: () => stdout.resume(),
-    onData: (listener) => void stdout.on("data", (chunk: Buffer) => listener(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length))),
-    onClose: (listener) => (gone ? listener() : void closeListeners.push(listener)),
+    onStdout: (listener) => void stdout.on("data", (chunk: Buffer) => listener(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length))),
+    onStderr: (listener) => void stderr.on("data", (d) => listener(String(d))),
+    ended: new Promise((resolve) => child.once("close", (code, signal) => resolve({ code, signal, ...(error !== undefined && { error }) }))),
+  };
+}
+
+function pipeSocket(host: RemoteHost, child: PipedChild): ClientSocket & { why(): string | null } {
+  let stderr = "";
+  let end: { code: number | null; signal: string | null; error?: string } | null = null;
+  let killed = false;
+  const closeListeners: (() => void)[] = [];
+  child.onStderr((text) => (stderr = (stderr + text).slice(-4096)));
+  void child.ended.then((ended) => {
+    end = ended;
+    for (const listener of closeListeners.splice(0)) listener();
+  });
+  return {
+    fd: undefined,
+    write: (bytes) => void (end || child.write(bytes)),
+    close: () => {
+      child.end();
+      child.release();
+    },
+    destroy: () => {
+      killed = true;
+      child.kill();
+      child.release();
+    },
+    pause: () => child.pause(),
+    resume: () => child.resume(),
+    onData: (listener) => child.onStdout(listener),
+    onClose: (listener) => (end ? listener() : void closeListeners.push(listener)),
     why: () => {
-      if (spawnError) return `${host.name}: cannot run ssh (${spawnError})`;
+      if (end?.error !== undefined) return `${host.name}: cannot run ssh (${end.error})`;
       if (killed || end?.code === 0) return null;
       return transportFailure(host, stderr, end?.code ?? SSH_FAILED, end?.signal ?? null);
     },
@@ -179,6 +284,7 @@ function pipeSocket(host: RemoteHost, child: ChildProcess): ClientSocket & { why
 export async function runRemote(host: RemoteHost, args: string[]): Promise<number> {
   const command = [remoteBinary(host.home), ...args].map(shellQuote).join(" ");
   const argv = await sshCommandLine(host.ssh, command, { tty: Boolean(process.stdin.isTTY && process.stdout.isTTY), share: host.share });
+  const { spawn } = await import("node:child_process");
   return new Promise((resolve, reject) => {
     const child = spawn(argv[0]!, argv.slice(1), { stdio: "inherit" });
     child.once("error", (error) => reject(new UserError(`${host.name}: cannot run ssh (${error.message})`, EXIT.unreachable)));

@@ -6,9 +6,13 @@
 //
 // One thing it changes: the hello's environment and directory are this login's, not what the far
 // client sent (which sends none): the local environment of the other machine never reaches a task here.
+import { writeSync } from "node:fs";
 import { defineCommand } from "./cli-define.ts";
 import type { ClientSocket } from "./client-socket.ts";
+import { errnoCode } from "./errors.ts";
 import { encodeControl, FrameKind } from "./wire-framing.ts";
+
+declare const Deno: unknown;
 
 export default defineCommand({
   meta: { name: "bridge", description: "Relay stdin/stdout to this machine's daemon (what `fleetcom --host` runs over ssh)", hidden: true },
@@ -22,28 +26,63 @@ export default defineCommand({
 const HEADER = 5;
 
 function relay(socket: ClientSocket): void {
-  let head: Uint8Array | null = new Uint8Array(0);
-  socket.onData((chunk) => {
-    if (!process.stdout.write(chunk)) {
-      socket.pause();
-      process.stdout.once("drain", () => socket.resume());
+  const out = stdoutWriter(socket);
+  socket.onData(out.write);
+  socket.onClose(() => out.end(() => process.exit()));
+  void (async () => {
+    let head: Uint8Array | null = new Uint8Array(0);
+    for await (const bytes of stdinChunks()) {
+      if (head === null) {
+        socket.write(bytes);
+        continue;
+      }
+      head = joined(head, bytes);
+      const hello = firstFrame(head);
+      if (!hello) continue;
+      socket.write(withOwnEnvironment(hello.frame));
+      socket.write(hello.rest);
+      head = null;
     }
-  });
-  socket.onClose(() => {
-    process.stdin.destroy();
-    process.stdout.end();
-  });
-  process.stdin.on("data", (chunk: Buffer) => {
-    const bytes = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length);
-    if (head === null) return socket.write(bytes);
-    head = joined(head, bytes);
-    const hello = firstFrame(head);
-    if (!hello) return;
-    socket.write(withOwnEnvironment(hello.frame));
-    socket.write(hello.rest);
-    head = null;
-  });
-  process.stdin.on("end", () => socket.close());
+    socket.close();
+  })();
+}
+
+/**
+ * What arrives on stdin. Under Bun its own stream of fd 0: building `process.stdin` loads Node's
+ * stream modules, which was most of a bridge's start-up over Bun's own (docs/benchmarks.md, remote-ls).
+ */
+function stdinChunks(): AsyncIterable<Uint8Array> {
+  if (typeof Bun !== "undefined" && typeof Deno === "undefined") return Bun.stdin.stream();
+  return process.stdin;
+}
+
+/**
+ * Writes to fd 1 directly (no `process.stdout`, for the same reason), blocking as a pipe does; a
+ * stdout that would block (O_NONBLOCK) goes through `process.stdout` from then on, the socket paused
+ * while it drains, so the order of the bytes holds.
+ */
+function stdoutWriter(socket: ClientSocket): { write(chunk: Uint8Array): void; end(then: () => void): void } {
+  let stream: NodeJS.WriteStream | null = null;
+  const queue = (chunk: Uint8Array) => {
+    if (!stream!.write(chunk)) {
+      socket.pause();
+      stream!.once("drain", () => socket.resume());
+    }
+  };
+  return {
+    write(chunk) {
+      if (stream) return queue(chunk);
+      let at = 0;
+      try {
+        while (at < chunk.length) at += writeSync(1, chunk, at);
+      } catch (error) {
+        if (errnoCode(error) !== "EAGAIN") return socket.close();
+        stream = process.stdout;
+        queue(chunk.subarray(at));
+      }
+    },
+    end: (then) => (stream ? void stream.end(then) : then()),
+  };
 }
 
 function joined(a: Uint8Array, b: Uint8Array): Uint8Array {

@@ -1,8 +1,9 @@
-// The dashboard's links to the added hosts (docs/remote.md): one kept connection per host, over its
-// ssh transport, subscribed to that host's events. They are made in the background once this
-// machine's fleet is drawn, and nothing of this machine's waits on them: a host that refuses, drops
-// or never answers is one line (`gpu1 · unreachable (Connection refused) · retrying in 8 s`) and is
-// tried again after 1, 2, 4, then every 8 s, as attach reconnects (ui-attach.ts).
+// The links to the added hosts (docs/remote.md), the dashboard's and the web view's (web-server.ts):
+// one kept connection per host, over its ssh transport, subscribed to that host's events. They are
+// made in the background once this machine's fleet is drawn, and nothing of this machine's waits on
+// them: a host that refuses, drops or never answers is one line (`gpu1 · unreachable (Connection
+// refused) · retrying in 8 s`) and is tried again after 1, 2, 4, then every 8 s, as attach
+// reconnects (ui-attach.ts).
 import { DaemonClient } from "./client.ts";
 import type { RemoteHost } from "./client-ssh.ts";
 import { errorMessage } from "./errors.ts";
@@ -61,7 +62,8 @@ export class HostFleet {
   /** Makes the link: the hello, then the subscription, within the bound; on failure, tries again later. */
   async connect(): Promise<void> {
     if (this.closed) return;
-    this.setLink({ kind: "connecting" });
+    // A host tried again keeps its unreachable line (its reason) until the new answer, not a flicker of "connecting…".
+    if (this.link.kind !== "unreachable") this.setLink({ kind: "connecting" });
     let client: DaemonClient | null = null;
     let timedOut = false;
     const bound = setTimeout(() => {
@@ -124,7 +126,8 @@ export class HostFleet {
     if (this.closed) return;
     this.tasks.clear();
     const delay = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** this.failures++);
-    this.setLink({ kind: "unreachable", reason: shortReason(this.name, why), retryAt: Date.now() + delay });
+    const said = why.startsWith(`${this.name} is unreachable: `) ? why : `${this.name} is unreachable: ${why}`;
+    this.setLink({ kind: "unreachable", reason: shortReason(this.name, why), said, retryAt: Date.now() + delay });
     this.retry = setTimeout(() => void this.connect(), delay);
   }
 

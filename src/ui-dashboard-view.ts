@@ -87,7 +87,8 @@ export const taskKey = (id: number, host: string | null = null) => `task ${host 
 export const sectionKey = (title: string, host: string | null = null) => `section ${host === null ? "" : `${host}:`}${title}`;
 
 /** How the dashboard's link to an added host stands (ui-dashboard-hosts.ts). */
-export type HostLink = { kind: "connecting" } | { kind: "up" } | { kind: "unreachable"; reason: string; retryAt: number };
+/** An added host's link: `reason` is ssh's short (`Connection refused`), `said` the whole line (`gpu1 is unreachable: ssh: …`). */
+export type HostLink = { kind: "connecting" } | { kind: "up" } | { kind: "unreachable"; reason: string; said: string; retryAt: number };
 
 /** An added host's fleet as the dashboard holds it: shown as a section of its own, after this machine's. */
 export interface HostBlock {

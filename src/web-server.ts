@@ -10,6 +10,8 @@ import type { Server, ServerWebSocket } from "bun";
 import { DaemonClient, hostsMayBeAdded } from "./client.ts";
 import { hostAnswerBoundMs, readHosts } from "./client-hosts.ts";
 import type { RemoteHost } from "./client-ssh.ts";
+import { HostFleet, type HostListener } from "./ui-dashboard-hosts.ts";
+import type { HostLink } from "./ui-dashboard-view.ts";
 import { errnoCode, errnoWords, errorMessage, UserError } from "./errors.ts";
 import { homeDir } from "./paths.ts";
 import { unknownKey } from "./term-keys.ts";
@@ -156,21 +158,23 @@ function cookie(request: Request, name: string): string | null {
 
 /**
  * The fleet, live: this machine's and each added host's (config.toml's `[hosts.NAME]`), each through
- * one subscribed connection kept for every page. A page is sent the fleet when it opens and then at
- * most every FLEET_INTERVAL_MS while it changes.
+ * one subscribed connection kept for every page (another host's is the dashboard's link,
+ * ui-dashboard-hosts.ts). A page is sent the fleet when it opens and then at most every
+ * FLEET_INTERVAL_MS while it changes.
  */
 class FleetFeed {
   readonly pages = new Set<Page>();
-  readonly local: HostFeed;
-  readonly feeds: HostFeed[];
+  readonly local: LocalFeed;
+  readonly hosts: HostFleet[];
   private timer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(hosts: RemoteHost[]) {
     const changed = () => this.changed();
-    this.local = new HostFeed(null, changed, (connected) => {
+    this.local = new LocalFeed(changed, (connected) => {
       for (const page of this.pages) page.send({ type: "daemon", connected });
     });
-    this.feeds = [this.local, ...hosts.map((host) => new HostFeed(host, changed, () => {}))];
+    const listener: HostListener = { event: changed, linkChanged: changed };
+    this.hosts = hosts.map((host) => new HostFleet(host, listener, hostAnswerBoundMs()));
     setInterval(() => this.pages.size > 0 && this.changed(), AGES_INTERVAL_MS);
     setInterval(() => {
       for (const page of this.pages) page.closeIfRevoked();
@@ -180,22 +184,21 @@ class FleetFeed {
   /** This machine's daemon first (started if none runs); each host's in the background, never holding it up. */
   async start(): Promise<void> {
     await this.local.start();
-    for (const feed of this.feeds) if (feed.host) feed.keepConnected();
+    for (const host of this.hosts) void host.connect();
   }
 
-  /** The feed of the host a page message names (none: this machine). */
-  feed(host: string | undefined | null): HostFeed {
-    const found = this.feeds.find((f) => (f.host?.name ?? null) === (host ?? null));
+  /** The fleet of the host a page message names (none: this machine), and its connection while it stands. */
+  feed(host: string | undefined | null): Feed {
+    if (host === undefined || host === null) return { host: null, client: this.local.client, tasks: this.local.tasks, note: null };
+    const found = this.hosts.find((h) => h.name === host);
     if (!found) throw new Error(`no host '${host}' in this web view (hosts added after it started need a restart)`);
-    return found;
+    return { host: found.host, client: found.client, tasks: found.tasks, note: noteOf(found.link) };
   }
 
   view() {
-    return fleetView(
-      this.feeds.map((f) => ({ host: f.host?.name ?? null, tasks: [...f.tasks.values()], note: f.note })),
-      Date.now(),
-      homeDir(),
-    );
+    const local = { host: null, tasks: [...this.local.tasks.values()], note: null };
+    const hosts = this.hosts.map((h) => ({ host: h.name, tasks: [...h.tasks.values()], note: noteOf(h.link) }));
+    return fleetView([local, ...hosts], Date.now(), homeDir());
   }
 
   changed(): void {
@@ -206,6 +209,19 @@ class FleetFeed {
       for (const page of this.pages) page.send(message);
     }, FLEET_INTERVAL_MS);
   }
+}
+
+/** One host's fleet for a page's request: `note` says why its tasks are not shown (connecting, unreachable). */
+interface Feed {
+  host: RemoteHost | null;
+  client: DaemonClient | null;
+  tasks: ReadonlyMap<number, TaskInfo>;
+  note: string | null;
+}
+
+function noteOf(link: HostLink): string | null {
+  if (link.kind === "up") return null;
+  return link.kind === "connecting" ? "connecting…" : link.said;
 }
 
 /**
@@ -225,31 +241,18 @@ function withinHostBound<T>(host: RemoteHost | null, client: DaemonClient, answe
   return Promise.race([answer, late]).finally(() => clearTimeout(timer));
 }
 
-/** How long a host that could not be reached is left before it is tried again: 1, 2, 4… up to 30 s. */
-const RECONNECT_MS = [1_000, 2_000, 4_000, 8_000, 16_000, 30_000];
-
-/**
- * One daemon's fleet, live, over one subscribed connection: this machine's (host null) or another
- * host's over the ssh transport (client-ssh.ts). A lost connection is tried again; another host's
- * failure is its one line (`note`), and its tasks are not shown meanwhile.
- */
-class HostFeed {
+/** This machine's fleet, live, over one subscribed connection; a lost daemon is waited for, every second, as before. */
+class LocalFeed {
   readonly tasks = new Map<number, TaskInfo>();
   client: DaemonClient | null = null;
-  /** Why this host's tasks are not shown (unreachable, connecting); null while connected. This machine's is always null. */
-  note: string | null;
-  private failures = 0;
 
   constructor(
-    readonly host: RemoteHost | null,
     private readonly changed: () => void,
     private readonly connectedChanged: (connected: boolean) => void,
-  ) {
-    this.note = host ? "connecting…" : null;
-  }
+  ) {}
 
   async start(autostart = true): Promise<void> {
-    const client = await DaemonClient.open({ host: this.host, autostart, notices: false });
+    const client = await DaemonClient.open({ host: null, autostart, notices: false });
     client.handlers = {
       event: (e) => {
         if (e.event === "removed") this.tasks.delete(e.task.id);
@@ -257,50 +260,31 @@ class HostFeed {
         this.changed();
       },
       closed: () => this.lost(client),
-      // A failed link is this feed's note, never a line on the web view's stderr.
       linkLost: true,
     };
     try {
-      await withinHostBound(
-        this.host,
-        client,
-        client.subscribe((tasks) => {
-          this.tasks.clear();
-          for (const t of tasks) this.tasks.set(t.id, t);
-        }),
-      );
+      await client.subscribe((tasks) => {
+        this.tasks.clear();
+        for (const t of tasks) this.tasks.set(t.id, t);
+      });
     } catch (error) {
       client.destroy();
       throw error;
     }
     this.client = client;
-    this.note = null;
-    this.failures = 0;
     this.connectedChanged(true);
     this.changed();
-  }
-
-  /** Another host: connected in the background, and again whenever it is lost. */
-  keepConnected(): void {
-    this.start(false).catch((error) => this.retry(errorMessage(error)));
   }
 
   private lost(client: DaemonClient): void {
     if (this.client !== client) return;
     this.client = null;
     this.connectedChanged(false);
-    this.retry(client.lostLink ?? `${this.host?.name ?? "this machine"}: lost the connection to the daemon`);
+    this.retry();
   }
 
-  private retry(why: string): void {
-    if (this.host) {
-      this.note = why;
-      this.tasks.clear();
-      this.changed();
-    }
-    // This machine's daemon is waited for as before, every second; a host that fails is left longer each time.
-    const wait = this.host ? RECONNECT_MS[Math.min(this.failures++, RECONNECT_MS.length - 1)]! : 1_000;
-    setTimeout(() => this.start(false).catch((error) => this.retry(errorMessage(error))), wait);
+  private retry(): void {
+    setTimeout(() => this.start(false).catch(() => this.retry()), 1_000);
   }
 }
 

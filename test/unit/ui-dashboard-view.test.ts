@@ -170,7 +170,12 @@ describe("rows and frame", () => {
     const remote = [task(1, { name: "train", cwd: "/home/g/src", attention: { state: "bell", since: new Date(NOW).toISOString(), message: null } })];
     const hosts = [
       { name: "gpu1", home: "/home/g", link: { kind: "up" } as const, tasks: remote },
-      { name: "build", home: "/home/b", link: { kind: "unreachable", reason: "Connection refused", retryAt: NOW + 7_200 } as const, tasks: [] },
+      {
+        name: "build",
+        home: "/home/b",
+        link: { kind: "unreachable", reason: "Connection refused", said: "build is unreachable: ssh: Connection refused", retryAt: NOW + 7_200 } as const,
+        tasks: [],
+      },
       { name: "slow", home: "/home/s", link: { kind: "connecting" } as const, tasks: [] },
     ];
     const lines = dashboardLines(view({ tasks: [task(1)], hosts, cursor: taskKey(1, "gpu1"), grouping: "directory" }), 80, 30);

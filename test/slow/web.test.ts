@@ -75,8 +75,17 @@ async function pageScreen(page: Page): Promise<string> {
   return rows.join("\n");
 }
 
+/**
+ * Taps a task's card. The list is drawn anew with each change of the fleet, so the card is found and
+ * clicked in one step inside the page: a handle found first may be replaced before the click reaches it.
+ */
+async function tapCard(page: Page, selector: string): Promise<void> {
+  await page.waitForSelector(selector);
+  await page.$eval(selector, (card) => (card as HTMLElement).click());
+}
+
 async function openTask(page: Page, id: number): Promise<void> {
-  await page.click(`.card[data-task="${id}"]`);
+  await tapCard(page, `.card[data-task="${id}"]`);
   await page.waitForSelector(".xterm-rows");
 }
 
@@ -423,7 +432,7 @@ describe.skipIf(!canReachHosts)("fleetcom web with hosts over OpenSSH", () => {
     expect(shown.slice(6, 8)).toEqual(["down", expect.stringMatching(/^down is unreachable: ssh: connect to host 127\.0\.0\.1 port \d+: Connection refused$/)]);
     expect(shown.slice(8)).toEqual(["mute", "connecting…"]);
     // Viewing and typing reach the remote task, not this machine's of the same id.
-    await page.click(`.card[data-host="remote1"][data-task="${remote}"]`);
+    await tapCard(page, `.card[data-host="remote1"][data-task="${remote}"]`);
     await page.waitForSelector(".xterm-rows");
     expect(await page.$eval("#task-title", (t) => t.textContent)).toBe(`remote1:${remote} far`);
     await page.click("#term");

@@ -6,7 +6,7 @@
 // or variable adds one), and that file is the user's. So each run gets `FLEETCOM_CAPTURE_FILE`, and a
 // Stop or UserPromptSubmit hook the user puts there once (agents.md gives it: Claude's event hook,
 // which does nothing outside fleetcom) lands in the run's events file, read as Claude's.
-import slugify from "@sindresorhus/slugify";
+import { createRequire } from "node:module";
 import { type Env, homeDir } from "./paths.ts";
 import { isAbsolute, join } from "node:path";
 import { contentText, entriesOf, firstRecord, lastRecords, member, modifiedMs } from "./agent-files.ts";
@@ -24,7 +24,24 @@ const WORDS = ["command-code", "cmd", "cmdc", "commandcode"];
  * their conversations were never found.
  */
 export function commandCodeSlug(cwd: string): string {
-  return slugify(cwd);
+  return loadSlugify()(cwd);
+}
+
+let slugify: ((text: string) => string) | undefined;
+
+/**
+ * The slugify package, loaded on first use: evaluating it (and its transliteration tables) cost every
+ * starting daemon and client ~60 ms of CPU, though only a Command Code task reads it. The bundler
+ * keeps a `require`d module in the binary and evaluates it when called (term-screen.ts loadXterm).
+ */
+function loadSlugify(): (text: string) => string {
+  // `require("…")` written out, so that the bundler sees it and puts the package in the binary.
+  slugify ??= (
+    (typeof require === "function" ? require("@sindresorhus/slugify") : createRequire(import.meta.url)("@sindresorhus/slugify")) as {
+      default: (text: string) => string;
+    }
+  ).default;
+  return slugify;
 }
 
 /**

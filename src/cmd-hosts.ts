@@ -4,7 +4,7 @@
 // match, else the one given with --binary), under a versioned path in the remote home, checked by
 // SHA-256 and by its own --version before it is renamed into place: a failed upload, a wrong
 // checksum or a binary that does not run leaves nothing in use.
-import { createHash } from "node:crypto";
+import { sha256Hex } from "./text-sha256.ts";
 import { defineCommand } from "./cli-define.ts";
 import { askHost, checkHostName, hostAnswerBoundMs, readHosts, removeHost, saveHost } from "./client-hosts.ts";
 import { capture, remoteBinary, type RemoteHost, sharesConnections, sshCommandLine, sshReason } from "./client-ssh.ts";
@@ -163,7 +163,7 @@ async function install(host: RemoteHost, source: string): Promise<void> {
   } catch (error) {
     throw new UserError(error instanceof FileRefused ? error.message : `--binary ${printable(source)}: ${(error as NodeJS.ErrnoException).code ?? error}`);
   }
-  const hash = createHash("sha256").update(bytes).digest("hex");
+  const hash = sha256Hex(bytes);
   const script = `set -e
 d="$HOME/.local/share/fleetcom/${VERSION}"; mkdir -p "$d"; t="$d/.fleetcom.upload.$$"
 trap 'rm -f "$t"' EXIT

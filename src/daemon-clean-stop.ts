@@ -8,7 +8,7 @@
 // The record lives beside the snapshots in the recovery directory, not in the runtime directory:
 // logind removes /run/user/UID at logout and a reboot empties it, which are exactly the ends the
 // user must hear about. Its name is not a snapshot's, so listings and prunes never touch it.
-import { createHash } from "node:crypto";
+import { sha256Hex } from "./text-sha256.ts";
 import { statSync } from "node:fs";
 import { readRegularFile } from "./files.ts";
 import { basename, dirname, join } from "node:path";
@@ -33,7 +33,7 @@ export interface SupervisorRecord {
 
 /** One record per runtime directory, named by a hash of its path. */
 export function recordPath(runtimeDir: string, env: Env = process.env): string {
-  const hash = createHash("sha256").update(runtimeDir).digest("hex").slice(0, 16);
+  const hash = sha256Hex(runtimeDir).slice(0, 16);
   return join(recoveryDir(env), `supervisor-${hash}.state.json`);
 }
 

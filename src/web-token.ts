@@ -4,7 +4,8 @@
 // so every token and cookie stops working, in a running web view too: the file is read per request.
 // Hashes are compared as plain strings: a timing difference says nothing about a token that is not
 // already known, since the attacker cannot choose what the hashes are.
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { sha256Hex } from "./text-sha256.ts";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "./atomic-write.ts";
@@ -20,8 +21,6 @@ const LINE = /^(login|session) ([0-9a-f]{64})$/;
 export function tokenFile(): string {
   return join(configDir(), "web-tokens");
 }
-
-const digest = (token: string) => createHash("sha256").update(token).digest("hex");
 
 function entries(): string[] {
   let text: string;
@@ -48,7 +47,7 @@ function save(lines: string[]): void {
 
 function mint(kind: Kind, lines: string[]): { token: string; lines: string[] } {
   const token = randomBytes(32).toString("base64url");
-  return { token, lines: [...lines, `${kind} ${digest(token)}`] };
+  return { token, lines: [...lines, `${kind} ${sha256Hex(token)}`] };
 }
 
 /** A fresh login token for the URL; only its hash is kept. */
@@ -61,7 +60,7 @@ export function newLoginToken(): string {
 /** The login token spent for a session token, or null when it is not (or no longer) one. */
 export function tradeLoginToken(token: string): string | null {
   const lines = entries();
-  const spent = `login ${digest(token)}`;
+  const spent = `login ${sha256Hex(token)}`;
   if (!lines.includes(spent)) return null;
   const session = mint(
     "session",
@@ -72,7 +71,7 @@ export function tradeLoginToken(token: string): string | null {
 }
 
 export function isSession(token: string): boolean {
-  return entries().includes(`session ${digest(token)}`);
+  return entries().includes(`session ${sha256Hex(token)}`);
 }
 
 /** Every login and session token stops working. */

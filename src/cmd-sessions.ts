@@ -2,7 +2,7 @@
 // daemon needed. Listing is the `list` default subcommand because citty would otherwise run a parent
 // `run` after every subcommand too.
 import { defineCommand } from "./cli-define.ts";
-import { table, terminalColumns, writeStdout } from "./ui-format.ts";
+import { age, table, terminalColumns, writeStdout } from "./ui-format.ts";
 import { printable } from "./text-printable.ts";
 import { sessionDir } from "./paths.ts";
 import type { SessionInfo } from "./recipe-sessions.ts";
@@ -53,15 +53,11 @@ function formatTable(sessions: SessionInfo[]): string {
   const rows = sessions.map((s) => [
     printable(s.name),
     s.damaged ? "-" : String(s.tasks),
-    localTime(s.modified),
+    // An age, as `ls` shows a task's: a local clock time would cost every listing JavaScriptCore's
+    // set-up of the time zone (~25 ms, a third of the command); --json keeps the exact UTC time.
+    `${age(s.modified)} ago`,
     s.damaged ? `damaged: ${printable(s.damaged)}` : s.dirs.map(printable).join(", "),
   ]);
   // On a terminal the directories are cut first, then the name; piped, nothing is.
   return table(["NAME", "TASKS", "MODIFIED", "DIRECTORIES"], rows, terminalColumns(), [3, 0]).trimEnd();
-}
-
-function localTime(iso: string): string {
-  const d = new Date(iso);
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }

@@ -1,6 +1,6 @@
 // The real program: `fleetcom sessions`, `sessions rm|mv` and `load --dry-run`, in a sandboxed HOME.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runFleetcom, makeSandbox, type Sandbox } from "../harness/helpers.ts";
 
@@ -26,12 +26,14 @@ describe("fleetcom sessions", () => {
   test("lists one row per session with name, task count, modified time and directories", async () => {
     writeSession("work_api", { version: 1, name: "work/api", dirs: { "/tmp": ["a", "b"], "~/x": ["c"] } });
     writeSession("flat", { "/srv": ["d"] });
+    const threeDaysAgo = new Date(Date.now() - 3 * 86400_000 - 60_000);
+    utimesSync(join(dir, "flat.json"), threeDaysAgo, threeDaysAgo);
     const r = await run(["sessions"]);
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split("\n");
     expect(lines[0]).toMatch(/^NAME\s+TASKS\s+MODIFIED\s+DIRECTORIES$/);
-    expect(lines[1]).toMatch(/^flat\s+1\s+\d{4}-\d\d-\d\d \d\d:\d\d\s+\/srv$/);
-    expect(lines[2]).toMatch(/^work\/api\s+3\s+\d{4}-\d\d-\d\d \d\d:\d\d\s+\/tmp, ~\/x$/);
+    expect(lines[1]).toMatch(/^flat\s+1\s+3d ago\s+\/srv$/);
+    expect(lines[2]).toMatch(/^work\/api\s+3\s+\d+s ago\s+\/tmp, ~\/x$/);
   });
 
   test("--json prints the directory and a stable row per session", async () => {

@@ -28,6 +28,12 @@ export default defineCommand({
     attach: { type: "boolean", description: "Attach to it at once" },
     "detach-key": { type: "string", valueHint: "KEY", description: "With --attach: detach with KEY instead of Ctrl-\\ (ctrl-a, ^]…)" },
     json: { type: "boolean", description: 'Print {"id": N}' },
+    // Repeatable, which citty does not keep in order: the values are read from the words (givenEnv).
+    env: {
+      type: "string",
+      valueHint: "K=V",
+      description: "Set K to V in the task's environment, over what it would get (repeatable; on a host, the one way a local value travels)",
+    },
     // A flag with an optional value, which citty cannot parse: BRANCH is read from the words (worktreeBranch).
     worktree: {
       type: "boolean",
@@ -37,7 +43,9 @@ export default defineCommand({
   },
   async run({ args, rawArgs }) {
     const dash = rawArgs.indexOf("--");
-    const branch = args.worktree ? worktreeBranch(dash === -1 ? rawArgs : rawArgs.slice(0, dash)) : null;
+    const flagWords = dash === -1 ? rawArgs : rawArgs.slice(0, dash);
+    const branch = args.worktree ? worktreeBranch(flagWords) : null;
+    const env = givenEnv(flagWords);
     // Without `--`, citty took `--worktree BRANCH`'s BRANCH for the command's first word.
     const loose = dash === -1 && branch !== null && rawArgs.includes("--worktree") ? args._.slice(1) : args._;
     const words = dash === -1 ? loose : rawArgs.slice(dash + 1);
@@ -55,6 +63,7 @@ export default defineCommand({
         ...(tree ? { cwd: tree.cwd, worktree: tree.worktree } : cwd ? { cwd } : {}),
         ...(args.group !== undefined ? { group: args.group } : {}),
         ...(args.name !== undefined ? { name: args.name } : {}),
+        ...(env ? { env } : {}),
       }),
     );
     // A worktree made for a task that did not start is not left behind (it is fresh, so clean).
@@ -67,6 +76,27 @@ export default defineCommand({
     }
   },
 });
+
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Every `--env K=V` (or `--env=K=V`) among the words before `--`, later ones winning; null for none. */
+export function givenEnv(words: readonly string[]): Record<string, string> | null {
+  const env: Record<string, string> = {};
+  let given = false;
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!;
+    if (word !== "--env" && !word.startsWith("--env=")) continue;
+    const pair = word === "--env" ? words[++i] : word.slice("--env=".length);
+    const at = pair?.indexOf("=") ?? -1;
+    const key = pair?.slice(0, at) ?? "";
+    if (pair === undefined || at === -1 || !VARIABLE_NAME.test(key)) {
+      throw usageError(`run: --env expects K=V with K a variable name (letters, digits, _), got ${JSON.stringify(pair ?? "")}`);
+    }
+    env[key] = pair.slice(at + 1);
+    given = true;
+  }
+  return given ? env : null;
+}
 
 /** The BRANCH of `--worktree BRANCH` or `--worktree=BRANCH` among the words before `--`; null for `--worktree` alone. */
 export function worktreeBranch(words: readonly string[]): string | null {

@@ -75,7 +75,8 @@ export function operations(fleet: Fleet): Handlers {
       if (tooLong) throw new UserError(tooLong);
       if (!isDirectory(cwd)) throw new UserError(`no such directory: ${cwd}`);
       await fleet.prepareAgent(peer, a.command, cwd);
-      return { id: fleet.spawn(peer, { command: a.command, cwd, group: a.group ?? null, name: a.name ?? null, worktree: a.worktree ?? null }).id };
+      const start = { command: a.command, cwd, group: a.group ?? null, name: a.name ?? null, worktree: a.worktree ?? null, givenEnv: a.env };
+      return { id: fleet.spawn(peer, start).id };
     },
     load: (peer, a) => fleet.loads.load(peer, a.entries, { again: a.again, earlier: a.earlier, snapshot: a.snapshot }),
     duplicates: (_peer, a) => fleet.loads.duplicates(a.entries),

@@ -27,6 +27,8 @@ export interface TaskSpec {
   /** The git worktree the client made for the task (`run --worktree`), or null. */
   worktree: WorktreeRecord | null;
   env: Record<string, string>;
+  /** Variables given with `run --env`, over `env` at every start (reruns too); kept in memory only. */
+  givenEnv?: Record<string, string> | undefined;
   name: string | null;
   group: string | null;
   cols: number;
@@ -63,6 +65,8 @@ export interface TaskStart {
   typed?: string | undefined;
   /** The git worktree the client made for it (`run --worktree`), kept in its recipe. */
   worktree?: WorktreeRecord | null | undefined;
+  /** `run --env K=V` (TaskSpec givenEnv). */
+  givenEnv?: Record<string, string> | undefined;
 }
 
 export class Task {
@@ -74,6 +78,8 @@ export class Task {
   readonly typed: string;
   /** The git worktree the client made for the task, kept in its recipe. */
   readonly worktree: WorktreeRecord | null;
+  /** Variables given with `run --env` (TaskSpec givenEnv). */
+  private readonly givenEnv: Record<string, string>;
   name: string | null;
   group: string | null;
   tagged = false;
@@ -129,6 +135,7 @@ export class Task {
     this.command = spec.command;
     this.typed = spec.typed;
     this.worktree = spec.worktree;
+    this.givenEnv = spec.givenEnv ?? {};
     this.name = spec.name;
     this.group = spec.group;
     this.cols = spec.cols;
@@ -205,10 +212,12 @@ export class Task {
   }
 
   /**
-   * Spawns the command; `env` is the asking client's environment and is never stored. A supported
+   * Spawns the command; `askingEnv` is the asking client's environment and is never stored (what
+   * `run --env` gave goes over it). A supported
    * agent gets its capture instrumentation in the executed string only: the command stays as typed.
    */
-  start(clientEnv: Record<string, string>, scrollback: number): void {
+  start(askingEnv: Record<string, string>, scrollback: number): void {
+    const clientEnv = { ...askingEnv, ...this.givenEnv };
     this.screen?.dispose();
     this.scrollback = scrollback;
     this.historyDirty = true;

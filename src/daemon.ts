@@ -398,7 +398,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     return false;
   }
 
-  spawn(peer: Peer, { command, cwd, group, name, recorded, typed = command, worktree = null }: TaskStart): Task {
+  spawn(peer: Peer, { command, cwd, group, name, recorded, typed = command, worktree = null, givenEnv }: TaskStart): Task {
     const { hello } = peer;
     const task = new Task(
       {
@@ -408,6 +408,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
         cwd,
         worktree,
         env: hello.env,
+        givenEnv,
         name: name === null ? null : normalizeName(name),
         group: group === null ? null : normalizeGroup(group),
         cols: hello.cols,

@@ -43,7 +43,17 @@ export const opArgs = {
   shutdown: schema("op.shutdown", (type) => type({})),
   detach: schema("op.detach", (type) => type({})),
   redraw: schema("op.redraw", (type) => type({})),
-  run: schema("op.run", (type) => type({ command: "string > 0", "cwd?": "string", "group?": label, "name?": label, "worktree?": worktreeRecord.type() })),
+  run: schema("op.run", (type) =>
+    type({
+      command: "string > 0",
+      "cwd?": "string",
+      "group?": label,
+      "name?": label,
+      "worktree?": worktreeRecord.type(),
+      /** `run --env K=V`: over the environment the task would get, on whichever host runs it. */
+      "env?": "Record<string, string>",
+    }),
+  ),
   load: schema("op.load", (type) => type({ entries: recipeEntry.type().array(), "again?": "boolean", "earlier?": "number.integer[]", "snapshot?": "string" })),
   kill: schema("op.kill", (type) => type({ tasks: taskRef.type().array().atLeastLength(1) })),
   rm: schema("op.rm", (type) => type({ tasks: taskRef.type().array().atLeastLength(1) })),

@@ -89,6 +89,41 @@ describe("run -- CMD…", () => {
   });
 });
 
+describe("run --env K=V", () => {
+  test("sets each variable over the environment the task would get, later ones winning; a rerun keeps them", async () => {
+    const id = await started([
+      "--env",
+      "GREETING=hi there",
+      "--env=HOME=/elsewhere",
+      "--env",
+      "EXTRA=a=b",
+      "--env",
+      "EXTRA=last",
+      "--",
+      'echo "[$GREETING][$HOME][$EXTRA]"',
+    ]);
+    await fleet.waitForExit(id);
+    expect((await fleet.peek(id)).trim()).toBe("[hi there][/elsewhere][last]");
+    await fleet.ok(["rerun", String(id)]);
+    await fleet.waitForTask(id, "to finish its second run", (t) => t.run === 2 && t.state === "exited");
+    expect((await fleet.peek(id)).trim()).toBe("[hi there][/elsewhere][last]");
+    // A task started without it gets the environment unchanged.
+    const plain = await started(["--", 'echo "[$GREETING][$HOME]"']);
+    await fleet.waitForExit(plain);
+    expect((await fleet.peek(plain)).trim()).toBe(`[][${fleet.sandbox.home}]`);
+  });
+
+  test("anything but K=V with K a variable name is refused in one line, exit 2, and nothing starts", async () => {
+    for (const bad of [["--env", "1X=y"], ["--env", "NOEQ"], ["--env=", "x"], ["--env"], ["--env", "A-B=1"]]) {
+      const r = await fleet.cli(["run", ...bad, "--", "touch started"]);
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).toContain("run: --env expects K=V with K a variable name");
+    }
+    expect(await fleet.ls()).toEqual([]);
+  });
+});
+
 describe("the shell-quoting helper", () => {
   test("shellJoin gives /bin/sh back exactly the argv, for hostile words and reserved words first", () => {
     for (const argv of [

@@ -141,12 +141,25 @@ describe("hosts over OpenSSH", () => {
     300_000,
   );
 
-  remoteTest("run, ls, peek, send and kill reach the remote fleet by --host and HOST:TASK; the local environment stays here", async () => {
+  remoteTest("run, ls, peek, send and kill reach the remote fleet by --host and HOST:TASK; the local environment stays here but --env travels", async () => {
     const local = Number((await ok(["run", "--name", "here", "--", "cat"])).trim());
     const id = Number((await ok(["--host", "remote1", "run", "--name", "api", "--", "cat"])).trim());
     const probe = Number(
       (
-        await ok(["--host", "remote1", "run", "--", 'echo "home=$HOME user=$(id -un) secret=${LOCAL_SECRET:-unset}"; sleep 600'], { LOCAL_SECRET: "s3cret" })
+        await ok(
+          [
+            "--host",
+            "remote1",
+            "run",
+            "--env",
+            "GIVEN=by hand",
+            "--",
+            'echo "home=$HOME user=$(id -un) secret=${LOCAL_SECRET:-unset} given=$GIVEN"; sleep 600',
+          ],
+          {
+            LOCAL_SECRET: "s3cret",
+          },
+        )
       ).trim(),
     );
     // Local rows first; the remote ones carry their host.
@@ -162,7 +175,7 @@ describe("hosts over OpenSSH", () => {
     expect(table).toMatch(/^remote1\s+\d+.*api/m);
     await until("the probe's line", async () => (await ok(["peek", `remote1:${probe}`])).includes("secret="));
     const said = await ok(["peek", `remote1:${probe}`]);
-    expect(said).toContain(`home=${remoteHome} user=${user} secret=unset`);
+    expect(said).toContain(`home=${remoteHome} user=${user} secret=unset given=by hand`);
     await ok(["send", "remote1:api", "hello there"]);
     await until("the echo on the remote task", async () => (await ok(["peek", "remote1:api"])).includes("hello there"));
     // The local task of the same name is another task: nothing was sent to it.

@@ -109,9 +109,9 @@ describe("M4: a client that stops reading", () => {
     const requests = [greedy.request("tag", { task: { id: task.id } })];
     for (let i = 0; i < 300; i++) requests.push(greedy.request("peek", { task: { id: task.id }, lines: 2000, history: true }));
     await until("the daemon to take the greedy client's requests", tagged, 60_000);
-    // Asked while the greedy client's requests are being answered: the daemon serves this in turn,
-    // not once it has built every one of those replies (then it had already dropped the client).
-    expect((await driver.clientStats()).droppedBehind).toBe(0);
+    // Whether the driver's next request is answered before or after the drop depends on the
+    // machine's speed (the queue passes its bound after ~35 replies); that the replies are built a
+    // few at a time is what `answered` and `maxQueuedBytes` below hold.
     await until("the greedy client dropped", async () => (await driver.clientStats()).droppedBehind === 1, 60_000);
     greedy.resume();
     await until("the greedy client closed", () => greedy.closed, 30_000);

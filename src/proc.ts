@@ -137,10 +137,40 @@ export function pidInLockFile(path: string): number | null {
 export function flockHolder(path: string): number | null | undefined {
   if (!hasProc()) return undefined;
   try {
-    return flockHolderIn(statSync(path).ino, readFileSync("/proc/locks", "utf8"));
+    const ino = statSync(path).ino;
+    const named = pidInLockFile(path);
+    if (named !== null && holdsFlock(named, ino)) return named;
+    return flockHolderIn(ino, readFileSync("/proc/locks", "utf8"));
   } catch {
     return null;
   }
+}
+
+/**
+ * Whether process `pid` holds an exclusive flock on inode `ino`, from its own fds' fdinfo (`lock:`
+ * lines). Asked first for the PID the lock file names: /proc/locks is one list of every lock on the
+ * machine, built a page per read(2) and indexed by position, so while other processes take and drop
+ * locks a read of it can skip a line. Ten Deno clients starting at once (each taking and dropping
+ * POSIX locks on Deno's caches) missed the daemon's line that way, and gave up on a daemon that held
+ * its lock. One process's fdinfo does not move under other processes' locks.
+ */
+function holdsFlock(pid: number, ino: number): boolean {
+  const dir = `/proc/${pid}/fdinfo`;
+  for (const fd of readdirSync(dir)) {
+    let info: string;
+    try {
+      info = readFileSync(`${dir}/${fd}`, "utf8");
+    } catch {
+      continue;
+    }
+    const locks = info
+      .split("\n")
+      .filter((line) => line.startsWith("lock:\t"))
+      .map((line) => line.slice("lock:\t".length))
+      .join("\n");
+    if (locks && flockHolderIn(ino, `${locks}\n`) === pid) return true;
+  }
+  return false;
 }
 
 /** The PID holding an exclusive flock on inode `ino`, from the text of /proc/locks. */

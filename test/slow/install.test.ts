@@ -36,7 +36,8 @@ beforeAll(() => {
     },
   });
   base = `http://127.0.0.1:${server.port}`;
-}, SLOW);
+  // A hang guard: four compiles, which took over five minutes on a 2-core machine at load ~20.
+}, 2 * SLOW);
 
 afterAll(() => {
   server?.stop(true);

@@ -2,16 +2,16 @@
 // errors for each way opening it fails (L8), who may be at the other end of the socket, and the
 // client's wording when it cannot connect (L3). No daemon here.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, mkdtempSync, openSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { connect, createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { busyDaemon, connectFailure } from "../../src/client.ts";
-import { flockHolderIn } from "../../src/proc.ts";
+import { flockHolder, flockHolderIn } from "../../src/proc.ts";
 import { UserError } from "../../src/errors.ts";
 import { clientRefusal, daemonRefusal } from "../../src/wire-peer.ts";
 import { openFailure, openRuntimeDir, runtimeDirProblem } from "../../src/runtime-dir.ts";
-import { peerUidReader, socketFd } from "../../src/platform.ts";
+import { peerUidReader, socketFd, tryLockExclusive } from "../../src/platform.ts";
 import { connectClientSocket } from "../../src/client-socket.ts";
 import { thrown } from "../harness/helpers.ts";
 
@@ -157,5 +157,24 @@ describe("what the client says when it cannot connect (L3)", () => {
     expect(flockHolderIn(777, locks)).toBeNull();
     expect(flockHolderIn(5151, locks)).toBeNull();
     expect(flockHolderIn(1, "")).toBeNull();
+  });
+
+  test.skipIf(process.platform !== "linux")("the PID the lock file names is believed only while that process holds the flock (its own fdinfo)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "fleetcom-flock-"));
+    try {
+      const lock = join(dir, "daemon.lock");
+      writeFileSync(lock, `${process.pid}\n`);
+      expect(flockHolder(lock)).toBeNull();
+      const fd = openSync(lock, "a+");
+      try {
+        expect(await tryLockExclusive(fd)).toBe(true);
+        expect(flockHolder(lock)).toBe(process.pid);
+      } finally {
+        closeSync(fd);
+      }
+      expect(flockHolder(lock)).toBeNull();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -131,25 +131,41 @@ function script(): string {
     document.title = view.title;
     $("summary").textContent = view.summary;
     const fleet = $("fleet");
-    fleet.replaceChildren();
-    if (view.sections.length === 0) fleet.append(el("p", "", "No tasks. fleetcom run -- CMD starts one."));
+    // A card keeps its element from one fleet to the next, updated in place: a tap that began on a
+    // card must end on the same element, and the fleet changes every second while a task prints.
+    const kept = new Map();
+    for (const b of fleet.querySelectorAll("button.card")) kept.set(b.dataset.key, b);
+    const nodes = [];
+    if (view.sections.length === 0) nodes.push(el("p", "", "No tasks. fleetcom run -- CMD starts one."));
     for (const section of view.sections) {
-      fleet.append(el("h2", "", section.note ? section.title : section.title + " (" + section.cards.length + ")"));
-      if (section.note) fleet.append(el("p", "note", section.note));
-      for (const card of section.cards) fleet.append(cardButton(card));
+      nodes.push(el("h2", "", section.note ? section.title : section.title + " (" + section.cards.length + ")"));
+      if (section.note) nodes.push(el("p", "note", section.note));
+      for (const card of section.cards) nodes.push(fillCard(kept.get(taskName(card)) ?? newCard(), card));
     }
+    // The headings are new each time: swap them in without moving the cards when the order holds.
+    const order = (list) => list.map((n) => n.dataset.key ?? n.tagName + ":" + n.textContent).join("|");
+    if (order([...fleet.children]) !== order(nodes)) fleet.replaceChildren(...nodes);
     notifyNewWaits(view);
     if (viewing !== null) showTaskHead();
   }
 
-  function cardButton(card) {
-    const b = el("button", "card" + (card.glyph === "!" ? " waiting" : ""));
+  function newCard() {
+    const b = el("button", "card");
+    b.append(el("span", "glyph"), el("span", "name"), el("span", "age"), el("span", "line"));
+    b.onclick = () => open(Number(b.dataset.task), b.dataset.host ?? null);
+    return b;
+  }
+
+  /** Sets a card's element to show the card, changing only the text that changed. */
+  function fillCard(b, card) {
+    const waiting = card.glyph === "!";
+    b.className = "card" + (waiting ? " waiting" : "");
+    b.dataset.key = taskName(card);
     b.dataset.task = card.id;
     if (card.host !== null) b.dataset.host = card.host;
-    b.append(el("span", "glyph", card.glyph), el("span", "name", taskName(card) + " " + card.label), el("span", "age", card.age));
-    const waiting = card.glyph === "!";
-    b.append(el("span", "line", card.message || (waiting ? [card.state, card.preview].filter(Boolean).join(" · ") : card.preview || card.state)));
-    b.onclick = () => open(card.id, card.host);
+    const line = card.message || (waiting ? [card.state, card.preview].filter(Boolean).join(" · ") : card.preview || card.state);
+    const texts = [card.glyph, taskName(card) + " " + card.label, card.age, line];
+    texts.forEach((text, i) => { if (b.children[i].textContent !== text) b.children[i].textContent = text; });
     return b;
   }
 

@@ -76,8 +76,8 @@ async function pageScreen(page: Page): Promise<string> {
 }
 
 /**
- * Taps a task's card. The list is drawn anew with each change of the fleet, so the card is found and
- * clicked in one step inside the page: a handle found first may be replaced before the click reaches it.
+ * Taps a task's card, found and clicked in one step inside the page: a card keeps its element across
+ * fleet changes (a test below taps one with the mouse), but moves when its task changes section.
  */
 async function tapCard(page: Page, selector: string): Promise<void> {
   await page.waitForSelector(selector);
@@ -161,6 +161,23 @@ describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
     const later = await fleet.run("echo later; sleep 600");
     await page.waitForSelector(`.card[data-task="${later}"]`);
     expect(await raised()).toEqual(["fleetcom: hidden waits"]);
+  });
+
+  test("a card keeps its element while the fleet changes, so a tap that began on it opens its task", async () => {
+    const id = await fleet.run("n=0; while :; do n=$((n+1)); echo tick-$n; sleep 0.3; done", ["--name", "ticker"]);
+    await until("the task ticking", async () => (await fleet.peek(id)).includes("tick-2"));
+    const { url } = await startWeb();
+    const page = await openPage(url);
+    const selector = `.card[data-task="${id}"]`;
+    const card = await page.waitForSelector(selector);
+    const lineNow = () => page.$eval(`${selector} .line`, (l) => l.textContent);
+    const before = await lineNow();
+    // The fleet is sent again with each new preview line: wait for one, then tap the card found before it.
+    await until("the card's preview to change", async () => (await lineNow()) !== before);
+    expect(await card!.evaluate((c) => c.isConnected)).toBe(true);
+    await card!.click();
+    await page.waitForSelector(".xterm-rows");
+    expect(await page.$eval("#task-title", (t) => t.textContent)).toBe(`${id} ticker`);
   });
 
   test("a task's screen in the page holds the same text as peek, and follows it live", async () => {

@@ -15,6 +15,7 @@ import { currentDirectory } from "./text-path.ts";
 export type PickedSession = { kind: "saved" | "recovery"; recipe: LoadedRecipe };
 
 type Source = { kind: "saved"; session: SessionInfo } | { kind: "recovery"; file: string };
+type Hosts = Awaited<ReturnType<typeof recipeHosts>>;
 
 export function sessionsByName(sessions: SessionInfo[]): SessionInfo[] {
   const key = (s: SessionInfo) => s.name.toLowerCase();
@@ -27,7 +28,8 @@ function savedRow(s: SessionInfo, now: number): string {
   return `${printable(s.name)} · ${s.tasks} task(s) · ${s.dirs.map(printable).join(", ")} · ${when}`;
 }
 
-const savedList: PickList<Source> = {
+/** Saved sessions; `hosts` names the added hosts, so a host's directory reads `gpu1:~/train` as in `fleetcom sessions`. */
+const savedList = (hosts: Hosts): PickList<Source> => ({
   id: "saved",
   title: "Saved sessions",
   tabName: "saved",
@@ -35,7 +37,7 @@ const savedList: PickList<Source> = {
   empty: "no saved sessions (w in the dashboard or fleetcom save NAME saves one)",
   items: () => {
     const now = Date.now();
-    return sessionsByName(listSessions()).map((session) => ({
+    return sessionsByName(listSessions(process.env, currentDirectory(), hosts)).map((session) => ({
       key: session.file,
       text: savedRow(session, now),
       match: session.name,
@@ -70,7 +72,7 @@ const savedList: PickList<Source> = {
       },
     },
   ],
-};
+});
 
 /** The recovery list; `own` is the running supervisor's snapshot file name, marked "this fleet, running". */
 const recoveryList = (own: string | null): PickList<Source> => ({
@@ -95,12 +97,12 @@ const recoveryList = (own: string | null): PickList<Source> => ({
 
 /** Null when the user cancelled. The caller loads the recipe and reports it. */
 export async function pickSession(options: { start: "saved" | "recovery" } & Omit<PickerOptions<Source>, "lists" | "start">): Promise<PickedSession | null> {
-  const own = ownSnapshotName(await runningDaemonStatus());
-  const picked = await pick({ ...options, lists: [savedList, recoveryList(own)], start: options.start === "saved" ? 0 : 1 });
+  const [own, hosts] = await Promise.all([runningDaemonStatus().then(ownSnapshotName), recipeHosts()]);
+  const picked = await pick({ ...options, lists: [savedList(hosts), recoveryList(own)], start: options.start === "saved" ? 0 : 1 });
   if (!picked) return null;
   const source = picked.value;
   if (source.kind === "recovery") return { kind: "recovery", recipe: snapshotByPath(source.file) };
-  return { kind: "saved", recipe: loadRecipe(source.session.file, currentDirectory(), process.env, await recipeHosts()) };
+  return { kind: "saved", recipe: loadRecipe(source.session.file, currentDirectory(), process.env, hosts) };
 }
 
 export function hasSnapshots(): boolean {

@@ -65,6 +65,22 @@ describe("the session picker", () => {
     expect(highlighted(screen)).toStartWith("› a/b");
   });
 
+  test("a directory on an added host reads as fleetcom sessions shows it (gpu1:~/train), not as a path here", async () => {
+    mkdirSync(fleet.sandbox.config, { recursive: true });
+    writeFileSync(join(fleet.sandbox.config, "config.toml"), '[hosts.gpu1]\nssh = "me@gpu1"\nhome = "/home/me"\n');
+    mkdirSync(sessionsDir(), { recursive: true });
+    writeFileSync(
+      join(sessionsDir(), "train.json"),
+      JSON.stringify({ version: 1, name: "train", dirs: { "gpu1:~/train": ["python train.py"], "/tmp": ["sleep 3600"] } }),
+    );
+    const listed = await fleet.ok(["sessions"]);
+    expect(listed).toMatch(/^train\s+2\s+\d+s ago\s+gpu1:~\/train, \/tmp$/m);
+    const client = await picker(["load"], "Saved sessions (1)");
+    expect(itemRows(client.screen())[0]).toMatch(/^› train · 2 task\(s\) · gpu1:~\/train, \/tmp · \d+s ago$/);
+    client.write(ESC);
+    expect(await client.proc.exited).toBe(0);
+  });
+
   test("typing filters case-insensitively, Enter loads the highlighted session", async () => {
     saveSession("work/api", "work_api.json", ["sleep 3600"]);
     saveSession("home", "home.json", ["sleep 3601"]);

@@ -89,7 +89,9 @@ hooks:
 # with /proc's proof that it is still the task's (docs/security.md); under Deno (bun-pty's library
 # spawning the task) that proof does not hold for this case, so nothing is signalled: the safe side,
 # a leftover process of the user's, never a stranger's. Why it does not hold there is not yet known.
-DENO_SKIP := exit codes and signals are reported as they happened|kill KILLs a TERM-ignoring task|sweeps what a finished one left in its group
+# And the readiness pipe: Deno's node:fs cannot use an inherited fd 3, so under Deno the daemon says
+# nothing there and autostart finds it by trying to connect every 20 ms, as before.
+DENO_SKIP := exit codes and signals are reported as they happened|kill KILLs a TERM-ignoring task|sweeps what a finished one left in its group|says there that it listens
 
 test-deno: deps | $(DENO)
 	PATH="$(dir $(abspath $(DENO))):$$PATH" FLEETCOM_TEST_RUNTIME=deno \

@@ -12,13 +12,13 @@
 // its probe finishes in the background for the next spawn. No answer is ever guessed: a build is
 // instrumented only with what that build's own `--help` listed. Each probe runs in its own process
 // group, killed after PROBE_LIMIT_MS.
-import { spawn } from "node:child_process";
 import { accessSync, constants, mkdirSync, realpathSync, statSync } from "node:fs";
 import { readRegularFile } from "./files.ts";
 import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import { writeFileAtomic } from "./atomic-write.ts";
 import { errorMessage } from "./errors.ts";
 import type { Env } from "./paths.ts";
+import { childProcess } from "./platform.ts";
 
 /** A probe still running after this long is killed and answers nothing; none waits for it, so it can be long. */
 const PROBE_LIMIT_MS = 60_000;
@@ -294,6 +294,7 @@ function outputOf(executable: string, args: string[], env: Env, cwd: string, sto
     let bytes = 0;
     const clean = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
     const options = { cwd: isAbsolute(cwd) ? cwd : "/", env: { ...clean, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"] };
+    const { spawn } = childProcess();
     let child: ReturnType<typeof spawn>;
     let ownGroup = true;
     try {

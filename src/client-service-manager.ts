@@ -9,11 +9,11 @@
 // Without lingering a scope would end the fleet at every last logout even where logind leaves
 // session processes alone (KillUserProcesses=no, the default of Debian, Ubuntu and Fedora), which
 // is what a `setsid` daemon, as before, survives.
-import { spawnSync } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { userInfo } from "node:os";
 import { delimiter, join } from "node:path";
 import { configDir, type Env } from "./paths.ts";
+import { childProcess } from "./platform.ts";
 
 /** The program on PATH, or null. */
 export function which(program: string, env: Env = process.env): string | null {
@@ -37,7 +37,7 @@ export interface Run {
 export function run(program: string, args: string[], env: Env = process.env, timeoutMs = 5_000): Run {
   const path = which(program, env);
   if (!path) return { code: null, stdout: "" };
-  const r = spawnSync(path, args, { env: env as NodeJS.ProcessEnv, encoding: "utf8", timeout: timeoutMs, stdio: ["ignore", "pipe", "ignore"] });
+  const r = childProcess().spawnSync(path, args, { env: env as NodeJS.ProcessEnv, encoding: "utf8", timeout: timeoutMs, stdio: ["ignore", "pipe", "ignore"] });
   return { code: r.status, stdout: (r.stdout ?? "").trim() };
 }
 

@@ -6,11 +6,11 @@
 // fleetcom never touches a worktree it did not make: each one it makes gets a marker file in its own
 // git directory (`<repo>/.git/worktrees/<name>/fleetcom-created`), and `rm --worktree` removes only a
 // marked one, and only when `git status` finds nothing uncommitted or untracked in it.
-import { spawnSync } from "node:child_process";
 import { existsSync, realpathSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { UserError } from "./errors.ts";
 import { isDirectory } from "./files.ts";
+import { childProcess } from "./platform.ts";
 import { type Env, homeDir } from "./paths.ts";
 import type { WorktreeRecord } from "./recipe.ts";
 import { printable } from "./text-printable.ts";
@@ -20,7 +20,7 @@ const MARKER = "fleetcom-created";
 type GitResult = { ok: true; out: string } | { ok: false; error: string };
 
 function git(cwd: string, args: string[]): GitResult {
-  const r = spawnSync("git", ["-C", cwd, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  const r = childProcess().spawnSync("git", ["-C", cwd, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
   if (r.error) return { ok: false, error: r.error.message };
   if (r.status === 0) return { ok: true, out: r.stdout.trim() };
   return { ok: false, error: r.stderr.trim().replace(/\s*\n\s*/g, " ") || `git exited ${r.status}` };

@@ -31,12 +31,12 @@ import type {
   Welcome,
 } from "./wire-protocol.ts";
 import { age } from "./text-age.ts";
-import { LOCK_NAME, LOG_NAME, SOCKET_NAME, configDir, logPath, runtimeDir } from "./paths.ts";
+import { LOCK_NAME, LOG_NAME, READY_FD_VARIABLE, SOCKET_NAME, configDir, logPath, runtimeDir } from "./paths.ts";
 import { printable } from "./text-printable.ts";
 import { currentDirectory } from "./text-path.ts";
 import { flockHolder, pidInLockFile } from "./proc.ts";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "./wire-framing.ts";
-import { isProcessAlive, peerUidReader, selfCommand, type PeerUid } from "./platform.ts";
+import { isProcessAlive, peerUidReader, selfCommand, spawnDetached, type PeerUid } from "./platform.ts";
 import { daemonRefusal } from "./wire-peer.ts";
 import { openRuntimeDir, type RuntimeDir } from "./runtime-dir.ts";
 import { VERSION } from "./version.ts";
@@ -440,28 +440,44 @@ async function connectSocket(autostart: boolean): Promise<ClientSocket> {
 async function followStart(dirPath: string, readPeer: LazyPeerReader, started: Started | null, autostart: boolean): Promise<ClientSocket> {
   const deadline = performance.now() + AUTOSTART_BOUND_MS;
   let busySince: number | null = null;
-  while (performance.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 20));
-    const attempt = await connectVerified(dirPath, readPeer);
-    if ("socket" in attempt) return attempt.socket;
-    const fatal = connectFailure(attempt.code);
-    if (fatal) throw fatal;
-    const holder = lockHolder(dirPath);
-    busySince = holder !== null && listensButRefuses(dirPath, attempt.code) ? (busySince ?? performance.now()) : null;
-    if (busySince !== null && performance.now() - busySince > BUSY_PATIENCE_MS) throw busyDaemon(holder!, logPath());
-    if (holder !== null || (started && started.exit === null)) continue;
-    // The daemon we waited for went away before listening: start one, once.
-    if (!started && autostart) started = await startDaemon(dirPath, true);
-    // systemd-run could not make the scope (the manager refused, a policy): start it as before.
-    else if (started?.scoped) started = await startDaemon(dirPath, false);
-    else if (started) throw new UserError(`the daemon (pid ${started.pid}) ${started.exit} before it listened; see ${logPath()}`, EXIT.unreachable);
-    else throw new UserError("the daemon is not running", EXIT.unreachable);
+  try {
+    while (performance.now() < deadline) {
+      await nextAttempt(started);
+      const attempt = await connectVerified(dirPath, readPeer);
+      if ("socket" in attempt) return attempt.socket;
+      const fatal = connectFailure(attempt.code);
+      if (fatal) throw fatal;
+      const holder = lockHolder(dirPath);
+      busySince = holder !== null && listensButRefuses(dirPath, attempt.code) ? (busySince ?? performance.now()) : null;
+      if (busySince !== null && performance.now() - busySince > BUSY_PATIENCE_MS) throw busyDaemon(holder!, logPath());
+      if (holder !== null || (started && started.exit === null)) continue;
+      // The daemon we waited for went away before listening: start one, once.
+      if (!started && autostart) started = await startDaemon(dirPath, true);
+      // systemd-run could not make the scope (the manager refused, a policy): start it as before.
+      else if (started?.scoped) {
+        started.letGo();
+        started = await startDaemon(dirPath, false);
+      } else if (started) throw new UserError(`the daemon (pid ${started.pid}) ${started.exit} before it listened; see ${logPath()}`, EXIT.unreachable);
+      else throw new UserError("the daemon is not running", EXIT.unreachable);
+    }
+  } finally {
+    started?.letGo();
   }
   const pid = lockHolder(dirPath) ?? started?.pid;
   throw new UserError(
     `the daemon${pid ? ` (pid ${pid})` : ""} is still starting after ${AUTOSTART_BOUND_MS / 1000} s; it may yet come up (see ${logPath()})`,
     EXIT.unreachable,
   );
+}
+
+const ATTEMPT_EVERY_MS = 20;
+
+/** The next connection attempt: in ATTEMPT_EVERY_MS, or as soon as the daemon we started says it listens. */
+function nextAttempt(started: Started | null): Promise<void> {
+  const pause = new Promise<void>((resolve) => setTimeout(resolve, ATTEMPT_EVERY_MS));
+  const said = started?.listening;
+  if (!said) return pause;
+  return Promise.race([pause, said.then(() => void (started.listening = null))]);
 }
 
 /**
@@ -515,6 +531,10 @@ interface Started {
   scoped: boolean;
   /** How it ended (`exited with status 1`, `was killed by SIGTERM`, `could not be run (ENOENT)`); null while it runs. */
   exit: string | null;
+  /** Settles when it says it listens (or ends) on its fd 3 (cmd-daemon.ts); null once that has been acted on. */
+  listening: Promise<void> | null;
+  /** Stops waiting for it to say so. */
+  letGo(): void;
 }
 
 /**
@@ -522,8 +542,7 @@ interface Started {
  * it past a logout (client-service-manager.ts), else in a new session (`setsid`) as before.
  */
 async function startDaemon(dirPath: string, scope: boolean): Promise<Started> {
-  // Loaded only here: node:child_process costs every other client ~3 ms of start-up.
-  const [{ spawn }, { scopeCommand }] = await Promise.all([import("node:child_process"), import("./client-service-manager.ts")]);
+  const { scopeCommand } = await import("./client-service-manager.ts");
   const dir = openRuntimeDir(dirPath);
   let log: number;
   try {
@@ -533,12 +552,10 @@ async function startDaemon(dirPath: string, scope: boolean): Promise<Started> {
   }
   const daemon = [...selfCommand(), "daemon"];
   const argv = (scope && scopeCommand(daemon)) || daemon;
-  const child = spawn(argv[0]!, argv.slice(1), { detached: true, stdio: ["ignore", log, log], env: process.env });
-  const started: Started = { pid: child.pid, scoped: argv !== daemon, exit: null };
-  child.once("exit", (code, signal) => (started.exit = signal ? `was killed by ${signal}` : `exited with status ${code}`));
-  child.once("error", (error: NodeJS.ErrnoException) => (started.exit = `could not be run (${error.code ?? error.message})`));
-  child.unref();
+  const child = spawnDetached(argv, log, { ...process.env, [READY_FD_VARIABLE]: "3" });
   closeSync(log);
+  const started: Started = { pid: child.pid, scoped: argv !== daemon, exit: null, listening: child.spoke, letGo: child.letGo };
+  void child.ended.then((how) => (started.exit = how));
   return started;
 }
 

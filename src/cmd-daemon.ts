@@ -1,9 +1,9 @@
 // `fleetcom daemon`: the supervisor in the foreground of this process, no dashboard. Autostart runs
 // it detached; service managers run it directly.
 import { defineCommand } from "./cli-define.ts";
-import { writeSync } from "node:fs";
+import { closeSync, fstatSync, writeSync } from "node:fs";
 import { errorMessage, UserError } from "./errors.ts";
-import { lockPath, runtimeDir } from "./paths.ts";
+import { lockPath, READY_FD_VARIABLE, runtimeDir } from "./paths.ts";
 import { pidInLockFile } from "./proc.ts";
 import { logLine } from "./text-printable.ts";
 
@@ -21,6 +21,7 @@ export default defineCommand({
     scrollback: { type: "string", description: "Lines of scrollback per task (default 2000, max 100000, 0 off)" },
   },
   async run({ args }) {
+    const ready = readinessPipe();
     // The lock first, before the seconds a loaded machine takes to load the rest: meanwhile clients
     // follow this daemon instead of starting another, and --kill finds it.
     const { claimRuntimeDir } = await import("./daemon-endpoint.ts");
@@ -36,6 +37,7 @@ export default defineCommand({
     const { startSupervisor } = await import("./daemon-supervisor.ts");
     const reread = () => loadSettings(process.env, { scrollback: args.scrollback, reread: true });
     const supervisor = await startSupervisor({ ...daemonOptions(settings, reread), handshakeTimeoutMs, log }, claim);
+    sayListening(ready);
     for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => supervisor.daemon.stop());
     // SIGHUP reads config.toml again, as daemons do (`kill -HUP`, a service manager's reload); it used to stop the fleet.
     process.on("SIGHUP", () => {
@@ -50,6 +52,35 @@ export default defineCommand({
     process.exit(0);
   },
 });
+
+/**
+ * The pipe the client that started us waits on (client.ts startDaemon), taken out of the environment
+ * so that nothing started later inherits the name; null when none was given or it is not a pipe.
+ */
+function readinessPipe(): number | null {
+  const fd = Number(process.env[READY_FD_VARIABLE]);
+  delete process.env[READY_FD_VARIABLE];
+  try {
+    return Number.isInteger(fd) && fd > 2 && isPipe(fd) ? fd : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A pipe, or the socket pair Bun's spawn makes for an fd past stderr. */
+function isPipe(fd: number): boolean {
+  const stat = fstatSync(fd);
+  return stat.isFIFO() || stat.isSocket();
+}
+
+/** One line, then the pipe is closed: the client connects at once instead of at its next try. */
+function sayListening(fd: number | null): void {
+  if (fd === null) return;
+  try {
+    writeSync(fd, "listening\n");
+    closeSync(fd);
+  } catch {}
+}
 
 // Exit 1, not 0: a service manager must not take a second daemon that did nothing for a started one.
 function alreadyRunning(): void {

@@ -5,9 +5,9 @@
 // or slow notifier never holds up the daemon. Its outcome (null, or why it failed) resolves the
 // promise it returns, for `status` and `fleetcom notify test` (daemon-push.ts); nobody awaits it
 // on the daemon's way.
-import { spawn } from "node:child_process";
 import type { Attention } from "./task-attention.ts";
 import { ProcessGroup } from "./daemon-process-group.ts";
+import { childProcess } from "./platform.ts";
 
 export const NOTIFY_TIMEOUT_MS = 10_000;
 const STDERR_KEPT = 2_000;
@@ -36,9 +36,13 @@ export function runNotifier(command: string, notice: Notice, log: (message: stri
     log(`${what} ${failure}`);
     settle(failure);
   };
-  let child: ReturnType<typeof spawn>;
+  let child: ReturnType<typeof import("node:child_process").spawn>;
   try {
-    child = spawn("/bin/sh", ["-c", command], { detached: true, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...notifyEnv(notice) } });
+    child = childProcess().spawn("/bin/sh", ["-c", command], {
+      detached: true,
+      stdio: ["ignore", "ignore", "pipe"],
+      env: { ...process.env, ...notifyEnv(notice) },
+    });
   } catch (error) {
     fail(`could not start: ${(error as Error)?.message ?? error}`);
     return outcome;

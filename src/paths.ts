@@ -38,6 +38,8 @@ export function runtimeDir(env: Env = process.env, uid: number = process.getuid?
 export const SOCKET_NAME = "default.sock";
 export const LOCK_NAME = "daemon.lock";
 export const LOG_NAME = "daemon.log";
+/** Names the fd of the pipe on which an autostarted daemon says it listens (client.ts startDaemon, cmd-daemon.ts). */
+export const READY_FD_VARIABLE = "FLEETCOM_READY_FD";
 
 export function socketPath(env: Env = process.env): string {
   return join(runtimeDir(env), SOCKET_NAME);

@@ -4,11 +4,12 @@
 // lets the client and the daemon refuse to talk to anyone but their own user, and whether the reader
 // of a pipe we write has gone. Bun and Deno each get their libc binding here.
 import type { Socket } from "node:net";
+import { createRequire } from "node:module";
 import { endianness, platform } from "node:os";
 import { fileURLToPath } from "node:url";
 
 import { readProcStat } from "./proc.ts";
-import { errnoCode } from "./errors.ts";
+import { errnoCode, errorMessage } from "./errors.ts";
 
 declare const Deno: any;
 
@@ -28,6 +29,71 @@ const POLLHUP = 0x10;
  */
 export function collectYoungGarbage(): void {
   if (typeof Bun !== "undefined") Bun.gc(false);
+}
+
+let childProcessModule: typeof import("node:child_process") | undefined;
+
+/**
+ * node:child_process, loaded on first use: importing it costs a starting process ~7 ms of CPU, and
+ * most never start a program (`sessions`, `recover --list`, a daemon with no notifier and no agents).
+ */
+export function childProcess(): typeof import("node:child_process") {
+  childProcessModule ??= createRequire(import.meta.url)("node:child_process") as typeof import("node:child_process");
+  return childProcessModule;
+}
+
+export interface DetachedChild {
+  pid: number | undefined;
+  /** How it ended (`exited with status 1`, `was killed by SIGTERM`, `could not be run (ENOENT)`); pending while it runs. */
+  ended: Promise<string>;
+  /** Settles once the child writes to its fd 3, or that pipe closes (the child ended, or closed it). */
+  spoke: Promise<void>;
+  /** Stops listening on the pipe, which would otherwise keep this process alive until the child speaks. */
+  letGo(): void;
+}
+
+/**
+ * Starts `argv` in a session of its own (setsid), stdin closed, stdout and stderr to `output`, and a
+ * pipe (a socket pair under Bun) as its fd 3 through which it can say it is ready. The child is not waited for: this process may
+ * exit first. Bun's own spawn where there is one: node:child_process cost a client ~20 ms of CPU to
+ * load and spawn through, on the path of every autostart.
+ */
+export function spawnDetached(argv: string[], output: number, env: Record<string, string | undefined>): DetachedChild {
+  if (typeof Bun !== "undefined" && typeof Deno === "undefined") {
+    let child: Bun.Subprocess<"ignore", number, number>;
+    try {
+      child = Bun.spawn(argv, { detached: true, stdio: ["ignore", output, output, "pipe"], env });
+    } catch (error) {
+      return {
+        pid: undefined,
+        ended: Promise.resolve(`could not be run (${errnoCode(error) ?? errorMessage(error)})`),
+        spoke: Promise.resolve(),
+        letGo: () => {},
+      };
+    }
+    const ended = child.exited.then((code) => (child.signalCode ? `was killed by ${child.signalCode}` : `exited with status ${code}`));
+    const pipe = Bun.file(child.stdio[3] as number)
+      .stream()
+      .getReader();
+    const letGo = () => void pipe.cancel().catch(() => {});
+    const spoke = pipe.read().then(letGo, () => {});
+    child.unref();
+    return { pid: child.pid, ended, spoke, letGo };
+  }
+  const child = childProcess().spawn(argv[0]!, argv.slice(1), { detached: true, stdio: ["ignore", output, output, "pipe"], env });
+  const ended = new Promise<string>((resolve) => {
+    child.once("exit", (code, signal) => resolve(signal ? `was killed by ${signal}` : `exited with status ${code}`));
+    child.once("error", (error: NodeJS.ErrnoException) => resolve(`could not be run (${error.code ?? error.message})`));
+  });
+  const pipe = child.stdio[3] as import("node:stream").Readable & { unref?(): void };
+  const spoke = new Promise<void>((resolve) => {
+    for (const event of ["data", "close", "error"]) pipe.once(event, () => resolve());
+  });
+  const letGo = () => void pipe.destroy();
+  void spoke.then(letGo);
+  pipe.unref?.();
+  child.unref();
+  return { pid: child.pid, ended, spoke, letGo };
 }
 
 /** argv that runs this same fleetcom (compiled binary, `bun src/main.ts`, or `deno run`). */

@@ -2,9 +2,9 @@
 // own: the history with its colours goes to the user's $PAGER (default `less -R`, opened at the end,
 // so `?pattern` searches backwards from the newest line). The pager gets the terminal as a shell
 // would give it (cooked mode, no key reader of ours); the caller takes it back when the pager quits.
-import { spawn } from "node:child_process";
 import { basename } from "node:path";
 import type { DaemonClient } from "./client.ts";
+import { childProcess } from "./platform.ts";
 
 export const DEFAULT_PAGER = "less -R";
 
@@ -27,7 +27,7 @@ export async function openHistoryInPager(client: DaemonClient, id: number): Prom
 /** Runs `command` with `text` on its stdin and the terminal as its stdout; a pager quit before reading it all is no error. */
 function page(text: string, command: string): Promise<void> {
   return new Promise((resolve) => {
-    const child = spawn("/bin/sh", ["-c", command], { stdio: ["pipe", "inherit", "inherit"] });
+    const child = childProcess().spawn("/bin/sh", ["-c", command], { stdio: ["pipe", "inherit", "inherit"] });
     child.stdin.on("error", () => {}); // EPIPE: the user quit before the end
     child.on("error", () => resolve());
     child.on("close", () => resolve());

@@ -7,6 +7,7 @@ import { encodeControl } from "../../src/wire-framing.ts";
 import { isProcessAlive } from "../../src/platform.ts";
 import { daemonsOf, eachTestGetsAFleet, type Fleet, until } from "../harness/fleet.ts";
 import { RawClient } from "../harness/raw-client.ts";
+import { fleetcomArgv } from "../harness/helpers.ts";
 
 let fleet: Fleet;
 eachTestGetsAFleet((f) => (fleet = f));
@@ -32,6 +33,25 @@ describe("daemon lifecycle", () => {
     const second = fleet.daemonPid()!;
     expect(second).not.toBe(first);
     expect(isProcessAlive(second)).toBe(true);
+  });
+
+  test("a daemon given a pipe as its fd 3 says there that it listens, then closes it (what autostart waits on)", async () => {
+    const daemon = Bun.spawn(fleetcomArgv(["daemon"]), {
+      env: { ...fleet.sandbox.env, FLEETCOM_READY_FD: "3" },
+      stdio: ["ignore", "ignore", "ignore", "pipe"],
+    });
+    try {
+      // Read to the end: the daemon must close its end, or this never returns.
+      const said = await Bun.file(daemon.stdio[3] as number).text();
+      expect(said).toBe("listening\n");
+      // Said means listening: status (which never starts a daemon) finds it at once.
+      const status = await fleet.cli(["status"]);
+      expect(status.code).toBe(0);
+      expect(fleet.daemonPid()).toBe(daemon.pid);
+    } finally {
+      daemon.kill();
+      await daemon.exited;
+    }
   });
 
   test("status says not running with exit 3 and does not start a daemon", async () => {

@@ -3,12 +3,13 @@
 // made in the background once this machine's fleet is drawn, and nothing of this machine's waits on
 // them: a host that refuses, drops or never answers is one line (`gpu1 · unreachable (Connection
 // refused) · retrying in 8 s`) and is tried again after 1, 2, 4, then every 8 s, as attach
-// reconnects (ui-attach.ts).
-import { DaemonClient } from "./client.ts";
+// reconnects (ui-attach.ts). What a host's daemon has to say once (its previous fleet lost, its
+// config's problems) and its lost fleet until recovered are kept here for the notice lines.
+import { DaemonClient, noticeLines } from "./client.ts";
 import type { RemoteHost } from "./client-ssh.ts";
 import { errorMessage } from "./errors.ts";
 import type { HostBlock, HostLink } from "./ui-dashboard-view.ts";
-import type { TaskEvent, TaskInfo } from "./wire-protocol.ts";
+import type { CrashNotice, Notices, TaskEvent, TaskInfo } from "./wire-protocol.ts";
 
 const RETRY_FIRST_MS = 1_000;
 const RETRY_MAX_MS = 8_000;
@@ -17,7 +18,7 @@ const RETRY_MAX_MS = 8_000;
 export interface HostListener {
   /** A task event from that host, with the task as it was before it. */
   event(host: string, event: TaskEvent, before: TaskInfo | undefined): void;
-  /** The link came up, went down or is being made again: its line and its rows change. */
+  /** The link came up, went down or is being made again, or the host's notices changed: its lines and its rows change. */
   linkChanged(): void;
 }
 
@@ -34,6 +35,10 @@ export function shortReason(host: string, message: string): string {
 export class HostFleet {
   readonly tasks = new Map<number, TaskInfo>();
   link: HostLink = { kind: "connecting" };
+  /** The host's previous fleet, lost without a clean stop, until it is recovered there; null when none. */
+  private crash: CrashNotice | null = null;
+  /** The host's config problems, as its daemon told them to the first client (this one, or none). */
+  private configProblems: string[] = [];
   /** The connection while the link stands; null while it is being made or is down. */
   client: DaemonClient | null = null;
   /** Every task object heard from this host: how a row's task is known to be its (fleetOf, in the dashboard). */
@@ -73,16 +78,23 @@ export class HostFleet {
     const making: NonNullable<typeof this.making> = { client: null, bound };
     this.making = making;
     try {
-      client = await DaemonClient.open({ host: this.host, notices: false });
+      client = await DaemonClient.open({ host: this.host, notices: (notices) => this.told(notices) });
       making.client = client;
       if (timedOut || this.closed) throw new Error("no longer wanted");
       const opened = client;
       // Its failures are this line's, never words over the dashboard (client.ts onClosed).
-      opened.handlers = { event: (event) => this.onEvent(event), closed: () => this.onLost(opened), linkLost: true };
+      opened.handlers = {
+        event: (event) => this.onEvent(event),
+        crash: ({ crash }) => this.setCrash(crash),
+        closed: () => this.onLost(opened),
+        linkLost: true,
+      };
       await opened.subscribe((tasks) => {
         this.tasks.clear();
         for (const task of tasks) this.keep(task);
       });
+      // The notice went to another client first (`fleetcom --host gpu1 ls`): the lost fleet is in the status until recovered.
+      this.crash = (await opened.request("status")).crash;
       clearTimeout(bound);
       this.making = null;
       if (this.closed) return opened.close();
@@ -96,6 +108,24 @@ export class HostFleet {
       const why = timedOut ? `no answer within ${this.boundMs / 1000} s` : (client?.lostLink ?? errorMessage(error));
       this.down(why);
     }
+  }
+
+  /**
+   * The lines this host has for the dashboard's notices, each naming the host, with the remedy run
+   * there (`fleetcom --host gpu1 recover --latest`).
+   */
+  noticeLines(now = Date.now()): string[] {
+    return noticeLines({ crash: this.crash, config: this.configProblems }, this.host, now);
+  }
+
+  private told(notices: Notices): void {
+    this.crash = notices.crash;
+    this.configProblems = notices.config;
+  }
+
+  private setCrash(crash: CrashNotice | null): void {
+    this.crash = crash;
+    this.listener.linkChanged();
   }
 
   private onEvent(event: TaskEvent): void {

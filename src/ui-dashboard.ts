@@ -429,6 +429,7 @@ class Dashboard implements Desk {
     if (this.crash) lines.push({ text: crashNoticeText(this.crash, now, "L recovers it"), error: true });
     if (this.snapshotError)
       lines.push({ text: `recovery snapshots failing for ${age(this.snapshotError.since, now)}: ${this.snapshotError.message}`, error: true });
+    for (const host of this.hostFleets) lines.push(...host.noticeLines(now).map((text) => ({ text, error: true })));
     return lines;
   }
 

@@ -319,6 +319,31 @@ describe("hosts over OpenSSH", () => {
     }
   });
 
+  remoteTest("the dashboard names a host whose previous fleet was lost, with the command that recovers it there, until it is recovered", async () => {
+    await ok(["--host", "remote1", "run", "--name", "far-lost", "--", "sleep 3600"]);
+    // The remote daemon's snapshot dir is on this same machine: wait until a snapshot there holds the task.
+    const { dir } = JSON.parse(await ok(["--host", "remote1", "recover", "--list", "--json"])) as { dir: string };
+    const snapshotted = () => existsSync(dir) && readdirSync(dir).some((n) => n.endsWith(".json") && readFileSync(join(dir, n), "utf8").includes("far-lost"));
+    await until("the remote snapshot of the task", snapshotted);
+    const daemon = remoteDaemonPid()!;
+    process.kill(daemon, "SIGKILL");
+    await until("the remote daemon to die", () => !existsSync(`/proc/${daemon}`));
+    const tmux = new Tmux(env, root);
+    try {
+      tmux.window("dash", shellWords(fleetcomArgv([])), { cols: 160, rows: 40 });
+      const lost = /remote1: the previous fleet \(\d+ tasks?, autosaved \d+s ago\) ended unexpectedly — fleetcom --host remote1 recover --latest/;
+      await tmux.waitFor("dash", "the host's lost fleet, named with its remedy", (t) => lost.test(t));
+      // Recovered there by another client: the line goes, and the task is back among the host's rows.
+      await ok(["--host", "remote1", "recover", "--latest"]);
+      await tmux.waitFor("dash", "the line gone, the task back", (t) => !t.includes("remote1: the previous fleet") && t.includes("far-lost"));
+      tmux.type("dash", "q");
+      await tmux.waitForExit("dash");
+    } finally {
+      tmux.kill();
+      await cli(["rm", "--force", "remote1:far-lost"]);
+    }
+  });
+
   remoteTest("an attached client whose ssh link is killed says so, reconnects by itself and restores the screen", async () => {
     const id = Number((await ok(["--host", "remote1", "run", "--name", "pad2", "--", "printf 'before-drop\\n'; exec cat"])).trim());
     const client = new PtyClient(fleetcomArgv(["attach", "remote1:pad2"]), { ...env, FLEETCOM_ATTACH_STATUS: "1" }, fleet.sandbox.home, {

@@ -10,6 +10,7 @@
 import type { ClientSocket } from "./client-socket.ts";
 import { EXIT, UserError, errorMessage } from "./errors.ts";
 import { runtimeDir } from "./paths.ts";
+import { childProcess } from "./platform.ts";
 import { openRuntimeDir } from "./runtime-dir.ts";
 import { configFile, readConfigFile } from "./settings.ts";
 import { shellQuote } from "./text-shell.ts";
@@ -93,7 +94,7 @@ export async function capture(
   timeoutMs: number,
   input?: Uint8Array | NodeJS.ReadableStream,
 ): Promise<{ stdout: string; stderr: string; code: number | null; signal: string | null }> {
-  const { spawn } = await import("node:child_process");
+  const { spawn } = childProcess();
   return new Promise((resolve) => {
     const child = spawn(argv[0]!, argv.slice(1), { stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
@@ -224,7 +225,7 @@ function spawnBun(argv: string[]): PipedChild {
 
 /** Through node:child_process (Deno from source). */
 async function spawnNode(argv: string[]): Promise<PipedChild> {
-  const { spawn } = await import("node:child_process");
+  const { spawn } = childProcess();
   const child = spawn(argv[0]!, argv.slice(1), { stdio: ["pipe", "pipe", "pipe"] });
   const [stdin, stdout, stderr] = [child.stdin!, child.stdout!, child.stderr!];
   stdin.on("error", () => {});
@@ -284,7 +285,7 @@ function pipeSocket(host: RemoteHost, child: PipedChild): ClientSocket & { why()
 export async function runRemote(host: RemoteHost, args: string[]): Promise<number> {
   const command = [remoteBinary(host.home), ...args].map(shellQuote).join(" ");
   const argv = await sshCommandLine(host.ssh, command, { tty: Boolean(process.stdin.isTTY && process.stdout.isTTY), share: host.share });
-  const { spawn } = await import("node:child_process");
+  const { spawn } = childProcess();
   return new Promise((resolve, reject) => {
     const child = spawn(argv[0]!, argv.slice(1), { stdio: "inherit" });
     child.once("error", (error) => reject(new UserError(`${host.name}: cannot run ssh (${error.message})`, EXIT.unreachable)));

@@ -475,9 +475,7 @@ const ATTEMPT_EVERY_MS = 20;
 /** The next connection attempt: in ATTEMPT_EVERY_MS, or as soon as the daemon we started says it listens. */
 function nextAttempt(started: Started | null): Promise<void> {
   const pause = new Promise<void>((resolve) => setTimeout(resolve, ATTEMPT_EVERY_MS));
-  const said = started?.listening;
-  if (!said) return pause;
-  return Promise.race([pause, said.then(() => void (started.listening = null))]);
+  return started?.listening ? Promise.race([pause, started.listening]) : pause;
 }
 
 /**
@@ -531,7 +529,7 @@ interface Started {
   scoped: boolean;
   /** How it ended (`exited with status 1`, `was killed by SIGTERM`, `could not be run (ENOENT)`); null while it runs. */
   exit: string | null;
-  /** Settles when it says it listens (or ends) on its fd 3 (cmd-daemon.ts); null once that has been acted on. */
+  /** Settles when it says it listens (or ends) on its fd 3 (cmd-daemon.ts); null once it has settled. */
   listening: Promise<void> | null;
   /** Stops waiting for it to say so. */
   letGo(): void;
@@ -556,6 +554,7 @@ async function startDaemon(dirPath: string, scope: boolean): Promise<Started> {
   closeSync(log);
   const started: Started = { pid: child.pid, scoped: argv !== daemon, exit: null, listening: child.spoke, letGo: child.letGo };
   void child.ended.then((how) => (started.exit = how));
+  void child.spoke.then(() => (started.listening = null));
   return started;
 }
 

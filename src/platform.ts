@@ -54,9 +54,9 @@ export interface DetachedChild {
 
 /**
  * Starts `argv` in a session of its own (setsid), stdin closed, stdout and stderr to `output`, and a
- * pipe (a socket pair under Bun) as its fd 3 through which it can say it is ready. The child is not waited for: this process may
- * exit first. Bun's own spawn where there is one: node:child_process cost a client ~20 ms of CPU to
- * load and spawn through, on the path of every autostart.
+ * pipe (a socket pair under Bun) as its fd 3 through which it can say it is ready. The child is not
+ * waited for: this process may exit first. Bun's own spawn where there is one: node:child_process
+ * cost a client ~20 ms of CPU to load and spawn through, on the path of every autostart.
  */
 export function spawnDetached(argv: string[], output: number, env: Record<string, string | undefined>): DetachedChild {
   if (typeof Bun !== "undefined" && typeof Deno === "undefined") {

@@ -9,7 +9,7 @@ import { DaemonClient, noticeLines } from "./client.ts";
 import type { RemoteHost } from "./client-ssh.ts";
 import { errorMessage } from "./errors.ts";
 import type { HostBlock, HostLink } from "./ui-dashboard-view.ts";
-import type { CrashNotice, Notices, TaskEvent, TaskInfo } from "./wire-protocol.ts";
+import type { CrashNotice, TaskEvent, TaskInfo } from "./wire-protocol.ts";
 
 const RETRY_FIRST_MS = 1_000;
 const RETRY_MAX_MS = 8_000;
@@ -78,7 +78,7 @@ export class HostFleet {
     const making: NonNullable<typeof this.making> = { client: null, bound };
     this.making = making;
     try {
-      client = await DaemonClient.open({ host: this.host, notices: (notices) => this.told(notices) });
+      client = await DaemonClient.open({ host: this.host, notices: (notices) => (this.configProblems = notices.config) });
       making.client = client;
       if (timedOut || this.closed) throw new Error("no longer wanted");
       const opened = client;
@@ -93,7 +93,7 @@ export class HostFleet {
         this.tasks.clear();
         for (const task of tasks) this.keep(task);
       });
-      // The notice went to another client first (`fleetcom --host gpu1 ls`): the lost fleet is in the status until recovered.
+      // The lost fleet is in the status until recovered, whoever was told of it first (`fleetcom --host gpu1 ls`).
       this.crash = (await opened.request("status")).crash;
       clearTimeout(bound);
       this.making = null;
@@ -116,11 +116,6 @@ export class HostFleet {
    */
   noticeLines(now = Date.now()): string[] {
     return noticeLines({ crash: this.crash, config: this.configProblems }, this.host, now);
-  }
-
-  private told(notices: Notices): void {
-    this.crash = notices.crash;
-    this.configProblems = notices.config;
   }
 
   private setCrash(crash: CrashNotice | null): void {

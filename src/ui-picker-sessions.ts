@@ -11,11 +11,11 @@ import { listSnapshots, snapshotByPath } from "./recipe-snapshots.ts";
 import { recoveryDir, sessionDir } from "./paths.ts";
 import { listSessions, loadRecipe, removeSessionFile, renameSessionFile, type LoadedRecipe, type SessionInfo } from "./recipe-sessions.ts";
 import { currentDirectory } from "./text-path.ts";
+import type { DirContext } from "./recipe.ts";
 
 export type PickedSession = { kind: "saved" | "recovery"; recipe: LoadedRecipe };
 
 type Source = { kind: "saved"; session: SessionInfo } | { kind: "recovery"; file: string };
-type Hosts = Awaited<ReturnType<typeof recipeHosts>>;
 
 export function sessionsByName(sessions: SessionInfo[]): SessionInfo[] {
   const key = (s: SessionInfo) => s.name.toLowerCase();
@@ -29,7 +29,7 @@ function savedRow(s: SessionInfo, now: number): string {
 }
 
 /** Saved sessions; `hosts` names the added hosts, so a host's directory reads `gpu1:~/train` as in `fleetcom sessions`. */
-const savedList = (hosts: Hosts): PickList<Source> => ({
+const savedList = (hosts: DirContext["host"]): PickList<Source> => ({
   id: "saved",
   title: "Saved sessions",
   tabName: "saved",

@@ -182,6 +182,8 @@ describe("keys", () => {
   });
 
   test("g sets the group, m tags the task in use, s cycles state → directory → group with Unassigned last", async () => {
+    // The rows below say ✻ for a quiet running task: keep it from turning idle (∙) on a machine slow enough to take idle_seconds.
+    fleet.env.FLEETCOM_IDLE_SECONDS = "3600";
     await fleet.run("sleep 3600");
     await fleet.run("sleep 3601", ["--group", "zeta"]);
     const client = await dashboard();

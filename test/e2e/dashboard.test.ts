@@ -21,6 +21,8 @@ afterEach(() => tmux?.kill());
 
 describe("the view", () => {
   test("header with counts, sections by state, one row per task, hints; redraws in place when tasks change", async () => {
+    // The rows below say ✻ for a quiet running task: keep it from turning idle (∙) on a machine slow enough to take idle_seconds.
+    fleet.env.FLEETCOM_IDLE_SECONDS = "3600";
     const server = await fleet.run("echo listening on :3000; sleep 3600", ["--name", "api server"]);
     const failed = await fleet.run("echo boom; exit 3");
     await fleet.waitForExit(failed);

@@ -244,6 +244,8 @@ describe("the session picker", () => {
 
 describe("the task picker", () => {
   test("attach without TASK lists the tasks, filters, and attaches to the one picked", async () => {
+    // The rows below say ✻ for a quiet running task: keep it from turning idle (∙) on a machine slow enough to take idle_seconds.
+    fleet.env.FLEETCOM_IDLE_SECONDS = "3600";
     await fleet.run("sleep 3600", ["--name", "db"]);
     const id = await fleet.run("echo picked-me; exec cat", ["--name", "web"]);
     await until("output", async () => (await fleet.peek(id)).includes("picked-me"));

@@ -397,7 +397,8 @@ describe("attached to another task", () => {
 
 describe("the dashboard", () => {
   test("a task that waits gets the ! glyph in a Waiting section first, and the header counts it", async () => {
-    newFleet();
+    // The rows below say ✻ for a quiet running task: keep it from turning idle (∙) on a machine slow enough to take idle_seconds.
+    newFleet({ FLEETCOM_IDLE_SECONDS: "3600" });
     const flag = join(fleet.sandbox.root, "ring");
     const quiet = await fleet.run("echo working; sleep 3600", ["--name", "server"]);
     const asking = await fleet.run(`echo asking; while [ ! -e '${flag}' ]; do sleep 0.1; done; printf 'Continue? \\a'; sleep 3600`, ["--name", "installer"]);

@@ -246,7 +246,8 @@ describe("hosts over OpenSSH", () => {
         tmux.type("dash", "/far-one");
         tmux.press("dash", "Enter");
         tmux.press("dash", "End");
-        await tmux.waitFor("dash", "the cursor on the remote row", (t) => new RegExp(`^› ✻.*\\s${far} far-one`, "m").test(t));
+        // Running, and quiet or not (a running task shows ∙ after idle_seconds without output, 10 s by default).
+        await tmux.waitFor("dash", "the cursor on the remote row", (t) => new RegExp(`^› [✻∙].*\\s${far} far-one`, "m").test(t));
         tmux.press("dash", "Enter");
         await tmux.waitFor("dash", "the remote task's screen", (t) => t.includes("far-screen") && !t.includes("── remote1"));
         tmux.type("dash", "typed-far");

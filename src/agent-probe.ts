@@ -17,7 +17,7 @@ import { readRegularFile } from "./files.ts";
 import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import { writeFileAtomic } from "./atomic-write.ts";
 import { errorMessage } from "./errors.ts";
-import type { Env } from "./paths.ts";
+import { definedEnvironment, type Env } from "./paths.ts";
 import { childProcess } from "./platform.ts";
 
 /** A probe still running after this long is killed and answers nothing; none waits for it, so it can be long. */
@@ -292,8 +292,11 @@ function outputOf(executable: string, args: string[], env: Env, cwd: string, sto
   return new Promise((resolveText) => {
     const chunks: Buffer[] = [];
     let bytes = 0;
-    const clean = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
-    const options = { cwd: isAbsolute(cwd) ? cwd : "/", env: { ...clean, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"] };
+    const options = {
+      cwd: isAbsolute(cwd) ? cwd : "/",
+      env: { ...definedEnvironment(env), NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"],
+    };
     const { spawn } = childProcess();
     let child: ReturnType<typeof spawn>;
     let ownGroup = true;

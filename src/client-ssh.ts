@@ -9,8 +9,11 @@
 // BatchMode: a command run from a script must never stop to ask for a password.
 import type { ClientSocket } from "./client-socket.ts";
 import { EXIT, UserError, errorMessage } from "./errors.ts";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { runtimeDir } from "./paths.ts";
-import { childProcess } from "./platform.ts";
+import { writeFileAtomic } from "./atomic-write.ts";
+import { childProcess, runUnwaited } from "./platform.ts";
 import { openRuntimeDir } from "./runtime-dir.ts";
 import { configFile, readConfigFile } from "./settings.ts";
 import { shellQuote } from "./text-shell.ts";
@@ -67,10 +70,73 @@ export async function sharesConnections(dest: string): Promise<boolean> {
 
 /** The connection-sharing options, unless the user's config decides them (`share`, else `ssh -G` asked now). */
 async function connectionOptions(dest: string, share: boolean | undefined): Promise<string[]> {
-  if (!(share ?? (await sharesConnections(dest)))) return [];
+  return (share ?? (await sharesConnections(dest))) ? sharingOptions() : [];
+}
+
+/**
+ * ssh's options for the connection fleetcom shares, its ControlPath in our (checked) runtime
+ * directory. StreamLocalBindUnlink is the master's to apply when it is asked for a forward
+ * (forwardDaemonSocket): the socket a dead master left is replaced, not refused.
+ */
+function sharingOptions(): string[] {
   const dir = runtimeDir();
   openRuntimeDir(dir).close();
-  return ["-o", "ControlMaster=auto", "-o", `ControlPath=${dir}/ssh-%C`, "-o", "ControlPersist=60"];
+  return ["-o", "ControlMaster=auto", "-o", `ControlPath=${dir}/ssh-%C`, "-o", "ControlPersist=60", "-o", "StreamLocalBindUnlink=yes"];
+}
+
+/** The forward of a host's daemon socket in our runtime directory, and the file recording what it was made for (forwardRecord). */
+export function forwardNames(name: string): { socket: string; record: string } {
+  return { socket: `host-${name}.sock`, record: `host-${name}.forward` };
+}
+
+/** Where a forward leads: the daemon there (its instance, from its welcome) on its socket. */
+export interface ForwardTarget {
+  instance: string;
+  socket: string;
+}
+
+/**
+ * A forward's record: the daemon it leads to, and the ssh command and destination that reached it.
+ * A forward is used only while the host is still reached the same way (a host added again with
+ * another `--ssh`, another FLEETCOM_SSH go through the bridge) and only to that daemon (client.ts
+ * checks the welcome).
+ */
+export function forwardRecord(host: RemoteHost, target: ForwardTarget): string {
+  return `${target.instance}\n${target.socket}\n${sshCommand()}\n${host.ssh}\n`;
+}
+
+/** What the record says the forward leads to, when it was made for this host reached this way; null otherwise. */
+export function forwardTarget(host: RemoteHost, record: string): ForwardTarget | null {
+  const [instance = "", socket = ""] = record.split("\n", 2);
+  const target = { instance, socket };
+  return instance !== "" && socket !== "" && record === forwardRecord(host, target) ? target : null;
+}
+
+/** `hosts rm`: the forward is not used again (its master, which ends within ControlPersist, still listens on nothing reachable). */
+export function forgetForward(name: string): void {
+  const dir = runtimeDir();
+  for (const file of Object.values(forwardNames(name))) rmSync(join(dir, file), { force: true });
+}
+
+/**
+ * After a connection through the bridge: asks the shared ssh connection (its master) to forward a
+ * socket in our runtime directory to the daemon socket there, so later commands reach that daemon
+ * with no ssh, sh or bridge started (client.ts connectForward; docs/remote.md). Only on the
+ * connection fleetcom shares itself (the ControlPath is ours); it lives as long as that master
+ * (ControlPersist), and any failure leaves the bridge as the way. `listening`: the socket a live
+ * forward leads to (the daemon there restarted): the master is not asked again when it is the same,
+ * as where the server forbids forwarding the forward always listens and never reaches. Synchronous,
+ * so that a one-shot command has asked before it exits; ssh -O, a quick word to the master, is not
+ * waited for.
+ */
+export function forwardDaemonSocket(host: RemoteHost, welcome: ForwardTarget, listening: string | null): void {
+  if (host.share !== true) return;
+  const names = forwardNames(host.name);
+  const dir = runtimeDir();
+  writeFileAtomic(join(dir, names.record), forwardRecord(host, welcome));
+  if (listening === welcome.socket) return;
+  const forward = ["-O", "forward", "-L", `${join(dir, names.socket)}:${welcome.socket}`];
+  runUnwaited(sshArgv([...sharingOptions(), ...forward, "--", host.ssh]));
 }
 
 /** argv of ssh running `command` (a remote shell command line) on `dest`, non-interactively unless `tty`. */

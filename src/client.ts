@@ -10,7 +10,7 @@
 import { closeSync, lstatSync, openSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type Attempt, type ClientSocket, connectClientSocket } from "./client-socket.ts";
-import type { RemoteHost } from "./client-ssh.ts";
+import type { ForwardTarget, RemoteHost } from "./client-ssh.ts";
 import { isCharacterDevice, readRegularFile } from "./files.ts";
 import { EXIT, UserError } from "./errors.ts";
 import type {
@@ -31,7 +31,7 @@ import type {
   Welcome,
 } from "./wire-protocol.ts";
 import { age } from "./text-age.ts";
-import { LOCK_NAME, LOG_NAME, READY_FD_VARIABLE, SOCKET_NAME, configDir, logPath, runtimeDir } from "./paths.ts";
+import { LOCK_NAME, LOG_NAME, READY_FD_VARIABLE, SOCKET_NAME, configDir, definedEnvironment, logPath, runtimeDir } from "./paths.ts";
 import { printable } from "./text-printable.ts";
 import { currentDirectory } from "./text-path.ts";
 import { flockHolder, pidInLockFile } from "./proc.ts";
@@ -93,6 +93,62 @@ async function openTransport(host: RemoteHost | null, autostart: boolean): Promi
   return { socket, host, why: socket.why };
 }
 
+/** Nothing listens on a forward's socket (its master ended): what a connect says then. */
+const NO_LISTENER = new Set(["ENOENT", "ECONNREFUSED"]);
+
+/**
+ * The forward of `host`'s daemon socket that an earlier connection made (client-ssh.ts
+ * forwardDaemonSocket), reached through the runtime directory's checks like our own daemon's socket
+ * (the listener is our ssh), and what its record says it leads to. Otherwise `listening`: the socket
+ * the forward leads to when it took the connection and dropped it (no daemon there, or forwarding
+ * refused), null when there is no forward, it was made another way, or nothing listens. Its `why`
+ * tells a dropped ssh connection (nothing listens any more) from the daemon there closing it.
+ */
+async function connectForward(host: RemoteHost): Promise<{ transport: Transport; target: ForwardTarget } | { listening: string | null }> {
+  const { forwardNames, forwardTarget } = await import("./client-ssh.ts");
+  const names = forwardNames(host.name);
+  const dirPath = runtimeDir();
+  let target: ForwardTarget | null;
+  try {
+    const dir = openRuntimeDir(dirPath);
+    try {
+      target = forwardTarget(host, readRegularFile(dir.entry(names.record), { noFollow: true, maxBytes: 4096 }).toString());
+    } finally {
+      dir.close();
+    }
+  } catch {
+    return { listening: null };
+  }
+  if (target === null) return { listening: null };
+  const attempt = await connectVerified(dirPath, peerUidReader, names.socket).catch(() => null);
+  if (!attempt) return { listening: null };
+  if (!("socket" in attempt)) return { listening: NO_LISTENER.has(attempt.code) ? null : target.socket };
+  const socket = attempt.socket;
+  let ending = false;
+  let dropped = false;
+  const forwarded: ClientSocket = {
+    ...socket,
+    close: () => {
+      ending = true;
+      socket.close();
+    },
+    destroy: () => {
+      ending = true;
+      socket.destroy();
+    },
+    onClose: (listener) =>
+      socket.onClose(async () => {
+        if (!ending) {
+          const probe = await connectVerified(dirPath, peerUidReader, names.socket).catch(() => null);
+          dropped = probe !== null && "code" in probe && NO_LISTENER.has(probe.code);
+          if (probe && "socket" in probe) probe.socket.destroy();
+        }
+        listener();
+      }),
+  };
+  return { transport: { socket: forwarded, host, why: () => (dropped ? `${host.name} is unreachable: its ssh connection ended` : null) }, target };
+}
+
 export class DaemonClient {
   private nextId = 1;
   private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
@@ -106,7 +162,7 @@ export class DaemonClient {
   /** The daemon's fleetcom version, from its welcome. */
   daemonVersion = "";
   /** The handshake: requests go out right behind the hello, and their answers wait for it. */
-  private greeted: Promise<void> = Promise.resolve();
+  private greeted: Promise<unknown> = Promise.resolve();
 
   private constructor(
     private readonly socket: ClientSocket,
@@ -132,13 +188,51 @@ export class DaemonClient {
       host?: RemoteHost | null;
     } = {},
   ): Promise<DaemonClient> {
-    const transport = await openTransport(options.host === undefined ? currentHost : options.host, options.autostart ?? true);
-    const client = new DaemonClient(transport.socket, transport.host, transport.why);
+    const host = options.host === undefined ? currentHost : options.host;
+    const size = options.size ?? terminalSize();
     const notices = options.notices ?? true;
-    const print = (told: Notices) => printNotices(told, transport.host);
-    client.greeted = client.handshake(options.size ?? terminalSize(), notices === false ? null : notices === true ? print : notices);
-    client.greeted.catch(() => {});
+    const onNotices = notices === false ? null : notices === true ? (told: Notices) => printNotices(told, host) : notices;
+    let listening: string | null = null;
+    if (host) {
+      const forwarded = await DaemonClient.forwarded(host, size, onNotices);
+      if ("client" in forwarded) return forwarded.client;
+      listening = forwarded.listening;
+    }
+    const transport = await openTransport(host, options.autostart ?? true);
+    const client = new DaemonClient(transport.socket, transport.host, transport.why);
+    const greeted = client.handshake(size, onNotices);
+    client.greeted = greeted;
+    greeted.catch(() => {});
+    // Through the bridge, the next command to this host goes straight to its daemon's socket.
+    if (host) {
+      const { forwardDaemonSocket } = await import("./client-ssh.ts");
+      void greeted.then((welcome) => forwardDaemonSocket(host, welcome, listening)).catch(() => {});
+    }
     return client;
+  }
+
+  /**
+   * A client of `host`'s daemon through the forward of its socket, once the daemon it was made for
+   * has answered: no ssh and no bridge started, and nothing but the hello sent before the welcome
+   * proves the daemon (its instance). Otherwise the caller goes through the bridge, which also starts
+   * the daemon there when none runs; `listening` is the socket a forward that took the connection
+   * leads to (another daemon answered, or none), null when there was none to take it.
+   */
+  private static async forwarded(
+    host: RemoteHost,
+    size: { cols: number; rows: number },
+    onNotices: ((notices: Notices) => void) | null,
+  ): Promise<{ client: DaemonClient } | { listening: string | null }> {
+    const forward = await connectForward(host);
+    if ("listening" in forward) return forward;
+    const client = new DaemonClient(forward.transport.socket, host, forward.transport.why);
+    try {
+      await client.handshake(size, onNotices, forward.target.instance);
+      return { client };
+    } catch {
+      client.destroy();
+      return { listening: forward.target.socket };
+    }
   }
 
   /**
@@ -163,23 +257,30 @@ export class DaemonClient {
     }
   }
 
-  private handshake(size: { cols: number; rows: number }, onNotices: ((notices: Notices) => void) | null = null): Promise<void> {
+  /** `forwardedTo`: the instance of the daemon a forwarded connection must reach (connectForward); any other is refused. */
+  private handshake(
+    size: { cols: number; rows: number },
+    onNotices: ((notices: Notices) => void) | null = null,
+    forwardedTo: string | null = null,
+  ): Promise<Welcome> {
     return new Promise((resolve, reject) => {
       this.onGreeting = (message) => {
         if (message.type === "welcome") {
+          if (forwardedTo !== null && message.instance !== forwardedTo) return reject(new UserError("the forward leads to another daemon"));
           this.daemonPid = message.pid;
           this.daemonVersion = message.version;
           if (message.notices && onNotices) onNotices(message.notices);
-          resolve();
+          resolve(message);
         } else if (message.type === "refused") reject(new UserError(refusalText(message, this.host), EXIT.unreachable));
       };
       this.socket.onData((chunk) => this.receive(chunk));
       this.socket.onClose(() => this.onClosed(reject));
       // The local environment and directory never travel to another host: its bridge puts its own
-      // (the remote login's) in their place (cmd-bridge.ts).
-      const env = this.host ? {} : Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
+      // (the remote login's) in their place (cmd-bridge.ts), or through a forward its daemon uses its own.
+      const env = this.host ? {} : definedEnvironment();
       const cwd = this.host ? "" : currentDirectory();
-      this.send({ type: "hello", protocol: PROTOCOL_VERSION, version: VERSION, cwd, env, ...size, ...(onNotices && { notices: true }) });
+      const environment = forwardedTo === null ? {} : { environment: "host" as const };
+      this.send({ type: "hello", protocol: PROTOCOL_VERSION, version: VERSION, cwd, env, ...size, ...(onNotices && { notices: true }), ...environment });
     });
   }
 
@@ -361,16 +462,16 @@ type LazyPeerReader = () => Promise<PeerReader>;
  * (runtime-dir.ts), then the peer's uid must be ours before a byte is sent (the hello carries the
  * whole environment).
  */
-async function connectVerified(dirPath: string, readPeer: LazyPeerReader): Promise<Attempt> {
+async function connectVerified(dirPath: string, readPeer: LazyPeerReader, name = SOCKET_NAME): Promise<Attempt> {
   const dir = openRuntimeDir(dirPath);
   let attempt: Attempt;
   try {
-    attempt = await connectClientSocket(dir.entry(SOCKET_NAME));
+    attempt = await connectClientSocket(dir.entry(name));
   } finally {
     dir.close();
   }
   if ("socket" in attempt) {
-    const refusal = daemonRefusal(join(dirPath, SOCKET_NAME), (await readPeer())(attempt.socket.fd), process.getuid?.());
+    const refusal = daemonRefusal(join(dirPath, name), (await readPeer())(attempt.socket.fd), process.getuid?.());
     if (refusal) {
       attempt.socket.destroy();
       throw new UserError(refusal);

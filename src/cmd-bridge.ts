@@ -10,6 +10,7 @@ import { writeSync } from "node:fs";
 import { defineCommand } from "./cli-define.ts";
 import type { ClientSocket } from "./client-socket.ts";
 import { errnoCode } from "./errors.ts";
+import { definedEnvironment } from "./paths.ts";
 import { encodeControl, FrameKind } from "./wire-framing.ts";
 
 declare const Deno: unknown;
@@ -110,6 +111,5 @@ function withOwnEnvironment(frame: Uint8Array): Uint8Array {
     return frame;
   }
   if (typeof message !== "object" || message === null || (message as { type?: unknown }).type !== "hello") return frame;
-  const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
-  return encodeControl({ ...message, env, cwd: process.cwd() });
+  return encodeControl({ ...message, env: definedEnvironment(), cwd: process.cwd() });
 }

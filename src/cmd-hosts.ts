@@ -7,7 +7,7 @@
 import { sha256Hex } from "./text-sha256.ts";
 import { defineCommand } from "./cli-define.ts";
 import { askHost, checkHostName, hostAnswerBoundMs, readHosts, removeHost, saveHost } from "./client-hosts.ts";
-import { capture, remoteBinary, type RemoteHost, sharesConnections, sshCommandLine, sshReason } from "./client-ssh.ts";
+import { capture, forgetForward, remoteBinary, type RemoteHost, sharesConnections, sshCommandLine, sshReason } from "./client-ssh.ts";
 import { EXIT, UserError } from "./errors.ts";
 import { FileRefused, readRegularFile } from "./files.ts";
 import { selfCommand } from "./platform.ts";
@@ -63,6 +63,8 @@ const add = defineCommand({
       installed = `installed fleetcom ${VERSION} at ${target} (SHA-256 verified there)`;
     }
     saveHost(host);
+    // A forward made to the host as it was reached before is not used again.
+    forgetForward(name);
     const others = probe.found.filter((f) => f !== target);
     console.log(`${name} (${printable(dest)}): ${printable(probe.system)}; ${printable(installed)}`);
     if (others.length) console.log(`  other versions there: ${others.map(printable).join(", ")}`);
@@ -109,6 +111,7 @@ const rm = defineCommand({
   args: { name: { type: "positional", required: true, description: "The host's name" } },
   async run({ args }) {
     if (!removeHost(checkHostName(args.name))) throw new UserError(`no host '${printable(args.name)}'`);
+    forgetForward(args.name);
     console.log(`removed host '${args.name}' (its fleet there runs on; fleetcom is still installed there)`);
   },
 });

@@ -49,11 +49,12 @@ import {
   type SnapshotError,
   type TaskInfo,
   type TaskRef,
+  type Welcome,
 } from "./wire-protocol.ts";
 import { Push, type PushBody, type PushTask, pushState, pushTiming, SCREEN_LINES } from "./daemon-push.ts";
 import type { WorktreeRecord } from "./recipe.ts";
 import type { Schema } from "./validator.ts";
-import { cacheDir, homeDir, runtimeDir, socketPath } from "./paths.ts";
+import { cacheDir, definedEnvironment, homeDir, runtimeDir, socketPath } from "./paths.ts";
 import { PROTOCOL_VERSION } from "./wire-framing.ts";
 import type { SnapshotRecipe, SnapshotState } from "./daemon-snapshots.ts";
 import type { SnapshotUrgency } from "./recipe-snapshot-rules.ts";
@@ -121,6 +122,8 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     outputSettled: (task) => this.noteSavedForm(task),
   });
   private readonly ids = new TaskIds();
+  /** Told in every welcome: which start of the daemon a client reached (a forwarded connection checks it). */
+  private readonly instance = crypto.randomUUID();
   /** A recovered task took an id below one in use, so `tasks` is no longer in id order until `inIdOrder`. */
   private outOfIdOrder = false;
   private highestId = 0;
@@ -249,8 +252,11 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
       );
     }
     clearTimeout(peer.handshakeTimer);
-    this.peers.set(peer.conn, greeted(peer, parsed));
-    peer.conn.send({ type: "welcome", protocol: PROTOCOL_VERSION, version: VERSION, pid: process.pid, ...this.noticesFor(parsed) });
+    // A client forwarded here by ssh from another machine gets what a bridge would have put in: this host's.
+    const hello = parsed.environment === "host" ? { ...parsed, env: definedEnvironment(), cwd: homeDir() } : parsed;
+    this.peers.set(peer.conn, greeted(peer, hello));
+    const welcome = { type: "welcome", protocol: PROTOCOL_VERSION, version: VERSION, pid: process.pid, socket: socketPath(), instance: this.instance } as const;
+    peer.conn.send({ ...welcome, ...this.noticesFor(parsed) } satisfies Welcome);
   }
 
   /**

@@ -5,6 +5,11 @@ import { join, resolve } from "node:path";
 
 export type Env = Record<string, string | undefined>;
 
+/** The variables that are set, as a hello or a child process takes them. */
+export function definedEnvironment(env: Env = process.env): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
+}
+
 export function homeDir(env: Env = process.env): string {
   return env.HOME || homedir();
 }

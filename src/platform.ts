@@ -96,6 +96,19 @@ export function spawnDetached(argv: string[], output: number, env: Record<string
   return { pid: child.pid, ended, spoke, letGo };
 }
 
+/** Runs argv with no stdio and does not wait for it: this process may exit first. A failure to start is ignored. */
+export function runUnwaited(argv: string[]): void {
+  if (typeof Bun !== "undefined" && typeof Deno === "undefined") {
+    try {
+      Bun.spawn(argv, { stdio: ["ignore", "ignore", "ignore"] }).unref();
+    } catch {}
+    return;
+  }
+  const child = childProcess().spawn(argv[0]!, argv.slice(1), { stdio: "ignore" });
+  child.once("error", () => {});
+  child.unref();
+}
+
 /** argv that runs this same fleetcom (compiled binary, `bun src/main.ts`, or `deno run`). */
 export function selfCommand(): string[] {
   // fileURLToPath, not URL.pathname: a checkout under `my tools/` must not become `my%20tools/`.

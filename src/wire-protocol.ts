@@ -31,6 +31,12 @@ export const hello = schema("hello", (type) =>
     rows: dimension,
     /** The client shows one-time notices (a crashed previous fleet, config file problems): the first such client gets them. */
     "notices?": "boolean",
+    /**
+     * Whose environment and directory this client's tasks get: the ones sent (the default), or this
+     * host's, the daemon's own, for a client on another machine whose ssh connection forwards to this
+     * socket without a bridge to put the login's in (client-ssh.ts, docs/remote.md).
+     */
+    "environment?": "'sent' | 'host'",
   }),
 );
 export type Hello = typeof hello.infer;
@@ -310,6 +316,10 @@ export interface Welcome {
   protocol: number;
   version: string;
   pid: number;
+  /** Where this daemon listens: a client on another machine forwards its ssh connection here (client-ssh.ts). */
+  socket: string;
+  /** Random, one per start of the daemon: a forwarded connection is used only to the daemon it was made for. */
+  instance: string;
   /** Only for a hello that asked, and only until one client has been told. */
   notices?: Notices;
 }

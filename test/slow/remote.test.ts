@@ -394,12 +394,69 @@ describe("hosts over OpenSSH", () => {
     await ok(["kill", `remote1:${id}`]);
   });
 
+  remoteTest(
+    "after one command the next reach the host's daemon through a forward of its socket: no ssh started, the host's environment; a forward made another way or to another daemon is not used",
+    async () => {
+      // The tests' ssh behind a wrapper that counts its runs.
+      const runsLog = join(root, "ssh-runs");
+      const counting = join(root, "counting-ssh");
+      writeFileSync(counting, `#!/bin/sh\necho run >> ${runsLog}\nexec ssh -F ${sshConfig} "$@"\n`);
+      chmodSync(counting, 0o755);
+      const via = { FLEETCOM_SSH: counting };
+      const runs = () => (existsSync(runsLog) ? readFileSync(runsLog, "utf8").split("\n").length - 1 : 0);
+      const record = join(fleet.sandbox.runtime, "host-remote1.forward");
+      await ok(["--host", "remote1", "ls"], via);
+      await until("the forward of remote1's daemon socket", () => existsSync(join(fleet.sandbox.runtime, "host-remote1.sock")));
+      const before = runs();
+      const command = 'echo "home=$HOME secret=${LOCAL_SECRET:-unset}"; exec cat';
+      const id = Number((await ok(["--host", "remote1", "run", "--", command], { ...via, LOCAL_SECRET: "s3cret" })).trim());
+      await until("the task's line", async () => (await ok(["peek", `remote1:${id}`], via)).includes("home="));
+      expect(await ok(["peek", `remote1:${id}`], via)).toContain(`home=${remoteHome} secret=unset`);
+      expect(runs()).toBe(before);
+      // A record naming another daemon: the bridge, which makes the forward anew.
+      writeFileSync(record, readFileSync(record, "utf8").replace(/^[^\n]*/, "another-daemon"));
+      await ok(["--host", "remote1", "ls"], via);
+      expect(runs()).toBeGreaterThan(before);
+      await until("the record made anew", () => !readFileSync(record, "utf8").startsWith("another-daemon"));
+      // The host reached another way (here an ssh that cannot run) does not take the forward made through this one.
+      const other = await cli(["--host", "remote1", "ls"], { FLEETCOM_SSH: "false" });
+      expect(other.code).toBe(3);
+      // A follower through the forward whose daemon there stops is told that, not that the link dropped.
+      const follower = Bun.spawn(fleetcomArgv(["peek", "--follow", `remote1:${id}`]), {
+        env: { ...env, ...via },
+        cwd: fleet.sandbox.home,
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const reader = follower.stdout.getReader();
+      for (let seen = ""; !seen.includes("home="); ) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`peek --follow ended: ${await new Response(follower.stderr).text()}`);
+        seen += new TextDecoder().decode(value);
+      }
+      // The daemon there stopped: the forward takes the connection and reaches nothing. The bridge
+      // starts a daemon, and the master is not asked again for the forward it holds (one ssh run:
+      // where a server forbids forwarding, every command would otherwise start a second ssh).
+      await ok(["--host", "remote1", "--kill"], via);
+      await follower.exited;
+      expect(await new Response(follower.stderr).text()).not.toContain("unreachable");
+      const stopped = runs();
+      await ok(["--host", "remote1", "ls"], via);
+      expect(runs()).toBe(stopped + 1);
+      // The new daemon is reached through the same forward.
+      await ok(["--host", "remote1", "ls"], via);
+      expect(runs()).toBe(stopped + 1);
+    },
+  );
+
   remoteTest("a host that refuses or never answers costs ls its bound: the local rows print, the host is named on stderr", async () => {
     const config = join(fleet.sandbox.config, "config.toml");
     const kept = readFileSync(config, "utf8");
     writeFileSync(config, `${kept}\n[hosts.down]\nssh = "refused"\nhome = "/nowhere"\n`);
+    let far: number | null = null;
     try {
       const id = Number((await ok(["run", "--name", "local-one", "--", "cat"])).trim());
+      far = Number((await ok(["--host", "remote1", "run", "--name", "far-two", "--", "cat"])).trim());
       const refused = await cli(["ls"]);
       expect(refused.code).toBe(0);
       expect(refused.stdout).toMatch(new RegExp(`^-\\s+${id}\\s.*local-one`, "m"));
@@ -420,6 +477,7 @@ describe("hosts over OpenSSH", () => {
       await ok(["kill", String(id)]);
     } finally {
       writeFileSync(config, kept);
+      if (far !== null) await cli(["kill", `remote1:${far}`]);
     }
   });
 

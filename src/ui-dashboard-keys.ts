@@ -80,7 +80,7 @@ export function helpEntries(detach: string, foreground = false): [string, string
     ["↑ ↓  k j", "move; a section's title is a row too"],
     ["Home End", "first / last row"],
     ["PgUp PgDn", "a page up / down"],
-    ["12 ⏎", "go to task 12 (digits, then Enter)"],
+    ["12 ⏎", "go to task 12; :gpu1:12 ⏎ a host's task 12"],
     ["/", "filter by name, command, directory, group"],
     ["Esc", "clear the selection, then the filter"],
     ["Enter", `attach; ${detach} d comes back`],

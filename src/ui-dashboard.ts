@@ -74,7 +74,8 @@ const MOVING_KEYS = new Set<string>(["up", "down", "pageup", "pagedown", "home",
 type Mode =
   | { kind: "list" }
   | { kind: "filtering" }
-  | { kind: "jumping"; typed: string }
+  /** `12⏎` (digits only) or `:gpu1:12⏎` (a reference: a host's name, `:`, digits). */
+  | { kind: "jumping"; typed: string; takes: "digits" | "reference" }
   | { kind: "help"; scroll: number }
   | { kind: "peek"; key: string; task: TaskInfo; title: string; text: string }
   | { kind: "confirming"; answer: (yes: boolean) => void }
@@ -501,11 +502,11 @@ class Dashboard implements Desk {
       case "filtering":
         return this.filterKey(key);
       case "jumping":
-        if (this.jumpKey(mode.typed, key)) return this.draw();
+        if (this.jumpKey(mode, key)) return this.draw();
     }
     this.status = null;
-    if (/^[0-9]$/.test(name)) {
-      this.mode = { kind: "jumping", typed: name };
+    if (/^[0-9]$/.test(name) || name === ":") {
+      this.mode = name === ":" ? { kind: "jumping", typed: "", takes: "reference" } : { kind: "jumping", typed: name, takes: "digits" };
       return this.draw();
     }
     const row = this.rowUnderCursor();
@@ -596,26 +597,45 @@ class Dashboard implements Desk {
     this.draw();
   }
 
-  /** Digits typed for `12⏎` (`typed` so far): true when the key was theirs. */
-  private jumpKey(typed: string, key: Key): boolean {
+  /**
+   * A key while `12⏎` or `:gpu1:12⏎` is typed: true when the key was theirs. Begun with a digit it
+   * takes digits only, so a letter after them is that letter's key; begun with `:` it takes a host's
+   * name and `:` too.
+   */
+  private jumpKey({ typed, takes }: Extract<Mode, { kind: "jumping" }>, key: Key): boolean {
     this.mode = LIST;
-    if (key.name === "char" && /^[0-9]$/.test(key.text!)) this.mode = { kind: "jumping", typed: typed + key.text };
+    const char = key.name === "char" ? key.text! : "";
+    if (/^[0-9]$/.test(char) || (takes === "reference" && /^[A-Za-z_:-]$/.test(char))) this.mode = { kind: "jumping", typed: typed + char, takes };
     else if (key.name === "backspace") {
-      if (typed.length > 1) this.mode = { kind: "jumping", typed: typed.slice(0, -1) };
-    } else if (key.name === "enter") this.jumpTo(Number(typed));
+      if (typed.length > 1) this.mode = { kind: "jumping", typed: typed.slice(0, -1), takes };
+    } else if (key.name === "enter") this.jumpTo(typed);
     else if (key.name !== "escape") return false;
     return true;
   }
 
-  /** `12⏎`: this machine's task 12, else the first host's that has one. */
-  private jumpTo(id: number): void {
-    const found = this.everyTask().find(({ task }) => task.id === id);
-    if (!found) return void (this.status = { text: `no task ${id}`, error: true });
+  /** `12⏎`: this machine's task 12, else the first host's that has one; `gpu1:12⏎`: gpu1's (`local:12`, this machine's). */
+  private jumpTo(typed: string): void {
+    const found = this.taskAt(typed);
+    if (typeof found === "string") return void (this.status = { text: found, error: true });
     if (!this.rows().some((r) => r.key === found.key)) {
       this.filter = "";
       this.status = { text: `the filter hid task ${this.ref(found.task)}: cleared it`, error: false };
     }
     this.cursor = found.key;
+  }
+
+  /** The task `typed` names (`12`, `gpu1:12`, `local:12`), or why none. */
+  private taskAt(typed: string): { key: string; task: TaskInfo } | string {
+    const at = typed.lastIndexOf(":");
+    const id = typed.slice(at + 1);
+    if (!/^[0-9]+$/.test(id)) return `'${typed}' is not a task id (12, or HOST:12)`;
+    const tasks = this.everyTask();
+    if (at < 0) return tasks.find(({ task }) => task.id === Number(id)) ?? `no task ${id}`;
+    const host = typed.slice(0, at);
+    const fleet = host === "local" ? null : (this.hostFleets.find((f) => f.name === host) ?? undefined);
+    if (fleet === undefined) return `no host '${host}' (${["local", ...this.hostFleets.map((f) => f.name)].join(", ")})`;
+    const key = taskKey(Number(id), fleet?.name ?? null);
+    return tasks.find((t) => t.key === key) ?? `no task ${typed}`;
   }
 
   private escape(): void {

@@ -242,6 +242,14 @@ describe("hosts over OpenSSH", () => {
         // The remote task waiting counts as a local one would: the header and the terminal's title.
         expect(lines[0]).toMatch(/· ! \d+ waiting ·/);
         await until("the title with the wait", () => /^fleetcom ! \d+ waiting$/.test(tmux.format("dash", "pane_title")));
+        // A host's task by its reference: `:remote1:ID⏎`; a host that is not there is named with those that are.
+        tmux.type("dash", `:remote1:${far}`);
+        await tmux.waitFor("dash", "the reference typed", (t) => t.includes(`go to task remote1:${far}`));
+        tmux.press("dash", "Enter");
+        await tmux.waitFor("dash", "the cursor on remote1's task", (t) => new RegExp(`^› .*\\s${far} far-one`, "m").test(t));
+        tmux.type("dash", ":nowhere:3");
+        tmux.press("dash", "Enter");
+        await tmux.waitFor("dash", "the unknown host named", (t) => t.includes("no host 'nowhere' (local, remote1)"));
         // The filter leaves the remote row alone; Enter attaches to it over ssh.
         tmux.type("dash", "/far-one");
         tmux.press("dash", "Enter");

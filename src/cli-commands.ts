@@ -35,6 +35,7 @@ export const SUBCOMMANDS: Record<string, Lazy> = {
   web: () => import("./cmd-web.ts").then((m) => m.default),
   hosts: () => import("./cmd-hosts.ts").then((m) => m.default),
   bridge: () => import("./cmd-bridge.ts").then((m) => m.default),
+  "restore-worktrees": () => import("./cmd-restore-worktrees.ts").then((m) => m.default),
   completions: () => import("./cmd-completions.ts").then((m) => m.completionsCommand(() => ({ root, subcommands: SUBCOMMANDS }))),
 };
 

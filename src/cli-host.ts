@@ -27,6 +27,21 @@ const OVER_TRANSPORT = new Set([...Object.keys(TASK_POSITIONS), "run", "ls"]);
 /** Commands that read or write the host's files: the host's own fleetcom runs them there. */
 const RUN_THERE = new Set(["save", "load", "recover", "status", "sessions"]);
 
+/** Commands whose `--worktree` touches a git worktree: on another host, that host's. */
+const WORKTREE_COMMANDS = new Set(["run", "rm"]);
+
+/**
+ * Whether the host's own fleetcom runs this command there: those above, and `run --worktree` and
+ * `rm --worktree`, whose worktree is made in (or removed from) the host's repository, never this
+ * machine's (`run`'s in its `--cwd`, else the login's home).
+ */
+function runsThere(command: string, words: string[]): boolean {
+  if (RUN_THERE.has(command)) return true;
+  const dash = words.indexOf("--");
+  const flags = dash === -1 ? words : words.slice(0, dash);
+  return WORKTREE_COMMANDS.has(command) && flags.some((w) => w === "--worktree" || w.startsWith("--worktree="));
+}
+
 export type HostRoute = { kind: "here" } | { kind: "transport"; host: string } | { kind: "there"; host: string };
 
 /** A leading `--host NAME` (or `--host=NAME`) taken out of the words. */
@@ -57,7 +72,7 @@ export function routeCommand(
     throw usageError(`a TASK names host '${qualified.host}' but ${hosts.named !== null ? "--host" : "FLEETCOM_HOST"} says '${printable(given)}'`);
   const host = qualified.host ?? (remoteCapable ? given : null);
   if (host === null) return { route: { kind: "here" }, words: qualified.words };
-  return { route: RUN_THERE.has(command) ? { kind: "there", host } : { kind: "transport", host }, words: qualified.words };
+  return { route: runsThere(command, qualified.words) ? { kind: "there", host } : { kind: "transport", host }, words: qualified.words };
 }
 
 /** The TASK words' `HOST:` prefixes (of added hosts only) taken off; every TASK of one command on the same host. */

@@ -150,10 +150,15 @@ const HOST_LOAD_BOUND_MS = 20_000;
 
 /** `entries` started by `name`'s daemon (its bridge starts one when none runs); a host that does not answer starts none. */
 async function startOnHost(name: string, entries: RecipeEntry[], file: string, options: LoadOptions): Promise<HostLoad> {
-  const { askHost, findHost, hostAnswerBoundMs } = await import("./client-hosts.ts");
+  const [{ askHost, findHost, hostAnswerBoundMs }, { restoreWorktreesOn }] = await Promise.all([import("./client-hosts.ts"), import("./client-ssh.ts")]);
   const chunks = loadChunks(entries, file);
-  // A recipe's worktrees are made again only here: the host's are left to the host (docs/remote.md).
-  const answer = await askHost(findHost(name), (c) => sendLoad(c, chunks, { again: options.again }), Math.max(hostAnswerBoundMs(), HOST_LOAD_BOUND_MS));
+  const host = findHost(name);
+  // The host's worktrees that are gone are made again there, by its own fleetcom, before its daemon looks for their directories.
+  const worktrees = entries.flatMap((e) => e.worktree ?? []);
+  const bound = Math.max(hostAnswerBoundMs(), HOST_LOAD_BOUND_MS);
+  if (worktrees.length > 0)
+    for (const line of await restoreWorktreesOn(host, worktrees, bound)) process.stderr.write(`fleetcom: ${name}: ${printable(line)}\n`);
+  const answer = await askHost(host, (c) => sendLoad(c, chunks, { again: options.again }), bound);
   if ("ok" in answer) {
     const { idsChanged: _ids, ...started } = answer.ok;
     return { host: name, ...started };

@@ -17,6 +17,7 @@ import { childProcess, runUnwaited } from "./platform.ts";
 import { openRuntimeDir } from "./runtime-dir.ts";
 import { configFile, readConfigFile } from "./settings.ts";
 import { shellQuote } from "./text-shell.ts";
+import type { WorktreeRecord } from "./recipe.ts";
 import { VERSION } from "./version.ts";
 
 declare const Deno: unknown;
@@ -345,6 +346,19 @@ function pipeSocket(host: RemoteHost, child: PipedChild): ClientSocket & { why()
       return transportFailure(host, stderr, end?.code ?? SSH_FAILED, end?.signal ?? null);
     },
   };
+}
+
+/**
+ * A recipe's worktrees on `host` made again there, where the repository is, by its own fleetcom
+ * (cmd-restore-worktrees.ts): the lines it printed, one per worktree made or not. A host that cannot
+ * be reached says nothing here: the load that follows names it.
+ */
+export async function restoreWorktreesOn(host: RemoteHost, worktrees: readonly WorktreeRecord[], timeoutMs: number): Promise<string[]> {
+  const words = [remoteBinary(host.home), "restore-worktrees", "--", ...worktrees.flatMap((w) => [w.repo, w.branch, w.path])];
+  const result = await capture(await sshCommandLine(host.ssh, words.map(shellQuote).join(" "), { share: host.share }), timeoutMs);
+  if (result.code === 0) return result.stdout.split("\n").filter(Boolean);
+  if (result.code === SSH_FAILED) return [];
+  return [`worktrees not recreated: ${transportFailure(host, result.stderr, result.code, result.signal)}`];
 }
 
 /** A remote fleetcom run as a command of its own there (save, load, recover, status, --kill), stdio this terminal's. */

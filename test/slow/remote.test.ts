@@ -526,6 +526,44 @@ describe("hosts over OpenSSH", () => {
     expect(listeners.filter((pid) => ours.has(pid))).toEqual([]);
   });
 
+  remoteTest(
+    "run --worktree for a host makes the worktree in that host's repository; a recipe's host entry gets it made again there when it is gone",
+    async () => {
+      must([
+        "ssh",
+        "-F",
+        sshConfig,
+        "remote1",
+        "--",
+        "git init -q trees && git -C trees -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m start",
+      ]);
+      const repo = join(remoteHome, "trees");
+      const tree = join(remoteHome, "trees.worktrees", "feat");
+      const id = Number((await ok(["--host", "remote1", "run", "--worktree", "feat", "--cwd", repo, "--name", "in-tree", "--", "pwd; exec cat"])).trim());
+      await until("the task's directory on its screen", async () => (await ok(["peek", `remote1:${id}`])).includes(tree));
+      expect(existsSync(join(tree, ".git"))).toBe(true);
+      // Nothing of it here: this machine's sandbox has no such repository or worktree.
+      expect(existsSync(join(fleet.sandbox.home, "trees.worktrees"))).toBe(false);
+      // Removed, not only killed: a later save of remote1 must not find it.
+      await ok(["rm", "--force", `remote1:${id}`]);
+      // The worktree deleted by hand there; a recipe naming it on remote1 has it made again there, then starts in it.
+      must(["ssh", "-F", sshConfig, "remote1", "--", `rm -rf '${tree}'`]);
+      const recipe = join(fleet.sandbox.home, "trees.json");
+      const worktree = { repo, branch: "feat", path: tree };
+      writeFileSync(recipe, JSON.stringify({ [`remote1:${tree}`]: [{ cmd: "pwd; exec cat", name: "tree-again", worktree }] }));
+      const loaded = await cli(["load", recipe]);
+      expect(loaded.code).toBe(0);
+      expect(loaded.stderr).toContain(`fleetcom: remote1: worktree ${tree} recreated from branch feat`);
+      expect(loaded.stdout).toMatch(/^loaded 'trees' on remote1: 1 task\(s\), 0 skipped/m);
+      expect(existsSync(join(tree, ".git"))).toBe(true);
+      const again = (await remoteTasks()).find((t) => t.name === "tree-again" && t.state === "running")!;
+      expect(again.cwd).toBe(tree);
+      // rm --worktree removes the worktree there, where it is.
+      await ok(["rm", "--force", "--worktree", `remote1:${again.id}`]);
+      expect(existsSync(tree)).toBe(false);
+    },
+  );
+
   remoteTest("a recipe whose key names a host starts that entry there and the rest here; ls shows both, and a second load starts neither", async () => {
     const recipe = join(fleet.sandbox.home, "mixed.json");
     writeFileSync(recipe, JSON.stringify({ "~": [{ cmd: "cat", name: "mixed-here" }], "remote1:~": [{ cmd: "cat", name: "mixed-there" }] }));

@@ -25,6 +25,15 @@ describe("--host", () => {
     expect((await route(["recover", "--latest"], null, "gpu1")).route).toEqual({ kind: "there", host: "gpu1" });
   });
 
+  test("sends run --worktree and rm --worktree to run there, where the repository is; a --worktree after -- is the command's", async () => {
+    expect((await route(["run", "--worktree", "feat", "--", "claude"], "gpu1")).route).toEqual({ kind: "there", host: "gpu1" });
+    expect((await route(["run", "--worktree=feat", "--cwd", "/srv/repo", "--", "claude"], null, "gpu1")).route).toEqual({ kind: "there", host: "gpu1" });
+    expect((await route(["run", "--", "git", "--worktree"], "gpu1")).route).toEqual({ kind: "transport", host: "gpu1" });
+    expect((await route(["run", "--worktree", "--", "claude"])).route).toEqual({ kind: "here" });
+    expect(await route(["rm", "--worktree", "gpu1:3"])).toEqual({ route: { kind: "there", host: "gpu1" }, words: ["rm", "--worktree", "3"] });
+    expect((await route(["rm", "gpu1:3"])).route).toEqual({ kind: "transport", host: "gpu1" });
+  });
+
   test("is refused by a command no host runs; FLEETCOM_HOST leaves it here", async () => {
     await expect(route(["hosts", "ls"], "gpu1")).rejects.toThrow("--host does not apply to 'hosts'");
     expect((await route(["bridge"], null, "gpu1")).route).toEqual({ kind: "here" });

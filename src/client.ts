@@ -93,6 +93,13 @@ async function openTransport(host: RemoteHost | null, autostart: boolean): Promi
   return { socket, host, why: socket.why };
 }
 
+/**
+ * How long a forwarded connection waits for the daemon's welcome before the bridge is tried instead:
+ * the caller's own bounds (a host's answer in `ls`, the dashboard's) apply to a client it holds, and
+ * until the welcome it holds none.
+ */
+const FORWARD_WELCOME_MS = 2_000;
+
 /** Nothing listens on a forward's socket (its master ended): what a connect says then. */
 const NO_LISTENER = new Set(["ENOENT", "ECONNREFUSED"]);
 
@@ -226,12 +233,15 @@ export class DaemonClient {
     const forward = await connectForward(host);
     if ("listening" in forward) return forward;
     const client = new DaemonClient(forward.transport.socket, host, forward.transport.why);
+    const bound = setTimeout(() => client.destroy(), FORWARD_WELCOME_MS);
     try {
       await client.handshake(size, onNotices, forward.target.instance);
       return { client };
     } catch {
       client.destroy();
       return { listening: forward.target.socket };
+    } finally {
+      clearTimeout(bound);
     }
   }
 

@@ -454,6 +454,17 @@ describe("hosts over OpenSSH", () => {
       // The new daemon is reached through the same forward.
       await ok(["--host", "remote1", "ls"], via);
       expect(runs()).toBe(stopped + 1);
+      // A daemon there that takes the connection and never answers (stopped): ls across hosts
+      // costs its bound and ends, as through the bridge; the forward waits for a welcome no longer.
+      const daemon = remoteDaemonPid()!;
+      process.kill(daemon, "SIGSTOP");
+      try {
+        const stalled = await cli(["ls"], { ...via, FLEETCOM_HOST_TIMEOUT_MS: "1500" });
+        expect(stalled.code).toBe(0);
+        expect(stalled.stderr).toContain("remote1 is unreachable: no answer within 1.5 s");
+      } finally {
+        process.kill(daemon, "SIGCONT");
+      }
     },
   );
 

@@ -132,12 +132,14 @@ export function forgetForward(name: string): void {
  */
 export function forwardDaemonSocket(host: RemoteHost, welcome: ForwardTarget, listening: string | null): void {
   if (host.share !== true) return;
+  // Checks the runtime directory before anything is written there.
+  const shared = sharingOptions();
   const names = forwardNames(host.name);
   const dir = runtimeDir();
   writeFileAtomic(join(dir, names.record), forwardRecord(host, welcome));
   if (listening === welcome.socket) return;
   const forward = ["-O", "forward", "-L", `${join(dir, names.socket)}:${welcome.socket}`];
-  runUnwaited(sshArgv([...sharingOptions(), ...forward, "--", host.ssh]));
+  runUnwaited(sshArgv([...shared, ...forward, "--", host.ssh]));
 }
 
 /** argv of ssh running `command` (a remote shell command line) on `dest`, non-interactively unless `tty`. */

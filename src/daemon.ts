@@ -255,8 +255,15 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     // A client forwarded here by ssh from another machine gets what a bridge would have put in: this host's.
     const hello = parsed.environment === "host" ? { ...parsed, env: definedEnvironment(), cwd: homeDir() } : parsed;
     this.peers.set(peer.conn, greeted(peer, hello));
-    const welcome = { type: "welcome", protocol: PROTOCOL_VERSION, version: VERSION, pid: process.pid, socket: socketPath(), instance: this.instance } as const;
-    peer.conn.send({ ...welcome, ...this.noticesFor(parsed) } satisfies Welcome);
+    peer.conn.send({
+      type: "welcome",
+      protocol: PROTOCOL_VERSION,
+      version: VERSION,
+      pid: process.pid,
+      socket: socketPath(),
+      instance: this.instance,
+      ...this.noticesFor(parsed),
+    } satisfies Welcome);
   }
 
   /**

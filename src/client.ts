@@ -196,7 +196,8 @@ export class DaemonClient {
     } = {},
   ): Promise<DaemonClient> {
     const host = options.host === undefined ? currentHost : options.host;
-    const size = options.size ?? terminalSize();
+    // Asked once connected: a client that finds no daemon never builds process.stdout for it.
+    const size = () => options.size ?? terminalSize();
     const notices = options.notices ?? true;
     const onNotices = notices === false ? null : notices === true ? (told: Notices) => printNotices(told, host) : notices;
     let listening: string | null = null;
@@ -207,7 +208,7 @@ export class DaemonClient {
     }
     const transport = await openTransport(host, options.autostart ?? true);
     const client = new DaemonClient(transport.socket, transport.host, transport.why);
-    const greeted = client.handshake(size, onNotices);
+    const greeted = client.handshake(size(), onNotices);
     client.greeted = greeted;
     greeted.catch(() => {});
     // Through the bridge, the next command to this host goes straight to its daemon's socket.
@@ -227,7 +228,7 @@ export class DaemonClient {
    */
   private static async forwarded(
     host: RemoteHost,
-    size: { cols: number; rows: number },
+    size: () => { cols: number; rows: number },
     onNotices: ((notices: Notices) => void) | null,
   ): Promise<{ client: DaemonClient } | { listening: string | null }> {
     const forward = await connectForward(host);
@@ -235,7 +236,7 @@ export class DaemonClient {
     const client = new DaemonClient(forward.transport.socket, host, forward.transport.why);
     const bound = setTimeout(() => client.destroy(), FORWARD_WELCOME_MS);
     try {
-      await client.handshake(size, onNotices, forward.target.instance);
+      await client.handshake(size(), onNotices, forward.target.instance);
       return { client };
     } catch {
       client.destroy();

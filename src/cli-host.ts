@@ -3,6 +3,7 @@
 // protocol go over the ssh transport (client-ssh.ts); those that read or write the host's own files
 // (save, load, recover, status, sessions, --kill) run as a command of their own there.
 import type { ArgsDef, CommandDef } from "citty";
+import { flagIndex } from "./cli-flags.ts";
 import { EXIT, UserError, usageError } from "./errors.ts";
 import { printable } from "./text-printable.ts";
 
@@ -39,7 +40,7 @@ function runsThere(command: string, words: string[]): boolean {
   if (RUN_THERE.has(command)) return true;
   const dash = words.indexOf("--");
   const flags = dash === -1 ? words : words.slice(0, dash);
-  return WORKTREE_COMMANDS.has(command) && flags.some((w) => w === "--worktree" || w.startsWith("--worktree="));
+  return WORKTREE_COMMANDS.has(command) && flagIndex(flags, "worktree") !== -1;
 }
 
 export type HostRoute = { kind: "here" } | { kind: "transport"; host: string } | { kind: "there"; host: string };

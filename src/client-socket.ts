@@ -4,7 +4,7 @@
 // fd is there for the peer check (client.ts), writes never block and are never lost, and reading can
 // be paused, which is all DaemonClient needs. The daemon's side stays node:net (daemon-endpoint.ts).
 
-declare const Deno: unknown;
+import { runsOnBun } from "./platform.ts";
 
 export interface ClientSocket {
   /** The connected socket's fd, for the peer uid check; undefined when the runtime hides it. */
@@ -25,7 +25,7 @@ export type Attempt = { socket: ClientSocket } | { code: string };
 
 /** Connects to the socket at `path`; a failure is its errno code (ENOENT, ECONNREFUSED, EMFILE, …). */
 export function connectClientSocket(path: string): Promise<Attempt> {
-  return typeof Bun !== "undefined" && typeof Deno === "undefined" ? connectBun(path) : connectNode(path);
+  return runsOnBun() ? connectBun(path) : connectNode(path);
 }
 
 type BunSocket = Awaited<ReturnType<typeof Bun.connect<undefined>>> & { fd?: number; pause?(): void; resume?(): void };

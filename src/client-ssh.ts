@@ -13,14 +13,12 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { runtimeDir } from "./paths.ts";
 import { writeFileAtomic } from "./atomic-write.ts";
-import { childProcess, runUnwaited } from "./platform.ts";
+import { childProcess, runsOnBun, runUnwaited } from "./platform.ts";
 import { openRuntimeDir } from "./runtime-dir.ts";
 import { configFile, readConfigFile } from "./settings.ts";
 import { shellQuote } from "./text-shell.ts";
 import type { WorktreeRecord } from "./recipe.ts";
 import { VERSION } from "./version.ts";
-
-declare const Deno: unknown;
 
 /** A host added with `fleetcom hosts add`: its name here, its ssh destination, its home there. */
 export interface RemoteHost {
@@ -207,7 +205,7 @@ export function transportFailure(host: RemoteHost, stderr: string, code: number 
  */
 export async function connectSsh(host: RemoteHost): Promise<ClientSocket & { why(): string | null }> {
   const argv = await sshCommandLine(host.ssh, `exec ${shellQuote(remoteBinary(host.home))} bridge`, { share: host.share });
-  return pipeSocket(host, typeof Bun !== "undefined" && typeof Deno === "undefined" ? spawnBun(argv) : await spawnNode(argv));
+  return pipeSocket(host, runsOnBun() ? spawnBun(argv) : await spawnNode(argv));
 }
 
 /** A child with its three pipes, as pipeSocket needs it. */

@@ -11,9 +11,8 @@ import { defineCommand } from "./cli-define.ts";
 import type { ClientSocket } from "./client-socket.ts";
 import { errnoCode } from "./errors.ts";
 import { definedEnvironment } from "./paths.ts";
+import { runsOnBun } from "./platform.ts";
 import { encodeControl, FrameKind } from "./wire-framing.ts";
-
-declare const Deno: unknown;
 
 export default defineCommand({
   meta: { name: "bridge", description: "Relay stdin/stdout to this machine's daemon (what `fleetcom --host` runs over ssh)", hidden: true },
@@ -53,7 +52,7 @@ function relay(socket: ClientSocket): void {
  * stream modules, which was most of a bridge's start-up over Bun's own (docs/benchmarks.md, remote-ls).
  */
 function stdinChunks(): AsyncIterable<Uint8Array> {
-  if (typeof Bun !== "undefined" && typeof Deno === "undefined") return Bun.stdin.stream();
+  if (runsOnBun()) return Bun.stdin.stream();
   return process.stdin;
 }
 

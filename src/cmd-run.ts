@@ -3,6 +3,7 @@
 // reaches us as), stored as the shell-quoted join that runs exactly that argv (cli.md).
 import { defineCommand } from "citty";
 import { withDaemon } from "./client.ts";
+import { flagIndex } from "./cli-flags.ts";
 import { usageError } from "./errors.ts";
 import { shellJoin } from "./text-shell.ts";
 import { currentDirectory, resolvePath } from "./text-path.ts";
@@ -100,7 +101,7 @@ export function givenEnv(words: readonly string[]): Record<string, string> | nul
 
 /** The BRANCH of `--worktree BRANCH` or `--worktree=BRANCH` among the words before `--`; null for `--worktree` alone. */
 export function worktreeBranch(words: readonly string[]): string | null {
-  const at = words.findIndex((w) => w === "--worktree" || w.startsWith("--worktree="));
+  const at = flagIndex(words, "worktree");
   if (at === -1) return null;
   const word = words[at]!;
   if (word.includes("=")) return word.slice(word.indexOf("=") + 1) || null;

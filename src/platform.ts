@@ -31,6 +31,11 @@ export function collectYoungGarbage(): void {
   if (typeof Bun !== "undefined") Bun.gc(false);
 }
 
+/** Bun's own APIs are there (Bun.spawn, Bun.connect, Bun.stdin) and this is not Deno from source: the one test, for every such choice. */
+export function runsOnBun(): boolean {
+  return typeof Bun !== "undefined" && typeof Deno === "undefined";
+}
+
 let childProcessModule: typeof import("node:child_process") | undefined;
 
 /**
@@ -59,7 +64,7 @@ export interface DetachedChild {
  * cost a client ~20 ms of CPU to load and spawn through, on the path of every autostart.
  */
 export function spawnDetached(argv: string[], output: number, env: Record<string, string | undefined>): DetachedChild {
-  if (typeof Bun !== "undefined" && typeof Deno === "undefined") {
+  if (runsOnBun()) {
     let child: Bun.Subprocess<"ignore", number, number>;
     try {
       child = Bun.spawn(argv, { detached: true, stdio: ["ignore", output, output, "pipe"], env });
@@ -98,7 +103,7 @@ export function spawnDetached(argv: string[], output: number, env: Record<string
 
 /** Runs argv with no stdio and does not wait for it: this process may exit first. A failure to start is ignored. */
 export function runUnwaited(argv: string[]): void {
-  if (typeof Bun !== "undefined" && typeof Deno === "undefined") {
+  if (runsOnBun()) {
     try {
       Bun.spawn(argv, { stdio: ["ignore", "ignore", "ignore"] }).unref();
     } catch {}

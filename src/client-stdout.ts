@@ -1,7 +1,16 @@
 // What `logs --follow` and `peek --follow` do when whoever reads their output goes (`| head -2`,
 // `| grep -m1 ready`): stop, quietly and with status 0, even when the task prints nothing more to
 // find out with. A write to the gone reader fails with EPIPE; meanwhile poll(2) tells without a write.
+// And how a one-shot `peek` or `logs` prints what it got.
 import { readerGone } from "./platform.ts";
+
+/**
+ * `text` and a newline, nothing for "". console.log writes natively and whole (a gone reader ends it
+ * quietly); process.stdout would first build a node:stream Writable, ~10 ms of a one-shot client's CPU.
+ */
+export function printText(text: string): void {
+  if (text.length) console.log(text);
+}
 
 /** How often the reader is looked for while nothing is written. */
 const READER_CHECK_MS = 200;

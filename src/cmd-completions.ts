@@ -10,6 +10,7 @@ import { label } from "./task-labels.ts";
 import { isPrintable, printable } from "./text-printable.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 import { selfCommand } from "./platform.ts";
+import { printText } from "./client-stdout.ts";
 
 // What a command's first positional argument is, by its name in the citty definition.
 const POSITIONAL_OPERANDS: Record<string, Operand> = {
@@ -136,5 +137,5 @@ export function taskCandidates(tasks: TaskInfo[]): string[] {
 }
 
 function writeLines(lines: string[]): void {
-  if (lines.length) process.stdout.write(`${lines.join("\n")}\n`);
+  printText(lines.join("\n"));
 }

@@ -1,4 +1,4 @@
-import { defineCommand } from "citty";
+import { defineCommand } from "./cli-define.ts";
 import { withDaemon } from "./client.ts";
 
 export default defineCommand({

@@ -6,11 +6,11 @@
 // A reader so slow that megabytes wait for it is told how many lines it missed, and exits 1.
 // A reader that goes (`logs -f api | grep -m1 ready`) ends it quietly, with status 0 (client-stdout.ts);
 // `-n 0 -f` prints only the lines completed from now on, as `tail -n 0 -f` does.
-import { defineCommand } from "citty";
+import { defineCommand } from "./cli-define.ts";
 import { wholeFlag } from "./cli-flags.ts";
 import { selection, tasksOf } from "./client-select.ts";
 import { DaemonClient } from "./client.ts";
-import { whenReaderGone } from "./client-stdout.ts";
+import { printText, whenReaderGone } from "./client-stdout.ts";
 import { usageError } from "./errors.ts";
 import { label } from "./task-labels.ts";
 import { resolveTaskRef } from "./task-ref.ts";
@@ -61,7 +61,7 @@ const linesArg = (lines: number | undefined) => (lines === undefined ? {} : { li
 
 async function history(client: DaemonClient, task: TaskRef, lines: number | undefined): Promise<number> {
   const { text } = await client.request("peek", { task, history: true, ...linesArg(lines) });
-  process.stdout.write(text.length ? `${text}\n` : "");
+  printText(text);
   return 0;
 }
 
@@ -76,7 +76,7 @@ async function historyOfEach(client: DaemonClient, tasks: readonly TaskInfo[], l
   const prefix = prefixes(tasks);
   for (const task of tasks) {
     const { text } = await client.request("peek", { task: { id: task.id }, history: true, ...linesArg(lines) });
-    if (text.length) process.stdout.write(`${text.replace(/^/gm, prefix.get(task.id)!)}\n`);
+    if (text.length) printText(text.replace(/^/gm, prefix.get(task.id)!));
   }
   return 0;
 }

@@ -2,10 +2,10 @@
 // escape sequences (7-bit and C1) stripped, like `tail -f`. `--history` prints the whole history
 // instead (scrollback and screen, wrapped lines joined; `--ansi` keeps its colours): the lines
 // `grep` numbers and `logs` starts with.
-import { defineCommand } from "citty";
+import { defineCommand } from "./cli-define.ts";
 import { positiveWholeFlag } from "./cli-flags.ts";
 import { DaemonClient } from "./client.ts";
-import { whenReaderGone } from "./client-stdout.ts";
+import { printText, whenReaderGone } from "./client-stdout.ts";
 import { usageError } from "./errors.ts";
 import { PlainTextStream } from "./text-plain.ts";
 import type { TaskRef } from "./wire-protocol.ts";
@@ -36,14 +36,14 @@ export default defineCommand({
 
 async function printHistory(client: DaemonClient, task: TaskRef, lines: number | undefined, ansi: boolean): Promise<void> {
   const { text } = await client.request("peek", { task, history: true, ansi, ...(lines ? { lines } : {}) });
-  process.stdout.write(text.length ? `${text}\n` : "");
+  printText(text);
 }
 
 async function peek(client: DaemonClient, task: TaskRef, lines: number | undefined, follow: boolean | undefined): Promise<void> {
   const only = lines ? { lines } : {};
   if (!follow) {
     const { text } = await client.request("peek", { task, ...only });
-    process.stdout.write(text.length ? `${text}\n` : "");
+    printText(text);
     return;
   }
   // The daemon sends the screen as text taken at an exact point, then everything printed after it.

@@ -1,7 +1,7 @@
 // `fleetcom run -- CMD…`: start a task and print its id. One word after `--` is a shell command
 // line, typed as the user would type it at a prompt; several words are an argv (what `sh -c 'exit 7'`
 // reaches us as), stored as the shell-quoted join that runs exactly that argv (cli.md).
-import { defineCommand } from "citty";
+import { defineCommand } from "./cli-define.ts";
 import { withDaemon } from "./client.ts";
 import { flagIndex } from "./cli-flags.ts";
 import { usageError } from "./errors.ts";

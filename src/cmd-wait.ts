@@ -4,7 +4,7 @@
 // of events, and the daemon confirms it when the timer fires.
 // `fleetcom wait --any --for … [--group G]` returns the first task of the fleet (or of group G) that
 // meets the condition, printing its id: with ten agents running, the one that needs the user now.
-import { defineCommand } from "citty";
+import { defineCommand } from "./cli-define.ts";
 import { DaemonClient, hostInUse, hostsMayBeAdded } from "./client.ts";
 import type { RemoteHost } from "./client-ssh.ts";
 import { EXIT, UserError, usageError } from "./errors.ts";

@@ -132,17 +132,48 @@ export class Fleet {
     this.reader?.close();
     for (const c of this.clients) c.kill();
     const pid = this.daemonPid();
-    await this.cli(["--kill"]);
-    if (pid) killGroupsOf(pid);
+    if (pid !== null && servesRuntimeDir(pid, this.sandbox.runtime)) await stopDaemonProcess(pid);
+    // Anything else the lock names (its environment not this sandbox's): --kill proves and stops it.
+    else if (pid !== null) await this.cli(["--kill"]);
     this.sandbox.cleanup();
   }
 }
 
-/** Belt and braces: a test that failed half-way must not leave processes behind. */
-function killGroupsOf(pid: number): void {
+/**
+ * The end of every test: SIGTERM, which stops a daemon as `--kill` does (its tasks end, the last
+ * snapshot is written), then waiting for it to be gone, then SIGKILL should it still be there after
+ * 10 s (a test that failed half-way must not leave processes behind). Not `fleetcom --kill`: that is
+ * a CLI process (~0.1 CPU-s) at the end of each of the suite's hundreds of tests, and its own tests
+ * are in test/e2e/daemon.test.ts and confirm.test.ts.
+ */
+async function stopDaemonProcess(pid: number): Promise<void> {
+  const signal = (name: "SIGTERM" | "SIGKILL") => {
+    try {
+      process.kill(pid, name);
+    } catch {}
+  };
+  signal("SIGTERM");
+  const gone = await until("the daemon to stop", () => !processLives(pid), 10_000).catch(() => false);
+  if (!gone) signal("SIGKILL");
+}
+
+/** Alive and not a zombie: an ended daemon whose parent has not reaped it yet counts as gone. */
+function processLives(pid: number): boolean {
   try {
-    process.kill(pid, "SIGKILL");
-  } catch {}
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** The PID in a sandbox's lock file is that sandbox's daemon (or --foreground client) still, not a later process given its number. */
+function servesRuntimeDir(pid: number, runtimeDir: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, "utf8").includes(`FLEETCOM_RUNTIME_DIR=${runtimeDir}\0`);
+  } catch {
+    return false;
+  }
 }
 
 /** A fleetcom client in a real PTY whose screen is kept by a headless terminal, which also answers terminal queries the way a real one would. */
@@ -231,11 +262,5 @@ export function daemonsOf(runtimeDir: string): number[] {
     .split("\n")
     .filter(Boolean)
     .map(Number)
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/environ`, "utf8").includes(`FLEETCOM_RUNTIME_DIR=${runtimeDir}\0`);
-      } catch {
-        return false;
-      }
-    });
+    .filter((pid) => servesRuntimeDir(pid, runtimeDir));
 }

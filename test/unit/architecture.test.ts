@@ -261,8 +261,25 @@ describe("start-up imports", () => {
     expect(run.has("citty")).toBe(false);
   });
 
-  // recover and load run their plain shapes without citty too, and so does the daemon autostart starts.
-  for (const command of ["recover", "load", "daemon"]) {
+  // recover, load and the commands run most often run their plain shapes without citty too, and so does the daemon autostart starts.
+  for (const command of [
+    "recover",
+    "load",
+    "daemon",
+    "run",
+    "peek",
+    "logs",
+    "send",
+    "kill",
+    "rm",
+    "rerun",
+    "wait",
+    "status",
+    "save",
+    "rename",
+    "group",
+    "tag",
+  ]) {
     test(`fleetcom ${command}, and what its run imports, loads no citty (cli.ts plainArgs)`, () => {
       const run = staticClosure([...runner, `cmd-${command}.ts`, ...importsOf(`cmd-${command}.ts`, ["dynamic-import"])]);
       expect(run.has("citty")).toBe(false);

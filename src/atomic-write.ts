@@ -49,7 +49,12 @@ function fsyncDirectory(dir: string): void {
   }
 }
 
-export function writeFileAtomic(path: string, content: string | Uint8Array, mode = 0o600): void {
+/**
+ * `durable: false` leaves out the two fsyncs: the new content is in place for every process at
+ * once, and survives this process crashing, but a machine that goes down before the kernel writes
+ * it back may come up with the old content. For a write made durable soon after (daemon-clean-stop.ts).
+ */
+export function writeFileAtomic(path: string, content: string | Uint8Array, mode = 0o600, durable = true): void {
   const temp = tempPathFor(path);
   const bytes = typeof content === "string" ? new TextEncoder().encode(content) : content;
   let fd: number | undefined;
@@ -57,7 +62,7 @@ export function writeFileAtomic(path: string, content: string | Uint8Array, mode
     fd = openSync(temp, "wx", mode);
     fchmodSync(fd, mode); // open's mode is filtered by the umask; the file mode is a promise
     writeAll(fd, bytes);
-    fsyncSync(fd);
+    if (durable) fsyncSync(fd);
     closeSync(fd);
     fd = undefined;
     renameSync(temp, path);
@@ -70,7 +75,7 @@ export function writeFileAtomic(path: string, content: string | Uint8Array, mode
     }
     throw new UserError(`cannot write ${printable(path)}: ${describeFsError(error)}`);
   }
-  fsyncDirectory(dirname(path));
+  if (durable) fsyncDirectory(dirname(path));
 }
 
 /**

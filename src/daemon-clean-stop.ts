@@ -94,18 +94,31 @@ function newestOther(env: Env): string | null {
   }
 }
 
+/**
+ * How soon a starting supervisor's record is made durable. Its two fsyncs took 10-25 ms, on the way
+ * of an autostarted daemon's first reply (docs/benchmarks.md, cold-start); until then the record is
+ * in place for the next daemon should this one crash, and only a machine going down in that second
+ * could lose it, when no snapshot of this fleet could be on disk yet either (daemon-snapshots.ts
+ * writes 2 s after the first change) but a load's.
+ */
+export const DURABLE_AFTER_MS = 1_000;
+
 /** The record of the supervisor running now; every write is atomic and never fails the supervisor. */
 export class CleanStopRecord {
   private record: SupervisorRecord;
+  private readonly durableLater: ReturnType<typeof setTimeout>;
 
   constructor(
     private readonly path: string,
     own: Omit<SupervisorRecord, "stoppedAt" | "unrecovered">,
     unrecovered: string | null,
     private readonly log: (message: string) => void,
+    durableAfterMs = DURABLE_AFTER_MS,
   ) {
     this.record = { ...own, stoppedAt: null, unrecovered };
-    this.write();
+    this.write(false);
+    this.durableLater = setTimeout(() => this.write(), durableAfterMs);
+    this.durableLater.unref?.();
   }
 
   /** The lost fleet was recovered: a later restart has nothing to carry. */
@@ -116,16 +129,19 @@ export class CleanStopRecord {
 
   /** The clean-stop marker, unless another supervisor has taken the runtime directory since. */
   stopped(): void {
+    clearTimeout(this.durableLater);
     const current = readRecord(this.path);
     if (current && (current.pid !== this.record.pid || current.startedAt !== this.record.startedAt)) return;
     this.record = { ...this.record, stoppedAt: new Date().toISOString() };
     this.write();
   }
 
-  private write(): void {
+  /** The record as it is now; a durable write also stands for the durable one still to come. */
+  private write(durable = true): void {
+    if (durable) clearTimeout(this.durableLater);
     try {
       ensurePrivateDir(dirname(this.path), "recovery directory");
-      writeFileAtomic(this.path, `${JSON.stringify(this.record, null, 2)}\n`);
+      writeFileAtomic(this.path, `${JSON.stringify(this.record, null, 2)}\n`, 0o600, durable);
     } catch (error) {
       this.log(`cannot write the supervisor record ${this.path}: ${errorMessage(error)}`);
     }

@@ -2,7 +2,7 @@
 // loading node:net costs every client ~8 ms of CPU at start-up, several times what `ls` itself needs
 // (docs/benchmarks.md, cli-ls). Under Deno, which has no Bun.connect, it is node:net. Either way the
 // fd is there for the peer check (client.ts), writes never block and are never lost, and reading can
-// be paused, which is all DaemonClient needs. The daemon's side stays node:net (daemon-endpoint.ts).
+// be paused, which is all DaemonClient needs. The daemon's side is built the same way (daemon-socket.ts).
 
 import { runsOnBun } from "./platform.ts";
 

@@ -10,7 +10,7 @@
 // before they are built: at most MAX_REQUESTS_IN_FLIGHT of a client's requests are answered at a time
 // (the rest of what it sent waits, unread, in the kernel), and a request from a client already past
 // the bound drops it without being done.
-import type { Socket } from "node:net";
+import type { PeerSocket } from "./daemon-socket.ts";
 import type { DaemonEvent, DaemonMessage, Refusal, TaskEvent } from "./wire-protocol.ts";
 import { setImmediate } from "node:timers";
 import { type Frame, FrameDecoder, FrameError, FrameKind, MAX_CLIENT_FRAME, decodeJson, encodeControl, encodeData } from "./wire-framing.ts";
@@ -75,15 +75,14 @@ export class Connection {
   private screenAllowance = 0;
 
   constructor(
-    readonly socket: Socket,
+    readonly socket: PeerSocket,
     private readonly handler: ConnectionHandler,
     /** Called once when the client is dropped for not reading. */
     private readonly droppedBehind: () => void = () => {},
   ) {
-    socket.on("data", (chunk: Buffer) => this.receive(chunk));
-    socket.on("error", () => this.close());
-    socket.on("close", () => this.close());
-    socket.on("drain", () => this.flushWaiting());
+    socket.onData((chunk) => this.receive(chunk));
+    socket.onClose(() => this.close());
+    socket.onDrain(() => this.flushWaiting());
   }
 
   /** Stop taking this client's frames (its input has nowhere to go yet); the kernel holds them. */
@@ -106,7 +105,7 @@ export class Connection {
 
   /** Bytes written to this client and not yet taken by the kernel. */
   get queuedBytes(): number {
-    return this.socket.writableLength;
+    return this.socket.queuedBytes;
   }
 
   /** Events held back, coalesced, until the client reads again. */
@@ -206,7 +205,7 @@ export class Connection {
   }
 
   private write(frame: Uint8Array): void {
-    if (this.socket.writableLength === 0) this.screenAllowance = 0;
+    if (this.socket.queuedBytes === 0) this.screenAllowance = 0;
     this.socket.write(frame);
   }
 
@@ -219,7 +218,7 @@ export class Connection {
       this.windowBytes = 0;
     }
     this.windowBytes += bytes.length;
-    if (this.socket.writableLength > highWater || this.windowBytes > highWater) return this.fallBehind();
+    if (this.socket.queuedBytes > highWater || this.windowBytes > highWater) return this.fallBehind();
     this.write(encodeData(bytes));
   }
 
@@ -230,7 +229,7 @@ export class Connection {
 
   private checkCaughtUp(): void {
     if (!this.isBehind || this.closedAlready) return;
-    if (this.socket.writableLength > 0) return void setTimeout(() => this.checkCaughtUp(), CATCH_UP_CHECK_MS);
+    if (this.socket.queuedBytes > 0) return void setTimeout(() => this.checkCaughtUp(), CATCH_UP_CHECK_MS);
     this.windowStart = performance.now();
     this.windowBytes = 0;
     this.handler.caughtUp(this);
@@ -260,7 +259,7 @@ export class Connection {
     this.write(encodeControl({ type: "refused", error, ...(daemon && { daemon }) } satisfies Refusal));
     this.waiting.clear();
     this.socket.end();
-    if (this.socket.writableLength > 0) setTimeout(() => this.socket.destroy(), DROP_LINGER_MS).unref?.();
+    if (this.socket.queuedBytes > 0) setTimeout(() => this.socket.destroy(), DROP_LINGER_MS).unref?.();
     this.close();
   }
 
@@ -270,7 +269,7 @@ export class Connection {
     this.waiting.clear();
     this.held = [];
     this.nextHeld = 0;
-    this.socket.destroySoon?.() ?? this.socket.end();
+    this.socket.end();
     this.handler.closed(this);
   }
 

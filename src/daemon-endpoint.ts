@@ -13,12 +13,12 @@
 // client came within that second and started one), this daemon gives way: it stops its tasks after
 // the final snapshot rather than run unreachable beside it.
 import { closeSync, chmodSync, fstatSync, ftruncateSync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
-import { createServer, type Server, type Socket } from "node:net";
 import { acquireLock } from "./daemon-lock.ts";
 import { LOCK_NAME, LOG_NAME, SOCKET_NAME } from "./paths.ts";
 import { clientRefusal } from "./wire-peer.ts";
 import { openRuntimeDir, type RuntimeDir } from "./runtime-dir.ts";
-import { peerUidReader, redirectStdio, socketFd } from "./platform.ts";
+import { peerUidReader, redirectStdio } from "./platform.ts";
+import { listenUnix, type PeerSocket, type SocketListener } from "./daemon-socket.ts";
 import { encodeControl } from "./wire-framing.ts";
 import type { Refusal } from "./wire-protocol.ts";
 
@@ -27,7 +27,7 @@ export const RUNTIME_CHECK_MS = 1_000;
 export interface EndpointOptions {
   log(message: string): void;
   /** A connection from our own uid. */
-  accept(socket: Socket): void;
+  accept(socket: PeerSocket): void;
   /** The runtime directory cannot be ours again (another daemon holds it, or it is refused): stop. */
   lost(reason: string): void;
 }
@@ -36,7 +36,7 @@ interface Place {
   dir: RuntimeDir;
   lockFd: number;
   lockIno: number;
-  server: Server;
+  server: SocketListener;
   socketIno: number;
 }
 
@@ -76,7 +76,7 @@ export class Endpoint {
   private constructor(
     private readonly path: string,
     private place: Place,
-    private readonly admit: (socket: Socket) => void,
+    private readonly admit: (socket: PeerSocket) => void,
     private readonly options: EndpointOptions,
   ) {
     this.check.unref?.();
@@ -85,12 +85,12 @@ export class Endpoint {
   /** Listens on the claimed runtime directory. */
   static async open(path: string, claim: Claim, options: EndpointOptions): Promise<Endpoint> {
     const readPeer = await peerUidReader();
-    const admit = (socket: Socket) => {
-      const refusal = clientRefusal(readPeer(socketFd(socket)), process.getuid?.());
+    const admit = (socket: PeerSocket) => {
+      const refusal = clientRefusal(readPeer(socket.fd), process.getuid?.());
       if (!refusal) return options.accept(socket);
       options.log(`refused a connection: ${refusal}`);
-      socket.on("error", () => {});
-      socket.end(encodeControl({ type: "refused", error: refusal } satisfies Refusal));
+      socket.write(encodeControl({ type: "refused", error: refusal } satisfies Refusal));
+      socket.end();
     };
     try {
       return new Endpoint(path, await settle(claim.dir, claim.lockFd, admit), admit, options);
@@ -171,15 +171,11 @@ export class Endpoint {
 }
 
 /** Writes our PID into the lock we hold, then binds the socket: under a temporary name, 0600, renamed into place. */
-async function settle(dir: RuntimeDir, lockFd: number, admit: (socket: Socket) => void): Promise<Place> {
+async function settle(dir: RuntimeDir, lockFd: number, admit: (socket: PeerSocket) => void): Promise<Place> {
   writeOwnPid(lockFd);
   const temp = `${SOCKET_NAME}.${process.pid}.${++binds}.tmp`;
   removeQuietly(dir.entry(temp));
-  const server = createServer(admit);
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(dir.entry(temp), () => resolve());
-  });
+  const server = await listenUnix(dir.entry(temp), admit);
   try {
     chmodSync(dir.entry(temp), 0o600);
     // Atomically replaces a dead daemon's socket: we hold the lock, so it cannot be a live one's.
@@ -226,7 +222,7 @@ function vacate(place: Place, removeFiles: boolean): void {
   place.dir.close();
 }
 
-function closeServer(server: Server): void {
+function closeServer(server: SocketListener): void {
   try {
     server.close();
   } catch {}

@@ -2,7 +2,7 @@
 // lives here; clients send requests (daemon-ops.ts does each operation), get replies and events
 // (daemon-events.ts batches them) and watch tasks' screens (daemon-streams.ts). The socket, the
 // lock and the snapshot writer around it are daemon-supervisor.ts's.
-import type { Socket } from "node:net";
+import type { PeerSocket } from "./daemon-socket.ts";
 import { join } from "node:path";
 import { AgentNamespace } from "./agent-namespace.ts";
 import { FlagProbe } from "./agent-probe.ts";
@@ -185,7 +185,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     this.hooks = makeHooks(this);
   }
 
-  accept(socket: Socket): void {
+  accept(socket: PeerSocket): void {
     const conn = new Connection(socket, this, () => {
       this.droppedBehind += 1;
       this.options.log(`dropped a client that stopped reading (${conn.queuedBytes} bytes queued for it)`);

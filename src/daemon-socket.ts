@@ -1,0 +1,198 @@
+// The daemon's listening socket and its side of each client's connection. Under Bun they are Bun's
+// own sockets (Bun.listen): loading node:net and listening through it cost a starting daemon ~20 ms
+// of CPU before its first reply (docs/benchmarks.md, cold-start), as it did every client
+// (client-socket.ts). Under Deno, which has no Bun.listen, they are node:net's. Either way every write
+// is sent whole and in order, `queuedBytes` is what the kernel has not taken yet (the flow control
+// of daemon-connection.ts), reading can be paused, and the fd is there for the peer check
+// (daemon-endpoint.ts).
+import type { Server, Socket } from "node:net";
+import { runsOnBun, socketFd } from "./platform.ts";
+
+export interface PeerSocket {
+  /** The connected socket's fd, for the peer uid check; undefined when the runtime hides it. */
+  readonly fd: number | undefined;
+  /** Bytes written and not yet taken by the kernel. */
+  readonly queuedBytes: number;
+  /** Queues what the socket cannot take now; everything is sent, in order. */
+  write(bytes: Uint8Array): void;
+  /** Closes once everything queued has been sent. */
+  end(): void;
+  /** Closes now; what is queued is dropped. */
+  destroy(): void;
+  pause(): void;
+  resume(): void;
+  onData(listener: (chunk: Uint8Array) => void): void;
+  /** Called each time the queue has emptied. */
+  onDrain(listener: () => void): void;
+  /** Called once, when the connection is gone (closed by either side, or an error). */
+  onClose(listener: () => void): void;
+}
+
+export interface SocketListener {
+  /** Stops accepting; the connections made stay open, as node:net's server.close() leaves them. */
+  close(): void;
+}
+
+/** Listens on the Unix socket at `path` (which must not exist) and hands each connection to `accept`. */
+export function listenUnix(path: string, accept: (socket: PeerSocket) => void): Promise<SocketListener> {
+  return runsOnBun() ? Promise.resolve(listenBun(path, accept)) : listenNode(path, accept);
+}
+
+type BunSocket = Bun.Socket<BunPeer | undefined>;
+
+function listenBun(path: string, accept: (socket: PeerSocket) => void): SocketListener {
+  const server = Bun.listen<BunPeer | undefined>({
+    unix: path,
+    socket: {
+      open: (socket) => {
+        socket.data = new BunPeer(socket);
+        accept(socket.data);
+      },
+      data: (socket, chunk) => socket.data?.received(chunk),
+      drain: (socket) => socket.data?.flush(),
+      // The client has stopped sending: what is queued for it still goes, then our side closes too
+      // (node:net's server default, allowHalfOpen false).
+      end: (socket) => socket.data?.end(),
+      close: (socket) => socket.data?.gone(),
+      error: (socket) => socket.data?.gone(),
+    },
+  });
+  return { close: () => server.stop(false) };
+}
+
+class BunPeer implements PeerSocket {
+  private queue: Uint8Array[] = [];
+  private queued = 0;
+  private ending = false;
+  private closed = false;
+  private dataListener: (chunk: Uint8Array) => void = () => {};
+  private drainListener: () => void = () => {};
+  private closeListener: () => void = () => {};
+
+  constructor(private readonly socket: BunSocket) {}
+
+  get fd(): number | undefined {
+    const fd = (this.socket as unknown as { fd?: unknown }).fd;
+    return typeof fd === "number" ? fd : undefined;
+  }
+
+  get queuedBytes(): number {
+    return this.queued;
+  }
+
+  write(bytes: Uint8Array): void {
+    if (this.closed || this.ending) return;
+    if (this.queue.length === 0) {
+      const sent = this.socket.write(bytes);
+      if (sent < 0 || sent >= bytes.length) return;
+      bytes = bytes.subarray(sent);
+    }
+    this.queue.push(bytes);
+    this.queued += bytes.length;
+  }
+
+  /** The kernel takes more: as much of the queue as it will, then the end asked for or the drain. */
+  flush(): void {
+    while (this.queue.length > 0) {
+      const head = this.queue[0]!;
+      const sent = this.socket.write(head);
+      if (sent < 0) return;
+      if (sent < head.length) {
+        this.queue[0] = head.subarray(sent);
+        this.queued -= sent;
+        return;
+      }
+      this.queue.shift();
+      this.queued -= head.length;
+    }
+    if (this.ending) this.socket.end();
+    else this.drainListener();
+  }
+
+  end(): void {
+    if (this.closed || this.ending) return;
+    this.ending = true;
+    if (this.queue.length === 0) this.socket.end();
+  }
+
+  destroy(): void {
+    if (this.closed) return;
+    this.socket.terminate();
+    this.gone();
+  }
+
+  pause(): void {
+    this.socket.pause();
+  }
+
+  resume(): void {
+    this.socket.resume();
+  }
+
+  received(chunk: Uint8Array): void {
+    if (!this.closed) this.dataListener(chunk);
+  }
+
+  gone(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.queue = [];
+    this.queued = 0;
+    this.closeListener();
+  }
+
+  onData(listener: (chunk: Uint8Array) => void): void {
+    this.dataListener = listener;
+  }
+
+  onDrain(listener: () => void): void {
+    this.drainListener = listener;
+  }
+
+  onClose(listener: () => void): void {
+    this.closeListener = listener;
+  }
+}
+
+async function listenNode(path: string, accept: (socket: PeerSocket) => void): Promise<SocketListener> {
+  const { createServer } = await import("node:net");
+  const server: Server = createServer((socket) => accept(nodePeer(socket)));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(path, () => resolve());
+  });
+  return {
+    close: () => {
+      try {
+        server.close();
+      } catch {}
+    },
+  };
+}
+
+function nodePeer(socket: Socket): PeerSocket {
+  return {
+    fd: socketFd(socket),
+    get queuedBytes() {
+      return socket.writableLength;
+    },
+    write: (bytes) => void socket.write(bytes),
+    // destroySoon: closed once what is queued has gone, as a Bun socket's end is.
+    end: () => void (socket.destroySoon?.() ?? socket.end()),
+    destroy: () => void socket.destroy(),
+    pause: () => void socket.pause(),
+    resume: () => void socket.resume(),
+    onData: (listener) => void socket.on("data", listener),
+    onDrain: (listener) => void socket.on("drain", listener),
+    onClose: (listener) => {
+      let called = false;
+      const once = () => {
+        if (called) return;
+        called = true;
+        listener();
+      };
+      socket.on("error", once);
+      socket.on("close", once);
+    },
+  };
+}

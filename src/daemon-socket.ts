@@ -15,7 +15,7 @@ export interface PeerSocket {
   readonly queuedBytes: number;
   /** Queues what the socket cannot take now; everything is sent, in order. */
   write(bytes: Uint8Array): void;
-  /** Closes once everything queued has been sent. */
+  /** Closes once everything queued has been sent (and the client, if still sending, has ended too). */
   end(): void;
   /** Closes now; what is queued is dropped. */
   destroy(): void;
@@ -40,6 +40,9 @@ export function listenUnix(path: string, accept: (socket: PeerSocket) => void): 
 
 type BunSocket = Bun.Socket<BunPeer | undefined>;
 
+/** How long a client given our FIN may go on sending before its connection is closed under it. */
+const END_LINGER_MS = 5_000;
+
 function listenBun(path: string, accept: (socket: PeerSocket) => void): SocketListener {
   const server = Bun.listen<BunPeer | undefined>({
     unix: path,
@@ -50,9 +53,7 @@ function listenBun(path: string, accept: (socket: PeerSocket) => void): SocketLi
       },
       data: (socket, chunk) => socket.data?.received(chunk),
       drain: (socket) => socket.data?.flush(),
-      // The client has stopped sending: what is queued for it still goes, then our side closes too
-      // (node:net's server default, allowHalfOpen false).
-      end: (socket) => socket.data?.end(),
+      end: (socket) => socket.data?.remoteEnded(),
       close: (socket) => socket.data?.gone(),
       error: (socket) => socket.data?.gone(),
     },
@@ -64,6 +65,7 @@ class BunPeer implements PeerSocket {
   private queue: Uint8Array[] = [];
   private queued = 0;
   private ending = false;
+  private remoteEnd = false;
   private closed = false;
   private dataListener: (chunk: Uint8Array) => void = () => {};
   private drainListener: () => void = () => {};
@@ -105,14 +107,32 @@ class BunPeer implements PeerSocket {
       this.queue.shift();
       this.queued -= head.length;
     }
-    if (this.ending) this.socket.end();
+    if (this.ending) this.finish();
     else this.drainListener();
   }
 
   end(): void {
     if (this.closed || this.ending) return;
     this.ending = true;
-    if (this.queue.length === 0) this.socket.end();
+    if (this.queue.length === 0) this.finish();
+  }
+
+  /**
+   * Everything queued has gone. A client still sending gets our FIN and is read (and ignored) until
+   * it ends too: closed under its writes, it would get EPIPE before it read what we sent last (a
+   * refusal, the reason it was dropped). One that has ended already is closed at once.
+   */
+  private finish(): void {
+    if (this.remoteEnd) return void this.socket.end();
+    this.socket.shutdown();
+    setTimeout(() => this.destroy(), END_LINGER_MS).unref?.();
+  }
+
+  /** The client has stopped sending: what is queued for it still goes, then the connection closes (node:net's server default, allowHalfOpen false). */
+  remoteEnded(): void {
+    this.remoteEnd = true;
+    if (this.ending && this.queue.length === 0) this.socket.end();
+    else this.end();
   }
 
   destroy(): void {

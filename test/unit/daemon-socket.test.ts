@@ -77,6 +77,32 @@ test("end() sends what is queued before closing", async () => {
   expect(total(received)).toBe(32 * 64 * 1024);
 });
 
+test("a client still sending when we end reads what we sent last (a refusal), not EPIPE", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "fleetcom-socket-"));
+  const path = join(dir, "s.sock");
+  const listener = await listenUnix(path, (socket) => {
+    socket.write(new TextEncoder().encode("refused"));
+    socket.end();
+  });
+  cleanups.push(
+    () => rmSync(dir, { recursive: true, force: true }),
+    () => listener.close(),
+  );
+  const { connect } = await import("node:net");
+  const client = connect(path);
+  let got = "";
+  let error: string | null = null;
+  client.on("connect", () => {
+    client.write("hello");
+    client.write("request");
+  });
+  client.on("data", (chunk) => void (got += chunk.toString()));
+  client.on("error", (e: NodeJS.ErrnoException) => void (error = e.code ?? e.message));
+  const closed = new Promise<void>((resolve) => client.on("close", () => resolve()));
+  await closed;
+  expect({ got, error }).toEqual({ got: "refused", error: null });
+});
+
 test("a client that ends its side has ours closed too, and onClose called once", async () => {
   const { peer, client } = await pair();
   let closes = 0;

@@ -19,9 +19,14 @@ const checks = await precompiledModule();
 // --bytecode starts `--version` and `ls` about 2.5x faster (see the commit that added `dist`);
 // esm because bytecode defaults to CommonJS, where top-level await does not build; splitting keeps
 // each lazily imported command in its own chunk, so `--version` loads only its own few lines.
+// The program reads none of the files `bun run` would take from wherever it is started: a
+// repository's `.env` would reach every task's environment and a daemon started there, and its
+// bunfig.toml's preload would run inside fleetcom (test/e2e/cli.test.ts). Each is also a file
+// opened and parsed at every start.
+const noAutoload = { autoloadDotenv: false, autoloadBunfig: false, autoloadTsconfig: false, autoloadPackageJson: false };
 const built = await Bun.build({
   entrypoints: [entry],
-  compile: target ? { outfile, target: target as Bun.Build.CompileTarget } : { outfile },
+  compile: { outfile, ...noAutoload, ...(target && { target: target as Bun.Build.CompileTarget }) },
   minify: true,
   bytecode: true,
   format: "esm",

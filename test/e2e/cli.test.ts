@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Fleet } from "../harness/fleet.ts";
 import { makeSandbox, runFleetcom } from "../harness/helpers.ts";
 
 describe("the command line", () => {
@@ -51,5 +52,33 @@ describe("the command line", () => {
     const sub = await runFleetcom(["sessions", "-h"]);
     expect(sub.code).toBe(0);
     expect(sub.stdout).toContain("fleetcom sessions");
+  });
+});
+
+// `bun build --compile` makes a program that reads `.env` and `bunfig.toml` from wherever it is
+// started, as `bun run` does: a repository's `.env` went into every task's environment and a daemon
+// started there, and its bunfig.toml's preload ran inside fleetcom. From source, `bun src/main.ts`
+// still does (the developer's own checkout), so this holds the binary and Deno.
+const FROM_BUN_SOURCE = !process.env.FLEETCOM_TEST_BIN && process.env.FLEETCOM_TEST_RUNTIME !== "deno";
+
+describe.skipIf(FROM_BUN_SOURCE)("started in a directory with a .env and a bunfig.toml", () => {
+  test("fleetcom reads neither: no preload runs, and neither the daemon nor a task gets the .env's variables", async () => {
+    const fleet = new Fleet();
+    try {
+      const project = join(fleet.sandbox.home, "project");
+      mkdirSync(project);
+      writeFileSync(join(project, ".env"), "PROJECT_SECRET=from-dotenv\nFLEETCOM_IDLE_SECONDS=1\n");
+      writeFileSync(join(project, "bunfig.toml"), 'preload = ["./preload.ts"]\n');
+      writeFileSync(join(project, "preload.ts"), 'console.log("PRELOADED");\n');
+      const version = await fleet.cli(["--version"], { cwd: project });
+      expect(version.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+      const id = Number((await fleet.ok(["run", "--", "echo secret=[$PROJECT_SECRET]"], { cwd: project })).trim());
+      await fleet.waitForExit(id);
+      expect(await fleet.peek(id)).toContain("secret=[]");
+      const daemon = fleet.daemonPid()!;
+      expect(readFileSync(`/proc/${daemon}/environ`, "utf8")).not.toContain("PROJECT_SECRET");
+    } finally {
+      await fleet.stop();
+    }
   });
 });

@@ -147,7 +147,7 @@ async function onHost(name: string, words: string[]): Promise<number> {
  * as plainArgs reads them. `bridge` is what every command for another host starts there
  * (cmd-bridge.ts).
  */
-const PLAIN_COMMANDS = new Set([
+export const PLAIN_COMMANDS: ReadonlySet<string> = new Set([
   ...["ls", "config", "sessions", "recover", "load", "attach", "daemon", "bridge"],
   ...["run", "peek", "logs", "send", "kill", "rm", "rerun", "wait", "status", "save", "rename", "group", "tag"],
 ]);

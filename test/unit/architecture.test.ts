@@ -5,6 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
+import { PLAIN_COMMANDS } from "../../src/cli.ts";
 
 const SRC = resolve(import.meta.dir, "../../src");
 const DOC = readFileSync(resolve(import.meta.dir, "../../docs/architecture.md"), "utf8");
@@ -261,25 +262,8 @@ describe("start-up imports", () => {
     expect(run.has("citty")).toBe(false);
   });
 
-  // recover, load and the commands run most often run their plain shapes without citty too, and so does the daemon autostart starts.
-  for (const command of [
-    "recover",
-    "load",
-    "daemon",
-    "run",
-    "peek",
-    "logs",
-    "send",
-    "kill",
-    "rm",
-    "rerun",
-    "wait",
-    "status",
-    "save",
-    "rename",
-    "group",
-    "tag",
-  ]) {
+  // Every command with plain shapes runs them without citty (cli.ts plainArgs), the daemon autostart starts included.
+  for (const command of PLAIN_COMMANDS) {
     test(`fleetcom ${command}, and what its run imports, loads no citty (cli.ts plainArgs)`, () => {
       const run = staticClosure([...runner, `cmd-${command}.ts`, ...importsOf(`cmd-${command}.ts`, ["dynamic-import"])]);
       expect(run.has("citty")).toBe(false);

@@ -4,32 +4,11 @@
 // every other shape must still go through citty.
 import { expect, test } from "bun:test";
 import { type ArgsDef, type CommandDef, parseArgs } from "citty";
-import { plainArgs } from "../../src/cli.ts";
+import { PLAIN_COMMANDS, plainArgs } from "../../src/cli.ts";
 import { SUBCOMMANDS } from "../../src/cli-commands.ts";
 import { seededRandom } from "../harness/helpers.ts";
 
-const PLAIN = [
-  "ls",
-  "attach",
-  "config",
-  "sessions",
-  "recover",
-  "load",
-  "daemon",
-  "run",
-  "peek",
-  "logs",
-  "send",
-  "kill",
-  "rm",
-  "rerun",
-  "wait",
-  "status",
-  "save",
-  "rename",
-  "group",
-  "tag",
-];
+const PLAIN = [...PLAIN_COMMANDS];
 
 /** Each plain command's table: the one of what runs (`sessions` runs its default subcommand, `list`). */
 async function tables(): Promise<Record<string, ArgsDef>> {

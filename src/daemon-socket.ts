@@ -33,9 +33,16 @@ export interface SocketListener {
   close(): void;
 }
 
-/** Listens on the Unix socket at `path` (which must not exist) and hands each connection to `accept`. */
-export function listenUnix(path: string, accept: (socket: PeerSocket) => void): Promise<SocketListener> {
-  return runsOnBun() ? Promise.resolve(listenBun(path, accept)) : listenNode(path, accept);
+/**
+ * Listens on the Unix socket at `path` (which must not exist) and hands each connection to `accept`.
+ * `sockets` is Bun's own under Bun and node:net's elsewhere; the tests run both under Bun.
+ */
+export function listenUnix(
+  path: string,
+  accept: (socket: PeerSocket) => void,
+  sockets: "bun" | "node" = runsOnBun() ? "bun" : "node",
+): Promise<SocketListener> {
+  return sockets === "bun" ? Promise.resolve(listenBun(path, accept)) : listenNode(path, accept);
 }
 
 type BunSocket = Bun.Socket<BunPeer | undefined>;
@@ -191,14 +198,22 @@ async function listenNode(path: string, accept: (socket: PeerSocket) => void): P
 }
 
 function nodePeer(socket: Socket): PeerSocket {
+  // An error is a close (onClose); one on a socket nobody listens to must not end the daemon.
+  socket.on("error", () => {});
   return {
     fd: socketFd(socket),
     get queuedBytes() {
       return socket.writableLength;
     },
-    write: (bytes) => void socket.write(bytes),
-    // destroySoon: closed once what is queued has gone, as a Bun socket's end is.
-    end: () => void (socket.destroySoon?.() ?? socket.end()),
+    write: (bytes) => {
+      if (!socket.writableEnded && !socket.destroyed) socket.write(bytes);
+    },
+    // A FIN after what is queued, then reading on until the client ends (node:net's server
+    // default, allowHalfOpen false, closes then), as BunPeer.finish does and for the same reason.
+    end: () => {
+      socket.end();
+      setTimeout(() => socket.destroy(), END_LINGER_MS).unref?.();
+    },
     destroy: () => void socket.destroy(),
     pause: () => void socket.pause(),
     resume: () => void socket.resume(),

@@ -147,12 +147,12 @@ export function wholeFlag(flag: string, raw: string | undefined): number | undef
   return value;
 }
 
-/** Whether a word given on the command line is one of `options` (`wait --for`, `completions SHELL`): checked, then typed, never cast. */
 /** Where `--NAME` or `--NAME=VALUE` is among `words` (a command's words before `--`); -1 when it is not. */
 export function flagIndex(words: readonly string[], name: string): number {
   return words.findIndex((w) => w === `--${name}` || w.startsWith(`--${name}=`));
 }
 
+/** Whether a word given on the command line is one of `options` (`wait --for`, `completions SHELL`): checked, then typed, never cast. */
 export function isOneOf<T extends string>(options: readonly T[], word: string | undefined): word is T {
   return (options as readonly (string | undefined)[]).includes(word);
 }

@@ -101,7 +101,7 @@ function newestOther(env: Env): string | null {
  * could lose it, when no snapshot of this fleet could be on disk yet either (daemon-snapshots.ts
  * writes 2 s after the first change) but a load's.
  */
-export const DURABLE_AFTER_MS = 1_000;
+const DURABLE_AFTER_MS = 1_000;
 
 /** The record of the supervisor running now; every write is atomic and never fails the supervisor. */
 export class CleanStopRecord {

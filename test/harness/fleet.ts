@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { fleetcomArgv, makeSandbox, runFleetcom, type RunResult, type Sandbox } from "./helpers.ts";
 import type { TaskInfo } from "../../src/wire-protocol.ts";
 import { useFleetcomWidths } from "../../src/term-widths.ts";
+import { isProcessAlive } from "../../src/platform.ts";
 import { RawClient } from "./raw-client.ts";
 
 export async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
@@ -153,18 +154,9 @@ async function stopDaemonProcess(pid: number): Promise<void> {
     } catch {}
   };
   signal("SIGTERM");
-  const gone = await until("the daemon to stop", () => !processLives(pid), 10_000).catch(() => false);
+  // A zombie counts as gone: an ended daemon whose parent has not reaped it yet.
+  const gone = await until("the daemon to stop", () => !isProcessAlive(pid), 10_000).catch(() => false);
   if (!gone) signal("SIGKILL");
-}
-
-/** Alive and not a zombie: an ended daemon whose parent has not reaped it yet counts as gone. */
-function processLives(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
 }
 
 /** The PID in a sandbox's lock file is that sandbox's daemon (or --foreground client) still, not a later process given its number. */

@@ -54,13 +54,13 @@ describe("hostile clients", () => {
 
   test("attached to a task that floods, it costs a queue of about one output bound; the task and the client carry on", async () => {
     const driver = await fleet.rawClient();
-    const flood = ((await driver.request("run", { command: "head -c 15000000 /dev/urandom | base64; echo FLOOD-DONE" })).result as { id: number }).id;
+    const flood = ((await driver.request("run", { command: "head -c 3000000 /dev/urandom | base64; echo FLOOD-DONE" })).result as { id: number }).id;
     const stuck = await fleet.rawClient();
     expect((await stuck.request("attach", { task: { id: flood }, cols: 80, rows: 24 })).ok).toBe(true);
     stuck.pause();
     let peakQueued = 0;
     await until(
-      "the 20 MB flood to finish while the client is stuck",
+      "the 4 MB flood to finish while the client is stuck",
       async () => {
         peakQueued = Math.max(peakQueued, (await driver.clientStats()).maxQueuedBytes);
         return (await fleet.task(flood)).state === "exited";

@@ -133,7 +133,7 @@ describe("keys", () => {
     const client = await dashboard();
     await client.waitForScreen("three idle, three running", (s) => s.includes("Running (3)") && s.includes("Idle (3)"));
     client.write(END);
-    await client.waitForScreen("the last row", (s) => / 3 quiet-3 /.test(selectedRow(s)));
+    await client.waitForScreen("the last row", (s) => / 3 (↓ )?quiet-3 /.test(selectedRow(s)));
     writeFileSync(stop, "");
     const after = await client.waitForScreen("all six idle", (s) => s.includes("Idle (6)"));
     expect(rows(after).at(-2)).toBe(selectedRow(after));

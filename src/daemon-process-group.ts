@@ -51,6 +51,20 @@ export function liveMembers(pgid: number, stats: ProcStat[]): ProcStat[] {
   return stats.filter((s) => s.pgrp === pgid && s.state !== "Z");
 }
 
+/**
+ * Pure: whether a member of the task's group may still run, from the leader's own stat (null when no
+ * process has its PID) and, only when that cannot tell, every process /proc shows (`everyProcess`).
+ * The leader not reaped yet (running, or a zombie the runtime reaps on its next turn) counts as
+ * running: the next look, after the reap, tells whether a member outlives it. Reading every process
+ * costs ~0.1 ms each, tens of milliseconds on a busy machine, and the TERM of every task at a stop
+ * came back to it while the leader's reap was one turn away.
+ */
+export function groupMayRun(id: GroupIdentity, leader: ProcStat | null, everyProcess: () => ProcStat[], now: number | null): boolean {
+  if (id.leaderStart !== null && leader?.start === id.leaderStart) return true;
+  const stats = everyProcess();
+  return groupIsTheTasks(id, stats, now) && liveMembers(id.pgid, stats).length > 0;
+}
+
 export class ProcessGroup {
   private readonly id: GroupIdentity;
   private readonly proc = hasProc();
@@ -80,12 +94,11 @@ export class ProcessGroup {
     }
   }
 
-  /** Whether a member of the task's group still runs. */
+  /** Whether a member of the task's group may still run (groupMayRun). */
   alive(): boolean {
     if (!this.exists()) return false;
     if (!this.proc) return groupIsTheTasks(this.id, null, null);
-    const stats = listProcStats() ?? [];
-    return groupIsTheTasks(this.id, stats, ticksNow()) && liveMembers(this.id.pgid, stats).length > 0;
+    return groupMayRun(this.id, readProcStat(this.id.pgid), () => listProcStats() ?? [], ticksNow());
   }
 
   private provenNow(): boolean {

@@ -2,7 +2,7 @@
 // a table: the proofs it accepts and the look-alikes it must refuse. The processes are made up; the
 // PID-reuse scenarios with real processes are in security-process.test.ts.
 import { describe, expect, test } from "bun:test";
-import { groupIsTheTasks, type GroupIdentity } from "../../src/daemon-process-group.ts";
+import { groupIsTheTasks, groupMayRun, type GroupIdentity } from "../../src/daemon-process-group.ts";
 import type { ProcStat } from "../../src/proc.ts";
 import { parseProcStat } from "../../src/proc.ts";
 
@@ -33,6 +33,49 @@ describe("the proof that a process group is still the task's (pure rule)", () =>
       expect(groupIsTheTasks(id, stats, 3_000)).toBe(expected);
     });
   }
+});
+
+describe("whether a member of the group may still run, while a stop waits out the grace", () => {
+  const P = 500;
+  const held: GroupIdentity = { pgid: P, leaderStart: 1_000, reapedAt: null };
+  const reaped: GroupIdentity = { ...held, reapedAt: 2_000 };
+  const proc = (pid: number, start: number, over: Partial<ProcStat> = {}): ProcStat => ({ pid, state: "S", pgrp: P, session: P, start, ...over });
+  const noScan = (): ProcStat[] => {
+    throw new Error("read every process");
+  };
+  const scanOf = (stats: ProcStat[]) => {
+    const scan = { count: 0, read: () => (scan.count++, stats) };
+    return scan;
+  };
+
+  test("the leader running, or a zombie not yet reaped, answers from its own stat: every process is not read", () => {
+    expect(groupMayRun(held, proc(P, 1_000), noScan, 3_000)).toBe(true);
+    expect(groupMayRun(held, proc(P, 1_000, { state: "Z" }), noScan, 3_000)).toBe(true);
+  });
+
+  test("once the leader is reaped, every process is read: a member left in its session runs; only zombies, or nothing, do not", () => {
+    for (const [stats, expected] of [
+      [[proc(600, 1_500)], true],
+      [[proc(600, 1_500, { state: "Z" })], false],
+      [[], false],
+    ] as const) {
+      const scan = scanOf([...stats]);
+      expect(groupMayRun(reaped, null, scan.read, 3_000)).toBe(expected);
+      expect(scan.count).toBe(1);
+    }
+  });
+
+  test("the leader's PID held by another process (reused) is no proof: every process is read, and the group is not the task's", () => {
+    const scan = scanOf([proc(P, 5_000), proc(600, 1_500)]);
+    expect(groupMayRun(reaped, proc(P, 5_000), scan.read, 3_000)).toBe(false);
+    expect(scan.count).toBe(1);
+  });
+
+  test("a start never read is no proof either", () => {
+    const scan = scanOf([proc(P, 1_000)]);
+    expect(groupMayRun({ ...held, leaderStart: null }, proc(P, 1_000), scan.read, 3_000)).toBe(true);
+    expect(scan.count).toBe(1);
+  });
 });
 
 describe("reading /proc/<pid>/stat", () => {

@@ -44,7 +44,13 @@ describe("whether a member of the group may still run, while a stop waits out th
     throw new Error("read every process");
   };
   const scanOf = (stats: ProcStat[]) => {
-    const scan = { count: 0, read: () => (scan.count++, stats) };
+    const scan = {
+      count: 0,
+      read: () => {
+        scan.count += 1;
+        return stats;
+      },
+    };
     return scan;
   };
 

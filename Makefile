@@ -71,9 +71,15 @@ test-unit: deps
 	$(BUN) test --timeout 60000 test/unit
 
 # The end-to-end tests drive the binary just built (FLEETCOM_TEST_BIN, test/harness/helpers.ts): what
-# users run, and each of the suite's ~2,000 CLI processes starts in ~20 ms instead of ~50 ms from source.
-test: lint typecheck build
-	FLEETCOM_TEST_BIN=dist/fleetcom $(BUN) test --timeout 60000 --parallel=$(TEST_WORKERS) test/unit test/e2e
+# users run, and each of the suite's ~750 CLI processes starts in ~20 ms instead of ~50 ms from source.
+# Lint, the type check and the build run side by side: each leaves part of the second core idle
+# (16 s one after another from a fresh clone, 12 s together). --no-isolate lets each worker keep the
+# modules it loaded (xterm, the sources under test) from one file to the next instead of loading
+# them again for each of the 80 files: 162 -> 152 CPU-s. The tests restore what they change of the
+# process (its environment) and hold their state in their own sandboxes.
+test: deps
+	$(MAKE) --no-print-directory -j3 lint typecheck build
+	FLEETCOM_TEST_BIN=dist/fleetcom $(BUN) test --timeout 60000 --parallel=$(TEST_WORKERS) --no-isolate test/unit test/e2e
 
 test-slow: build
 	FLEETCOM_TEST_BIN=dist/fleetcom $(BUN) test --timeout 120000 --parallel=$(SLOW_WORKERS) test/slow

@@ -24,9 +24,14 @@ const checks = await precompiledModule();
 // bunfig.toml's preload would run inside fleetcom (test/e2e/cli.test.ts). Each is also a file
 // opened and parsed at every start.
 const noAutoload = { autoloadDotenv: false, autoloadBunfig: false, autoloadTsconfig: false, autoloadPackageJson: false };
+// JavaScriptCore's tier-up thresholds, scaled at start: nearly every function a command runs, runs
+// a few times, and compiling it costs more than interpreting it (`run`, `ls`, `config`: 51-54 ms of
+// CPU instead of 56-58; 10 and 1,000 measured the same). main.ts puts the normal policy back for a
+// process still running a second later: the daemon, a dashboard, attach, `logs -f`.
+const JIT_POLICY_AT_START = 10;
 const built = await Bun.build({
   entrypoints: [entry],
-  compile: { outfile, ...noAutoload, ...(target && { target: target as Bun.Build.CompileTarget }) },
+  compile: { outfile, ...noAutoload, jitPolicy: JIT_POLICY_AT_START, ...(target && { target: target as Bun.Build.CompileTarget }) },
   minify: true,
   bytecode: true,
   format: "esm",

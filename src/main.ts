@@ -8,7 +8,8 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
 } else {
   // The binary starts with the JIT reluctant (scripts/build.ts): a command's code runs once. Whatever
   // still runs a second later (the daemon, a dashboard, attach, `logs -f`) gets the normal policy.
-  if (typeof Bun !== "undefined") setTimeout(() => Bun.unsafe.setJITPolicy(1), 1_000).unref();
+  // From source, an older Bun on PATH has no setJITPolicy, and nothing to put back.
+  if (typeof Bun !== "undefined") setTimeout(() => Bun.unsafe.setJITPolicy?.(1), 1_000).unref();
   const { runCli } = await import("./cli.ts");
   process.exitCode = await runCli(argv);
 }

@@ -64,8 +64,10 @@ dist: deps
 lint: deps
 	./node_modules/.bin/biome check .
 
+# One checker thread: the check takes 6.4 s instead of 6.8, with 7.5 CPU-s instead of 12.5, and in
+# make test it runs beside lint and the build, which want the other core.
 typecheck: deps
-	./node_modules/.bin/tsc --noEmit -p .
+	./node_modules/.bin/tsc --noEmit -p . --singleThreaded
 
 test-unit: deps
 	$(BUN) test --timeout 60000 test/unit

@@ -11,7 +11,7 @@ import { closeSync, lstatSync, openSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type Attempt, type ClientSocket, connectClientSocket } from "./client-socket.ts";
 import type { ForwardTarget, RemoteHost } from "./client-ssh.ts";
-import { isCharacterDevice, readRegularFile } from "./files.ts";
+import { mayBeTerminal, readRegularFile } from "./files.ts";
 import { EXIT, UserError } from "./errors.ts";
 import type {
   AttachEnd,
@@ -456,9 +456,8 @@ function printNotices(notices: Notices, host: RemoteHost | null): void {
 }
 
 export function terminalSize(): { cols: number; rows: number } {
-  // Only a character device can be a terminal: anything else is answered without building
-  // process.stdout, which costs a one-shot client several milliseconds.
-  if (!isCharacterDevice(1)) return { cols: 120, rows: 40 };
+  // Anything that cannot be a terminal is answered without building process.stdout (mayBeTerminal).
+  if (!mayBeTerminal(1)) return { cols: 120, rows: 40 };
   const out = process.stdout;
   if (out.isTTY && out.columns && out.rows) return { cols: out.columns, rows: out.rows };
   return { cols: 120, rows: 40 };

@@ -37,10 +37,15 @@ export function exists(path: string): boolean {
   }
 }
 
-/** Whether an open fd is a character device: only one can be a terminal (cheaper than asking process.stdout). */
-export function isCharacterDevice(fd: number): boolean {
+/**
+ * Whether an open fd may be a terminal: a character device, and not /dev/null (`fleetcom run … >
+ * /dev/null` in a script). Cheaper than asking process.stdout, which costs a one-shot client several
+ * milliseconds to build, and ~50 ms when it is /dev/null.
+ */
+export function mayBeTerminal(fd: number): boolean {
   try {
-    return fstatSync(fd).isCharacterDevice();
+    const stat = fstatSync(fd);
+    return stat.isCharacterDevice() && stat.rdev !== statSync("/dev/null").rdev;
   } catch {
     return false;
   }

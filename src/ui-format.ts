@@ -1,7 +1,7 @@
 // How tasks look to people: glyphs, labels, ages, the ls table. Pure functions of TaskInfo, shared
 // by `ls` and the dashboard.
 import { writeSync } from "node:fs";
-import { isCharacterDevice } from "./files.ts";
+import { mayBeTerminal } from "./files.ts";
 import { tildePath } from "./paths.ts";
 import type { SnapshotInfo } from "./recipe-snapshots.ts";
 import type { Escapee, TaskInfo } from "./wire-protocol.ts";
@@ -71,8 +71,8 @@ export function lsTable(
 
 /** The width of the terminal stdout is, or undefined when it is not one (a pipe, a file). */
 export function terminalColumns(): number | undefined {
-  // Only a character device can be a terminal; asking process.stdout costs several milliseconds.
-  if (!isCharacterDevice(1)) return undefined;
+  // Anything that cannot be a terminal is answered without building process.stdout (mayBeTerminal).
+  if (!mayBeTerminal(1)) return undefined;
   return process.stdout.isTTY ? process.stdout.columns || 80 : undefined;
 }
 

@@ -20,10 +20,10 @@ DENO_TESTS := test/e2e/cli.test.ts test/e2e/sessions-cli.test.ts test/e2e/save-l
 	test/e2e/daemon.test.ts test/e2e/daemon-events.test.ts test/e2e/daemon-hostile.test.ts test/e2e/config.test.ts \
 	test/e2e/tasks.test.ts test/e2e/attach.test.ts test/slow/completions.test.ts test/slow/security-socket.test.ts test/slow/crash-notice.test.ts test/slow/service.test.ts
 # Test files run at once: most of an end-to-end test is waiting on a daemon, a PTY or a process.
-# make test's tests on 2 cores: 61-62 s with 4 and 65-70 s with 8 when quiet, but 85 s with 4 and
-# 78 s with 8 beside stress --cpu 2; 8 keeps a loaded machine's run shorter. The slow lane's 100-
-# and 500-task fleets run four at a time.
-TEST_WORKERS ?= 8
+# make test's tests on 2 cores, quiet, workers keeping their modules (--no-isolate): 66-69 s and
+# 126-133 CPU-s with 4, 74 s and 140 CPU-s with 8 (each worker loads the modules once more, and more
+# processes share the two cores). The slow lane's 100- and 500-task fleets run four at a time.
+TEST_WORKERS ?= 4
 SLOW_WORKERS ?= 4
 
 .PHONY: deps build dist lint typecheck test test-unit test-slow test-deno run bench docs hooks clean

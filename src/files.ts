@@ -45,10 +45,15 @@ export function exists(path: string): boolean {
 export function mayBeTerminal(fd: number): boolean {
   try {
     const stat = fstatSync(fd);
-    return stat.isCharacterDevice() && stat.rdev !== statSync("/dev/null").rdev;
+    return stat.isCharacterDevice() && stat.rdev !== devNull();
   } catch {
     return false;
   }
+}
+
+/** /dev/null's device number; null where there is none to stat (a bare chroot), so nothing is taken for it. */
+function devNull(): number | null {
+  return statSync("/dev/null", { throwIfNoEntry: false })?.rdev ?? null;
 }
 
 /**

@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { Fleet, PtyClient, until } from "../harness/fleet.ts";
 import { fleetcomArgv } from "../harness/helpers.ts";
@@ -76,6 +77,18 @@ afterAll(async () => {
   await fleet.stop();
   await server.stop();
 });
+
+/** Whether something takes a connection on the Unix socket at `path` now. */
+function accepts(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(path);
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
 
 /** The shared ssh connection's master process (ControlMaster), which every command to remote1 goes through. */
 function masterPid(): number {
@@ -414,7 +427,9 @@ describe("hosts over OpenSSH", () => {
       const runs = () => (existsSync(runsLog) ? readFileSync(runsLog, "utf8").split("\n").length - 1 : 0);
       const record = join(fleet.sandbox.runtime, "host-remote1.forward");
       await ok(["--host", "remote1", "ls"], via);
-      await until("the forward of remote1's daemon socket", () => existsSync(join(fleet.sandbox.runtime, "host-remote1.sock")));
+      // Taking connections, not only there: the test before killed the ssh that held the forward, so
+      // its socket file may still stand, and the ssh that forwards anew may not have counted its run yet.
+      await until("the forward of remote1's daemon socket to take a connection", () => accepts(join(fleet.sandbox.runtime, "host-remote1.sock")));
       const before = runs();
       const command = 'echo "home=$HOME secret=${LOCAL_SECRET:-unset}"; exec cat';
       const id = Number((await ok(["--host", "remote1", "run", "--", command], { ...via, LOCAL_SECRET: "s3cret" })).trim());

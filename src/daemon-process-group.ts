@@ -53,16 +53,17 @@ export function liveMembers(pgid: number, stats: ProcStat[]): ProcStat[] {
 
 /**
  * Pure: whether a member of the task's group may still run, from the leader's own stat (null when no
- * process has its PID) and, only when that cannot tell, every process /proc shows (`everyProcess`).
+ * process has its PID) and, only when that cannot tell, every process /proc shows (`everyProcess`)
+ * and the time (`now`), both read only then.
  * The leader not reaped yet (running, or a zombie the runtime reaps on its next turn) counts as
  * running: the next look, after the reap, tells whether a member outlives it. Reading every process
  * costs ~0.1 ms each, tens of milliseconds on a busy machine, and the TERM of every task at a stop
  * came back to it while the leader's reap was one turn away.
  */
-export function groupMayRun(id: GroupIdentity, leader: ProcStat | null, everyProcess: () => ProcStat[], now: number | null): boolean {
+export function groupMayRun(id: GroupIdentity, leader: ProcStat | null, everyProcess: () => ProcStat[], now: () => number | null): boolean {
   if (id.leaderStart !== null && leader?.start === id.leaderStart) return true;
   const stats = everyProcess();
-  return groupIsTheTasks(id, stats, now) && liveMembers(id.pgid, stats).length > 0;
+  return groupIsTheTasks(id, stats, now()) && liveMembers(id.pgid, stats).length > 0;
 }
 
 export class ProcessGroup {
@@ -98,7 +99,7 @@ export class ProcessGroup {
   alive(): boolean {
     if (!this.exists()) return false;
     if (!this.proc) return groupIsTheTasks(this.id, null, null);
-    return groupMayRun(this.id, readProcStat(this.id.pgid), () => listProcStats() ?? [], ticksNow());
+    return groupMayRun(this.id, readProcStat(this.id.pgid), () => listProcStats() ?? [], ticksNow);
   }
 
   private provenNow(): boolean {

@@ -55,8 +55,8 @@ describe("whether a member of the group may still run, while a stop waits out th
   };
 
   test("the leader running, or a zombie not yet reaped, answers from its own stat: every process is not read", () => {
-    expect(groupMayRun(held, proc(P, 1_000), noScan, 3_000)).toBe(true);
-    expect(groupMayRun(held, proc(P, 1_000, { state: "Z" }), noScan, 3_000)).toBe(true);
+    expect(groupMayRun(held, proc(P, 1_000), noScan, () => 3_000)).toBe(true);
+    expect(groupMayRun(held, proc(P, 1_000, { state: "Z" }), noScan, () => 3_000)).toBe(true);
   });
 
   test("once the leader is reaped, every process is read: a member left in its session runs; only zombies, or nothing, do not", () => {
@@ -66,20 +66,20 @@ describe("whether a member of the group may still run, while a stop waits out th
       [[], false],
     ] as const) {
       const scan = scanOf([...stats]);
-      expect(groupMayRun(reaped, null, scan.read, 3_000)).toBe(expected);
+      expect(groupMayRun(reaped, null, scan.read, () => 3_000)).toBe(expected);
       expect(scan.count).toBe(1);
     }
   });
 
   test("the leader's PID held by another process (reused) is no proof: every process is read, and the group is not the task's", () => {
     const scan = scanOf([proc(P, 5_000), proc(600, 1_500)]);
-    expect(groupMayRun(reaped, proc(P, 5_000), scan.read, 3_000)).toBe(false);
+    expect(groupMayRun(reaped, proc(P, 5_000), scan.read, () => 3_000)).toBe(false);
     expect(scan.count).toBe(1);
   });
 
   test("a start never read is no proof either", () => {
     const scan = scanOf([proc(P, 1_000)]);
-    expect(groupMayRun({ ...held, leaderStart: null }, proc(P, 1_000), scan.read, 3_000)).toBe(true);
+    expect(groupMayRun({ ...held, leaderStart: null }, proc(P, 1_000), scan.read, () => 3_000)).toBe(true);
     expect(scan.count).toBe(1);
   });
 });

@@ -132,7 +132,7 @@ export async function runCli(argv: string[]): Promise<number> {
 
 /** Every connection of this process goes to that host's daemon, over ssh. */
 async function useHostNamed(name: string): Promise<void> {
-  const [{ findHost }, { useHost }] = await Promise.all([import("./client-hosts.ts"), import("./client.ts")]);
+  const [{ findHost }, { useHost }] = await Promise.all([import("./client-hosts.ts"), import("./client-target.ts")]);
   useHost(findHost(name));
 }
 

@@ -3,7 +3,9 @@
 // dry run, and save the live fleet. The commands and screens that use it stay leaves.
 import { Buffer } from "node:buffer";
 import { basename } from "node:path";
-import { type DaemonClient, hostInUse, hostsMayBeAdded, runningDaemonStatus, withDaemon, withRunningDaemon } from "./client.ts";
+import type { DaemonClient } from "./client.ts";
+import { runningDaemonStatus, withRunningDaemon } from "./client-running-daemon.ts";
+import { hostInUse, hostsMayBeAdded } from "./client-target.ts";
 import type { RemoteHost } from "./client-ssh.ts";
 import { EXIT, UserError } from "./errors.ts";
 import type { DaemonStatus, IdChange } from "./wire-protocol.ts";
@@ -120,7 +122,9 @@ async function startHere(entries: RecipeEntry[], file: string, options: LoadOpti
   const chunks = loadChunks(entries, file);
   const send = (c: DaemonClient) => sendLoad(c, chunks, options);
   // A recovery is the remedy the crash notice names: it does not ask to be told of it.
-  return client ? send(client) : withDaemon(send, { notices: options.snapshot === undefined });
+  if (client) return send(client);
+  const { withDaemon } = await import("./client.ts");
+  return withDaemon(send, { notices: options.snapshot === undefined });
 }
 
 async function sendLoad(c: DaemonClient, chunks: RecipeEntry[][], options: LoadOptions): Promise<Started> {

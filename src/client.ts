@@ -19,7 +19,6 @@ import type {
   CrashChange,
   CrashNotice,
   DaemonMessage,
-  DaemonStatus,
   Notices,
   Op,
   OpArgs,
@@ -31,12 +30,12 @@ import type {
   Welcome,
 } from "./wire-protocol.ts";
 import { age } from "./text-age.ts";
-import { LOCK_NAME, LOG_NAME, READY_FD_VARIABLE, SOCKET_NAME, configDir, definedEnvironment, logPath, runtimeDir } from "./paths.ts";
+import { LOCK_NAME, LOG_NAME, READY_FD_VARIABLE, SOCKET_NAME, definedEnvironment, logPath, runtimeDir } from "./paths.ts";
 import { printable } from "./text-printable.ts";
 import { currentDirectory } from "./text-path.ts";
-import { flockHolder, pidInLockFile } from "./proc.ts";
+import { hostInUse, lockHolder } from "./client-target.ts";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "./wire-framing.ts";
-import { isProcessAlive, peerUidReader, selfCommand, spawnDetached, type PeerUid } from "./platform.ts";
+import { peerUidReader, selfCommand, spawnDetached, type PeerUid } from "./platform.ts";
 import { daemonRefusal } from "./wire-peer.ts";
 import { openRuntimeDir, type RuntimeDir } from "./runtime-dir.ts";
 import { VERSION } from "./version.ts";
@@ -56,31 +55,6 @@ export interface ClientHandlers {
   closed?(): void;
   /** Set by a client that handles a failed link itself (attach reconnects): the failure is not printed. */
   linkLost?: true;
-}
-
-/** The host every connection of this process goes to (`--host`, FLEETCOM_HOST, HOST:TASK); null: this machine's daemon. */
-let currentHost: RemoteHost | null = null;
-
-export function useHost(host: RemoteHost | null): void {
-  currentHost = host;
-}
-
-export function hostInUse(): RemoteHost | null {
-  return currentHost;
-}
-
-/**
- * Whether config.toml has a hosts table at all (client-hosts.ts reads them): a look at its text, so
- * that `ls` and `wait --any` without hosts never load the TOML parser.
- */
-export function hostsMayBeAdded(): boolean {
-  try {
-    return readRegularFile(join(configDir(), "config.toml"), { maxBytes: 1024 * 1024 })
-      .toString("utf8")
-      .includes("[hosts.");
-  } catch {
-    return false;
-  }
 }
 
 /** A connection, and for one carried by ssh the one line that says why it ended. */
@@ -195,7 +169,7 @@ export class DaemonClient {
       host?: RemoteHost | null;
     } = {},
   ): Promise<DaemonClient> {
-    const host = options.host === undefined ? currentHost : options.host;
+    const host = options.host === undefined ? hostInUse() : options.host;
     // Asked once connected: a client that finds no daemon never builds process.stdout for it.
     const size = () => options.size ?? terminalSize();
     const notices = options.notices ?? true;
@@ -501,7 +475,7 @@ export function connectFailure(code: string): UserError | null {
 }
 
 /** No daemon holds the runtime directory, and the caller asked not to start one. */
-class DaemonNotRunning extends UserError {
+export class DaemonNotRunning extends UserError {
   constructor() {
     super("the daemon is not running", EXIT.unreachable);
   }
@@ -627,27 +601,6 @@ function listensButRefuses(dirPath: string, code: string): boolean {
   }
 }
 
-/** The PID of the live process holding daemon.lock, or null (without /proc: the PID in the file, if alive). */
-function lockHolder(dirPath: string): number | null {
-  let dir: RuntimeDir;
-  try {
-    dir = openRuntimeDir(dirPath);
-  } catch {
-    return null;
-  }
-  try {
-    const lock = dir.entry(LOCK_NAME);
-    const holder = flockHolder(lock);
-    if (holder !== undefined) return holder;
-    const pid = pidInLockFile(lock);
-    return pid !== null && isProcessAlive(pid) ? pid : null;
-  } catch {
-    return null;
-  } finally {
-    dir.close();
-  }
-}
-
 interface Started {
   pid: number | undefined;
   /** Run through systemd-run's scope (which execs the daemon in the same process). */
@@ -691,35 +644,6 @@ export function openDaemonSocket(): Promise<ClientSocket> {
 /** Opens a connection for one command's worth of requests and always closes it. */
 export async function withDaemon<T>(work: (client: DaemonClient) => Promise<T>, options: { autostart?: boolean; notices?: boolean } = {}): Promise<T> {
   const client = await DaemonClient.open(options);
-  try {
-    return await work(client);
-  } finally {
-    client.close();
-  }
-}
-
-/** The running supervisor's status, or null when none runs; never starts one. */
-export async function runningDaemonStatus(): Promise<DaemonStatus | null> {
-  try {
-    return await withDaemon((c) => c.request("status"), { autostart: false, notices: false });
-  } catch (error) {
-    if (error instanceof UserError && error.exitCode === EXIT.unreachable) return null;
-    throw error;
-  }
-}
-
-/**
- * `work` on a connection to the running daemon, or on null when none runs; never starts one. A
- * daemon that holds the runtime directory but does not answer is an error, not "none".
- */
-export async function withRunningDaemon<T>(work: (client: DaemonClient | null) => Promise<T>): Promise<T> {
-  let client: DaemonClient;
-  try {
-    client = await DaemonClient.open({ autostart: false, notices: false });
-  } catch (error) {
-    if (error instanceof DaemonNotRunning) return work(null);
-    throw error;
-  }
   try {
     return await work(client);
   } finally {

@@ -18,7 +18,11 @@ export default defineCommand({
     reload: { type: "boolean", description: "Have the running daemon read the config file again (as SIGHUP does) and print what changed" },
   },
   async run({ args }) {
-    const [{ loadSettings, whenApplied }, { runningDaemonStatus, hostsMayBeAdded }] = await Promise.all([import("./settings.ts"), import("./client.ts")]);
+    const [{ loadSettings, whenApplied }, { runningDaemonStatus }, { hostsMayBeAdded }] = await Promise.all([
+      import("./settings.ts"),
+      import("./client-running-daemon.ts"),
+      import("./client-target.ts"),
+    ]);
     const here = loadSettings();
     if (args.reload) return reload(here.file, args.json);
     const status = await runningDaemonStatus();
@@ -64,7 +68,7 @@ export default defineCommand({
 
 /** Asks the running daemon to read the file again and says what changed; with no daemon, starts none. */
 async function reload(file: string, json = false): Promise<void> {
-  const { withRunningDaemon } = await import("./client.ts");
+  const { withRunningDaemon } = await import("./client-running-daemon.ts");
   await withRunningDaemon(async (client) => {
     if (!client) {
       if (json) console.log(JSON.stringify({ daemon: null, changes: [], problems: [] }));

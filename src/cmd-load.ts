@@ -29,7 +29,7 @@ export default defineCommand({
     const [{ loadRecipe }, { loadAndDescribe, printDryRun, recipeHosts }, { withRunningDaemon }] = await Promise.all([
       import("./recipe-sessions.ts"),
       import("./client-recipes.ts"),
-      import("./client.ts"),
+      import("./client-running-daemon.ts"),
     ]);
     const recipe = loadRecipe(args.target, currentDirectory(), process.env, await recipeHosts());
     if (args["dry-run"]) await withRunningDaemon((client) => printDryRun(recipe, args.json, { again: args.again, client }));

@@ -3,7 +3,8 @@
 // machine's, a HOST column, `"host"` in each JSON row; a host that does not answer within
 // its bound (2.5 s) costs no more than that: it is named on stderr and the others print.
 import { defineCommand } from "./cli-define.ts";
-import { hostInUse, hostsMayBeAdded, withDaemon } from "./client.ts";
+import { withDaemon } from "./client.ts";
+import { hostInUse, hostsMayBeAdded } from "./client-target.ts";
 import { printable } from "./text-printable.ts";
 import { lsTable, terminalColumns, writeStdout } from "./ui-format.ts";
 import type { TaskInfo } from "./wire-protocol.ts";

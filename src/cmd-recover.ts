@@ -25,7 +25,7 @@ export default defineCommand({
       { latestSnapshot, listSnapshots, snapshotByPath },
       { ownSnapshotName, printDryRun, recoverAndDescribe },
       { runningDaemonStatus, withRunningDaemon },
-    ] = await Promise.all([import("./recipe-snapshots.ts"), import("./client-recipes.ts"), import("./client.ts")]);
+    ] = await Promise.all([import("./recipe-snapshots.ts"), import("./client-recipes.ts"), import("./client-running-daemon.ts")]);
     const chosen = [args.latest, args.list, args.file !== undefined].filter(Boolean).length;
     if (chosen === 0) {
       if (args["dry-run"]) throw usageError("recover: --dry-run goes with --latest or FILE");

@@ -12,7 +12,7 @@ import type { ServiceContext } from "./client-service-manager.ts";
 async function context(): Promise<ServiceContext> {
   const [{ selfCommand }, { runningDaemonStatus }, { daemonSettingsFromEnvironment, loadSettings }] = await Promise.all([
     import("./platform.ts"),
-    import("./client.ts"),
+    import("./client-running-daemon.ts"),
     import("./settings.ts"),
   ]);
   const status = await runningDaemonStatus();

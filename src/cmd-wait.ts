@@ -5,7 +5,8 @@
 // `fleetcom wait --any --for … [--group G]` returns the first task of the fleet (or of group G) that
 // meets the condition, printing its id: with ten agents running, the one that needs the user now.
 import { defineCommand } from "./cli-define.ts";
-import { DaemonClient, hostInUse, hostsMayBeAdded } from "./client.ts";
+import { DaemonClient } from "./client.ts";
+import { hostInUse, hostsMayBeAdded } from "./client-target.ts";
 import type { RemoteHost } from "./client-ssh.ts";
 import { EXIT, UserError, usageError } from "./errors.ts";
 import { isOneOf } from "./cli-flags.ts";

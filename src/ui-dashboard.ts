@@ -6,7 +6,8 @@
 // one under it and leaves it alone otherwise; a task that moved is marked for a few seconds.
 import { attachSession } from "./ui-attach.ts";
 import { DEFAULT_DETACH_KEY, attachStatusSetting, type DetachKey } from "./ui-attach-settings.ts";
-import { crashNoticeText, DaemonClient, hostInUse, hostsMayBeAdded } from "./client.ts";
+import { crashNoticeText, DaemonClient } from "./client.ts";
+import { hostInUse, hostsMayBeAdded } from "./client-target.ts";
 import { EXIT, UserError, errorMessage } from "./errors.ts";
 import { label } from "./task-labels.ts";
 import { age, stateText } from "./ui-format.ts";

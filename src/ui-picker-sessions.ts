@@ -3,7 +3,7 @@
 // renames and Ctrl-D deletes the listed file in place, with the same rules as `fleetcom sessions`.
 import { requireTerminal } from "./ui-attach.ts";
 import { loadAndDescribe, ownSnapshotName, recipeHosts, recoverAndDescribe, type LoadOptions } from "./client-recipes.ts";
-import { runningDaemonStatus } from "./client.ts";
+import { runningDaemonStatus } from "./client-running-daemon.ts";
 import { age, SAVE_HINT, snapshotListRow } from "./ui-format.ts";
 import { printable } from "./text-printable.ts";
 import { pick, type PickItem, type PickList, type PickerOptions } from "./ui-picker.ts";

@@ -7,7 +7,8 @@
 // says where it comes from (Origin) comes from this very page; the WebSocket must say so. Without
 // `--write` no message of the page reaches a task: typing, send, keys, rerun and kill are refused here.
 import type { Server, ServerWebSocket } from "bun";
-import { DaemonClient, hostsMayBeAdded } from "./client.ts";
+import { DaemonClient } from "./client.ts";
+import { hostsMayBeAdded } from "./client-target.ts";
 import { hostAnswerBoundMs, readHosts } from "./client-hosts.ts";
 import type { RemoteHost } from "./client-ssh.ts";
 import { HostFleet, type HostListener } from "./ui-dashboard-hosts.ts";

@@ -93,6 +93,18 @@ describe("daemon lifecycle", () => {
     chmodSync(fleet.sandbox.runtime, 0o700);
   });
 
+  test("a command that only asks a running daemon refuses such a directory too, though no socket is in it", async () => {
+    // Its look for a daemon (client-target.ts) opens the directory with the same checks a connection does.
+    mkdirSync(fleet.sandbox.runtime, { mode: 0o700 });
+    chmodSync(fleet.sandbox.runtime, 0o770);
+    for (const command of [["recover", "--list"], ["config"]]) {
+      const r = await fleet.cli(command);
+      expect(r).toMatchObject({ code: 1, stdout: "" });
+      expect(r.stderr).toBe(`fleetcom: runtime directory ${fleet.sandbox.runtime} has mode 0770, not 0700 (private to you); refusing to use it\n`);
+    }
+    chmodSync(fleet.sandbox.runtime, 0o700);
+  });
+
   test("--kill ends every task: TERM-trapping, TERM-ignoring, HUP-immune and background children", async () => {
     const trapper = await fleet.run("trap 'exit 0' TERM; echo pid:$$; while :; do sleep 0.05; done");
     const ignorer = await fleet.run("trap '' TERM HUP; echo pid:$$; while :; do sleep 0.05; done");

@@ -1,0 +1,86 @@
+// Which daemon a command talks to (this machine's, or another host's through --host, FLEETCOM_HOST or
+// HOST:TASK), and whether this machine's runs at all, answered without loading the client: a command
+// that only asks a running daemon (client-running-daemon.ts) and finds none here never evaluates
+// client.ts and its socket, framing and FFI modules (~0.9 ms of a 6 ms command).
+import { lstatSync } from "node:fs";
+import { join } from "node:path";
+import { readRegularFile } from "./files.ts";
+import { configDir, LOCK_NAME, runtimeDir, SOCKET_NAME } from "./paths.ts";
+import { isProcessAlive } from "./platform.ts";
+import { flockHolder, pidInLockFile } from "./proc.ts";
+import { openRuntimeDir, type RuntimeDir } from "./runtime-dir.ts";
+import type { RemoteHost } from "./client-ssh.ts";
+
+/** The host every connection of this process goes to (`--host`, FLEETCOM_HOST, HOST:TASK); null: this machine's daemon. */
+let currentHost: RemoteHost | null = null;
+
+export function useHost(host: RemoteHost | null): void {
+  currentHost = host;
+}
+
+export function hostInUse(): RemoteHost | null {
+  return currentHost;
+}
+
+/**
+ * Whether config.toml has a hosts table at all (client-hosts.ts reads them): a look at its text, so
+ * that `ls` and `wait --any` without hosts never load the TOML parser.
+ */
+export function hostsMayBeAdded(): boolean {
+  try {
+    return readRegularFile(join(configDir(), "config.toml"), { maxBytes: 1024 * 1024 })
+      .toString("utf8")
+      .includes("[hosts.");
+  } catch {
+    return false;
+  }
+}
+
+/** The PID of the live process holding daemon.lock, or null (without /proc: the PID in the file, if alive). */
+export function lockHolder(dirPath: string): number | null {
+  let dir: RuntimeDir;
+  try {
+    dir = openRuntimeDir(dirPath);
+  } catch {
+    return null;
+  }
+  try {
+    const lock = dir.entry(LOCK_NAME);
+    const holder = flockHolder(lock);
+    if (holder !== undefined) return holder;
+    const pid = pidInLockFile(lock);
+    return pid !== null && isProcessAlive(pid) ? pid : null;
+  } catch {
+    return null;
+  } finally {
+    dir.close();
+  }
+}
+
+/**
+ * Whether this process talks to this machine's daemon and none runs: no socket in the runtime
+ * directory and nobody holds its lock (a daemon still starting holds it before it listens). The
+ * directory is opened and checked as every connection's is, so a directory others could enter is
+ * refused here too. A daemon starting a moment later is the same race a failed connection has.
+ */
+export function noDaemonHere(): boolean {
+  if (currentHost !== null) return false;
+  const dirPath = runtimeDir();
+  const dir = openRuntimeDir(dirPath);
+  let socket: boolean;
+  try {
+    socket = socketIsThere(dir.entry(SOCKET_NAME));
+  } finally {
+    dir.close();
+  }
+  return !socket && lockHolder(dirPath) === null;
+}
+
+/** Anything at the socket's name but a clear "no such entry" leaves the answer to a connection. */
+function socketIsThere(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return true;
+  }
+}

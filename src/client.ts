@@ -510,6 +510,9 @@ async function connectSocket(autostart: boolean): Promise<ClientSocket> {
   if (lockHolder(dirPath) === null) {
     if (!autostart) throw new DaemonNotRunning();
     started = await startDaemon(dirPath, true);
+    // Bound while the daemon starts (on the other core, where there is one), not after it listens:
+    // the peer check's libc binding is a millisecond of a cold start's critical path.
+    readPeer().catch(() => {});
   }
   const notice = setTimeout(() => process.stderr.isTTY && process.stderr.write("fleetcom: starting the daemon…\n"), STARTING_NOTICE_MS);
   try {

@@ -36,8 +36,7 @@ export default defineCommand({
     const handshakeTimeoutMs = handshakeTimeoutSetting(process.env.FLEETCOM_HANDSHAKE_TIMEOUT_MS, log);
     const { startSupervisor } = await import("./daemon-supervisor.ts");
     const reread = () => loadSettings(process.env, { scrollback: args.scrollback, reread: true });
-    const supervisor = await startSupervisor({ ...daemonOptions(settings, reread), handshakeTimeoutMs, log }, claim);
-    sayListening(ready);
+    const supervisor = await startSupervisor({ ...daemonOptions(settings, reread), handshakeTimeoutMs, log }, claim, () => sayListening(ready));
     for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => supervisor.daemon.stop());
     // SIGHUP reads config.toml again, as daemons do (`kill -HUP`, a service manager's reload); it used to stop the fleet.
     process.on("SIGHUP", () => {

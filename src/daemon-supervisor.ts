@@ -17,15 +17,18 @@ export interface Supervisor {
 
 /**
  * On the runtime directory this process claimed (daemon-endpoint.ts claimRuntimeDir): listens and
- * serves until stopped.
+ * serves until stopped. `listening` is called once the socket takes connections, before the daemon is
+ * set up on it: a client told then connects and sends its hello while the rest runs (the clean-stop
+ * record, the first snapshot), and is accepted after it, as the next turn of the event loop.
  */
-export async function startSupervisor(options: DaemonOptions, claim: Claim): Promise<Supervisor> {
+export async function startSupervisor(options: DaemonOptions, claim: Claim, listening: () => void = () => {}): Promise<Supervisor> {
   let daemon: Daemon | null = null;
   const endpoint = await Endpoint.open(runtimeDir(), claim, {
     log: options.log,
     accept: (socket) => (daemon ? daemon.accept(socket) : socket.destroy()),
     lost: () => void daemon?.stop(),
   });
+  listening();
   const stopped = Promise.withResolvers<void>();
   // Synchronously, before the first connection is accepted: the first client is the one told.
   daemon = new Daemon(options, (fleet) => {

@@ -107,6 +107,8 @@ export async function runCli(argv: string[]): Promise<number> {
       const meant = meantCommand(argv[0]!);
       throw new UserError(`unknown command '${argv[0]}' (${meant === null ? "" : `did you mean ${meant}? `}see fleetcom --help)`, EXIT.usage);
     }
+    // Started beside this process's own loading, for a command bound for it whatever happens.
+    if (hostOfRoot === null && needsDaemonHereAnyway(argv)) await (await import("./client-autostart.ts")).prestartDaemon();
     const def = await lazy();
     const hostsFile = argv.some((w) => w.includes(":")) ? await import("./client-hosts.ts") : null;
     const hostNames = () => hostsFile?.readHosts().map((h) => h.name) ?? [];
@@ -147,6 +149,17 @@ async function onHost(name: string, words: string[]): Promise<number> {
  * as plainArgs reads them. `bridge` is what every command for another host starts there
  * (cmd-bridge.ts).
  */
+/**
+ * Whether these words go to this machine's daemon, which they start, whatever else happens: `ls`
+ * alone, or `run` and a command with no option and no HOST:… in it. Such words cannot be refused,
+ * so starting the daemon before the command's code has loaded starts none for a mistyped line.
+ */
+export function needsDaemonHereAnyway(argv: readonly string[]): boolean {
+  const [command, ...words] = argv;
+  if (command === "ls") return words.length === 0;
+  return command === "run" && words.length > 0 && !words.some((w) => w.startsWith("-") || w.includes(":"));
+}
+
 export const PLAIN_COMMANDS: ReadonlySet<string> = new Set([
   ...["ls", "config", "sessions", "recover", "load", "attach", "daemon", "bridge"],
   ...["run", "peek", "logs", "send", "kill", "rm", "rerun", "wait", "status", "save", "rename", "group", "tag"],

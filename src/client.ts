@@ -7,7 +7,7 @@
 // socket unless it was reached through the checked runtime directory (runtime-dir.ts) AND the
 // process listening on it runs as our own uid (SO_PEERCRED / getpeereid). Every connection,
 // including each retry while a daemon autostarts, goes through connectVerified().
-import { closeSync, lstatSync, openSync, statSync } from "node:fs";
+import { lstatSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type Attempt, type ClientSocket, connectClientSocket } from "./client-socket.ts";
 import type { ForwardTarget, RemoteHost } from "./client-ssh.ts";
@@ -30,12 +30,13 @@ import type {
   Welcome,
 } from "./wire-protocol.ts";
 import { age } from "./text-age.ts";
-import { LOCK_NAME, LOG_NAME, READY_FD_VARIABLE, SOCKET_NAME, definedEnvironment, logPath, runtimeDir } from "./paths.ts";
+import { LOCK_NAME, SOCKET_NAME, definedEnvironment, logPath, runtimeDir } from "./paths.ts";
 import { printable } from "./text-printable.ts";
 import { currentDirectory } from "./text-path.ts";
 import { hostInUse, lockHolder } from "./client-target.ts";
+import { type Started, startDaemon, takePrestarted } from "./client-autostart.ts";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "./wire-framing.ts";
-import { peerUidReader, selfCommand, spawnDetached, type PeerUid } from "./platform.ts";
+import { peerUidReader, type PeerUid } from "./platform.ts";
 import { daemonRefusal } from "./wire-peer.ts";
 import { openRuntimeDir, type RuntimeDir } from "./runtime-dir.ts";
 import { VERSION } from "./version.ts";
@@ -501,19 +502,23 @@ async function connectSocket(autostart: boolean): Promise<ClientSocket> {
   const dirPath = runtimeDir();
   let reader: Promise<PeerReader> | undefined;
   const readPeer = () => (reader ??= peerUidReader());
+  // The daemon this command started before its code loaded (cli.ts), if it did.
+  let started = await takePrestarted();
   const first = await connectVerified(dirPath, readPeer);
-  if ("socket" in first) return first.socket;
+  if ("socket" in first) {
+    started?.letGo();
+    return first.socket;
+  }
   const fatal = connectFailure(first.code);
   if (fatal) throw fatal;
   // A live daemon holding the lock will not be replaced by starting another: follow it instead.
-  let started: Started | null = null;
-  if (lockHolder(dirPath) === null) {
+  if (!started && lockHolder(dirPath) === null) {
     if (!autostart) throw new DaemonNotRunning();
     started = await startDaemon(dirPath, true);
-    // Bound while the daemon starts (on the other core, where there is one), not after it listens:
-    // the peer check's libc binding is a millisecond of a cold start's critical path.
-    readPeer().catch(() => {});
   }
+  // Bound while the daemon starts (on the other core, where there is one), not after it listens:
+  // the peer check's libc binding is a millisecond of a cold start's critical path.
+  if (started) readPeer().catch(() => {});
   const notice = setTimeout(() => process.stderr.isTTY && process.stderr.write("fleetcom: starting the daemon…\n"), STARTING_NOTICE_MS);
   try {
     return await followStart(dirPath, readPeer, started, autostart);
@@ -602,41 +607,6 @@ function listensButRefuses(dirPath: string, code: string): boolean {
   } finally {
     dir.close();
   }
-}
-
-interface Started {
-  pid: number | undefined;
-  /** Run through systemd-run's scope (which execs the daemon in the same process). */
-  scoped: boolean;
-  /** How it ended (`exited with status 1`, `was killed by SIGTERM`, `could not be run (ENOENT)`); null while it runs. */
-  exit: string | null;
-  /** Settles when it says it listens (or ends) on its fd 3 (cmd-daemon.ts); null once it has settled. */
-  listening: Promise<void> | null;
-  /** Stops waiting for it to say so. */
-  letGo(): void;
-}
-
-/**
- * `fleetcom daemon`, detached, its output to the log: in a systemd scope of its own where that keeps
- * it past a logout (client-service-manager.ts), else in a new session (`setsid`) as before.
- */
-async function startDaemon(dirPath: string, scope: boolean): Promise<Started> {
-  const { scopeCommand } = await import("./client-service-manager.ts");
-  const dir = openRuntimeDir(dirPath);
-  let log: number;
-  try {
-    log = openSync(dir.entry(LOG_NAME), "a", 0o600);
-  } finally {
-    dir.close();
-  }
-  const daemon = [...selfCommand(), "daemon"];
-  const argv = (scope && scopeCommand(daemon)) || daemon;
-  const child = spawnDetached(argv, log, { ...process.env, [READY_FD_VARIABLE]: "3" });
-  closeSync(log);
-  const started: Started = { pid: child.pid, scoped: argv !== daemon, exit: null, listening: child.spoke, letGo: child.letGo };
-  void child.ended.then((how) => (started.exit = how));
-  void child.spoke.then(() => (started.listening = null));
-  return started;
 }
 
 /** The byte stream to this machine's daemon through every trust check, started if none runs: what `fleetcom bridge` relays. */

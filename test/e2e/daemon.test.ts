@@ -23,6 +23,27 @@ describe("daemon lifecycle", () => {
     expect(daemonsOf(fleet.sandbox.runtime)).toEqual([pid]);
   });
 
+  test("clients that start the daemon before their code loads (bare ls, run CMD) race to one daemon too", async () => {
+    const lines = Array.from({ length: 8 }, (_, i) => (i % 2 ? ["ls"] : ["run", "true"]));
+    const results = await Promise.all(lines.map((argv) => fleet.cli(argv)));
+    expect(results.map((r) => [r.code, r.stderr])).toEqual(Array(8).fill([0, ""]));
+    await until("losing daemons to exit", () => daemonsOf(fleet.sandbox.runtime).length === 1);
+    expect(daemonsOf(fleet.sandbox.runtime)).toEqual([fleet.daemonPid()!]);
+    expect((await fleet.ls()).length).toBe(4);
+  });
+
+  test("a line refused for its words starts no daemon, though its command would have", async () => {
+    for (const argv of [
+      ["ls", "--bogus"],
+      ["run", "--bogus", "true"],
+      ["run", "-x", "true"],
+    ]) {
+      const r = await fleet.cli(argv);
+      expect(r.code).toBe(2);
+      expect(fleet.daemonPid()).toBeNull();
+    }
+  });
+
   test("after the daemon is SIGKILLed the next client starts a fresh one over the stale socket and lock", async () => {
     await fleet.run("sleep 300");
     const first = fleet.daemonPid()!;

@@ -4,7 +4,8 @@
 // every other shape must still go through citty.
 import { expect, test } from "bun:test";
 import { type ArgsDef, type CommandDef, parseArgs } from "citty";
-import { PLAIN_COMMANDS, plainArgs } from "../../src/cli.ts";
+import { needsDaemonHereAnyway, PLAIN_COMMANDS, plainArgs } from "../../src/cli.ts";
+import { checkFlags } from "../../src/cli-flags.ts";
 import { SUBCOMMANDS } from "../../src/cli-commands.ts";
 import { seededRandom } from "../harness/helpers.ts";
 
@@ -137,4 +138,30 @@ test("on 20,000 generated command lines, a plain answer is always citty's own", 
   }
   // The generator reaches the plain path often enough to mean something.
   expect(plain).toBeGreaterThan(2_000);
+});
+
+test("the daemon is started before a command loads only for words that cannot be refused", async () => {
+  const table = await tables();
+  const early = [["ls"], ["run", "echo"], ["run", "npm", "run", "dev"], ["run", "make dev | tee log"]];
+  for (const argv of early) {
+    expect(needsDaemonHereAnyway(argv)).toBe(true);
+    // The checks that refuse a line pass it: the flags' (citty's path), else the plain shape's own parse.
+    const plain = plainArgs(argv, table[argv[0]!]);
+    if (plain) expect(plain).toEqual(citty(argv, table[argv[0]!]!));
+    else await checkFlags([argv[0]!], await SUBCOMMANDS[argv[0]!]!(), argv.slice(1));
+  }
+  // A flag (known or mistyped), a HOST:… word, another command or no command at all: the check first.
+  for (const argv of [
+    ["ls", "--json"],
+    ["ls", "--bogus"],
+    ["ls", "web"],
+    ["run"],
+    ["run", "--", "make"],
+    ["run", "-x", "make"],
+    ["run", "gpu1:make"],
+    ["peek", "3"],
+    [],
+  ]) {
+    expect(needsDaemonHereAnyway(argv)).toBe(false);
+  }
 });

@@ -1,0 +1,64 @@
+// Autostart: `fleetcom daemon`, started detached by the command that finds none running here, and
+// followed by client.ts until it listens. A command that will need the daemon whatever happens
+// (cli.ts prestartDaemon: `ls`, `run CMD`) starts it before its own code loads, so that the two
+// processes start side by side: a cold `ls` spent its first 5 ms loading the client before it
+// spawned the daemon, which then took 7 ms more to come up.
+import { closeSync, openSync } from "node:fs";
+import { noDaemonHere } from "./client-target.ts";
+import { LOG_NAME, READY_FD_VARIABLE, runtimeDir } from "./paths.ts";
+import { selfCommand, spawnDetached } from "./platform.ts";
+import { openRuntimeDir } from "./runtime-dir.ts";
+
+export interface Started {
+  pid: number | undefined;
+  /** Run through systemd-run's scope (which execs the daemon in the same process). */
+  scoped: boolean;
+  /** How it ended (`exited with status 1`, `was killed by SIGTERM`, `could not be run (ENOENT)`); null while it runs. */
+  exit: string | null;
+  /** Settles when it says it listens (or ends) on its fd 3 (cmd-daemon.ts); null once it has settled. */
+  listening: Promise<void> | null;
+  /** Stops waiting for it to say so. */
+  letGo(): void;
+}
+
+/**
+ * `fleetcom daemon`, detached, its output to the log: in a systemd scope of its own where that keeps
+ * it past a logout (client-service-manager.ts), else in a new session (`setsid`) as before.
+ */
+export async function startDaemon(dirPath: string, scope: boolean): Promise<Started> {
+  const { scopeCommand } = await import("./client-service-manager.ts");
+  const dir = openRuntimeDir(dirPath);
+  let log: number;
+  try {
+    log = openSync(dir.entry(LOG_NAME), "a", 0o600);
+  } finally {
+    dir.close();
+  }
+  const daemon = [...selfCommand(), "daemon"];
+  const argv = (scope && scopeCommand(daemon)) || daemon;
+  const child = spawnDetached(argv, log, { ...process.env, [READY_FD_VARIABLE]: "3" });
+  closeSync(log);
+  const started: Started = { pid: child.pid, scoped: argv !== daemon, exit: null, listening: child.spoke, letGo: child.letGo };
+  void child.ended.then((how) => (started.exit = how));
+  void child.spoke.then(() => (started.listening = null));
+  return started;
+}
+
+let prestarted: Promise<Started | null> | null = null;
+
+/**
+ * Starts this machine's daemon now when none runs here, for a command that will connect to it: the
+ * connection (client.ts connectSocket) follows this one instead of starting another. Anything that
+ * stands in the way (a runtime directory to refuse) is left for the connection to report.
+ */
+export async function prestartDaemon(): Promise<void> {
+  prestarted ??= (async () => (noDaemonHere() ? startDaemon(runtimeDir(), true) : null))().catch(() => null);
+  await prestarted;
+}
+
+/** The daemon prestartDaemon started, once: null when it started none. */
+export function takePrestarted(): Promise<Started | null> {
+  const taken = prestarted ?? Promise.resolve(null);
+  prestarted = null;
+  return taken;
+}

@@ -49,7 +49,10 @@ test("a task that starts waiting, then fails: one POST per transition to the web
   // Every transition at once: the rate window is the unit tests' (daemon-push.test.ts).
   fleet.env.FLEETCOM_PUSH_INTERVAL_MS = "0";
   // A second bell while it already waits is no new transition; then it reads a line and fails.
-  const id = await fleet.run("echo before; printf '\\a'; sleep 0.2; printf '\\a'; echo rang twice; read answer; echo \"got $answer\"; exit 3", ["--name", "waiter"]);
+  const id = await fleet.run("echo before; printf '\\a'; sleep 0.2; printf '\\a'; echo rang twice; read answer; echo \"got $answer\"; exit 3", [
+    "--name",
+    "waiter",
+  ]);
   await until("the waiting push", () => hook.posts.length >= 1 && ntfy.posts.length >= 1);
   await fleet.waitForTask(id, "to wait", (t) => t.attention?.state === "bell");
   // The answer goes once both bells have rung: typed between them, it would end the wait, and the

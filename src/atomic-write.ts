@@ -17,9 +17,13 @@ function tempPathFor(target: string): string {
 }
 
 // Web Crypto's generator, a global in every runtime: importing node:crypto costs a one-shot client
-// (`recover --list`, `load --dry-run`) several milliseconds of Node's stream modules at start.
+// (`recover --list`, `load --dry-run`) several milliseconds of Node's stream modules at start. A loop,
+// not Array.from with a map: that builtin's first call costs ~0.25 ms, and a starting daemon's first
+// write (its clean-stop record) is on the way to its first client's reply.
 function randomHex(bytes: number): string {
-  return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
+  let hex = "";
+  for (const byte of crypto.getRandomValues(new Uint8Array(bytes))) hex += byte.toString(16).padStart(2, "0");
+  return hex;
 }
 
 /** Why a file operation failed, in one line: the errno's words and code, else the error's first line. */

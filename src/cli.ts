@@ -145,11 +145,6 @@ async function onHost(name: string, words: string[]): Promise<number> {
 }
 
 /**
- * Commands defined with cli-define.ts (no citty at import) whose plain shapes run without citty,
- * as plainArgs reads them. `bridge` is what every command for another host starts there
- * (cmd-bridge.ts).
- */
-/**
  * Whether these words go to this machine's daemon, which they start, whatever else happens: `ls`
  * alone, or `run` and a command with no option and no HOST:… in it. Such words cannot be refused,
  * so starting the daemon before the command's code has loaded starts none for a mistyped line.
@@ -160,6 +155,11 @@ export function needsDaemonHereAnyway(argv: readonly string[]): boolean {
   return command === "run" && words.length > 0 && !words.some((w) => w.startsWith("-") || w.includes(":"));
 }
 
+/**
+ * Commands defined with cli-define.ts (no citty at import) whose plain shapes run without citty,
+ * as plainArgs reads them. `bridge` is what every command for another host starts there
+ * (cmd-bridge.ts).
+ */
 export const PLAIN_COMMANDS: ReadonlySet<string> = new Set([
   ...["ls", "config", "sessions", "recover", "load", "attach", "daemon", "bridge"],
   ...["run", "peek", "logs", "send", "kill", "rm", "rerun", "wait", "status", "save", "rename", "group", "tag"],

@@ -1,6 +1,6 @@
 // Autostart: `fleetcom daemon`, started detached by the command that finds none running here, and
 // followed by client.ts until it listens. A command that will need the daemon whatever happens
-// (cli.ts prestartDaemon: `ls`, `run CMD`) starts it before its own code loads, so that the two
+// (cli.ts needsDaemonHereAnyway: `ls`, `run CMD`) starts it before its own code loads, so that the two
 // processes start side by side: a cold `ls` spent its first 5 ms loading the client before it
 // spawned the daemon, which then took 7 ms more to come up.
 import { closeSync, openSync } from "node:fs";

@@ -48,7 +48,9 @@ export function lockHolder(dirPath: string): number | null {
   try {
     const lock = dir.entry(LOCK_NAME);
     const holder = flockHolder(lock);
-    if (holder !== undefined) return holder;
+    // A killed daemon's lock can stay listed a moment after the process is gone, as its socket can
+    // go on listening (client.ts connectVerified): a holder that is no more holds nothing.
+    if (holder !== undefined) return holder !== null && isProcessAlive(holder) ? holder : null;
     const pid = pidInLockFile(lock);
     return pid !== null && isProcessAlive(pid) ? pid : null;
   } catch {

@@ -36,7 +36,7 @@ import { currentDirectory } from "./text-path.ts";
 import { hostInUse, lockHolder } from "./client-target.ts";
 import { type Started, startDaemon, takePrestarted } from "./client-autostart.ts";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "./wire-framing.ts";
-import { peerUidReader, type PeerUid } from "./platform.ts";
+import { isProcessAlive, peerUidReader, type PeerUid } from "./platform.ts";
 import { daemonRefusal } from "./wire-peer.ts";
 import { openRuntimeDir, type RuntimeDir } from "./runtime-dir.ts";
 import { VERSION } from "./version.ts";
@@ -459,10 +459,18 @@ async function connectVerified(dirPath: string, readPeer: LazyPeerReader, name =
     dir.close();
   }
   if ("socket" in attempt) {
-    const refusal = daemonRefusal(join(dirPath, name), (await readPeer())(attempt.socket.fd), process.getuid?.());
+    const peer = (await readPeer())(attempt.socket.fd);
+    const refusal = daemonRefusal(join(dirPath, name), peer, process.getuid?.());
     if (refusal) {
       attempt.socket.destroy();
       throw new UserError(refusal);
+    }
+    // A killed daemon's socket can go on listening a moment after the process is gone (seen right
+    // after a SIGKILL: a listening socket with no process holding it): it takes the connection, then
+    // drops it. The socket of a process that is no more is no daemon, as a refused connection says.
+    if ("pid" in peer && peer.pid !== undefined && !isProcessAlive(peer.pid)) {
+      attempt.socket.destroy();
+      return { code: "ECONNREFUSED" };
     }
   }
   return attempt;
@@ -554,7 +562,7 @@ async function followStart(dirPath: string, readPeer: LazyPeerReader, started: S
         started.letGo();
         started = await startDaemon(dirPath, false);
       } else if (started) throw new UserError(`the daemon (pid ${started.pid}) ${started.exit} before it listened; see ${logPath()}`, EXIT.unreachable);
-      else throw new UserError("the daemon is not running", EXIT.unreachable);
+      else throw new DaemonNotRunning();
     }
   } finally {
     started?.letGo();

@@ -217,7 +217,8 @@ export async function readerGone(fd: number): Promise<boolean> {
 }
 
 /** What a peer check found: the uid at the other end, or why it could not be known. */
-export type PeerUid = { uid: number } | { unknown: string };
+/** Who is at the other end: its uid, and on Linux the PID of the process that made its socket listen. */
+export type PeerUid = { uid: number; pid?: number } | { unknown: string };
 
 /**
  * Binds what reading a connected Unix socket's peer uid needs, then returns the (synchronous)
@@ -243,7 +244,8 @@ export async function peerUidReader(): Promise<(fd: number | undefined) => PeerU
     const b = new Uint8Array(4);
     if (linux) new DataView(b.buffer).setUint32(0, 12, little);
     if (bound.peerCred(fd, a, b) !== 0) return { unknown: "the system would not say who is at the other end" };
-    return { uid: new DataView(a.buffer).getUint32(linux ? 4 : 0, little) };
+    const view = new DataView(a.buffer);
+    return linux ? { uid: view.getUint32(4, little), pid: view.getInt32(0, little) } : { uid: view.getUint32(0, little) };
   };
 }
 

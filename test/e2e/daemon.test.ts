@@ -44,6 +44,28 @@ describe("daemon lifecycle", () => {
     }
   });
 
+  test("a socket still listening for a process that is gone is no daemon: status says so", async () => {
+    // What a killed daemon can leave for a moment: its listening socket, held by no live daemon.
+    // Here the process that listened exits and a child of its keeps the socket, never accepting.
+    mkdirSync(fleet.sandbox.runtime, { mode: 0o700 });
+    const socket = join(fleet.sandbox.runtime, "default.sock");
+    const holder = Bun.spawnSync([
+      "python3",
+      "-c",
+      "import os,socket,sys,time\ns=socket.socket(socket.AF_UNIX);s.bind(sys.argv[1]);s.listen(8)\nchild=os.fork()\nif child==0:\n  os.close(1);os.close(2);time.sleep(60);os._exit(0)\nprint(os.getpid(),child)",
+      socket,
+    ]);
+    const [gone, keeper] = holder.stdout.toString().trim().split(" ").map(Number) as [number, number];
+    try {
+      await until("the listener's maker to be gone", () => !isProcessAlive(gone));
+      const status = await fleet.cli(["status"]);
+      expect(status.code).toBe(3);
+      expect(status.stdout).toContain("not running");
+    } finally {
+      process.kill(keeper, "SIGKILL");
+    }
+  });
+
   test("after the daemon is SIGKILLed the next client starts a fresh one over the stale socket and lock", async () => {
     await fleet.run("sleep 300");
     const first = fleet.daemonPid()!;

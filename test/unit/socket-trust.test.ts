@@ -102,13 +102,16 @@ describe("who is at the other end", () => {
     const client = connect(path);
     await new Promise<void>((r) => client.once("connect", () => r()));
     await new Promise<void>((r) => (accepted ? r() : server.once("connection", () => r())));
+    // On Linux, also the PID that made each end (both are this process): the client's check that the
+    // daemon behind a socket still lives (client.ts connectVerified) reads it.
+    const us = process.platform === "linux" ? { uid: process.getuid!(), pid: process.pid } : { uid: process.getuid!() };
     try {
-      expect(read(socketFd(client))).toEqual({ uid: process.getuid!() });
-      expect(read(socketFd(accepted!))).toEqual({ uid: process.getuid!() });
+      expect(read(socketFd(client))).toEqual(us);
+      expect(read(socketFd(accepted!))).toEqual(us);
       // The client's own socket (Bun's under Bun) gives its fd too.
       const attempt = await connectClientSocket(path);
       if (!("socket" in attempt)) throw new Error(`no socket: ${attempt.code}`);
-      expect(read(attempt.socket.fd)).toEqual({ uid: process.getuid!() });
+      expect(read(attempt.socket.fd)).toEqual(us);
       attempt.socket.destroy();
     } finally {
       client.destroy();

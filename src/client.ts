@@ -37,7 +37,7 @@ import { hostInUse, lockHolder } from "./client-target.ts";
 import { type Started, startDaemon, takePrestarted } from "./client-autostart.ts";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "./wire-framing.ts";
 import { isProcessAlive, peerUidReader, type PeerUid } from "./platform.ts";
-import { daemonRefusal } from "./wire-peer.ts";
+import { daemonRefusal, listenerGone } from "./wire-peer.ts";
 import { openRuntimeDir, type RuntimeDir } from "./runtime-dir.ts";
 import { VERSION } from "./version.ts";
 
@@ -467,8 +467,8 @@ async function connectVerified(dirPath: string, readPeer: LazyPeerReader, name =
     }
     // A killed daemon's socket can go on listening a moment after the process is gone (seen right
     // after a SIGKILL: a listening socket with no process holding it): it takes the connection, then
-    // drops it. The socket of a process that is no more is no daemon, as a refused connection says.
-    if ("pid" in peer && peer.pid !== undefined && !isProcessAlive(peer.pid)) {
+    // drops it. Such a socket is no daemon, as a refused connection says.
+    if (listenerGone(peer, isProcessAlive)) {
       attempt.socket.destroy();
       return { code: "ECONNREFUSED" };
     }

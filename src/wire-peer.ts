@@ -16,3 +16,12 @@ export function clientRefusal(peer: PeerUid, uid: number | undefined): string | 
   if (uid !== undefined && peer.uid !== uid) return `this daemon serves uid ${uid} only, not uid ${peer.uid}`;
   return null;
 }
+
+/**
+ * Whether the process that made a socket listen is known to be gone, so that the socket is no
+ * daemon's. A PID of 0 is a maker in a PID namespace we cannot see, and no PID (getpeereid, outside
+ * Linux) says nothing: neither is taken for gone.
+ */
+export function listenerGone(peer: PeerUid, alive: (pid: number) => boolean): boolean {
+  return "pid" in peer && peer.pid !== undefined && peer.pid > 0 && !alive(peer.pid);
+}

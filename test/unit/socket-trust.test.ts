@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { busyDaemon, connectFailure } from "../../src/client.ts";
 import { flockHolder, flockHolderIn } from "../../src/proc.ts";
 import { UserError } from "../../src/errors.ts";
-import { clientRefusal, daemonRefusal } from "../../src/wire-peer.ts";
+import { clientRefusal, daemonRefusal, listenerGone } from "../../src/wire-peer.ts";
 import { openFailure, openRuntimeDir, runtimeDirProblem } from "../../src/runtime-dir.ts";
 import { peerUidReader, socketFd, tryLockExclusive } from "../../src/platform.ts";
 import { connectClientSocket } from "../../src/client-socket.ts";
@@ -135,6 +135,16 @@ describe("who is at the other end", () => {
     expect(clientRefusal({ uid: 1000 }, 1000)).toBeNull();
     expect(daemonRefusal("/r/default.sock", { uid: 1001 }, 1000)).toBe("/r/default.sock is served by uid 1001, not you (uid 1000); refusing to talk to it");
     expect(clientRefusal({ uid: 0 }, 1000)).toBe("this daemon serves uid 1000 only, not uid 0");
+  });
+
+  test("a socket whose maker is gone is no daemon's; a maker we cannot see or name is not taken for gone", () => {
+    const alive = (pid: number) => pid === 42;
+    expect(listenerGone({ uid: 1000, pid: 43 }, alive)).toBe(true);
+    expect(listenerGone({ uid: 1000, pid: 42 }, alive)).toBe(false);
+    // Another PID namespace's maker reads as PID 0; getpeereid (macOS) gives no PID at all.
+    expect(listenerGone({ uid: 1000, pid: 0 }, alive)).toBe(false);
+    expect(listenerGone({ uid: 1000 }, alive)).toBe(false);
+    expect(listenerGone({ unknown: "no fd" }, alive)).toBe(false);
   });
 });
 

@@ -46,6 +46,14 @@ export function lockHolder(dirPath: string): number | null {
     return null;
   }
   try {
+    return lockHolderIn(dir);
+  } finally {
+    dir.close();
+  }
+}
+
+function lockHolderIn(dir: RuntimeDir): number | null {
+  try {
     const lock = dir.entry(LOCK_NAME);
     const holder = flockHolder(lock);
     // A killed daemon's lock can stay listed a moment after the process is gone, as its socket can
@@ -56,8 +64,6 @@ export function lockHolder(dirPath: string): number | null {
     return pid !== null && isProcessAlive(pid) ? pid : null;
   } catch {
     return null;
-  } finally {
-    dir.close();
   }
 }
 
@@ -69,19 +75,16 @@ export function lockHolder(dirPath: string): number | null {
  */
 export function noDaemonHere(): boolean {
   if (currentHost !== null) return false;
-  const dirPath = runtimeDir();
-  const dir = openRuntimeDir(dirPath);
-  let socket: boolean;
+  const dir = openRuntimeDir(runtimeDir());
   try {
-    socket = socketIsThere(dir.entry(SOCKET_NAME));
+    return !socketIsThere(dir.entry(SOCKET_NAME)) && lockHolderIn(dir) === null;
   } finally {
     dir.close();
   }
-  return !socket && lockHolder(dirPath) === null;
 }
 
 /** Anything at the socket's name but a clear "no such entry" leaves the answer to a connection. */
-function socketIsThere(path: string): boolean {
+export function socketIsThere(path: string): boolean {
   try {
     return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
   } catch {

@@ -33,7 +33,7 @@ import { age } from "./text-age.ts";
 import { LOCK_NAME, SOCKET_NAME, definedEnvironment, logPath, runtimeDir } from "./paths.ts";
 import { printable } from "./text-printable.ts";
 import { currentDirectory } from "./text-path.ts";
-import { hostInUse, lockHolder } from "./client-target.ts";
+import { hostInUse, lockHolder, socketIsThere } from "./client-target.ts";
 import { type Started, startDaemon, takePrestarted } from "./client-autostart.ts";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "./wire-framing.ts";
 import { isProcessAlive, peerUidReader, type PeerUid } from "./platform.ts";
@@ -454,7 +454,7 @@ async function connectVerified(dirPath: string, readPeer: LazyPeerReader, name =
     // No socket, no daemon: what connect() would say, without the runtime's failed connection and
     // its error (1.5 ms of every `recover --list` or `load` with no daemon, and of each autostart).
     const path = dir.entry(name);
-    attempt = lstatSync(path, { throwIfNoEntry: false }) ? await connectClientSocket(path) : { code: "ENOENT" };
+    attempt = socketIsThere(path) ? await connectClientSocket(path) : { code: "ENOENT" };
   } finally {
     dir.close();
   }

@@ -216,8 +216,10 @@ export async function readerGone(fd: number): Promise<boolean> {
   return poll(pollfd, 1, 0) > 0 && (view.getInt16(6, little) & (POLLERR | POLLHUP)) !== 0;
 }
 
-/** What a peer check found: the uid at the other end, or why it could not be known. */
-/** Who is at the other end: its uid, and on Linux the PID of the process that made its socket listen. */
+/**
+ * What a peer check found: the uid at the other end (on Linux with the PID of the process that made
+ * its socket listen), or why it could not be known.
+ */
 export type PeerUid = { uid: number; pid?: number } | { unknown: string };
 
 /**

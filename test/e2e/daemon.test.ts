@@ -41,6 +41,8 @@ describe("daemon lifecycle", () => {
       const r = await fleet.cli(argv);
       expect(r.code).toBe(2);
       expect(fleet.daemonPid()).toBeNull();
+      // Nor one spawned that has not taken its lock yet: it is there from the moment it is spawned.
+      expect(daemonsOf(fleet.sandbox.runtime)).toEqual([]);
     }
   });
 

@@ -325,8 +325,13 @@ describe("a new conversation reaches the recovery snapshot at once", () => {
     // The minute check is an hour away here: only a capture-triggered pass can write this.
     await until("the snapshot to hold the resume form", () => snapshotHas(`codex resume '${conversation}'`));
 
-    process.kill(fleet.daemonPid()!, "SIGKILL");
+    const daemon = fleet.daemonPid()!;
+    process.kill(daemon, "SIGKILL");
     killProcessGroups(processesWithMarker(marker));
+    // The recovery follows the crash, as the other crash tests have it. A client that connects while
+    // the killed daemon is still exiting meets a live process that then drops it; once it is gone,
+    // the socket it may leave listening for a moment is no daemon (client.ts connectVerified).
+    await until("the daemon to die", () => !isProcessAlive(daemon));
     await fleet.ok(["recover", "--latest"]);
     await until("codex to start again", () => startsOf("codex").length === 2);
     expect(startsOf("codex")[1]!.args.slice(-2)).toEqual(["resume", conversation!]);

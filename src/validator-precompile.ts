@@ -19,36 +19,44 @@ interface CompiledNode {
 }
 
 /**
- * The source of the module that replaces validator-precompiled.ts in the binary: one object literal of
- * arktype's compiled methods (they call each other through `this`), and `CHECKS`, each schema's name
- * mapped to its root method.
+ * The source of the module that replaces validator-precompiled.ts in the binary: arktype's compiled
+ * methods as top-level functions that call each other directly, and `CHECKS`, each schema's name
+ * mapped to its root function. Functions, not one object literal of ~250 methods: building that
+ * object, a property at a time, cost every process that loads the module ~0.1 ms (docs/benchmarks.md).
  */
 export async function precompiledModule(): Promise<string> {
   const { definedSchemas } = await import("./validator.ts");
   for (const file of modulesDefiningSchemas()) await import(`./${file}`);
-  const methods = new Map<string, string>();
+  const functions = new Map<string, string>();
   const checks: string[] = [];
   for (const [name, schema] of definedSchemas()) {
     const root = schema.type().internal as unknown as CompiledNode;
     // A morph changes what arktype returns; the daemon uses what it received, so none may exist.
     if (root.includesTransform || root.allowsRequiresContext) throw new Error(`schema ${name}: precompiled checks cannot transform or need context`);
-    checks.push(`  ${JSON.stringify(name)}: (data) => methods.${root.id}Allows(data),`);
-    for (const node of [root, ...root.references]) if (!methods.has(node.id)) methods.set(node.id, allowsMethod(node, name));
+    checks.push(`  ${JSON.stringify(name)}: ${root.id}Allows,`);
+    for (const node of [root, ...root.references]) if (!functions.has(node.id)) functions.set(node.id, allowsFunction(node, name));
   }
   return [
     "// Generated at build time by validator-precompile.ts from the schemas of this build.",
-    `const methods = {\n${[...methods.values()].join(",\n")}\n};`,
+    ...functions.values(),
     `export const CHECKS = {\n${checks.join("\n")}\n};`,
     "",
   ].join("\n");
 }
 
-function allowsMethod(node: CompiledNode, schema: string): string {
+/**
+ * arktype writes each node's check as a method (`idAllows(data, ctx) {…}`) that calls the others as
+ * `this.otherAllows(…)`; here it becomes a function declaration calling them by name.
+ */
+function allowsFunction(node: CompiledNode, schema: string): string {
   const compiler = new NodeCompiler({ kind: "Allows" }).indent();
   node.compile(compiler);
-  const js = compiler.write(`${node.id}Allows`);
+  const method = compiler.write(`${node.id}Allows`);
   // Anything from arktype's registry would need arktype at run time.
-  if (js.includes("$ark")) throw new Error(`schema ${schema}: node ${node.id} (${node.kind}) refers to arktype's registry`);
+  if (method.includes("$ark")) throw new Error(`schema ${schema}: node ${node.id} (${node.kind}) refers to arktype's registry`);
+  const js = `function ${method.replace(/\bthis\.(\w+Allows)\(/g, "$1(")}`;
+  // Any other use of `this` would have meant the methods' object, which no longer exists.
+  if (/\bthis\b/.test(js)) throw new Error(`schema ${schema}: node ${node.id} (${node.kind}) uses 'this' other than to call a check`);
   return js;
 }
 

@@ -1,6 +1,6 @@
 // Where fleetcom keeps things: the session directory (sessions.md), the runtime directory
 // (daemon.md) and the cache directory (agents.md). Pure functions of the environment, so every client and the daemon agree.
-import { homedir, platform } from "node:os";
+import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 
 export type Env = Record<string, string | undefined>;
@@ -10,27 +10,29 @@ export function definedEnvironment(env: Env = process.env): Record<string, strin
   return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
+// node:os is loaded only without HOME: importing it costs every command that reads a path ~0.1 ms
+// of CPU (docs/benchmarks.md), and process.platform answers the rest.
 export function homeDir(env: Env = process.env): string {
-  return env.HOME || homedir();
+  return env.HOME || (createRequire(import.meta.url)("node:os") as typeof import("node:os")).homedir();
 }
 
-export function configDir(env: Env = process.env, os: string = platform()): string {
+export function configDir(env: Env = process.env, os: string = process.platform): string {
   if (env.FLEETCOM_CONFIG_DIR) return env.FLEETCOM_CONFIG_DIR;
   if (os === "darwin") return join(homeDir(env), "Library", "Application Support", "fleetcom");
   return join(env.XDG_CONFIG_HOME || join(homeDir(env), ".config"), "fleetcom");
 }
 
 /** What fleetcom can always work out again but would rather not: kept across reboots, unlike the runtime directory. */
-export function cacheDir(env: Env = process.env, os: string = platform()): string {
+export function cacheDir(env: Env = process.env, os: string = process.platform): string {
   if (os === "darwin") return join(homeDir(env), "Library", "Caches", "fleetcom");
   return join(env.XDG_CACHE_HOME || join(homeDir(env), ".cache"), "fleetcom");
 }
 
-export function sessionDir(env: Env = process.env, os: string = platform()): string {
+export function sessionDir(env: Env = process.env, os: string = process.platform): string {
   return join(configDir(env, os), "sessions");
 }
 
-export function recoveryDir(env: Env = process.env, os: string = platform()): string {
+export function recoveryDir(env: Env = process.env, os: string = process.platform): string {
   return join(sessionDir(env, os), "recovery");
 }
 

@@ -5,7 +5,6 @@
 // of a pipe we write has gone. Bun and Deno each get their libc binding here.
 import type { Socket } from "node:net";
 import { createRequire } from "node:module";
-import { endianness, platform } from "node:os";
 
 import { readProcStat } from "./proc.ts";
 import { errnoCode, errorMessage } from "./errors.ts";
@@ -20,6 +19,9 @@ const SO_PEERCRED = 17;
 // The same on Linux and macOS.
 const POLLERR = 0x8;
 const POLLHUP = 0x10;
+// This machine's byte order, for the C structs read and written below (os.endianness() without
+// loading node:os, which this module's importers on every command's path would pay for).
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /**
  * Collects the young generation now (Bun; Deno collects on its own schedule). For a pass that reads
@@ -125,7 +127,7 @@ export function selfCommand(): string[] {
 }
 
 function libcPath(): string {
-  return platform() === "darwin" ? "libSystem.B.dylib" : "libc.so.6";
+  return process.platform === "darwin" ? "libSystem.B.dylib" : "libc.so.6";
 }
 
 /**
@@ -144,7 +146,7 @@ let libc: Libc | undefined;
 
 async function loadLibc(): Promise<Libc> {
   if (libc) return libc;
-  const linux = platform() === "linux";
+  const linux = process.platform === "linux";
   if (typeof Deno !== "undefined") {
     const lib = Deno.dlopen(libcPath(), {
       flock: { parameters: ["i32", "i32"], result: "i32" },
@@ -211,7 +213,7 @@ export async function readerGone(fd: number): Promise<boolean> {
   const { poll } = await loadLibc();
   const pollfd = new Uint8Array(8); // struct pollfd { int fd; short events; short revents }, events 0: errors only
   const view = new DataView(pollfd.buffer);
-  const little = endianness() === "LE";
+  const little = LITTLE_ENDIAN;
   view.setInt32(0, fd, little);
   return poll(pollfd, 1, 0) > 0 && (view.getInt16(6, little) & (POLLERR | POLLHUP)) !== 0;
 }
@@ -236,8 +238,8 @@ export async function peerUidReader(): Promise<(fd: number | undefined) => PeerU
     const reason = `cannot load libc to check the peer: ${(error as Error).message}`;
     return () => ({ unknown: reason });
   }
-  const linux = platform() === "linux";
-  const little = endianness() === "LE";
+  const linux = process.platform === "linux";
+  const little = LITTLE_ENDIAN;
   return (fd) => {
     if (typeof fd !== "number" || !Number.isInteger(fd) || fd < 0) return { unknown: "this runtime does not expose the socket's fd" };
     // Linux: struct ucred { pid_t pid; uid_t uid; gid_t gid } and its socklen_t length.

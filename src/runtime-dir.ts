@@ -10,7 +10,6 @@
 // (client.ts, daemon.ts) is what stops an impostor. The private directories fleetcom keeps inside
 // its own (a snapshot's history) are checked the same way: never through a symlink, on the opened fd.
 import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, type Stats } from "node:fs";
-import { platform } from "node:os";
 import { join } from "node:path";
 import { errnoCode, errnoWords, errorMessage, UserError } from "./errors.ts";
 import { printable } from "./text-printable.ts";
@@ -124,7 +123,7 @@ function symlinkOrOther(path: string): "symlink" | "other" {
 }
 
 function handle(path: string, fd: number, stat: Stats): RuntimeDir {
-  const viaFd = platform() === "linux";
+  const viaFd = process.platform === "linux";
   let open = true;
   return {
     path,

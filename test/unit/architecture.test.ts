@@ -297,6 +297,13 @@ describe("start-up imports", () => {
       const dynamic = importsOf(`cmd-${command}.ts`, ["dynamic-import"]).filter((m) => !(besides as readonly string[]).includes(m));
       expect(staticClosure([...runner, `cmd-${command}.ts`, ...dynamic]).has("client.ts")).toBe(false);
     });
+
+    // node:os costs a starting process ~0.1 ms of CPU (docs/benchmarks.md, ninth session): these
+    // paths take the platform from process.platform and load it only to find a home without HOME.
+    test(`fleetcom ${command} loads no node:os at start`, () => {
+      const dynamic = importsOf(`cmd-${command}.ts`, ["dynamic-import"]).filter((m) => !(besides as readonly string[]).includes(m));
+      expect(staticClosure([...runner, `cmd-${command}.ts`, ...dynamic]).has("node:os")).toBe(false);
+    });
   }
 
   test("fleetcom --version loads nothing but the version", () => {

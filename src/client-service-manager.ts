@@ -10,10 +10,9 @@
 // session processes alone (KillUserProcesses=no, the default of Debian, Ubuntu and Fedora), which
 // is what a `setsid` daemon, as before, survives.
 import { accessSync, constants } from "node:fs";
-import { userInfo } from "node:os";
 import { delimiter, join } from "node:path";
-import { configDir, type Env } from "./paths.ts";
-import { childProcess } from "./platform.ts";
+import { configDir, type Env, homeDir } from "./paths.ts";
+import { childProcess, nodeOs } from "./platform.ts";
 
 /** The program on PATH, or null. */
 export function which(program: string, env: Env = process.env): string | null {
@@ -42,7 +41,7 @@ export function run(program: string, args: string[], env: Env = process.env, tim
 }
 
 export function userName(env: Env = process.env): string {
-  return env.USER || env.LOGNAME || userInfo().username;
+  return env.USER || env.LOGNAME || nodeOs().userInfo().username;
 }
 
 /** A systemd user manager answers (Linux): `systemctl --user is-system-running` says it is up. */
@@ -133,12 +132,12 @@ function refuseControlCharacters(what: string, value: string): void {
 }
 
 export function systemdUnitPath(env: Env = process.env, unit = SYSTEMD_UNIT): string {
-  const config = env.XDG_CONFIG_HOME || join(env.HOME ?? userInfo().homedir, ".config");
+  const config = env.XDG_CONFIG_HOME || join(homeDir(env), ".config");
   return join(config, "systemd", "user", unit);
 }
 
 export function launchdPlistPath(env: Env = process.env, label = LAUNCHD_LABEL): string {
-  return join(env.HOME ?? userInfo().homedir, "Library", "LaunchAgents", `${label}.plist`);
+  return join(homeDir(env), "Library", "LaunchAgents", `${label}.plist`);
 }
 
 // Quoting per systemd.syntax(7), systemd.service(5) (Command lines) and systemd.exec(5) (Environment=):

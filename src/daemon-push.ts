@@ -8,9 +8,9 @@
 // destination has its own queue, bounded (the oldest is dropped), worked one push at a time; a
 // retry waits on a timer. The callers only ever enqueue.
 import { Buffer } from "node:buffer";
-import { hostname } from "node:os";
 import { type Notice, runNotifier } from "./daemon-notifier.ts";
 import { errorMessage } from "./errors.ts";
+import { nodeOs } from "./platform.ts";
 import { type NotifyDestination, notifyDestination } from "./settings.ts";
 import { VERSION } from "./version.ts";
 import type { NotifyTestResult, PushStatus } from "./wire-protocol.ts";
@@ -109,9 +109,15 @@ export interface PushOptions {
 export class Push {
   private outlets: Outlet[] = [];
   private readonly windows = new Map<number, TaskWindow>();
-  private readonly host = hostname() || null;
+  // Asked at the first push, not at the daemon's start, which would load node:os for it (platform.ts nodeOs).
+  private hostName: string | null | undefined;
 
   constructor(private readonly options: PushOptions) {}
+
+  private host(): string | null {
+    if (this.hostName === undefined) this.hostName = nodeOs().hostname() || null;
+    return this.hostName;
+  }
 
   /** The destinations as written (settings.ts has refused the bad ones); one kept from before keeps its counts. */
   configure(written: readonly string[]): void {
@@ -134,7 +140,7 @@ export class Push {
     if (!this.outlets.some((o) => o.destination.kind !== "command")) return;
     const state = pushState(attention);
     if (before && pushState(before) === state) return;
-    this.throttled({ host: this.host, task, state, message: attention.message, screen: screen(), time: new Date().toISOString() });
+    this.throttled({ host: this.host(), task, state, message: attention.message, screen: screen(), time: new Date().toISOString() });
   }
 
   /** A task's run ended by itself: finished (exit 0) or failed. */
@@ -143,7 +149,7 @@ export class Push {
     if (exit.signal !== null && STOPPED_ON_PURPOSE.has(exit.signal)) return;
     const state = exit.exitCode === 0 ? "finished" : "failed";
     const message = exit.exitCode === null ? `ended by ${exit.signal}` : `exited with code ${exit.exitCode}`;
-    this.throttled({ host: this.host, task, state, message, screen: screen(), time: new Date().toISOString() });
+    this.throttled({ host: this.host(), task, state, message, screen: screen(), time: new Date().toISOString() });
   }
 
   /** The task is gone from the fleet: nothing held for it is sent. */
@@ -169,7 +175,7 @@ export class Push {
     const time = new Date().toISOString();
     const task: PushTask = { id: 0, name: "fleetcom notify test", group: null };
     const message = "a test from fleetcom notify test";
-    const body: PushBody = { host: this.host, task, state: "input", message, screen: [], time };
+    const body: PushBody = { host: this.host(), task, state: "input", message, screen: [], time };
     const notice: Notice = { taskId: 0, label: task.name, attention: { state: "input", since: time, message } };
     return Promise.all(
       this.outlets.map(async (o): Promise<NotifyTestResult> => {

@@ -1,7 +1,7 @@
 // Where fleetcom keeps things: the session directory (sessions.md), the runtime directory
 // (daemon.md) and the cache directory (agents.md). Pure functions of the environment, so every client and the daemon agree.
-import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
+import { nodeOs } from "./platform.ts";
 
 export type Env = Record<string, string | undefined>;
 
@@ -10,10 +10,9 @@ export function definedEnvironment(env: Env = process.env): Record<string, strin
   return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
-// node:os is loaded only without HOME: importing it costs every command that reads a path ~0.1 ms
-// of CPU (docs/benchmarks.md), and process.platform answers the rest.
+// process.platform answers the rest: node:os is loaded only without HOME (platform.ts nodeOs).
 export function homeDir(env: Env = process.env): string {
-  return env.HOME || (createRequire(import.meta.url)("node:os") as typeof import("node:os")).homedir();
+  return env.HOME || nodeOs().homedir();
 }
 
 export function configDir(env: Env = process.env, os: string = process.platform): string {

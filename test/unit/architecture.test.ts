@@ -298,13 +298,19 @@ describe("start-up imports", () => {
       expect(staticClosure([...runner, `cmd-${command}.ts`, ...dynamic]).has("client.ts")).toBe(false);
     });
 
-    // node:os costs a starting process ~0.1 ms of CPU (docs/benchmarks.md, ninth session): these
-    // paths take the platform from process.platform and load it only to find a home without HOME.
+    // node:os costs a starting process ~0.13 ms of CPU (docs/benchmarks.md, ninth session): these
+    // paths take the platform from process.platform and load it on first use (platform.ts nodeOs).
     test(`fleetcom ${command} loads no node:os at start`, () => {
       const dynamic = importsOf(`cmd-${command}.ts`, ["dynamic-import"]).filter((m) => !(besides as readonly string[]).includes(m));
       expect(staticClosure([...runner, `cmd-${command}.ts`, ...dynamic]).has("node:os")).toBe(false);
     });
   }
+
+  // A cold start's critical path: the client up to the daemon's spawn, and the daemon up to its first reply.
+  test("the autostart and the daemon it starts load no node:os at start", () => {
+    expect(staticClosure([...runner, "cmd-ls.ts", "client-autostart.ts", "client-service-manager.ts"]).has("node:os")).toBe(false);
+    expect(staticClosure([...runner, "cmd-daemon.ts", ...importsOf("cmd-daemon.ts", ["dynamic-import"])]).has("node:os")).toBe(false);
+  });
 
   test("fleetcom --version loads nothing but the version", () => {
     expect([...staticClosure(["main.ts"])].sort()).toEqual(["main.ts", "version.ts"]);

@@ -40,16 +40,18 @@ node_modules/.installed: package.json bun.lock | $(BUN)
 	$(BUN) install --frozen-lockfile
 	touch $@
 
+# The bytecode laid out by where the common starts go (scripts/bytecode-order.ts), recorded afresh
+# from this source in a directory of its own; every release target shares one recording.
 build: deps
-	$(BUN) $(COMPILE) src/main.ts dist/fleetcom
+	order=$$(mktemp -d) && $(BUN) $(COMPILE) --bytecode-order=$$order src/main.ts dist/fleetcom; status=$$?; rm -rf "$$order"; exit $$status
 
 # Release assets: one binary per target (Bun fetches each target's runtime through the npm registry),
 # install.sh, and SHA256SUMS over all of them.
 dist: deps
 	rm -f $(DIST_DIR)/fleetcom-* $(DIST_DIR)/SHA256SUMS $(DIST_DIR)/install.sh
-	for target in $(DIST_TARGETS); do \
-	  $(BUN) $(COMPILE) --target=bun-$$target src/main.ts $(DIST_DIR)/fleetcom-$$target || exit 1; \
-	done
+	order=$$(mktemp -d) && for target in $(DIST_TARGETS); do \
+	  $(BUN) $(COMPILE) --target=bun-$$target --bytecode-order=$$order src/main.ts $(DIST_DIR)/fleetcom-$$target || { rm -rf "$$order"; exit 1; }; \
+	done; rm -rf "$$order"
 	cp install.sh $(DIST_DIR)/install.sh
 	cd $(DIST_DIR) && { sha256sum fleetcom-* install.sh 2>/dev/null || shasum -a 256 fleetcom-* install.sh; } > SHA256SUMS
 

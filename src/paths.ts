@@ -10,7 +10,7 @@ export function definedEnvironment(env: Env = process.env): Record<string, strin
   return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
-// process.platform answers the rest: node:os is loaded only without HOME (platform.ts nodeOs).
+// $HOME, else the password database's, through node:os, which is loaded only then (platform.ts nodeOs).
 export function homeDir(env: Env = process.env): string {
   return env.HOME || nodeOs().homedir();
 }

@@ -139,9 +139,9 @@ export function operations(fleet: Fleet): Handlers {
       if (size > MAX_SEND_BYTES) throw new UserError(sendTooLong(size));
       const pending = task.pendingInput;
       if (pending + size > MAX_PENDING_INPUT) throw new UserError(`task ${task.id} is not reading its input (${mebibytes(pending)} pending)`);
-      // Text, then Enter as its own keypress once the program has read the text (daemon-typist.ts).
+      // Text, then Enter as its own keypress once the program has read the text, the task attended
+      // as the first key goes in (daemon-typist.ts).
       await fleet.typist.send(task, a);
-      task.attended();
       return null;
     },
     peek: async (_peer, a) => {

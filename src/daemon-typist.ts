@@ -18,6 +18,11 @@ import type { TaskScreen } from "./term-screen.ts";
 export interface Typed {
   readonly running: boolean;
   readonly screen: Pick<TaskScreen, "flushed" | "inputModes">;
+  /**
+   * The user answered what the task asked. Called as the first key goes in, before anything the
+   * program prints or its hooks say in reply: a fast agent's next question is new, not answered.
+   */
+  attended(): void;
   write(data: string): void;
 }
 
@@ -96,6 +101,7 @@ export class Typist {
       await task.screen.flushed();
       if (!task.running) return;
       const bytes = render(step, task.screen.inputModes())!;
+      if (i === 0) task.attended();
       task.write(bytes);
       if (i < plan.length - 1) await this.read(task, "text" in step && !task.screen.inputModes().bracketedPaste);
     }

@@ -3,7 +3,7 @@
 // bracketed paste when the task asked for it), then Enter on its own.
 import { describe, expect, test } from "bun:test";
 import { keyBytes, unknownKey } from "../../src/term-keys.ts";
-import { bracketed, render, steps } from "../../src/daemon-typist.ts";
+import { bracketed, render, steps, Typist, type Typed } from "../../src/daemon-typist.ts";
 
 const NORMAL = { applicationCursorKeys: false, bracketedPaste: false };
 const APP = { applicationCursorKeys: true, bracketedPaste: true };
@@ -86,5 +86,44 @@ describe("the writes of one send", () => {
 
   test("an older client's request (no enter field) is written as it came", () => {
     expect(writes({ text: "legacy\r" })).toEqual(["legacy\r"]);
+  });
+});
+
+// A fast agent answers a send's Enter within a moment (its hook writes the event file at once): the
+// answer must be a new question, not one the send clears. So the task is attended as the first key
+// goes in, before anything it prints in reply; attended once a send had resolved, it swallowed the
+// reply ("claude's hooks" in test/slow/attention.test.ts, under load).
+describe("a send answers the task as its first key goes in", () => {
+  function fakeTask(typist: Typist): Typed & { log: string[] } {
+    const log: string[] = [];
+    const task = {
+      log,
+      running: true,
+      screen: { flushed: () => Promise.resolve(), inputModes: () => ({ ...NORMAL }) },
+      attended: () => void log.push("attended"),
+      write: (data: string) => {
+        log.push(`write ${JSON.stringify(data)}`);
+        // The program echoes what it read, as a terminal does.
+        setTimeout(() => typist.output(task), 0);
+      },
+    };
+    return task;
+  }
+
+  test("once, before the first write of a text and its Enter", async () => {
+    const typist = new Typist();
+    const task = fakeTask(typist);
+    await typist.send(task, { text: "/idle", enter: true });
+    expect(task.log).toEqual(["attended", 'write "/idle"', 'write "\\r"']);
+  });
+
+  test("a send of keys alone too; one refused for an unknown key answers nothing", async () => {
+    const typist = new Typist();
+    const task = fakeTask(typist);
+    await typist.send(task, { keys: ["Enter"] });
+    expect(task.log).toEqual(["attended", 'write "\\r"']);
+    const refused = fakeTask(typist);
+    await expect(typist.send(refused, { keys: ["Nope"] })).rejects.toThrow("unknown key");
+    expect(refused.log).toEqual([]);
   });
 });

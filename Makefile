@@ -56,13 +56,13 @@ dist: deps
 	cd $(DIST_DIR) && { sha256sum fleetcom-* install.sh 2>/dev/null || shasum -a 256 fleetcom-* install.sh; } > SHA256SUMS
 
 # The lanes: unit (pure modules, seconds), e2e (the real binary driven through every command, the
-# dashboard, pickers, attach; with unit, the ~90 s inner loop), slow (the long scenario suites:
+# dashboard, pickers, attach; with unit, the ~20 s inner loop), slow (the long scenario suites:
 # agents through their fakes, 100- and 500-task fleets, the security suites (other users, reused
 # PIDs, hostile clients and text), crashes, history, completions in each shell, the service units,
 # the release path). `make test` is
-# lint, types, unit and e2e; .ci/run adds slow and Deno, so CI runs every test. Nearly all of a
-# test's cost is starting processes that load the schema library (~0.3 CPU-s each: every daemon,
-# and every client that reads a recipe), so a lane's time follows how many fleets it starts.
+# lint, types, unit and e2e; .ci/run adds slow and Deno, so CI runs every test. Most of a test's
+# time is the processes it starts (daemons, clients, tasks in PTYs) and waiting on them, so a lane's
+# time follows how many fleets it starts.
 lint: deps
 	./node_modules/.bin/biome check .
 

@@ -4,6 +4,7 @@ import type { ArgDef, ArgsDef, CommandDef } from "citty";
 import { checkFlags, unknownFlagError } from "./cli-flags.ts";
 import { root, SUBCOMMANDS, type Lazy } from "./cli-commands.ts";
 import { routeCommand, takeHostFlag } from "./cli-host.ts";
+import { needsDaemonHereAnyway } from "./client-early-start.ts";
 import { EXIT, UserError, errorMessage } from "./errors.ts";
 import { nearest } from "./text-nearest.ts";
 import { printable } from "./text-printable.ts";
@@ -142,17 +143,6 @@ async function useHostNamed(name: string): Promise<void> {
 async function onHost(name: string, words: string[]): Promise<number> {
   const [{ findHost }, { runRemote }] = await Promise.all([import("./client-hosts.ts"), import("./client-ssh.ts")]);
   return await runRemote(findHost(name), words);
-}
-
-/**
- * Whether these words go to this machine's daemon, which they start, whatever else happens: `ls`
- * alone, or `run` and a command with no option and no HOST:… in it. Such words cannot be refused,
- * so starting the daemon before the command's code has loaded starts none for a mistyped line.
- */
-export function needsDaemonHereAnyway(argv: readonly string[]): boolean {
-  const [command, ...words] = argv;
-  if (command === "ls") return words.length === 0;
-  return command === "run" && words.length > 0 && !words.some((w) => w.startsWith("-") || w.includes(":"));
 }
 
 /**

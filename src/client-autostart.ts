@@ -1,18 +1,23 @@
 // Autostart: `fleetcom daemon`, started detached by the command that finds none running here, and
 // followed by client.ts until it listens. A command that will need the daemon whatever happens
-// (cli.ts needsDaemonHereAnyway: `ls`, `run CMD`) starts it before its own code loads, so that the two
-// processes start side by side: a cold `ls` spent its first 5 ms loading the client before it
-// spawned the daemon, which then took 7 ms more to come up.
+// (client-early-start.ts needsDaemonHereAnyway: `ls`, `run CMD`) starts it before its own code loads,
+// so that the two processes start side by side: a cold `ls` spent its first 5 ms loading the client
+// before it spawned the daemon, which then took 7 ms more to come up. Where the early autostart has
+// already started it (client-early-start.ts), that one is followed.
 import { closeSync, openSync } from "node:fs";
+import { takeEarlyStart } from "./client-early-start.ts";
 import { noDaemonHere } from "./client-target.ts";
 import { LOG_NAME, READY_FD_VARIABLE, runtimeDir } from "./paths.ts";
 import { selfCommand, spawnDetached } from "./platform.ts";
+import type { DetachedChild } from "./spawn-bun.ts";
 import { openRuntimeDir } from "./runtime-dir.ts";
 
 export interface Started {
   pid: number | undefined;
   /** Run through systemd-run's scope (which execs the daemon in the same process). */
   scoped: boolean;
+  /** Started by the early autostart, its output nowhere until it opens its log: one that ends before it listens is started again as before. */
+  early: boolean;
   /** How it ended (`exited with status 1`, `was killed by SIGTERM`, `could not be run (ENOENT)`); null while it runs. */
   exit: string | null;
   /** Settles when it says it listens (or ends) on its fd 3 (cmd-daemon.ts); null once it has settled. */
@@ -38,8 +43,12 @@ export async function startDaemon(dirPath: string, scope: boolean): Promise<Star
   const argv = (scope && scopeCommand(daemon)) || daemon;
   const child = spawnDetached(argv, log, { ...process.env, [READY_FD_VARIABLE]: "3" });
   closeSync(log);
-  const started: Started = { pid: child.pid, scoped: argv !== daemon, exit: null, listening: child.spoke, letGo: child.letGo };
-  void child.ended.then((how) => (started.exit = how));
+  return following(child, { scoped: argv !== daemon, early: false });
+}
+
+function following(child: DetachedChild, how: Pick<Started, "scoped" | "early">): Started {
+  const started: Started = { pid: child.pid, ...how, exit: null, listening: child.spoke, letGo: child.letGo };
+  void child.ended.then((ended) => (started.exit = ended));
   void child.spoke.then(() => (started.listening = null));
   return started;
 }
@@ -52,6 +61,8 @@ let prestarted: Promise<Started | null> | null = null;
  * stands in the way (a runtime directory to refuse) is left for the connection to report.
  */
 export async function prestartDaemon(): Promise<void> {
+  const early = takeEarlyStart();
+  if (early) prestarted ??= Promise.resolve(following(early, { scoped: false, early: true }));
   prestarted ??= (async () => (noDaemonHere() ? startDaemon(runtimeDir(), true) : null))().catch(() => null);
   await prestarted;
 }

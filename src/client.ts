@@ -561,6 +561,12 @@ async function followStart(dirPath: string, readPeer: LazyPeerReader, started: S
       else if (started?.scoped) {
         started.letGo();
         started = await startDaemon(dirPath, false);
+      }
+      // The early autostart's daemon failed before it had a log to say why (a signal is someone's
+      // --kill, and stands): start one as before, whose log says it.
+      else if (started?.early && !started.exit?.startsWith("was killed")) {
+        started.letGo();
+        started = await startDaemon(dirPath, true);
       } else if (started) throw new UserError(`the daemon (pid ${started.pid}) ${started.exit} before it listened; see ${logPath()}`, EXIT.unreachable);
       else throw new DaemonNotRunning();
     }

@@ -3,7 +3,7 @@
 import { defineCommand } from "./cli-define.ts";
 import { closeSync, fstatSync, writeSync } from "node:fs";
 import { errorMessage, UserError } from "./errors.ts";
-import { lockPath, READY_FD_VARIABLE, runtimeDir } from "./paths.ts";
+import { lockPath, OPEN_LOG_VARIABLE, READY_FD_VARIABLE, runtimeDir } from "./paths.ts";
 import { pidInLockFile } from "./proc.ts";
 import { logLine } from "./text-printable.ts";
 
@@ -22,11 +22,18 @@ export default defineCommand({
   },
   async run({ args }) {
     const ready = readinessPipe();
+    const opensOwnLog = takeVariable(OPEN_LOG_VARIABLE) === "1";
     // The lock first, before the seconds a loaded machine takes to load the rest: meanwhile clients
     // follow this daemon instead of starting another, and --kill finds it.
-    const { claimRuntimeDir } = await import("./daemon-endpoint.ts");
+    const { claimRuntimeDir, logToRuntimeDir } = await import("./daemon-endpoint.ts");
     const claim = await claimRuntimeDir(runtimeDir());
     if (!claim) return alreadyRunning();
+    // Started by the early autostart, with no log (client-early-start.ts): its own, now that the
+    // directory is checked and held. Without one it runs on, as a daemon whose log was removed does.
+    if (opensOwnLog) {
+      await logToRuntimeDir(claim.dir).catch(() => {});
+      log("started early by a client, before it had checked for a daemon; this log opened by the daemon");
+    }
     await testStartDelay();
     // The config file, then the environment over it, then the flag (settings.ts). Imported here so
     // that --help and the completion script, which read every command's definition, do not pay for TOML.
@@ -57,13 +64,19 @@ export default defineCommand({
  * so that nothing started later inherits the name; null when none was given or it is not a pipe.
  */
 function readinessPipe(): number | null {
-  const fd = Number(process.env[READY_FD_VARIABLE]);
-  delete process.env[READY_FD_VARIABLE];
+  const fd = Number(takeVariable(READY_FD_VARIABLE));
   try {
     return Number.isInteger(fd) && fd > 2 && isPipe(fd) ? fd : null;
   } catch {
     return null;
   }
+}
+
+/** An autostart's word to this daemon, taken out of the environment so that no task inherits it. */
+function takeVariable(name: string): string | undefined {
+  const value = process.env[name];
+  delete process.env[name];
+  return value;
 }
 
 /** A pipe, or the socket pair Bun's spawn makes for an fd past stderr. */

@@ -202,10 +202,18 @@ async function reopenLog(dir: RuntimeDir): Promise<void> {
   try {
     const stderr = fstatSync(2);
     if (!stderr.isFile() || stderr.nlink !== 0) return;
-    const log = openSync(dir.entry(LOG_NAME), "a", 0o600);
-    await redirectStdio(log);
-    closeSync(log);
+    await logToRuntimeDir(dir);
   } catch {}
+}
+
+/** Points stdout and stderr at the runtime directory's daemon.log, appending. */
+export async function logToRuntimeDir(dir: RuntimeDir): Promise<void> {
+  const log = openSync(dir.entry(LOG_NAME), "a", 0o600);
+  try {
+    await redirectStdio(log);
+  } finally {
+    closeSync(log);
+  }
 }
 
 /** Temporary socket names are never reused, so closing an old server can never unlink a newer socket. */

@@ -10,6 +10,9 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
   // still runs a second later (the daemon, a dashboard, attach, `logs -f`) gets the normal policy.
   // From source, an older Bun on PATH has no setJITPolicy, and nothing to put back.
   if (typeof Bun !== "undefined") setTimeout(() => Bun.unsafe.setJITPolicy?.(1), 1_000).unref();
+  // A cold `ls` or `run` starts the daemon before anything else loads (client-early-start.ts); the
+  // first word is looked at here so that every other line loads nothing for it.
+  if (argv[0] === "ls" || argv[0] === "run") (await import("./client-early-start.ts")).startEarly(argv);
   const { runCli } = await import("./cli.ts");
   process.exitCode = await runCli(argv);
 }

@@ -1,7 +1,7 @@
 // Where fleetcom keeps things: the session directory (sessions.md), the runtime directory
 // (daemon.md) and the cache directory (agents.md). Pure functions of the environment, so every client and the daemon agree.
+import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
-import { nodeOs } from "./platform.ts";
 
 export type Env = Record<string, string | undefined>;
 
@@ -10,9 +10,11 @@ export function definedEnvironment(env: Env = process.env): Record<string, strin
   return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
-// $HOME, else the password database's, through node:os, which is loaded only then (platform.ts nodeOs).
+// $HOME, else the password database's, through node:os, which is loaded only then. Not through
+// platform.ts nodeOs: this module stays free of node:fs and libc's binding, which the early autostart
+// (client-early-start.ts) starts the daemon without.
 export function homeDir(env: Env = process.env): string {
-  return env.HOME || nodeOs().homedir();
+  return env.HOME || (createRequire(import.meta.url)("node:os") as typeof import("node:os")).homedir();
 }
 
 export function configDir(env: Env = process.env, os: string = process.platform): string {
@@ -46,6 +48,8 @@ export const LOCK_NAME = "daemon.lock";
 export const LOG_NAME = "daemon.log";
 /** Names the fd of the pipe on which an autostarted daemon says it listens (client.ts startDaemon, cmd-daemon.ts). */
 export const READY_FD_VARIABLE = "FLEETCOM_READY_FD";
+/** Set by the early autostart, which gives the daemon no log: it opens its own once it holds the runtime directory. */
+export const OPEN_LOG_VARIABLE = "FLEETCOM_OPEN_LOG";
 
 export function socketPath(env: Env = process.env): string {
   return join(runtimeDir(env), SOCKET_NAME);

@@ -7,7 +7,8 @@ import type { Socket } from "node:net";
 import { createRequire } from "node:module";
 
 import { readProcStat } from "./proc.ts";
-import { errnoCode, errorMessage } from "./errors.ts";
+import { errnoCode } from "./errors.ts";
+import { compiledBinary, type DetachedChild, runsOnBun, spawnDetachedOnBun } from "./spawn-bun.ts";
 
 declare const Deno: any;
 
@@ -32,10 +33,7 @@ export function collectYoungGarbage(): void {
   if (typeof Bun !== "undefined") Bun.gc(false);
 }
 
-/** Bun's own APIs are there (Bun.spawn, Bun.connect, Bun.stdin) and this is not Deno from source: the one test, for every such choice. */
-export function runsOnBun(): boolean {
-  return typeof Bun !== "undefined" && typeof Deno === "undefined";
-}
+export { runsOnBun };
 
 let childProcessModule: typeof import("node:child_process") | undefined;
 let osModule: typeof import("node:os") | undefined;
@@ -58,16 +56,6 @@ export function nodeOs(): typeof import("node:os") {
   return osModule;
 }
 
-export interface DetachedChild {
-  pid: number | undefined;
-  /** How it ended (`exited with status 1`, `was killed by SIGTERM`, `could not be run (ENOENT)`); pending while it runs. */
-  ended: Promise<string>;
-  /** Settles once the child writes to its fd 3, or that pipe closes (the child ended, or closed it). */
-  spoke: Promise<void>;
-  /** Stops listening on the pipe, which would otherwise keep this process alive until the child speaks. */
-  letGo(): void;
-}
-
 /**
  * Starts `argv` in a session of its own (setsid), stdin closed, stdout and stderr to `output`, and a
  * pipe (a socket pair under Bun) as its fd 3 through which it can say it is ready. The child is not
@@ -75,27 +63,7 @@ export interface DetachedChild {
  * cost a client ~20 ms of CPU to load and spawn through, on the path of every autostart.
  */
 export function spawnDetached(argv: string[], output: number, env: Record<string, string | undefined>): DetachedChild {
-  if (runsOnBun()) {
-    let child: Bun.Subprocess<"ignore", number, number>;
-    try {
-      child = Bun.spawn(argv, { detached: true, stdio: ["ignore", output, output, "pipe"], env });
-    } catch (error) {
-      return {
-        pid: undefined,
-        ended: Promise.resolve(`could not be run (${errnoCode(error) ?? errorMessage(error)})`),
-        spoke: Promise.resolve(),
-        letGo: () => {},
-      };
-    }
-    const ended = child.exited.then((code) => (child.signalCode ? `was killed by ${child.signalCode}` : `exited with status ${code}`));
-    const pipe = Bun.file(child.stdio[3] as number)
-      .stream()
-      .getReader();
-    const letGo = () => void pipe.cancel().catch(() => {});
-    const spoke = pipe.read().then(letGo, () => {});
-    child.unref();
-    return { pid: child.pid, ended, spoke, letGo };
-  }
+  if (runsOnBun()) return spawnDetachedOnBun(argv, output, env);
   const child = childProcess().spawn(argv[0]!, argv.slice(1), { detached: true, stdio: ["ignore", output, output, "pipe"], env });
   const ended = new Promise<string>((resolve) => {
     child.once("exit", (code, signal) => resolve(signal ? `was killed by ${signal}` : `exited with status ${code}`));
@@ -130,10 +98,8 @@ export function selfCommand(): string[] {
   // A path, not URL.pathname: a checkout under `my tools/` must not become `my%20tools/`. (Not
   // node:url's fileURLToPath either: importing node:url cost every client ~2 ms of CPU at start.)
   if (typeof Deno !== "undefined") return [Deno.execPath(), "run", "-A", `${import.meta.dirname}/main.ts`];
-  const script = process.argv[1] ?? "";
-  // A compiled binary reports its embedded entry under /$bunfs; the executable alone runs it.
-  if (script.startsWith("/$bunfs") || script.startsWith("B:/~BUN")) return [process.execPath];
-  return [process.execPath, script];
+  const binary = compiledBinary();
+  return binary ? [binary] : [process.execPath, process.argv[1] ?? ""];
 }
 
 function libcPath(): string {

@@ -1,7 +1,7 @@
 // The daemon's life: autostart, the single-daemon guarantee, stale takeover, the runtime directory's
 // trust checks and teardown (its events: daemon-events; misbehaving clients: daemon-hostile).
 import { describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { encodeControl } from "../../src/wire-framing.ts";
 import { isProcessAlive } from "../../src/platform.ts";
@@ -11,6 +11,42 @@ import { fleetcomArgv } from "../harness/helpers.ts";
 
 let fleet: Fleet;
 eachTestGetsAFleet((f) => (fleet = f));
+
+// The early autostart (client-early-start.ts) is the compiled binary's under Bun. An empty
+// XDG_RUNTIME_DIR keeps systemd-run out of it wherever the machine has one.
+const EARLY = Boolean(process.env.FLEETCOM_TEST_BIN) && process.env.FLEETCOM_TEST_RUNTIME !== "deno";
+const NO_SCOPE = { XDG_RUNTIME_DIR: "" };
+
+describe.skipIf(!EARLY)("the early autostart", () => {
+  test("a cold ls starts its daemon before anything else loads: the daemon opens its own log, and no task inherits what it was told", async () => {
+    expect((await fleet.cli(["ls"], { env: NO_SCOPE })).code).toBe(0);
+    const log = readFileSync(join(fleet.sandbox.runtime, "daemon.log"), "utf8");
+    expect(log).toContain("started early by a client, before it had checked for a daemon; this log opened by the daemon");
+    expect(log).toMatch(/daemon \d+ listening on /);
+    const id = await fleet.run("env; echo env-done; exec sleep 60");
+    const screen = await until("the task's environment", async () => {
+      const text = await fleet.ok(["peek", String(id)]);
+      return text.includes("env-done") && text;
+    });
+    expect(screen).toContain("FLEETCOM_RUNTIME_DIR=");
+    expect(screen).not.toContain("FLEETCOM_OPEN_LOG");
+    expect(screen).not.toContain("FLEETCOM_READY_FD");
+  });
+
+  test("one that ends before it listens, its output nowhere, is started again as before: its log says why", async () => {
+    const lock = join(fleet.sandbox.runtime, "daemon.lock");
+    mkdirSync(fleet.sandbox.runtime, { mode: 0o700, recursive: true });
+    mkdirSync(lock); // no daemon can take a lock that is a directory
+    try {
+      const r = await fleet.cli(["ls"], { env: NO_SCOPE });
+      expect(r.code).toBe(3);
+      expect(r.stderr).toMatch(/^fleetcom: the daemon \(pid \d+\) exited with status 1 before it listened; see .*daemon\.log\n$/);
+      expect(readFileSync(join(fleet.sandbox.runtime, "daemon.log"), "utf8")).toContain("EISDIR");
+    } finally {
+      rmSync(lock, { recursive: true });
+    }
+  });
+});
 
 describe("daemon lifecycle", () => {
   test("ten clients autostarting at the same moment end with exactly one daemon and are all served", async () => {

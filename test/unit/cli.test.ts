@@ -4,7 +4,8 @@
 // every other shape must still go through citty.
 import { expect, test } from "bun:test";
 import { type ArgsDef, type CommandDef, parseArgs } from "citty";
-import { needsDaemonHereAnyway, PLAIN_COMMANDS, plainArgs } from "../../src/cli.ts";
+import { PLAIN_COMMANDS, plainArgs } from "../../src/cli.ts";
+import { needsDaemonHereAnyway } from "../../src/client-early-start.ts";
 import { checkFlags } from "../../src/cli-flags.ts";
 import { SUBCOMMANDS } from "../../src/cli-commands.ts";
 import { seededRandom } from "../harness/helpers.ts";

@@ -9,17 +9,19 @@ import { takeEarlyStart } from "./client-early-start.ts";
 import { noDaemonHere } from "./client-target.ts";
 import { LOG_NAME, READY_FD_VARIABLE, runtimeDir } from "./paths.ts";
 import { selfCommand, spawnDetached } from "./platform.ts";
-import type { DetachedChild } from "./spawn-bun.ts";
+import type { ChildEnd, DetachedChild } from "./spawn-bun.ts";
 import { openRuntimeDir } from "./runtime-dir.ts";
 
 export interface Started {
   pid: number | undefined;
-  /** Run through systemd-run's scope (which execs the daemon in the same process). */
-  scoped: boolean;
-  /** Started by the early autostart, its output nowhere until it opens its log: one that ends before it listens is started again as before. */
-  early: boolean;
-  /** How it ended (`exited with status 1`, `was killed by SIGTERM`, `could not be run (ENOENT)`); null while it runs. */
-  exit: string | null;
+  /**
+   * `session`: in a session of its own (setsid). `scope`: through systemd-run's scope, which execs
+   * the daemon in the same process. `early`: by the early autostart, its output nowhere until it
+   * opens its log; one that ends before it listens is started again as before.
+   */
+  how: "session" | "scope" | "early";
+  /** How it ended; null while it runs. */
+  exit: ChildEnd | null;
   /** Settles when it says it listens (or ends) on its fd 3 (cmd-daemon.ts); null once it has settled. */
   listening: Promise<void> | null;
   /** Stops waiting for it to say so. */
@@ -43,11 +45,11 @@ export async function startDaemon(dirPath: string, scope: boolean): Promise<Star
   const argv = (scope && scopeCommand(daemon)) || daemon;
   const child = spawnDetached(argv, log, { ...process.env, [READY_FD_VARIABLE]: "3" });
   closeSync(log);
-  return following(child, { scoped: argv !== daemon, early: false });
+  return following(child, argv === daemon ? "session" : "scope");
 }
 
-function following(child: DetachedChild, how: Pick<Started, "scoped" | "early">): Started {
-  const started: Started = { pid: child.pid, ...how, exit: null, listening: child.spoke, letGo: child.letGo };
+function following(child: DetachedChild, how: Started["how"]): Started {
+  const started: Started = { pid: child.pid, how, exit: null, listening: child.spoke, letGo: child.letGo };
   void child.ended.then((ended) => (started.exit = ended));
   void child.spoke.then(() => (started.listening = null));
   return started;
@@ -62,7 +64,7 @@ let prestarted: Promise<Started | null> | null = null;
  */
 export async function prestartDaemon(): Promise<void> {
   const early = takeEarlyStart();
-  if (early) prestarted ??= Promise.resolve(following(early, { scoped: false, early: true }));
+  if (early) prestarted ??= Promise.resolve(following(early, "early"));
   prestarted ??= (async () => (noDaemonHere() ? startDaemon(runtimeDir(), true) : null))().catch(() => null);
   await prestarted;
 }

@@ -35,6 +35,7 @@ import { printable } from "./text-printable.ts";
 import { currentDirectory } from "./text-path.ts";
 import { hostInUse, lockHolder, socketIsThere } from "./client-target.ts";
 import { type Started, startDaemon, takePrestarted } from "./client-autostart.ts";
+import { endInWords } from "./spawn-bun.ts";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "./wire-framing.ts";
 import { isProcessAlive, peerUidReader, type PeerUid } from "./platform.ts";
 import { daemonRefusal, listenerGone } from "./wire-peer.ts";
@@ -554,21 +555,22 @@ async function followStart(dirPath: string, readPeer: LazyPeerReader, started: S
       const holder = lockHolder(dirPath);
       busySince = holder !== null && listensButRefuses(dirPath, attempt.code) ? (busySince ?? performance.now()) : null;
       if (busySince !== null && performance.now() - busySince > BUSY_PATIENCE_MS) throw busyDaemon(holder!, logPath());
-      if (holder !== null || (started && started.exit === null)) continue;
+      if (holder !== null) continue;
       // The daemon we waited for went away before listening: start one, once.
-      if (!started && autostart) started = await startDaemon(dirPath, true);
-      // systemd-run could not make the scope (the manager refused, a policy): start it as before.
-      else if (started?.scoped) {
-        started.letGo();
-        started = await startDaemon(dirPath, false);
-      }
-      // The early autostart's daemon failed before it had a log to say why (a signal is someone's
-      // --kill, and stands): start one as before, whose log says it.
-      else if (started?.early && !started.exit?.startsWith("was killed")) {
-        started.letGo();
+      if (!started) {
+        if (!autostart) throw new DaemonNotRunning();
         started = await startDaemon(dirPath, true);
-      } else if (started) throw new UserError(`the daemon (pid ${started.pid}) ${started.exit} before it listened; see ${logPath()}`, EXIT.unreachable);
-      else throw new DaemonNotRunning();
+        continue;
+      }
+      const end = started.exit;
+      if (end === null) continue; // ours is still starting
+      // systemd-run could not make the scope (the manager refused, a policy): start it as before.
+      // The early autostart's daemon failed before it had a log to say why: start one as before,
+      // whose log says it (a signal is someone's --kill, and stands).
+      if (started.how === "scope" || (started.how === "early" && !("signal" in end))) {
+        started.letGo();
+        started = await startDaemon(dirPath, started.how === "early");
+      } else throw new UserError(`the daemon (pid ${started.pid}) ${endInWords(end)} before it listened; see ${logPath()}`, EXIT.unreachable);
     }
   } finally {
     started?.letGo();

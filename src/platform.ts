@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 
 import { readProcStat } from "./proc.ts";
 import { errnoCode } from "./errors.ts";
-import { compiledBinary, type DetachedChild, runsOnBun, spawnDetachedOnBun } from "./spawn-bun.ts";
+import { type ChildEnd, compiledBinary, type DetachedChild, runsOnBun, spawnDetachedOnBun } from "./spawn-bun.ts";
 
 declare const Deno: any;
 
@@ -65,9 +65,10 @@ export function nodeOs(): typeof import("node:os") {
 export function spawnDetached(argv: string[], output: number, env: Record<string, string | undefined>): DetachedChild {
   if (runsOnBun()) return spawnDetachedOnBun(argv, output, env);
   const child = childProcess().spawn(argv[0]!, argv.slice(1), { detached: true, stdio: ["ignore", output, output, "pipe"], env });
-  const ended = new Promise<string>((resolve) => {
-    child.once("exit", (code, signal) => resolve(signal ? `was killed by ${signal}` : `exited with status ${code}`));
-    child.once("error", (error: NodeJS.ErrnoException) => resolve(`could not be run (${error.code ?? error.message})`));
+  const ended = new Promise<ChildEnd>((resolve) => {
+    // Node gives one of the two: a signal, or the status.
+    child.once("exit", (code, signal) => resolve(signal ? { signal } : { status: code ?? 0 }));
+    child.once("error", (error: NodeJS.ErrnoException) => resolve({ notRun: error.code ?? error.message }));
   });
   const pipe = child.stdio[3] as import("node:stream").Readable & { unref?(): void };
   const spoke = new Promise<void>((resolve) => {

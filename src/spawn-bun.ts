@@ -16,10 +16,20 @@ export function compiledBinary(): string | null {
   return script.startsWith("/$bunfs") || script.startsWith("B:/~BUN") ? process.execPath : null;
 }
 
+/** How a detached child ended: with a status, by a signal, or it never ran (the errno, or why). */
+export type ChildEnd = { status: number } | { signal: string } | { notRun: string };
+
+/** In words, as a client says it: `exited with status 1`, `was killed by SIGTERM`, `could not be run (ENOENT)`. */
+export function endInWords(end: ChildEnd): string {
+  if ("status" in end) return `exited with status ${end.status}`;
+  if ("signal" in end) return `was killed by ${end.signal}`;
+  return `could not be run (${end.notRun})`;
+}
+
 export interface DetachedChild {
   pid: number | undefined;
-  /** How it ended (`exited with status 1`, `was killed by SIGTERM`, `could not be run (ENOENT)`); pending while it runs. */
-  ended: Promise<string>;
+  /** How it ended; pending while it runs. */
+  ended: Promise<ChildEnd>;
   /** Settles once the child writes to its fd 3, or that pipe closes (the child ended, or closed it). */
   spoke: Promise<void>;
   /** Stops listening on the pipe, which would otherwise keep this process alive until the child speaks. */
@@ -37,12 +47,12 @@ export function spawnDetachedOnBun(argv: string[], output: number | "ignore", en
   } catch (error) {
     return {
       pid: undefined,
-      ended: Promise.resolve(`could not be run (${errnoCode(error) ?? errorMessage(error)})`),
+      ended: Promise.resolve({ notRun: errnoCode(error) ?? errorMessage(error) }),
       spoke: Promise.resolve(),
       letGo: () => {},
     };
   }
-  const ended = child.exited.then((code) => (child.signalCode ? `was killed by ${child.signalCode}` : `exited with status ${code}`));
+  const ended = child.exited.then((status): ChildEnd => (child.signalCode ? { signal: String(child.signalCode) } : { status }));
   const pipe = Bun.file(child.stdio[3] as number)
     .stream()
     .getReader();

@@ -47,6 +47,11 @@ export function makeSandbox(): Sandbox {
     // 53.2 and 28.2 s with it (in turns, load ~9). Behaviour is the same; the benchmarks run the
     // binary as shipped.
     BUN_JSC_useDFGJIT: "0",
+    // And its warm-up helper, a thread that makes heap pages resident ahead of a process's allocations
+    // once it has allocated 64 blocks, which every fleetcom command does (docs/benchmarks.md): its
+    // thread was 7.4% of the CPU while make test's tests ran on a 2-core VM (perf, whole machine);
+    // without it they ran in 57.6, 61.4 and 64.8 s against 66.9, 61.9 and 66.0 s (in turns).
+    BUN_JSC_useWarmUpMarkedBlocks: "0",
     ...(UNDER_DENO ? { DENO_DIR, DENO_NO_UPDATE_CHECK: "1" } : {}),
   };
   return { root, home, config, runtime, env, cleanup: () => rmSync(root, { recursive: true, force: true }) };

@@ -226,6 +226,29 @@ describe.each(NEW_AGENTS)("$agent after the daemon is SIGKILLed", (a) => {
   });
 });
 
+// A load or a recovery starts its opencodes at once, and they share one database in the home: the
+// fake must wait for SQLite's lock, not die of "database is locked" (which made the recovery test
+// above fail now and then; two fakes opening a new database at the same moment collided 28 times in 30).
+describe("opencodes started at once", () => {
+  beforeEach(() => setUp(new Fleet()));
+
+  test("all come up on the database none of them has made yet", async () => {
+    const starts = Array.from({ length: 6 }, () =>
+      Bun.spawn([join(fakes.bin, "opencode")], { env: fleet.env, cwd: fleet.sandbox.home, stdin: "pipe", stdout: "pipe", stderr: "pipe" }),
+    );
+    // Each one's first words, or what it said as it died.
+    const firstWords = async (proc: (typeof starts)[number]) => {
+      const { value } = await proc.stdout.getReader().read();
+      return value ? new TextDecoder().decode(value) : await new Response(proc.stderr).text();
+    };
+    try {
+      for (const words of await Promise.all(starts.map(firstWords))) expect(words).toContain("fake opencode ready new");
+    } finally {
+      for (const proc of starts) proc.kill();
+    }
+  });
+});
+
 async function spawnIn(command: string, cwd: string): Promise<number> {
   const r = await fleet.cli(["run", "--cwd", cwd, "--", command]);
   if (r.code !== 0) throw new Error(`run failed: ${r.stderr}`);

@@ -19,6 +19,17 @@ afterEach(async () => {
   await fleet.stop();
 });
 
+/**
+ * The PID on the notifier log's first line (`PID TASK`), once that line is whole: the shell's `>>`
+ * makes the file before its echo writes, and an empty line read as PID 0 would have the SIGKILL
+ * after the test hit this test worker's own process group (it did, in a CI run).
+ */
+function notifierPidIn(log: string): number | undefined {
+  const first = existsSync(log) ? readFileSync(log, "utf8").split("\n")[0]! : "";
+  const pid = Number(/^(\d+) \d+$/.exec(first)?.[1]);
+  return pid > 0 ? pid : undefined;
+}
+
 function newFleet(env: Record<string, string> = {}): Fleet {
   fleet = new Fleet();
   Object.assign(fleet.env, env);
@@ -359,8 +370,7 @@ describe("FLEETCOM_NOTIFY", () => {
     );
     fleet.env.FLEETCOM_NOTIFY = `'${join(root, "notify.sh")}'`;
     const first = await fleet.run("printf '\\a'; sleep 3600");
-    const started = await until("the first notifier to be sleeping", () => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n") : undefined));
-    notifierPids.push(Number(started[0]!.split(" ")[0]));
+    notifierPids.push(await until("the first notifier to be sleeping", () => notifierPidIn(log)));
     const tasks = await fleet.ls();
     expect(tasks.map((t) => t.id)).toEqual([first]);
     const second = await fleet.run("printf '\\a'; sleep 3600", ["--name", "fails"]);

@@ -4,10 +4,10 @@
 // (Bun's compile.bytecodeOrder): what a start uses sits together at the front of the binary, and a
 // start touches fewer of its pages. A profile from an older build still applies; a function it does
 // not name is only placed later.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { socketPath } from "../src/paths.ts";
+import { READY_FD_VARIABLE } from "../src/paths.ts";
 
 /** The starts recorded, most common first: the order the build gives Bun. */
 export const RECORDED_STARTS = ["ls", "daemon", "run", "recover", "load", "sessions", "config"] as const;
@@ -39,18 +39,23 @@ export async function recordBytecodeOrder(bin: string, dir: string): Promise<str
     if (result.exitCode !== 0) throw new Error(`fleetcom ${args.join(" ")} failed (${result.exitCode}): ${result.stderr.toString().trim()}`);
   };
   // The daemon runs in the foreground here, so that its profile is its own: one autostarted by a
-  // recording client would inherit the client's file and write over it.
+  // recording client would inherit the client's file and write over it. It says on its fd 3 that it
+  // listens, as it tells an autostarting client (cmd-daemon.ts).
   const daemon = Bun.spawn([bin, "daemon"], {
-    env: { ...env, BUN_BYTECODE_ORDER_OUT: orderFile("daemon") },
+    env: { ...env, BUN_BYTECODE_ORDER_OUT: orderFile("daemon"), [READY_FD_VARIABLE]: "3" },
     cwd: root,
-    stdio: ["ignore", "ignore", "ignore"],
+    stdio: ["ignore", "ignore", "ignore", "pipe"],
   });
   try {
     // Until it listens, a client could start a second daemon (without the profile's variable), which this one would then lose to.
-    const socket = socketPath(env);
-    for (const deadline = Date.now() + LISTEN_BOUND_MS; !existsSync(socket); await Bun.sleep(10)) {
-      if (Date.now() > deadline || daemon.exitCode !== null) throw new Error(`fleetcom daemon did not listen on ${socket}`);
-    }
+    const ready = Bun.file(daemon.stdio[3] as number)
+      .stream()
+      .getReader();
+    let bound: ReturnType<typeof setTimeout> | undefined;
+    const said = await Promise.race([ready.read(), new Promise<null>((late) => (bound = setTimeout(late, LISTEN_BOUND_MS, null)))]);
+    clearTimeout(bound);
+    void ready.cancel().catch(() => {});
+    if (!said || said.done) throw new Error(`fleetcom daemon did not listen within ${LISTEN_BOUND_MS / 1000} s`);
     run(["run", "--", "sleep", "60"], "run");
     run(["ls"], "ls");
     run(["save", "recorded"]);

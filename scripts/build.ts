@@ -6,6 +6,7 @@
 // (bytecode-order.ts), recorded there first from a build for this machine when DIR holds none.
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { errorMessage } from "../src/errors.ts";
 import { precompiledModule } from "../src/validator-precompile.ts";
 import { RECORDED_STARTS, recordBytecodeOrder } from "./bytecode-order.ts";
 
@@ -75,7 +76,7 @@ async function bytecodeOrder(dir: string): Promise<string[] | undefined> {
   try {
     return await recordBytecodeOrder(recorder, dir);
   } catch (error) {
-    console.error(`build: no bytecode order (${error instanceof Error ? error.message : String(error)}); building without one`);
+    console.error(`build: no bytecode order (${errorMessage(error)}); building without one`);
     return undefined;
   }
 }

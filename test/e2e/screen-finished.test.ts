@@ -76,6 +76,18 @@ describe("a finished screen", () => {
     expect(await after).toBe("first");
   });
 
+  test("keeps a few hundred KB for a full scrollback: its text, that text again to replay, and little else", async () => {
+    // 3 MB of 76-column lines (what the L12 flood prints): the emulator keeps the last 2,024 rows.
+    const line = "0123456789+/".repeat(7).slice(0, 76);
+    const live = liveScreen(`${`${line}\r\n`.repeat(40_000)}last line\r\n`);
+    const state = await new Promise<FinishedState>((resolve) => live.finish(resolve));
+    const kept = [state.attach, state.whole, state.text, state.rowEnds, state.wrapped].reduce((sum, bytes) => sum + bytes.byteLength, 0);
+    expect(state.rowEnds.length).toBe(2000 + 24);
+    expect(state.text.byteLength).toBeGreaterThan(2000 * 77);
+    expect(kept).toBeLessThan(2.5 * state.text.byteLength);
+    expect(kept).toBeLessThan(400 * 1024);
+  });
+
   test("resized for an attach from another terminal, reflows as the live emulator would have", async () => {
     const reference = liveScreen(HISTORY);
     await reference.flushed();

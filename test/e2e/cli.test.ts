@@ -1,20 +1,25 @@
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Fleet } from "../harness/fleet.ts";
 import { makeSandbox, runFleetcom } from "../harness/helpers.ts";
 
 describe("the command line", () => {
+  // Removed by afterAll: bun test never fires process "exit" in its workers, so a sandbox left to it stayed in /tmp.
+  const sandbox = makeSandbox();
+  afterAll(() => sandbox.cleanup());
+  const run = (args: string[]) => runFleetcom(args, { env: sandbox.env });
+
   test("--version and -V print the version and exit 0", async () => {
     for (const flag of ["--version", "-V"]) {
-      const r = await runFleetcom([flag]);
+      const r = await run([flag]);
       expect(r.code).toBe(0);
       expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
     }
   });
 
   test("an unknown command is a usage error on one line", async () => {
-    const r = await runFleetcom(["no-such-command"]);
+    const r = await run(["no-such-command"]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toContain("fleetcom: unknown command 'no-such-command'");
@@ -26,30 +31,29 @@ describe("the command line", () => {
       [["service", "instal"], "unknown subcommand 'instal' of service (did you mean install? see fleetcom service --help)"],
       [["sessions", "zap"], "unknown subcommand 'zap' of sessions (expected list, rm, mv; see fleetcom sessions --help)"],
     ];
-    for (const [args, line] of said) expect(await runFleetcom(args)).toEqual({ code: 2, stdout: "", stderr: `fleetcom: ${line}\n` });
+    for (const [args, line] of said) expect(await run(args)).toEqual({ code: 2, stdout: "", stderr: `fleetcom: ${line}\n` });
   });
 
   test("--host refuses a host not added and what no host runs, on one line with exit 2, starting nothing", async () => {
-    const sandbox = makeSandbox();
+    const fresh = makeSandbox();
     try {
       const refusals: [string[], string][] = [
         [["--host", "gpu1", "ls"], "no host 'gpu1' (none added; fleetcom hosts add NAME)"],
         [["--host", "gpu1", "--foreground"], "--host does not apply to --foreground"],
         [["--host", "gpu1", "hosts"], "--host does not apply to 'hosts'"],
       ];
-      for (const [args, said] of refusals)
-        expect(await runFleetcom(args, { env: sandbox.env })).toEqual({ code: 2, stdout: "", stderr: `fleetcom: ${said}\n` });
-      expect(existsSync(join(sandbox.runtime, "daemon.lock"))).toBe(false);
+      for (const [args, said] of refusals) expect(await runFleetcom(args, { env: fresh.env })).toEqual({ code: 2, stdout: "", stderr: `fleetcom: ${said}\n` });
+      expect(existsSync(join(fresh.runtime, "daemon.lock"))).toBe(false);
     } finally {
-      sandbox.cleanup();
+      fresh.cleanup();
     }
   });
 
   test("--help works at the top and on subcommands", async () => {
-    const top = await runFleetcom(["--help"]);
+    const top = await run(["--help"]);
     expect(top.code).toBe(0);
     expect(top.stdout).toContain("sessions");
-    const sub = await runFleetcom(["sessions", "-h"]);
+    const sub = await run(["sessions", "-h"]);
     expect(sub.code).toBe(0);
     expect(sub.stdout).toContain("fleetcom sessions");
   });

@@ -63,9 +63,10 @@ export interface RunResult {
   stderr: string;
 }
 
-export async function runFleetcom(args: string[], opts: { env?: Record<string, string>; cwd?: string; stdin?: string } = {}): Promise<RunResult> {
+/** Runs fleetcom to its end in `opts.env`: a sandbox's (makeSandbox), whose owner removes it. */
+export async function runFleetcom(args: string[], opts: { env: Record<string, string>; cwd?: string; stdin?: string }): Promise<RunResult> {
   const proc = Bun.spawn(fleetcomArgv(args), {
-    env: opts.env ?? makeDefaultEnv(),
+    env: opts.env,
     ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
     stdin: opts.stdin === undefined ? "ignore" : new TextEncoder().encode(opts.stdin),
     stdout: "pipe",
@@ -73,15 +74,6 @@ export async function runFleetcom(args: string[], opts: { env?: Record<string, s
   });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
-}
-
-let defaultSandbox: Sandbox | undefined;
-function makeDefaultEnv(): Record<string, string> {
-  if (!defaultSandbox) {
-    const sandbox = (defaultSandbox = makeSandbox());
-    process.on("exit", () => sandbox.cleanup());
-  }
-  return defaultSandbox.env;
 }
 
 // A deterministic PRNG (mulberry32) for fuzz and fault tests: a failing seed reproduces.

@@ -40,9 +40,15 @@ export default defineCommand({
       return;
     }
     const { serveWeb } = await import("./web-server.ts");
-    const server = await serveWeb({ hostname, port, write: Boolean(args.write), tls });
-    console.log(url(server.port ?? port));
-    await new Promise(() => {});
+    const view = await serveWeb({ hostname, port, write: Boolean(args.write), tls });
+    console.log(url(view.port ?? port));
+    // Until a polite stop (kill, a service manager, Ctrl-C), which ends each host's ssh with the view:
+    // one still connecting to a host that never answers would otherwise run on, orphaned.
+    await new Promise<void>((resolve) => {
+      for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => resolve());
+    });
+    view.stop();
+    process.exit(0);
   },
 });
 

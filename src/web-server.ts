@@ -59,16 +59,27 @@ interface SocketData {
 }
 type Socket = ServerWebSocket<SocketData>;
 
-export async function serveWeb(options: WebOptions): Promise<Server<SocketData>> {
+/** A web view serving: the port it listens on, and its stop. */
+export interface WebView {
+  port: number | undefined;
+  /** Closes the listener, every page and every connection, each host's ssh among them. */
+  stop(): void;
+}
+
+export async function serveWeb(options: WebOptions): Promise<WebView> {
   const fleet = new FleetFeed(hostsMayBeAdded() ? readHosts() : []);
   const server = listen(options, fleet);
+  const stop = () => {
+    server.stop(true);
+    fleet.close();
+  };
   try {
     await fleet.start();
   } catch (error) {
-    server.stop(true);
+    stop();
     throw error;
   }
-  return server;
+  return { port: server.port, stop };
 }
 
 function listen(options: WebOptions, fleet: FleetFeed): Server<SocketData> {
@@ -200,6 +211,12 @@ class FleetFeed {
     const local = { host: null, tasks: [...this.local.tasks.values()], note: null };
     const hosts = this.hosts.map((h) => ({ host: h.name, tasks: [...h.tasks.values()], note: noteOf(h.link) }));
     return fleetView([local, ...hosts], Date.now(), homeDir());
+  }
+
+  /** Every page and every host's link: a host still being connected to has its ssh ended (ui-dashboard-hosts.ts close). */
+  close(): void {
+    for (const page of this.pages) page.close();
+    for (const host of this.hosts) host.close();
   }
 
   changed(): void {

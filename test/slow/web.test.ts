@@ -3,7 +3,7 @@
 // it only under --write; without the token nothing is answered, a WebSocket from another Origin is
 // refused, an oversized frame closes the socket. Under CI a missing chromium fails the file.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { Fleet, until } from "../harness/fleet.ts";
@@ -33,9 +33,33 @@ beforeEach(() => {
   fleet = new Fleet();
 });
 afterEach(async () => {
-  for (const server of servers.splice(0)) server.kill("SIGKILL");
+  await Promise.all(servers.splice(0).map(stopWeb));
   await fleet.stop();
 });
+
+/** Stops a web view as a user or a service manager does (SIGTERM), SIGKILL should it not end; its exit code. */
+async function stopWeb(server: ReturnType<typeof Bun.spawn>): Promise<number | null> {
+  server.kill("SIGTERM");
+  const bound = setTimeout(() => server.kill("SIGKILL"), 10_000);
+  await server.exited;
+  clearTimeout(bound);
+  return server.exitCode;
+}
+
+/** The ssh processes whose arguments include every one of `words` (a zombie has none). */
+function sshProcesses(...words: string[]): number[] {
+  return readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+        return args[0] === "ssh" && words.every((word) => args.some((arg) => arg.includes(word)));
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
 
 /** `fleetcom web` with these flags (of the test's fleet, unless `on` names another): the URL it prints (with its login token) and its origin. */
 async function startWeb(
@@ -465,6 +489,12 @@ describe.skipIf(!canReachHosts)("fleetcom web with hosts over OpenSSH", () => {
     expect(await page.$eval("#history", (h) => h.textContent)).toBe((await here.ok(["peek", `remote1:${remote}`, "--history"])).replace(/\n$/, ""));
     await here.ok(["kill", `remote1:${remote}`, `remote1:${asker}`]);
     await here.ok(["kill", String(local)]);
+
+    // Stopped politely while mute is still being connected to, the web view ends that ssh: it used to
+    // run on, orphaned, until its connect gave up (here: never).
+    expect(sshProcesses("silent", here.sandbox.runtime)).toHaveLength(1);
+    expect(await stopWeb(servers.pop()!)).toBe(0);
+    await until("the ssh to mute ended", () => sshProcesses("silent", here.sandbox.runtime).length === 0);
   }, 180_000);
 
   test("a host whose ssh link is killed is one line on the page until the web view is back on it, by itself", async () => {

@@ -149,9 +149,11 @@ export async function startSshServer(root: string, clientHome: string): Promise<
       [
         alias("remote1", [`Port ${port}`]),
         alias("refused", [`Port ${await freePort()}`]),
-        // Never answers: its "connection" is a process that only waits. Its own port, as the
-        // ControlPath hash (%C) of remote1's host, port and user would share remote1's master.
-        alias("silent", [`Port ${await freePort()}`, "ProxyCommand sleep 600"]),
+        // Never answers: its "connection" reads what ssh sends and says nothing (the shell holds the
+        // pipe ssh reads open), and ends with ssh, as a real proxy (nc, ssh -W) does: `sleep 600`
+        // outlived every ssh ended before it connected. Its own port, as the ControlPath hash (%C) of remote1's host, port and user
+        // would share remote1's master.
+        alias("silent", [`Port ${await freePort()}`, "ProxyCommand sh -c 'cat > /dev/null'"]),
         "",
       ].join("\n"),
     );

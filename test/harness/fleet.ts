@@ -136,6 +136,9 @@ export class Fleet {
     if (pid !== null && servesRuntimeDir(pid, this.sandbox.runtime)) await stopDaemonProcess(pid);
     // Anything else the lock names (its environment not this sandbox's): --kill proves and stops it.
     else if (pid !== null) await this.cli(["--kill"]);
+    // A daemon still stopping has given up its lock (the dashboard's Q answers before the last
+    // snapshot is written): its last writes would make the removed sandbox again, so it is waited for too.
+    else await Promise.all(daemonsOf(this.sandbox.runtime).map(stopDaemonProcess));
     this.sandbox.cleanup();
   }
 }

@@ -35,18 +35,13 @@ describe("the command line", () => {
   });
 
   test("--host refuses a host not added and what no host runs, on one line with exit 2, starting nothing", async () => {
-    const fresh = makeSandbox();
-    try {
-      const refusals: [string[], string][] = [
-        [["--host", "gpu1", "ls"], "no host 'gpu1' (none added; fleetcom hosts add NAME)"],
-        [["--host", "gpu1", "--foreground"], "--host does not apply to --foreground"],
-        [["--host", "gpu1", "hosts"], "--host does not apply to 'hosts'"],
-      ];
-      for (const [args, said] of refusals) expect(await runFleetcom(args, { env: fresh.env })).toEqual({ code: 2, stdout: "", stderr: `fleetcom: ${said}\n` });
-      expect(existsSync(join(fresh.runtime, "daemon.lock"))).toBe(false);
-    } finally {
-      fresh.cleanup();
-    }
+    const refusals: [string[], string][] = [
+      [["--host", "gpu1", "ls"], "no host 'gpu1' (none added; fleetcom hosts add NAME)"],
+      [["--host", "gpu1", "--foreground"], "--host does not apply to --foreground"],
+      [["--host", "gpu1", "hosts"], "--host does not apply to 'hosts'"],
+    ];
+    for (const [args, said] of refusals) expect(await run(args)).toEqual({ code: 2, stdout: "", stderr: `fleetcom: ${said}\n` });
+    expect(existsSync(join(sandbox.runtime, "daemon.lock"))).toBe(false);
   });
 
   test("--help works at the top and on subcommands", async () => {

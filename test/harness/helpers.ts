@@ -1,5 +1,5 @@
 // Shared test scaffolding: an isolated HOME/config/runtime per test and a way to run the real CLI.
-import { rmSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { UserError } from "../../src/errors.ts";
 import type { RecipeEntry } from "../../src/recipe.ts";
@@ -74,6 +74,23 @@ export async function runFleetcom(args: string[], opts: { env: Record<string, st
   });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
+}
+
+/**
+ * The PIDs of the processes (Linux, /proc) for which `matches` holds, given what `read` reads of one:
+ * `read("environ")` is /proc/PID/environ. A process that ends while it is looked at is left out.
+ */
+export function processesWhere(matches: (read: (file: "environ" | "status" | "cmdline") => string) => boolean): number[] {
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return matches((file) => readFileSync(`/proc/${pid}/${file}`, "latin1"));
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }
 
 // A deterministic PRNG (mulberry32) for fuzz and fault tests: a failing seed reproduces.

@@ -7,6 +7,7 @@ import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 
 import { join } from "node:path";
 import { isSnapshotName, snapshotFileName, snapshotLabel } from "../../src/recipe-snapshot-rules.ts";
 import { Fleet, until } from "./fleet.ts";
+import { processesWhere } from "./helpers.ts";
 
 /** A Fleet whose daemon snapshots quickly; the minute check stays out of the way unless asked for. */
 export function snapshotFleet(settings: { debounceMs?: number; checkMs?: number } = {}): Fleet {
@@ -74,16 +75,7 @@ export function snapshotWrites(fleet: Fleet): number {
 
 /** Processes whose environment holds `marker`: every task a test's daemons started, and nothing else. */
 export function processesWithMarker(marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/environ`, "latin1").split("\0").includes(marker) && isProcessAlive(Number(entry))) found.push(Number(entry));
-    } catch {
-      // gone, or not ours
-    }
-  }
-  return found;
+  return processesWhere((read) => read("environ").split("\0").includes(marker)).filter(isProcessAlive);
 }
 
 /** SIGKILL the daemon, as a crash would, and wait for it and its tasks (which die with their PTYs) to be gone; returns its pid. */

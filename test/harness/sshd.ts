@@ -6,7 +6,8 @@
 // with `ssh -F <config>` (FLEETCOM_SSH for fleetcom).
 //
 // Needs root (useradd) and /usr/sbin/sshd.
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, chmodSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, chmodSync } from "node:fs";
+import { processesWhere } from "./helpers.ts";
 import { createServer } from "node:net";
 import { join } from "node:path";
 
@@ -54,14 +55,8 @@ async function listens(port: number): Promise<boolean> {
 }
 
 function pidsOfUid(uid: number): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (new RegExp(`^Uid:\\s+${uid}\\s`, "m").test(readFileSync(`/proc/${entry}/status`, "utf8"))) pids.push(Number(entry));
-    } catch {}
-  }
-  return pids;
+  const owner = new RegExp(`^Uid:\\s+${uid}\\s`, "m");
+  return processesWhere((read) => owner.test(read("status")));
 }
 
 async function boundedWait(what: string, probe: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
@@ -151,8 +146,8 @@ export async function startSshServer(root: string, clientHome: string): Promise<
         alias("refused", [`Port ${await freePort()}`]),
         // Never answers: its "connection" reads what ssh sends and says nothing (the shell holds the
         // pipe ssh reads open), and ends with ssh, as a real proxy (nc, ssh -W) does: `sleep 600`
-        // outlived every ssh ended before it connected. Its own port, as the ControlPath hash (%C) of remote1's host, port and user
-        // would share remote1's master.
+        // outlived every ssh ended before it connected. Its own port, as the ControlPath hash (%C)
+        // of remote1's host, port and user would share remote1's master.
         alias("silent", [`Port ${await freePort()}`, "ProxyCommand sh -c 'cat > /dev/null'"]),
         "",
       ].join("\n"),

@@ -3,11 +3,11 @@
 // it only under --write; without the token nothing is answered, a WebSocket from another Origin is
 // refused, an oversized frame closes the socket. Under CI a missing chromium fails the file.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { Fleet, until } from "../harness/fleet.ts";
-import { fleetcomArgv } from "../harness/helpers.ts";
+import { fleetcomArgv, processesWhere } from "../harness/helpers.ts";
 import { type SshServer, sshdAvailable, startSshServer } from "../harness/sshd.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -48,17 +48,10 @@ async function stopWeb(server: ReturnType<typeof Bun.spawn>): Promise<number | n
 
 /** The ssh processes whose arguments include every one of `words` (a zombie has none). */
 function sshProcesses(...words: string[]): number[] {
-  return readdirSync("/proc")
-    .filter((name) => /^\d+$/.test(name))
-    .filter((pid) => {
-      try {
-        const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
-        return args[0] === "ssh" && words.every((word) => args.some((arg) => arg.includes(word)));
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
+  return processesWhere((read) => {
+    const args = read("cmdline").split("\0");
+    return args[0] === "ssh" && words.every((word) => args.some((arg) => arg.includes(word)));
+  });
 }
 
 /** `fleetcom web` with these flags (of the test's fleet, unless `on` names another): the URL it prints (with its login token) and its origin. */

@@ -1,7 +1,7 @@
 // The runner: parse, dispatch to the command's module (cli-commands.ts), and turn every failure into
 // one `fleetcom: …` line with the documented exit code.
 import type { ArgDef, ArgsDef, CommandDef } from "citty";
-import { checkFlags, unknownFlagError } from "./cli-flags.ts";
+import { unknownFlagError } from "./cli-flags.ts";
 import { root, SUBCOMMANDS, type Lazy } from "./cli-commands.ts";
 import { routeCommand, takeHostFlag } from "./cli-host.ts";
 import { needsDaemonHereAnyway } from "./client-early-start.ts";
@@ -123,10 +123,8 @@ export async function runCli(argv: string[]): Promise<number> {
       await runs.run({ args: plain as never, rawArgs: argv.slice(1), cmd: runs });
       return typeof process.exitCode === "number" ? process.exitCode : 0;
     }
-    await checkFlags([argv[0]!], def, argv.slice(1));
-    checkSubcommand(argv[0]!, def, argv.slice(1));
-    const { runCommand } = await import("citty");
-    await runCommand(root, { rawArgs: argv });
+    const { dispatch } = await import("./cli-dispatch.ts");
+    await dispatch(argv[0]!, def, argv.slice(1));
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (error) {
     return reportError(error);
@@ -245,22 +243,6 @@ function flagOf(word: string, table: [string, ArgDef][]): { name: string; def: A
   const negated = name.startsWith("no-") ? named(name.slice(3)) : undefined;
   if (negated?.[1].type === "boolean" && value === undefined) return { name: negated[0], def: negated[1], negated: true };
   return null;
-}
-
-/**
- * A command with subcommands takes its first word that is not a flag as one, as citty does; citty's
- * own refusal of another word is coloured and names neither the command nor what was meant.
- */
-function checkSubcommand(command: string, def: CommandDef<any>, words: string[]): void {
-  if (typeof def.subCommands !== "object") return;
-  const names = Object.keys(def.subCommands);
-  const word = words.find((w) => !w.startsWith("-"));
-  if (word === undefined || names.includes(word)) return;
-  const meant = nearest(word, names);
-  throw new UserError(
-    `unknown subcommand '${word}' of ${command} (${meant === null ? `expected ${names.join(", ")}; ` : `did you mean ${meant}? `}see fleetcom ${command} --help)`,
-    EXIT.usage,
-  );
 }
 
 /**

@@ -8,7 +8,7 @@ import { sha256Hex } from "./text-sha256.ts";
 import { defineCommand } from "./cli-define.ts";
 import { askHost, checkHostName, hostAnswerBoundMs, readHosts, removeHost, saveHost } from "./client-hosts.ts";
 import { capture, forgetForward, remoteBinary, type RemoteHost, sharesConnections, sshCommandLine, sshReason } from "./client-ssh.ts";
-import { EXIT, UserError } from "./errors.ts";
+import { EXIT, UserError, usageError } from "./errors.ts";
 import { FileRefused, readRegularFile } from "./files.ts";
 import { selfCommand } from "./platform.ts";
 import { printable } from "./text-printable.ts";
@@ -51,6 +51,8 @@ const add = defineCommand({
   async run({ args }) {
     const name = checkHostName(args.name);
     const dest = args.ssh ?? name;
+    // ssh is given `--` before it, but a word like `-oProxyCommand=…` is an option, not a place to go.
+    if (dest.startsWith("-")) throw usageError(`hosts add: --ssh ${printable(dest)}: a destination (user@host or a Host of ~/.ssh/config), not an ssh option`);
     // Asked once here, not at every command: `hosts add` again after changing ~/.ssh/config.
     const share = await sharesConnections(dest);
     const probe = await probeHost(name, dest, share);

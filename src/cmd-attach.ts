@@ -9,7 +9,7 @@ export default defineCommand({
     description: `Attach this terminal to TASK; without TASK, pick one. Keys: ${chordSummary(DEFAULT_DETACH_KEY.name)}`,
   },
   args: {
-    task: { type: "positional", description: "TASK (id, name or unique prefix)", required: false },
+    task: { type: "positional", description: "The task to attach to: an id, a name or a unique prefix (without it, pick one)", required: false },
     "detach-key": {
       type: "string",
       valueHint: "KEY",

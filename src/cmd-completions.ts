@@ -39,12 +39,16 @@ export const completionsCommand = (table: () => CommandTable) =>
     meta: { name: "completions", description: "Print a shell completion script (bash, zsh or fish)" },
     args: {
       shell: { type: "positional", required: false, description: `Shell: ${SHELLS.join(", ")}` },
-      list: { type: "string", description: "Print saved session names or live task ids and names, one per line (used by the scripts)" },
+      list: {
+        type: "string",
+        valueHint: "sessions|tasks",
+        description: "Print saved session names or live task ids and names, one per line (used by the scripts)",
+      },
     },
     async run({ args }) {
       if (args.list !== undefined) return printList(args.list);
       const shell = args.shell;
-      if (!isOneOf(SHELLS, shell)) throw usageError(`completions needs a shell: ${SHELLS.join(", ")} (got '${printable(shell ?? "")}')`);
+      if (!isOneOf(SHELLS, shell)) throw usageError(`completions: missing SHELL: ${SHELLS.join(", ")} (got '${printable(shell ?? "")}')`);
       const { root, subcommands } = table();
       // A hidden command (`bridge`, which only ssh runs) is not offered.
       const defs = await Promise.all(Object.entries(subcommands).map(async ([name, lazy]) => [name, await lazy()] as const));
@@ -106,7 +110,7 @@ async function printList(what: string): Promise<void> {
   } else if (what === "tasks") {
     writeLines(taskCandidates(await liveTasks()));
   } else {
-    throw usageError(`--list takes ${LISTS.join(" or ")} (got '${printable(what)}')`);
+    throw usageError(`completions: --list takes ${LISTS.join(" or ")} (got '${printable(what)}')`);
   }
 }
 

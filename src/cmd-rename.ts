@@ -5,7 +5,7 @@ export default defineCommand({
   meta: { name: "rename", description: "Set a task's display name; no NAME clears it" },
   args: {
     task: { type: "positional", description: "TASK", required: true },
-    name: { type: "positional", description: "NAME", required: false },
+    name: { type: "positional", description: "The new display name", required: false },
   },
   async run({ args }) {
     const name = args._.slice(1).join(" ");

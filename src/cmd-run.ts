@@ -24,9 +24,9 @@ export default defineCommand({
       description: "One word is a shell command line (run -- 'make dev | tee log'); several words are an argv, run exactly as given (run -- sh -c 'exit 7')",
     },
     cwd: { type: "string", valueHint: "DIR", description: "Working directory (default: here)" },
-    group: { type: "string", valueHint: "GROUP", description: "Group" },
-    name: { type: "string", valueHint: "NAME", description: "Display name" },
-    attach: { type: "boolean", description: "Attach to it at once" },
+    group: { type: "string", valueHint: "GROUP", description: "Put the task in GROUP (kill -g, logs -g, the dashboard's sections)" },
+    name: { type: "string", valueHint: "NAME", description: "Give the task a display name, to name it by in other commands" },
+    attach: { type: "boolean", description: "Attach this terminal to the task at once" },
     "detach-key": { type: "string", valueHint: "KEY", description: "With --attach: detach with KEY instead of Ctrl-\\ (ctrl-a, ^]…)" },
     json: { type: "boolean", description: 'Print {"id": N}' },
     // Repeatable, which citty does not keep in order: the values are read from the words (givenEnv).
@@ -39,7 +39,7 @@ export default defineCommand({
     worktree: {
       type: "boolean",
       valueHint: "[BRANCH]",
-      description: "Run it in a new git worktree of the repository: on BRANCH, or a new branch named after the task (docs/commands.md)",
+      description: "Run it in a new git worktree of the repository: on BRANCH (--worktree=BRANCH), or a new branch named after the task (docs/commands.md)",
     },
   },
   async run({ args, rawArgs }) {

@@ -53,27 +53,30 @@ async function daemonIdleMs(client: DaemonClient): Promise<number> {
 function parseTimeout(value: string | undefined): number | null {
   if (value === undefined) return null;
   const seconds = Number(value);
-  if (value.trim() === "" || !Number.isFinite(seconds) || seconds < 0) throw usageError(`--timeout: expected a number of seconds, got '${value}'`);
+  if (value.trim() === "" || !Number.isFinite(seconds) || seconds < 0)
+    throw usageError(`wait: --timeout: expected a number of seconds, got '${printable(value)}'`);
   return seconds * 1000;
 }
 
 export default defineCommand({
   meta: { name: "wait", description: "Wait until a task needs attention, exits or goes quiet (exit 124 on timeout)" },
   args: {
-    task: { type: "positional", description: "TASK (or --any)", required: false },
-    for: { type: "string", description: "waiting | exit | idle", required: true },
+    task: { type: "positional", description: "The task to wait for (or --any for the first task of the fleet)", required: false },
+    for: { type: "string", valueHint: "WHAT", description: "What to wait for: waiting (it needs you), exit (it ended; exits with its code) or idle (quiet)" },
     any: { type: "boolean", description: "Wait for the first task of the fleet (or of --group) to meet the condition; prints its id" },
-    group: { type: "string", description: "With --any: only the tasks of group G" },
-    timeout: { type: "string", description: "Give up after S seconds (exit 124)" },
+    group: { type: "string", valueHint: "GROUP", description: "With --any: only the tasks of GROUP" },
+    timeout: { type: "string", valueHint: "SECONDS", description: "Give up after SECONDS (exit 124)" },
   },
   async run({ args }) {
+    // Each value given is checked before what is missing: `wait dev --timeout abc` is about abc.
+    const timeoutMs = parseTimeout(args.timeout);
     const condition = args.for;
-    if (!isOneOf(CONDITIONS, condition)) throw usageError(`--for: expected waiting, exit or idle, got '${condition}'`);
+    if (condition === undefined) throw usageError("wait: missing --for waiting|exit|idle (usage: fleetcom wait [OPTIONS] TASK --for WHAT)");
+    if (!isOneOf(CONDITIONS, condition)) throw usageError(`wait: --for: expected waiting, exit or idle, got '${printable(condition)}'`);
     const ref = args._[0];
     if (args.any && ref !== undefined) throw usageError("wait: give a TASK or --any, not both");
     if (!args.any && ref === undefined) throw usageError("wait: name a TASK, or --any for the first task of the fleet");
     if (args.group !== undefined && !args.any) throw usageError("wait: --group goes with --any");
-    const timeoutMs = parseTimeout(args.timeout);
     // The daemon's rule for groups: `--group Unassigned` (or an empty one) means the tasks without one.
     const scope: Scope = args.any ? { kind: "any", group: args.group === undefined ? undefined : normalizeGroup(args.group) } : { kind: "one", ref: ref! };
     if (scope.kind === "any" && !hostInUse() && hostsMayBeAdded()) {

@@ -82,7 +82,9 @@ function flagLabel(name: string, arg: ArgDef): string {
   // A boolean that defaults to true is only ever given as its negation (`send --no-enter`).
   if (arg.type === "boolean" && arg.default === true) return `--no-${name}`;
   const short = "alias" in arg ? [arg.alias ?? []].flat().find((a) => a.length === 1) : undefined;
-  const value = arg.type === "boolean" ? "" : ` ${arg.valueHint ?? name.toUpperCase()}`;
+  // A boolean with a value hint takes an optional value, given after `=` (`--worktree[=BRANCH]`).
+  const optional = arg.type === "boolean" && arg.valueHint ? `[=${arg.valueHint.replace(/^\[(.*)\]$/, "$1")}]` : "";
+  const value = arg.type === "boolean" ? optional : ` ${arg.valueHint ?? name.toUpperCase()}`;
   return `${short ? `-${short}, ` : ""}--${name}${value}`;
 }
 

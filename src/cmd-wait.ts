@@ -17,6 +17,7 @@ import { DEFAULT_IDLE_SECONDS } from "./settings.ts";
 import type { TaskEvent, TaskInfo } from "./wire-protocol.ts";
 import { normalizeGroup } from "./task-labels.ts";
 import { resolveTaskRef } from "./task-ref.ts";
+import { exitCodeOf } from "./task-exit.ts";
 
 export const CONDITIONS = ["waiting", "exit", "idle"] as const;
 export type Condition = (typeof CONDITIONS)[number];
@@ -59,7 +60,7 @@ function parseTimeout(value: string | undefined): number | null {
 }
 
 export default defineCommand({
-  meta: { name: "wait", description: "Wait until a task needs attention, exits or goes quiet (exit 124 on timeout)" },
+  meta: { name: "wait", description: "Wait until a task needs attention, exits or goes quiet; --for exit ends with the task's exit code (124 on timeout)" },
   args: {
     task: { type: "positional", description: "The task to wait for (or --any for the first task of the fleet)", required: false },
     for: { type: "string", valueHint: "WHAT", description: "What to wait for: waiting (it needs you), exit (it ended; exits with its code) or idle (quiet)" },
@@ -82,13 +83,20 @@ export default defineCommand({
     if (scope.kind === "any" && !hostInUse() && hostsMayBeAdded()) {
       const { readHosts } = await import("./client-hosts.ts");
       const hosts = readHosts();
-      if (hosts.length) return console.log(await waitOnEveryHost(hosts, scope, condition, timeoutMs));
+      if (hosts.length) {
+        const found = await waitOnEveryHost(hosts, scope, condition, timeoutMs);
+        console.log(found.name);
+        if (condition === "exit") process.exitCode = exitCodeOf(found.task);
+        return;
+      }
     }
     const client = await DaemonClient.open({ autostart: false });
     try {
       const idleMs = condition === "idle" ? await daemonIdleMs(client) : DEFAULT_IDLE_SECONDS * 1000;
       const task = await waitFor(client, scope, condition, timeoutMs, idleMs);
       if (scope.kind === "any") console.log(task.id);
+      // As shell `wait` and `docker wait`: the task's own exit code reaches the script.
+      if (condition === "exit") process.exitCode = exitCodeOf(task);
     } finally {
       client.close();
     }
@@ -100,7 +108,7 @@ export default defineCommand({
  * the condition, as `ID` here or `HOST:ID` there. A host that cannot be reached is named on stderr
  * and the others still count; only when none can meet the condition (or the time is up) is it an error.
  */
-async function waitOnEveryHost(hosts: RemoteHost[], scope: Scope, condition: Condition, timeoutMs: number | null): Promise<string> {
+async function waitOnEveryHost(hosts: RemoteHost[], scope: Scope, condition: Condition, timeoutMs: number | null): Promise<{ name: string; task: TaskInfo }> {
   const clients: DaemonClient[] = [];
   const onOne = async (host: RemoteHost | null) => {
     const client = await DaemonClient.open({ host, autostart: host !== null, notices: host === null });
@@ -108,7 +116,7 @@ async function waitOnEveryHost(hosts: RemoteHost[], scope: Scope, condition: Con
     const idleMs = condition === "idle" ? await daemonIdleMs(client) : DEFAULT_IDLE_SECONDS * 1000;
     try {
       const task = await waitFor(client, scope, condition, timeoutMs, idleMs);
-      return host ? `${host.name}:${task.id}` : String(task.id);
+      return { name: host ? `${host.name}:${task.id}` : String(task.id), task };
     } catch (error) {
       if (host && error instanceof UserError && error.exitCode === EXIT.unreachable) process.stderr.write(`fleetcom: ${printable(error.message)}\n`);
       throw error;

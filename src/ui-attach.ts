@@ -13,7 +13,7 @@
 // own screen switches are kept off that terminal (ui-attach-screens.ts).
 // A finished task shows its last screen with a notice on the last row saying how it ended; `r`
 // reruns it and stays attached to the new run.
-import { constants } from "node:os";
+import { exitCodeOf } from "./task-exit.ts";
 import { AltScreenFilter } from "./ui-attach-screens.ts";
 import { AttachNotice } from "./ui-attach-notice.ts";
 import { DaemonClient, terminalSize } from "./client.ts";
@@ -91,12 +91,6 @@ export type WhenFinished = "show" | "end";
 export function finishedNotice(task: TaskInfo, size: { cols: number; rows: number }, detach = DEFAULT_DETACH_KEY.name): string {
   const text = cut(`[task ${task.id} ${stateText(task)} · r rerun · ${detach} back]`, size.cols - 1);
   return `${SAVE_CURSOR}${cursorTo(size.rows)}${REVERSE_VIDEO}${ERASE_LINE}${text}${SGR_RESET}${RESTORE_CURSOR}`;
-}
-
-/** The exit code a shell would see: the task's own, or 128 + n for a signal, as ssh and docker run report it. */
-export function exitCodeOf(task: TaskInfo): number {
-  if (task.signal) return 128 + ((constants.signals as Record<string, number>)[task.signal] ?? 0);
-  return task.exitCode ?? 1;
 }
 
 /** Attaching to the first task; `status` starts with the status line (ui-attach-status.ts) shown. */

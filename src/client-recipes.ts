@@ -48,6 +48,8 @@ export interface LoadOptions {
   again?: boolean | undefined;
   /** The recovery snapshot's file name: a recovery of the lost previous fleet clears the crash notice. */
   snapshot?: string | undefined;
+  /** Watch the tasks started here for a moment and say on stderr each that failed at once (client-started.ts): the CLI's, not a dashboard's. */
+  reportFailures?: boolean | undefined;
 }
 
 /**
@@ -201,6 +203,10 @@ export function loadChunks(entries: RecipeEntry[], file: string, budget = LOAD_C
 
 export async function loadAndDescribe(recipe: LoadedRecipe, json = false, options: LoadOptions = {}, client?: DaemonClient | null): Promise<string> {
   const result = await startRecipe(recipe, options, client);
+  if (options.reportFailures) {
+    const { reportFailedAtOnce } = await import("./client-started.ts");
+    if (await reportFailedAtOnce(result.started, client ?? undefined)) process.exitCode = EXIT.failure;
+  }
   // The summary still prints, but a load that could not start everything it started on did not succeed.
   const reached = result.hosts?.flatMap((h) => ("error" in h ? [] : [h])) ?? [];
   if (result.couldNotStart.length > 0 || reached.some((h) => h.couldNotStart.length > 0)) process.exitCode = EXIT.failure;

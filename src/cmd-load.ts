@@ -33,6 +33,6 @@ export default defineCommand({
     ]);
     const recipe = loadRecipe(args.target, currentDirectory(), process.env, await recipeHosts());
     if (args["dry-run"]) await withRunningDaemon((client) => printDryRun(recipe, args.json, { again: args.again, client }));
-    else console.log(await loadAndDescribe(recipe, args.json, { again: args.again }));
+    else console.log(await loadAndDescribe(recipe, args.json, { again: args.again, reportFailures: true }));
   },
 });

@@ -44,7 +44,7 @@ export default defineCommand({
       const status = client && (await client.request("status"));
       const recipe = args.latest ? latestSnapshot(ownSnapshotName(status)) : snapshotByPath(args.file!);
       if (args["dry-run"]) return printDryRun(recipe, args.json, { again: args.again, client });
-      console.log(await recoverAndDescribe(recipe, args.json, { again: args.again }, { client, status }));
+      console.log(await recoverAndDescribe(recipe, args.json, { again: args.again, reportFailures: true }, { client, status }));
       if (!args.json) console.log(SAVE_HINT);
     });
   },

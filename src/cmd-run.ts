@@ -15,7 +15,10 @@ export function commandLine(words: readonly string[]): string {
 }
 
 export default defineCommand({
-  meta: { name: "run", description: "Start a task; prints its id" },
+  meta: {
+    name: "run",
+    description: "Start a task; prints its id. A task that fails within 0.3 s (a command not found) is said, with its last line, and exit 1",
+  },
   args: {
     command: {
       type: "positional",
@@ -70,6 +73,11 @@ export default defineCommand({
     // A worktree made for a task that did not start is not left behind (it is fresh, so clean).
     const { id } = tree ? await run.catch(async (error) => Promise.reject(await dropped(tree.worktree, tree.newBranch, error))) : await run;
     console.log(args.json ? JSON.stringify({ id }) : String(id));
+    // Attached, the task's end is shown and returned by attach itself.
+    if (!args.attach) {
+      const { reportFailedAtOnce } = await import("./client-started.ts");
+      if (await reportFailedAtOnce([id])) process.exitCode = 1;
+    }
     if (args.attach) {
       const { attachTo } = await import("./ui-attach.ts");
       // A command quicker than the attach has already ended: its exit code, not its frozen screen.

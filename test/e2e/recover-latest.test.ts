@@ -102,8 +102,9 @@ describe("recover --latest and FILE", () => {
       await proxy.listen();
       const r = await fleet.cli(["recover", "--latest"], { env: { FLEETCOM_RUNTIME_DIR: proxy.runtime } });
       expect(r.stdout).toContain(`loaded '${crashed.name}': 1 task(s)`);
-      // The status that finds the daemon's own snapshot also serves the check before the load, on the load's connection.
-      expect(proxy.connections).toEqual([["status", "load"]]);
+      // The status that finds the daemon's own snapshot also serves the check before the load, on the load's
+      // connection; the same connection then watches what started for a task that fails at once.
+      expect(proxy.connections).toEqual([["status", "load", "subscribe"]]);
     } finally {
       proxy.close();
     }

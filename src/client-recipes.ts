@@ -58,6 +58,11 @@ export interface LoadOptions {
  */
 export const LOAD_CHUNK_BYTES = 1024 * 1024;
 
+function nothingToLoad(recipe: LoadedRecipe): UserError {
+  const said = recipe.problems.length > 0 ? ", each said above" : "";
+  return new UserError(`nothing to load: ${printable(recipe.file)} holds no command (${recipe.dropped} dropped${said})`);
+}
+
 // The daemon starts one task per entry, skipping entries whose directory is missing and, unless
 // `again`, entries already running. On `client` when given (a command that asked the daemon first),
 // else on a connection of its own, starting a daemon when none runs.
@@ -78,7 +83,7 @@ export async function startRecipe(recipe: LoadedRecipe, options: LoadOptions = {
         idsChanged: [],
       };
     }
-    throw new UserError(`nothing to load: ${printable(recipe.file)} holds no command (${recipe.dropped} dropped)`);
+    throw nothingToLoad(recipe);
   }
   const { here, elsewhere } = byHost(recipe.entries);
   // Each host's entries go to its own daemon, at once; a host that does not answer costs the others nothing.
@@ -297,6 +302,8 @@ export async function printDryRun(
   json: boolean | undefined,
   options: { again?: boolean | undefined; client: DaemonClient | null },
 ): Promise<void> {
+  // As the real load does: nothing to load is a failure, said the same way.
+  if (recipe.entries.length === 0 && (recipe.finished ?? []).length === 0) throw nothingToLoad(recipe);
   const duplicates = options.client && !options.again ? await duplicatesOf(options.client, recipe) : [];
   console.log(json ? dryRunJson(recipe, duplicates) : dryRunText(recipe, duplicates));
 }
@@ -333,15 +340,17 @@ function dryRunJson(recipe: LoadedRecipe, duplicates: readonly boolean[]): strin
     entries: planned(recipe, duplicates),
     ...(recipe.finished && { finished: recipe.finished }),
     dropped: recipe.dropped,
+    problems: recipe.problems,
   });
 }
 
+/** Each dropped or doubtful entry of the recipe, one `fleetcom: …` line on stderr (recipe-problems.ts), before what the command prints. */
+export function sayProblems(recipe: LoadedRecipe): void {
+  for (const line of recipe.problems) process.stderr.write(`fleetcom: ${printable(line)}\n`);
+}
+
 function dryRunText(recipe: LoadedRecipe, duplicates: readonly boolean[]): string {
-  const dropped = `${recipe.dropped} dropped`;
   const finished = recipe.finished ?? [];
-  if (recipe.entries.length === 0 && finished.length === 0) {
-    return `nothing to load: ${printable(recipe.file)} holds no command (${dropped})`;
-  }
   const lines = [`would load '${printable(recipe.displayName)}' from ${printable(recipe.file)}`];
   const entries = planned(recipe, duplicates);
   let currentDir: string | undefined;
@@ -362,7 +371,7 @@ function dryRunText(recipe: LoadedRecipe, duplicates: readonly boolean[]): strin
   const starting = recipe.entries.length - running - skipped;
   const alreadyRunning = running > 0 ? `, ${running} already running (would be skipped; --again starts them)` : "";
   const notStarted = finished.length > 0 ? `, ${finished.length} had finished (not started)` : "";
-  lines.push(`${starting} task(s) would start${alreadyRunning}, ${skipped} skipped (missing directory)${notStarted}, ${dropped}`);
+  lines.push(`${starting} task(s) would start${alreadyRunning}, ${skipped} skipped (missing directory)${notStarted}, ${recipe.dropped} dropped`);
   return lines.join("\n");
 }
 

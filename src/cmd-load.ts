@@ -26,12 +26,13 @@ export default defineCommand({
       const { pickAndLoad } = await import("./ui-picker-sessions.ts");
       return pickAndLoad("saved", args.json, { again: args.again });
     }
-    const [{ loadRecipe }, { loadAndDescribe, printDryRun, recipeHosts }, { withRunningDaemon }] = await Promise.all([
+    const [{ loadRecipe }, { loadAndDescribe, printDryRun, recipeHosts, sayProblems }, { withRunningDaemon }] = await Promise.all([
       import("./recipe-sessions.ts"),
       import("./client-recipes.ts"),
       import("./client-running-daemon.ts"),
     ]);
     const recipe = loadRecipe(args.target, currentDirectory(), process.env, await recipeHosts());
+    sayProblems(recipe);
     if (args["dry-run"]) await withRunningDaemon((client) => printDryRun(recipe, args.json, { again: args.again, client }));
     else console.log(await loadAndDescribe(recipe, args.json, { again: args.again, reportFailures: true }));
   },

@@ -23,7 +23,7 @@ export default defineCommand({
   async run({ args }) {
     const [
       { latestSnapshot, listSnapshots, snapshotByPath },
-      { ownSnapshotName, printDryRun, recoverAndDescribe },
+      { ownSnapshotName, printDryRun, recoverAndDescribe, sayProblems },
       { runningDaemonStatus, withRunningDaemon },
     ] = await Promise.all([import("./recipe-snapshots.ts"), import("./client-recipes.ts"), import("./client-running-daemon.ts")]);
     const chosen = [args.latest, args.list, args.file !== undefined].filter(Boolean).length;
@@ -43,6 +43,7 @@ export default defineCommand({
     await withRunningDaemon(async (client) => {
       const status = client && (await client.request("status"));
       const recipe = args.latest ? latestSnapshot(ownSnapshotName(status)) : snapshotByPath(args.file!);
+      sayProblems(recipe);
       if (args["dry-run"]) return printDryRun(recipe, args.json, { again: args.again, client });
       console.log(await recoverAndDescribe(recipe, args.json, { again: args.again, reportFailures: true }, { client, status }));
       if (!args.json) console.log(SAVE_HINT);

@@ -21,7 +21,7 @@ export default defineCommand({
       description: "The N-th snapshot of recover --list (1 is the newest), or a snapshot file to load",
     },
     latest: { type: "boolean", description: "Load the newest loadable snapshot (not the running fleet's own)" },
-    list: { type: "boolean", description: "List snapshots, newest first, numbered for recover N" },
+    list: { type: "boolean", description: "List snapshots, newest first, numbered (recover 2 loads the second)" },
     "dry-run": { type: "boolean", description: "Print what would start (and what is already running); starts no daemon" },
     again: { type: "boolean", description: "Start tasks even when they are running now (the running fleet's own snapshot, or entries already running)" },
     json: { type: "boolean", description: "Print JSON (the list, the dry run, or the load summary)" },

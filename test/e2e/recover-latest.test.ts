@@ -132,7 +132,7 @@ describe("recover --latest and FILE", () => {
     await until("the running daemon's own snapshot of both tasks", () => snapshotTasks(join(recoveryDirOf(fleet), own)) === 2);
     const rows = (await fleet.ok(["recover", "--list"])).trimEnd().split("\n");
     expect(rows[0]).toMatch(/^1 {2}\d+s ago · this fleet, running · 2 tasks · api, sleep 4001 · autosaved /);
-    expect(rows[1]).toMatch(/^30m ago · 1 task · sleep 3600 · autosaved /);
+    expect(rows[1]).toMatch(/^2 {2}30m ago · 1 task · sleep 3600 · autosaved /);
     const listed = JSON.parse(await fleet.ok(["recover", "--list", "--json"])).snapshots;
     expect(listed.map((s: { thisFleet: boolean }) => s.thisFleet)).toEqual([true, false]);
 

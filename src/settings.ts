@@ -379,6 +379,13 @@ export function readConfigFile(file: string): FileValues {
       const line = lines[error.line - 1]!;
       const key = /^\s*["']?([\w-]+)/.exec(line)?.[1];
       const known = key !== undefined && CONFIG_KEYS.includes(key);
+      // A key given twice: TOML refuses the second, and the first is what is in effect.
+      const first = key === undefined ? 0 : lineOfKey(lines, key);
+      if (first > 0 && first < error.line) {
+        result.problems.push(`${file}:${error.line}: ${key}: given again; line ${first} is in effect (${lines[first - 1]!.trim()}), this line is ignored`);
+        lines[error.line - 1] = "";
+        continue;
+      }
       // `confirm = yes`: TOML wants a word in quotes, which every setting then reads (parseBoolean for yes/no).
       const word = known ? /=\s*([A-Za-z][\w-]*)\s*(?:#.*)?$/.exec(line)?.[1] : undefined;
       const hint = word === undefined ? "" : `; a word needs quotes: ${key} = "${word}"`;

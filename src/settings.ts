@@ -113,7 +113,8 @@ export interface Settings {
 }
 
 /** A value read, perhaps with parts of it left out (`warnings`: one line each, naming the part), or why it cannot be. */
-type Parsed<T> = { ok: T; warnings?: string[] } | { error: string };
+/** `note`: the value was taken, but not as written (a number past its range, clamped): said with the key. */
+type Parsed<T> = { ok: T; warnings?: string[]; note?: string } | { error: string };
 
 /** How one setting is read from the file and the environment. */
 export interface Spec<T> {
@@ -125,8 +126,6 @@ export interface Spec<T> {
   fromFile(value: unknown): Parsed<T>;
   fromEnv(value: string): Parsed<T>;
 }
-
-const wholeNumber = (v: string) => (/^\d+$/.test(v.trim()) ? Number(v) : NaN);
 
 /** Each setting's spec; typed, never cast, so a spec that lacks a member (or a setting that lacks a spec) does not compile. */
 type Specs = { [K in Exclude<keyof Settings, "file" | "problems" | "agents">]: Spec<Settings[K]["value"]> };
@@ -148,10 +147,8 @@ const SPECS: Specs = {
     env: "FLEETCOM_SCROLLBACK",
     fallback: DEFAULT_SCROLLBACK,
     fromFile: (v) =>
-      typeof v === "number" && Number.isInteger(v) && v >= 0
-        ? { ok: Math.min(v, MAX_SCROLLBACK) }
-        : { error: `expected a whole number of lines, got ${shown(v)}` },
-    fromEnv: (v) => (Number.isNaN(wholeNumber(v)) ? { error: `'${v}' is not a whole number` } : { ok: Math.min(wholeNumber(v), MAX_SCROLLBACK) }),
+      typeof v === "number" && Number.isInteger(v) && v >= 0 ? clampedScrollback(v, shown(v)) : { error: `expected a whole number of lines, got ${shown(v)}` },
+    fromEnv: (v) => (/^\d+$/.test(v.trim()) ? clampedScrollback(Number(v), v.trim()) : { error: `'${v}' is not a whole number` }),
   },
   idleSeconds: {
     key: "idle_seconds",
@@ -272,6 +269,12 @@ function worktreeDir(raw: string): Parsed<string | null> {
   return dir.startsWith("/") || dir.startsWith("~/") ? { ok: dir } : { error: `'${raw}' is not an absolute directory or one under ~/` };
 }
 
+/** Scrollback past its most is clamped to it, and said. */
+function clampedScrollback(lines: number, written: string): Parsed<number> {
+  if (lines <= MAX_SCROLLBACK) return { ok: lines };
+  return { ok: MAX_SCROLLBACK, note: `${written} is more than the most, ${MAX_SCROLLBACK} lines; using ${MAX_SCROLLBACK}` };
+}
+
 function booleanSpec(key: string, env: string, fallback: boolean, safe: boolean): Spec<boolean> {
   const read = (v: string): Parsed<boolean> => {
     const value = parseBoolean(v);
@@ -390,6 +393,13 @@ export function readConfigFile(file: string): FileValues {
       const word = known ? /=\s*([A-Za-z][\w-]*)\s*(?:#.*)?$/.exec(line)?.[1] : undefined;
       const hint = word === undefined ? "" : `; a word needs quotes: ${key} = "${word}"`;
       const safe = Object.values(SPECS).find((spec) => spec.key === key)?.safe;
+      // A yes/no setting written as tmux writes one (`bell = off`) means what it says: taken, as
+      // the quoted word would be.
+      if (word !== undefined && safe !== undefined && parseBoolean(word) !== undefined) {
+        result.values.set(key!, { value: word, line: error.line });
+        lines[error.line - 1] = "";
+        continue;
+      }
       const outcome = !known ? "line ignored" : safe === undefined ? `using the default for ${key}` : `taking ${key} = ${String(safe)} to be safe`;
       result.problems.push(`${file}:${error.line}: ${key ? `${key}: ` : ""}not valid TOML (${firstLine(error)}${hint}); ${outcome}`);
       if (known) result.values.set(key, { value: UNREADABLE, line: error.line });
@@ -427,6 +437,7 @@ function resolveSetting<T>(spec: Spec<T>, file: string, values: FileValues, env:
   if (raw !== undefined && raw !== "") {
     const parsed = spec.fromEnv(raw);
     for (const warning of ("ok" in parsed && parsed.warnings) || []) problems.push(`${spec.env}: ${warning}; ignored`);
+    if ("ok" in parsed && parsed.note) problems.push(`${spec.env}: ${parsed.note}`);
     if ("ok" in parsed) return { value: parsed.ok, source: spec.env };
     problems.push(`${spec.env}: ${parsed.error}; ${spec.safe === undefined ? "ignored" : safely}`);
     if (spec.safe !== undefined) return { value: spec.safe, source: spec.env };
@@ -438,6 +449,7 @@ function resolveSetting<T>(spec: Spec<T>, file: string, values: FileValues, env:
     if (inFile.value === UNREADABLE) return spec.safe === undefined ? { value: spec.fallback, source: "default" } : { value: spec.safe, source };
     const parsed = spec.fromFile(inFile.value);
     for (const warning of ("ok" in parsed && parsed.warnings) || []) problems.push(`${source}: ${spec.key}: ${warning}; ignored`);
+    if ("ok" in parsed && parsed.note) problems.push(`${source}: ${spec.key}: ${parsed.note}`);
     if ("ok" in parsed) return { value: parsed.ok, source };
     problems.push(`${source}: ${spec.key}: ${parsed.error}; ${spec.safe === undefined ? "using the default" : safely}`);
     if (spec.safe !== undefined) return { value: spec.safe, source };

@@ -25,3 +25,38 @@ test("a key given twice: the warning says the first line is in effect, and the t
   expect(r.stderr).toBe(`fleetcom: warning: ${r.file}:2: scrollback: given again; line 1 is in effect (scrollback = 5000), this line is ignored\n`);
   expect(r.stdout).toMatch(/^scrollback +5000 +config\.toml:1$/m);
 });
+
+test("a value past its range is clamped and says so", async () => {
+  const r = await configWith("scrollback = 99999999999\n");
+  expect(r.stderr).toBe(`fleetcom: warning: ${r.file}:1: scrollback: 99999999999 is more than the most, 100000 lines; using 100000\n`);
+  expect(r.stdout).toMatch(/^scrollback +100000 +config\.toml:1$/m);
+  const env = await configWith("", [], { FLEETCOM_SCROLLBACK: "250000" });
+  expect(env.stderr).toBe("fleetcom: warning: FLEETCOM_SCROLLBACK: 250000 is more than the most, 100000 lines; using 100000\n");
+});
+
+test("bell = off and history = no unquoted, as tmux writes them, mean what they say, as the README lists the words", async () => {
+  const r = await configWith("bell = off\nhistory = no\nconfirm = yes\n");
+  expect(r.stderr).toBe("");
+  expect(r.stdout).toMatch(/^bell +false +config\.toml:1$/m);
+  expect(r.stdout).toMatch(/^history +false +config\.toml:2$/m);
+  expect(r.stdout).toMatch(/^confirm +true +config\.toml:3$/m);
+  // Any other bare word still gets the quoting hint.
+  const other = await configWith("bell = loud\n");
+  expect(other.stderr).toContain('a word needs quotes: bell = "loud"');
+});
+
+test("with the report's notify list, fleetcom config fits 100 columns: the long value goes under its key", async () => {
+  const notify = [
+    "ntfy+http://127.0.0.1:8765/ux4-fleet",
+    "http://127.0.0.1:8765/hook",
+    'echo "$(date +%T) $FLEETCOM_TASK_ID $FLEETCOM_TASK_LABEL $FLEETCOM_ATTENTION" >> /tmp/scratch/notify-cmd.log',
+  ];
+  const r = await configWith(`notify = ${JSON.stringify(notify)}\nidle_seconds = 5\nscrollback = 3000\n`);
+  expect(r.stderr).toBe("");
+  const lines = r.stdout.trimEnd().split("\n");
+  expect(lines.filter((l) => l.length > 100)).toEqual([]);
+  expect(r.stdout).toMatch(/^scrollback +3000 +config\.toml:3$/m);
+  const at = lines.findIndex((l) => l.startsWith("notify"));
+  expect(lines[at]).toMatch(/^notify +↓ +config\.toml:1$/);
+  expect(lines.slice(at + 1, at + 3).map((l) => l.trim())).toEqual(notify.slice(0, 2));
+});

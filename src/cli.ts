@@ -89,10 +89,11 @@ export async function runCli(argv: string[]): Promise<number> {
     if (isKill(argv)) {
       const { stopDaemon } = await import("./client-stop-daemon.ts");
       const yes = argv.some((a) => YES.includes(a));
+      const otherHosts = await addedHosts();
       // From a terminal, with tasks running, ask first (ui-confirm.ts); --yes or a script does not.
       const { askYesNo, wouldAsk } = await import("./ui-confirm.ts");
-      const ask = !yes && wouldAsk() ? (running: number) => askYesNo(`stop ${running} task${running === 1 ? "" : "s"} and the daemon?`) : undefined;
-      return await stopDaemon({ ask });
+      const ask = !yes && wouldAsk() ? (running: number) => askYesNo(killQuestion(running, otherHosts)) : undefined;
+      return await stopDaemon({ ask, otherHosts });
     }
     const { rest, detachKey } = takeDetachKey(argv);
     checkRootFlag(rest);
@@ -129,6 +130,19 @@ export async function runCli(argv: string[]): Promise<number> {
   } catch (error) {
     return reportError(error);
   }
+}
+
+/** The names of the hosts added here (docs/remote.md); none without a `[hosts.…]` table. */
+async function addedHosts(): Promise<string[]> {
+  const { hostsMayBeAdded } = await import("./client-target.ts");
+  return hostsMayBeAdded() ? (await import("./client-hosts.ts")).readHosts().map((h) => h.name) : [];
+}
+
+/** `--kill`'s question: with hosts added, whose tasks it leaves running, it says whose tasks it stops. */
+function killQuestion(running: number, otherHosts: readonly string[]): string {
+  const tasks = `${running} task${running === 1 ? "" : "s"}`;
+  if (otherHosts.length === 0) return `stop ${tasks} and the daemon?`;
+  return `stop this machine's ${tasks} and its daemon (the tasks on ${otherHosts.join(", ")} keep running)?`;
 }
 
 /** Every connection of this process goes to that host's daemon, over ssh. */

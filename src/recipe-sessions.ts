@@ -179,7 +179,8 @@ export function saveSession(name: string, entries: HostedEntry[], env: Env = pro
   return file;
 }
 
-function existingSession(name: string, env: Env): string {
+/** The file of the saved session `name`; an error naming the file looked for when there is none. */
+export function existingSession(name: string, env: Env = process.env): string {
   const file = sessionFile(name, env);
   if (!exists(file)) throw new UserError(`no saved session '${printable(name.trim())}' (looked for ${printable(file)})`);
   return file;

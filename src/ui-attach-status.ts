@@ -32,7 +32,7 @@ const EMPTY = new Uint8Array(0);
  */
 export function statusText(task: TaskInfo, waiting: number, detach: string, message: string | null = null, armed = false): string {
   if (armed) return armedText(detach);
-  const parts = [`task ${task.id} ${printable(label(task))}`, stateText(task), waiting > 0 ? `! ${waiting} waiting` : "none waiting"];
+  const parts = [`task ${task.id} ${printable(label(task))}`, stateText(task), waiting > 0 ? `! ${waiting} waiting` : "no other task waiting"];
   if (message) parts.push(message);
   parts.push(`${detach} then ${chordWords()}`);
   return parts.join(" · ");

@@ -194,7 +194,9 @@ describe("the status line's row", () => {
     expect(statusText(task, 2, "Ctrl-\\")).toBe(
       "task 7 api · active · ! 2 waiting · Ctrl-\\ then d detach · n next · p prev · w waiting · h/[ history · s status · ? help",
     );
-    expect(statusText(task, 0, "Ctrl-A", "no other task waits")).toStartWith("task 7 api · active · none waiting · no other task waits · Ctrl-A then d detach");
+    expect(statusText(task, 0, "Ctrl-A", "no other task waits")).toStartWith(
+      "task 7 api · active · no other task waiting · no other task waits · Ctrl-A then d detach",
+    );
     // An agent brought back in its resume form is called as typed, so the detach key still fits 80 columns.
     const codex = { ...task, id: 5, name: null, command: "codex resume '01a231f1-d4cf-7b9d-a640-3fad39fcadac'", typed: "codex", idle: true };
     expect(statusRowBytes(statusText(codex, 1, "Ctrl-\\"), 24, 80)).toContain(" task 5 codex · idle · ! 1 waiting · Ctrl-\\ then d detach ·");

@@ -25,7 +25,7 @@ export default defineCommand({
     }
     requireTerminal("attach");
     const { pickTask } = await import("./ui-picker-tasks.ts");
-    const id = await pickTask();
-    if (id !== null) process.exitCode = await attachTo({ id }, options);
+    const picked = await pickTask();
+    if (picked !== null) process.exitCode = await attachTo({ id: picked.id }, { ...options, host: picked.host });
   },
 });

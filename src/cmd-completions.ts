@@ -108,10 +108,30 @@ async function printList(what: string): Promise<void> {
     // show it raw, and it could not be typed back as shown.
     writeLines(names.filter(isPrintable));
   } else if (what === "tasks") {
-    writeLines(taskCandidates(await liveTasks()));
+    writeLines([...taskCandidates(await liveTasks()), ...(await hostsCandidates())]);
   } else {
     throw usageError(`completions: --list takes ${LISTS.join(" or ")} (got '${printable(what)}')`);
   }
+}
+
+/**
+ * Each added host's tasks as `HOST:ID` and `HOST:NAME`, as `attach`, `peek` and the rest take them; a
+ * host that does not answer within the hosts' bound is left out, silently: a completion prints no errors.
+ */
+async function hostsCandidates(): Promise<string[]> {
+  const { hostsMayBeAdded } = await import("./client-target.ts");
+  if (!hostsMayBeAdded()) return [];
+  const { readHosts, askHost, hostAnswerBoundMs } = await import("./client-hosts.ts");
+  const hosts = readHosts();
+  const answers = await Promise.all(hosts.map((h) => askHost(h, (c) => c.request("ls"), hostAnswerBoundMs())));
+  return answers.flatMap((answer, i) => {
+    if (!("ok" in answer)) return [];
+    const host = hosts[i]!.name;
+    return taskCandidates(answer.ok).map((line) => {
+      const [value, description] = line.split("\t");
+      return `${host}:${value}\t${description!.replace(/^task (\d+)$/, `task ${host}:$1`)}`;
+    });
+  });
 }
 
 async function liveTasks(): Promise<TaskInfo[]> {

@@ -7,7 +7,7 @@
 import { sha256Hex } from "./text-sha256.ts";
 import { defineCommand } from "./cli-define.ts";
 import { askHost, checkHostName, hostAnswerBoundMs, readHosts, removeHost, saveHost } from "./client-hosts.ts";
-import { capture, forgetForward, remoteBinary, type RemoteHost, sharesConnections, sshCommandLine, sshReason } from "./client-ssh.ts";
+import { capture, endSharedConnection, forgetForward, remoteBinary, type RemoteHost, sharesConnections, sshCommandLine, sshReason } from "./client-ssh.ts";
 import { EXIT, UserError, usageError } from "./errors.ts";
 import { FileRefused, readRegularFile } from "./files.ts";
 import { selfCommand } from "./platform.ts";
@@ -112,8 +112,10 @@ const rm = defineCommand({
   meta: { name: "rm", description: "Forget a host (its fleet there runs on)" },
   args: { name: { type: "positional", required: true, description: "The host's name" } },
   async run({ args }) {
-    if (!removeHost(checkHostName(args.name))) throw new UserError(`no host '${printable(args.name)}'`);
-    forgetForward(args.name);
+    const host = readHosts().find((h) => h.name === checkHostName(args.name));
+    if (!host || !removeHost(host.name)) throw new UserError(`no host '${printable(args.name)}'`);
+    forgetForward(host.name);
+    await endSharedConnection(host);
     console.log(`removed host '${args.name}' (its fleet there runs on; fleetcom is still installed there)`);
   },
 });

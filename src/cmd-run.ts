@@ -5,6 +5,8 @@ import { defineCommand } from "./cli-define.ts";
 import { withDaemon } from "./client.ts";
 import { flagIndex } from "./cli-flags.ts";
 import { usageError } from "./errors.ts";
+import { hostInUse } from "./client-target.ts";
+import { printable } from "./text-printable.ts";
 import { shellJoin } from "./text-shell.ts";
 import { currentDirectory, resolvePath } from "./text-path.ts";
 import type { WorktreeRecord } from "./recipe.ts";
@@ -73,6 +75,7 @@ export default defineCommand({
     // A worktree made for a task that did not start is not left behind (it is fresh, so clean).
     const { id } = tree ? await run.catch(async (error) => Promise.reject(await dropped(tree.worktree, tree.newBranch, error))) : await run;
     console.log(args.json ? JSON.stringify({ id }) : String(id));
+    if (!args.cwd && !tree) sayWhereItRunsThere(id);
     // Attached, the task's end is shown and returned by attach itself.
     if (!args.attach) {
       const { reportFailedAtOnce } = await import("./client-started.ts");
@@ -85,6 +88,20 @@ export default defineCommand({
     }
   },
 });
+
+/**
+ * On a host, a task without --cwd runs in the home there, whatever the directory here (the local
+ * one does not travel, docs/remote.md): from a project directory that is said, so `./bin/agent.sh`
+ * not found there is no surprise.
+ */
+function sayWhereItRunsThere(id: number): void {
+  const host = hostInUse();
+  const here = currentDirectory();
+  if (host === null || here === process.env.HOME) return;
+  process.stderr.write(
+    `fleetcom: ${host.name}:${id} runs in ~ on ${host.name} (${printable(host.home)}), not in ${printable(here)}: --cwd DIR runs it in a directory there\n`,
+  );
+}
 
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

@@ -60,9 +60,18 @@ function parseTimeout(value: string | undefined): number | null {
 }
 
 export default defineCommand({
-  meta: { name: "wait", description: "Wait until a task needs attention, exits or goes quiet; --for exit ends with the task's exit code (124 on timeout)" },
+  meta: {
+    name: "wait",
+    description:
+      "Wait until a task needs attention, exits or goes quiet; --for exit ends with the task's exit code (of several, the first non-zero; 124 on timeout)",
+  },
   args: {
-    task: { type: "positional", description: "The task to wait for (or --any for the first task of the fleet)", required: false },
+    task: {
+      type: "positional",
+      valueHint: "[TASK…]",
+      description: "The tasks to wait for, every one (or --any for the first task of the fleet)",
+      required: false,
+    },
     for: { type: "string", valueHint: "WHAT", description: "What to wait for: waiting (it needs you), exit (it ended; exits with its code) or idle (quiet)" },
     any: { type: "boolean", description: "Wait for the first task of the fleet (or of --group) to meet the condition; prints its id" },
     group: { type: "string", valueHint: "GROUP", description: "With --any: only the tasks of GROUP" },
@@ -74,7 +83,8 @@ export default defineCommand({
     const condition = args.for;
     if (condition === undefined) throw usageError("wait: missing --for waiting|exit|idle (usage: fleetcom wait [OPTIONS] TASK --for WHAT)");
     if (!isOneOf(CONDITIONS, condition)) throw usageError(`wait: --for: expected waiting, exit or idle, got '${printable(condition)}'`);
-    const ref = args._[0];
+    const refs = args._ as string[];
+    const ref = refs[0];
     if (args.any && ref !== undefined) throw usageError("wait: give a TASK or --any, not both");
     if (!args.any && ref === undefined) throw usageError("wait: name a TASK, or --any for the first task of the fleet");
     if (args.group !== undefined && !args.any) throw usageError("wait: --group goes with --any");
@@ -90,6 +100,10 @@ export default defineCommand({
         return;
       }
     }
+    if (refs.length > 1) {
+      process.exitCode = await waitForEach(refs, condition, timeoutMs);
+      return;
+    }
     const client = await DaemonClient.open({ autostart: false });
     try {
       const idleMs = condition === "idle" ? await daemonIdleMs(client) : DEFAULT_IDLE_SECONDS * 1000;
@@ -102,6 +116,23 @@ export default defineCommand({
     }
   },
 });
+
+/**
+ * `wait A B C --for …`: every task named, each on a connection of its own (a connection follows one
+ * wait); with `--for exit`, the code of the first in the order given that did not end with 0, as a
+ * script that waits for several jobs wants to hear of any failure.
+ */
+async function waitForEach(refs: readonly string[], condition: Condition, timeoutMs: number | null): Promise<number> {
+  const clients = await Promise.all(refs.map(() => DaemonClient.open({ autostart: false })));
+  try {
+    const idleMs = condition === "idle" ? await daemonIdleMs(clients[0]!) : DEFAULT_IDLE_SECONDS * 1000;
+    const tasks = await Promise.all(refs.map((ref, i) => waitFor(clients[i]!, { kind: "one", ref }, condition, timeoutMs, idleMs)));
+    if (condition !== "exit") return 0;
+    return tasks.map(exitCodeOf).find((code) => code !== 0) ?? 0;
+  } finally {
+    for (const client of clients) client.close();
+  }
+}
 
 /**
  * `wait --any` with hosts added: every host's fleet and this one's, at once; the first task to meet

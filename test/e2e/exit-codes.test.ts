@@ -26,6 +26,18 @@ test("wait --for exit ends with the task's code, 128 + n for a signal, and --any
   expect({ code: any.code, id: any.stdout.trim() }).toEqual({ code: 4, id: String(four) });
 });
 
+test("wait for several tasks --for exit waits for every one and ends with the first non-zero code in the order given", async () => {
+  const zero = await fleet.run("read go; exit 0", ["--name", "zero"]);
+  const five = await fleet.run("read go; exit 5", ["--name", "five"]);
+  const three = await fleet.run("read go; exit 3", ["--name", "three"]);
+  const waiting = fleet.cli(["wait", "zero", "three", "five", "--for", "exit"]);
+  // Every task must end first: the last to go is the first named.
+  for (const id of [five, three, zero]) await fleet.ok(["send", String(id), "go"]);
+  expect(await waiting).toEqual({ code: 3, stdout: "", stderr: "" });
+  expect((await fleet.cli(["wait", "five", "three", "--for", "exit"])).code).toBe(5);
+  expect((await fleet.cli(["wait", "zero", "zero", "--for", "exit"])).code).toBe(0);
+});
+
 test("logs -f ends with the task's code; of several, the first non-zero; a finished task's at once", async () => {
   const five = await fleet.run("echo hello; read go; exit 5", ["--name", "five"]);
   await until("hello", async () => (await fleet.peek(five)).includes("hello"));
@@ -60,7 +72,7 @@ test("logs -f whose daemon stops under it says so in a line and exits 3", async 
 });
 
 test("wait and logs say in --help that they end with the task's code", async () => {
-  expect((await fleet.ok(["wait", "--help"])).replace(/\s+/g, " ")).toContain("--for exit ends with the task's exit code");
+  expect((await fleet.ok(["wait", "--help"])).replace(/\s+/g, " ")).toContain("--for exit ends with the task's exit code (of several, the first non-zero");
   expect((await fleet.ok(["logs", "--help"])).replace(/\s+/g, " ")).toContain(
     "then exit with its code (of several, the first non-zero; 3 if the daemon stops)",
   );

@@ -63,24 +63,25 @@ export default defineCommand({
     const detachKey = settings?.chosenDetachKey(args["detach-key"]);
     const cwd = args.cwd ? resolvePath(currentDirectory(), args.cwd) : undefined;
     const tree = args.worktree ? await worktreeFor(cwd ?? currentDirectory(), branch, args.name ?? command) : null;
-    const run = withDaemon((c) =>
-      c.request("run", {
+    // One connection: the task is started, its id printed, then watched for a moment on it (a host's
+    // costs no second ssh round trip). Attached, the task's end is shown and returned by attach itself.
+    const run = withDaemon(async (c) => {
+      const { id } = await c.request("run", {
         command,
         ...(tree ? { cwd: tree.cwd, worktree: tree.worktree } : cwd ? { cwd } : {}),
         ...(args.group !== undefined ? { group: args.group } : {}),
         ...(args.name !== undefined ? { name: args.name } : {}),
         ...(env ? { env } : {}),
-      }),
-    );
+      });
+      console.log(args.json ? JSON.stringify({ id }) : String(id));
+      if (!args.cwd && !tree) sayWhereItRunsThere(id);
+      // The task started: a watch that cannot finish (the daemon went) says nothing, and drops no worktree.
+      const watched = args.attach ? false : (await import("./client-started.ts")).reportFailedAtOnce([id], c).catch(() => false);
+      if (await watched) process.exitCode = 1;
+      return id;
+    });
     // A worktree made for a task that did not start is not left behind (it is fresh, so clean).
-    const { id } = tree ? await run.catch(async (error) => Promise.reject(await dropped(tree.worktree, tree.newBranch, error))) : await run;
-    console.log(args.json ? JSON.stringify({ id }) : String(id));
-    if (!args.cwd && !tree) sayWhereItRunsThere(id);
-    // Attached, the task's end is shown and returned by attach itself.
-    if (!args.attach) {
-      const { reportFailedAtOnce } = await import("./client-started.ts");
-      if (await reportFailedAtOnce([id])) process.exitCode = 1;
-    }
+    const id = tree ? await run.catch(async (error) => Promise.reject(await dropped(tree.worktree, tree.newBranch, error))) : await run;
     if (args.attach) {
       const { attachTo } = await import("./ui-attach.ts");
       // A command quicker than the attach has already ended: its exit code, not its frozen screen.

@@ -4,6 +4,9 @@
 //
 // `input` is the input the model read that no cache served; `cacheRead` and `cacheWrite` are the
 // cached parts, so the four kinds never overlap and their sum is everything the model processed.
+import type { ModelPrice } from "./config-prices.ts";
+
+export type { ModelPrice };
 
 /** How full the model's context is now: the last turn's input, and the window when the agent's store records it. */
 export interface ContextUse {
@@ -21,14 +24,6 @@ export interface TokenUsage {
   cacheWrite: number;
   /** null when the store records no turn's input yet. */
   context: ContextUse | null;
-}
-
-/** What a million tokens of each kind cost, as the user wrote it in `[prices."MODEL"]`; a kind given no price costs nothing. */
-export interface ModelPrice {
-  input?: number | undefined;
-  output?: number | undefined;
-  cacheRead?: number | undefined;
-  cacheWrite?: number | undefined;
 }
 
 export const NO_TOKENS: Omit<TokenUsage, "model" | "context"> = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };

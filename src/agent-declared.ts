@@ -74,6 +74,8 @@ export function declaredAgent(spec: DeclaredAgentSpec): Agent {
 
     holds: (id, { env }) => isId(id) && nonEmpty(storePath(spec.store, env, id)),
 
+    ...(spec.usage === null ? {} : { usageFile: (id: string, { env }: { env: Env }) => ({ path: storePath(spec.store, env, id), shape: spec.usage! }) }),
+
     fromStore({ spawnedAt, env, taken }) {
       const made = storedIds(spec, env, isId).filter(({ path }) => nonEmpty(path) && nearSpawn(createdMs(path) ?? Number.NaN, spawnedAt));
       return single(

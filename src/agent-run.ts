@@ -347,7 +347,7 @@ export class AgentRun {
     const id = this.known() ?? this.stored;
     if (id === null) return null;
     if (this.usageStore?.id !== id) {
-      this.usageStore = { id, store: usageStoreFor(this.launch.agent.name, id, { cwd: this.cwd, env: this.env }), readAt: 0, malformed: 0 };
+      this.usageStore = { id, store: usageStoreFor(this.launch.agent, id, { cwd: this.cwd, env: this.env }), readAt: 0, malformed: 0 };
       this.usageDue = true;
     }
     const held = this.usageStore;

@@ -14,7 +14,7 @@ import { claudeSlug, claudeTranscript } from "./agent-claude.ts";
 import { codexHome, rolloutOf } from "./agent-codex.ts";
 import { geminiProjectId } from "./agent-gemini.ts";
 import { opencodeDatabase, sessionRows } from "./agent-opencode.ts";
-import type { StoreLocation } from "./agent.ts";
+import type { Agent, StoreLocation } from "./agent.ts";
 import { type TokenUsage, NO_TOKENS } from "./task-usage.ts";
 import {
   type Ledger,
@@ -264,10 +264,17 @@ function geminiSessionFiles(where: StoreLocation, id: string): string[] {
     .filter((path) => member(firstRecord(path), "sessionId") === id);
 }
 
-/** Where an agent keeps a conversation's tokens; null for an agent whose store records none (Grok, Command Code, a declared agent). */
-export function usageStoreFor(agent: string, id: string, where: StoreLocation): UsageStore | null {
+const READERS = { claude: claudeUsageReader, codex: codexUsageReader, gemini: geminiUsageReader, qwen: qwenUsageReader };
+
+/**
+ * Where an agent keeps a conversation's tokens; null for an agent whose store records none (Grok,
+ * Command Code, a declared agent without `usage`). A declared agent's file is read in the shape it names.
+ */
+export function usageStoreFor(agent: Pick<Agent, "name" | "usageFile">, id: string, where: StoreLocation): UsageStore | null {
   const { cwd, env } = where;
-  switch (agent) {
+  const declared = agent.usageFile?.(id, where);
+  if (declared) return new JsonlFiles(() => [declared.path], READERS[declared.shape]);
+  switch (agent.name) {
     case "claude":
       return new JsonlFiles(() => [claudeTranscript(env, cwd, id)], claudeUsageReader);
     case "codex":

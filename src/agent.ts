@@ -137,6 +137,11 @@ export interface Agent {
    * for shows (a resumed agent at its prompt), rather than screen chrome. Absent when unknown.
    */
   lastReply?(id: string, where: StoreLocation): string | null;
+  /**
+   * A declared agent's conversation file whose records have a built-in agent's shape (its `usage`),
+   * for its tokens (agent-usage.ts); absent when it records none fleetcom reads.
+   */
+  usageFile?(id: string, where: StoreLocation): { path: string; shape: "claude" | "codex" | "gemini" | "qwen" };
   /** The run's file where the agent's attention events land, one JSON per line; absent when it has none. */
   attentionFile?(assets: RunAssets): string;
   /** What one line of that file says about attention, or null when it says nothing. */

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { JsonlUsage, READ_MAX, usageStoreFor } from "../../src/agent-usage.ts";
 import { claudeUsageReader } from "../../src/agent-usage-records.ts";
+import { declaredAgent } from "../../src/agent-declared.ts";
 import { ID, tempDir } from "../harness/agent-test-helpers.ts";
 
 let tmp: ReturnType<typeof tempDir>;
@@ -74,7 +75,7 @@ describe("Claude's transcript", () => {
         claudeBlock("msg_01B", 40, { type: "text", text: "Done." }, { input_tokens: 6, cache_creation_input_tokens: 300, cache_read_input_tokens: 16200 }),
       ),
     );
-    const store = usageStoreFor("claude", ID, where())!;
+    const store = usageStoreFor({ name: "claude" }, ID, where())!;
     store.refresh();
     expect(store.usage()).toEqual({
       model: "claude-sonnet-4-5-20250929",
@@ -90,7 +91,7 @@ describe("Claude's transcript", () => {
   test("the store followed while it grows during a turn: only what was appended is read, a half-written line waits", () => {
     const path = claudeStore();
     appendFileSync(path, lines(claudeUser, claudeBlock("msg_01A", 8, { type: "text", text: "Lo" })));
-    const store = usageStoreFor("claude", ID, where())!;
+    const store = usageStoreFor({ name: "claude" }, ID, where())!;
     store.refresh();
     expect(store.usage()).toMatchObject({ output: 8, input: 4 });
 
@@ -114,7 +115,7 @@ describe("Claude's transcript", () => {
     appendFileSync(path, lines(claudeBlock("msg_01A", 10, { type: "text", text: "a" })));
     appendFileSync(path, '{"type":"assistant","message":{"id":"msg_bad","usage":{"output_tokens":99\n');
     appendFileSync(path, lines(claudeBlock("msg_01B", 20, { type: "text", text: "b" })));
-    const store = usageStoreFor("claude", ID, where())!;
+    const store = usageStoreFor({ name: "claude" }, ID, where())!;
     store.refresh();
     expect(store.usage()).toMatchObject({ output: 30 });
     expect(store.malformed).toBe(1);
@@ -149,7 +150,7 @@ describe("Claude's transcript", () => {
 
   test("a transcript with no usage at all is no usage (shown `—`), not zero", () => {
     appendFileSync(claudeStore(), lines(claudeUser, { type: "summary", summary: "cleared" }));
-    const store = usageStoreFor("claude", ID, where())!;
+    const store = usageStoreFor({ name: "claude" }, ID, where())!;
     store.refresh();
     expect(store.usage()).toBeNull();
   });
@@ -195,7 +196,7 @@ describe("Codex's rollout", () => {
       ),
     );
     expect(path).toContain(id);
-    const store = usageStoreFor("codex", id, where())!;
+    const store = usageStoreFor({ name: "codex" }, id, where())!;
     store.refresh();
     expect(store.usage()).toEqual({
       model: "gpt-5.1-codex",
@@ -209,7 +210,7 @@ describe("Codex's rollout", () => {
 
   test("a thread with no rollout yet has no usage, and gets it once the rollout appears", () => {
     const id = "019a9776-0a34-7842-8627-112b63d66e91";
-    const store = usageStoreFor("codex", id, where())!;
+    const store = usageStoreFor({ name: "codex" }, id, where())!;
     store.refresh();
     expect(store.usage()).toBeNull();
     tmp.file(`.codex/sessions/2025/11/18/rollout-2025-11-18T21-55-50-${id}.jsonl`, lines(tokenCount(usage(10, 0, 5, 0), usage(10, 0, 5, 0))));
@@ -251,7 +252,7 @@ describe("Gemini's session file", () => {
     );
     tmp.file(`${chats}/session-2026-12-04T19-32-${ID.slice(0, 8)}.jsonl`, lines(header));
     tmp.file(`${chats}/session-2026-12-04T19-33-${ID.slice(0, 8)}.jsonl`, lines({ ...header, sessionId: "00000000-0000-4000-8000-000000000000" }, g1));
-    const store = usageStoreFor("gemini", ID, where())!;
+    const store = usageStoreFor({ name: "gemini" }, ID, where())!;
     store.refresh();
     expect(store.usage()).toEqual({
       model: "gemini-3.8-flash",
@@ -298,7 +299,7 @@ describe("Qwen's transcript", () => {
         assistant("a2", 9500, 8000, 50),
       ),
     );
-    const store = usageStoreFor("qwen", ID, where())!;
+    const store = usageStoreFor({ name: "qwen" }, ID, where())!;
     store.refresh();
     expect(store.usage()).toEqual({
       model: "qwen3-coder-plus",
@@ -337,7 +338,7 @@ describe("opencode's database", () => {
     add("msg_a1", SES, assistant(10, 300, 14000, 900));
     add("msg_a2", SES, assistant(12, 100, 14900, 200));
     add("msg_b1", "ses_0000000000000000000000000Z", assistant(99999, 99999, 0, 0));
-    const store = usageStoreFor("opencode", SES, where())!;
+    const store = usageStoreFor({ name: "opencode" }, SES, where())!;
     store.refresh();
     expect(store.usage()).toEqual({
       model: "claude-sonnet-4-5",
@@ -355,5 +356,14 @@ describe("opencode's database", () => {
 });
 
 test("an agent whose store records no tokens has none to read (`—`, never a guess)", () => {
-  for (const agent of ["grok", "command-code", "myagent"]) expect(usageStoreFor(agent, ID, where())).toBeNull();
+  for (const name of ["grok", "command-code", "myagent"]) expect(usageStoreFor({ name }, ID, where())).toBeNull();
+});
+
+test("a declared agent with `usage` has its store read in the shape it names; without, it has none", () => {
+  const spec = { name: "myagent", match: "myagent", pin: null, selector: "--resume", store: "~/.myagent/{id}.jsonl", id: "uuid" };
+  tmp.file(`.myagent/${ID}.jsonl`, lines(claudeBlock("msg_01A", 9, { type: "text", text: "a" })));
+  const store = usageStoreFor(declaredAgent({ ...spec, usage: "claude" }), ID, where())!;
+  store.refresh();
+  expect(store.usage()).toMatchObject({ output: 9, input: 4 });
+  expect(usageStoreFor(declaredAgent({ ...spec, usage: null }), ID, where())).toBeNull();
 });

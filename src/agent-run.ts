@@ -170,7 +170,7 @@ export class AgentRun {
   /** How far the run's attention events have been read. */
   private eventsRead = 0;
   /** The store of the conversation whose tokens are shown, when its agent keeps them. */
-  private usageStore: { id: string; store: UsageStore | null; readAt: number; malformed: number } | null = null;
+  private usageStore: { id: string; store: UsageStore | null; readAt: number; malformed: number; usage: TokenUsage | null } | null = null;
   private usageDue = true;
   private readonly env: Env;
   private readonly cwd: string;
@@ -347,7 +347,7 @@ export class AgentRun {
     const id = this.known() ?? this.stored;
     if (id === null) return null;
     if (this.usageStore?.id !== id) {
-      this.usageStore = { id, store: usageStoreFor(this.launch.agent, id, { cwd: this.cwd, env: this.env }), readAt: 0, malformed: 0 };
+      this.usageStore = { id, store: usageStoreFor(this.launch.agent, id, { cwd: this.cwd, env: this.env }), readAt: 0, malformed: 0, usage: null };
       this.usageDue = true;
     }
     const held = this.usageStore;
@@ -355,12 +355,18 @@ export class AgentRun {
     if (this.usageDue || now - held.readAt >= USAGE_FRESH_MS) {
       this.usageDue = false;
       held.readAt = now;
-      held.store.refresh();
-      if (held.store.malformed > held.malformed)
-        this.log(`task ${this.taskId}: ${this.launch.agent.name}'s store: ${held.store.malformed - held.malformed} malformed line(s) skipped`);
-      held.malformed = held.store.malformed;
+      this.readUsage(held.store, held);
     }
-    return held.store.usage();
+    return held.usage;
+  }
+
+  /** Reads what the store gained; malformed lines it skipped are logged once each. */
+  private readUsage(store: UsageStore, held: { malformed: number; usage: TokenUsage | null }): void {
+    store.refresh();
+    if (store.malformed > held.malformed)
+      this.log(`task ${this.taskId}: ${this.launch.agent.name}'s store: ${store.malformed - held.malformed} malformed line(s) skipped`);
+    held.malformed = store.malformed;
+    held.usage = store.usage();
   }
 
   private captured(now = performance.now()): string | null {

@@ -3,7 +3,7 @@
 // --json`, `ls` and `fleetcom usage`, follows the store as it grows with each turn, and an agent
 // whose store records none shows `—`, never a guess; money only at the prices config.toml gives.
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { installFakeAgents } from "../harness/agent-fakes.ts";
 import { Fleet, until } from "../harness/fleet.ts";
@@ -77,4 +77,17 @@ test("bad input: --since that is no age, and a price that is no number, are one 
   const bad = await fleet.cli(["usage", "--json"]);
   expect(bad.code).toBe(0);
   expect(bad.stderr).toContain('config.toml:1: prices."m1": expected input, output, cache_read, cache_write as numbers');
+});
+
+test("a corrupt line in the transcript is skipped, counted in the daemon log, and never stops the reading", async () => {
+  const claude = await ready("claude");
+  await turn(claude, "first");
+  await until("the first turn's usage", async () => (await fleet.task(claude)).usage?.output === 100);
+  const { conversation, cwd } = await fleet.task(claude);
+  const transcript = join(fleet.sandbox.home, ".claude", "projects", cwd.replace(/[^A-Za-z0-9]/g, "-"), `${conversation}.jsonl`);
+  appendFileSync(transcript, '{"type":"assistant","message":{"id":"msg_cut","usage":{"output_tokens":5\n');
+  await turn(claude, "second");
+  await until("the second turn's usage", async () => (await fleet.task(claude)).usage?.output === 200);
+  const log = join(fleet.sandbox.runtime, "daemon.log");
+  await until("the log line", () => existsSync(log) && readFileSync(log, "utf8").includes(`task ${claude}: claude's store: 1 malformed line(s) skipped`));
 });

@@ -91,3 +91,11 @@ test("a corrupt line in the transcript is skipped, counted in the daemon log, an
   const log = join(fleet.sandbox.runtime, "daemon.log");
   await until("the log line", () => existsSync(log) && readFileSync(log, "utf8").includes(`task ${claude}: claude's store: 1 malformed line(s) skipped`));
 });
+
+test("a Codex task's tokens from its rollout's token_count events, with the context window Codex records", async () => {
+  const codex = await ready("codex");
+  await turn(codex, "first");
+  await turn(codex, "second");
+  const expected = { model: "gpt-fake-codex", input: 2000, output: 100, cacheRead: 2000, cacheWrite: 0, context: { used: 2000, window: 272000 } };
+  await until("both turns' usage", async () => JSON.stringify((await fleet.task(codex)).usage) === JSON.stringify(expected));
+});

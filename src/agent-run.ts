@@ -19,6 +19,8 @@ import type { AgentNamespace } from "./agent-namespace.ts";
 import type { AgentSignal } from "./task-attention.ts";
 import { liveGroupOf } from "./proc.ts";
 import { type Agent, type Launch, type LiveState, type RunAssets, conversationId, detect, idCheckOf, instrumentedCommand, resumeCommand } from "./agent.ts";
+import { type UsageStore, usageStoreFor } from "./agent-usage.ts";
+import type { TokenUsage } from "./task-usage.ts";
 
 export const AGENTS: readonly Agent[] = [claude, codex, grok, commandCode, gemini, qwen, opencode];
 
@@ -140,6 +142,12 @@ export const FAILED_AT_ONCE_MS = 10_000;
  */
 const CAPTURE_FRESH_MS = 2_000;
 
+/**
+ * How long the usage read from the store stands while the agent works: output asks for it with
+ * every batch of events, and a turn's end (the agent's events) reads it again at once.
+ */
+const USAGE_FRESH_MS = 3_000;
+
 export class AgentRun {
   private hint: string | null = null;
   /** The capture channel as last read, and when (monotonic ms). */
@@ -161,9 +169,14 @@ export class AgentRun {
   private frozen: string | null | undefined = undefined;
   /** How far the run's attention events have been read. */
   private eventsRead = 0;
+  /** The store of the conversation whose tokens are shown, when its agent keeps them. */
+  private usageStore: { id: string; store: UsageStore | null; readAt: number; malformed: number; usage: TokenUsage | null } | null = null;
+  private usageDue = true;
   private readonly env: Env;
   private readonly cwd: string;
   private readonly spawnedAt: Date;
+  private readonly log: (message: string) => void;
+  private readonly taskId: number;
 
   constructor(
     private readonly launch: Launch,
@@ -174,6 +187,8 @@ export class AgentRun {
     this.env = Object.fromEntries(launch.agent.envKeys.filter((k) => ctx.env[k] !== undefined).map((k) => [k, ctx.env[k]]));
     this.cwd = ctx.cwd;
     this.spawnedAt = ctx.spawnedAt;
+    this.log = ctx.log;
+    this.taskId = ctx.taskId;
   }
 
   get agent(): string {
@@ -317,9 +332,41 @@ export class AgentRun {
     this.frozen = this.captured();
   }
 
-  /** The namespace watcher saw this run's files change: the next look reads the capture again. */
+  /** The namespace watcher saw this run's files change: the next look reads the capture again, and the usage (a turn may have ended). */
   filesChanged(): void {
     this.capture = null;
+    this.usageDue = true;
+  }
+
+  /**
+   * The tokens of the run's conversation, from the agent's own store (agent-usage.ts): read again
+   * when the agent's events said something or USAGE_FRESH_MS after the last read; null while no
+   * conversation is known or when the store records none.
+   */
+  usage(now = performance.now()): TokenUsage | null {
+    const id = this.known() ?? this.stored;
+    if (id === null) return null;
+    if (this.usageStore?.id !== id) {
+      this.usageStore = { id, store: usageStoreFor(this.launch.agent, id, { cwd: this.cwd, env: this.env }), readAt: 0, malformed: 0, usage: null };
+      this.usageDue = true;
+    }
+    const held = this.usageStore;
+    if (held.store === null) return null;
+    if (this.usageDue || now - held.readAt >= USAGE_FRESH_MS) {
+      this.usageDue = false;
+      held.readAt = now;
+      this.readUsage(held.store, held);
+    }
+    return held.usage;
+  }
+
+  /** Reads what the store gained; malformed lines it skipped are logged once each. */
+  private readUsage(store: UsageStore, held: { malformed: number; usage: TokenUsage | null }): void {
+    store.refresh();
+    if (store.malformed > held.malformed)
+      this.log(`task ${this.taskId}: ${this.launch.agent.name}'s store: ${store.malformed - held.malformed} malformed line(s) skipped`);
+    held.malformed = store.malformed;
+    held.usage = store.usage();
   }
 
   private captured(now = performance.now()): string | null {

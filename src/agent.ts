@@ -13,6 +13,7 @@
 // what is specific to that agent; agent-run.ts lists them and does the I/O around them.
 import type { AgentSignal } from "./task-attention.ts";
 import type { Env } from "./paths.ts";
+import type { UsageShape } from "./config-agents.ts";
 import { shellQuote } from "./text-shell.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -137,6 +138,11 @@ export interface Agent {
    * for shows (a resumed agent at its prompt), rather than screen chrome. Absent when unknown.
    */
   lastReply?(id: string, where: StoreLocation): string | null;
+  /**
+   * A declared agent's conversation file whose records have a built-in agent's shape (its `usage`),
+   * for its tokens (agent-usage.ts); absent when it records none fleetcom reads.
+   */
+  usageFile?(id: string, where: StoreLocation): { path: string; shape: UsageShape };
   /** The run's file where the agent's attention events land, one JSON per line; absent when it has none. */
   attentionFile?(assets: RunAssets): string;
   /** What one line of that file says about attention, or null when it says nothing. */

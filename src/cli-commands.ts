@@ -12,6 +12,7 @@ export const SUBCOMMANDS: Record<string, Lazy> = {
   attach: () => import("./cmd-attach.ts").then((m) => m.default),
   run: () => import("./cmd-run.ts").then((m) => m.default),
   ls: () => import("./cmd-ls.ts").then((m) => m.default),
+  usage: () => import("./cmd-usage.ts").then((m) => m.default),
   peek: () => import("./cmd-peek.ts").then((m) => m.default),
   logs: () => import("./cmd-logs.ts").then((m) => m.default),
   grep: () => import("./cmd-grep.ts").then((m) => m.default),

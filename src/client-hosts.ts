@@ -12,6 +12,7 @@ import { EXIT, UserError } from "./errors.ts";
 import { FileRefused, readRegularFile } from "./files.ts";
 import { configFile, readConfigFile } from "./settings.ts";
 import { printable } from "./text-printable.ts";
+import type { TaskInfo } from "./wire-protocol.ts";
 
 /** A host's name: what `--host`, FLEETCOM_HOST and `HOST:TASK` say. */
 const HOST_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
@@ -113,4 +114,24 @@ export async function askHost<T>(host: RemoteHost, work: (client: DaemonClient) 
   if ("ok" in answer) open?.close();
   else open?.destroy();
   return answer;
+}
+
+/** A task of some host's fleet: `host` is null for this machine's. */
+export type HostedTask = TaskInfo & { host: string | null };
+
+/**
+ * This machine's fleet (`local`), then each added host's, every task with its host (`ls`, `usage`);
+ * a host that does not answer within its bound is named on stderr and the others are kept. Null
+ * when no host is added.
+ */
+export async function everyFleet(local: () => Promise<TaskInfo[]>): Promise<HostedTask[] | null> {
+  const hosts = readHosts();
+  if (hosts.length === 0) return null;
+  const remote = hosts.map((h) => askHost(h, (c) => c.request("ls"), hostAnswerBoundMs()));
+  const rows: HostedTask[] = (await local()).map((t) => ({ ...t, host: null }));
+  for (const [i, answer] of (await Promise.all(remote)).entries()) {
+    if ("ok" in answer) rows.push(...answer.ok.map((t) => ({ ...t, host: hosts[i]!.name })));
+    else process.stderr.write(`fleetcom: ${printable(answer.error)}\n`);
+  }
+  return rows;
 }

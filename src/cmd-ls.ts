@@ -5,11 +5,9 @@
 import { defineCommand } from "./cli-define.ts";
 import { withDaemon } from "./client.ts";
 import { hostInUse, hostsMayBeAdded } from "./client-target.ts";
-import { printable } from "./text-printable.ts";
 import { lsTable, terminalColumns, writeStdout } from "./ui-format.ts";
+import type { HostedTask } from "./client-hosts.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
-
-type HostedTask = TaskInfo & { host: string | null };
 
 export default defineCommand({
   meta: { name: "ls", description: "List tasks" },
@@ -34,15 +32,6 @@ function hosted(tasks: TaskInfo[], host: string | null): HostedTask[] {
 /** This machine's fleet, then each added host's; null when no host is added (the plain listing). */
 async function everyFleet(): Promise<HostedTask[] | null> {
   if (!hostsMayBeAdded()) return null;
-  const { readHosts, askHost, hostAnswerBoundMs } = await import("./client-hosts.ts");
-  const hosts = readHosts();
-  if (hosts.length === 0) return null;
-  const remote = hosts.map((h) => askHost(h, (c) => c.request("ls"), hostAnswerBoundMs()));
-  const local = hosted(await withDaemon((c) => c.request("ls")), null);
-  const rows = [...local];
-  for (const [i, answer] of (await Promise.all(remote)).entries()) {
-    if ("ok" in answer) rows.push(...hosted(answer.ok, hosts[i]!.name));
-    else process.stderr.write(`fleetcom: ${printable(answer.error)}\n`);
-  }
-  return rows;
+  const { everyFleet: fleets } = await import("./client-hosts.ts");
+  return fleets(() => withDaemon((c) => c.request("ls")));
 }

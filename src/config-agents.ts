@@ -21,7 +21,13 @@ export interface DeclaredAgentSpec {
   store: string;
   /** `"uuid"`, or the source of a regular expression every ID must match whole. */
   id: string;
+  /** Whose record shape the store is written in, for its tokens (docs/usage.md); null: it records none fleetcom reads. */
+  usage: UsageShape | null;
 }
+
+/** The built-in agents whose store records a declared agent's store may share (a fork of Gemini CLI writes Gemini's). */
+export const USAGE_SHAPES = ["claude", "codex", "gemini", "qwen"] as const;
+export type UsageShape = (typeof USAGE_SHAPES)[number];
 
 /** The one shape any declared agent's ID must have as well as its own. */
 export const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
@@ -36,8 +42,9 @@ const agentPin = schema("declaredAgent.pin", (type) =>
 const agentResume = schema("declaredAgent.resume", (type) => type([/^-{0,2}[A-Za-z0-9][A-Za-z0-9_-]*$/, /^\{id\}$/]));
 const agentStore = schema("declaredAgent.store", (type) => type(/^(?:~\/|\/)[^\0\n\r]*$/));
 const agentId = schema("declaredAgent.id", (type) => type("string > 0"));
+const agentUsage = schema("declaredAgent.usage", (type) => type.enumerated(...USAGE_SHAPES));
 
-const FIELDS = ["match", "pin", "resume", "store", "id"] as const;
+const FIELDS = ["match", "pin", "resume", "store", "id", "usage"] as const;
 
 /** What the config file holds under `agents`, as settings.ts read it: the value and the file's lines. */
 export interface AgentsTable {
@@ -74,7 +81,7 @@ function checkedEntry(name: string, entry: unknown): Checked {
   if (!isTable(entry)) return { field: null, error: `expected a table of match, resume, store (and pin, id), got ${kind(entry)}` };
   const unknown = Object.keys(entry).find((key) => !(FIELDS as readonly string[]).includes(key));
   if (unknown !== undefined) return { field: unknown, error: `unknown field (known: ${FIELDS.join(", ")})` };
-  const { match, pin, resume, store, id = "uuid" } = entry;
+  const { match, pin, resume, store, id = "uuid", usage } = entry;
   if (!agentMatch.allows(match)) return { field: "match", error: `expected the executable's name, such as "myagent" (no '/'), got ${kind(match)}` };
   if (!agentResume.allows(resume))
     return { field: "resume", error: `expected two words, an option and the ID, such as ["--resume", "{id}"], got ${kind(resume)}` };
@@ -93,7 +100,12 @@ function checkedEntry(name: string, entry: unknown): Checked {
     if (pin !== undefined && !new RegExp(`^(?:${id})$`).test(crypto.randomUUID()))
       return { field: "id", error: `a pin needs IDs fleetcom can make: id = "uuid", or a pattern a UUID matches` };
   }
-  return { spec: { name, match, pin: pin ?? null, selector: resume[0], store, id } };
+  if (usage !== undefined && !agentUsage.allows(usage))
+    return {
+      field: "usage",
+      error: `expected the agent whose record shape its store has: ${USAGE_SHAPES.map((u) => `"${u}"`).join(", ")}, got ${kind(usage)}`,
+    };
+  return { spec: { name, match, pin: pin ?? null, selector: resume[0], store, id, usage: usage ?? null } };
 }
 
 function patternProblem(source: string): string | null {

@@ -449,6 +449,7 @@ export class Task {
       agent: this.agent?.agent ?? null,
       conversation: this.agent ? (this.agent.known() ?? this.agent.storedMatch()) : null,
       attention: this.attention,
+      usage: this.agent?.usage(now) ?? null,
       worktree: this.worktree,
       cols: this.cols,
       rows: this.rows,

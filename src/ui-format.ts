@@ -9,6 +9,7 @@ import { label } from "./task-labels.ts";
 import { printable } from "./text-printable.ts";
 import { cut, textWidth } from "./text-width.ts";
 import { age } from "./text-age.ts";
+import { usageCell } from "./task-usage.ts";
 import { errnoCode } from "./errors.ts";
 import type { PushStatus } from "./wire-protocol.ts";
 
@@ -46,6 +47,8 @@ export function lsTable(
 ): string {
   if (tasks.length === 0) return "no tasks\n";
   const long = (text: string) => (columns === undefined ? printable(text) : cut(printable(text), 40));
+  // Only a fleet with an agent in it has tokens to show.
+  const tokens = tasks.some((t) => t.agent !== null);
   const rows = tasks.map((t) => [
     ...(hostOf ? [hostOf(t)] : []),
     String(t.id),
@@ -56,17 +59,26 @@ export function lsTable(
     printable(t.group ?? ""),
     stateText(t),
     age(t.startedAt, now),
+    ...(tokens ? [usageCell(t)] : []),
     printable(t.preview),
   ]);
-  const header = [...(hostOf ? ["HOST"] : []), "ID", "", "TASK", ...(verbose ? ["COMMAND"] : []), "DIR", "GROUP", "STATE", "AGE", "PREVIEW"];
+  const header = [
+    ...(hostOf ? ["HOST"] : []),
+    "ID",
+    "",
+    "TASK",
+    ...(verbose ? ["COMMAND"] : []),
+    "DIR",
+    "GROUP",
+    "STATE",
+    "AGE",
+    ...(tokens ? ["TOKENS"] : []),
+    "PREVIEW",
+  ];
   // Cut first: the preview, then the task, then (verbose) the command, then the directory.
   const shift = hostOf ? 1 : 0;
-  return table(
-    header,
-    rows,
-    columns,
-    (verbose ? [8, 2, 3, 4] : [7, 2, 3]).map((i) => i + shift),
-  );
+  const preview = header.length - 1;
+  return table(header, rows, columns, [preview, ...(verbose ? [2, 3, 4] : [2, 3]).map((i) => i + shift)]);
 }
 
 /** The width of the terminal stdout is, or undefined when it is not one (a pipe, a file). */

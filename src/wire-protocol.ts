@@ -4,6 +4,7 @@
 // time), so neither is on their start-up path.
 import { schema } from "./validator.ts";
 import type { Attention } from "./task-attention.ts";
+import type { TokenUsage } from "./task-usage.ts";
 import type { SettingChange, Settings } from "./settings.ts";
 import { recipeEntry, type RecipeEntry, type WorktreeRecord, worktreeRecord } from "./recipe.ts";
 
@@ -118,6 +119,8 @@ export interface TaskInfo {
   agent: string | null;
   conversation: string | null;
   attention: Attention | null;
+  /** The tokens of an agent's conversation, from its own store (docs/usage.md); null when none is known or the store records none. */
+  usage: TokenUsage | null;
   /** The git worktree fleetcom made for the task (`run --worktree`), or null. */
   worktree: WorktreeRecord | null;
   /** The size of the task's terminal: what its screen is drawn at (the last attached client's). */

@@ -27,6 +27,7 @@ export function taskInfo(id: number, over: Partial<TaskInfo> = {}): TaskInfo {
     agent: null,
     conversation: null,
     attention: null,
+    usage: null,
     cols: 80,
     rows: 24,
     ...over,

@@ -17,12 +17,21 @@ describe("the [agents.NAME] tables", () => {
     const { match, resume, store } = GOOD;
     expect(check({ a: GOOD, b: { match: "b", resume, store } })).toEqual({
       agents: [
-        { name: "a", match, pin: ["--session-id", "{id}"], selector: "--resume", store, id: "uuid" },
-        { name: "b", match: "b", pin: null, selector: "--resume", store, id: "uuid" },
+        { name: "a", match, pin: ["--session-id", "{id}"], selector: "--resume", store, id: "uuid", usage: null },
+        { name: "b", match: "b", pin: null, selector: "--resume", store, id: "uuid", usage: null },
       ],
       problems: [],
     });
     expect(match).toBe("myagent");
+  });
+
+  test("usage names a built-in agent whose record shape the store has; anything else is one line naming the field", () => {
+    expect(check({ a: { ...GOOD, usage: "gemini" } }).agents[0]!.usage).toBe("gemini");
+    const { agents, problems } = check({ a: { ...GOOD, usage: "cursor" } });
+    expect(agents).toEqual([]);
+    expect(problems[0]).toContain(
+      'agents.a: usage: expected the agent whose record shape its store has: "claude", "codex", "gemini", "qwen", got "cursor"; agent ignored',
+    );
   });
 
   test("each bad entry is one line naming its line, the entry and the field, and only it is left out", () => {
@@ -75,6 +84,7 @@ describe("a declared agent", () => {
     selector: "--resume",
     store: "~/.myagent/{id}.jsonl",
     id: "uuid",
+    usage: null,
     ...over,
   });
   const env = () => ({ HOME: dirs.root });

@@ -111,10 +111,90 @@ function checkedEntry(name: string, entry: unknown): Checked {
 function patternProblem(source: string): string | null {
   try {
     new RegExp(source);
-    return null;
   } catch (error) {
     return `not a regular expression (${(error as Error).message})`;
   }
+  return backtrackingProblem(source);
+}
+
+/** Variable repeats (`*`, `+`, `?`, `{m,n}`) one pattern may hold: four side by side cost milliseconds per ID, five a good part of a second. */
+const MAX_VARIABLE_REPEATS = 3;
+
+/**
+ * Why matching `source` could take exponential or high-polynomial time, else null. The daemon matches
+ * IDs on its one thread, so a pattern such as `(a|aa)+` on forty-odd characters would stop every
+ * task and client for seconds, and longer with each character. Refused: a repeated group holding a
+ * repeat or an alternation (`(a+)+`, `(a|aa)+`, `(a*){9}`), a back-reference or lookaround (an ID is
+ * a plain word and needs neither), and more than MAX_VARIABLE_REPEATS variable repeats in all. What is
+ * left backtracks at most polynomially in an ID's length, which SAFE_ID bounds before the pattern runs.
+ */
+function backtrackingProblem(source: string): string | null {
+  interface Group {
+    repeats: boolean;
+    alternates: boolean;
+  }
+  const groups: Group[] = [{ repeats: false, alternates: false }];
+  let closed: Group | null = null;
+  let variable = 0;
+  for (let i = 0; i < source.length; i++) {
+    const char = source[i]!;
+    const repeat = repeatAt(source, i);
+    if (repeat !== null) {
+      if (closed !== null && repeat.max > 1 && (closed.repeats || closed.alternates))
+        return closed.repeats
+          ? "a repeated group holds a repeat (such as (a+)+): matching could take exponential time"
+          : "a repeated group holds an alternation (such as (a|aa)+; a character class such as [ab]+ does not): matching could take exponential time";
+      if (repeat.max !== repeat.min) {
+        variable++;
+        groups.at(-1)!.repeats = true;
+      }
+      i += repeat.length - 1;
+      closed = null;
+      continue;
+    }
+    closed = null;
+    if (char === "\\") {
+      if (/[1-9k]/.test(source[i + 1] ?? "")) return "a back-reference: an ID pattern needs none";
+      i++;
+    } else if (char === "[") {
+      i = classEnd(source, i);
+    } else if (char === "(") {
+      if (/^\(\?<?[=!]/.test(source.slice(i, i + 4))) return "a lookaround: an ID pattern needs none";
+      groups.push({ repeats: false, alternates: false });
+      // `(?:` and `(?<name>` open a group too; their `?` is no repeat.
+      if (source[i + 1] === "?") i = source[i + 2] === "<" ? source.indexOf(">", i) : i + 2;
+    } else if (char === ")") {
+      closed = groups.pop()!;
+      const outer = groups.at(-1)!;
+      outer.repeats ||= closed.repeats;
+      outer.alternates ||= closed.alternates;
+    } else if (char === "|") {
+      groups.at(-1)!.alternates = true;
+    }
+  }
+  if (variable > MAX_VARIABLE_REPEATS) return `${variable} variable repeats (*, +, ?, {m,n}): at most ${MAX_VARIABLE_REPEATS}, so matching stays fast`;
+  return null;
+}
+
+/** The repeat at `i` (`*`, `+`, `?`, `{m}`, `{m,}`, `{m,n}`, each maybe lazy), else null. */
+function repeatAt(source: string, i: number): { min: number; max: number; length: number } | null {
+  const match = /^(?:([*+?])|\{(\d+)(,(\d*))?\})\??/.exec(source.slice(i, i + 24));
+  if (match === null) return null;
+  const [whole, sign, min, comma, max] = match;
+  if (sign === "*") return { min: 0, max: Infinity, length: whole.length };
+  if (sign === "+") return { min: 1, max: Infinity, length: whole.length };
+  if (sign === "?") return { min: 0, max: 1, length: whole.length };
+  const least = Number(min);
+  return { min: least, max: comma === undefined ? least : max ? Number(max) : Infinity, length: whole.length };
+}
+
+/** Where the character class opening at `i` closes (a `]` first in it is a member, as is an escaped one). */
+function classEnd(source: string, i: number): number {
+  let at = i + 1;
+  if (source[at] === "^") at++;
+  if (source[at] === "]") at++;
+  while (at < source.length && source[at] !== "]") at += source[at] === "\\" ? 2 : 1;
+  return at;
 }
 
 /** The ID check of a declared agent: its own pattern, whole, and the safe shape. */

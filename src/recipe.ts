@@ -33,7 +33,16 @@ const recordedId = schema("recordedId", (type) => type("1 <= number.integer <= 2
  * it belongs to, its branch and its path, which is the task's directory or holds it. Saves and
  * snapshots keep it, so a load recreates a missing one from its branch.
  */
-export const worktreeRecord = schema("worktreeRecord", (type) => type({ repo: "string > 0", branch: "string > 0", path: "string > 0" }));
+// SECURITY: a recipe is any file handed to `load`, and its record's words reach git's command line:
+// an absolute path and a branch name that git's own rules allow (check-ref-format), never starting
+// with '-', so no word of it can be taken for an option (`--orphan`, `-f`).
+const worktreeDirectory = schema("worktreeRecord.directory", (type) => type(/^\/[^\0\n\r]*$/));
+const worktreeBranch = schema("worktreeRecord.branch", (type) =>
+  type(/^(?![-/.])(?!.*(?:\.\.|@\{|\/\/|\/\.|\.lock\/))(?!@$)[^\x00-\x20\x7f~^:?*[\\]+(?<![/.]|\.lock)$/),
+);
+export const worktreeRecord = schema("worktreeRecord", (type) =>
+  type({ repo: worktreeDirectory.type(), branch: worktreeBranch.type(), path: worktreeDirectory.type() }),
+);
 export type WorktreeRecord = typeof worktreeRecord.infer;
 
 // One command to start, as a load sees it: `dir` is absolute, group and name already normalised.
@@ -113,17 +122,17 @@ export function parseRecipe(text: string, file: string, ctx: DirContext): Parsed
   const wrapped = isPlainObject(doc.dirs);
   const dirs = wrapped ? (doc.dirs as Record<string, unknown>) : withoutVersion(doc);
   const parsed: ParsedRecipe = { name: wrapped ? storedName(doc.name) : null, entries: [], dropped: 0 };
-  for (const [key, value] of Object.entries(dirs)) addDirectory(parsed, parsed.entries, resolveHostedKey(key, ctx), value);
+  for (const [key, value] of Object.entries(dirs)) addDirectory(parsed, parsed.entries, resolveHostedKey(key, ctx), value, file);
   // Only the wrapped form has one: in a flat file `finished` is a directory like any other.
   if (wrapped && isPlainObject(doc.finished)) {
     const finished: RecipeEntry[] = (parsed.finished = []);
-    for (const [key, value] of Object.entries(doc.finished)) addDirectory(parsed, finished, resolveDirKey(key, ctx), value);
+    for (const [key, value] of Object.entries(doc.finished)) addDirectory(parsed, finished, resolveDirKey(key, ctx), value, file);
   }
   checkCommands(parsed, file);
   return parsed;
 }
 
-function addDirectory(parsed: ParsedRecipe, into: HostedEntry[], where: string | { dir: string; host: RecipeHost }, value: unknown): void {
+function addDirectory(parsed: ParsedRecipe, into: HostedEntry[], where: string | { dir: string; host: RecipeHost }, value: unknown, file: string): void {
   const dir = typeof where === "string" ? where : where.dir;
   const host = typeof where === "string" ? undefined : where.host;
   // A non-array value contributes nothing; it counts as one dropped entry so the user hears about it.
@@ -132,7 +141,7 @@ function addDirectory(parsed: ParsedRecipe, into: HostedEntry[], where: string |
     return;
   }
   for (const item of value) {
-    if (storedEntry.allows(item)) into.push(host ? { ...toRecipeEntry(dir, item), host } : toRecipeEntry(dir, item));
+    if (storedEntry.allows(item)) into.push(host ? { ...toRecipeEntry(dir, item, file), host } : toRecipeEntry(dir, item, file));
     else parsed.dropped++;
   }
 }
@@ -148,7 +157,7 @@ function checkCommands(parsed: ParsedRecipe, file: string): void {
   }
 }
 
-function toRecipeEntry(dir: string, item: StoredEntry): RecipeEntry {
+function toRecipeEntry(dir: string, item: StoredEntry, file: string): RecipeEntry {
   if (typeof item === "string") return { dir, cmd: item, group: null, name: null };
   const entry: RecipeEntry = {
     dir,
@@ -163,7 +172,20 @@ function toRecipeEntry(dir: string, item: StoredEntry): RecipeEntry {
   if (recordedId.allows(id)) entry.id = id;
   if (typeof typed === "string") entry.typed = typed;
   if (worktreeRecord.allows(worktree)) entry.worktree = { repo: worktree.repo, branch: worktree.branch, path: worktree.path };
+  else if (worktree !== undefined) throw worktreeRefused(file, dir, entry.cmd);
   return entry;
+}
+
+/**
+ * A worktree record that could reach git as an option, or is not one at all, fails the whole recipe
+ * before anything runs, naming the file and the entry: the task would otherwise start outside the
+ * worktree it was saved in.
+ */
+function worktreeRefused(file: string, dir: string, cmd: string): UserError {
+  const shown = cmd.length > 60 ? `${cmd.slice(0, 59)}…` : cmd;
+  return new UserError(
+    `${printable(file)}: the worktree of ${printable(JSON.stringify(shown))} in ${printable(dir)} is refused: it needs an absolute repo and path and a git branch name (not starting with '-')`,
+  );
 }
 
 // `gpu1:/srv/train`, `gpu1:~` and `gpu1:~/x`: a directory on the added host gpu1 (its `~` is its home

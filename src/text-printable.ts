@@ -12,6 +12,8 @@
 // Pure and idempotent: its output holds none of these, so sanitising twice changes nothing, and a
 // cut to a column width taken after it can never leave half an escape sequence behind.
 
+import { redacted } from "./text-redact.ts";
+
 const UNSAFE_CHAR = /[\p{Cc}\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
 const UNSAFE = new RegExp(UNSAFE_CHAR.source, "gu");
 
@@ -32,8 +34,8 @@ function escaped(char: string): string {
 /**
  * One daemon.log entry. An entry can quote a command or a path: sanitised, `cat daemon.log` replays no
  * escape sequence, and the continuation lines of a stack trace are indented, so no text can pose as
- * another entry.
+ * another entry. It can quote a notify destination too: its credentials are hidden (text-redact.ts).
  */
 export function logLine(message: string, now = new Date()): string {
-  return `${now.toISOString()} ${message.split("\n").map(printable).join("\n  ")}\n`;
+  return `${now.toISOString()} ${redacted(message).split("\n").map(printable).join("\n  ")}\n`;
 }

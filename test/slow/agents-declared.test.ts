@@ -146,6 +146,49 @@ store = "~/.broken/{id}"
   });
 });
 
+describe("an ID pattern that backtracks", () => {
+  // SECURITY (docs/security.md): the daemon matches IDs on its one thread; `(a|aa)+` took 7 s on 46
+  // characters before, each more one multiplying it by about 1.4.
+  test("is refused when config.toml is read, naming the file, line and agent; the daemon keeps answering a run that would feed it", async () => {
+    const text = `${MANIFEST}
+[agents.redos]
+match = "redosagent"
+resume = ["--resume", "{id}"]
+store = "~/.redos/{id}.jsonl"
+id = "(a|aa)+"
+`;
+    writeConfig(text);
+    writeFileSync(join(fleet.sandbox.root, "bin", "redosagent"), "#!/bin/sh\necho started; exec sleep 3600\n");
+    chmodSync(join(fleet.sandbox.root, "bin", "redosagent"), 0o755);
+    const file = join(fleet.sandbox.config, "config.toml");
+    const line = text.split("\n").indexOf('id = "(a|aa)+"') + 1;
+    const r = await fleet.cli(["config"]);
+    expect(r.stderr).toBe(
+      `fleetcom: warning: ${file}:${line}: agents.redos: id: a repeated group holds an alternation (such as (a|aa)+; a character class such as [ab]+ does not): matching could take exponential time; agent ignored\n`,
+    );
+    // IDs the pattern would have to try every split of: one to resume, and a store full of them that
+    // a save of the bare agent would match one by one (each match stopped only by the engine's own
+    // limit, near half a second here). The daemon answers the runs, the save and ls all the same.
+    const store = join(fleet.sandbox.home, ".redos");
+    mkdirSync(store);
+    for (let i = 0; i < 100; i++) writeFileSync(join(store, `${"a".repeat(60)}b${i}.jsonl`), "{}\n");
+    const hostile = `redosagent --resume ${"a".repeat(70)}b`;
+    const answered = await Promise.race([
+      (async () => {
+        const ids = [await fleet.run(hostile), await fleet.run("redosagent")];
+        await fleet.ok(["save", "redos"]);
+        return { ids, tasks: JSON.parse(await fleet.ok(["ls", "--json"])) };
+      })(),
+      Bun.sleep(15_000).then(() => null),
+    ]);
+    expect(answered).not.toBeNull();
+    expect(answered!.tasks).toEqual([
+      expect.objectContaining({ id: answered!.ids[0], command: hostile, agent: null }),
+      expect.objectContaining({ id: answered!.ids[1], command: "redosagent", agent: null }),
+    ]);
+  });
+});
+
 describe("fleetcom agents", () => {
   /** A `claude` on PATH that answers only `--help` and `--version`, as the real one does. */
   function installClaude(version: string): void {

@@ -2,10 +2,11 @@
 // store, read read-only (the database is left byte for byte as it was).
 import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync, renameSync, rmSync, symlinkSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import { detect, isOpencodeId, resumeCommand } from "../../src/agent.ts";
-import { opencode, opencodeDatabase } from "../../src/agent-opencode.ts";
+import { OPENCODE_DATABASE_MAX_BYTES, opencode, opencodeDatabase } from "../../src/agent-opencode.ts";
 import { claude } from "../../src/agent-claude.ts";
 import { HOSTILE, ID, tempDir } from "../harness/agent-test-helpers.ts";
 
@@ -92,6 +93,38 @@ describe("opencode", () => {
       const before = readFileSync(path);
       expect(opencode.holds(SES, { cwd, env: env() })).toBe(true);
       expect(readFileSync(path).equals(before)).toBe(true);
+    });
+
+    test("rows opencode has written only to its WAL, the database held open, are found; nothing is left beside it", () => {
+      tmp.dir(".local/share/opencode");
+      const path = opencodeDatabase(env());
+      const live = new Database(path);
+      try {
+        live.exec("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0");
+        live.exec("CREATE TABLE session (id TEXT PRIMARY KEY, parent_id TEXT, directory TEXT, time_created INTEGER)");
+        live.query("INSERT INTO session VALUES (?, NULL, ?, ?)").run(SES, cwd, Date.now());
+        const before = readdirSync(join(tmp.root, ".local/share/opencode")).sort();
+        expect(opencode.holds(SES, { cwd, env: env() })).toBe(true);
+        expect(readdirSync(join(tmp.root, ".local/share/opencode")).sort()).toEqual(before);
+      } finally {
+        live.close();
+      }
+    });
+
+    test("a FIFO, a symlink or a database over the bound is no evidence, at once", () => {
+      const path = database([[SES, cwd, Date.now(), null]]);
+      const real = `${path}.real`;
+      renameSync(path, real);
+      symlinkSync(real, path);
+      expect(opencode.holds(SES, { cwd, env: env() })).toBe(false);
+      rmSync(path);
+      spawnSync("mkfifo", [path]);
+      expect(opencode.holds(SES, { cwd, env: env() })).toBe(false);
+      rmSync(path);
+      renameSync(real, path);
+      expect(opencode.holds(SES, { cwd, env: env() })).toBe(true);
+      truncateSync(path, OPENCODE_DATABASE_MAX_BYTES + 1);
+      expect(opencode.holds(SES, { cwd, env: env() })).toBe(false);
     });
 
     test("no database, or one of another shape, is no evidence", () => {

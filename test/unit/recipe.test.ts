@@ -112,12 +112,18 @@ describe("the wrapped format", () => {
     ]);
   });
 
-  test("a task's worktree is written with it and read back; one that is not a record is ignored", () => {
+  test("a task's worktree is written with it and read back; one that is not a safe record fails the recipe, naming the file and entry", () => {
     const worktree = { repo: "/src/app", branch: "claude-2", path: "/src/app.worktrees/claude-2" };
     const text = formatRecipe("w", [{ ...entry(worktree.path, "claude"), worktree }], ctx.home);
     expect(JSON.parse(text).dirs[worktree.path]).toEqual([{ cmd: "claude", worktree }]);
     expect(parseRecipe(text, "w.json", ctx).entries).toEqual([{ ...entry(worktree.path, "claude"), worktree }]);
-    expect(parse({ "/x": [{ cmd: "claude", worktree: { repo: "/src/app", branch: 7, path: "/x" } }] }).entries).toEqual([entry("/x", "claude")]);
+    const refused = (worktree: unknown) => () => parse({ "/x": [{ cmd: "claude", worktree }] });
+    const words = { repo: "/src/app", branch: "feat/ok", path: "/x" };
+    expect(parse({ "/x": [{ cmd: "claude", worktree: words }] }).entries[0]!.worktree).toEqual(words);
+    for (const branch of [7, "--orphan", "-f", "a..b", "x/../../y", "@{-1}", "@", "a b", "nl\nx", "a.lock", "x/", ".x", "a//b", "a:b"])
+      expect(refused({ ...words, branch })).toThrow(/the worktree of "claude" in \/x is refused/);
+    for (const path of ["-f", "relative/x", "", "/x\n"]) expect(refused({ ...words, path })).toThrow(/is refused/);
+    expect(refused({ ...words, repo: "--upload-pack=x" })).toThrow(/is refused/);
   });
 
   test("both entry forms may be mixed in one array", () => {

@@ -3,12 +3,15 @@
 // it only under --write; without the token nothing is answered, a WebSocket from another Origin is
 // refused, an oversized frame closes the socket. Under CI a missing chromium fails the file.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { Fleet, until } from "../harness/fleet.ts";
-import { fleetcomArgv, processesWhere } from "../harness/helpers.ts";
+import { fleetcomArgv, processesWhere, runFleetcom } from "../harness/helpers.ts";
 import { type SshServer, sshdAvailable, startSshServer } from "../harness/sshd.ts";
+import { shellWords, Tmux } from "../harness/tmux.ts";
+import { sha256Hex } from "../../src/text-sha256.ts";
+import { LOGIN_TOKEN_MINUTES } from "../../src/web-token.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = resolve(import.meta.dir, "../../test-artifacts");
@@ -54,11 +57,15 @@ function sshProcesses(...words: string[]): number[] {
   });
 }
 
-/** `fleetcom web` with these flags (of the test's fleet, unless `on` names another): the URL it prints (with its login token) and its origin. */
+/**
+ * `fleetcom web` with these flags (of the test's fleet, unless `on` names another): the address it says
+ * it listens on (stdout is a pipe here, so it prints no login token), a login URL from `web --url`
+ * for that port, and its origin.
+ */
 async function startWeb(
   flags: string[] = [],
   on: { env: Record<string, string>; home: string } = { env: fleet.env, home: fleet.sandbox.home },
-): Promise<{ url: string; origin: string }> {
+): Promise<{ url: string; origin: string; said: string }> {
   const server = Bun.spawn(fleetcomArgv(["web", ...flags]), { env: on.env, cwd: on.home, stdout: "pipe", stderr: "pipe" });
   servers.push(server);
   const reader = server.stdout.getReader();
@@ -69,8 +76,16 @@ async function startWeb(
     out += new TextDecoder().decode(value);
   }
   reader.releaseLock();
-  const url = out.trim();
-  return { url, origin: new URL(url).origin };
+  const said = out.trim();
+  const address = /https?:\/\/\S+?:(\d+)\//.exec(said);
+  if (!address) throw new Error(`fleetcom web said no address: ${said}`);
+  const extra = flags.includes("--host-name") ? ["--host-name", flags[flags.indexOf("--host-name") + 1]!] : [];
+  const listen = flags.includes("--listen") ? ["--listen", flags[flags.indexOf("--listen") + 1]!] : [];
+  const tls = flags.includes("--tls-cert") ? ["--tls-cert", flags[flags.indexOf("--tls-cert") + 1]!, "--tls-key", flags[flags.indexOf("--tls-key") + 1]!] : [];
+  const login = await runFleetcom(["web", "--url", "--port", address[1]!, ...listen, ...tls, ...extra], { env: on.env, cwd: on.home });
+  if (login.code !== 0) throw new Error(`web --url failed: ${login.stderr}`);
+  const url = login.stdout.trim();
+  return { url, origin: new URL(url).origin, said };
 }
 
 /** A phone-sized page logged in through the URL's token. */
@@ -106,17 +121,23 @@ async function openTask(page: Page, id: number): Promise<void> {
   await page.waitForSelector(".xterm-rows");
 }
 
-/** The session cookie the browser got for the login token, for clients the test drives by hand. */
-async function sessionCookie(page: Page): Promise<string> {
-  const cookies = await page.browserContext().cookies();
-  const session = cookies.find((c) => c.name === "fleetcom_session");
-  if (!session) throw new Error("the page has no session cookie");
-  return `${session.name}=${session.value}`;
+/** The session token the page keeps (its origin's storage) for the login token, for clients the test drives by hand. */
+async function sessionOf(page: Page): Promise<string> {
+  const session = await page.evaluate(() => localStorage.getItem("fleetcom-session"));
+  if (!session) throw new Error("the page has no session");
+  return session;
 }
 
-/** A WebSocket opened by hand with these headers; resolves with whether it opened, and its messages. */
-function rawSocket(origin: string, headers: Record<string, string>) {
-  const ws = new WebSocket(`${origin.replace("http", "ws")}/ws`, { headers } as unknown as string[]);
+/** A WebSocket opened by hand with this Origin (none: null), session and headers; resolves with whether it opened, and its messages. */
+function rawSocket(
+  origin: string,
+  { from = origin, session, headers = {} }: { from?: string | null; session?: string | undefined; headers?: Record<string, string> },
+) {
+  const protocols = session === undefined ? [] : ["fleetcom", `session.${session}`];
+  const ws = new WebSocket(`${origin.replace("http", "ws")}/ws`, {
+    headers: { ...(from !== null && { Origin: from }), ...headers },
+    protocols,
+  } as unknown as string[]);
   const messages: { type: string; message?: string }[] = [];
   ws.onmessage = (e) => messages.push(JSON.parse(String(e.data)));
   const closed = new Promise<number>((r) => (ws.onclose = (e) => r(e.code)));
@@ -125,6 +146,12 @@ function rawSocket(origin: string, headers: Record<string, string>) {
     closed.then(() => r(false));
   });
   return { ws, messages, opened, closed };
+}
+
+/** The web view's answer to a login token (POST /login, as the page's script sends it): its status, and the session it gave. */
+async function logIn(origin: string, token: string): Promise<{ status: number; session: string | null }> {
+  const r = await fetch(`${origin}/login`, { method: "POST", headers: { "x-fleetcom-login": token, origin } });
+  return { status: r.status, session: r.ok ? ((await r.json()) as { session: string }).session : null };
 }
 
 describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
@@ -320,7 +347,7 @@ describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
     await openTask(page, id);
     await page.click("#term");
     await page.keyboard.type("from the page\n");
-    const raw = rawSocket(origin, { Origin: origin, Cookie: await sessionCookie(page) });
+    const raw = rawSocket(origin, { session: await sessionOf(page) });
     expect(await raw.opened).toBe(true);
     raw.ws.send(JSON.stringify({ type: "send", task: id, text: "from a socket" }));
     raw.ws.send(JSON.stringify({ type: "view", task: id }));
@@ -334,29 +361,68 @@ describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
     expect(await fleet.peek(id)).not.toContain("socket");
   });
 
-  test("no token, a wrong one or a spent one is 401 and nothing else; --revoke ends every session, open pages included", async () => {
+  test("a wrong, spent or revoked token gets nothing of the fleet; the login token leaves the address bar; --revoke ends open pages too", async () => {
     await fleet.run("sleep 600");
     const { url, origin } = await startWeb();
-    for (const bad of [`${origin}/`, `${origin}/?token=nope`, `${origin}/xterm.js`, `${origin}/ws`]) {
-      const response = await fetch(bad, { redirect: "manual" });
-      expect({ bad, status: response.status, body: await response.text() }).toEqual({ bad, status: 401, body: "" });
-    }
+    const token = new URL(url).searchParams.get("token")!;
+    // The page and its scripts are the binary's, the same for everyone; the fleet comes only over the WebSocket.
+    expect(await logIn(origin, "nope")).toEqual({ status: 401, session: null });
+    for (const session of [undefined, "nope"]) expect(await rawSocket(origin, { session }).opened).toBe(false);
+    expect((await fetch(`${origin}/session`, { headers: { "x-fleetcom-session": "nope" } })).status).toBe(401);
     const page = await openPage(url);
-    const again = await fetch(url, { redirect: "manual" });
-    expect(again.status).toBe(401);
+    expect(page.url()).toBe(`${origin}/`);
+    expect(await logIn(origin, token)).toEqual({ status: 401, session: null });
     await page.goto(url); // the same browser, the spent URL: let in on its session
     await page.waitForSelector(".card");
-    const cookie = await sessionCookie(page);
-    expect((await fetch(`${origin}/`, { headers: { cookie } })).status).toBe(200);
+    const session = await sessionOf(page);
     const stored = readFileSync(join(fleet.sandbox.config, "web-tokens"), "utf8");
-    expect(stored).not.toContain(cookie.split("=")[1]!);
+    expect(stored).not.toContain(session);
+    expect(stored).not.toContain(token);
     expect(statSync(join(fleet.sandbox.config, "web-tokens")).mode & 0o777).toBe(0o600);
-    const open = rawSocket(origin, { Origin: origin, Cookie: cookie });
+    const open = rawSocket(origin, { session });
     expect(await open.opened).toBe(true);
     await fleet.ok(["web", "--revoke"]);
-    const revoked = await fetch(`${origin}/`, { headers: { cookie } });
-    expect({ status: revoked.status, body: await revoked.text() }).toEqual({ status: 401, body: "" });
+    expect((await fetch(`${origin}/session`, { headers: { "x-fleetcom-session": session } })).status).toBe(401);
+    expect(await rawSocket(origin, { session }).opened).toBe(false);
     expect(await open.closed).toBe(4401); // the page already open is disconnected too
+    await page.waitForFunction(() => document.getElementById("summary")?.textContent?.startsWith("not logged in"));
+    expect(await page.evaluate(() => localStorage.getItem("fleetcom-session"))).toBeNull();
+  });
+
+  test("without a terminal, fleetcom web prints where it listens and no login token; on a terminal, a login URL", async () => {
+    await fleet.run("sleep 600");
+    const { origin, said } = await startWeb();
+    const port = new URL(origin).port;
+    expect(said).toBe(`listening on http://127.0.0.1:${port}/; fleetcom web --url --port ${port} prints a login URL`);
+    const tmux = new Tmux(fleet.env, fleet.sandbox.root);
+    try {
+      tmux.window("web", shellWords(fleetcomArgv(["web"])));
+      const shown = await tmux.waitFor("web", "the login URL", (text) => /\?token=[\w-]{43}/.test(text));
+      const url = /http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{43}/.exec(shown.replace(/\n/g, ""))![0];
+      const page = await openPage(url);
+      expect(await page.title()).toBe("fleetcom");
+    } finally {
+      tmux.kill();
+    }
+  });
+
+  test(`a login token unspent for ${LOGIN_TOKEN_MINUTES} minutes, or kept from before tokens expired, lets no one in`, async () => {
+    await fleet.run("sleep 600");
+    const { url, origin } = await startWeb();
+    // Written into the file as the web view keeps tokens: their SHA-256, and when each was made.
+    const stale = "s".repeat(43);
+    const unexpiring = "u".repeat(43);
+    const lateBy = (LOGIN_TOKEN_MINUTES + 1) * 60_000;
+    appendFileSync(join(fleet.sandbox.config, "web-tokens"), `login ${sha256Hex(stale)} ${Date.now() - lateBy}\nlogin ${sha256Hex(unexpiring)}\n`);
+    for (const token of [stale, unexpiring]) {
+      const context = await browser.createBrowserContext();
+      const page = await context.newPage();
+      await page.goto(`${origin}/?token=${token}`);
+      await page.waitForFunction(() => document.getElementById("summary")?.textContent?.startsWith("not logged in"));
+      expect(await page.$$(".card")).toHaveLength(0);
+      await context.close();
+    }
+    expect(await (await openPage(url)).$$(".card")).toHaveLength(1);
   });
 
   test("web --url prints a new login URL for the web view listening on --port (the service's way in)", async () => {
@@ -365,22 +431,48 @@ describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
     const port = new URL(origin).port;
     const url = (await fleet.ok(["web", "--url", "--port", port])).trim();
     expect(url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/\\?token=[\\w-]{43}$`));
-    const login = await fetch(url, { redirect: "manual" });
-    expect(login.status).toBe(303);
+    expect((await logIn(origin, new URL(url).searchParams.get("token")!)).status).toBe(200);
     const r = await fleet.cli(["web", "--url"]);
     expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 2, stdout: "" });
+  });
+
+  test("a request naming a Host the view does not serve is refused (DNS rebinding); addresses, localhost and --host-name are served", async () => {
+    await fleet.run("sleep 600");
+    const { url } = await startWeb();
+    const port = new URL(url).port;
+    const token = new URL(url).searchParams.get("token")!;
+    const status = (host: string, request: string, on = port) => rawHttp(Number(on), request.replace("HOST", host));
+    const page = "GET / HTTP/1.1\r\nHost: HOST\r\nConnection: close\r\n\r\n";
+    const login = (t: string) => `POST /login HTTP/1.1\r\nHost: HOST\r\nx-fleetcom-login: ${t}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`;
+    for (const foreign of [`evil.example:${port}`, "evil.example", `127.0.0.1.evil.example:${port}`, `0x7f000001:${port}`, `localhost.:${port}`]) {
+      expect({ foreign, page: await status(foreign, page), login: await status(foreign, login(token)) }).toEqual({ foreign, page: 421, login: 421 });
+      expect(await status(foreign, `GET /?token=${token} HTTP/1.1\r\nHost: HOST\r\nConnection: close\r\n\r\n`)).toBe(421);
+    }
+    // Not a host name at all: refused too, by the server's parser or by the view.
+    for (const malformed of ["", "a@127.0.0.1", "127.0.0.1:1/x"]) expect(await status(malformed, login(token))).toBeGreaterThanOrEqual(400);
+    for (const served of [`127.0.0.1:${port}`, `localhost:${port}`, "[::1]:8000"])
+      expect({ served, page: await status(served, page) }).toEqual({ served, page: 200 });
+    // The refused requests spent nothing: the token still logs in, once.
+    expect(await status(`127.0.0.1:${port}`, login(token))).toBe(200);
+
+    // Behind a TLS front (tailscale serve keeps the browser's Host): the name it is given is served, and the URL names it.
+    const named = await startWeb(["--host-name", "fleet.example.ts.net"]);
+    expect(named.url).toStartWith("http://fleet.example.ts.net:");
+    const namedPort = new URL(named.url).port;
+    expect(await status("FLEET.example.ts.net", page, namedPort)).toBe(200);
+    expect(await status("other.example.ts.net", page, namedPort)).toBe(421);
+    expect(await status("fleet.example.ts.net", login(new URL(named.url).searchParams.get("token")!), namedPort)).toBe(200);
   });
 
   test("a WebSocket from another Origin is refused, and an oversized frame closes one", async () => {
     await fleet.run("sleep 600");
     const { url, origin } = await startWeb(["--write"]);
     const page = await openPage(url);
-    const cookie = await sessionCookie(page);
-    const foreign = rawSocket(origin, { Origin: "http://evil.example", Cookie: cookie });
-    expect(await foreign.opened).toBe(false);
-    const sameHostOtherPort = rawSocket(origin, { Origin: "http://127.0.0.1:1", Cookie: cookie });
-    expect(await sameHostOtherPort.opened).toBe(false);
-    const own = rawSocket(origin, { Origin: origin, Cookie: cookie });
+    const session = await sessionOf(page);
+    expect(await rawSocket(origin, { from: "http://evil.example", session }).opened).toBe(false);
+    expect(await rawSocket(origin, { from: "http://127.0.0.1:1", session }).opened).toBe(false);
+    expect(await rawSocket(origin, { from: null, session }).opened).toBe(false);
+    const own = rawSocket(origin, { session });
     expect(await own.opened).toBe(true);
     own.ws.send(JSON.stringify({ type: "input", data: "x".repeat(200 * 1024) }));
     expect(await own.closed).not.toBe(1000);
@@ -400,14 +492,34 @@ describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
     const fixtures = resolve(import.meta.dir, "../harness/fixtures");
     const { url } = await startWeb(["--listen", "0.0.0.0", "--tls-cert", `${fixtures}/web-test-cert.pem`, "--tls-key", `${fixtures}/web-test-key.pem`]);
     expect(url).toStartWith("https://0.0.0.0:");
-    const local = url.replace("0.0.0.0", "127.0.0.1");
+    const local = new URL(url.replace("0.0.0.0", "127.0.0.1"));
     const tls = { rejectUnauthorized: false };
-    expect((await fetch(new URL(local).origin, { tls } as RequestInit)).status).toBe(401);
-    const login = await fetch(local, { redirect: "manual", tls } as RequestInit);
-    expect(login.status).toBe(303);
-    expect(login.headers.get("set-cookie")).toContain("; Secure");
+    const login = await fetch(`${local.origin}/login`, {
+      method: "POST",
+      headers: { "x-fleetcom-login": local.searchParams.get("token")! },
+      tls,
+    } as RequestInit);
+    expect(login.status).toBe(200);
   });
 });
+
+/** The status an HTTP/1.1 request written as is (its Host too) gets from 127.0.0.1:port. */
+async function rawHttp(port: number, request: string): Promise<number> {
+  let answer = "";
+  const { promise, resolve } = Promise.withResolvers<void>();
+  const socket = await Bun.connect({
+    hostname: "127.0.0.1",
+    port,
+    socket: {
+      data: (_s, bytes) => void (answer += bytes.toString()),
+      close: () => resolve(),
+      error: () => resolve(),
+    },
+  });
+  socket.write(request);
+  await promise;
+  return Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
+}
 
 // One sshd and one `hosts add` for the describe (the upload is the slow part): a second local user is
 // the remote host (test/harness/sshd.ts), beside a host whose port refuses and one that never answers.

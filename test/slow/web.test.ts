@@ -3,8 +3,8 @@
 // it only under --write; without the token nothing is answered, a WebSocket from another Origin is
 // refused, an oversized frame closes the socket. Under CI a missing chromium fails the file.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { Fleet, until } from "../harness/fleet.ts";
 import { fleetcomArgv, processesWhere, runFleetcom } from "../harness/helpers.ts";
@@ -13,6 +13,8 @@ import { freePort, type SshServer, sshdAvailable, startSshServer } from "../harn
 import { shellWords, Tmux } from "../harness/tmux.ts";
 import { sha256Hex } from "../../src/text-sha256.ts";
 import { LOGIN_TOKEN_MINUTES } from "../../src/web-token.ts";
+import { OPENS_PER_HOST } from "../../src/web-open-slots.ts";
+import { remoteBinary } from "../../src/client-ssh.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = resolve(import.meta.dir, "../../test-artifacts");
@@ -610,6 +612,52 @@ async function rawHttp(port: number, request: string): Promise<number> {
   return Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
 }
 
+/**
+ * A hostile host's "fleetcom bridge" (python3, run by the host's user): a welcome as the real one
+ * gives, one task, and for attach and redraw a screen with OSC 8 links (https: and javascript:), a
+ * title, a clipboard write and queries, as a remote that lies would send it.
+ */
+const HOSTILE_BRIDGE = `#!/usr/bin/python3
+import json, struct, sys
+inp, out = sys.stdin.buffer, sys.stdout.buffer
+def frame(payload, kind=1):
+    body = json.dumps(payload).encode() if kind == 1 else payload
+    out.write(struct.pack(">IB", len(body), kind) + body)
+    out.flush()
+def read():
+    head = inp.read(5)
+    if len(head) < 5:
+        sys.exit(0)
+    size, kind = struct.unpack(">IB", head)
+    return kind, inp.read(size)
+TASK = {"id": 1, "run": 1, "command": "cat", "typed": "cat", "name": "lure", "group": None, "cwd": "/", "tagged": False, "state": "running",
+        "idle": False, "exitCode": None, "signal": None, "pid": 1, "startedAt": "2026-01-01T00:00:00Z", "endedAt": None, "lastOutputAt": None,
+        "preview": "lure", "agent": None, "conversation": None, "attention": None, "worktree": None, "cols": 80, "rows": 24}
+SCREEN = ("\\x1b[H\\x1b[2JHOSTILE SCREEN \\x1b]8;;javascript:document.title='HOSTILE-JS'\\x07CLICK-JS\\x1b]8;;\\x07 "
+          "\\x1b]8;;https://evil.example/phish\\x07CLICK-HTTP\\x1b]8;;\\x07 \\x1b]0;HOSTILE-TITLE\\x07\\x1b]52;c;SE9TVElMRQ==\\x07\\x1b[6n end")
+_, hello = read()
+hello = json.loads(hello)
+frame({"type": "welcome", "protocol": hello["protocol"], "version": hello["version"], "pid": 1, "socket": "/nonexistent/evil.sock", "instance": "evil"})
+while True:
+    kind, body = read()
+    if kind != 1:
+        continue
+    m = json.loads(body)
+    if m.get("type") != "request":
+        continue
+    op = m.get("op")
+    if op in ("ls", "subscribe"):
+        frame({"type": "reply", "id": m["id"], "ok": True, "result": [TASK]})
+    elif op == "status":
+        frame({"type": "reply", "id": m["id"], "ok": True, "result": {"crash": None}})
+    elif op in ("attach", "redraw"):
+        frame({"type": "reply", "id": m["id"], "ok": True, "result": TASK if op == "attach" else None})
+        frame({"type": "screen"})
+        frame(SCREEN.encode(), 2)
+    else:
+        frame({"type": "reply", "id": m["id"], "ok": False, "error": "no"})
+`;
+
 // One sshd and one `hosts add` for the describe (the upload is the slow part): a second local user is
 // the remote host (test/harness/sshd.ts), beside a host whose port refuses and one that never answers.
 describe.skipIf(!canReachHosts)("fleetcom web with hosts over OpenSSH", () => {
@@ -713,5 +761,115 @@ describe.skipIf(!canReachHosts)("fleetcom web with hosts over OpenSSH", () => {
     await page.waitForSelector(`.card[data-host="remote1"][data-task="${remote}"]`);
     expect(await page.$$eval("#fleet > .note", (shown) => shown.map((n) => n.textContent))).not.toContainEqual(expect.stringMatching(/^remote1/));
     await here.ok(["kill", `remote1:${remote}`]);
+  });
+  test("a burst of 320 view messages from 8 read-only pages, with no forward to the host, starts a bounded number of ssh and bridges; each page gets its newest", async () => {
+    const tasks: number[] = [];
+    for (let i = 0; i < 4; i++)
+      tasks.push(Number((await here.ok(["--host", "remote1", "run", "--name", `burst${i}`, "--", `echo burst${i}; exec cat`])).trim()));
+    const { url, origin } = await startWeb([], { env: { ...here.env, FLEETCOM_HOST_TIMEOUT_MS: "60000" }, home: here.sandbox.home });
+    const { session } = await logIn(origin, new URL(url).searchParams.get("token")!);
+    const pages = await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        const socket = rawSocket(origin, { session: session! });
+        expect(await socket.opened).toBe(true);
+        return socket;
+      }),
+    );
+    await until("remote1's fleet in the web view", () => pages.every((p) => JSON.stringify(p.messages).includes("burst3")));
+    // No forward and no master: every connection the view opens now is an ssh of its own and a bridge there.
+    const master = Bun.spawnSync(["ssh", "-F", sshConfig, "-o", `ControlPath=${here.sandbox.runtime}/ssh-%C`, "-O", "check", "remote1"], { stderr: "pipe" });
+    const masterPid = Number(/pid=(\d+)/.exec(master.stderr.toString())?.[1]);
+    if (masterPid > 0) process.kill(masterPid, "SIGKILL");
+    for (const file of ["host-remote1.forward", "host-remote1.sock"]) rmSync(join(here.sandbox.runtime, file), { force: true });
+    const remoteBefore = server.userPids().length;
+    const last = new Map<(typeof pages)[number], number>();
+    pages.forEach((page, p) => {
+      for (let i = 0; i < 40; i++) {
+        const task = tasks[(p + i) % tasks.length]!;
+        page.ws.send(JSON.stringify({ type: "view", task, host: "remote1" }));
+        last.set(page, task);
+      }
+    });
+    const shown = (page: (typeof pages)[number]) => page.messages.some((m) => m.type === "screen" && (m as { task?: number }).task === last.get(page));
+    let peakSsh = 0;
+    let peakRemote = 0;
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline && !pages.every(shown)) {
+      peakSsh = Math.max(peakSsh, sshProcesses("remote1", "bridge").length);
+      peakRemote = Math.max(peakRemote, server.userPids().length - remoteBefore);
+      await Bun.sleep(20);
+    }
+    // At most one open per page in flight (the newest wins), OPENS_PER_HOST per host; each page keeps one screen's connection.
+    const bound = pages.length + OPENS_PER_HOST + 2;
+    expect(peakSsh).toBeLessThanOrEqual(bound);
+    expect(peakRemote).toBeLessThanOrEqual(bound);
+    expect(pages.filter(shown)).toHaveLength(pages.length);
+    console.log(`view burst: peak ${peakSsh} local ssh, ${peakRemote} remote processes (bound ${bound})`);
+    for (const page of pages) page.ws.close();
+    await here.ok(["kill", ...tasks.map((t) => `remote1:${t}`)]);
+  }, 120_000);
+
+  test("a host whose screen carries OSC 8 links, a title and a clipboard write reaches the page as cells only: no link in Chromium", async () => {
+    // A hostile "fleetcom" on the host: it speaks the protocol and answers attach and redraw with such a screen.
+    const evilHome = join(server.home, "evil");
+    const binary = remoteBinary(evilHome);
+    mkdirSync(dirname(binary), { recursive: true });
+    writeFileSync(binary, HOSTILE_BRIDGE, { mode: 0o755 });
+    Bun.spawnSync(["chown", "-R", `${server.user}:`, evilHome]);
+    const config = join(here.sandbox.config, "config.toml");
+    const kept = readFileSync(config, "utf8");
+    writeFileSync(config, `${kept}\n[hosts.evil]\nssh = "remote1"\nhome = "${evilHome}"\n`);
+    try {
+      const { url } = await startWeb([], { env: { ...here.env, FLEETCOM_HOST_TIMEOUT_MS: "60000" }, home: here.sandbox.home });
+      // Every frame the web view sends the page, as the browser received it.
+      const page = await browser.newPage();
+      const frames: string[] = [];
+      const cdp = await page.createCDPSession();
+      await cdp.send("Network.enable");
+      cdp.on("Network.webSocketFrameReceived", (e) => frames.push(e.response.payloadData));
+      await page.goto(url);
+      await page.waitForSelector(".card");
+      const dialogs: string[] = [];
+      page.on("dialog", (d) => {
+        dialogs.push(d.message());
+        void d.dismiss();
+      });
+      await tapCard(page, '.card[data-host="evil"][data-task="1"]');
+      await until("the hostile screen on the page", async () => (await pageScreen(page)).includes("CLICK-HTTP"));
+      expect(await pageScreen(page)).toContain("HOSTILE SCREEN CLICK-JS CLICK-HTTP");
+      // The web view sent the page none of the host's operating system commands (OSC, as JSON escapes them).
+      const screens = frames.filter((f) => f.includes('"type":"screen"'));
+      expect(screens.length).toBeGreaterThan(0);
+      expect(screens.filter((f) => /\\u001b\]|\u009d/.test(f))).toEqual([]);
+      // No cell of the page's terminal carries a link, whatever the host sent.
+      const linked = await page.evaluate(() => {
+        const term = (
+          window as unknown as {
+            fleetcomTerm: { rows: number; cols: number; buffer: { active: { getLine(y: number): { getCell(x: number): unknown } | undefined } } };
+          }
+        ).fleetcomTerm;
+        let cells = 0;
+        for (let y = 0; y < term.rows; y++)
+          for (let x = 0; x < term.cols; x++) if ((term.buffer.active.getLine(y)?.getCell(x) as { extended?: { urlId?: number } })?.extended?.urlId) cells++;
+        return cells;
+      });
+      expect(linked).toBe(0);
+      expect(await page.title()).not.toContain("HOSTILE");
+      // And a click on the text opens nothing.
+      const at = await page.evaluate(() => {
+        const rows = [...document.querySelectorAll(".xterm-rows > div")];
+        const y = rows.findIndex((r) => r.textContent?.includes("CLICK-HTTP"));
+        const x = rows[y]!.textContent!.replace(/\u00a0/g, " ").indexOf("CLICK-HTTP") + 3;
+        const box = document.querySelector(".xterm-screen")!.getBoundingClientRect();
+        const term = (window as unknown as { fleetcomTerm: { rows: number; cols: number } }).fleetcomTerm;
+        return { x: box.left + ((x + 0.5) * box.width) / term.cols, y: box.top + ((y + 0.5) * box.height) / term.rows };
+      });
+      await page.mouse.move(at.x, at.y);
+      await page.mouse.click(at.x, at.y);
+      expect(await page.evaluate(() => document.querySelector(".xterm-screen")?.classList.contains("xterm-cursor-pointer"))).toBe(false);
+      expect(dialogs).toEqual([]);
+    } finally {
+      writeFileSync(config, kept);
+    }
   });
 });

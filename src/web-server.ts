@@ -27,7 +27,7 @@ import { ASSETS } from "./web-page.ts";
 import { type PageMessage, pageMessage, type ServerMessage } from "./web-messages.ts";
 import { isSession, tradeLoginToken } from "./web-token.ts";
 import { fleetView } from "./web-view.ts";
-import { OpenSlots, Overtaken } from "./web-open-slots.ts";
+import { OpenSlots, Overtaken } from "./client-open-slots.ts";
 import { refilteredScreen } from "./web-remote-screen.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 
@@ -208,7 +208,7 @@ class FleetFeed {
   readonly pages = new Set<Page>();
   readonly local: LocalFeed;
   readonly hosts: HostFleet[];
-  /** Every page's screen opens to other hosts, a few at a time per host (web-open-slots.ts). */
+  /** Every page's screen opens to other hosts, a few at a time per host (client-open-slots.ts). */
   readonly opens = new OpenSlots();
   private timer: ReturnType<typeof setTimeout> | null = null;
 

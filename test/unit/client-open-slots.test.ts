@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { OpenSlots, Overtaken } from "../../src/web-open-slots.ts";
+import { OpenSlots, Overtaken } from "../../src/client-open-slots.ts";
 
 /** An open that ends when told: resolve(), or reject(). */
 function heldOpen() {
@@ -7,7 +7,7 @@ function heldOpen() {
   return { open: () => promise, resolve, reject };
 }
 
-describe("web open slots", () => {
+describe("open slots", () => {
   test("at most the limit of opens per host run at once; the rest start in the order asked as each ends, another host unaffected", async () => {
     const slots = new OpenSlots(2);
     const started: number[] = [];

@@ -1,9 +1,10 @@
-// How many connections the web view opens to one host at once. A page asks for a task's screen with
-// each tap (and a modified page with each message); every open to a host without a working forward is
-// an ssh and a bridge there, so opens wait here for a slot, in the order asked, and one whose page has
-// moved on by then is not made at all.
+// How many connections a client process opens to one host at once. Where no forward of the host's
+// daemon socket exists yet (first use, after ControlPersist ends, a server that forbids forwarding),
+// every connection is an ssh here and a bridge there: a web page's burst of views, or `logs -f` of a
+// whole group, would start them all at once. Opens wait here for a slot, in the order asked, and one
+// no longer wanted by then is not made at all.
 
-/** Connections being opened to one host at once, whatever the number of pages. */
+/** Connections being opened to one host at once, whatever asks for them. */
 export const OPENS_PER_HOST = 4;
 
 /** The open was not made: its page asked for another screen (or closed) while it waited for a slot. */

@@ -13,7 +13,7 @@ import { freePort, type SshServer, sshdAvailable, startSshServer } from "../harn
 import { shellWords, Tmux } from "../harness/tmux.ts";
 import { sha256Hex } from "../../src/text-sha256.ts";
 import { LOGIN_TOKEN_MINUTES } from "../../src/web-token.ts";
-import { OPENS_PER_HOST } from "../../src/web-open-slots.ts";
+import { OPENS_PER_HOST } from "../../src/client-open-slots.ts";
 import { remoteBinary } from "../../src/client-ssh.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -658,6 +658,56 @@ while True:
         frame({"type": "reply", "id": m["id"], "ok": False, "error": "no"})
 `;
 
+/**
+ * A host's "fleetcom bridge" (python3) that counts the connections being opened at once: each marks
+ * itself in DIR until its first request is answered, and writes how many were marked when it began;
+ * it waits a second before its welcome, as a slow host does. Its fleet is 12 tasks of group `g`,
+ * each of which `logs` answers with one line, then the connection ends.
+ */
+const COUNTING_BRIDGE = `#!/usr/bin/python3
+import json, os, struct, sys, time
+DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "opens")
+os.makedirs(DIR, exist_ok=True)
+mark = os.path.join(DIR, "open.%d" % os.getpid())
+open(mark, "w").close()
+with open(os.path.join(DIR, "..", "seen"), "a") as seen:
+    seen.write("%d\\n" % len([n for n in os.listdir(DIR) if n.startswith("open.")]))
+inp, out = sys.stdin.buffer, sys.stdout.buffer
+def frame(payload, kind=1):
+    body = json.dumps(payload).encode() if kind == 1 else payload
+    out.write(struct.pack(">IB", len(body), kind) + body)
+    out.flush()
+def read():
+    head = inp.read(5)
+    if len(head) < 5:
+        sys.exit(0)
+    size, kind = struct.unpack(">IB", head)
+    return kind, inp.read(size)
+def task(i):
+    return {"id": i, "run": 1, "command": "cat", "typed": "cat", "name": "t%d" % i, "group": "g", "cwd": "/", "tagged": False, "state": "running",
+            "idle": False, "exitCode": None, "signal": None, "pid": 1, "startedAt": "2026-01-01T00:00:00Z", "endedAt": None, "lastOutputAt": None,
+            "preview": "", "agent": None, "conversation": None, "attention": None, "worktree": None, "cols": 80, "rows": 24}
+_, hello = read()
+hello = json.loads(hello)
+time.sleep(1)
+frame({"type": "welcome", "protocol": hello["protocol"], "version": hello["version"], "pid": 1, "socket": "/nonexistent/counting.sock", "instance": "counting"})
+while True:
+    kind, body = read()
+    m = json.loads(body) if kind == 1 else {}
+    if m.get("type") != "request":
+        continue
+    if os.path.exists(mark):
+        os.unlink(mark)
+    if m.get("op") == "ls":
+        frame({"type": "reply", "id": m["id"], "ok": True, "result": [task(i) for i in range(1, 13)]})
+    elif m.get("op") == "logs":
+        frame({"type": "reply", "id": m["id"], "ok": True, "result": task(m["args"]["task"]["id"])})
+        frame(("line of task %d\\n" % m["args"]["task"]["id"]).encode(), 2)
+        sys.exit(0)
+    else:
+        frame({"type": "reply", "id": m["id"], "ok": False, "error": "no"})
+`;
+
 // One sshd and one `hosts add` for the describe (the upload is the slow part): a second local user is
 // the remote host (test/harness/sshd.ts), beside a host whose port refuses and one that never answers.
 describe.skipIf(!canReachHosts)("fleetcom web with hosts over OpenSSH", () => {
@@ -868,6 +918,32 @@ describe.skipIf(!canReachHosts)("fleetcom web with hosts over OpenSSH", () => {
       await page.mouse.click(at.x, at.y);
       expect(await page.evaluate(() => document.querySelector(".xterm-screen")?.classList.contains("xterm-cursor-pointer"))).toBe(false);
       expect(dialogs).toEqual([]);
+    } finally {
+      writeFileSync(config, kept);
+    }
+  });
+  test("logs -f of a group on a host opens its connections a few at a time, each until its daemon answered; every task's line is printed", async () => {
+    const countingHome = join(server.home, "counting");
+    const binary = remoteBinary(countingHome);
+    mkdirSync(dirname(binary), { recursive: true });
+    writeFileSync(binary, COUNTING_BRIDGE, { mode: 0o755 });
+    Bun.spawnSync(["chown", "-R", `${server.user}:`, countingHome]);
+    const config = join(here.sandbox.config, "config.toml");
+    const kept = readFileSync(config, "utf8");
+    writeFileSync(config, `${kept}\n[hosts.counting]\nssh = "remote1"\nhome = "${countingHome}"\n`);
+    try {
+      const r = await here.cli(["--host", "counting", "logs", "-f", "-g", "g"]);
+      // Opened at once, as each bridge saw it: `logs`'s own (its fleet asked) and OPENS_PER_HOST followers at most.
+      const seen = readFileSync(join(dirname(binary), "seen"), "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map(Number);
+      expect(Math.max(...seen)).toBeLessThanOrEqual(OPENS_PER_HOST + 1);
+      expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
+      const printed = r.stdout.split("\n").filter(Boolean);
+      expect(printed).toHaveLength(12);
+      for (let i = 1; i <= 12; i++) expect(printed).toContainEqual(expect.stringMatching(new RegExp(`^ *${i} +t${i} *\\| line of task ${i}$`)));
+      expect(seen).toHaveLength(13);
     } finally {
       writeFileSync(config, kept);
     }

@@ -10,6 +10,8 @@ import { defineCommand } from "./cli-define.ts";
 import { wholeFlag } from "./cli-flags.ts";
 import { selection, tasksOf } from "./client-select.ts";
 import { DaemonClient } from "./client.ts";
+import { OpenSlots } from "./client-open-slots.ts";
+import { hostInUse } from "./client-target.ts";
 import { printText, whenReaderGone } from "./client-stdout.ts";
 import { usageError } from "./errors.ts";
 import { label } from "./task-labels.ts";
@@ -118,10 +120,12 @@ function skippedLines(count: number): number {
 async function followEach(tasks: readonly TaskInfo[], lines: number | undefined): Promise<number> {
   if (tasks.length === 0) return 0;
   const prefix = prefixes(tasks);
-  const clients = await Promise.all(tasks.map(() => DaemonClient.open()));
+  const clients: DaemonClient[] = [];
   let missed = 0;
   let stopWatching = () => {};
   let held = false;
+  /** Followed to the end (or failed): a connection still waiting for its slot is not opened. */
+  let over = false;
   const write = (text: string) => {
     if (process.stdout.write(text) || held) return;
     held = true;
@@ -135,7 +139,10 @@ async function followEach(tasks: readonly TaskInfo[], lines: number | undefined)
     await new Promise<void>((resolve, reject) => {
       stopWatching = whenReaderGone(resolve);
       let following = tasks.length;
-      tasks.forEach((task, i) => {
+      // Another host's connections are opened a few at a time, each until its daemon has answered (client-open-slots.ts).
+      const host = hostInUse();
+      const slots = new OpenSlots();
+      for (const task of tasks) {
         const head = prefix.get(task.id)!;
         const decoder = new TextDecoder();
         let partial = "";
@@ -146,20 +153,28 @@ async function followEach(tasks: readonly TaskInfo[], lines: number | undefined)
           if (partial !== "") write(`${head}${partial}\n`);
           if (--following === 0) resolve();
         };
-        clients[i]!.handlers = {
-          data: (bytes) => {
-            const parts = (partial + decoder.decode(bytes, { stream: true })).split("\n");
-            partial = parts.pop()!;
-            if (parts.length) write(parts.map((line) => `${head}${line}\n`).join(""));
-          },
-          skipped: (count) => (missed += skippedLines(count)),
-          attachEnd: end,
-          closed: end,
+        const follow = async () => {
+          const client = await DaemonClient.open();
+          clients.push(client);
+          if (over) return client.close();
+          if (held) client.pause();
+          client.handlers = {
+            data: (bytes) => {
+              const parts = (partial + decoder.decode(bytes, { stream: true })).split("\n");
+              partial = parts.pop()!;
+              if (parts.length) write(parts.map((line) => `${head}${line}\n`).join(""));
+            },
+            skipped: (count) => (missed += skippedLines(count)),
+            attachEnd: end,
+            closed: end,
+          };
+          await client.request("logs", { task: { id: task.id }, ...linesArg(lines) });
         };
-      });
-      Promise.all(tasks.map((task, i) => clients[i]!.request("logs", { task: { id: task.id }, ...linesArg(lines) }))).catch(reject);
+        (host ? slots.run(host.name, () => over, follow) : follow()).catch(reject);
+      }
     });
   } finally {
+    over = true;
     stopWatching();
     for (const c of clients) c.close();
   }

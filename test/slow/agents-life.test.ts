@@ -1,0 +1,88 @@
+// Agents as the real CLIs behave, round 4 (issue 39, shared/research/field-reports/round4-real-agents.md):
+// one send submits to Gemini, whose TUI takes an Enter soon after a paste as a newline (G2); a
+// crash soon after opencode's first turn still recovers its conversation (O1); a task that ignores
+// SIGHUP, SIGTERM and SIGINT does not outlive a SIGKILLed daemon, and `recover` starts none twice (G5).
+import { afterEach, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { installFakeAgents, type Invocation } from "../harness/agent-fakes.ts";
+import { Fleet, until } from "../harness/fleet.ts";
+import { killProcessGroups, processesWithMarker, recoveryDirOf, snapshotFleet, snapshotNames } from "../harness/recovery-helpers.ts";
+
+let fleet: Fleet;
+let fakes: ReturnType<typeof installFakeAgents>;
+let marker: string;
+
+/** A fleet with the fake agents; every process its tasks start carries a marker for the final sweep. */
+function setUp(options: { snapshots?: { debounceMs?: number; checkMs?: number } } = {}): void {
+  fleet = options.snapshots ? snapshotFleet(options.snapshots) : new Fleet();
+  marker = `FLEETCOM_AGENTS_LIFE=${process.pid}-${Math.random()}`;
+  fleet.env.FLEETCOM_AGENTS_LIFE = marker.split("=")[1]!;
+  fakes = installFakeAgents(fleet);
+}
+
+afterEach(async () => {
+  await fleet.stop();
+  killProcessGroups(processesWithMarker(marker));
+});
+
+async function spawn(command: string): Promise<number> {
+  const r = await fleet.cli(["run", "--", command]);
+  if (r.code !== 0) throw new Error(`run failed: ${r.stderr}`);
+  const id = Number(r.stdout.trim());
+  await until(`task ${id} to be ready`, async () => (await fleet.peek(id)).includes(" ready "));
+  return id;
+}
+
+const turnsOf = async (id: number) => (await fleet.peek(id)).split("turn done").length - 1;
+const startsOf = (agent: string): Invocation[] => fakes.invocations().filter((i) => i.agent === agent);
+
+describe("one send submits to every agent", () => {
+  test("Gemini, which takes an Enter soon after a paste as a newline, runs a turn per send", async () => {
+    setUp();
+    const id = await spawn("gemini");
+    for (const [i, text] of ["remember the fruit MANGO-7", "and the word KIWI-5", "which fruit?"].entries()) {
+      await fleet.ok(["send", String(id), text]);
+      await until(`turn ${i + 1}`, async () => (await turnsOf(id)) === i + 1, 10_000);
+    }
+    // Nothing was left in the input box as a newline.
+    expect(await fleet.peek(id)).not.toContain("⏎");
+  });
+});
+
+describe("a new conversation reaches the recovery snapshot within seconds, whatever the agent", () => {
+  test("an opencode (neither pinned nor captured) whose daemon is SIGKILLed 5 s after its first turn comes back in it", async () => {
+    // The product's debounce; the minute check an hour away, so only the turn can bring the pass.
+    setUp({ snapshots: { debounceMs: 2_000 } });
+    const id = await spawn("opencode");
+    // The spawn's own pass is over (it holds the bare command) before the turn, as when a user types a while later.
+    await until("the spawn's snapshot", () => snapshotText().includes('"opencode"'));
+    await fleet.ok(["send", String(id), "remember the fruit FIG-4"]);
+    await until("the first turn", async () => (await turnsOf(id)) === 1);
+    const conversation = /turn done (ses_\S+)/.exec(await fleet.peek(id))![1]!;
+    // The field report's case: the crash comes a few seconds after the turn, long before the minute check.
+    await Bun.sleep(5_000);
+    const daemon = fleet.daemonPid()!;
+    process.kill(daemon, "SIGKILL");
+    killProcessGroups(processesWithMarker(marker));
+    await until("the daemon to die", () => {
+      try {
+        process.kill(daemon, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    await fleet.ok(["recover", "--latest"]);
+    await until("opencode to start again", () => startsOf("opencode").length === 2);
+    expect(startsOf("opencode")[1]!.args).toEqual(["-s", conversation]);
+    await until("the resumed opencode", async () => (await fleet.peek(1)).includes(`ready ${conversation}`));
+  });
+});
+
+function snapshotText(): string {
+  const dir = recoveryDirOf(fleet);
+  return snapshotNames(fleet)
+    .map((n) => readFileSync(join(dir, n), "utf8"))
+    .join("\n");
+}

@@ -151,6 +151,8 @@ export class AgentRun {
   private failedAtOnce = false;
   /** What `savedFormChanged` last saw. */
   private lastResumable: string | null = null;
+  /** A conversation of the run's that the store showed while nothing was known (`storeCandidate`). */
+  private seenInStore: string | null = null;
   /** The run's process group while it runs; the agent's live registry entry is one of its members. */
   private pgid: number | null = null;
   private livePid: number | null = null;
@@ -278,12 +280,31 @@ export class AgentRun {
     return { command: this.launch.program, notice };
   }
 
-  /** True when the conversation a save would resume changed since the last call: a snapshot pass is due. */
+  /**
+   * True when the conversation a save would resume changed since the last call: a snapshot pass is
+   * due. Called as a batch of output settles, so a conversation the first turn made reaches the
+   * snapshot within seconds, however it is learnt: known (pinned, captured, from the live registry or
+   * the exit hint) and held by the store, or, with nothing known (opencode, an agent run as typed),
+   * found in the store as a save would find it.
+   */
   savedFormChanged(): boolean {
-    const now = this.resumable();
+    const now = this.resumable() ?? this.storeCandidate();
     if (now === this.lastResumable) return false;
     this.lastResumable = now;
     return true;
+  }
+
+  /**
+   * With nothing known, the conversation the agent's store would give a save, not yet checked
+   * against what other tasks know: only a reason for a pass, whose save-time match (`forSave`) is
+   * the one that counts. Once one is seen it stands, and the store is not read again for it.
+   */
+  private storeCandidate(): string | null {
+    if (this.known() !== null) return null;
+    if (this.seenInStore !== null) return this.seenInStore;
+    const found = this.launch.agent.fromStore({ cwd: this.cwd, spawnedAt: this.spawnedAt, env: this.env, taken: new Set() });
+    if (idCheckOf(this.launch.agent)(found)) this.seenInStore = found;
+    return this.seenInStore;
   }
 
   private holds(id: string): boolean {

@@ -10,6 +10,7 @@ import { isIdle } from "./task-idle.ts";
 import { DEFAULT_IDLE_SECONDS } from "./settings.ts";
 import { spawnPty, type Pty } from "./term-pty.ts";
 import { ProcessGroup, terminateGroup } from "./daemon-process-group.ts";
+import { forgetGroup, watchGroup } from "./daemon-reaper.ts";
 import { Screen, type TaskScreen } from "./term-screen.ts";
 import type { LineWatch } from "./term-lines.ts";
 import { type RestoredHistory, withRestored } from "./recipe-history.ts";
@@ -268,10 +269,12 @@ export class Task {
     }
     this.pid = this.pty.pid;
     const group = (this.processGroup = new ProcessGroup(this.pty.pid));
+    watchGroup(group.pgid, group.leaderStart, this.log);
     this.agent?.spawned(this.pty.pid);
     this.pty.exited.then(async (exit) => {
       // First, before any await: the runtime has reaped the leader, and its PID proves nothing now.
       group.leaderReaped();
+      forgetGroup(group.pgid);
       // The exit hint is read once every byte the run printed is in the terminal.
       await this.screen.flushed();
       if (this.run !== run) return;

@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { installFakeAgents, type Invocation } from "../harness/agent-fakes.ts";
 import { Fleet, until } from "../harness/fleet.ts";
+import { processesWhere } from "../harness/helpers.ts";
 import { killProcessGroups, processesWithMarker, recoveryDirOf, snapshotFleet, snapshotNames } from "../harness/recovery-helpers.ts";
 
 let fleet: Fleet;
@@ -14,11 +15,19 @@ let fakes: ReturnType<typeof installFakeAgents>;
 let marker: string;
 
 /** A fleet with the fake agents; every process its tasks start carries a marker for the final sweep. */
-function setUp(options: { snapshots?: { debounceMs?: number; checkMs?: number } } = {}): void {
+function setUp(options: { snapshots?: { debounceMs?: number; checkMs?: number }; flavours?: Record<string, string> } = {}): void {
   fleet = options.snapshots ? snapshotFleet(options.snapshots) : new Fleet();
   marker = `FLEETCOM_AGENTS_LIFE=${process.pid}-${Math.random()}`;
   fleet.env.FLEETCOM_AGENTS_LIFE = marker.split("=")[1]!;
-  fakes = installFakeAgents(fleet);
+  fakes = installFakeAgents(fleet, options.flavours);
+}
+
+/** The live processes a task of this test's daemons started (its environment names the task), by PID. */
+function taskProcesses(): number[] {
+  return processesWhere((read) => {
+    const env = read("environ").split("\0");
+    return env.includes(marker) && env.some((e) => e.startsWith("FLEETCOM_TASK_ID=")) && !read("status").includes("State:\tZ");
+  });
 }
 
 afterEach(async () => {
@@ -77,6 +86,34 @@ describe("a new conversation reaches the recovery snapshot within seconds, whate
     await until("opencode to start again", () => startsOf("opencode").length === 2);
     expect(startsOf("opencode")[1]!.args).toEqual(["-s", conversation]);
     await until("the resumed opencode", async () => (await fleet.peek(1)).includes(`ready ${conversation}`));
+  });
+});
+
+describe("a task's processes end with its daemon", () => {
+  test("a Gemini whose launcher and child ignore SIGHUP, SIGTERM and SIGINT is gone within 5 s of a SIGKILL of the daemon, and recover starts it once", async () => {
+    setUp({ snapshots: { debounceMs: 100 }, flavours: { gemini: "gemini-launcher" } });
+    const id = await spawn("gemini");
+    const conversation = startsOf("gemini-launcher")[0]!.args[1]!;
+    await fleet.ok(["send", String(id), "remember the fruit MANGO-7"]);
+    await until("the first turn", async () => (await turnsOf(id)) === 1);
+    await until("the snapshot to hold the resume form", () => snapshotText().includes(`gemini --resume '${conversation}'`));
+    const before = taskProcesses();
+    // The launcher and its child.
+    expect(before.length).toBeGreaterThanOrEqual(2);
+
+    const daemon = fleet.daemonPid()!;
+    process.kill(daemon, "SIGKILL");
+    await until("every process of the dead daemon's tasks to end", () => taskProcesses().length === 0, 5_000);
+
+    await fleet.ok(["recover", "--latest"]);
+    await until("gemini to start again", () => startsOf("gemini-launcher").length === 2);
+    await until("the resumed gemini", async () => (await fleet.peek(1)).includes(`ready ${conversation}`));
+    expect(startsOf("gemini-launcher")[1]!.args).toEqual(["--resume", conversation]);
+    expect((await fleet.ls()).map((t) => t.command)).toEqual([`gemini --resume '${conversation}'`]);
+    // Only the recovered run's processes: none of the old ones, no second launcher.
+    const after = taskProcesses();
+    expect(after.filter((pid) => before.includes(pid))).toEqual([]);
+    expect(after.length).toBe(before.length);
   });
 });
 

@@ -279,6 +279,10 @@ export async function recoverAndDescribe(recipe: LoadedRecipe, json = false, opt
       `${printable(basename(recipe.file))} is this fleet's own snapshot (this fleet, running): its tasks are the ones running now, so nothing was started; --again starts them a second time`,
     );
   }
+  // What the dead daemon's tasks left running goes first: else a program that ignores SIGHUP would run twice.
+  const { endSurvivors } = await import("./client-survivors.ts");
+  const ended = await endSurvivors(status?.pid ?? null);
+  if (ended) process.stderr.write(`fleetcom: ${ended}\n`);
   return loadAndDescribe(recipe, json, { ...options, snapshot: basename(recipe.file) }, running?.client);
 }
 

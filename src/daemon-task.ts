@@ -251,7 +251,8 @@ export class Task {
     this.agent = prepared.run;
     this.disarmResumeQuiet();
     if (this.agent?.resumed) this.resumeQuiet = { timer: null };
-    const env = { ...clientEnv, ...prepared.env, TERM: "xterm-256color", FLEETCOM_TASK_ID: String(this.id) };
+    // FLEETCOM_DAEMON_PID tells a later `recover` which daemon a process it finds belongs to (client-survivors.ts).
+    const env = { ...clientEnv, ...prepared.env, TERM: "xterm-256color", FLEETCOM_TASK_ID: String(this.id), FLEETCOM_DAEMON_PID: String(process.pid) };
     const shell = clientEnv.SHELL || "/bin/sh";
     try {
       this.pty = spawnPty({

@@ -22,6 +22,9 @@ function setUp(options: { snapshots?: { debounceMs?: number; checkMs?: number };
   fakes = installFakeAgents(fleet, options.flavours);
 }
 
+/** How many Gemini launchers the tasks run. */
+const launchers = () => taskProcesses().filter((pid) => readFileSync(`/proc/${pid}/cmdline`, "latin1").includes("fake-agent.ts\0gemini-launcher\0")).length;
+
 /** The live processes a task of this test's daemons started (its environment names the task), by PID. */
 function taskProcesses(): number[] {
   return processesWhere((read) => {
@@ -59,33 +62,29 @@ describe("one send submits to every agent", () => {
   });
 });
 
-describe("a new conversation reaches the recovery snapshot within seconds, whatever the agent", () => {
-  test("an opencode (neither pinned nor captured) whose daemon is SIGKILLed 5 s after its first turn comes back in it", async () => {
+// How each is learnt: claude, grok, gemini and qwen are pinned; codex and Command Code captured;
+// opencode neither (only its store says, which the minute check alone used to read).
+const EVERY_AGENT = ["opencode", "claude", "codex", "grok", "cmd", "gemini", "qwen"];
+
+describe.each(EVERY_AGENT)("a new conversation reaches the recovery snapshot within seconds: %s", (word) => {
+  test("its daemon SIGKILLed 5 s after the first turn, recover --latest resumes that conversation", async () => {
     // The product's debounce; the minute check an hour away, so only the turn can bring the pass.
     setUp({ snapshots: { debounceMs: 2_000 } });
-    const id = await spawn("opencode");
+    const id = await spawn(word);
     // The spawn's own pass is over (it holds the bare command) before the turn, as when a user types a while later.
-    await until("the spawn's snapshot", () => snapshotText().includes('"opencode"'));
+    await until("the spawn's snapshot", () => snapshotText().includes(`"${word}"`));
     await fleet.ok(["send", String(id), "remember the fruit FIG-4"]);
     await until("the first turn", async () => (await turnsOf(id)) === 1);
-    const conversation = /turn done (ses_\S+)/.exec(await fleet.peek(id))![1]!;
+    const conversation = /turn done (\S+)/.exec(await fleet.peek(id))![1]!;
     // The field report's case: the crash comes a few seconds after the turn, long before the minute check.
     await Bun.sleep(5_000);
     const daemon = fleet.daemonPid()!;
     process.kill(daemon, "SIGKILL");
     killProcessGroups(processesWithMarker(marker));
-    await until("the daemon to die", () => {
-      try {
-        process.kill(daemon, 0);
-        return false;
-      } catch {
-        return true;
-      }
-    });
+    await until("the daemon to die", () => processesWhere((read) => read("status").includes(`Pid:\t${daemon}\n`)).length === 0);
     await fleet.ok(["recover", "--latest"]);
-    await until("opencode to start again", () => startsOf("opencode").length === 2);
-    expect(startsOf("opencode")[1]!.args).toEqual(["-s", conversation]);
-    await until("the resumed opencode", async () => (await fleet.peek(1)).includes(`ready ${conversation}`));
+    await until("the resumed agent", async () => (await fleet.peek(1)).includes(`ready ${conversation}`));
+    expect((await fleet.task(1)).command).toContain(`'${conversation}'`);
   });
 });
 
@@ -111,10 +110,62 @@ describe("a task's processes end with its daemon", () => {
     expect(startsOf("gemini-launcher")[1]!.args).toEqual(["--resume", conversation]);
     expect((await fleet.ls()).map((t) => t.command)).toEqual([`gemini --resume '${conversation}'`]);
     // Only the recovered run's processes: none of the old ones, no second launcher.
-    const after = taskProcesses();
-    expect(after.filter((pid) => before.includes(pid))).toEqual([]);
-    expect(after.length).toBe(before.length);
+    expect(taskProcesses().filter((pid) => before.includes(pid))).toEqual([]);
+    expect(launchers()).toBe(1);
   });
+});
+
+describe("recover ends what a dead daemon's tasks left running before it starts the fleet again", () => {
+  test("with the daemon's watcher gone too, recover ends the old Gemini by PID, says so, and starts it once", async () => {
+    setUp({ snapshots: { debounceMs: 100 }, flavours: { gemini: "gemini-launcher" } });
+    const id = await spawn("gemini");
+    const conversation = startsOf("gemini-launcher")[0]!.args[1]!;
+    await fleet.ok(["send", String(id), "remember the fruit MANGO-7"]);
+    await until("the first turn", async () => (await turnsOf(id)) === 1);
+    await until("the snapshot to hold the resume form", () => snapshotText().includes(`gemini --resume '${conversation}'`));
+    const daemon = fleet.daemonPid()!;
+    // As with a daemon from before the watcher, or a watcher killed with the daemon.
+    const [watcher] = processesWhere((read) => read("cmdline").includes("fleetcom-task-reaper") && read("status").includes(`PPid:\t${daemon}\n`));
+    expect(watcher).toBeDefined();
+    process.kill(watcher!, "SIGKILL");
+    process.kill(daemon, "SIGKILL");
+    await until("the daemon to die", () => !processesWhere((read) => read("status").includes(`Pid:\t${daemon}\n`)).length);
+    const survivors = taskProcesses();
+    expect(survivors.length).toBeGreaterThanOrEqual(2);
+    // Look-alikes recover must leave alone: another user's process naming this runtime directory and
+    // a dead daemon (root reads its environment, so only its owner tells), one of this runtime
+    // directory's whose daemon is alive and older than it, and one of another runtime directory.
+    const dead = String(2 ** 22 + 1);
+    const decoys = [
+      decoy(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"], { FLEETCOM_RUNTIME_DIR: fleet.sandbox.runtime, FLEETCOM_DAEMON_PID: dead }),
+      decoy([], { FLEETCOM_RUNTIME_DIR: fleet.sandbox.runtime, FLEETCOM_DAEMON_PID: String(process.pid) }),
+      decoy([], { FLEETCOM_RUNTIME_DIR: `${fleet.sandbox.runtime}-other`, FLEETCOM_DAEMON_PID: dead }),
+    ];
+
+    const r = await fleet.cli(["recover", "--latest"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`ended ${survivors.length} process(es) the dead daemon's tasks left running: pid ${survivors[0]}`);
+    for (const pid of survivors) expect(r.stderr).toContain(`pid ${pid} `);
+    await until("the resumed gemini", async () => (await fleet.peek(1)).includes(`ready ${conversation}`));
+    expect(startsOf("gemini-launcher").length).toBe(2);
+    expect(taskProcesses().filter((pid) => survivors.includes(pid))).toEqual([]);
+    expect(launchers()).toBe(1);
+    for (const d of decoys) expect(d.exitCode).toBeNull();
+    for (const d of decoys) expect(r.stderr).not.toContain(`pid ${d.pid} `);
+  });
+});
+
+/** A `sleep` that carries a task's evidence in its environment, started through `prefix`; killed after the test. */
+function decoy(prefix: string[], env: Record<string, string>): ReturnType<typeof Bun.spawn> {
+  const proc = Bun.spawn([...prefix, "sleep", "300"], {
+    env: { PATH: process.env.PATH!, FLEETCOM_TASK_ID: "1", [marker.split("=")[0]!]: marker.split("=")[1]!, ...env },
+  });
+  spawnedDecoys.push(proc);
+  return proc;
+}
+const spawnedDecoys: ReturnType<typeof Bun.spawn>[] = [];
+afterEach(() => {
+  for (const proc of spawnedDecoys.splice(0)) proc.kill("SIGKILL");
 });
 
 function snapshotText(): string {

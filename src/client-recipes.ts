@@ -282,8 +282,10 @@ export async function recoverAndDescribe(recipe: LoadedRecipe, json = false, opt
   // What the dead daemon's tasks left running goes first: else a program that ignores SIGHUP would run twice.
   const { endSurvivors } = await import("./client-survivors.ts");
   const ended = await endSurvivors(status?.pid ?? null);
-  if (ended) process.stderr.write(`fleetcom: ${ended}\n`);
-  return loadAndDescribe(recipe, json, { ...options, snapshot: basename(recipe.file) }, running?.client);
+  // Said with the summary (the dashboard shows it in its own notice); beside JSON, on stderr.
+  if (ended && json) process.stderr.write(`fleetcom: ${ended}\n`);
+  const summary = await loadAndDescribe(recipe, json, { ...options, snapshot: basename(recipe.file) }, running?.client);
+  return ended && !json ? `${ended}\n${summary}` : summary;
 }
 
 /**

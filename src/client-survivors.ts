@@ -59,7 +59,10 @@ export function findSurvivors(runningDaemon: number | null, env = process.env): 
   const found: Survivor[] = [];
   for (const stat of listProcStats() ?? []) {
     if (stat.pid === process.pid) continue;
-    const candidate = { stat, uid: processUid(stat.pid), env: environOf(stat.pid) };
+    // The environment first: nearly every process lacks FLEETCOM_TASK_ID, and its owner is not read then.
+    const env = environOf(stat.pid);
+    if (!env?.FLEETCOM_TASK_ID) continue;
+    const candidate = { stat, uid: processUid(stat.pid), env };
     if (!isSurvivor(candidate, ctx)) continue;
     found.push({ pid: stat.pid, start: stat.start, task: candidate.env!.FLEETCOM_TASK_ID!, command: commandOf(stat.pid) });
   }

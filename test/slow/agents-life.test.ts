@@ -144,14 +144,14 @@ describe("recover ends what a dead daemon's tasks left running before it starts 
 
     const r = await fleet.cli(["recover", "--latest"]);
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain(`ended ${survivors.length} process(es) the dead daemon's tasks left running: pid ${survivors[0]}`);
-    for (const pid of survivors) expect(r.stderr).toContain(`pid ${pid} `);
+    expect(r.stdout).toStartWith(`ended ${survivors.length} process(es) the dead daemon's tasks left running: pid ${survivors[0]} `);
+    for (const pid of survivors) expect(r.stdout).toContain(`pid ${pid} `);
     await until("the resumed gemini", async () => (await fleet.peek(1)).includes(`ready ${conversation}`));
     expect(startsOf("gemini-launcher").length).toBe(2);
     expect(taskProcesses().filter((pid) => survivors.includes(pid))).toEqual([]);
     expect(launchers()).toBe(1);
     for (const d of decoys) expect(d.exitCode).toBeNull();
-    for (const d of decoys) expect(r.stderr).not.toContain(`pid ${d.pid} `);
+    for (const d of decoys) expect(r.stdout).not.toContain(`pid ${d.pid} `);
   });
 });
 

@@ -44,6 +44,8 @@ exit 0
 `;
 
 let reaper: ChildProcess | null | undefined;
+/** The groups the watcher holds, by group id: told again to a watcher started after one ended. */
+const watched = new Map<number, number>();
 
 /** The watcher, started with the first task; null where it cannot run or could not start. */
 function watcher(log: (message: string) => void): ChildProcess | null {
@@ -59,11 +61,13 @@ function watcher(log: (message: string) => void): ChildProcess | null {
     });
     child.on("error", (error) => log(`task reaper failed: ${error.message}`));
     child.stdin?.on("error", () => {});
+    // A watcher that ended (killed by hand) while the daemon lives is replaced at the next task.
     child.on("exit", () => {
-      if (reaper === child) reaper = null;
+      if (reaper === child) reaper = undefined;
     });
     child.unref();
     reaper = child;
+    for (const [pgid, start] of watched) child.stdin?.write(`+ ${pgid} ${start}\n`);
   } catch (error) {
     log(`task reaper could not start: ${(error as Error).message}`);
   }
@@ -73,15 +77,13 @@ function watcher(log: (message: string) => void): ChildProcess | null {
 /** A task's process group, from its leader's PID and start time: the watcher ends it if the daemon dies. */
 export function watchGroup(pgid: number, leaderStart: number | null, log: (message: string) => void): void {
   if (leaderStart === null) return;
-  watcher(log)?.stdin?.write(`+ ${pgid} ${leaderStart}\n`);
+  const child = watcher(log);
+  watched.set(pgid, leaderStart);
+  child?.stdin?.write(`+ ${pgid} ${leaderStart}\n`);
 }
 
 /** The group's leader was reaped: its number proves nothing from now on. */
 export function forgetGroup(pgid: number): void {
+  if (!watched.delete(pgid)) return;
   reaper?.stdin?.write(`- ${pgid}\n`);
-}
-
-/** The watcher's PID, for status and tests; null when none runs. */
-export function reaperPid(): number | null {
-  return reaper?.pid ?? null;
 }

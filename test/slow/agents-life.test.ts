@@ -115,6 +115,24 @@ describe("a task's processes end with its daemon", () => {
   });
 });
 
+describe("the daemon's task watcher", () => {
+  test("one killed while the daemon lives is replaced at the next task and told every task, so all end with the daemon", async () => {
+    setUp();
+    const immune = "trap '' HUP TERM INT; sleep 300; :";
+    await fleet.run(immune);
+    const daemon = fleet.daemonPid()!;
+    const watchers = () => processesWhere((read) => read("cmdline").includes("fleetcom-task-reaper") && read("status").includes(`PPid:\t${daemon}\n`));
+    const first = await until("the watcher", () => watchers()[0]);
+    process.kill(first, "SIGKILL");
+    await until("it to be gone", () => watchers().length === 0);
+    await fleet.run(immune);
+    await until("a new watcher", () => watchers().length === 1);
+    await until("both tasks up, a shell and a sleep each", () => taskProcesses().length === 4);
+    process.kill(daemon, "SIGKILL");
+    await until("both tasks' processes to end", () => taskProcesses().length === 0, 5_000);
+  });
+});
+
 describe("recover ends what a dead daemon's tasks left running before it starts the fleet again", () => {
   test("with the daemon's watcher gone too, recover ends the old Gemini by PID, says so, and starts it once", async () => {
     setUp({ snapshots: { debounceMs: 100 }, flavours: { gemini: "gemini-launcher" } });

@@ -151,8 +151,6 @@ export class AgentRun {
   private failedAtOnce = false;
   /** What `savedFormChanged` last saw. */
   private lastResumable: string | null = null;
-  /** A conversation of the run's that the store showed while nothing was known (`storeCandidate`). */
-  private seenInStore: string | null = null;
   /** The run's process group while it runs; the agent's live registry entry is one of its members. */
   private pgid: number | null = null;
   private livePid: number | null = null;
@@ -295,16 +293,17 @@ export class AgentRun {
   }
 
   /**
-   * With nothing known, the conversation the agent's store would give a save, not yet checked
-   * against what other tasks know: only a reason for a pass, whose save-time match (`forSave`) is
-   * the one that counts. Once one is seen it stands, and the store is not read again for it.
+   * With nothing known, the conversation the agent's store would give a save, not checked against
+   * what other tasks know: only a reason for a pass, whose save-time match (`forSave`) is the one
+   * that counts. Read again each time, not kept: what it finds may be another task's (two opencodes
+   * in one directory), and this run's own must still bring its pass when it appears. Only runs that
+   * know nothing read it (opencode, a Codex before its first turn, an agent run as typed); an
+   * opencode's look is one query of its database.
    */
   private storeCandidate(): string | null {
     if (this.known() !== null) return null;
-    if (this.seenInStore !== null) return this.seenInStore;
     const found = this.launch.agent.fromStore({ cwd: this.cwd, spawnedAt: this.spawnedAt, env: this.env, taken: new Set() });
-    if (idCheckOf(this.launch.agent)(found)) this.seenInStore = found;
-    return this.seenInStore;
+    return idCheckOf(this.launch.agent)(found) ? found : null;
   }
 
   private holds(id: string): boolean {

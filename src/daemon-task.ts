@@ -10,6 +10,7 @@ import { isIdle } from "./task-idle.ts";
 import { DEFAULT_IDLE_SECONDS } from "./settings.ts";
 import { spawnPty, type Pty } from "./term-pty.ts";
 import { ProcessGroup, terminateGroup } from "./daemon-process-group.ts";
+import { forgetGroup, watchGroup } from "./daemon-reaper.ts";
 import { Screen, type TaskScreen } from "./term-screen.ts";
 import type { LineWatch } from "./term-lines.ts";
 import { type RestoredHistory, withRestored } from "./recipe-history.ts";
@@ -250,7 +251,8 @@ export class Task {
     this.agent = prepared.run;
     this.disarmResumeQuiet();
     if (this.agent?.resumed) this.resumeQuiet = { timer: null };
-    const env = { ...clientEnv, ...prepared.env, TERM: "xterm-256color", FLEETCOM_TASK_ID: String(this.id) };
+    // FLEETCOM_DAEMON_PID tells a later `recover` which daemon a process it finds belongs to (client-survivors.ts).
+    const env = { ...clientEnv, ...prepared.env, TERM: "xterm-256color", FLEETCOM_TASK_ID: String(this.id), FLEETCOM_DAEMON_PID: String(process.pid) };
     const shell = clientEnv.SHELL || "/bin/sh";
     try {
       this.pty = spawnPty({
@@ -268,10 +270,12 @@ export class Task {
     }
     this.pid = this.pty.pid;
     const group = (this.processGroup = new ProcessGroup(this.pty.pid));
+    watchGroup(group.pgid, group.leaderStart, this.log);
     this.agent?.spawned(this.pty.pid);
     this.pty.exited.then(async (exit) => {
       // First, before any await: the runtime has reaped the leader, and its PID proves nothing now.
       group.leaderReaped();
+      forgetGroup(group.pgid);
       // The exit hint is read once every byte the run printed is in the terminal.
       await this.screen.flushed();
       if (this.run !== run) return;

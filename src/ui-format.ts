@@ -10,17 +10,27 @@ import { printable } from "./text-printable.ts";
 import { cut, textWidth } from "./text-width.ts";
 import { age } from "./text-age.ts";
 import { usageCell } from "./task-usage.ts";
+import { countdownText, restartMark } from "./task-restart.ts";
 import { errnoCode } from "./errors.ts";
 import type { PushStatus } from "./wire-protocol.ts";
 
 export function glyph(task: TaskInfo): string {
+  if (task.attention?.state === "crash-loop") return "↯";
   if (task.attention) return "!";
+  if (task.nextRestartAt !== null) return "↻";
   if (task.state === "running") return task.idle ? "∙" : "✻";
   return task.exitCode === 0 && task.signal === null ? "✓" : "✗";
 }
 
-export function stateText(task: TaskInfo): string {
+/** The state, and `↻3` once a restart policy restarted the task. */
+export function stateText(task: TaskInfo, now = Date.now()): string {
+  return `${bareState(task, now)}${restartMark(task.restarts)}`;
+}
+
+function bareState(task: TaskInfo, now: number): string {
+  if (task.attention?.state === "crash-loop") return task.attention.message ?? "crash loop";
   if (task.attention) return ATTENTION_TEXT[task.attention.state];
+  if (task.nextRestartAt !== null) return countdownText(task.nextRestartAt, now);
   if (task.state === "running") return task.idle ? "idle" : "active";
   if (task.signal) return `killed (${task.signal})`;
   return `exited ${task.exitCode}`;
@@ -57,7 +67,7 @@ export function lsTable(
     ...(verbose ? [printable(t.command)] : []),
     printable(t.worktree ? `${tildePath(t.cwd, home)} [${t.worktree.branch}]` : tildePath(t.cwd, home)),
     printable(t.group ?? ""),
-    stateText(t),
+    stateText(t, now),
     age(t.startedAt, now),
     ...(tokens ? [usageCell(t)] : []),
     printable(t.preview),
@@ -163,7 +173,7 @@ export function snapshotListRow(s: SnapshotInfo, now = Date.now()): string {
 }
 
 /** `killed task 3; 1 process escaped its group: pid 123 codex app-server`, one line per task that had any. */
-export function escapeReport(done: "killed" | "removed", tasks: readonly number[], escapees: readonly Escapee[]): string[] {
+export function escapeReport(done: "killed" | "removed" | "restarted", tasks: readonly number[], escapees: readonly Escapee[]): string[] {
   return tasks.flatMap((task) => {
     const mine = escapees.filter((e) => e.task === task);
     if (mine.length === 0) return [];

@@ -36,6 +36,13 @@ function bareState(task: TaskInfo, now: number): string {
   return `exited ${task.exitCode}`;
 }
 
+/** ` · restarting in 2s ↻3`, ` · ↻3` or nothing: what a row of the dashboard adds for a restart policy at work. */
+export function restartNote(task: TaskInfo, now = Date.now()): string {
+  const waiting = task.nextRestartAt === null ? "" : countdownText(task.nextRestartAt, now);
+  const note = `${waiting}${restartMark(task.restarts)}`.trim();
+  return note === "" ? "" : ` · ${note}`;
+}
+
 const ATTENTION_TEXT = { input: "waiting: input", permission: "waiting: permission", bell: "waiting: bell" } as const;
 
 export { age } from "./text-age.ts";

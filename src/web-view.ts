@@ -51,7 +51,7 @@ function card(task: TaskInfo, host: string | null, now: number): Card {
     host,
     glyph: glyph(task),
     label: printable(label(task)),
-    state: stateText(task),
+    state: stateText(task, now),
     message: task.attention?.message ?? null,
     preview: printable(task.preview.trim()),
     age: age(task.endedAt ?? task.startedAt, now),

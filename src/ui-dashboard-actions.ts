@@ -189,11 +189,8 @@ export async function rerun(desk: Desk, tasks: TaskInfo[], row: Row): Promise<vo
 async function restart(desk: Desk, tasks: TaskInfo[]): Promise<void> {
   const question = tasks.length === 1 ? `restart ${printable(label(tasks[0]!))}?` : `restart ${tasks.length} tasks?`;
   if (!(await desk.confirm(question))) return desk.say("nothing restarted");
-  await forTargets(
-    desk,
-    tasks,
-    { one: (t) => `restarted task ${desk.ref(t)}`, many: (n) => `restarted ${n} tasks` },
-    (t) => desk.clientOf(t).request("restart", { tasks: [{ id: t.id }] }),
+  await forTargets(desk, tasks, { one: (t) => `restarted task ${desk.ref(t)}`, many: (n) => `restarted ${n} tasks` }, (t) =>
+    desk.clientOf(t).request("restart", { tasks: [{ id: t.id }] }),
   );
 }
 

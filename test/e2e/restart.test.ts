@@ -99,6 +99,19 @@ test("kill never triggers a restart, not even under --restart always", async () 
   expect(await fleet.task(id)).toMatchObject({ state: "exited", run: 1, restarts: 0, nextRestartAt: null, signal: "SIGTERM" });
 });
 
+test("kill on a task waiting out its backoff calls the restart off", async () => {
+  // Failing at once, its sixth restart waits 3.2 s: long enough to be seen waiting.
+  const id = await fleet.run("exit 1", ["--restart", "on-failure", "--max-restarts", "0"]);
+  const waiting = await fleet.waitForTask(id, "to wait out a long backoff", (t) => t.restarts >= 5 && t.nextRestartAt !== null);
+  await fleet.ok(["kill", String(id)]);
+  expect(await fleet.task(id)).toMatchObject({ nextRestartAt: null, restarts: waiting.restarts, run: waiting.run });
+  // Past the time it would have restarted, by the daemon's own reckoning: a yardstick task's restarts.
+  const yardstick = await fleet.run("exit 0", ["--restart", "always", "--max-restarts", "0"]);
+  const due = Date.parse(waiting.nextRestartAt!);
+  await fleet.waitForTask(yardstick, "to restart after the killed task was due", (t) => t.restarts >= 1 && Date.parse(t.startedAt) > due);
+  expect(await fleet.task(id)).toMatchObject({ state: "exited", nextRestartAt: null, restarts: waiting.restarts, run: waiting.run });
+});
+
 test("restart keeps the id, name and group and the history, running or finished", async () => {
   const id = await fleet.run('echo "pid $$"; sleep 3600', ["--name", "api", "--group", "web"]);
   await until("the first run to print", async () => (await fleet.peek(id)).includes("pid "));

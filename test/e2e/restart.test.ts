@@ -5,6 +5,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { installFakeAgents } from "../harness/agent-fakes.ts";
 import { eachTestGetsAFleet, type Fleet, until } from "../harness/fleet.ts";
 import { crashDaemon, recoveryDirOf, snapshotNames } from "../harness/recovery-helpers.ts";
 
@@ -129,6 +130,20 @@ test("restart keeps the id, name and group and the history, running or finished"
   await fleet.waitForTask(done, "to run again", (t) => t.run === 2 && t.state === "exited");
   await fleet.waitForTask(id, "to run a third time", (t) => t.run === 3);
   expect((await logs(done)).filter((l) => l === "finished-once").length).toBe(2);
+});
+
+test("restart of a running agent brings it back in its resume form: the same conversation", async () => {
+  const fakes = installFakeAgents(fleet);
+  const claudeStarts = () => fakes.invocations().filter((i) => i.agent === "claude");
+  const id = await fleet.run("claude");
+  await until("the agent to be ready", async () => (await fleet.peek(id)).includes(" ready "));
+  await fleet.ok(["send", String(id), "hello"]);
+  await until("a turn", async () => (await fleet.peek(id)).includes("turn done"));
+  const { conversation } = await fleet.waitForTask(id, "to know its conversation", (t) => t.conversation !== null);
+  await fleet.ok(["restart", String(id)]);
+  await until("the agent to start again", () => claudeStarts().length === 2);
+  expect(claudeStarts()[1]!.args.slice(-2)).toEqual(["--resume", conversation!]);
+  expect(await fleet.task(id)).toMatchObject({ id, run: 2, command: `claude --resume '${conversation}'`, conversation, state: "running" });
 });
 
 test("a SIGKILLed daemon mid-backoff, then recover: the policy and the count are kept", async () => {

@@ -150,7 +150,7 @@ async function onHost(name: string, words: string[]): Promise<number> {
  */
 export const PLAIN_COMMANDS: ReadonlySet<string> = new Set([
   ...["ls", "config", "sessions", "recover", "load", "attach", "daemon", "bridge"],
-  ...["run", "peek", "logs", "send", "kill", "rm", "rerun", "wait", "status", "save", "rename", "group", "tag"],
+  ...["run", "peek", "logs", "send", "kill", "restart", "rm", "rerun", "wait", "status", "save", "rename", "group", "tag"],
 ]);
 
 /** What a plain shape runs: the command itself, or its default subcommand (`sessions` is `sessions list`). */

@@ -147,7 +147,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     recovered: (snapshot) => this.recovered(snapshot),
     snapshotNow: () => this.hooks.recipeChanged("now"),
     spawn: (peer, start) => this.spawn(peer, start),
-    running: () => [...this.tasks.values()].filter((t) => t.running),
+    running: () => [...this.tasks.values()].filter(meantToRun),
     keepsHistory: () => this.hooks.history !== null,
     stopping: () => this.stopping !== null,
     log: (message) => this.options.log(message),

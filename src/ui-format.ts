@@ -17,7 +17,7 @@ import type { PushStatus } from "./wire-protocol.ts";
 export function glyph(task: TaskInfo): string {
   if (task.attention?.state === "crash-loop") return "↯";
   if (task.attention) return "!";
-  if (task.nextRestartAt !== null) return "↻";
+  if (waitsToRestart(task)) return "↻";
   if (task.state === "running") return task.idle ? "∙" : "✻";
   return task.exitCode === 0 && task.signal === null ? "✓" : "✗";
 }
@@ -30,15 +30,20 @@ export function stateText(task: TaskInfo, now = Date.now()): string {
 function bareState(task: TaskInfo, now: number): string {
   if (task.attention?.state === "crash-loop") return task.attention.message ?? "crash loop";
   if (task.attention) return ATTENTION_TEXT[task.attention.state];
-  if (task.nextRestartAt !== null) return countdownText(task.nextRestartAt, now);
+  if (waitsToRestart(task)) return countdownText(task.nextRestartAt, now);
   if (task.state === "running") return task.idle ? "idle" : "active";
   if (task.signal) return `killed (${task.signal})`;
   return `exited ${task.exitCode}`;
 }
 
+/** A restart policy will start it again (a daemon of an older version sends no `nextRestartAt` at all). */
+function waitsToRestart(task: TaskInfo): task is TaskInfo & { nextRestartAt: string } {
+  return typeof task.nextRestartAt === "string";
+}
+
 /** ` · restarting in 2s ↻3`, ` · ↻3` or nothing: what a row of the dashboard adds for a restart policy at work. */
 export function restartNote(task: TaskInfo, now = Date.now()): string {
-  const waiting = task.nextRestartAt === null ? "" : countdownText(task.nextRestartAt, now);
+  const waiting = waitsToRestart(task) ? countdownText(task.nextRestartAt, now) : "";
   const note = `${waiting}${restartMark(task.restarts)}`.trim();
   return note === "" ? "" : ` · ${note}`;
 }

@@ -165,3 +165,16 @@ test("a SIGKILLed daemon mid-backoff, then recover: the policy and the count are
   expect(recovered.maxRestarts).toBe(10);
   expect(recovered.restarts).toBeGreaterThanOrEqual(entry.restarts!);
 });
+
+test("a policy that is not one, or a limit without a policy, is refused before anything starts", async () => {
+  expect(await fleet.cli(["run", "--restart", "sometimes", "--", "true"])).toMatchObject({
+    code: 2,
+    stderr: "fleetcom: run: --restart expects no, on-failure or always, got 'sometimes'\n",
+  });
+  expect(await fleet.cli(["run", "--max-restarts", "3", "--", "true"])).toMatchObject({
+    code: 2,
+    stderr: "fleetcom: run: --max-restarts goes with --restart on-failure|always\n",
+  });
+  expect(await fleet.cli(["run", "--restart", "always", "--max-restarts", "-1", "--", "true"])).toMatchObject({ code: 2 });
+  expect(await fleet.ls()).toEqual([]);
+});

@@ -178,3 +178,23 @@ test("a policy that is not one, or a limit without a policy, is refused before a
   expect(await fleet.cli(["run", "--restart", "always", "--max-restarts", "-1", "--", "true"])).toMatchObject({ code: 2 });
   expect(await fleet.ls()).toEqual([]);
 });
+
+test("restart -g from a terminal asks first: n restarts nothing and exits 1, y restarts the group's tasks, running or finished", async () => {
+  const api = await fleet.run("sleep 3600", ["--name", "api", "--group", "web"]);
+  const migrate = await fleet.run("echo migrated", ["--name", "migrate", "--group", "web"]);
+  await fleet.waitForExit(migrate);
+  const declined = fleet.spawnClient(["restart", "-g", "web"]);
+  await declined.waitForScreen("the question", (s) => s.includes("fleetcom: restart 2 tasks of group 'web' (api, migrate)? y/N"));
+  declined.write("n\r");
+  expect(await declined.proc.exited).toBe(1);
+  expect(declined.output).toContain("nothing restarted");
+  expect((await fleet.ls()).map((t) => t.run)).toEqual([1, 1]);
+
+  const accepted = fleet.spawnClient(["restart", "-g", "web"]);
+  await accepted.waitForScreen("the question", (s) => s.includes("restart 2 tasks of group 'web' (api, migrate)? y/N"));
+  accepted.write("y\r");
+  expect(await accepted.proc.exited).toBe(0);
+  expect(accepted.output).toContain("restarted 2 tasks of group 'web'");
+  await fleet.waitForTask(api, "to run again", (t) => t.run === 2 && t.state === "running");
+  await fleet.waitForTask(migrate, "to run again", (t) => t.run === 2 && t.state === "exited");
+});

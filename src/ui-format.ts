@@ -41,11 +41,16 @@ function waitsToRestart(task: TaskInfo): task is TaskInfo & { nextRestartAt: str
   return typeof task.nextRestartAt === "string";
 }
 
-/** ` · restarting in 2s ↻3`, ` · ↻3` or nothing: what a row of the dashboard adds for a restart policy at work. */
-export function restartNote(task: TaskInfo, now = Date.now()): string {
+/** `restarting in 2s ↻3`, `↻3` or nothing: what a restart policy at work adds to a task's row or card. */
+export function restartText(task: TaskInfo, now = Date.now()): string {
   const waiting = waitsToRestart(task) ? countdownText(task.nextRestartAt, now) : "";
-  const note = `${waiting}${restartMark(task.restarts)}`.trim();
-  return note === "" ? "" : ` · ${note}`;
+  return `${waiting}${restartMark(task.restarts)}`.trim();
+}
+
+/** ` · restarting in 2s ↻3` for a dashboard row, or nothing. */
+export function restartNote(task: TaskInfo, now = Date.now()): string {
+  const text = restartText(task, now);
+  return text === "" ? "" : ` · ${text}`;
 }
 
 const ATTENTION_TEXT = { input: "waiting: input", permission: "waiting: permission", bell: "waiting: bell" } as const;

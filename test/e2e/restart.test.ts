@@ -198,3 +198,25 @@ test("restart -g from a terminal asks first: n restarts nothing and exits 1, y r
   await fleet.waitForTask(api, "to run again", (t) => t.run === 2 && t.state === "running");
   await fleet.waitForTask(migrate, "to run again", (t) => t.run === 2 && t.state === "exited");
 });
+
+test("save writes a task's policy, and load gives it back; a task without one is saved as before", async () => {
+  await fleet.run("sleep 3600", ["--name", "web", "--restart", "on-failure", "--max-restarts", "7"]);
+  await fleet.run("sleep 3601", ["--name", "plain"]);
+  await fleet.ok(["save", "svc"]);
+  const doc = JSON.parse(readFileSync(join(fleet.sandbox.config, "sessions", "svc.json"), "utf8"));
+  expect(Object.values(doc.dirs).flat()).toEqual([
+    { cmd: "sleep 3600", name: "web", restart: "on-failure", max_restarts: 7 },
+    { cmd: "sleep 3601", name: "plain" },
+  ]);
+  await fleet.ok(["kill", "--all", "--yes"]);
+  await fleet.ok(["rm", "--all"]);
+  await fleet.ok(["load", "svc"]);
+  const loaded = await until("both loaded", async () => {
+    const tasks = await fleet.ls();
+    return tasks.length === 2 ? tasks : undefined;
+  });
+  expect(loaded.map((t) => [t.name, t.restart, t.maxRestarts, t.restarts])).toEqual([
+    ["web", "on-failure", 7, 0],
+    ["plain", "no", 5, 0],
+  ]);
+});

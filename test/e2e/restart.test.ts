@@ -38,7 +38,7 @@ test("rerun keeps the run it replaces: logs, peek --history and grep show both, 
   expect(lines.slice(separator + 1).filter((l) => l.startsWith("first run")).length).toBe(1);
   expect(await fleet.ok(["peek", "--history", String(id)])).toContain(first);
   // With its colours, as attached history (Ctrl-\ h) and the web's History read it.
-  expect(await fleet.ok(["peek", "--history", "--ansi", String(id)])).toMatch(/first run \d+[^]*── run 2 · /);
+  expect(await fleet.ok(["peek", "--history", "--ansi", String(id)])).toMatch(/first run \d+[\s\S]*── run 2 · /);
   expect(await fleet.ok(["grep", first])).toContain(first);
 });
 

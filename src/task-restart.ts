@@ -62,7 +62,7 @@ export function endCalls(policy: RestartPolicy, end: Pick<RunEnd, "exitCode" | "
   return false;
 }
 
-/** The wait before restart number `streak + 1` of a streak: 0.1 s, 0.2 s, 0.4 s … at most 60 s. */
+/** The wait before restart number `streak + 1` of a streak: FIRST_BACKOFF_MS doubled `streak` times, at most MAX_BACKOFF_MS. */
 export function backoffMs(streak: number): number {
   return Math.min(FIRST_BACKOFF_MS * 2 ** Math.min(streak, 20), MAX_BACKOFF_MS);
 }

@@ -16,6 +16,7 @@ import type { LineWatch } from "./term-lines.ts";
 import { type RestoredHistory, withRestored } from "./recipe-history.ts";
 import { FinishedScreen } from "./term-screen-finished.ts";
 import { TerminalScan } from "./text-scan.ts";
+import { type RestartState, restartState, runSeparator } from "./task-restart.ts";
 
 const KILL_GRACE_MS = 2_000;
 
@@ -30,6 +31,8 @@ export interface TaskSpec {
   env: Record<string, string>;
   /** Variables given with `run --env`, over `env` at every start (reruns too); kept in memory only. */
   givenEnv?: Record<string, string> | undefined;
+  /** Its restart policy and count (task-restart.ts); none when not given. */
+  restart?: RestartState | undefined;
   name: string | null;
   group: string | null;
   cols: number;
@@ -68,6 +71,8 @@ export interface TaskStart {
   worktree?: WorktreeRecord | null | undefined;
   /** `run --env K=V` (TaskSpec givenEnv). */
   givenEnv?: Record<string, string> | undefined;
+  /** `run --restart`, a recipe's `restart`, and the count a recovery keeps. */
+  restart?: RestartState | undefined;
 }
 
 export class Task {
@@ -122,6 +127,16 @@ export class Task {
   idleMs: number;
   /** Who waits for this run to end (`ended`). */
   private endWaiters: (() => void)[] = [];
+  /** Its restart policy and where it stands with it (task-restart.ts, daemon-restarts.ts). */
+  restartState: RestartState;
+  /** While it waits out its backoff: when the policy starts it again (epoch ms). */
+  nextRestartAt: number | null = null;
+  /** This run was ended on purpose (kill, restart, rm --force): no policy starts it again. */
+  stoppedOnPurpose = false;
+  /** The environment of the client that last started it, kept in memory for a policy's restarts. */
+  private startEnv: Record<string, string> = {};
+  /** What this task's earlier runs printed, each run under its separator line: its history goes on across reruns. */
+  private earlierRuns: string[] = [];
 
   constructor(
     spec: TaskSpec,
@@ -141,6 +156,7 @@ export class Task {
     this.group = spec.group;
     this.cols = spec.cols;
     this.rows = spec.rows;
+    this.restartState = spec.restart ?? restartState();
     this.start(spec.env, spec.scrollback);
   }
 
@@ -219,6 +235,9 @@ export class Task {
    */
   start(askingEnv: Record<string, string>, scrollback: number): void {
     const clientEnv = { ...askingEnv, ...this.givenEnv };
+    this.startEnv = askingEnv;
+    this.stoppedOnPurpose = false;
+    this.nextRestartAt = null;
     this.screen?.dispose();
     this.scrollback = scrollback;
     this.historyDirty = true;
@@ -332,12 +351,35 @@ export class Task {
    * the notice that says so (also written at the top of the new screen), or null.
    */
   rerun(clientEnv: Record<string, string>, scrollback: number): string | null {
+    this.keepRunHistory();
     const next = this.rerunCommand();
     this.command = next.command;
     this.start(clientEnv, scrollback);
     // The PTY's first output comes in a later turn of the event loop, so this line stays on top.
     if (next.notice) this.screen.write(`fleetcom: ${next.notice}\r\n`);
     return next.notice;
+  }
+
+  /** A restart policy's rerun: under the environment of the client that last started the task. */
+  restartByPolicy(scrollback: number): string | null {
+    return this.rerun(this.startEnv, scrollback);
+  }
+
+  /** Resolves once the screen can be read at once, as a rerun reads it to keep the run's history. */
+  async readable(): Promise<void> {
+    if (!(this.screen instanceof Screen)) await this.screen.flushed();
+  }
+
+  /** The run that ended joins the earlier runs' history, and the next one starts under its separator line. */
+  private keepRunHistory(): void {
+    const limit = this.historyLimit;
+    const lines = [...this.earlierRuns, ...this.screen.historyLines(limit), runSeparator(this.run + 1, new Date(), this)];
+    this.earlierRuns = lines.length > limit ? lines.slice(-limit) : lines;
+  }
+
+  /** The restart policy gave up: the task shows the crash loop and waits for its user (task-attention.ts). */
+  crashLooped(text: string): void {
+    this.feel({ type: "crash-loop", message: text });
   }
 
   private failToStart(error: unknown): void {
@@ -416,7 +458,7 @@ export class Task {
     if (!(this.screen instanceof Screen)) await this.screen.flushed();
     const limit = this.historyLimit;
     const live = styled ? await this.screen.styledHistoryLines(limit) : this.screen.historyLines(limit);
-    return withRestored(this.restored, live, limit);
+    return withRestored(this.restored, [...this.earlierRuns, ...live], limit);
   }
 
   /**
@@ -427,7 +469,7 @@ export class Task {
     const screen = this.screen;
     if (!(screen instanceof Screen) || !this.running) return { history: await this.history(), watch: null };
     const watch = await screen.followLines(onLine);
-    return { history: withRestored(this.restored, watch.history, this.historyLimit), watch };
+    return { history: withRestored(this.restored, [...this.earlierRuns, ...watch.history], this.historyLimit), watch };
   }
 
   /** `now` is monotonic (performance.now), for the idle flag. */
@@ -457,6 +499,10 @@ export class Task {
       worktree: this.worktree,
       cols: this.cols,
       rows: this.rows,
+      restart: this.restartState.rule.policy,
+      maxRestarts: this.restartState.rule.maxRestarts,
+      restarts: this.restartState.restarts,
+      nextRestartAt: this.nextRestartAt === null ? null : new Date(this.nextRestartAt).toISOString(),
     };
   }
 

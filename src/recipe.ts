@@ -10,6 +10,7 @@ import { describeJsonError } from "./text-json-error.ts";
 import { printable } from "./text-printable.ts";
 import { resolvePath } from "./text-path.ts";
 import { schema } from "./validator.ts";
+import { RESTART_POLICIES } from "./task-restart.ts";
 
 export const NEWEST_VERSION = 1;
 /** The longest command fleetcom starts, the Rust original's limit: longer is refused, never cut. */
@@ -45,11 +46,17 @@ export const worktreeRecord = schema("worktreeRecord", (type) =>
 );
 export type WorktreeRecord = typeof worktreeRecord.infer;
 
+/** A restart policy as `run --restart` and a recipe's `restart` name it (task-restart.ts). */
+export const restartPolicy = schema("restartPolicy", (type) => type.enumerated(...RESTART_POLICIES));
+const restartCount = schema("restartCount", (type) => type("0 <= number.integer <= 1000000"));
+
 // One command to start, as a load sees it: `dir` is absolute, group and name already normalised.
 // `history` is the key of the task's kept history in a snapshot (recipe-history.ts): as read from a
 // snapshot, the key; as `recover` sends it to the daemon, the path of the history file. `id` is the
 // task's id a snapshot recorded; `typed`, the command as its user typed it where `cmd` is what fleetcom
 // stored (an agent's resume form). Saves never write them and loads of a saved session never send them.
+// `restart` and `max_restarts` are the task's restart policy (docs/services.md), written only when
+// set; `restarts`, how many restarts the policy made, only in a snapshot, which a recovery keeps.
 export const recipeEntry = schema("recipeEntry", (type) =>
   type({
     dir: "string",
@@ -60,6 +67,9 @@ export const recipeEntry = schema("recipeEntry", (type) =>
     "id?": recordedId.type(),
     "typed?": "string",
     "worktree?": worktreeRecord.type(),
+    "restart?": restartPolicy.type(),
+    "max_restarts?": restartCount.type(),
+    "restarts?": restartCount.type(),
   }),
 );
 export type RecipeEntry = typeof recipeEntry.infer;
@@ -122,17 +132,26 @@ export function parseRecipe(text: string, file: string, ctx: DirContext): Parsed
   const wrapped = isPlainObject(doc.dirs);
   const dirs = wrapped ? (doc.dirs as Record<string, unknown>) : withoutVersion(doc);
   const parsed: ParsedRecipe = { name: wrapped ? storedName(doc.name) : null, entries: [], dropped: 0 };
-  for (const [key, value] of Object.entries(dirs)) addDirectory(parsed, parsed.entries, resolveHostedKey(key, ctx), value, file);
+  for (const [key, value] of Object.entries(dirs))
+    addDirectory(parsed, parsed.entries, resolveHostedKey(key, ctx), value, file, `${printable(file)}: dirs[${JSON.stringify(key)}]`);
   // Only the wrapped form has one: in a flat file `finished` is a directory like any other.
   if (wrapped && isPlainObject(doc.finished)) {
     const finished: RecipeEntry[] = (parsed.finished = []);
-    for (const [key, value] of Object.entries(doc.finished)) addDirectory(parsed, finished, resolveDirKey(key, ctx), value, file);
+    for (const [key, value] of Object.entries(doc.finished))
+      addDirectory(parsed, finished, resolveDirKey(key, ctx), value, file, `${printable(file)}: finished[${JSON.stringify(key)}]`);
   }
   checkCommands(parsed, file);
   return parsed;
 }
 
-function addDirectory(parsed: ParsedRecipe, into: HostedEntry[], where: string | { dir: string; host: RecipeHost }, value: unknown, file: string): void {
+function addDirectory(
+  parsed: ParsedRecipe,
+  into: HostedEntry[],
+  where: string | { dir: string; host: RecipeHost },
+  value: unknown,
+  file: string,
+  at: string,
+): void {
   const dir = typeof where === "string" ? where : where.dir;
   const host = typeof where === "string" ? undefined : where.host;
   // A non-array value contributes nothing; it counts as one dropped entry so the user hears about it.
@@ -140,9 +159,14 @@ function addDirectory(parsed: ParsedRecipe, into: HostedEntry[], where: string |
     parsed.dropped++;
     return;
   }
-  for (const item of value) {
-    if (storedEntry.allows(item)) into.push(host ? { ...toRecipeEntry(dir, item, file), host } : toRecipeEntry(dir, item, file));
-    else parsed.dropped++;
+  for (const [i, item] of value.entries()) {
+    if (!storedEntry.allows(item)) {
+      parsed.dropped++;
+      continue;
+    }
+    const entry = toRecipeEntry(dir, item, file);
+    Object.assign(entry, restartFields(item, `${at}[${i}]`));
+    into.push(host ? { ...entry, host } : entry);
   }
 }
 
@@ -186,6 +210,28 @@ function worktreeRefused(file: string, dir: string, cmd: string): UserError {
   return new UserError(
     `${printable(file)}: the worktree of ${printable(JSON.stringify(shown))} in ${printable(dir)} is refused: it needs an absolute repo and path and a git branch name (not starting with '-')`,
   );
+}
+
+/**
+ * An entry's restart policy: a field that is there but wrong fails the whole recipe, naming the file,
+ * the entry and the field, before anything starts (a dropped policy would quietly leave a service down).
+ */
+function restartFields(item: StoredEntry, at: string): Pick<RecipeEntry, "restart" | "max_restarts" | "restarts"> {
+  if (typeof item === "string") return {};
+  const { restart, max_restarts, restarts } = item as { restart?: unknown; max_restarts?: unknown; restarts?: unknown };
+  const fields: Pick<RecipeEntry, "restart" | "max_restarts" | "restarts"> = {};
+  if (restart !== undefined) {
+    if (!restartPolicy.allows(restart)) throw new UserError(`${at}.restart: expected "no", "on-failure" or "always", got ${short(JSON.stringify(restart))}`);
+    fields.restart = restart;
+  }
+  if (max_restarts !== undefined) {
+    if (!restartCount.allows(max_restarts))
+      throw new UserError(`${at}.max_restarts: expected a whole number from 0 (no limit), got ${short(JSON.stringify(max_restarts))}`);
+    fields.max_restarts = max_restarts;
+  }
+  // Written by snapshots only: a count that is not one is ignored, as an `id` is.
+  if (restartCount.allows(restarts)) fields.restarts = restarts;
+  return fields;
 }
 
 // `gpu1:/srv/train`, `gpu1:~` and `gpu1:~/x`: a directory on the added host gpu1 (its `~` is its home
@@ -276,7 +322,14 @@ function parseJson(text: string, file: string): unknown {
 // --- writing ------------------------------------------------------------------------------------
 
 function toStoredEntry(entry: RecipeEntry): StoredEntry {
-  const plain = entry.history === undefined && entry.id === undefined && entry.typed === undefined && entry.worktree === undefined;
+  const plain =
+    entry.history === undefined &&
+    entry.id === undefined &&
+    entry.typed === undefined &&
+    entry.worktree === undefined &&
+    entry.restart === undefined &&
+    entry.max_restarts === undefined &&
+    entry.restarts === undefined;
   if (entry.group === null && entry.name === null && plain) return entry.cmd;
   return {
     cmd: entry.cmd,
@@ -285,6 +338,9 @@ function toStoredEntry(entry: RecipeEntry): StoredEntry {
     ...(entry.id !== undefined && { id: entry.id }),
     ...(entry.typed !== undefined && { typed: entry.typed }),
     ...(entry.worktree !== undefined && { worktree: entry.worktree }),
+    ...(entry.restart !== undefined && { restart: entry.restart }),
+    ...(entry.max_restarts !== undefined && { max_restarts: entry.max_restarts }),
+    ...(entry.restarts !== undefined && { restarts: entry.restarts }),
     ...(entry.history !== undefined && { history: entry.history }),
   } as StoredEntry;
 }

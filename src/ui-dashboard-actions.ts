@@ -160,11 +160,11 @@ export async function tag(desk: Desk, tasks: TaskInfo[]): Promise<void> {
 }
 
 /**
- * `r`: the finished ones rerun; running ones are left as they are (one alone is refused by the
- * daemon, as before). A rerun runs the command again (a migration applies twice), so when it
+ * `r`: the finished ones rerun; where one runs, they restart (restart below). A rerun runs the command again (a migration applies twice), so when it
  * reaches beyond the task under the cursor it asks first, as X does.
  */
 export async function rerun(desk: Desk, tasks: TaskInfo[], row: Row): Promise<void> {
+  if (tasks.some((t) => t.state === "running")) return restart(desk, tasks);
   const finished = tasks.filter((t) => t.state === "exited");
   if (finished.length > 0 && beyondCursor(tasks, row)) {
     const question = finished.length === 1 ? `rerun ${printable(label(finished[0]!))}?` : `rerun ${finished.length} finished tasks?`;
@@ -179,6 +179,18 @@ export async function rerun(desk: Desk, tasks: TaskInfo[], row: Row): Promise<vo
     { one: (t) => `reran task ${desk.ref(t)}`, many: (n) => `reran ${n} tasks${skipped ? `; ${skipped} still running, left as they are` : ""}` },
     (t) => desk.clientOf(t).request("rerun", { task: { id: t.id } }),
     finished,
+  );
+}
+
+/**
+ * `r` where a task runs: each is stopped and run again in place (finished ones too), its history
+ * kept; asked first, since what it was doing is lost.
+ */
+async function restart(desk: Desk, tasks: TaskInfo[]): Promise<void> {
+  const question = tasks.length === 1 ? `restart ${printable(label(tasks[0]!))}?` : `restart ${tasks.length} tasks?`;
+  if (!(await desk.confirm(question))) return desk.say("nothing restarted");
+  await forTargets(desk, tasks, { one: (t) => `restarted task ${desk.ref(t)}`, many: (n) => `restarted ${n} tasks` }, (t) =>
+    desk.clientOf(t).request("restart", { tasks: [{ id: t.id }] }),
   );
 }
 

@@ -2,7 +2,7 @@
 // grouping, the rows the cursor walks (each section's title, then its tasks), a row per task, and
 // the frame that fits them into the terminal. The keys' own texts are in ui-dashboard-keys.ts.
 import { label } from "./task-labels.ts";
-import { age, glyph } from "./ui-format.ts";
+import { age, glyph, restartNote } from "./ui-format.ts";
 import { tildePath } from "./paths.ts";
 import { cut } from "./text-width.ts";
 import { NO_GROUP } from "./task-labels.ts";
@@ -194,7 +194,7 @@ export function taskRow(task: TaskInfo, columns: number, idWidth: number, now: n
   const mark = `${cursor ? "›" : " "}${picked ? "*" : " "}`;
   const arrow = moved === "up" ? "↑ " : moved === "down" ? "↓ " : "";
   const prefix = `${mark}${glyph(task)} ${task.tagged ? "◆" : " "} ${String(task.id).padStart(idWidth)} ${arrow}`;
-  const suffix = ` · ${taskAge(task, now)}`;
+  const suffix = `${restartNote(task, now)} · ${taskAge(task, now)}`;
   const room = Math.max(4, columns - 1 - textWidth(prefix) - textWidth(suffix));
   // A task in a worktree of its own (run --worktree) carries its branch.
   const name = printable(task.worktree ? `${label(task)} [${task.worktree.branch}]` : label(task));

@@ -187,12 +187,12 @@ function script(): string {
 
   /** Sets a card's element to show the card, changing only the text that changed. */
   function fillCard(b, card) {
-    const waiting = card.glyph === "!";
+    const waiting = card.glyph === "!" || card.glyph === "↯";
     b.className = "card" + (waiting ? " waiting" : "");
     b.dataset.key = taskName(card);
     b.dataset.task = card.id;
     if (card.host !== null) b.dataset.host = card.host;
-    const line = card.message || (waiting ? [card.state, card.preview].filter(Boolean).join(" · ") : card.preview || card.state);
+    const line = card.message || (waiting ? [card.state, card.preview].filter(Boolean).join(" · ") : (card.preview ? [card.preview, card.restart].filter(Boolean).join(" · ") : card.state));
     const texts = [card.glyph, taskName(card) + " " + card.label, card.age, line];
     texts.forEach((text, i) => { if (b.children[i].textContent !== text) b.children[i].textContent = text; });
     return b;

@@ -89,14 +89,22 @@ describe("keys", () => {
     expect(await fleet.ls()).toHaveLength(1);
   });
 
-  test("r reruns a finished task in place and refuses a running one", async () => {
+  test("r reruns a finished task in place, and asks before it restarts a running one", async () => {
     const running = await fleet.run("sleep 3600");
     const id = await fleet.run("echo once");
     const first = await fleet.waitForExit(id);
     const client = await dashboard();
     await client.waitForScreen("the running task selected", (s) => selectedRow(s).includes("sleep 3600"));
     client.write("r");
-    await client.waitForScreen("refusal", (s) => s.includes(`task ${running} is still running; only a finished task can be rerun`));
+    await client.waitForScreen("the question", (s) => s.includes("restart sleep 3600? y/N"));
+    client.write("n");
+    await client.waitForScreen("nothing restarted", (s) => s.includes("nothing restarted"));
+    expect((await fleet.task(running)).run).toBe(1);
+    client.write("r");
+    await client.waitForScreen("the question again", (s) => s.includes("restart sleep 3600? y/N"));
+    client.write("y");
+    await client.waitForScreen("restarted", (s) => s.includes(`restarted task ${running}`));
+    await fleet.waitForTask(running, "to run again", (t) => t.run === 2 && t.state === "running");
     client.write("jj"); // past the Completed title
     await client.waitForScreen("the finished task selected", (s) => selectedRow(s).includes("echo once"));
     client.write("r");

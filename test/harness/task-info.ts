@@ -30,6 +30,10 @@ export function taskInfo(id: number, over: Partial<TaskInfo> = {}): TaskInfo {
     usage: null,
     cols: 80,
     rows: 24,
+    restart: "no",
+    maxRestarts: 5,
+    restarts: 0,
+    nextRestartAt: null,
     ...over,
   };
 }

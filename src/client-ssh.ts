@@ -378,7 +378,8 @@ function pipeSocket(host: RemoteHost, child: PipedChild): ClientSocket & { why()
 export async function restoreWorktreesOn(host: RemoteHost, worktrees: readonly WorktreeRecord[], timeoutMs: number): Promise<string[]> {
   const words = [remoteBinary(host.home), "restore-worktrees", "--", ...worktrees.flatMap((w) => [w.repo, w.branch, w.path])];
   const result = await capture(await sshCommandLine(host.ssh, words.map(shellQuote).join(" "), { share: host.share }), timeoutMs);
-  if (result.code === 0) return result.stdout.split("\n").filter(Boolean);
+  // One line per worktree: a host that says more is not heard past that.
+  if (result.code === 0) return result.stdout.split("\n").filter(Boolean).slice(0, worktrees.length);
   if (result.code === SSH_FAILED) return [];
   return [`worktrees not recreated: ${transportFailure(host, result.stderr, result.code, result.signal)}`];
 }

@@ -76,6 +76,23 @@ describe("a host that lies", () => {
     120_000,
   );
 
+  remoteTest(
+    "a load whose restore-worktrees there never ends, under the shared master, goes on at its bound, naming the host",
+    async () => {
+      hostileMode("restore-hang");
+      const tree = join(server.home, "tree");
+      const recipe = join(fleet.sandbox.home, "hostile-trees.json");
+      writeFileSync(
+        recipe,
+        JSON.stringify({ [`hostile:${tree}`]: [{ cmd: "cat", name: "in-tree", worktree: { repo: join(server.home, "repo"), branch: "feat", path: tree } }] }),
+      );
+      const r = await cli(["load", recipe]);
+      expect(r.code).toBe(3);
+      expect(r.stderr).toContain("fleetcom: hostile: worktrees not recreated: hostile is unreachable: no answer within 20 s\n");
+    },
+    120_000,
+  );
+
   remoteTest("a home of 2 MB, or of 5,000 bytes, is refused in one line naming the host; config.toml and every setting in it stay", async () => {
     const before = readFileSync(configToml, "utf8");
     const refusals = {

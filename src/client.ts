@@ -64,7 +64,7 @@ export interface ClientHandlers {
 
 /**
  * A connection, and for one carried by ssh the one line that says why it ended; `patientMs`: the
- * welcome's bound when this command followed the daemon's start (client-welcome.ts).
+ * welcome's bound when this command followed the daemon's start (client-failures.ts).
  */
 type Transport = { socket: ClientSocket; host: RemoteHost | null; why?: () => string | null; patientMs?: number };
 
@@ -308,8 +308,9 @@ export class DaemonClient {
     try {
       for (const frame of this.decoder.push(chunk)) {
         if (frame.kind === FrameKind.data) this.handlers.data?.(frame.payload);
-        // Not validated: the peer is our own uid's daemon, and it refused the hello unless it speaks
-        // this client's protocol (daemon.ts greet), so its frames are the contract's DaemonMessage.
+        // Not validated: the peer is a fleetcom daemon (ours, or another host's through its bridge)
+        // that refused the hello unless it speaks this client's protocol (daemon.ts greet); one that
+        // lies and breaks a handler ends here, in the catch below.
         else this.handle(decodeJson(frame.payload) as DaemonMessage);
         if (this.failure) return;
       }

@@ -7,14 +7,14 @@
 //
 // It needs root (useradd) and /usr/sbin/sshd. Without them it is skipped, except under CI (CI=true),
 // where it fails: .ci/run installs openssh-server, so a skip there would hide a broken transport.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect } from "bun:test";
 import { createHash } from "node:crypto";
 import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { Fleet, PtyClient, until } from "../harness/fleet.ts";
 import { fleetcomArgv } from "../harness/helpers.ts";
-import { type SshServer, sshdAvailable, startSshServer } from "../harness/sshd.ts";
+import { remoteTest, type SshServer, sshdAvailable, startSshServer } from "../harness/sshd.ts";
 import { shellWords, Tmux } from "../harness/tmux.ts";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl } from "../../src/wire-framing.ts";
 import { VERSION } from "../../src/version.ts";
@@ -22,15 +22,6 @@ import type { TaskInfo } from "../../src/wire-protocol.ts";
 
 const BIN = process.env.FLEETCOM_TEST_BIN;
 const canRun = sshdAvailable() && BIN !== undefined;
-
-function remoteTest(name: string, body: () => Promise<void>, timeout = 120_000): void {
-  if (canRun) test(name, body, timeout);
-  else if (process.env.CI === "true")
-    test(name, () => {
-      throw new Error("remote tests need root, /usr/sbin/sshd, ssh-keygen and FLEETCOM_TEST_BIN; .ci/run installs openssh-server so that CI never skips them");
-    });
-  else test.skip(name, body);
-}
 
 function sh(argv: string[]): { code: number; stdout: string; stderr: string } {
   const r = Bun.spawnSync(argv, { stdin: "ignore", stdout: "pipe", stderr: "pipe" });

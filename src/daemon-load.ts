@@ -205,6 +205,7 @@ export class Loads {
           recorded: e.id,
           typed: e.typed ?? typedForm(e.cmd),
           worktree: e.worktree ?? null,
+          loaded: true,
         };
         const task = this.fleet.spawn(peer, start);
         const history = histories.get(e);

@@ -29,6 +29,8 @@ export interface TaskSpec {
   env: Record<string, string>;
   /** Variables given with `run --env`, over `env` at every start (reruns too); kept in memory only. */
   givenEnv?: Record<string, string> | undefined;
+  /** Started by a load, not by `run` or `n` (TaskInfo loaded). */
+  loaded?: boolean | undefined;
   name: string | null;
   group: string | null;
   cols: number;
@@ -67,6 +69,8 @@ export interface TaskStart {
   worktree?: WorktreeRecord | null | undefined;
   /** `run --env K=V` (TaskSpec givenEnv). */
   givenEnv?: Record<string, string> | undefined;
+  /** Started by a load (a saved session, a snapshot), not by `run` or the dashboard's `n`. */
+  loaded?: boolean | undefined;
 }
 
 export class Task {
@@ -80,6 +84,8 @@ export class Task {
   readonly worktree: WorktreeRecord | null;
   /** Variables given with `run --env` (TaskSpec givenEnv). */
   private readonly givenEnv: Record<string, string>;
+  /** Started by a load (TaskInfo loaded). */
+  readonly loaded: boolean;
   name: string | null;
   group: string | null;
   tagged = false;
@@ -136,6 +142,7 @@ export class Task {
     this.typed = spec.typed;
     this.worktree = spec.worktree;
     this.givenEnv = spec.givenEnv ?? {};
+    this.loaded = spec.loaded ?? false;
     this.name = spec.name;
     this.group = spec.group;
     this.cols = spec.cols;
@@ -450,6 +457,7 @@ export class Task {
       conversation: this.agent ? (this.agent.known() ?? this.agent.storedMatch()) : null,
       attention: this.attention,
       worktree: this.worktree,
+      loaded: this.loaded,
       cols: this.cols,
       rows: this.rows,
     };

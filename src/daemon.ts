@@ -411,7 +411,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     return false;
   }
 
-  spawn(peer: Peer, { command, cwd, group, name, recorded, typed = command, worktree = null, givenEnv }: TaskStart): Task {
+  spawn(peer: Peer, { command, cwd, group, name, recorded, typed = command, worktree = null, givenEnv, loaded }: TaskStart): Task {
     const { hello } = peer;
     const task = new Task(
       {
@@ -422,6 +422,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
         worktree,
         env: hello.env,
         givenEnv,
+        loaded,
         name: name === null ? null : normalizeName(name),
         group: group === null ? null : normalizeGroup(group),
         cols: hello.cols,

@@ -25,7 +25,8 @@ export function stateText(task: TaskInfo): string {
   return `exited ${task.exitCode}`;
 }
 
-const ATTENTION_TEXT = { input: "waiting: input", permission: "waiting: permission", bell: "waiting: bell" } as const;
+/** A bell says only that the task wants its user, not what for. */
+const ATTENTION_TEXT = { input: "waiting: input", permission: "waiting: permission", bell: "asked for attention" } as const;
 
 export { age } from "./text-age.ts";
 

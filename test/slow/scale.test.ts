@@ -300,7 +300,7 @@ describe("the status line", () => {
     const client = await attached(id, "top", [], { cols: 80, rows: 20 });
     const lines = (s: string) => s.split("\n");
     // The state word may have turned to idle by now on a loaded machine; the line's place and shape are the point.
-    const statusLine = / task 1 clr · (active|idle) · none waiting · Ctrl-\\ then d detach/;
+    const statusLine = / task 1 clr · (active|idle) · Ctrl-\\ then d detach/;
     await client.waitForScreen("the status line", (s) => statusLine.test(lines(s)[19] ?? ""));
     client.write("x\r");
     const screen = await client.waitForScreen(

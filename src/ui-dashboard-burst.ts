@@ -3,16 +3,14 @@
 // Keys that come faster than a person presses them are not the dashboard's: a paste, bracketed (the
 // dashboard asks the terminal to mark pastes) or not, and several printable keys in one read (a
 // terminal hands each key pressed over on its own; only a paste, `tmux send-keys` or keys typed
-// while the dashboard was busy come together). Such a burst is dropped whole, and so is what follows
-// it within BURST_GAP_MS (a long paste comes in several reads). Keys that only move the cursor
-// (`j`, `k`, the arrows) held down are no burst: moving does nothing that needs undoing.
+// while the dashboard was busy come together). Such a read is dropped whole (a long paste comes in
+// several reads, each of them a burst). Keys that only move the cursor (`j`, `k`, the arrows) held
+// down are no burst: moving does nothing that needs undoing.
 // Keys read one at a time are never judged by how soon they follow each other: a person reacting to
-// the screen needs a tenth of a second, but a script driving the dashboard (a test) does not, and
-// must not be taken for a paste.
+// the screen needs a tenth of a second, but a script driving the dashboard (a test, tmux send-keys
+// key by key) does not, and must not be taken for a paste. What this misses: an unbracketed paste
+// whose last read holds a single key.
 import type { Key } from "./ui-keys.ts";
-
-/** A burst's next read comes sooner than this (a paste's reads come within a millisecond or so). */
-export const BURST_GAP_MS = 30;
 
 /** What the dashboard says when it drops a burst. */
 export const BURST_NOTICE = "this is the fleetcom dashboard: q leaves";
@@ -25,8 +23,8 @@ const moving = (key: Key) => MOVING.has(key.name === "char" ? key.text : key.nam
 export class BurstGuard {
   /** Inside a bracketed paste, which may span several reads. */
   private pasting = false;
-  /** When the last key came, and whether it was dropped as a burst's. */
-  private last = { at: Number.NEGATIVE_INFINITY, dropped: false };
+  /** Whether the last read was dropped as a burst's. */
+  private lastDropped = false;
   /** The read last judged: every key of a read is judged as the read is, once. */
   private judged: readonly Key[] | null = null;
 
@@ -34,22 +32,21 @@ export class BurstGuard {
    * `dropped` for the read a key came in, judged at its first key (`fresh`). While text is typed
    * (`text`: the filter) keys that come together are text: only a bracketed paste is a burst.
    */
-  judge(read: readonly Key[], now: number, text = false): { dropped: boolean; fresh: boolean } {
-    if (this.judged === read) return { dropped: this.last.dropped, fresh: false };
+  judge(read: readonly Key[], text = false): { dropped: boolean; fresh: boolean } {
+    if (this.judged === read) return { dropped: this.lastDropped, fresh: false };
     this.judged = read;
-    return { dropped: this.dropped(read, now, text), fresh: true };
+    return { dropped: this.dropped(read, text), fresh: true };
   }
 
-  /** One read of keys at `now` (ms): true when its keys are a burst's, to be dropped. */
-  dropped(read: readonly Key[], now: number, text = false): boolean {
+  /** One read of keys: true when its keys are a burst's, to be dropped. */
+  dropped(read: readonly Key[], text = false): boolean {
     const pasted = this.pasting || read.some((k) => k.name === "paste-start");
-    const goesOn = this.last.dropped && now - this.last.at < BURST_GAP_MS;
-    const burst = pasted || (!text && (goesOn || this.looksPasted(read)));
+    const burst = pasted || (!text && this.looksPasted(read));
     for (const key of read) {
       if (key.name === "paste-start") this.pasting = true;
       else if (key.name === "paste-end") this.pasting = false;
     }
-    this.last = { at: now, dropped: burst };
+    this.lastDropped = burst;
     return burst;
   }
 

@@ -409,7 +409,7 @@ class Dashboard implements Desk {
   private dropsBurst(key: Key, read: readonly Key[]): boolean {
     const { mode } = this;
     if (mode.kind === "lent" || mode.kind === "ended" || mode.kind === "quitting") return false;
-    const { dropped, fresh } = this.bursts.judge(read, performance.now(), mode.kind === "filtering");
+    const { dropped, fresh } = this.bursts.judge(read, mode.kind === "filtering");
     if (dropped && fresh && mode.kind !== "filtering") this.sayBurst(mode);
     return dropped && (mode.kind !== "filtering" || (key.name !== "char" && key.name !== "space"));
   }

@@ -408,8 +408,9 @@ class Dashboard implements Desk {
    */
   private dropsBurst(key: Key, read: readonly Key[]): boolean {
     const { mode } = this;
-    if (mode.kind === "lent" || mode.kind === "ended" || mode.kind === "quitting") return false;
-    const { dropped, fresh } = this.bursts.judge(read, mode.kind === "filtering");
+    // Lost, only r (reconnect) and q (leave) do anything, and neither loses anything.
+    if (mode.kind === "lent" || mode.kind === "ended" || mode.kind === "quitting" || mode.kind === "lost") return false;
+    const { dropped, fresh } = this.bursts.judge(read, mode.kind === "filtering" || mode.kind === "jumping");
     if (dropped && fresh && mode.kind !== "filtering") this.sayBurst(mode);
     return dropped && (mode.kind !== "filtering" || (key.name !== "char" && key.name !== "space"));
   }

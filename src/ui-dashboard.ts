@@ -1,8 +1,9 @@
 // The dashboard: the fleet as a live list under the shell's last output, redrawn in place on every
 // task event, with one key per action (cli.md, Dashboard; docs/dashboard.md has every key). It is a
 // client like any other: it subscribes to the daemon's events, and acts through the same ops as the CLI.
-// The cursor, the selection, the filter and jumps are ui-dashboard-cursor.ts; a task that moved is
-// marked for a few seconds.
+// Its parts: the cursor, the selection, the filter and jumps (ui-dashboard-cursor.ts); the fleets
+// and how their rows move (ui-dashboard-fleets.ts, ui-dashboard-moves.ts); keys that come as a paste
+// (ui-dashboard-burst.ts); what borrows the terminal (ui-dashboard-lent.ts).
 import { attachFromList, pickAndLoad } from "./ui-dashboard-lent.ts";
 import { DEFAULT_DETACH_KEY, attachStatusSetting, type DetachKey } from "./ui-attach-settings.ts";
 import { crashNoticeText, DaemonClient } from "./client.ts";
@@ -589,7 +590,8 @@ class Dashboard implements Desk {
     const running = [...this.tasks.values()].filter((t) => t.state === "running").length;
     if (!(await this.confirm(stopQuestion(running, this.hostNames)))) return this.say("nothing stopped");
     this.mode = { kind: "quitting" };
-    this.status = { text: `stopping ${this.tasks.size} task(s) and the daemon…`, error: false };
+    const what = this.hostNames.length ? `this machine's ${this.tasks.size} task(s) and its daemon` : `${this.tasks.size} task(s) and the daemon`;
+    this.status = { text: `stopping ${what}…`, error: false };
     this.draw();
     await this.client.request("shutdown").catch(() => {});
   }

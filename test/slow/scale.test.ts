@@ -331,7 +331,7 @@ describe("the status line", () => {
     const last = (s: string) => (s.split("\n")[SIZE.rows - 1] ?? "").trim();
     // active, or idle on a machine so loaded that the hundred tasks took longer than idle_seconds.
     await client.waitForScreen("the status line", (s) => /^task \d+ sizer · (active|idle) · /.test(last(s)));
-    expect(last(client.screen())).toMatch(/ · (active|idle) · ! 1 waiting · Ctrl-\\ then d detach · /);
+    expect(last(client.screen())).toMatch(/ · (active|idle) · ! 1 other waiting · Ctrl-\\ then d detach · /);
     client.write("\r");
     await client.waitForScreen("one row less", (s) => s.includes("29 100"));
     await ring(41);

@@ -5,6 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { attachStatusSetting, chosenDetachKey } from "../../src/ui-attach-settings.ts";
 import { PrefixReader, type AttachInput } from "../../src/ui-attach-input.ts";
 import { StatusRowGuard, statusRowBytes, statusText } from "../../src/ui-attach-status.ts";
+import { PartMarker } from "../../src/ui-attach-marks.ts";
 import { CHORDS, armedText, chordFor, chordListLines, chordMarkdown } from "../../src/ui-attach-chords.ts";
 import { helpEntries } from "../../src/ui-dashboard-keys.ts";
 import { readFileSync } from "node:fs";
@@ -205,5 +206,30 @@ describe("the status line's row", () => {
     const bytes = statusRowBytes("hello", 30, 20);
     expect(bytes).toStartWith("\x1b7\x1b[?6l\x1b[30;1H\x1b[0;7m hello");
     expect(bytes).toEndWith("\x1b[0m\x1b8");
+  });
+});
+
+describe("the part marker (two terminals of different sizes)", () => {
+  const bytes = (text: string) => new TextEncoder().encode(text);
+
+  test("it shows while the task is bigger than this terminal, and goes when it fits", () => {
+    const part = new PartMarker();
+    expect(part.update({ cols: 80, rows: 24 }, { cols: 80, rows: 24 })).toBe(false);
+    expect(part.text()).toBeNull();
+    expect(part.update({ cols: 120, rows: 40 }, { cols: 80, rows: 24 })).toBe(true);
+    expect(part.text()).toBe("part shown: the task is 120×40, this terminal 80×24 · attach again to fit");
+    expect(part.bytes(24, 80, true)).toStartWith("\x1b7\x1b[24;1H\x1b[0;7m\x1b[2Kpart shown: ");
+    expect(part.update({ cols: 80, rows: 24 }, { cols: 80, rows: 24 })).toBe(true);
+    expect(part.bytes(24, 80, true)).toBe("");
+  });
+
+  test("it is not drawn mid-sequence, nor while the task holds a saved cursor of its own", () => {
+    const part = new PartMarker();
+    part.update({ cols: 120, rows: 40 }, { cols: 80, rows: 24 });
+    expect(part.bytes(24, 80, false)).toBe("");
+    part.follow(bytes("\x1b7"), 24);
+    expect(part.bytes(24, 80, true)).toBe("");
+    part.follow(bytes("\x1b8"), 24);
+    expect(part.bytes(24, 80, true)).not.toBe("");
   });
 });

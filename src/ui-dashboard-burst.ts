@@ -4,8 +4,9 @@
 // dashboard asks the terminal to mark pastes) or not, and several printable keys in one read (a
 // terminal hands each key pressed over on its own; only a paste, `tmux send-keys` or keys typed
 // while the dashboard was busy come together). Such a read is dropped whole (a long paste comes in
-// several reads, each of them a burst). Keys that only move the cursor (`j`, `k`, the arrows) held
-// down are no burst: moving does nothing that needs undoing.
+// several reads, each of them a burst). Keys that only move the cursor are no burst: `j`, `k` and
+// the arrows held down, and a task's id with or without its Enter (`57⏎`, a jump): moving does
+// nothing that needs undoing.
 // Keys read one at a time are never judged by how soon they follow each other: a person reacting to
 // the screen needs a tenth of a second, but a script driving the dashboard (a test, tmux send-keys
 // key by key) does not, and must not be taken for a paste. What this misses: an unbracketed paste
@@ -19,6 +20,9 @@ const MOVING = new Set(["up", "down", "pageup", "pagedown", "j", "k"]);
 
 const printable = (key: Key) => key.name === "char" || key.name === "space";
 const moving = (key: Key) => MOVING.has(key.name === "char" ? key.text : key.name);
+const digit = (key: Key) => key.name === "char" && /^[0-9]$/.test(key.text);
+/** `57` or `57⏎`: a jump to a task by its id. */
+const isJump = (read: readonly Key[]) => read.every((key, i) => digit(key) || (key.name === "enter" && i === read.length - 1 && i > 0));
 
 export class BurstGuard {
   /** Inside a bracketed paste, which may span several reads. */
@@ -52,6 +56,6 @@ export class BurstGuard {
 
   /** Several printable keys in one read: nobody types two keys within one read of the terminal. */
   private looksPasted(read: readonly Key[]): boolean {
-    return read.filter(printable).length > 1 && !read.every(moving);
+    return read.filter(printable).length > 1 && !read.every(moving) && !isJump(read);
   }
 }

@@ -120,8 +120,11 @@ describe("the dashboard with 100 tasks", () => {
     await client.waitForScreen("by directory", (s) => s.includes("by directory"));
     client.write("jj");
     await client.waitForScreen("task 3", (s) => / 3 svc-3 /.test(selectedRow(s)));
-    client.write("vvv"); // each v selects and moves down
-    await client.waitForScreen("three selected", (s) => s.includes("* 3 selected"));
+    // Each v selects and moves down; a key at a time, as a person presses them ("vvv" in one read is a paste).
+    for (const n of [1, 2, 3]) {
+      client.write("v");
+      await client.waitForScreen(`${n} selected`, (s) => s.includes(`* ${n} selected`));
+    }
     client.write("77\r");
     await client.waitForScreen("task 77", (s) => / 77 svc-77 /.test(selectedRow(s)));
     client.write("v");
@@ -146,7 +149,9 @@ describe("the dashboard with 100 tasks", () => {
   test("X on a section's title acts on every task in it", async () => {
     await hundredTasks();
     const client = await dashboard();
-    client.write("ss"); // by group: alpha (1-10), then beta
+    client.write("s"); // by directory, then by group: alpha (1-10), then beta
+    await client.waitForScreen("by directory", (s) => s.includes("by directory"));
+    client.write("s");
     await client.waitForScreen("by group", (s) => s.includes("by group"));
     client.write(HOME);
     await client.waitForScreen("the alpha title", (s) => selectedRow(s) === "› alpha (10)");
@@ -335,7 +340,7 @@ describe("the status line", () => {
     client.write("\r");
     await client.waitForScreen("one row less", (s) => s.includes("29 100"));
     await ring(41);
-    await client.waitForScreen("two waiting", (s) => last(s).includes("! 2 waiting"));
+    await client.waitForScreen("two waiting", (s) => last(s).includes("! 2 others waiting"));
     client.write(`${DETACH}s`);
     await client.waitForScreen("the status line gone", (s) => !s.includes("waiting ·"));
     client.write("\r");

@@ -126,6 +126,8 @@ describe("bursts", () => {
     expect(guard.dropped(decodeKeys("clear\r"))).toBe(true);
     expect(guard.dropped(decodeKeys("jjjj"))).toBe(false);
     expect(guard.dropped(decodeKeys("\x1b[B\x1b[B"))).toBe(false);
+    expect(guard.dropped(decodeKeys("57\r"))).toBe(false); // a jump: it only moves the cursor
+    expect(guard.dropped(decodeKeys("5r"))).toBe(true);
   });
 
   test("a bracketed paste is a burst across reads, a single letter included, until its end", () => {

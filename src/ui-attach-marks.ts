@@ -12,6 +12,8 @@
 import { constants } from "node:os";
 import { cut } from "./text-width.ts";
 import { stateText } from "./ui-format.ts";
+import { label } from "./task-labels.ts";
+import { printable } from "./text-printable.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 import { cursorTo, ERASE_LINE, RESTORE_CURSOR, REVERSE_VIDEO, SAVE_CURSOR, SGR_RESET } from "./text-ansi.ts";
 import { StatusRowGuard } from "./ui-attach-status.ts";
@@ -27,9 +29,25 @@ export function exitCodeOf(task: TaskInfo): number {
  * a detach takes it away. DECSC/DECRC put the cursor and pen back; a finished task has no output
  * left that could have saved its own.
  */
-export function finishedNotice(task: TaskInfo, size: Size, detach: string): string {
-  return lastRow(`[task ${task.id} ${stateText(task)} · r rerun · ${detach} back]`, size.rows, size.cols);
+export function finishedNotice(task: TaskInfo, size: Size, detach: string, asking = false): string {
+  const then = asking ? `rerun ${printable(label(task))}? y/N` : `r rerun · ${detach} back`;
+  return lastRow(`[task ${task.id} ${stateText(task)} · ${then}]`, size.rows, size.cols);
 }
+
+/**
+ * A key on a finished task's screen: `r` reruns it, but a one-off (started by `run` or `n`, not by
+ * a load) only after `y`, as the dashboard's `r` (`confirm`: questions are on). "notice": the plain
+ * notice again (the question answered no); "none": nothing to do.
+ */
+export function finishedKey(bytes: Uint8Array, task: TaskInfo, asked: boolean, confirm: boolean): "rerun" | "ask" | "notice" | "none" {
+  if (asked) return bytes.includes(YES_KEY) || bytes.includes(YES_KEY_UPPER) ? "rerun" : "notice";
+  if (!bytes.includes(RERUN_KEY)) return "none";
+  return task.loaded || !confirm ? "rerun" : "ask";
+}
+
+const RERUN_KEY = 0x72; // r
+const YES_KEY = 0x79; // y
+const YES_KEY_UPPER = 0x59; // Y
 
 function lastRow(text: string, rows: number, cols: number): string {
   return `${SAVE_CURSOR}${cursorTo(rows)}${REVERSE_VIDEO}${ERASE_LINE}${cut(text, Math.max(1, cols - 1))}${SGR_RESET}${RESTORE_CURSOR}`;

@@ -12,7 +12,7 @@
 // screen are left as they were, and come back on detach with the cursor where it was. The task's
 // own screen switches are kept off that terminal (ui-attach-screens.ts). A finished task shows its
 // last screen and how it ended (ui-attach-marks.ts); `r` reruns it and stays attached to the new run.
-import { AltScreenFilter } from "./ui-attach-screens.ts";
+import { AltScreenFilter, RESTORE_TERMINAL } from "./ui-attach-screens.ts";
 import { AttachNotice } from "./ui-attach-notice.ts";
 import { DaemonClient, terminalSize } from "./client.ts";
 import type { RemoteHost } from "./client-ssh.ts";
@@ -23,44 +23,16 @@ import { TerminalScan } from "./text-scan.ts";
 import { openHistoryInPager } from "./ui-history-pager.ts";
 import { DEFAULT_DETACH_KEY, type DetachKey } from "./ui-attach-settings.ts";
 import { PrefixReader, type AttachInput } from "./ui-attach-input.ts";
-import { PartMarker, exitCodeOf, finishedNotice } from "./ui-attach-marks.ts";
+import { PartMarker, exitCodeOf, finishedKey, finishedNotice } from "./ui-attach-marks.ts";
 import { StatusRowGuard, coverBytes, statusRowBytes, statusText, taskRegion } from "./ui-attach-status.ts";
 import { type ChordAction, armedText, chordFor, chordListLines } from "./ui-attach-chords.ts";
-import {
-  CSI,
-  cursorTo,
-  ENTER_ALT_SCREEN,
-  ERASE_LINE,
-  ESC,
-  LEAVE_ALT_SCREEN,
-  modesOff,
-  MOUSE_ENCODING_MODES,
-  MOUSE_TRACKING_MODES,
-  RESET_SCROLL_REGION,
-  RESTORE_CURSOR,
-  SAVE_CURSOR,
-  SGR_RESET,
-  SHOW_CURSOR,
-} from "./text-ansi.ts";
+import { cursorTo, ENTER_ALT_SCREEN, ERASE_LINE, RESET_SCROLL_REGION, RESTORE_CURSOR, SAVE_CURSOR, SGR_RESET } from "./text-ansi.ts";
 
-const RERUN_KEY = 0x72; // r, on a finished task
 /** How long a word for the user (`no other task waits`) stays on the status line. */
 const STATUS_MESSAGE_MS = 3_000;
 /** After a link to another host fails, the first retry waits this long, then twice as long each time, up to the cap. */
 const RECONNECT_FIRST_MS = 1_000;
 const RECONNECT_MAX_MS = 8_000;
-
-/**
- * Undo what the task may have left switched on, then leave the alternate screen: the user's screen
- * comes back with the cursor where it was. The scroll region goes first: setting it homes the cursor.
- */
-const RESTORE_TERMINAL =
-  RESET_SCROLL_REGION +
-  SGR_RESET +
-  SHOW_CURSOR +
-  `${CSI}?1l${ESC}>` + // cursor keys and keypad back to normal
-  modesOff([2004, 1004, ...MOUSE_TRACKING_MODES, ...MOUSE_ENCODING_MODES]) + // bracketed paste, focus, the mouse
-  LEAVE_ALT_SCREEN;
 
 /** How an attach ended; `lastScreen` is the text an exited task left on its screen. */
 export type AttachOutcome = ({ kind: "detached"; task: TaskInfo } | { kind: "ended"; end: AttachEnd; lastScreen?: string }) & {
@@ -121,8 +93,9 @@ class Attachment {
   info!: TaskInfo;
   /** The fleet as events tell it, for the chords and the status line. */
   private readonly fleet = new Map<number, TaskInfo>();
-  /** Set while the attached task has finished and its notice is shown. */
+  /** Set while the attached task has finished and its notice is shown; `rerunAsked` while it asks `rerun …? y/N`. */
   private finished: TaskInfo | null = null;
+  private rerunAsked = false;
   private readonly notice = new AttachNotice((bytes) => this.stdout.write(bytes));
   private readonly screens = new AltScreenFilter();
   /** Where the task's output stream stands, so fleetcom's own bytes go in between sequences. */
@@ -309,7 +282,7 @@ class Attachment {
     } else shown = this.part.follow(bytes, this.ptySize.rows);
     let drained = this.stdout.write(shown);
     this.scan.push(shown);
-    if (this.finished) drained = this.stdout.write(finishedNotice(this.finished, this.ptySize, this.detachKey.name)) && drained;
+    if (this.finished) drained = this.stdout.write(finishedNotice(this.finished, this.ptySize, this.detachKey.name, this.rerunAsked)) && drained;
     else if (!this.guard) drained = this.stdout.write(this.part.bytes(this.size.rows, this.size.cols, this.scan.atBoundary)) && drained;
     this.notice.output(shown);
     this.drawStatus();
@@ -378,12 +351,9 @@ class Attachment {
     }
   }
 
-  /** Keys for the task; a finished one takes none, and r reruns it. */
+  /** Keys for the task; a finished one takes none but r (finishedKey). */
   private type(bytes: Uint8Array): void {
-    if (this.finished) {
-      if (bytes.includes(RERUN_KEY)) void this.rerun();
-      return;
-    }
+    if (this.finished) return void this.finishedKey(this.finished, bytes);
     if (this.switching === null) this.client.sendData(bytes);
   }
 
@@ -466,6 +436,15 @@ class Attachment {
     this.drawStatus();
   }
 
+  /** `r` on a finished task: a one-off asks y/N first (finishedKey). */
+  private async finishedKey(task: TaskInfo, bytes: Uint8Array): Promise<void> {
+    const confirm = !task.loaded && (await import("./settings.ts")).confirmSetting();
+    const said = finishedKey(bytes, task, this.rerunAsked, confirm);
+    this.rerunAsked = said === "ask";
+    if (said === "rerun") return this.rerun();
+    if (said !== "none" && this.finished === task) this.stdout.write(finishedNotice(task, this.ptySize, this.detachKey.name, this.rerunAsked));
+  }
+
   private async rerun(): Promise<void> {
     this.finished = null;
     try {
@@ -501,6 +480,7 @@ class Attachment {
     this.awaitingRedraw = [];
     const left = this.finished;
     this.finished = null;
+    this.rerunAsked = false;
     try {
       this.info = await this.client.request("attach", { task: { id: target.id }, ...this.ptySize });
       this.finished = this.info.state === "exited" ? this.info : null;

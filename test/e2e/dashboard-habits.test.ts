@@ -157,3 +157,22 @@ test("two terminals of different sizes: the smaller one marks that it shows a pa
   await big.settled();
   expect(big.screen()).not.toContain("part shown");
 });
+
+test("attached to a finished one-off, r asks y/N too: n keeps it as it was, y reruns it", async () => {
+  const id = await fleet.run("echo deployed; exit 3", ["--name", "deploy"]);
+  const first = await fleet.waitForExit(id);
+  const client = fleet.spawnClient(["attach", String(id)], { cols: 100, rows: 20 });
+  const notice = `[task ${id} exited 3 · r rerun · Ctrl-\\ back]`;
+  await client.waitForScreen("the notice", (s) => rows(s).at(-1) === notice);
+  await client.waitForRawMode();
+  client.write("r");
+  await client.waitForScreen("the question", (s) => rows(s).at(-1) === `[task ${id} exited 3 · rerun deploy? y/N]`);
+  client.write("n");
+  await client.waitForScreen("the notice again", (s) => rows(s).at(-1) === notice);
+  expect((await fleet.task(id)).run).toBe(first.run);
+  client.write("r");
+  await client.waitForScreen("the question again", (s) => s.includes("rerun deploy? y/N"));
+  client.write("y");
+  await fleet.waitForTask(id, "its second run", (t) => t.run === first.run + 1);
+  expect(await client.proc.exited).toBe(3);
+});

@@ -8,9 +8,9 @@
 // the arrows held down, and a task's id with or without its Enter (`57⏎`, a jump): moving does
 // nothing that needs undoing.
 // Keys read one at a time are never judged by how soon they follow each other: a person reacting to
-// the screen needs a tenth of a second, but a script driving the dashboard (a test, tmux send-keys
-// key by key) does not, and must not be taken for a paste. What this misses: an unbracketed paste
-// whose last read holds a single key.
+// the screen is slow, a script driving the dashboard key by key (a test, tmux send-keys) is not, and
+// must not be taken for a paste. What this misses: an unbracketed paste whose last read holds a
+// single key.
 import type { Key } from "./ui-keys.ts";
 
 /** What the dashboard says when it drops a burst. */

@@ -2,8 +2,8 @@
 // finished; is tagged or regrouped) is marked `↑`/`↓` for a few seconds, the way it went in the
 // order of the sections. A task flipping between Running and Idle (a watcher that prints every few
 // seconds) would move every row below it each time: a flip that comes within HOLD_MS of the task's
-// last move waits until that much has passed, so rows under the cursor move at most once a second
-// per task. Pure state with the time passed in; the dashboard draws at least once a second, which
+// last move waits until that much has passed, so a task moves the rows under the cursor at most
+// once per HOLD_MS. Pure state with the time passed in; the dashboard's age tick redraws it, which
 // shows a held flip once it is due.
 import { sectionOf, sections, type Grouping } from "./ui-dashboard-view.ts";
 import type { TaskInfo } from "./wire-protocol.ts";

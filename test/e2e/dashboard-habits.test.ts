@@ -176,3 +176,17 @@ test("attached to a finished one-off, r asks y/N too: n keeps it as it was, y re
   await fleet.waitForTask(id, "its second run", (t) => t.run === first.run + 1);
   expect(await client.proc.exited).toBe(3);
 });
+
+test("a burst answers no question: kill's y/N stays open, and one key answers it", async () => {
+  const id = await fleet.run("sleep 3600", ["--name", "editor"]);
+  const client = await openDashboard(fleet, [], { cols: 120, rows: 30 });
+  client.write("X");
+  await client.waitForScreen("the question", (s) => s.includes("kill editor? y/N"));
+  client.write("yes\r");
+  const screen = await client.waitForScreen("the notice under the question", (s) => s.includes("this is the fleetcom dashboard: q leaves"));
+  expect(screen).toContain("kill editor? y/N");
+  expect((await fleet.task(id)).state).toBe("running");
+  client.write("n");
+  await client.waitForScreen("left running", (s) => s.includes(`task ${id} left running`));
+  expect((await fleet.task(id)).state).toBe("running");
+});

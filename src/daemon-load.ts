@@ -207,6 +207,7 @@ export class Loads {
           typed: e.typed ?? typedForm(e.cmd),
           worktree: e.worktree ?? null,
           restart: restartOf(e.restart, e.max_restarts, e.restarts),
+          loaded: true,
         };
         const task = this.fleet.spawn(peer, start);
         const history = histories.get(e);

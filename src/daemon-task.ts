@@ -33,6 +33,8 @@ export interface TaskSpec {
   givenEnv?: Record<string, string> | undefined;
   /** Its restart policy and count (task-restart.ts); none when not given. */
   restart?: RestartState | undefined;
+  /** Started by a load, not by `run` or `n` (TaskInfo loaded). */
+  loaded?: boolean | undefined;
   name: string | null;
   group: string | null;
   cols: number;
@@ -73,6 +75,8 @@ export interface TaskStart {
   givenEnv?: Record<string, string> | undefined;
   /** `run --restart`, a recipe's `restart`, and the count a recovery keeps. */
   restart?: RestartState | undefined;
+  /** Started by a load (a saved session, a snapshot), not by `run` or the dashboard's `n`. */
+  loaded?: boolean | undefined;
 }
 
 export class Task {
@@ -86,6 +90,8 @@ export class Task {
   readonly worktree: WorktreeRecord | null;
   /** Variables given with `run --env` (TaskSpec givenEnv). */
   private readonly givenEnv: Record<string, string>;
+  /** Started by a load (TaskInfo loaded). */
+  readonly loaded: boolean;
   name: string | null;
   group: string | null;
   tagged = false;
@@ -152,6 +158,7 @@ export class Task {
     this.typed = spec.typed;
     this.worktree = spec.worktree;
     this.givenEnv = spec.givenEnv ?? {};
+    this.loaded = spec.loaded ?? false;
     this.name = spec.name;
     this.group = spec.group;
     this.cols = spec.cols;
@@ -497,6 +504,7 @@ export class Task {
       attention: this.attention,
       usage: this.agent?.usage(now) ?? null,
       worktree: this.worktree,
+      loaded: this.loaded,
       cols: this.cols,
       rows: this.rows,
       restart: this.restartState.rule.policy,

@@ -422,7 +422,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     return false;
   }
 
-  spawn(peer: Peer, { command, cwd, group, name, recorded, typed = command, worktree = null, givenEnv, restart }: TaskStart): Task {
+  spawn(peer: Peer, { command, cwd, group, name, recorded, typed = command, worktree = null, givenEnv, restart, loaded }: TaskStart): Task {
     const { hello } = peer;
     const task = new Task(
       {
@@ -434,6 +434,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
         env: hello.env,
         givenEnv,
         restart,
+        loaded,
         name: name === null ? null : normalizeName(name),
         group: group === null ? null : normalizeGroup(group),
         cols: hello.cols,

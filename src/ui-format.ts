@@ -53,7 +53,8 @@ export function restartNote(task: TaskInfo, now = Date.now()): string {
   return text === "" ? "" : ` · ${text}`;
 }
 
-const ATTENTION_TEXT = { input: "waiting: input", permission: "waiting: permission", bell: "waiting: bell" } as const;
+/** A bell says only that the task wants its user, not what for. */
+const ATTENTION_TEXT = { input: "waiting: input", permission: "waiting: permission", bell: "asked for attention" } as const;
 
 export { age } from "./text-age.ts";
 

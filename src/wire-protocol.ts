@@ -129,6 +129,8 @@ export interface TaskInfo {
   usage: TokenUsage | null;
   /** The git worktree fleetcom made for the task (`run --worktree`), or null. */
   worktree: WorktreeRecord | null;
+  /** Started by a load (a saved session, a snapshot), not by `run` or the dashboard's `n`: `r` on it asks first only when not. */
+  loaded: boolean;
   /** The size of the task's terminal: what its screen is drawn at (the last attached client's). */
   cols: number;
   rows: number;

@@ -11,6 +11,7 @@ export function taskInfo(id: number, over: Partial<TaskInfo> = {}): TaskInfo {
     command,
     typed: command,
     worktree: null,
+    loaded: false,
     name: null,
     group: null,
     cwd: "/w",

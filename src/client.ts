@@ -25,6 +25,7 @@ import type {
   OpResult,
   Refusal,
   Reply,
+  ScreenFollows,
   SnapshotNotice,
   TaskEvent,
   Welcome,
@@ -51,7 +52,7 @@ export interface ClientHandlers {
   data?(bytes: Uint8Array): void;
   attachEnd?(end: AttachEnd): void;
   /** The next data is a whole screen of the attached task (wire-protocol.ts ScreenFollows). */
-  screen?(): void;
+  screen?(message: ScreenFollows): void;
   /** `logs --follow`: this many lines were not sent, the client being far behind (wire-protocol.ts LinesSkipped). */
   skipped?(lines: number): void;
   closed?(): void;
@@ -304,7 +305,7 @@ export class DaemonClient {
       case "attach-end":
         return this.handlers.attachEnd?.(message);
       case "screen":
-        return this.handlers.screen?.();
+        return this.handlers.screen?.(message);
       case "skipped":
         return this.handlers.skipped?.(message.lines);
       default:

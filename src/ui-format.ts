@@ -26,6 +26,11 @@ export function stateText(task: TaskInfo): string {
   return `exited ${task.exitCode}`;
 }
 
+/** The state, and for a waiting task how long its current wait has lasted: `waiting: input for 2m`. */
+export function stateSince(task: TaskInfo, now: number): string {
+  return task.attention ? `${stateText(task)} for ${age(task.attention.since, now)}` : stateText(task);
+}
+
 const ATTENTION_TEXT = { input: "waiting: input", permission: "waiting: permission", bell: "waiting: bell" } as const;
 
 export { age } from "./text-age.ts";
@@ -57,7 +62,7 @@ export function lsTable(
     ...(verbose ? [printable(t.command)] : []),
     printable(t.worktree ? `${tildePath(t.cwd, home)} [${t.worktree.branch}]` : tildePath(t.cwd, home)),
     printable(t.group ?? ""),
-    stateText(t),
+    stateSince(t, now),
     age(t.startedAt, now),
     ...(tokens ? [usageCell(t)] : []),
     printable(t.preview),

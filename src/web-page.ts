@@ -320,6 +320,8 @@ function script(): string {
       else lines.push(runs);
     }
     lines.forEach(trimEnd);
+    const columns = textColumns(box);
+    for (let i = 0; i < lines.length; i++) lines[i] = narrowed(lines[i], columns);
     while (lines.length > 0 && lines[lines.length - 1].length === 0) lines.pop();
     const text = document.createDocumentFragment();
     lines.forEach((runs, i) => {
@@ -328,6 +330,61 @@ function script(): string {
     });
     box.replaceChildren(text);
     if (atEnd) box.scrollTop = box.scrollHeight;
+  }
+
+  /** How many characters of the text view fit across it. */
+  function textColumns(box) {
+    if (!textColumns.width) {
+      const probe = el("span", "", "0".repeat(10));
+      probe.style.whiteSpace = "pre";
+      box.append(probe);
+      textColumns.width = probe.getBoundingClientRect().width / 10;
+      probe.remove();
+    }
+    return textColumns.width > 0 ? Math.floor(box.clientWidth / textColumns.width) : Infinity;
+  }
+
+  // A rule (an agent's separator, a box's top and bottom) and the blanks that pad a box's row out to
+  // its right edge are there to fill the terminal's width: on a narrower page they give up what does
+  // not fit, so the box is drawn whole instead of wrapping over three lines.
+  const RULE = "─━═";
+  const EDGE = "│┃║";
+  function narrowed(runs, columns) {
+    const chars = [];
+    for (const run of runs) for (const ch of run.text) chars.push({ ch, css: run.css });
+    let excess = chars.length - columns;
+    if (excess <= 0) return runs;
+    const stretch = longestRule(chars) ?? edgePadding(chars);
+    if (stretch === null) return runs;
+    chars.splice(stretch.end - Math.min(excess, stretch.length - 1), Math.min(excess, stretch.length - 1));
+    const out = [];
+    for (const { ch, css } of chars) {
+      const last = out[out.length - 1];
+      if (last && last.css === css) last.text += ch;
+      else out.push({ text: ch, css });
+    }
+    return out;
+  }
+
+  /** The longest run of one rule character, four or more: its end (exclusive) and length. */
+  function longestRule(chars) {
+    let best = null;
+    for (let i = 0; i < chars.length; ) {
+      let j = i;
+      while (j < chars.length && chars[j].ch === chars[i].ch) j++;
+      if (RULE.includes(chars[i].ch) && j - i >= 4 && (best === null || j - i > best.length)) best = { end: j, length: j - i };
+      i = j;
+    }
+    return best;
+  }
+
+  /** The blanks before a row's closing edge (│), when the row ends on one. */
+  function edgePadding(chars) {
+    const last = chars.length - 1;
+    if (last < 1 || !EDGE.includes(chars[last].ch)) return null;
+    let i = last;
+    while (i > 0 && chars[i - 1].ch === " ") i--;
+    return last - i >= 2 ? { end: last, length: last - i } : null;
   }
 
   /** A row as runs of text of one style each; the second cell of a wide character is skipped. */

@@ -529,11 +529,12 @@ describe.skipIf(!haveChromium)("fleetcom web on a phone", () => {
           if (at < 0) continue;
           const range = document.createRange();
           range.setStart(node, at);
-          range.setEnd(node, text.indexOf(to, at) + to.length);
+          range.setEnd(node, text.lastIndexOf(to) + to.length);
           const rects = [...range.getClientRects()];
           const style = getComputedStyle(node.parentElement!);
           return {
             fontPx: Number.parseFloat(style.fontSize),
+            lines: new Set(rects.map((r) => Math.round(r.top))).size,
             color: style.color,
             left: Math.min(...rects.map((r) => r.left)),
             right: Math.max(...rects.map((r) => r.right)),
@@ -553,7 +554,10 @@ describe.skipIf(!haveChromium)("fleetcom web on a phone", () => {
 
   test("at 390x844 the marker line of a 120-column task's screen is shown at 12 px or more, in its colour, with no sideways scroll", async () => {
     const marker = `MARKER ${"the agent asks which file to edit ".repeat(3)}END`;
-    const id = await fleet.run(`read x; printf '\\033[1;33m%s\\033[0m\\n' '${marker}'; printf '> '; sleep 600`);
+    // An agent's input box drawn across the task's 120 columns, in the normal screen (as Claude's is).
+    const box = [`╭${"─".repeat(116)}╮`, `│ > ${"".padEnd(113)}│`, `╰${"─".repeat(116)}╯`];
+    const drawBox = box.map((l) => `printf '%s\\n' '${l}'`).join("; ");
+    const id = await fleet.run(`read x; printf '\\033[1;33m%s\\033[0m\\n' '${marker}'; ${drawBox}; sleep 600`);
     const terminal = await sizeTask(id, 120, 40);
     terminal.kill();
     await fleet.ok(["send", String(id), "go"]);
@@ -574,6 +578,16 @@ describe.skipIf(!haveChromium)("fleetcom web on a phone", () => {
     expect(seen!.bottom).toBeLessThanOrEqual(seen!.viewport.height);
     expect(seen!.pageWidth).toBeLessThanOrEqual(seen!.viewport.width);
     expect(seen!.box.scroll).toBeLessThanOrEqual(seen!.box.client);
+    // The box is whole on the phone: each of its rows one line, its rule and padding given up, not wrapped.
+    for (const [from, to] of [
+      ["╭", "╮"],
+      ["│ >", "│"],
+      ["╰", "╯"],
+    ] as const) {
+      const row = await placeOf(page, from, to);
+      expect(row).toMatchObject({ lines: 1 });
+      expect(row!.right).toBeLessThanOrEqual(row!.viewport.width);
+    }
     expect((await fleet.task(id)).cols).toBe(120); // looking leaves the task's size alone
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, "web-phone-text-390x844.png") });

@@ -14,7 +14,7 @@ import { gemini } from "./agent-gemini.ts";
 import { qwen } from "./agent-qwen.ts";
 import { opencode } from "./agent-opencode.ts";
 import { join } from "node:path";
-import { entriesOf, linesSince, textOf } from "./agent-files.ts";
+import { entriesOf, linesSince, modifiedMs, textOf } from "./agent-files.ts";
 import type { AgentNamespace } from "./agent-namespace.ts";
 import type { AgentSignal } from "./task-attention.ts";
 import { liveGroupOf } from "./proc.ts";
@@ -68,7 +68,7 @@ export function prepareRun(command: string, ctx: RunContext): Prepared {
   let assets: RunAssets | null = null;
   try {
     assets = ctx.namespace.assetsFor(ctx.taskId, ctx.run);
-    const instrumented = launch.agent.instrument(launch, assets, ctx.env);
+    const instrumented = launch.agent.instrument(launch, assets, ctx.env, ctx.cwd);
     if (instrumented) {
       const run = new AgentRun(launch, ctx, assets, instrumented.pinned);
       return { executed: instrumentedCommand(launch, instrumented.args), env: instrumented.env, run };
@@ -140,6 +140,14 @@ export const FAILED_AT_ONCE_MS = 10_000;
  */
 const CAPTURE_FRESH_MS = 2_000;
 
+/**
+ * How long a wait is held back for the reply its agent writes after the hook (Command Code's is
+ * written a few ms later); past it the wait goes as it is, its message from the screen.
+ */
+const REPLY_HOLD_MS = 2_000;
+/** How often a held wait looks for the reply. */
+const REPLY_LOOK_MS = 50;
+
 export class AgentRun {
   private hint: string | null = null;
   /** The capture channel as last read, and when (monotonic ms). */
@@ -161,9 +169,12 @@ export class AgentRun {
   private frozen: string | null | undefined = undefined;
   /** How far the run's attention events have been read. */
   private eventsRead = 0;
+  /** Signals read but not given yet: a wait whose reply the agent has not written yet, and what came after it. */
+  private heldSignals: { signals: AgentSignal[]; since: number; until: number } | null = null;
   private readonly env: Env;
   private readonly cwd: string;
   private readonly spawnedAt: Date;
+  private readonly lookAgain: (ms: number) => void;
 
   constructor(
     private readonly launch: Launch,
@@ -174,6 +185,7 @@ export class AgentRun {
     this.env = Object.fromEntries(launch.agent.envKeys.filter((k) => ctx.env[k] !== undefined).map((k) => [k, ctx.env[k]]));
     this.cwd = ctx.cwd;
     this.spawnedAt = ctx.spawnedAt;
+    this.lookAgain = (ms) => ctx.namespace.lookAgainAt(ctx.taskId, ctx.run, ms);
   }
 
   get agent(): string {
@@ -303,12 +315,45 @@ export class AgentRun {
   }
 
   /** What the agent said about attention since the last call, in order (task-attention.ts). */
-  newSignals(): AgentSignal[] {
+  newSignals(now = Date.now()): AgentSignal[] {
     const { agent } = this.launch;
     if (!this.assets || !agent.attentionFile || !agent.attentionSignal) return [];
-    const { lines, offset } = linesSince(agent.attentionFile(this.assets), this.eventsRead);
+    const file = agent.attentionFile(this.assets);
+    const { lines, offset } = linesSince(file, this.eventsRead);
     this.eventsRead = offset;
-    return lines.flatMap((line) => agent.attentionSignal!(line) ?? []);
+    const signals = [...(this.heldSignals?.signals ?? []), ...lines.flatMap((line) => agent.attentionSignal!(line) ?? [])];
+    return this.givenNow(signals, file, now);
+  }
+
+  /**
+   * The signals to give now: all of them, unless one is a wait with no message of its own whose
+   * reply the agent writes after its hook and has not written yet (its file unchanged since the
+   * event): that one and those after it are held, and looked at again shortly, until the reply
+   * file changes or REPLY_HOLD_MS have passed.
+   */
+  private givenNow(signals: AgentSignal[], eventsFile: string, now: number): AgentSignal[] {
+    const at = signals.findIndex((s) => s.kind === "waiting" && s.message === null);
+    const replyFile = at === -1 ? null : this.replyFile();
+    if (replyFile === null) {
+      this.heldSignals = null;
+      return signals;
+    }
+    const since = this.heldSignals?.since ?? modifiedMs(eventsFile) ?? now;
+    const until = this.heldSignals?.until ?? now + REPLY_HOLD_MS;
+    if ((modifiedMs(replyFile) ?? Number.NEGATIVE_INFINITY) >= since || now >= until) {
+      this.heldSignals = null;
+      return signals;
+    }
+    this.heldSignals = { signals: signals.slice(at), since, until };
+    this.lookAgain(REPLY_LOOK_MS);
+    return signals.slice(0, at);
+  }
+
+  /** The file the agent writes its reply to after its hook, for the known conversation; null when it writes first. */
+  private replyFile(): string | null {
+    const id = this.known();
+    const { replyWrittenAfterHook } = this.launch.agent;
+    return id === null || !replyWrittenAfterHook ? null : replyWrittenAfterHook(id, { cwd: this.cwd, env: this.env });
   }
 
   /** Reads the capture channel one last time and keeps the answer (the supervisor removes the files). */

@@ -29,6 +29,10 @@ export interface Invocation {
     FLEETCOM_NOTIFY_CHAIN: string | null;
     COMMANDCODE_SCRATCHPAD_BASE: string | null;
     GEMINI_CLI_SYSTEM_SETTINGS_PATH: string | null;
+    GEMINI_CLI_HOME: string | null;
+    GEMINI_CLI_TRUSTED_FOLDERS_PATH: string | null;
+    QWEN_CODE_SYSTEM_SETTINGS_PATH: string | null;
+    OPENCODE_CONFIG_CONTENT: string | null;
   };
 }
 

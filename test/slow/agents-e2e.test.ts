@@ -103,7 +103,8 @@ const AGENTS = [
     needsTurn: true,
     bare: (i: Invocation) => {
       expect(i.args).toEqual(["--session-id", expect.stringMatching(UUID)]);
-      expect(i.env.GEMINI_CLI_SYSTEM_SETTINGS_PATH).toBe(join(namespaceOf(i), "gemini-settings.json"));
+      expect(i.env.GEMINI_CLI_SYSTEM_SETTINGS_PATH).toBeNull();
+      expect(i.env.GEMINI_CLI_HOME).toBe(join(namespaceOf(i), "task-1-1.gemini-home"));
       return i.args[1]!;
     },
     resumed: (i: Invocation, id: string) => expect(i.args).toEqual(["--resume", id]),
@@ -115,6 +116,7 @@ const AGENTS = [
     needsTurn: true,
     bare: (i: Invocation) => {
       expect(i.args).toEqual(["--session-id", expect.stringMatching(UUID)]);
+      expect(i.env.QWEN_CODE_SYSTEM_SETTINGS_PATH).toBe(join(namespaceOf(i), "qwen-settings.json"));
       return i.args[1]!;
     },
     resumed: (i: Invocation, id: string) => expect(i.args).toEqual(["--resume", id]),

@@ -132,7 +132,7 @@ describe("claude's hooks", () => {
 });
 
 describe("gemini's hooks", () => {
-  test("AfterAgent waits for input with Gemini's reply, a tool permission asks, the exit clears it", async () => {
+  test("AfterAgent waits for input with Gemini's reply, a tool permission asks, the exit clears it; Gemini shows no security warning", async () => {
     newFleet();
     const id = await spawnAgent("gemini");
     expect(await attentionOf(id)).toBeNull();
@@ -142,10 +142,71 @@ describe("gemini's hooks", () => {
     await send(id, "/permission Allow execution of: rm -rf build?");
     const asked = await waitForAttention(id, "to ask for permission", (a) => a?.state === "permission");
     expect(asked.attention!.message).toBe("Allow execution of: rm -rf build?");
+    expect(await fleet.peek(id)).not.toContain("Security Warning");
+    await send(id, "/exit");
+    expect((await fleet.waitForExit(id)).attention).toBeNull();
+  });
+
+  test("under the user's own GEMINI_CLI_HOME, with settings, an extension and hooks of their own: their hooks still run, their files are unchanged, the conversation is where they keep it", async () => {
+    newFleet();
+    const geminiHome = join(fleet.sandbox.root, "gemini-home");
+    fleet.env.GEMINI_CLI_HOME = geminiHome;
+    const dot = join(geminiHome, ".gemini");
+    const theirs = join(fleet.sandbox.root, "their-hook.log");
+    const theirHook = { hooks: { AfterAgent: [{ hooks: [{ type: "command", command: `cat >> '${theirs}'` }] }] } };
+    mkdirSync(join(dot, "extensions", "their-ext", "hooks"), { recursive: true });
+    writeFileSync(join(dot, "settings.json"), `// their comment\n${JSON.stringify({ ui: { theme: "Dracula" }, ...theirHook }, null, 2)}\n`);
+    writeFileSync(join(dot, "extensions", "their-ext", "gemini-extension.json"), JSON.stringify({ name: "their-ext", version: "1.0.0" }));
+    writeFileSync(join(dot, "extensions", "their-ext", "hooks", "hooks.json"), JSON.stringify(theirHook));
+    writeFileSync(join(dot, "projects.json"), JSON.stringify({ projects: {} }));
+    const before = snapshotFiles(dot);
+    const id = await spawnAgent("gemini");
+    await send(id, "hello");
+    expect((await waitForAttention(id, "to wait for input", (a) => a?.state === "input")).attention!.message).toBe("FAKE-GEMINI hello");
+    // Their settings hook and their extension's hook, once each.
+    await until("their own hooks", () => existsSync(theirs) && readFileSync(theirs, "utf8").split('"AfterAgent"').length === 3);
+    const after = snapshotFiles(dot);
+    for (const [path, content] of Object.entries(before)) if (path !== "projects.json") expect(after[path]).toBe(content);
+    // The conversation is in their store, and a save resumes it.
+    const stored = Object.entries(snapshotFiles(join(dot, "tmp"))).filter(([path, text]) => path.includes("/chats/") && text.includes("FAKE-GEMINI hello"));
+    expect(stored).toHaveLength(1);
+    const [saved] = await fleet.savedCommands("gem");
+    expect(saved).toMatch(/^gemini --resume '[0-9a-f-]{36}'$/);
+  });
+});
+
+describe("qwen's hooks", () => {
+  test("Stop waits for input with Qwen's reply, a permission prompt asks, the exit clears it; the user's own hooks still run", async () => {
+    newFleet();
+    const theirs = join(fleet.sandbox.root, "their-qwen-hook.log");
+    mkdirSync(join(fleet.sandbox.home, ".qwen"), { recursive: true });
+    const settings = JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", command: `cat >> '${theirs}'` }] }] } });
+    writeFileSync(join(fleet.sandbox.home, ".qwen", "settings.json"), settings);
+    const id = await spawnAgent("qwen");
+    expect(await attentionOf(id)).toBeNull();
+    await send(id, "fix the bug");
+    const waiting = await waitForAttention(id, "to wait for input", (a) => a?.state === "input");
+    expect(waiting.attention!.message).toBe("FAKE-QWEN fix the bug");
+    expect(readFileSync(theirs, "utf8")).toContain("FAKE-QWEN fix the bug");
+    expect(readFileSync(join(fleet.sandbox.home, ".qwen", "settings.json"), "utf8")).toBe(settings);
+    await send(id, "/permission Allow shell command: make?");
+    const asked = await waitForAttention(id, "to ask for permission", (a) => a?.state === "permission");
+    expect(asked.attention!.message).toBe("Allow shell command: make?");
     await send(id, "/exit");
     expect((await fleet.waitForExit(id)).attention).toBeNull();
   });
 });
+
+/** Every regular file below a directory (symlinks not followed), by relative path, with its content. */
+function snapshotFiles(dir: string, prefix = ""): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const e of readdirSync(join(dir, prefix), { withFileTypes: true })) {
+    const rel = prefix === "" ? e.name : join(prefix, e.name);
+    if (e.isDirectory()) Object.assign(found, snapshotFiles(dir, rel));
+    else if (e.isFile()) found[rel] = readFileSync(join(dir, rel), "utf8");
+  }
+  return found;
+}
 
 describe("codex's notify", () => {
   test("a turn completed on the real thread waits for input with the last message", async () => {

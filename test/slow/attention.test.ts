@@ -9,6 +9,7 @@ import { Fleet, until } from "../harness/fleet.ts";
 import type { TaskInfo } from "../../src/wire-protocol.ts";
 
 let fleet: Fleet;
+let fakes: ReturnType<typeof installFakeAgents>;
 const notifierPids: number[] = [];
 afterEach(async () => {
   for (const pid of notifierPids.splice(0)) {
@@ -33,7 +34,7 @@ function notifierPidIn(log: string): number | undefined {
 function newFleet(env: Record<string, string> = {}): Fleet {
   fleet = new Fleet();
   Object.assign(fleet.env, env);
-  installFakeAgents(fleet);
+  fakes = installFakeAgents(fleet);
   return fleet;
 }
 
@@ -192,6 +193,34 @@ describe("qwen's hooks", () => {
     await send(id, "/permission Allow shell command: make?");
     const asked = await waitForAttention(id, "to ask for permission", (a) => a?.state === "permission");
     expect(asked.attention!.message).toBe("Allow shell command: make?");
+    await send(id, "/exit");
+    expect((await fleet.waitForExit(id)).attention).toBeNull();
+  });
+});
+
+describe("opencode's plugin", () => {
+  test("a session gone idle waits for input, a permission asked waits for it with the tool and pattern, the exit clears it; the user's own inline config and plugins are kept", async () => {
+    newFleet();
+    const theirs = join(fleet.sandbox.root, "their-plugin.mjs");
+    const seen = join(fleet.sandbox.root, "their-plugin.log");
+    writeFileSync(
+      theirs,
+      `import { appendFileSync } from "node:fs";\nexport const Theirs = async () => ({ event: async ({ event }) => appendFileSync(${JSON.stringify(seen)}, event.type + "\\n") });\n`,
+    );
+    fleet.env.OPENCODE_CONFIG_CONTENT = JSON.stringify({ theme: "mine", plugin: [`file://${theirs}`] });
+    const id = await spawnAgent("opencode");
+    expect(await attentionOf(id)).toBeNull();
+    await send(id, "fix the bug");
+    await waitForAttention(id, "to wait for input", (a) => a?.state === "input");
+    expect(readFileSync(seen, "utf8")).toContain("session.idle");
+    await send(id, "/permission make");
+    const asked = await waitForAttention(id, "to ask for permission", (a) => a?.state === "permission");
+    expect(asked.attention!.message).toBe("bash: make");
+    const start = fakes.invocations().find((i) => i.agent === "opencode")!;
+    expect(JSON.parse(start.env.OPENCODE_CONFIG_CONTENT!)).toMatchObject({
+      theme: "mine",
+      plugin: [`file://${theirs}`, expect.stringMatching(/^file:\/\/.*\/opencode-attention\.js$/)],
+    });
     await send(id, "/exit");
     expect((await fleet.waitForExit(id)).attention).toBeNull();
   });

@@ -167,7 +167,7 @@ describe("gemini's hooks", () => {
     // Their settings hook and their extension's hook, once each.
     await until("their own hooks", () => existsSync(theirs) && readFileSync(theirs, "utf8").split('"AfterAgent"').length === 3);
     const after = snapshotFiles(dot);
-    for (const [path, content] of Object.entries(before)) if (path !== "projects.json") expect(after[path]).toBe(content);
+    for (const [path, content] of Object.entries(before)) expect(after[path]).toBe(content);
     // The conversation is in their store, and a save resumes it.
     const stored = Object.entries(snapshotFiles(join(dot, "tmp"))).filter(([path, text]) => path.includes("/chats/") && text.includes("FAKE-GEMINI hello"));
     expect(stored).toHaveLength(1);
@@ -258,13 +258,14 @@ describe("codex's notify", () => {
 });
 
 describe("a resumed agent", () => {
-  test("a conversation brought back by a load sits at its prompt: it waits for input, with its last reply (Codex, Command Code, Gemini) or the screen's last line as the message", async () => {
+  test("a conversation brought back by a load sits at its prompt: it waits for input, with its last reply (Codex, Command Code, Gemini, Qwen) or the screen's last line as the message", async () => {
     newFleet();
     const claude = await spawnAgent("claude");
     const codex = await spawnAgent("codex");
     const cc = await spawnAgent("cmd");
     const gemini = await spawnAgent("gemini");
-    for (const id of [claude, codex, gemini]) {
+    const qwen = await spawnAgent("qwen");
+    for (const id of [claude, codex, gemini, qwen]) {
       await send(id, "hello");
       await waitForAttention(id, "the turn", (a) => a?.state === "input");
     }
@@ -273,11 +274,11 @@ describe("a resumed agent", () => {
     await fleet.ok(["save", "all"]);
     await fleet.ok(["--kill"]);
     await fleet.ok(["load", "all"]);
-    for (const id of [1, 2, 3, 4]) {
+    for (const id of [1, 2, 3, 4, 5]) {
       const r = await fleet.cli(["wait", String(id), "--for", "waiting", "--timeout", "30"]);
       expect(r.code).toBe(0);
     }
-    const [c, x, m, g] = await fleet.ls();
+    const [c, x, m, g, q] = await fleet.ls();
     expect(c!.command).toStartWith("claude --resume");
     expect(m!.command).toStartWith("cmd --resume");
     expect(c!.attention).toMatchObject({ state: "input", message: `fake claude ready ${c!.conversation}` });
@@ -285,6 +286,7 @@ describe("a resumed agent", () => {
     expect(x!.attention).toMatchObject({ state: "input", message: "done with hello" });
     expect(m!.attention).toMatchObject({ state: "input", message: "FAKE-CC-REPLY to hello" });
     expect(g!.attention).toMatchObject({ state: "input", message: "FAKE-GEMINI hello" });
+    expect(q!.attention).toMatchObject({ state: "input", message: "FAKE-QWEN hello" });
   });
 });
 

@@ -46,6 +46,9 @@ export function makeGeminiHome(overlay: string, userGemini: string, userAgents: 
   const ours = join(dot, "extensions", GEMINI_EXTENSION);
   mkdirSync(join(ours, "hooks"), { recursive: true, mode: 0o700 });
   writeFileSync(join(ours, "gemini-extension.json"), `${JSON.stringify({ name: GEMINI_EXTENSION, version: "1.0.0" })}\n`, { mode: 0o600 });
+  // Where it was installed from: a user whose `security.allowedExtensions` does not admit it then
+  // gets it skipped with a warning, where an extension with no such record stops Gemini's start.
+  writeFileSync(join(ours, ".gemini-extension-install.json"), `${JSON.stringify({ source: ours, type: "local" })}\n`, { mode: 0o600 });
   writeFileSync(join(ours, "hooks", "hooks.json"), claudeSettings(hooks), { mode: 0o600 });
   link(userAgents, join(overlay, ".agents"));
   return overlay;

@@ -39,6 +39,10 @@ describe("gemini", () => {
     const hooks = JSON.parse(readFileSync(join(dot, "extensions", "fleetcom-attention", "hooks", "hooks.json"), "utf8")).hooks;
     expect(Object.keys(hooks)).toEqual(["SessionStart", "BeforeAgent", "AfterAgent", "Notification", "SessionEnd"]);
     expect(JSON.parse(readFileSync(join(dot, "extensions", "fleetcom-attention", "gemini-extension.json"), "utf8")).name).toBe("fleetcom-attention");
+    expect(JSON.parse(readFileSync(join(dot, "extensions", "fleetcom-attention", ".gemini-extension-install.json"), "utf8"))).toEqual({
+      source: join(dot, "extensions", "fleetcom-attention"),
+      type: "local",
+    });
     expect(readFileSync(join(tmp.root, ".gemini", "settings.json"), "utf8")).toBe('{"ui": {}}');
     mkdirSync(join(tmp.root, "other"));
     const resumed = gemini.instrument(detect(`gemini --resume '${ID}'`, [gemini])!, assetsIn(join(tmp.root, "other")), env, "/proj")!;

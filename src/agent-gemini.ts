@@ -124,12 +124,18 @@ export const gemini: Agent = {
     const pinned = launch.id ?? newUuid();
     const args = launch.id === null ? ["--session-id", shellQuote(pinned)] : [];
     const userHome = geminiUserHome(env, cwd ?? "/");
-    const overlay = makeGeminiHome(
-      assets.privateDir(`${assets.captureFile.replace(/\.json$/, "")}.gemini-home`),
-      join(userHome, ".gemini"),
-      join(userHome, ".agents"),
-      GEMINI_HOOKS,
-    );
+    let overlay: string;
+    try {
+      overlay = makeGeminiHome(
+        assets.privateDir(`${assets.captureFile.replace(/\.json$/, "")}.gemini-home`),
+        join(userHome, ".gemini"),
+        join(userHome, ".agents"),
+        GEMINI_HOOKS,
+      );
+    } catch (error) {
+      // The pin still holds the conversation; only the hooks are lost.
+      return { args, env: {}, pinned, warning: `no hooks: cannot make its overlay home: ${(error as Error)?.message ?? error}` };
+    }
     // Trust the user gives a folder inside the run is written by rename: to their own file, not the overlay's link.
     const trusted = env.GEMINI_CLI_TRUSTED_FOLDERS_PATH ? {} : { GEMINI_CLI_TRUSTED_FOLDERS_PATH: join(userHome, ".gemini", "trustedFolders.json") };
     return { args, env: { GEMINI_CLI_HOME: overlay, ...trusted, FLEETCOM_CAPTURE_FILE: assets.captureFile }, pinned };

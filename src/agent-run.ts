@@ -70,6 +70,7 @@ export function prepareRun(command: string, ctx: RunContext): Prepared {
     assets = ctx.namespace.assetsFor(ctx.taskId, ctx.run);
     const instrumented = launch.agent.instrument(launch, assets, ctx.env, ctx.cwd);
     if (instrumented) {
+      if (instrumented.warning) ctx.log(`task ${ctx.taskId}: ${launch.agent.name}: ${instrumented.warning}`);
       const run = new AgentRun(launch, ctx, assets, instrumented.pinned);
       return { executed: instrumentedCommand(launch, instrumented.args), env: instrumented.env, run };
     }

@@ -69,6 +69,8 @@ export interface Instrumentation {
   args: string[];
   env: Record<string, string>;
   pinned: string | null;
+  /** What could not be prepared, the run going on without it (for the daemon log). */
+  warning?: string;
 }
 
 /** What an agent needs to read its capture channel for one run. */

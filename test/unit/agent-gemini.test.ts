@@ -51,6 +51,14 @@ describe("gemini", () => {
     expect(resumed.env.GEMINI_CLI_HOME).toBe(join(tmp.root, "other", "task-1-1.gemini-home"));
   });
 
+  test("an overlay home that cannot be made costs the hooks, not the pin, and says why", () => {
+    tmp.file("notadir", "a file where the user's Gemini home would be");
+    const bare = gemini.instrument(detect("gemini", [gemini])!, assetsIn(tmp.root), { HOME: join(tmp.root, "notadir") }, "/proj")!;
+    expect(bare.args[0]).toBe("--session-id");
+    expect(bare.env).toEqual({});
+    expect(bare.warning).toStartWith("no hooks: cannot make its overlay home: ");
+  });
+
   test("the user's own GEMINI_CLI_HOME and trusted-folders file are the ones linked and kept", () => {
     const env = { HOME: tmp.root, GEMINI_CLI_HOME: join(tmp.root, "gh"), GEMINI_CLI_TRUSTED_FOLDERS_PATH: "/x/trust.json" };
     tmp.file("gh/.gemini/settings.json", "{}");

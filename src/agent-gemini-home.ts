@@ -23,7 +23,22 @@ export const GEMINI_EXTENSION = "fleetcom-attention";
  * holds a link to where it would be, so the first write lands in the user's folder (a write follows
  * the link), not in the overlay that goes with the run.
  */
-const CREATED_ON_FIRST_USE = ["settings.json", "oauth_creds.json", "google_accounts.json", "installation_id", "projects.json", "trustedFolders.json"];
+const CREATED_ON_FIRST_USE = [
+  "settings.json",
+  "oauth_creds.json",
+  "google_accounts.json",
+  "installation_id",
+  "projects.json",
+  "trustedFolders.json",
+  "state.json",
+];
+
+/**
+ * Folders Gemini makes at every start (`<folder>/<project>` below each): through a link to a missing
+ * folder that would fail, and made in the overlay they would go with it, so the user's are made as
+ * Gemini would make them. `tmp` holds the conversations, `history` the project's history.
+ */
+const MADE_AT_START = ["tmp", "history"];
 
 /**
  * Makes the overlay home at `overlay` for the user's Gemini folder `userGemini` (`<home>/.gemini`),
@@ -31,9 +46,7 @@ const CREATED_ON_FIRST_USE = ["settings.json", "oauth_creds.json", "google_accou
  * `userAgents` is the user's `~/.agents`, which Gemini also looks for under its home.
  */
 export function makeGeminiHome(overlay: string, userGemini: string, userAgents: string, hooks: Record<string, string>): string {
-  // The conversation store must be the user's: Gemini makes `tmp/<project>` at every start, which
-  // through a link to a missing folder would fail, so the user's folder is made as Gemini would.
-  mkdirSync(join(userGemini, "tmp"), { recursive: true, mode: 0o700 });
+  for (const name of MADE_AT_START) mkdirSync(join(userGemini, name), { recursive: true, mode: 0o700 });
   const dot = join(overlay, ".gemini");
   mkdirSync(join(dot, "extensions"), { recursive: true, mode: 0o700 });
   for (const name of new Set([...readdirSync(userGemini), ...CREATED_ON_FIRST_USE])) {

@@ -33,6 +33,8 @@ describe("gemini", () => {
     const dot = join(overlay, ".gemini");
     expect(readlinkSync(join(dot, "settings.json"))).toBe(join(tmp.root, ".gemini", "settings.json"));
     expect(readlinkSync(join(dot, "tmp"))).toBe(join(tmp.root, ".gemini", "tmp"));
+    expect(readlinkSync(join(dot, "history"))).toBe(join(tmp.root, ".gemini", "history"));
+    expect(readlinkSync(join(dot, "state.json"))).toBe(join(tmp.root, ".gemini", "state.json"));
     // Not there yet: a link all the same, so that Gemini's first write lands in the user's folder.
     expect(readlinkSync(join(dot, "oauth_creds.json"))).toBe(join(tmp.root, ".gemini", "oauth_creds.json"));
     expect(readlinkSync(join(dot, "extensions", "theirs"))).toBe(join(tmp.root, ".gemini", "extensions", "theirs"));

@@ -55,7 +55,8 @@ const BUILT_IN: Record<string, AgentFacts> = {
   },
   // Resume of the next three was verified under fleetcom by the round-4 field report (save, --kill,
   // load and SIGKILL, recover, the history sent again). Their attention channels were built after it
-  // and are tested against fakes that keep each CLI's loading rules, not yet on the real CLIs.
+  // and are tested against fakes that keep each CLI's loading rules; Gemini's was also run on the
+  // real 0.61.0 (docs/agents.md, The agents as tested).
   gemini: {
     tested: { "0.61.0": "resume verified" },
     pinned: "--session-id at a bare start, when its --help lists it or its installed version is proven to take it",
@@ -64,7 +65,7 @@ const BUILT_IN: Record<string, AgentFacts> = {
       "--session-id; GEMINI_CLI_HOME=<a private home linking the user's .gemini, plus fleetcom's extension of hooks>, GEMINI_CLI_TRUSTED_FOLDERS_PATH (the user's own file), FLEETCOM_CAPTURE_FILE",
     resumable: "when its session file records a user message and a reply (the file exists before any turn)",
     attention:
-      "hooks of fleetcom's extension: BeforeAgent, AfterAgent, Notification, SessionEnd (tested against a fake of 0.61's loading rules, not yet on the real CLI)",
+      "hooks of fleetcom's extension: BeforeAgent, AfterAgent, Notification, SessionEnd (AfterAgent seen on the real 0.61.0; Notification only on a fake)",
   },
   qwen: {
     tested: { "0.24.4": "resume verified" },

@@ -55,8 +55,8 @@ const BUILT_IN: Record<string, AgentFacts> = {
   },
   // Resume of the next three was verified under fleetcom by the round-4 field report (save, --kill,
   // load and SIGKILL, recover, the history sent again). Their attention channels were built after it
-  // and are tested against fakes that keep each CLI's loading rules; Gemini's was also run on the
-  // real 0.61.0 (docs/agents.md, The agents as tested).
+  // and are tested against fakes that keep each CLI's loading rules; Gemini's and Qwen's were also
+  // run on the real 0.61.0 and 0.24.4 (docs/agents.md, The agents as tested).
   gemini: {
     tested: { "0.61.0": "resume verified" },
     pinned: "--session-id at a bare start, when its --help lists it or its installed version is proven to take it",
@@ -73,7 +73,7 @@ const BUILT_IN: Record<string, AgentFacts> = {
     captured: "the pin, SessionStart's session_id, the exit hint",
     injected: "--session-id; QWEN_CODE_SYSTEM_SETTINGS_PATH=<overlay of hooks> unless the user has system settings; FLEETCOM_CAPTURE_FILE",
     resumable: "when projects/<cwd>/chats/<id>.jsonl records a user message",
-    attention: "hooks: UserPromptSubmit, Stop, Notification, SessionEnd (the real CLI fired them headless; under fleetcom tested against a fake)",
+    attention: "hooks: UserPromptSubmit, Stop, Notification, SessionEnd (Stop seen under fleetcom on the real 0.24.4; permission only on a fake)",
   },
   opencode: {
     tested: { "1.18.33": "resume verified" },

@@ -13,7 +13,7 @@ import { type Env, homeDir } from "./paths.ts";
 import { isAbsolute, join, resolve } from "node:path";
 import { existsSync } from "node:fs";
 import { createdMs, entriesOf, lastRecords, member, parsedLine, textOf } from "./agent-files.ts";
-import { attentionMessage } from "./task-attention.ts";
+import { type AgentSignal, attentionMessage } from "./task-attention.ts";
 import { claudeEventsFile, claudeSettings, claudeSignal, claudeSlug, sessionStartId } from "./agent-claude.ts";
 import { type Agent, commandHints, lastHintId, nearSpawn, newUuid, shellQuote, single } from "./agent.ts";
 
@@ -54,6 +54,17 @@ export function qwenReply(record: unknown): string | null {
   return texts.length === 0 ? null : texts.join("\n");
 }
 
+/**
+ * Claude's reading of a hook payload, but for the `idle_prompt` Notification Qwen sends a moment
+ * after every Stop ("Qwen Code is waiting for your input"): a wait for input whose message is left
+ * to the store (its last reply), so it does not replace the reply Stop gave.
+ */
+export function qwenSignal(line: string): AgentSignal | null {
+  const signal = claudeSignal(line);
+  const idle = signal?.kind === "waiting" && member(parsedLine(line), "notification_type") === "idle_prompt";
+  return idle ? { kind: "waiting", state: "input", message: null } : signal;
+}
+
 export const qwen: Agent = {
   name: "qwen",
   words: ["qwen"],
@@ -73,7 +84,7 @@ export const qwen: Agent = {
   captured: (source) => sessionStartId(textOf(source.captureFile)),
 
   attentionFile: (assets) => claudeEventsFile(assets.captureFile),
-  attentionSignal: claudeSignal,
+  attentionSignal: qwenSignal,
 
   exitHint: (lines) => lastHintId(commandHints(lines, ["qwen"], ["--resume"])),
 

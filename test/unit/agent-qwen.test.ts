@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { detect } from "../../src/agent.ts";
-import { qwen } from "../../src/agent-qwen.ts";
+import { qwen, qwenSignal } from "../../src/agent-qwen.ts";
 import { assetsIn, HOSTILE, ID, ID2, tempDir } from "../harness/agent-test-helpers.ts";
 
 let tmp: ReturnType<typeof tempDir>;
@@ -65,5 +65,23 @@ describe("qwen", () => {
     expect(qwen.fromStore({ cwd, spawnedAt: new Date(), env, taken: new Set([ID]) })).toBeNull();
     tmp.file(".qwen/projects/-tmp-h-agents-new-qw-proj/chats/$(touch x).jsonl", `${JSON.stringify({ type: "user" })}\n`);
     expect(qwen.fromStore({ cwd, spawnedAt: new Date(), env, taken: new Set() })).toBe(ID);
+  });
+
+  test.each([
+    ["Stop, with its reply", { hook_event_name: "Stop", last_assistant_message: "FAKE-CHAT ok" }, { kind: "waiting", state: "input", message: "FAKE-CHAT ok" }],
+    [
+      "the idle Notification after every Stop: its message left to the store",
+      { hook_event_name: "Notification", notification_type: "idle_prompt", message: "Qwen Code is waiting for your input" },
+      { kind: "waiting", state: "input", message: null },
+    ],
+    [
+      "a permission prompt",
+      { hook_event_name: "Notification", notification_type: "permission_prompt", message: "Allow make?" },
+      { kind: "waiting", state: "permission", message: "Allow make?" },
+    ],
+    ["auth_success", { hook_event_name: "Notification", notification_type: "auth_success", message: "ok" }, null],
+    ["UserPromptSubmit", { hook_event_name: "UserPromptSubmit", prompt: "hi" }, { kind: "working" }],
+  ])("the hook payload: %s", (_what, payload, signal) => {
+    expect(qwenSignal(JSON.stringify(payload))).toEqual(signal as never);
   });
 });

@@ -55,8 +55,8 @@ const BUILT_IN: Record<string, AgentFacts> = {
   },
   // Resume of the next three was verified under fleetcom by the round-4 field report (save, --kill,
   // load and SIGKILL, recover, the history sent again). Their attention channels were built after it
-  // and are tested against fakes that keep each CLI's loading rules; Gemini's and Qwen's were also
-  // run on the real 0.61.0 and 0.24.4 (docs/agents.md, The agents as tested).
+  // and are tested against fakes that keep each CLI's loading rules, and were also run on the real
+  // 0.61.0, 0.24.4 and 1.18.33 (docs/agents.md, The agents as tested).
   gemini: {
     tested: { "0.61.0": "resume verified" },
     pinned: "--session-id at a bare start, when its --help lists it or its installed version is proven to take it",
@@ -81,7 +81,7 @@ const BUILT_IN: Record<string, AgentFacts> = {
     captured: "the exit hint; its database (read-only) at a save",
     injected: "OPENCODE_CONFIG_CONTENT (the user's own, with fleetcom's plugin added), FLEETCOM_CAPTURE_FILE",
     resumable: "when its database has the session's row (at the first prompt)",
-    attention: "fleetcom's plugin: session.idle, permission.asked (tested against a fake, not yet on the real CLI)",
+    attention: "fleetcom's plugin: session.idle (seen under fleetcom on the real 1.18.33), permission.asked (only on a fake)",
   },
 };
 

@@ -5,7 +5,7 @@
 // namespace; nothing is written into the user's config. The plugin appends the events that say the
 // agent waits or works, one JSON line each, to the run's events file (named from
 // `FLEETCOM_CAPTURE_FILE`, as Claude's hooks do): `session.idle` (the turn ended: waiting for
-// input), `permission.asked` (waiting for permission), `permission.replied` and a busy
+// input, with the session's last reply), `permission.asked` (waiting for permission), `permission.replied` and a busy
 // `session.status` (working). A sub-agent's session going idle is not told apart.
 import { pathToFileURL } from "node:url";
 import { member, parsedLine } from "./agent-files.ts";
@@ -17,15 +17,28 @@ export const OPENCODE_PLUGIN_FILE = "opencode-attention.js";
 
 const CONFIG_CONTENT = "OPENCODE_CONFIG_CONTENT";
 
-// Runs inside opencode (Bun): plain JavaScript, no imports but node's own, nothing printed.
+// Runs inside opencode (Bun): plain JavaScript, no imports but node's own, nothing printed. It
+// keeps the last finished text part of each session's assistant messages (their roles from
+// `message.updated`) and writes it as `reply` with the session's `session.idle`.
 export const OPENCODE_PLUGIN = `import { appendFileSync } from "node:fs";
 const WANTED = new Set(["session.idle", "session.status", "permission.asked", "permission.replied"]);
+const roles = new Map();
+const replies = new Map();
+function remember(event) {
+  const p = event.properties || {};
+  if (event.type === "message.updated" && p.info) roles.set(p.info.id, p.info.role);
+  const part = p.part;
+  if (event.type === "message.part.updated" && part && part.type === "text" && roles.get(part.messageID) === "assistant" && part.text) replies.set(part.sessionID, part.text);
+}
 export const FleetcomAttention = async () => ({
   event: async ({ event }) => {
     const capture = process.env.FLEETCOM_CAPTURE_FILE;
-    if (!capture || !event || !WANTED.has(event.type)) return;
+    if (!capture || !event) return;
+    remember(event);
+    if (!WANTED.has(event.type)) return;
+    const reply = event.type === "session.idle" ? replies.get((event.properties || {}).sessionID) : undefined;
     try {
-      appendFileSync(capture.replace(/\\.json$/, "") + ".events", JSON.stringify({ type: event.type, properties: event.properties }) + "\\n", { mode: 0o600 });
+      appendFileSync(capture.replace(/\\.json$/, "") + ".events", JSON.stringify({ type: event.type, properties: event.properties, reply }) + "\\n", { mode: 0o600 });
     } catch {}
   },
 });
@@ -58,7 +71,7 @@ export function opencodeSignal(line: string): AgentSignal | null {
   const properties = member(event, "properties");
   switch (member(event, "type")) {
     case "session.idle":
-      return { kind: "waiting", state: "input", message: null };
+      return { kind: "waiting", state: "input", message: attentionMessage(member(event, "reply")) };
     case "permission.asked":
       return { kind: "waiting", state: "permission", message: permissionMessage(properties) };
     case "permission.replied":

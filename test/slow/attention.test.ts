@@ -199,7 +199,7 @@ describe("qwen's hooks", () => {
 });
 
 describe("opencode's plugin", () => {
-  test("a session gone idle waits for input, a permission asked waits for it with the tool and pattern, the exit clears it; the user's own inline config and plugins are kept", async () => {
+  test("a session gone idle waits for input with its last reply, a permission asked waits for it with the tool and pattern, the exit clears it; the user's own inline config and plugins are kept", async () => {
     newFleet();
     const theirs = join(fleet.sandbox.root, "their-plugin.mjs");
     const seen = join(fleet.sandbox.root, "their-plugin.log");
@@ -211,7 +211,8 @@ describe("opencode's plugin", () => {
     const id = await spawnAgent("opencode");
     expect(await attentionOf(id)).toBeNull();
     await send(id, "fix the bug");
-    await waitForAttention(id, "to wait for input", (a) => a?.state === "input");
+    const waiting = await waitForAttention(id, "to wait for input", (a) => a?.state === "input");
+    expect(waiting.attention!.message).toBe("FAKE-OPENCODE fix the bug");
     expect(readFileSync(seen, "utf8")).toContain("session.idle");
     await send(id, "/permission make");
     const asked = await waitForAttention(id, "to ask for permission", (a) => a?.state === "permission");

@@ -147,6 +147,11 @@ describe("opencode's attention plugin", () => {
   test.each([
     ["session.idle", { type: "session.idle", properties: { sessionID: "ses_x" } }, { kind: "waiting", state: "input", message: null }],
     [
+      "session.idle with the reply",
+      { type: "session.idle", properties: { sessionID: "ses_x" }, reply: "FAKE-REPLY\nok" },
+      { kind: "waiting", state: "input", message: "FAKE-REPLY ok" },
+    ],
+    [
       "permission.asked",
       { type: "permission.asked", properties: { permission: "bash", patterns: ["make", "rm -rf build"] } },
       { kind: "waiting", state: "permission", message: "bash: make, rm -rf build" },
@@ -167,11 +172,18 @@ describe("opencode's attention plugin", () => {
     process.env.FLEETCOM_CAPTURE_FILE = assets.captureFile;
     try {
       const hooks = await ((await import(plugin)).FleetcomAttention as () => Promise<{ event(i: { event: object }): Promise<void> }>)();
-      await hooks.event({ event: { type: "message.updated", properties: {} } });
+      await hooks.event({ event: { type: "message.updated", properties: { info: { id: "m1", role: "user" } } } });
+      await hooks.event({ event: { type: "message.part.updated", properties: { part: { sessionID: "ses_x", messageID: "m1", type: "text", text: "hi" } } } });
+      await hooks.event({ event: { type: "message.updated", properties: { info: { id: "m2", role: "assistant" } } } });
+      await hooks.event({
+        event: { type: "message.part.updated", properties: { part: { sessionID: "ses_x", messageID: "m2", type: "text", text: "the reply" } } },
+      });
       await hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_x" } } });
     } finally {
       delete process.env.FLEETCOM_CAPTURE_FILE;
     }
-    expect(readFileSync(join(tmp.root, "task-1-1.events"), "utf8")).toBe(`${JSON.stringify({ type: "session.idle", properties: { sessionID: "ses_x" } })}\n`);
+    expect(readFileSync(join(tmp.root, "task-1-1.events"), "utf8")).toBe(
+      `${JSON.stringify({ type: "session.idle", properties: { sessionID: "ses_x" }, reply: "the reply" })}\n`,
+    );
   });
 });

@@ -65,7 +65,7 @@ const BUILT_IN: Record<string, AgentFacts> = {
       "--session-id; GEMINI_CLI_HOME=<a private home linking the user's .gemini, plus fleetcom's extension of hooks>, GEMINI_CLI_TRUSTED_FOLDERS_PATH (the user's own file), FLEETCOM_CAPTURE_FILE",
     resumable: "when its session file records a user message and a reply (the file exists before any turn)",
     attention:
-      "hooks of fleetcom's extension: BeforeAgent, AfterAgent, Notification, SessionEnd (AfterAgent seen on the real 0.61.0; Notification only on a fake)",
+      "hooks of fleetcom's extension: BeforeAgent, AfterAgent, Notification, SessionEnd (AfterAgent and a ToolPermission Notification seen under fleetcom on the real 0.61.0)",
   },
   qwen: {
     tested: { "0.24.4": "resume verified" },

@@ -170,7 +170,10 @@ export class AgentRun {
   private frozen: string | null | undefined = undefined;
   /** How far the run's attention events have been read. */
   private eventsRead = 0;
-  /** Signals read but not given yet: a wait whose reply the agent has not written yet, and what came after it. */
+  /**
+   * Signals read but not given yet: a wait whose reply the agent has not written yet, and what came
+   * after it; `since` the event's time (wall, as file times are), `until` the bound (monotonic).
+   */
   private heldSignals: { signals: AgentSignal[]; since: number; until: number } | null = null;
   private readonly env: Env;
   private readonly cwd: string;
@@ -315,8 +318,8 @@ export class AgentRun {
     return resumeCommand(this.launch, id);
   }
 
-  /** What the agent said about attention since the last call, in order (task-attention.ts). */
-  newSignals(now = Date.now()): AgentSignal[] {
+  /** What the agent said about attention since the last call, in order (task-attention.ts); `now` is monotonic. */
+  newSignals(now = performance.now()): AgentSignal[] {
     const { agent } = this.launch;
     if (!this.assets || !agent.attentionFile || !agent.attentionSignal) return [];
     const file = agent.attentionFile(this.assets);
@@ -339,7 +342,8 @@ export class AgentRun {
       this.heldSignals = null;
       return signals;
     }
-    const since = this.heldSignals?.since ?? modifiedMs(eventsFile) ?? now;
+    // File times are wall-clock; the bound is monotonic, so a clock step cannot stretch it.
+    const since = this.heldSignals?.since ?? modifiedMs(eventsFile) ?? Date.now();
     const until = this.heldSignals?.until ?? now + REPLY_HOLD_MS;
     if ((modifiedMs(replyFile) ?? Number.NEGATIVE_INFINITY) >= since || now >= until) {
       this.heldSignals = null;

@@ -172,7 +172,7 @@ describe("a wait whose reply the agent writes after its hook (Command Code)", ()
     const { run, event, looks } = replyLater(reply);
     event({ hook_event_name: "PreToolUse" });
     event({ hook_event_name: "Stop" });
-    const now = Date.now();
+    const now = performance.now();
     expect(run.newSignals(now)).toEqual([{ kind: "working" }]);
     expect(looks).toEqual([50]);
     expect(run.newSignals(now + 100)).toEqual([]);
@@ -184,7 +184,7 @@ describe("a wait whose reply the agent writes after its hook (Command Code)", ()
   test("is given anyway once the bound has passed, the reply never written", () => {
     const { run, event } = replyLater(join(tmp.root, "never.jsonl"));
     event({ hook_event_name: "Stop" });
-    const now = Date.now();
+    const now = performance.now();
     expect(run.newSignals(now)).toEqual([]);
     expect(run.newSignals(now + 1_999)).toEqual([]);
     expect(run.newSignals(now + 2_000)).toEqual([{ kind: "waiting", state: "input", message: null }]);

@@ -514,7 +514,7 @@ describe("the dashboard", () => {
     expect(lines[0]).toBe("fleetcom · 2 tasks · ! 1 waiting · ✻ 1 running · by state");
     expect(lines[1]).toBe("Waiting (1)");
     // A task that changed section carries the ↑/↓ mark for a few seconds (docs/dashboard.md).
-    expect(lines[2]).toMatch(new RegExp(`^[› ] !   ${asking} (?:[↑↓] )?installer · Continue\\? · \\d+s$`));
+    expect(lines[2]).toMatch(new RegExp(`^[› ] !   ${asking} (?:[↑↓] )?installer · Continue\\? · waited \\d+s$`));
     expect(lines[3]).toBe("Running (1)");
     expect(lines[4]).toMatch(new RegExp(`^[› ] ✻   ${quiet} (?:[↑↓] )?server · working · \\d+s$`));
     await send(asking, "y");

@@ -108,7 +108,7 @@ describe("rows and frame", () => {
     expect(taskRow(waiting, 80, 1, NOW, false)).toBe("  ↻   3 api · restarting in 2s ↻3 · 1s");
     const attention = { state: "crash-loop" as const, since: exitedAt, message: "crash loop · 5 restarts in 40s · exit 1" };
     const gaveUp = task(3, { name: "api", state: "exited", exitCode: 1, endedAt: exitedAt, restarts: 5, attention });
-    expect(taskRow(gaveUp, 80, 1, NOW, false)).toBe("  ↯   3 api · ↻5 · 1s");
+    expect(taskRow(gaveUp, 80, 1, NOW, false)).toBe("  ↯   3 api · ↻5 · waited 1s");
   });
 
   test("an agent brought back in its resume form is labelled as typed", () => {

@@ -51,6 +51,11 @@ function storedIds(spec: DeclaredAgentSpec, env: Env, isId: IdCheck): { id: stri
   });
 }
 
+/** Where a declared agent with `usage` keeps a conversation's tokens: its store file, read in that shape. */
+function usageFileOf({ store, usage }: DeclaredAgentSpec): Pick<Agent, "usageFile"> {
+  return usage === null ? {} : { usageFile: (id, { env }) => ({ path: storePath(store, env, id), shape: usage }) };
+}
+
 export function declaredAgent(spec: DeclaredAgentSpec): Agent {
   const isId = idCheck(spec.id);
   const pinFlags = (spec.pin ?? []).filter((word) => word.startsWith("-"));
@@ -73,6 +78,8 @@ export function declaredAgent(spec: DeclaredAgentSpec): Agent {
     exitHint: () => null,
 
     holds: (id, { env }) => isId(id) && nonEmpty(storePath(spec.store, env, id)),
+
+    ...usageFileOf(spec),
 
     fromStore({ spawnedAt, env, taken }) {
       const made = storedIds(spec, env, isId).filter(({ path }) => nonEmpty(path) && nearSpawn(createdMs(path) ?? Number.NaN, spawnedAt));

@@ -1,21 +1,53 @@
 // opencode: no flag chooses the ID, and its IDs are not UUIDs (`ses_` and 26 letters or digits,
-// `isOpencodeId`). Resume: `opencode -s <id>`. Exit hint: `Continue  opencode -s ses_…`. Store: the
-// SQLite database `$XDG_DATA_HOME/opencode/opencode.db` (default `~/.local/share/opencode`), table
-// `session` (`id`, `directory`, `time_created`, …); a row appears at the first prompt, not at start-up.
-// The database is the agent's own and live: it is opened read-only, one query, closed; never written.
-// Bun reads it with bun:sqlite; Deno with node:sqlite where it has one, else it is no evidence
-// (the task is saved as typed).
+// `isOpencodeId`). Resume: `opencode -s <id>`. Exit hint: `Continue  opencode -s ses_…`. Store: a
+// SQLite database in `$XDG_DATA_HOME/opencode` (default `~/.local/share/opencode`), table `session`
+// (`id`, `directory`, `time_created`, …); a row appears at the first prompt, not at start-up. Which
+// database: `$OPENCODE_DB` (a path, absolute or in that folder; `:memory:` keeps none), else
+// `opencode.db` for the latest and beta channels and `opencode-<channel>.db` for the others. The
+// channel is built into the binary, so every one of them there is read.
+// The database is the agent's own and live, and anything of the user's can rename files in its
+// directory: SQLite opens by name, and an open of a FIFO put there waits for a writer, with the
+// daemon's one thread in it. So SQLite never opens it: the database and its WAL are copied through
+// files.ts (regular files of this user only, opened without blocking, bounded) into a directory of
+// our own, and the copy is queried and removed. Nothing is written beside opencode's files (opening
+// them, even read-only, would make `-wal` and `-shm` there). Bun reads the copy with bun:sqlite; Deno
+// with node:sqlite where it has one, else it is no evidence (the task is saved as typed).
 import { type Env, homeDir } from "./paths.ts";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { createRequire } from "node:module";
-import { member } from "./agent-files.ts";
-import { isFile } from "./files.ts";
+import { entriesOf, member } from "./agent-files.ts";
+import { mkdtempSync, rmSync } from "node:fs";
+import { nodeOs } from "./platform.ts";
+import { copyRegularFile, FileRefused } from "./files.ts";
+import { claudeEventsFile } from "./agent-claude.ts";
+import { opencodeAttentionEnv, opencodeSignal } from "./agent-opencode-plugin.ts";
 import { type Agent, commandHints, isOpencodeId } from "./agent.ts";
 
 declare const Deno: unknown;
 
+function dataDir(env: Env): string {
+  return join(env.XDG_DATA_HOME || join(homeDir(env), ".local", "share"), "opencode");
+}
+
+/** The latest channel's database, where opencode keeps its sessions unless told otherwise. */
 export function opencodeDatabase(env: Env): string {
-  return join(env.XDG_DATA_HOME || join(homeDir(env), ".local", "share"), "opencode", "opencode.db");
+  return join(dataDir(env), "opencode.db");
+}
+
+/** Every database opencode may keep this user's sessions in (see the top of this file). */
+export function opencodeDatabases(env: Env): string[] {
+  const chosen = env.OPENCODE_DB;
+  if (chosen === ":memory:") return [];
+  if (chosen) return [isAbsolute(chosen) ? chosen : join(dataDir(env), chosen)];
+  const channels = entriesOf(dataDir(env))
+    .filter((e) => /^opencode-[A-Za-z0-9._-]+\.db$/.test(e.name))
+    .map((e) => join(dataDir(env), e.name));
+  return [opencodeDatabase(env), ...channels];
+}
+
+/** The rows of one query over each of opencode's databases, together. */
+function rowsOfAll(env: Env, sql: string, ...params: string[]): Row[] {
+  return opencodeDatabases(env).flatMap((path) => sessionRows(path, sql, ...params));
 }
 
 type Row = Record<string, unknown>;
@@ -35,17 +67,38 @@ function openReadOnly(path: string): { rows(sql: string, ...params: string[]): R
   return { rows: (sql, ...params) => db.prepare(sql).all(...params), close: () => db.close() };
 }
 
-/** The rows of one read-only query; none when the database is missing, locked, of another shape, or unreadable here. */
+/** Past this, the database (or its WAL) is no evidence: copying it would hold the daemon too long. */
+export const OPENCODE_DATABASE_MAX_BYTES = 256 * 1024 * 1024;
+
+/**
+ * The rows of one read-only query of a private copy; none when the database is missing, not a
+ * regular file of this user, too large, of another shape, or unreadable here.
+ */
 export function sessionRows(path: string, sql: string, ...params: string[]): Row[] {
-  if (!isFile(path)) return [];
+  const dir = mkdtempSync(join(nodeOs().tmpdir(), "fleetcom-opencode-"));
   let db: ReturnType<typeof openReadOnly> | null = null;
   try {
-    db = openReadOnly(path);
+    const copy = join(dir, "opencode.db");
+    const bounds = { noFollow: true, owner: process.getuid?.(), maxBytes: OPENCODE_DATABASE_MAX_BYTES };
+    copyRegularFile(path, copy, bounds);
+    // The WAL after the database: rows opencode wrote since its last checkpoint are only there.
+    copyIfThere(`${path}-wal`, `${copy}-wal`, bounds);
+    db = openReadOnly(copy);
     return db.rows(sql, ...params);
   } catch {
     return [];
   } finally {
     db?.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Copies a file that may be missing (a database with no WAL); anything else that stops it stops the read. */
+function copyIfThere(path: string, copy: string, bounds: Parameters<typeof copyRegularFile>[2]): void {
+  try {
+    copyRegularFile(path, copy, bounds);
+  } catch (error) {
+    if (error instanceof FileRefused || (error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
 }
 
@@ -64,11 +117,15 @@ export const opencode: Agent = {
   words: ["opencode"],
   selector: "-s",
   isId: isOpencodeId,
-  envKeys: ["HOME", "XDG_DATA_HOME"],
+  envKeys: ["HOME", "XDG_DATA_HOME", "OPENCODE_DB"],
 
   launchFlags: () => [],
 
-  instrument: (launch) => ({ args: [], env: {}, pinned: launch.id }),
+  // Attention comes through a plugin named for the run only (agent-opencode-plugin.ts).
+  instrument: (launch, assets, env) => ({ args: [], env: opencodeAttentionEnv(assets, env), pinned: launch.id }),
+
+  attentionFile: (assets) => claudeEventsFile(assets.captureFile),
+  attentionSignal: opencodeSignal,
 
   captured: () => null,
 
@@ -78,8 +135,7 @@ export const opencode: Agent = {
   },
 
   // `opencode -s <id>` of an ID it has no row for says "Error: Session not found".
-  holds: (id, { env }) => sessionRows(opencodeDatabase(env), "SELECT id FROM session WHERE id = ?", id).length > 0,
+  holds: (id, { env }) => rowsOfAll(env, "SELECT id FROM session WHERE id = ?", id).length > 0,
 
-  fromStore: ({ cwd, spawnedAt, env, taken }) =>
-    newSessionOf(sessionRows(opencodeDatabase(env), "SELECT * FROM session WHERE directory = ?", cwd), spawnedAt, taken),
+  fromStore: ({ cwd, spawnedAt, env, taken }) => newSessionOf(rowsOfAll(env, "SELECT * FROM session WHERE directory = ?", cwd), spawnedAt, taken),
 };

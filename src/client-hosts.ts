@@ -7,11 +7,13 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { writeFileAtomic } from "./atomic-write.ts";
 import { DaemonClient } from "./client.ts";
+import { hostTimeoutSetting } from "./client-failures.ts";
 import type { RemoteHost } from "./client-ssh.ts";
 import { EXIT, UserError } from "./errors.ts";
 import { FileRefused, readRegularFile } from "./files.ts";
 import { configFile, readConfigFile } from "./settings.ts";
 import { printable } from "./text-printable.ts";
+import type { TaskInfo } from "./wire-protocol.ts";
 
 /** A host's name: what `--host`, FLEETCOM_HOST and `HOST:TASK` say. */
 const HOST_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
@@ -85,8 +87,7 @@ function withoutTable(text: string, name: string): string {
 
 /** How long `ls`, `hosts ls` wait for each host: 2.5 s, or FLEETCOM_HOST_TIMEOUT_MS (tests on a loaded machine). */
 export function hostAnswerBoundMs(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.FLEETCOM_HOST_TIMEOUT_MS?.trim();
-  return raw && /^\d+$/.test(raw) && Number(raw) > 0 ? Number(raw) : 2_500;
+  return hostTimeoutSetting(env) ?? 2_500;
 }
 
 /**
@@ -113,4 +114,24 @@ export async function askHost<T>(host: RemoteHost, work: (client: DaemonClient) 
   if ("ok" in answer) open?.close();
   else open?.destroy();
   return answer;
+}
+
+/** A task of some host's fleet: `host` is null for this machine's. */
+export type HostedTask = TaskInfo & { host: string | null };
+
+/**
+ * This machine's fleet (`local`), then each added host's, every task with its host (`ls`, `usage`);
+ * a host that does not answer within its bound is named on stderr and the others are kept. Null
+ * when no host is added.
+ */
+export async function everyFleet(local: () => Promise<TaskInfo[]>): Promise<HostedTask[] | null> {
+  const hosts = readHosts();
+  if (hosts.length === 0) return null;
+  const remote = hosts.map((h) => askHost(h, (c) => c.request("ls"), hostAnswerBoundMs()));
+  const rows: HostedTask[] = (await local()).map((t) => ({ ...t, host: null }));
+  for (const [i, answer] of (await Promise.all(remote)).entries()) {
+    if ("ok" in answer) rows.push(...answer.ok.map((t) => ({ ...t, host: hosts[i]!.name })));
+    else process.stderr.write(`fleetcom: ${printable(answer.error)}\n`);
+  }
+  return rows;
 }

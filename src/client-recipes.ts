@@ -290,7 +290,13 @@ export async function recoverAndDescribe(recipe: LoadedRecipe, json = false, opt
       `${printable(basename(recipe.file))} is this fleet's own snapshot (this fleet, running): its tasks are the ones running now, so nothing was started; --again starts them a second time`,
     );
   }
-  return loadAndDescribe(recipe, json, { ...options, snapshot: basename(recipe.file) }, running?.client);
+  // What the dead daemon's tasks left running goes first: else a program that ignores SIGHUP would run twice.
+  const { endSurvivors } = await import("./client-survivors.ts");
+  const ended = await endSurvivors(status?.pid ?? null);
+  // Said with the summary (the dashboard shows it in its own notice); beside JSON, on stderr.
+  if (ended && json) process.stderr.write(`fleetcom: ${ended}\n`);
+  const summary = await loadAndDescribe(recipe, json, { ...options, snapshot: basename(recipe.file) }, running?.client);
+  return ended && !json ? `${ended}\n${summary}` : summary;
 }
 
 /**

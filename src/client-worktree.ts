@@ -12,7 +12,7 @@ import { UserError } from "./errors.ts";
 import { isDirectory } from "./files.ts";
 import { childProcess } from "./platform.ts";
 import { type Env, homeDir } from "./paths.ts";
-import type { WorktreeRecord } from "./recipe.ts";
+import { type WorktreeRecord, worktreeRecord } from "./recipe.ts";
 import { printable } from "./text-printable.ts";
 
 const MARKER = "fleetcom-created";
@@ -61,7 +61,8 @@ function mainTree(cwd: string): string | null {
 
 /** Adds the worktree, marks it as fleetcom's, and says why not when git refuses. */
 function add(repo: string, branch: string, path: string): string | null {
-  const args = branchExists(repo, branch) ? ["worktree", "add", path, branch] : ["worktree", "add", "-b", branch, path];
+  // `--` before the path: whatever the record holds, git reads no option from it.
+  const args = branchExists(repo, branch) ? ["worktree", "add", "--", path, branch] : ["worktree", "add", "-b", branch, "--", path];
   let added = git(repo, args);
   // A worktree deleted by hand is still registered: only that registration of this path is overridden.
   if (!added.ok && /already registered/.test(added.error)) added = git(repo, [...args.slice(0, 2), "-f", ...args.slice(2)]);
@@ -103,11 +104,22 @@ export function makeWorktree(
 export function restoreWorktrees(worktrees: readonly WorktreeRecord[]): string[] {
   const said: string[] = [];
   const seen = new Set<string>();
-  for (const { repo, branch, path } of worktrees) {
+  for (const record of worktrees) {
+    const { repo, branch, path } = record;
+    if (!worktreeRecord.allows(record)) {
+      said.push(
+        `worktree ${printable(JSON.stringify(record))} not recreated: it needs an absolute repo and path and a git branch name (not starting with '-')`,
+      );
+      continue;
+    }
     if (seen.has(path) || isDirectory(path)) continue;
     seen.add(path);
     if (!isDirectory(repo)) {
       said.push(`worktree ${printable(path)} not recreated: its repository ${printable(repo)} is gone`);
+      continue;
+    }
+    if (!git(repo, ["check-ref-format", "--branch", branch]).ok) {
+      said.push(`worktree ${printable(path)} not recreated: '${printable(branch)}' is not a valid branch name`);
       continue;
     }
     const fromBranch = branchExists(repo, branch);
@@ -138,7 +150,7 @@ export function dropFreshWorktree(worktree: WorktreeRecord, newBranch: boolean):
 /** Removes a worktree `worktreeKept` let go (its branch stays: the commits are on it); what was done, in one line. */
 export function removeWorktree(worktree: WorktreeRecord): string {
   if (!isDirectory(worktree.path)) return `worktree ${printable(worktree.path)} was gone already`;
-  const removed = git(worktree.repo, ["worktree", "remove", worktree.path]);
+  const removed = git(worktree.repo, ["worktree", "remove", "--", worktree.path]);
   if (!removed.ok) throw new UserError(`git worktree remove ${printable(worktree.path)}: ${printable(removed.error)}`);
   return `removed worktree ${printable(worktree.path)} (branch ${printable(worktree.branch)} kept)`;
 }

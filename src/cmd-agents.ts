@@ -95,5 +95,8 @@ function resumeWords(facts: { tested: Record<string, string> }, version: string 
 function waitingWords(attention: string): string {
   if (attention.startsWith("hooks")) return "its hooks tell fleetcom when it waits for you (a prompt, a permission)";
   if (attention.startsWith("notify")) return "its notify program tells fleetcom when a turn ends";
+  if (attention.startsWith("its Stop hook")) return "its Stop hook tells fleetcom when a turn ends, once added to its settings (docs/agents.md)";
+  if (attention.startsWith("fleetcom's plugin")) return "fleetcom's plugin tells fleetcom when it waits for you";
+  if (attention === "its own channel") return "its own channel tells fleetcom when it waits for you";
   return "fleetcom knows it waits only when it rings the terminal bell";
 }

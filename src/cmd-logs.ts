@@ -5,19 +5,22 @@
 // after its task's id and label (`3 api | GET /`), and followed until every one has exited.
 // A reader so slow that megabytes wait for it is told how many lines it missed, and exits 1.
 // A reader that goes (`logs -f api | grep -m1 ready`) ends it quietly, with status 0 (client-stdout.ts);
-// `-n 0 -f` prints only the lines completed from now on, as `tail -n 0 -f` does.
+// `-n 0 -f` prints only the lines completed from now on, as `tail -n 0 -f` does. Every line goes
+// through the sanitiser: another host's daemon may send escape sequences.
 // `--follow` ends with the task's exit code (of several, the first non-zero), as `wait --for exit`
 // does; a daemon that stops under it is said in a line, exit 3.
 import { defineCommand } from "./cli-define.ts";
 import { wholeFlag } from "./cli-flags.ts";
 import { selection, tasksOf } from "./client-select.ts";
 import { DaemonClient } from "./client.ts";
+import { OpenSlots } from "./client-open-slots.ts";
+import { hostInUse } from "./client-target.ts";
 import { printText, whenReaderGone } from "./client-stdout.ts";
 import { EXIT, usageError } from "./errors.ts";
 import { exitCodeOf } from "./task-exit.ts";
 import { label } from "./task-labels.ts";
 import { resolveTaskRef } from "./task-ref.ts";
-import { printable } from "./text-printable.ts";
+import { printable, printableText } from "./text-printable.ts";
 import { cut, textWidth } from "./text-width.ts";
 import type { AttachEnd, TaskInfo, TaskRef } from "./wire-protocol.ts";
 
@@ -82,7 +85,7 @@ const linesArg = (lines: number | undefined) => (lines === undefined ? {} : { li
 
 async function history(client: DaemonClient, task: TaskRef, lines: number | undefined): Promise<Outcome> {
   const { text } = await client.request("peek", { task, history: true, ...linesArg(lines) });
-  printText(text);
+  printText(printableText(text));
   return { missed: 0, code: 0 };
 }
 
@@ -97,7 +100,7 @@ async function historyOfEach(client: DaemonClient, tasks: readonly TaskInfo[], l
   const prefix = prefixes(tasks);
   for (const task of tasks) {
     const { text } = await client.request("peek", { task: { id: task.id }, history: true, ...linesArg(lines) });
-    if (text.length) printText(text.replace(/^/gm, prefix.get(task.id)!));
+    if (text.length) printText(printableText(text).replace(/^/gm, prefix.get(task.id)!));
   }
   return { missed: 0, code: 0 };
 }
@@ -105,12 +108,13 @@ async function historyOfEach(client: DaemonClient, tasks: readonly TaskInfo[], l
 async function follow(client: DaemonClient, task: TaskRef, lines: number | undefined): Promise<Outcome> {
   let missed = 0;
   let stopWatching = () => {};
+  const decoder = new TextDecoder();
   const ended = new Promise<number>((resolve) => {
     stopWatching = whenReaderGone(() => resolve(codeOfEnd("reader gone")));
     client.handlers = {
-      // The lines come as UTF-8 text already: written as they are, at the pace stdout takes them.
+      // The lines come as UTF-8 text, written sanitised at the pace stdout takes them.
       data: (bytes) => {
-        if (process.stdout.write(bytes)) return;
+        if (process.stdout.write(printableText(decoder.decode(bytes, { stream: true })))) return;
         client.pause();
         process.stdout.once("drain", () => client.resume());
       },
@@ -138,10 +142,12 @@ function skippedLines(count: number): number {
 async function followEach(tasks: readonly TaskInfo[], lines: number | undefined): Promise<Outcome> {
   if (tasks.length === 0) return { missed: 0, code: 0 };
   const prefix = prefixes(tasks);
-  const clients = await Promise.all(tasks.map(() => DaemonClient.open()));
+  const clients: DaemonClient[] = [];
   let missed = 0;
   let stopWatching = () => {};
   let held = false;
+  /** Followed to the end (or failed): a connection still waiting for its slot is not opened. */
+  let over = false;
   const write = (text: string) => {
     if (process.stdout.write(text) || held) return;
     held = true;
@@ -161,6 +167,9 @@ async function followEach(tasks: readonly TaskInfo[], lines: number | undefined)
         resolve();
       });
       let following = tasks.length;
+      // Another host's connections are opened a few at a time, each until its daemon has answered (client-open-slots.ts).
+      const host = hostInUse();
+      const slots = new OpenSlots();
       tasks.forEach((task, i) => {
         const head = prefix.get(task.id)!;
         const decoder = new TextDecoder();
@@ -170,23 +179,31 @@ async function followEach(tasks: readonly TaskInfo[], lines: number | undefined)
           if (done) return;
           done = true;
           codes[i] = codeOfEnd(how);
-          if (partial !== "") write(`${head}${partial}\n`);
+          if (partial !== "") write(`${head}${printableText(partial)}\n`);
           if (--following === 0) resolve();
         };
-        clients[i]!.handlers = {
-          data: (bytes) => {
-            const parts = (partial + decoder.decode(bytes, { stream: true })).split("\n");
-            partial = parts.pop()!;
-            if (parts.length) write(parts.map((line) => `${head}${line}\n`).join(""));
-          },
-          skipped: (count) => (missed += skippedLines(count)),
-          attachEnd: end,
-          closed: () => end("closed"),
+        const follow = async () => {
+          const client = await DaemonClient.open();
+          clients.push(client);
+          if (over) return client.close();
+          if (held) client.pause();
+          client.handlers = {
+            data: (bytes) => {
+              const parts = (partial + decoder.decode(bytes, { stream: true })).split("\n");
+              partial = parts.pop()!;
+              if (parts.length) write(parts.map((line) => `${head}${printableText(line)}\n`).join(""));
+            },
+            skipped: (count) => (missed += skippedLines(count)),
+            attachEnd: end,
+            closed: () => end("closed"),
+          };
+          await client.request("logs", { task: { id: task.id }, ...linesArg(lines) });
         };
+        (host ? slots.run(host.name, () => over, follow) : follow()).catch(reject);
       });
-      Promise.all(tasks.map((task, i) => clients[i]!.request("logs", { task: { id: task.id }, ...linesArg(lines) }))).catch(reject);
     });
   } finally {
+    over = true;
     stopWatching();
     for (const c of clients) c.close();
   }

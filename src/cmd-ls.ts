@@ -5,11 +5,9 @@
 import { defineCommand } from "./cli-define.ts";
 import { withDaemon } from "./client.ts";
 import { hostInUse, hostsMayBeAdded } from "./client-target.ts";
-import { printable } from "./text-printable.ts";
 import { lsTable, terminalColumns, writeStdout } from "./ui-format.ts";
+import type { HostedTask } from "./client-hosts.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
-
-type HostedTask = TaskInfo & { host: string | null };
 
 export default defineCommand({
   meta: { name: "ls", description: "List tasks" },
@@ -23,9 +21,14 @@ export default defineCommand({
     const hostOf = tasks === null ? undefined : (t: TaskInfo) => (t as HostedTask).host ?? "-";
     const rows = tasks ?? (await withDaemon((c) => c.request("ls")));
     const table = () => lsTable(rows, process.env.HOME, Date.now(), terminalColumns(), Boolean(args.verbose), hostOf);
-    writeStdout(args.json ? `${JSON.stringify(rows, null, 2)}\n` : table());
+    writeStdout(args.json ? `${JSON.stringify(rows.map(withWaitingSince), null, 2)}\n` : table());
   },
 });
+
+/** `waitingSince`: when the task's current wait began (its attention was raised), null while it does not wait. */
+function withWaitingSince(task: TaskInfo): TaskInfo & { waitingSince: string | null } {
+  return { ...task, waitingSince: task.attention?.since ?? null };
+}
 
 function hosted(tasks: TaskInfo[], host: string | null): HostedTask[] {
   return tasks.map((t) => ({ ...t, host }));
@@ -34,15 +37,6 @@ function hosted(tasks: TaskInfo[], host: string | null): HostedTask[] {
 /** This machine's fleet, then each added host's; null when no host is added (the plain listing). */
 async function everyFleet(): Promise<HostedTask[] | null> {
   if (!hostsMayBeAdded()) return null;
-  const { readHosts, askHost, hostAnswerBoundMs } = await import("./client-hosts.ts");
-  const hosts = readHosts();
-  if (hosts.length === 0) return null;
-  const remote = hosts.map((h) => askHost(h, (c) => c.request("ls"), hostAnswerBoundMs()));
-  const local = hosted(await withDaemon((c) => c.request("ls")), null);
-  const rows = [...local];
-  for (const [i, answer] of (await Promise.all(remote)).entries()) {
-    if ("ok" in answer) rows.push(...hosted(answer.ok, hosts[i]!.name));
-    else process.stderr.write(`fleetcom: ${printable(answer.error)}\n`);
-  }
-  return rows;
+  const { everyFleet: fleets } = await import("./client-hosts.ts");
+  return fleets(() => withDaemon((c) => c.request("ls")));
 }

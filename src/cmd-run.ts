@@ -3,7 +3,8 @@
 // reaches us as), stored as the shell-quoted join that runs exactly that argv (cli.md).
 import { defineCommand } from "./cli-define.ts";
 import { withDaemon } from "./client.ts";
-import { flagIndex } from "./cli-flags.ts";
+import { flagIndex, isOneOf, wholeFlag } from "./cli-flags.ts";
+import { RESTART_POLICIES } from "./task-restart.ts";
 import { usageError } from "./errors.ts";
 import { hostInUse } from "./client-target.ts";
 import { printable } from "./text-printable.ts";
@@ -34,6 +35,16 @@ export default defineCommand({
     attach: { type: "boolean", description: "Attach this terminal to the task at once" },
     "detach-key": { type: "string", valueHint: "KEY", description: "With --attach: detach with KEY instead of Ctrl-\\ (ctrl-a, ^]…)" },
     json: { type: "boolean", description: 'Print {"id": N}' },
+    restart: {
+      type: "string",
+      valueHint: "no|on-failure|always",
+      description: "Start it again when it exits: on-failure (non-zero or a signal), always, or no (default; docs/services.md)",
+    },
+    "max-restarts": {
+      type: "string",
+      valueHint: "N",
+      description: "With --restart: give up after N restarts in a row that never stayed up a minute (default 5; 0: no limit)",
+    },
     // Repeatable, which citty does not keep in order: the values are read from the words (givenEnv).
     env: {
       type: "string",
@@ -61,6 +72,7 @@ export default defineCommand({
     // Checked before the task starts: a mistyped key must not leave a task running unattached.
     const settings = args.attach ? await import("./ui-attach-settings.ts") : null;
     const detachKey = settings?.chosenDetachKey(args["detach-key"]);
+    const restart = restartFlags(args.restart, args["max-restarts"]);
     const cwd = args.cwd ? resolvePath(currentDirectory(), args.cwd) : undefined;
     const tree = args.worktree ? await worktreeFor(cwd ?? currentDirectory(), branch, args.name ?? command) : null;
     // One connection: the task is started, its id printed, then watched for a moment on it (a host's
@@ -72,6 +84,7 @@ export default defineCommand({
         ...(args.group !== undefined ? { group: args.group } : {}),
         ...(args.name !== undefined ? { name: args.name } : {}),
         ...(env ? { env } : {}),
+        ...restart,
       });
       console.log(args.json ? JSON.stringify({ id }) : String(id));
       if (!args.cwd && !tree) sayWhereItRunsThere(id);
@@ -102,6 +115,14 @@ function sayWhereItRunsThere(id: number): void {
   process.stderr.write(
     `fleetcom: ${host.name}:${id} runs in ~ on ${host.name} (${printable(host.home)}), not in ${printable(here)}: --cwd DIR runs it in a directory there\n`,
   );
+}
+
+/** `--restart` and `--max-restarts` as the run op takes them; a wrong value is a usage error before anything starts. */
+function restartFlags(policy: string | undefined, max: string | undefined) {
+  if (policy !== undefined && !isOneOf(RESTART_POLICIES, policy)) throw usageError(`run: --restart expects no, on-failure or always, got '${policy}'`);
+  const maxRestarts = wholeFlag("run: --max-restarts", max);
+  if (maxRestarts !== undefined && policy === undefined) throw usageError("run: --max-restarts goes with --restart on-failure|always");
+  return { ...(policy !== undefined && { restart: policy }), ...(maxRestarts !== undefined && { maxRestarts }) };
 }
 
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -65,6 +65,7 @@ import { Typist } from "./daemon-typist.ts";
 import { escapedFromGroups } from "./daemon-escapees.ts";
 import { VERSION } from "./version.ts";
 import { TaskIds } from "./daemon-task-ids.ts";
+import { meantToRun, restartFieldsOf, Restarts } from "./daemon-restarts.ts";
 
 /** How long after its start the daemon begins asking known agents for their options (agent-probe.ts). */
 const PROBE_START_DELAY_MS = 1_000;
@@ -146,9 +147,17 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     recovered: (snapshot) => this.recovered(snapshot),
     snapshotNow: () => this.hooks.recipeChanged("now"),
     spawn: (peer, start) => this.spawn(peer, start),
-    running: () => [...this.tasks.values()].filter((t) => t.running),
+    running: () => [...this.tasks.values()].filter(meantToRun),
     keepsHistory: () => this.hooks.history !== null,
     stopping: () => this.stopping !== null,
+    log: (message) => this.options.log(message),
+  });
+  /** The restart policies' timers (daemon-restarts.ts). */
+  readonly restarts = new Restarts({
+    holds: (task) => this.holds(task),
+    stopping: () => this.stopping !== null,
+    scrollback: () => this.options.scrollback,
+    changed: (task) => this.taskChanged(task, true),
     log: (message) => this.options.log(message),
   });
   /** What the recovery snapshot writer last reported (daemon-snapshots.ts). */
@@ -358,6 +367,8 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
 
   /** Called once every byte the run printed has been parsed. */
   exited(task: Task): void {
+    // Before anyone hears of the end: a run its policy restarts, or gives up on, is not told as ended.
+    const answered = this.restarts.ended(task);
     this.inputDrained(task);
     const info = task.info();
     for (const peer of this.greeted()) {
@@ -373,7 +384,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
       if (this.tasks.get(task.id) !== task) return;
       const info = task.info();
       this.events.broadcast("exited", info);
-      if (!this.stopping) this.push.ended(pushTask(info), task, () => screenLines(task));
+      if (!this.stopping && !answered) this.push.ended(pushTask(info), task, () => screenLines(task));
     });
   }
 
@@ -411,7 +422,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     return false;
   }
 
-  spawn(peer: Peer, { command, cwd, group, name, recorded, typed = command, worktree = null, givenEnv }: TaskStart): Task {
+  spawn(peer: Peer, { command, cwd, group, name, recorded, typed = command, worktree = null, givenEnv, restart, loaded }: TaskStart): Task {
     const { hello } = peer;
     const task = new Task(
       {
@@ -422,6 +433,8 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
         worktree,
         env: hello.env,
         givenEnv,
+        restart,
+        loaded,
         name: name === null ? null : normalizeName(name),
         group: group === null ? null : normalizeGroup(group),
         cols: hello.cols,
@@ -447,6 +460,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     this.tasks.delete(task.id);
     this.events.forget(task);
     this.push.forget(task.id);
+    this.restarts.cancel(task);
     for (const peer of this.greeted()) if (watches(peer, task) || followsLines(peer, task)) endStream(peer, "removed", info);
     task.dispose();
     this.hooks.history?.remove(task);
@@ -493,7 +507,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   recipe(): RecipeEntry[] {
     const tasks = this.inIdOrder();
     const commands = savedCommands(tasks);
-    return tasks.map((t, i) => ({ dir: t.cwd, cmd: commands[i]!, group: t.group, name: t.name, ...worktreeOf(t) }));
+    return tasks.map((t, i) => ({ dir: t.cwd, cmd: commands[i]!, group: t.group, name: t.name, ...worktreeOf(t), ...restartFieldsOf(t, false) }));
   }
 
   /**
@@ -506,7 +520,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     const tasks = this.inIdOrder();
     const commands = savedCommands(tasks);
     const split: SnapshotRecipe = { running: [], finished: [] };
-    const running = (t: Task) => t.running || (this.runningAtStop?.has(t) ?? false);
+    const running = (t: Task) => meantToRun(t) || (this.runningAtStop?.has(t) ?? false);
     tasks.forEach((t, i) => {
       const cmd = commands[i]!;
       // The command as typed, where the stored one differs: what `recover --list` calls the task, and what a recovery keeps.
@@ -519,6 +533,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
         id: t.id,
         ...typed,
         ...worktreeOf(t),
+        ...restartFieldsOf(t, true),
         ...(this.hooks.history ? { history: String(t.id) } : {}),
       };
       (running(t) ? split.running : split.finished).push(entry);
@@ -625,7 +640,8 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   /** The one teardown: TERM every task's group, KILL after the grace period, then let go. */
   stop(): Promise<void> {
     this.events.stop();
-    this.runningAtStop ??= new Set([...this.tasks.values()].filter((t) => t.running));
+    this.runningAtStop ??= new Set([...this.tasks.values()].filter(meantToRun));
+    this.restarts.stop();
     this.stopping ??= (async () => {
       for (const { conn, view } of this.greeted()) if (view.kind === "attached") conn.send({ type: "attach-end", reason: "shutdown", task: view.task.info() });
       for (const peer of this.greeted()) if (peer.view.kind === "lines") endStream(peer, "shutdown", peer.view.task.info());

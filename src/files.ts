@@ -3,7 +3,7 @@
 // And reading a file someone else can put in place (a config, an agent's store, a cache, a recipe,
 // a history file) without trusting it: only a regular file, never more than a bound.
 import { Buffer } from "node:buffer";
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync, type Stats, writeSync } from "node:fs";
 import { UserError } from "./errors.ts";
 import { pathBytes } from "./text-path.ts";
 import { printable } from "./text-printable.ts";
@@ -64,7 +64,7 @@ export class FileRefused extends UserError {
   constructor(
     readonly file: string,
     readonly reason: string,
-    readonly kind: "irregular" | "oversize",
+    readonly kind: "irregular" | "oversize" | "foreign",
   ) {
     super(`${printable(file)}: ${reason}`);
     this.name = "FileRefused";
@@ -74,6 +74,8 @@ export class FileRefused extends UserError {
 export interface OpenRegular {
   /** A symlink at the path itself is refused instead of followed (O_NOFOLLOW). */
   noFollow?: boolean;
+  /** The uid the file must belong to: another user's is refused. */
+  owner?: number | undefined;
 }
 
 /**
@@ -84,12 +86,14 @@ export interface OpenRegular {
  * makes that open return at once even for a FIFO. Throws FileRefused, or the open's own error
  * (ENOENT for a missing file, ELOOP for a symlink under noFollow).
  */
-export function openRegularFile(path: string, { noFollow = false }: OpenRegular = {}): number {
+export function openRegularFile(path: string, { noFollow = false, owner }: OpenRegular = {}): number {
   refuseIrregular(path, noFollow ? lstatSync(path) : statSync(path));
   const flags = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY | (noFollow ? constants.O_NOFOLLOW : 0);
   const fd = openSync(path, flags);
   try {
-    refuseIrregular(path, fstatSync(fd));
+    const stat = fstatSync(fd);
+    refuseIrregular(path, stat);
+    if (owner !== undefined && stat.uid !== owner) throw new FileRefused(path, `owned by uid ${stat.uid}, not ${owner}`, "foreign");
     return fd;
   } catch (error) {
     closeSync(fd);
@@ -120,6 +124,36 @@ export function readRegularFile(path: string, options: OpenRegular & { maxBytes:
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * A private copy at `copy` (made new, 0600; the caller removes it) of a regular file someone else may
+ * have put at `path`, opened as openRegularFile opens it and streamed, never more than `maxBytes`:
+ * for a program that can only be given a name (SQLite), a name nobody else can swap.
+ */
+export function copyRegularFile(path: string, copy: string, options: OpenRegular & { maxBytes: number }): void {
+  const from = openRegularFile(path, options);
+  let to: number | null = null;
+  try {
+    to = openSync(copy, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    const chunk = Buffer.alloc(Math.min(COPY_CHUNK, options.maxBytes + 1));
+    for (let done = 0; ; ) {
+      const n = readSync(from, chunk, 0, chunk.length, done);
+      if (n === 0) return;
+      done += n;
+      if (done > options.maxBytes) throw new FileRefused(path, `too large (over ${sizeName(options.maxBytes)})`, "oversize");
+      writeFully(to, chunk.subarray(0, n));
+    }
+  } finally {
+    closeSync(from);
+    if (to !== null) closeSync(to);
+  }
+}
+
+const COPY_CHUNK = 1024 * 1024;
+
+function writeFully(fd: number, bytes: Uint8Array): void {
+  for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
 }
 
 function refuseIrregular(path: string, stat: Stats): void {

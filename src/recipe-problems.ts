@@ -6,7 +6,7 @@ import { nearest } from "./text-nearest.ts";
 import { printable } from "./text-printable.ts";
 
 /** The members an entry object may have: what a save writes, and what a snapshot adds. */
-const KNOWN_MEMBERS = ["cmd", "group", "name", "history", "id", "typed", "worktree"];
+const KNOWN_MEMBERS = ["cmd", "group", "name", "history", "id", "typed", "worktree", "restart", "max_restarts", "restarts"];
 /** What other tools call them (process-compose's `command`, pm2's `script`…). */
 const OTHER_NAMES: Record<string, string> = { command: "cmd", script: "cmd", run: "cmd", exec: "cmd", title: "name", label: "name" };
 const STRING_MEMBERS = ["cmd", "group", "name"];

@@ -11,6 +11,7 @@ import { describeJsonError } from "./text-json-error.ts";
 import { printable } from "./text-printable.ts";
 import { resolvePath } from "./text-path.ts";
 import { schema } from "./validator.ts";
+import { RESTART_POLICIES } from "./task-restart.ts";
 
 export const NEWEST_VERSION = 1;
 /** The longest command fleetcom starts, the Rust original's limit: longer is refused, never cut. */
@@ -34,14 +35,29 @@ const recordedId = schema("recordedId", (type) => type("1 <= number.integer <= 2
  * it belongs to, its branch and its path, which is the task's directory or holds it. Saves and
  * snapshots keep it, so a load recreates a missing one from its branch.
  */
-export const worktreeRecord = schema("worktreeRecord", (type) => type({ repo: "string > 0", branch: "string > 0", path: "string > 0" }));
+// SECURITY: a recipe is any file handed to `load`, and its record's words reach git's command line:
+// an absolute path and a branch name that git's own rules allow (check-ref-format), never starting
+// with '-', so no word of it can be taken for an option (`--orphan`, `-f`).
+const worktreeDirectory = schema("worktreeRecord.directory", (type) => type(/^\/[^\0\n\r]*$/));
+const worktreeBranch = schema("worktreeRecord.branch", (type) =>
+  type(/^(?![-/.])(?!.*(?:\.\.|@\{|\/\/|\/\.|\.lock\/))(?!@$)[^\x00-\x20\x7f~^:?*[\\]+(?<![/.]|\.lock)$/),
+);
+export const worktreeRecord = schema("worktreeRecord", (type) =>
+  type({ repo: worktreeDirectory.type(), branch: worktreeBranch.type(), path: worktreeDirectory.type() }),
+);
 export type WorktreeRecord = typeof worktreeRecord.infer;
+
+/** A restart policy as `run --restart` and a recipe's `restart` name it (task-restart.ts). */
+export const restartPolicy = schema("restartPolicy", (type) => type.enumerated(...RESTART_POLICIES));
+const restartCount = schema("restartCount", (type) => type("0 <= number.integer <= 1000000"));
 
 // One command to start, as a load sees it: `dir` is absolute, group and name already normalised.
 // `history` is the key of the task's kept history in a snapshot (recipe-history.ts): as read from a
 // snapshot, the key; as `recover` sends it to the daemon, the path of the history file. `id` is the
 // task's id a snapshot recorded; `typed`, the command as its user typed it where `cmd` is what fleetcom
 // stored (an agent's resume form). Saves never write them and loads of a saved session never send them.
+// `restart` and `max_restarts` are the task's restart policy (docs/services.md), written only when
+// set; `restarts`, how many restarts the policy made, only in a snapshot, which a recovery keeps.
 export const recipeEntry = schema("recipeEntry", (type) =>
   type({
     dir: "string",
@@ -52,6 +68,9 @@ export const recipeEntry = schema("recipeEntry", (type) =>
     "id?": recordedId.type(),
     "typed?": "string",
     "worktree?": worktreeRecord.type(),
+    "restart?": restartPolicy.type(),
+    "max_restarts?": restartCount.type(),
+    "restarts?": restartCount.type(),
   }),
 );
 export type RecipeEntry = typeof recipeEntry.infer;
@@ -123,7 +142,7 @@ export function parseRecipe(text: string, file: string, ctx: DirContext): Parsed
   const dirs = wrapped ? (doc.dirs as Record<string, unknown>) : withoutVersion(doc);
   const parsed: ParsedRecipe = { name: wrapped ? storedName(doc.name) : null, entries: [], dropped: 0, problems: [] };
   const place = (key: string, index?: number) => entryPlace(file, wrapped, key, index);
-  for (const [key, value] of Object.entries(dirs)) addDirectory(parsed, parsed.entries, resolveHostedKey(key, ctx), value, (i) => place(key, i));
+  for (const [key, value] of Object.entries(dirs)) addDirectory(parsed, parsed.entries, resolveHostedKey(key, ctx), value, file, (i) => place(key, i));
   // Only the wrapped form has one: in a flat file `finished` is a directory like any other.
   if (wrapped && isPlainObject(doc.finished)) {
     const finished: RecipeEntry[] = (parsed.finished = []);
@@ -133,6 +152,7 @@ export function parseRecipe(text: string, file: string, ctx: DirContext): Parsed
         finished,
         resolveDirKey(key, ctx),
         value,
+        file,
         (i) => `${printable(file)}: finished[${printable(JSON.stringify(key))}]${i === undefined ? "" : `[${i}]`}`,
       );
     }
@@ -146,6 +166,7 @@ function addDirectory(
   into: HostedEntry[],
   where: string | { dir: string; host: RecipeHost },
   value: unknown,
+  file: string,
   place: (index?: number) => string,
 ): void {
   const dir = typeof where === "string" ? where : where.dir;
@@ -159,8 +180,13 @@ function addDirectory(
   value.forEach((item, index) => {
     const { dropped, lines } = entryProblems(item);
     parsed.problems.push(...lines.map((line) => `${place(index)}: ${line}`));
-    if (!dropped && storedEntry.allows(item)) into.push(host ? { ...toRecipeEntry(dir, item), host } : toRecipeEntry(dir, item));
-    else parsed.dropped++;
+    if (dropped || !storedEntry.allows(item)) {
+      parsed.dropped++;
+      return;
+    }
+    const entry = toRecipeEntry(dir, item, file);
+    Object.assign(entry, restartFields(item, place(index)));
+    into.push(host ? { ...entry, host } : entry);
   });
 }
 
@@ -175,7 +201,7 @@ function checkCommands(parsed: ParsedRecipe, file: string): void {
   }
 }
 
-function toRecipeEntry(dir: string, item: StoredEntry): RecipeEntry {
+function toRecipeEntry(dir: string, item: StoredEntry, file: string): RecipeEntry {
   if (typeof item === "string") return { dir, cmd: item, group: null, name: null };
   const entry: RecipeEntry = {
     dir,
@@ -190,7 +216,42 @@ function toRecipeEntry(dir: string, item: StoredEntry): RecipeEntry {
   if (recordedId.allows(id)) entry.id = id;
   if (typeof typed === "string") entry.typed = typed;
   if (worktreeRecord.allows(worktree)) entry.worktree = { repo: worktree.repo, branch: worktree.branch, path: worktree.path };
+  else if (worktree !== undefined) throw worktreeRefused(file, dir, entry.cmd);
   return entry;
+}
+
+/**
+ * A worktree record that could reach git as an option, or is not one at all, fails the whole recipe
+ * before anything runs, naming the file and the entry: the task would otherwise start outside the
+ * worktree it was saved in.
+ */
+function worktreeRefused(file: string, dir: string, cmd: string): UserError {
+  const shown = cmd.length > 60 ? `${cmd.slice(0, 59)}…` : cmd;
+  return new UserError(
+    `${printable(file)}: the worktree of ${printable(JSON.stringify(shown))} in ${printable(dir)} is refused: it needs an absolute repo and path and a git branch name (not starting with '-')`,
+  );
+}
+
+/**
+ * An entry's restart policy: a field that is there but wrong fails the whole recipe, naming the file,
+ * the entry and the field, before anything starts (a dropped policy would quietly leave a service down).
+ */
+function restartFields(item: StoredEntry, at: string): Pick<RecipeEntry, "restart" | "max_restarts" | "restarts"> {
+  if (typeof item === "string") return {};
+  const { restart, max_restarts, restarts } = item as { restart?: unknown; max_restarts?: unknown; restarts?: unknown };
+  const fields: Pick<RecipeEntry, "restart" | "max_restarts" | "restarts"> = {};
+  if (restart !== undefined) {
+    if (!restartPolicy.allows(restart)) throw new UserError(`${at}.restart: expected "no", "on-failure" or "always", got ${short(JSON.stringify(restart))}`);
+    fields.restart = restart;
+  }
+  if (max_restarts !== undefined) {
+    if (!restartCount.allows(max_restarts))
+      throw new UserError(`${at}.max_restarts: expected a whole number from 0 (no limit), got ${short(JSON.stringify(max_restarts))}`);
+    fields.max_restarts = max_restarts;
+  }
+  // Written by snapshots only: a count that is not one is ignored, as an `id` is.
+  if (restartCount.allows(restarts)) fields.restarts = restarts;
+  return fields;
 }
 
 // `gpu1:/srv/train`, `gpu1:~` and `gpu1:~/x`: a directory on the added host gpu1 (its `~` is its home
@@ -281,7 +342,14 @@ function parseJson(text: string, file: string): unknown {
 // --- writing ------------------------------------------------------------------------------------
 
 function toStoredEntry(entry: RecipeEntry): StoredEntry {
-  const plain = entry.history === undefined && entry.id === undefined && entry.typed === undefined && entry.worktree === undefined;
+  const plain =
+    entry.history === undefined &&
+    entry.id === undefined &&
+    entry.typed === undefined &&
+    entry.worktree === undefined &&
+    entry.restart === undefined &&
+    entry.max_restarts === undefined &&
+    entry.restarts === undefined;
   if (entry.group === null && entry.name === null && plain) return entry.cmd;
   return {
     cmd: entry.cmd,
@@ -290,6 +358,9 @@ function toStoredEntry(entry: RecipeEntry): StoredEntry {
     ...(entry.id !== undefined && { id: entry.id }),
     ...(entry.typed !== undefined && { typed: entry.typed }),
     ...(entry.worktree !== undefined && { worktree: entry.worktree }),
+    ...(entry.restart !== undefined && { restart: entry.restart }),
+    ...(entry.max_restarts !== undefined && { max_restarts: entry.max_restarts }),
+    ...(entry.restarts !== undefined && { restarts: entry.restarts }),
     ...(entry.history !== undefined && { history: entry.history }),
   } as StoredEntry;
 }

@@ -300,8 +300,8 @@ const TABLE_KEYS = ["agents"];
 
 export const CONFIG_KEYS = [...Object.values(SPECS).map((s) => s.key), ...TABLE_KEYS];
 
-/** Keys only clients read, each in its own module: the added hosts (client-hosts.ts) and the ssh command (client-ssh.ts). */
-export const CLIENT_KEYS = ["hosts", "ssh_command"];
+/** Keys only clients read, each in its own module: the added hosts (client-hosts.ts), the ssh command (client-ssh.ts), the prices of models (config-prices.ts). */
+export const CLIENT_KEYS = ["hosts", "ssh_command", "prices"];
 
 // Keys every program needs: a detach key must not take one of them from the task.
 const RESERVED_CTRL = new Map([

@@ -9,23 +9,57 @@ import { label } from "./task-labels.ts";
 import { printable } from "./text-printable.ts";
 import { cut, textWidth } from "./text-width.ts";
 import { age } from "./text-age.ts";
+import { usageCell } from "./task-usage.ts";
+import { countdownText, restartMark } from "./task-restart.ts";
 import { errnoCode } from "./errors.ts";
 import type { PushStatus } from "./wire-protocol.ts";
 
 export function glyph(task: TaskInfo): string {
+  if (task.attention?.state === "crash-loop") return "↯";
   if (task.attention) return "!";
+  if (waitsToRestart(task)) return "↻";
   if (task.state === "running") return task.idle ? "∙" : "✻";
   return task.exitCode === 0 && task.signal === null ? "✓" : "✗";
 }
 
-export function stateText(task: TaskInfo): string {
+/** The state, and `↻3` once a restart policy restarted the task. */
+export function stateText(task: TaskInfo, now = Date.now()): string {
+  return `${bareState(task, now)}${restartMark(task.restarts)}`;
+}
+
+function bareState(task: TaskInfo, now: number): string {
+  if (task.attention?.state === "crash-loop") return task.attention.message ?? "crash loop";
   if (task.attention) return ATTENTION_TEXT[task.attention.state];
+  if (waitsToRestart(task)) return countdownText(task.nextRestartAt, now);
   if (task.state === "running") return task.idle ? "idle" : "active";
   if (task.signal) return `killed (${task.signal})`;
   return `exited ${task.exitCode}`;
 }
 
+/** A restart policy will start it again (a daemon of an older version sends no `nextRestartAt` at all). */
+function waitsToRestart(task: TaskInfo): task is TaskInfo & { nextRestartAt: string } {
+  return typeof task.nextRestartAt === "string";
+}
+
+/** `restarting in 2s ↻3`, `↻3` or nothing: what a restart policy at work adds to a task's row or card. */
+export function restartText(task: TaskInfo, now = Date.now()): string {
+  const waiting = waitsToRestart(task) ? countdownText(task.nextRestartAt, now) : "";
+  return `${waiting}${restartMark(task.restarts)}`.trim();
+}
+
+/** ` · restarting in 2s ↻3` for a dashboard row, or nothing. */
+export function restartNote(task: TaskInfo, now = Date.now()): string {
+  const text = restartText(task, now);
+  return text === "" ? "" : ` · ${text}`;
+}
+
+/** A bell says only that the task wants its user, not what for. */
 const ATTENTION_TEXT = { input: "waiting: input", permission: "waiting: permission", bell: "asked for attention" } as const;
+
+/** The state, and for a waiting task how long its current wait has lasted: `waiting: input for 2m`. */
+export function stateSince(task: TaskInfo, now: number): string {
+  return task.attention ? `${stateText(task, now)} for ${age(task.attention.since, now)}` : stateText(task, now);
+}
 
 export { age } from "./text-age.ts";
 
@@ -46,6 +80,8 @@ export function lsTable(
 ): string {
   if (tasks.length === 0) return "no tasks\n";
   const long = (text: string) => (columns === undefined ? printable(text) : cut(printable(text), 40));
+  // Only a fleet with an agent in it has tokens to show.
+  const tokens = tasks.some((t) => t.agent !== null);
   const rows = tasks.map((t) => [
     ...(hostOf ? [hostOf(t)] : []),
     String(t.id),
@@ -54,19 +90,28 @@ export function lsTable(
     ...(verbose ? [printable(t.command)] : []),
     printable(t.worktree ? `${tildePath(t.cwd, home)} [${t.worktree.branch}]` : tildePath(t.cwd, home)),
     printable(t.group ?? ""),
-    stateText(t),
+    stateSince(t, now),
     age(t.startedAt, now),
+    ...(tokens ? [usageCell(t)] : []),
     printable(t.preview),
   ]);
-  const header = [...(hostOf ? ["HOST"] : []), "ID", "", "TASK", ...(verbose ? ["COMMAND"] : []), "DIR", "GROUP", "STATE", "AGE", "PREVIEW"];
+  const header = [
+    ...(hostOf ? ["HOST"] : []),
+    "ID",
+    "",
+    "TASK",
+    ...(verbose ? ["COMMAND"] : []),
+    "DIR",
+    "GROUP",
+    "STATE",
+    "AGE",
+    ...(tokens ? ["TOKENS"] : []),
+    "PREVIEW",
+  ];
   // Cut first: the preview, then the task, then (verbose) the command, then the directory.
   const shift = hostOf ? 1 : 0;
-  return table(
-    header,
-    rows,
-    columns,
-    (verbose ? [8, 2, 3, 4] : [7, 2, 3]).map((i) => i + shift),
-  );
+  const preview = header.length - 1;
+  return table(header, rows, columns, [preview, ...(verbose ? [2, 3, 4] : [2, 3]).map((i) => i + shift)]);
 }
 
 /** The width of the terminal stdout is, or undefined when it is not one (a pipe, a file). */
@@ -151,7 +196,7 @@ export function snapshotListRow(s: SnapshotInfo, now = Date.now()): string {
 }
 
 /** `killed task 3; 1 process escaped its group: pid 123 codex app-server`, one line per task that had any. */
-export function escapeReport(done: "killed" | "removed", tasks: readonly number[], escapees: readonly Escapee[]): string[] {
+export function escapeReport(done: "killed" | "removed" | "restarted", tasks: readonly number[], escapees: readonly Escapee[]): string[] {
   return tasks.flatMap((task) => {
     const mine = escapees.filter((e) => e.task === task);
     if (mine.length === 0) return [];

@@ -2,10 +2,16 @@
 // of the daemon like the dashboard (and of each added host's, over ssh), so the daemon stays small
 // and nothing listens unless asked.
 //
-// SECURITY INVARIANT: nothing is answered, not the page, not a script, not the WebSocket, unless the
-// request carries a session cookie whose hash is in the token file (web-token.ts), and a request that
-// says where it comes from (Origin) comes from this very page; the WebSocket must say so. Without
-// `--write` no message of the page reaches a task: typing, send, keys, rerun and kill are refused here.
+// SECURITY INVARIANT: nothing of the fleet is answered unless the request carries a session token
+// whose hash is in the token file (web-token.ts), in a header only the page's own script sends: the
+// WebSocket's subprotocol, never a cookie, which a browser would also send to another user's server
+// on the same loopback address (cookies are kept per host name, not per port). The page keeps the
+// token in its origin's storage, which no page of another port can read. The page and its scripts
+// are the binary's, the same for everyone. A request must name a Host this view serves (DNS
+// rebinding), and one that says where it comes from (Origin) must come from this very page; the
+// WebSocket must say so. Unless the view was started with `--write` or the page's session carries a
+// write grant (`fleetcom web --url --write`, web-token.ts), no message of the page reaches a task:
+// typing, send, keys, rerun and kill are refused here.
 import type { Server, ServerWebSocket } from "bun";
 import { DaemonClient } from "./client.ts";
 import { hostsMayBeAdded } from "./client-target.ts";
@@ -14,13 +20,17 @@ import type { RemoteHost } from "./client-ssh.ts";
 import { HostFleet, type HostListener } from "./ui-dashboard-hosts.ts";
 import type { HostLink } from "./ui-dashboard-view.ts";
 import { errnoCode, errnoWords, errorMessage, UserError } from "./errors.ts";
+import { isIP } from "node:net";
 import { homeDir } from "./paths.ts";
 import { unknownKey } from "./term-keys.ts";
 import { printable } from "./text-printable.ts";
 import { ASSETS } from "./web-page.ts";
 import { type PageMessage, pageMessage, type ServerMessage } from "./web-messages.ts";
-import { isSession, tradeLoginToken } from "./web-token.ts";
+import { isSession, sessionGrant } from "./web-token.ts";
+import { empty, login, loginCommand, notLoggedIn } from "./web-login.ts";
 import { fleetView } from "./web-view.ts";
+import { OpenSlots, Overtaken } from "./client-open-slots.ts";
+import { refilteredScreen } from "./web-remote-screen.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 
 export interface WebOptions {
@@ -29,6 +39,8 @@ export interface WebOptions {
   write: boolean;
   /** The certificate and its key, PEM text. */
   tls: { cert: string; key: string } | null;
+  /** Host names (lower case) the view is reached by besides IP addresses and localhost: a TLS front's, a certificate's. */
+  names: string[];
 }
 
 /** What one page may send at once: far more than a paste of text, far less than memory matters. */
@@ -40,7 +52,11 @@ const SCREEN_INTERVAL_MS = 250;
 const FLEET_INTERVAL_MS = 200;
 /** A quiet fleet is sent again this often anyway, so its ages move on. */
 const AGES_INTERVAL_MS = 15_000;
-const COOKIE = "fleetcom_session";
+/** The page's WebSocket offers this subprotocol, and `session.TOKEN` beside it: the one header its script can set on an upgrade. */
+const PROTOCOL = "fleetcom";
+const SESSION_PROTOCOL = "session.";
+/** The header the page's script sends its session token in (a request no other page can make without a preflight, never answered). */
+const SESSION_HEADER = "x-fleetcom-session";
 /** The WebSocket close code for a revoked session (4000-4999: the application's own). */
 const REVOKED = 4401;
 /** A task's history on the page: its last this many lines, and never more than HISTORY_CHARS characters (a frame the page and the socket's backpressure bound take). */
@@ -53,8 +69,12 @@ const KEY_BUTTONS = ["Enter", "Esc", "Up", "Down", "Tab", "y", "n", "1", "2", "3
 const SESSION_CHECK_MS = 2_000;
 
 interface SocketData {
-  /** The session cookie the WebSocket was opened with, checked again while it stays open. */
+  /** The session token the WebSocket was opened with, checked again while it stays open. */
   session: string;
+  /** The view was started with --write, or the session carries a write grant. */
+  write: boolean;
+  /** For a read-only page: the command that prints a link that may type. */
+  writeLink: string | null;
   page: Page | null;
 }
 type Socket = ServerWebSocket<SocketData>;
@@ -102,7 +122,7 @@ function serve(options: WebOptions, fleet: FleetFeed): Server<SocketData> {
       backpressureLimit: 4 * 1024 * 1024,
       closeOnBackpressureLimit: true,
       open(ws) {
-        ws.data.page = new Page(ws, fleet, options.write);
+        ws.data.page = new Page(ws, fleet, ws.data.write, ws.data.writeLink);
       },
       message(ws, raw) {
         if (!isSession(ws.data.session)) return ws.close(REVOKED, "revoked");
@@ -116,28 +136,24 @@ function serve(options: WebOptions, fleet: FleetFeed): Server<SocketData> {
   });
 }
 
-const empty = (status: number, headers: Record<string, string> = {}) => new Response(null, { status, headers: { "cache-control": "no-store", ...headers } });
-
 function answer(request: Request, server: Server<SocketData>, options: WebOptions): Response | undefined {
+  if (!servedHost(request.headers.get("host"), options.names)) return empty(421);
   const url = new URL(request.url);
   const origin = request.headers.get("origin");
   if (origin !== null && !sameOrigin(origin, request)) return empty(403);
-  const login = url.searchParams.get("token");
-  const session = cookie(request, COOKIE);
-  const loggedIn = session !== null && isSession(session);
-  if (login !== null) {
-    const traded = tradeLoginToken(login);
-    // A browser already in (a reload of the printed URL, a bookmark) is let in without the spent token.
-    if (traded === null) return loggedIn ? empty(303, { location: "/" }) : empty(401);
-    // The redirect drops the token from the address bar and the history; it is spent anyway.
-    const secure = options.tls ? "; Secure" : "";
-    return empty(303, { location: "/", "set-cookie": `${COOKIE}=${traded}; HttpOnly; SameSite=Strict; Path=/${secure}`, "referrer-policy": "no-referrer" });
-  }
-  if (!loggedIn) return empty(401);
+  const here = { port: server.port, names: options.names };
+  if (url.pathname === "/login") return login(request, here);
+  if (url.pathname === "/session") return isSession(request.headers.get(SESSION_HEADER) ?? "") ? empty(204) : notLoggedIn(here, "session");
   if (url.pathname === "/ws") {
+    const session = offeredSession(request);
+    const grant = session === null ? null : sessionGrant(session);
+    if (session === null || grant === null) return notLoggedIn(here, "session");
     if (origin === null) return empty(403);
-    return server.upgrade(request, { data: { session: session!, page: null } }) ? undefined : empty(400);
+    const write = options.write || grant === "write";
+    const data = { session, write, writeLink: write ? null : loginCommand(here, true), page: null };
+    return server.upgrade(request, { data, headers: { "sec-websocket-protocol": PROTOCOL } }) ? undefined : empty(400);
   }
+  // The page itself, the same for everyone: a URL with a login token loads it, and its script trades the token (/login).
   const asset = request.method === "GET" ? ASSETS[url.pathname] : undefined;
   if (!asset) return empty(404);
   return new Response(asset.body, {
@@ -151,6 +167,26 @@ function answer(request: Request, server: Server<SocketData>, options: WebOption
   });
 }
 
+/** The session token the WebSocket's subprotocols carry beside PROTOCOL, or null. */
+function offeredSession(request: Request): string | null {
+  const offered = (request.headers.get("sec-websocket-protocol") ?? "").split(",").map((p) => p.trim());
+  if (!offered.includes(PROTOCOL)) return null;
+  const session = offered.find((p) => p.startsWith(SESSION_PROTOCOL));
+  return session === undefined ? null : session.slice(SESSION_PROTOCOL.length);
+}
+
+/**
+ * The Host names this view: an IP address (a rebinding page is on a name its attacker controls, never
+ * on an address), `localhost`, or a name it was given (--host-name). The port is not checked: a tunnel
+ * (`ssh -L 8000:…`) or a TLS front may put the view on another.
+ */
+function servedHost(host: string | null, names: string[]): boolean {
+  const parts = host === null ? null : /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9.-]+))(?::\d{1,5})?$/.exec(host);
+  if (!parts) return false;
+  const name = (parts[1] ?? parts[2]!).toLowerCase();
+  return isIP(name) !== 0 || name === "localhost" || names.includes(name);
+}
+
 /** The Origin names the host the request was sent to (a page of another site, or another port, does not). */
 function sameOrigin(origin: string, request: Request): boolean {
   try {
@@ -158,14 +194,6 @@ function sameOrigin(origin: string, request: Request): boolean {
   } catch {
     return false;
   }
-}
-
-function cookie(request: Request, name: string): string | null {
-  for (const part of (request.headers.get("cookie") ?? "").split(";")) {
-    const [key, ...value] = part.trim().split("=");
-    if (key === name) return value.join("=");
-  }
-  return null;
 }
 
 /**
@@ -178,6 +206,8 @@ class FleetFeed {
   readonly pages = new Set<Page>();
   readonly local: LocalFeed;
   readonly hosts: HostFleet[];
+  /** Every page's screen opens to other hosts, a few at a time per host (client-open-slots.ts). */
+  readonly opens = new OpenSlots();
   private timer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(hosts: RemoteHost[]) {
@@ -309,17 +339,19 @@ class LocalFeed {
 /** One open page: its WebSocket, and the task it views through a connection of its own (attach). */
 class Page {
   private screen: ScreenFeed | null = null;
-  /** Counts view requests: a feed opened for one that a later one overtook, or for a closed page, is closed at once. */
-  private viewed = 0;
+  /** The view asked for while another was being opened: the newest only. */
+  private wanted: { task: number | null; host: string | null } | null = null;
+  private opening = false;
   private closed = false;
 
   constructor(
     private readonly ws: Socket,
     private readonly fleet: FleetFeed,
     private readonly write: boolean,
+    writeLink: string | null,
   ) {
     fleet.pages.add(this);
-    this.send({ type: "hello", write, keys: write ? KEY_BUTTONS : [] });
+    this.send({ type: "hello", write, keys: write ? KEY_BUTTONS : [], writeLink });
     this.send({ type: "fleet", view: fleet.view() });
   }
 
@@ -345,7 +377,7 @@ class Page {
     }
     if (!pageMessage.allows(message)) return this.send({ type: "error", message: "not a message of this page" });
     if (message.type !== "view" && message.type !== "history" && !this.write)
-      return this.send({ type: "error", message: "read-only: start fleetcom web --write to type or act" });
+      return this.send({ type: "error", message: `read-only: open a link from ${this.ws.data.writeLink ?? "fleetcom web --url --write"} to type or act` });
     this.act(message).catch((error) => this.send({ type: "error", message: errorMessage(error) }));
   }
 
@@ -394,15 +426,40 @@ class Page {
     this.send({ type: "history", task, host, text: kept.join("\n"), lines: kept.length, cut: kept.length < all.length });
   }
 
+  /**
+   * One screen open in flight per page: a view asked for meanwhile waits, and only the newest is
+   * opened when it ends (a burst of taps, or of messages, opens one or two, not one each).
+   */
   private async view(task: number | null, host: string | null): Promise<void> {
-    const turn = ++this.viewed;
-    this.screen?.close();
-    this.screen = null;
-    if (task === null) return;
-    const hostFeed = this.fleet.feed(host);
-    const feed = await ScreenFeed.open(this, task, hostFeed.host, (id) => hostFeed.tasks.get(id));
-    if (turn !== this.viewed || this.closed) feed.close();
-    else this.screen = feed;
+    this.wanted = { task, host };
+    if (this.opening) return;
+    this.opening = true;
+    try {
+      while (this.wanted !== null && !this.closed) {
+        const next = this.wanted;
+        this.wanted = null;
+        this.screen?.close();
+        this.screen = null;
+        if (next.task !== null) await this.openScreen(next.task, next.host);
+      }
+    } finally {
+      this.opening = false;
+    }
+  }
+
+  /** The task's screen, unless a later view overtakes it; a failure is said only for the view still wanted. */
+  private async openScreen(task: number, host: string | null): Promise<void> {
+    const overtaken = () => this.wanted !== null || this.closed;
+    try {
+      const hostFeed = this.fleet.feed(host);
+      const info = (id: number) => hostFeed.tasks.get(id);
+      const open = () => ScreenFeed.open(this, task, hostFeed.host, info);
+      const feed = hostFeed.host ? await this.fleet.opens.run(hostFeed.host.name, overtaken, open) : await open();
+      if (overtaken()) feed.close();
+      else this.screen = feed;
+    } catch (error) {
+      if (!(error instanceof Overtaken) && !overtaken()) this.send({ type: "error", message: errorMessage(error) });
+    }
   }
 
   close(): void {
@@ -421,6 +478,7 @@ class Page {
  */
 class ScreenFeed {
   private nextIsScreen = false;
+  private fullScreen = false;
   private changed = false;
   private asked = false;
   closed = false;
@@ -442,7 +500,7 @@ class ScreenFeed {
     const client = await DaemonClient.open({ host, autostart: false, notices: false });
     const feed = new ScreenFeed(page, task, host?.name ?? null, client, info);
     client.handlers = {
-      screen: () => (feed.nextIsScreen = true),
+      screen: (follows) => feed.screenFollows(follows.fullScreen === true),
       data: (bytes) => feed.data(bytes),
       attachEnd: (end) => page.send({ type: "ended", task, host: feed.host, reason: end.reason }),
       closed: () => {
@@ -460,6 +518,12 @@ class ScreenFeed {
     return feed;
   }
 
+  /** The next data is a whole screen; `fullScreen`: of a full-screen program, which the page draws cell for cell. */
+  screenFollows(fullScreen: boolean): void {
+    this.nextIsScreen = true;
+    this.fullScreen = fullScreen;
+  }
+
   private data(bytes: Uint8Array): void {
     if (!this.nextIsScreen) {
       this.changed = true;
@@ -473,7 +537,10 @@ class ScreenFeed {
       return;
     }
     this.drawnAt = `${size.cols}x${size.rows}`;
-    this.page.send({ type: "screen", task: this.task, host: this.host, cols: size.cols, rows: size.rows, data: this.decoder.decode(bytes) });
+    // Another host's screen is drawn and serialized again here: the page gets what this machine's daemon would send.
+    const screen = this.host === null ? { data: this.decoder.decode(bytes), cols: size.cols, rows: size.rows } : refilteredScreen(bytes, size.cols, size.rows);
+    const { task, host, fullScreen } = this;
+    this.page.send({ type: "screen", task, host, cols: screen.cols, rows: screen.rows, fullScreen, data: screen.data });
   }
 
   private tick(): void {

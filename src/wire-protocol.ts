@@ -4,8 +4,10 @@
 // time), so neither is on their start-up path.
 import { schema } from "./validator.ts";
 import type { Attention } from "./task-attention.ts";
+import type { TokenUsage } from "./task-usage.ts";
+import type { RestartPolicy } from "./task-restart.ts";
 import type { SettingChange, Settings } from "./settings.ts";
-import { recipeEntry, type RecipeEntry, type WorktreeRecord, worktreeRecord } from "./recipe.ts";
+import { recipeEntry, type RecipeEntry, restartPolicy, type WorktreeRecord, worktreeRecord } from "./recipe.ts";
 
 export type { RecipeEntry };
 
@@ -58,12 +60,17 @@ export const opArgs = {
       "worktree?": worktreeRecord.type(),
       /** `run --env K=V`: over the environment the task would get, on whichever host runs it. */
       "env?": "Record<string, string>",
+      /** `run --restart` and `--max-restarts` (task-restart.ts; 0: no limit). */
+      "restart?": restartPolicy.type(),
+      "maxRestarts?": "0 <= number.integer <= 1000000",
     }),
   ),
   load: schema("op.load", (type) => type({ entries: recipeEntry.type().array(), "again?": "boolean", "earlier?": "number.integer[]", "snapshot?": "string" })),
   kill: schema("op.kill", (type) => type({ tasks: taskRef.type().array().atLeastLength(1) })),
   rm: schema("op.rm", (type) => type({ tasks: taskRef.type().array().atLeastLength(1) })),
   rerun: schema("op.rerun", (type) => type({ task: taskRef.type() })),
+  /** Stop each task as `kill` does (no policy restarts it), then run it again in place, its history kept. */
+  restart: schema("op.restart", (type) => type({ tasks: taskRef.type().array().atLeastLength(1) })),
   // `on`: set or clear the tag; without it, toggle.
   tag: schema("op.tag", (type) => type({ task: taskRef.type(), "on?": "boolean" })),
   // `force`: take a name another running task holds, which then has none.
@@ -120,11 +127,21 @@ export interface TaskInfo {
   agent: string | null;
   conversation: string | null;
   attention: Attention | null;
+  /** The tokens of an agent's conversation, from its own store (docs/usage.md); null when none is known or the store records none. */
+  usage: TokenUsage | null;
   /** The git worktree fleetcom made for the task (`run --worktree`), or null. */
   worktree: WorktreeRecord | null;
+  /** Started by a load (a saved session, a snapshot), not by `run` or the dashboard's `n`: `r` on it asks first only when not. */
+  loaded: boolean;
   /** The size of the task's terminal: what its screen is drawn at (the last attached client's). */
   cols: number;
   rows: number;
+  /** Its restart policy (docs/services.md), how many restarts it allows in a row (0: no limit) and has had. */
+  restart: RestartPolicy;
+  maxRestarts: number;
+  restarts: number;
+  /** While it waits out its backoff: when it starts again (ISO 8601); else null. */
+  nextRestartAt: string | null;
 }
 
 /** A process that left its task's process group, which `kill` and `rm` report and never signal. */
@@ -246,6 +263,8 @@ export interface OpResults {
   rm: { removed: number[]; escaped: Escapee[] };
   /** `notice`: what fleetcom did instead of the saved resume form, when it could not resume. */
   rerun: TaskInfo & { notice: string | null };
+  /** Each task restarted, with the notice a rerun would give. */
+  restart: { tasks: (TaskInfo & { notice: string | null })[]; escaped: Escapee[] };
   tag: TaskInfo;
   rename: TaskInfo;
   group: TaskInfo;
@@ -339,6 +358,8 @@ export interface Refusal {
  */
 export interface ScreenFollows {
   type: "screen";
+  /** The task shows a full-screen program (its alternate screen); absent from daemons before it was sent. */
+  fullScreen?: boolean;
 }
 
 /**

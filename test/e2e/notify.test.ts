@@ -2,7 +2,7 @@
 // this test starts on 127.0.0.1. One POST per transition with the documented body, an ntfy-shaped
 // request, a failing endpoint retried and shown in `status` and `config`, and `fleetcom notify test`.
 import { afterEach, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { eachTestGetsAFleet, type Fleet, until } from "../harness/fleet.ts";
@@ -147,4 +147,31 @@ test("notify test with every destination answering exits 0; with none it says so
   const tried = await fleet.cli(["notify", "test"]);
   expect(tried).toMatchObject({ code: 0, stdout: `ok      ntfy+http://${ntfy.url}/t1  HTTP 200 OK\n` });
   expect(ntfy.posts).toEqual([expect.objectContaining({ path: "/t1", body: "a test from fleetcom notify test" })]);
+});
+
+// SECURITY (docs/security.md): daemon.log persists and gets attached to bug reports; the
+// destinations' credentials stay out of it, while `config` still shows them to their user.
+test("daemon.log holds no destination's credentials after failed pushes and a reload; config still shows them", async () => {
+  const broken = receiver(500);
+  const secrets = ["DEADUSER", "DEADPASS", "DEADKEY", "NTFYPASS", "CMDSECRET", "NEWPASS", "NEWTOKEN"];
+  const first = [
+    `http://deaduser:DEADPASS@${broken.url}/dead?key=DEADKEY`,
+    `ntfy+http://bob:NTFYPASS@${broken.url}/topic`,
+    `curl -s -H 'Authorization: Bearer CMDSECRET' http://${broken.url}/cmd; exit 1`,
+  ];
+  writeConfig(`notify = ${JSON.stringify(first)}\n`);
+  fleet.env.FLEETCOM_PUSH_BACKOFF_MS = "1";
+  await fleet.run("printf '\\a'; sleep 3600");
+  await until("every push to be given up", async () => (await daemonStatus()).push.every((p: { failed: number }) => p.failed === 1));
+  writeConfig(`notify = ["https://newuser:NEWPASS@${broken.url}/new?access_token=NEWTOKEN"]\n`);
+  await fleet.ok(["config", "--reload"]);
+
+  const log = readFileSync(join(fleet.sandbox.runtime, "daemon.log"), "utf8");
+  // The lines are there, with the credentials hidden.
+  expect(log).toContain(`push to http://***@${broken.url}/dead?key=*** about task`);
+  expect(log).toContain(`push to ntfy+http://***@${broken.url}/topic about task`);
+  expect(log).toMatch(/again: notify .*Authorization: Bearer \*\*\*.*→ .*https:\/\/\*\*\*@.*access_token=\*\*\*/);
+  for (const secret of secrets) expect(log.toUpperCase()).not.toContain(secret);
+  // Its own user still reads them whole.
+  expect((await fleet.ok(["config"])).includes("NEWPASS")).toBe(true);
 });

@@ -11,6 +11,7 @@ export function taskInfo(id: number, over: Partial<TaskInfo> = {}): TaskInfo {
     command,
     typed: command,
     worktree: null,
+    loaded: false,
     name: null,
     group: null,
     cwd: "/w",
@@ -27,8 +28,13 @@ export function taskInfo(id: number, over: Partial<TaskInfo> = {}): TaskInfo {
     agent: null,
     conversation: null,
     attention: null,
+    usage: null,
     cols: 80,
     rows: 24,
+    restart: "no",
+    maxRestarts: 5,
+    restarts: 0,
+    nextRestartAt: null,
     ...over,
   };
 }

@@ -148,6 +148,49 @@ store = "~/.broken/{id}"
   });
 });
 
+describe("an ID pattern that backtracks", () => {
+  // SECURITY (docs/security.md): the daemon matches IDs on its one thread; `(a|aa)+` took 7 s on 46
+  // characters before, each more one multiplying it by about 1.4.
+  test("is refused when config.toml is read, naming the file, line and agent; the daemon keeps answering a run that would feed it", async () => {
+    const text = `${MANIFEST}
+[agents.redos]
+match = "redosagent"
+resume = ["--resume", "{id}"]
+store = "~/.redos/{id}.jsonl"
+id = "(a|aa)+"
+`;
+    writeConfig(text);
+    writeFileSync(join(fleet.sandbox.root, "bin", "redosagent"), "#!/bin/sh\necho started; exec sleep 3600\n");
+    chmodSync(join(fleet.sandbox.root, "bin", "redosagent"), 0o755);
+    const file = join(fleet.sandbox.config, "config.toml");
+    const line = text.split("\n").indexOf('id = "(a|aa)+"') + 1;
+    const r = await fleet.cli(["config"]);
+    expect(r.stderr).toBe(
+      `fleetcom: warning: ${file}:${line}: agents.redos: id: a repeated group holds an alternation (such as (a|aa)+; a character class such as [ab]+ does not): matching could take exponential time; agent ignored\n`,
+    );
+    // IDs the pattern would have to try every split of: one to resume, and a store full of them that
+    // a save of the bare agent would match one by one (each match stopped only by the engine's own
+    // limit, near half a second here). The daemon answers the runs, the save and ls all the same.
+    const store = join(fleet.sandbox.home, ".redos");
+    mkdirSync(store);
+    for (let i = 0; i < 100; i++) writeFileSync(join(store, `${"a".repeat(60)}b${i}.jsonl`), "{}\n");
+    const hostile = `redosagent --resume ${"a".repeat(70)}b`;
+    const answered = await Promise.race([
+      (async () => {
+        const ids = [await fleet.run(hostile), await fleet.run("redosagent")];
+        await fleet.ok(["save", "redos"]);
+        return { ids, tasks: JSON.parse(await fleet.ok(["ls", "--json"])) };
+      })(),
+      Bun.sleep(15_000).then(() => null),
+    ]);
+    expect(answered).not.toBeNull();
+    expect(answered!.tasks).toEqual([
+      expect.objectContaining({ id: answered!.ids[0], command: hostile, agent: null }),
+      expect.objectContaining({ id: answered!.ids[1], command: "redosagent", agent: null }),
+    ]);
+  });
+});
+
 describe("fleetcom agents", () => {
   /** A `claude` on PATH that answers only `--help` and `--version`, as the real one does. */
   function installClaude(version: string): void {
@@ -195,11 +238,32 @@ describe("fleetcom agents", () => {
     expect(await fleet.ok(["agents", "--verbose"])).toMatch(/^ {2}pinned {5}--session-id/m);
   });
 
+  test("the versions the round-4 report ran are verified, each with its version; Command Code's attention is its Stop hook and FLEETCOM_CAPTURE_FILE is injected; no agent claims the bell alone but grok", async () => {
+    for (const [word, version] of Object.entries({ gemini: "0.61.0", qwen: "0.24.4", opencode: "1.18.33", "command-code": "1.64.0" })) {
+      writeFileSync(join(fleet.sandbox.root, "bin", word), `#!/bin/sh\n[ "$1" = --version ] && echo ${version}\nexit 0\n`);
+      chmodSync(join(fleet.sandbox.root, "bin", word), 0o755);
+    }
+    const rows = JSON.parse(await fleet.ok(["agents", "--json"]));
+    const row = (name: string) => rows.find((r: { name: string }) => r.name === name);
+    expect(row("gemini")).toMatchObject({ version: "0.61.0", resumeVerified: true, resume: "resumes the same conversation: verified with 0.61.0" });
+    expect(row("qwen")).toMatchObject({ version: "0.24.4", resumeVerified: true, resume: "resumes the same conversation: verified with 0.24.4" });
+    expect(row("opencode")).toMatchObject({ version: "1.18.33", resumeVerified: true, resume: "resumes the same conversation: verified with 1.18.33" });
+    expect(row("command-code")).toMatchObject({ version: "1.64.0", resumeVerified: true });
+    expect(row("command-code").injected).toContain("FLEETCOM_CAPTURE_FILE");
+    expect(row("command-code").attention).toStartWith("its Stop hook");
+    expect(row("gemini").injected).not.toContain("GEMINI_CLI_SYSTEM_SETTINGS_PATH");
+    expect(rows.filter((r: { attention: string }) => r.attention === "the bell only").map((r: { name: string }) => r.name)).toEqual(["grok", "myagent"]);
+  });
+
   test("a version nobody tested says so, and a build whose --help lacks the pin runs as typed", async () => {
     installClaude("2.2.0");
     writeFileSync(join(fleet.sandbox.root, "bin", "myagent"), `#!/bin/sh\n[ "$1" = --version ] && echo 0.1.0\nexit 0\n`);
     const rows = JSON.parse(await fleet.ok(["agents", "--json"]));
-    expect(rows[0]).toMatchObject({ version: "2.2.0", resumeVerified: false, resume: "resume verified with 2.1.332, not with this version" });
+    expect(rows[0]).toMatchObject({
+      version: "2.2.0",
+      resumeVerified: false,
+      resume: "resumes the same conversation: verified with 2.1.332, not with this version",
+    });
     expect(rows.find((r: { kind: string }) => r.kind === "declared")).toMatchObject({ version: "0.1.0", runsAsTyped: "its --help lists no --session-id" });
   });
 });

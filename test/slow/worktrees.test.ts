@@ -123,3 +123,51 @@ describe("run --worktree", () => {
     expect(git(repo, "worktree", "list").split("\n")).toHaveLength(1);
   });
 });
+
+/** A git first on PATH that logs each argv, then runs the real one: the environment to run with, and what it logged. */
+function loggingGit(): { env: Record<string, string>; argvs: () => string } {
+  const bin = join(fleet.sandbox.root, "bin");
+  const argvLog = join(fleet.sandbox.root, "git-argv.log");
+  mkdirSync(bin);
+  writeFileSync(join(bin, "git"), `#!/bin/sh\nprintf '%s\\n' "$*" >> '${argvLog}'\nexec '${Bun.which("git")}' "$@"\n`);
+  chmodSync(join(bin, "git"), 0o755);
+  return { env: { PATH: `${bin}:${fleet.env.PATH}` }, argvs: () => (existsSync(argvLog) ? readFileSync(argvLog, "utf8") : "") };
+}
+
+describe("a recipe's worktree records", () => {
+  // SECURITY (docs/security.md): a recipe is any file handed to load; its worktree words reach git.
+  test("a branch or path git would take for an option is refused with one line naming the file and entry, and git never sees it", async () => {
+    const { env, argvs } = loggingGit();
+    const hostile = [
+      { name: "orphan", worktree: { repo, branch: "--orphan", path: join(fleet.sandbox.root, "app.worktrees", "x") } },
+      { name: "force", worktree: { repo, branch: "feat", path: "-f" } },
+      { name: "upload", worktree: { repo: "--upload-pack=touch pwned", branch: "feat", path: join(fleet.sandbox.root, "y") } },
+    ];
+    for (const { name, worktree } of hostile) {
+      const recipe = join(fleet.sandbox.root, `${name}.json`);
+      writeFileSync(recipe, JSON.stringify({ [repo]: [{ cmd: `echo ${name}`, name, worktree }] }));
+      const loaded = await fleet.cli(["load", recipe], { env });
+      expect(loaded.code).not.toBe(0);
+      const lines = loaded.stderr.trim().split("\n");
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(recipe);
+      expect(lines[0]).toContain(`"echo ${name}"`);
+      expect(lines[0]).toContain("worktree");
+    }
+    const seen = argvs();
+    for (const word of ["--orphan", " -f", "--upload-pack"]) expect(seen).not.toContain(word);
+    expect(existsSync(join(repo, "pwned"))).toBe(false);
+    expect(await fleet.ls()).toEqual([]);
+  });
+
+  test("restore-worktrees (what a load from another host runs) refuses them too, and git never sees them", async () => {
+    const { env, argvs } = loggingGit();
+    const out = await fleet.cli(["restore-worktrees", "--", repo, "--orphan", join(fleet.sandbox.root, "t"), repo, "feat", "-f"], { env });
+    const lines = out.stdout.trim().split("\n");
+    expect(lines).toHaveLength(2);
+    for (const line of lines) expect(line).toContain("not recreated");
+    const seen = argvs();
+    expect(seen).not.toContain("--orphan");
+    expect(seen).not.toContain(" -f");
+  });
+});

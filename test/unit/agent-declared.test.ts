@@ -13,16 +13,34 @@ function check(text: Record<string, unknown>, lines: string[] = []) {
 const GOOD = { match: "myagent", pin: ["--session-id", "{id}"], resume: ["--resume", "{id}"], store: "~/.myagent/{id}.jsonl" };
 
 describe("the [agents.NAME] tables", () => {
+  test("an id pattern that could backtrack exponentially is refused; the usual ID shapes are taken", () => {
+    const { resume, store } = GOOD;
+    const problem = (id: string) => check({ a: { match: "a", resume, store, id } }).problems[0] ?? null;
+    for (const id of ["(a|aa)+", "(a+)+", "(a*){9}", "(?:a|b)*", "((ab)*c)+", "(?<n>a)\\k<n>", "(a)\\1", "(?=a)a", "\\w*\\w*\\w*\\w*", "a?a?a?a?"])
+      expect(problem(id)).toMatch(/^\/cfg\/config\.toml:\d+: agents\.a: id: .*; agent ignored$/);
+    for (const id of ["ses_[A-Za-z0-9]{26}", "[a-z]+-[0-9]+", "(?:v1-)?[0-9a-f]{32}", "[A-Za-z0-9_-]{8,64}", "[(+]+x", "(ab){3}", "(?:ab)+", ".*", "[ab]+"])
+      expect(problem(id)).toBeNull();
+  });
+
   test("a good entry is taken, id defaulting to uuid and pin to none", () => {
     const { match, resume, store } = GOOD;
     expect(check({ a: GOOD, b: { match: "b", resume, store } })).toEqual({
       agents: [
-        { name: "a", match, pin: ["--session-id", "{id}"], selector: "--resume", store, id: "uuid" },
-        { name: "b", match: "b", pin: null, selector: "--resume", store, id: "uuid" },
+        { name: "a", match, pin: ["--session-id", "{id}"], selector: "--resume", store, id: "uuid", usage: null },
+        { name: "b", match: "b", pin: null, selector: "--resume", store, id: "uuid", usage: null },
       ],
       problems: [],
     });
     expect(match).toBe("myagent");
+  });
+
+  test("usage names a built-in agent whose record shape the store has; anything else is one line naming the field", () => {
+    expect(check({ a: { ...GOOD, usage: "gemini" } }).agents[0]!.usage).toBe("gemini");
+    const { agents, problems } = check({ a: { ...GOOD, usage: "cursor" } });
+    expect(agents).toEqual([]);
+    expect(problems[0]).toContain(
+      'agents.a: usage: expected the agent whose record shape its store has: "claude", "codex", "gemini", "qwen", got "cursor"; agent ignored',
+    );
   });
 
   test("each bad entry is one line naming its line, the entry and the field, and only it is left out", () => {
@@ -75,6 +93,7 @@ describe("a declared agent", () => {
     selector: "--resume",
     store: "~/.myagent/{id}.jsonl",
     id: "uuid",
+    usage: null,
     ...over,
   });
   const env = () => ({ HOME: dirs.root });

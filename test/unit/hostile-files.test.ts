@@ -3,13 +3,13 @@
 // blocks the daemon, and a file over its reader's bound is refused before it fills memory. And the
 // live history directory (daemon-history.ts) is never reached through a symlink planted at its path.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { codex } from "../../src/agent-codex.ts";
 import { firstRecord, textOf } from "../../src/agent-files.ts";
 import { detect } from "../../src/agent.ts";
 import { HistoryWriter } from "../../src/daemon-history.ts";
-import { FileRefused, readRegularFile } from "../../src/files.ts";
+import { copyRegularFile, FileRefused, readRegularFile } from "../../src/files.ts";
 import { loadSettings } from "../../src/settings.ts";
 import { assetsIn, tempDir } from "../harness/agent-test-helpers.ts";
 import { until } from "../harness/fleet.ts";
@@ -90,6 +90,25 @@ describe("readRegularFile", () => {
 
   test("a missing file throws the open's own ENOENT, for the caller to treat as no file", () => {
     expect(() => readRegularFile(join(tmp.root, "nope"), { maxBytes: 10 })).toThrow(expect.objectContaining({ code: "ENOENT" }));
+  });
+});
+
+describe("copyRegularFile", () => {
+  test("copies a regular file whole into a new 0600 file, and refuses a FIFO, a symlink under noFollow, one over the bound and another user's", () => {
+    const file = tmp.file("a.db", "x".repeat(3 * 1024 * 1024 + 5));
+    const copy = join(tmp.root, "copy");
+    copyRegularFile(file, copy, { maxBytes: 4 * 1024 * 1024, noFollow: true, owner: process.getuid!() });
+    expect(readFileSync(copy).equals(readFileSync(file))).toBe(true);
+    expect(statSync(copy).mode & 0o777).toBe(0o600);
+    const to = (name: string) => join(tmp.root, name);
+    expect(refusal(() => copyRegularFile(fedFifo("pipe"), to("c1"), { maxBytes: 10 })).kind).toBe("irregular");
+    expect(refusal(() => copyRegularFile(link(file, "link"), to("c2"), { maxBytes: 10, noFollow: true })).kind).toBe("irregular");
+    expect(refusal(() => copyRegularFile(file, to("c3"), { maxBytes: 1024 })).kind).toBe("oversize");
+    // Another user's file: root can make one to show it; anyone else has no other user's file to hand.
+    if (process.getuid!() === 0) {
+      chownSync(file, 65534, 65534);
+      expect(refusal(() => copyRegularFile(file, to("c4"), { maxBytes: 4 * 1024 * 1024, owner: 0 })).message).toBe(`${file}: owned by uid 65534, not 0`);
+    }
   });
 });
 

@@ -112,12 +112,38 @@ describe("the wrapped format", () => {
     ]);
   });
 
-  test("a task's worktree is written with it and read back; one that is not a record is ignored", () => {
+  test("a task's worktree is written with it and read back; one that is not a safe record fails the recipe, naming the file and entry", () => {
     const worktree = { repo: "/src/app", branch: "claude-2", path: "/src/app.worktrees/claude-2" };
     const text = formatRecipe("w", [{ ...entry(worktree.path, "claude"), worktree }], ctx.home);
     expect(JSON.parse(text).dirs[worktree.path]).toEqual([{ cmd: "claude", worktree }]);
     expect(parseRecipe(text, "w.json", ctx).entries).toEqual([{ ...entry(worktree.path, "claude"), worktree }]);
-    expect(parse({ "/x": [{ cmd: "claude", worktree: { repo: "/src/app", branch: 7, path: "/x" } }] }).entries).toEqual([entry("/x", "claude")]);
+    const refused = (worktree: unknown) => () => parse({ "/x": [{ cmd: "claude", worktree }] });
+    const words = { repo: "/src/app", branch: "feat/ok", path: "/x" };
+    expect(parse({ "/x": [{ cmd: "claude", worktree: words }] }).entries[0]!.worktree).toEqual(words);
+    for (const branch of [7, "--orphan", "-f", "a..b", "x/../../y", "@{-1}", "@", "a b", "nl\nx", "a.lock", "x/", ".x", "a//b", "a:b"])
+      expect(refused({ ...words, branch })).toThrow(/the worktree of "claude" in \/x is refused/);
+    for (const path of ["-f", "relative/x", "", "/x\n"]) expect(refused({ ...words, path })).toThrow(/is refused/);
+    expect(refused({ ...words, repo: "--upload-pack=x" })).toThrow(/is refused/);
+  });
+
+  test("a restart policy is written with its entry and read back; a recipe without one is written exactly as before", () => {
+    const policy = { ...entry("/srv/api", "npm start", null, "api"), restart: "on-failure" as const, max_restarts: 3 };
+    const text = formatRecipe("svc", [policy, entry("/srv/api", "top")], ctx.home);
+    expect(JSON.parse(text).dirs["/srv/api"]).toEqual([{ cmd: "npm start", name: "api", restart: "on-failure", max_restarts: 3 }, "top"]);
+    expect(parseRecipe(text, "svc.json", ctx).entries).toEqual([policy, entry("/srv/api", "top")]);
+    // Saved, loaded and saved again, a recipe without a policy is the same bytes.
+    const saved = formatRecipe("work/api", SPEC_EXAMPLE_ENTRIES, ctx.home);
+    expect(formatRecipe("work/api", parseRecipe(saved, "r.json", ctx).entries, ctx.home)).toBe(saved);
+    expect(saved).not.toContain("restart");
+  });
+
+  test("a restart field that is wrong fails the recipe, naming the file, the entry and the field", () => {
+    expect(thrown(() => parse({ dirs: { "~/app": ["top", { cmd: "x", restart: "sometimes" }] } }, "dev.json")).message).toBe(
+      'dev.json: dirs["~/app"][1].restart: expected "no", "on-failure" or "always", got "sometimes"',
+    );
+    expect(thrown(() => parse({ dirs: { "/a": [{ cmd: "x", restart: "always", max_restarts: -1 }] } }, "dev.json")).message).toBe(
+      'dev.json: dirs["/a"][0].max_restarts: expected a whole number from 0 (no limit), got -1',
+    );
   });
 
   test("both entry forms may be mixed in one array", () => {

@@ -1,28 +1,29 @@
 // A command that dies at once (a name not on the daemon's PATH, a crash on start) is said where it
 // was started, not left for `ls` to show: run, load and recover watch the tasks they started for one
-// short moment and name each that ended in it with a failure, with its last line. The moment ends
-// early once every task watched has ended; a task that outlives it was started, and is not watched.
+// short moment (`run_check`, config-run-check.ts) and name each that ended in it with a failure,
+// with its last line. The moment ends early once every task watched has ended; a task that outlives
+// it was started, and is not watched. A moment of 0 watches nothing and asks the daemon nothing.
 import { DaemonClient } from "./client.ts";
+import { runCheckSetting } from "./config-run-check.ts";
 import { printable } from "./text-printable.ts";
 import { cut } from "./text-width.ts";
 import type { TaskEvent, TaskInfo } from "./wire-protocol.ts";
-
-/** How long a started task is watched: long enough for a shell to find no command, short enough to wait for. */
-export const START_MOMENT_MS = 300;
 
 const ended = (task: TaskInfo) => task.state === "exited";
 const failed = (task: TaskInfo) => ended(task) && (task.signal !== null || task.exitCode !== 0);
 
 /** The tasks of `ids` that ended with a failure within the moment, in the order of `ids`. */
 export async function failedAtOnce(ids: readonly number[], client?: DaemonClient): Promise<TaskInfo[]> {
-  if (ids.length === 0) return [];
+  const check = runCheckSetting();
+  if (check.problem !== null) process.stderr.write(`fleetcom: warning: ${printable(check.problem)}\n`);
+  if (ids.length === 0 || check.ms === 0) return [];
   const own = client ?? (await DaemonClient.open({ autostart: false, notices: false }));
   const watched = new Set(ids);
   const latest = new Map<number, TaskInfo>();
   const before = own.handlers;
   try {
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(resolve, START_MOMENT_MS);
+      const timer = setTimeout(resolve, check.ms);
       const note = (task: TaskInfo) => {
         if (!watched.has(task.id)) return;
         latest.set(task.id, task);

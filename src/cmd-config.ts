@@ -18,21 +18,25 @@ export default defineCommand({
     reload: { type: "boolean", description: "Have the running daemon read the config file again (as SIGHUP does) and print what changed" },
   },
   async run({ args }) {
-    const [{ loadSettings, whenApplied }, { runningDaemonStatus }, { hostsMayBeAdded }] = await Promise.all([
+    const [{ loadSettings, whenApplied }, { runningDaemonStatus }, { hostsMayBeAdded }, { runCheckSetting, runCheckText }] = await Promise.all([
       import("./settings.ts"),
       import("./client-running-daemon.ts"),
       import("./client-target.ts"),
+      import("./config-run-check.ts"),
     ]);
     const here = loadSettings();
     if (args.reload) return reload(here.file, args.json);
     const status = await runningDaemonStatus();
     const daemon: DaemonSettings | null = status?.settings ?? null;
-    const rows = effective(here, daemon, whenApplied);
+    // Read by run, load and recover themselves (client-started.ts), not by the daemon.
+    const check = runCheckSetting();
+    const rows = [...effective(here, daemon, whenApplied), { key: "run_check", value: runCheckText(check.ms), source: check.source }];
     // The file's problems as it is now; the daemon's own environment's too, which this shell may not share.
     const fromFile = (problem: string) => problem.startsWith(`${here.file}:`);
     // The validator is loaded only for a file that declares agents (config-agents.ts).
     const agentProblems = here.agents === null ? [] : (await import("./config-agents.ts")).checkedAgents(here.agents).problems;
-    const problems = [...new Set([...here.problems, ...agentProblems, ...(daemon?.problems ?? []).filter((p) => !fromFile(p))])];
+    const runCheckProblems = check.problem === null ? [] : [check.problem];
+    const problems = [...new Set([...here.problems, ...agentProblems, ...runCheckProblems, ...(daemon?.problems ?? []).filter((p) => !fromFile(p))])];
     const exists = existsSync(here.file);
     // The hosts reached over ssh (docs/remote.md), only when there are any.
     const hosts = hostsMayBeAdded() ? (await import("./client-hosts.ts")).readHosts() : [];

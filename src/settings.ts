@@ -300,8 +300,11 @@ const TABLE_KEYS = ["agents"];
 
 export const CONFIG_KEYS = [...Object.values(SPECS).map((s) => s.key), ...TABLE_KEYS];
 
-/** Keys only clients read, each in its own module: the added hosts (client-hosts.ts), the ssh command (client-ssh.ts), the prices of models (config-prices.ts). */
-export const CLIENT_KEYS = ["hosts", "ssh_command", "prices"];
+/**
+ * Keys only clients read, each in its own module: the added hosts (client-hosts.ts), the ssh command
+ * (client-ssh.ts), the prices of models (config-prices.ts), run's check for a failure at once (config-run-check.ts).
+ */
+export const CLIENT_KEYS = ["hosts", "ssh_command", "prices", "run_check"];
 
 // Keys every program needs: a detach key must not take one of them from the task.
 const RESERVED_CTRL = new Map([

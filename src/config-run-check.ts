@@ -52,7 +52,7 @@ function byDefault(problem: string): RunCheck {
   return { ms: DEFAULT_RUN_CHECK_MS, source: "default", problem: `${problem}; using ${runCheckText(DEFAULT_RUN_CHECK_MS)}` };
 }
 
-/** `0.3s`, or `0 (off)`. */
+/** `0.3s`, or `off`. */
 export function runCheckText(ms: number): string {
-  return ms === 0 ? "0 (off)" : `${ms / 1000}s`;
+  return ms === 0 ? "off" : `${ms / 1000}s`;
 }

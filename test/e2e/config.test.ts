@@ -217,6 +217,8 @@ describe("the daemon and fleetcom config", () => {
       "confirm       false   config.toml:2",
       "bell          true    default",
       "worktree_dir  (none)  default",
+      // The harness turns run's check off for every test but its own (test/harness/helpers.ts).
+      "run_check     off     FLEETCOM_RUN_CHECK",
       "",
     ]);
     expect((await fleet.cli(["run", "--", "sleep 3600"], { env })).code).toBe(0);

@@ -51,7 +51,8 @@ export default defineCommand({
 
 /** The space the tasks' logs take on disk (docs/logs.md), and the failure that stopped a log's writes. */
 function logsLine(history: DaemonStatus["history"] | undefined): string[] {
-  if (!history?.enabled || history.logBytes === undefined) return ["logs      only the scrollback (history is off)"];
+  // With history off the line above says nothing is kept, logs included.
+  if (!history?.enabled || history.logBytes === undefined) return [];
   const kept = `${sizeShown(history.logBytes)} on disk (at most ${sizeShown(history.logMax ?? 0)} per task)`;
   return [history.logError ? `logs      FAILING: ${printable(history.logError)} (${kept})` : `logs      ${kept}`];
 }

@@ -148,6 +148,8 @@ export class HistoryWriter {
   }
 
   private async writeChanged(): Promise<void> {
+    // The logs first: a log on disk is never behind the history beside it.
+    this.logs.flush();
     let read = 0;
     for (const task of [...this.source.all()]) {
       if (!task.historyDirty) continue;

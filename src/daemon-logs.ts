@@ -8,11 +8,11 @@
 // waited is dropped, and the log says where it resumed. A part is opened without following a
 // symlink, non-blocking (a FIFO cannot hold it), and must be a regular file of ours, as the history
 // files are. Parts are 0600 in the history directory (0700); a removed task's parts go with it.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, unlinkSync, writeSync } from "node:fs";
-import { join } from "node:path";
+import { closeSync, constants, fstatSync, linkSync, lstatSync, openSync, readdirSync, unlinkSync, writeSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { describeFsError } from "./atomic-write.ts";
 import { errnoCode } from "./errors.ts";
-import { FileRefused, readRegularFile } from "./files.ts";
+import { copyRegularFile, FileRefused, readRegularFile } from "./files.ts";
 import { ensureOwnPrivateDir } from "./runtime-dir.ts";
 import {
   filterLog,
@@ -32,8 +32,8 @@ import {
 export const DEFAULT_LOG_INTERVAL_MS = 1_000;
 /** A task with this much waiting is written at once, so a flood never piles up in memory. */
 const WRITE_NOW_BYTES = 4 * 1024 * 1024;
-/** A part is begun between pieces, so one can pass its size by a piece: the lines of one chunk of output. */
-const MAX_PART_OVERSHOOT = WRITE_NOW_BYTES;
+/** A part passes its size by one line at most; a line never ended is cut at LineCutter.MAX_PARTIAL. */
+const MAX_PART_OVERSHOOT = 2 * LineCutter.MAX_PARTIAL;
 /** A reply to `logs` holds about this much text; the client asks for the next page. */
 const PAGE_CHARS = 8 * 1024 * 1024;
 
@@ -63,6 +63,15 @@ export class TaskLog {
     private readonly store: LogStore,
     private readonly onMuch: () => void,
   ) {}
+
+  /**
+   * A recovered task carries on the log its task had before (the parts beside `historyFile`, the
+   * history file its snapshot entry names), under the marker its history shows.
+   */
+  adopt(historyFile: string, marker: string | null): void {
+    this.store.adopt(this, historyFile);
+    if (marker !== null && this.sizes.size > 0) this.note(marker);
+  }
 
   /** A page of this log (LogStore.read). */
   read(filter: LogFilter, timestamps: boolean, from?: number): { text: string; next: number | null } {
@@ -170,6 +179,49 @@ export class LogStore {
     return log;
   }
 
+  /**
+   * Takes the parts of the log kept beside `historyFile` (another supervisor's history directory) as
+   * this log's first parts: linked where it can, else copied, each only when it is a regular file of
+   * ours (a symlink, a FIFO or another user's file is left where it is, and said so).
+   */
+  adopt(log: TaskLog, historyFile: string): void {
+    const from = dirname(historyFile);
+    const key = /^([1-9]\d{0,9})\.txt\.gz$/.exec(basename(historyFile))?.[1];
+    if (!key || log.sizes.size > 0) return;
+    let names: string[];
+    try {
+      if (!lstatSync(from).isDirectory()) return;
+      names = readdirSync(from);
+    } catch {
+      return;
+    }
+    const parts = names.flatMap((name) => {
+      const parsed = parseLogPartName(name);
+      return parsed?.key === key ? [parsed.part] : [];
+    });
+    for (const part of parts.sort((a, b) => a - b)) {
+      const source = join(from, logPartName(key, part));
+      const target = join(this.options.dir, logPartName(log.key, part));
+      try {
+        ensureOwnPrivateDir(this.options.dir, "history directory");
+        const stat = lstatSync(source);
+        if (!stat.isFile()) throw new FileRefused(source, "not a regular file", "irregular");
+        const uid = process.getuid?.();
+        if (uid !== undefined && stat.uid !== uid) throw new FileRefused(source, `owned by uid ${stat.uid}, not ${uid}`, "foreign");
+        try {
+          linkSync(source, target);
+        } catch {
+          copyRegularFile(source, target, { noFollow: true, owner: uid, maxBytes: this.options.logMax + MAX_PART_OVERSHOOT });
+        }
+        log.sizes.set(part, stat.size);
+        log.part = part;
+        log.partBytes = stat.size;
+      } catch (error) {
+        this.options.log(`log not carried on from ${source}: ${error instanceof FileRefused ? error.message : describeFsError(error)}`);
+      }
+    }
+  }
+
   /** Writes every log with output waiting. */
   flush(): void {
     for (const log of this.logs.values()) if (log.pending) this.write(log);
@@ -254,12 +306,19 @@ export class LogStore {
       ensureOwnPrivateDir(this.options.dir, "history directory");
       let batch = "";
       for (const piece of pieces) {
-        if (log.part === 0 || log.partBytes + batch.length >= partBytes) {
-          if (batch !== "") this.append(log, batch);
-          batch = "";
-          this.rotate(log);
+        let lines = piece.lines;
+        while (lines !== "") {
+          if (log.part === 0 || log.partBytes + batch.length >= partBytes) {
+            if (batch !== "") this.append(log, batch);
+            batch = "";
+            this.rotate(log);
+          }
+          // What fills the part, cut after a line: a part passes its size by one line at most.
+          const room = partBytes - log.partBytes - batch.length;
+          const cut = lines.length <= room ? lines.length : lines.lastIndexOf("\n", room - 1) + 1 || lines.indexOf("\n") + 1;
+          batch += log.timed({ at: piece.at, lines: lines.slice(0, cut) });
+          lines = lines.slice(cut);
         }
-        batch += log.timed(piece);
       }
       if (batch !== "") this.append(log, batch);
       if (this.error) this.options.log("logs written again");

@@ -191,3 +191,14 @@ export function sizeShown(bytes: number): string {
   if (bytes >= 1024) return shown(bytes / 1024, "KiB");
   return `${bytes} B`;
 }
+
+/** `100M`, `64K`, `1.5G`: a size as `log_max` is written (whole or to one decimal). */
+export function sizeWritten(bytes: number): string {
+  const units: [number, string][] = [
+    [1024 ** 3, "G"],
+    [1024 ** 2, "M"],
+    [1024, "K"],
+  ];
+  for (const [unit, suffix] of units) if (bytes >= unit) return `${Number((bytes / unit).toFixed(1))}${suffix}`;
+  return String(bytes);
+}

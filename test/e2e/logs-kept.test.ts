@@ -108,7 +108,7 @@ test("at a small log_max, rotation drops the oldest part only: the newest lines 
   // The cap, and at most one chunk of output over it (a part is begun between chunks).
   expect(total).toBeLessThanOrEqual(64 * 1024 + 64 * 1024);
   expect(total).toBeGreaterThan(32 * 1024);
-  expect(await fleet.ok(["config"])).toMatch(/log_max +64 KiB per task/);
+  expect(await fleet.ok(["config"])).toMatch(/\nlog_max +64K +config\.toml:1\n/);
 });
 
 test("history = false writes no log, and logs says so", async () => {

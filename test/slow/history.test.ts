@@ -298,7 +298,8 @@ describe("the pager", () => {
     expect(readFileSync(args, "utf8")).toBe("-R +G\n");
     const paged = readFileSync(got, "utf8");
     expect(paged).toStartWith("history line 1\nhistory line 2\n");
-    expect(paged).toEndWith("history line 100\n\x1b[0;1;31mRED\x1b[0m\n");
+    // The last line says where the rest is: the history is the scrollback, the log all of it.
+    expect(paged).toEndWith("history line 100\n\x1b[0;1;31mRED\x1b[0m\n\x1b[2m── the scrollback only: fleetcom logs 1 prints all the task printed ──\x1b[0m\n");
     // The task goes on meanwhile; the redraw after the pager shows what it printed.
     await fleet.ok(["send", String(id), "typed while paging"]);
     await until("the echo", async () => (await fleet.peek(id)).includes("typed while paging"));
@@ -331,7 +332,7 @@ describe("the pager", () => {
     await client.waitForScreen("the peek", (s) => s.includes("── peek"));
     client.write("h");
     await client.waitForScreen("the pager", (s) => s.includes("FAKE PAGER"));
-    expect(readFileSync(got, "utf8")).toBe("first\nsecond\n");
+    expect(readFileSync(got, "utf8")).toBe("first\nsecond\n\x1b[2m── the scrollback only: fleetcom logs 1 prints all the task printed ──\x1b[0m\n");
     client.write("\r");
     await client.waitForScreen("the peek again", (s) => s.includes("── peek") && !s.includes("FAKE PAGER"));
     client.write("x");

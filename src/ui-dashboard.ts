@@ -124,6 +124,8 @@ class Dashboard implements Desk {
   private crash: CrashNotice | null = null;
   /** Recovery snapshots are failing: shown under the header for as long as they do. */
   private snapshotError: SnapshotError | null = null;
+  /** What stopped a task's log writes (a full disk), as the daemon said when the dashboard connected. */
+  private logError: string | null = null;
   /** The bell and the title that tell the host terminal about waits (ui-dashboard-waits.ts). */
   private readonly waits = new WaitSignals((bytes) => process.stdout.write(bytes), bellSetting());
 
@@ -224,6 +226,7 @@ class Dashboard implements Desk {
     const status = await client.request("status");
     this.crash = status.crash;
     this.snapshotError = status.snapshotError;
+    this.logError = status.history.logError ?? null;
     if (this.mode.kind === "lost") this.mode = LIST;
   }
 
@@ -431,6 +434,7 @@ class Dashboard implements Desk {
     if (this.crash) lines.push({ text: crashNoticeText(this.crash, now, "L recovers it"), error: true });
     if (this.snapshotError)
       lines.push({ text: `recovery snapshots failing for ${age(this.snapshotError.since, now)}: ${this.snapshotError.message}`, error: true });
+    if (this.logError) lines.push({ text: `log writes stopped: ${this.logError} (the task runs on)`, error: true });
     for (const host of this.hostFleets) lines.push(...host.noticeLines(now).map((text) => ({ text, error: true })));
     return lines;
   }

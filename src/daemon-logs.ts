@@ -339,6 +339,8 @@ export class LogStore {
       fd = openSync(path, flags, 0o600);
     } catch (error) {
       if (errnoCode(error) === "ELOOP") throw new FileRefused(path, "a symlink, not a log file", "irregular");
+      // A FIFO nobody reads: the non-blocking open for writing fails instead of waiting.
+      if (errnoCode(error) === "ENXIO") throw new FileRefused(path, "not a regular file", "irregular");
       throw error;
     }
     try {

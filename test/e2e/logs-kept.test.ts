@@ -4,7 +4,7 @@
 // the log's writes with one warning and never the task or the daemon.
 import { expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { eachTestGetsAFleet, type Fleet, until } from "../harness/fleet.ts";
 import { recoveryDirOf } from "../harness/recovery-helpers.ts";
@@ -125,21 +125,35 @@ test("history = false writes no log, and logs says so", async () => {
   expect(timed.stderr).toContain("no log is kept (history = false)");
 });
 
-test("a log part replaced by a symlink or a FIFO is refused, never written through", async () => {
-  const id = await fleet.run("echo one; sleep 1; while read l; do echo $l; done", ["--name", "guarded"]);
-  await until("its first line in the log", async () => (await fleet.ok(["logs", String(id)])).includes("one"));
-  const dir = historyDir();
-  const part = readdirSync(dir).find((n) => n.startsWith(`${id}.`) && n.endsWith(".log"))!;
+test("a log part replaced by a symlink, a FIFO or another user's file is refused, never written through", async () => {
   const target = join(fleet.sandbox.home, "target.txt");
   writeFileSync(target, "untouched\n");
-  rmSync(join(dir, part));
-  symlinkSync(target, join(dir, part));
-  await fleet.ok(["send", String(id), "two"]);
-  await until("the refusal in status", async () => (await fleet.ok(["status"])).includes("a symlink, not a log file"));
+  const plant: Record<string, (path: string) => void> = {
+    "a symlink, not a log file": (path) => symlinkSync(target, path),
+    "not a regular file": (path) => spawnSync("mkfifo", [path]),
+    "owned by uid 65534": (path) => {
+      writeFileSync(path, "someone else's\n");
+      chownSync(path, 65534, 65534);
+    },
+  };
+  for (const [refusal, replace] of Object.entries(plant)) {
+    const id = await fleet.run("echo one; while read l; do echo $l; done");
+    await until("its first line in the log", async () => (await fleet.ok(["logs", String(id)])).includes("one"));
+    const dir = historyDir();
+    const part = join(dir, readdirSync(dir).find((n) => n.startsWith(`${id}.`) && n.endsWith(".log"))!);
+    rmSync(part);
+    replace(part);
+    await fleet.ok(["send", String(id), "two"]);
+    await until(
+      `the refusal (${refusal}) in status`,
+      async () => (await fleet.ok(["status"])).includes(`task ${id}: `) && (await fleet.ok(["status"])).includes(refusal),
+    );
+    // The task goes on, and the daemon answers.
+    await fleet.ok(["send", String(id), "three"]);
+    await until("the task to echo on", async () => (await fleet.peek(id)).includes("three"));
+    expect((await fleet.task(id)).state).toBe("running");
+  }
   expect(await Bun.file(target).text()).toBe("untouched\n");
-  expect(lstatSync(join(dir, part)).isSymbolicLink()).toBe(true);
-  // The task goes on.
-  expect((await fleet.task(id)).state).toBe("running");
 });
 
 test("a full disk stops the log's writes with one warning, and the task and the daemon go on", async () => {

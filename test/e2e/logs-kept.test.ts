@@ -177,6 +177,10 @@ test("a full disk stops the log's writes with one warning, and the task and the 
     expect(await fleet.ok(["run", "--", "echo still-here"])).toMatch(/\d+/);
     const log = readFileSync(join(fleet.sandbox.runtime, "daemon.log"), "utf8");
     expect(log.match(/log writes stopped/g)?.length).toBe(1);
+    // The dashboard's notices say it too.
+    const dashboard = fleet.spawnClient([], { cols: 160, rows: 30 });
+    await dashboard.waitForScreen("the notice", (screen) => screen.includes("log writes stopped") && screen.includes("the task runs on"));
+    dashboard.kill();
   } finally {
     // The daemon first (it writes there), then the disk; the sandbox goes after the test.
     await fleet.cli(["--kill"]);

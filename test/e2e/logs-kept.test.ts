@@ -111,6 +111,17 @@ test("at a small log_max, rotation drops the oldest part only: the newest lines 
   expect(await fleet.ok(["config"])).toMatch(/\nlog_max +64K +config\.toml:1\n/);
 });
 
+test("a removed task's log goes with it; the other task's stays", async () => {
+  const gone = await fleet.run("echo secret-line", ["--name", "gone"]);
+  const kept = await fleet.run("echo kept-line", ["--name", "kept"]);
+  await fleet.waitForExit(gone);
+  await fleet.waitForExit(kept);
+  await until("both logs on disk", () => logParts().length === 2);
+  await fleet.ok(["rm", String(gone)]);
+  expect(logParts().map((p) => p.name)).toEqual([`${kept}.1.log`]);
+  expect(await logLines([String(kept)])).toEqual(["kept-line"]);
+});
+
 test("history = false writes no log, and logs says so", async () => {
   fleet.env.FLEETCOM_HISTORY = "false";
   const id = await fleet.run("seq 1 3000", ["--name", "unkept"]);

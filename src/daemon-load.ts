@@ -11,7 +11,7 @@ import type { Task, TaskStart } from "./daemon-task.ts";
 import { UserError } from "./errors.ts";
 import { isDirectory } from "./files.ts";
 import { commandTooLong } from "./recipe.ts";
-import { type RestoredHistory, restoredMarker } from "./recipe-history.ts";
+import type { RestoredHistory } from "./recipe-history.ts";
 import type { IdChange, OpResult, RecipeEntry } from "./wire-protocol.ts";
 
 // ---- turns -----------------------------------------------------------------------------------
@@ -211,7 +211,7 @@ export class Loads {
         const task = this.fleet.spawn(peer, start);
         const history = histories.get(e);
         if (history) task.restore(history);
-        if (e.history !== undefined) task.diskLog?.adopt(e.history, history ? restoredMarker(history.writtenAt) : null);
+        if (e.history !== undefined) task.diskLog?.adopt(e.history, history?.writtenAt ?? null);
         if (task.startError === null) started.push(task.id);
         else couldNotStart.push({ id: task.id, error: task.startError });
         if (e.id !== undefined && e.id !== task.id) idsChanged.push({ from: e.id, to: task.id });

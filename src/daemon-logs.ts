@@ -14,6 +14,7 @@ import { describeFsError } from "./atomic-write.ts";
 import { errnoCode } from "./errors.ts";
 import { copyRegularFile, FileRefused, readRegularFile } from "./files.ts";
 import { ensureOwnPrivateDir } from "./runtime-dir.ts";
+import { restoredMarker } from "./recipe-history.ts";
 import {
   filterLog,
   LineCutter,
@@ -68,9 +69,11 @@ export class TaskLog {
    * A recovered task carries on the log its task had before (the parts beside `historyFile`, the
    * history file its snapshot entry names), under the marker its history shows.
    */
-  adopt(historyFile: string, marker: string | null): void {
-    this.store.adopt(this, historyFile);
-    if (marker !== null && this.sizes.size > 0) this.note(marker);
+  adopt(historyFile: string, writtenAt: Date | null): void {
+    const lastWritten = this.store.adopt(this, historyFile);
+    // The history's time when it was read, else the last part's: the marker always follows the old lines.
+    const at = writtenAt ?? lastWritten;
+    if (at) this.note(restoredMarker(at));
   }
 
   /** A page of this log (LogStore.read). */
@@ -130,8 +133,8 @@ export class TaskLog {
   }
 
   totalBytes(): number {
-    let total = this.partBytes;
-    for (const [part, bytes] of this.sizes) if (part !== this.part) total += bytes;
+    let total = 0;
+    for (const bytes of this.sizes.values()) total += bytes;
     return total;
   }
 }
@@ -184,17 +187,18 @@ export class LogStore {
    * this log's first parts: linked where it can, else copied, each only when it is a regular file of
    * ours (a symlink, a FIFO or another user's file is left where it is, and said so).
    */
-  adopt(log: TaskLog, historyFile: string): void {
+  adopt(log: TaskLog, historyFile: string): Date | null {
     const from = dirname(historyFile);
     const key = /^([1-9]\d{0,9})\.txt\.gz$/.exec(basename(historyFile))?.[1];
-    if (!key || log.sizes.size > 0) return;
+    if (!key || log.sizes.size > 0) return null;
     let names: string[];
     try {
-      if (!lstatSync(from).isDirectory()) return;
+      if (!lstatSync(from).isDirectory()) return null;
       names = readdirSync(from);
     } catch {
-      return;
+      return null;
     }
+    let lastWritten: Date | null = null;
     const parts = names.flatMap((name) => {
       const parsed = parseLogPartName(name);
       return parsed?.key === key ? [parsed.part] : [];
@@ -215,11 +219,15 @@ export class LogStore {
         }
         log.sizes.set(part, stat.size);
         log.part = part;
-        log.partBytes = stat.size;
+        // Written to afresh in a part of its own: a linked part is the old directory's file too,
+        // and may end in a line a full disk cut short.
+        log.partBytes = Number.POSITIVE_INFINITY;
+        lastWritten = stat.mtime;
       } catch (error) {
         this.options.log(`log not carried on from ${source}: ${error instanceof FileRefused ? error.message : describeFsError(error)}`);
       }
     }
+    return lastWritten;
   }
 
   /** Writes every log with output waiting. */

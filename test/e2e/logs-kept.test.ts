@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { eachTestGetsAFleet, type Fleet, until } from "../harness/fleet.ts";
-import { recoveryDirOf } from "../harness/recovery-helpers.ts";
+import { crashDaemon, recoveryDirOf } from "../harness/recovery-helpers.ts";
 
 let fleet: Fleet;
 eachTestGetsAFleet((f) => {
@@ -91,6 +91,26 @@ test("a rerun's and a restart's logs follow the earlier run's, each under its se
     expect(lines[start]).toBe("1");
     expect(lines[start + 5000]).toBe("end of run");
   }
+});
+
+test("after a SIGKILL of the daemon and recover, the log goes on after the marker, everything before it kept", async () => {
+  fleet.env.FLEETCOM_SNAPSHOT_DEBOUNCE_MS = "100";
+  fleet.env.FLEETCOM_HISTORY_INTERVAL_MS = "100";
+  const runs = join(fleet.sandbox.root, "runs");
+  const id = await fleet.run(`n=$(cat ${runs} 2>/dev/null || echo 0); n=$((n+1)); echo $n > ${runs}; seq -f "run $n line %g" 1 5000; exec sleep 600`);
+  await until("the snapshot", () => readdirSync(recoveryDirOf(fleet)).some((n) => n.endsWith(".json")));
+  await until("the whole first run in the log", () => logParts().reduce((sum, p) => sum + p.bytes, 0) > 5000 * 15);
+  // The history beside it too: its time is the marker's.
+  await until("the history on disk", () => existsSync(join(historyDir(), `${id}.txt.gz`)));
+  await crashDaemon(fleet);
+  expect((await fleet.cli(["recover", "--latest"])).code).toBe(0);
+  const [task] = await fleet.ls();
+  await until("the second run in the log", async () => (await fleet.ok(["logs", String(task!.id)])).includes("run 2 line 5000"));
+  const lines = await logLines([String(task!.id)]);
+  expect(lines.length).toBe(10_001);
+  expect(lines.slice(0, 5000)).toEqual(Array.from({ length: 5000 }, (_, i) => `run 1 line ${i + 1}`));
+  expect(lines[5000]).toMatch(/^── restored from before \d{4}-\d\d-\d\d \d\d:\d\d UTC ──$/);
+  expect(lines.slice(5001)).toEqual(Array.from({ length: 5000 }, (_, i) => `run 2 line ${i + 1}`));
 });
 
 test("at a small log_max, rotation drops the oldest part only: the newest lines stay, in order, within the cap", async () => {

@@ -232,7 +232,8 @@ describe("history kept on disk", () => {
     await fleet.ok(["save", "plain"]);
     const saved = readFileSync(join(fleet.sandbox.config, "sessions", "plain.json"), "utf8");
     expect(saved).not.toContain("history");
-    const [snapshot] = snapshotNames(fleet);
+    // Written on its own debounce, which the history's interval can beat.
+    const [snapshot] = await until("the snapshot", () => snapshotNames(fleet).length === 1 && snapshotNames(fleet));
     // The task still runs (a finished one is recorded apart and not loaded): --again starts a second.
     await fleet.ok(["load", "--again", join(recoveryDirOf(fleet), snapshot!)]);
     const task = (await fleet.ls()).find((t) => t.id !== id);

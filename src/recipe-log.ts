@@ -76,10 +76,12 @@ export class LineCutter {
     return this.take(this.partial + text.slice(0, end + 1), text.slice(end + 1));
   }
 
-  /** What waits for its line feed, as a last line (the task ended); "" when nothing does. */
+  /** What waits for its line feed, as a last line (the run ended); "" when nothing does. */
   end(): string {
     const rest = this.partial;
     this.partial = "";
+    // A run that died on the alternate screen leaves the next run's lines to be kept.
+    this.altScreen = false;
     const line = cleanLines(`${rest}\n`);
     return line === "\n" ? "" : line;
   }

@@ -34,6 +34,13 @@ describe("cutting output into lines", () => {
     expect(cutter.push(bytes("before\r\n\x1b[?1049hfull screen\r\nredraw\r\n\x1b[?1049lafter\r\n"))).toBe("before\nafter\n");
   });
 
+  test("a run that ended on the alternate screen leaves the next run's lines kept", () => {
+    const cutter = new LineCutter();
+    expect(cutter.push(bytes("\x1b[?1049hcrashed\r\n"))).toBe("");
+    expect(cutter.end()).toBe("");
+    expect(cutter.push(bytes("next run\r\n"))).toBe("next run\n");
+  });
+
   test("a UTF-8 character split across chunks is whole", () => {
     const cutter = new LineCutter();
     const all = bytes("é\n");

@@ -212,6 +212,7 @@ export class Loads {
         const task = this.fleet.spawn(peer, start);
         const history = histories.get(e);
         if (history) task.restore(history);
+        if (e.history !== undefined) task.diskLog?.adopt(e.history, history?.writtenAt ?? null);
         if (task.startError === null) started.push(task.id);
         else couldNotStart.push({ id: task.id, error: task.startError });
         if (e.id !== undefined && e.id !== task.id) idsChanged.push({ from: e.id, to: task.id });

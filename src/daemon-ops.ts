@@ -178,13 +178,14 @@ export function operations(fleet: Fleet): Handlers {
       const named = a.tasks?.length ? [...new Set(a.tasks.map((ref) => fleet.find(ref)))] : fleet.all();
       const group = a.group === undefined ? undefined : normalizeGroup(a.group);
       const chosen = group === undefined ? named : named.filter((t) => t.group === group);
-      return Promise.all(chosen.map(async (t) => ({ task: t.info(), lines: await t.history() })));
+      return Promise.all(chosen.map(async (t) => ({ task: t.info(), lines: await searchedLines(t) })));
     },
     logs: (peer, a) => {
       const task = fleet.find(a.task);
       followLines(peer, task, a.lines);
       return task.info();
     },
+    log: (_peer, a) => logPage(fleet.find(a.task), a),
     attach: (peer, a) => {
       const task = fleet.find(a.task);
       // A new size is told to subscribers: the web view draws the task's screen at it.
@@ -210,6 +211,32 @@ export function operations(fleet: Fleet): Handlers {
       return null;
     },
   };
+}
+
+/** What grep searches: the task's whole log while one is kept, else its history (the scrollback). */
+async function searchedLines(task: Task): Promise<string[]> {
+  if (!task.diskLog) return task.history();
+  const lines: string[] = [];
+  let from: number | undefined;
+  do {
+    const page = task.diskLog.read({}, false, from);
+    for (const line of page.text.split("\n").slice(0, -1)) lines.push(line);
+    from = page.next ?? undefined;
+  } while (from !== undefined);
+  return lines;
+}
+
+/** A page of a task's log; with history off, its scrollback, which has no times to choose lines by. */
+async function logPage(task: Task, a: OpArgs<"log">): Promise<OpResult<"log">> {
+  if (task.diskLog) {
+    const { text, next } = task.diskLog.read({ since: a.since, until: a.until, last: a.lines }, a.timestamps === true, a.from);
+    return { text, kept: true, next, info: task.info() };
+  }
+  if (a.since !== undefined || a.until !== undefined || a.timestamps)
+    throw new UserError("no log is kept (history = false), so lines have no times: --since, --until and --timestamps need history on");
+  const lines = await task.history();
+  const chosen = a.lines === undefined ? lines : a.lines === 0 ? [] : lines.slice(-a.lines);
+  return { text: chosen.map((l) => `${l}\n`).join(""), kept: false, next: null, info: task.info() };
 }
 
 /** A stopped task run again as a rerun does (its history kept, an agent resumed), whatever its policy. */

@@ -17,6 +17,7 @@ import { type RestoredHistory, withRestored } from "./recipe-history.ts";
 import { FinishedScreen } from "./term-screen-finished.ts";
 import { TerminalScan } from "./text-scan.ts";
 import { type RestartState, restartState, runSeparator } from "./task-restart.ts";
+import type { TaskLog } from "./daemon-logs.ts";
 
 const KILL_GRACE_MS = 2_000;
 
@@ -119,6 +120,8 @@ export class Task {
   restored: RestoredHistory | null = null;
   /** Output since the history on disk was last written: the one thing the output path does for it (daemon-history.ts). */
   historyDirty = false;
+  /** Its log on disk, which every chunk of output is handed to (daemon-logs.ts); null while history is off. */
+  diskLog: TaskLog | null = null;
   /** Lines of scrollback the emulator keeps, which bounds the history. */
   private scrollback = 0;
   private pty: Pty | null = null;
@@ -309,6 +312,7 @@ export class Task {
       this.signal = exit.signal;
       this.endedAt = new Date();
       this.pty = null;
+      this.diskLog?.ended();
       this.agent?.exited(this.screen.logicalLines());
       this.disarmResumeQuiet();
       this.feel({ type: "exited" });
@@ -380,7 +384,9 @@ export class Task {
   /** The run that ended joins the earlier runs' history, and the next one starts under its separator line. */
   private keepRunHistory(): void {
     const limit = this.historyLimit;
-    const lines = [...this.earlierRuns, ...this.screen.historyLines(limit), runSeparator(this.run + 1, new Date(), this)];
+    const separator = runSeparator(this.run + 1, new Date(), this);
+    this.diskLog?.note(separator);
+    const lines = [...this.earlierRuns, ...this.screen.historyLines(limit), separator];
     this.earlierRuns = lines.length > limit ? lines.slice(-limit) : lines;
   }
 
@@ -404,6 +410,7 @@ export class Task {
   private onOutput(chunk: Uint8Array): void {
     this.historyDirty = true;
     this.lastOutputAt = Date.now();
+    this.diskLog?.push(chunk, this.lastOutputAt);
     this.lastActivity = performance.now();
     // Clients first: forwarding must never wait behind the headless terminal.
     this.listener.output(this, chunk);

@@ -447,6 +447,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
       },
       this,
     );
+    task.diskLog = this.hooks.history?.logs.open(String(task.id)) ?? null;
     this.tasks.set(task.id, task);
     if (task.id < this.highestId) this.outOfIdOrder = true;
     this.highestId = Math.max(this.highestId, task.id);

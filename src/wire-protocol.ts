@@ -80,6 +80,17 @@ export const opArgs = {
   peek: schema("op.peek", (type) => type({ task: taskRef.type(), "lines?": "number.integer > 0", "history?": "boolean", "ansi?": "boolean" })),
   history: schema("op.history", (type) => type({ "tasks?": taskRef.type().array(), "group?": "string" })),
   logs: schema("op.logs", (type) => type({ task: taskRef.type(), "lines?": "number.integer >= 0" })),
+  /** A page of the task's log on disk (daemon-logs.ts): times are epoch ms, `from` the part a page starts at. */
+  log: schema("op.log", (type) =>
+    type({
+      task: taskRef.type(),
+      "lines?": "number.integer >= 0",
+      "since?": "number",
+      "until?": "number",
+      "timestamps?": "boolean",
+      "from?": "number.integer > 0",
+    }),
+  ),
   /** Without a size, the client looks without resizing the task (the web view): the screen comes at the task's size, TaskInfo's `cols`/`rows`. */
   attach: schema("op.attach", (type) => type({ task: taskRef.type(), "cols?": dimension, "rows?": dimension })),
   follow: schema("op.follow", (type) => type({ task: taskRef.type(), "lines?": "number.integer > 0" })),
@@ -196,6 +207,10 @@ export interface HistoryStatus {
   writes: number;
   bytes: number;
   error: string | null;
+  /** The tasks' logs (daemon-logs.ts): their size on disk, each one's cap, and what stopped their writes. */
+  logBytes?: number;
+  logMax?: number;
+  logError?: string | null;
 }
 
 /** One task's history, as `grep` searches it. */
@@ -273,6 +288,8 @@ export interface OpResults {
   history: TaskHistory[];
   /** Then the task's history as lines, and each line as the task completes it, until an attach-end. */
   logs: TaskInfo;
+  /** `kept`: false when no log is kept (history is off), and then text is the scrollback; `next`: the next page's `from`. */
+  log: { text: string; kept: boolean; next: number | null; info: TaskInfo };
   attach: TaskInfo;
   follow: TaskInfo;
   resize: null;

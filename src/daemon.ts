@@ -65,6 +65,8 @@ import { Typist } from "./daemon-typist.ts";
 import { escapedFromGroups } from "./daemon-escapees.ts";
 import { VERSION } from "./version.ts";
 import { TaskIds } from "./daemon-task-ids.ts";
+import { ReadinessProbes } from "./daemon-ready.ts";
+import { StartOrder, stopInOrder } from "./daemon-order.ts";
 
 /** How long after its start the daemon begins asking known agents for their options (agent-probe.ts). */
 const PROBE_START_DELAY_MS = 1_000;
@@ -139,8 +141,21 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   readonly typist = new Typist();
   private readonly handlers = operations(this);
   readonly startedAt = new Date();
+  /** Readiness probes of the runs that have one (daemon-ready.ts). */
+  private readonly readiness = new ReadinessProbes({
+    changed: (task) => {
+      if (this.tasks.get(task.id) === task) this.events.broadcast("changed", task.info());
+      this.order.look();
+    },
+  });
+  /** Loaded entries waiting on others (`after`, daemon-order.ts). */
+  private readonly order = new StartOrder(
+    () => this.tasks.values(),
+    () => this.stopping !== null,
+  );
   /** Every `load` (daemon-load.ts): the tasks it starts are the fleet's. */
   readonly loads = new Loads({
+    hold: (name, after, start) => this.order.hold(name, after, start),
     reserveIds: (ids) => this.ids.reserve(ids),
     prepareAgent: (peer, command, cwd) => this.prepareAgent(peer, command, cwd),
     recovered: (snapshot) => this.recovered(snapshot),
@@ -326,6 +341,13 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     }
     this.events.output(task);
     this.typist.output(task);
+    if (task.readiness?.state === "starting") this.readiness.output(task, chunk);
+  }
+
+  /** A run began: its readiness probe starts, and entries waiting for it to start look again. */
+  started(task: Task): void {
+    this.readiness.begin(task);
+    this.order.look();
   }
 
   /** Terminal-query replies from the headless screen go to the task only while nobody is attached. */
@@ -359,6 +381,8 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   /** Called once every byte the run printed has been parsed. */
   exited(task: Task): void {
     this.inputDrained(task);
+    this.readiness.end(task);
+    this.order.look();
     const info = task.info();
     for (const peer of this.greeted()) {
       if (followsLines(peer, task)) endStream(peer, "exited", info);
@@ -411,7 +435,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     return false;
   }
 
-  spawn(peer: Peer, { command, cwd, group, name, recorded, typed = command, worktree = null, givenEnv }: TaskStart): Task {
+  spawn(peer: Peer, { command, cwd, group, name, recorded, typed = command, worktree = null, givenEnv, service }: TaskStart): Task {
     const { hello } = peer;
     const task = new Task(
       {
@@ -422,6 +446,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
         worktree,
         env: hello.env,
         givenEnv,
+        service,
         name: name === null ? null : normalizeName(name),
         group: group === null ? null : normalizeGroup(group),
         cols: hello.cols,
@@ -439,12 +464,14 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     this.highestId = Math.max(this.highestId, task.id);
     this.events.broadcast("created", task.info());
     this.hooks.recipeChanged();
+    this.order.look();
     return task;
   }
 
   remove(task: Task): void {
     const info = task.info();
     this.tasks.delete(task.id);
+    this.readiness.end(task);
     this.events.forget(task);
     this.push.forget(task.id);
     for (const peer of this.greeted()) if (watches(peer, task) || followsLines(peer, task)) endStream(peer, "removed", info);
@@ -493,7 +520,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   recipe(): RecipeEntry[] {
     const tasks = this.inIdOrder();
     const commands = savedCommands(tasks);
-    return tasks.map((t, i) => ({ dir: t.cwd, cmd: commands[i]!, group: t.group, name: t.name, ...worktreeOf(t) }));
+    return tasks.map((t, i) => ({ dir: t.cwd, cmd: commands[i]!, group: t.group, name: t.name, ...worktreeOf(t), ...t.service }));
   }
 
   /**
@@ -519,6 +546,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
         id: t.id,
         ...typed,
         ...worktreeOf(t),
+        ...t.service,
         ...(this.hooks.history ? { history: String(t.id) } : {}),
       };
       (running(t) ? split.running : split.finished).push(entry);
@@ -629,7 +657,9 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     this.stopping ??= (async () => {
       for (const { conn, view } of this.greeted()) if (view.kind === "attached") conn.send({ type: "attach-end", reason: "shutdown", task: view.task.info() });
       for (const peer of this.greeted()) if (peer.view.kind === "lines") endStream(peer, "shutdown", peer.view.task.info());
-      await Promise.all([...this.tasks.values()].map((t) => t.terminate()));
+      // Dependents first, each with its own stop (docs/services.md).
+      await stopInOrder([...this.tasks.values()]);
+      this.readiness.dispose();
       // The final snapshot pass runs after this: keep what the capture files said, then remove them.
       for (const task of this.tasks.values()) task.agent?.freeze();
       this.agents.dispose();

@@ -10,6 +10,7 @@ import { describeJsonError } from "./text-json-error.ts";
 import { printable } from "./text-printable.ts";
 import { resolvePath } from "./text-path.ts";
 import { schema } from "./validator.ts";
+import { checkOrder, entryPlace, type OrderedEntry, readServiceFields, serviceFields, type ServiceFields } from "./recipe-services.ts";
 
 export const NEWEST_VERSION = 1;
 /** The longest command fleetcom starts, the Rust original's limit: longer is refused, never cut. */
@@ -60,7 +61,7 @@ export const recipeEntry = schema("recipeEntry", (type) =>
     "id?": recordedId.type(),
     "typed?": "string",
     "worktree?": worktreeRecord.type(),
-  }),
+  }).and(serviceFields.type()),
 );
 export type RecipeEntry = typeof recipeEntry.infer;
 
@@ -122,7 +123,9 @@ export function parseRecipe(text: string, file: string, ctx: DirContext): Parsed
   const wrapped = isPlainObject(doc.dirs);
   const dirs = wrapped ? (doc.dirs as Record<string, unknown>) : withoutVersion(doc);
   const parsed: ParsedRecipe = { name: wrapped ? storedName(doc.name) : null, entries: [], dropped: 0 };
-  for (const [key, value] of Object.entries(dirs)) addDirectory(parsed, parsed.entries, resolveHostedKey(key, ctx), value, file);
+  const order: OrderedEntry[] = [];
+  for (const [key, value] of Object.entries(dirs)) addDirectory(parsed, parsed.entries, resolveHostedKey(key, ctx), value, file, { key, order });
+  checkOrder(order, file);
   // Only the wrapped form has one: in a flat file `finished` is a directory like any other.
   if (wrapped && isPlainObject(doc.finished)) {
     const finished: RecipeEntry[] = (parsed.finished = []);
@@ -132,7 +135,17 @@ export function parseRecipe(text: string, file: string, ctx: DirContext): Parsed
   return parsed;
 }
 
-function addDirectory(parsed: ParsedRecipe, into: HostedEntry[], where: string | { dir: string; host: RecipeHost }, value: unknown, file: string): void {
+/** Where a directory's entries come from, for refusals, and the start order they join (absent: `finished`, which never starts). */
+type DirSource = { key: string; order: OrderedEntry[] };
+
+function addDirectory(
+  parsed: ParsedRecipe,
+  into: HostedEntry[],
+  where: string | { dir: string; host: RecipeHost },
+  value: unknown,
+  file: string,
+  source?: DirSource,
+): void {
   const dir = typeof where === "string" ? where : where.dir;
   const host = typeof where === "string" ? undefined : where.host;
   // A non-array value contributes nothing; it counts as one dropped entry so the user hears about it.
@@ -140,9 +153,15 @@ function addDirectory(parsed: ParsedRecipe, into: HostedEntry[], where: string |
     parsed.dropped++;
     return;
   }
-  for (const item of value) {
-    if (storedEntry.allows(item)) into.push(host ? { ...toRecipeEntry(dir, item, file), host } : toRecipeEntry(dir, item, file));
-    else parsed.dropped++;
+  for (const [index, item] of value.entries()) {
+    if (!storedEntry.allows(item)) {
+      parsed.dropped++;
+      continue;
+    }
+    const place = entryPlace(source?.key ?? dir, index);
+    const entry = toRecipeEntry(dir, item, file, place);
+    into.push(host ? { ...entry, host } : entry);
+    source?.order.push({ name: entry.name, after: entry.after, place });
   }
 }
 
@@ -157,13 +176,14 @@ function checkCommands(parsed: ParsedRecipe, file: string): void {
   }
 }
 
-function toRecipeEntry(dir: string, item: StoredEntry, file: string): RecipeEntry {
+function toRecipeEntry(dir: string, item: StoredEntry, file: string, place: string): RecipeEntry {
   if (typeof item === "string") return { dir, cmd: item, group: null, name: null };
   const entry: RecipeEntry = {
     dir,
     cmd: item.cmd,
     group: item.group === undefined ? null : normalizeGroup(item.group),
     name: item.name === undefined ? null : normalizeName(item.name),
+    ...readServiceFields(item as Record<string, unknown>, file, place),
   };
   // Not in the schema: like any other extra member, a `history` or `typed` that is not a string is
   // ignored, and an `id` that is not a task id is too (the task then gets a fresh one).
@@ -276,7 +296,9 @@ function parseJson(text: string, file: string): unknown {
 // --- writing ------------------------------------------------------------------------------------
 
 function toStoredEntry(entry: RecipeEntry): StoredEntry {
-  const plain = entry.history === undefined && entry.id === undefined && entry.typed === undefined && entry.worktree === undefined;
+  const service = serviceOf(entry);
+  const plain =
+    entry.history === undefined && entry.id === undefined && entry.typed === undefined && entry.worktree === undefined && Object.keys(service).length === 0;
   if (entry.group === null && entry.name === null && plain) return entry.cmd;
   return {
     cmd: entry.cmd,
@@ -285,8 +307,23 @@ function toStoredEntry(entry: RecipeEntry): StoredEntry {
     ...(entry.id !== undefined && { id: entry.id }),
     ...(entry.typed !== undefined && { typed: entry.typed }),
     ...(entry.worktree !== undefined && { worktree: entry.worktree }),
+    ...service,
     ...(entry.history !== undefined && { history: entry.history }),
   } as StoredEntry;
+}
+
+/** The service fields an entry carries, in the order a file writes them; none present, none written. */
+export function serviceOf(entry: ServiceFields): ServiceFields {
+  const { ready, ready_timeout, after, stop_signal, stop_timeout, restart, max_restarts } = entry;
+  return {
+    ...(ready !== undefined && { ready }),
+    ...(ready_timeout !== undefined && { ready_timeout }),
+    ...(after !== undefined && { after }),
+    ...(stop_signal !== undefined && { stop_signal }),
+    ...(stop_timeout !== undefined && { stop_timeout }),
+    ...(restart !== undefined && { restart }),
+    ...(max_restarts !== undefined && { max_restarts }),
+  };
 }
 
 // Byte-stable: the same name and entries always give the same text. Directories are sorted by

@@ -8,7 +8,7 @@
 // that comes once the bell has settled means the program moved on (its prompt was answered, or it
 // was only a notice), and lowers it; the redraw that comes with the bell does not.
 
-export type AttentionState = "input" | "permission" | "bell";
+export type AttentionState = "input" | "permission" | "bell" | "not-ready";
 
 export interface Attention {
   state: AttentionState;
@@ -25,6 +25,7 @@ export type AttentionEvent =
   | { type: "bell" }
   | { type: "output" }
   | { type: "attended" } // the user typed into the task (attaching alone is only looking)
+  | { type: "not-ready"; message: string } // its readiness probe never passed (task-ready.ts)
   | { type: "exited" };
 
 /** Output this long after the last bell means the program moved on. */
@@ -52,6 +53,8 @@ export function nextAttention(current: AttentionTracker, event: AttentionEvent, 
       return NO_ATTENTION;
     case "agent":
       return fromAgent(current, event.signal, now);
+    case "not-ready":
+      return { attention: raised("not-ready", event.message, now), bellAt: null };
     case "bell":
       if (attention && attention.state !== "bell") return current;
       return { attention: attention ?? raised("bell", null, now), bellAt: now.mono };

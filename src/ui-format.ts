@@ -10,23 +10,32 @@ import { printable } from "./text-printable.ts";
 import { cut, textWidth } from "./text-width.ts";
 import { age } from "./text-age.ts";
 import { usageCell } from "./task-usage.ts";
+import { readinessText } from "./task-ready.ts";
+import type { AttentionState } from "./task-attention.ts";
 import { errnoCode } from "./errors.ts";
 import type { PushStatus } from "./wire-protocol.ts";
 
 export function glyph(task: TaskInfo): string {
   if (task.attention) return "!";
+  // A service whose readiness probe has not passed yet (docs/services.md).
+  if (task.state === "running" && task.readiness?.state === "starting") return "◌";
   if (task.state === "running") return task.idle ? "∙" : "✻";
   return task.exitCode === 0 && task.signal === null ? "✓" : "✗";
 }
 
 export function stateText(task: TaskInfo): string {
-  if (task.attention) return ATTENTION_TEXT[task.attention.state];
+  if (task.attention) return task.attention.state === "not-ready" ? (task.attention.message ?? "not ready") : ATTENTION_TEXT[task.attention.state];
+  if (task.state === "running" && task.readiness) return readinessText(task.readiness, true) ?? "active";
   if (task.state === "running") return task.idle ? "idle" : "active";
   if (task.signal) return `killed (${task.signal})`;
   return `exited ${task.exitCode}`;
 }
 
-const ATTENTION_TEXT = { input: "waiting: input", permission: "waiting: permission", bell: "waiting: bell" } as const;
+const ATTENTION_TEXT: Record<Exclude<AttentionState, "not-ready">, string> = {
+  input: "waiting: input",
+  permission: "waiting: permission",
+  bell: "waiting: bell",
+};
 
 export { age } from "./text-age.ts";
 

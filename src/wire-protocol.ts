@@ -7,6 +7,8 @@ import type { Attention } from "./task-attention.ts";
 import type { TokenUsage } from "./task-usage.ts";
 import type { SettingChange, Settings } from "./settings.ts";
 import { recipeEntry, type RecipeEntry, type WorktreeRecord, worktreeRecord } from "./recipe.ts";
+import { serviceFields } from "./recipe-services.ts";
+import type { Readiness } from "./task-ready.ts";
 
 export type { RecipeEntry };
 
@@ -59,6 +61,8 @@ export const opArgs = {
       "worktree?": worktreeRecord.type(),
       /** `run --env K=V`: over the environment the task would get, on whichever host runs it. */
       "env?": "Record<string, string>",
+      /** `run --ready-* --stop-*`: the task's readiness probe and stop (recipe-services.ts). */
+      "service?": serviceFields.type(),
     }),
   ),
   load: schema("op.load", (type) => type({ entries: recipeEntry.type().array(), "again?": "boolean", "earlier?": "number.integer[]", "snapshot?": "string" })),
@@ -126,6 +130,8 @@ export interface TaskInfo {
   /** The size of the task's terminal: what its screen is drawn at (the last attached client's). */
   cols: number;
   rows: number;
+  /** Whether its readiness probe has passed (docs/services.md); null for a task without one. */
+  readiness: Readiness | null;
 }
 
 /** A process that left its task's process group, which `kill` and `rm` report and never signal. */
@@ -242,7 +248,15 @@ export interface OpResults {
    * (sessions.md); `idsChanged`: entries whose recorded id was in use, so their task got another;
    * `couldNotStart`: tasks whose run failed at once (no PTY to be had), kept in the fleet as exited 127.
    */
-  load: { started: number[]; couldNotStart: { id: number; error: string }[]; skipped: number; alreadyRunning: number; idsChanged: IdChange[] };
+  load: {
+    started: number[];
+    couldNotStart: { id: number; error: string }[];
+    skipped: number;
+    alreadyRunning: number;
+    idsChanged: IdChange[];
+    /** Entries whose `after` could never hold (docs/services.md), each with why: `api not started: waits on db, which exited 1`. */
+    notStarted?: string[];
+  };
   kill: { killed: number[]; escaped: Escapee[] };
   rm: { removed: number[]; escaped: Escapee[] };
   /** `notice`: what fleetcom did instead of the saved resume form, when it could not resume. */

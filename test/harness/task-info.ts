@@ -30,6 +30,7 @@ export function taskInfo(id: number, over: Partial<TaskInfo> = {}): TaskInfo {
     usage: null,
     cols: 80,
     rows: 24,
+    readiness: null,
     ...over,
   };
 }

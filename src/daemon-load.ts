@@ -10,6 +10,7 @@ import type { Task, TaskStart } from "./daemon-task.ts";
 import { UserError } from "./errors.ts";
 import { isDirectory } from "./files.ts";
 import { commandTooLong, serviceOf } from "./recipe.ts";
+import { readEnvFile } from "./recipe-procfile.ts";
 import type { RestoredHistory } from "./recipe-history.ts";
 import type { IdChange, OpResult, RecipeEntry } from "./wire-protocol.ts";
 
@@ -231,6 +232,12 @@ export class Loads {
     return { started, couldNotStart, skipped, alreadyRunning: running, idsChanged, ...(notStarted.length > 0 && { notStarted }) };
   }
 
+  /** An imported entry's variables: its `.env` (read at each load, so an edit counts), then its own `env` over it. */
+  private environmentOf(e: RecipeEntry): Record<string, string> | undefined {
+    if (e.env_file === undefined && e.env === undefined) return undefined;
+    return { ...(e.env_file === undefined ? {} : readEnvFile(e.env_file, (m) => this.fleet.log(m))), ...e.env };
+  }
+
   private spawnEntry(peer: Peer, e: RecipeEntry, histories: Map<RecipeEntry, RestoredHistory>): Task {
     const start = {
       command: e.cmd,
@@ -241,6 +248,7 @@ export class Loads {
       typed: e.typed ?? typedForm(e.cmd),
       worktree: e.worktree ?? null,
       service: serviceOf(e),
+      givenEnv: this.environmentOf(e),
     };
     const task = this.fleet.spawn(peer, start);
     const history = histories.get(e);

@@ -38,6 +38,8 @@ export const serviceFields = schema("serviceFields", (type) =>
     "stop_timeout?": seconds.type(),
     "restart?": restart.type(),
     "max_restarts?": maxRestarts.type(),
+    "env?": "Record<string, string>",
+    "env_file?": /^\/[^\0]*$/,
   }),
 );
 export type ServiceFields = typeof serviceFields.infer;
@@ -51,6 +53,8 @@ const EXPECTED: Record<keyof ServiceFields, string> = {
   stop_timeout: "expected seconds (a number above 0)",
   restart: 'expected "no", "on-failure" or "always"',
   max_restarts: "expected a whole number, 0 or more",
+  env: 'expected {"NAME": "value", …}',
+  env_file: "expected the absolute path of a .env file",
 };
 const FIELDS = Object.keys(EXPECTED) as (keyof ServiceFields)[];
 

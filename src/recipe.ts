@@ -314,7 +314,7 @@ function toStoredEntry(entry: RecipeEntry): StoredEntry {
 
 /** The service fields an entry carries, in the order a file writes them; none present, none written. */
 export function serviceOf(entry: ServiceFields): ServiceFields {
-  const { ready, ready_timeout, after, stop_signal, stop_timeout, restart, max_restarts } = entry;
+  const { ready, ready_timeout, after, stop_signal, stop_timeout, restart, max_restarts, env, env_file } = entry;
   return {
     ...(ready !== undefined && { ready }),
     ...(ready_timeout !== undefined && { ready_timeout }),
@@ -323,6 +323,8 @@ export function serviceOf(entry: ServiceFields): ServiceFields {
     ...(stop_timeout !== undefined && { stop_timeout }),
     ...(restart !== undefined && { restart }),
     ...(max_restarts !== undefined && { max_restarts }),
+    ...(env !== undefined && { env }),
+    ...(env_file !== undefined && { env_file }),
   };
 }
 

@@ -467,3 +467,38 @@ test("task-labels.ts imports nothing, so the daemon's hot path never loads arkty
   const source = await Bun.file(new URL("../../src/task-labels.ts", import.meta.url)).text();
   expect(source).not.toMatch(/^import /m);
 });
+
+describe("service fields", () => {
+  test("ready, after, stop_signal, stop_timeout, restart and max_restarts are written back as read; an entry without them stays a plain command", () => {
+    const text = `{
+  "version": 1,
+  "name": "dev",
+  "dirs": {
+    "~/app": [
+      {
+        "cmd": "postgres",
+        "name": "db",
+        "ready": {
+          "port": 5432
+        },
+        "stop_signal": "INT",
+        "stop_timeout": 10
+      },
+      {
+        "cmd": "npm run api",
+        "name": "api",
+        "after": {
+          "db": "ready"
+        },
+        "restart": "on-failure",
+        "max_restarts": 3
+      },
+      "npm run docs"
+    ]
+  }
+}
+`;
+    const parsed = parseRecipe(text, "dev.json", ctx);
+    expect(formatRecipe("dev", parsed.entries, ctx.home)).toBe(text);
+  });
+});

@@ -95,11 +95,17 @@ describe("readiness", () => {
     await fleet.waitForTask(id, "ready", (t) => t.readiness?.state === "ready");
   });
 
-  test("a probe that never passes: 'not ready after 1s' in ls, attention raised, wait --for ready fails", async () => {
+  test("a probe that never passes: 'not ready after 1s' in ls, attention raised, the notify hook told, wait --for ready fails", async () => {
     const port = await freePort();
-    const id = await fleet.run("sleep 600", ["--ready-port", String(port), "--ready-timeout", "1"]);
+    const told = join(fleet.sandbox.root, "told");
+    // The daemon this run starts has a notify hook: it hears of the attention as of any other.
+    const started = await fleet.cli(["run", "--ready-port", String(port), "--ready-timeout", "1", "--", "sleep 600"], {
+      env: { FLEETCOM_NOTIFY: `echo "$FLEETCOM_ATTENTION: $FLEETCOM_MESSAGE" >> ${told}` },
+    });
+    const id = Number(started.stdout.trim());
     const task = await fleet.waitForTask(id, "not ready", (t) => t.readiness?.state === "not-ready");
     expect(task.attention).toMatchObject({ state: "not-ready", message: "not ready after 1s" });
+    await until("the notify hook", () => existsSync(told) && readFileSync(told, "utf8") === "not-ready: not ready after 1s\n");
     expect(await lsRow(id)).toContain("not ready after 1s");
     const waited = await fleet.cli(["wait", String(id), "--for", "ready"]);
     expect(waited.code).not.toBe(0);

@@ -1,5 +1,9 @@
 import { expect, test } from "bun:test";
-import { isProcfileName, parseDotenv, parseProcfile } from "../../src/recipe-procfile.ts";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { isProcfileName, parseDotenv, parseProcfile, readEnvFile } from "../../src/recipe-procfile.ts";
 import { thrown } from "../harness/helpers.ts";
 
 test("each name: command line is a process; comments and blank lines are skipped", () => {
@@ -25,4 +29,18 @@ test("Procfile and Procfile.* are Procfiles; procfile.txt is not", () => {
 test(".env as foreman and honcho read it: export, quotes, escapes, comments", () => {
   const text = 'export PORT=5000\nA=\'lit $x \\n\'\nB="two\\nlines \\"q\\"" # note\nC=plain # note\n# D=no\nnot a line\n';
   expect(parseDotenv(text)).toEqual({ PORT: "5000", A: "lit $x \\n", B: 'two\nlines "q"', C: "plain" });
+});
+
+test("a .env that is a FIFO is refused at once and logged, never waited on", () => {
+  const dir = mkdtempSync(join(tmpdir(), "fleetcom-env-"));
+  try {
+    const fifo = join(dir, ".env");
+    execFileSync("mkfifo", [fifo]);
+    const logged: string[] = [];
+    expect(readEnvFile(fifo, (m) => logged.push(m))).toEqual({});
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toStartWith(`${fifo} not read: `);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -464,7 +464,6 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     this.highestId = Math.max(this.highestId, task.id);
     this.events.broadcast("created", task.info());
     this.hooks.recipeChanged();
-    this.order.look();
     return task;
   }
 

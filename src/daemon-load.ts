@@ -11,6 +11,7 @@ import { UserError } from "./errors.ts";
 import { isDirectory } from "./files.ts";
 import { commandTooLong, serviceOf } from "./recipe.ts";
 import { readEnvFile } from "./recipe-procfile.ts";
+import { logPatternProblem } from "./recipe-services.ts";
 import type { RestoredHistory } from "./recipe-history.ts";
 import type { IdChange, OpResult, RecipeEntry } from "./wire-protocol.ts";
 
@@ -151,6 +152,9 @@ export class Loads {
     for (const e of entries) {
       const tooLong = commandTooLong(e.cmd);
       if (tooLong) throw new UserError(tooLong);
+      // The client checked it as it read the recipe; a request that did not is refused all the same.
+      const pattern = e.ready && "log" in e.ready ? logPatternProblem(e.ready.log) : null;
+      if (pattern) throw new UserError(`ready.log: ${pattern}`);
     }
     this.fleet.reserveIds(entries.map((e) => e.id));
     // Every agent binary is asked which flags it takes at once, so the recipe then starts in order.

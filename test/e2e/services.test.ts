@@ -116,6 +116,12 @@ describe("readiness", () => {
     const r = await fleet.cli(["run", "--ready-log", "(a+)+$", "--", "sleep 600"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--ready-log: a repeated group holds a repeat");
+    // A client that skips the recipe's checks is refused by the daemon too.
+    const raw = await fleet.rawClient();
+    const dir = fleet.sandbox.home;
+    const reply = await raw.request("load", { entries: [{ dir, cmd: "sleep 600", group: null, name: null, ready: { log: "(a|aa)+" } }] });
+    raw.close();
+    expect(reply).toMatchObject({ ok: false, error: expect.stringContaining("ready.log: a repeated group holds an alternation") });
     expect(await fleet.ls()).toEqual([]);
   });
 });

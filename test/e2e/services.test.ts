@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { eachTestGetsAFleet, type Fleet, until } from "../harness/fleet.ts";
+import { fleetcomArgv } from "../harness/helpers.ts";
 
 let fleet: Fleet;
 eachTestGetsAFleet((f) => (fleet = f));
@@ -155,6 +156,26 @@ describe("start order", () => {
       ["migrate", ["db"], undefined],
       ["api", { migrate: "done" }, undefined],
     ]);
+  });
+
+  test("the daemon holds the waiting: an entry still starts when its dependency is ready after the loading client has gone", async () => {
+    const dir = join(fleet.sandbox.root, "app");
+    mkdirSync(dir);
+    const gate = join(dir, "gate");
+    const file = writeRecipe("dev", {
+      [dir]: [
+        { cmd: `while [ ! -f ${gate} ]; do sleep 0.05; done; echo db is up; sleep 600`, name: "db", ready: { log: "db is up" } },
+        { cmd: "sleep 600", name: "api", after: ["db"] },
+      ],
+    });
+    const client = Bun.spawn(fleetcomArgv(["load", file]), { env: fleet.env, cwd: fleet.sandbox.home, stdout: "ignore", stderr: "ignore" });
+    await until("db started", async () => (await fleet.ls()).some((t) => t.name === "db"));
+    client.kill("SIGKILL");
+    await client.exited;
+    expect((await fleet.ls()).map((t) => t.name)).toEqual(["db"]);
+    writeFileSync(gate, "");
+    const api = await until("api started", async () => (await fleet.ls()).find((t) => t.name === "api"));
+    expect(api.state).toBe("running");
   });
 
   test("a failing dependency leaves its dependents unstarted, each named with why, exit 3; what started keeps running", async () => {

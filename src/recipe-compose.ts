@@ -4,7 +4,7 @@
 // in silence. Pure: the YAML is parsed by the `yaml` package before it gets here.
 import { resolve } from "node:path";
 import { EXIT, UserError } from "./errors.ts";
-import type { ServiceFields } from "./recipe-services.ts";
+import { checkOrder, type ServiceFields } from "./recipe-services.ts";
 import type { AfterForm } from "./task-order.ts";
 import { printable } from "./text-printable.ts";
 import { schema } from "./validator.ts";
@@ -22,13 +22,14 @@ const composeProcess = schema("composeProcess", (type) =>
     "ready_log_line?": "string > 0",
     "availability?": type({ "restart?": "string", "backoff_seconds?": "number >= 0", "max_restarts?": "number.integer >= 0" }),
     "shutdown?": type({ "signal?": "number.integer", "timeout_seconds?": "number > 0" }),
+    "disabled?": "boolean",
   }),
 );
 type ComposeProcess = typeof composeProcess.infer;
 
 /** Every key fleetcom reads; any other is listed in the one warning. */
 const SUPPORTED: Record<string, readonly string[]> = {
-  "": ["command", "working_dir", "environment", "depends_on", "readiness_probe", "ready_log_line", "availability", "shutdown"],
+  "": ["command", "working_dir", "environment", "depends_on", "readiness_probe", "ready_log_line", "availability", "shutdown", "disabled"],
   readiness_probe: ["exec", "http_get"],
   availability: ["restart", "max_restarts"],
   shutdown: ["signal", "timeout_seconds"],
@@ -63,9 +64,18 @@ export function fromProcessCompose(doc: unknown, file: string, fileDir: string):
   for (const [name, value] of Object.entries(doc.processes)) {
     if (!composeProcess.allows(value)) throw refused(file, `processes.${name}`, processProblem(value));
     unsupported.push(...unsupportedKeys(value as Record<string, unknown>, `processes.${name}`));
+    // As process-compose does: a disabled process is not started (one that waits on it is refused below).
+    if (value.disabled) continue;
     const dir = resolve(fileDir, value.working_dir ?? ".");
     (dirs[dir] ??= []).push(toEntry(name, value, file, unsupported));
   }
+  // Said in the file's own terms, before the recipe's check would say it in fleetcom's.
+  const entries = Object.values(dirs).flat();
+  checkOrder(
+    entries.map((e) => ({ name: e.name, after: e.after, place: `processes.${e.name}` })),
+    file,
+    "depends_on",
+  );
   return { dirs, unsupported };
 }
 

@@ -101,9 +101,10 @@ export interface OrderedEntry {
 
 /**
  * Every name in an `after` is some entry's, and no entry waits on itself through others; checked
- * before anything starts (`dev.json: dirs["~/app"][2].after: no entry named "dbb" (did you mean "db"?)`).
+ * before anything starts (`dev.json: dirs["~/app"][2].after: no entry named "dbb" (did you mean "db"?)`);
+ * `field` is what the file calls it (process-compose: `depends_on`).
  */
-export function checkOrder(entries: readonly OrderedEntry[], file: string): void {
+export function checkOrder(entries: readonly OrderedEntry[], file: string, field = "after"): void {
   const names = entries.flatMap((e) => (e.name === null ? [] : [e.name]));
   const graph = new Map<string, string[]>();
   for (const entry of entries) {
@@ -111,14 +112,14 @@ export function checkOrder(entries: readonly OrderedEntry[], file: string): void
     for (const name of waits) {
       if (names.includes(name)) continue;
       const near = nearest(name, names);
-      throw refusal(file, entry.place, "after", `no entry named ${JSON.stringify(name)}${near ? ` (did you mean ${JSON.stringify(near)}?)` : ""}`);
+      throw refusal(file, entry.place, field, `no entry named ${JSON.stringify(name)}${near ? ` (did you mean ${JSON.stringify(near)}?)` : ""}`);
     }
     if (entry.name !== null) graph.set(entry.name, [...(graph.get(entry.name) ?? []), ...waits]);
   }
   const cycle = findCycle(graph);
   if (!cycle) return;
   const at = entries.find((e) => e.name === cycle[0])!;
-  throw refusal(file, at.place, "after", `a cycle: ${cycle.join(" → ")}; nothing was started`);
+  throw refusal(file, at.place, field, `a cycle: ${cycle.join(" → ")}; nothing was started`);
 }
 
 // ---- `run`'s flags ---------------------------------------------------------------------------

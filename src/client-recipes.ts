@@ -34,7 +34,7 @@ export interface LoadResult {
   dropped: number;
   /** Recovered tasks whose recorded id was in use, and the id each got instead. */
   idsChanged: IdChange[];
-  /** Entries whose `after` never held, each with why (docs/services.md); absent when none. */
+  /** Entries whose `after` never held, each with why (docs/readiness.md); absent when none. */
   notStarted?: string[];
   /** The entries of keys naming an added host (`gpu1:/srv/train`), per host; absent when the recipe names none. */
   hosts?: HostLoad[];

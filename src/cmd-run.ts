@@ -36,7 +36,7 @@ export default defineCommand({
       valueHint: "K=V",
       description: "Set K to V in the task's environment, over what it would get (repeatable; on a host, the one way a local value travels)",
     },
-    "ready-log": { type: "string", valueHint: "REGEX", description: "Ready once a line of its output matches REGEX (docs/services.md)" },
+    "ready-log": { type: "string", valueHint: "REGEX", description: "Ready once a line of its output matches REGEX (docs/readiness.md)" },
     "ready-http": { type: "string", valueHint: "URL", description: "Ready once URL answers 2xx or 3xx" },
     "ready-port": { type: "string", valueHint: "PORT", description: "Ready once a TCP connect to 127.0.0.1:PORT succeeds" },
     "ready-cmd": { type: "string", valueHint: "CMD", description: "Ready once CMD exits 0 (run in the task's directory)" },

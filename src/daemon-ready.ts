@@ -1,4 +1,4 @@
-// Readiness probes (docs/services.md): each run of a task with a probe is starting until the probe
+// Readiness probes (docs/readiness.md): each run of a task with a probe is starting until the probe
 // passes, tried every second (a log probe on each line of output), then ready; one that has not
 // passed when its timeout ends leaves the task not ready, with its attention raised. The rules and
 // the line matching are task-ready.ts's; here are the timers and the probes' I/O, none of which

@@ -38,7 +38,7 @@ export interface TaskSpec {
   scrollback: number;
   /** Quiet this long, a running task is idle (the daemon's idle_seconds; 10 s when not given). */
   idleMs?: number | undefined;
-  /** Its readiness probe, start order and stop (docs/services.md), as a recipe writes them. */
+  /** Its readiness probe, start order and stop (docs/readiness.md), as a recipe writes them. */
   service?: ServiceFields | undefined;
   /** Where agent runs keep their capture assets (agent-run.ts). */
   agents: AgentNamespace;

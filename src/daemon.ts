@@ -656,7 +656,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     this.stopping ??= (async () => {
       for (const { conn, view } of this.greeted()) if (view.kind === "attached") conn.send({ type: "attach-end", reason: "shutdown", task: view.task.info() });
       for (const peer of this.greeted()) if (peer.view.kind === "lines") endStream(peer, "shutdown", peer.view.task.info());
-      // Dependents first, each with its own stop (docs/services.md).
+      // Dependents first, each with its own stop (docs/readiness.md).
       await stopInOrder([...this.tasks.values()]);
       this.readiness.dispose();
       // The final snapshot pass runs after this: keep what the capture files said, then remove them.

@@ -1,4 +1,4 @@
-// A process-compose.yaml as a recipe (docs/services.md): its processes' command, directory,
+// A process-compose.yaml as a recipe (docs/readiness.md): its processes' command, directory,
 // environment, depends_on, readiness probe, restart policy and shutdown, as the service fields
 // fleetcom keeps (recipe-services.ts). What fleetcom has no equivalent for is listed, never dropped
 // in silence. Pure: the YAML is parsed by the `yaml` package before it gets here.

@@ -1,4 +1,4 @@
-// A recipe entry's service fields (docs/services.md): `ready`, `ready_timeout`, `after`,
+// A recipe entry's service fields (docs/readiness.md): `ready`, `ready_timeout`, `after`,
 // `stop_signal`, `stop_timeout`, and the restart policy's `restart`, `max_restarts`. Each is checked
 // by its schema as an entry is read; a malformed one, a name in `after` that no entry has, or a
 // cycle fails the whole recipe before anything starts, naming file, entry and field. Pure.
@@ -25,7 +25,7 @@ const after = schema("after", (type) =>
 /** The signals a stop may send first; KILL always follows after the timeout. */
 export const STOP_SIGNALS = ["TERM", "INT", "HUP", "QUIT", "KILL", "USR1", "USR2"] as const;
 const stopSignal = schema("stopSignal", (type) => type(/^(SIG)?(TERM|INT|HUP|QUIT|KILL|USR1|USR2)$/));
-const restart = schema("restartPolicy", (type) => type("'no' | 'on-failure' | 'always'"));
+const restart = schema("serviceRestartPolicy", (type) => type("'no' | 'on-failure' | 'always'"));
 const maxRestarts = schema("maxRestarts", (type) => type("0 <= number.integer <= 1000000"));
 
 /** The fields as a recipe file writes them, every one optional. */

@@ -1,4 +1,4 @@
-// Start and stop order (docs/services.md): `after` names the entries a task waits on and for what
+// Start and stop order (docs/readiness.md): `after` names the entries a task waits on and for what
 // (started, ready, done); a cycle is refused; a stop ends dependents before what they depend on.
 // Pure: the daemon (daemon-order.ts) holds the waiting entries and asks these rules.
 import type { ReadyState } from "./task-ready.ts";

@@ -17,7 +17,7 @@ import type { PushStatus } from "./wire-protocol.ts";
 
 export function glyph(task: TaskInfo): string {
   if (task.attention) return "!";
-  // A service whose readiness probe has not passed yet (docs/services.md).
+  // A service whose readiness probe has not passed yet (docs/readiness.md).
   if (task.state === "running" && task.readiness?.state === "starting") return "◌";
   if (task.state === "running") return task.idle ? "∙" : "✻";
   return task.exitCode === 0 && task.signal === null ? "✓" : "✗";

@@ -130,7 +130,7 @@ export interface TaskInfo {
   /** The size of the task's terminal: what its screen is drawn at (the last attached client's). */
   cols: number;
   rows: number;
-  /** Whether its readiness probe has passed (docs/services.md); null for a task without one. */
+  /** Whether its readiness probe has passed (docs/readiness.md); null for a task without one. */
   readiness: Readiness | null;
 }
 
@@ -254,7 +254,7 @@ export interface OpResults {
     skipped: number;
     alreadyRunning: number;
     idsChanged: IdChange[];
-    /** Entries whose `after` could never hold (docs/services.md), each with why: `api not started: waits on db, which exited 1`. */
+    /** Entries whose `after` could never hold (docs/readiness.md), each with why: `api not started: waits on db, which exited 1`. */
     notStarted?: string[];
   };
   kill: { killed: number[]; escaped: Escapee[] };

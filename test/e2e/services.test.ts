@@ -1,4 +1,4 @@
-// Services (docs/services.md) against the real binary: readiness probes of each kind (an HTTP server
+// Services (docs/readiness.md) against the real binary: readiness probes of each kind (an HTTP server
 // and a TCP listener this test starts), `after` with ready and done, a failing dependency, a cycle
 // refused before anything starts, stopping dependents first with each task's own signal, a Procfile
 // with its .env, and a process-compose file with probes and depends_on.

@@ -26,6 +26,8 @@ export interface ReadinessHooks {
 
 export class ReadinessProbes {
   private readonly watches = new Map<Task, Watch>();
+  /** The process groups of `--ready-cmd` tries under way, ended with the daemon. */
+  private readonly tries = new Set<number>();
 
   constructor(private readonly hooks: ReadinessHooks) {}
 
@@ -73,7 +75,7 @@ export class ReadinessProbes {
     if (performance.now() >= watch.deadline) return this.settle(task, "not-ready");
     if (watch.matcher || watch.trying) return;
     watch.trying = true;
-    tryProbe(probe, task.cwd).then((passed) => {
+    tryProbe(probe, task.cwd, this.tries).then((passed) => {
       watch.trying = false;
       if (passed && this.watches.get(task) === watch && task.running && task.run === watch.run) this.settle(task, "ready");
     });
@@ -89,14 +91,15 @@ export class ReadinessProbes {
 
   dispose(): void {
     for (const task of [...this.watches.keys()]) this.end(task);
+    for (const group of this.tries) killGroup(group);
   }
 }
 
 /** One try of a probe that is not a log probe: true when it passed. Never rejects. */
-function tryProbe(probe: ReadyProbe, cwd: string): Promise<boolean> {
+function tryProbe(probe: ReadyProbe, cwd: string, tries: Set<number>): Promise<boolean> {
   if ("http" in probe) return httpAnswers(probe.http);
   if ("port" in probe) return portAccepts(probe.port);
-  if ("cmd" in probe) return commandSucceeds(probe.cmd, cwd);
+  if ("cmd" in probe) return commandSucceeds(probe.cmd, cwd, tries);
   return Promise.resolve(false);
 }
 
@@ -125,11 +128,25 @@ function portAccepts(port: number): Promise<boolean> {
   });
 }
 
-/** `sh -c CMD` in the task's directory exits 0; one still running at the bound is killed and failed. */
-function commandSucceeds(command: string, cwd: string): Promise<boolean> {
+/** `sh -c CMD` in the task's directory exits 0; one still running at the bound is killed, its whole process group, and failed. */
+function commandSucceeds(command: string, cwd: string, tries: Set<number>): Promise<boolean> {
   return new Promise((resolve) => {
-    const child = childProcess().spawn("/bin/sh", ["-c", command], { cwd, stdio: "ignore", timeout: TRY_BOUND_MS, killSignal: "SIGKILL" });
-    child.once("error", () => resolve(false));
-    child.once("exit", (code) => resolve(code === 0));
+    const child = childProcess().spawn("/bin/sh", ["-c", command], { cwd, stdio: "ignore", detached: true });
+    const group = child.pid;
+    if (group !== undefined) tries.add(group);
+    const bound = setTimeout(() => group !== undefined && killGroup(group), TRY_BOUND_MS);
+    const done = (ok: boolean) => {
+      clearTimeout(bound);
+      if (group !== undefined) tries.delete(group);
+      resolve(ok);
+    };
+    child.once("error", () => done(false));
+    child.once("exit", (code) => done(code === 0));
   });
+}
+
+function killGroup(group: number): void {
+  try {
+    process.kill(-group, "SIGKILL");
+  } catch {}
 }

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { eachTestGetsAFleet, type Fleet, until } from "../harness/fleet.ts";
-import { fleetcomArgv } from "../harness/helpers.ts";
+import { fleetcomArgv, processesWhere } from "../harness/helpers.ts";
 
 let fleet: Fleet;
 eachTestGetsAFleet((f) => (fleet = f));
@@ -94,6 +94,20 @@ describe("readiness", () => {
     expect(await stateOf(id)).toBe("starting");
     writeFileSync(join(dir, "up.flag"), "");
     await fleet.waitForTask(id, "ready", (t) => t.readiness?.state === "ready");
+  });
+
+  test("a --ready-cmd that hangs is ended with its whole process group at the try's bound, and with the daemon", async () => {
+    // The shell forks its sleep (a compound command): killing the shell alone would leave the sleep behind.
+    const id = await fleet.run("sleep 600", ["--ready-cmd", "sleep 1000; true"]);
+    const ours = `FLEETCOM_RUNTIME_DIR=${fleet.sandbox.runtime}\0`;
+    const probes = () => processesWhere((read) => read("cmdline") === "sleep\x001000\x00" && read("environ").includes(ours));
+    await until("the probe's sleep running", () => probes().length > 0);
+    await until("the probe's group killed at the bound", () => probes().length === 0, 20_000);
+    expect(await stateOf(id)).toBe("starting");
+    // The next try is under way when the daemon stops: it goes with the daemon.
+    await until("the next try running", () => probes().length > 0);
+    await fleet.ok(["--kill"]);
+    await until("no try left behind", () => probes().length === 0, 5_000);
   });
 
   test("a probe that never passes: 'not ready after 1s' in ls, attention raised, the notify hook told, wait --for ready fails", async () => {

@@ -162,6 +162,8 @@ describe("start order", () => {
     const loaded = await load;
     expect(loaded.code).toBe(0);
     expect(loaded.stdout).toContain("loaded 'dev': 3 task(s)");
+    // load answers once api is started; its own line may come a moment later.
+    await until("api's line", () => readFileSync(order, "utf8").split("\n").length > 3);
     expect(readFileSync(order, "utf8")).toBe("db\nmigrate\napi\n");
     await fleet.ok(["save", "dev2"]);
     const saved = JSON.parse(readFileSync(join(fleet.sandbox.config, "sessions", "dev2.json"), "utf8"));
@@ -350,6 +352,7 @@ processes:
     const r = await fleet.cli(["load", "process-compose.yaml"], { cwd: dir });
     expect(r.code).toBe(0);
     expect(r.stderr.trim()).toBe("fleetcom: warning: process-compose.yaml: not supported, ignored: log_location, processes.api.readiness_probe.period_seconds");
+    await until("api's line", () => readFileSync(order, "utf8").split("\n").length > 3);
     expect(readFileSync(order, "utf8")).toBe("db\nmigrate\napi dev\n");
     await fleet.waitForTask(3, "ready", (t) => t.readiness?.state === "ready");
     expect((await fleet.task(1)).readiness).toMatchObject({ state: "ready", probe: "log" });

@@ -293,12 +293,32 @@ export class AgentRun {
     return { command: this.launch.program, notice };
   }
 
-  /** True when the conversation a save would resume changed since the last call: a snapshot pass is due. */
+  /**
+   * True when the conversation a save would resume changed since the last call: a snapshot pass is
+   * due. Called as a batch of output settles, so a conversation the first turn made reaches the
+   * snapshot within seconds, however it is learnt: known (pinned, captured, from the live registry or
+   * the exit hint) and held by the store, or, with nothing known (opencode, an agent run as typed),
+   * found in the store as a save would find it.
+   */
   savedFormChanged(): boolean {
-    const now = this.resumable();
+    const now = this.resumable() ?? this.storeCandidate();
     if (now === this.lastResumable) return false;
     this.lastResumable = now;
     return true;
+  }
+
+  /**
+   * With nothing known, the conversation the agent's store would give a save, not checked against
+   * what other tasks know: only a reason for a pass, whose save-time match (`forSave`) is the one
+   * that counts. Read again each time, not kept: what it finds may be another task's (two opencodes
+   * in one directory), and this run's own must still bring its pass when it appears. Only runs that
+   * know nothing read it (opencode, a Codex before its first turn, an agent run as typed); an
+   * opencode's look is one query of its database.
+   */
+  private storeCandidate(): string | null {
+    if (this.known() !== null) return null;
+    const found = this.launch.agent.fromStore({ cwd: this.cwd, spawnedAt: this.spawnedAt, env: this.env, taken: new Set() });
+    return idCheckOf(this.launch.agent)(found) ? found : null;
   }
 
   private holds(id: string): boolean {

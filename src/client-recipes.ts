@@ -34,7 +34,7 @@ export interface LoadResult {
   dropped: number;
   /** Recovered tasks whose recorded id was in use, and the id each got instead. */
   idsChanged: IdChange[];
-  /** Entries whose `after` never held, each with why (docs/readiness.md); absent when none. */
+  /** Entries whose `after` never held, each with why (docs/services.md); absent when none. */
   notStarted?: string[];
   /** The entries of keys naming an added host (`gpu1:/srv/train`), per host; absent when the recipe names none. */
   hosts?: HostLoad[];
@@ -289,7 +289,13 @@ export async function recoverAndDescribe(recipe: LoadedRecipe, json = false, opt
       `${printable(basename(recipe.file))} is this fleet's own snapshot (this fleet, running): its tasks are the ones running now, so nothing was started; --again starts them a second time`,
     );
   }
-  return loadAndDescribe(recipe, json, { ...options, snapshot: basename(recipe.file) }, running?.client);
+  // What the dead daemon's tasks left running goes first: else a program that ignores SIGHUP would run twice.
+  const { endSurvivors } = await import("./client-survivors.ts");
+  const ended = await endSurvivors(status?.pid ?? null);
+  // Said with the summary (the dashboard shows it in its own notice); beside JSON, on stderr.
+  if (ended && json) process.stderr.write(`fleetcom: ${ended}\n`);
+  const summary = await loadAndDescribe(recipe, json, { ...options, snapshot: basename(recipe.file) }, running?.client);
+  return ended && !json ? `${ended}\n${summary}` : summary;
 }
 
 /**

@@ -14,7 +14,7 @@ export default defineCommand({
     target: { type: "positional", required: false, description: "Session name, a path ending in .json, a Procfile or a process-compose.yaml" },
     "dry-run": { type: "boolean", description: "Print what would start (and what is already running); starts no daemon" },
     again: { type: "boolean", description: "Start entries a running task already stands for (skipped by default)" },
-    format: { type: "string", valueHint: "FORMAT", description: "procfile | process-compose | fleetcom (default: by the file's name; docs/readiness.md)" },
+    format: { type: "string", valueHint: "FORMAT", description: "procfile | process-compose | fleetcom (default: by the file's name; docs/services.md)" },
     json: {
       type: "boolean",
       description:

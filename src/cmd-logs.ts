@@ -5,16 +5,19 @@
 // after its task's id and label (`3 api | GET /`), and followed until every one has exited.
 // A reader so slow that megabytes wait for it is told how many lines it missed, and exits 1.
 // A reader that goes (`logs -f api | grep -m1 ready`) ends it quietly, with status 0 (client-stdout.ts);
-// `-n 0 -f` prints only the lines completed from now on, as `tail -n 0 -f` does.
+// `-n 0 -f` prints only the lines completed from now on, as `tail -n 0 -f` does. Every line goes
+// through the sanitiser: another host's daemon may send escape sequences.
 import { defineCommand } from "./cli-define.ts";
 import { wholeFlag } from "./cli-flags.ts";
 import { selection, tasksOf } from "./client-select.ts";
 import { DaemonClient } from "./client.ts";
+import { OpenSlots } from "./client-open-slots.ts";
+import { hostInUse } from "./client-target.ts";
 import { printText, whenReaderGone } from "./client-stdout.ts";
 import { usageError } from "./errors.ts";
 import { label } from "./task-labels.ts";
 import { resolveTaskRef } from "./task-ref.ts";
-import { printable } from "./text-printable.ts";
+import { printable, printableText } from "./text-printable.ts";
 import { cut, textWidth } from "./text-width.ts";
 import type { TaskInfo, TaskRef } from "./wire-protocol.ts";
 
@@ -61,7 +64,7 @@ const linesArg = (lines: number | undefined) => (lines === undefined ? {} : { li
 
 async function history(client: DaemonClient, task: TaskRef, lines: number | undefined): Promise<number> {
   const { text } = await client.request("peek", { task, history: true, ...linesArg(lines) });
-  printText(text);
+  printText(printableText(text));
   return 0;
 }
 
@@ -76,7 +79,7 @@ async function historyOfEach(client: DaemonClient, tasks: readonly TaskInfo[], l
   const prefix = prefixes(tasks);
   for (const task of tasks) {
     const { text } = await client.request("peek", { task: { id: task.id }, history: true, ...linesArg(lines) });
-    if (text.length) printText(text.replace(/^/gm, prefix.get(task.id)!));
+    if (text.length) printText(printableText(text).replace(/^/gm, prefix.get(task.id)!));
   }
   return 0;
 }
@@ -85,12 +88,13 @@ async function historyOfEach(client: DaemonClient, tasks: readonly TaskInfo[], l
 async function follow(client: DaemonClient, task: TaskRef, lines: number | undefined): Promise<number> {
   let missed = 0;
   let stopWatching = () => {};
+  const decoder = new TextDecoder();
   const ended = new Promise<void>((resolve) => {
     stopWatching = whenReaderGone(resolve);
     client.handlers = {
-      // The lines come as UTF-8 text already: written as they are, at the pace stdout takes them.
+      // The lines come as UTF-8 text, written sanitised at the pace stdout takes them.
       data: (bytes) => {
-        if (process.stdout.write(bytes)) return;
+        if (process.stdout.write(printableText(decoder.decode(bytes, { stream: true })))) return;
         client.pause();
         process.stdout.once("drain", () => client.resume());
       },
@@ -118,10 +122,12 @@ function skippedLines(count: number): number {
 async function followEach(tasks: readonly TaskInfo[], lines: number | undefined): Promise<number> {
   if (tasks.length === 0) return 0;
   const prefix = prefixes(tasks);
-  const clients = await Promise.all(tasks.map(() => DaemonClient.open()));
+  const clients: DaemonClient[] = [];
   let missed = 0;
   let stopWatching = () => {};
   let held = false;
+  /** Followed to the end (or failed): a connection still waiting for its slot is not opened. */
+  let over = false;
   const write = (text: string) => {
     if (process.stdout.write(text) || held) return;
     held = true;
@@ -135,7 +141,10 @@ async function followEach(tasks: readonly TaskInfo[], lines: number | undefined)
     await new Promise<void>((resolve, reject) => {
       stopWatching = whenReaderGone(resolve);
       let following = tasks.length;
-      tasks.forEach((task, i) => {
+      // Another host's connections are opened a few at a time, each until its daemon has answered (client-open-slots.ts).
+      const host = hostInUse();
+      const slots = new OpenSlots();
+      for (const task of tasks) {
         const head = prefix.get(task.id)!;
         const decoder = new TextDecoder();
         let partial = "";
@@ -143,23 +152,31 @@ async function followEach(tasks: readonly TaskInfo[], lines: number | undefined)
         const end = () => {
           if (done) return;
           done = true;
-          if (partial !== "") write(`${head}${partial}\n`);
+          if (partial !== "") write(`${head}${printableText(partial)}\n`);
           if (--following === 0) resolve();
         };
-        clients[i]!.handlers = {
-          data: (bytes) => {
-            const parts = (partial + decoder.decode(bytes, { stream: true })).split("\n");
-            partial = parts.pop()!;
-            if (parts.length) write(parts.map((line) => `${head}${line}\n`).join(""));
-          },
-          skipped: (count) => (missed += skippedLines(count)),
-          attachEnd: end,
-          closed: end,
+        const follow = async () => {
+          const client = await DaemonClient.open();
+          clients.push(client);
+          if (over) return client.close();
+          if (held) client.pause();
+          client.handlers = {
+            data: (bytes) => {
+              const parts = (partial + decoder.decode(bytes, { stream: true })).split("\n");
+              partial = parts.pop()!;
+              if (parts.length) write(parts.map((line) => `${head}${printableText(line)}\n`).join(""));
+            },
+            skipped: (count) => (missed += skippedLines(count)),
+            attachEnd: end,
+            closed: end,
+          };
+          await client.request("logs", { task: { id: task.id }, ...linesArg(lines) });
         };
-      });
-      Promise.all(tasks.map((task, i) => clients[i]!.request("logs", { task: { id: task.id }, ...linesArg(lines) }))).catch(reject);
+        (host ? slots.run(host.name, () => over, follow) : follow()).catch(reject);
+      }
     });
   } finally {
+    over = true;
     stopWatching();
     for (const c of clients) c.close();
   }

@@ -3,7 +3,8 @@
 // reaches us as), stored as the shell-quoted join that runs exactly that argv (cli.md).
 import { defineCommand } from "./cli-define.ts";
 import { withDaemon } from "./client.ts";
-import { flagIndex } from "./cli-flags.ts";
+import { flagIndex, isOneOf, wholeFlag } from "./cli-flags.ts";
+import { RESTART_POLICIES } from "./task-restart.ts";
 import { usageError } from "./errors.ts";
 import { shellJoin } from "./text-shell.ts";
 import { currentDirectory, resolvePath } from "./text-path.ts";
@@ -30,13 +31,23 @@ export default defineCommand({
     attach: { type: "boolean", description: "Attach to it at once" },
     "detach-key": { type: "string", valueHint: "KEY", description: "With --attach: detach with KEY instead of Ctrl-\\ (ctrl-a, ^]…)" },
     json: { type: "boolean", description: 'Print {"id": N}' },
+    restart: {
+      type: "string",
+      valueHint: "no|on-failure|always",
+      description: "Start it again when it exits: on-failure (non-zero or a signal), always, or no (default; docs/services.md)",
+    },
+    "max-restarts": {
+      type: "string",
+      valueHint: "N",
+      description: "With --restart: give up after N restarts in a row that never stayed up a minute (default 5; 0: no limit)",
+    },
     // Repeatable, which citty does not keep in order: the values are read from the words (givenEnv).
     env: {
       type: "string",
       valueHint: "K=V",
       description: "Set K to V in the task's environment, over what it would get (repeatable; on a host, the one way a local value travels)",
     },
-    "ready-log": { type: "string", valueHint: "REGEX", description: "Ready once a line of its output matches REGEX (docs/readiness.md)" },
+    "ready-log": { type: "string", valueHint: "REGEX", description: "Ready once a line of its output matches REGEX (docs/services.md)" },
     "ready-http": { type: "string", valueHint: "URL", description: "Ready once URL answers 2xx or 3xx" },
     "ready-port": { type: "string", valueHint: "PORT", description: "Ready once a TCP connect to 127.0.0.1:PORT succeeds" },
     "ready-cmd": { type: "string", valueHint: "CMD", description: "Ready once CMD exits 0 (run in the task's directory)" },
@@ -65,6 +76,7 @@ export default defineCommand({
     const settings = args.attach ? await import("./ui-attach-settings.ts") : null;
     const detachKey = settings?.chosenDetachKey(args["detach-key"]);
     const service = serviceFlags(args);
+    const restart = restartFlags(args.restart, args["max-restarts"]);
     const cwd = args.cwd ? resolvePath(currentDirectory(), args.cwd) : undefined;
     const tree = args.worktree ? await worktreeFor(cwd ?? currentDirectory(), branch, args.name ?? command) : null;
     const run = withDaemon((c) =>
@@ -75,6 +87,7 @@ export default defineCommand({
         ...(args.name !== undefined ? { name: args.name } : {}),
         ...(env ? { env } : {}),
         ...(service ? { service } : {}),
+        ...restart,
       }),
     );
     // A worktree made for a task that did not start is not left behind (it is fresh, so clean).
@@ -87,6 +100,14 @@ export default defineCommand({
     }
   },
 });
+
+/** `--restart` and `--max-restarts` as the run op takes them; a wrong value is a usage error before anything starts. */
+function restartFlags(policy: string | undefined, max: string | undefined) {
+  if (policy !== undefined && !isOneOf(RESTART_POLICIES, policy)) throw usageError(`run: --restart expects no, on-failure or always, got '${policy}'`);
+  const maxRestarts = wholeFlag("run: --max-restarts", max);
+  if (maxRestarts !== undefined && policy === undefined) throw usageError("run: --max-restarts goes with --restart on-failure|always");
+  return { ...(policy !== undefined && { restart: policy }), ...(maxRestarts !== undefined && { maxRestarts }) };
+}
 
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

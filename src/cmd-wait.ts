@@ -1,5 +1,5 @@
 // `fleetcom wait TASK --for waiting|exit|idle|ready [--timeout S]`: returns (exit 0) when the task needs
-// its user, has exited, is ready (docs/readiness.md), or has been quiet for the daemon's idle_seconds (10 s by default); exit 124 on timeout, as timeout(1) does. It follows
+// its user, has exited, is ready (docs/services.md), or has been quiet for the daemon's idle_seconds (10 s by default); exit 124 on timeout, as timeout(1) does. It follows
 // the daemon's task events rather than polling; idle alone needs a timer, since quiet is the absence
 // of events, and the daemon confirms it when the timer fires.
 // `fleetcom wait --any --for … [--group G]` returns the first task of the fleet (or of group G) that

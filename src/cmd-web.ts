@@ -1,15 +1,22 @@
 // `fleetcom web [--write] [--port N] [--listen ADDR --tls-cert F --tls-key F]` and `fleetcom web
 // --revoke`: the fleet in a browser (docs/web.md). Listens on 127.0.0.1 unless told otherwise, and
 // off loopback only over TLS: a token and a cookie sent in the clear on a network are anyone's.
-// Prints one URL with a fresh login token, good for one visit (web-token.ts).
+// On a terminal it prints one URL with a fresh login token, good for one visit within
+// LOGIN_TOKEN_MINUTES (web-token.ts); anywhere else (a service's log, a pipe) only where it listens,
+// as a URL without a token: `fleetcom web --url` prints a login URL on demand.
 import { defineCommand } from "citty";
 import { isIP } from "node:net";
 import { positiveWholeFlag } from "./cli-flags.ts";
 import { errnoCode, errnoWords, errorMessage, usageError } from "./errors.ts";
 import { readRegularFile } from "./files.ts";
+import { printable } from "./text-printable.ts";
+import { LOGIN_TOKEN_MINUTES } from "./web-token.ts";
 
 export default defineCommand({
-  meta: { name: "web", description: "Serve the fleet to a browser on 127.0.0.1 (read-only unless --write); prints a URL with a one-time token" },
+  meta: {
+    name: "web",
+    description: `Serve the fleet to a browser on 127.0.0.1 (read-only unless --write); on a terminal, prints a URL with a one-time token good for ${LOGIN_TOKEN_MINUTES} minutes`,
+  },
   args: {
     write: { type: "boolean", description: "Let the page type into tasks, send text and keys, rerun and kill" },
     port: { type: "string", valueHint: "N", description: "Listen on this port (default: any free one)" },
@@ -17,7 +24,16 @@ export default defineCommand({
     "tls-cert": { type: "string", valueHint: "FILE", description: "Serve HTTPS with this certificate (PEM)" },
     "tls-key": { type: "string", valueHint: "FILE", description: "…and this private key (PEM)" },
     revoke: { type: "boolean", description: "Invalidate every web token and session, then exit" },
-    url: { type: "boolean", description: "Print a new login URL for the web view already listening on --port (the service's), then exit" },
+    url: {
+      type: "boolean",
+      description: `Print a new login URL (good for one visit within ${LOGIN_TOKEN_MINUTES} minutes) for the web view already listening on --port (the service's), then exit`,
+    },
+    "host-name": {
+      type: "string",
+      valueHint: "NAME",
+      description:
+        "The name browsers reach the view by (a TLS front, your certificate's): the Host it accepts besides IP addresses and localhost, and the printed URL's",
+    },
   },
   async run({ args }) {
     const { newLoginToken, revokeAll, tokenFile } = await import("./web-token.ts");
@@ -32,16 +48,22 @@ export default defineCommand({
     if (Boolean(args["tls-cert"]) !== Boolean(args["tls-key"])) throw usageError("web: --tls-cert and --tls-key go together");
     const port = args.port === undefined ? 0 : portFlag(args.port);
     const tls = args["tls-cert"] && args["tls-key"] ? { cert: pem("--tls-cert", args["tls-cert"]), key: pem("--tls-key", args["tls-key"]) } : null;
-    const host = hostname.includes(":") ? `[${hostname}]` : hostname;
-    const url = (listening: number) => `${tls ? "https" : "http"}://${host}:${listening}/?token=${newLoginToken()}`;
+    const named = args["host-name"] === undefined ? null : hostNameFlag(args["host-name"]);
+    const shown = named ?? hostname;
+    const host = shown.includes(":") ? `[${shown}]` : shown;
+    const address = (listening: number) => `${tls ? "https" : "http"}://${host}:${listening}/`;
+    const url = (listening: number) => `${address(listening)}?token=${newLoginToken()}`;
     if (args.url) {
       if (args.port === undefined) throw usageError("web --url: give the --port the web view listens on (the service's is 7681)");
       console.log(url(port));
       return;
     }
     const { serveWeb } = await import("./web-server.ts");
-    const view = await serveWeb({ hostname, port, write: Boolean(args.write), tls });
-    console.log(url(view.port ?? port));
+    const view = await serveWeb({ hostname, port, write: Boolean(args.write), tls, names: named ? [named] : [] });
+    const listening = view.port ?? port;
+    // A login token is printed only to a person: a service manager's log is read by others (adm, systemd-journal).
+    if (process.stdout.isTTY) console.log(url(listening));
+    else console.log(`listening on ${address(listening)}; fleetcom web --url --port ${listening} prints a login URL`);
     // Until a polite stop (kill, a service manager, Ctrl-C), which ends each host's ssh with the view:
     // one still connecting to a host that never answers would otherwise run on, orphaned.
     await new Promise<void>((resolve) => {
@@ -59,6 +81,13 @@ function pem(flag: string, path: string): string {
     const code = errnoCode(error);
     throw usageError(`web: ${flag} ${path}: ${(code && errnoWords(code)) ?? errorMessage(error)}`);
   }
+}
+
+/** A DNS name (letters, digits, dots, hyphens): what a Host header names, never a URL or a port. */
+function hostNameFlag(raw: string): string {
+  if (!/^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/.test(raw))
+    throw usageError(`web: --host-name ${printable(raw)} is not a host name (like host.tailnet.ts.net)`);
+  return raw.toLowerCase();
 }
 
 function portFlag(raw: string): number {

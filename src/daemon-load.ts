@@ -5,6 +5,7 @@ import { setImmediate } from "node:timers";
 import { detect } from "./agent.ts";
 import { knownAgents, savedCommands, typedForm } from "./agent-run.ts";
 import { readHistoryFile } from "./daemon-history.ts";
+import { restartOf } from "./daemon-restarts.ts";
 import type { Peer } from "./daemon-streams.ts";
 import type { Task, TaskStart } from "./daemon-task.ts";
 import { UserError } from "./errors.ts";
@@ -253,6 +254,8 @@ export class Loads {
       worktree: e.worktree ?? null,
       service: serviceOf(e),
       givenEnv: this.environmentOf(e),
+      restart: restartOf(e.restart, e.max_restarts, e.restarts),
+      loaded: true,
     };
     const task = this.fleet.spawn(peer, start);
     const history = histories.get(e);

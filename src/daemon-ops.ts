@@ -5,6 +5,7 @@
 import { Buffer } from "node:buffer";
 import { setImmediate } from "node:timers";
 import type { Loads } from "./daemon-load.ts";
+import { restartOf, type Restarts } from "./daemon-restarts.ts";
 import { attach, detach, follow, followLines, sendScreen, type Peer } from "./daemon-streams.ts";
 import type { Task, TaskStart } from "./daemon-task.ts";
 import type { Typist } from "./daemon-typist.ts";
@@ -49,6 +50,7 @@ export interface Fleet {
   prepareAgent(peer: Peer, command: string, cwd: string): Promise<void>;
   spawn(peer: Peer, start: TaskStart): Task;
   readonly loads: Pick<Loads, "load" | "duplicates">;
+  readonly restarts: Pick<Restarts, "stoppedByUser" | "cancel" | "freshStart">;
   reloadSettings(): OpResult<"reload">;
   notifyTest(): Promise<OpResult<"notifyTest">>;
   remove(task: Task): void;
@@ -80,6 +82,7 @@ export function operations(fleet: Fleet): Handlers {
       const badPattern = log === null ? null : logPatternProblem(log);
       if (badPattern) throw new UserError(`--ready-log: ${badPattern}`);
       await fleet.prepareAgent(peer, a.command, cwd);
+      const restart = restartOf(a.restart, a.maxRestarts);
       const start = {
         command: a.command,
         cwd,
@@ -88,6 +91,7 @@ export function operations(fleet: Fleet): Handlers {
         worktree: a.worktree ?? null,
         givenEnv: a.env,
         service: a.service,
+        restart,
       };
       return { id: fleet.spawn(peer, start).id };
     },
@@ -97,6 +101,8 @@ export function operations(fleet: Fleet): Handlers {
     notifyTest: () => fleet.notifyTest(),
     kill: async (_peer, a) => {
       const targets = a.tasks.map((ref) => fleet.find(ref));
+      // Stopped by the user: no policy starts them again, and a restart one waits for is called off.
+      for (const t of targets) fleet.restarts.stoppedByUser(t);
       const running = targets.filter((t) => t.running);
       await stopInOrder(running);
       // The answer waits for the exits too, so the next command (rerun, rm) finds the tasks finished.
@@ -107,6 +113,7 @@ export function operations(fleet: Fleet): Handlers {
       const targets = a.tasks.map((ref) => fleet.find(ref));
       const running = targets.filter((t) => t.running);
       if (running.length) throw new UserError(stillRunning(running.map((t) => t.id)));
+      for (const t of targets) fleet.restarts.cancel(t);
       await Promise.all(targets.map((t) => t.terminate()));
       const escaped = fleet.escaped(targets);
       for (const t of targets) fleet.remove(t);
@@ -121,10 +128,24 @@ export function operations(fleet: Fleet): Handlers {
       finished();
       // The command it will run: a resume form that failed at once reruns as the bare program, whose pin needs asking.
       await fleet.prepareAgent(peer, task.rerunCommand().command, task.cwd);
+      // Its last run's history is read at once as the rerun starts, and kept above the new one.
+      await task.readable();
       finished();
+      fleet.restarts.freshStart(task);
       const notice = task.rerun(peer.hello.env, fleet.options.scrollback);
       fleet.taskChanged(task, true);
       return { ...task.info(), notice };
+    },
+    restart: async (peer, a) => {
+      const targets = [...new Set(a.tasks.map((ref) => fleet.find(ref)))];
+      for (const t of targets) fleet.restarts.stoppedByUser(t);
+      const running = targets.filter((t) => t.running);
+      await Promise.all(running.map((t) => t.terminate()));
+      await Promise.all(running.map((t) => t.ended(EXIT_REPORTED_WITHIN_MS)));
+      const escaped = fleet.escaped(targets);
+      const tasks: OpResult<"restart">["tasks"] = [];
+      for (const task of targets) tasks.push(await runAgainInPlace(fleet, peer, task));
+      return { tasks, escaped };
     },
     tag: (_peer, a) => {
       const task = fleet.find(a.task);
@@ -203,6 +224,18 @@ export function operations(fleet: Fleet): Handlers {
       return null;
     },
   };
+}
+
+/** A stopped task run again as a rerun does (its history kept, an agent resumed), whatever its policy. */
+async function runAgainInPlace(fleet: Fleet, peer: Peer, task: Task): Promise<TaskInfo & { notice: string | null }> {
+  await fleet.prepareAgent(peer, task.rerunCommand().command, task.cwd);
+  await task.readable();
+  if (!fleet.holds(task)) throw new UserError(`task ${task.id} was removed`);
+  if (task.running) throw new UserError(`task ${task.id} did not stop; not restarted`);
+  fleet.restarts.freshStart(task);
+  const notice = task.rerun(peer.hello.env, fleet.options.scrollback);
+  fleet.taskChanged(task, true);
+  return { ...task.info(), notice };
 }
 
 /** `task 9 is still running; …`, `tasks 9 and 10 are still running; …`, `tasks 8, 9 and 10 are …`. */

@@ -1,4 +1,4 @@
-// Start and stop order (docs/readiness.md). A loaded entry with `after` waits here, in the daemon, so
+// Start and stop order (docs/services.md). A loaded entry with `after` waits here, in the daemon, so
 // it starts when its conditions hold even once the loading client has gone; one whose dependency
 // fails is never started and says why. A stop ends dependents before what they depend on, each with
 // its own signal and timeout. The rules are task-order.ts's.
@@ -88,6 +88,7 @@ function dependencyState(task: Task): DependencyState {
     signal: task.signal,
     ready: task.readiness?.state ?? null,
     readyTimeoutSeconds: task.readiness?.timeoutSeconds ?? null,
+    restarting: task.nextRestartAt !== null || (task.running && task.readiness?.state === "not-ready" && task.restartState.rule.policy !== "no"),
   };
 }
 

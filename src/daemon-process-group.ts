@@ -79,6 +79,11 @@ export class ProcessGroup {
     return this.id.pgid;
   }
 
+  /** The leader's start time as read at spawn (ticks since boot); null when it could not be read. */
+  get leaderStart(): number | null {
+    return this.id.leaderStart;
+  }
+
   /** The runtime has reaped the leader: from now on its number proves nothing. */
   leaderReaped(): void {
     this.id.reapedAt ??= this.proc ? ticksNow() : 0;

@@ -287,8 +287,10 @@ export class Push {
 }
 
 /** A bell is the screen's own prompt: it asks for input. */
-export function pushState(attention: Notice["attention"]): "input" | "permission" | "not-ready" {
+export function pushState(attention: Notice["attention"]): "input" | "permission" | "not-ready" | "failed" {
   if (attention.state === "not-ready") return "not-ready";
+  // A restart policy that gave up (task-restart.ts) is the one failure of all the runs it made.
+  if (attention.state === "crash-loop") return "failed";
   return attention.state === "permission" ? "permission" : "input";
 }
 

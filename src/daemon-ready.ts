@@ -1,4 +1,4 @@
-// Readiness probes (docs/readiness.md): each run of a task with a probe is starting until the probe
+// Readiness probes (docs/services.md): each run of a task with a probe is starting until the probe
 // passes, tried every second (a log probe on each line of output), then ready; one that has not
 // passed when its timeout ends leaves the task not ready, with its attention raised. The rules and
 // the line matching are task-ready.ts's; here are the timers and the probes' I/O, none of which
@@ -22,6 +22,8 @@ interface Watch {
 export interface ReadinessHooks {
   /** The task's readiness changed: clients hear of it, waiting entries look again. */
   changed(task: Task): void;
+  /** Its probe gave up on this run (after the task's attention was raised). */
+  gaveUp(task: Task): void;
 }
 
 export class ReadinessProbes {
@@ -87,6 +89,7 @@ export class ReadinessProbes {
     task.readiness = { ...task.readiness, state, since: new Date().toISOString() };
     if (state === "not-ready") task.notReady(task.readiness.timeoutSeconds);
     this.hooks.changed(task);
+    if (state === "not-ready") this.hooks.gaveUp(task);
   }
 
   dispose(): void {

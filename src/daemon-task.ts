@@ -10,6 +10,7 @@ import { isIdle } from "./task-idle.ts";
 import { DEFAULT_IDLE_SECONDS } from "./settings.ts";
 import { spawnPty, type Pty } from "./term-pty.ts";
 import { ProcessGroup, terminateGroup } from "./daemon-process-group.ts";
+import { forgetGroup, watchGroup } from "./daemon-reaper.ts";
 import { Screen, type TaskScreen } from "./term-screen.ts";
 import type { LineWatch } from "./term-lines.ts";
 import { type RestoredHistory, withRestored } from "./recipe-history.ts";
@@ -17,6 +18,7 @@ import { FinishedScreen } from "./term-screen-finished.ts";
 import { TerminalScan } from "./text-scan.ts";
 import type { ServiceFields } from "./recipe-services.ts";
 import { type Readiness, notReadyText } from "./task-ready.ts";
+import { type RestartState, restartState, runSeparator } from "./task-restart.ts";
 
 const KILL_GRACE_MS = 2_000;
 
@@ -31,6 +33,10 @@ export interface TaskSpec {
   env: Record<string, string>;
   /** Variables given with `run --env`, over `env` at every start (reruns too); kept in memory only. */
   givenEnv?: Record<string, string> | undefined;
+  /** Its restart policy and count (task-restart.ts); none when not given. */
+  restart?: RestartState | undefined;
+  /** Started by a load, not by `run` or `n` (TaskInfo loaded). */
+  loaded?: boolean | undefined;
   name: string | null;
   group: string | null;
   cols: number;
@@ -38,7 +44,7 @@ export interface TaskSpec {
   scrollback: number;
   /** Quiet this long, a running task is idle (the daemon's idle_seconds; 10 s when not given). */
   idleMs?: number | undefined;
-  /** Its readiness probe, start order and stop (docs/readiness.md), as a recipe writes them. */
+  /** Its readiness probe, start order and stop (docs/services.md), as a recipe writes them. */
   service?: ServiceFields | undefined;
   /** Where agent runs keep their capture assets (agent-run.ts). */
   agents: AgentNamespace;
@@ -75,6 +81,10 @@ export interface TaskStart {
   givenEnv?: Record<string, string> | undefined;
   /** `run --ready-* --stop-*`, a recipe's service fields (TaskSpec service). */
   service?: ServiceFields | undefined;
+  /** `run --restart`, a recipe's `restart`, and the count a recovery keeps. */
+  restart?: RestartState | undefined;
+  /** Started by a load (a saved session, a snapshot), not by `run` or the dashboard's `n`. */
+  loaded?: boolean | undefined;
 }
 
 export class Task {
@@ -88,6 +98,8 @@ export class Task {
   readonly worktree: WorktreeRecord | null;
   /** Variables given with `run --env` (TaskSpec givenEnv). */
   private readonly givenEnv: Record<string, string>;
+  /** Started by a load (TaskInfo loaded). */
+  readonly loaded: boolean;
   name: string | null;
   group: string | null;
   /** Its readiness probe, start order and stop, kept for its recipe. */
@@ -133,6 +145,16 @@ export class Task {
   idleMs: number;
   /** Who waits for this run to end (`ended`). */
   private endWaiters: (() => void)[] = [];
+  /** Its restart policy and where it stands with it (task-restart.ts, daemon-restarts.ts). */
+  restartState: RestartState;
+  /** While it waits out its backoff: when the policy starts it again (epoch ms). */
+  nextRestartAt: number | null = null;
+  /** This run was ended on purpose (kill, restart, rm --force): no policy starts it again. */
+  stoppedOnPurpose = false;
+  /** The environment of the client that last started it, kept in memory for a policy's restarts. */
+  private startEnv: Record<string, string> = {};
+  /** What this task's earlier runs printed, each run under its separator line: its history goes on across reruns. */
+  private earlierRuns: string[] = [];
 
   constructor(
     spec: TaskSpec,
@@ -149,10 +171,12 @@ export class Task {
     this.worktree = spec.worktree;
     this.givenEnv = spec.givenEnv ?? {};
     this.service = spec.service ?? {};
+    this.loaded = spec.loaded ?? false;
     this.name = spec.name;
     this.group = spec.group;
     this.cols = spec.cols;
     this.rows = spec.rows;
+    this.restartState = spec.restart ?? restartState();
     this.start(spec.env, spec.scrollback);
   }
 
@@ -231,6 +255,9 @@ export class Task {
    */
   start(askingEnv: Record<string, string>, scrollback: number): void {
     const clientEnv = { ...askingEnv, ...this.givenEnv };
+    this.startEnv = askingEnv;
+    this.stoppedOnPurpose = false;
+    this.nextRestartAt = null;
     this.screen?.dispose();
     this.scrollback = scrollback;
     this.historyDirty = true;
@@ -263,7 +290,8 @@ export class Task {
     this.agent = prepared.run;
     this.disarmResumeQuiet();
     if (this.agent?.resumed) this.resumeQuiet = { timer: null };
-    const env = { ...clientEnv, ...prepared.env, TERM: "xterm-256color", FLEETCOM_TASK_ID: String(this.id) };
+    // FLEETCOM_DAEMON_PID tells a later `recover` which daemon a process it finds belongs to (client-survivors.ts).
+    const env = { ...clientEnv, ...prepared.env, TERM: "xterm-256color", FLEETCOM_TASK_ID: String(this.id), FLEETCOM_DAEMON_PID: String(process.pid) };
     const shell = clientEnv.SHELL || "/bin/sh";
     try {
       this.pty = spawnPty({
@@ -281,11 +309,13 @@ export class Task {
     }
     this.pid = this.pty.pid;
     const group = (this.processGroup = new ProcessGroup(this.pty.pid));
+    watchGroup(group.pgid, group.leaderStart, this.log);
     this.listener.started?.(this);
     this.agent?.spawned(this.pty.pid);
     this.pty.exited.then(async (exit) => {
       // First, before any await: the runtime has reaped the leader, and its PID proves nothing now.
       group.leaderReaped();
+      forgetGroup(group.pgid);
       // The exit hint is read once every byte the run printed is in the terminal.
       await this.screen.flushed();
       if (this.run !== run) return;
@@ -342,12 +372,35 @@ export class Task {
    * the notice that says so (also written at the top of the new screen), or null.
    */
   rerun(clientEnv: Record<string, string>, scrollback: number): string | null {
+    this.keepRunHistory();
     const next = this.rerunCommand();
     this.command = next.command;
     this.start(clientEnv, scrollback);
     // The PTY's first output comes in a later turn of the event loop, so this line stays on top.
     if (next.notice) this.screen.write(`fleetcom: ${next.notice}\r\n`);
     return next.notice;
+  }
+
+  /** A restart policy's rerun: under the environment of the client that last started the task. */
+  restartByPolicy(scrollback: number): string | null {
+    return this.rerun(this.startEnv, scrollback);
+  }
+
+  /** Resolves once the screen can be read at once, as a rerun reads it to keep the run's history. */
+  async readable(): Promise<void> {
+    if (!(this.screen instanceof Screen)) await this.screen.flushed();
+  }
+
+  /** The run that ended joins the earlier runs' history, and the next one starts under its separator line. */
+  private keepRunHistory(): void {
+    const limit = this.historyLimit;
+    const lines = [...this.earlierRuns, ...this.screen.historyLines(limit), runSeparator(this.run + 1, new Date(), this)];
+    this.earlierRuns = lines.length > limit ? lines.slice(-limit) : lines;
+  }
+
+  /** The restart policy gave up: the task shows the crash loop and waits for its user (task-attention.ts). */
+  crashLooped(text: string): void {
+    this.feel({ type: "crash-loop", message: text });
   }
 
   private failToStart(error: unknown): void {
@@ -434,7 +487,7 @@ export class Task {
     if (!(this.screen instanceof Screen)) await this.screen.flushed();
     const limit = this.historyLimit;
     const live = styled ? await this.screen.styledHistoryLines(limit) : this.screen.historyLines(limit);
-    return withRestored(this.restored, live, limit);
+    return withRestored(this.restored, [...this.earlierRuns, ...live], limit);
   }
 
   /**
@@ -445,7 +498,7 @@ export class Task {
     const screen = this.screen;
     if (!(screen instanceof Screen) || !this.running) return { history: await this.history(), watch: null };
     const watch = await screen.followLines(onLine);
-    return { history: withRestored(this.restored, watch.history, this.historyLimit), watch };
+    return { history: withRestored(this.restored, [...this.earlierRuns, ...watch.history], this.historyLimit), watch };
   }
 
   /** `now` is monotonic (performance.now), for the idle flag. */
@@ -473,9 +526,14 @@ export class Task {
       attention: this.attention,
       usage: this.agent?.usage(now) ?? null,
       worktree: this.worktree,
+      loaded: this.loaded,
       cols: this.cols,
       rows: this.rows,
       readiness: this.readiness,
+      restart: this.restartState.rule.policy,
+      maxRestarts: this.restartState.rule.maxRestarts,
+      restarts: this.restartState.restarts,
+      nextRestartAt: this.nextRestartAt === null ? null : new Date(this.nextRestartAt).toISOString(),
     };
   }
 

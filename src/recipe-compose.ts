@@ -1,11 +1,12 @@
-// A process-compose.yaml as a recipe (docs/readiness.md): its processes' command, directory,
-// environment, depends_on, readiness probe, restart policy and shutdown, as the service fields
-// fleetcom keeps (recipe-services.ts). What fleetcom has no equivalent for is listed, never dropped
+// A process-compose.yaml as a recipe (docs/services.md): its processes' command, directory,
+// environment, depends_on, readiness probe, availability and shutdown, as the service fields
+// fleetcom keeps (recipe-services.ts) and the restart policy's fields (task-restart.ts). What fleetcom has no equivalent for is listed, never dropped
 // in silence. Pure: the YAML is parsed by the `yaml` package before it gets here.
 import { resolve } from "node:path";
 import { EXIT, UserError } from "./errors.ts";
 import { checkOrder, type ServiceFields } from "./recipe-services.ts";
 import type { AfterForm } from "./task-order.ts";
+import type { RestartPolicy } from "./task-restart.ts";
 import { printable } from "./text-printable.ts";
 import { schema } from "./validator.ts";
 
@@ -42,11 +43,11 @@ const CONDITIONS: Record<string, AfterForm> = {
   process_completed_successfully: "done",
   process_log_ready: "ready",
 };
-const RESTARTS: Record<string, "no" | "on-failure" | "always"> = { no: "no", on_failure: "on-failure", always: "always" };
+const RESTARTS: Record<string, RestartPolicy> = { no: "no", on_failure: "on-failure", always: "always" };
 const SIGNALS: Record<number, string> = { 1: "HUP", 2: "INT", 3: "QUIT", 9: "KILL", 10: "USR1", 12: "USR2", 15: "TERM" };
 
 /** An entry as a fleetcom recipe file writes it. */
-export type ImportedEntry = { cmd: string; name: string } & ServiceFields;
+export type ImportedEntry = { cmd: string; name: string; restart?: RestartPolicy; max_restarts?: number } & ServiceFields;
 
 export interface ImportedCompose {
   /** Entries by directory key (absolute). */

@@ -1,4 +1,4 @@
-// `fleetcom load Procfile` and `load process-compose.yaml` (docs/readiness.md): another tool's file
+// `fleetcom load Procfile` and `load process-compose.yaml` (docs/services.md): another tool's file
 // made into a fleetcom recipe, then read as any recipe is (recipe.ts), so the same checks hold (an
 // unknown name in `after`, a cycle, a bad pattern) and `save` writes what was imported. Which format
 // a file is: `--format`, else its name (Procfile, Procfile.*; *.yaml, *.yml).

@@ -1,4 +1,4 @@
-// A Procfile (foreman, honcho, overmind) as a recipe (docs/readiness.md): each `name: command` line a
+// A Procfile (foreman, honcho, overmind) as a recipe (docs/services.md): each `name: command` line a
 // task called name, in the file's directory, with the `.env` beside it in its environment. Comments
 // and blank lines are skipped; a malformed line fails the whole file, naming the line. Pure, but for
 // the `.env` read (a regular file, bounded), which the daemon does at each start so an edit counts.

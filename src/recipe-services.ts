@@ -1,5 +1,5 @@
-// A recipe entry's service fields (docs/readiness.md): `ready`, `ready_timeout`, `after`,
-// `stop_signal`, `stop_timeout`, and the restart policy's `restart`, `max_restarts`. Each is checked
+// A recipe entry's service fields (docs/services.md): `ready`, `ready_timeout`, `after`,
+// `stop_signal`, `stop_timeout`, `env`, `env_file` (the restart policy's fields are recipe.ts's). Each is checked
 // by its schema as an entry is read; a malformed one, a name in `after` that no entry has, or a
 // cycle fails the whole recipe before anything starts, naming file, entry and field. Pure.
 import { EXIT, UserError, usageError } from "./errors.ts";
@@ -25,8 +25,6 @@ const after = schema("after", (type) =>
 /** The signals a stop may send first; KILL always follows after the timeout. */
 export const STOP_SIGNALS = ["TERM", "INT", "HUP", "QUIT", "KILL", "USR1", "USR2"] as const;
 const stopSignal = schema("stopSignal", (type) => type(/^(SIG)?(TERM|INT|HUP|QUIT|KILL|USR1|USR2)$/));
-const restart = schema("serviceRestartPolicy", (type) => type("'no' | 'on-failure' | 'always'"));
-const maxRestarts = schema("maxRestarts", (type) => type("0 <= number.integer <= 1000000"));
 
 /** The fields as a recipe file writes them, every one optional. */
 export const serviceFields = schema("serviceFields", (type) =>
@@ -36,8 +34,6 @@ export const serviceFields = schema("serviceFields", (type) =>
     "after?": after.type(),
     "stop_signal?": stopSignal.type(),
     "stop_timeout?": seconds.type(),
-    "restart?": restart.type(),
-    "max_restarts?": maxRestarts.type(),
     "env?": "Record<string, string>",
     "env_file?": /^\/[^\0]*$/,
   }),
@@ -51,17 +47,10 @@ const EXPECTED: Record<keyof ServiceFields, string> = {
   after: 'expected a list of entry names or {"NAME": "started" | "ready" | "done"}',
   stop_signal: `expected one of ${STOP_SIGNALS.join(", ")}`,
   stop_timeout: "expected seconds (a number above 0)",
-  restart: 'expected "no", "on-failure" or "always"',
-  max_restarts: "expected a whole number, 0 or more",
   env: 'expected {"NAME": "value", …}',
   env_file: "expected the absolute path of a .env file",
 };
 const FIELDS = Object.keys(EXPECTED) as (keyof ServiceFields)[];
-
-/** Where an entry is in its file: `dirs["~/app"][2]`. */
-export function entryPlace(key: string, index: number): string {
-  return `dirs[${JSON.stringify(key)}][${index}]`;
-}
 
 /**
  * The service fields an object entry carries, checked one by one (`place` names the entry in
@@ -72,13 +61,13 @@ export function readServiceFields(item: Record<string, unknown>, file: string, p
   for (const field of FIELDS) {
     if (item[field] === undefined) continue;
     const one = { [field]: item[field] };
-    if (!serviceFields.allows(one)) throw refusal(file, place, field, EXPECTED[field]);
+    if (!serviceFields.allows(one)) throw serviceRefusal(file, place, field, EXPECTED[field]);
     found[field] = item[field];
   }
   const probe = found.ready as { log?: string } | undefined;
   if (probe?.log !== undefined) {
     const problem = logPatternProblem(probe.log);
-    if (problem) throw refusal(file, place, "ready.log", problem);
+    if (problem) throw serviceRefusal(file, place, "ready.log", problem);
   }
   return found as ServiceFields;
 }
@@ -88,7 +77,8 @@ export function logPatternProblem(source: string): string | null {
   return patternProblem(source);
 }
 
-function refusal(file: string, place: string, field: string, why: string): UserError {
+/** A bad field of an entry, in the one form every recipe refusal takes: `dev.json: dirs["~/app"][2].after: …`. */
+export function serviceRefusal(file: string, place: string, field: string, why: string): UserError {
   return new UserError(`${printable(file)}: ${printable(place)}.${field}: ${why}`, EXIT.usage);
 }
 
@@ -112,14 +102,14 @@ export function checkOrder(entries: readonly OrderedEntry[], file: string, field
     for (const name of waits) {
       if (names.includes(name)) continue;
       const near = nearest(name, names);
-      throw refusal(file, entry.place, field, `no entry named ${JSON.stringify(name)}${near ? ` (did you mean ${JSON.stringify(near)}?)` : ""}`);
+      throw serviceRefusal(file, entry.place, field, `no entry named ${JSON.stringify(name)}${near ? ` (did you mean ${JSON.stringify(near)}?)` : ""}`);
     }
     if (entry.name !== null) graph.set(entry.name, [...(graph.get(entry.name) ?? []), ...waits]);
   }
   const cycle = findCycle(graph);
   if (!cycle) return;
   const at = entries.find((e) => e.name === cycle[0])!;
-  throw refusal(file, at.place, field, `a cycle: ${cycle.join(" → ")}; nothing was started`);
+  throw serviceRefusal(file, at.place, field, `a cycle: ${cycle.join(" → ")}; nothing was started`);
 }
 
 // ---- `run`'s flags ---------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-// Start and stop order (docs/readiness.md): `after` names the entries a task waits on and for what
+// Start and stop order (docs/services.md): `after` names the entries a task waits on and for what
 // (started, ready, done); a cycle is refused; a stop ends dependents before what they depend on.
 // Pure: the daemon (daemon-order.ts) holds the waiting entries and asks these rules.
 import type { ReadyState } from "./task-ready.ts";
@@ -28,6 +28,8 @@ export interface DependencyState {
   /** Its readiness, null when it has no probe. */
   ready: ReadyState | null;
   readyTimeoutSeconds: number | null;
+  /** Its restart policy will start it again (a backoff under way, or a run it stops for not being ready): no failure is final yet. */
+  restarting?: boolean;
 }
 
 export type Verdict = "met" | "wait" | { failed: string };
@@ -35,6 +37,11 @@ export type Verdict = "met" | "wait" | { failed: string };
 /** Whether `condition` holds on its dependency, may still, or never will (and why, as `which exited 1`). */
 export function verdict(form: Condition["form"], dep: DependencyState | null): Verdict {
   if (dep === null) return { failed: "which did not start" };
+  const said = runVerdict(form, dep);
+  return dep.restarting && said !== "met" ? "wait" : said;
+}
+
+function runVerdict(form: Condition["form"], dep: DependencyState): Verdict {
   const ended = dep.running ? null : dep.signal ? `which was killed (${dep.signal})` : `which exited ${dep.exitCode}`;
   if (form === "done") {
     if (dep.running) return "wait";

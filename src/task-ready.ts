@@ -1,4 +1,4 @@
-// Readiness (docs/readiness.md): when a started task counts as up. A probe says it (a line of output,
+// Readiness (docs/services.md): when a started task counts as up. A probe says it (a line of output,
 // an HTTP answer, a TCP connect, a command's exit 0), tried every second until it passes or the
 // timeout ends; until then the task is starting. Pure: the probes' I/O is daemon-ready.ts's.
 

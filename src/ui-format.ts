@@ -11,31 +11,55 @@ import { cut, textWidth } from "./text-width.ts";
 import { age } from "./text-age.ts";
 import { usageCell } from "./task-usage.ts";
 import { readinessText } from "./task-ready.ts";
-import type { AttentionState } from "./task-attention.ts";
+import { countdownText, restartMark } from "./task-restart.ts";
 import { errnoCode } from "./errors.ts";
 import type { PushStatus } from "./wire-protocol.ts";
 
 export function glyph(task: TaskInfo): string {
+  if (task.attention?.state === "crash-loop") return "↯";
   if (task.attention) return "!";
-  // A service whose readiness probe has not passed yet (docs/readiness.md).
+  if (waitsToRestart(task)) return "↻";
+  // A service whose readiness probe has not passed yet (docs/services.md).
   if (task.state === "running" && task.readiness?.state === "starting") return "◌";
   if (task.state === "running") return task.idle ? "∙" : "✻";
   return task.exitCode === 0 && task.signal === null ? "✓" : "✗";
 }
 
-export function stateText(task: TaskInfo): string {
-  if (task.attention) return task.attention.state === "not-ready" ? (task.attention.message ?? "not ready") : ATTENTION_TEXT[task.attention.state];
+/** The state, and `↻3` once a restart policy restarted the task. */
+export function stateText(task: TaskInfo, now = Date.now()): string {
+  return `${bareState(task, now)}${restartMark(task.restarts)}`;
+}
+
+function bareState(task: TaskInfo, now: number): string {
+  if (task.attention?.state === "crash-loop") return task.attention.message ?? "crash loop";
+  if (task.attention?.state === "not-ready") return task.attention.message ?? "not ready";
+  if (task.attention) return ATTENTION_TEXT[task.attention.state];
+  if (waitsToRestart(task)) return countdownText(task.nextRestartAt, now);
   if (task.state === "running" && task.readiness) return readinessText(task.readiness, true) ?? "active";
   if (task.state === "running") return task.idle ? "idle" : "active";
   if (task.signal) return `killed (${task.signal})`;
   return `exited ${task.exitCode}`;
 }
 
-const ATTENTION_TEXT: Record<Exclude<AttentionState, "not-ready">, string> = {
-  input: "waiting: input",
-  permission: "waiting: permission",
-  bell: "waiting: bell",
-};
+/** A restart policy will start it again (a daemon of an older version sends no `nextRestartAt` at all). */
+function waitsToRestart(task: TaskInfo): task is TaskInfo & { nextRestartAt: string } {
+  return typeof task.nextRestartAt === "string";
+}
+
+/** `restarting in 2s ↻3`, `↻3` or nothing: what a restart policy at work adds to a task's row or card. */
+export function restartText(task: TaskInfo, now = Date.now()): string {
+  const waiting = waitsToRestart(task) ? countdownText(task.nextRestartAt, now) : "";
+  return `${waiting}${restartMark(task.restarts)}`.trim();
+}
+
+/** ` · restarting in 2s ↻3` for a dashboard row, or nothing. */
+export function restartNote(task: TaskInfo, now = Date.now()): string {
+  const text = restartText(task, now);
+  return text === "" ? "" : ` · ${text}`;
+}
+
+/** A bell says only that the task wants its user, not what for. */
+const ATTENTION_TEXT = { input: "waiting: input", permission: "waiting: permission", bell: "asked for attention" } as const;
 
 export { age } from "./text-age.ts";
 
@@ -66,7 +90,7 @@ export function lsTable(
     ...(verbose ? [printable(t.command)] : []),
     printable(t.worktree ? `${tildePath(t.cwd, home)} [${t.worktree.branch}]` : tildePath(t.cwd, home)),
     printable(t.group ?? ""),
-    stateText(t),
+    stateText(t, now),
     age(t.startedAt, now),
     ...(tokens ? [usageCell(t)] : []),
     printable(t.preview),
@@ -172,7 +196,7 @@ export function snapshotListRow(s: SnapshotInfo, now = Date.now()): string {
 }
 
 /** `killed task 3; 1 process escaped its group: pid 123 codex app-server`, one line per task that had any. */
-export function escapeReport(done: "killed" | "removed", tasks: readonly number[], escapees: readonly Escapee[]): string[] {
+export function escapeReport(done: "killed" | "removed" | "restarted", tasks: readonly number[], escapees: readonly Escapee[]): string[] {
   return tasks.flatMap((task) => {
     const mine = escapees.filter((e) => e.task === task);
     if (mine.length === 0) return [];

@@ -30,6 +30,8 @@ export interface Card {
   preview: string;
   age: string;
   running: boolean;
+  /** `restarting in 2s ↻3`, `↻3`, or "" (ui-format.ts restartText; docs/services.md). */
+  restart: string;
 }
 
 export interface FleetView {

@@ -104,12 +104,41 @@ function script(): string {
   // viewing: the id of the task shown, on the host viewingHost (null: this machine).
   let ws = null, write = false, viewing = null, viewingHost = null, term = null, termSize = "", lastFleet = null, waitingIds = new Set(), first = true;
 
-  function connect() {
-    ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
+  // The session token lives in this origin's storage (scheme, host and port): no page another user
+  // serves on another port of this address can read it, and the browser sends it nowhere by itself.
+  const SESSION = "fleetcom-session";
+
+  /** A URL with a login token: the token leaves the address bar at once, and is traded for a session once. */
+  async function logIn() {
+    const token = new URLSearchParams(location.search).get("token");
+    if (token === null) return;
+    history.replaceState(null, "", "/");
+    const r = await fetch("/login", { method: "POST", headers: { "x-fleetcom-login": token }, cache: "no-store" }).catch(() => null);
+    if (r && r.ok) localStorage.setItem(SESSION, (await r.json()).session);
+  }
+
+  /** "in", "out" (no session, or one that is revoked), or "down" (the web view does not answer). */
+  async function sessionState(session) {
+    if (!session) return "out";
+    const r = await fetch("/session", { headers: { "x-fleetcom-session": session }, cache: "no-store" }).catch(() => null);
+    return r === null ? "down" : r.status === 204 ? "in" : r.status === 401 ? "out" : "down";
+  }
+
+  async function connect() {
+    const session = localStorage.getItem(SESSION);
+    const state = await sessionState(session);
+    if (state === "out") {
+      localStorage.removeItem(SESSION);
+      $("summary").textContent = "not logged in: open a new URL from fleetcom web --url --port " + (location.port || "PORT");
+      return;
+    }
+    if (state === "down") return reconnectSoon();
+    ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws", ["fleetcom", "session." + session]);
     ws.onmessage = (e) => receive(JSON.parse(e.data));
     ws.onopen = () => { if (viewing !== null) send(onTask({ type: "view" })); };
-    ws.onclose = () => { $("summary").textContent = "disconnected; reconnecting…"; setTimeout(connect, 2000); };
+    ws.onclose = reconnectSoon;
   }
+  function reconnectSoon() { $("summary").textContent = "disconnected; reconnecting…"; setTimeout(connect, 2000); }
   const send = (m) => ws && ws.readyState === 1 && ws.send(JSON.stringify(m));
   /** The message about the viewed task: its id, and its host unless it is this machine's. */
   const onTask = (m) => Object.assign(m, { task: viewing }, viewingHost === null ? {} : { host: viewingHost });
@@ -158,12 +187,12 @@ function script(): string {
 
   /** Sets a card's element to show the card, changing only the text that changed. */
   function fillCard(b, card) {
-    const waiting = card.glyph === "!";
+    const waiting = card.glyph === "!" || card.glyph === "↯";
     b.className = "card" + (waiting ? " waiting" : "");
     b.dataset.key = taskName(card);
     b.dataset.task = card.id;
     if (card.host !== null) b.dataset.host = card.host;
-    const line = card.message || (waiting ? [card.state, card.preview].filter(Boolean).join(" · ") : card.preview || card.state);
+    const line = card.message || (waiting ? [card.state, card.preview].filter(Boolean).join(" · ") : (card.preview ? [card.preview, card.restart].filter(Boolean).join(" · ") : card.state));
     const texts = [card.glyph, taskName(card) + " " + card.label, card.age, line];
     texts.forEach((text, i) => { if (b.children[i].textContent !== text) b.children[i].textContent = text; });
     return b;
@@ -211,15 +240,18 @@ function script(): string {
 
   function showScreen(m) {
     if (!term) {
-      term = new Terminal({ cols: m.cols, rows: m.rows, scrollback: 0, disableStdin: !write, fontFamily: "ui-monospace, Menlo, monospace", fontSize: fontFor(m.cols) });
+      // No link is ever followed from a task's screen: the handler xterm.js calls for an OSC 8 link does nothing.
+      term = new Terminal({ cols: m.cols, rows: m.rows, scrollback: 0, disableStdin: !write, fontFamily: "ui-monospace, Menlo, monospace", fontSize: fontFor(m.cols), linkHandler: { activate() {} } });
       term.open($("term"));
       window.fleetcomTerm = term;
       term.onData((data) => { if (write && viewing !== null) send({ type: "input", data }); });
     }
     const size = m.cols + "x" + m.rows;
     if (size !== termSize) { term.options.fontSize = fontFor(m.cols); term.resize(m.cols, m.rows); termSize = size; }
-    term.write(m.data);
+    term.write(m.data.replace(OSC, ""));
   }
+  // Operating system commands (links, titles, the clipboard): a screen the web view sends has none, and one that did would lose them here.
+  const OSC = /(?:\\x1b\\]|\\x9d)[^\\x07\\x1b\\x9c]*(?:\\x07|\\x1b\\\\|\\x9c)?/g;
 
   // The history in place of the screen (or the screen again); the text goes in as text, never as markup.
   function showHistoryBox(shown) {
@@ -286,7 +318,7 @@ function script(): string {
     $("notify").hidden = false;
     $("notify").onclick = () => Notification.requestPermission().then(() => ($("notify").hidden = true));
   }
-  connect();
+  logIn().then(connect);
 })();
 `;
 }

@@ -2,10 +2,15 @@
 // of the daemon like the dashboard (and of each added host's, over ssh), so the daemon stays small
 // and nothing listens unless asked.
 //
-// SECURITY INVARIANT: nothing is answered, not the page, not a script, not the WebSocket, unless the
-// request carries a session cookie whose hash is in the token file (web-token.ts), and a request that
-// says where it comes from (Origin) comes from this very page; the WebSocket must say so. Without
-// `--write` no message of the page reaches a task: typing, send, keys, rerun and kill are refused here.
+// SECURITY INVARIANT: nothing of the fleet is answered unless the request carries a session token
+// whose hash is in the token file (web-token.ts), in a header only the page's own script sends: the
+// WebSocket's subprotocol, never a cookie, which a browser would also send to another user's server
+// on the same loopback address (cookies are kept per host name, not per port). The page keeps the
+// token in its origin's storage, which no page of another port can read. The page and its scripts
+// are the binary's, the same for everyone. A request must name a Host this view serves (DNS
+// rebinding), and one that says where it comes from (Origin) must come from this very page; the
+// WebSocket must say so. Without `--write` no message of the page reaches a task: typing, send,
+// keys, rerun and kill are refused here.
 import type { Server, ServerWebSocket } from "bun";
 import { DaemonClient } from "./client.ts";
 import { hostsMayBeAdded } from "./client-target.ts";
@@ -14,6 +19,7 @@ import type { RemoteHost } from "./client-ssh.ts";
 import { HostFleet, type HostListener } from "./ui-dashboard-hosts.ts";
 import type { HostLink } from "./ui-dashboard-view.ts";
 import { errnoCode, errnoWords, errorMessage, UserError } from "./errors.ts";
+import { isIP } from "node:net";
 import { homeDir } from "./paths.ts";
 import { unknownKey } from "./term-keys.ts";
 import { printable } from "./text-printable.ts";
@@ -21,6 +27,8 @@ import { ASSETS } from "./web-page.ts";
 import { type PageMessage, pageMessage, type ServerMessage } from "./web-messages.ts";
 import { isSession, tradeLoginToken } from "./web-token.ts";
 import { fleetView } from "./web-view.ts";
+import { OpenSlots, Overtaken } from "./client-open-slots.ts";
+import { refilteredScreen } from "./web-remote-screen.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 
 export interface WebOptions {
@@ -29,6 +37,8 @@ export interface WebOptions {
   write: boolean;
   /** The certificate and its key, PEM text. */
   tls: { cert: string; key: string } | null;
+  /** Host names (lower case) the view is reached by besides IP addresses and localhost: a TLS front's, a certificate's. */
+  names: string[];
 }
 
 /** What one page may send at once: far more than a paste of text, far less than memory matters. */
@@ -40,7 +50,12 @@ const SCREEN_INTERVAL_MS = 250;
 const FLEET_INTERVAL_MS = 200;
 /** A quiet fleet is sent again this often anyway, so its ages move on. */
 const AGES_INTERVAL_MS = 15_000;
-const COOKIE = "fleetcom_session";
+/** The page's WebSocket offers this subprotocol, and `session.TOKEN` beside it: the one header its script can set on an upgrade. */
+const PROTOCOL = "fleetcom";
+const SESSION_PROTOCOL = "session.";
+/** The headers the page's script sends its login token and its session token in (a request no other page can make without a preflight, never answered). */
+const LOGIN_HEADER = "x-fleetcom-login";
+const SESSION_HEADER = "x-fleetcom-session";
 /** The WebSocket close code for a revoked session (4000-4999: the application's own). */
 const REVOKED = 4401;
 /** A task's history on the page: its last this many lines, and never more than HISTORY_CHARS characters (a frame the page and the socket's backpressure bound take). */
@@ -53,7 +68,7 @@ const KEY_BUTTONS = ["Enter", "Esc", "Up", "Down", "Tab", "y", "n", "1", "2", "3
 const SESSION_CHECK_MS = 2_000;
 
 interface SocketData {
-  /** The session cookie the WebSocket was opened with, checked again while it stays open. */
+  /** The session token the WebSocket was opened with, checked again while it stays open. */
   session: string;
   page: Page | null;
 }
@@ -119,25 +134,19 @@ function serve(options: WebOptions, fleet: FleetFeed): Server<SocketData> {
 const empty = (status: number, headers: Record<string, string> = {}) => new Response(null, { status, headers: { "cache-control": "no-store", ...headers } });
 
 function answer(request: Request, server: Server<SocketData>, options: WebOptions): Response | undefined {
+  if (!servedHost(request.headers.get("host"), options.names)) return empty(421);
   const url = new URL(request.url);
   const origin = request.headers.get("origin");
   if (origin !== null && !sameOrigin(origin, request)) return empty(403);
-  const login = url.searchParams.get("token");
-  const session = cookie(request, COOKIE);
-  const loggedIn = session !== null && isSession(session);
-  if (login !== null) {
-    const traded = tradeLoginToken(login);
-    // A browser already in (a reload of the printed URL, a bookmark) is let in without the spent token.
-    if (traded === null) return loggedIn ? empty(303, { location: "/" }) : empty(401);
-    // The redirect drops the token from the address bar and the history; it is spent anyway.
-    const secure = options.tls ? "; Secure" : "";
-    return empty(303, { location: "/", "set-cookie": `${COOKIE}=${traded}; HttpOnly; SameSite=Strict; Path=/${secure}`, "referrer-policy": "no-referrer" });
-  }
-  if (!loggedIn) return empty(401);
+  if (url.pathname === "/login") return login(request);
+  if (url.pathname === "/session") return isSession(request.headers.get(SESSION_HEADER) ?? "") ? empty(204) : empty(401);
   if (url.pathname === "/ws") {
+    const session = offeredSession(request);
+    if (session === null || !isSession(session)) return empty(401);
     if (origin === null) return empty(403);
-    return server.upgrade(request, { data: { session: session!, page: null } }) ? undefined : empty(400);
+    return server.upgrade(request, { data: { session, page: null }, headers: { "sec-websocket-protocol": PROTOCOL } }) ? undefined : empty(400);
   }
+  // The page itself, the same for everyone: a URL with a login token loads it, and its script trades the token (/login).
   const asset = request.method === "GET" ? ASSETS[url.pathname] : undefined;
   if (!asset) return empty(404);
   return new Response(asset.body, {
@@ -151,6 +160,35 @@ function answer(request: Request, server: Server<SocketData>, options: WebOption
   });
 }
 
+/** POST /login with a login token in LOGIN_HEADER: a session token for the page to keep, once; 401 for a token that is not (or no longer) good. */
+function login(request: Request): Response {
+  const token = request.headers.get(LOGIN_HEADER);
+  if (request.method !== "POST" || token === null) return empty(400);
+  const session = tradeLoginToken(token);
+  if (session === null) return empty(401);
+  return Response.json({ session }, { headers: { "cache-control": "no-store", "referrer-policy": "no-referrer" } });
+}
+
+/** The session token the WebSocket's subprotocols carry beside PROTOCOL, or null. */
+function offeredSession(request: Request): string | null {
+  const offered = (request.headers.get("sec-websocket-protocol") ?? "").split(",").map((p) => p.trim());
+  if (!offered.includes(PROTOCOL)) return null;
+  const session = offered.find((p) => p.startsWith(SESSION_PROTOCOL));
+  return session === undefined ? null : session.slice(SESSION_PROTOCOL.length);
+}
+
+/**
+ * The Host names this view: an IP address (a rebinding page is on a name its attacker controls, never
+ * on an address), `localhost`, or a name it was given (--host-name). The port is not checked: a tunnel
+ * (`ssh -L 8000:…`) or a TLS front may put the view on another.
+ */
+function servedHost(host: string | null, names: string[]): boolean {
+  const parts = host === null ? null : /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9.-]+))(?::\d{1,5})?$/.exec(host);
+  if (!parts) return false;
+  const name = (parts[1] ?? parts[2]!).toLowerCase();
+  return isIP(name) !== 0 || name === "localhost" || names.includes(name);
+}
+
 /** The Origin names the host the request was sent to (a page of another site, or another port, does not). */
 function sameOrigin(origin: string, request: Request): boolean {
   try {
@@ -158,14 +196,6 @@ function sameOrigin(origin: string, request: Request): boolean {
   } catch {
     return false;
   }
-}
-
-function cookie(request: Request, name: string): string | null {
-  for (const part of (request.headers.get("cookie") ?? "").split(";")) {
-    const [key, ...value] = part.trim().split("=");
-    if (key === name) return value.join("=");
-  }
-  return null;
 }
 
 /**
@@ -178,6 +208,8 @@ class FleetFeed {
   readonly pages = new Set<Page>();
   readonly local: LocalFeed;
   readonly hosts: HostFleet[];
+  /** Every page's screen opens to other hosts, a few at a time per host (client-open-slots.ts). */
+  readonly opens = new OpenSlots();
   private timer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(hosts: RemoteHost[]) {
@@ -309,8 +341,9 @@ class LocalFeed {
 /** One open page: its WebSocket, and the task it views through a connection of its own (attach). */
 class Page {
   private screen: ScreenFeed | null = null;
-  /** Counts view requests: a feed opened for one that a later one overtook, or for a closed page, is closed at once. */
-  private viewed = 0;
+  /** The view asked for while another was being opened: the newest only. */
+  private wanted: { task: number | null; host: string | null } | null = null;
+  private opening = false;
   private closed = false;
 
   constructor(
@@ -394,15 +427,40 @@ class Page {
     this.send({ type: "history", task, host, text: kept.join("\n"), lines: kept.length, cut: kept.length < all.length });
   }
 
+  /**
+   * One screen open in flight per page: a view asked for meanwhile waits, and only the newest is
+   * opened when it ends (a burst of taps, or of messages, opens one or two, not one each).
+   */
   private async view(task: number | null, host: string | null): Promise<void> {
-    const turn = ++this.viewed;
-    this.screen?.close();
-    this.screen = null;
-    if (task === null) return;
-    const hostFeed = this.fleet.feed(host);
-    const feed = await ScreenFeed.open(this, task, hostFeed.host, (id) => hostFeed.tasks.get(id));
-    if (turn !== this.viewed || this.closed) feed.close();
-    else this.screen = feed;
+    this.wanted = { task, host };
+    if (this.opening) return;
+    this.opening = true;
+    try {
+      while (this.wanted !== null && !this.closed) {
+        const next = this.wanted;
+        this.wanted = null;
+        this.screen?.close();
+        this.screen = null;
+        if (next.task !== null) await this.openScreen(next.task, next.host);
+      }
+    } finally {
+      this.opening = false;
+    }
+  }
+
+  /** The task's screen, unless a later view overtakes it; a failure is said only for the view still wanted. */
+  private async openScreen(task: number, host: string | null): Promise<void> {
+    const overtaken = () => this.wanted !== null || this.closed;
+    try {
+      const hostFeed = this.fleet.feed(host);
+      const info = (id: number) => hostFeed.tasks.get(id);
+      const open = () => ScreenFeed.open(this, task, hostFeed.host, info);
+      const feed = hostFeed.host ? await this.fleet.opens.run(hostFeed.host.name, overtaken, open) : await open();
+      if (overtaken()) feed.close();
+      else this.screen = feed;
+    } catch (error) {
+      if (!(error instanceof Overtaken) && !overtaken()) this.send({ type: "error", message: errorMessage(error) });
+    }
   }
 
   close(): void {
@@ -473,7 +531,9 @@ class ScreenFeed {
       return;
     }
     this.drawnAt = `${size.cols}x${size.rows}`;
-    this.page.send({ type: "screen", task: this.task, host: this.host, cols: size.cols, rows: size.rows, data: this.decoder.decode(bytes) });
+    // Another host's screen is drawn and serialized again here: the page gets what this machine's daemon would send.
+    const screen = this.host === null ? { data: this.decoder.decode(bytes), cols: size.cols, rows: size.rows } : refilteredScreen(bytes, size.cols, size.rows);
+    this.page.send({ type: "screen", task: this.task, host: this.host, cols: screen.cols, rows: screen.rows, data: screen.data });
   }
 
   private tick(): void {

@@ -1,6 +1,7 @@
 // The web view's tokens. SECURITY INVARIANT: no token is ever written down, only its SHA-256, in one
 // 0600 file in the config directory. A login token (in the URL `fleetcom web` prints) is good for one
-// visit, which trades it for a session token (the cookie); `fleetcom web --revoke` empties the file,
+// visit within LOGIN_TOKEN_MINUTES of being made, which trades it for a session token (which the page
+// keeps, web-server.ts); `fleetcom web --revoke` empties the file,
 // so every token and cookie stops working, in a running web view too: the file is read per request.
 // Hashes are compared as plain strings: a timing difference says nothing about a token that is not
 // already known, since the attacker cannot choose what the hashes are.
@@ -16,7 +17,10 @@ type Kind = "login" | "session";
 
 /** Far more entries than people make; past it the oldest go. */
 const MAX_ENTRIES = 1000;
-const LINE = /^(login|session) ([0-9a-f]{64})$/;
+/** A login line carries when it was made (ms since the epoch): an unspent token is good this long, so a URL left in a log or a scrollback goes stale. */
+const LINE = /^(login [0-9a-f]{64} \d{1,15}|session [0-9a-f]{64})$/;
+/** How long a printed login URL stays good unspent; `--help` and docs/web.md say it. */
+export const LOGIN_TOKEN_MINUTES = 10;
 
 export function tokenFile(): string {
   return join(configDir(), "web-tokens");
@@ -45,26 +49,38 @@ function save(lines: string[]): void {
   );
 }
 
-function mint(kind: Kind, lines: string[]): { token: string; lines: string[] } {
+function mint(kind: Kind, lines: string[], now: number): { token: string; lines: string[] } {
   const token = randomBytes(32).toString("base64url");
-  return { token, lines: [...lines, `${kind} ${sha256Hex(token)}`] };
+  return { token, lines: [...lines, kind === "login" ? `login ${sha256Hex(token)} ${now}` : `session ${sha256Hex(token)}`] };
 }
 
-/** A fresh login token for the URL; only its hash is kept. */
-export function newLoginToken(): string {
-  const { token, lines } = mint("login", entries());
+/** Still good at `now`: made no more than LOGIN_TOKEN_MINUTES before it (and not after it: a clock stepped back spends nothing). */
+function fresh(line: string, now: number): boolean {
+  const made = Number(line.split(" ")[2]);
+  return made <= now && now - made <= LOGIN_TOKEN_MINUTES * 60_000;
+}
+
+/** A fresh login token for the URL; only its hash is kept, with when it was made. Expired ones are dropped. */
+export function newLoginToken(now = Date.now()): string {
+  const { token, lines } = mint(
+    "login",
+    entries().filter((l) => !l.startsWith("login ") || fresh(l, now)),
+    now,
+  );
   save(lines);
   return token;
 }
 
-/** The login token spent for a session token, or null when it is not (or no longer) one. */
-export function tradeLoginToken(token: string): string | null {
+/** The login token spent for a session token, or null when it is not one, is spent, or has expired. */
+export function tradeLoginToken(token: string, now = Date.now()): string | null {
   const lines = entries();
-  const spent = `login ${sha256Hex(token)}`;
-  if (!lines.includes(spent)) return null;
+  const prefix = `login ${sha256Hex(token)} `;
+  const spent = lines.find((l) => l.startsWith(prefix));
+  if (spent === undefined || !fresh(spent, now)) return null;
   const session = mint(
     "session",
     lines.filter((l) => l !== spent),
+    now,
   );
   save(session.lines);
   return session.token;

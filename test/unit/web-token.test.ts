@@ -1,7 +1,7 @@
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { readFileSync, statSync } from "node:fs";
 import { isolatedDirs } from "../harness/sandbox.ts";
-import { isSession, newLoginToken, revokeAll, tokenFile, tradeLoginToken } from "../../src/web-token.ts";
+import { isSession, LOGIN_TOKEN_MINUTES, newLoginToken, revokeAll, tokenFile, tradeLoginToken } from "../../src/web-token.ts";
 
 const dirs = isolatedDirs("fleetcom-web-token-");
 const saved = process.env.FLEETCOM_CONFIG_DIR;
@@ -30,7 +30,7 @@ describe("web tokens", () => {
     const text = readFileSync(tokenFile(), "utf8");
     expect(text).not.toContain(login);
     expect(text).not.toContain(session);
-    expect(text).toMatch(/^login [0-9a-f]{64}\nsession [0-9a-f]{64}\n$/);
+    expect(text).toMatch(/^login [0-9a-f]{64} \d+\nsession [0-9a-f]{64}\n$/);
     expect(statSync(tokenFile()).mode & 0o777).toBe(0o600);
   });
 
@@ -46,5 +46,24 @@ describe("web tokens", () => {
     const session = tradeLoginToken(newLoginToken())!;
     const hash = readFileSync(tokenFile(), "utf8").split(" ")[1]!.trim();
     for (const bad of ["", "x", hash, `${session} `, session.slice(1)]) expect(isSession(bad)).toBe(false);
+  });
+
+  test(`a login token is good for ${LOGIN_TOKEN_MINUTES} minutes unspent, and not before it was made (a clock stepped back)`, () => {
+    const made = Date.UTC(2026, 0, 1);
+    const minutes = LOGIN_TOKEN_MINUTES * 60_000;
+    const inTime = newLoginToken(made);
+    expect(tradeLoginToken(inTime, made + minutes)).not.toBeNull();
+    const late = newLoginToken(made);
+    expect(tradeLoginToken(late, made + minutes + 1)).toBeNull();
+    const early = newLoginToken(made);
+    expect(tradeLoginToken(early, made - 1)).toBeNull();
+    expect(tradeLoginToken(early, made)).not.toBeNull();
+  });
+
+  test("expired login tokens are dropped from the file when a new one is made", () => {
+    const made = Date.UTC(2026, 0, 1);
+    newLoginToken(made);
+    newLoginToken(made + LOGIN_TOKEN_MINUTES * 60_000 + 1);
+    expect(readFileSync(tokenFile(), "utf8").split("\n").filter(Boolean)).toHaveLength(1);
   });
 });

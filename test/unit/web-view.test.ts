@@ -31,6 +31,19 @@ describe("the page's fleet", () => {
     expect(view.sections[0]!.cards[0]).toMatchObject({ glyph: "!", state: "waiting: permission", message: "Allow Bash(rm)?" });
   });
 
+  test("a restart policy at work: the count and the countdown on the card; a crash loop waits, with its text", () => {
+    const restarting = task(1, { state: "exited", exitCode: 1, restarts: 2, nextRestartAt: new Date(NOW + 2_500).toISOString() });
+    const attention = { state: "crash-loop" as const, since: new Date(NOW - 1_000).toISOString(), message: "crash loop · 5 restarts in 40s · exit 1" };
+    const gaveUp = task(2, { state: "exited", exitCode: 1, restarts: 5, attention });
+    const view = fleetView([restarting, gaveUp], NOW, "/home/u");
+    expect(view.sections.map((s) => [s.title, s.cards.map((c) => c.id)])).toEqual([
+      ["Waiting", [2]],
+      ["Unassigned", [1]],
+    ]);
+    expect(view.sections[1]!.cards[0]).toMatchObject({ glyph: "↻", state: "restarting in 3s ↻2", restart: "restarting in 3s ↻2" });
+    expect(view.sections[0]!.cards[0]).toMatchObject({ glyph: "↯", state: "crash loop · 5 restarts in 40s · exit 1 ↻5", restart: "↻5" });
+  });
+
   test("the title counts the waiting tasks; with none it is the name alone", () => {
     expect(fleetView([task(1, waits(NOW)), task(2, waits(NOW)), task(3)], NOW, undefined).title).toBe("(2) fleetcom");
     expect(fleetView([task(1)], NOW, undefined).title).toBe("fleetcom");

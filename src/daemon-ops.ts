@@ -12,6 +12,8 @@ import type { Typist } from "./daemon-typist.ts";
 import { UserError } from "./errors.ts";
 import { isDirectory } from "./files.ts";
 import { commandTooLong } from "./recipe.ts";
+import { logPatternProblem } from "./recipe-services.ts";
+import { stopInOrder } from "./daemon-order.ts";
 import { normalizeGroup, normalizeName } from "./task-labels.ts";
 import type { DaemonStatus, Escapee, Op, OpArgs, OpResult, RecipeEntry, SnapshotError, TaskInfo, TaskRef } from "./wire-protocol.ts";
 import { MAX_SEND_BYTES, sendTooLong } from "./term-keys.ts";
@@ -76,9 +78,21 @@ export function operations(fleet: Fleet): Handlers {
       const tooLong = commandTooLong(a.command);
       if (tooLong) throw new UserError(tooLong);
       if (!isDirectory(cwd)) throw new UserError(`no such directory: ${cwd}`);
+      const log = a.service?.ready && "log" in a.service.ready ? a.service.ready.log : null;
+      const badPattern = log === null ? null : logPatternProblem(log);
+      if (badPattern) throw new UserError(`--ready-log: ${badPattern}`);
       await fleet.prepareAgent(peer, a.command, cwd);
       const restart = restartOf(a.restart, a.maxRestarts);
-      const start = { command: a.command, cwd, group: a.group ?? null, name: a.name ?? null, worktree: a.worktree ?? null, givenEnv: a.env, restart };
+      const start = {
+        command: a.command,
+        cwd,
+        group: a.group ?? null,
+        name: a.name ?? null,
+        worktree: a.worktree ?? null,
+        givenEnv: a.env,
+        service: a.service,
+        restart,
+      };
       return { id: fleet.spawn(peer, start).id };
     },
     load: (peer, a) => fleet.loads.load(peer, a.entries, { again: a.again, earlier: a.earlier, snapshot: a.snapshot }),
@@ -90,7 +104,7 @@ export function operations(fleet: Fleet): Handlers {
       // Stopped by the user: no policy starts them again, and a restart one waits for is called off.
       for (const t of targets) fleet.restarts.stoppedByUser(t);
       const running = targets.filter((t) => t.running);
-      await Promise.all(running.map((t) => t.terminate()));
+      await stopInOrder(running);
       // The answer waits for the exits too, so the next command (rerun, rm) finds the tasks finished.
       await Promise.all(running.map((t) => t.ended(EXIT_REPORTED_WITHIN_MS)));
       return { killed: targets.map((t) => t.id), escaped: fleet.escaped(targets) };

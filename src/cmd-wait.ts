@@ -1,5 +1,5 @@
-// `fleetcom wait TASK --for waiting|exit|idle [--timeout S]`: returns (exit 0) when the task needs
-// its user, has exited, or has been quiet for the daemon's idle_seconds (10 s by default); exit 124 on timeout, as timeout(1) does. It follows
+// `fleetcom wait TASK --for waiting|exit|idle|ready [--timeout S]`: returns (exit 0) when the task needs
+// its user, has exited, is ready (docs/services.md), or has been quiet for the daemon's idle_seconds (10 s by default); exit 124 on timeout, as timeout(1) does. It follows
 // the daemon's task events rather than polling; idle alone needs a timer, since quiet is the absence
 // of events, and the daemon confirms it when the timer fires.
 // `fleetcom wait --any --for … [--group G]` returns the first task of the fleet (or of group G) that
@@ -19,7 +19,7 @@ import { normalizeGroup } from "./task-labels.ts";
 import { resolveTaskRef } from "./task-ref.ts";
 import { exitCodeOf } from "./task-exit.ts";
 
-export const CONDITIONS = ["waiting", "exit", "idle"] as const;
+export const CONDITIONS = ["waiting", "exit", "idle", "ready"] as const;
 export type Condition = (typeof CONDITIONS)[number];
 
 export const TIMED_OUT = 124;
@@ -30,11 +30,20 @@ export const TIMED_OUT = 124;
  */
 export function check(task: TaskInfo, condition: Condition): "met" | { never: string } | null {
   if (condition === "exit") return task.state === "exited" ? "met" : null;
+  if (condition === "ready") return readyVerdict(task);
   if (condition === "waiting") {
     if (task.attention) return "met";
     return task.state === "exited" ? { never: `task ${task.id} ${stateText(task)} without waiting` } : null;
   }
   return task.state === "exited" || task.attention || task.idle ? "met" : null;
+}
+
+/** Ready: its probe passed, or it has none and runs; never, once it ended or its probe gave up. */
+function readyVerdict(task: TaskInfo): "met" | { never: string } | null {
+  const state = task.readiness?.state ?? null;
+  if (task.state === "running" && (state === null || state === "ready")) return "met";
+  if (state === "not-ready") return { never: `task ${task.id} is ${stateText(task)}` };
+  return task.state === "exited" ? { never: `task ${task.id} ${stateText(task)} before it was ready` } : null;
 }
 
 /**
@@ -72,7 +81,11 @@ export default defineCommand({
       description: "The tasks to wait for, every one (or --any for the first task of the fleet)",
       required: false,
     },
-    for: { type: "string", valueHint: "WHAT", description: "What to wait for: waiting (it needs you), exit (it ended; exits with its code) or idle (quiet)" },
+    for: {
+      type: "string",
+      valueHint: "WHAT",
+      description: "What to wait for: waiting (it needs you), exit (it ended; exits with its code), idle (quiet) or ready (its readiness probe passed)",
+    },
     any: { type: "boolean", description: "Wait for the first task of the fleet (or of --group) to meet the condition; prints its id" },
     group: { type: "string", valueHint: "GROUP", description: "With --any: only the tasks of GROUP" },
     timeout: { type: "string", valueHint: "SECONDS", description: "Give up after SECONDS (exit 124)" },
@@ -81,8 +94,8 @@ export default defineCommand({
     // Each value given is checked before what is missing: `wait dev --timeout abc` is about abc.
     const timeoutMs = parseTimeout(args.timeout);
     const condition = args.for;
-    if (condition === undefined) throw usageError("wait: missing --for waiting|exit|idle (usage: fleetcom wait [OPTIONS] TASK --for WHAT)");
-    if (!isOneOf(CONDITIONS, condition)) throw usageError(`wait: --for: expected waiting, exit or idle, got '${printable(condition)}'`);
+    if (condition === undefined) throw usageError("wait: missing --for waiting|exit|idle|ready (usage: fleetcom wait [OPTIONS] TASK --for WHAT)");
+    if (!isOneOf(CONDITIONS, condition)) throw usageError(`wait: --for: expected waiting, exit, idle or ready, got '${printable(condition)}'`);
     const refs = args._ as string[];
     const ref = refs[0];
     if (args.any && ref !== undefined) throw usageError("wait: give a TASK or --any, not both");

@@ -6,7 +6,11 @@ import { nearest } from "./text-nearest.ts";
 import { printable } from "./text-printable.ts";
 
 /** The members an entry object may have: what a save writes, and what a snapshot adds. */
-const KNOWN_MEMBERS = ["cmd", "group", "name", "history", "id", "typed", "worktree", "restart", "max_restarts", "restarts"];
+const KNOWN_MEMBERS = [
+  ...["cmd", "group", "name", "history", "id", "typed", "worktree", "restart", "max_restarts", "restarts"],
+  // A service's (recipe-services.ts).
+  ...["ready", "ready_timeout", "after", "stop_signal", "stop_timeout", "env", "env_file"],
+];
 /** What other tools call them (process-compose's `command`, pm2's `script`…). */
 const OTHER_NAMES: Record<string, string> = { command: "cmd", script: "cmd", run: "cmd", exec: "cmd", title: "name", label: "name" };
 const STRING_MEMBERS = ["cmd", "group", "name"];

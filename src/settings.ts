@@ -8,6 +8,7 @@ import { parse as parseToml, TomlError } from "smol-toml";
 import { errorMessage, UserError } from "./errors.ts";
 import { configDir, type Env } from "./paths.ts";
 import { nearest } from "./text-nearest.ts";
+import { parseSize } from "./text-size.ts";
 import type { AgentsTable } from "./config-agents.ts";
 
 export const DEFAULT_SCROLLBACK = 2_000;
@@ -99,6 +100,8 @@ export interface Settings {
   confirm: Resolved<boolean>;
   /** Whether the daemon keeps each task's history on disk (docs/recovery.md, History). */
   history: Resolved<boolean>;
+  /** How large each task's log on disk grows before its oldest part goes (docs/logs.md). */
+  logMax: Resolved<number>;
   /** Whether the dashboard rings the terminal's bell when a task starts waiting. */
   bell: Resolved<boolean>;
   /** Where `run --worktree` makes worktrees (`<dir>/<repo>/<branch>`); null: beside the repository, in `<repo>.worktrees/`. */
@@ -112,8 +115,7 @@ export interface Settings {
   problems: string[];
 }
 
-/** A value read, perhaps with parts of it left out (`warnings`: one line each, naming the part), or why it cannot be. */
-/** `note`: the value was taken, but not as written (a number past its range, clamped): said with the key. */
+/** A value read, perhaps with parts left out (`warnings`, one line each) or taken not as written (`note`: clamped), or why it cannot be. */
 type Parsed<T> = { ok: T; warnings?: string[]; note?: string } | { error: string };
 
 /** How one setting is read from the file and the environment. */
@@ -125,6 +127,15 @@ export interface Spec<T> {
   safe?: T;
   fromFile(value: unknown): Parsed<T>;
   fromEnv(value: string): Parsed<T>;
+}
+
+/** The default and the least of `log_max`: a log is cut into parts, and a part holds at least a few chunks of output. */
+export const DEFAULT_LOG_MAX = 100 * 1024 * 1024;
+export const MIN_LOG_MAX = 64 * 1024;
+
+function logMax(v: string | number): Parsed<number> {
+  const bytes = parseSize(v);
+  return bytes !== null && bytes >= MIN_LOG_MAX ? { ok: bytes } : { error: `expected a size of at least 64K such as "100M" or "1G", got ${shown(v)}` };
 }
 
 /** Each setting's spec; typed, never cast, so a spec that lacks a member (or a setting that lacks a spec) does not compile. */
@@ -173,6 +184,13 @@ const SPECS: Specs = {
   confirm: booleanSpec("confirm", "FLEETCOM_CONFIRM", true, true),
   // History can hold secrets: someone who wrote FLEETCOM_HISTORY=nope most likely meant it off.
   history: booleanSpec("history", "FLEETCOM_HISTORY", true, false),
+  logMax: {
+    key: "log_max",
+    env: "FLEETCOM_LOG_MAX",
+    fallback: DEFAULT_LOG_MAX,
+    fromFile: (v) => logMax(typeof v === "number" || typeof v === "string" ? v : String(v)),
+    fromEnv: logMax,
+  },
   // A wait nobody hears is the harm here: an unreadable value rings.
   bell: booleanSpec("bell", "FLEETCOM_BELL", true, true),
   worktreeDir: {
@@ -300,10 +318,7 @@ const TABLE_KEYS = ["agents"];
 
 export const CONFIG_KEYS = [...Object.values(SPECS).map((s) => s.key), ...TABLE_KEYS];
 
-/**
- * Keys only clients read, each in its own module: the added hosts (client-hosts.ts), the ssh command
- * (client-ssh.ts), the prices of models (config-prices.ts), run's check for a failure at once (config-run-check.ts).
- */
+/** Keys only clients read, each in its own module: hosts (client-hosts.ts), ssh_command (client-ssh.ts), prices (config-prices.ts), run_check (config-run-check.ts). */
 export const CLIENT_KEYS = ["hosts", "ssh_command", "prices", "run_check"];
 
 // Keys every program needs: a detach key must not take one of them from the task.
@@ -396,8 +411,7 @@ export function readConfigFile(file: string): FileValues {
       const word = known ? /=\s*([A-Za-z][\w-]*)\s*(?:#.*)?$/.exec(line)?.[1] : undefined;
       const hint = word === undefined ? "" : `; a word needs quotes: ${key} = "${word}"`;
       const safe = Object.values(SPECS).find((spec) => spec.key === key)?.safe;
-      // A yes/no setting written as tmux writes one (`bell = off`) means what it says: taken, as
-      // the quoted word would be.
+      // A yes/no setting written as tmux writes one (`bell = off`) is taken as the quoted word would be.
       if (word !== undefined && safe !== undefined && parseBoolean(word) !== undefined) {
         result.values.set(key!, { value: word, line: error.line });
         lines[error.line - 1] = "";
@@ -430,8 +444,7 @@ function firstLine(error: unknown): string {
 
 function lineOfKey(lines: string[], key: string): number {
   const escaped = key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const at = lines.findIndex((l) => new RegExp(`^\\s*["']?${escaped}["']?\\s*[=.]`).test(l));
-  return at + 1;
+  return lines.findIndex((l) => new RegExp(`^\\s*["']?${escaped}["']?\\s*[=.]`).test(l)) + 1;
 }
 
 function resolveSetting<T>(spec: Spec<T>, file: string, values: FileValues, env: Env, problems: string[]): Resolved<T> {
@@ -478,6 +491,7 @@ export function loadSettings(env: Env = process.env, flags: { scrollback?: strin
     detachKey: resolveSetting(SPECS.detachKey, file, values, env, problems),
     confirm: resolveSetting(SPECS.confirm, file, values, env, problems),
     history: resolveSetting(SPECS.history, file, values, env, problems),
+    logMax: resolveSetting(SPECS.logMax, file, values, env, problems),
     bell: resolveSetting(SPECS.bell, file, values, env, problems),
     worktreeDir: resolveSetting(SPECS.worktreeDir, file, values, env, problems),
     agents: values.values.has("agents") ? { value: values.values.get("agents")!.value, file, lines: values.lines } : null,

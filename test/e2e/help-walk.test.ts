@@ -117,12 +117,19 @@ test("a bad value is named before anything missing; a file that is no .json is n
     stdout: "",
     stderr: "fleetcom: wait: --timeout: expected a number of seconds, got 'abc'\n",
   });
-  writeFileSync(join(sandbox.home, "x.yaml"), "x: 1\n");
-  const yaml = await cli(["load", "--dry-run", "./x.yaml"]);
-  expect(yaml).toEqual({
+  writeFileSync(join(sandbox.home, "x.txt"), "x: 1\n");
+  const other = await cli(["load", "--dry-run", "./x.txt"]);
+  expect(other).toEqual({
     code: 1,
     stdout: "",
-    stderr: "fleetcom: no saved session './x.yaml' (a recipe file is given by a path ending in .json; fleetcom sessions lists the saved ones)\n",
+    stderr: "fleetcom: no saved session './x.txt' (a recipe file is given by a path ending in .json; fleetcom sessions lists the saved ones)\n",
+  });
+  // A .yaml file is a process-compose file to import (docs/services.md): its own problem, naming it.
+  writeFileSync(join(sandbox.home, "x.yaml"), "x: 1\n");
+  expect(await cli(["load", "--dry-run", "./x.yaml"])).toEqual({
+    code: 2,
+    stdout: "",
+    stderr: `fleetcom: ${join(sandbox.home, "x.yaml")}: processes: expected a map of processes\n`,
   });
   expect(daemonStarted()).toBe(false);
 });

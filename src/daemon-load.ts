@@ -206,6 +206,7 @@ export class Loads {
           recorded: e.id,
           typed: e.typed ?? typedForm(e.cmd),
           worktree: e.worktree ?? null,
+          baseline: e.baseline,
           restart: restartOf(e.restart, e.max_restarts, e.restarts),
           loaded: true,
         };

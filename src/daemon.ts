@@ -27,6 +27,7 @@ import {
 } from "./daemon-streams.ts";
 import { HISTORY_OFF, type HistoryWriter } from "./daemon-history.ts";
 import { Loads } from "./daemon-load.ts";
+import { TaskChanges } from "./daemon-changes.ts";
 import { InputGap } from "./daemon-input-gap.ts";
 import { flagsNeeded, probedPrograms, savedCommands } from "./agent-run.ts";
 import { useDeclaredAgents } from "./agent-declared.ts";
@@ -123,6 +124,10 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     outputSettled: (task) => this.noteSavedForm(task),
   });
   private readonly ids = new TaskIds();
+  private readonly changes = new TaskChanges<Task>(
+    (t) => this.tasks.get(t.id) === t && this.events.broadcast("changed", t.info()),
+    (m) => this.options.log(m),
+  );
   /** Told in every welcome: which start of the daemon a client reached (a forwarded connection checks it). */
   private readonly instance = crypto.randomUUID();
   /** A recovered task took an id below one in use, so `tasks` is no longer in id order until `inIdOrder`. */
@@ -335,6 +340,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     }
     this.events.output(task);
     this.typist.output(task);
+    this.changes.output(task);
   }
 
   /** Terminal-query replies from the headless screen go to the task only while nobody is attached. */
@@ -393,7 +399,9 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     if (!this.tasks.has(task.id)) return;
     const info = task.info();
     this.events.broadcast("changed", info);
-    if (info.attention && isNewAttention(before, info.attention)) this.push.raised(pushTask(info), before, info.attention, () => screenLines(task));
+    if (!info.attention || !isNewAttention(before, info.attention)) return;
+    this.changes.refresh(task);
+    this.push.raised(pushTask(info), before, info.attention, () => screenLines(task));
   }
 
   /** A push the rate window held back is sent when its turn comes only if it still says what is true. */
@@ -422,7 +430,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     return false;
   }
 
-  spawn(peer: Peer, { command, cwd, group, name, recorded, typed = command, worktree = null, givenEnv, restart, loaded }: TaskStart): Task {
+  spawn(peer: Peer, { command, cwd, group, name, recorded, typed = command, worktree = null, givenEnv, restart, loaded, baseline }: TaskStart): Task {
     const { hello } = peer;
     const task = new Task(
       {
@@ -451,6 +459,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     if (task.id < this.highestId) this.outOfIdOrder = true;
     this.highestId = Math.max(this.highestId, task.id);
     this.events.broadcast("created", task.info());
+    this.changes.started(task, task.agent !== null || worktree !== null, baseline);
     this.hooks.recipeChanged();
     return task;
   }
@@ -460,6 +469,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     this.tasks.delete(task.id);
     this.events.forget(task);
     this.push.forget(task.id);
+    this.changes.removed(task);
     this.restarts.cancel(task);
     for (const peer of this.greeted()) if (watches(peer, task) || followsLines(peer, task)) endStream(peer, "removed", info);
     task.dispose();
@@ -533,6 +543,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
         id: t.id,
         ...typed,
         ...worktreeOf(t),
+        ...(t.baseline === null ? {} : { baseline: t.baseline }),
         ...restartFieldsOf(t, true),
         ...(this.hooks.history ? { history: String(t.id) } : {}),
       };
@@ -640,6 +651,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   /** The one teardown: TERM every task's group, KILL after the grace period, then let go. */
   stop(): Promise<void> {
     this.events.stop();
+    this.changes.stop();
     this.runningAtStop ??= new Set([...this.tasks.values()].filter(meantToRun));
     this.restarts.stop();
     this.stopping ??= (async () => {

@@ -46,6 +46,15 @@ export const worktreeRecord = schema("worktreeRecord", (type) =>
 );
 export type WorktreeRecord = typeof worktreeRecord.infer;
 
+/**
+ * A task's baseline (git.ts, docs/review.md): only snapshots keep it, so a recovered task diffs
+ * against the baseline it had. SECURITY: its words reach git's command line: an absolute path, a
+ * full object id, and a ref under `refs/fleetcom/` of plain characters, none of them an option.
+ */
+export const baselineRecord = schema("baselineRecord", (type) =>
+  type({ top: worktreeDirectory.type(), commit: /^[0-9a-f]{40}([0-9a-f]{24})?$/, ref: /^refs\/fleetcom\/[A-Za-z0-9._-]+$/ }),
+);
+
 /** A restart policy as `run --restart` and a recipe's `restart` name it (task-restart.ts). */
 export const restartPolicy = schema("restartPolicy", (type) => type.enumerated(...RESTART_POLICIES));
 const restartCount = schema("restartCount", (type) => type("0 <= number.integer <= 1000000"));
@@ -67,6 +76,7 @@ export const recipeEntry = schema("recipeEntry", (type) =>
     "id?": recordedId.type(),
     "typed?": "string",
     "worktree?": worktreeRecord.type(),
+    "baseline?": baselineRecord.type(),
     "restart?": restartPolicy.type(),
     "max_restarts?": restartCount.type(),
     "restarts?": restartCount.type(),
@@ -191,12 +201,14 @@ function toRecipeEntry(dir: string, item: StoredEntry, file: string): RecipeEntr
   };
   // Not in the schema: like any other extra member, a `history` or `typed` that is not a string is
   // ignored, and an `id` that is not a task id is too (the task then gets a fresh one).
-  const { history, id, typed, worktree } = item as { history?: unknown; id?: unknown; typed?: unknown; worktree?: unknown };
+  const { history, id, typed, worktree, baseline } = item as { history?: unknown; id?: unknown; typed?: unknown; worktree?: unknown; baseline?: unknown };
   if (typeof history === "string") entry.history = history;
   if (recordedId.allows(id)) entry.id = id;
   if (typeof typed === "string") entry.typed = typed;
   if (worktreeRecord.allows(worktree)) entry.worktree = { repo: worktree.repo, branch: worktree.branch, path: worktree.path };
   else if (worktree !== undefined) throw worktreeRefused(file, dir, entry.cmd);
+  // A baseline that is not one is dropped: the task is still recovered, and takes a new one.
+  if (baselineRecord.allows(baseline)) entry.baseline = { top: baseline.top, commit: baseline.commit, ref: baseline.ref };
   return entry;
 }
 
@@ -327,6 +339,7 @@ function toStoredEntry(entry: RecipeEntry): StoredEntry {
     entry.id === undefined &&
     entry.typed === undefined &&
     entry.worktree === undefined &&
+    entry.baseline === undefined &&
     entry.restart === undefined &&
     entry.max_restarts === undefined &&
     entry.restarts === undefined;
@@ -338,6 +351,7 @@ function toStoredEntry(entry: RecipeEntry): StoredEntry {
     ...(entry.id !== undefined && { id: entry.id }),
     ...(entry.typed !== undefined && { typed: entry.typed }),
     ...(entry.worktree !== undefined && { worktree: entry.worktree }),
+    ...(entry.baseline !== undefined && { baseline: entry.baseline }),
     ...(entry.restart !== undefined && { restart: entry.restart }),
     ...(entry.max_restarts !== undefined && { max_restarts: entry.max_restarts }),
     ...(entry.restarts !== undefined && { restarts: entry.restarts }),

@@ -84,5 +84,5 @@ async function merge(worktree: WorktreeRecord, target: string, squash: boolean):
   const done = merged.code === 0 && squash ? await gitRun(worktree.repo, ["commit", "-q", "--no-edit"], env) : merged;
   if (done.code === 0) return;
   await gitRun(worktree.repo, squash ? ["reset", "-q", "--merge"] : ["merge", "--abort"]);
-  throw new UserError(`merge: git merge of ${printable(worktree.branch)} into ${printable(target)} failed and was undone: ${printable(done.err)}`);
+  throw new UserError(`merge: git merge of ${printable(worktree.branch)} into ${printable(target)} failed and was undone: ${printable(done.err || done.out)}`);
 }

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { installSleepingAgent } from "../harness/agent-fakes.ts";
 import { Fleet, until } from "../harness/fleet.ts";
+import { crashDaemon, recoveryDirOf, snapshotNames } from "../harness/recovery-helpers.ts";
 
 let fleet: Fleet;
 let repo: string;
@@ -87,6 +88,21 @@ describe("diff", () => {
     await fleet.waitForExit(id);
     await fleet.ok(["rm", String(id)]);
     await until("the baseline's ref gone", () => git(repo, "for-each-ref", "refs/fleetcom") === "");
+  });
+
+  test("a recovered task keeps its baseline: its diff still starts where the task started", async () => {
+    fleet.env.FLEETCOM_SNAPSHOT_DEBOUNCE_MS = "100";
+    installSleepingAgent(fleet, "claude");
+    const id = Number(await fleet.ok(["run", "--", "claude"], { cwd: repo }));
+    const baseline = await baselineOf(id);
+    writeFileSync(join(repo, "a.txt"), "the agent's edit\n");
+    const snapshots = () => snapshotNames(fleet).map((n) => readFileSync(join(recoveryDirOf(fleet), n), "utf8"));
+    await until("a snapshot that records the baseline", () => snapshots().some((text) => text.includes(baseline.commit)));
+    await crashDaemon(fleet);
+    await fleet.ok(["recover", "--latest"]);
+    const back = await baselineOf(id);
+    expect(back).toEqual(baseline);
+    expect((await fleet.ok(["diff", String(id), "--name-only"])).trim()).toBe("a.txt");
   });
 
   test("--base BRANCH shows the whole branch's work, from its merge base, not only the task's", async () => {

@@ -126,6 +126,25 @@ describe("the wrapped format", () => {
     expect(refused({ ...words, repo: "--upload-pack=x" })).toThrow(/is refused/);
   });
 
+  test("a snapshot's baseline is read back; one whose words could reach git as an option is dropped, the task kept", () => {
+    const baseline = { top: "/src/app", commit: "a".repeat(40), ref: "refs/fleetcom/task-3-1a2b3c4d" };
+    const text = formatRecipe("w", [{ ...entry("/src/app", "claude"), baseline }], ctx.home);
+    expect(parseRecipe(text, "w.json", ctx).entries).toEqual([{ ...entry("/src/app", "claude"), baseline }]);
+    const read = (b: unknown) => parse({ "/x": [{ cmd: "claude", baseline: b }] }).entries[0]!;
+    for (const bad of [
+      { ...baseline, ref: "--upload-pack=x" },
+      { ...baseline, ref: "refs/heads/main" },
+      { ...baseline, ref: "refs/fleetcom/../heads/main" },
+      { ...baseline, commit: "--all" },
+      { ...baseline, commit: "HEAD" },
+      { ...baseline, top: "-C" },
+      "refs/fleetcom/x",
+    ]) {
+      expect(read(bad).baseline).toBeUndefined();
+      expect(read(bad).cmd).toBe("claude");
+    }
+  });
+
   test("a restart policy is written with its entry and read back; a recipe without one is written exactly as before", () => {
     const policy = { ...entry("/srv/api", "npm start", null, "api"), restart: "on-failure" as const, max_restarts: 3 };
     const text = formatRecipe("svc", [policy, entry("/srv/api", "top")], ctx.home);

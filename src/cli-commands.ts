@@ -18,6 +18,7 @@ export const SUBCOMMANDS: Record<string, Lazy> = {
   grep: () => import("./cmd-grep.ts").then((m) => m.default),
   diff: () => import("./cmd-diff.ts").then((m) => m.default),
   merge: () => import("./cmd-merge.ts").then((m) => m.default),
+  review: () => import("./cmd-review.ts").then((m) => m.default),
   send: () => import("./cmd-send.ts").then((m) => m.default),
   wait: () => import("./cmd-wait.ts").then((m) => m.default),
   kill: () => import("./cmd-kill.ts").then((m) => m.default),

@@ -25,18 +25,24 @@ export async function taskNamed(ref: string): Promise<TaskInfo> {
   return resolveTaskRef(ref, tasks);
 }
 
-/** Runs the diff; git's exit code. */
-export async function showDiff(request: DiffRequest): Promise<number> {
-  const task = await taskNamed(request.task);
+/** The task a TASK argument names and the top of the repository it runs in; an error outside one. */
+export async function taskInRepository(ref: string): Promise<{ task: TaskInfo; top: string }> {
+  const task = await taskNamed(ref);
   const top = await repositoryTop(task.cwd);
   if (top === null) throw new UserError(`task ${task.id} is not in a git repository (${printable(task.cwd)})`);
+  return { task, top };
+}
+
+/** Runs the diff; git's exit code. */
+export async function showDiff(request: DiffRequest): Promise<number> {
+  const { task, top } = await taskInRepository(request.task);
   const base = request.base === null ? baselineOf(task) : await mergeBase(top, request.base);
   const now = await snapshotTree(top);
   const format = request.format === "patch" ? [] : [`--${request.format}`];
   return gitInherit(top, ["diff", ...format, `${base}^{tree}`, now, "--", ...request.paths]);
 }
 
-function baselineOf(task: TaskInfo): string {
+export function baselineOf(task: TaskInfo): string {
   if (task.baseline === null)
     throw new UserError(`task ${task.id} has no baseline: only agents and tasks started with --worktree get one, when they start (try --base BRANCH)`);
   return task.baseline.commit;

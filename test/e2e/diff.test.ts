@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { installSleepingAgent } from "../harness/agent-fakes.ts";
+import { installFakeAgents, installSleepingAgent } from "../harness/agent-fakes.ts";
 import { Fleet, until } from "../harness/fleet.ts";
 import { crashDaemon, recoveryDirOf, snapshotNames } from "../harness/recovery-helpers.ts";
 
@@ -208,5 +208,30 @@ describe("merge", () => {
     const r = await fleet.cli(["merge", String(id)]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`task ${id} has no worktree`);
+  });
+});
+
+describe("review", () => {
+  test("a comment on lines of the agent's diff arrives in the agent as one submitted message: where, the diff fenced, the comment", async () => {
+    installFakeAgents(fleet);
+    const id = Number(await fleet.ok(["run", "--", "codex"], { cwd: repo }));
+    await until("codex ready", async () => (await fleet.peek(id)).includes(" ready"));
+    await baselineOf(id);
+    writeFileSync(join(repo, "a.txt"), "a.txt one\nadded by the agent\n");
+    expect((await fleet.cli(["review", String(id), "a.txt:2", "why", "this", "line?"])).code).toBe(0);
+    const prompt = "Review comment on a.txt line 2:\n```diff\n@@ -1 +1,2 @@\n+added by the agent\n```\nwhy this line?";
+    // The fake codex says `working on "TEXT"` once per submitted message, TEXT as JSON.
+    await until("the review's turn", async () => (await fleet.peek(id)).includes("turn done"));
+    const screen = (await fleet.peek(id)).replace(/\n/g, "");
+    expect(screen).toContain(`working on ${JSON.stringify(prompt)}`);
+    expect(screen.split("working on").length).toBe(2);
+
+    // Lines it did not change go as they are; a bad FILE:LINE is one line, exit 2.
+    writeFileSync(join(repo, "b.txt"), "b.txt one\n");
+    const bad = await fleet.cli(["review", String(id), "a.txt", "x"]);
+    expect([bad.code, bad.stderr.trim()]).toEqual([2, "fleetcom: review: 'a.txt' is not FILE:LINE or FILE:LINE-LINE (lines from 1)"]);
+    const gone = await fleet.cli(["review", String(id), "nope.txt:1", "x"]);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toContain("review: nope.txt is not in the task's tree");
   });
 });

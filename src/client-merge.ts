@@ -11,7 +11,7 @@ import type { WorktreeRecord } from "./recipe.ts";
 
 export interface MergeRequest {
   task: string;
-  /** `--into BRANCH`; else the branch the main checkout is on. */
+  /** `--into BRANCH`; else the branch the worktree was made from (or, in an older record, the one the main checkout is on). */
   into: string | null;
   squash: boolean;
   /** `--commit MSG`: the worktree's uncommitted changes committed first with this message. */
@@ -39,9 +39,10 @@ async function targetBranch(worktree: WorktreeRecord, into: string | null): Prom
   if (head.code !== 0)
     throw new UserError(`merge: the main checkout ${printable(worktree.repo)} is on no branch (a detached HEAD); check out the branch to merge into`);
   const current = head.out.trim();
-  if (into !== null && into !== current)
+  const wanted = into ?? worktree.from ?? current;
+  if (wanted !== current)
     throw new UserError(
-      `merge: the main checkout ${printable(worktree.repo)} is on ${printable(current)}, not ${printable(into)}; check out ${printable(into)} there first`,
+      `merge: the main checkout ${printable(worktree.repo)} is on ${printable(current)}, not ${printable(wanted)}; check out ${printable(wanted)} there first${into === null ? " (or --into BRANCH)" : ""}`,
     );
   if (current === worktree.branch) throw new UserError(`merge: the main checkout is on the task's own branch ${printable(current)}`);
   return current;

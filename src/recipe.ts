@@ -32,7 +32,8 @@ const recordedId = schema("recordedId", (type) => type("1 <= number.integer <= 2
 /**
  * The git worktree fleetcom made for a task (`run --worktree`, client-worktree.ts): the repository
  * it belongs to, its branch and its path, which is the task's directory or holds it. Saves and
- * snapshots keep it, so a load recreates a missing one from its branch.
+ * snapshots keep it, so a load recreates a missing one from its branch. `from`: the branch it was made
+ * from, where `merge` lands it (absent when that was a detached HEAD, or in a record from before).
  */
 // SECURITY: a recipe is any file handed to `load`, and its record's words reach git's command line:
 // an absolute path and a branch name that git's own rules allow (check-ref-format), never starting
@@ -42,7 +43,7 @@ const worktreeBranch = schema("worktreeRecord.branch", (type) =>
   type(/^(?![-/.])(?!.*(?:\.\.|@\{|\/\/|\/\.|\.lock\/))(?!@$)[^\x00-\x20\x7f~^:?*[\\]+(?<![/.]|\.lock)$/),
 );
 export const worktreeRecord = schema("worktreeRecord", (type) =>
-  type({ repo: worktreeDirectory.type(), branch: worktreeBranch.type(), path: worktreeDirectory.type() }),
+  type({ repo: worktreeDirectory.type(), branch: worktreeBranch.type(), path: worktreeDirectory.type(), "from?": worktreeBranch.type() }),
 );
 export type WorktreeRecord = typeof worktreeRecord.infer;
 
@@ -205,7 +206,8 @@ function toRecipeEntry(dir: string, item: StoredEntry, file: string): RecipeEntr
   if (typeof history === "string") entry.history = history;
   if (recordedId.allows(id)) entry.id = id;
   if (typeof typed === "string") entry.typed = typed;
-  if (worktreeRecord.allows(worktree)) entry.worktree = { repo: worktree.repo, branch: worktree.branch, path: worktree.path };
+  if (worktreeRecord.allows(worktree))
+    entry.worktree = { repo: worktree.repo, branch: worktree.branch, path: worktree.path, ...(worktree.from !== undefined && { from: worktree.from }) };
   else if (worktree !== undefined) throw worktreeRefused(file, dir, entry.cmd);
   // A baseline that is not one is dropped: the task is still recovered, and takes a new one.
   if (baselineRecord.allows(baseline)) entry.baseline = { top: baseline.top, commit: baseline.commit, ref: baseline.ref };

@@ -203,6 +203,24 @@ describe("merge", () => {
     expect(readFileSync(join(repo, "a.txt"), "utf8")).toBe("main's uncommitted a\n");
   });
 
+  test("it lands where the worktree was made from: a main checkout moved to another branch is refused unless --into names it", async () => {
+    const { id, path } = await worktreeTask();
+    expect((await fleet.task(id)).worktree).toMatchObject({ branch: "cat", from: "main" });
+    writeFileSync(join(path, "feature.txt"), "done\n");
+    git(path, "add", "feature.txt");
+    git(path, "commit", "-qm", "the feature");
+    git(repo, "checkout", "-qb", "other");
+    const head = git(repo, "rev-parse", "HEAD");
+    const moved = await fleet.cli(["merge", String(id)]);
+    expect([moved.code, moved.stderr.trim()]).toEqual([
+      1,
+      `fleetcom: merge: the main checkout ${repo} is on other, not main; check out main there first (or --into BRANCH)`,
+    ]);
+    expect(git(repo, "rev-parse", "HEAD")).toBe(head);
+    expect((await fleet.ok(["merge", String(id), "--into", "other"])).trim()).toBe(`merged cat into other in ${repo}`);
+    expect(git(repo, "rev-parse", "main")).not.toBe(git(repo, "rev-parse", "other"));
+  });
+
   test("a task without a worktree is refused", async () => {
     const id = Number(await fleet.ok(["run", "--", "cat"], { cwd: repo }));
     const r = await fleet.cli(["merge", String(id)]);

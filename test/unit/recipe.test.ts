@@ -124,6 +124,9 @@ describe("the wrapped format", () => {
       expect(refused({ ...words, branch })).toThrow(/the worktree of "claude" in \/x is refused/);
     for (const path of ["-f", "relative/x", "", "/x\n"]) expect(refused({ ...words, path })).toThrow(/is refused/);
     expect(refused({ ...words, repo: "--upload-pack=x" })).toThrow(/is refused/);
+    // The branch it was made from (merge's target) is read back, and held to the same rules.
+    expect(parse({ "/x": [{ cmd: "claude", worktree: { ...words, from: "main" } }] }).entries[0]!.worktree).toEqual({ ...words, from: "main" });
+    for (const from of ["--orphan", "a..b", 7]) expect(refused({ ...words, from })).toThrow(/is refused/);
   });
 
   test("a snapshot's baseline is read back; one whose words could reach git as an option is dropped, the task kept", () => {

@@ -6,7 +6,7 @@
 // it is (tracked and untracked, not ignored), and the only thing written to the repository is objects
 // and the one `refs/fleetcom/` ref that keeps a baseline alive. GIT_OPTIONAL_LOCKS=0 keeps even a
 // read from refreshing the user's index.
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, lstatSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { childProcess, nodeOs } from "./platform.ts";
 import { type ChangeStats, parseNumstat } from "./text-changes.ts";
@@ -19,6 +19,12 @@ export interface Baseline {
 }
 
 export type GitRun = { code: number; out: string; err: string };
+
+/**
+ * A file bigger than this is never read into a snapshot (the checkpoint rules, spec/agents.md): an
+ * untracked one is left out, a tracked one keeps what the index said of it.
+ */
+export const SNAPSHOT_MAX_FILE_BYTES = 10 * 1024 * 1024;
 
 /** A commit's author when fleetcom makes one of its own: the user's identity may not be set. */
 const FLEETCOM_IDENTITY = {
@@ -64,7 +70,9 @@ export async function snapshotTree(top: string): Promise<string> {
     const real = await gitRun(top, ["rev-parse", "--path-format=absolute", "--git-path", "index"]);
     if (real.code === 0 && existsSync(real.out.trim())) copyFileSync(real.out.trim(), index);
     const env = { GIT_INDEX_FILE: index };
-    const added = await gitRun(top, ["add", "-A", "--", "."], env);
+    const pathspecs = join(dir, "pathspecs");
+    writeFileSync(pathspecs, [".", ...(await oversized(top, env)).map((p) => `:(exclude,literal)${p}`)].map((p) => `${p}\0`).join(""));
+    const added = await gitRun(top, ["add", "-A", `--pathspec-from-file=${pathspecs}`, "--pathspec-file-nul"], env);
     if (added.code !== 0) throw new Error(`git add: ${added.err}`);
     const tree = await gitRun(top, ["write-tree"], env);
     if (tree.code !== 0) throw new Error(`git write-tree: ${tree.err}`);
@@ -72,6 +80,22 @@ export async function snapshotTree(top: string): Promise<string> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The changed and untracked (not ignored) files over the bound, as paths from the top. */
+async function oversized(top: string, env: Record<string, string>): Promise<string[]> {
+  const listed = await gitRun(top, ["ls-files", "-z", "--modified", "--others", "--exclude-standard"], env);
+  if (listed.code !== 0) throw new Error(`git ls-files: ${listed.err}`);
+  const big: string[] = [];
+  for (const path of new Set(listed.out.split("\0").filter((p) => p !== ""))) {
+    try {
+      const stat = lstatSync(join(top, path));
+      if (stat.isFile() && stat.size > SNAPSHOT_MAX_FILE_BYTES) big.push(path);
+    } catch {
+      // Gone since it was listed: `git add -A` records that.
+    }
+  }
+  return big;
 }
 
 /**

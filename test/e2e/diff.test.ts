@@ -90,6 +90,17 @@ describe("diff", () => {
     await until("the baseline's ref gone", () => git(repo, "for-each-ref", "refs/fleetcom") === "");
   });
 
+  test("a file over 10 MiB is never read into a snapshot: not in the diff, not in the repository's objects", async () => {
+    installSleepingAgent(fleet, "claude");
+    const id = Number(await fleet.ok(["run", "--", "claude"], { cwd: repo }));
+    await baselineOf(id);
+    writeFileSync(join(repo, "big.bin"), Buffer.alloc(20 * 1024 * 1024, 7));
+    writeFileSync(join(repo, "small.txt"), "small\n");
+    expect((await fleet.ok(["diff", String(id), "--name-only"])).trim()).toBe("small.txt");
+    const blob = git(repo, "hash-object", "big.bin");
+    expect(Bun.spawnSync(["git", "-C", repo, "cat-file", "-e", blob]).exitCode).not.toBe(0);
+  });
+
   test("a recovered task keeps its baseline: its diff still starts where the task started", async () => {
     fleet.env.FLEETCOM_SNAPSHOT_DEBOUNCE_MS = "100";
     installSleepingAgent(fleet, "claude");

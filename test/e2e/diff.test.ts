@@ -159,6 +159,22 @@ describe("diff", () => {
   });
 });
 
+describe("the changes figure at a turn's end", () => {
+  test("the agent finishing a turn (its attention event) counts its changes then, whatever the interval while it prints", async () => {
+    // Output alone would not count again within the test.
+    fleet.env.FLEETCOM_CHANGES_INTERVAL_MS = "3600000";
+    installFakeAgents(fleet);
+    const id = Number(await fleet.ok(["run", "--", "claude"], { cwd: repo }));
+    await until("claude ready", async () => (await fleet.peek(id)).includes(" ready"));
+    await fleet.waitForTask(id, "a first count", (t) => t.changes !== null);
+    writeFileSync(join(repo, "a.txt"), "a.txt one\nfrom the turn\n");
+    await fleet.ok(["send", String(id), "hello"]);
+    await fleet.waitForTask(id, "to wait for input (its Stop hook)", (t) => t.attention?.state === "input");
+    const t = await fleet.waitForTask(id, "the count at the turn's end", (t) => (t.changes?.files ?? 0) > 0);
+    expect(t.changes).toEqual({ files: 1, insertions: 1, deletions: 0 });
+  });
+});
+
 describe("merge", () => {
   async function worktreeTask(): Promise<{ id: number; path: string }> {
     const id = Number(await fleet.ok(["run", "--worktree", "--", "cat"], { cwd: repo }));

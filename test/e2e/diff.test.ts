@@ -8,7 +8,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { installFakeAgents, installSleepingAgent } from "../harness/agent-fakes.ts";
 import { Fleet, until } from "../harness/fleet.ts";
+import { fleetcomArgv } from "../harness/helpers.ts";
 import { crashDaemon, recoveryDirOf, snapshotNames } from "../harness/recovery-helpers.ts";
+import { fleetcomScript, Tmux } from "../harness/tmux.ts";
 
 let fleet: Fleet;
 let repo: string;
@@ -88,6 +90,26 @@ describe("diff", () => {
     await fleet.waitForExit(id);
     await fleet.ok(["rm", String(id)]);
     await until("the baseline's ref gone", () => git(repo, "for-each-ref", "refs/fleetcom") === "");
+  });
+
+  test.skipIf(!Tmux.available())("on a terminal, git's own pager and colours apply (the user's core.pager, through git)", async () => {
+    installSleepingAgent(fleet, "claude");
+    const id = Number(await fleet.ok(["run", "--", "claude"], { cwd: repo }));
+    await baselineOf(id);
+    writeFileSync(join(repo, "a.txt"), "a.txt two\n");
+    git(repo, "config", "core.pager", "sed 's/^/PAGED> /'");
+    git(repo, "config", "color.diff.new", "magenta");
+    const fc = fleetcomScript(fleet.sandbox.root, fleetcomArgv);
+    const tmux = new Tmux(fleet.env, fleet.sandbox.root);
+    try {
+      tmux.window("diff", `${fc} diff ${id}; sleep 3600`);
+      const screen = await tmux.waitFor("diff", "the paged diff", (text) => text.includes("PAGED> +a.txt two"));
+      expect(screen).toContain("PAGED> -a.txt one");
+      // Magenta (35) on the added line: git's colour, since its stdout is the terminal.
+      expect(tmux.cmd("capture-pane", "-p", "-e", "-t", "test:diff")).toContain("\x1b[35m+a.txt two");
+    } finally {
+      tmux.kill();
+    }
   });
 
   test("a file over 10 MiB is never read into a snapshot: not in the diff, not in the repository's objects", async () => {

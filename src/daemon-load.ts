@@ -208,6 +208,7 @@ export class Loads {
           worktree: e.worktree ?? null,
           restart: restartOf(e.restart, e.max_restarts, e.restarts),
           loaded: true,
+          notify: e.notify !== false,
         };
         const task = this.fleet.spawn(peer, start);
         const history = histories.get(e);

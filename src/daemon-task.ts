@@ -77,6 +77,8 @@ export interface TaskStart {
   restart?: RestartState | undefined;
   /** Started by a load (a saved session, a snapshot), not by `run` or the dashboard's `n`. */
   loaded?: boolean | undefined;
+  /** False: nothing about it is pushed (`run --no-notify`, a recipe's `"notify": false`). */
+  notify?: boolean | undefined;
 }
 
 export class Task {
@@ -95,6 +97,8 @@ export class Task {
   name: string | null;
   group: string | null;
   tagged = false;
+  /** Whether its news goes to notify's destinations (`fleetcom notify off|on`). */
+  notify = true;
   run = 0;
   /** The live emulator while the task runs; once it has exited and been parsed, a compact copy. */
   screen!: TaskScreen;
@@ -505,6 +509,7 @@ export class Task {
       usage: this.agent?.usage(now) ?? null,
       worktree: this.worktree,
       loaded: this.loaded,
+      notify: this.notify,
       cols: this.cols,
       rows: this.rows,
       restart: this.restartState.rule.policy,

@@ -32,6 +32,7 @@ import { flagsNeeded, probedPrograms, savedCommands } from "./agent-run.ts";
 import { useDeclaredAgents } from "./agent-declared.ts";
 import { UserError, errorMessage } from "./errors.ts";
 import { label, normalizeGroup, normalizeName } from "./task-labels.ts";
+import type { NotifyTarget } from "./config-notify.ts";
 import { reloadedSettings, type Settings } from "./settings.ts";
 import {
   type CrashNotice,
@@ -51,6 +52,7 @@ import {
   type TaskRef,
   type Welcome,
 } from "./wire-protocol.ts";
+import { PushGate, pushRules } from "./daemon-push-gate.ts";
 import { Push, type PushBody, type PushTask, pushState, pushTiming, SCREEN_LINES } from "./daemon-push.ts";
 import type { WorktreeRecord } from "./recipe.ts";
 import type { Schema } from "./validator.ts";
@@ -75,7 +77,7 @@ export interface DaemonOptions {
   /** Keep each task's history on disk and restore it on recover (`history` in settings.ts). */
   history: boolean;
   /** Where a task needing its user is told (settings.ts, docs/notify.md); FLEETCOM_NOTIFY when not given. */
-  notify?: string[];
+  notify?: NotifyTarget[];
   /** How long a running task stays quiet before it is idle (idle_seconds; 10 s when not given). */
   idleMs?: number;
   /** What the daemon settled on at start (or its last reload), for `status` and `fleetcom config`. */
@@ -105,6 +107,16 @@ export interface DaemonHooks {
 /** A task as a push names it. */
 function pushTask(info: TaskInfo): PushTask {
   return { id: info.id, name: label(info), group: info.group };
+}
+
+/** A recipe keeps `"notify": false` only: a task that pushes writes nothing, so its recipe stays as it was. */
+function mutedOf(task: Task): { notify?: false } {
+  return task.notify ? {} : { notify: false };
+}
+
+/** How long the task's run that just ended lasted. */
+function ranMs(task: Task): number {
+  return (task.endedAt?.getTime() ?? Date.now()) - task.startedAt.getTime();
 }
 
 /** The last lines of a task's screen, for a webhook. */
@@ -171,6 +183,8 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   private readonly hooks: DaemonHooks;
   /** notify's destinations: commands, ntfy topics, webhooks. */
   private readonly push: Push;
+  /** Whether a task's news is pushed at all: muted tasks and tasks someone is typing into are not. */
+  private readonly pushGate = new PushGate();
 
   /**
    * `makeHooks`: the supervisor's collaborators, which read the fleet back (the snapshot and history
@@ -190,7 +204,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     this.probeStart = setTimeout(() => this.probe.watch(probedPrograms(), process.env, homeDir()), PROBE_START_DELAY_MS);
     this.probeStart.unref?.();
     this.push = new Push({ timing: pushTiming(process.env, options.log), log: options.log, stillTrue: (body) => this.stillTrue(body) });
-    this.push.configure(options.notify ?? (process.env.FLEETCOM_NOTIFY ? [process.env.FLEETCOM_NOTIFY] : []));
+    this.configurePush(options.notify ?? (process.env.FLEETCOM_NOTIFY ? [process.env.FLEETCOM_NOTIFY] : []), options.settings);
     this.hooks = makeHooks(this);
   }
 
@@ -229,6 +243,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     // The user answers what the task asked before the task sees the answer: written first, the
     // keys reach the PTY at once, and a fast agent's next Stop could land before this and be cleared.
     task.attended();
+    this.pushGate.typed(task.id);
     task.write(bytes);
     this.inputGap.input();
     // Keystrokes cannot be refused: past the bound, stop reading them until the task reads, as a
@@ -384,7 +399,8 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
       if (this.tasks.get(task.id) !== task) return;
       const info = task.info();
       this.events.broadcast("exited", info);
-      if (!this.stopping && !answered) this.push.ended(pushTask(info), task, () => screenLines(task));
+      if (this.stopping || answered || this.pushGate.silent(task, this.isAttached(task))) return;
+      this.push.ended(pushTask(info), task, ranMs(task), () => screenLines(task));
     });
   }
 
@@ -393,6 +409,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     if (!this.tasks.has(task.id)) return;
     const info = task.info();
     this.events.broadcast("changed", info);
+    if (this.pushGate.silent(task, this.isAttached(task))) return;
     if (info.attention && isNewAttention(before, info.attention)) this.push.raised(pushTask(info), before, info.attention, () => screenLines(task));
   }
 
@@ -402,6 +419,12 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     if (!task) return false;
     if (body.state === "finished" || body.state === "failed") return !task.running;
     return task.attention !== null && pushState(task.attention) === body.state;
+  }
+
+  private configurePush(targets: NotifyTarget[], settings: Settings | undefined): void {
+    const { minRuntimeMs, idleMs } = pushRules(settings);
+    this.push.configure(targets, minRuntimeMs);
+    this.pushGate.idleMs = idleMs;
   }
 
   notifyTest(): Promise<OpResult<"notifyTest">> {
@@ -422,7 +445,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     return false;
   }
 
-  spawn(peer: Peer, { command, cwd, group, name, recorded, typed = command, worktree = null, givenEnv, restart, loaded }: TaskStart): Task {
+  spawn(peer: Peer, { command, cwd, group, name, recorded, typed = command, worktree = null, givenEnv, restart, loaded, notify = true }: TaskStart): Task {
     const { hello } = peer;
     const task = new Task(
       {
@@ -447,6 +470,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
       },
       this,
     );
+    task.notify = notify;
     this.tasks.set(task.id, task);
     if (task.id < this.highestId) this.outOfIdOrder = true;
     this.highestId = Math.max(this.highestId, task.id);
@@ -460,6 +484,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     this.tasks.delete(task.id);
     this.events.forget(task);
     this.push.forget(task.id);
+    this.pushGate.forget(task.id);
     this.restarts.cancel(task);
     for (const peer of this.greeted()) if (watches(peer, task) || followsLines(peer, task)) endStream(peer, "removed", info);
     task.dispose();
@@ -507,7 +532,15 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   recipe(): RecipeEntry[] {
     const tasks = this.inIdOrder();
     const commands = savedCommands(tasks);
-    return tasks.map((t, i) => ({ dir: t.cwd, cmd: commands[i]!, group: t.group, name: t.name, ...worktreeOf(t), ...restartFieldsOf(t, false) }));
+    return tasks.map((t, i) => ({
+      dir: t.cwd,
+      cmd: commands[i]!,
+      group: t.group,
+      name: t.name,
+      ...worktreeOf(t),
+      ...restartFieldsOf(t, false),
+      ...mutedOf(t),
+    }));
   }
 
   /**
@@ -534,6 +567,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
         ...typed,
         ...worktreeOf(t),
         ...restartFieldsOf(t, true),
+        ...mutedOf(t),
         ...(this.hooks.history ? { history: String(t.id) } : {}),
       };
       (running(t) ? split.running : split.finished).push(entry);
@@ -589,7 +623,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     this.options.settings = settings;
     this.declareAgents(settings, false);
     this.options.notify = settings.notify.value;
-    this.push.configure(settings.notify.value);
+    this.configurePush(settings.notify.value, settings);
     this.options.scrollback = settings.scrollback.value;
     const idleMs = settings.idleSeconds.value * 1000;
     if (idleMs !== this.options.idleMs) {
@@ -618,7 +652,18 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
 
   private daemonSettings(): DaemonSettings | null {
     const s = this.options.settings;
-    return s ? { file: s.file, notify: s.notify, scrollback: s.scrollback, idleSeconds: s.idleSeconds, history: s.history, problems: s.problems } : null;
+    return s
+      ? {
+          file: s.file,
+          notify: s.notify,
+          notifyMinRuntime: s.notifyMinRuntime,
+          notifyIdle: s.notifyIdle,
+          scrollback: s.scrollback,
+          idleSeconds: s.idleSeconds,
+          history: s.history,
+          problems: s.problems,
+        }
+      : null;
   }
 
   /** What the daemon holds for its clients: the bounds in daemon-connection.ts keep these small. */

@@ -70,6 +70,8 @@ export const recipeEntry = schema("recipeEntry", (type) =>
     "restart?": restartPolicy.type(),
     "max_restarts?": restartCount.type(),
     "restarts?": restartCount.type(),
+    /** Written only when false: nothing about the task is pushed (docs/notify.md). */
+    "notify?": "false",
   }),
 );
 export type RecipeEntry = typeof recipeEntry.infer;
@@ -165,7 +167,7 @@ function addDirectory(
       continue;
     }
     const entry = toRecipeEntry(dir, item, file);
-    Object.assign(entry, restartFields(item, `${at}[${i}]`));
+    Object.assign(entry, restartFields(item, `${at}[${i}]`), notifyField(item, `${at}[${i}]`));
     into.push(host ? { ...entry, host } : entry);
   }
 }
@@ -232,6 +234,15 @@ function restartFields(item: StoredEntry, at: string): Pick<RecipeEntry, "restar
   // Written by snapshots only: a count that is not one is ignored, as an `id` is.
   if (restartCount.allows(restarts)) fields.restarts = restarts;
   return fields;
+}
+
+/** An entry's `"notify": false`; `true` is what no field means, and anything else fails the recipe as a bad policy does. */
+function notifyField(item: StoredEntry, at: string): Pick<RecipeEntry, "notify"> {
+  if (typeof item === "string") return {};
+  const { notify } = item as { notify?: unknown };
+  if (notify === undefined || notify === true) return {};
+  if (notify === false) return { notify: false };
+  throw new UserError(`${at}.notify: expected false (or true), got ${short(JSON.stringify(notify))}`);
 }
 
 // `gpu1:/srv/train`, `gpu1:~` and `gpu1:~/x`: a directory on the added host gpu1 (its `~` is its home
@@ -329,7 +340,8 @@ function toStoredEntry(entry: RecipeEntry): StoredEntry {
     entry.worktree === undefined &&
     entry.restart === undefined &&
     entry.max_restarts === undefined &&
-    entry.restarts === undefined;
+    entry.restarts === undefined &&
+    entry.notify === undefined;
   if (entry.group === null && entry.name === null && plain) return entry.cmd;
   return {
     cmd: entry.cmd,
@@ -341,6 +353,7 @@ function toStoredEntry(entry: RecipeEntry): StoredEntry {
     ...(entry.restart !== undefined && { restart: entry.restart }),
     ...(entry.max_restarts !== undefined && { max_restarts: entry.max_restarts }),
     ...(entry.restarts !== undefined && { restarts: entry.restarts }),
+    ...(entry.notify === false && { notify: false }),
     ...(entry.history !== undefined && { history: entry.history }),
   } as StoredEntry;
 }

@@ -12,6 +12,7 @@ export function taskInfo(id: number, over: Partial<TaskInfo> = {}): TaskInfo {
     typed: command,
     worktree: null,
     loaded: false,
+    notify: true,
     name: null,
     group: null,
     cwd: "/w",

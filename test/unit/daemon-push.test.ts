@@ -120,10 +120,10 @@ describe("ends", () => {
   test("exit 0 is finished, another exit or a crash failed; a task stopped on purpose (SIGTERM, SIGHUP, SIGKILL, SIGINT) is not pushed", async () => {
     const hook = receiver();
     const p = push(hook.url);
-    for (const signal of ["SIGTERM", "SIGHUP", "SIGKILL", "SIGINT"]) p.ended(task(1), { exitCode: null, signal }, noScreen);
-    p.ended(task(2), { exitCode: 0, signal: null }, () => ["all done"]);
-    p.ended(task(3), { exitCode: 2, signal: null }, noScreen);
-    p.ended(task(4), { exitCode: null, signal: "SIGSEGV" }, noScreen);
+    for (const signal of ["SIGTERM", "SIGHUP", "SIGKILL", "SIGINT"]) p.ended(task(1), { exitCode: null, signal }, 0, noScreen);
+    p.ended(task(2), { exitCode: 0, signal: null }, 0, () => ["all done"]);
+    p.ended(task(3), { exitCode: 2, signal: null }, 0, noScreen);
+    p.ended(task(4), { exitCode: null, signal: "SIGSEGV" }, 0, noScreen);
     // One queue per destination, in order: had task 1's gone, it would be first.
     await until("the three pushes", () => hook.bodies.length >= 3);
     expect(hook.bodies.map((b) => [b.task.id, b.state, b.message, b.screen])).toEqual([

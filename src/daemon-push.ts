@@ -95,10 +95,21 @@ interface TaskWindow {
   timer: ReturnType<typeof setTimeout> | null;
 }
 
-/** A push on its way, with the event a destination's `events` filter on. */
+/** A push on its way, with the event a destination's `events` filter on, and whose task it is. */
 interface Pending {
   body: PushBody;
   event: NotifyEvent;
+  origin: Origin | null;
+}
+
+/**
+ * Another host's task (daemon-push-hosts.ts): its rate window apart from this machine's tasks of the
+ * same id, its host named in the push, and whether a held push is still true asked of that host's link.
+ */
+export interface Origin {
+  key: string;
+  host: string;
+  stillTrue(body: PushBody): boolean;
 }
 
 /** One try's outcome: `HTTP 200 OK`, `exit 0`, or why it failed. */
@@ -116,7 +127,7 @@ export interface PushOptions {
 
 export class Push {
   private outlets: Outlet[] = [];
-  private readonly windows = new Map<number, TaskWindow>();
+  private readonly windows = new Map<string, TaskWindow>();
   // Asked at the first push, not at the daemon's start, which would load node:os for it (platform.ts nodeOs).
   private hostName: string | null | undefined;
 
@@ -148,7 +159,7 @@ export class Push {
    * transition, as they always have; a push goes only when its state changes too, so a Claude that
    * rings the bell and then runs its Stop hook (`bell`, then `input`) rings a phone once.
    */
-  raised(task: PushTask, before: Notice["attention"] | null, attention: Notice["attention"], screen: () => string[]): void {
+  raised(task: PushTask, before: Notice["attention"] | null, attention: Notice["attention"], screen: () => string[], origin: Origin | null = null): void {
     if (this.outlets.length === 0) return;
     const notice: Notice = { taskId: task.id, label: task.name, attention };
     const event = attentionEvent(attention);
@@ -156,22 +167,23 @@ export class Push {
     if (!this.posts(event)) return;
     const state = pushState(attention);
     if (before && pushState(before) === state) return;
-    const body: PushBody = { host: this.host(), task, state, message: attention.message, screen: screen(), time: new Date().toISOString() };
-    this.throttled({ body, event });
+    const body: PushBody = { host: origin?.host ?? this.host(), task, state, message: attention.message, screen: screen(), time: new Date().toISOString() };
+    this.throttled({ body, event, origin });
   }
 
   /**
    * A task's run ended by itself: finished (exit 0), told only after a run of at least the minimum
    * (a quick one-off's end is worth no buzz), or failed, always told, with the screen's last words.
    */
-  ended(task: PushTask, exit: { exitCode: number | null; signal: string | null }, ranMs: number, screen: () => string[]): void {
+  ended(task: PushTask, exit: { exitCode: number | null; signal: string | null }, ranMs: number, screen: () => string[], origin: Origin | null = null): void {
     if (exit.signal !== null && STOPPED_ON_PURPOSE.has(exit.signal)) return;
     const state = exit.exitCode === 0 ? "finished" : "failed";
     if (!this.posts(state) || (state === "finished" && ranMs < this.minRuntimeMs)) return;
     const lines = screen();
     const how = exit.exitCode === null ? `ended by ${exit.signal}` : `exited with code ${exit.exitCode}`;
     const message = state === "failed" ? failureMessage(how, lines) : how;
-    this.throttled({ body: { host: this.host(), task, state, message, screen: lines, time: new Date().toISOString() }, event: state });
+    const body: PushBody = { host: origin?.host ?? this.host(), task, state, message, screen: lines, time: new Date().toISOString() };
+    this.throttled({ body, event: state, origin });
   }
 
   /** Whether an ntfy topic or a webhook wants the event (command lines run for waits only). */
@@ -181,9 +193,9 @@ export class Push {
 
   /** The task is gone from the fleet: nothing held for it is sent. */
   forget(taskId: number): void {
-    const window = this.windows.get(taskId);
+    const window = this.windows.get(String(taskId));
     if (window?.timer) clearTimeout(window.timer);
-    this.windows.delete(taskId);
+    this.windows.delete(String(taskId));
   }
 
   status(): PushStatus[] {
@@ -234,29 +246,29 @@ export class Push {
   }
 
   private throttled(pending: Pending): void {
-    const { body } = pending;
+    const key = pending.origin?.key ?? String(pending.body.task.id);
     const { intervalMs } = this.options.timing;
     const now = performance.now();
-    const window = this.windows.get(body.task.id);
+    const window = this.windows.get(key);
     if (!window || now - window.sentAt >= intervalMs) {
       if (window?.timer) clearTimeout(window.timer);
-      this.windows.set(body.task.id, { sentAt: now, held: null, timer: null });
+      this.windows.set(key, { sentAt: now, held: null, timer: null });
       this.fanOut(pending);
       return;
     }
     window.held = pending;
     if (window.timer) return;
-    window.timer = setTimeout(() => this.release(body.task.id), window.sentAt + intervalMs - now);
+    window.timer = setTimeout(() => this.release(key), window.sentAt + intervalMs - now);
     window.timer.unref?.();
   }
 
-  private release(taskId: number): void {
-    const window = this.windows.get(taskId);
+  private release(key: string): void {
+    const window = this.windows.get(key);
     if (!window) return;
     const held = window.held;
     window.timer = null;
     window.held = null;
-    if (!held || !this.options.stillTrue(held.body)) return;
+    if (!held || !(held.origin ? held.origin.stillTrue(held.body) : this.options.stillTrue(held.body))) return;
     window.sentAt = performance.now();
     this.fanOut(held);
   }
@@ -367,7 +379,9 @@ export function pushRequest(
   if (d.kind === "webhook")
     return { url: d.url, init: { headers: { "Content-Type": "application/json", "User-Agent": userAgent }, body: JSON.stringify(body) } };
   const look = NTFY_LOOK[body.state];
-  const title = `${body.task.name} ${look.verb}${body.host ? ` (${body.host})` : ""}`;
+  // Another host's task is named by it already (`gpu1:3 claude`).
+  const named = body.host !== null && body.task.name.startsWith(`${body.host}:`);
+  const title = `${body.task.name} ${look.verb}${body.host && !named ? ` (${body.host})` : ""}`;
   const headers: Record<string, string> = { Title: headerText(title), Priority: look.priority, Tags: look.tags, "User-Agent": userAgent };
   if (d.click) headers.Click = d.click;
   if (d.authorization) headers.Authorization = d.authorization;

@@ -53,6 +53,7 @@ import {
   type Welcome,
 } from "./wire-protocol.ts";
 import { PushGate, pushRules } from "./daemon-push-gate.ts";
+import { pushHostNews } from "./daemon-push-hosts.ts";
 import { Push, type PushBody, type PushTask, pushState, pushTiming, SCREEN_LINES } from "./daemon-push.ts";
 import type { WorktreeRecord } from "./recipe.ts";
 import type { Schema } from "./validator.ts";
@@ -419,6 +420,11 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     if (!task) return false;
     if (body.state === "finished" || body.state === "failed") return !task.running;
     return task.attention !== null && pushState(task.attention) === body.state;
+  }
+
+  /** An added host's news, from the link the daemon's process keeps to it (client-host-news.ts): pushed from here, named by host. */
+  hostNews(host: string, task: TaskInfo, before: TaskInfo | null, current: () => TaskInfo | null): void {
+    pushHostNews(this.push, host, task, before, current);
   }
 
   private configurePush(targets: NotifyTarget[], settings: Settings | undefined): void {

@@ -55,13 +55,19 @@ class HostLink {
       client = await DaemonClient.open({ host: this.host, notices: false });
       const opened = client;
       opened.handlers = { event: (event) => this.onEvent(event), closed: () => this.onLost(opened), linkLost: true };
+      // Asked before the subscription, so that no event is heard before it is known who pushes it.
+      const ownNotify = (await opened.request("status")).push.length > 0;
+      if (ownNotify !== this.ownNotify && ownNotify)
+        this.sink.log(`host ${this.host.name} has notify destinations of its own: its waits and ends are pushed there, not from here`);
+      this.ownNotify = ownNotify;
       const tasks = await opened.subscribe(() => {});
-      this.ownNotify = (await opened.request("status")).push.length > 0;
       clearTimeout(bound);
       if (this.closed) return opened.close();
       this.client = opened;
       this.failures = 0;
       this.tasks.clear();
+      // What was told of a task removed meanwhile is not kept.
+      for (const id of this.told.keys()) if (!tasks.some((t) => t.id === id)) this.told.delete(id);
       for (const task of tasks) this.heard(task, null);
       this.idleIfEmpty();
     } catch (error) {
@@ -116,6 +122,7 @@ class HostLink {
       return this.later(this.idleMs);
     }
     const delay = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** this.failures++);
+    if (hadTasks) this.sink.log(`host ${this.host.name}: the link for its pushes dropped (${why}); trying again in ${delay / 1000} s`);
     this.later(delay);
   }
 

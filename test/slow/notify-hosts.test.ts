@@ -2,7 +2,8 @@
 // real sshd and a second Unix user, test/harness/sshd.ts) and pushes its task's wait through the
 // local destinations, once, named by host.
 import { afterAll, beforeAll, expect } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Fleet, until } from "../harness/fleet.ts";
 import { fleetcomArgv } from "../harness/helpers.ts";
@@ -78,3 +79,67 @@ remoteTest(
   },
   180_000,
 );
+
+remoteTest(
+  "a wait that begins while the link is down is pushed once when it comes back",
+  async () => {
+    const told = (id: number) => posts.filter((p) => JSON.parse(p.body).task.id === id).length;
+    // Where the remote user can see it: the sandbox is this user's alone.
+    const shared = mkdtempSync(join(tmpdir(), "fleetcom-flag-"));
+    chmodSync(shared, 0o755);
+    const flag = join(shared, "go");
+    const marker = Number((await ok(["--host", "remote1", "run", "--name", "marker", "--", "printf '\\a'; sleep 3600"])).trim());
+    const waiter = Number(
+      (await ok(["--host", "remote1", "run", "--name", "waiter", "--", `while [ ! -e '${flag}' ]; do sleep 0.1; done; printf '\\a'; sleep 3600`])).trim(),
+    );
+    // The link is up and has heard of both tasks once the marker's wait arrives.
+    await until("the marker's push", () => told(marker) === 1, 60_000);
+    // Down: remote1 now points at a closed port, and the shared ssh connection the link rides is ended.
+    const config = readFileSync(server.config, "utf8");
+    const working = join(fleet.sandbox.root, "ssh-config-working");
+    writeFileSync(working, config);
+    writeFileSync(
+      server.config,
+      config.replace(/Host remote1\n([\s\S]*?)Port \d+/, (_all, between) => `Host remote1\n${between}Port ${refusedPort(config)}`),
+    );
+    Bun.spawnSync(["ssh", "-F", working, "-o", `ControlPath=${fleet.sandbox.runtime}/ssh-%C`, "-O", "exit", "remote1"]);
+    for (const pid of server.userPids()) if (/bridge|sshd/.test(cmdline(pid))) tryKill(pid);
+    const log = join(fleet.sandbox.runtime, "daemon.log");
+    await until("the link's drop in daemon.log", () => readFileSync(log, "utf8").includes("host remote1: the link for its pushes dropped"), 60_000);
+    // The wait begins while the link is down; remote1's own fleet says so.
+    writeFileSync(flag, "");
+    const viaWorking = { ...env, FLEETCOM_SSH: `ssh -F ${working}` };
+    await until("the wait there", async () => {
+      const proc = Bun.spawn(fleetcomArgv(["--host", "remote1", "ls", "--json"]), { env: viaWorking, stdout: "pipe", stderr: "ignore", stdin: "ignore" });
+      const text = await new Response(proc.stdout).text();
+      return (await proc.exited) === 0 && JSON.parse(text).some((t: { id: number; attention: unknown }) => t.id === waiter && t.attention !== null);
+    });
+    expect(told(waiter)).toBe(0);
+    // Back up: the link is made again, and the wait that began meanwhile is told, once.
+    writeFileSync(server.config, config);
+    await until("the wait told after the link came back", () => told(waiter) === 1, 60_000);
+    const after = Number((await ok(["--host", "remote1", "run", "--name", "after", "--", "printf '\\a'; sleep 3600"])).trim());
+    await until("a later wait's push", () => told(after) === 1, 60_000);
+    expect([told(marker), told(waiter)]).toEqual([1, 1]);
+    rmSync(shared, { recursive: true, force: true });
+  },
+  180_000,
+);
+
+function refusedPort(config: string): string {
+  return /Host refused\n[\s\S]*?Port (\d+)/.exec(config)![1]!;
+}
+
+function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+  } catch {
+    return "";
+  }
+}
+
+function tryKill(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {}
+}

@@ -2,7 +2,7 @@
 // real sshd and a second Unix user, test/harness/sshd.ts) and pushes its task's wait through the
 // local destinations, once, named by host.
 import { afterAll, beforeAll, expect } from "bun:test";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Fleet, until } from "../harness/fleet.ts";
@@ -143,3 +143,32 @@ function tryKill(pid: number): void {
     process.kill(pid, "SIGKILL");
   } catch {}
 }
+
+remoteTest(
+  "a host with notify destinations of its own pushes its waits itself: this machine does not push them again",
+  async () => {
+    const at = (path: string, id: number) => posts.filter((p) => p.path === path && JSON.parse(p.body).task.id === id).length;
+    const dir = join(server.home, ".config", "fleetcom");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "config.toml"), `notify = "http://127.0.0.1:${hookServer.port}/remote"\n`);
+    for (const path of [join(server.home, ".config"), dir, join(dir, "config.toml")]) chownSync(path, server.uid, server.uid);
+    // The host's daemon reads its file again on SIGHUP (`config --reload` is this machine's only).
+    process.kill(Number(readFileSync(`/tmp/fleetcom-${server.uid}/daemon.lock`, "utf8").trim()), "SIGHUP");
+    await until("the host's daemon to take its notify", async () => {
+      const status = JSON.parse(await ok(["--host", "remote1", "status", "--json"]));
+      return status.push.length === 1;
+    });
+    // The link asks again when it is made again: end the connections it rides.
+    Bun.spawnSync(["ssh", "-F", server.config, "-o", `ControlPath=${fleet.sandbox.runtime}/ssh-%C`, "-O", "exit", "remote1"]);
+    for (const pid of server.userPids()) if (/bridge|sshd/.test(cmdline(pid))) tryKill(pid);
+    const log = join(fleet.sandbox.runtime, "daemon.log");
+    await until("the link made again, knowing", () => readFileSync(log, "utf8").includes("host remote1 has notify destinations of its own"), 60_000);
+    const own = Number((await ok(["--host", "remote1", "run", "--name", "own", "--", "printf '\\a'; sleep 3600"])).trim());
+    await until("the host's own push", () => at("/remote", own) === 1, 60_000);
+    // A wait here after it: its push is the mark that this machine had its turn with the host's.
+    const here = Number((await ok(["run", "--name", "here", "--", "printf '\\a'; sleep 3600"])).trim());
+    await until("this machine's push", () => at("/hook", here) === 1, 60_000);
+    expect(at("/hook", own)).toBe(0);
+  },
+  180_000,
+);

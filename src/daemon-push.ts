@@ -369,7 +369,8 @@ const NTFY_LOOK: Record<PushState, { verb: string; priority: string; tags: strin
 /**
  * The request for one push (pure). A webhook gets the body as JSON. ntfy gets a title, a priority,
  * tags and, when the destination names one, a click URL as headers, and the message as the body:
- * never the screen, since a topic on a public server is readable by whoever knows its name.
+ * never the screen (a topic on a public server is readable by whoever knows its name) but for the
+ * lines a failure's message carries, which say what went wrong.
  */
 export function pushRequest(
   d: Exclude<NotifyDestination, { kind: "command" }>,

@@ -83,7 +83,8 @@ remoteTest(
 remoteTest(
   "a wait that begins while the link is down is pushed once when it comes back",
   async () => {
-    const told = (id: number) => posts.filter((p) => JSON.parse(p.body).task.id === id).length;
+    // By the name a push gives: this machine's ids and the host's overlap.
+    const told = (id: number) => posts.filter((p) => JSON.parse(p.body).task.name.startsWith(`remote1:${id} `)).length;
     // Where the remote user can see it: the sandbox is this user's alone.
     const shared = mkdtempSync(join(tmpdir(), "fleetcom-flag-"));
     chmodSync(shared, 0o755);
@@ -147,7 +148,8 @@ function tryKill(pid: number): void {
 remoteTest(
   "a host with notify destinations of its own pushes its waits itself: this machine does not push them again",
   async () => {
-    const at = (path: string, id: number) => posts.filter((p) => p.path === path && JSON.parse(p.body).task.id === id).length;
+    // By name: this machine's ids and the host's overlap.
+    const at = (path: string, name: string) => posts.filter((p) => p.path === path && JSON.parse(p.body).task.name === name).length;
     const dir = join(server.home, ".config", "fleetcom");
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "config.toml"), `notify = "http://127.0.0.1:${hookServer.port}/remote"\n`);
@@ -164,11 +166,34 @@ remoteTest(
     const log = join(fleet.sandbox.runtime, "daemon.log");
     await until("the link made again, knowing", () => readFileSync(log, "utf8").includes("host remote1 has notify destinations of its own"), 60_000);
     const own = Number((await ok(["--host", "remote1", "run", "--name", "own", "--", "printf '\\a'; sleep 3600"])).trim());
-    await until("the host's own push", () => at("/remote", own) === 1, 60_000);
+    await until("the host's own push", () => at("/remote", "own") === 1, 60_000);
     // A wait here after it: its push is the mark that this machine had its turn with the host's.
-    const here = Number((await ok(["run", "--name", "here", "--", "printf '\\a'; sleep 3600"])).trim());
-    await until("this machine's push", () => at("/hook", here) === 1, 60_000);
-    expect(at("/hook", own)).toBe(0);
+    await ok(["run", "--name", "here", "--", "printf '\\a'; sleep 3600"]);
+    await until("this machine's push", () => at("/hook", "here") === 1, 60_000);
+    expect(at("/hook", `remote1:${own} own`)).toBe(0);
+  },
+  180_000,
+);
+
+remoteTest(
+  "fleetcom --host notify off mutes a host's task for this machine's pushes",
+  async () => {
+    // By the name a push gives: this machine's ids and the host's overlap.
+    const at = (id: number) => posts.filter((p) => JSON.parse(p.body).task.name.startsWith(`remote1:${id} `)).length;
+    // The host's own notify is gone again, and the link made again to learn it.
+    writeFileSync(join(server.home, ".config", "fleetcom", "config.toml"), "");
+    process.kill(Number(readFileSync(`/tmp/fleetcom-${server.uid}/daemon.lock`, "utf8").trim()), "SIGHUP");
+    await until("the host's daemon to have no notify", async () => JSON.parse(await ok(["--host", "remote1", "status", "--json"])).push.length === 0);
+    const before = posts.length;
+    Bun.spawnSync(["ssh", "-F", server.config, "-o", `ControlPath=${fleet.sandbox.runtime}/ssh-%C`, "-O", "exit", "remote1"]);
+    for (const pid of server.userPids()) if (/bridge|sshd/.test(cmdline(pid))) tryKill(pid);
+    const muted = Number((await ok(["--host", "remote1", "run", "--name", "muted", "--", "read go; printf '\\a'; sleep 3600"])).trim());
+    expect(await ok(["--host", "remote1", "notify", "off", String(muted)])).toBe(`notify off: ${muted}\n`);
+    await ok(["--host", "remote1", "send", String(muted), "go"]);
+    const marker = Number((await ok(["--host", "remote1", "run", "--name", "marker2", "--", "sleep 0.5; printf '\\a'; sleep 3600"])).trim());
+    await until("the marker's push from here", () => at(marker) === 1, 60_000);
+    expect(at(muted)).toBe(0);
+    expect(posts.length).toBe(before + 1);
   },
   180_000,
 );

@@ -149,11 +149,17 @@ export class HostNews {
     private readonly idleMs = IDLE_RECHECK_MS,
   ) {}
 
-  /** Links the hosts as the config file lists them now (again after a reload). */
+  /**
+   * Links the hosts as the config file lists them now (again after a reload): a host kept as it was
+   * keeps its link and what it told, so a reload pushes nothing twice; one removed or changed is let go.
+   */
   watch(hosts: readonly RemoteHost[]): void {
-    for (const link of this.links) link.close();
-    this.links = hosts.map((host) => new HostLink(host, this.sink, this.idleMs));
-    for (const link of this.links) void link.connect();
+    const same = (a: RemoteHost, b: RemoteHost) => a.name === b.name && a.ssh === b.ssh && a.home === b.home && a.share === b.share;
+    const kept = this.links.filter((link) => hosts.some((host) => same(host, link.host)));
+    for (const link of this.links) if (!kept.includes(link)) link.close();
+    const added = hosts.filter((host) => !kept.some((link) => same(host, link.host))).map((host) => new HostLink(host, this.sink, this.idleMs));
+    this.links = [...kept, ...added];
+    for (const link of added) void link.connect();
   }
 
   close(): void {

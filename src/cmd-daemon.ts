@@ -50,7 +50,6 @@ export default defineCommand({
     process.on("SIGHUP", () => {
       try {
         supervisor.daemon.reloadSettings();
-        hosts.rewatch();
       } catch (error) {
         log(`SIGHUP: ${errorMessage(error)}`);
       }
@@ -67,14 +66,14 @@ export default defineCommand({
  * client of each host's daemon, as the dashboard is, whose waits and ends go out through this
  * machine's notify. FLEETCOM_HOST_RECHECK_MS (tests) replaces how long a host without tasks waits.
  */
-async function watchHosts(daemon: { hostNews: import("./client-host-news.ts").HostNewsSink["news"] }) {
+async function watchHosts(daemon: { hostNews: import("./client-host-news.ts").HostNewsSink["news"]; reloaded: (() => void) | null }) {
   const [{ HostNews, IDLE_RECHECK_MS }, { readHosts }] = await Promise.all([import("./client-host-news.ts"), import("./client-hosts.ts")]);
   const raw = process.env.FLEETCOM_HOST_RECHECK_MS;
   const recheckMs = raw && /^\d+$/.test(raw) ? Number(raw) : IDLE_RECHECK_MS;
   const news = new HostNews({ news: (...told) => daemon.hostNews(...told), log }, recheckMs);
-  const rewatch = () => news.watch(readHosts());
-  rewatch();
-  return { rewatch, close: () => news.close() };
+  daemon.reloaded = () => news.watch(readHosts());
+  news.watch(readHosts());
+  return { close: () => news.close() };
 }
 
 /**

@@ -422,6 +422,9 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     return task.attention !== null && pushState(task.attention) === body.state;
   }
 
+  /** Called after every reload (SIGHUP, `fleetcom config --reload`): the host links read the added hosts again (cmd-daemon.ts). */
+  reloaded: (() => void) | null = null;
+
   /** An added host's news, from the link the daemon's process keeps to it (client-host-news.ts): pushed from here, named by host. */
   hostNews(host: string, task: TaskInfo, before: TaskInfo | null, current: () => TaskInfo | null): void {
     pushHostNews(this.push, host, task, before, current);
@@ -642,6 +645,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     );
     this.options.log(`read ${settings.file} again: ${changed.length ? changed.join(", ") : "nothing changed"}`);
     for (const problem of settings.problems) this.options.log(problem);
+    this.reloaded?.();
     return { changes, settings: this.daemonSettings()! };
   }
 

@@ -65,9 +65,10 @@ remoteTest(
   async () => {
     mkdirSync(fleet.sandbox.config, { recursive: true });
     writeFileSync(join(fleet.sandbox.config, "config.toml"), `notify = "http://127.0.0.1:${hookServer.port}/hook"\n`);
-    await ok(["hosts", "add", "remote1"]);
-    // This machine's daemon first: it links to remote1 from its start.
+    // This machine's daemon first: a host added later is linked at the next reload.
     await ok(["ls"]);
+    await ok(["hosts", "add", "remote1"]);
+    await ok(["config", "--reload"]);
     const waiting = Number((await ok(["--host", "remote1", "run", "--name", "claude", "--", "printf '\\a'; sleep 3600"])).trim());
     await until("the host's wait at the webhook", () => posts.length >= 1, 60_000);
     const first = JSON.parse(posts[0]!.body);
@@ -110,10 +111,15 @@ remoteTest(
     // The wait begins while the link is down; remote1's own fleet says so.
     writeFileSync(flag, "");
     const viaWorking = { ...env, FLEETCOM_SSH: `ssh -F ${working}` };
+    let lastError = "";
     await until("the wait there", async () => {
-      const proc = Bun.spawn(fleetcomArgv(["--host", "remote1", "ls", "--json"]), { env: viaWorking, stdout: "pipe", stderr: "ignore", stdin: "ignore" });
-      const text = await new Response(proc.stdout).text();
-      return (await proc.exited) === 0 && JSON.parse(text).some((t: { id: number; attention: unknown }) => t.id === waiter && t.attention !== null);
+      const proc = Bun.spawn(fleetcomArgv(["--host", "remote1", "ls", "--json"]), { env: viaWorking, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+      const [text, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+      if ((await proc.exited) !== 0) lastError = stderr;
+      return proc.exitCode === 0 && JSON.parse(text).some((t: { id: number; attention: unknown }) => t.id === waiter && t.attention !== null);
+    }).catch((error) => {
+      writeFileSync(server.config, config);
+      throw new Error(`${error.message}; the last ls there said: ${lastError}`);
     });
     expect(told(waiter)).toBe(0);
     // Back up: the link is made again, and the wait that began meanwhile is told, once.
@@ -126,6 +132,20 @@ remoteTest(
   },
   180_000,
 );
+
+/**
+ * Ends the connections the daemon's link rides (the shared ssh connection, the host's side of it),
+ * and returns once the link has dropped and the host answers again.
+ */
+async function relink(): Promise<void> {
+  const log = join(fleet.sandbox.runtime, "daemon.log");
+  const drops = () => readFileSync(log, "utf8").split("the link for its pushes dropped").length;
+  const before = drops();
+  Bun.spawnSync(["ssh", "-F", server.config, "-o", `ControlPath=${fleet.sandbox.runtime}/ssh-%C`, "-O", "exit", "remote1"]);
+  for (const pid of server.userPids()) if (/bridge|sshd/.test(cmdline(pid))) tryKill(pid);
+  await until("the link to drop", () => drops() > before, 60_000);
+  await until("the host to answer again", async () => (await cli(["--host", "remote1", "ls"])).code === 0, 60_000);
+}
 
 function refusedPort(config: string): string {
   return /Host refused\n[\s\S]*?Port (\d+)/.exec(config)![1]!;
@@ -160,9 +180,8 @@ remoteTest(
       const status = JSON.parse(await ok(["--host", "remote1", "status", "--json"]));
       return status.push.length === 1;
     });
-    // The link asks again when it is made again: end the connections it rides.
-    Bun.spawnSync(["ssh", "-F", server.config, "-o", `ControlPath=${fleet.sandbox.runtime}/ssh-%C`, "-O", "exit", "remote1"]);
-    for (const pid of server.userPids()) if (/bridge|sshd/.test(cmdline(pid))) tryKill(pid);
+    // The link asks again when it is made again.
+    await relink();
     const log = join(fleet.sandbox.runtime, "daemon.log");
     await until("the link made again, knowing", () => readFileSync(log, "utf8").includes("host remote1 has notify destinations of its own"), 60_000);
     const own = Number((await ok(["--host", "remote1", "run", "--name", "own", "--", "printf '\\a'; sleep 3600"])).trim());
@@ -184,9 +203,10 @@ remoteTest(
     writeFileSync(join(server.home, ".config", "fleetcom", "config.toml"), "");
     process.kill(Number(readFileSync(`/tmp/fleetcom-${server.uid}/daemon.lock`, "utf8").trim()), "SIGHUP");
     await until("the host's daemon to have no notify", async () => JSON.parse(await ok(["--host", "remote1", "status", "--json"])).push.length === 0);
+    await relink();
     const before = posts.length;
-    Bun.spawnSync(["ssh", "-F", server.config, "-o", `ControlPath=${fleet.sandbox.runtime}/ssh-%C`, "-O", "exit", "remote1"]);
-    for (const pid of server.userPids()) if (/bridge|sshd/.test(cmdline(pid))) tryKill(pid);
+    // A reload keeps the link and what it told: the waits told before are not pushed again.
+    await ok(["config", "--reload"]);
     const muted = Number((await ok(["--host", "remote1", "run", "--name", "muted", "--", "read go; printf '\\a'; sleep 3600"])).trim());
     expect(await ok(["--host", "remote1", "notify", "off", String(muted)])).toBe(`notify off: ${muted}\n`);
     await ok(["--host", "remote1", "send", String(muted), "go"]);

@@ -296,5 +296,13 @@ describe("pushes worth reading", () => {
     ]);
     await fleet.ok(["notify", "on", "muted"]);
     expect((await fleet.task(muted)).notify).toBe(true);
+    // A load gives the saved tasks their setting back.
+    await fleet.ok(["--kill", "--yes"]);
+    await fleet.ok(["load", "muted-fleet"]);
+    expect((await fleet.ls()).map((t) => [t.name, t.notify])).toEqual([
+      ["muted", false],
+      ["grouped", false],
+      ["told", true],
+    ]);
   });
 });

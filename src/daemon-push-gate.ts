@@ -2,6 +2,7 @@
 // muted (`run --no-notify`, a recipe's `"notify": false`, `fleetcom notify off`), nor for one a person
 // is attending to, attached to it (in a terminal or the web view) and typing into it: they are looking
 // at what a push would tell them, and a buzz per answer is noise.
+import type { Task } from "./daemon-task.ts";
 import { DEFAULT_NOTIFY_IDLE, DEFAULT_NOTIFY_MIN_RUNTIME, type Settings } from "./settings.ts";
 
 export class PushGate {
@@ -32,4 +33,14 @@ export function pushRules(settings: Settings | undefined): { minRuntimeMs: numbe
     minRuntimeMs: (settings?.notifyMinRuntime.value ?? DEFAULT_NOTIFY_MIN_RUNTIME) * 1000,
     idleMs: (settings?.notifyIdle.value ?? DEFAULT_NOTIFY_IDLE) * 1000,
   };
+}
+
+/** How long the task's run that just ended lasted: `finished` is pushed only past notify_min_runtime. */
+export function ranMs(task: Pick<Task, "startedAt" | "endedAt">): number {
+  return (task.endedAt?.getTime() ?? Date.now()) - task.startedAt.getTime();
+}
+
+/** A recipe keeps `"notify": false` only: a task that pushes writes nothing, so its recipe stays as it was. */
+export function mutedOf(task: Pick<Task, "notify">): { notify?: false } {
+  return task.notify ? {} : { notify: false };
 }

@@ -52,7 +52,7 @@ import {
   type TaskRef,
   type Welcome,
 } from "./wire-protocol.ts";
-import { PushGate, pushRules } from "./daemon-push-gate.ts";
+import { mutedOf, PushGate, pushRules, ranMs } from "./daemon-push-gate.ts";
 import { pushHostNews } from "./daemon-push-hosts.ts";
 import { Push, type PushBody, type PushTask, pushState, pushTiming, SCREEN_LINES } from "./daemon-push.ts";
 import type { WorktreeRecord } from "./recipe.ts";
@@ -108,16 +108,6 @@ export interface DaemonHooks {
 /** A task as a push names it. */
 function pushTask(info: TaskInfo): PushTask {
   return { id: info.id, name: label(info), group: info.group };
-}
-
-/** A recipe keeps `"notify": false` only: a task that pushes writes nothing, so its recipe stays as it was. */
-function mutedOf(task: Task): { notify?: false } {
-  return task.notify ? {} : { notify: false };
-}
-
-/** How long the task's run that just ended lasted. */
-function ranMs(task: Task): number {
-  return (task.endedAt?.getTime() ?? Date.now()) - task.startedAt.getTime();
 }
 
 /** The last lines of a task's screen, for a webhook. */

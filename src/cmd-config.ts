@@ -71,7 +71,7 @@ export default defineCommand({
         continue;
       }
       lines.push(`${r.key.padEnd(width)}  ${"↓".padEnd(valueWidth)}  ${printable(short(r.source))}${later}`);
-      for (const part of valueLines(r.value)) lines.push(`${"".padEnd(width)}    ${part}`);
+      for (const part of valueLines(r.value, TABLE_COLUMNS - width - 4)) lines.push(`${"".padEnd(width)}    ${part}`);
     }
     // How the running daemon's sends go, one line per destination: a failing one shows here as in `status`.
     for (const p of status?.push ?? []) lines.push(`${"".padEnd(width)}  → ${printable(pushStatusText(p))}`);
@@ -149,16 +149,16 @@ function effective(here: Settings, daemon: DaemonSettings | null, whenApplied: W
 
 /** The widest value shown in the table's column; a wider one goes under its key. */
 const VALUE_COLUMN_MAX = 40;
-/** A value under its key is cut into lines of at most this many characters, to fit 100 columns. */
-const VALUE_LINE_MAX = 80;
+/** The table fits this many columns: a value under its key is cut to what is left after the key's. */
+const TABLE_COLUMNS = 100;
 
-/** A long value's lines under its key: each destination of a list on its own, each cut to VALUE_LINE_MAX. */
-function valueLines(value: unknown): string[] {
+/** A long value's lines under its key: each destination of a list on its own, each cut to `columns`. */
+function valueLines(value: unknown, columns: number): string[] {
   const parts = Array.isArray(value) && value.every((v) => typeof v === "string") ? value : [shown(value)];
   return parts.flatMap((part) => {
     const text = printable(part);
     const pieces: string[] = [];
-    for (let at = 0; at < text.length; at += VALUE_LINE_MAX) pieces.push(text.slice(at, at + VALUE_LINE_MAX));
+    for (let at = 0; at < text.length; at += columns) pieces.push(text.slice(at, at + columns));
     return pieces;
   });
 }

@@ -24,6 +24,7 @@ import type {
   OpResult,
   Refusal,
   Reply,
+  ScreenFollows,
   SnapshotNotice,
   TaskEvent,
   Welcome,
@@ -54,7 +55,7 @@ export interface ClientHandlers {
   data?(bytes: Uint8Array): void;
   attachEnd?(end: AttachEnd): void;
   /** The next data is a whole screen of the attached task (wire-protocol.ts ScreenFollows). */
-  screen?(): void;
+  screen?(message: ScreenFollows): void;
   /** `logs --follow`: this many lines were not sent, the client being far behind (wire-protocol.ts LinesSkipped). */
   skipped?(lines: number): void;
   closed?(): void;
@@ -338,7 +339,7 @@ export class DaemonClient {
       case "attach-end":
         return this.handlers.attachEnd?.(message);
       case "screen":
-        return this.handlers.screen?.();
+        return this.handlers.screen?.(message);
       case "skipped":
         return this.handlers.skipped?.(message.lines);
       default:

@@ -242,7 +242,7 @@ export function resync(peer: Peer): void {
 
 /** The last screen of a task that just exited, for a client that fell behind and would miss it. */
 export function sendFinalScreen(peer: Peer, task: Task): void {
-  if (peer.view.kind === "attached") sendWholeScreen(peer, task.screen.serializeForAttach());
+  if (peer.view.kind === "attached") sendWholeScreen(peer, task.screen.serializeForAttach(), task);
   else peer.conn.sendScreen(textView(task.screen.text()));
 }
 
@@ -267,16 +267,16 @@ function sendAtCurrentPoint(peer: Peer, view: Watching, screen: Promise<string>,
     // The peer detached, or watches anew (with its own screen under way), meanwhile.
     if (peer.view !== view) return;
     view.held = null;
-    if (view.kind === "attached") sendWholeScreen(peer, frame(taken));
-    else peer.conn.sendScreen(frame(taken));
     const { task } = view;
+    if (view.kind === "attached") sendWholeScreen(peer, frame(taken), task);
+    else peer.conn.sendScreen(frame(taken));
     for (const chunk of held) peer.conn.sendOutput(chunk, outputHighWater(task.cols, task.rows));
   });
 }
 
 /** A screen for an attached client, announced so a client waiting for a redraw knows it from output. */
-function sendWholeScreen(peer: Peer, screen: string): void {
-  peer.conn.send({ type: "screen" });
+function sendWholeScreen(peer: Peer, screen: string, task: Task): void {
+  peer.conn.send({ type: "screen", fullScreen: task.screen.fullScreen() });
   peer.conn.sendScreen(screen);
 }
 

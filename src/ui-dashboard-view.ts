@@ -62,6 +62,8 @@ export function sections(tasks: TaskInfo[], grouping: Grouping, home: string | u
     for (const title of named) buckets.set(title, []);
   }
   for (const task of sorted) add(sectionOf(task, grouping, home), task);
+  // The longest waiting first, as the web view lists them.
+  if (grouping === "state") buckets.get("Waiting")!.sort((a, b) => a.attention!.since.localeCompare(b.attention!.since) || a.id - b.id);
   let titles = [...buckets.keys()];
   if (grouping === "directory") {
     const first = here === undefined ? null : tildePath(here, home);
@@ -173,8 +175,9 @@ export function header(tasks: TaskInfo[], grouping: Grouping, foreground: boolea
   return parts.join(" · ");
 }
 
-/** Running tasks show how long they have run; finished ones how long ago they ended. */
+/** Running tasks show how long they have run; finished ones how long ago they ended; waiting ones how long they have waited. */
 function taskAge(task: TaskInfo, now: number): string {
+  if (task.attention) return `waited ${age(task.attention.since, now)}`;
   return age(task.endedAt ?? task.startedAt, now);
 }
 

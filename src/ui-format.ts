@@ -57,6 +57,11 @@ export function restartNote(task: TaskInfo, now = Date.now()): string {
 /** A bell says only that the task wants its user, not what for. */
 const ATTENTION_TEXT = { input: "waiting: input", permission: "waiting: permission", bell: "asked for attention" } as const;
 
+/** The state, and for a waiting task how long its current wait has lasted: `waiting: input for 2m`. */
+export function stateSince(task: TaskInfo, now: number): string {
+  return task.attention ? `${stateText(task, now)} for ${age(task.attention.since, now)}` : stateText(task, now);
+}
+
 export { age } from "./text-age.ts";
 
 /**
@@ -88,7 +93,7 @@ export function lsTable(
     ...(verbose ? [printable(t.command)] : []),
     printable(t.worktree ? `${tildePath(t.cwd, home)} [${t.worktree.branch}]` : tildePath(t.cwd, home)),
     printable(t.group ?? ""),
-    stateText(t, now),
+    stateSince(t, now),
     age(t.startedAt, now),
     ...(tokens ? [usageCell(t)] : []),
     ...(changed ? [changesCell(t.changes)] : []),

@@ -29,6 +29,8 @@ export interface Card {
   message: string | null;
   preview: string;
   age: string;
+  /** How long it has waited (the current wait, from when its attention was raised); null: not waiting. */
+  waited: string | null;
   running: boolean;
   /** `restarting in 2s ↻3`, `↻3`, or "" (ui-format.ts restartText; docs/services.md). */
   restart: string;
@@ -45,10 +47,12 @@ export interface FleetView {
 }
 
 export type ServerMessage =
-  | { type: "hello"; write: boolean; keys: string[] }
+  /** `writeLink`, on a read-only page: the command that prints a link that may type. */
+  | { type: "hello"; write: boolean; keys: string[]; writeLink: string | null }
   | { type: "fleet"; view: FleetView }
   /** The whole screen of the viewed task, drawn into a terminal of this size (serializeForAttach). */
-  | { type: "screen"; task: number; host: string | null; cols: number; rows: number; data: string }
+  /** `fullScreen`: a full-screen program's (its alternate screen), which the page draws cell for cell. */
+  | { type: "screen"; task: number; host: string | null; cols: number; rows: number; fullScreen: boolean; data: string }
   | { type: "ended"; task: number; host: string | null; reason: string }
   /** The task's kept history (peek --history), plain and sanitised; `cut`: older lines were left out. */
   | { type: "history"; task: number; host: string | null; text: string; lines: number; cut: boolean }

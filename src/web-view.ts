@@ -55,6 +55,7 @@ function card(task: TaskInfo, host: string | null, now: number): Card {
     message: task.attention?.message ?? null,
     preview: printable(task.preview.trim()),
     age: age(task.endedAt ?? task.startedAt, now),
+    waited: task.attention ? age(task.attention.since, now) : null,
     running: task.state === "running",
     restart: restartText(task, now),
   };

@@ -362,6 +362,8 @@ export interface Refusal {
  */
 export interface ScreenFollows {
   type: "screen";
+  /** The task shows a full-screen program (its alternate screen); absent from daemons before it was sent. */
+  fullScreen?: boolean;
 }
 
 /**

@@ -29,6 +29,9 @@ describe("the page's fleet", () => {
       ["web", [1]],
     ]);
     expect(view.sections[0]!.cards[0]).toMatchObject({ glyph: "!", state: "waiting: permission", message: "Allow Bash(rm)?" });
+    // How long each has waited, from when its wait began; a task that does not wait has none.
+    expect(view.sections[0]!.cards.map((c) => c.waited)).toEqual(["5s", "1s"]);
+    expect(view.sections[1]!.cards[0]!.waited).toBeNull();
   });
 
   test("a restart policy at work: the count and the countdown on the card; a crash loop waits, with its text", () => {

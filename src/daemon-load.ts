@@ -207,6 +207,7 @@ export class Loads {
           typed: e.typed ?? typedForm(e.cmd),
           worktree: e.worktree ?? null,
           baseline: e.baseline,
+          checkpoints: e.checkpoints,
           restart: restartOf(e.restart, e.max_restarts, e.restarts),
           loaded: true,
         };

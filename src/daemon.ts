@@ -28,6 +28,8 @@ import {
 import { HISTORY_OFF, type HistoryWriter } from "./daemon-history.ts";
 import { Loads } from "./daemon-load.ts";
 import { TaskChanges } from "./daemon-changes.ts";
+import { TaskCheckpoints } from "./daemon-checkpoints.ts";
+import type { Checkpoint } from "./git-checkpoint.ts";
 import { InputGap } from "./daemon-input-gap.ts";
 import { flagsNeeded, probedPrograms, savedCommands } from "./agent-run.ts";
 import { useDeclaredAgents } from "./agent-declared.ts";
@@ -128,6 +130,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     (t) => this.tasks.get(t.id) === t && this.events.broadcast("changed", t.info()),
     (m) => this.options.log(m),
   );
+  readonly checkpoints = new TaskCheckpoints<Task>((m) => this.options.log(m));
   /** Told in every welcome: which start of the daemon a client reached (a forwarded connection checks it). */
   private readonly instance = crypto.randomUUID();
   /** A recovered task took an id below one in use, so `tasks` is no longer in id order until `inIdOrder`. */
@@ -233,6 +236,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     const task = view.task;
     // The user answers what the task asked before the task sees the answer: written first, the
     // keys reach the PTY at once, and a fast agent's next Stop could land before this and be cleared.
+    this.checkpoints.typed(task, bytes);
     task.attended();
     task.write(bytes);
     this.inputGap.input();
@@ -399,9 +403,17 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     if (!this.tasks.has(task.id)) return;
     const info = task.info();
     this.events.broadcast("changed", info);
+    this.checkpointTurn(task, before, info.attention);
     if (!info.attention || !isNewAttention(before, info.attention)) return;
     this.changes.refresh(task);
     this.push.raised(pushTask(info), before, info.attention, () => screenLines(task));
+  }
+
+  /** An agent that waits opens a new turn; one that stops waiting with no prompt seen had one submitted (its hook). */
+  private checkpointTurn(task: Task, before: Attention | null, now: Attention | null): void {
+    const agentWait = (a: Attention | null) => a?.state === "input" || a?.state === "permission";
+    if (agentWait(now)) this.checkpoints.waiting(task);
+    else if (now === null && agentWait(before) && task.running) this.checkpoints.answeredElsewhere(task);
   }
 
   /** A push the rate window held back is sent when its turn comes only if it still says what is true. */
@@ -430,7 +442,10 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     return false;
   }
 
-  spawn(peer: Peer, { command, cwd, group, name, recorded, typed = command, worktree = null, givenEnv, restart, loaded, baseline }: TaskStart): Task {
+  spawn(
+    peer: Peer,
+    { command, cwd, group, name, recorded, typed = command, worktree = null, givenEnv, restart, loaded, baseline, checkpoints }: TaskStart,
+  ): Task {
     const { hello } = peer;
     const task = new Task(
       {
@@ -460,6 +475,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     this.highestId = Math.max(this.highestId, task.id);
     this.events.broadcast("created", task.info());
     this.changes.started(task, task.agent !== null || worktree !== null, baseline);
+    this.checkpoints.started(task, task.agent !== null || worktree !== null, checkpoints);
     this.hooks.recipeChanged();
     return task;
   }
@@ -470,6 +486,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     this.events.forget(task);
     this.push.forget(task.id);
     this.changes.removed(task);
+    this.checkpoints.removed(task);
     this.restarts.cancel(task);
     for (const peer of this.greeted()) if (watches(peer, task) || followsLines(peer, task)) endStream(peer, "removed", info);
     task.dispose();
@@ -544,6 +561,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
         ...typed,
         ...worktreeOf(t),
         ...(t.baseline === null ? {} : { baseline: t.baseline }),
+        ...checkpointsOf(this.checkpoints.recorded(t)),
         ...restartFieldsOf(t, true),
         ...(this.hooks.history ? { history: String(t.id) } : {}),
       };
@@ -673,4 +691,9 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
 /** A recipe entry's `worktree`, for a task fleetcom made one for. */
 function worktreeOf(task: Task): { worktree?: WorktreeRecord } {
   return task.worktree === null ? {} : { worktree: task.worktree };
+}
+
+/** A snapshot entry's checkpoints member, when the task has any. */
+function checkpointsOf(checkpoints: Checkpoint[] | undefined): { checkpoints?: Checkpoint[] } {
+  return checkpoints === undefined ? {} : { checkpoints };
 }

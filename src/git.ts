@@ -7,6 +7,7 @@
 // and the one `refs/fleetcom/` ref that keeps a baseline alive. GIT_OPTIONAL_LOCKS=0 keeps even a
 // read from refreshing the user's index.
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { childProcess, nodeOs } from "./platform.ts";
 import { type ChangeStats, parseNumstat } from "./text-changes.ts";
@@ -29,18 +30,24 @@ const FLEETCOM_IDENTITY = {
 };
 
 /** git in `cwd`, its output gathered; never throws (a git that cannot start answers code 127). */
-export function gitRun(cwd: string, args: string[], env: Record<string, string> = {}): Promise<GitRun> {
+export function gitRun(cwd: string, args: string[], env: Record<string, string> = {}, input?: string): Promise<GitRun> {
+  return gitBytes(cwd, args, env, input).then((r) => ({ code: r.code, out: r.out.toString("utf8"), err: r.err }));
+}
+
+/** git in `cwd`, its output as bytes (a blob read back unchanged); never throws. */
+export function gitBytes(cwd: string, args: string[], env: Record<string, string> = {}, input?: string): Promise<{ code: number; out: Buffer; err: string }> {
   return new Promise((resolve) => {
     const child = childProcess().spawn("git", ["-C", cwd, ...args], {
       env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     });
+    if (input !== undefined) child.stdin?.end(input);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on("data", (b: Buffer) => out.push(b));
-    child.stderr.on("data", (b: Buffer) => err.push(b));
-    child.on("error", (e) => resolve({ code: 127, out: "", err: e.message }));
-    child.on("close", (code) => resolve({ code: code ?? 1, out: Buffer.concat(out).toString("utf8"), err: Buffer.concat(err).toString("utf8").trim() }));
+    child.stdout?.on("data", (b: Buffer) => out.push(b));
+    child.stderr?.on("data", (b: Buffer) => err.push(b));
+    child.on("error", (e) => resolve({ code: 127, out: Buffer.alloc(0), err: e.message }));
+    child.on("close", (code) => resolve({ code: code ?? 1, out: Buffer.concat(out), err: Buffer.concat(err).toString("utf8").trim() }));
   });
 }
 
@@ -58,21 +65,66 @@ export async function headCommit(top: string): Promise<string | null> {
 
 /** The tree of the working tree as it is now, through a temporary index; throws what git said when it fails. */
 export async function snapshotTree(top: string): Promise<string> {
+  return (await snapshot(top, null)).tree;
+}
+
+/** A snapshot that leaves files over a size out: its tree, and the paths left out (from the top). */
+export interface Snapshot {
+  tree: string;
+  skipped: string[];
+}
+
+/**
+ * The working tree as it is now, through a temporary index. With `maxFileBytes`, a file larger is
+ * neither read nor kept (a checkpoint's rule, git-checkpoint.ts): it is left out of `git add` by
+ * pathspec and taken out of the temporary index, so the tree holds none of it.
+ */
+export async function snapshot(top: string, maxFileBytes: number | null): Promise<Snapshot> {
   const dir = mkdtempSync(join(nodeOs().tmpdir(), "fleetcom-index-"));
   try {
     const index = join(dir, "index");
     const real = await gitRun(top, ["rev-parse", "--path-format=absolute", "--git-path", "index"]);
     if (real.code === 0 && existsSync(real.out.trim())) copyFileSync(real.out.trim(), index);
     const env = { GIT_INDEX_FILE: index };
-    const added = await gitRun(top, ["add", "-A", "--", "."], env);
+    const skipped = maxFileBytes === null ? [] : await filesLargerThan(top, maxFileBytes);
+    const excluded = skipped.map((path) => `:(exclude,literal)${path}`);
+    const added = await gitRun(top, ["add", "-A", "--", ".", ...excluded], env);
     if (added.code !== 0) throw new Error(`git add: ${added.err}`);
+    if (skipped.length > 0) {
+      const removed = await gitRun(top, ["update-index", "-z", "--force-remove", "--stdin"], env, skipped.map((p) => `${p}\0`).join(""));
+      if (removed.code !== 0) throw new Error(`git update-index: ${removed.err}`);
+    }
     const tree = await gitRun(top, ["write-tree"], env);
     if (tree.code !== 0) throw new Error(`git write-tree: ${tree.err}`);
-    return tree.out.trim();
+    return { tree: tree.out.trim(), skipped };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** The tracked and untracked (not ignored) files over `limit` bytes, from the top; sizes from lstat, no file read. */
+export async function filesLargerThan(top: string, limit: number): Promise<string[]> {
+  const listed = await gitRun(top, ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate"]);
+  if (listed.code !== 0) throw new Error(`git ls-files: ${listed.err}`);
+  const paths = listed.out.split("\0").filter((p) => p !== "");
+  const large: string[] = [];
+  for (let i = 0; i < paths.length; i += STAT_BATCH) {
+    const batch = paths.slice(i, i + STAT_BATCH);
+    const sizes = await Promise.all(
+      batch.map((p) =>
+        lstat(join(top, p)).then(
+          (s) => (s.isFile() ? s.size : 0),
+          () => 0,
+        ),
+      ),
+    );
+    for (const [j, size] of sizes.entries()) if (size > limit) large.push(batch[j]!);
+  }
+  return large;
+}
+
+/** lstat calls in flight at once: enough to keep the thread pool busy, few enough not to hold the event loop. */
+const STAT_BATCH = 256;
 
 /**
  * The task's baseline: a commit of the working tree as it is (its parent the commit at HEAD), kept

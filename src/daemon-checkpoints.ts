@@ -40,11 +40,13 @@ interface Kept {
 }
 
 export class TaskCheckpoints<T extends CheckpointedTask> {
-  private readonly kept = new Map<T, Kept>();
+  private readonly states = new Map<T, Kept>();
   private readonly instance = crypto.randomUUID().slice(0, 8);
 
   constructor(
     private readonly log: (message: string) => void,
+    /** A checkpoint was taken or dropped: the recovery snapshot has news. */
+    private readonly kept: (task: T) => void,
     /** Free space on `top`'s file system, in bytes: a seam the tests do not need, statfs by default. */
     private readonly freeBytes: (top: string) => Promise<number> = async (top) => {
       const s = await statfs(top);
@@ -66,13 +68,13 @@ export class TaskCheckpoints<T extends CheckpointedTask> {
       paused: false,
       gone: false,
     };
-    this.kept.set(task, state);
+    this.states.set(task, state);
     if (state.list.length === 0) this.take(task, state, "(the task started)");
   }
 
   /** A prompt submitted through fleetcom (`send`, the web page). */
   prompt(task: T, text: string): void {
-    const state = this.kept.get(task);
+    const state = this.states.get(task);
     if (!state) return;
     state.turnOpen = true;
     this.take(task, state, firstLine(text));
@@ -80,7 +82,7 @@ export class TaskCheckpoints<T extends CheckpointedTask> {
 
   /** Keys typed while attached: an Enter submits what was typed since the last one. */
   typed(task: T, bytes: Uint8Array): void {
-    const state = this.kept.get(task);
+    const state = this.states.get(task);
     if (!state) return;
     state.keysSinceWait = true;
     const text = Buffer.from(bytes).toString("utf8");
@@ -94,7 +96,7 @@ export class TaskCheckpoints<T extends CheckpointedTask> {
 
   /** The agent waits again: the next prompt opens a new turn. */
   waiting(task: T): void {
-    const state = this.kept.get(task);
+    const state = this.states.get(task);
     if (!state) return;
     state.turnOpen = false;
     state.keysSinceWait = false;
@@ -102,7 +104,7 @@ export class TaskCheckpoints<T extends CheckpointedTask> {
 
   /** The agent left its wait with no prompt fleetcom saw (its prompt-submit hook): a checkpoint all the same. */
   answeredElsewhere(task: T): void {
-    const state = this.kept.get(task);
+    const state = this.states.get(task);
     if (!state || state.turnOpen || state.keysSinceWait) return;
     state.turnOpen = true;
     this.take(task, state, "(a prompt fleetcom did not see)");
@@ -110,7 +112,7 @@ export class TaskCheckpoints<T extends CheckpointedTask> {
 
   /** The task's checkpoints, oldest first, the repository's top, and whether checkpointing is paused. */
   async list(task: T): Promise<{ top: string | null; paused: boolean; checkpoints: Checkpoint[] }> {
-    const state = this.kept.get(task);
+    const state = this.states.get(task);
     if (!state) return { top: null, paused: false, checkpoints: [] };
     await state.queue;
     return { top: await state.top, paused: state.paused, checkpoints: state.list };
@@ -118,7 +120,7 @@ export class TaskCheckpoints<T extends CheckpointedTask> {
 
   /** What a recovery snapshot keeps of the task. */
   recorded(task: T): Checkpoint[] | undefined {
-    const list = this.kept.get(task)?.list;
+    const list = this.states.get(task)?.list;
     return list && list.length > 0 ? list : undefined;
   }
 
@@ -139,6 +141,7 @@ export class TaskCheckpoints<T extends CheckpointedTask> {
       if (state.gone) return void dropCheckpointRefs(top, [taken]);
       state.list.push({ n, at: at.toISOString(), prompt, files, ...taken });
       await this.prune(top, state, at.getTime());
+      this.kept(task);
     } catch (e) {
       this.log(`task ${task.id}: no checkpoint: ${errorMessage(e)}`);
     }
@@ -167,10 +170,10 @@ export class TaskCheckpoints<T extends CheckpointedTask> {
 
   /** The task is removed: its checkpoints' refs go, once any snapshot under way has ended. */
   removed(task: T): void {
-    const state = this.kept.get(task);
+    const state = this.states.get(task);
     if (!state) return;
     state.gone = true;
-    this.kept.delete(task);
+    this.states.delete(task);
     void state.queue.then(async () => {
       const top = await state.top;
       if (top !== null) await dropCheckpointRefs(top, state.list);

@@ -130,7 +130,10 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     (t) => this.tasks.get(t.id) === t && this.events.broadcast("changed", t.info()),
     (m) => this.options.log(m),
   );
-  readonly checkpoints = new TaskCheckpoints<Task>((m) => this.options.log(m));
+  readonly checkpoints = new TaskCheckpoints<Task>(
+    (m) => this.options.log(m),
+    (t) => this.tasks.get(t.id) === t && this.hooks.recipeChanged(),
+  );
   /** Told in every welcome: which start of the daemon a client reached (a forwarded connection checks it). */
   private readonly instance = crypto.randomUUID();
   /** A recovered task took an id below one in use, so `tasks` is no longer in id order until `inIdOrder`. */

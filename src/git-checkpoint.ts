@@ -57,10 +57,10 @@ export async function filesChangedBetween(top: string, before: string, after: st
   return r.out.split("\0").filter((p) => p !== "").length;
 }
 
-/** The refs of checkpoints no longer kept deleted, in one git call. */
-export async function dropCheckpointRefs(top: string, dropped: { ref: string; commit: string }[]): Promise<void> {
+/** The refs of checkpoints no longer kept deleted, in one git call; one already gone (deleted by hand) is no error. */
+export async function dropCheckpointRefs(top: string, dropped: { ref: string }[]): Promise<void> {
   if (dropped.length === 0) return;
-  await gitRun(top, ["update-ref", "--stdin"], {}, dropped.map((d) => `delete ${d.ref} ${d.commit}\n`).join(""));
+  await gitRun(top, ["update-ref", "--stdin"], {}, dropped.map((d) => `delete ${d.ref}\n`).join(""));
 }
 
 /** One change a rewind makes: a file put back as the checkpoint had it, or one made since removed. */

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join, relative } from "node:path";
 import { installFakeAgents, installSleepingAgent } from "../harness/agent-fakes.ts";
 import { Fleet, until } from "../harness/fleet.ts";
+import { crashDaemon, recoveryDirOf, snapshotNames } from "../harness/recovery-helpers.ts";
 
 let fleet: Fleet;
 let repo: string;
@@ -215,5 +216,25 @@ describe("rewind", () => {
     await fleet.ok(["kill", String(id)]);
     await fleet.ok(["rm", String(id)]);
     await until("the checkpoint refs removed", () => !git(repo, "for-each-ref", "--format=%(refname)", "refs/fleetcom/").includes("-cp"));
+  });
+});
+
+describe("recovery", () => {
+  test("a recovered task keeps its checkpoints: listed as before, and rewound to one", async () => {
+    fleet.env.FLEETCOM_SNAPSHOT_DEBOUNCE_MS = "100";
+    installSleepingAgent(fleet, "claude");
+    const id = Number(await fleet.ok(["run", "--", "claude"], { cwd: repo }));
+    await checkpointCount(id, 1);
+    writeFileSync(join(repo, "keep.txt"), "at checkpoint 1\n");
+    await fleet.ok(["send", String(id), "a prompt"]);
+    const taken = (await checkpointCount(id, 2)).checkpoints;
+    const snapshots = () => snapshotNames(fleet).map((n) => readFileSync(join(recoveryDirOf(fleet), n), "utf8"));
+    await until("a snapshot that records checkpoint 1", () => snapshots().some((text) => text.includes('"a prompt"')));
+    writeFileSync(join(repo, "keep.txt"), "after it\n");
+    await crashDaemon(fleet);
+    await fleet.ok(["recover", "--latest"]);
+    expect((await checkpoints(id)).checkpoints).toEqual(taken);
+    expect((await fleet.cli(["rewind", String(id), "1", "--force"])).code).toBe(0);
+    expect(readFileSync(join(repo, "keep.txt"), "utf8")).toBe("at checkpoint 1\n");
   });
 });

@@ -88,7 +88,7 @@ export async function planRewind(top: string, checkpoint: CheckpointSnapshot): P
       continue;
     }
     // Absent from the snapshot now yet on disk: an ignored file (or one too large), never touched.
-    if (change.status === "D" && existsOnDisk(join(top, change.path))) {
+    if (change.status === "D" && existsInTree(top, change.path)) {
       plan.leftAlone.push(change.path);
       continue;
     }
@@ -118,8 +118,11 @@ function parseRawDiff(out: string): RawChange[] {
   return changes;
 }
 
-function existsOnDisk(path: string): boolean {
-  return lstatOrNull(path) !== null;
+/** Whether something is at `path` inside the tree: reached through real directories only, never through a symlink the agent put where a directory was. */
+function existsInTree(top: string, path: string): boolean {
+  const parts = path.split("/");
+  for (let i = 1; i < parts.length; i++) if (lstatOrNull(join(top, ...parts.slice(0, i)))?.isDirectory() !== true) return false;
+  return lstatOrNull(join(top, path)) !== null;
 }
 
 function lstatOrNull(path: string): Stats | null {

@@ -4,7 +4,7 @@
 // ignored and over-large files left as they are, the user's index, HEAD and stash untouched; a rewind
 // that cannot finish changes nothing and names the file; a working agent is not rewound unless --force.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { installFakeAgents, installSleepingAgent } from "../harness/agent-fakes.ts";
 import { Fleet, until } from "../harness/fleet.ts";
@@ -184,6 +184,23 @@ describe("rewind", () => {
     expect((await fleet.cli(["rewind", String(id), "1"])).code).toBe(0);
     expect(readFileSync(join(repo, "src", "mod.txt"), "utf8")).toBe("one\n");
     expect(existsSync(join(repo, "created.txt"))).toBe(false);
+  });
+
+  test("a directory the agent replaced by a symlink to elsewhere is removed, not written through", async () => {
+    installSleepingAgent(fleet, "claude");
+    const id = Number(await fleet.ok(["run", "--", "claude"], { cwd: repo }));
+    await checkpointCount(id, 1);
+    const elsewhere = join(fleet.sandbox.root, "elsewhere");
+    mkdirSync(elsewhere);
+    writeFileSync(join(elsewhere, "mod.txt"), "not the repository's\n");
+    rmSync(join(repo, "src"), { recursive: true });
+    symlinkSync(elsewhere, join(repo, "src"));
+    expect((await fleet.cli(["rewind", String(id), "0", "--force"])).code).toBe(0);
+    expect(readFileSync(join(elsewhere, "mod.txt"), "utf8")).toBe("not the repository's\n");
+    expect(readdirSync(elsewhere)).toEqual(["mod.txt"]);
+    expect(lstatSync(join(repo, "src")).isDirectory()).toBe(true);
+    expect(readFileSync(join(repo, "src", "mod.txt"), "utf8")).toBe("one\n");
+    expect(readFileSync(join(repo, "src", "del.txt"), "utf8")).toBe("to be deleted\n");
   });
 
   test("a working agent is not rewound without --force; with it, it is", async () => {

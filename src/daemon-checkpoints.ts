@@ -87,7 +87,7 @@ export class TaskCheckpoints<T extends CheckpointedTask> {
     state.keysSinceWait = true;
     const text = Buffer.from(bytes).toString("utf8");
     const enter = text.search(/[\r\n]/);
-    state.typed = (state.typed + printableTyped(enter === -1 ? text : text.slice(0, enter))).slice(-PROMPT_CHARS);
+    state.typed = withTyped(state.typed, enter === -1 ? text : text.slice(0, enter)).slice(-PROMPT_CHARS);
     if (enter === -1) return;
     const prompt = state.typed;
     state.typed = "";
@@ -186,9 +186,9 @@ function firstLine(text: string): string {
   return line.trim().slice(0, PROMPT_CHARS);
 }
 
-/** Typed keys as prompt text: escape sequences and control keys dropped (a backspace takes the last character back). */
-function printableTyped(text: string): string {
-  let out = "";
+/** The line so far with keys typed onto it: escape sequences and control keys dropped, a backspace taking the last character back. */
+function withTyped(line: string, text: string): string {
+  let out = line;
   for (const ch of text.replace(/\x1b(\[[0-9;?]*[ -/]*[@-~]|O.|.)/g, "")) {
     if (ch === "\x7f" || ch === "\b") out = out.slice(0, -1);
     else if (ch >= " ") out += ch;

@@ -8,7 +8,9 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, sy
 import { join, relative } from "node:path";
 import { installFakeAgents, installSleepingAgent } from "../harness/agent-fakes.ts";
 import { Fleet, until } from "../harness/fleet.ts";
+import { fleetcomArgv } from "../harness/helpers.ts";
 import { crashDaemon, recoveryDirOf, snapshotNames } from "../harness/recovery-helpers.ts";
+import { shellWords, Tmux } from "../harness/tmux.ts";
 
 let fleet: Fleet;
 let repo: string;
@@ -253,5 +255,36 @@ describe("recovery", () => {
     expect((await checkpoints(id)).checkpoints).toEqual(taken);
     expect((await fleet.cli(["rewind", String(id), "1", "--force"])).code).toBe(0);
     expect(readFileSync(join(repo, "keep.txt"), "utf8")).toBe("at checkpoint 1\n");
+  });
+});
+
+describe("prompts", () => {
+  test("a line typed while attached opens a checkpoint named by what was typed", async () => {
+    installFakeAgents(fleet);
+    const id = Number(await fleet.ok(["run", "--", "claude"], { cwd: repo }));
+    await checkpointCount(id, 1);
+    const tmux = new Tmux(fleet.env, fleet.sandbox.root);
+    try {
+      tmux.window("att", shellWords(fleetcomArgv(["attach", String(id)])));
+      await tmux.waitFor("att", "the agent on the attached screen", (text) => text.includes("ready"));
+      tmux.type("att", "typed abc");
+      tmux.press("att", "BSpace", "d");
+      tmux.press("att", "Enter");
+      const listed = await checkpointCount(id, 2);
+      expect(listed.checkpoints[1]!.prompt).toBe("typed abd");
+    } finally {
+      tmux.kill();
+    }
+  });
+
+  test("a prompt the agent reports submitted (its hook) that fleetcom did not see as one still opens a checkpoint", async () => {
+    installFakeAgents(fleet);
+    const id = Number(await fleet.ok(["run", "--", "claude"], { cwd: repo }));
+    await checkpointCount(id, 1);
+    // Typed line by line (no --paste), the second line is a second prompt to the agent: fleetcom
+    // took one checkpoint for the send, the agent's UserPromptSubmit hook tells of the second.
+    await fleet.ok(["send", String(id), "first line\nsecond line"]);
+    const listed = await checkpointCount(id, 3);
+    expect(listed.checkpoints.map((c) => c.prompt)).toEqual(["(the task started)", "first line", "(a prompt fleetcom did not see)"]);
   });
 });

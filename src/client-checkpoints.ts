@@ -4,7 +4,7 @@
 // the first file is written, so it applies in full or not at all. The agent's conversation is its
 // own: fleetcom says how to rewind it there and never edits its store.
 import { withDaemon } from "./client.ts";
-import { UserError } from "./errors.ts";
+import { errorMessage, UserError } from "./errors.ts";
 import { type Checkpoint, applyRewind, planRewind, readRestores, RewindFailed, type RewindPlan } from "./git-checkpoint.ts";
 import { age } from "./text-age.ts";
 import { printable } from "./text-printable.ts";
@@ -53,11 +53,15 @@ export async function rewindTask(request: RewindRequest): Promise<string> {
     );
   if (!request.dryRun && !request.force && isWorking(task))
     throw new UserError(`task ${task.id} is working: rewind it once it waits for you, or with --force (its files may be changing under the rewind)`);
-  const plan = await planRewind(top, checkpoint);
+  const plan = await planRewind(top, checkpoint).catch((e: unknown) => {
+    throw new UserError(`task ${task.id} not rewound, nothing changed: ${printable(errorMessage(e))}`);
+  });
   if (plan.blocked.length > 0) throw new UserError(blockedMessage(task, checkpoint, plan));
   if (request.dryRun) return describePlan(plan, `would rewind task ${task.id} to checkpoint ${checkpoint.n}`);
   // Every content read before the first write: a blob git cannot give stops the rewind here.
-  const contents = await readRestores(top, plan.steps);
+  const contents = await readRestores(top, plan.steps).catch((e: unknown) => {
+    throw new UserError(`task ${task.id} not rewound, nothing changed: ${printable(errorMessage(e))}`);
+  });
   try {
     applyRewind(top, plan.steps, contents);
   } catch (e) {

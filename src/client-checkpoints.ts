@@ -20,7 +20,7 @@ export async function checkpointsOf(ref: string): Promise<Listed> {
 /** The `checkpoints` table: number, age, files, the prompt. */
 export function checkpointsTable(listed: Listed, now = Date.now()): string {
   const { task, checkpoints, paused } = listed;
-  if (listed.top === null) return `task ${task.id} has no checkpoints: only agents and --worktree tasks in a git repository get them\n`;
+  if (listed.top === null) throw new UserError(`task ${task.id} has no checkpoints: only agents and --worktree tasks in a git repository get them`);
   const rows = [...checkpoints]
     .reverse()
     .map((c) => `${String(c.n).padStart(3)}  ${age(c.at, now).padStart(4)} ago  ${changedFiles(c).padEnd(15)}  ${printable(c.prompt)}`);

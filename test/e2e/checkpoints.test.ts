@@ -216,6 +216,12 @@ describe("rewind", () => {
     expect(existsSync(join(repo, "created.txt"))).toBe(true);
     expect((await fleet.cli(["rewind", String(id), "0", "--force"])).code).toBe(0);
     expect(existsSync(join(repo, "created.txt"))).toBe(false);
+    const shell = Number(await fleet.ok(["run", "--", "sleep 3600"], { cwd: repo }));
+    const none = await fleet.cli(["checkpoints", String(shell)]);
+    expect([none.code, none.stderr.trim()]).toEqual([
+      1,
+      `fleetcom: task ${shell} has no checkpoints: only agents and --worktree tasks in a git repository get them`,
+    ]);
     const missing = await fleet.cli(["rewind", String(id), "7"]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain(`task ${id} has no checkpoint 7`);

@@ -44,7 +44,9 @@ export async function showDiff(request: DiffRequest): Promise<number> {
 
 export function baselineOf(task: TaskInfo): string {
   if (task.baseline === null)
-    throw new UserError(`task ${task.id} has no baseline: only agents and tasks started with --worktree get one, when they start (try --base BRANCH)`);
+    throw new UserError(
+      `task ${task.id} has no baseline (yet): only agents and tasks started with --worktree get one, just after they start (--base BRANCH needs none)`,
+    );
   return task.baseline.commit;
 }
 

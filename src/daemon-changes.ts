@@ -9,8 +9,10 @@
 // changing. One refresh per task runs at a time; a request while one runs is served once it ends.
 import { type Baseline, baselineExists, changesSince, dropBaseline, takeBaseline } from "./git.ts";
 import { errorMessage } from "./errors.ts";
+import { msSetting } from "./daemon-snapshots.ts";
 import type { ChangeStats } from "./text-changes.ts";
 
+/** While a task prints, its figure is counted again at most this often (FLEETCOM_CHANGES_INTERVAL_MS, for tests). */
 const REFRESH_MS = 10_000;
 
 /** What the tracker needs of a task. */
@@ -31,12 +33,15 @@ interface Tracked {
 export class TaskChanges<T extends ChangingTask> {
   private readonly tracked = new Map<T, Tracked>();
   private readonly instance = crypto.randomUUID().slice(0, 8);
+  private readonly refreshMs: number;
 
   constructor(
     /** The task's `changes` (or `baseline`) is new: tell the clients. */
     private readonly changed: (task: T) => void,
     private readonly log: (message: string) => void,
-  ) {}
+  ) {
+    this.refreshMs = msSetting(process.env, "FLEETCOM_CHANGES_INTERVAL_MS", REFRESH_MS, log);
+  }
 
   /** A task started: its recorded baseline (a recovery) kept when git still has it, else a new one taken. */
   started(task: T, wanted: boolean, recorded: Baseline | undefined): void {
@@ -70,7 +75,7 @@ export class TaskChanges<T extends ChangingTask> {
     state.timer = setTimeout(() => {
       state.timer = null;
       this.refresh(task);
-    }, REFRESH_MS);
+    }, this.refreshMs);
   }
 
   /** The agent finished a turn: its figure now. */

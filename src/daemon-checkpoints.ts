@@ -12,6 +12,7 @@ import { statfs } from "node:fs/promises";
 import { type Checkpoint, dropCheckpointRefs, filesChangedBetween, takeCheckpoint } from "./git-checkpoint.ts";
 import { repositoryTop } from "./git.ts";
 import { errorMessage } from "./errors.ts";
+import type { Attention } from "./task-attention.ts";
 
 const MAX_CHECKPOINTS = 200;
 const MAX_AGE_MS = 30 * 24 * 3600 * 1000;
@@ -22,6 +23,7 @@ const PROMPT_CHARS = 200;
 export interface CheckpointedTask {
   readonly id: number;
   readonly cwd: string;
+  readonly running: boolean;
 }
 
 interface Kept {
@@ -94,8 +96,15 @@ export class TaskCheckpoints<T extends CheckpointedTask> {
     this.prompt(task, prompt === "" ? "(typed while attached)" : prompt);
   }
 
+  /** The task's attention changed: an agent that waits opens a new turn; one that stops waiting with no prompt seen had one submitted (its hook). */
+  attention(task: T, before: Attention | null, now: Attention | null): void {
+    const agentWait = (a: Attention | null) => a?.state === "input" || a?.state === "permission";
+    if (agentWait(now)) this.waiting(task);
+    else if (now === null && agentWait(before) && task.running) this.answeredElsewhere(task);
+  }
+
   /** The agent waits again: the next prompt opens a new turn. */
-  waiting(task: T): void {
+  private waiting(task: T): void {
     const state = this.states.get(task);
     if (!state) return;
     state.turnOpen = false;
@@ -103,7 +112,7 @@ export class TaskCheckpoints<T extends CheckpointedTask> {
   }
 
   /** The agent left its wait with no prompt fleetcom saw (its prompt-submit hook): a checkpoint all the same. */
-  answeredElsewhere(task: T): void {
+  private answeredElsewhere(task: T): void {
     const state = this.states.get(task);
     if (!state || state.turnOpen || state.keysSinceWait) return;
     state.turnOpen = true;

@@ -1,7 +1,7 @@
 // A task's checkpoints in git (docs/review.md, "Checkpoints and rewind"): a snapshot of the working
 // tree at each prompt, kept as a commit under `refs/fleetcom/`, and the rewind that puts the tree
 // back as a checkpoint had it. Content-addressed like every git object: a file unchanged between
-// checkpoints is stored once. Files over MAX_CHECKPOINT_FILE_BYTES are never read, kept or touched.
+// checkpoints is stored once. Files over SNAPSHOT_MAX_FILE_BYTES (git.ts) are never read, kept or touched.
 //
 // INVARIANT (as git.ts): the user's index, HEAD, stash and branches are never written; a rewind
 // writes only working-tree files, each one checked before the first is written.
@@ -9,9 +9,6 @@ import { type Stats, accessSync, constants, lstatSync, mkdirSync, readFileSync, 
 import { dirname, join } from "node:path";
 import { errnoCode, errnoWords, errorMessage } from "./errors.ts";
 import { gitBytes, gitRun, snapshot } from "./git.ts";
-
-/** A file larger than this is never read into a checkpoint, and a rewind leaves it as it is. */
-export const MAX_CHECKPOINT_FILE_BYTES = 10 * 1024 * 1024;
 
 /** One checkpoint: a snapshot commit kept alive by `ref`. */
 export interface CheckpointSnapshot {
@@ -41,7 +38,7 @@ const IDENTITY = {
 
 /** Snapshots the tree at `top` into a commit kept by `ref`; throws what git said when a step fails. */
 export async function takeCheckpoint(top: string, ref: string, message: string): Promise<CheckpointSnapshot> {
-  const { tree, skipped } = await snapshot(top, MAX_CHECKPOINT_FILE_BYTES);
+  const { tree, skipped } = await snapshot(top, "all");
   const commit = await gitRun(top, ["commit-tree", tree, "-m", message], IDENTITY);
   if (commit.code !== 0) throw new Error(`git commit-tree: ${commit.err}`);
   const sha = commit.out.trim();
@@ -76,7 +73,7 @@ export interface RewindPlan {
 
 /** What putting the tree at `top` back as checkpoint `commit` would do, checked against the disk; nothing is written. */
 export async function planRewind(top: string, checkpoint: CheckpointSnapshot): Promise<RewindPlan> {
-  const now = await snapshot(top, MAX_CHECKPOINT_FILE_BYTES);
+  const now = await snapshot(top, "all");
   const r = await gitRun(top, ["diff-tree", "-r", "-z", "--no-renames", `${checkpoint.commit}^{tree}`, now.tree]);
   if (r.code !== 0) throw new Error(`git diff-tree: ${r.err}`);
   const untouchable = new Set([...checkpoint.skipped, ...now.skipped]);

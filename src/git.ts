@@ -6,7 +6,7 @@
 // it is (tracked and untracked, not ignored), and the only thing written to the repository is objects
 // and the one `refs/fleetcom/` ref that keeps a baseline alive. GIT_OPTIONAL_LOCKS=0 keeps even a
 // read from refreshing the user's index.
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { childProcess, nodeOs } from "./platform.ts";
@@ -20,6 +20,12 @@ export interface Baseline {
 }
 
 export type GitRun = { code: number; out: string; err: string };
+
+/**
+ * A file bigger than this is never read into a snapshot (the checkpoint rules, spec/agents.md): an
+ * untracked one is left out, a tracked one keeps what the index said of it.
+ */
+export const SNAPSHOT_MAX_FILE_BYTES = 10 * 1024 * 1024;
 
 /** A commit's author when fleetcom makes one of its own: the user's identity may not be set. */
 const FLEETCOM_IDENTITY = {
@@ -65,32 +71,35 @@ export async function headCommit(top: string): Promise<string | null> {
 
 /** The tree of the working tree as it is now, through a temporary index; throws what git said when it fails. */
 export async function snapshotTree(top: string): Promise<string> {
-  return (await snapshot(top, null)).tree;
+  return (await snapshot(top, "changed")).tree;
 }
 
-/** A snapshot that leaves files over a size out: its tree, and the paths left out (from the top). */
+/** A snapshot's tree, and the paths (from the top) of the files over the bound that it left out. */
 export interface Snapshot {
   tree: string;
   skipped: string[];
 }
 
 /**
- * The working tree as it is now, through a temporary index. With `maxFileBytes`, a file larger is
- * neither read nor kept (a checkpoint's rule, git-checkpoint.ts): it is left out of `git add` by
- * pathspec and taken out of the temporary index, so the tree holds none of it.
+ * The working tree as it is now, through a temporary index. A file over SNAPSHOT_MAX_FILE_BYTES is
+ * never read: with `changed`, one changed or untracked is left out of `git add` by pathspec (a
+ * tracked one keeps what the index said of it: a baseline's diff); with `all`, every such file,
+ * tracked or not, is also taken out of the temporary index, so the tree holds none of them (a
+ * checkpoint, whose rewind must leave them as they are: git-checkpoint.ts).
  */
-export async function snapshot(top: string, maxFileBytes: number | null): Promise<Snapshot> {
+export async function snapshot(top: string, large: "changed" | "all"): Promise<Snapshot> {
   const dir = mkdtempSync(join(nodeOs().tmpdir(), "fleetcom-index-"));
   try {
     const index = join(dir, "index");
     const real = await gitRun(top, ["rev-parse", "--path-format=absolute", "--git-path", "index"]);
     if (real.code === 0 && existsSync(real.out.trim())) copyFileSync(real.out.trim(), index);
     const env = { GIT_INDEX_FILE: index };
-    const skipped = maxFileBytes === null ? [] : await filesLargerThan(top, maxFileBytes);
-    const excluded = skipped.map((path) => `:(exclude,literal)${path}`);
-    const added = await gitRun(top, ["add", "-A", "--", ".", ...excluded], env);
+    const skipped = await oversized(top, env, large === "all" ? "--cached" : "--modified");
+    const pathspecs = join(dir, "pathspecs");
+    writeFileSync(pathspecs, [".", ...skipped.map((p) => `:(exclude,literal)${p}`)].map((p) => `${p}\0`).join(""));
+    const added = await gitRun(top, ["add", "-A", `--pathspec-from-file=${pathspecs}`, "--pathspec-file-nul"], env);
     if (added.code !== 0) throw new Error(`git add: ${added.err}`);
-    if (skipped.length > 0) {
+    if (large === "all" && skipped.length > 0) {
       const removed = await gitRun(top, ["update-index", "-z", "--force-remove", "--stdin"], env, skipped.map((p) => `${p}\0`).join(""));
       if (removed.code !== 0) throw new Error(`git update-index: ${removed.err}`);
     }
@@ -102,14 +111,18 @@ export async function snapshot(top: string, maxFileBytes: number | null): Promis
   }
 }
 
-/** The tracked and untracked (not ignored) files over `limit` bytes, from the top; sizes from lstat, no file read. */
-export async function filesLargerThan(top: string, limit: number): Promise<string[]> {
-  const listed = await gitRun(top, ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate"]);
+/**
+ * The untracked (not ignored) files over the bound and, with `--modified`, the changed tracked ones
+ * or, with `--cached`, every tracked one; paths from the top, sizes from lstat, no file read.
+ */
+async function oversized(top: string, env: Record<string, string>, tracked: "--modified" | "--cached"): Promise<string[]> {
+  const listed = await gitRun(top, ["ls-files", "-z", tracked, "--others", "--exclude-standard"], env);
   if (listed.code !== 0) throw new Error(`git ls-files: ${listed.err}`);
-  const paths = listed.out.split("\0").filter((p) => p !== "");
-  const large: string[] = [];
+  const paths = [...new Set(listed.out.split("\0").filter((p) => p !== ""))];
+  const big: string[] = [];
   for (let i = 0; i < paths.length; i += STAT_BATCH) {
     const batch = paths.slice(i, i + STAT_BATCH);
+    // One gone since it was listed counts as small: `git add -A` records that it is gone.
     const sizes = await Promise.all(
       batch.map((p) =>
         lstat(join(top, p)).then(
@@ -118,9 +131,9 @@ export async function filesLargerThan(top: string, limit: number): Promise<strin
         ),
       ),
     );
-    for (const [j, size] of sizes.entries()) if (size > limit) large.push(batch[j]!);
+    for (const [j, size] of sizes.entries()) if (size > SNAPSHOT_MAX_FILE_BYTES) big.push(batch[j]!);
   }
-  return large;
+  return big;
 }
 
 /** lstat calls in flight at once: enough to keep the thread pool busy, few enough not to hold the event loop. */

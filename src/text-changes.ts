@@ -29,8 +29,11 @@ export function parseNumstat(output: string): ChangeStats {
   return stats;
 }
 
-/** `+120 −14` for a task with changes; empty when it has none or none is known (outside a repository). */
-export function changesCell(changes: ChangeStats | null): string {
-  if (changes === null || changes.files === 0) return "";
+/**
+ * `+120 −14` for a task with changes; empty when it has none or none is known (outside a repository,
+ * or a row from a fleetcom that does not count them).
+ */
+export function changesCell(changes: ChangeStats | null | undefined): string {
+  if (!changes || changes.files === 0) return "";
   return `+${changes.insertions} −${changes.deletions}`;
 }

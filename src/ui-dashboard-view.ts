@@ -159,6 +159,7 @@ export function header(tasks: TaskInfo[], grouping: Grouping, foreground: boolea
   const count = (test: (t: TaskInfo) => boolean) => tasks.filter(test).length;
   const counts: [number, string][] = [
     [count((t) => glyph(t) === "!"), "! waiting"],
+    [count((t) => glyph(t) === "◌"), "◌ starting"],
     [count((t) => glyph(t) === "✻"), "✻ running"],
     [count((t) => glyph(t) === "∙"), "∙ idle"],
     [count((t) => glyph(t) === "✓"), "✓ done"],
@@ -225,7 +226,7 @@ export function taskRow(task: TaskInfo, columns: number, idWidth: number, now: n
 
 function glyphColor(task: TaskInfo): (s: string) => string {
   const g = glyph(task);
-  return g === "!" ? (s) => paint.bold(paint.magenta(s)) : g === "✻" ? paint.yellow : g === "∙" ? paint.dim : g === "✓" ? paint.green : paint.red;
+  return g === "!" ? (s) => paint.bold(paint.magenta(s)) : g === "✻" || g === "◌" ? paint.yellow : g === "∙" ? paint.dim : g === "✓" ? paint.green : paint.red;
 }
 
 /** A section's title row; `›` when the cursor is on it, `*` when all its tasks are selected. */

@@ -74,6 +74,8 @@ class Dashboard implements Desk {
   private crash: CrashNotice | null = null;
   /** Recovery snapshots are failing: shown under the header for as long as they do. */
   private snapshotError: SnapshotError | null = null;
+  /** What stopped a task's log writes (a full disk), as the daemon said when the dashboard connected. */
+  private logError: string | null = null;
   /** The bell and the title that tell the host terminal about waits (ui-dashboard-waits.ts). */
   private readonly waits = new WaitSignals((bytes) => process.stdout.write(bytes), bellSetting());
 
@@ -149,6 +151,7 @@ class Dashboard implements Desk {
     const status = await client.request("status");
     this.crash = status.crash;
     this.snapshotError = status.snapshotError;
+    this.logError = status.history.logError ?? null;
     if (this.mode.kind === "lost") this.mode = LIST;
   }
 
@@ -315,6 +318,7 @@ class Dashboard implements Desk {
       ...(this.mode.kind === "lost" ? ["lost the connection to the daemon — r reconnects (starting a daemon), q leaves"] : []),
       ...(this.crash ? [crashNoticeText(this.crash, now, "L recovers it")] : []),
       ...(this.snapshotError ? [`recovery snapshots failing for ${age(this.snapshotError.since, now)}: ${this.snapshotError.message}`] : []),
+      ...(this.logError ? [`log writes stopped: ${this.logError} (the task runs on)`] : []),
       ...this.fleets.hosts.flatMap((host) => host.noticeLines(now)),
     ];
     return texts.map((text) => ({ text, error: true }));

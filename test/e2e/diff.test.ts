@@ -8,7 +8,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { installFakeAgents, installSleepingAgent } from "../harness/agent-fakes.ts";
 import { Fleet, until } from "../harness/fleet.ts";
+import { fleetcomArgv } from "../harness/helpers.ts";
 import { crashDaemon, recoveryDirOf, snapshotNames } from "../harness/recovery-helpers.ts";
+import { fleetcomScript, Tmux } from "../harness/tmux.ts";
 
 let fleet: Fleet;
 let repo: string;
@@ -90,6 +92,37 @@ describe("diff", () => {
     await until("the baseline's ref gone", () => git(repo, "for-each-ref", "refs/fleetcom") === "");
   });
 
+  test.skipIf(!Tmux.available())("on a terminal, git's own pager and colours apply (the user's core.pager, through git)", async () => {
+    installSleepingAgent(fleet, "claude");
+    const id = Number(await fleet.ok(["run", "--", "claude"], { cwd: repo }));
+    await baselineOf(id);
+    writeFileSync(join(repo, "a.txt"), "a.txt two\n");
+    git(repo, "config", "core.pager", "sed 's/^/PAGED> /'");
+    git(repo, "config", "color.diff.new", "magenta");
+    const fc = fleetcomScript(fleet.sandbox.root, fleetcomArgv);
+    const tmux = new Tmux(fleet.env, fleet.sandbox.root);
+    try {
+      tmux.window("diff", `${fc} diff ${id}; sleep 3600`);
+      const screen = await tmux.waitFor("diff", "the paged diff", (text) => text.includes("PAGED> +a.txt two"));
+      expect(screen).toContain("PAGED> -a.txt one");
+      // Magenta (35) on the added line: git's colour, since its stdout is the terminal.
+      expect(tmux.cmd("capture-pane", "-p", "-e", "-t", "test:diff")).toContain("\x1b[35m+a.txt two");
+    } finally {
+      tmux.kill();
+    }
+  });
+
+  test("a file over 10 MiB is never read into a snapshot: not in the diff, not in the repository's objects", async () => {
+    installSleepingAgent(fleet, "claude");
+    const id = Number(await fleet.ok(["run", "--", "claude"], { cwd: repo }));
+    await baselineOf(id);
+    writeFileSync(join(repo, "big.bin"), Buffer.alloc(20 * 1024 * 1024, 7));
+    writeFileSync(join(repo, "small.txt"), "small\n");
+    expect((await fleet.ok(["diff", String(id), "--name-only"])).trim()).toBe("small.txt");
+    const blob = git(repo, "hash-object", "big.bin");
+    expect(Bun.spawnSync(["git", "-C", repo, "cat-file", "-e", blob]).exitCode).not.toBe(0);
+  });
+
   test("a recovered task keeps its baseline: its diff still starts where the task started", async () => {
     fleet.env.FLEETCOM_SNAPSHOT_DEBOUNCE_MS = "100";
     installSleepingAgent(fleet, "claude");
@@ -145,6 +178,22 @@ describe("diff", () => {
     const table = await fleet.ok(["ls"]);
     expect(table).toContain("CHANGES");
     expect(table).toContain("+5 −1");
+  });
+});
+
+describe("the changes figure at a turn's end", () => {
+  test("the agent finishing a turn (its attention event) counts its changes then, whatever the interval while it prints", async () => {
+    // Output alone would not count again within the test.
+    fleet.env.FLEETCOM_CHANGES_INTERVAL_MS = "3600000";
+    installFakeAgents(fleet);
+    const id = Number(await fleet.ok(["run", "--", "claude"], { cwd: repo }));
+    await until("claude ready", async () => (await fleet.peek(id)).includes(" ready"));
+    await fleet.waitForTask(id, "a first count", (t) => t.changes !== null);
+    writeFileSync(join(repo, "a.txt"), "a.txt one\nfrom the turn\n");
+    await fleet.ok(["send", String(id), "hello"]);
+    await fleet.waitForTask(id, "to wait for input (its Stop hook)", (t) => t.attention?.state === "input");
+    const t = await fleet.waitForTask(id, "the count at the turn's end", (t) => (t.changes?.files ?? 0) > 0);
+    expect(t.changes).toEqual({ files: 1, insertions: 1, deletions: 0 });
   });
 });
 

@@ -35,12 +35,12 @@ afterEach(() => rmSync(repo, { recursive: true, force: true }));
 test("a low disk pauses checkpointing with one notice and resumes it with one more", async () => {
   const logs: string[] = [];
   let free = 100 * 1024 ** 3;
-  const kept = new TaskCheckpoints<{ id: number; cwd: string }>(
+  const kept = new TaskCheckpoints<{ id: number; cwd: string; running: boolean }>(
     (m) => logs.push(m),
     () => {},
     async () => free,
   );
-  const task = { id: 3, cwd: repo };
+  const task = { id: 3, cwd: repo, running: true };
   kept.started(task, true, undefined);
   expect((await kept.list(task)).checkpoints.map((c) => c.n)).toEqual([0]);
 
@@ -72,12 +72,12 @@ test("a low disk pauses checkpointing with one notice and resumes it with one mo
 });
 
 test("at most 200 are kept and none older than 30 days: the oldest go, and their refs", async () => {
-  const kept = new TaskCheckpoints<{ id: number; cwd: string }>(
+  const kept = new TaskCheckpoints<{ id: number; cwd: string; running: boolean }>(
     () => {},
     () => {},
     async () => Number.POSITIVE_INFINITY,
   );
-  const probe = { id: 1, cwd: repo };
+  const probe = { id: 1, cwd: repo, running: true };
   kept.started(probe, true, undefined);
   const first = (await kept.list(probe)).checkpoints[0]!;
   const day = 24 * 3600 * 1000;
@@ -87,7 +87,7 @@ test("at most 200 are kept and none older than 30 days: the oldest go, and their
   // A recovered task's 200 checkpoints, each with a ref of its own: the 201st pushes the oldest out.
   const full = recordedAs("full", Array(200).fill(day));
   for (const c of full) git("update-ref", c.ref, c.commit);
-  const task = { id: 2, cwd: repo };
+  const task = { id: 2, cwd: repo, running: true };
   kept.started(task, true, full);
   kept.prompt(task, "the 201st");
   const capped = (await kept.list(task)).checkpoints;
@@ -98,7 +98,7 @@ test("at most 200 are kept and none older than 30 days: the oldest go, and their
   // One 31 days old goes at the next checkpoint, however few there are.
   const aged = recordedAs("aged", [31 * day, day]);
   for (const c of aged) git("update-ref", c.ref, c.commit);
-  const old = { id: 4, cwd: repo };
+  const old = { id: 4, cwd: repo, running: true };
   kept.started(old, true, aged);
   kept.prompt(old, "now");
   expect((await kept.list(old)).checkpoints.map((c) => c.n)).toEqual([1, 2]);

@@ -1,7 +1,8 @@
 // Each task's checkpoints (docs/review.md, "Checkpoints and rewind"), kept by the daemon off the
-// agent's path: the same tasks that get a baseline (agents, `--worktree` tasks) get checkpoint 0 as
-// they start, and one more at every prompt: a `send` that submits, a line typed while attached, or
-// the agent's own word that a prompt was submitted (its hook) when fleetcom saw none this turn. A
+// agent's path: the same tasks that get a baseline (agents, `--worktree` tasks) get checkpoint 0,
+// which is their baseline's snapshot, and one more at every prompt: a `send` that submits, a line
+// typed while attached, or the agent's own word that a prompt was submitted (its hook) when
+// fleetcom saw none this turn. A
 // checkpoint is started at once and never awaited by the prompt: the agent gets its input as
 // before, and spends seconds thinking before it edits a file. One snapshot per task runs at a time.
 //
@@ -9,8 +10,8 @@
 // has less than MIN_FREE_BYTES free, no checkpoint is taken for the task (one notice when that
 // starts, one when it ends); those already taken stay usable.
 import { statfs } from "node:fs/promises";
-import { type Checkpoint, dropCheckpointRefs, filesChangedBetween, takeCheckpoint } from "./git-checkpoint.ts";
-import { repositoryTop } from "./git.ts";
+import { type Checkpoint, checkpointOf, dropCheckpointRefs, filesChangedBetween, takeCheckpoint } from "./git-checkpoint.ts";
+import { type Baseline, repositoryTop } from "./git.ts";
 import { errorMessage } from "./errors.ts";
 import type { Attention } from "./task-attention.ts";
 
@@ -56,7 +57,7 @@ export class TaskCheckpoints<T extends CheckpointedTask> {
     },
   ) {}
 
-  /** A task started: checkpoint 0, or the checkpoints a recovery kept. */
+  /** A task started: the checkpoints a recovery kept; checkpoint 0 comes with its baseline (fromBaseline). */
   started(task: T, wanted: boolean, recorded: Checkpoint[] | undefined): void {
     if (!wanted && recorded === undefined) return;
     const top = repositoryTop(task.cwd);
@@ -71,7 +72,27 @@ export class TaskCheckpoints<T extends CheckpointedTask> {
       gone: false,
     };
     this.states.set(task, state);
-    if (state.list.length === 0) this.take(task, state, "(the task started)");
+  }
+
+  /**
+   * The task's baseline is taken: it is checkpoint 0 as well (one snapshot, not two racing the
+   * agent's first writes), unless the task has checkpoints already (recovered, or a prompt came first).
+   */
+  fromBaseline(task: T, baseline: Baseline): void {
+    const state = this.states.get(task);
+    if (!state) return;
+    const at = new Date();
+    state.queue = state.queue.then(async () => {
+      if (state.list.length > 0 || state.gone) return;
+      try {
+        const kept = await checkpointOf(baseline.top, baseline.commit, `refs/fleetcom/task-${task.id}-${this.instance}-cp0`);
+        if (state.gone) return void dropCheckpointRefs(baseline.top, [kept]);
+        state.list.push({ n: 0, at: at.toISOString(), prompt: "(the task started)", files: null, ...kept });
+        this.kept(task);
+      } catch (e) {
+        this.log(`task ${task.id}: no checkpoint at its start: ${errorMessage(e)}`);
+      }
+    });
   }
 
   /** A prompt submitted through fleetcom (`send`, the web page). */

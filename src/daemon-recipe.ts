@@ -3,6 +3,7 @@
 // worktree, its service fields, its restart policy and (snapshots only) its baseline and checkpoints.
 import { savedCommands } from "./agent-run.ts";
 import { restartFieldsOf } from "./daemon-restarts.ts";
+import { mutedOf } from "./daemon-push-gate.ts";
 import type { SnapshotRecipe } from "./daemon-snapshots.ts";
 import type { Task } from "./daemon-task.ts";
 import type { Checkpoint } from "./git-checkpoint.ts";
@@ -12,7 +13,16 @@ import type { RecipeEntry } from "./wire-protocol.ts";
 /** What a save stores: `tasks` in id order. */
 export function savedRecipe(tasks: readonly Task[]): RecipeEntry[] {
   const commands = savedCommands(tasks);
-  return tasks.map((t, i) => ({ dir: t.cwd, cmd: commands[i]!, group: t.group, name: t.name, ...worktreeOf(t), ...t.service, ...restartFieldsOf(t, false) }));
+  return tasks.map((t, i) => ({
+    dir: t.cwd,
+    cmd: commands[i]!,
+    group: t.group,
+    name: t.name,
+    ...worktreeOf(t),
+    ...t.service,
+    ...restartFieldsOf(t, false),
+    ...mutedOf(t),
+  }));
 }
 
 /**
@@ -45,6 +55,7 @@ export function snapshotOf(
       ...checkpointsMember(checkpointsOf(t)),
       ...t.service,
       ...restartFieldsOf(t, true),
+      ...mutedOf(t),
       ...(keepsHistory ? { history: String(t.id) } : {}),
     };
     (running(t) ? split.running : split.finished).push(entry);

@@ -8,7 +8,7 @@
 import { type Stats, accessSync, constants, lstatSync, mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { errnoCode, errnoWords, errorMessage } from "./errors.ts";
-import { gitBytes, gitRun, snapshot } from "./git.ts";
+import { gitBytes, gitRun, SNAPSHOT_MAX_FILE_BYTES, snapshot } from "./git.ts";
 
 /** One checkpoint: a snapshot commit kept alive by `ref`. */
 export interface CheckpointSnapshot {
@@ -45,6 +45,23 @@ export async function takeCheckpoint(top: string, ref: string, message: string):
   const kept = await gitRun(top, ["update-ref", "-m", "fleetcom checkpoint", ref, sha]);
   if (kept.code !== 0) throw new Error(`git update-ref: ${kept.err}`);
   return { commit: sha, ref, skipped };
+}
+
+/**
+ * A checkpoint that is an existing snapshot (the task's baseline), kept by a ref of its own; the
+ * files over the bound it holds (tracked ones the index kept) found by their size in git, not read.
+ */
+export async function checkpointOf(top: string, commit: string, ref: string): Promise<CheckpointSnapshot> {
+  const listed = await gitRun(top, ["ls-tree", "-r", "-l", "-z", commit]);
+  if (listed.code !== 0) throw new Error(`git ls-tree: ${listed.err}`);
+  const skipped: string[] = [];
+  for (const line of listed.out.split("\0")) {
+    const match = /^\d+ blob [0-9a-f]+ +(\d+)\t(.*)$/s.exec(line);
+    if (match && Number(match[1]) > SNAPSHOT_MAX_FILE_BYTES) skipped.push(match[2]!);
+  }
+  const kept = await gitRun(top, ["update-ref", "-m", "fleetcom checkpoint", ref, commit]);
+  if (kept.code !== 0) throw new Error(`git update-ref: ${kept.err}`);
+  return { commit, ref, skipped };
 }
 
 /** How many files differ between two checkpoints' trees. */

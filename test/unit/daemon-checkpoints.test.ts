@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TaskCheckpoints } from "../../src/daemon-checkpoints.ts";
 import type { Checkpoint } from "../../src/git-checkpoint.ts";
+import { takeBaseline } from "../../src/git.ts";
 
 let repo: string;
 const gitEnv = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
@@ -42,6 +43,7 @@ test("a low disk pauses checkpointing with one notice and resumes it with one mo
   );
   const task = { id: 3, cwd: repo, running: true };
   kept.started(task, true, undefined);
+  kept.fromBaseline(task, (await takeBaseline(repo, "refs/fleetcom/base-3", "baseline"))!);
   expect((await kept.list(task)).checkpoints.map((c) => c.n)).toEqual([0]);
 
   free = 10 * 1024 ** 2;
@@ -63,12 +65,15 @@ test("a low disk pauses checkpointing with one notice and resumes it with one mo
     [2, "four", 0],
   ]);
   expect(logs.filter((l) => l.includes("resumed"))).toEqual(["task 3: checkpoints resumed: the disk has room again"]);
-  expect(fleetcomRefs().length).toBe(3);
+  expect(fleetcomRefs().filter((r) => r.includes("-cp")).length).toBe(3);
 
   kept.removed(task);
   await Bun.sleep(0);
-  for (let i = 0; i < 100 && fleetcomRefs().length > 0; i++) await Bun.sleep(20);
-  expect(fleetcomRefs()).toEqual([]);
+  const checkpointRefs = () => fleetcomRefs().filter((r) => r.includes("-cp"));
+  for (let i = 0; i < 100 && checkpointRefs().length > 0; i++) await Bun.sleep(20);
+  expect(checkpointRefs()).toEqual([]);
+  // The baseline's own ref is not the checkpoints' to remove.
+  expect(fleetcomRefs()).toEqual(["refs/fleetcom/base-3"]);
 });
 
 test("at most 200 are kept and none older than 30 days: the oldest go, and their refs", async () => {
@@ -79,6 +84,7 @@ test("at most 200 are kept and none older than 30 days: the oldest go, and their
   );
   const probe = { id: 1, cwd: repo, running: true };
   kept.started(probe, true, undefined);
+  kept.fromBaseline(probe, (await takeBaseline(repo, "refs/fleetcom/base-1", "baseline"))!);
   const first = (await kept.list(probe)).checkpoints[0]!;
   const day = 24 * 3600 * 1000;
   const recordedAs = (prefix: string, ages: number[]): Checkpoint[] =>

@@ -100,7 +100,7 @@ export class TaskCheckpoints<T extends CheckpointedTask> {
     const state = this.states.get(task);
     if (!state) return;
     state.turnOpen = true;
-    this.take(task, state, firstLine(text));
+    this.take(task, state, firstLine(text) || "(Enter alone)");
   }
 
   /** Keys typed while attached: an Enter submits what was typed since the last one. */

@@ -1,9 +1,9 @@
 // The fleets the dashboard lists: this machine's (with `--host`, that host's), then each added
-// host's (ui-dashboard-hosts.ts), each task known by its key (taskKey), and each shown as the list
+// host's (client-host-fleet.ts), each task known by its key (taskKey), and each shown as the list
 // shows it: a flip between Running and Idle held a moment (ui-dashboard-moves.ts).
 import type { DaemonClient } from "./client.ts";
 import { EXIT, UserError } from "./errors.ts";
-import type { HostFleet } from "./ui-dashboard-hosts.ts";
+import type { HostFleet } from "./client-host-fleet.ts";
 import { SectionMoves, type Where } from "./ui-dashboard-moves.ts";
 import { screenRows, taskKey, type Grouping, type HostBlock, type Row } from "./ui-dashboard-view.ts";
 import type { TaskInfo } from "./wire-protocol.ts";

@@ -4,7 +4,7 @@
 import { attachSession } from "./ui-attach.ts";
 import type { DetachKey } from "./ui-attach-settings.ts";
 import { stateText } from "./ui-format.ts";
-import type { HostFleet } from "./ui-dashboard-hosts.ts";
+import type { HostFleet } from "./client-host-fleet.ts";
 import { KEEP_HINT } from "./ui-dashboard-actions.ts";
 import { taskKey } from "./ui-dashboard-view.ts";
 import type { KeyInput } from "./ui-keys.ts";

@@ -26,7 +26,7 @@ import { Region } from "./ui-render.ts";
 import { currentDirectory } from "./text-path.ts";
 import { bellSetting, confirmSetting } from "./settings.ts";
 import { WaitSignals } from "./ui-dashboard-waits.ts";
-import { HostFleet } from "./ui-dashboard-hosts.ts";
+import { HostFleet } from "./client-host-fleet.ts";
 import { CLEAR_SCREEN, CSI } from "./text-ansi.ts";
 import { BURST_NOTICE, BurstGuard } from "./ui-dashboard-burst.ts";
 

@@ -17,7 +17,7 @@ import { DaemonClient } from "./client.ts";
 import { hostsMayBeAdded } from "./client-target.ts";
 import { hostAnswerBoundMs, readHosts } from "./client-hosts.ts";
 import type { RemoteHost } from "./client-ssh.ts";
-import { HostFleet, type HostListener } from "./ui-dashboard-hosts.ts";
+import { HostFleet, type HostListener } from "./client-host-fleet.ts";
 import type { HostLink } from "./ui-dashboard-view.ts";
 import { errnoCode, errnoWords, errorMessage, UserError } from "./errors.ts";
 import { isIP } from "node:net";
@@ -199,7 +199,7 @@ function sameOrigin(origin: string, request: Request): boolean {
 /**
  * The fleet, live: this machine's and each added host's (config.toml's `[hosts.NAME]`), each through
  * one subscribed connection kept for every page (another host's is the dashboard's link,
- * ui-dashboard-hosts.ts). A page is sent the fleet when it opens and then at most every
+ * client-host-fleet.ts). A page is sent the fleet when it opens and then at most every
  * FLEET_INTERVAL_MS while it changes.
  */
 class FleetFeed {
@@ -243,7 +243,7 @@ class FleetFeed {
     return fleetView([local, ...hosts], Date.now(), homeDir());
   }
 
-  /** Every page and every host's link: a host still being connected to has its ssh ended (ui-dashboard-hosts.ts close). */
+  /** Every page and every host's link: a host still being connected to has its ssh ended (client-host-fleet.ts close). */
   close(): void {
     for (const page of this.pages) page.close();
     for (const host of this.hosts) host.close();

@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { dashboardLines, header, matchesFilter, screenRows, sectionKey, sections, taskKey, taskRow, type View } from "../../src/ui-dashboard-view.ts";
 import { helpEntries, helpLines, helpScrollMax, hintLine } from "../../src/ui-dashboard-keys.ts";
 import { WaitSignals } from "../../src/ui-dashboard-waits.ts";
-import { shortReason } from "../../src/ui-dashboard-hosts.ts";
+import { shortReason } from "../../src/client-host-fleet.ts";
 import { bellSetting } from "../../src/settings.ts";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,20 +1,15 @@
-// The links to the added hosts (docs/remote.md), the dashboard's and the web view's (web-server.ts):
-// one kept connection per host, over its ssh transport, subscribed to that host's events. They are
-// made in the background once this machine's fleet is drawn, and nothing of this machine's waits on
-// them: a host that refuses, drops or never answers is one line (`gpu1 · unreachable (Connection
-// refused) · retrying in 8 s`) and is tried again after 1, 2, 4, then every 8 s, as attach
-// reconnects (ui-attach.ts). What a host's daemon has to say once (its previous fleet lost, its
-// config's problems) and its lost fleet until recovered are kept here for the notice lines.
-import { DaemonClient, noticeLines } from "./client.ts";
+// The client's link to each added host (docs/remote.md), the dashboard's and the web view's: a
+// LinkedFleet (client-fleet.ts) over the host's ssh transport, made in the background once this
+// machine's fleet is drawn, so nothing of this machine's waits on it. A host that refuses, drops or
+// never answers is one line (`gpu1 · unreachable (Connection refused) · retrying in 8 s`) until the
+// link is made again. What a host's daemon has to say once (its previous fleet lost, its config's
+// problems) and its lost fleet until recovered are kept here for the notice lines.
+import { type ClientHandlers, DaemonClient, noticeLines } from "./client.ts";
+import { LinkedFleet } from "./client-fleet.ts";
 import type { RemoteHost } from "./client-ssh.ts";
-import { errorMessage } from "./errors.ts";
-import type { HostBlock, HostLink } from "./ui-dashboard-view.ts";
 import type { CrashNotice, TaskEvent, TaskInfo } from "./wire-protocol.ts";
 
-const RETRY_FIRST_MS = 1_000;
-const RETRY_MAX_MS = 8_000;
-
-/** What a host's link tells the dashboard. */
+/** What a host's link tells its holder. */
 export interface HostListener {
   /** A task event from that host, with the task as it was before it. */
   event(host: string, event: TaskEvent, before: TaskInfo | undefined): void;
@@ -31,83 +26,42 @@ export function shortReason(host: string, message: string): string {
   return why.startsWith("ssh: ") ? why.slice(why.lastIndexOf(": ") + 2) : why;
 }
 
-/** One added host: its link, and its fleet as its events tell it while the link stands. */
-export class HostFleet {
-  readonly tasks = new Map<number, TaskInfo>();
-  link: HostLink = { kind: "connecting" };
+/** One added host: its link, its fleet while the link stands, and its notices. */
+export class HostFleet extends LinkedFleet {
   /** The host's previous fleet, lost without a clean stop, until it is recovered there; null when none. */
   private crash: CrashNotice | null = null;
   /** The host's config problems, as its daemon told them to the first client (this one, or none). */
   private configProblems: string[] = [];
-  /** The connection while the link stands; null while it is being made or is down. */
-  client: DaemonClient | null = null;
-  /** Every task object heard from this host: how a row's task is known to be its (fleetOf, in the dashboard). */
-  private readonly heard = new WeakSet<TaskInfo>();
-  private failures = 0;
-  private retry: ReturnType<typeof setTimeout> | null = null;
-  /** The connection being made, and its bound: close() ends them too, or a host that never answers would keep the process. */
-  private making: { client: DaemonClient | null; bound: ReturnType<typeof setTimeout> } | null = null;
-  private closed = false;
 
   constructor(
     readonly host: RemoteHost,
-    private readonly listener: HostListener,
+    listener: HostListener,
     /** How long the first answer may take before the host counts as unreachable (hostAnswerBoundMs). */
-    private readonly boundMs: number,
-  ) {}
+    boundMs: number,
+  ) {
+    super({ event: (event, before) => listener.event(host.name, event, before), linkChanged: () => listener.linkChanged() }, boundMs);
+  }
+
+  protected open(): Promise<DaemonClient> {
+    return DaemonClient.open({ host: this.host, notices: (notices) => (this.configProblems = notices.config) });
+  }
+
+  protected override handlers(): ClientHandlers {
+    return { crash: ({ crash }) => this.setCrash(crash) };
+  }
+
+  /** The lost fleet is in the status until recovered, whoever was told of it first (`fleetcom --host gpu1 ls`). */
+  protected override async ready(client: DaemonClient): Promise<void> {
+    this.crash = (await client.request("status")).crash;
+  }
+
+  protected lostWords(why: string): { reason: string; said: string } {
+    const said = why.startsWith(`${this.name} is unreachable: `) ? why : `${this.name} is unreachable: ${why}`;
+    return { reason: shortReason(this.name, why), said };
+  }
 
   get name(): string {
     return this.host.name;
-  }
-
-  block(): HostBlock {
-    return { name: this.name, home: this.host.home, link: this.link, tasks: [...this.tasks.values()] };
-  }
-
-  /** Makes the link: the hello, then the subscription, within the bound; on failure, tries again later. */
-  async connect(): Promise<void> {
-    if (this.closed) return;
-    // A host tried again keeps its unreachable line (its reason) until the new answer, not a flicker of "connecting…".
-    if (this.link.kind !== "unreachable") this.setLink({ kind: "connecting" });
-    let client: DaemonClient | null = null;
-    let timedOut = false;
-    const bound = setTimeout(() => {
-      timedOut = true;
-      client?.destroy();
-    }, this.boundMs);
-    const making: NonNullable<typeof this.making> = { client: null, bound };
-    this.making = making;
-    try {
-      client = await DaemonClient.open({ host: this.host, notices: (notices) => (this.configProblems = notices.config) });
-      making.client = client;
-      if (timedOut || this.closed) throw new Error("no longer wanted");
-      const opened = client;
-      // Its failures are this line's, never words over the dashboard (client.ts onClosed).
-      opened.handlers = {
-        event: (event) => this.onEvent(event),
-        crash: ({ crash }) => this.setCrash(crash),
-        closed: () => this.onLost(opened),
-        linkLost: true,
-      };
-      await opened.subscribe((tasks) => {
-        this.tasks.clear();
-        for (const task of tasks) this.keep(task);
-      });
-      // The lost fleet is in the status until recovered, whoever was told of it first (`fleetcom --host gpu1 ls`).
-      this.crash = (await opened.request("status")).crash;
-      clearTimeout(bound);
-      this.making = null;
-      if (this.closed) return opened.close();
-      this.client = opened;
-      this.failures = 0;
-      this.setLink({ kind: "up" });
-    } catch (error) {
-      clearTimeout(bound);
-      this.making = null;
-      client?.destroy();
-      const why = timedOut ? `no answer within ${this.boundMs / 1000} s` : (client?.lostLink ?? errorMessage(error));
-      this.down(why);
-    }
   }
 
   /**
@@ -121,54 +75,5 @@ export class HostFleet {
   private setCrash(crash: CrashNotice | null): void {
     this.crash = crash;
     this.listener.linkChanged();
-  }
-
-  private onEvent(event: TaskEvent): void {
-    const before = this.tasks.get(event.task.id);
-    if (event.event === "removed") this.tasks.delete(event.task.id);
-    else this.keep(event.task);
-    this.listener.event(this.name, event, before);
-  }
-
-  private keep(task: TaskInfo): void {
-    this.heard.add(task);
-    this.tasks.set(task.id, task);
-  }
-
-  /** Whether `task` came from this host. */
-  owns(task: TaskInfo): boolean {
-    return this.heard.has(task);
-  }
-
-  /** The kept connection ended (the link dropped, the daemon there stopped): its rows go, and it is made again. */
-  private onLost(client: DaemonClient): void {
-    if (client !== this.client || this.closed) return;
-    this.client = null;
-    this.down(client.lostLink ?? "lost the connection to its daemon");
-  }
-
-  private down(why: string): void {
-    if (this.closed) return;
-    this.tasks.clear();
-    const delay = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** this.failures++);
-    const said = why.startsWith(`${this.name} is unreachable: `) ? why : `${this.name} is unreachable: ${why}`;
-    this.setLink({ kind: "unreachable", reason: shortReason(this.name, why), said, retryAt: Date.now() + delay });
-    this.retry = setTimeout(() => void this.connect(), delay);
-  }
-
-  private setLink(link: HostLink): void {
-    this.link = link;
-    this.listener.linkChanged();
-  }
-
-  close(): void {
-    this.closed = true;
-    if (this.retry) clearTimeout(this.retry);
-    if (this.making) {
-      clearTimeout(this.making.bound);
-      this.making.client?.destroy();
-    }
-    this.client?.close();
-    this.client = null;
   }
 }

@@ -7,7 +7,7 @@ import { errorMessage } from "./errors.ts";
 import { recoveryDir, tildePath } from "./paths.ts";
 import { NO_GROUP, label } from "./task-labels.ts";
 import { printable } from "./text-printable.ts";
-import type { Grouping, Row } from "./ui-dashboard-view.ts";
+import type { Grouping, Row } from "./view-fleet.ts";
 import type { CrashNotice, TaskInfo } from "./wire-protocol.ts";
 
 export const KEEP_HINT = "press w (or run fleetcom save NAME) to keep this fleet under a permanent name";

@@ -6,7 +6,7 @@
 // task, never a section's title: a title is only where ↑↓ and Home put it on purpose.
 import type { TaskInfo } from "./wire-protocol.ts";
 import type { Key } from "./ui-keys.ts";
-import { taskKey, type Row } from "./ui-dashboard-view.ts";
+import { taskKey, type Row } from "./view-fleet.ts";
 
 export class ListCursor {
   /** The key of the row under the cursor; null until the first frame puts it on the first task. */

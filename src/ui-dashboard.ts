@@ -10,8 +10,9 @@ import { crashNoticeText, DaemonClient } from "./client.ts";
 import { hostInUse, hostsMayBeAdded } from "./client-target.ts";
 import { errorMessage } from "./errors.ts";
 import { label } from "./task-labels.ts";
-import { age } from "./ui-format.ts";
-import { GROUPINGS, allTasks, dashboardLines, filterCursor, helpRows, taskKey, type Grouping, type Row, type View } from "./ui-dashboard-view.ts";
+import { age } from "./view-task.ts";
+import { dashboardLines, filterCursor, helpRows, type View } from "./ui-dashboard-view.ts";
+import { GROUPINGS, allTasks, taskKey, type Grouping, type Row } from "./view-fleet.ts";
 import { helpScrollMax, helpScrolled } from "./ui-dashboard-keys.ts";
 import { KeyInput, keyEntry, keyName, type Key, type KeyId } from "./ui-keys.ts";
 import { ListCursor, jumpKey, taskAt, type Jump } from "./ui-dashboard-cursor.ts";
@@ -51,8 +52,12 @@ class Dashboard implements Desk {
   readonly here = currentDirectory();
   grouping: Grouping = "state";
   /** This machine's fleet and the added hosts' (ui-dashboard-fleets.ts). */
-  private readonly fleets = new Fleets(() => this.grouping, this.here);
-  private readonly tasks = this.fleets.local;
+  private readonly fleets = new Fleets(
+    () => this.grouping,
+    this.here,
+    (event, before) => this.onEvent(event, before, null),
+  );
+  private readonly tasks = this.fleets.local.tasks;
   private readonly region = new Region();
   private readonly keys = new KeyInput();
   /** The cursor, the selection and the filter (ui-dashboard-cursor.ts). */
@@ -128,7 +133,6 @@ class Dashboard implements Desk {
   private async connect(autostart: boolean): Promise<void> {
     const client = await DaemonClient.open({ autostart, notices: (notices) => this.onNotices(notices) });
     client.handlers = {
-      event: (event) => this.onLocalEvent(event),
       // Said once per failure streak, and once when writing works again; shown under the header meanwhile.
       snapshot: ({ error }) => {
         this.snapshotError = error;
@@ -142,10 +146,7 @@ class Dashboard implements Desk {
     };
     this.client?.close();
     this.client = client;
-    await client.subscribe((tasks) => {
-      this.tasks.clear();
-      for (const task of tasks) this.tasks.set(task.id, task);
-    });
+    await this.fleets.local.follow(client);
     const status = await client.request("status");
     this.crash = status.crash;
     this.snapshotError = status.snapshotError;
@@ -217,13 +218,6 @@ class Dashboard implements Desk {
   }
 
   // ---- the fleet ---------------------------------------------------------------------------
-
-  private onLocalEvent(event: TaskEvent): void {
-    const before = this.tasks.get(event.task.id);
-    if (event.event === "removed") this.tasks.delete(event.task.id);
-    else this.tasks.set(event.task.id, event.task);
-    this.onEvent(event, before, null);
-  }
 
   /** A task event, this machine's (`host` null) or an added host's, its fleet already updated. */
   private onEvent(event: TaskEvent, before: TaskInfo | undefined, host: string | null): void {

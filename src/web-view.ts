@@ -3,8 +3,8 @@
 // their own, then every other task by host (this machine first) and group; the title carries how many
 // wait. A host that cannot be reached is one line in place of its tasks.
 import { label } from "./task-labels.ts";
-import { header, sections } from "./ui-dashboard-view.ts";
-import { age, glyph, restartText, stateText } from "./ui-format.ts";
+import { header, sections } from "./view-fleet.ts";
+import { age, glyph, restartText, stateText } from "./view-task.ts";
 import { printable } from "./text-printable.ts";
 import type { Card, FleetView } from "./web-messages.ts";
 import type { TaskInfo } from "./wire-protocol.ts";

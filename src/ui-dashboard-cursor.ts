@@ -1,5 +1,5 @@
 // Where the dashboard's cursor rests, what is selected, the filter, and `12⏎` jumps: pure state over
-// the rows the view lays out (ui-dashboard-view.ts), so every rule here is tested without a terminal.
+// the rows the view lays out (view-fleet.ts), so every rule here is tested without a terminal.
 // The cursor rests on a row by its key (a task's id, a section's title), never by its position: a
 // task that changes section takes the cursor along when it is the one under it and leaves it alone
 // otherwise. When the cursor's row goes away, or a key moves it on by itself (`v`), it goes to a

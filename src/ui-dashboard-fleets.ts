@@ -76,7 +76,7 @@ export class Fleets {
     });
   }
 
-  /** The rows in screen order, the filter applied (ui-dashboard-view.ts screenRows). */
+  /** The rows in screen order, the filter applied (view-fleet.ts screenRows). */
   rows(filter: string): Row[] {
     const now = Date.now();
     return screenRows({ tasks: this.shownLocal(now), grouping: this.grouping(), filter, home: process.env.HOME, here: this.here, hosts: this.hostBlocks(now) });

@@ -15,6 +15,37 @@ export function retryDelay(failures: number): number {
   return Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** failures);
 }
 
+/** The one reconnect policy as a timer: after each failure, `again` runs at the policy's next delay. */
+export class Retrying {
+  private failures = 0;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(private readonly again: () => void) {}
+
+  /** A try failed: the next one is set; answers when it runs. */
+  after(): number {
+    this.stop();
+    const delay = retryDelay(this.failures++);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.again();
+    }, delay);
+    return Date.now() + delay;
+  }
+
+  /** A try succeeded: nothing is set, and the next failure waits the first delay again. */
+  reset(): void {
+    this.stop();
+    this.failures = 0;
+  }
+
+  /** No longer wanted: nothing runs (a timer left set would keep the process). */
+  stop(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}
+
 /** Where a daemon's link stands: being made, up, or lost (why, said whole, and when it is tried again). */
 export type FleetLink = { kind: "connecting" } | { kind: "up" } | { kind: "lost"; reason: string; said: string; retryAt: number };
 
@@ -86,8 +117,7 @@ export abstract class LinkedFleet {
   link: FleetLink = { kind: "connecting" };
   /** The connection while the link stands; null while it is being made or is down. */
   client: DaemonClient | null = null;
-  private failures = 0;
-  private retry: ReturnType<typeof setTimeout> | null = null;
+  private readonly retrying = new Retrying(() => void this.connect());
   /** The connection being made, and its bound: close() ends them too, or a daemon that never answers would keep the process. */
   private making: { client: DaemonClient | null; bound: ReturnType<typeof setTimeout> | null } | null = null;
   private closed = false;
@@ -165,7 +195,7 @@ export abstract class LinkedFleet {
       this.making = null;
       if (this.closed) return opened.close();
       this.client = opened;
-      this.failures = 0;
+      this.retrying.reset();
       this.setLink({ kind: "up" });
     } catch (error) {
       if (bound) clearTimeout(bound);
@@ -186,9 +216,8 @@ export abstract class LinkedFleet {
   private down(why: string): void {
     if (this.closed) return;
     this.fleet.clear();
-    const delay = retryDelay(this.failures++);
-    this.setLink({ kind: "lost", ...this.lostWords(why), retryAt: Date.now() + delay });
-    this.retry = setTimeout(() => void this.connect(), delay);
+    const retryAt = this.retrying.after();
+    this.setLink({ kind: "lost", ...this.lostWords(why), retryAt });
   }
 
   private setLink(link: FleetLink): void {
@@ -198,7 +227,7 @@ export abstract class LinkedFleet {
 
   close(): void {
     this.closed = true;
-    if (this.retry) clearTimeout(this.retry);
+    this.retrying.stop();
     if (this.making) {
       if (this.making.bound) clearTimeout(this.making.bound);
       this.making.client?.destroy();

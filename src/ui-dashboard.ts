@@ -28,6 +28,7 @@ import { currentDirectory } from "./text-path.ts";
 import { bellSetting, confirmSetting } from "./settings.ts";
 import { WaitSignals } from "./ui-dashboard-waits.ts";
 import { HostFleet } from "./client-host-fleet.ts";
+import { type FleetEvent, Retrying } from "./client-fleet.ts";
 import { CLEAR_SCREEN, CSI } from "./text-ansi.ts";
 import { BURST_NOTICE, BurstGuard } from "./ui-dashboard-burst.ts";
 
@@ -51,13 +52,12 @@ export async function runDashboard(options: DashboardOptions = {}): Promise<{ en
 class Dashboard implements Desk {
   readonly here = currentDirectory();
   grouping: Grouping = "state";
+  private readonly onLocalEvent: FleetEvent = (event, before) => this.onEvent(event, before, null);
   /** This machine's fleet and the added hosts' (ui-dashboard-fleets.ts). */
-  private readonly fleets = new Fleets(
-    () => this.grouping,
-    this.here,
-    (event, before) => this.onEvent(event, before, null),
-  );
+  private readonly fleets = new Fleets(() => this.grouping, this.here, this.onLocalEvent);
   private readonly tasks = this.fleets.local.tasks;
+  /** While the daemon is lost: tries without starting one (`r` does), so one started meanwhile is found. */
+  private readonly retrying = new Retrying(() => this.settled.kind === "lost" && void this.reconnect(false));
   private readonly region = new Region();
   private readonly keys = new KeyInput();
   /** The cursor, the selection and the filter (ui-dashboard-cursor.ts). */
@@ -171,18 +171,24 @@ class Dashboard implements Desk {
     this.peekWanted = null;
     const was = this.settled;
     this.setMode({ kind: "lost" });
+    this.retrying.after();
     if (was.kind === "confirming") was.answer(false);
     this.drawSoon();
   }
 
-  private async reconnect(): Promise<void> {
-    this.say("starting a daemon and reconnecting…");
+  /** `r` starts a daemon; while lost, the one reconnect policy (client-fleet.ts) looks for one come back by itself. */
+  private async reconnect(autostart = true): Promise<void> {
+    this.retrying.stop();
+    if (autostart) this.say("starting a daemon and reconnecting…");
     try {
-      await this.connect(true);
+      await this.connect(autostart);
+      this.retrying.reset();
       this.status = { text: `reconnected to daemon ${this.client.daemonPid}`, error: false };
     } catch (error) {
-      this.fail(error);
+      if (autostart) this.fail(error);
+      if (this.settled.kind === "lost") this.retrying.after();
     }
+    this.drawSoon();
   }
 
   async run(): Promise<{ end: DashboardEnd; running: number; hosts: string[] }> {
@@ -207,6 +213,7 @@ class Dashboard implements Desk {
     void this.linkHosts().catch((error) => this.say(errorMessage(error), true));
     const end = await done;
     this.mode = { kind: "ended" };
+    this.retrying.stop();
     clearInterval(tick);
     process.off("SIGTERM", onTerm);
     process.stdout.off("resize", onResize);

@@ -37,8 +37,10 @@ export default defineCommand({
 });
 
 async function printHistory(client: DaemonClient, task: TaskRef, lines: number | undefined, ansi: boolean): Promise<void> {
-  const { text } = await client.request("peek", { task, history: true, ansi, ...(lines ? { lines } : {}) });
+  const { text, info } = await client.request("peek", { task, history: true, ansi, ...(lines ? { lines } : {}) });
   printText(printableText(text, { sgr: ansi }));
+  // Said where a person reads it, never into a pipe: the history is the scrollback, the log all of it.
+  if (process.stderr.isTTY) process.stderr.write(`fleetcom: the scrollback only: fleetcom logs ${info.id} prints all the task printed\n`);
 }
 
 async function peek(client: DaemonClient, task: TaskRef, lines: number | undefined, follow: boolean | undefined): Promise<void> {

@@ -9,6 +9,7 @@ import { usageError } from "./errors.ts";
 import { shellJoin } from "./text-shell.ts";
 import { currentDirectory, resolvePath } from "./text-path.ts";
 import type { WorktreeRecord } from "./recipe.ts";
+import { serviceFlags } from "./recipe-services.ts";
 
 /** The command line to store for the words after `--`. */
 export function commandLine(words: readonly string[]): string {
@@ -46,6 +47,13 @@ export default defineCommand({
       valueHint: "K=V",
       description: "Set K to V in the task's environment, over what it would get (repeatable; on a host, the one way a local value travels)",
     },
+    "ready-log": { type: "string", valueHint: "REGEX", description: "Ready once a line of its output matches REGEX (docs/services.md)" },
+    "ready-http": { type: "string", valueHint: "URL", description: "Ready once URL answers 2xx or 3xx" },
+    "ready-port": { type: "string", valueHint: "PORT", description: "Ready once a TCP connect to 127.0.0.1:PORT succeeds" },
+    "ready-cmd": { type: "string", valueHint: "CMD", description: "Ready once CMD exits 0 (run in the task's directory)" },
+    "ready-timeout": { type: "string", valueHint: "S", description: "Give the probe S seconds (default 60), then: not ready" },
+    "stop-signal": { type: "string", valueHint: "SIG", description: "Stop it with SIG (TERM, INT, HUP, QUIT, USR1, USR2), then KILL" },
+    "stop-timeout": { type: "string", valueHint: "S", description: "Seconds between the stop signal and KILL (default 2)" },
     // A flag with an optional value, which citty cannot parse: BRANCH is read from the words (worktreeBranch).
     worktree: {
       type: "boolean",
@@ -67,6 +75,7 @@ export default defineCommand({
     // Checked before the task starts: a mistyped key must not leave a task running unattached.
     const settings = args.attach ? await import("./ui-attach-settings.ts") : null;
     const detachKey = settings?.chosenDetachKey(args["detach-key"]);
+    const service = serviceFlags(args);
     const restart = restartFlags(args.restart, args["max-restarts"]);
     const cwd = args.cwd ? resolvePath(currentDirectory(), args.cwd) : undefined;
     const tree = args.worktree ? await worktreeFor(cwd ?? currentDirectory(), branch, args.name ?? command) : null;
@@ -77,6 +86,7 @@ export default defineCommand({
         ...(args.group !== undefined ? { group: args.group } : {}),
         ...(args.name !== undefined ? { name: args.name } : {}),
         ...(env ? { env } : {}),
+        ...(service ? { service } : {}),
         ...restart,
       }),
     );

@@ -132,8 +132,13 @@ export class ProcessGroup {
  * is provably the task's. The grace runs on the monotonic clock (`now`): a wall-clock step must not
  * stretch or skip it.
  */
-export async function terminateGroup(group: ProcessGroup, graceMs: number, now: () => number = () => performance.now()): Promise<void> {
-  if (!group.signal("SIGTERM")) return;
+export async function terminateGroup(
+  group: ProcessGroup,
+  graceMs: number,
+  now: () => number = () => performance.now(),
+  first: NodeJS.Signals = "SIGTERM",
+): Promise<void> {
+  if (!group.signal(first)) return;
   const deadline = now() + graceMs;
   while (now() < deadline) {
     await new Promise((r) => setTimeout(r, 25));

@@ -15,7 +15,7 @@ import { type NotifyDestination, notifyDestination } from "./settings.ts";
 import { VERSION } from "./version.ts";
 import type { NotifyTestResult, PushStatus } from "./wire-protocol.ts";
 
-export type PushState = "input" | "permission" | "finished" | "failed";
+export type PushState = "input" | "permission" | "not-ready" | "finished" | "failed";
 
 /** What a webhook receives as JSON, field by field in docs/notify.md. */
 export interface PushBody {
@@ -287,7 +287,8 @@ export class Push {
 }
 
 /** A bell is the screen's own prompt: it asks for input. */
-export function pushState(attention: Notice["attention"]): "input" | "permission" | "failed" {
+export function pushState(attention: Notice["attention"]): "input" | "permission" | "not-ready" | "failed" {
+  if (attention.state === "not-ready") return "not-ready";
   // A restart policy that gave up (task-restart.ts) is the one failure of all the runs it made.
   if (attention.state === "crash-loop") return "failed";
   return attention.state === "permission" ? "permission" : "input";
@@ -304,6 +305,7 @@ function delay(ms: number): Promise<void> {
 const NTFY_LOOK: Record<PushState, { verb: string; priority: string; tags: string }> = {
   input: { verb: "waits for input", priority: "default", tags: "bell" },
   permission: { verb: "asks for permission", priority: "high", tags: "warning" },
+  "not-ready": { verb: "is not ready", priority: "high", tags: "warning" },
   finished: { verb: "finished", priority: "default", tags: "white_check_mark" },
   failed: { verb: "failed", priority: "high", tags: "x" },
 };

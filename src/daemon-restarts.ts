@@ -33,6 +33,7 @@ export class Restarts {
       upMs: at - task.startedAt.getTime(),
       at,
       stoppedOnPurpose: task.stoppedOnPurpose || this.fleet.stopping(),
+      notReady: task.readiness?.state === "not-ready",
     });
     if (decision.kind === "none") return false;
     task.restartState = decision.state;
@@ -46,6 +47,17 @@ export class Restarts {
     this.timers.set(task, timer);
     this.fleet.changed(task);
     return true;
+  }
+
+  /**
+   * Its readiness probe gave up on the running run: under a policy, the run is stopped (with its own
+   * stop signal and timeout) and its end counts as a failure, which the policy answers as any other.
+   * Without one it keeps running, not ready, for its user to look at.
+   */
+  notReady(task: Task): void {
+    if (task.restartState.rule.policy === "no" || !task.running || this.fleet.stopping()) return;
+    this.fleet.log(`task ${task.id}: not ready; stopped for its restart policy`);
+    void task.terminate();
   }
 
   private async fire(task: Task): Promise<void> {

@@ -16,7 +16,10 @@ import type { LineWatch } from "./term-lines.ts";
 import { type RestoredHistory, withRestored } from "./recipe-history.ts";
 import { FinishedScreen } from "./term-screen-finished.ts";
 import { TerminalScan } from "./text-scan.ts";
+import type { ServiceFields } from "./recipe-services.ts";
+import { type Readiness, notReadyText } from "./task-ready.ts";
 import { type RestartState, restartState, runSeparator } from "./task-restart.ts";
+import type { TaskLog } from "./daemon-logs.ts";
 
 const KILL_GRACE_MS = 2_000;
 
@@ -42,6 +45,8 @@ export interface TaskSpec {
   scrollback: number;
   /** Quiet this long, a running task is idle (the daemon's idle_seconds; 10 s when not given). */
   idleMs?: number | undefined;
+  /** Its readiness probe, start order and stop (docs/services.md), as a recipe writes them. */
+  service?: ServiceFields | undefined;
   /** Where agent runs keep their capture assets (agent-run.ts). */
   agents: AgentNamespace;
   /** Which options agent binaries understand; asked (prepare) before a spawn (agent-probe.ts). */
@@ -57,6 +62,8 @@ export interface TaskListener {
   inputDrained(task: Task): void;
   /** The task's attention changed; `before` is what it was. */
   attention(task: Task, before: Attention | null): void;
+  /** A run has started (the first, a rerun): its readiness probe begins (daemon-ready.ts). */
+  started?(task: Task): void;
 }
 
 /** What a task is started from: its command and where, how it is shown, and what a recipe or a recovery kept of it. */
@@ -73,6 +80,8 @@ export interface TaskStart {
   worktree?: WorktreeRecord | null | undefined;
   /** `run --env K=V` (TaskSpec givenEnv). */
   givenEnv?: Record<string, string> | undefined;
+  /** `run --ready-* --stop-*`, a recipe's service fields (TaskSpec service). */
+  service?: ServiceFields | undefined;
   /** `run --restart`, a recipe's `restart`, and the count a recovery keeps. */
   restart?: RestartState | undefined;
   /** Started by a load (a saved session, a snapshot), not by `run` or the dashboard's `n`. */
@@ -94,6 +103,10 @@ export class Task {
   readonly loaded: boolean;
   name: string | null;
   group: string | null;
+  /** Its readiness probe, start order and stop, kept for its recipe. */
+  readonly service: ServiceFields;
+  /** Whether this run's probe has passed; set by daemon-ready.ts, null without a probe. */
+  readiness: Readiness | null = null;
   tagged = false;
   run = 0;
   /** The live emulator while the task runs; once it has exited and been parsed, a compact copy. */
@@ -119,6 +132,8 @@ export class Task {
   restored: RestoredHistory | null = null;
   /** Output since the history on disk was last written: the one thing the output path does for it (daemon-history.ts). */
   historyDirty = false;
+  /** Its log on disk, which every chunk of output is handed to (daemon-logs.ts); null while history is off. */
+  diskLog: TaskLog | null = null;
   /** Lines of scrollback the emulator keeps, which bounds the history. */
   private scrollback = 0;
   private pty: Pty | null = null;
@@ -158,6 +173,7 @@ export class Task {
     this.typed = spec.typed;
     this.worktree = spec.worktree;
     this.givenEnv = spec.givenEnv ?? {};
+    this.service = spec.service ?? {};
     this.loaded = spec.loaded ?? false;
     this.name = spec.name;
     this.group = spec.group;
@@ -297,6 +313,7 @@ export class Task {
     this.pid = this.pty.pid;
     const group = (this.processGroup = new ProcessGroup(this.pty.pid));
     watchGroup(group.pgid, group.leaderStart, this.log);
+    this.listener.started?.(this);
     this.agent?.spawned(this.pty.pid);
     this.pty.exited.then(async (exit) => {
       // First, before any await: the runtime has reaped the leader, and its PID proves nothing now.
@@ -309,6 +326,7 @@ export class Task {
       this.signal = exit.signal;
       this.endedAt = new Date();
       this.pty = null;
+      this.diskLog?.ended();
       this.agent?.exited(this.screen.logicalLines());
       this.disarmResumeQuiet();
       this.feel({ type: "exited" });
@@ -380,7 +398,9 @@ export class Task {
   /** The run that ended joins the earlier runs' history, and the next one starts under its separator line. */
   private keepRunHistory(): void {
     const limit = this.historyLimit;
-    const lines = [...this.earlierRuns, ...this.screen.historyLines(limit), runSeparator(this.run + 1, new Date(), this)];
+    const separator = runSeparator(this.run + 1, new Date(), this);
+    this.diskLog?.note(separator);
+    const lines = [...this.earlierRuns, ...this.screen.historyLines(limit), separator];
     this.earlierRuns = lines.length > limit ? lines.slice(-limit) : lines;
   }
 
@@ -404,6 +424,7 @@ export class Task {
   private onOutput(chunk: Uint8Array): void {
     this.historyDirty = true;
     this.lastOutputAt = Date.now();
+    this.diskLog?.push(chunk, this.lastOutputAt);
     this.lastActivity = performance.now();
     // Clients first: forwarding must never wait behind the headless terminal.
     this.listener.output(this, chunk);
@@ -443,7 +464,15 @@ export class Task {
    * belongs to someone else is never signalled.
    */
   async terminate(): Promise<void> {
-    if (this.processGroup) await terminateGroup(this.processGroup, KILL_GRACE_MS);
+    const { stop_signal, stop_timeout } = this.service;
+    const first = stop_signal === undefined ? "SIGTERM" : ((stop_signal.startsWith("SIG") ? stop_signal : `SIG${stop_signal}`) as NodeJS.Signals);
+    const graceMs = stop_timeout === undefined ? KILL_GRACE_MS : stop_timeout * 1000;
+    if (this.processGroup) await terminateGroup(this.processGroup, graceMs, undefined, first);
+  }
+
+  /** Its readiness probe never passed: the task waits for its user (`not ready after 60s`). */
+  notReady(timeoutSeconds: number): void {
+    this.feel({ type: "not-ready", message: notReadyText(timeoutSeconds) });
   }
 
   /** History holds the scrollback setting's lines, and at least a screen. */
@@ -507,6 +536,7 @@ export class Task {
       loaded: this.loaded,
       cols: this.cols,
       rows: this.rows,
+      readiness: this.readiness,
       restart: this.restartState.rule.policy,
       maxRestarts: this.restartState.rule.maxRestarts,
       restarts: this.restartState.restarts,

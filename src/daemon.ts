@@ -28,7 +28,7 @@ import {
 import { HISTORY_OFF, type HistoryWriter } from "./daemon-history.ts";
 import { Loads } from "./daemon-load.ts";
 import { InputGap } from "./daemon-input-gap.ts";
-import { flagsNeeded, probedPrograms, savedCommands } from "./agent-run.ts";
+import { flagsNeeded, probedPrograms } from "./agent-run.ts";
 import { useDeclaredAgents } from "./agent-declared.ts";
 import { UserError, errorMessage } from "./errors.ts";
 import { label, normalizeGroup, normalizeName } from "./task-labels.ts";
@@ -52,7 +52,6 @@ import {
   type Welcome,
 } from "./wire-protocol.ts";
 import { Push, type PushBody, type PushTask, pushState, pushTiming, SCREEN_LINES } from "./daemon-push.ts";
-import type { WorktreeRecord } from "./recipe.ts";
 import type { Schema } from "./validator.ts";
 import { cacheDir, definedEnvironment, homeDir, runtimeDir, socketPath } from "./paths.ts";
 import { PROTOCOL_VERSION } from "./wire-framing.ts";
@@ -65,7 +64,9 @@ import { Typist } from "./daemon-typist.ts";
 import { escapedFromGroups } from "./daemon-escapees.ts";
 import { VERSION } from "./version.ts";
 import { TaskIds } from "./daemon-task-ids.ts";
-import { meantToRun, restartFieldsOf, Restarts } from "./daemon-restarts.ts";
+import { meantToRun, type Restarts } from "./daemon-restarts.ts";
+import { savedRecipe, snapshotOf } from "./daemon-recipe.ts";
+import { Services } from "./daemon-services.ts";
 
 /** How long after its start the daemon begins asking known agents for their options (agent-probe.ts). */
 const PROBE_START_DELAY_MS = 1_000;
@@ -140,8 +141,20 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   readonly typist = new Typist();
   private readonly handlers = operations(this);
   readonly startedAt = new Date();
+  /** Readiness probes, start order and restart policies (daemon-services.ts). */
+  private readonly services = new Services({
+    tasks: () => this.tasks.values(),
+    holds: (task) => this.holds(task),
+    stopping: () => this.stopping !== null,
+    scrollback: () => this.options.scrollback,
+    changed: (task, recipeChanged) => this.taskChanged(task, recipeChanged),
+    log: (message) => this.options.log(message),
+  });
+  /** The restart policies' timers, for the operations (kill, restart, rerun). */
+  readonly restarts: Restarts = this.services.restarts;
   /** Every `load` (daemon-load.ts): the tasks it starts are the fleet's. */
   readonly loads = new Loads({
+    hold: (name, after, start) => this.services.order.hold(name, after, start),
     reserveIds: (ids) => this.ids.reserve(ids),
     prepareAgent: (peer, command, cwd) => this.prepareAgent(peer, command, cwd),
     recovered: (snapshot) => this.recovered(snapshot),
@@ -150,14 +163,6 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     running: () => [...this.tasks.values()].filter(meantToRun),
     keepsHistory: () => this.hooks.history !== null,
     stopping: () => this.stopping !== null,
-    log: (message) => this.options.log(message),
-  });
-  /** The restart policies' timers (daemon-restarts.ts). */
-  readonly restarts = new Restarts({
-    holds: (task) => this.holds(task),
-    stopping: () => this.stopping !== null,
-    scrollback: () => this.options.scrollback,
-    changed: (task) => this.taskChanged(task, true),
     log: (message) => this.options.log(message),
   });
   /** What the recovery snapshot writer last reported (daemon-snapshots.ts). */
@@ -335,6 +340,12 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     }
     this.events.output(task);
     this.typist.output(task);
+    this.services.output(task, chunk);
+  }
+
+  /** A run began: its readiness probe starts, and entries waiting for it to start look again. */
+  started(task: Task): void {
+    this.services.started(task);
   }
 
   /** Terminal-query replies from the headless screen go to the task only while nobody is attached. */
@@ -368,7 +379,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   /** Called once every byte the run printed has been parsed. */
   exited(task: Task): void {
     // Before anyone hears of the end: a run its policy restarts, or gives up on, is not told as ended.
-    const answered = this.restarts.ended(task);
+    const answered = this.services.ended(task);
     this.inputDrained(task);
     const info = task.info();
     for (const peer of this.greeted()) {
@@ -422,7 +433,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     return false;
   }
 
-  spawn(peer: Peer, { command, cwd, group, name, recorded, typed = command, worktree = null, givenEnv, restart, loaded }: TaskStart): Task {
+  spawn(peer: Peer, { command, cwd, group, name, recorded, typed = command, worktree = null, givenEnv, service, restart, loaded }: TaskStart): Task {
     const { hello } = peer;
     const task = new Task(
       {
@@ -433,6 +444,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
         worktree,
         env: hello.env,
         givenEnv,
+        service,
         restart,
         loaded,
         name: name === null ? null : normalizeName(name),
@@ -447,6 +459,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
       },
       this,
     );
+    task.diskLog = this.hooks.history?.logs.open(String(task.id)) ?? null;
     this.tasks.set(task.id, task);
     if (task.id < this.highestId) this.outOfIdOrder = true;
     this.highestId = Math.max(this.highestId, task.id);
@@ -458,9 +471,9 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   remove(task: Task): void {
     const info = task.info();
     this.tasks.delete(task.id);
+    this.services.removed(task);
     this.events.forget(task);
     this.push.forget(task.id);
-    this.restarts.cancel(task);
     for (const peer of this.greeted()) if (watches(peer, task) || followsLines(peer, task)) endStream(peer, "removed", info);
     task.dispose();
     this.hooks.history?.remove(task);
@@ -505,39 +518,13 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
 
   /** What a save or snapshot stores: agents in their resume form when their conversation is known. */
   recipe(): RecipeEntry[] {
-    const tasks = this.inIdOrder();
-    const commands = savedCommands(tasks);
-    return tasks.map((t, i) => ({ dir: t.cwd, cmd: commands[i]!, group: t.group, name: t.name, ...worktreeOf(t), ...restartFieldsOf(t, false) }));
+    return savedRecipe(this.inIdOrder());
   }
 
-  /**
-   * What a recovery snapshot stores: the recipe of the running tasks, and apart from it the tasks
-   * that have finished, which a recovery must not start again (recovery.md); each entry with its
-   * task's id, which a recovery gives back, its command as typed where that is not the one stored,
-   * and the key of its history file while history is kept.
-   */
+  /** What a recovery snapshot stores (daemon-recipe.ts), with the entries a load has not reached yet. */
   snapshotRecipe(): SnapshotRecipe {
-    const tasks = this.inIdOrder();
-    const commands = savedCommands(tasks);
-    const split: SnapshotRecipe = { running: [], finished: [] };
     const running = (t: Task) => meantToRun(t) || (this.runningAtStop?.has(t) ?? false);
-    tasks.forEach((t, i) => {
-      const cmd = commands[i]!;
-      // The command as typed, where the stored one differs: what `recover --list` calls the task, and what a recovery keeps.
-      const typed = t.typed === cmd ? {} : { typed: t.typed };
-      const entry = {
-        dir: t.cwd,
-        cmd,
-        group: t.group,
-        name: t.name,
-        id: t.id,
-        ...typed,
-        ...worktreeOf(t),
-        ...restartFieldsOf(t, true),
-        ...(this.hooks.history ? { history: String(t.id) } : {}),
-      };
-      (running(t) ? split.running : split.finished).push(entry);
-    });
+    const split = snapshotOf(this.inIdOrder(), running, this.hooks.history !== null);
     split.running.push(...this.loads.notReached());
     return split;
   }
@@ -641,11 +628,12 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   stop(): Promise<void> {
     this.events.stop();
     this.runningAtStop ??= new Set([...this.tasks.values()].filter(meantToRun));
-    this.restarts.stop();
+    this.services.stopping();
     this.stopping ??= (async () => {
       for (const { conn, view } of this.greeted()) if (view.kind === "attached") conn.send({ type: "attach-end", reason: "shutdown", task: view.task.info() });
       for (const peer of this.greeted()) if (peer.view.kind === "lines") endStream(peer, "shutdown", peer.view.task.info());
-      await Promise.all([...this.tasks.values()].map((t) => t.terminate()));
+      // Dependents first, each with its own stop (docs/services.md).
+      await this.services.stopAll([...this.tasks.values()]);
       // The final snapshot pass runs after this: keep what the capture files said, then remove them.
       for (const task of this.tasks.values()) task.agent?.freeze();
       this.agents.dispose();
@@ -656,9 +644,4 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     })();
     return this.stopping;
   }
-}
-
-/** A recipe entry's `worktree`, for a task fleetcom made one for. */
-function worktreeOf(task: Task): { worktree?: WorktreeRecord } {
-  return task.worktree === null ? {} : { worktree: task.worktree };
 }

@@ -10,6 +10,7 @@ import { describeJsonError } from "./text-json-error.ts";
 import { printable } from "./text-printable.ts";
 import { resolvePath } from "./text-path.ts";
 import { schema } from "./validator.ts";
+import { checkOrder, type OrderedEntry, readServiceFields, serviceFields, type ServiceFields, serviceRefusal } from "./recipe-services.ts";
 import { RESTART_POLICIES } from "./task-restart.ts";
 
 export const NEWEST_VERSION = 1;
@@ -70,7 +71,7 @@ export const recipeEntry = schema("recipeEntry", (type) =>
     "restart?": restartPolicy.type(),
     "max_restarts?": restartCount.type(),
     "restarts?": restartCount.type(),
-  }),
+  }).and(serviceFields.type()),
 );
 export type RecipeEntry = typeof recipeEntry.infer;
 
@@ -132,17 +133,22 @@ export function parseRecipe(text: string, file: string, ctx: DirContext): Parsed
   const wrapped = isPlainObject(doc.dirs);
   const dirs = wrapped ? (doc.dirs as Record<string, unknown>) : withoutVersion(doc);
   const parsed: ParsedRecipe = { name: wrapped ? storedName(doc.name) : null, entries: [], dropped: 0 };
+  const order: OrderedEntry[] = [];
   for (const [key, value] of Object.entries(dirs))
-    addDirectory(parsed, parsed.entries, resolveHostedKey(key, ctx), value, file, `${printable(file)}: dirs[${JSON.stringify(key)}]`);
+    addDirectory(parsed, parsed.entries, resolveHostedKey(key, ctx), value, file, { at: `dirs[${JSON.stringify(key)}]`, order });
+  checkOrder(order, file);
   // Only the wrapped form has one: in a flat file `finished` is a directory like any other.
   if (wrapped && isPlainObject(doc.finished)) {
     const finished: RecipeEntry[] = (parsed.finished = []);
     for (const [key, value] of Object.entries(doc.finished))
-      addDirectory(parsed, finished, resolveDirKey(key, ctx), value, file, `${printable(file)}: finished[${JSON.stringify(key)}]`);
+      addDirectory(parsed, finished, resolveDirKey(key, ctx), value, file, { at: `finished[${JSON.stringify(key)}]` });
   }
   checkCommands(parsed, file);
   return parsed;
 }
+
+/** Where a directory's entries are in the file (`dirs["~/app"]`), for refusals, and the start order they join (absent: `finished`, which never starts). */
+type DirSource = { at: string; order?: OrderedEntry[] };
 
 function addDirectory(
   parsed: ParsedRecipe,
@@ -150,7 +156,7 @@ function addDirectory(
   where: string | { dir: string; host: RecipeHost },
   value: unknown,
   file: string,
-  at: string,
+  source: DirSource,
 ): void {
   const dir = typeof where === "string" ? where : where.dir;
   const host = typeof where === "string" ? undefined : where.host;
@@ -159,14 +165,15 @@ function addDirectory(
     parsed.dropped++;
     return;
   }
-  for (const [i, item] of value.entries()) {
+  for (const [index, item] of value.entries()) {
     if (!storedEntry.allows(item)) {
       parsed.dropped++;
       continue;
     }
-    const entry = toRecipeEntry(dir, item, file);
-    Object.assign(entry, restartFields(item, `${at}[${i}]`));
+    const place = `${source.at}[${index}]`;
+    const entry = toRecipeEntry(dir, item, file, place);
     into.push(host ? { ...entry, host } : entry);
+    source.order?.push({ name: entry.name, after: entry.after, place });
   }
 }
 
@@ -181,13 +188,15 @@ function checkCommands(parsed: ParsedRecipe, file: string): void {
   }
 }
 
-function toRecipeEntry(dir: string, item: StoredEntry, file: string): RecipeEntry {
+function toRecipeEntry(dir: string, item: StoredEntry, file: string, place: string): RecipeEntry {
   if (typeof item === "string") return { dir, cmd: item, group: null, name: null };
   const entry: RecipeEntry = {
     dir,
     cmd: item.cmd,
     group: item.group === undefined ? null : normalizeGroup(item.group),
     name: item.name === undefined ? null : normalizeName(item.name),
+    ...readServiceFields(item as Record<string, unknown>, file, place),
+    ...restartFields(item, file, place),
   };
   // Not in the schema: like any other extra member, a `history` or `typed` that is not a string is
   // ignored, and an `id` that is not a task id is too (the task then gets a fresh one).
@@ -216,17 +225,17 @@ function worktreeRefused(file: string, dir: string, cmd: string): UserError {
  * An entry's restart policy: a field that is there but wrong fails the whole recipe, naming the file,
  * the entry and the field, before anything starts (a dropped policy would quietly leave a service down).
  */
-function restartFields(item: StoredEntry, at: string): Pick<RecipeEntry, "restart" | "max_restarts" | "restarts"> {
-  if (typeof item === "string") return {};
+function restartFields(item: Exclude<StoredEntry, string>, file: string, place: string): Pick<RecipeEntry, "restart" | "max_restarts" | "restarts"> {
   const { restart, max_restarts, restarts } = item as { restart?: unknown; max_restarts?: unknown; restarts?: unknown };
   const fields: Pick<RecipeEntry, "restart" | "max_restarts" | "restarts"> = {};
   if (restart !== undefined) {
-    if (!restartPolicy.allows(restart)) throw new UserError(`${at}.restart: expected "no", "on-failure" or "always", got ${short(JSON.stringify(restart))}`);
+    if (!restartPolicy.allows(restart))
+      throw serviceRefusal(file, place, "restart", `expected "no", "on-failure" or "always", got ${short(JSON.stringify(restart))}`);
     fields.restart = restart;
   }
   if (max_restarts !== undefined) {
     if (!restartCount.allows(max_restarts))
-      throw new UserError(`${at}.max_restarts: expected a whole number from 0 (no limit), got ${short(JSON.stringify(max_restarts))}`);
+      throw serviceRefusal(file, place, "max_restarts", `expected a whole number from 0 (no limit), got ${short(JSON.stringify(max_restarts))}`);
     fields.max_restarts = max_restarts;
   }
   // Written by snapshots only: a count that is not one is ignored, as an `id` is.
@@ -322,6 +331,7 @@ function parseJson(text: string, file: string): unknown {
 // --- writing ------------------------------------------------------------------------------------
 
 function toStoredEntry(entry: RecipeEntry): StoredEntry {
+  const service = serviceOf(entry);
   const plain =
     entry.history === undefined &&
     entry.id === undefined &&
@@ -329,7 +339,8 @@ function toStoredEntry(entry: RecipeEntry): StoredEntry {
     entry.worktree === undefined &&
     entry.restart === undefined &&
     entry.max_restarts === undefined &&
-    entry.restarts === undefined;
+    entry.restarts === undefined &&
+    Object.keys(service).length === 0;
   if (entry.group === null && entry.name === null && plain) return entry.cmd;
   return {
     cmd: entry.cmd,
@@ -338,11 +349,26 @@ function toStoredEntry(entry: RecipeEntry): StoredEntry {
     ...(entry.id !== undefined && { id: entry.id }),
     ...(entry.typed !== undefined && { typed: entry.typed }),
     ...(entry.worktree !== undefined && { worktree: entry.worktree }),
+    ...service,
     ...(entry.restart !== undefined && { restart: entry.restart }),
     ...(entry.max_restarts !== undefined && { max_restarts: entry.max_restarts }),
     ...(entry.restarts !== undefined && { restarts: entry.restarts }),
     ...(entry.history !== undefined && { history: entry.history }),
   } as StoredEntry;
+}
+
+/** The service fields an entry carries, in the order a file writes them; none present, none written. */
+export function serviceOf(entry: ServiceFields): ServiceFields {
+  const { ready, ready_timeout, after, stop_signal, stop_timeout, env, env_file } = entry;
+  return {
+    ...(ready !== undefined && { ready }),
+    ...(ready_timeout !== undefined && { ready_timeout }),
+    ...(after !== undefined && { after }),
+    ...(stop_signal !== undefined && { stop_signal }),
+    ...(stop_timeout !== undefined && { stop_timeout }),
+    ...(env !== undefined && { env }),
+    ...(env_file !== undefined && { env_file }),
+  };
 }
 
 // Byte-stable: the same name and entries always give the same text. Directories are sorted by

@@ -48,6 +48,8 @@ export interface RunEnd {
   at: number;
   /** The user stopped it (kill, rm --force, restart) or the daemon is stopping. */
   stoppedOnPurpose: boolean;
+  /** Its readiness probe gave up on it (task-ready.ts): a failure, however the run then ended. */
+  notReady?: boolean;
 }
 
 export type RestartDecision =
@@ -56,8 +58,9 @@ export type RestartDecision =
   | { kind: "crash-loop"; state: RestartState; text: string };
 
 /** Whether this ending is one the policy answers: any for `always`, a non-zero exit or a signal for `on-failure`. */
-export function endCalls(policy: RestartPolicy, end: Pick<RunEnd, "exitCode" | "signal">): boolean {
+export function endCalls(policy: RestartPolicy, end: Pick<RunEnd, "exitCode" | "signal" | "notReady">): boolean {
   if (policy === "always") return true;
+  if (policy === "on-failure" && end.notReady) return true;
   if (policy === "on-failure") return end.signal !== null || end.exitCode !== 0;
   return false;
 }
@@ -81,9 +84,9 @@ export function decide(state: RestartState, end: RunEnd): RestartDecision {
   return { kind: "restart", delayMs: backoffMs(streak), state: { ...state, restarts: state.restarts + 1, streak: streak + 1, streakSince } };
 }
 
-/** `crash loop · 5 restarts in 40s · exit 1`: the state a task given up on shows. */
-export function crashLoopText(restarts: number, seconds: number, end: Pick<RunEnd, "exitCode" | "signal">): string {
-  return `crash loop · ${restarts} restart${restarts === 1 ? "" : "s"} in ${seconds}s · ${howItEnded(end)}`;
+/** `crash loop · 5 restarts in 40s · exit 1` (or `· not ready`): the state a task given up on shows. */
+export function crashLoopText(restarts: number, seconds: number, end: Pick<RunEnd, "exitCode" | "signal" | "notReady">): string {
+  return `crash loop · ${restarts} restart${restarts === 1 ? "" : "s"} in ${seconds}s · ${end.notReady ? "not ready" : howItEnded(end)}`;
 }
 
 /** `exit 1`, `SIGSEGV`: how a run ended, in the few characters a separator or a state has. */

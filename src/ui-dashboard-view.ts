@@ -2,11 +2,12 @@
 // the frame that fits them into the terminal. The sections, rows and header are view-fleet.ts, a
 // task's glyph and state view-task.ts; the keys' own texts are in ui-dashboard-keys.ts.
 import { label } from "./task-labels.ts";
-import { glyph, restartNote, stateText, taskAge } from "./view-task.ts";
+import { age, glyph, restartNote, stateText, taskAge } from "./view-task.ts";
 import { allTasks, blocks, type Block, type Grouping, header, type HostBlock, screenRows, type Section, taskKey } from "./view-fleet.ts";
 import { cut } from "./text-width.ts";
 import { printable } from "./text-printable.ts";
-import type { TaskInfo } from "./wire-protocol.ts";
+import type { CrashNotice, SnapshotError, TaskInfo } from "./wire-protocol.ts";
+import { crashNoticeText } from "./client.ts";
 import { fit, paint, windowAround } from "./ui-render.ts";
 import { textWidth } from "./text-width.ts";
 import { FILTER_HINT, helpLines, hintLine } from "./ui-dashboard-keys.ts";
@@ -55,7 +56,7 @@ export function taskRow(task: TaskInfo, columns: number, idWidth: number, now: n
 
 function glyphColor(task: TaskInfo): (s: string) => string {
   const g = glyph(task);
-  return g === "!" ? (s) => paint.bold(paint.magenta(s)) : g === "✻" ? paint.yellow : g === "∙" ? paint.dim : g === "✓" ? paint.green : paint.red;
+  return g === "!" ? (s) => paint.bold(paint.magenta(s)) : g === "✻" || g === "◌" ? paint.yellow : g === "∙" ? paint.dim : g === "✓" ? paint.green : paint.red;
 }
 
 /** A section's title row; `›` when the cursor is on it, `*` when all its tasks are selected. */
@@ -186,4 +187,29 @@ export function hostRow(heading: NonNullable<Block["heading"]>, columns: number,
   const head = `── ${printable(heading.name)} · ${printable(said)} `;
   const text = fit(`${head}${"─".repeat(Math.max(0, columns - 1 - textWidth(head)))}`, columns);
   return link.kind === "lost" ? paint.red(text) : paint.bold(text);
+}
+
+/** What stays under the dashboard's header until its cause goes. */
+export interface Troubles {
+  /** The connection to the daemon is lost. */
+  lost: boolean;
+  crash: CrashNotice | null;
+  snapshotError: SnapshotError | null;
+  /** What stopped a task's log writes (a full disk). */
+  logError: string | null;
+  /** Each added host's own lines (client-host-fleet.ts noticeLines). */
+  hostLines: string[];
+}
+
+/** The notice lines: a lost connection, a lost previous fleet, failing snapshots or log writes, then each host's. */
+export function troubleNotices(troubles: Troubles, now: number): NonNullable<View["notices"]> {
+  const { crash, snapshotError, logError } = troubles;
+  const texts = [
+    ...(troubles.lost ? ["lost the connection to the daemon — r reconnects (starting a daemon), q leaves"] : []),
+    ...(crash ? [crashNoticeText(crash, now, "L recovers it")] : []),
+    ...(snapshotError ? [`recovery snapshots failing for ${age(snapshotError.since, now)}: ${snapshotError.message}`] : []),
+    ...(logError ? [`log writes stopped: ${logError} (the task runs on)`] : []),
+    ...troubles.hostLines,
+  ];
+  return texts.map((text) => ({ text, error: true }));
 }

@@ -6,12 +6,11 @@
 // (ui-dashboard-burst.ts); what borrows the terminal (ui-dashboard-lent.ts).
 import { attachFromList, pickAndLoad } from "./ui-dashboard-lent.ts";
 import { DEFAULT_DETACH_KEY, attachStatusSetting, type DetachKey } from "./ui-attach-settings.ts";
-import { crashNoticeText, DaemonClient } from "./client.ts";
+import { DaemonClient } from "./client.ts";
 import { hostInUse, hostsMayBeAdded } from "./client-target.ts";
 import { errorMessage } from "./errors.ts";
 import { label } from "./task-labels.ts";
-import { age } from "./view-task.ts";
-import { dashboardLines, filterCursor, helpRows, type View } from "./ui-dashboard-view.ts";
+import { dashboardLines, filterCursor, helpRows, troubleNotices, type View } from "./ui-dashboard-view.ts";
 import { GROUPINGS, allTasks, taskKey, type Grouping, type Row } from "./view-fleet.ts";
 import { helpScrollMax, helpScrolled } from "./ui-dashboard-keys.ts";
 import { KeyInput, keyEntry, keyName, type Key, type KeyId } from "./ui-keys.ts";
@@ -79,6 +78,8 @@ class Dashboard implements Desk {
   private crash: CrashNotice | null = null;
   /** Recovery snapshots are failing: shown under the header for as long as they do. */
   private snapshotError: SnapshotError | null = null;
+  /** What stopped a task's log writes (a full disk), as the daemon said when the dashboard connected. */
+  private logError: string | null = null;
   /** The bell and the title that tell the host terminal about waits (ui-dashboard-waits.ts). */
   private readonly waits = new WaitSignals((bytes) => process.stdout.write(bytes), bellSetting());
 
@@ -150,6 +151,7 @@ class Dashboard implements Desk {
     const status = await client.request("status");
     this.crash = status.crash;
     this.snapshotError = status.snapshotError;
+    this.logError = status.history.logError ?? null;
     if (this.mode.kind === "lost") this.mode = LIST;
   }
 
@@ -310,15 +312,10 @@ class Dashboard implements Desk {
   }
 
   /** What the lines under the header say: a lost connection, a lost previous fleet, failing snapshots. */
-  private notices(): { text: string; error: boolean }[] {
+  private notices(): NonNullable<View["notices"]> {
     const now = Date.now();
-    const texts = [
-      ...(this.mode.kind === "lost" ? ["lost the connection to the daemon — r reconnects (starting a daemon), q leaves"] : []),
-      ...(this.crash ? [crashNoticeText(this.crash, now, "L recovers it")] : []),
-      ...(this.snapshotError ? [`recovery snapshots failing for ${age(this.snapshotError.since, now)}: ${this.snapshotError.message}`] : []),
-      ...this.fleets.hosts.flatMap((host) => host.noticeLines(now)),
-    ];
-    return texts.map((text) => ({ text, error: true }));
+    const hostLines = this.fleets.hosts.flatMap((host) => host.noticeLines(now));
+    return troubleNotices({ lost: this.mode.kind === "lost", crash: this.crash, snapshotError: this.snapshotError, logError: this.logError, hostLines }, now);
   }
 
   private draw(reserve = 0): void {

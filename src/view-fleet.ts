@@ -151,6 +151,7 @@ export function header(tasks: TaskInfo[], grouping: Grouping, foreground: boolea
   const count = (test: (t: TaskInfo) => boolean) => tasks.filter(test).length;
   const counts: [number, string][] = [
     [count((t) => glyph(t) === "!"), "! waiting"],
+    [count((t) => glyph(t) === "◌"), "◌ starting"],
     [count((t) => glyph(t) === "✻"), "✻ running"],
     [count((t) => glyph(t) === "∙"), "∙ idle"],
     [count((t) => glyph(t) === "✓"), "✓ done"],

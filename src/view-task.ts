@@ -3,6 +3,7 @@
 // of TaskInfo; the ui-* and web-* files both draw from here.
 import type { TaskInfo } from "./wire-protocol.ts";
 import { age } from "./text-age.ts";
+import { readinessText } from "./task-ready.ts";
 import { countdownText, restartMark } from "./task-restart.ts";
 
 /** One character that says at a glance where a task stands. */
@@ -10,6 +11,8 @@ export function glyph(task: TaskInfo): string {
   if (task.attention?.state === "crash-loop") return "↯";
   if (task.attention) return "!";
   if (waitsToRestart(task)) return "↻";
+  // A service whose readiness probe has not passed yet (docs/services.md).
+  if (task.state === "running" && task.readiness?.state === "starting") return "◌";
   if (task.state === "running") return task.idle ? "∙" : "✻";
   return task.exitCode === 0 && task.signal === null ? "✓" : "✗";
 }
@@ -21,8 +24,10 @@ export function stateText(task: TaskInfo, now = Date.now()): string {
 
 function bareState(task: TaskInfo, now: number): string {
   if (task.attention?.state === "crash-loop") return task.attention.message ?? "crash loop";
+  if (task.attention?.state === "not-ready") return task.attention.message ?? "not ready";
   if (task.attention) return ATTENTION_TEXT[task.attention.state];
   if (waitsToRestart(task)) return countdownText(task.nextRestartAt, now);
+  if (task.state === "running" && task.readiness) return readinessText(task.readiness, true) ?? "active";
   if (task.state === "running") return task.idle ? "idle" : "active";
   if (task.signal) return `killed (${task.signal})`;
   return `exited ${task.exitCode}`;

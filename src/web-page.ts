@@ -449,7 +449,8 @@ function script(): string {
   }
 
   function showHistory(m) {
-    $("history-note").textContent = m.cut ? "the last " + m.lines + " lines (older ones left out: fleetcom peek --history prints them all)" : m.lines + " line" + (m.lines === 1 ? "" : "s");
+    const rest = "fleetcom logs " + m.task + " prints all it printed";
+    $("history-note").textContent = m.cut ? "the last " + m.lines + " lines (" + rest + ")" : m.lines + " line" + (m.lines === 1 ? "" : "s") + " of scrollback (" + rest + ")";
     const pre = $("history");
     pre.textContent = m.text;
     pre.scrollTop = pre.scrollHeight;

@@ -8,6 +8,8 @@ import type { TokenUsage } from "./task-usage.ts";
 import type { RestartPolicy } from "./task-restart.ts";
 import type { SettingChange, Settings } from "./settings.ts";
 import { recipeEntry, type RecipeEntry, restartPolicy, type WorktreeRecord, worktreeRecord } from "./recipe.ts";
+import { serviceFields } from "./recipe-services.ts";
+import type { Readiness } from "./task-ready.ts";
 
 export type { RecipeEntry };
 
@@ -60,6 +62,8 @@ export const opArgs = {
       "worktree?": worktreeRecord.type(),
       /** `run --env K=V`: over the environment the task would get, on whichever host runs it. */
       "env?": "Record<string, string>",
+      /** `run --ready-* --stop-*`: the task's readiness probe and stop (recipe-services.ts). */
+      "service?": serviceFields.type(),
       /** `run --restart` and `--max-restarts` (task-restart.ts; 0: no limit). */
       "restart?": restartPolicy.type(),
       "maxRestarts?": "0 <= number.integer <= 1000000",
@@ -80,6 +84,17 @@ export const opArgs = {
   peek: schema("op.peek", (type) => type({ task: taskRef.type(), "lines?": "number.integer > 0", "history?": "boolean", "ansi?": "boolean" })),
   history: schema("op.history", (type) => type({ "tasks?": taskRef.type().array(), "group?": "string" })),
   logs: schema("op.logs", (type) => type({ task: taskRef.type(), "lines?": "number.integer >= 0" })),
+  /** A page of the task's log on disk (daemon-logs.ts): times are epoch ms, `from` the part a page starts at. */
+  log: schema("op.log", (type) =>
+    type({
+      task: taskRef.type(),
+      "lines?": "number.integer >= 0",
+      "since?": "number",
+      "until?": "number",
+      "timestamps?": "boolean",
+      "from?": "number.integer > 0",
+    }),
+  ),
   /** Without a size, the client looks without resizing the task (the web view): the screen comes at the task's size, TaskInfo's `cols`/`rows`. */
   attach: schema("op.attach", (type) => type({ task: taskRef.type(), "cols?": dimension, "rows?": dimension })),
   follow: schema("op.follow", (type) => type({ task: taskRef.type(), "lines?": "number.integer > 0" })),
@@ -134,6 +149,8 @@ export interface TaskInfo {
   /** The size of the task's terminal: what its screen is drawn at (the last attached client's). */
   cols: number;
   rows: number;
+  /** Whether its readiness probe has passed (docs/services.md); null for a task without one. */
+  readiness: Readiness | null;
   /** Its restart policy (docs/services.md), how many restarts it allows in a row (0: no limit) and has had. */
   restart: RestartPolicy;
   maxRestarts: number;
@@ -196,6 +213,10 @@ export interface HistoryStatus {
   writes: number;
   bytes: number;
   error: string | null;
+  /** The tasks' logs (daemon-logs.ts): their size on disk, each one's cap, and what stopped their writes. */
+  logBytes?: number;
+  logMax?: number;
+  logError?: string | null;
 }
 
 /** One task's history, as `grep` searches it. */
@@ -256,7 +277,15 @@ export interface OpResults {
    * (sessions.md); `idsChanged`: entries whose recorded id was in use, so their task got another;
    * `couldNotStart`: tasks whose run failed at once (no PTY to be had), kept in the fleet as exited 127.
    */
-  load: { started: number[]; couldNotStart: { id: number; error: string }[]; skipped: number; alreadyRunning: number; idsChanged: IdChange[] };
+  load: {
+    started: number[];
+    couldNotStart: { id: number; error: string }[];
+    skipped: number;
+    alreadyRunning: number;
+    idsChanged: IdChange[];
+    /** Entries whose `after` could never hold (docs/services.md), each with why: `api not started: waits on db, which exited 1`. */
+    notStarted?: string[];
+  };
   kill: { killed: number[]; escaped: Escapee[] };
   rm: { removed: number[]; escaped: Escapee[] };
   /** `notice`: what fleetcom did instead of the saved resume form, when it could not resume. */
@@ -273,6 +302,8 @@ export interface OpResults {
   history: TaskHistory[];
   /** Then the task's history as lines, and each line as the task completes it, until an attach-end. */
   logs: TaskInfo;
+  /** `kept`: false when no log is kept (history is off), and then text is the scrollback; `next`: the next page's `from`. */
+  log: { text: string; kept: boolean; next: number | null; info: TaskInfo };
   attach: TaskInfo;
   follow: TaskInfo;
   resize: null;

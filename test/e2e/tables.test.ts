@@ -65,7 +65,7 @@ describe("ls", () => {
     expect(rows.find((r) => r.id === busy)!.waitingSince).toBeNull();
     expect(Date.parse(raised.attention!.since)).toBeLessThanOrEqual(Date.now());
     const row = (await fleet.ok(["ls"])).split("\n").find((line) => line.includes("asker"));
-    expect(row).toMatch(/waiting: bell for \d+s/);
+    expect(row).toMatch(/asked for attention for \d+s/);
   });
 });
 

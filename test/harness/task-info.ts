@@ -31,6 +31,7 @@ export function taskInfo(id: number, over: Partial<TaskInfo> = {}): TaskInfo {
     usage: null,
     cols: 80,
     rows: 24,
+    readiness: null,
     restart: "no",
     maxRestarts: 5,
     restarts: 0,

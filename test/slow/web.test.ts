@@ -288,6 +288,8 @@ describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
     expect(peeked.split("\n")).toHaveLength(5000);
     expect(await page.$eval("#history", (h) => h.textContent)).toBe(peeked);
     expect(await page.$eval("#history-note", (n) => n.textContent)).toStartWith("the last 5000 lines");
+    // And where the rest is: the task's log.
+    expect(await page.$eval("#history-note", (n) => n.textContent)).toContain(`fleetcom logs ${id} prints all it printed`);
     // The task's markup is text on the page: no element made of it, no script of it run.
     expect(peeked).toContain(`${markup.join("\n")}\nhistory-end`);
     expect(await page.$$eval("#history *", (children) => children.length)).toBe(0);

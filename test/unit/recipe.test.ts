@@ -137,10 +137,10 @@ describe("the wrapped format", () => {
     expect(saved).not.toContain("restart");
   });
 
-  test("a restart field that is wrong fails the recipe, naming the file, the entry and the field", () => {
-    expect(thrown(() => parse({ dirs: { "~/app": ["top", { cmd: "x", restart: "sometimes" }] } }, "dev.json")).message).toBe(
-      'dev.json: dirs["~/app"][1].restart: expected "no", "on-failure" or "always", got "sometimes"',
-    );
+  test("a restart field that is wrong fails the recipe, naming the file, the entry and the field, exit 2 as the service fields", () => {
+    const wrong = thrown(() => parse({ dirs: { "~/app": ["top", { cmd: "x", restart: "sometimes" }] } }, "dev.json"));
+    expect(wrong.message).toBe('dev.json: dirs["~/app"][1].restart: expected "no", "on-failure" or "always", got "sometimes"');
+    expect(wrong.exitCode).toBe(2);
     expect(thrown(() => parse({ dirs: { "/a": [{ cmd: "x", restart: "always", max_restarts: -1 }] } }, "dev.json")).message).toBe(
       'dev.json: dirs["/a"][0].max_restarts: expected a whole number from 0 (no limit), got -1',
     );
@@ -486,4 +486,39 @@ describe("labels", () => {
 test("task-labels.ts imports nothing, so the daemon's hot path never loads arktype", async () => {
   const source = await Bun.file(new URL("../../src/task-labels.ts", import.meta.url)).text();
   expect(source).not.toMatch(/^import /m);
+});
+
+describe("service fields", () => {
+  test("ready, after, stop_signal, stop_timeout, restart and max_restarts are written back as read; an entry without them stays a plain command", () => {
+    const text = `{
+  "version": 1,
+  "name": "dev",
+  "dirs": {
+    "~/app": [
+      {
+        "cmd": "postgres",
+        "name": "db",
+        "ready": {
+          "port": 5432
+        },
+        "stop_signal": "INT",
+        "stop_timeout": 10
+      },
+      {
+        "cmd": "npm run api",
+        "name": "api",
+        "after": {
+          "db": "ready"
+        },
+        "restart": "on-failure",
+        "max_restarts": 3
+      },
+      "npm run docs"
+    ]
+  }
+}
+`;
+    const parsed = parseRecipe(text, "dev.json", ctx);
+    expect(formatRecipe("dev", parsed.entries, ctx.home)).toBe(text);
+  });
 });

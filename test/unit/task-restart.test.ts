@@ -44,6 +44,18 @@ describe("which endings a policy answers", () => {
   });
 });
 
+describe("a run its readiness probe gave up on", () => {
+  test("is a failure under on-failure however it exited; no policy still never restarts it", () => {
+    expect(endCalls("on-failure", { exitCode: 0, signal: null, notReady: true })).toBe(true);
+    expect(endCalls("no", { exitCode: null, signal: "SIGTERM", notReady: true })).toBe(false);
+    expect(decide(restartState({ policy: "on-failure", maxRestarts: 5 }), failed({ exitCode: 0, notReady: true }))).toMatchObject({ kind: "restart" });
+  });
+
+  test("a crash loop of them says not ready, not the exit the stop caused", () => {
+    expect(crashLoopText(5, 12, { exitCode: 0, signal: null, notReady: true })).toBe("crash loop · 5 restarts in 12s · not ready");
+  });
+});
+
 describe("the backoff", () => {
   test("starts at 0.1 s and doubles to at most 60 s", () => {
     expect([0, 1, 2, 3, 4].map(backoffMs)).toEqual([100, 200, 400, 800, 1600]);

@@ -6,7 +6,7 @@ import { type FleetEvent, FleetModel } from "./client-fleet.ts";
 import type { HostFleet } from "./client-host-fleet.ts";
 import { EXIT, UserError } from "./errors.ts";
 import { SectionMoves, type Where } from "./ui-dashboard-moves.ts";
-import { screenRows, taskKey, type Grouping, type HostBlock, type Row } from "./view-fleet.ts";
+import { screenRows, taskKey, type Grouping, type HostBlock, type ListRow } from "./view-fleet.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 
 export class Fleets {
@@ -77,7 +77,7 @@ export class Fleets {
   }
 
   /** The rows in screen order, the filter applied (view-fleet.ts screenRows). */
-  rows(filter: string): Row[] {
+  rows(filter: string): ListRow[] {
     const now = Date.now();
     return screenRows({ tasks: this.shownLocal(now), grouping: this.grouping(), filter, home: process.env.HOME, here: this.here, hosts: this.hostBlocks(now) });
   }

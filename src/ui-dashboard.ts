@@ -11,7 +11,7 @@ import { hostInUse, hostsMayBeAdded } from "./client-target.ts";
 import { errorMessage } from "./errors.ts";
 import { label } from "./task-labels.ts";
 import { dashboardLines, filterCursor, helpRows, troubleNotices, type View } from "./ui-dashboard-view.ts";
-import { GROUPINGS, allTasks, taskKey, type Grouping, type Row } from "./view-fleet.ts";
+import { GROUPINGS, allTasks, taskKey, type Grouping, type ListRow } from "./view-fleet.ts";
 import { helpScrollMax, helpScrolled } from "./ui-dashboard-keys.ts";
 import { KeyInput, keyEntry, keyName, type Key, type KeyId } from "./ui-keys.ts";
 import { ListCursor, jumpKey, taskAt, type Jump } from "./ui-dashboard-cursor.ts";
@@ -249,7 +249,7 @@ class Dashboard implements Desk {
     });
   }
 
-  private rows(): Row[] {
+  private rows(): ListRow[] {
     return this.fleets.rows(this.list.filter);
   }
 
@@ -424,7 +424,7 @@ class Dashboard implements Desk {
     this.draw();
   }
 
-  private readonly actions: Partial<Record<KeyId, (row: Row | undefined) => void | Promise<void>>> = {
+  private readonly actions: Partial<Record<KeyId, (row: ListRow | undefined) => void | Promise<void>>> = {
     up: () => this.move(-1),
     k: () => this.move(-1),
     down: () => this.move(1),

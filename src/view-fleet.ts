@@ -80,7 +80,9 @@ export function matchesFilter(task: TaskInfo, filter: string, home: string | und
  * A row the cursor can rest on: a section's title or a task, of this machine's fleet (host null) or
  * an added host's. Keys name rows across redraws.
  */
-export type Row = { key: string; host: string | null; section: Section; task: null } | { key: string; host: string | null; section: Section; task: TaskInfo };
+export type ListRow =
+  | { key: string; host: string | null; section: Section; task: null }
+  | { key: string; host: string | null; section: Section; task: TaskInfo };
 
 /** A task's key: its id, qualified by its host's name when it is another host's (`remote1:3`, as a TASK is written). */
 export const taskKey = (id: number, host: string | null = null) => `task ${host === null ? "" : `${host}:`}${id}`;
@@ -110,7 +112,7 @@ export interface Layout {
 /** One host's part of the list: its heading (none when no host is added) and its rows. */
 export interface Block {
   heading: { name: string; link: FleetLink; tasks: number } | null;
-  rows: Row[];
+  rows: ListRow[];
 }
 
 /** The list's blocks, this machine's first, then each added host's in the order they were added. */
@@ -127,7 +129,7 @@ export function blocks(layout: Layout): Block[] {
   ];
 }
 
-function blockRows(layout: Layout, fleet: { name: string | null; home: string | undefined; here: string | undefined; tasks: TaskInfo[] }): Row[] {
+function blockRows(layout: Layout, fleet: { name: string | null; home: string | undefined; here: string | undefined; tasks: TaskInfo[] }): ListRow[] {
   const shown = fleet.tasks.filter((t) => matchesFilter(t, layout.filter, fleet.home));
   const host = fleet.name;
   return sections(shown, layout.grouping, fleet.home, fleet.here).flatMap((section) => [
@@ -138,7 +140,7 @@ function blockRows(layout: Layout, fleet: { name: string | null; home: string | 
 }
 
 /** The rows in screen order: what ↑/↓, Home/End and PgUp/PgDn walk through. */
-export function screenRows(layout: Layout): Row[] {
+export function screenRows(layout: Layout): ListRow[] {
   return blocks(layout).flatMap((b) => b.rows);
 }
 

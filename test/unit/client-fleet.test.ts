@@ -1,7 +1,9 @@
 // The client's one live fleet model, driven without a daemon: a subscription's answer and then a
-// recorded run of events (a task started, printing, waiting for its user, exiting, removed) are
-// applied in one place; and its link, lost and made again by the one reconnect policy.
+// run of events recorded from a real daemon (a task started, printing, exiting; another killed and
+// removed) are applied in one place; and its link, lost and made again by the one reconnect policy.
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { ClientHandlers, DaemonClient } from "../../src/client.ts";
 import { type FleetLink, FleetModel, LinkedFleet, retryDelay } from "../../src/client-fleet.ts";
 import type { TaskEvent, TaskInfo } from "../../src/wire-protocol.ts";
@@ -34,16 +36,14 @@ class FakeClient {
 }
 
 const asClient = (fake: FakeClient) => fake as unknown as DaemonClient;
-const event = (kind: TaskEvent["event"], task: TaskInfo): TaskEvent => ({ type: "event", event: kind, task });
 
-/** A session as the daemon told it: task 2 started, printed, waited for its user, exited; task 1 removed. */
-const RECORDED: TaskEvent[] = [
-  event("created", taskInfo(2, { typed: "npm test" })),
-  event("changed", taskInfo(2, { typed: "npm test", preview: "PASS 12 tests", lastOutputAt: "2026-01-01T12:00:01.000Z" })),
-  event("changed", taskInfo(2, { typed: "npm test", attention: { state: "permission", since: "2026-01-01T12:00:02.000Z", message: "Allow?" } })),
-  event("exited", taskInfo(2, { typed: "npm test", state: "exited", exitCode: 0, endedAt: "2026-01-01T12:00:03.000Z" })),
-  event("removed", taskInfo(1)),
-];
+/**
+ * A session as a real daemon told it (test/harness/record-fleet-events.ts): task 1 (`api`) ran
+ * before the subscription; task 2 (`tests`) started, printed, exited 0; `api` was killed and removed.
+ */
+const RECORDED: { subscribe: TaskInfo[]; events: TaskEvent[] } = JSON.parse(
+  readFileSync(join(import.meta.dir, "../harness/fixtures/fleet-events.json"), "utf8"),
+);
 
 /** Polls `ok` until it holds, a bound on the wait (no fixed sleep). */
 async function until(ok: () => boolean, what: string, boundMs = 20_000): Promise<void> {
@@ -57,25 +57,25 @@ async function until(ok: () => boolean, what: string, boundMs = 20_000): Promise
 describe("the fleet model", () => {
   test("takes the fleet from the subscription, then applies each recorded event, telling what the task was before", async () => {
     const heard: [string, number, string | undefined][] = [];
-    const model = new FleetModel((e, before) => heard.push([e.event, e.task.id, before?.preview]));
-    const client = new FakeClient([taskInfo(1, { typed: "vim" })]);
+    const model = new FleetModel((e, before) => heard.push([e.event, e.task.id, before?.state]));
+    const client = new FakeClient(RECORDED.subscribe);
     let first: number[] = [];
     await model.follow(asClient(client), (tasks) => (first = tasks.map((t) => t.id)));
     expect(first).toEqual([1]);
     expect([...model.tasks.keys()]).toEqual([1]);
 
-    for (const e of RECORDED) client.push(e);
+    for (const e of RECORDED.events) client.push(e);
     expect([...model.tasks.keys()]).toEqual([2]);
     const kept = model.tasks.get(2)!;
-    expect([kept.state, kept.exitCode]).toEqual(["exited", 0]);
+    expect([kept.name, kept.state, kept.exitCode, kept.preview]).toEqual(["tests", "exited", 0, "PASS 12 tests"]);
     expect(model.owns(kept)).toBe(true);
-    expect(model.owns(taskInfo(2))).toBe(false);
+    expect(model.owns({ ...kept })).toBe(false);
     expect(heard).toEqual([
       ["created", 2, undefined],
-      ["changed", 2, ""],
-      ["changed", 2, "PASS 12 tests"],
-      ["exited", 2, ""],
-      ["removed", 1, ""],
+      ["changed", 2, "running"],
+      ["exited", 2, "running"],
+      ["exited", 1, "running"],
+      ["removed", 1, "exited"],
     ]);
   });
 

@@ -252,6 +252,7 @@ export class Loads {
       recorded: e.id,
       typed: e.typed ?? typedForm(e.cmd),
       worktree: e.worktree ?? null,
+      baseline: e.baseline,
       service: serviceOf(e),
       givenEnv: this.environmentOf(e),
       restart: restartOf(e.restart, e.max_restarts, e.restarts),

@@ -35,6 +35,7 @@ export function snapshotOf(tasks: readonly Task[], running: (task: Task) => bool
       id: t.id,
       ...typed,
       ...worktreeOf(t),
+      ...(t.baseline === null ? {} : { baseline: t.baseline }),
       ...t.service,
       ...restartFieldsOf(t, true),
       ...(keepsHistory ? { history: String(t.id) } : {}),

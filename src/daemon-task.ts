@@ -9,6 +9,8 @@ import type { WorktreeRecord } from "./recipe.ts";
 import { isIdle } from "./task-idle.ts";
 import { DEFAULT_IDLE_SECONDS } from "./settings.ts";
 import { spawnPty, type Pty } from "./term-pty.ts";
+import type { Baseline } from "./git.ts";
+import type { ChangeStats } from "./text-changes.ts";
 import { ProcessGroup, terminateGroup } from "./daemon-process-group.ts";
 import { forgetGroup, watchGroup } from "./daemon-reaper.ts";
 import { Screen, type TaskScreen } from "./term-screen.ts";
@@ -82,6 +84,8 @@ export interface TaskStart {
   givenEnv?: Record<string, string> | undefined;
   /** `run --ready-* --stop-*`, a recipe's service fields (TaskSpec service). */
   service?: ServiceFields | undefined;
+  /** The baseline a recovery snapshot kept (daemon-changes.ts). */
+  baseline?: Baseline | undefined;
   /** `run --restart`, a recipe's `restart`, and the count a recovery keeps. */
   restart?: RestartState | undefined;
   /** Started by a load (a saved session, a snapshot), not by `run` or the dashboard's `n`. */
@@ -109,6 +113,9 @@ export class Task {
   readiness: Readiness | null = null;
   tagged = false;
   run = 0;
+  /** Its git baseline and what it changed since (daemon-changes.ts), once counted. */
+  baseline: Baseline | null = null;
+  changes: ChangeStats | null = null;
   /** The live emulator while the task runs; once it has exited and been parsed, a compact copy. */
   screen!: TaskScreen;
   pid: number | null = null;
@@ -533,6 +540,8 @@ export class Task {
       attention: this.attention,
       usage: this.agent?.usage(now) ?? null,
       worktree: this.worktree,
+      baseline: this.baseline,
+      changes: this.changes,
       loaded: this.loaded,
       cols: this.cols,
       rows: this.rows,

@@ -27,6 +27,7 @@ import {
 } from "./daemon-streams.ts";
 import { HISTORY_OFF, type HistoryWriter } from "./daemon-history.ts";
 import { Loads } from "./daemon-load.ts";
+import { TaskChanges } from "./daemon-changes.ts";
 import { InputGap } from "./daemon-input-gap.ts";
 import { flagsNeeded, probedPrograms } from "./agent-run.ts";
 import { useDeclaredAgents } from "./agent-declared.ts";
@@ -124,6 +125,10 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     outputSettled: (task) => this.noteSavedForm(task),
   });
   private readonly ids = new TaskIds();
+  private readonly changes = new TaskChanges<Task>(
+    (t) => this.tasks.get(t.id) === t && this.events.broadcast("changed", t.info()),
+    (m) => this.options.log(m),
+  );
   /** Told in every welcome: which start of the daemon a client reached (a forwarded connection checks it). */
   private readonly instance = crypto.randomUUID();
   /** A recovered task took an id below one in use, so `tasks` is no longer in id order until `inIdOrder`. */
@@ -341,6 +346,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     this.events.output(task);
     this.typist.output(task);
     this.services.output(task, chunk);
+    this.changes.output(task);
   }
 
   /** A run began: its readiness probe starts, and entries waiting for it to start look again. */
@@ -404,7 +410,9 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     if (!this.tasks.has(task.id)) return;
     const info = task.info();
     this.events.broadcast("changed", info);
-    if (info.attention && isNewAttention(before, info.attention)) this.push.raised(pushTask(info), before, info.attention, () => screenLines(task));
+    if (!info.attention || !isNewAttention(before, info.attention)) return;
+    this.changes.refresh(task);
+    this.push.raised(pushTask(info), before, info.attention, () => screenLines(task));
   }
 
   /** A push the rate window held back is sent when its turn comes only if it still says what is true. */
@@ -433,7 +441,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     return false;
   }
 
-  spawn(peer: Peer, { command, cwd, group, name, recorded, typed = command, worktree = null, givenEnv, service, restart, loaded }: TaskStart): Task {
+  spawn(peer: Peer, { command, cwd, group, name, recorded, typed = command, worktree = null, givenEnv, service, restart, loaded, baseline }: TaskStart): Task {
     const { hello } = peer;
     const task = new Task(
       {
@@ -464,6 +472,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     if (task.id < this.highestId) this.outOfIdOrder = true;
     this.highestId = Math.max(this.highestId, task.id);
     this.events.broadcast("created", task.info());
+    this.changes.started(task, task.agent !== null || worktree !== null, baseline);
     this.hooks.recipeChanged();
     return task;
   }
@@ -474,6 +483,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     this.services.removed(task);
     this.events.forget(task);
     this.push.forget(task.id);
+    this.changes.removed(task);
     for (const peer of this.greeted()) if (watches(peer, task) || followsLines(peer, task)) endStream(peer, "removed", info);
     task.dispose();
     this.hooks.history?.remove(task);
@@ -627,6 +637,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   /** The one teardown: TERM every task's group, KILL after the grace period, then let go. */
   stop(): Promise<void> {
     this.events.stop();
+    this.changes.stop();
     this.runningAtStop ??= new Set([...this.tasks.values()].filter(meantToRun));
     this.services.stopping();
     this.stopping ??= (async () => {

@@ -33,7 +33,8 @@ const recordedId = schema("recordedId", (type) => type("1 <= number.integer <= 2
 /**
  * The git worktree fleetcom made for a task (`run --worktree`, client-worktree.ts): the repository
  * it belongs to, its branch and its path, which is the task's directory or holds it. Saves and
- * snapshots keep it, so a load recreates a missing one from its branch.
+ * snapshots keep it, so a load recreates a missing one from its branch. `from`: the branch it was made
+ * from, where `merge` lands it (absent when that was a detached HEAD, or in a record from before).
  */
 // SECURITY: a recipe is any file handed to `load`, and its record's words reach git's command line:
 // an absolute path and a branch name that git's own rules allow (check-ref-format), never starting
@@ -43,9 +44,18 @@ const worktreeBranch = schema("worktreeRecord.branch", (type) =>
   type(/^(?![-/.])(?!.*(?:\.\.|@\{|\/\/|\/\.|\.lock\/))(?!@$)[^\x00-\x20\x7f~^:?*[\\]+(?<![/.]|\.lock)$/),
 );
 export const worktreeRecord = schema("worktreeRecord", (type) =>
-  type({ repo: worktreeDirectory.type(), branch: worktreeBranch.type(), path: worktreeDirectory.type() }),
+  type({ repo: worktreeDirectory.type(), branch: worktreeBranch.type(), path: worktreeDirectory.type(), "from?": worktreeBranch.type() }),
 );
 export type WorktreeRecord = typeof worktreeRecord.infer;
+
+/**
+ * A task's baseline (git.ts, docs/review.md): only snapshots keep it, so a recovered task diffs
+ * against the baseline it had. SECURITY: its words reach git's command line: an absolute path, a
+ * full object id, and a ref under `refs/fleetcom/` of plain characters, none of them an option.
+ */
+export const baselineRecord = schema("baselineRecord", (type) =>
+  type({ top: worktreeDirectory.type(), commit: /^[0-9a-f]{40}([0-9a-f]{24})?$/, ref: /^refs\/fleetcom\/[A-Za-z0-9._-]+$/ }),
+);
 
 /** A restart policy as `run --restart` and a recipe's `restart` name it (task-restart.ts). */
 export const restartPolicy = schema("restartPolicy", (type) => type.enumerated(...RESTART_POLICIES));
@@ -68,6 +78,7 @@ export const recipeEntry = schema("recipeEntry", (type) =>
     "id?": recordedId.type(),
     "typed?": "string",
     "worktree?": worktreeRecord.type(),
+    "baseline?": baselineRecord.type(),
     "restart?": restartPolicy.type(),
     "max_restarts?": restartCount.type(),
     "restarts?": restartCount.type(),
@@ -200,12 +211,15 @@ function toRecipeEntry(dir: string, item: StoredEntry, file: string, place: stri
   };
   // Not in the schema: like any other extra member, a `history` or `typed` that is not a string is
   // ignored, and an `id` that is not a task id is too (the task then gets a fresh one).
-  const { history, id, typed, worktree } = item as { history?: unknown; id?: unknown; typed?: unknown; worktree?: unknown };
+  const { history, id, typed, worktree, baseline } = item as { history?: unknown; id?: unknown; typed?: unknown; worktree?: unknown; baseline?: unknown };
   if (typeof history === "string") entry.history = history;
   if (recordedId.allows(id)) entry.id = id;
   if (typeof typed === "string") entry.typed = typed;
-  if (worktreeRecord.allows(worktree)) entry.worktree = { repo: worktree.repo, branch: worktree.branch, path: worktree.path };
+  if (worktreeRecord.allows(worktree))
+    entry.worktree = { repo: worktree.repo, branch: worktree.branch, path: worktree.path, ...(worktree.from !== undefined && { from: worktree.from }) };
   else if (worktree !== undefined) throw worktreeRefused(file, dir, entry.cmd);
+  // A baseline that is not one is dropped: the task is still recovered, and takes a new one.
+  if (baselineRecord.allows(baseline)) entry.baseline = { top: baseline.top, commit: baseline.commit, ref: baseline.ref };
   return entry;
 }
 
@@ -337,6 +351,7 @@ function toStoredEntry(entry: RecipeEntry): StoredEntry {
     entry.id === undefined &&
     entry.typed === undefined &&
     entry.worktree === undefined &&
+    entry.baseline === undefined &&
     entry.restart === undefined &&
     entry.max_restarts === undefined &&
     entry.restarts === undefined &&
@@ -349,6 +364,7 @@ function toStoredEntry(entry: RecipeEntry): StoredEntry {
     ...(entry.id !== undefined && { id: entry.id }),
     ...(entry.typed !== undefined && { typed: entry.typed }),
     ...(entry.worktree !== undefined && { worktree: entry.worktree }),
+    ...(entry.baseline !== undefined && { baseline: entry.baseline }),
     ...service,
     ...(entry.restart !== undefined && { restart: entry.restart }),
     ...(entry.max_restarts !== undefined && { max_restarts: entry.max_restarts }),

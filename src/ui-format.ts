@@ -11,6 +11,7 @@ import { cut, textWidth } from "./text-width.ts";
 import { age } from "./text-age.ts";
 import { usageCell } from "./task-usage.ts";
 import { glyph, stateSince } from "./view-task.ts";
+import { changesCell } from "./text-changes.ts";
 import { errnoCode } from "./errors.ts";
 import type { PushStatus } from "./wire-protocol.ts";
 
@@ -33,6 +34,8 @@ export function lsTable(
   const long = (text: string) => (columns === undefined ? printable(text) : cut(printable(text), 40));
   // Only a fleet with an agent in it has tokens to show.
   const tokens = tasks.some((t) => t.agent !== null);
+  // Only a fleet with a task that changed its repository has changes to show.
+  const changed = tasks.some((t) => changesCell(t.changes) !== "");
   const rows = tasks.map((t) => [
     ...(hostOf ? [hostOf(t)] : []),
     String(t.id),
@@ -44,6 +47,7 @@ export function lsTable(
     stateSince(t, now),
     age(t.startedAt, now),
     ...(tokens ? [usageCell(t)] : []),
+    ...(changed ? [changesCell(t.changes)] : []),
     printable(t.preview),
   ]);
   const header = [
@@ -57,6 +61,7 @@ export function lsTable(
     "STATE",
     "AGE",
     ...(tokens ? ["TOKENS"] : []),
+    ...(changed ? ["CHANGES"] : []),
     "PREVIEW",
   ];
   // Cut first: the preview, then the task, then (verbose) the command, then the directory.

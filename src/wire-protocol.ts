@@ -5,6 +5,8 @@
 import { schema } from "./validator.ts";
 import type { Attention } from "./task-attention.ts";
 import type { TokenUsage } from "./task-usage.ts";
+import type { Baseline } from "./git.ts";
+import type { ChangeStats } from "./text-changes.ts";
 import type { RestartPolicy } from "./task-restart.ts";
 import type { SettingChange, Settings } from "./settings.ts";
 import { recipeEntry, type RecipeEntry, restartPolicy, type WorktreeRecord, worktreeRecord } from "./recipe.ts";
@@ -144,6 +146,10 @@ export interface TaskInfo {
   usage: TokenUsage | null;
   /** The git worktree fleetcom made for the task (`run --worktree`), or null. */
   worktree: WorktreeRecord | null;
+  /** Its git baseline (docs/review.md): what `diff` compares with; null outside a repository, before it is taken, or for a task that gets none. */
+  baseline: Baseline | null;
+  /** Files, lines added and removed since the baseline; null until counted or without a baseline. */
+  changes: ChangeStats | null;
   /** Started by a load (a saved session, a snapshot), not by `run` or the dashboard's `n`: `r` on it asks first only when not. */
   loaded: boolean;
   /** The size of the task's terminal: what its screen is drawn at (the last attached client's). */

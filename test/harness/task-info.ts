@@ -11,6 +11,8 @@ export function taskInfo(id: number, over: Partial<TaskInfo> = {}): TaskInfo {
     command,
     typed: command,
     worktree: null,
+    baseline: null,
+    changes: null,
     loaded: false,
     name: null,
     group: null,

@@ -233,6 +233,53 @@ describe("unit test names", () => {
   });
 });
 
+/**
+ * What a test/e2e file may evaluate of src/: the binary's interface, used to speak to it or read what
+ * it wrote, never to run a module's logic in-process (that test goes to test/unit under the
+ * module's name). Type-only imports are free: they evaluate nothing.
+ */
+const E2E_MAY_EVALUATE: Record<string, string> = {
+  "wire-framing.ts": "the socket's frames, for a raw client speaking to the daemon",
+  "platform.ts": "whether a pid the binary reported is alive",
+  "text-width.ts": "the columns a table the binary printed takes",
+  "text-shell.ts": "the quoted command line handed to the binary, or stored by it",
+  "text-path.ts": "the lossless form in which the binary reports a path that is not UTF-8",
+  "recipe-snapshot-rules.ts": "the names the binary gives its snapshot files",
+  "cli-commands.ts": "the command table, to try every command on the binary",
+};
+
+/** The src modules a test file evaluates (import type left out) that E2E_MAY_EVALUATE does not list. */
+function inProcessImports(source: string): string[] {
+  return transpiler
+    .scanImports(source)
+    .flatMap((imp) => /^\.\.\/\.\.\/src\/(.+)$/.exec(imp.path)?.[1] ?? [])
+    .filter((module) => !(module in E2E_MAY_EVALUATE));
+}
+
+describe("test lanes", () => {
+  const E2E = resolve(import.meta.dir, "../e2e");
+
+  test("a test/e2e file tests the binary: of src/ it evaluates only the binary's interface", () => {
+    const files = readdirSync(E2E).filter((f) => f.endsWith(".ts"));
+    expect(files.length).toBeGreaterThan(20);
+    const inProcess = files.flatMap((f) => inProcessImports(readFileSync(resolve(E2E, f), "utf8")).map((m) => `${f} → ${m}`));
+    expect(inProcess).toEqual([]);
+  });
+
+  test("the check catches what it is for: a module run in-process, statically or dynamically; types pass", () => {
+    expect(inProcessImports('import { Screen } from "../../src/term-screen.ts";\nnew Screen();')).toEqual(["term-screen.ts"]);
+    expect(inProcessImports('const { Task } = await import("../../src/daemon-task.ts");')).toEqual(["daemon-task.ts"]);
+    expect(inProcessImports('import { type Task, DEFAULT_IDLE_SECONDS } from "../../src/settings.ts";')).toEqual(["settings.ts"]);
+    expect(inProcessImports('import type { RecipeEntry } from "../../src/recipe.ts";\nconst e: RecipeEntry[] = [];')).toEqual([]);
+    expect(inProcessImports('import { type Fleet } from "../../src/recipe.ts";\nlet f: Fleet;')).toEqual([]);
+    expect(inProcessImports('import { encodeControl } from "../../src/wire-framing.ts";\nimport { until } from "../harness/fleet.ts";')).toEqual([]);
+  });
+
+  test("every module the lane may evaluate is one there is", () => {
+    expect(Object.keys(E2E_MAY_EVALUATE).filter((m) => !MODULES.includes(m))).toEqual([]);
+  });
+});
+
 // arktype costs ~110 ms to import, xterm and its width tables more: the commands people run in loops
 // and prompts, the dashboard, --help and a mistyped command must not pay for them.
 describe("start-up imports", () => {

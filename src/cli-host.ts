@@ -29,7 +29,7 @@ const TASK_POSITIONS: Record<string, "first" | "all" | "after-first"> = {
 };
 
 /** Commands that talk to a daemon over the protocol, which the transport carries. */
-const OVER_TRANSPORT = new Set([...Object.keys(TASK_POSITIONS), "run", "ls"]);
+const OVER_TRANSPORT = new Set([...Object.keys(TASK_POSITIONS), "run", "ls", "notify"]);
 /** Commands that read or write the host's files: the host's own fleetcom runs them there. */
 const RUN_THERE = new Set(["save", "load", "recover", "status", "sessions", "diff", "merge", "review"]);
 

@@ -257,6 +257,7 @@ export class Loads {
       givenEnv: this.environmentOf(e),
       restart: restartOf(e.restart, e.max_restarts, e.restarts),
       loaded: true,
+      notify: e.notify !== false,
     };
     const task = this.fleet.spawn(peer, start);
     const history = histories.get(e);

@@ -92,6 +92,7 @@ export function operations(fleet: Fleet): Handlers {
         givenEnv: a.env,
         service: a.service,
         restart,
+        notify: a.notify,
       };
       return { id: fleet.spawn(peer, start).id };
     },
@@ -99,6 +100,15 @@ export function operations(fleet: Fleet): Handlers {
     duplicates: (_peer, a) => fleet.loads.duplicates(a.entries),
     reload: () => fleet.reloadSettings(),
     notifyTest: () => fleet.notifyTest(),
+    setNotify: (_peer, a) => {
+      const targets = a.group !== undefined ? fleet.all().filter((t) => t.group === a.group) : (a.tasks ?? []).map((ref) => fleet.find(ref));
+      if (targets.length === 0) throw new UserError(a.group !== undefined ? `no task in group '${a.group}'` : "notify: name a task or a group (-g GROUP)");
+      for (const t of targets) {
+        t.notify = a.on;
+        fleet.taskChanged(t, true);
+      }
+      return { tasks: targets.map((t) => t.id) };
+    },
     kill: async (_peer, a) => {
       const targets = a.tasks.map((ref) => fleet.find(ref));
       // Stopped by the user: no policy starts them again, and a restart one waits for is called off.

@@ -3,6 +3,7 @@
 // worktree, its service fields and its restart policy.
 import { savedCommands } from "./agent-run.ts";
 import { restartFieldsOf } from "./daemon-restarts.ts";
+import { mutedOf } from "./daemon-push-gate.ts";
 import type { SnapshotRecipe } from "./daemon-snapshots.ts";
 import type { Task } from "./daemon-task.ts";
 import type { WorktreeRecord } from "./recipe.ts";
@@ -11,7 +12,16 @@ import type { RecipeEntry } from "./wire-protocol.ts";
 /** What a save stores: `tasks` in id order. */
 export function savedRecipe(tasks: readonly Task[]): RecipeEntry[] {
   const commands = savedCommands(tasks);
-  return tasks.map((t, i) => ({ dir: t.cwd, cmd: commands[i]!, group: t.group, name: t.name, ...worktreeOf(t), ...t.service, ...restartFieldsOf(t, false) }));
+  return tasks.map((t, i) => ({
+    dir: t.cwd,
+    cmd: commands[i]!,
+    group: t.group,
+    name: t.name,
+    ...worktreeOf(t),
+    ...t.service,
+    ...restartFieldsOf(t, false),
+    ...mutedOf(t),
+  }));
 }
 
 /**
@@ -38,6 +48,7 @@ export function snapshotOf(tasks: readonly Task[], running: (task: Task) => bool
       ...(t.baseline === null ? {} : { baseline: t.baseline }),
       ...t.service,
       ...restartFieldsOf(t, true),
+      ...mutedOf(t),
       ...(keepsHistory ? { history: String(t.id) } : {}),
     };
     (running(t) ? split.running : split.finished).push(entry);

@@ -90,6 +90,8 @@ export interface TaskStart {
   restart?: RestartState | undefined;
   /** Started by a load (a saved session, a snapshot), not by `run` or the dashboard's `n`. */
   loaded?: boolean | undefined;
+  /** False: nothing about it is pushed (`run --no-notify`, a recipe's `"notify": false`). */
+  notify?: boolean | undefined;
 }
 
 export class Task {
@@ -112,6 +114,8 @@ export class Task {
   /** Whether this run's probe has passed; set by daemon-ready.ts, null without a probe. */
   readiness: Readiness | null = null;
   tagged = false;
+  /** Whether its news goes to notify's destinations (`fleetcom notify off|on`). */
+  notify = true;
   run = 0;
   /** Its git baseline and what it changed since (daemon-changes.ts), once counted. */
   baseline: Baseline | null = null;
@@ -543,6 +547,7 @@ export class Task {
       baseline: this.baseline,
       changes: this.changes,
       loaded: this.loaded,
+      notify: this.notify,
       cols: this.cols,
       rows: this.rows,
       readiness: this.readiness,

@@ -82,6 +82,8 @@ export const recipeEntry = schema("recipeEntry", (type) =>
     "restart?": restartPolicy.type(),
     "max_restarts?": restartCount.type(),
     "restarts?": restartCount.type(),
+    /** Written only when false: nothing about the task is pushed (docs/notify.md). */
+    "notify?": "false",
   }).and(serviceFields.type()),
 );
 export type RecipeEntry = typeof recipeEntry.infer;
@@ -208,6 +210,7 @@ function toRecipeEntry(dir: string, item: StoredEntry, file: string, place: stri
     name: item.name === undefined ? null : normalizeName(item.name),
     ...readServiceFields(item as Record<string, unknown>, file, place),
     ...restartFields(item, file, place),
+    ...notifyField(item, file, place),
   };
   // Not in the schema: like any other extra member, a `history` or `typed` that is not a string is
   // ignored, and an `id` that is not a task id is too (the task then gets a fresh one).
@@ -255,6 +258,14 @@ function restartFields(item: Exclude<StoredEntry, string>, file: string, place: 
   // Written by snapshots only: a count that is not one is ignored, as an `id` is.
   if (restartCount.allows(restarts)) fields.restarts = restarts;
   return fields;
+}
+
+/** An entry's `"notify": false`; `true` is what no field means, and anything else fails the recipe as a bad policy does. */
+function notifyField(item: Exclude<StoredEntry, string>, file: string, place: string): Pick<RecipeEntry, "notify"> {
+  const { notify } = item as { notify?: unknown };
+  if (notify === undefined || notify === true) return {};
+  if (notify === false) return { notify: false };
+  throw serviceRefusal(file, place, "notify", `expected false (or true), got ${short(JSON.stringify(notify))}`);
 }
 
 // `gpu1:/srv/train`, `gpu1:~` and `gpu1:~/x`: a directory on the added host gpu1 (its `~` is its home
@@ -355,7 +366,8 @@ function toStoredEntry(entry: RecipeEntry): StoredEntry {
     entry.restart === undefined &&
     entry.max_restarts === undefined &&
     entry.restarts === undefined &&
-    Object.keys(service).length === 0;
+    Object.keys(service).length === 0 &&
+    entry.notify === undefined;
   if (entry.group === null && entry.name === null && plain) return entry.cmd;
   return {
     cmd: entry.cmd,
@@ -369,6 +381,7 @@ function toStoredEntry(entry: RecipeEntry): StoredEntry {
     ...(entry.restart !== undefined && { restart: entry.restart }),
     ...(entry.max_restarts !== undefined && { max_restarts: entry.max_restarts }),
     ...(entry.restarts !== undefined && { restarts: entry.restarts }),
+    ...(entry.notify === false && { notify: false }),
     ...(entry.history !== undefined && { history: entry.history }),
   } as StoredEntry;
 }

@@ -69,6 +69,8 @@ export const opArgs = {
       /** `run --restart` and `--max-restarts` (task-restart.ts; 0: no limit). */
       "restart?": restartPolicy.type(),
       "maxRestarts?": "0 <= number.integer <= 1000000",
+      /** `run --no-notify`: nothing about the task is pushed. */
+      "notify?": "boolean",
     }),
   ),
   load: schema("op.load", (type) => type({ entries: recipeEntry.type().array(), "again?": "boolean", "earlier?": "number.integer[]", "snapshot?": "string" })),
@@ -104,6 +106,8 @@ export const opArgs = {
   duplicates: schema("op.duplicates", (type) => type({ entries: recipeEntry.type().array() })),
   reload: schema("op.reload", (type) => type({})),
   notifyTest: schema("op.notifyTest", (type) => type({})),
+  /** `fleetcom notify off|on TASK…` or `-g GROUP`: whether those tasks' news is pushed. */
+  setNotify: schema("op.setNotify", (type) => type({ "tasks?": taskRef.type().array(), "group?": label, on: "boolean" })),
 } as const;
 export type Op = keyof typeof opArgs;
 export type OpArgs<O extends Op> = (typeof opArgs)[O]["infer"];
@@ -152,6 +156,8 @@ export interface TaskInfo {
   changes: ChangeStats | null;
   /** Started by a load (a saved session, a snapshot), not by `run` or the dashboard's `n`: `r` on it asks first only when not. */
   loaded: boolean;
+  /** Whether its news goes to notify's destinations: false after `run --no-notify` or `fleetcom notify off` (docs/notify.md). */
+  notify: boolean;
   /** The size of the task's terminal: what its screen is drawn at (the last attached client's). */
   cols: number;
   rows: number;
@@ -232,7 +238,7 @@ export interface TaskHistory {
 }
 
 /** What the daemon settled on at start or at its last reload (settings.ts): the settings it goes by. */
-export type DaemonSettings = Pick<Settings, "file" | "notify" | "scrollback" | "idleSeconds" | "history" | "problems">;
+export type DaemonSettings = Pick<Settings, "file" | "notify" | "notifyMinRuntime" | "notifyIdle" | "scrollback" | "idleSeconds" | "history" | "problems">;
 
 /**
  * The previous supervisor for this runtime directory ended without a clean stop (a crash, a kill -9,
@@ -319,6 +325,8 @@ export interface OpResults {
   reload: { changes: SettingChange[]; settings: DaemonSettings };
   /** A sample sent to every destination of notify, each tried once. */
   notifyTest: NotifyTestResult[];
+  /** The tasks whose setting was changed. */
+  setNotify: { tasks: number[] };
 }
 export type OpResult<O extends Op> = OpResults[O];
 

@@ -41,24 +41,26 @@ describe("the daemon and fleetcom config", () => {
     const env = { FLEETCOM_SCROLLBACK: "70" };
     const before = await fleet.cli(["config"], { env });
     expect(before.stdout.split("\n")).toEqual([
-      `file          ${configFile()}`,
-      "daemon        not running: what a daemon started from this shell would use",
-      "notify        (none)  default",
-      "scrollback    70      FLEETCOM_SCROLLBACK",
-      "idle_seconds  10      default",
-      "history       true    default",
-      "log_max       100M    default",
-      "detach_key    Ctrl-\\  default",
-      "confirm       false   config.toml:2",
-      "bell          true    default",
-      "worktree_dir  (none)  default",
+      `file                ${configFile()}`,
+      "daemon              not running: what a daemon started from this shell would use",
+      "notify              (none)  default",
+      "notify_min_runtime  30      default",
+      "notify_idle         60      default",
+      "scrollback          70      FLEETCOM_SCROLLBACK",
+      "idle_seconds        10      default",
+      "history             true    default",
+      "log_max             100M    default",
+      "detach_key          Ctrl-\\  default",
+      "confirm             false   config.toml:2",
+      "bell                true    default",
+      "worktree_dir        (none)  default",
       "",
     ]);
     expect((await fleet.cli(["run", "--", "sleep 3600"], { env })).code).toBe(0);
     // Another shell, without the variable: the daemon keeps what it started with, and says what a restart would change.
     const after = await fleet.cli(["config"]);
-    expect(after.stdout).toContain(`daemon        pid ${fleet.daemonPid()}: notify, scrollback, idle_seconds and history as it last read them`);
-    expect(after.stdout).toContain("scrollback    70      FLEETCOM_SCROLLBACK  (after a restart: 5, from config.toml:1)");
+    expect(after.stdout).toContain(`daemon              pid ${fleet.daemonPid()}: notify, scrollback, idle_seconds and history as it last read them`);
+    expect(after.stdout).toContain("scrollback          70      FLEETCOM_SCROLLBACK  (after a restart: 5, from config.toml:1)");
     const json = JSON.parse((await fleet.cli(["config", "--json"])).stdout);
     expect(json).toMatchObject({ file: configFile(), exists: true, daemon: fleet.daemonPid(), problems: [] });
     expect(json.settings.scrollback).toEqual({ value: 70, source: "FLEETCOM_SCROLLBACK" });
@@ -116,9 +118,9 @@ describe("reloading the settings (SIGHUP, fleetcom config --reload)", () => {
     expect(status.history.enabled).toBe(true);
     expect(status.settings).toMatchObject({ idleSeconds: { value: 1, source: `${configFile()}:1` }, history: { value: true, source: "default" } });
     const config = await fleet.ok(["config"]);
-    expect(config).toContain("idle_seconds  1 ");
-    expect(config).not.toContain("idle_seconds  86400");
-    expect(config).toContain("history       true  ");
+    expect(config).toContain("idle_seconds        1 ");
+    expect(config).not.toContain("idle_seconds        86400");
+    expect(config).toContain("history             true  ");
     expect(config).toContain("(after a restart: false, from config.toml:4)");
   });
 
@@ -177,7 +179,7 @@ describe("turning history off", () => {
     expect(status.history.enabled).toBe(false);
     expect(status.settings.history).toEqual({ value: false, source: `${configFile()}:1` });
     expect(await fleet.ok(["status"])).toContain(`history   not kept on disk (off: ${configFile()}:1)\n`);
-    expect(await fleet.ok(["config"])).toContain("history       false   config.toml:1\n");
+    expect(await fleet.ok(["config"])).toContain("history             false   config.toml:1\n");
   });
 
   test("FLEETCOM_HISTORY=no turns it off", async () => {
@@ -198,7 +200,7 @@ describe("turning history off", () => {
     expect(await fleet.ok(["status"])).toContain(`history   not kept on disk (off: FLEETCOM_HISTORY)\nconfig    ${problem}\n`);
     const config = await fleet.cli(["config"], { env });
     expect(config.stderr).toBe(`fleetcom: warning: ${problem}\n`);
-    expect(config.stdout).toContain("history       false   FLEETCOM_HISTORY\n");
+    expect(config.stdout).toContain("history             false   FLEETCOM_HISTORY\n");
   });
 });
 

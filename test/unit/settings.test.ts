@@ -170,7 +170,7 @@ describe("reading the config file", () => {
     expect(s.problems).toEqual([
       `${file}:1: notify: 'htps://hooks.example/x': unknown scheme htps:// (ntfy://host/topic, ntfy+http://host:port/topic, https://… or http://…); ignored`,
       `${file}:1: notify: 'ntfy://ntfy.sh': expected ntfy://host[:port]/topic, the topic of letters, digits, - and _ (at most 64); ignored`,
-      `${file}:1: notify: expected a destination in quotes, got 3; ignored`,
+      `${file}:1: notify: expected a destination in quotes or { to = "…", events = […] }, got 3; ignored`,
     ]);
     // FLEETCOM_NOTIFY is one destination, a URL as well as a command line; a bad one leaves the file's list in force.
     expect(loadSettings({ ...sandbox.env, FLEETCOM_NOTIFY: "https://hooks.example/y" }).notify).toEqual({

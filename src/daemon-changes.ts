@@ -39,6 +39,8 @@ export class TaskChanges<T extends ChangingTask> {
     /** The task's `changes` (or `baseline`) is new: tell the clients. */
     private readonly changed: (task: T) => void,
     private readonly log: (message: string) => void,
+    /** A baseline was taken or kept: what a snapshot stores of the task changed, so a recovery keeps it. */
+    private readonly baselineRecorded: (task: T) => void,
   ) {
     this.refreshMs = msSetting(process.env, "FLEETCOM_CHANGES_INTERVAL_MS", REFRESH_MS, log);
   }
@@ -54,7 +56,9 @@ export class TaskChanges<T extends ChangingTask> {
         return;
       }
       task.baseline = baseline;
-      if (baseline) this.refresh(task);
+      if (!baseline) return;
+      this.baselineRecorded(task);
+      this.refresh(task);
     });
   }
 

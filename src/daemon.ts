@@ -132,6 +132,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   private readonly changes = new TaskChanges<Task>(
     (t) => this.tasks.get(t.id) === t && this.events.broadcast("changed", t.info()),
     (m) => this.options.log(m),
+    () => this.hooks.recipeChanged(),
     (t, baseline) => this.checkpoints.fromBaseline(t, baseline),
   );
   readonly checkpoints = new TaskCheckpoints<Task>(

@@ -41,6 +41,8 @@ export class TaskChanges<T extends ChangingTask> {
     private readonly log: (message: string) => void,
     /** A baseline was taken or kept: what a snapshot stores of the task changed, so a recovery keeps it. */
     private readonly baselineRecorded: (task: T) => void,
+    /** A baseline was taken or kept: the task's first checkpoint is that same snapshot (daemon-checkpoints.ts). */
+    private readonly established: (task: T, baseline: Baseline) => void = () => {},
   ) {
     this.refreshMs = msSetting(process.env, "FLEETCOM_CHANGES_INTERVAL_MS", REFRESH_MS, log);
   }
@@ -58,6 +60,7 @@ export class TaskChanges<T extends ChangingTask> {
       task.baseline = baseline;
       if (!baseline) return;
       this.baselineRecorded(task);
+      this.established(task, baseline);
       this.refresh(task);
     });
   }

@@ -6,13 +6,12 @@
 // what happened meanwhile is told once when it comes back, if it is still true. A host whose daemon
 // has destinations of its own pushes for itself: its news is not told twice.
 import { DaemonClient } from "./client.ts";
+import { FleetModel, retryDelay } from "./client-fleet.ts";
 import { hostAnswerBoundMs } from "./client-hosts.ts";
 import type { RemoteHost } from "./client-ssh.ts";
 import { errorMessage } from "./errors.ts";
 import type { TaskEvent, TaskInfo } from "./wire-protocol.ts";
 
-const RETRY_FIRST_MS = 1_000;
-const RETRY_MAX_MS = 8_000;
 /** How often a host with no tasks (or no answer) is asked again: each ask is an ssh connection. */
 export const IDLE_RECHECK_MS = 60_000;
 
@@ -30,7 +29,8 @@ function factOf(task: TaskInfo): string | null {
 }
 
 class HostLink {
-  private readonly tasks = new Map<number, TaskInfo>();
+  /** The host's fleet while linked (client-fleet.ts, the client's one model of a fleet). */
+  private readonly fleet = new FleetModel((event, before) => this.onEvent(event, before ?? null));
   /** Per task, the last fact told (or found already told by the host's own notify). */
   private readonly told = new Map<number, string>();
   private client: DaemonClient | null = null;
@@ -54,18 +54,17 @@ class HostLink {
     try {
       client = await DaemonClient.open({ host: this.host, notices: false });
       const opened = client;
-      opened.handlers = { event: (event) => this.onEvent(event), closed: () => this.onLost(opened), linkLost: true };
+      opened.handlers = { closed: () => this.onLost(opened), linkLost: true };
       // Asked before the subscription, so that no event is heard before it is known who pushes it.
       const ownNotify = (await opened.request("status")).push.length > 0;
       if (ownNotify !== this.ownNotify && ownNotify)
         this.sink.log(`host ${this.host.name} has notify destinations of its own: its waits and ends are pushed there, not from here`);
       this.ownNotify = ownNotify;
-      const tasks = await opened.subscribe(() => {});
+      const tasks = await this.fleet.follow(opened);
       clearTimeout(bound);
       if (this.closed) return opened.close();
       this.client = opened;
       this.failures = 0;
-      this.tasks.clear();
       // What was told of a task removed meanwhile is not kept.
       for (const id of this.told.keys()) if (!tasks.some((t) => t.id === id)) this.told.delete(id);
       for (const task of tasks) this.heard(task, null);
@@ -77,10 +76,9 @@ class HostLink {
     }
   }
 
-  private onEvent(event: TaskEvent): void {
-    const before = this.tasks.get(event.task.id) ?? null;
+  /** A task event, the fleet already updated. */
+  private onEvent(event: TaskEvent, before: TaskInfo | null): void {
     if (event.event === "removed") {
-      this.tasks.delete(event.task.id);
       this.told.delete(event.task.id);
       this.idleIfEmpty();
       return;
@@ -90,16 +88,15 @@ class HostLink {
 
   /** Keeps the task; tells its fact when it is new (the host's own notify told it already otherwise). */
   private heard(task: TaskInfo, before: TaskInfo | null): void {
-    this.tasks.set(task.id, task);
     const fact = factOf(task);
     if (fact === null || this.told.get(task.id) === fact) return;
     this.told.set(task.id, fact);
-    if (!this.ownNotify) this.sink.news(this.host.name, task, before, () => (this.client ? (this.tasks.get(task.id) ?? null) : null));
+    if (!this.ownNotify) this.sink.news(this.host.name, task, before, () => (this.client ? (this.fleet.tasks.get(task.id) ?? null) : null));
   }
 
   /** A host with no tasks needs no link: let it go, and ask again after a while. */
   private idleIfEmpty(): void {
-    if (this.tasks.size > 0 || !this.client) return;
+    if (this.fleet.tasks.size > 0 || !this.client) return;
     const client = this.client;
     this.client = null;
     client.close();
@@ -115,13 +112,13 @@ class HostLink {
   /** Dropped while it had tasks: again soon, backing off; never linked, or with none: after a while. */
   private down(why: string): void {
     if (this.closed) return;
-    const hadTasks = this.tasks.size > 0;
-    this.tasks.clear();
+    const hadTasks = this.fleet.tasks.size > 0;
+    this.fleet.clear();
     if (!hadTasks && this.failures === 0 && this.told.size === 0) {
       this.sink.log(`host ${this.host.name}: no link for its pushes (${why}); asking again in ${this.idleMs / 1000} s`);
       return this.later(this.idleMs);
     }
-    const delay = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** this.failures++);
+    const delay = retryDelay(this.failures++);
     if (hadTasks) this.sink.log(`host ${this.host.name}: the link for its pushes dropped (${why}); trying again in ${delay / 1000} s`);
     this.later(delay);
   }

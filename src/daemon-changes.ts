@@ -39,6 +39,10 @@ export class TaskChanges<T extends ChangingTask> {
     /** The task's `changes` (or `baseline`) is new: tell the clients. */
     private readonly changed: (task: T) => void,
     private readonly log: (message: string) => void,
+    /** A baseline was taken or kept: what a snapshot stores of the task changed, so a recovery keeps it. */
+    private readonly baselineRecorded: (task: T) => void,
+    /** A baseline was taken or kept: the task's first checkpoint is that same snapshot (daemon-checkpoints.ts). */
+    private readonly established: (task: T, baseline: Baseline) => void = () => {},
   ) {
     this.refreshMs = msSetting(process.env, "FLEETCOM_CHANGES_INTERVAL_MS", REFRESH_MS, log);
   }
@@ -54,7 +58,10 @@ export class TaskChanges<T extends ChangingTask> {
         return;
       }
       task.baseline = baseline;
-      if (baseline) this.refresh(task);
+      if (!baseline) return;
+      this.baselineRecorded(task);
+      this.established(task, baseline);
+      this.refresh(task);
     });
   }
 

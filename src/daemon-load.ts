@@ -253,6 +253,7 @@ export class Loads {
       typed: e.typed ?? typedForm(e.cmd),
       worktree: e.worktree ?? null,
       baseline: e.baseline,
+      checkpoints: e.checkpoints,
       service: serviceOf(e),
       givenEnv: this.environmentOf(e),
       restart: restartOf(e.restart, e.max_restarts, e.restarts),

@@ -10,6 +10,7 @@ import { isIdle } from "./task-idle.ts";
 import { DEFAULT_IDLE_SECONDS } from "./settings.ts";
 import { spawnPty, type Pty } from "./term-pty.ts";
 import type { Baseline } from "./git.ts";
+import type { Checkpoint } from "./git-checkpoint.ts";
 import type { ChangeStats } from "./text-changes.ts";
 import { ProcessGroup, terminateGroup } from "./daemon-process-group.ts";
 import { forgetGroup, watchGroup } from "./daemon-reaper.ts";
@@ -86,6 +87,8 @@ export interface TaskStart {
   service?: ServiceFields | undefined;
   /** The baseline a recovery snapshot kept (daemon-changes.ts). */
   baseline?: Baseline | undefined;
+  /** The checkpoints a recovery snapshot kept (daemon-checkpoints.ts). */
+  checkpoints?: Checkpoint[] | undefined;
   /** `run --restart`, a recipe's `restart`, and the count a recovery keeps. */
   restart?: RestartState | undefined;
   /** Started by a load (a saved session, a snapshot), not by `run` or the dashboard's `n`. */

@@ -28,6 +28,7 @@ import {
 import { HISTORY_OFF, type HistoryWriter } from "./daemon-history.ts";
 import { Loads } from "./daemon-load.ts";
 import { TaskChanges } from "./daemon-changes.ts";
+import { TaskCheckpoints } from "./daemon-checkpoints.ts";
 import { InputGap } from "./daemon-input-gap.ts";
 import { flagsNeeded, probedPrograms } from "./agent-run.ts";
 import { useDeclaredAgents } from "./agent-declared.ts";
@@ -131,6 +132,12 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   private readonly changes = new TaskChanges<Task>(
     (t) => this.tasks.get(t.id) === t && this.events.broadcast("changed", t.info()),
     (m) => this.options.log(m),
+    () => this.hooks.recipeChanged(),
+    (t, baseline) => this.checkpoints.fromBaseline(t, baseline),
+  );
+  readonly checkpoints = new TaskCheckpoints<Task>(
+    (m) => this.options.log(m),
+    (t) => this.tasks.get(t.id) === t && this.hooks.recipeChanged(),
   );
   /** Told in every welcome: which start of the daemon a client reached (a forwarded connection checks it). */
   private readonly instance = crypto.randomUUID();
@@ -243,6 +250,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     const task = view.task;
     // The user answers what the task asked before the task sees the answer: written first, the
     // keys reach the PTY at once, and a fast agent's next Stop could land before this and be cleared.
+    this.checkpoints.typed(task, bytes);
     task.attended();
     this.pushGate.typed(task.id);
     task.write(bytes);
@@ -417,6 +425,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     if (!this.tasks.has(task.id)) return;
     const info = task.info();
     this.events.broadcast("changed", info);
+    this.checkpoints.attention(task, before, info.attention);
     if (this.pushGate.silent(task, this.isAttached(task))) return;
     if (!info.attention || !isNewAttention(before, info.attention)) return;
     this.changes.refresh(task);
@@ -463,10 +472,8 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     return false;
   }
 
-  spawn(
-    peer: Peer,
-    { command, cwd, group, name, recorded, typed = command, worktree = null, givenEnv, service, restart, loaded, baseline, notify = true }: TaskStart,
-  ): Task {
+  spawn(peer: Peer, start: TaskStart): Task {
+    const { command, cwd, group, name, recorded, typed = command, worktree = null, givenEnv, service, restart, loaded, baseline, notify = true } = start;
     const { hello } = peer;
     const task = new Task(
       {
@@ -499,6 +506,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     this.highestId = Math.max(this.highestId, task.id);
     this.events.broadcast("created", task.info());
     this.changes.started(task, task.agent !== null || worktree !== null, baseline);
+    this.checkpoints.started(task, task.agent !== null || worktree !== null, start.checkpoints);
     this.hooks.recipeChanged();
     return task;
   }
@@ -510,6 +518,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     this.events.forget(task);
     this.push.forget(task.id);
     this.changes.removed(task);
+    this.checkpoints.removed(task);
     this.pushGate.forget(task.id);
     for (const peer of this.greeted()) if (watches(peer, task) || followsLines(peer, task)) endStream(peer, "removed", info);
     task.dispose();
@@ -561,7 +570,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   /** What a recovery snapshot stores (daemon-recipe.ts), with the entries a load has not reached yet. */
   snapshotRecipe(): SnapshotRecipe {
     const running = (t: Task) => meantToRun(t) || (this.runningAtStop?.has(t) ?? false);
-    const split = snapshotOf(this.inIdOrder(), running, this.hooks.history !== null);
+    const split = snapshotOf(this.inIdOrder(), running, this.hooks.history !== null, (t) => this.checkpoints.recorded(t));
     split.running.push(...this.loads.notReached());
     return split;
   }

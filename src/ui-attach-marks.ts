@@ -10,7 +10,7 @@
 // `window-size smallest`) would shrink the task under the user at the bigger terminal whenever a
 // phone looks in; see docs/dashboard.md, Two terminals of different sizes.
 import { cut } from "./text-width.ts";
-import { stateText } from "./ui-format.ts";
+import { stateText } from "./view-task.ts";
 import { label } from "./task-labels.ts";
 import { printable } from "./text-printable.ts";
 import type { TaskInfo } from "./wire-protocol.ts";

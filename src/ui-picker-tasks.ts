@@ -6,7 +6,7 @@ import { withDaemon } from "./client.ts";
 import type { RemoteHost } from "./client-ssh.ts";
 import { hostsMayBeAdded } from "./client-target.ts";
 import { label } from "./task-labels.ts";
-import { age, glyph } from "./ui-format.ts";
+import { age, glyph } from "./view-task.ts";
 import { tildePath } from "./paths.ts";
 import { printable } from "./text-printable.ts";
 import type { TaskInfo } from "./wire-protocol.ts";

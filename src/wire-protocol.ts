@@ -7,6 +7,7 @@ import type { Attention } from "./task-attention.ts";
 import type { TokenUsage } from "./task-usage.ts";
 import type { Baseline } from "./git.ts";
 import type { ChangeStats } from "./text-changes.ts";
+import type { Checkpoint } from "./git-checkpoint.ts";
 import type { RestartPolicy } from "./task-restart.ts";
 import type { SettingChange, Settings } from "./settings.ts";
 import { recipeEntry, type RecipeEntry, restartPolicy, type WorktreeRecord, worktreeRecord } from "./recipe.ts";
@@ -87,6 +88,8 @@ export const opArgs = {
   send: schema("op.send", (type) =>
     type({ task: taskRef.type(), "text?": "string", "enter?": "boolean", "paste?": "boolean", "keys?": type("string > 0").array().atLeastLength(1) }),
   ),
+  /** The task's checkpoints (daemon-checkpoints.ts). */
+  checkpoints: schema("op.checkpoints", (type) => type({ task: taskRef.type() })),
   peek: schema("op.peek", (type) => type({ task: taskRef.type(), "lines?": "number.integer > 0", "history?": "boolean", "ansi?": "boolean" })),
   history: schema("op.history", (type) => type({ "tasks?": taskRef.type().array(), "group?": "string" })),
   logs: schema("op.logs", (type) => type({ task: taskRef.type(), "lines?": "number.integer >= 0" })),
@@ -310,6 +313,8 @@ export interface OpResults {
   rename: TaskInfo;
   group: TaskInfo;
   send: null;
+  /** `top`: the repository's top, null outside one or for a task that gets none; `paused`: the disk is low. */
+  checkpoints: { task: TaskInfo; top: string | null; paused: boolean; checkpoints: Checkpoint[] };
   /** With `history`, text is the task's history (`lines` of it), else its screen. */
   peek: { text: string; info: TaskInfo };
   /** The tasks named (all without `tasks`), those in `group` only when given, in fleet order. */

@@ -124,7 +124,7 @@ describe("diff", () => {
   });
 
   test("a recovered task keeps its baseline: its diff still starts where the task started", async () => {
-    fleet.env.FLEETCOM_SNAPSHOT_DEBOUNCE_MS = "100";
+    fleet.env.FLEETCOM_SNAPSHOT_DEBOUNCE_MS = "1";
     installSleepingAgent(fleet, "claude");
     const id = Number(await fleet.ok(["run", "--", "claude"], { cwd: repo }));
     const baseline = await baselineOf(id);

@@ -179,6 +179,22 @@ describe("the import graph", () => {
     expect(forbiddenEdges()).toEqual([]);
   });
 
+  test("the web view draws from the view layer, never from the terminal's files: web-* imports no ui-*", () => {
+    const crossing = MODULES.filter((m) => layer(m) === "web").flatMap((m) =>
+      GRAPH.get(m)!
+        .filter((i) => layer(i) === "ui")
+        .map((i) => `${m} → ${i}`),
+    );
+    expect(crossing).toEqual([]);
+  });
+
+  // One live fleet model on the client (client-fleet.ts): the dashboard, attach, the web view and
+  // `wait` hold a daemon's fleet through it, so its subscription is asked in one place.
+  test("the client asks a daemon for its events in one place: the fleet model's follow", () => {
+    const sites = MODULES.filter((m) => layer(m) !== "daemon").flatMap((m) => [...sourceOf(m).matchAll(/\.subscribe\(/g)].map(() => m));
+    expect(sites).toEqual(["client-fleet.ts"]);
+  });
+
   test("a command reaches the daemon's files only to run the supervisor: `fleetcom daemon` and `--foreground`", () => {
     const crossing = MODULES.filter((m) => layer(m) === "cmd" && GRAPH.get(m)!.some((i) => layer(i) === "daemon"));
     expect(crossing.sort()).toEqual(["cmd-daemon.ts", "cmd-root.ts"]);

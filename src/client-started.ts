@@ -4,10 +4,11 @@
 // with its last line. The moment ends early once every task watched has ended; a task that outlives
 // it was started, and is not watched. A moment of 0 watches nothing and asks the daemon nothing.
 import { DaemonClient } from "./client.ts";
+import { FleetModel } from "./client-fleet.ts";
 import { runCheckSetting } from "./config-run-check.ts";
 import { printable } from "./text-printable.ts";
 import { cut } from "./text-width.ts";
-import type { TaskEvent, TaskInfo } from "./wire-protocol.ts";
+import type { TaskInfo } from "./wire-protocol.ts";
 
 const ended = (task: TaskInfo) => task.state === "exited";
 const failed = (task: TaskInfo) => ended(task) && (task.signal !== null || task.exitCode !== 0);
@@ -32,8 +33,8 @@ export async function failedAtOnce(ids: readonly number[], client?: DaemonClient
           resolve();
         }
       };
-      own.handlers = { ...before, event: (event: TaskEvent) => note(event.task), closed: () => resolve() };
-      own.subscribe((tasks) => tasks.forEach(note)).catch(reject);
+      own.handlers = { ...before, closed: () => resolve() };
+      new FleetModel((event) => note(event.task)).follow(own, (tasks) => tasks.forEach(note)).catch(reject);
     });
   } finally {
     own.handlers = before;

@@ -38,7 +38,8 @@ function rows(help: string): [string, string][] {
     if (/^(Arguments|Options):$/.test(line)) inSection = true;
     else if (/^\S/.test(line) || line === "") inSection = line === "" ? inSection : false;
     else if (inSection) {
-      const [, label, description] = /^ {2}(\S(?:.*?\S)?)(?: {2,}(.*))?$/.exec(line) ?? [];
+      // `??`: a one-letter label (`N`) is a label too, not the start of one running into its description.
+      const [, label, description] = /^ {2}(\S(?:.*?\S)??)(?: {2,}(.*))?$/.exec(line) ?? [];
       found.push([label ?? line, description ?? ""]);
     }
   }

@@ -128,6 +128,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   private readonly changes = new TaskChanges<Task>(
     (t) => this.tasks.get(t.id) === t && this.events.broadcast("changed", t.info()),
     (m) => this.options.log(m),
+    runtimeDir(),
   );
   /** Told in every welcome: which start of the daemon a client reached (a forwarded connection checks it). */
   private readonly instance = crypto.randomUUID();

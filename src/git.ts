@@ -1,9 +1,9 @@
 // The git plumbing behind a task's baseline and its diff (docs/review.md), for both processes.
 //
 // INVARIANT: nothing here writes the user's index, HEAD, stash or branches. A snapshot of the
-// working tree goes through a temporary index file (GIT_INDEX_FILE), seeded from a copy of the real
-// one so unchanged files are not hashed again; `git add -A` and `git write-tree` then see the tree as
-// it is (tracked and untracked, not ignored), and the only thing written to the repository is objects
+// working tree goes through an index file of fleetcom's own (GIT_INDEX_FILE), seeded from a copy of
+// the real one so unchanged files are not hashed again; the files git lists as changed or untracked
+// (not ignored) are written into it and `git write-tree` then sees the tree as it is, and the only thing written to the repository is objects
 // and the one `refs/fleetcom/` ref that keeps a baseline alive. GIT_OPTIONAL_LOCKS=0 keeps even a
 // read from refreshing the user's index.
 import { copyFileSync, existsSync, lstatSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -35,16 +35,17 @@ const FLEETCOM_IDENTITY = {
 };
 
 /** git in `cwd`, its output gathered; never throws (a git that cannot start answers code 127). */
-export function gitRun(cwd: string, args: string[], env: Record<string, string> = {}): Promise<GitRun> {
+export function gitRun(cwd: string, args: string[], env: Record<string, string> = {}, input?: string): Promise<GitRun> {
   return new Promise((resolve) => {
     const child = childProcess().spawn("git", ["-C", cwd, ...args], {
       env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     });
+    if (input !== undefined) child.stdin?.end(input);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on("data", (b: Buffer) => out.push(b));
-    child.stderr.on("data", (b: Buffer) => err.push(b));
+    child.stdout?.on("data", (b: Buffer) => out.push(b));
+    child.stderr?.on("data", (b: Buffer) => err.push(b));
     child.on("error", (e) => resolve({ code: 127, out: "", err: e.message }));
     child.on("close", (code) => resolve({ code: code ?? 1, out: Buffer.concat(out).toString("utf8"), err: Buffer.concat(err).toString("utf8").trim() }));
   });
@@ -62,37 +63,91 @@ export async function headCommit(top: string): Promise<string | null> {
   return r.code === 0 ? r.out.trim() : null;
 }
 
+/**
+ * An index file of fleetcom's own for one working tree, never the user's: seeded from a copy of the
+ * user's index (again whenever theirs changes, so it stays their index plus the working tree), and
+ * kept between snapshots, so its stat cache lets the next snapshot hash only the files changed since.
+ */
+export class PrivateIndex {
+  private seededFrom = "";
+
+  constructor(readonly path: string) {}
+
+  /** Copies the user's index in when it is not the one this was last seeded from. */
+  async seed(top: string): Promise<void> {
+    const real = await gitRun(top, ["rev-parse", "--path-format=absolute", "--git-path", "index"]);
+    const userIndex = real.code === 0 ? real.out.trim() : "";
+    const stat = userIndex !== "" && existsSync(userIndex) ? lstatSync(userIndex) : null;
+    const signature = stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : "none";
+    if (signature === this.seededFrom && existsSync(this.path)) return;
+    if (stat) copyFileSync(userIndex, this.path);
+    else rmSync(this.path, { force: true });
+    this.seededFrom = signature;
+  }
+
+  remove(): void {
+    rmSync(this.path, { force: true });
+  }
+}
+
 /** The tree of the working tree as it is now, through a temporary index; throws what git said when it fails. */
 export async function snapshotTree(top: string): Promise<string> {
   const dir = mkdtempSync(join(nodeOs().tmpdir(), "fleetcom-index-"));
   try {
-    const index = join(dir, "index");
-    const real = await gitRun(top, ["rev-parse", "--path-format=absolute", "--git-path", "index"]);
-    if (real.code === 0 && existsSync(real.out.trim())) copyFileSync(real.out.trim(), index);
-    const env = { GIT_INDEX_FILE: index };
-    const pathspecs = join(dir, "pathspecs");
-    writeFileSync(pathspecs, [".", ...(await oversized(top, env)).map((p) => `:(exclude,literal)${p}`)].map((p) => `${p}\0`).join(""));
-    const added = await gitRun(top, ["add", "-A", `--pathspec-from-file=${pathspecs}`, "--pathspec-file-nul"], env);
-    if (added.code !== 0) throw new Error(`git add: ${added.err}`);
-    const tree = await gitRun(top, ["write-tree"], env);
-    if (tree.code !== 0) throw new Error(`git write-tree: ${tree.err}`);
-    return tree.out.trim();
+    return await snapshotTreeWith(top, new PrivateIndex(join(dir, "index")));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-/** The changed and untracked (not ignored) files over the bound, as paths from the top. */
-async function oversized(top: string, env: Record<string, string>): Promise<string[]> {
+/**
+ * The tree of the working tree as it is now, through `index`: only the files git lists as changed
+ * against it or untracked are written into it (one scan of the tree), the oversized ones left out.
+ * Where git refuses that exact update (a file turned into a directory, say), `git add -A` over the
+ * whole tree does it.
+ */
+export async function snapshotTreeWith(top: string, index: PrivateIndex): Promise<string> {
+  await index.seed(top);
+  const env = { GIT_INDEX_FILE: index.path };
+  const changed = await changedPaths(top, env);
+  const big = new Set(oversized(top, changed));
+  const wanted = changed.filter((p) => !big.has(p));
+  if (wanted.length > 0) {
+    const updated = await gitRun(top, ["update-index", "--add", "--remove", "-z", "--stdin"], env, wanted.map((p) => `${p}\0`).join(""));
+    if (updated.code !== 0) await addAll(top, env, index.path, [...big]);
+  }
+  const tree = await gitRun(top, ["write-tree"], env);
+  if (tree.code !== 0) throw new Error(`git write-tree: ${tree.err}`);
+  return tree.out.trim();
+}
+
+async function addAll(top: string, env: Record<string, string>, indexPath: string, big: string[]): Promise<void> {
+  const pathspecs = `${indexPath}.pathspecs`;
+  writeFileSync(pathspecs, [".", ...big.map((p) => `:(exclude,literal)${p}`)].map((p) => `${p}\0`).join(""));
+  try {
+    const added = await gitRun(top, ["add", "-A", `--pathspec-from-file=${pathspecs}`, "--pathspec-file-nul"], env);
+    if (added.code !== 0) throw new Error(`git add: ${added.err}`);
+  } finally {
+    rmSync(pathspecs, { force: true });
+  }
+}
+
+/** The files changed against the index (deleted ones included) and the untracked, not ignored, ones, from the top. */
+async function changedPaths(top: string, env: Record<string, string>): Promise<string[]> {
   const listed = await gitRun(top, ["ls-files", "-z", "--modified", "--others", "--exclude-standard"], env);
   if (listed.code !== 0) throw new Error(`git ls-files: ${listed.err}`);
+  return [...new Set(listed.out.split("\0").filter((p) => p !== ""))];
+}
+
+/** Those of `paths` that are files over the bound. */
+function oversized(top: string, paths: string[]): string[] {
   const big: string[] = [];
-  for (const path of new Set(listed.out.split("\0").filter((p) => p !== ""))) {
+  for (const path of paths) {
     try {
       const stat = lstatSync(join(top, path));
       if (stat.isFile() && stat.size > SNAPSHOT_MAX_FILE_BYTES) big.push(path);
     } catch {
-      // Gone since it was listed: `git add -A` records that.
+      // Gone since it was listed: the update records that.
     }
   }
   return big;
@@ -126,16 +181,21 @@ export async function baselineExists(baseline: Baseline): Promise<boolean> {
   return (await gitRun(baseline.top, ["cat-file", "-e", `${baseline.commit}^{commit}`])).code === 0;
 }
 
-/** Files, lines added and removed from `base` (a tree or commit) to the working tree now. */
-export async function changesSince(top: string, base: string): Promise<ChangeStats> {
-  const now = await snapshotTree(top);
+/** Files, lines added and removed from `base` (a tree or commit) to `now` (a tree). */
+export async function changesBetween(top: string, base: string, now: string): Promise<ChangeStats> {
   const r = await gitRun(top, ["diff", "--numstat", "-z", "--no-renames", "--no-ext-diff", `${base}^{tree}`, now]);
   if (r.code !== 0) throw new Error(`git diff: ${r.err}`);
   return parseNumstat(r.out);
 }
 
-/** git in `cwd` with this terminal's stdio (its pager, its colours, the user's diff tools); its exit code. */
-export function gitInherit(cwd: string, args: string[]): number {
-  const r = childProcess().spawnSync("git", ["-C", cwd, ...args], { stdio: "inherit", env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" } });
-  return r.status ?? 1;
+/**
+ * git in `cwd` with this terminal's stdio (its pager, its colours, the user's diff tools); its exit
+ * code once it (and its pager) quit. Asynchronous, so a dashboard keeps reading its daemon meanwhile.
+ */
+export function gitOnTerminal(cwd: string, args: string[], env: Record<string, string> = {}): Promise<number> {
+  return new Promise((resolve) => {
+    const child = childProcess().spawn("git", ["-C", cwd, ...args], { stdio: "inherit", env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", ...env } });
+    child.on("error", () => resolve(127));
+    child.on("close", (code) => resolve(code ?? 1));
+  });
 }

@@ -19,6 +19,8 @@ export const SUBCOMMANDS: Record<string, Lazy> = {
   diff: () => import("./cmd-diff.ts").then((m) => m.default),
   merge: () => import("./cmd-merge.ts").then((m) => m.default),
   review: () => import("./cmd-review.ts").then((m) => m.default),
+  checkpoints: () => import("./cmd-checkpoints.ts").then((m) => m.default),
+  rewind: () => import("./cmd-rewind.ts").then((m) => m.default),
   send: () => import("./cmd-send.ts").then((m) => m.default),
   wait: () => import("./cmd-wait.ts").then((m) => m.default),
   kill: () => import("./cmd-kill.ts").then((m) => m.default),

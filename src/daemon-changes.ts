@@ -56,8 +56,12 @@ export class TaskChanges<T extends ChangingTask> {
     /** The task's `changes` (or `baseline`) is new: tell the clients. */
     private readonly changed: (task: T) => void,
     private readonly log: (message: string) => void,
+    /** A baseline was taken or kept: what a snapshot stores of the task changed, so a recovery keeps it. */
+    private readonly baselineRecorded: (task: T) => void,
     /** Where the daemon's own index files go (its runtime directory). */
     private readonly indexDir: string,
+    /** A baseline was taken or kept: the task's first checkpoint is that same snapshot (daemon-checkpoints.ts). */
+    private readonly established: (task: T, baseline: Baseline) => void = () => {},
   ) {
     this.refreshMs = msSetting(process.env, "FLEETCOM_CHANGES_INTERVAL_MS", REFRESH_MS, log);
   }
@@ -75,6 +79,8 @@ export class TaskChanges<T extends ChangingTask> {
       task.baseline = baseline;
       if (!baseline) return;
       this.repositoryOf(baseline.top).users++;
+      this.baselineRecorded(task);
+      this.established(task, baseline);
       this.refresh(task);
     });
   }

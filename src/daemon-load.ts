@@ -253,10 +253,12 @@ export class Loads {
       typed: e.typed ?? typedForm(e.cmd),
       worktree: e.worktree ?? null,
       baseline: e.baseline,
+      checkpoints: e.checkpoints,
       service: serviceOf(e),
       givenEnv: this.environmentOf(e),
       restart: restartOf(e.restart, e.max_restarts, e.restarts),
       loaded: true,
+      notify: e.notify !== false,
     };
     const task = this.fleet.spawn(peer, start);
     const history = histories.get(e);

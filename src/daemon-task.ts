@@ -10,6 +10,7 @@ import { isIdle } from "./task-idle.ts";
 import { DEFAULT_IDLE_SECONDS } from "./settings.ts";
 import { spawnPty, type Pty } from "./term-pty.ts";
 import type { Baseline } from "./git.ts";
+import type { Checkpoint } from "./git-checkpoint.ts";
 import type { ChangeStats } from "./text-changes.ts";
 import { ProcessGroup, terminateGroup } from "./daemon-process-group.ts";
 import { forgetGroup, watchGroup } from "./daemon-reaper.ts";
@@ -86,10 +87,14 @@ export interface TaskStart {
   service?: ServiceFields | undefined;
   /** The baseline a recovery snapshot kept (daemon-changes.ts). */
   baseline?: Baseline | undefined;
+  /** The checkpoints a recovery snapshot kept (daemon-checkpoints.ts). */
+  checkpoints?: Checkpoint[] | undefined;
   /** `run --restart`, a recipe's `restart`, and the count a recovery keeps. */
   restart?: RestartState | undefined;
   /** Started by a load (a saved session, a snapshot), not by `run` or the dashboard's `n`. */
   loaded?: boolean | undefined;
+  /** False: nothing about it is pushed (`run --no-notify`, a recipe's `"notify": false`). */
+  notify?: boolean | undefined;
 }
 
 export class Task {
@@ -112,6 +117,8 @@ export class Task {
   /** Whether this run's probe has passed; set by daemon-ready.ts, null without a probe. */
   readiness: Readiness | null = null;
   tagged = false;
+  /** Whether its news goes to notify's destinations (`fleetcom notify off|on`). */
+  notify = true;
   run = 0;
   /** Its git baseline and what it changed since (daemon-changes.ts), once counted. */
   baseline: Baseline | null = null;
@@ -543,6 +550,7 @@ export class Task {
       baseline: this.baseline,
       changes: this.changes,
       loaded: this.loaded,
+      notify: this.notify,
       cols: this.cols,
       rows: this.rows,
       readiness: this.readiness,

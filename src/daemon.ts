@@ -28,11 +28,13 @@ import {
 import { HISTORY_OFF, type HistoryWriter } from "./daemon-history.ts";
 import { Loads } from "./daemon-load.ts";
 import { TaskChanges } from "./daemon-changes.ts";
+import { TaskCheckpoints } from "./daemon-checkpoints.ts";
 import { InputGap } from "./daemon-input-gap.ts";
 import { flagsNeeded, probedPrograms } from "./agent-run.ts";
 import { useDeclaredAgents } from "./agent-declared.ts";
 import { UserError, errorMessage } from "./errors.ts";
 import { label, normalizeGroup, normalizeName } from "./task-labels.ts";
+import type { NotifyTarget } from "./config-notify.ts";
 import { reloadedSettings, type Settings } from "./settings.ts";
 import {
   type CrashNotice,
@@ -52,6 +54,8 @@ import {
   type TaskRef,
   type Welcome,
 } from "./wire-protocol.ts";
+import { PushGate, pushRules, ranMs } from "./daemon-push-gate.ts";
+import { pushHostNews } from "./daemon-push-hosts.ts";
 import { Push, type PushBody, type PushTask, pushState, pushTiming, SCREEN_LINES } from "./daemon-push.ts";
 import type { Schema } from "./validator.ts";
 import { cacheDir, definedEnvironment, homeDir, runtimeDir, socketPath } from "./paths.ts";
@@ -77,7 +81,7 @@ export interface DaemonOptions {
   /** Keep each task's history on disk and restore it on recover (`history` in settings.ts). */
   history: boolean;
   /** Where a task needing its user is told (settings.ts, docs/notify.md); FLEETCOM_NOTIFY when not given. */
-  notify?: string[];
+  notify?: NotifyTarget[];
   /** How long a running task stays quiet before it is idle (idle_seconds; 10 s when not given). */
   idleMs?: number;
   /** What the daemon settled on at start (or its last reload), for `status` and `fleetcom config`. */
@@ -128,7 +132,13 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   private readonly changes = new TaskChanges<Task>(
     (t) => this.tasks.get(t.id) === t && this.events.broadcast("changed", t.info()),
     (m) => this.options.log(m),
+    () => this.hooks.recipeChanged(),
     runtimeDir(),
+    (t, baseline) => this.checkpoints.fromBaseline(t, baseline),
+  );
+  readonly checkpoints = new TaskCheckpoints<Task>(
+    (m) => this.options.log(m),
+    (t) => this.tasks.get(t.id) === t && this.hooks.recipeChanged(),
   );
   /** Told in every welcome: which start of the daemon a client reached (a forwarded connection checks it). */
   private readonly instance = crypto.randomUUID();
@@ -182,6 +192,8 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   private readonly hooks: DaemonHooks;
   /** notify's destinations: commands, ntfy topics, webhooks. */
   private readonly push: Push;
+  /** Whether a task's news is pushed at all: muted tasks and tasks someone is typing into are not. */
+  private readonly pushGate = new PushGate();
 
   /**
    * `makeHooks`: the supervisor's collaborators, which read the fleet back (the snapshot and history
@@ -201,7 +213,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     this.probeStart = setTimeout(() => this.probe.watch(probedPrograms(), process.env, homeDir()), PROBE_START_DELAY_MS);
     this.probeStart.unref?.();
     this.push = new Push({ timing: pushTiming(process.env, options.log), log: options.log, stillTrue: (body) => this.stillTrue(body) });
-    this.push.configure(options.notify ?? (process.env.FLEETCOM_NOTIFY ? [process.env.FLEETCOM_NOTIFY] : []));
+    this.configurePush(options.notify ?? (process.env.FLEETCOM_NOTIFY ? [process.env.FLEETCOM_NOTIFY] : []), options.settings);
     this.hooks = makeHooks(this);
   }
 
@@ -239,7 +251,9 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     const task = view.task;
     // The user answers what the task asked before the task sees the answer: written first, the
     // keys reach the PTY at once, and a fast agent's next Stop could land before this and be cleared.
+    this.checkpoints.typed(task, bytes);
     task.attended();
+    this.pushGate.typed(task.id);
     task.write(bytes);
     this.inputGap.input();
     // Keystrokes cannot be refused: past the bound, stop reading them until the task reads, as a
@@ -402,7 +416,8 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
       if (this.tasks.get(task.id) !== task) return;
       const info = task.info();
       this.events.broadcast("exited", info);
-      if (!this.stopping && !answered) this.push.ended(pushTask(info), task, () => screenLines(task));
+      if (this.stopping || answered || this.pushGate.silent(task, this.isAttached(task))) return;
+      this.push.ended(pushTask(info), task, ranMs(task), () => screenLines(task));
     });
   }
 
@@ -411,6 +426,8 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     if (!this.tasks.has(task.id)) return;
     const info = task.info();
     this.events.broadcast("changed", info);
+    this.checkpoints.attention(task, before, info.attention);
+    if (this.pushGate.silent(task, this.isAttached(task))) return;
     if (!info.attention || !isNewAttention(before, info.attention)) return;
     this.changes.refresh(task);
     this.push.raised(pushTask(info), before, info.attention, () => screenLines(task));
@@ -422,6 +439,20 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     if (!task) return false;
     if (body.state === "finished" || body.state === "failed") return !task.running;
     return task.attention !== null && pushState(task.attention) === body.state;
+  }
+
+  /** Called after every reload (SIGHUP, `fleetcom config --reload`): the host links read the added hosts again (cmd-daemon.ts). */
+  reloaded: (() => void) | null = null;
+
+  /** An added host's news, from the link the daemon's process keeps to it (client-host-news.ts): pushed from here, named by host. */
+  hostNews(host: string, task: TaskInfo, before: TaskInfo | null, current: () => TaskInfo | null): void {
+    pushHostNews(this.push, host, task, before, current);
+  }
+
+  private configurePush(targets: NotifyTarget[], settings: Settings | undefined): void {
+    const { minRuntimeMs, idleMs } = pushRules(settings);
+    this.push.configure(targets, minRuntimeMs);
+    this.pushGate.idleMs = idleMs;
   }
 
   notifyTest(): Promise<OpResult<"notifyTest">> {
@@ -442,7 +473,8 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     return false;
   }
 
-  spawn(peer: Peer, { command, cwd, group, name, recorded, typed = command, worktree = null, givenEnv, service, restart, loaded, baseline }: TaskStart): Task {
+  spawn(peer: Peer, start: TaskStart): Task {
+    const { command, cwd, group, name, recorded, typed = command, worktree = null, givenEnv, service, restart, loaded, baseline, notify = true } = start;
     const { hello } = peer;
     const task = new Task(
       {
@@ -469,11 +501,13 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
       this,
     );
     task.diskLog = this.hooks.history?.logs.open(String(task.id)) ?? null;
+    task.notify = notify;
     this.tasks.set(task.id, task);
     if (task.id < this.highestId) this.outOfIdOrder = true;
     this.highestId = Math.max(this.highestId, task.id);
     this.events.broadcast("created", task.info());
     this.changes.started(task, task.agent !== null || worktree !== null, baseline);
+    this.checkpoints.started(task, task.agent !== null || worktree !== null, start.checkpoints);
     this.hooks.recipeChanged();
     return task;
   }
@@ -485,6 +519,8 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     this.events.forget(task);
     this.push.forget(task.id);
     this.changes.removed(task);
+    this.checkpoints.removed(task);
+    this.pushGate.forget(task.id);
     for (const peer of this.greeted()) if (watches(peer, task) || followsLines(peer, task)) endStream(peer, "removed", info);
     task.dispose();
     this.hooks.history?.remove(task);
@@ -535,7 +571,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   /** What a recovery snapshot stores (daemon-recipe.ts), with the entries a load has not reached yet. */
   snapshotRecipe(): SnapshotRecipe {
     const running = (t: Task) => meantToRun(t) || (this.runningAtStop?.has(t) ?? false);
-    const split = snapshotOf(this.inIdOrder(), running, this.hooks.history !== null);
+    const split = snapshotOf(this.inIdOrder(), running, this.hooks.history !== null, (t) => this.checkpoints.recorded(t));
     split.running.push(...this.loads.notReached());
     return split;
   }
@@ -587,7 +623,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     this.options.settings = settings;
     this.declareAgents(settings, false);
     this.options.notify = settings.notify.value;
-    this.push.configure(settings.notify.value);
+    this.configurePush(settings.notify.value, settings);
     this.options.scrollback = settings.scrollback.value;
     const idleMs = settings.idleSeconds.value * 1000;
     if (idleMs !== this.options.idleMs) {
@@ -600,6 +636,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     );
     this.options.log(`read ${settings.file} again: ${changed.length ? changed.join(", ") : "nothing changed"}`);
     for (const problem of settings.problems) this.options.log(problem);
+    this.reloaded?.();
     return { changes, settings: this.daemonSettings()! };
   }
 
@@ -616,7 +653,18 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
 
   private daemonSettings(): DaemonSettings | null {
     const s = this.options.settings;
-    return s ? { file: s.file, notify: s.notify, scrollback: s.scrollback, idleSeconds: s.idleSeconds, history: s.history, problems: s.problems } : null;
+    return s
+      ? {
+          file: s.file,
+          notify: s.notify,
+          notifyMinRuntime: s.notifyMinRuntime,
+          notifyIdle: s.notifyIdle,
+          scrollback: s.scrollback,
+          idleSeconds: s.idleSeconds,
+          history: s.history,
+          problems: s.problems,
+        }
+      : null;
   }
 
   /** What the daemon holds for its clients: the bounds in daemon-connection.ts keep these small. */

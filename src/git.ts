@@ -1,12 +1,14 @@
 // The git plumbing behind a task's baseline and its diff (docs/review.md), for both processes.
 //
 // INVARIANT: nothing here writes the user's index, HEAD, stash or branches. A snapshot of the
-// working tree goes through an index file of fleetcom's own (GIT_INDEX_FILE), seeded from a copy of
-// the real one so unchanged files are not hashed again; the files git lists as changed or untracked
-// (not ignored) are written into it and `git write-tree` then sees the tree as it is, and the only thing written to the repository is objects
+// working tree goes through an index file of fleetcom's own (GIT_INDEX_FILE: a temporary one, or
+// the daemon's kept one for counting), seeded from a copy of the real one so unchanged files are not
+// hashed again; git then writes the tree as it is (tracked and untracked, not ignored), and the only
+// thing written to the repository is objects
 // and the one `refs/fleetcom/` ref that keeps a baseline alive. GIT_OPTIONAL_LOCKS=0 keeps even a
 // read from refreshing the user's index.
 import { copyFileSync, existsSync, lstatSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { childProcess, nodeOs } from "./platform.ts";
 import { type ChangeStats, parseNumstat } from "./text-changes.ts";
@@ -36,6 +38,11 @@ const FLEETCOM_IDENTITY = {
 
 /** git in `cwd`, its output gathered; never throws (a git that cannot start answers code 127). */
 export function gitRun(cwd: string, args: string[], env: Record<string, string> = {}, input?: string): Promise<GitRun> {
+  return gitBytes(cwd, args, env, input).then((r) => ({ code: r.code, out: r.out.toString("utf8"), err: r.err }));
+}
+
+/** git in `cwd`, its output as bytes (a blob read back unchanged); never throws. */
+export function gitBytes(cwd: string, args: string[], env: Record<string, string> = {}, input?: string): Promise<{ code: number; out: Buffer; err: string }> {
   return new Promise((resolve) => {
     const child = childProcess().spawn("git", ["-C", cwd, ...args], {
       env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", ...env },
@@ -46,8 +53,8 @@ export function gitRun(cwd: string, args: string[], env: Record<string, string> 
     const err: Buffer[] = [];
     child.stdout?.on("data", (b: Buffer) => out.push(b));
     child.stderr?.on("data", (b: Buffer) => err.push(b));
-    child.on("error", (e) => resolve({ code: 127, out: "", err: e.message }));
-    child.on("close", (code) => resolve({ code: code ?? 1, out: Buffer.concat(out).toString("utf8"), err: Buffer.concat(err).toString("utf8").trim() }));
+    child.on("error", (e) => resolve({ code: 127, out: Buffer.alloc(0), err: e.message }));
+    child.on("close", (code) => resolve({ code: code ?? 1, out: Buffer.concat(out), err: Buffer.concat(err).toString("utf8").trim() }));
   });
 }
 
@@ -61,6 +68,82 @@ export async function repositoryTop(cwd: string): Promise<string | null> {
 export async function headCommit(top: string): Promise<string | null> {
   const r = await gitRun(top, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]);
   return r.code === 0 ? r.out.trim() : null;
+}
+
+/** The tree of the working tree as it is now, through a temporary index; throws what git said when it fails. */
+export async function snapshotTree(top: string): Promise<string> {
+  return (await snapshot(top, "changed")).tree;
+}
+
+/** A snapshot's tree, and the paths (from the top) of the files over the bound that it left out. */
+export interface Snapshot {
+  tree: string;
+  skipped: string[];
+}
+
+/**
+ * The working tree as it is now, through a temporary index. A file over SNAPSHOT_MAX_FILE_BYTES is
+ * never read: with `changed`, one changed or untracked is left out of `git add` by pathspec (a
+ * tracked one keeps what the index said of it: a baseline's diff); with `all`, every such file,
+ * tracked or not, is also taken out of the temporary index, so the tree holds none of them (a
+ * checkpoint, whose rewind must leave them as they are: git-checkpoint.ts).
+ */
+export async function snapshot(top: string, large: "changed" | "all"): Promise<Snapshot> {
+  const dir = mkdtempSync(join(nodeOs().tmpdir(), "fleetcom-index-"));
+  try {
+    const index = join(dir, "index");
+    const real = await gitRun(top, ["rev-parse", "--path-format=absolute", "--git-path", "index"]);
+    if (real.code === 0 && existsSync(real.out.trim())) copyFileSync(real.out.trim(), index);
+    const env = { GIT_INDEX_FILE: index };
+    const skipped = await oversized(top, env, large === "all" ? "--cached" : "--modified");
+    const pathspecs = join(dir, "pathspecs");
+    writeFileSync(pathspecs, [".", ...skipped.map((p) => `:(exclude,literal)${p}`)].map((p) => `${p}\0`).join(""));
+    const added = await gitRun(top, ["add", "-A", `--pathspec-from-file=${pathspecs}`, "--pathspec-file-nul"], env);
+    if (added.code !== 0) throw new Error(`git add: ${added.err}`);
+    if (large === "all" && skipped.length > 0) {
+      const removed = await gitRun(top, ["update-index", "-z", "--force-remove", "--stdin"], env, skipped.map((p) => `${p}\0`).join(""));
+      if (removed.code !== 0) throw new Error(`git update-index: ${removed.err}`);
+    }
+    const tree = await gitRun(top, ["write-tree"], env);
+    if (tree.code !== 0) throw new Error(`git write-tree: ${tree.err}`);
+    return { tree: tree.out.trim(), skipped };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The untracked (not ignored) files over the bound and, with `--modified`, the changed tracked ones
+ * or, with `--cached`, every tracked one; paths from the top, sizes from lstat, no file read.
+ */
+async function oversized(top: string, env: Record<string, string>, tracked: "--modified" | "--cached"): Promise<string[]> {
+  return overBound(top, await listedFiles(top, env, tracked));
+}
+
+/** The untracked (not ignored) files and the tracked ones `tracked` lists (deleted ones among `--modified`), from the top. */
+async function listedFiles(top: string, env: Record<string, string>, tracked: "--modified" | "--cached"): Promise<string[]> {
+  const listed = await gitRun(top, ["ls-files", "-z", tracked, "--others", "--exclude-standard"], env);
+  if (listed.code !== 0) throw new Error(`git ls-files: ${listed.err}`);
+  return [...new Set(listed.out.split("\0").filter((p) => p !== ""))];
+}
+
+/** Those of `paths` that are files over the bound; sizes from lstat, no file read. */
+async function overBound(top: string, paths: string[]): Promise<string[]> {
+  const big: string[] = [];
+  for (let i = 0; i < paths.length; i += STAT_BATCH) {
+    const batch = paths.slice(i, i + STAT_BATCH);
+    // One gone since it was listed counts as small: `git add -A` records that it is gone.
+    const sizes = await Promise.all(
+      batch.map((p) =>
+        lstat(join(top, p)).then(
+          (s) => (s.isFile() ? s.size : 0),
+          () => 0,
+        ),
+      ),
+    );
+    for (const [j, size] of sizes.entries()) if (size > SNAPSHOT_MAX_FILE_BYTES) big.push(batch[j]!);
+  }
+  return big;
 }
 
 /**
@@ -90,27 +173,17 @@ export class PrivateIndex {
   }
 }
 
-/** The tree of the working tree as it is now, through a temporary index; throws what git said when it fails. */
-export async function snapshotTree(top: string): Promise<string> {
-  const dir = mkdtempSync(join(nodeOs().tmpdir(), "fleetcom-index-"));
-  try {
-    return await snapshotTreeWith(top, new PrivateIndex(join(dir, "index")));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 /**
- * The tree of the working tree as it is now, through `index`: only the files git lists as changed
- * against it or untracked are written into it (one scan of the tree), the oversized ones left out.
- * Where git refuses that exact update (a file turned into a directory, say), `git add -A` over the
- * whole tree does it.
+ * The tree of the working tree as it is now (as snapshotTree's), through the kept `index`: only the
+ * files git lists as changed against it or untracked are written into it (one scan of the tree), the
+ * oversized ones left out. Where git refuses that exact update (a file turned into a directory,
+ * say), `git add -A` over the whole tree does it.
  */
 export async function snapshotTreeWith(top: string, index: PrivateIndex): Promise<string> {
   await index.seed(top);
   const env = { GIT_INDEX_FILE: index.path };
-  const changed = await changedPaths(top, env);
-  const big = new Set(oversized(top, changed));
+  const changed = await listedFiles(top, env, "--modified");
+  const big = new Set(await overBound(top, changed));
   const wanted = changed.filter((p) => !big.has(p));
   if (wanted.length > 0) {
     const updated = await gitRun(top, ["update-index", "--add", "--remove", "-z", "--stdin"], env, wanted.map((p) => `${p}\0`).join(""));
@@ -132,26 +205,8 @@ async function addAll(top: string, env: Record<string, string>, indexPath: strin
   }
 }
 
-/** The files changed against the index (deleted ones included) and the untracked, not ignored, ones, from the top. */
-async function changedPaths(top: string, env: Record<string, string>): Promise<string[]> {
-  const listed = await gitRun(top, ["ls-files", "-z", "--modified", "--others", "--exclude-standard"], env);
-  if (listed.code !== 0) throw new Error(`git ls-files: ${listed.err}`);
-  return [...new Set(listed.out.split("\0").filter((p) => p !== ""))];
-}
-
-/** Those of `paths` that are files over the bound. */
-function oversized(top: string, paths: string[]): string[] {
-  const big: string[] = [];
-  for (const path of paths) {
-    try {
-      const stat = lstatSync(join(top, path));
-      if (stat.isFile() && stat.size > SNAPSHOT_MAX_FILE_BYTES) big.push(path);
-    } catch {
-      // Gone since it was listed: the update records that.
-    }
-  }
-  return big;
-}
+/** lstat calls in flight at once: enough to keep the thread pool busy, few enough not to hold the event loop. */
+const STAT_BATCH = 256;
 
 /**
  * The task's baseline: a commit of the working tree as it is (its parent the commit at HEAD), kept

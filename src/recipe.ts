@@ -57,6 +57,23 @@ export const baselineRecord = schema("baselineRecord", (type) =>
   type({ top: worktreeDirectory.type(), commit: /^[0-9a-f]{40}([0-9a-f]{24})?$/, ref: /^refs\/fleetcom\/[A-Za-z0-9._-]+$/ }),
 );
 
+/**
+ * A task's checkpoints (git-checkpoint.ts): only snapshots keep them, so a recovered task can still
+ * be rewound. SECURITY: as the baseline's, the commit and ref reach git (`update-ref --stdin`, one
+ * line each): a full object id and a ref of plain characters, no space or newline to add a command.
+ */
+export const checkpointRecord = schema("checkpointRecord", (type) =>
+  type({
+    n: "0 <= number.integer <= 1000000000",
+    at: "string",
+    prompt: "string",
+    files: "number.integer >= 0 | null",
+    commit: /^[0-9a-f]{40}([0-9a-f]{24})?$/,
+    ref: /^refs\/fleetcom\/[A-Za-z0-9._-]+$/,
+    skipped: "string[]",
+  }),
+);
+
 /** A restart policy as `run --restart` and a recipe's `restart` name it (task-restart.ts). */
 export const restartPolicy = schema("restartPolicy", (type) => type.enumerated(...RESTART_POLICIES));
 const restartCount = schema("restartCount", (type) => type("0 <= number.integer <= 1000000"));
@@ -79,9 +96,12 @@ export const recipeEntry = schema("recipeEntry", (type) =>
     "typed?": "string",
     "worktree?": worktreeRecord.type(),
     "baseline?": baselineRecord.type(),
+    "checkpoints?": checkpointRecord.type().array(),
     "restart?": restartPolicy.type(),
     "max_restarts?": restartCount.type(),
     "restarts?": restartCount.type(),
+    /** Written only when false: nothing about the task is pushed (docs/notify.md). */
+    "notify?": "false",
   }).and(serviceFields.type()),
 );
 export type RecipeEntry = typeof recipeEntry.infer;
@@ -208,10 +228,18 @@ function toRecipeEntry(dir: string, item: StoredEntry, file: string, place: stri
     name: item.name === undefined ? null : normalizeName(item.name),
     ...readServiceFields(item as Record<string, unknown>, file, place),
     ...restartFields(item, file, place),
+    ...notifyField(item, file, place),
   };
   // Not in the schema: like any other extra member, a `history` or `typed` that is not a string is
   // ignored, and an `id` that is not a task id is too (the task then gets a fresh one).
-  const { history, id, typed, worktree, baseline } = item as { history?: unknown; id?: unknown; typed?: unknown; worktree?: unknown; baseline?: unknown };
+  const { history, id, typed, worktree, baseline, checkpoints } = item as {
+    history?: unknown;
+    id?: unknown;
+    typed?: unknown;
+    worktree?: unknown;
+    baseline?: unknown;
+    checkpoints?: unknown;
+  };
   if (typeof history === "string") entry.history = history;
   if (recordedId.allows(id)) entry.id = id;
   if (typeof typed === "string") entry.typed = typed;
@@ -220,6 +248,8 @@ function toRecipeEntry(dir: string, item: StoredEntry, file: string, place: stri
   else if (worktree !== undefined) throw worktreeRefused(file, dir, entry.cmd);
   // A baseline that is not one is dropped: the task is still recovered, and takes a new one.
   if (baselineRecord.allows(baseline)) entry.baseline = { top: baseline.top, commit: baseline.commit, ref: baseline.ref };
+  // Checkpoints are kept only when every one is one: the task is recovered either way.
+  if (Array.isArray(checkpoints) && checkpoints.every((c) => checkpointRecord.allows(c))) entry.checkpoints = checkpoints.map((c) => ({ ...c }));
   return entry;
 }
 
@@ -255,6 +285,14 @@ function restartFields(item: Exclude<StoredEntry, string>, file: string, place: 
   // Written by snapshots only: a count that is not one is ignored, as an `id` is.
   if (restartCount.allows(restarts)) fields.restarts = restarts;
   return fields;
+}
+
+/** An entry's `"notify": false`; `true` is what no field means, and anything else fails the recipe as a bad policy does. */
+function notifyField(item: Exclude<StoredEntry, string>, file: string, place: string): Pick<RecipeEntry, "notify"> {
+  const { notify } = item as { notify?: unknown };
+  if (notify === undefined || notify === true) return {};
+  if (notify === false) return { notify: false };
+  throw serviceRefusal(file, place, "notify", `expected false (or true), got ${short(JSON.stringify(notify))}`);
 }
 
 // `gpu1:/srv/train`, `gpu1:~` and `gpu1:~/x`: a directory on the added host gpu1 (its `~` is its home
@@ -352,10 +390,12 @@ function toStoredEntry(entry: RecipeEntry): StoredEntry {
     entry.typed === undefined &&
     entry.worktree === undefined &&
     entry.baseline === undefined &&
+    entry.checkpoints === undefined &&
     entry.restart === undefined &&
     entry.max_restarts === undefined &&
     entry.restarts === undefined &&
-    Object.keys(service).length === 0;
+    Object.keys(service).length === 0 &&
+    entry.notify === undefined;
   if (entry.group === null && entry.name === null && plain) return entry.cmd;
   return {
     cmd: entry.cmd,
@@ -365,10 +405,12 @@ function toStoredEntry(entry: RecipeEntry): StoredEntry {
     ...(entry.typed !== undefined && { typed: entry.typed }),
     ...(entry.worktree !== undefined && { worktree: entry.worktree }),
     ...(entry.baseline !== undefined && { baseline: entry.baseline }),
+    ...(entry.checkpoints !== undefined && { checkpoints: entry.checkpoints }),
     ...service,
     ...(entry.restart !== undefined && { restart: entry.restart }),
     ...(entry.max_restarts !== undefined && { max_restarts: entry.max_restarts }),
     ...(entry.restarts !== undefined && { restarts: entry.restarts }),
+    ...(entry.notify === false && { notify: false }),
     ...(entry.history !== undefined && { history: entry.history }),
   } as StoredEntry;
 }

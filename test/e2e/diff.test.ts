@@ -124,7 +124,7 @@ describe("diff", () => {
   });
 
   test("a recovered task keeps its baseline: its diff still starts where the task started", async () => {
-    fleet.env.FLEETCOM_SNAPSHOT_DEBOUNCE_MS = "100";
+    fleet.env.FLEETCOM_SNAPSHOT_DEBOUNCE_MS = "1";
     installSleepingAgent(fleet, "claude");
     const id = Number(await fleet.ok(["run", "--", "claude"], { cwd: repo }));
     const baseline = await baselineOf(id);
@@ -238,10 +238,11 @@ describe("what counting costs", () => {
     const ids: number[] = [];
     for (let i = 0; i < 3; i++) ids.push(Number(await fleet.ok(["run", "--", "claude"], { cwd: repo })));
     for (const id of ids) await fleet.waitForTask(id, "a first count", (t) => t.changes !== null);
+    // A counting scan lists the changed and untracked files (a checkpoint, at each prompt, lists every file: --cached).
     const scans = () =>
       readFileSync(calls, "utf8")
         .split("\n")
-        .filter((line) => / ls-files /.test(line));
+        .filter((line) => / ls-files -z --modified /.test(line));
     // The first counts settle (a baseline taken while a scan ran asks for one more).
     let seen = -1;
     await until("the first counts to settle", async () => {

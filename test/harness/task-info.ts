@@ -14,6 +14,7 @@ export function taskInfo(id: number, over: Partial<TaskInfo> = {}): TaskInfo {
     baseline: null,
     changes: null,
     loaded: false,
+    notify: true,
     name: null,
     group: null,
     cwd: "/w",

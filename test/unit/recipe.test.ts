@@ -148,6 +148,32 @@ describe("the wrapped format", () => {
     }
   });
 
+  test("a snapshot's checkpoints are read back; a list with one whose ref or commit could add a git command is dropped, the task kept", () => {
+    const checkpoint = {
+      n: 1,
+      at: "2026-12-04T21:00:00.000Z",
+      prompt: "fix it",
+      files: 2,
+      commit: "b".repeat(40),
+      ref: "refs/fleetcom/task-3-1a2b3c4d-cp1",
+      skipped: ["big.bin"],
+    };
+    const text = formatRecipe("w", [{ ...entry("/src/app", "claude"), checkpoints: [checkpoint] }], ctx.home);
+    expect(parseRecipe(text, "w.json", ctx).entries).toEqual([{ ...entry("/src/app", "claude"), checkpoints: [checkpoint] }]);
+    const read = (c: unknown) => parse({ "/x": [{ cmd: "claude", checkpoints: [checkpoint, c] }] }).entries[0]!;
+    for (const bad of [
+      { ...checkpoint, ref: "refs/fleetcom/x\ndelete refs/heads/main" },
+      { ...checkpoint, ref: "refs/fleetcom/x refs/heads/main" },
+      { ...checkpoint, ref: "refs/heads/main" },
+      { ...checkpoint, commit: "--all" },
+      { ...checkpoint, n: -1 },
+      { ...checkpoint, skipped: [1] },
+    ]) {
+      expect(read(bad).checkpoints).toBeUndefined();
+      expect(read(bad).cmd).toBe("claude");
+    }
+  });
+
   test("a restart policy is written with its entry and read back; a recipe without one is written exactly as before", () => {
     const policy = { ...entry("/srv/api", "npm start", null, "api"), restart: "on-failure" as const, max_restarts: 3 };
     const text = formatRecipe("svc", [policy, entry("/srv/api", "top")], ctx.home);

@@ -87,7 +87,7 @@ export function helpEntries(detach: string, foreground = false): [string, string
     ["Esc", "clear the selection, then the filter"],
     ["Enter", `attach; ${detach} d comes back`],
     // One line for both: the ? screen must fit 16 rows in two columns.
-    ["Space · d", "peek at the task's screen · its diff since it started, in git's pager"],
+    ["Space · d", "peek at the task's screen · its diff, in git's pager"],
     ["v", "select or unselect (on a title: its section)"],
     ["V", "select every task shown, or none"],
     ["X", "kill if running, remove if finished *"],

@@ -4,6 +4,7 @@
 import { label } from "./task-labels.ts";
 import { age, glyph, restartNote, stateText, taskAge } from "./view-task.ts";
 import { allTasks, blocks, type Block, type Grouping, header, type HostBlock, screenRows, type Section, taskKey } from "./view-fleet.ts";
+import { changesCell } from "./text-changes.ts";
 import { cut } from "./text-width.ts";
 import { printable } from "./text-printable.ts";
 import type { CrashNotice, SnapshotError, TaskInfo } from "./wire-protocol.ts";
@@ -34,7 +35,9 @@ export function taskRow(task: TaskInfo, columns: number, idWidth: number, now: n
   const state = stateWidth > 0 ? `${cut(stateText(task), stateWidth).padEnd(stateWidth)}  ` : "";
   const arrow = moved === "up" ? "↑ " : moved === "down" ? "↓ " : "";
   const prefix = `${mark}${glyph(task)} ${task.tagged ? "◆" : " "} ${String(task.id).padStart(idWidth)} ${arrow}${state}`;
-  const suffix = `${restartNote(task, now)} · ${taskAge(task, now)}`;
+  // What the task changed in its repository (`+120 −14`), on rows of tasks with changes.
+  const changes = changesCell(task.changes);
+  const suffix = `${restartNote(task, now)}${changes ? ` · ${changes}` : ""} · ${taskAge(task, now)}`;
   const room = Math.max(4, columns - 1 - textWidth(prefix) - textWidth(suffix));
   // A task in a worktree of its own (run --worktree) carries its branch.
   const name = printable(task.worktree ? `${label(task)} [${task.worktree.branch}]` : label(task));

@@ -6,6 +6,7 @@ import { label } from "./task-labels.ts";
 import { header, sections } from "./view-fleet.ts";
 import { age, glyph, restartText, stateText } from "./view-task.ts";
 import { printable } from "./text-printable.ts";
+import { changesCell } from "./text-changes.ts";
 import type { Card, FleetView } from "./web-messages.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 
@@ -58,5 +59,6 @@ function card(task: TaskInfo, host: string | null, now: number): Card {
     waited: task.attention ? age(task.attention.since, now) : null,
     running: task.state === "running",
     restart: restartText(task, now),
+    changes: changesCell(task.changes),
   };
 }

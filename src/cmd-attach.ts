@@ -1,4 +1,4 @@
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { attachTo, requireTerminal } from "./ui-attach.ts";
 import { attachStatusSetting, chosenDetachKey, DEFAULT_DETACH_KEY } from "./ui-attach-settings.ts";
 import { chordSummary } from "./ui-attach-chords.ts";

@@ -7,7 +7,7 @@
 // One thing it changes: the hello's environment and directory are this login's, not what the far
 // client sent (which sends none): the local environment of the other machine never reaches a task here.
 import { writeSync } from "node:fs";
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import type { ClientSocket } from "./client-socket.ts";
 import { errnoCode } from "./errors.ts";
 import { definedEnvironment } from "./paths.ts";

@@ -1,5 +1,5 @@
 // `fleetcom checkpoints TASK`: the task's checkpoints, newest first: number, age, files changed, the prompt.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { checkpointsOf, checkpointsTable } from "./client-checkpoints.ts";
 import { writeStdout } from "./ui-format.ts";
 

@@ -1,5 +1,5 @@
 // `fleetcom diff TASK`: everything the task changed since it started, through git's own diff.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { showDiff } from "./client-diff.ts";
 import { usageError } from "./errors.ts";
 

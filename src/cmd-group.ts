@@ -1,6 +1,6 @@
 // `fleetcom group TASK GROUP`: clearing a task's group is asked for (`--clear` or ""), never what
 // a forgotten argument does.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { withDaemon } from "./client.ts";
 import { usageError } from "./errors.ts";
 import { printable } from "./text-printable.ts";

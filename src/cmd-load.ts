@@ -4,7 +4,7 @@
 // load resolves the same way here, in the client, so relative keys and `~` follow the user's shell,
 // and the daemon only starts the resolved entries. A key naming an added host (`gpu1:/srv/train`)
 // is started by that host's daemon (docs/remote.md).
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { usageError } from "./errors.ts";
 import { currentDirectory } from "./text-path.ts";
 

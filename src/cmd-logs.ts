@@ -10,8 +10,8 @@
 // through the sanitiser: another host's daemon may send escape sequences.
 // `--follow` ends with the task's exit code (of several, the first non-zero), as `wait --for exit`
 // does; a daemon that stops under it is said in a line, exit 3.
-import { defineCommand } from "./cli-define.ts";
-import { wholeFlag } from "./cli-flags.ts";
+import { defineCommand } from "./kit-define.ts";
+import { wholeFlag } from "./kit-flags.ts";
 import { selection, tasksOf } from "./client-select.ts";
 import { DaemonClient } from "./client.ts";
 import { OpenSlots } from "./client-open-slots.ts";

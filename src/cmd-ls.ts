@@ -2,7 +2,7 @@
 // or as the documented JSON array. With hosts added (docs/remote.md), every host's fleet after this
 // machine's, a HOST column, `"host"` in each JSON row; a host that does not answer within
 // its bound (2.5 s) costs no more than that: it is named on stderr and the others print.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { withDaemon } from "./client.ts";
 import { hostInUse, hostsMayBeAdded } from "./client-target.ts";
 import { lsTable, terminalColumns, writeStdout } from "./ui-format.ts";

@@ -1,6 +1,6 @@
 // `fleetcom merge TASK`: a `run --worktree` task's branch merged into the main checkout's branch;
 // refused, with nothing changed, rather than left half done.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { mergeTask } from "./client-merge.ts";
 import { writeStdout } from "./ui-format.ts";
 

@@ -3,8 +3,8 @@
 // instead (scrollback and screen, wrapped lines joined; `--ansi` keeps its colours): the lines
 // `grep` numbers and `logs` starts with. Whatever the daemon sends is shown through the sanitiser
 // (another host's daemon may send escape sequences): only `attach` is raw.
-import { defineCommand } from "./cli-define.ts";
-import { positiveWholeFlag } from "./cli-flags.ts";
+import { defineCommand } from "./kit-define.ts";
+import { positiveWholeFlag } from "./kit-flags.ts";
 import { DaemonClient } from "./client.ts";
 import { printText, whenReaderGone } from "./client-stdout.ts";
 import { usageError } from "./errors.ts";

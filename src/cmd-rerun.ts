@@ -1,7 +1,7 @@
 // `fleetcom rerun TASK`: run a finished task again in place. An agent resumes its conversation when
 // its store holds one; the daemon's notice (a resume form that failed at once, so the program runs as
 // typed) is printed.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { withDaemon } from "./client.ts";
 
 export default defineCommand({

@@ -2,7 +2,7 @@
 // on its own), then run it again in place: same id, name, group, tag and worktree, an agent in its
 // resume form, the history kept above the new run (docs/services.md). Running and finished tasks
 // alike. More than one task is asked about first from a terminal, since each loses what it was doing.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { selection, someLabels, tasksOf, whereFrom } from "./client-select.ts";
 import { withDaemon } from "./client.ts";
 import { count, escapeReport } from "./ui-format.ts";

@@ -1,5 +1,5 @@
 // `fleetcom review TASK FILE:LINE[-LINE] TEXT…`: a comment on the task's diff, sent to its agent as one prompt.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { sendReview } from "./client-review.ts";
 
 export default defineCommand({

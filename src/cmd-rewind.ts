@@ -1,5 +1,5 @@
 // `fleetcom rewind TASK N`: the task's working tree put back as it was at checkpoint N, in full or not at all.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { rewindTask } from "./client-checkpoints.ts";
 import { usageError } from "./errors.ts";
 import { printable } from "./text-printable.ts";

@@ -3,7 +3,7 @@
 // unless --force, which kills it first. A group or the whole fleet means its finished tasks (the
 // dashboard's Completed cleared); with --force its running ones too, asked about first from a
 // terminal as `kill -g` is, since what runs cannot be brought back.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { selection, someLabels, tasksOf, whereFrom } from "./client-select.ts";
 import { withDaemon } from "./client.ts";
 import { count, escapeReport } from "./ui-format.ts";

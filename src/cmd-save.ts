@@ -3,7 +3,7 @@
 // HOME a later load expands them with. With hosts added, their fleets are saved too under
 // host-qualified keys; a host that does not answer is named on stderr and left out, and the save of
 // the rest succeeds (docs/remote.md).
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 
 export default defineCommand({
   meta: {

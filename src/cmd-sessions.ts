@@ -1,7 +1,7 @@
 // `fleetcom sessions [--json]`, `sessions rm NAME`, `sessions mv OLD NEW`: the saved recipes, no
 // daemon needed. Listing is the `list` default subcommand because citty would otherwise run a parent
 // `run` after every subcommand too.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { table, terminalColumns, writeStdout } from "./ui-format.ts";
 import { age } from "./view-task.ts";
 import { printable } from "./text-printable.ts";

@@ -1,5 +1,5 @@
 // `fleetcom status`: never starts a daemon; "not running" is exit 3.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { crashNoticeText, DaemonClient } from "./client.ts";
 import { EXIT, UserError } from "./errors.ts";
 import type { DaemonStatus } from "./wire-protocol.ts";

@@ -1,6 +1,6 @@
 // `fleetcom tag TASK`: the "in use" tag. A bare `tag` toggles, as the dashboard's `m` does; a script
 // that must end in one state says which (`--on`, `--off`), so running it twice changes nothing.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { withDaemon } from "./client.ts";
 import { usageError } from "./errors.ts";
 

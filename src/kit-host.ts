@@ -4,7 +4,7 @@
 // (save, load, recover, status, sessions, --kill) or run git in the host's repositories (diff, merge, review, rewind)
 // run as a command of their own there.
 import type { ArgsDef, CommandDef } from "citty";
-import { flagIndex } from "./cli-flags.ts";
+import { flagIndex } from "./kit-flags.ts";
 import { EXIT, UserError, usageError } from "./errors.ts";
 import { printable } from "./text-printable.ts";
 

@@ -1,12 +1,12 @@
 // The shapes of the commands people run in loops or often (`ls`, `run -- CMD`, `peek -n 20 api`,
 // `kill -g web --yes`, `sessions`, `recover --list`, `daemon` as autostart runs it…) run without
-// loading citty (cli.ts plainArgs): they must get exactly the arguments citty would have parsed, and
+// loading citty (kit-plain-args.ts plainArgs): they must get exactly the arguments citty would have parsed, and
 // every other shape must still go through citty.
 import { expect, test } from "bun:test";
 import { type ArgsDef, type CommandDef, parseArgs } from "citty";
-import { PLAIN_COMMANDS, plainArgs } from "../../src/cli.ts";
+import { PLAIN_COMMANDS, plainArgs } from "../../src/kit-plain-args.ts";
 import { needsDaemonHereAnyway } from "../../src/client-early-start.ts";
-import { checkFlags } from "../../src/cli-flags.ts";
+import { checkFlags } from "../../src/kit-flags.ts";
 import { SUBCOMMANDS } from "../../src/cli-commands.ts";
 import { seededRandom } from "../harness/helpers.ts";
 

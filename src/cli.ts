@@ -4,7 +4,8 @@ import type { ArgsDef, CommandDef } from "citty";
 import { unknownFlagError } from "./kit-flags.ts";
 import { root, SUBCOMMANDS, type Lazy } from "./cli-commands.ts";
 import { routeCommand, takeHostFlag } from "./kit-host.ts";
-import { PLAIN_COMMANDS, plainArgs } from "./kit-plain-args.ts";
+import { factsOf } from "./kit-define.ts";
+import { plainArgs } from "./kit-plain-args.ts";
 import { needsDaemonHereAnyway } from "./client-early-start.ts";
 import { EXIT, UserError, errorMessage } from "./errors.ts";
 import { nearest } from "./text-nearest.ts";
@@ -117,9 +118,9 @@ export async function runCli(argv: string[]): Promise<number> {
     argv = routed.words;
     if (routed.route.kind === "there") return await onHost(routed.route.host, argv);
     if (routed.route.kind === "transport") await useHostNamed(routed.route.host);
-    const runs = PLAIN_COMMANDS.has(argv[0]!) ? await plainRunner(def) : def;
-    const plain = plainArgs(argv, runs.args as ArgsDef | undefined);
-    if (plain && runs.run) {
+    const runs = factsOf(def).plain ? await plainRunner(def) : null;
+    const plain = runs && plainArgs(argv, runs.args as ArgsDef | undefined);
+    if (runs && plain && runs.run) {
       await runs.run({ args: plain as never, rawArgs: argv.slice(1), cmd: runs });
       return typeof process.exitCode === "number" ? process.exitCode : 0;
     }

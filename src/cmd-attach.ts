@@ -4,6 +4,7 @@ import { attachStatusSetting, chosenDetachKey, DEFAULT_DETACH_KEY } from "./ui-a
 import { chordSummary } from "./ui-attach-chords.ts";
 
 export default defineCommand({
+  facts: { tasks: "first", remote: "transport", plain: true },
   meta: {
     name: "attach",
     description: `Attach this terminal to TASK; without TASK, pick one. Keys: ${chordSummary(DEFAULT_DETACH_KEY.name)}`,

@@ -15,6 +15,7 @@ import { runsOnBun } from "./platform.ts";
 import { encodeControl, FrameKind } from "./wire-framing.ts";
 
 export default defineCommand({
+  facts: { plain: true },
   meta: { name: "bridge", description: "Relay stdin/stdout to this machine's daemon (what `fleetcom --host` runs over ssh)", hidden: true },
   args: {},
   async run() {

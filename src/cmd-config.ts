@@ -14,6 +14,7 @@ import type { DaemonSettings } from "./wire-protocol.ts";
 import type { Resolved, SettingChange, Settings } from "./settings.ts";
 
 export default defineCommand({
+  facts: { plain: true },
   meta: { name: "config", description: "Print the settings in effect (config file, environment, defaults) and where each came from" },
   args: {
     json: { type: "boolean", description: "Print {file, exists, daemon, settings: {KEY: {value, source}}, problems} as JSON" },

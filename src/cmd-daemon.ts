@@ -16,6 +16,7 @@ function log(message: string): void {
 }
 
 export default defineCommand({
+  facts: { plain: true },
   meta: { name: "daemon", description: "Run the supervisor in the foreground (what autostart runs)" },
   args: {
     scrollback: { type: "string", valueHint: "LINES", description: "Lines of scrollback per task (default 2000, max 100000, 0 off)" },

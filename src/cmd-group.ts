@@ -6,6 +6,7 @@ import { usageError } from "./errors.ts";
 import { printable } from "./text-printable.ts";
 
 export default defineCommand({
+  facts: { tasks: "first", remote: "transport", plain: true },
   meta: { name: "group", description: "Put a task in a group (--clear takes it out)" },
   args: {
     task: { type: "positional", description: "TASK", required: true },

@@ -10,6 +10,7 @@ import { count, escapeReport } from "./ui-format.ts";
 import type { TaskRef } from "./wire-protocol.ts";
 
 export default defineCommand({
+  facts: { tasks: "all", remote: "transport", plain: true },
   meta: { name: "kill", description: "TERM the task's process group, KILL after 2 s" },
   args: {
     task: { type: "positional", valueHint: "TASK…", description: "One or more tasks: ids, exact names or commands, or unique prefixes", required: false },

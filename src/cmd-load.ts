@@ -9,6 +9,7 @@ import { usageError } from "./errors.ts";
 import { currentDirectory } from "./text-path.ts";
 
 export default defineCommand({
+  facts: { remote: "there", plain: true },
   meta: { name: "load", description: "Start the processes of a saved session or recipe file" },
   args: {
     target: { type: "positional", required: false, description: "Session name, a path ending in .json, a Procfile or a process-compose.yaml" },

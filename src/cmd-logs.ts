@@ -30,6 +30,7 @@ import type { AttachEnd, OpArgs, TaskInfo, TaskRef } from "./wire-protocol.ts";
 const PREFIX_LABEL_COLUMNS = 20;
 
 export default defineCommand({
+  facts: { tasks: "first", remote: "transport", plain: true },
   meta: {
     name: "logs",
     description:

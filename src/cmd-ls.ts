@@ -10,6 +10,7 @@ import type { HostedTask } from "./client-hosts.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 
 export default defineCommand({
+  facts: { remote: "transport", plain: true },
   meta: { name: "ls", description: "List tasks" },
   args: {
     json: { type: "boolean", description: "Print a JSON array, one object per task" },

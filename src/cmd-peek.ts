@@ -13,6 +13,7 @@ import { printableText } from "./text-printable.ts";
 import type { TaskRef } from "./wire-protocol.ts";
 
 export default defineCommand({
+  facts: { tasks: "first", remote: "transport", plain: true },
   meta: { name: "peek", description: "Print a task's current screen as plain text" },
   args: {
     task: { type: "positional", description: "TASK", required: true },

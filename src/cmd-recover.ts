@@ -13,6 +13,7 @@ import { recoveryDir } from "./paths.ts";
 import type { SnapshotInfo } from "./recipe-snapshots.ts";
 
 export default defineCommand({
+  facts: { remote: "there", plain: true },
   meta: { name: "recover", description: "List or load the recovery snapshots the daemon writes by itself" },
   args: {
     file: {

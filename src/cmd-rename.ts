@@ -8,6 +8,7 @@ import { usageError } from "./errors.ts";
 import { printable } from "./text-printable.ts";
 
 export default defineCommand({
+  facts: { tasks: "first", remote: "transport", plain: true },
   meta: { name: "rename", description: "Set a task's display name (--clear removes it)" },
   args: {
     task: { type: "positional", description: "TASK", required: true },

@@ -5,6 +5,7 @@ import { defineCommand } from "./kit-define.ts";
 import { withDaemon } from "./client.ts";
 
 export default defineCommand({
+  facts: { tasks: "first", remote: "transport", plain: true },
   meta: { name: "rerun", description: "Rerun a finished task in place (same id, tag, group, name)" },
   args: { task: { type: "positional", description: "TASK", required: true } },
   async run({ args }) {

@@ -9,6 +9,7 @@ import { count, escapeReport } from "./ui-format.ts";
 import type { TaskRef } from "./wire-protocol.ts";
 
 export default defineCommand({
+  facts: { tasks: "all", remote: "transport", plain: true },
   meta: { name: "restart", description: "Stop tasks as kill does, then run them again in place, their history kept" },
   args: {
     task: { type: "positional", valueHint: "TASK…", description: "One or more tasks: ids, exact names or commands, or unique prefixes", required: false },

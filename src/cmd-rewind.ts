@@ -6,6 +6,7 @@ import { printable } from "./text-printable.ts";
 import { writeStdout } from "./ui-format.ts";
 
 export default defineCommand({
+  facts: { tasks: "first", remote: "there" },
   meta: { name: "rewind", description: "Put a task's files back as they were at checkpoint N (fleetcom checkpoints TASK); the conversation stays the agent's" },
   args: {
     task: { type: "positional", valueHint: "TASK", description: "The agent's task to take back to a checkpoint", required: true },

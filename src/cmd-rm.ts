@@ -11,6 +11,7 @@ import type { TaskInfo, TaskRef } from "./wire-protocol.ts";
 import type { WorktreeRecord } from "./recipe.ts";
 
 export default defineCommand({
+  facts: { tasks: "all", remote: "transport", worktree: true, plain: true },
   meta: { name: "rm", description: "Remove finished tasks (sweeping what is left in their process group)" },
   args: {
     task: {

@@ -19,6 +19,7 @@ export function commandLine(words: readonly string[]): string {
 }
 
 export default defineCommand({
+  facts: { remote: "transport", worktree: true, plain: true },
   meta: {
     name: "run",
     description:

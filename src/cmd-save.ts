@@ -6,6 +6,7 @@
 import { defineCommand } from "./kit-define.ts";
 
 export default defineCommand({
+  facts: { remote: "there", plain: true },
   meta: {
     name: "save",
     description:

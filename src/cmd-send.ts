@@ -9,6 +9,7 @@ import { UserError, usageError } from "./errors.ts";
 import { KEY_NAMES_HELP, MAX_SEND_BYTES, sendTooLong, unknownKey } from "./term-keys.ts";
 
 export default defineCommand({
+  facts: { tasks: "first", remote: "transport", plain: true },
   meta: { name: "send", description: "Type TEXT into the task, then Enter (or named keys with --keys)" },
   args: {
     task: { type: "positional", description: "TASK", required: true },

@@ -5,6 +5,7 @@ import { withDaemon } from "./client.ts";
 import { usageError } from "./errors.ts";
 
 export default defineCommand({
+  facts: { tasks: "first", remote: "transport", plain: true },
   meta: { name: "tag", description: 'Toggle a task\'s "in use" tag, or set it with --on or --off' },
   args: {
     task: { type: "positional", description: "TASK", required: true },

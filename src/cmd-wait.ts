@@ -70,6 +70,7 @@ function parseTimeout(value: string | undefined): number | null {
 }
 
 export default defineCommand({
+  facts: { tasks: "all", remote: "transport", plain: true },
   meta: {
     name: "wait",
     description:

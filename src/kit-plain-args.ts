@@ -3,28 +3,18 @@
 import type { ArgDef, ArgsDef } from "citty";
 
 /**
- * Commands defined with kit-define.ts (no citty at import) whose plain shapes run without citty,
- * as plainArgs reads them. `bridge` is what every command for another host starts there
- * (cmd-bridge.ts).
- */
-export const PLAIN_COMMANDS: ReadonlySet<string> = new Set([
-  ...["ls", "config", "sessions", "recover", "load", "attach", "daemon", "bridge"],
-  ...["run", "peek", "logs", "send", "kill", "restart", "rm", "rerun", "wait", "status", "save", "rename", "group", "tag"],
-]);
-
-/**
- * The arguments citty would parse, for the commands people run in loops or often, in the shapes that
- * need no parsing: each flag of the command's table at most once, as `--name`, `--name VALUE`,
+ * The arguments citty would parse, for the commands people run in loops or often (whose facts say
+ * `plain`, kit-define.ts; the runner asks no other), in the shapes that need no parsing: each flag of the command's table at most once, as `--name`, `--name VALUE`,
  * `--name=VALUE`, its one-letter alias (`-g G`, `-y`) or `--no-name` for a boolean; then, in order,
  * its positionals (`attach TASK`, `peek -n 20 api`), and after `--` any words (`run -- npm run dev`).
  * They run without loading citty and node:util (~15 ms of a one-shot client's CPU: docs/benchmarks.md
  * cli-ls, cmd-*); any other shape (a flag twice, `-gy`, a value that looks like a flag, an unknown
  * flag) goes through citty. `args` is the table of the command that runs (a default subcommand's for
- * `sessions`). test/unit/cli.test.ts holds the answers to citty's own on generated shapes.
+ * `sessions`). test/unit/kit-plain-args.test.ts holds the answers to citty's own on generated shapes.
  */
 export function plainArgs(argv: string[], args: ArgsDef | undefined): Record<string, unknown> | null {
   const [command, ...rest] = argv;
-  if (command === undefined || !PLAIN_COMMANDS.has(command) || !args) return null;
+  if (command === undefined || !args) return null;
   const table = Object.entries(args) as [string, ArgDef][];
   const positionals = table.filter(([, def]) => def.type === "positional");
   if (positionals.some(([, def]) => def.default !== undefined)) return null;

@@ -5,8 +5,11 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
-import { PLAIN_COMMANDS } from "../../src/kit-plain-args.ts";
+import { SUBCOMMANDS } from "../../src/cli-commands.ts";
+import { factsOf } from "../../src/kit-define.ts";
 
+// The commands whose plain shapes run without citty, as each says in its own facts.
+const PLAIN_COMMANDS = (await Promise.all(Object.entries(SUBCOMMANDS).map(async ([name, lazy]) => (factsOf(await lazy()).plain ? [name] : [])))).flat();
 const SRC = resolve(import.meta.dir, "../../src");
 const DOC = readFileSync(resolve(import.meta.dir, "../../docs/architecture.md"), "utf8");
 const transpiler = new Bun.Transpiler({ loader: "ts" });
@@ -185,6 +188,18 @@ describe("the import graph", () => {
   test("a command reaches the agents' files only to list them: `fleetcom agents`", () => {
     const crossing = MODULES.filter((m) => layer(m) === "cmd" && GRAPH.get(m)!.some((i) => layer(i) === "agent"));
     expect(crossing).toEqual(["cmd-agents.ts"]);
+  });
+
+  // As tmux's cmd_entry: what the runner needs of a command (its TASKs, how it reaches a host, its
+  // worktree flag, its plain shapes) is in the command's own file, so adding one touches that file
+  // and the command table only; a list of command names in the kit is a second place to forget.
+  test("a command carries its own facts: no kit file holds a table of command names", () => {
+    const names = Object.keys(SUBCOMMANDS);
+    const naming = MODULES.filter((m) => m.startsWith("kit-")).flatMap((m) => {
+      const code = transpiler.transformSync(sourceOf(m)).replace(/\/\/.*|\/\*[\s\S]*?\*\//g, "");
+      return names.filter((n) => new RegExp(`"${n}"\\s*[,\\]]|^\\s*"?${n}"?:`, "m").test(code)).map((n) => `${m}: ${n}`);
+    });
+    expect(naming).toEqual([]);
   });
 
   test("each layer imports only what the doc's table lets it", () => {

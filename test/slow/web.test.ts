@@ -1015,7 +1015,7 @@ while True:
  * A host's "fleetcom bridge" (python3) that counts the connections being opened at once: each marks
  * itself in DIR until its first request is answered, and writes how many were marked when it began;
  * it waits a second before its welcome, as a slow host does. Its fleet is 12 tasks of group `g`,
- * each of which `logs` answers with one line, then the connection ends.
+ * each of which `logs` answers with one line and the task's end (exit 0), then the connection ends.
  */
 const COUNTING_BRIDGE = `#!/usr/bin/python3
 import json, os, struct, sys, time
@@ -1056,6 +1056,8 @@ while True:
     elif m.get("op") == "logs":
         frame({"type": "reply", "id": m["id"], "ok": True, "result": task(m["args"]["task"]["id"])})
         frame(("line of task %d\\n" % m["args"]["task"]["id"]).encode(), 2)
+        # The task ends with 0, as a daemon says it (logs -f ends with the task's code).
+        frame({"type": "attach-end", "reason": "exited", "task": dict(task(m["args"]["task"]["id"]), state="exited", exitCode=0)})
         sys.exit(0)
     else:
         frame({"type": "reply", "id": m["id"], "ok": False, "error": "no"})

@@ -300,8 +300,9 @@ describe.skipIf(!Tmux.available())("the dashboard, under tmux", () => {
     installFakeAgents(fleet);
     const id = Number(await fleet.ok(["run", "--", "claude"], { cwd: repo }));
     await checkpointCount(id, 1);
-    writeFileSync(join(repo, "src", "mod.txt"), "two\n");
+    // Files change only once a prompt's checkpoint is taken: the baseline's snapshot is not awaited by the spawn.
     await prompt(id, "first prompt", 2);
+    writeFileSync(join(repo, "src", "mod.txt"), "two\n");
     await prompt(id, "second prompt", 3);
     const tmux = new Tmux(fleet.env, fleet.sandbox.root);
     try {
@@ -311,9 +312,9 @@ describe.skipIf(!Tmux.available())("the dashboard, under tmux", () => {
       const shown = await tmux.waitFor("dash", "the checkpoints in the pager", (t) => t.includes("second prompt"));
       const row = (n: number) => shown.split("\n").find((line) => new RegExp(`^\\s*${n}\\s+\\S+ ago`).test(line));
       expect(row(0)).toContain("the start");
-      expect(row(1)).toContain("1 file");
+      expect(row(1)).toContain("no code changes");
       expect(row(1)).toContain("first prompt");
-      expect(row(2)).toContain("no code changes");
+      expect(row(2)).toContain("1 file");
       expect(row(2)).toContain("second prompt");
       expect(shown).toContain(`fleetcom rewind ${id} N`);
       tmux.press("dash", "q");

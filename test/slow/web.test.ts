@@ -761,35 +761,38 @@ describe.skipIf(!haveChromium)("fleetcom web on a phone", () => {
       await fleet.waitForTask(id, "waiting after its turn", (t) => t.attention?.state === "input");
     };
     await listed(1);
-    writeFileSync(join(repo, "a.txt"), "two\n");
+    // Files change only once a prompt's checkpoint is taken: the baseline's snapshot is not awaited by the spawn.
     await prompt("first prompt", 2);
-    writeFileSync(join(repo, "a.txt"), "three\n");
-    writeFileSync(join(repo, "new.txt"), "created after checkpoint 1\n");
+    writeFileSync(join(repo, "a.txt"), "two\n");
     await prompt("second prompt", 3);
+    writeFileSync(join(repo, "a.txt"), "three\n");
+    writeFileSync(join(repo, "new.txt"), "created after checkpoint 2\n");
+    await prompt("third prompt", 4);
 
     const { url, origin } = await startWeb(["--write"]);
     const page = await openPage(url);
     await openTask(page, id);
     await page.click("#changes-button");
-    await page.waitForFunction(() => document.querySelectorAll("#checkpoints .checkpoint").length === 3);
+    await page.waitForFunction(() => document.querySelectorAll("#checkpoints .checkpoint").length === 4);
     const rows = await page.$$eval("#checkpoints .checkpoint", (rs) => rs.map((r) => [(r as HTMLElement).dataset.n, r.querySelector(".what")?.textContent]));
-    expect(rows.map(([n]) => n)).toEqual(["2", "1", "0"]);
-    expect(rows[0]![1]).toMatch(/ ago · 2 files · second prompt$/);
-    expect(rows[1]![1]).toMatch(/ ago · 1 file · first prompt$/);
-    expect(rows[2]![1]).toContain("the start");
+    expect(rows.map(([n]) => n)).toEqual(["3", "2", "1", "0"]);
+    expect(rows[0]![1]).toMatch(/ ago · 2 files · third prompt$/);
+    expect(rows[1]![1]).toMatch(/ ago · 1 file · second prompt$/);
+    expect(rows[2]![1]).toMatch(/ ago · no code changes · first prompt$/);
+    expect(rows[3]![1]).toContain("the start");
 
-    // Asked first: no, and nothing changes; yes, and the tree is as at checkpoint 1.
+    // Asked first: no, and nothing changes; yes, and the tree is as at checkpoint 2.
     const asked: string[] = [];
     page.once("dialog", (dialog) => {
       asked.push(dialog.message());
       dialog.dismiss();
     });
-    await page.click('#checkpoints .checkpoint[data-n="1"] .rewind');
+    await page.click('#checkpoints .checkpoint[data-n="2"] .rewind');
     await until("the question", () => asked.length === 1);
-    expect(asked[0]).toContain("checkpoint 1 (first prompt)");
+    expect(asked[0]).toContain("checkpoint 2 (second prompt)");
     expect(readFileSync(join(repo, "a.txt"), "utf8")).toBe("three\n");
     page.once("dialog", (dialog) => dialog.accept());
-    await page.click('#checkpoints .checkpoint[data-n="1"] .rewind');
+    await page.click('#checkpoints .checkpoint[data-n="2"] .rewind');
     await page.waitForFunction(() => document.querySelector("#rewound.ok")?.textContent?.startsWith("rewound task"));
     expect(await page.$eval("#rewound", (r) => r.textContent)).toContain("restore a.txt");
     expect(readFileSync(join(repo, "a.txt"), "utf8")).toBe("two\n");
@@ -808,11 +811,11 @@ describe.skipIf(!haveChromium)("fleetcom web on a phone", () => {
     const looker = await openPage(readOnly.url);
     await openTask(looker, id);
     await looker.click("#changes-button");
-    await looker.waitForFunction(() => document.querySelectorAll("#checkpoints .checkpoint").length === 3);
+    await looker.waitForFunction(() => document.querySelectorAll("#checkpoints .checkpoint").length === 4);
     expect(await looker.$$("#checkpoints .rewind")).toHaveLength(0);
     const raw = rawSocket(readOnly.origin, { session: await sessionOf(looker) });
     expect(await raw.opened).toBe(true);
-    raw.ws.send(JSON.stringify({ type: "rewind", task: id, n: 1 }));
+    raw.ws.send(JSON.stringify({ type: "rewind", task: id, n: 2 }));
     await until("the refusal", () => raw.messages.some((m) => m.type === "error" && m.message?.startsWith("read-only")));
     raw.ws.close();
     expect(raw.messages.some((m) => m.type === "rewound")).toBe(false);

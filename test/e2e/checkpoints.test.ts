@@ -300,6 +300,7 @@ describe.skipIf(!Tmux.available())("the dashboard, under tmux", () => {
     installFakeAgents(fleet);
     const id = Number(await fleet.ok(["run", "--", "claude"], { cwd: repo }));
     await checkpointCount(id, 1);
+    await fleet.waitForTask(id, "its baseline", (t) => t.baseline !== null);
     // Files change only once a prompt's checkpoint is taken: the baseline's snapshot is not awaited by the spawn.
     await prompt(id, "first prompt", 2);
     writeFileSync(join(repo, "src", "mod.txt"), "two\n");

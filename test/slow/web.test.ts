@@ -761,6 +761,7 @@ describe.skipIf(!haveChromium)("fleetcom web on a phone", () => {
       await fleet.waitForTask(id, "waiting after its turn", (t) => t.attention?.state === "input");
     };
     await listed(1);
+    await fleet.waitForTask(id, "its baseline", (t) => t.baseline !== null);
     // Files change only once a prompt's checkpoint is taken: the baseline's snapshot is not awaited by the spawn.
     await prompt("first prompt", 2);
     writeFileSync(join(repo, "a.txt"), "two\n");
@@ -797,6 +798,9 @@ describe.skipIf(!haveChromium)("fleetcom web on a phone", () => {
     expect(await page.$eval("#rewound", (r) => r.textContent)).toContain("restore a.txt");
     expect(readFileSync(join(repo, "a.txt"), "utf8")).toBe("two\n");
     expect(existsSync(join(repo, "new.txt"))).toBe(false);
+    await page.$eval("#checkpoints-box", (b) => b.scrollIntoView());
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, "web-checkpoints-390x844.png") });
     // A rewind that cannot be made is answered with why, nothing changed.
     const writer = rawSocket(origin, { session: await sessionOf(page) });
     expect(await writer.opened).toBe(true);

@@ -100,7 +100,7 @@ describe("recover --latest and FILE", () => {
     const proxy = new HeldReplyProxy(await fleet.socketPath());
     try {
       await proxy.listen();
-      const r = await fleet.cli(["recover", "--latest"], { env: { FLEETCOM_RUNTIME_DIR: proxy.runtime } });
+      const r = await fleet.cli(["recover", "--latest"], { env: { FLEETCOM_RUNTIME_DIR: proxy.runtime, FLEETCOM_RUN_CHECK: "0.3s" } });
       expect(r.stdout).toContain(`loaded '${crashed.name}': 1 task(s)`);
       // The status that finds the daemon's own snapshot also serves the check before the load, on the load's
       // connection; the same connection then watches what started for a task that fails at once.

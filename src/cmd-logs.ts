@@ -11,8 +11,8 @@
 // through the sanitiser: another host's daemon may send escape sequences.
 // `--follow` ends with the task's exit code (of several, the first non-zero), as `wait --for exit`
 // does; a daemon that stops under it is said in a line, exit 3.
-import { defineCommand } from "./cli-define.ts";
-import { wholeFlag } from "./cli-flags.ts";
+import { defineCommand } from "./kit-define.ts";
+import { wholeFlag } from "./kit-flags.ts";
 import { selection, tasksOf } from "./client-select.ts";
 import { DaemonClient } from "./client.ts";
 import { OpenSlots } from "./client-open-slots.ts";
@@ -31,6 +31,7 @@ import type { AttachEnd, OpArgs, TaskInfo, TaskRef } from "./wire-protocol.ts";
 const PREFIX_LABEL_COLUMNS = 20;
 
 export default defineCommand({
+  facts: { tasks: "first", remote: "transport", plain: true },
   meta: {
     name: "logs",
     description:

@@ -54,9 +54,9 @@ import {
   type TaskRef,
   type Welcome,
 } from "./wire-protocol.ts";
-import { PushGate, pushRules, ranMs } from "./daemon-push-gate.ts";
-import { pushHostNews } from "./daemon-push-hosts.ts";
-import { Push, type PushBody, type PushTask, pushState, pushTiming, SCREEN_LINES } from "./daemon-push.ts";
+import { PushGate, pushRules, ranMs } from "./daemon-notify-gate.ts";
+import { pushHostNews } from "./daemon-notify-hosts.ts";
+import { Push, type PushBody, type PushTask, pushState, pushTiming, SCREEN_LINES } from "./daemon-notify.ts";
 import type { Schema } from "./validator.ts";
 import { cacheDir, definedEnvironment, homeDir, runtimeDir, socketPath } from "./paths.ts";
 import { PROTOCOL_VERSION } from "./wire-framing.ts";

@@ -202,7 +202,7 @@ export interface DaemonStatus {
   crash: CrashNotice | null;
   /** The daemon's own settings as it last read them (at start, or a reload), and where each came from (`fleetcom config`). */
   settings: DaemonSettings | null;
-  /** Each of notify's destinations, and how sending to it goes (daemon-push.ts). */
+  /** Each of notify's destinations, and how sending to it goes (daemon-notify.ts). */
   push: PushStatus[];
 }
 

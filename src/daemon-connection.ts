@@ -244,7 +244,7 @@ export class Connection {
     this.screenAllowance = Math.max(this.screenAllowance, frame.length);
   }
 
-  /** Lines for `logs --follow`, which must arrive whole; the caller bounds what it queues (daemon-streams.ts). */
+  /** Lines for `logs --follow`, which must arrive whole; the caller bounds what it queues (daemon-peers.ts). */
   sendLines(text: string): void {
     if (this.closedAlready) return;
     this.write(encodeData(text));

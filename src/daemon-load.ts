@@ -6,7 +6,7 @@ import { detect } from "./agent.ts";
 import { knownAgents, savedCommands, typedForm } from "./agent-run.ts";
 import { readHistoryFile } from "./daemon-history.ts";
 import { restartOf } from "./daemon-restarts.ts";
-import type { Peer } from "./daemon-streams.ts";
+import type { Peer } from "./daemon-peers.ts";
 import type { Task, TaskStart } from "./daemon-task.ts";
 import { UserError } from "./errors.ts";
 import { isDirectory } from "./files.ts";

@@ -418,7 +418,7 @@ export interface ScreenFollows {
 
 /**
  * `logs --follow`: this many lines were not sent, because the client had fallen megabytes behind
- * (daemon-streams.ts). Sent before the next line that is, and before the attach-end.
+ * (daemon-peers.ts). Sent before the next line that is, and before the attach-end.
  */
 export interface LinesSkipped {
   type: "skipped";

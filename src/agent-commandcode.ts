@@ -34,7 +34,7 @@ let slugify: ((text: string) => string) | undefined;
 
 /**
  * The slugify package, loaded on first use: evaluating it (and its transliteration tables) cost every
- * starting daemon and client ~60 ms of CPU, though only a Command Code task reads it. The bundler
+ * starting daemon and client CPU (docs/benchmarks.md), though only a Command Code task reads it. The bundler
  * keeps a `require`d module in the binary and evaluates it when called (term-screen.ts loadXterm).
  */
 function loadSlugify(): (text: string) => string {

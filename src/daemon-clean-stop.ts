@@ -95,8 +95,8 @@ function newestOther(env: Env): string | null {
 }
 
 /**
- * How soon a starting supervisor's record is made durable. Its two fsyncs took 10-25 ms, on the way
- * of an autostarted daemon's first reply (docs/benchmarks.md, cold-start); until then the record is
+ * How soon a starting supervisor's record is made durable. Its two fsyncs are slow, and would be on the
+ * way of an autostarted daemon's first reply (docs/benchmarks.md, cold-start); until then the record is
  * in place for the next daemon should this one crash, and only a machine going down in that second
  * could lose it, when no snapshot of this fleet could be on disk yet either (daemon-snapshots.ts
  * writes 2 s after the first change) but a load's.

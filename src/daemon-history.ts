@@ -46,7 +46,7 @@ export const DEFAULT_HISTORY_INTERVAL_MS = 5_000;
 
 /**
  * History text a pass reads between two collections of its garbage. A flooded task's history is
- * ~150 kB of lines, and reading, joining and compressing it leaves several times that behind:
+ * a lot of lines, and reading, joining and compressing it leaves several times that behind:
  * twenty such tasks in one pass raised a daemon's peak RSS before the collector ran (docs/benchmarks.md).
  */
 const COLLECT_EVERY_CHARS = 1 << 20;

@@ -77,8 +77,8 @@ export function transcriptBelongsTo(first: unknown, id: string, cwd: string, spa
 }
 
 /**
- * The text of a transcript record that is Command Code's reply. Its record shape was not seen in
- * the field report, so both shapes its Claude lineage suggests are read: `{type: "assistant",
+ * The text of a transcript record that is Command Code's reply. Its record shape has not been seen
+ * from the real CLI, so both shapes its Claude lineage suggests are read: `{type: "assistant",
  * message: {content}}` and `{role: "assistant", content}`.
  */
 export function commandCodeReply(record: unknown): string | null {

@@ -2,7 +2,7 @@
 // only what the binary understands"). A real agent's first `--help` takes longer than a spawn may
 // wait (docs/benchmarks.md, agents' first `--help`), so the first agent of a daemon whose cache is cold would run as typed.
 // An agent installed by npm sits in its package, whose package.json names the exact version, read
-// in a few file reads without starting anything; a version the field reports ran under fleetcom with
+// in a few file reads without starting anything; a version run by hand under fleetcom with
 // these very options is proven to take them. Any other version, or a binary outside its package,
 // waits for its own `--help`: nothing is guessed.
 import { realpathSync } from "node:fs";

@@ -130,7 +130,7 @@ export const request = schema("request", (type) =>
 );
 export type Request = typeof request.infer;
 
-/** A task as every client sees it (`ls --json` documents it in cli.md). Sent, never received: a plain type. */
+/** A task as every client sees it (`ls --json` prints it; docs/commands.md). Sent, never received: a plain type. */
 export interface TaskInfo {
   id: number;
   run: number;

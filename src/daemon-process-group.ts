@@ -95,6 +95,15 @@ export class ProcessGroup {
     }
   }
 
+  /**
+   * The group's live members among `stats` (every process /proc shows, read at `now`), or none when
+   * those do not prove the group is still the task's: what is counted as the task's use is only ever
+   * what could be signalled as the task's.
+   */
+  membersIn(stats: ProcStat[], now: number | null): ProcStat[] {
+    return groupIsTheTasks(this.id, stats, now) ? liveMembers(this.id.pgid, stats) : [];
+  }
+
   /** Whether a member of the task's group may still run (groupMayRun). */
   alive(): boolean {
     if (!this.exists()) return false;

@@ -10,7 +10,7 @@ describe("the proof that a process group is still the task's (pure rule)", () =>
   const P = 500;
   const held: GroupIdentity = { pgid: P, leaderStart: 1_000, reapedAt: null };
   const reaped: GroupIdentity = { ...held, reapedAt: 2_000 };
-  const proc = (pid: number, start: number, over: Partial<ProcStat> = {}): ProcStat => ({ pid, state: "S", pgrp: P, session: P, start, ...over });
+  const proc = (pid: number, start: number, over: Partial<ProcStat> = {}): ProcStat => ({ pid, state: "S", pgrp: P, session: P, start, cpuTicks: 0, rssPages: 0, threads: 1, ...over });
   const cases: [string, GroupIdentity, ProcStat[] | null, boolean][] = [
     ["the leader itself, not yet reaped", held, [proc(P, 1_000)], true],
     ["the leader as a zombie, not yet reaped", held, [proc(P, 1_000, { state: "Z" })], true],
@@ -39,7 +39,7 @@ describe("whether a member of the group may still run, while a stop waits out th
   const P = 500;
   const held: GroupIdentity = { pgid: P, leaderStart: 1_000, reapedAt: null };
   const reaped: GroupIdentity = { ...held, reapedAt: 2_000 };
-  const proc = (pid: number, start: number, over: Partial<ProcStat> = {}): ProcStat => ({ pid, state: "S", pgrp: P, session: P, start, ...over });
+  const proc = (pid: number, start: number, over: Partial<ProcStat> = {}): ProcStat => ({ pid, state: "S", pgrp: P, session: P, start, cpuTicks: 0, rssPages: 0, threads: 1, ...over });
   const noScan = (): ProcStat[] => {
     throw new Error("read every process");
   };
@@ -87,7 +87,12 @@ describe("whether a member of the group may still run, while a stop waits out th
 describe("reading /proc/<pid>/stat", () => {
   test("fields are read after the last parenthesis, so a command name with spaces and ')' cannot shift them", () => {
     const line = "4242 (evil) 1 2 3 (x) S 1 4242 4242 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 987654 0 0";
-    expect(parseProcStat(4242, line)).toEqual({ pid: 4242, state: "S", pgrp: 4242, session: 4242, start: 987654 });
+    expect(parseProcStat(4242, line)).toEqual({ pid: 4242, state: "S", pgrp: 4242, session: 4242, start: 987654, cpuTicks: 0, rssPages: 0, threads: 1 });
+  });
+
+  test("CPU time is user plus system ticks; resident memory in pages; threads", () => {
+    const line = "77 (node server) R 1 77 77 0 -1 4194560 0 0 0 0 1500 250 0 0 20 0 9 0 4000 734003200 51200 18446744073709551615";
+    expect(parseProcStat(77, line)).toMatchObject({ cpuTicks: 1750, rssPages: 51200, threads: 9, start: 4000 });
   });
 
   test("a truncated line is no process", () => {

@@ -1,0 +1,85 @@
+import { describe, expect, test } from "bun:test";
+import { cpuCell, groupResources, memCell, NOTHING_SAMPLED, overMemoryReason, parseMemoryLimit, parsePsLine, processKey, type SampledProcess } from "../../src/task-resources.ts";
+
+const proc = (pid: number, start: number, cpuTicks: number, over: Partial<SampledProcess> = {}): SampledProcess => ({
+  pid,
+  start,
+  cpuTicks,
+  rssBytes: 0,
+  threads: 1,
+  ...over,
+});
+
+describe("a task's group summed", () => {
+  test("a process sampled before: CPU over the time since that sample", () => {
+    const previous = { at: 1000, ticks: new Map([[processKey({ pid: 5, start: 10 }), 300]]) };
+    // 200 ticks of CPU in 200 ticks of time: one core, busy.
+    expect(groupResources([proc(5, 10, 500)], previous, 1200).cpu).toBe(100);
+  });
+
+  test("a process first seen: CPU over its whole life, as ps shows it", () => {
+    expect(groupResources([proc(5, 1000, 50)], NOTHING_SAMPLED, 1200).cpu).toBe(25);
+  });
+
+  test("every member counts: a child's CPU, memory and threads are its task's", () => {
+    const previous = { at: 1000, ticks: new Map([[processKey({ pid: 5, start: 10 }), 100]]) };
+    const members = [proc(5, 10, 100, { rssBytes: 1 << 20, threads: 1 }), proc(6, 900, 200, { rssBytes: 200 << 20, threads: 4 })];
+    expect(groupResources(members, previous, 1200)).toEqual({ cpu: 66.7, rss: 201 << 20, threads: 5, processes: 2 });
+  });
+
+  test("a PID reused (another start time) is a new process, not the old one's ticks going back", () => {
+    const previous = { at: 1000, ticks: new Map([[processKey({ pid: 5, start: 10 }), 9000]]) };
+    expect(groupResources([proc(5, 1100, 100)], previous, 1200).cpu).toBe(100);
+  });
+
+  test("no time gone by, or ticks going backwards, is no CPU rather than a division by zero", () => {
+    expect(groupResources([proc(5, 1200, 0)], NOTHING_SAMPLED, 1200).cpu).toBe(0);
+    const previous = { at: 1000, ticks: new Map([[processKey({ pid: 5, start: 10 }), 500]]) };
+    expect(groupResources([proc(5, 10, 400)], previous, 1200).cpu).toBe(0);
+  });
+
+  test("an empty group uses nothing", () => {
+    expect(groupResources([], NOTHING_SAMPLED, 5)).toEqual({ cpu: 0, rss: 0, threads: 0, processes: 0 });
+  });
+});
+
+describe("cells and limits", () => {
+  test("CPU and memory cells in a few characters; nothing for a task not sampled", () => {
+    expect([cpuCell(99.6), cpuCell(0), cpuCell(null)]).toEqual(["100%", "0%", ""]);
+    expect([memCell(812 * 1024), memCell(212 * 1024 ** 2), memCell(2.1 * 1024 ** 3), memCell(2 * 1024 ** 3), memCell(null)]).toEqual([
+      "812K",
+      "212M",
+      "2.1G",
+      "2G",
+      "",
+    ]);
+  });
+
+  test("--max-memory takes binary units, any case, with or without B or iB; anything else is refused", () => {
+    const cases: [string, number | null][] = [
+      ["2G", 2 * 1024 ** 3],
+      ["512m", 512 * 1024 ** 2],
+      ["1.5GiB", 1.5 * 1024 ** 3],
+      ["300MB", 300 * 1024 ** 2],
+      ["4096", 4096],
+      ["0", null],
+      ["2 gigs", null],
+      ["-1G", null],
+      ["", null],
+      ["1e9", null],
+    ];
+    for (const [text, bytes] of cases) expect([text, parseMemoryLimit(text)]).toEqual([text, bytes]);
+  });
+
+  test("the reason names the use and the limit", () => {
+    expect(overMemoryReason(2.1 * 1024 ** 3, 2 * 1024 ** 3)).toBe("memory 2.1G over --max-memory 2G");
+  });
+
+  test("a line of macOS ps: rss in KiB, CPU time in its three shapes; a header or garbage is none", () => {
+    expect(parsePsLine("  412   400  20480   1:02.50", 100)).toEqual({ pid: 412, pgid: 400, start: 0, cpuTicks: 6250, rssBytes: 20480 * 1024, threads: 1 });
+    expect(parsePsLine("1 1 4 2:00:00.00", 100)!.cpuTicks).toBe(720_000);
+    expect(parsePsLine("1 1 4 1-00:00:01", 100)!.cpuTicks).toBe(8_640_100);
+    expect(parsePsLine("  PID  PGID    RSS      TIME", 100)).toBeNull();
+    expect(parsePsLine("1 1 x 0:01", 100)).toBeNull();
+  });
+});

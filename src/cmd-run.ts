@@ -8,6 +8,7 @@ import { usageError } from "./errors.ts";
 import { shellJoin } from "./text-shell.ts";
 import { currentDirectory, resolvePath } from "./text-path.ts";
 import type { WorktreeRecord } from "./recipe.ts";
+import { parseMemoryLimit } from "./task-resources.ts";
 
 /** The command line to store for the words after `--`. */
 export function commandLine(words: readonly string[]): string {
@@ -35,6 +36,11 @@ export default defineCommand({
       valueHint: "K=V",
       description: "Set K to V in the task's environment, over what it would get (repeatable; on a host, the one way a local value travels)",
     },
+    "max-memory": {
+      type: "string",
+      valueHint: "SIZE",
+      description: "Stop the task when the resident memory of all its processes passes SIZE (2G, 512M; docs/daemon.md)",
+    },
     // A flag with an optional value, which citty cannot parse: BRANCH is read from the words (worktreeBranch).
     worktree: {
       type: "boolean",
@@ -53,6 +59,7 @@ export default defineCommand({
     const command = words.length === 0 ? "" : commandLine(words);
     if (!command) throw usageError("run: give the command after --, e.g. fleetcom run -- npm run dev");
     if (args["detach-key"] !== undefined && !args.attach) throw usageError("run: --detach-key goes with --attach");
+    const maxMemory = memoryLimit(args["max-memory"]);
     // Checked before the task starts: a mistyped key must not leave a task running unattached.
     const settings = args.attach ? await import("./ui-attach-settings.ts") : null;
     const detachKey = settings?.chosenDetachKey(args["detach-key"]);
@@ -65,6 +72,7 @@ export default defineCommand({
         ...(args.group !== undefined ? { group: args.group } : {}),
         ...(args.name !== undefined ? { name: args.name } : {}),
         ...(env ? { env } : {}),
+        ...(maxMemory !== null ? { maxMemory } : {}),
       }),
     );
     // A worktree made for a task that did not start is not left behind (it is fresh, so clean).
@@ -77,6 +85,14 @@ export default defineCommand({
     }
   },
 });
+
+/** `--max-memory SIZE` in bytes; null when not given. */
+function memoryLimit(given: string | undefined): number | null {
+  if (given === undefined) return null;
+  const bytes = parseMemoryLimit(given);
+  if (bytes === null) throw usageError(`run: --max-memory expects a size such as 2G or 512M, got ${JSON.stringify(given)}`);
+  return bytes;
+}
 
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

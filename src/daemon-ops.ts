@@ -15,6 +15,7 @@ import { normalizeGroup, normalizeName } from "./task-labels.ts";
 import type { DaemonStatus, Escapee, Op, OpArgs, OpResult, RecipeEntry, SnapshotError, TaskInfo, TaskRef } from "./wire-protocol.ts";
 import { MAX_SEND_BYTES, sendTooLong } from "./term-keys.ts";
 import { mebibytes } from "./text-size.ts";
+import type { ResourceSampler } from "./daemon-resources.ts";
 
 /** Input a task may have waiting unread: `send` past it is refused, attached keystrokes wait. */
 export const MAX_PENDING_INPUT = MAX_SEND_BYTES;
@@ -35,6 +36,7 @@ export type Handlers = { [O in Op]: (peer: Peer, args: OpArgs<O>) => OpResult<O>
 export interface Fleet {
   readonly options: { readonly scrollback: number };
   readonly typist: Typist;
+  readonly resources: Pick<ResourceSampler, "fresh" | "watch" | "keepSampling">;
   list(): TaskInfo[];
   status(): DaemonStatus;
   recipe(): RecipeEntry[];
@@ -55,10 +57,14 @@ export interface Fleet {
 
 export function operations(fleet: Fleet): Handlers {
   return {
-    ls: () => fleet.list(),
+    ls: (_, a) => {
+      if (a.resources) fleet.resources.fresh();
+      return fleet.list();
+    },
     status: () => fleet.status(),
-    subscribe: (peer) => {
+    subscribe: (peer, a) => {
       peer.subscribed = true;
+      if (a.resources) fleet.resources.watch(peer);
       // A failure that began before this client subscribed is still news to it: right after the reply.
       const error = fleet.snapshotError();
       if (error) setImmediate(() => peer.conn.sendEvent({ type: "snapshot", error }));
@@ -75,7 +81,15 @@ export function operations(fleet: Fleet): Handlers {
       if (tooLong) throw new UserError(tooLong);
       if (!isDirectory(cwd)) throw new UserError(`no such directory: ${cwd}`);
       await fleet.prepareAgent(peer, a.command, cwd);
-      const start = { command: a.command, cwd, group: a.group ?? null, name: a.name ?? null, worktree: a.worktree ?? null, givenEnv: a.env };
+      const start = {
+        command: a.command,
+        cwd,
+        group: a.group ?? null,
+        name: a.name ?? null,
+        worktree: a.worktree ?? null,
+        givenEnv: a.env,
+        maxMemory: a.maxMemory ?? null,
+      };
       return { id: fleet.spawn(peer, start).id };
     },
     load: (peer, a) => fleet.loads.load(peer, a.entries, { again: a.again, earlier: a.earlier, snapshot: a.snapshot }),
@@ -110,6 +124,7 @@ export function operations(fleet: Fleet): Handlers {
       await fleet.prepareAgent(peer, task.rerunCommand().command, task.cwd);
       finished();
       const notice = task.rerun(peer.hello.env, fleet.options.scrollback);
+      fleet.resources.keepSampling();
       fleet.taskChanged(task, true);
       return { ...task.info(), notice };
     },

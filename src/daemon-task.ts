@@ -15,6 +15,8 @@ import type { LineWatch } from "./term-lines.ts";
 import { type RestoredHistory, withRestored } from "./recipe-history.ts";
 import { FinishedScreen } from "./term-screen-finished.ts";
 import { TerminalScan } from "./text-scan.ts";
+import type { ProcStat } from "./proc.ts";
+import type { TaskResources } from "./task-resources.ts";
 
 const KILL_GRACE_MS = 2_000;
 
@@ -29,6 +31,8 @@ export interface TaskSpec {
   env: Record<string, string>;
   /** Variables given with `run --env`, over `env` at every start (reruns too); kept in memory only. */
   givenEnv?: Record<string, string> | undefined;
+  /** `run --max-memory`: resident bytes its group may use, every run; null or absent for no limit. */
+  maxMemory?: number | null | undefined;
   name: string | null;
   group: string | null;
   cols: number;
@@ -67,6 +71,8 @@ export interface TaskStart {
   worktree?: WorktreeRecord | null | undefined;
   /** `run --env K=V` (TaskSpec givenEnv). */
   givenEnv?: Record<string, string> | undefined;
+  /** `run --max-memory`, in bytes (Task maxMemory). */
+  maxMemory?: number | null | undefined;
 }
 
 export class Task {
@@ -80,6 +86,12 @@ export class Task {
   readonly worktree: WorktreeRecord | null;
   /** Variables given with `run --env` (TaskSpec givenEnv). */
   private readonly givenEnv: Record<string, string>;
+  /** Resident memory, in bytes, its group may use (`--max-memory`); null for no limit. */
+  readonly maxMemory: number | null;
+  /** The run's CPU and memory at the last sample (daemon-resources.ts); null until sampled. */
+  resources: TaskResources | null = null;
+  /** Why fleetcom stopped this run itself (over its memory limit); null when it did not. */
+  stopReason: string | null = null;
   name: string | null;
   group: string | null;
   tagged = false;
@@ -136,6 +148,7 @@ export class Task {
     this.typed = spec.typed;
     this.worktree = spec.worktree;
     this.givenEnv = spec.givenEnv ?? {};
+    this.maxMemory = spec.maxMemory ?? null;
     this.name = spec.name;
     this.group = spec.group;
     this.cols = spec.cols;
@@ -233,6 +246,8 @@ export class Task {
     this.signal = null;
     this.lastOutputAt = null;
     this.processGroup = null;
+    this.resources = null;
+    this.stopReason = null;
     this.scan = new TerminalScan();
     this.tracker = NO_ATTENTION;
     const run = this.run;
@@ -393,7 +408,11 @@ export class Task {
     if (this.processGroup) await terminateGroup(this.processGroup, KILL_GRACE_MS);
   }
 
-  /** History holds the scrollback setting's lines, and at least a screen. */
+  /** The live members of this run's process group among `stats`, only while they prove the group is still its own (daemon-process-group.ts). */
+  groupMembers(stats: ProcStat[], now: number | null): ProcStat[] {
+    return this.running ? (this.processGroup?.membersIn(stats, now) ?? []) : [];
+  }
+
   /** The scrollback setting counts the lines above the screen, as tmux's and xterm's do: the history is those and the screen. */
   private get historyLimit(): number {
     return this.scrollback + this.rows;
@@ -453,7 +472,16 @@ export class Task {
       worktree: this.worktree,
       cols: this.cols,
       rows: this.rows,
+      ...this.resourcesInfo(),
+      maxMemory: this.maxMemory,
+      stopReason: this.stopReason,
     };
+  }
+
+  /** The last sample's figures while the run goes on; none once it has ended. */
+  private resourcesInfo(): Pick<TaskInfo, "cpu" | "rss" | "threads" | "processes"> {
+    const r = this.running ? this.resources : null;
+    return { cpu: r?.cpu ?? null, rss: r?.rss ?? null, threads: r?.threads ?? null, processes: r?.processes ?? null };
   }
 
   dispose(): void {

@@ -65,6 +65,7 @@ import { Typist } from "./daemon-typist.ts";
 import { escapedFromGroups } from "./daemon-escapees.ts";
 import { VERSION } from "./version.ts";
 import { TaskIds } from "./daemon-task-ids.ts";
+import { ResourceSampler, stopOverMemory } from "./daemon-resources.ts";
 
 /** How long after its start the daemon begins asking known agents for their options (agent-probe.ts). */
 const PROBE_START_DELAY_MS = 1_000;
@@ -122,6 +123,12 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     outputSettled: (task) => this.noteSavedForm(task),
   });
   private readonly ids = new TaskIds();
+  readonly resources = new ResourceSampler({
+    tasks: () => this.tasks.values(),
+    peers: () => this.greeted(),
+    changed: (task) => this.taskChanged(task, false),
+    overMemory: (task, reason) => this.memoryLimitPassed(task, reason),
+  });
   /** Told in every welcome: which start of the daemon a client reached (a forwarded connection checks it). */
   private readonly instance = crypto.randomUUID();
   /** A recovered task took an id below one in use, so `tasks` is no longer in id order until `inIdOrder`. */
@@ -411,7 +418,12 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     return false;
   }
 
-  spawn(peer: Peer, { command, cwd, group, name, recorded, typed = command, worktree = null, givenEnv }: TaskStart): Task {
+  /** A running task's group passed its --max-memory: the hook a restart policy takes; without one the run is stopped, saying why. */
+  private memoryLimitPassed(task: Task, reason: string): void {
+    if (stopOverMemory(task, reason, this.options.log)) this.taskChanged(task, false);
+  }
+
+  spawn(peer: Peer, { command, cwd, group, name, recorded, typed = command, worktree = null, givenEnv, maxMemory }: TaskStart): Task {
     const { hello } = peer;
     const task = new Task(
       {
@@ -422,6 +434,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
         worktree,
         env: hello.env,
         givenEnv,
+        maxMemory,
         name: name === null ? null : normalizeName(name),
         group: group === null ? null : normalizeGroup(group),
         cols: hello.cols,
@@ -437,6 +450,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     this.tasks.set(task.id, task);
     if (task.id < this.highestId) this.outOfIdOrder = true;
     this.highestId = Math.max(this.highestId, task.id);
+    this.resources.keepSampling();
     this.events.broadcast("created", task.info());
     this.hooks.recipeChanged();
     return task;
@@ -559,6 +573,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
       crash: this.crash,
       settings: this.daemonSettings(),
       push: this.push.status(),
+      resources: this.resources.status(),
     };
   }
 
@@ -625,6 +640,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   /** The one teardown: TERM every task's group, KILL after the grace period, then let go. */
   stop(): Promise<void> {
     this.events.stop();
+    this.resources.stop();
     this.runningAtStop ??= new Set([...this.tasks.values()].filter((t) => t.running));
     this.stopping ??= (async () => {
       for (const { conn, view } of this.greeted()) if (view.kind === "attached") conn.send({ type: "attach-end", reason: "shutdown", task: view.task.info() });

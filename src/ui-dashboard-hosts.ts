@@ -89,10 +89,13 @@ export class HostFleet {
         closed: () => this.onLost(opened),
         linkLost: true,
       };
-      await opened.subscribe((tasks) => {
-        this.tasks.clear();
-        for (const task of tasks) this.keep(task);
-      });
+      await opened.subscribe(
+        (tasks) => {
+          this.tasks.clear();
+          for (const task of tasks) this.keep(task);
+        },
+        { resources: true },
+      );
       // The lost fleet is in the status until recovered, whoever was told of it first (`fleetcom --host gpu1 ls`).
       this.crash = (await opened.request("status")).crash;
       clearTimeout(bound);

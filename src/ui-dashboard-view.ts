@@ -11,9 +11,19 @@ import type { TaskInfo } from "./wire-protocol.ts";
 import { fit, paint, windowAround } from "./ui-render.ts";
 import { textWidth } from "./text-width.ts";
 import { FILTER_HINT, helpLines, hintLine } from "./ui-dashboard-keys.ts";
+import { cpuCell, memCell } from "./task-resources.ts";
 
 export const GROUPINGS = ["state", "directory", "group"] as const;
 export type Grouping = (typeof GROUPINGS)[number];
+
+/** The order of tasks within a section (`u`): by id, or the busiest first by CPU or by memory. */
+export const ORDERS = ["id", "CPU", "memory"] as const;
+export type Order = (typeof ORDERS)[number];
+
+function byOrder(order: Order): (a: TaskInfo, b: TaskInfo) => number {
+  const use = (t: TaskInfo) => (order === "CPU" ? t.cpu : t.rss) ?? -1;
+  return order === "id" ? (a, b) => a.id - b.id : (a, b) => use(b) - use(a) || a.id - b.id;
+}
 
 export interface Section {
   title: string;
@@ -46,8 +56,8 @@ const byName = (a: string, b: string) => {
  * directory, the directory the dashboard runs in (`here`) comes first, as the one the user most
  * likely cares about, then the others ignoring case (conformance 12.16).
  */
-export function sections(tasks: TaskInfo[], grouping: Grouping, home: string | undefined, here?: string): Section[] {
-  const sorted = [...tasks].sort((a, b) => a.id - b.id);
+export function sections(tasks: TaskInfo[], grouping: Grouping, home: string | undefined, here?: string, order: Order = "id"): Section[] {
+  const sorted = [...tasks].sort(byOrder(order));
   const buckets = new Map<string, TaskInfo[]>();
   const add = (title: string, task: TaskInfo) => {
     const bucket = buckets.get(title);
@@ -104,6 +114,8 @@ export interface Layout {
   /** This machine's fleet (or, with `--host`, that host's alone). */
   tasks: TaskInfo[];
   grouping: Grouping;
+  /** Within each section (absent: by id). */
+  order?: Order | undefined;
   filter: string;
   home: string | undefined;
   here?: string | undefined;
@@ -134,7 +146,7 @@ export function blocks(layout: Layout): Block[] {
 function blockRows(layout: Layout, fleet: { name: string | null; home: string | undefined; here: string | undefined; tasks: TaskInfo[] }): Row[] {
   const shown = fleet.tasks.filter((t) => matchesFilter(t, layout.filter, fleet.home));
   const host = fleet.name;
-  return sections(shown, layout.grouping, fleet.home, fleet.here).flatMap((section) => [
+  return sections(shown, layout.grouping, fleet.home, fleet.here, layout.order).flatMap((section) => [
     { key: sectionKey(section.title, host), host, section, task: null },
     ...section.tasks.map((task) => ({ key: taskKey(task.id, host), host, section, task })),
   ]);
@@ -194,7 +206,9 @@ export function taskRow(task: TaskInfo, columns: number, idWidth: number, now: n
   const mark = `${cursor ? "›" : " "}${picked ? "*" : " "}`;
   const arrow = moved === "up" ? "↑ " : moved === "down" ? "↓ " : "";
   const prefix = `${mark}${glyph(task)} ${task.tagged ? "◆" : " "} ${String(task.id).padStart(idWidth)} ${arrow}`;
-  const suffix = ` · ${taskAge(task, now)}`;
+  // Its CPU and memory while they are sampled (a running task on a daemon that samples them).
+  const use = task.rss === null ? "" : ` · ${cpuCell(task.cpu)} ${memCell(task.rss)}`;
+  const suffix = `${use} · ${taskAge(task, now)}`;
   const room = Math.max(4, columns - 1 - textWidth(prefix) - textWidth(suffix));
   // A task in a worktree of its own (run --worktree) carries its branch.
   const name = printable(task.worktree ? `${label(task)} [${task.worktree.branch}]` : label(task));
@@ -234,6 +248,7 @@ export interface View {
   /** Lines under the header that stay until their cause goes (ui-dashboard.ts): a lost connection, a lost fleet, failing snapshots. */
   notices?: { text: string; error: boolean }[];
   grouping: Grouping;
+  order?: Order | undefined;
   /** The key of the row under the cursor (taskKey, sectionKey). */
   cursor: string | null;
   /** Tasks selected with `v`, by taskKey. */
@@ -283,7 +298,10 @@ export function helpRows(view: Pick<View, "notices">, maxLines: number): number 
 function footHint(view: View, columns: number): string {
   if (view.filtering) return fit(FILTER_HINT, columns);
   if (view.jump !== null) return fit("⏎ go to the task with that id · esc cancel", columns);
-  return hintLine(columns, view.foreground);
+  // A sort other than by id is named first, so the list's order is never a puzzle.
+  if (view.order === undefined || view.order === "id") return hintLine(columns, view.foreground);
+  const named = `sorted by ${view.order} · `;
+  return fit(`${named}${hintLine(Math.max(10, columns - textWidth(named)), view.foreground)}`, columns);
 }
 
 /** The filter being typed or kept, or digits being typed; null when there is neither. */

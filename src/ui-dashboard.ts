@@ -13,6 +13,8 @@ import { label } from "./task-labels.ts";
 import { age, stateText } from "./ui-format.ts";
 import {
   GROUPINGS,
+  ORDERS,
+  type Order,
   allTasks,
   dashboardLines,
   filterCursor,
@@ -93,6 +95,7 @@ class Dashboard implements Desk {
   private readonly keys = new KeyInput();
   readonly here = currentDirectory();
   grouping: Grouping = "state";
+  order: Order = "id";
   /** The key of the row under the cursor; null until the first draw puts it on the first task. */
   private cursor: string | null = null;
   /** Where the cursor's row was, for when that row goes away (its task removed or filtered out). */
@@ -217,10 +220,13 @@ class Dashboard implements Desk {
     };
     this.client?.close();
     this.client = client;
-    await client.subscribe((tasks) => {
-      this.tasks.clear();
-      for (const task of tasks) this.tasks.set(task.id, task);
-    });
+    await client.subscribe(
+      (tasks) => {
+        this.tasks.clear();
+        for (const task of tasks) this.tasks.set(task.id, task);
+      },
+      { resources: true },
+    );
     const status = await client.request("status");
     this.crash = status.crash;
     this.snapshotError = status.snapshotError;
@@ -333,6 +339,7 @@ class Dashboard implements Desk {
     return screenRows({
       tasks: [...this.tasks.values()],
       grouping: this.grouping,
+      order: this.order,
       filter: this.filter,
       home: process.env.HOME,
       here: this.here,
@@ -407,6 +414,7 @@ class Dashboard implements Desk {
       hosts: this.hostBlocks(),
       notices: this.notices(),
       grouping: this.grouping,
+      order: this.order,
       cursor: this.cursor,
       picked: this.picked,
       moved: new Map([...this.moved].map(([key, mark]) => [key, mark.way])),
@@ -550,6 +558,9 @@ class Dashboard implements Desk {
     s: () => {
       this.grouping = GROUPINGS[(GROUPINGS.indexOf(this.grouping) + 1) % GROUPINGS.length]!;
       this.moved.clear();
+    },
+    u: () => {
+      this.order = ORDERS[(ORDERS.indexOf(this.order) + 1) % ORDERS.length]!;
     },
     w: () => save(this),
     o: () => this.openSessions(),

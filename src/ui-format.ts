@@ -10,6 +10,7 @@ import { printable } from "./text-printable.ts";
 import { cut, textWidth } from "./text-width.ts";
 import { age } from "./text-age.ts";
 import { usageCell } from "./task-usage.ts";
+import { cpuCell, memCell } from "./task-resources.ts";
 import { errnoCode } from "./errors.ts";
 import type { PushStatus } from "./wire-protocol.ts";
 
@@ -49,6 +50,9 @@ export function lsTable(
   const long = (text: string) => (columns === undefined ? printable(text) : cut(printable(text), 40));
   // Only a fleet with an agent in it has tokens to show.
   const tokens = tasks.some((t) => t.agent !== null);
+  // Only a daemon that sampled (Linux, a task running) has CPU and memory to show.
+  const sampled = tasks.some((t) => t.rss !== null);
+  const counts = (n: number | null) => (n === null ? "" : String(n));
   const rows = tasks.map((t) => [
     ...(hostOf ? [hostOf(t)] : []),
     String(t.id),
@@ -59,6 +63,8 @@ export function lsTable(
     printable(t.group ?? ""),
     stateText(t),
     age(t.startedAt, now),
+    ...(sampled ? [cpuCell(t.cpu), memCell(t.rss)] : []),
+    ...(sampled && verbose ? [counts(t.threads), counts(t.processes)] : []),
     ...(tokens ? [usageCell(t)] : []),
     printable(t.preview),
   ]);
@@ -72,6 +78,8 @@ export function lsTable(
     "GROUP",
     "STATE",
     "AGE",
+    ...(sampled ? ["CPU", "MEM"] : []),
+    ...(sampled && verbose ? ["THREADS", "PROCS"] : []),
     ...(tokens ? ["TOKENS"] : []),
     "PREVIEW",
   ];

@@ -29,6 +29,8 @@ export interface Card {
   message: string | null;
   preview: string;
   age: string;
+  /** Its CPU and memory while sampled (`97% · 212M`), else "". */
+  use: string;
   running: boolean;
 }
 

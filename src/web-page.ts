@@ -193,7 +193,7 @@ function script(): string {
     b.dataset.task = card.id;
     if (card.host !== null) b.dataset.host = card.host;
     const line = card.message || (waiting ? [card.state, card.preview].filter(Boolean).join(" · ") : card.preview || card.state);
-    const texts = [card.glyph, taskName(card) + " " + card.label, card.age, line];
+    const texts = [card.glyph, taskName(card) + " " + card.label, card.use ? card.use + " · " + card.age : card.age, line];
     texts.forEach((text, i) => { if (b.children[i].textContent !== text) b.children[i].textContent = text; });
     return b;
   }

@@ -313,10 +313,13 @@ class LocalFeed {
       linkLost: true,
     };
     try {
-      await client.subscribe((tasks) => {
-        this.tasks.clear();
-        for (const t of tasks) this.tasks.set(t.id, t);
-      });
+      await client.subscribe(
+        (tasks) => {
+          this.tasks.clear();
+          for (const t of tasks) this.tasks.set(t.id, t);
+        },
+        { resources: true },
+      );
     } catch (error) {
       client.destroy();
       throw error;

@@ -43,9 +43,11 @@ export const hello = schema("hello", (type) =>
 export type Hello = typeof hello.infer;
 
 export const opArgs = {
-  ls: schema("op.ls", (type) => type({})),
+  /** `resources`: the client shows each task's CPU and memory (`ls`): figures at most one sampling interval old. */
+  ls: schema("op.ls", (type) => type({ "resources?": "boolean" })),
   status: schema("op.status", (type) => type({})),
-  subscribe: schema("op.subscribe", (type) => type({})),
+  /** `resources`: the client shows each task's CPU and memory: they are sampled while it stays (daemon-resources.ts). */
+  subscribe: schema("op.subscribe", (type) => type({ "resources?": "boolean" })),
   recipe: schema("op.recipe", (type) => type({})),
   shutdown: schema("op.shutdown", (type) => type({})),
   detach: schema("op.detach", (type) => type({})),
@@ -59,6 +61,8 @@ export const opArgs = {
       "worktree?": worktreeRecord.type(),
       /** `run --env K=V`: over the environment the task would get, on whichever host runs it. */
       "env?": "Record<string, string>",
+      /** `run --max-memory`: bytes of resident memory the task's group may use before it is stopped. */
+      "maxMemory?": "number.integer > 0",
     }),
   ),
   load: schema("op.load", (type) => type({ entries: recipeEntry.type().array(), "again?": "boolean", "earlier?": "number.integer[]", "snapshot?": "string" })),
@@ -126,6 +130,17 @@ export interface TaskInfo {
   /** The size of the task's terminal: what its screen is drawn at (the last attached client's). */
   cols: number;
   rows: number;
+  /** Percent of one core its whole process group used (docs/daemon.md); null when not sampled (no client shows it, or it has exited). */
+  cpu: number | null;
+  /** Resident memory of its whole process group, in bytes; null when not sampled. */
+  rss: number | null;
+  /** Threads and processes in its group at the last sample; null when not sampled. */
+  threads: number | null;
+  processes: number | null;
+  /** `--max-memory` (recipe `max_memory`), in bytes; null when it has none. */
+  maxMemory: number | null;
+  /** Why fleetcom stopped this run itself (`memory 2.1G over --max-memory 2G`); null when it did not. */
+  stopReason: string | null;
 }
 
 /** A process that left its task's process group, which `kill` and `rm` report and never signal. */
@@ -153,6 +168,8 @@ export interface DaemonStatus {
   settings: DaemonSettings | null;
   /** Each of notify's destinations, and how sending to it goes (daemon-push.ts). */
   push: PushStatus[];
+  /** Tasks' CPU and memory sampling (daemon-resources.ts): samples taken since the start, and the clients now showing them. */
+  resources: { samples: number; watchers: number };
 }
 
 /** One of notify's destinations in `status` and `fleetcom config` (docs/notify.md). */

@@ -30,6 +30,12 @@ export function taskInfo(id: number, over: Partial<TaskInfo> = {}): TaskInfo {
     usage: null,
     cols: 80,
     rows: 24,
+    cpu: null,
+    rss: null,
+    threads: null,
+    processes: null,
+    maxMemory: null,
+    stopReason: null,
     ...over,
   };
 }

@@ -1,5 +1,15 @@
 import { describe, expect, test } from "bun:test";
-import { cpuCell, groupResources, memCell, NOTHING_SAMPLED, overMemoryReason, parseMemoryLimit, parsePsLine, processKey, type SampledProcess } from "../../src/task-resources.ts";
+import {
+  cpuCell,
+  groupResources,
+  memCell,
+  NOTHING_SAMPLED,
+  overMemoryReason,
+  parseMemoryLimit,
+  parsePsLine,
+  processKey,
+  type SampledProcess,
+} from "../../src/task-resources.ts";
 
 const proc = (pid: number, start: number, cpuTicks: number, over: Partial<SampledProcess> = {}): SampledProcess => ({
   pid,

@@ -236,6 +236,30 @@ describe("filter", () => {
   });
 });
 
+describe("what each task uses", () => {
+  const busy = task(3, { cpu: 98.6, rss: 3 * 1024 ** 2 });
+  const big = task(5, { cpu: 0.4, rss: 212 * 1024 ** 2 });
+  const unsampled = task(1);
+
+  test("a sampled task's row carries its CPU and memory before its age; one not sampled, neither", () => {
+    expect(taskRow(busy, 80, 1, NOW, false)).toBe("  ✻   3 cmd 3 · 99% 3M · 1m");
+    expect(taskRow(unsampled, 80, 1, NOW, false)).toBe("  ✻   1 cmd 1 · 1m");
+  });
+
+  test("u's orders: the busiest first by CPU or by memory, ties and the unsampled by id", () => {
+    const ids = (order: "id" | "CPU" | "memory") => sections([big, busy, unsampled], "directory", undefined, undefined, order)[0]!.tasks.map((t) => t.id);
+    expect(ids("id")).toEqual([1, 3, 5]);
+    expect(ids("CPU")).toEqual([3, 5, 1]);
+    expect(ids("memory")).toEqual([5, 3, 1]);
+  });
+
+  test("a sort other than by id is named at the start of the footer", () => {
+    const shown = view({ tasks: [busy, big], order: "memory" });
+    expect(dashboardLines(shown, 100, 20).at(-1)).toStartWith("sorted by memory · ");
+    expect(dashboardLines({ ...shown, order: "id" }, 100, 20).at(-1)).not.toContain("sorted by");
+  });
+});
+
 describe("hints and help", () => {
   test("wide: every key in the long form, help last", () => {
     const hint = hintLine(200);

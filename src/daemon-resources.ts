@@ -1,0 +1,132 @@
+// Each running task's CPU and memory (task-resources.ts), read from /proc in one pass over every
+// process, every SAMPLE_INTERVAL_MS while a client that shows them is subscribed (the dashboard, the
+// web view), once for an `ls` that finds the last sample older than that, and for tasks with
+// `--max-memory`, whose limit is watched whether anyone looks or not. Nobody looking and no limit:
+// nothing is read.
+//
+// SECURITY: a task's use is summed only over the members of a process group proven to be still the
+// task's (daemon-process-group.ts `membersIn`), so a reused PID never lends a task a stranger's
+// processes, and --max-memory can never stop a run because of someone else's.
+//
+// Linux only: without /proc (macOS) no figure is sampled and every task's stays null.
+import type { Peer } from "./daemon-streams.ts";
+import type { Task } from "./daemon-task.ts";
+import { listProcStats, pageSize, type ProcStat, ticksNow } from "./proc.ts";
+import { type CpuMemory, groupResources, NOTHING_SAMPLED, overMemoryReason, processKey, type SampledProcess, type TaskResources } from "./task-resources.ts";
+
+export const SAMPLE_INTERVAL_MS = 2_000;
+
+/** The fleet as the sampler sees it. */
+export interface SampledFleet {
+  tasks(): Iterable<Task>;
+  peers(): Iterable<Peer>;
+  /** A task's figures changed: subscribers hear of it. */
+  changed(task: Task): void;
+  /**
+   * A running task's group uses more memory than its --max-memory: the daemon decides what follows
+   * (a restart under the task's policy, or a stop with `reason`). Told at every sample while it stays over.
+   */
+  overMemory(task: Task, reason: string): void;
+}
+
+export class ResourceSampler {
+  /** Subscribed clients that asked for the figures; a client gone or unsubscribed is dropped at the next tick. */
+  private readonly watchers = new Set<Peer>();
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private previous: CpuMemory = NOTHING_SAMPLED;
+  /** Monotonic time (performance.now) of the last sample. */
+  private lastAt = Number.NEGATIVE_INFINITY;
+  private samples = 0;
+
+  constructor(private readonly fleet: SampledFleet) {}
+
+  /** A subscriber shows the figures: sampled now, and then on every tick while it stays. */
+  watch(peer: Peer): void {
+    this.watchers.add(peer);
+    this.fresh();
+    this.keepSampling();
+  }
+
+  /** For `ls`: figures at most one interval old, sampled now when the last sample is older. */
+  fresh(): void {
+    if (performance.now() - this.lastAt >= SAMPLE_INTERVAL_MS) this.sample();
+  }
+
+  /** Starts the ticks when someone looks or a running task has a memory limit (a task with one was started). */
+  keepSampling(): void {
+    if (this.timer === null && this.needed()) this.timer = setInterval(() => this.tick(), SAMPLE_INTERVAL_MS);
+  }
+
+  status(): { samples: number; watchers: number } {
+    this.dropGoneWatchers();
+    return { samples: this.samples, watchers: this.watchers.size };
+  }
+
+  stop(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private tick(): void {
+    if (this.needed()) this.sample();
+    else this.stop();
+  }
+
+  private needed(): boolean {
+    this.dropGoneWatchers();
+    if (this.watchers.size > 0) return true;
+    for (const task of this.fleet.tasks()) if (task.running && task.maxMemory !== null) return true;
+    return false;
+  }
+
+  private dropGoneWatchers(): void {
+    if (this.watchers.size === 0) return;
+    const present = new Set(this.fleet.peers());
+    for (const peer of this.watchers) if (!present.has(peer) || !peer.subscribed) this.watchers.delete(peer);
+  }
+
+  private sample(): void {
+    const stats = listProcStats();
+    const now = ticksNow();
+    if (stats === null || now === null) return;
+    this.samples += 1;
+    this.lastAt = performance.now();
+    const page = pageSize();
+    const ticks = new Map<string, number>();
+    for (const task of this.fleet.tasks()) {
+      if (!task.running) continue;
+      const members = task.groupMembers(stats, now).map((p) => sampled(p, page));
+      for (const p of members) ticks.set(processKey(p), p.cpuTicks);
+      this.record(task, groupResources(members, this.previous, now));
+    }
+    this.previous = { at: now, ticks };
+  }
+
+  private record(task: Task, figures: TaskResources): void {
+    const before = task.resources;
+    task.resources = figures;
+    if (!sameFigures(before, figures)) this.fleet.changed(task);
+    if (task.maxMemory !== null && figures.rss > task.maxMemory) this.fleet.overMemory(task, overMemoryReason(figures.rss, task.maxMemory));
+  }
+}
+
+function sampled(p: ProcStat, page: number): SampledProcess {
+  return { pid: p.pid, start: p.start, cpuTicks: p.cpuTicks, rssBytes: p.rssPages * page, threads: p.threads };
+}
+
+function sameFigures(a: TaskResources | null, b: TaskResources): boolean {
+  return a !== null && a.cpu === b.cpu && a.rss === b.rss && a.threads === b.threads && a.processes === b.processes;
+}
+
+/**
+ * Stops a run over its memory limit, once, and says why: on its screen, in daemon.log and in its
+ * TaskInfo `stopReason`. False when it is already being stopped.
+ */
+export function stopOverMemory(task: Task, reason: string, log: (message: string) => void): boolean {
+  if (task.stopReason !== null) return false;
+  task.stopReason = reason;
+  log(`task ${task.id} stopped: ${reason}`);
+  task.screen.write(`\r\nfleetcom: stopped: ${reason}\r\n`);
+  void task.terminate();
+  return true;
+}

@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { lsTable } from "../../src/ui-format.ts";
+import { taskInfo } from "../harness/task-info.ts";
 import {
   cpuCell,
   groupResources,
@@ -91,5 +93,30 @@ describe("cells and limits", () => {
     expect(parsePsLine("1 1 4 1-00:00:01", 100)!.cpuTicks).toBe(8_640_100);
     expect(parsePsLine("  PID  PGID    RSS      TIME", 100)).toBeNull();
     expect(parsePsLine("1 1 x 0:01", 100)).toBeNull();
+  });
+});
+
+describe("the ls table's CPU and MEM", () => {
+  const sampled = taskInfo(1, { cwd: "/w", cpu: 97.4, rss: 212 * 1024 ** 2, threads: 9, processes: 3 });
+  const finished = taskInfo(2, { cwd: "/w", state: "exited", exitCode: 0, endedAt: new Date(0).toISOString() });
+
+  test("CPU and MEM after AGE, -v adds THREADS and PROCS; a task not sampled has empty cells", () => {
+    const [head, one, two] = lsTable([sampled, finished], "/home/u", 0).split("\n");
+    expect(head).toMatch(/AGE +CPU +MEM +PREVIEW$/);
+    expect(one).toMatch(/ 97% +212M$/);
+    expect(two).not.toMatch(/%|M$/);
+    expect(lsTable([sampled], "/home/u", 0, undefined, true).split("\n")[1]).toMatch(/ 97% +212M +9 +3$/);
+  });
+
+  test("no task sampled (no /proc, nothing running): no columns for them", () => {
+    expect(lsTable([finished], "/home/u", 0).split("\n")[0]).not.toContain("CPU");
+  });
+
+  test("a terminal too narrow for them even with the rest cut loses them, never a figure cut short", () => {
+    const wide = taskInfo(1, { ...sampled, name: "a-rather-long-task-name", preview: "x".repeat(80) });
+    expect(lsTable([wide], "/home/u", 0, 120).split("\n")[0]).toContain("CPU");
+    const narrow = lsTable([wide], "/home/u", 0, 50).split("\n");
+    expect(narrow[0]).not.toContain("CPU");
+    expect(narrow[1]).not.toContain("212M");
   });
 });

@@ -16,7 +16,7 @@ export async function run(): Promise<string[]> {
   const { recipe } = writeSameFleet(root, "resources", TASKS, COMMAND);
   await fleetcom.run("load", recipe);
   const pid = daemonPid(sandbox);
-  const share = async (during: () => Promise<void>) => {
+  const share = async (during: () => Promise<unknown>) => {
     const before = processCpuMs(pid);
     await during();
     return ((processCpuMs(pid) - before) / WINDOW_MS) * 100;

@@ -2,9 +2,9 @@
 // a table: the proofs it accepts and the look-alikes it must refuse. The processes are made up; the
 // PID-reuse scenarios with real processes are in security-process.test.ts.
 import { describe, expect, test } from "bun:test";
-import { groupIsTheTasks, groupMayRun, type GroupIdentity } from "../../src/daemon-process-group.ts";
+import { groupIsTheTasks, groupMayRun, type GroupIdentity, ProcessGroup } from "../../src/daemon-process-group.ts";
 import type { ProcStat } from "../../src/proc.ts";
-import { parseProcStat } from "../../src/proc.ts";
+import { parseProcStat, readProcStat } from "../../src/proc.ts";
 
 describe("the proof that a process group is still the task's (pure rule)", () => {
   const P = 500;
@@ -117,5 +117,32 @@ describe("reading /proc/<pid>/stat", () => {
 
   test("a truncated line is no process", () => {
     expect(parseProcStat(1, "1 (init) S 0 1 1")).toBeNull();
+  });
+});
+
+describe("the members a task's use is summed over", () => {
+  // This process as a task's leader: its start time is read as a spawn reads it.
+  const leader = readProcStat(process.pid)!;
+  const group = new ProcessGroup(process.pid);
+  const member = (pid: number, over: Partial<ProcStat> = {}): ProcStat => ({
+    pid,
+    state: "S",
+    pgrp: process.pid,
+    session: process.pid,
+    start: leader.start + 5,
+    cpuTicks: 100,
+    rssPages: 10,
+    threads: 1,
+    ...over,
+  });
+
+  test("the group proven the task's: its live members, not zombies nor other groups' processes", () => {
+    const stats = [{ ...leader, pgrp: process.pid }, member(900_001), member(900_002, { state: "Z" }), member(900_003, { pgrp: 1 })];
+    expect(group.membersIn(stats, null).map((p) => p.pid)).toEqual([process.pid, 900_001]);
+  });
+
+  test("the leader's PID held by another process (reused): nothing counts, however many share the number", () => {
+    const stats = [{ ...leader, start: leader.start + 1 }, member(900_001)];
+    expect(group.membersIn(stats, null)).toEqual([]);
   });
 });

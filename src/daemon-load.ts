@@ -12,6 +12,7 @@ import { isDirectory } from "./files.ts";
 import { commandTooLong } from "./recipe.ts";
 import type { RestoredHistory } from "./recipe-history.ts";
 import type { IdChange, OpResult, RecipeEntry } from "./wire-protocol.ts";
+import { parseMemoryLimit } from "./task-resources.ts";
 
 // ---- turns -----------------------------------------------------------------------------------
 
@@ -205,6 +206,7 @@ export class Loads {
           recorded: e.id,
           typed: e.typed ?? typedForm(e.cmd),
           worktree: e.worktree ?? null,
+          maxMemory: e.max_memory === undefined ? null : parseMemoryLimit(e.max_memory),
         };
         const task = this.fleet.spawn(peer, start);
         const history = histories.get(e);

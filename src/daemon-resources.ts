@@ -12,7 +12,16 @@
 import type { Peer } from "./daemon-streams.ts";
 import type { Task } from "./daemon-task.ts";
 import { listProcStats, pageSize, type ProcStat, ticksNow } from "./proc.ts";
-import { type CpuMemory, groupResources, NOTHING_SAMPLED, overMemoryReason, processKey, type SampledProcess, type TaskResources } from "./task-resources.ts";
+import {
+  type CpuMemory,
+  exactSize,
+  groupResources,
+  NOTHING_SAMPLED,
+  overMemoryReason,
+  processKey,
+  type SampledProcess,
+  type TaskResources,
+} from "./task-resources.ts";
 
 export const SAMPLE_INTERVAL_MS = 2_000;
 
@@ -116,6 +125,11 @@ function sampled(p: ProcStat, page: number): SampledProcess {
 
 function sameFigures(a: TaskResources | null, b: TaskResources): boolean {
   return a !== null && a.cpu === b.cpu && a.rss === b.rss && a.threads === b.threads && a.processes === b.processes;
+}
+
+/** A recipe entry's `max_memory`, for a task that has one. */
+export function maxMemoryField(task: Task): { max_memory?: string } {
+  return task.maxMemory === null ? {} : { max_memory: exactSize(task.maxMemory) };
 }
 
 /**

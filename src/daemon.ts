@@ -65,7 +65,7 @@ import { Typist } from "./daemon-typist.ts";
 import { escapedFromGroups } from "./daemon-escapees.ts";
 import { VERSION } from "./version.ts";
 import { TaskIds } from "./daemon-task-ids.ts";
-import { ResourceSampler, stopOverMemory } from "./daemon-resources.ts";
+import { maxMemoryField, ResourceSampler, stopOverMemory } from "./daemon-resources.ts";
 
 /** How long after its start the daemon begins asking known agents for their options (agent-probe.ts). */
 const PROBE_START_DELAY_MS = 1_000;
@@ -507,7 +507,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   recipe(): RecipeEntry[] {
     const tasks = this.inIdOrder();
     const commands = savedCommands(tasks);
-    return tasks.map((t, i) => ({ dir: t.cwd, cmd: commands[i]!, group: t.group, name: t.name, ...worktreeOf(t) }));
+    return tasks.map((t, i) => ({ dir: t.cwd, cmd: commands[i]!, group: t.group, name: t.name, ...worktreeOf(t), ...maxMemoryField(t) }));
   }
 
   /**
@@ -533,6 +533,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
         id: t.id,
         ...typed,
         ...worktreeOf(t),
+        ...maxMemoryField(t),
         ...(this.hooks.history ? { history: String(t.id) } : {}),
       };
       (running(t) ? split.running : split.finished).push(entry);

@@ -6,6 +6,7 @@ import { Buffer } from "node:buffer";
 import { resolve } from "node:path";
 import { UserError } from "./errors.ts";
 import { normalizeGroup, normalizeName } from "./task-labels.ts";
+import { exactSize, parseMemoryLimit } from "./task-resources.ts";
 import { describeJsonError } from "./text-json-error.ts";
 import { printable } from "./text-printable.ts";
 import { resolvePath } from "./text-path.ts";
@@ -60,6 +61,8 @@ export const recipeEntry = schema("recipeEntry", (type) =>
     "id?": recordedId.type(),
     "typed?": "string",
     "worktree?": worktreeRecord.type(),
+    /** `run --max-memory` as the recipe writes it (`2G`, task-resources.ts exactSize), checked when the file is read. */
+    "max_memory?": "string",
   }),
 );
 export type RecipeEntry = typeof recipeEntry.infer;
@@ -173,7 +176,24 @@ function toRecipeEntry(dir: string, item: StoredEntry, file: string): RecipeEntr
   if (typeof typed === "string") entry.typed = typed;
   if (worktreeRecord.allows(worktree)) entry.worktree = { repo: worktree.repo, branch: worktree.branch, path: worktree.path };
   else if (worktree !== undefined) throw worktreeRefused(file, dir, entry.cmd);
+  const limit = maxMemoryOf(item, file, dir, entry.cmd);
+  if (limit !== undefined) entry.max_memory = limit;
   return entry;
+}
+
+/**
+ * An entry's `max_memory` (`"2G"`, or a byte count), as `run --max-memory` takes it. One that is no
+ * size fails the whole recipe, naming the file and the entry: the task would otherwise run unbounded.
+ */
+function maxMemoryOf(item: object, file: string, dir: string, cmd: string): string | undefined {
+  const { max_memory: given } = item as { max_memory?: unknown };
+  if (given === undefined) return undefined;
+  const bytes = typeof given === "string" || typeof given === "number" ? parseMemoryLimit(String(given)) : null;
+  if (bytes !== null) return exactSize(bytes);
+  const shown = cmd.length > 60 ? `${cmd.slice(0, 59)}…` : cmd;
+  throw new UserError(
+    `${printable(file)}: max_memory of ${printable(JSON.stringify(shown))} in ${printable(dir)} is ${printable(JSON.stringify(given))}: expected a size such as "2G" or "512M"`,
+  );
 }
 
 /**
@@ -276,7 +296,8 @@ function parseJson(text: string, file: string): unknown {
 // --- writing ------------------------------------------------------------------------------------
 
 function toStoredEntry(entry: RecipeEntry): StoredEntry {
-  const plain = entry.history === undefined && entry.id === undefined && entry.typed === undefined && entry.worktree === undefined;
+  const plain =
+    entry.history === undefined && entry.id === undefined && entry.typed === undefined && entry.worktree === undefined && entry.max_memory === undefined;
   if (entry.group === null && entry.name === null && plain) return entry.cmd;
   return {
     cmd: entry.cmd,
@@ -285,6 +306,7 @@ function toStoredEntry(entry: RecipeEntry): StoredEntry {
     ...(entry.id !== undefined && { id: entry.id }),
     ...(entry.typed !== undefined && { typed: entry.typed }),
     ...(entry.worktree !== undefined && { worktree: entry.worktree }),
+    ...(entry.max_memory !== undefined && { max_memory: entry.max_memory }),
     ...(entry.history !== undefined && { history: entry.history }),
   } as StoredEntry;
 }

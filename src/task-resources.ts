@@ -88,6 +88,19 @@ export function parseMemoryLimit(text: string): number | null {
   return bytes > 0 && Number.isSafeInteger(bytes) ? bytes : null;
 }
 
+/** A limit as a recipe keeps it: exact, in the largest binary unit that divides it (`2G`, `1536M`, `4097`). */
+export function exactSize(bytes: number): string {
+  for (const [unit, size] of [
+    ["T", 1024 ** 4],
+    ["G", 1024 ** 3],
+    ["M", 1024 ** 2],
+    ["K", 1024],
+  ] as const) {
+    if (bytes % size === 0) return `${bytes / size}${unit}`;
+  }
+  return String(bytes);
+}
+
 /** Why a task over its limit is stopped or restarted: `memory 2.1G over --max-memory 2G`. */
 export function overMemoryReason(rss: number, limit: number): string {
   return `memory ${memCell(rss)} over --max-memory ${memCell(limit)}`;

@@ -3,6 +3,8 @@
 // tmux); a child's use counts for its task; --max-memory stops a task that passes it, saying why;
 // and nothing is sampled while no client shows the figures. Linux only (/proc).
 import { afterEach, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { eachTestGetsAFleet, type Fleet, until } from "../harness/fleet.ts";
 import { fleetcomArgv } from "../harness/helpers.ts";
 import { shellWords, Tmux } from "../harness/tmux.ts";
@@ -74,6 +76,28 @@ test("--max-memory stops a task that passes it, with the reason; a size that is 
   expect(bad.code).toBe(2);
   expect(bad.stderr.trim()).toBe('fleetcom: run: --max-memory expects a size such as 2G or 512M, got "2 gigs"');
   expect((await lsJson()).length).toBe(2);
+});
+
+test("a recipe keeps max_memory: save writes it, load enforces it, a size that is no size fails the load naming the file", async () => {
+  await fleet.run("sleep 600", ["--max-memory", "1536M", "--name", "bounded"]);
+  await fleet.ok(["save", "bounded"]);
+  const saved = JSON.parse(readFileSync(join(fleet.sandbox.config, "sessions", "bounded.json"), "utf8"));
+  expect(Object.values(saved.dirs).flat()).toEqual([{ cmd: "sleep 600", name: "bounded", max_memory: "1536M" }]);
+
+  const dir = fleet.sandbox.home;
+  const recipe = join(fleet.sandbox.root, "holder.json");
+  writeFileSync(recipe, JSON.stringify({ version: 1, name: "holder", dirs: { [dir]: [{ cmd: HOLD_200M, name: "holder", max_memory: "100M" }] } }));
+  await fleet.ok(["load", recipe]);
+  const holder = await until("the loaded holder", async () => (await lsJson()).find((t) => t.name === "holder"));
+  expect(holder.maxMemory).toBe(100 * MIB);
+  const stopped = await fleet.waitForExit(holder.id);
+  expect(stopped.stopReason).toMatch(/^memory 2\d\dM over --max-memory 100M$/);
+
+  writeFileSync(recipe, JSON.stringify({ version: 1, name: "holder", dirs: { [dir]: [{ cmd: "sleep 1", max_memory: "lots" }] } }));
+  const bad = await fleet.cli(["load", recipe]);
+  expect(bad.code).not.toBe(0);
+  expect(bad.stderr).toContain('max_memory of "sleep 1"');
+  expect(bad.stderr).toContain('is "lots": expected a size such as "2G" or "512M"');
 });
 
 test.skipIf(!Tmux.available())(

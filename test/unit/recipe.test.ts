@@ -126,6 +126,16 @@ describe("the wrapped format", () => {
     expect(refused({ ...words, repo: "--upload-pack=x" })).toThrow(/is refused/);
   });
 
+  test("a task's max_memory is written exactly and read back; a byte count is taken; one that is no size fails the recipe, naming the file and entry", () => {
+    const text = formatRecipe("m", [{ ...entry("/a", "server"), max_memory: "1536M" }], ctx.home);
+    expect(JSON.parse(text).dirs["/a"]).toEqual([{ cmd: "server", max_memory: "1536M" }]);
+    expect(parseRecipe(text, "m.json", ctx).entries).toEqual([{ ...entry("/a", "server"), max_memory: "1536M" }]);
+    expect(parse({ "/a": [{ cmd: "x", max_memory: 2 * 1024 ** 3 }] }).entries[0]!.max_memory).toBe("2G");
+    expect(parse({ "/a": [{ cmd: "x", max_memory: "512mb" }] }).entries[0]!.max_memory).toBe("512M");
+    for (const bad of ["lots", "", 0, -5, true, { g: 2 }])
+      expect(() => parse({ "/a": [{ cmd: "x", max_memory: bad }] })).toThrow(/max_memory of "x" in \/a is .*: expected a size such as "2G" or "512M"/);
+  });
+
   test("both entry forms may be mixed in one array", () => {
     const recipe = parse({ dirs: { "/a": ["plain", { cmd: "obj", name: "n" }, "plain again"] } });
     expect(recipe.entries.map((e) => e.cmd)).toEqual(["plain", "obj", "plain again"]);

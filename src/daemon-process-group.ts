@@ -47,7 +47,7 @@ export function groupIsTheTasks(id: GroupIdentity, stats: ProcStat[] | null, now
 }
 
 /** Pure: the group's members that still run (zombies excluded). */
-export function liveMembers(pgid: number, stats: ProcStat[]): ProcStat[] {
+export function liveMembers<S extends ProcStat>(pgid: number, stats: S[]): S[] {
   return stats.filter((s) => s.pgrp === pgid && s.state !== "Z");
 }
 
@@ -100,7 +100,7 @@ export class ProcessGroup {
    * those do not prove the group is still the task's: what is counted as the task's use is only ever
    * what could be signalled as the task's.
    */
-  membersIn(stats: ProcStat[], now: number | null): ProcStat[] {
+  membersIn<S extends ProcStat>(stats: S[], now: number | null): S[] {
     return groupIsTheTasks(this.id, stats, now) ? liveMembers(this.id.pgid, stats) : [];
   }
 

@@ -11,7 +11,7 @@
 // Linux only: without /proc (macOS) no figure is sampled and every task's stays null.
 import type { Peer } from "./daemon-streams.ts";
 import type { Task } from "./daemon-task.ts";
-import { listProcStats, pageSize, type ProcStat, ticksNow } from "./proc.ts";
+import { listProcStats, pageSize, type ProcUsage, ticksNow } from "./proc.ts";
 import {
   type CpuMemory,
   exactSize,
@@ -119,7 +119,7 @@ export class ResourceSampler {
   }
 }
 
-function sampled(p: ProcStat, page: number): SampledProcess {
+function sampled(p: ProcUsage, page: number): SampledProcess {
   return { pid: p.pid, start: p.start, cpuTicks: p.cpuTicks, rssBytes: p.rssPages * page, threads: p.threads };
 }
 

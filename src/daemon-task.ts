@@ -15,7 +15,7 @@ import type { LineWatch } from "./term-lines.ts";
 import { type RestoredHistory, withRestored } from "./recipe-history.ts";
 import { FinishedScreen } from "./term-screen-finished.ts";
 import { TerminalScan } from "./text-scan.ts";
-import type { ProcStat } from "./proc.ts";
+import type { ProcUsage } from "./proc.ts";
 import type { TaskResources } from "./task-resources.ts";
 
 const KILL_GRACE_MS = 2_000;
@@ -409,7 +409,7 @@ export class Task {
   }
 
   /** The live members of this run's process group among `stats`, only while they prove the group is still its own (daemon-process-group.ts). */
-  groupMembers(stats: ProcStat[], now: number | null): ProcStat[] {
+  groupMembers(stats: ProcUsage[], now: number | null): ProcUsage[] {
     return this.running ? (this.processGroup?.membersIn(stats, now) ?? []) : [];
   }
 

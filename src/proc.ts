@@ -18,6 +18,10 @@ export interface ProcStat {
   session: number;
   /** Start time in clock ticks since boot (field 22): with the PID, names one process for good. */
   start: number;
+}
+
+/** What a process uses, read in the same pass as its ProcStat (daemon-resources.ts). */
+export interface ProcUsage extends ProcStat {
   /** CPU time spent, user and system (fields 14 and 15), in clock ticks. */
   cpuTicks: number;
   /** Resident set size (field 24), in pages. */
@@ -35,7 +39,7 @@ export function hasProc(): boolean {
   }
 }
 
-export function readProcStat(pid: number): ProcStat | null {
+export function readProcStat(pid: number): ProcUsage | null {
   if (!Number.isInteger(pid) || pid <= 0) return null;
   try {
     return parseProcStat(pid, readFileSync(`/proc/${pid}/stat`, "utf8"));
@@ -49,7 +53,7 @@ function fieldsAfterName(text: string): string[] {
   return text.slice(text.lastIndexOf(")") + 2).split(" ");
 }
 
-export function parseProcStat(pid: number, text: string): ProcStat | null {
+export function parseProcStat(pid: number, text: string): ProcUsage | null {
   const fields = fieldsAfterName(text);
   const start = Number(fields[19]);
   if (fields.length < 20 || !Number.isFinite(start)) return null;
@@ -104,14 +108,14 @@ export function liveGroupOf(pid: number): number | null {
 }
 
 /** Every process /proc shows, or null without /proc. */
-export function listProcStats(): ProcStat[] | null {
+export function listProcStats(): ProcUsage[] | null {
   let entries: string[];
   try {
     entries = readdirSync("/proc");
   } catch {
     return null;
   }
-  const stats: ProcStat[] = [];
+  const stats: ProcUsage[] = [];
   for (const entry of entries) {
     if (entry.charCodeAt(0) > 57) continue;
     const stat = readProcStat(Number(entry));

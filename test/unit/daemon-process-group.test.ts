@@ -10,17 +10,7 @@ describe("the proof that a process group is still the task's (pure rule)", () =>
   const P = 500;
   const held: GroupIdentity = { pgid: P, leaderStart: 1_000, reapedAt: null };
   const reaped: GroupIdentity = { ...held, reapedAt: 2_000 };
-  const proc = (pid: number, start: number, over: Partial<ProcStat> = {}): ProcStat => ({
-    pid,
-    state: "S",
-    pgrp: P,
-    session: P,
-    start,
-    cpuTicks: 0,
-    rssPages: 0,
-    threads: 1,
-    ...over,
-  });
+  const proc = (pid: number, start: number, over: Partial<ProcStat> = {}): ProcStat => ({ pid, state: "S", pgrp: P, session: P, start, ...over });
   const cases: [string, GroupIdentity, ProcStat[] | null, boolean][] = [
     ["the leader itself, not yet reaped", held, [proc(P, 1_000)], true],
     ["the leader as a zombie, not yet reaped", held, [proc(P, 1_000, { state: "Z" })], true],
@@ -49,17 +39,7 @@ describe("whether a member of the group may still run, while a stop waits out th
   const P = 500;
   const held: GroupIdentity = { pgid: P, leaderStart: 1_000, reapedAt: null };
   const reaped: GroupIdentity = { ...held, reapedAt: 2_000 };
-  const proc = (pid: number, start: number, over: Partial<ProcStat> = {}): ProcStat => ({
-    pid,
-    state: "S",
-    pgrp: P,
-    session: P,
-    start,
-    cpuTicks: 0,
-    rssPages: 0,
-    threads: 1,
-    ...over,
-  });
+  const proc = (pid: number, start: number, over: Partial<ProcStat> = {}): ProcStat => ({ pid, state: "S", pgrp: P, session: P, start, ...over });
   const noScan = (): ProcStat[] => {
     throw new Error("read every process");
   };
@@ -130,9 +110,6 @@ describe("the members a task's use is summed over", () => {
     pgrp: process.pid,
     session: process.pid,
     start: leader.start + 5,
-    cpuTicks: 100,
-    rssPages: 10,
-    threads: 1,
     ...over,
   });
 

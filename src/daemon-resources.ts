@@ -10,7 +10,7 @@
 //
 // Linux only: without /proc (macOS) no figure is sampled and every task's stays null.
 import type { Peer } from "./daemon-streams.ts";
-import type { Task } from "./daemon-task.ts";
+import { CPU_TRAIL_MS, type Task } from "./daemon-task.ts";
 import { listProcStats, pageSize, type ProcUsage, ticksNow } from "./proc.ts";
 import {
   type CpuMemory,
@@ -114,6 +114,8 @@ export class ResourceSampler {
   private record(task: Task, figures: TaskResources): void {
     const before = task.resources;
     task.resources = figures;
+    const at = performance.now();
+    task.cpuTrail = [...task.cpuTrail.filter((p) => at - p.at < CPU_TRAIL_MS), { at, cpu: figures.cpu }];
     if (!sameFigures(before, figures)) this.fleet.changed(task);
     if (task.maxMemory !== null && figures.rss > task.maxMemory) this.fleet.overMemory(task, overMemoryReason(figures.rss, task.maxMemory));
   }

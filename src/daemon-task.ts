@@ -19,6 +19,8 @@ import type { ProcUsage } from "./proc.ts";
 import type { TaskResources } from "./task-resources.ts";
 
 const KILL_GRACE_MS = 2_000;
+/** How far back the CPU sparkline reaches. */
+export const CPU_TRAIL_MS = 60_000;
 
 export interface TaskSpec {
   id: number;
@@ -90,6 +92,8 @@ export class Task {
   readonly maxMemory: number | null;
   /** The run's CPU and memory at the last sample (daemon-resources.ts); null until sampled. */
   resources: TaskResources | null = null;
+  /** The run's CPU at each sample, with when (performance.now), the oldest dropped past a minute. */
+  cpuTrail: { at: number; cpu: number }[] = [];
   /** Why fleetcom stopped this run itself (over its memory limit); null when it did not. */
   stopReason: string | null = null;
   name: string | null;
@@ -247,6 +251,7 @@ export class Task {
     this.lastOutputAt = null;
     this.processGroup = null;
     this.resources = null;
+    this.cpuTrail = [];
     this.stopReason = null;
     this.scan = new TerminalScan();
     this.tracker = NO_ATTENTION;
@@ -472,16 +477,17 @@ export class Task {
       worktree: this.worktree,
       cols: this.cols,
       rows: this.rows,
-      ...this.resourcesInfo(),
+      ...this.resourcesInfo(now),
       maxMemory: this.maxMemory,
       stopReason: this.stopReason,
     };
   }
 
   /** The last sample's figures while the run goes on; none once it has ended. */
-  private resourcesInfo(): Pick<TaskInfo, "cpu" | "rss" | "threads" | "processes"> {
+  private resourcesInfo(now: number): Pick<TaskInfo, "cpu" | "rss" | "threads" | "processes" | "cpuRecent"> {
     const r = this.running ? this.resources : null;
-    return { cpu: r?.cpu ?? null, rss: r?.rss ?? null, threads: r?.threads ?? null, processes: r?.processes ?? null };
+    const cpuRecent = r ? this.cpuTrail.filter((p) => now - p.at <= CPU_TRAIL_MS).map((p) => p.cpu) : [];
+    return { cpu: r?.cpu ?? null, rss: r?.rss ?? null, threads: r?.threads ?? null, processes: r?.processes ?? null, cpuRecent };
   }
 
   dispose(): void {

@@ -58,16 +58,16 @@ export function groupResources(members: readonly SampledProcess[], previous: Cpu
   return { cpu: Math.round(busyShare * 1000) / 10, rss, threads, processes: members.length };
 }
 
-/** The `ls` CPU cell: `97%`, `0%`; empty when the task was not sampled (it has exited). */
-export function cpuCell(cpu: number | null): string {
-  return cpu === null ? "" : `${Math.round(cpu)}%`;
+/** The `ls` CPU cell: `97%`, `0%`; empty when the task was not sampled (it has exited, or its daemon does not sample). */
+export function cpuCell(cpu: number | null | undefined): string {
+  return cpu == null ? "" : `${Math.round(cpu)}%`;
 }
 
 const UNITS = ["K", "M", "G", "T"] as const;
 
 /** `812K`, `212M`, `2.1G`, `2G`: a memory size in a few characters, binary units as `top` counts them. */
-export function memCell(bytes: number | null): string {
-  if (bytes === null) return "";
+export function memCell(bytes: number | null | undefined): string {
+  if (bytes == null) return "";
   let value = bytes / 1024;
   let unit = 0;
   while (value >= 1000 && unit < UNITS.length - 1) {
@@ -99,6 +99,19 @@ export function exactSize(bytes: number): string {
     if (bytes % size === 0) return `${bytes / size}${unit}`;
   }
   return String(bytes);
+}
+
+/** Whether a task's figures were sampled; a daemon of an earlier version (another host's) sends none at all. */
+export function sampled(task: { rss?: number | null }): boolean {
+  return task.rss != null;
+}
+
+const BARS = "▁▂▃▄▅▆▇█";
+
+/** The last minute of CPU as bars, one per sample, one core (or the busiest sample, if more) the tallest. */
+export function sparkline(cpu: readonly number[]): string {
+  const top = Math.max(100, ...cpu);
+  return cpu.map((v) => BARS[Math.min(BARS.length - 1, Math.round((Math.max(0, v) / top) * (BARS.length - 1)))]).join("");
 }
 
 /** Why a task over its limit is stopped or restarted: `memory 2.1G over --max-memory 2G`. */

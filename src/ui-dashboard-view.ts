@@ -11,7 +11,7 @@ import type { TaskInfo } from "./wire-protocol.ts";
 import { fit, paint, windowAround } from "./ui-render.ts";
 import { textWidth } from "./text-width.ts";
 import { FILTER_HINT, helpLines, hintLine } from "./ui-dashboard-keys.ts";
-import { cpuCell, memCell } from "./task-resources.ts";
+import { cpuCell, memCell, sampled, sparkline } from "./task-resources.ts";
 
 export const GROUPINGS = ["state", "directory", "group"] as const;
 export type Grouping = (typeof GROUPINGS)[number];
@@ -207,7 +207,7 @@ export function taskRow(task: TaskInfo, columns: number, idWidth: number, now: n
   const arrow = moved === "up" ? "↑ " : moved === "down" ? "↓ " : "";
   const prefix = `${mark}${glyph(task)} ${task.tagged ? "◆" : " "} ${String(task.id).padStart(idWidth)} ${arrow}`;
   // Its CPU and memory while they are sampled (a running task on a daemon that samples them).
-  const use = task.rss === null ? "" : ` · ${cpuCell(task.cpu)} ${memCell(task.rss)}`;
+  const use = sampled(task) ? ` · ${cpuCell(task.cpu)} ${memCell(task.rss)}` : "";
   const suffix = `${use} · ${taskAge(task, now)}`;
   const room = Math.max(4, columns - 1 - textWidth(prefix) - textWidth(suffix));
   // A task in a worktree of its own (run --worktree) carries its branch.
@@ -226,6 +226,11 @@ export function taskRow(task: TaskInfo, columns: number, idWidth: number, now: n
   const styledPrefix = `${styledMark}${glyphColor(task)(glyph(task))} ${paint.magenta(task.tagged ? "◆" : " ")} ${paint.dim(String(task.id).padStart(idWidth))} ${paint.bold(paint.cyan(arrow))}`;
   const body = `${cursor ? paint.bold(shownName) : shownName}${shownPreview ? paint.dim(` · ${shownPreview}`) : ""}`;
   return `${styledPrefix}${body}${paint.dim(suffix)}`;
+}
+
+/** The peek's title's part for what the task uses: ` · CPU ▁▃█ 97% · 212M`, its last minute of CPU as bars; "" when not sampled. */
+export function useInTitle(task: TaskInfo): string {
+  return sampled(task) ? ` · CPU ${sparkline(task.cpuRecent ?? [])} ${cpuCell(task.cpu)} · ${memCell(task.rss)}` : "";
 }
 
 function glyphColor(task: TaskInfo): (s: string) => string {

@@ -24,6 +24,7 @@ import {
   sections,
   taskKey,
   type Grouping,
+  useInTitle,
   type HostBlock,
   type Row,
   type View,
@@ -698,12 +699,12 @@ class Dashboard implements Desk {
   private async loadPeek(task: TaskInfo): Promise<void> {
     const rows = Math.max(3, this.region.height - 4);
     const key = this.keyOf(task);
-    const { text } = await this.clientOf(task).request("peek", { task: { id: task.id }, lines: rows });
+    const { text, info } = await this.clientOf(task).request("peek", { task: { id: task.id }, lines: rows });
     if (this.peekWanted !== key) return;
     const { settled } = this;
     // Another key took over while the peek was on its way (`/`, `?`, a question): it is not opened over that.
     if (settled.kind !== "list" && !(settled.kind === "peek" && settled.key === key)) return void (this.peekWanted = null);
-    this.setMode({ kind: "peek", key, task, title: `${this.ref(task)} ${printable(label(task))}`, text });
+    this.setMode({ kind: "peek", key, task, title: `${this.ref(task)} ${printable(label(task))}${useInTitle(info)}`, text });
     this.draw();
   }
 

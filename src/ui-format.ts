@@ -10,7 +10,7 @@ import { printable } from "./text-printable.ts";
 import { cut, textWidth } from "./text-width.ts";
 import { age } from "./text-age.ts";
 import { usageCell } from "./task-usage.ts";
-import { cpuCell, memCell } from "./task-resources.ts";
+import { cpuCell, memCell, sampled } from "./task-resources.ts";
 import { errnoCode } from "./errors.ts";
 import type { PushStatus } from "./wire-protocol.ts";
 
@@ -49,9 +49,9 @@ export function lsTable(
   if (tasks.length === 0) return "no tasks\n";
   // Only a daemon that sampled (Linux, a task running) has CPU and memory to show; a terminal too
   // narrow for them even with the rest cut loses them rather than a cell cut to a wrong figure.
-  const sampled = tasks.some((t) => t.rss !== null);
-  const withUse = lsColumns(tasks, home, now, columns, verbose, hostOf, sampled);
-  const fits = columns === undefined || !sampled || columnWidths(withUse.header, withUse.rows, columns, withUse.shrink).excess <= 0;
+  const anySampled = tasks.some(sampled);
+  const withUse = lsColumns(tasks, home, now, columns, verbose, hostOf, anySampled);
+  const fits = columns === undefined || !anySampled || columnWidths(withUse.header, withUse.rows, columns, withUse.shrink).excess <= 0;
   const chosen = fits ? withUse : lsColumns(tasks, home, now, columns, verbose, hostOf, false);
   return table(chosen.header, chosen.rows, columns, chosen.shrink);
 }
@@ -68,7 +68,7 @@ function lsColumns(
   const long = (text: string) => (columns === undefined ? printable(text) : cut(printable(text), 40));
   // Only a fleet with an agent in it has tokens to show.
   const tokens = tasks.some((t) => t.agent !== null);
-  const counts = (n: number | null) => (n === null ? "" : String(n));
+  const counts = (n: number | null | undefined) => (n == null ? "" : String(n));
   const rows = tasks.map((t) => [
     ...(hostOf ? [hostOf(t)] : []),
     String(t.id),

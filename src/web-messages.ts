@@ -31,6 +31,8 @@ export interface Card {
   age: string;
   /** Its CPU and memory while sampled (`97% · 212M`), else "". */
   use: string;
+  /** The last minute of its CPU as bars (task-resources.ts sparkline), "" when not sampled. */
+  spark: string;
   running: boolean;
 }
 

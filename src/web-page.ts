@@ -234,7 +234,8 @@ function script(): string {
   function showTaskHead() {
     const card = findCard(viewing, viewingHost);
     $("task-title").textContent = card ? taskName(card) + " " + card.label : "task " + viewing;
-    $("task-state").textContent = card ? card.glyph + " " + card.state + (card.message ? " · " + card.message : "") + " · " + card.age : "removed";
+    const use = card && card.use ? " · CPU " + card.spark + " " + card.use : "";
+    $("task-state").textContent = card ? card.glyph + " " + card.state + (card.message ? " · " + card.message : "") + " · " + card.age + use : "removed";
     $("rerun").hidden = !card || card.running;
   }
 

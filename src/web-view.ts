@@ -6,7 +6,7 @@ import { label } from "./task-labels.ts";
 import { header, sections } from "./ui-dashboard-view.ts";
 import { age, glyph, stateText } from "./ui-format.ts";
 import { printable } from "./text-printable.ts";
-import { cpuCell, memCell } from "./task-resources.ts";
+import { cpuCell, memCell, sampled, sparkline } from "./task-resources.ts";
 import type { Card, FleetView } from "./web-messages.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 
@@ -56,7 +56,8 @@ function card(task: TaskInfo, host: string | null, now: number): Card {
     message: task.attention?.message ?? null,
     preview: printable(task.preview.trim()),
     age: age(task.endedAt ?? task.startedAt, now),
-    use: task.rss === null ? "" : `${cpuCell(task.cpu)} · ${memCell(task.rss)}`,
+    use: sampled(task) ? `${cpuCell(task.cpu)} · ${memCell(task.rss)}` : "",
+    spark: sparkline(task.cpuRecent ?? []),
     running: task.state === "running",
   };
 }

@@ -137,6 +137,8 @@ export interface TaskInfo {
   /** Threads and processes in its group at the last sample; null when not sampled. */
   threads: number | null;
   processes: number | null;
+  /** CPU at each sample of the last minute, oldest first (one every 2 s while a client shows them); empty when none. */
+  cpuRecent: number[];
   /** `--max-memory` (recipe `max_memory`), in bytes; null when it has none. */
   maxMemory: number | null;
   /** Why fleetcom stopped this run itself (`memory 2.1G over --max-memory 2G`); null when it did not. */

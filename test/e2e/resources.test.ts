@@ -149,6 +149,14 @@ test.skipIf(!Tmux.available())(
     const lines = byMemory.split("\n");
     expect(lines.indexOf(rowOf(byMemory, holder))).toBeLessThan(lines.indexOf(rowOf(byMemory, busy)));
 
+    // The busy task's peek carries its last minute of CPU as bars, one a sample, the figures after them.
+    tmux.type("dash", String(busy));
+    tmux.press("dash", "Enter");
+    tmux.press("dash", "Space");
+    const spark = new RegExp(`── peek ${busy} .* · CPU [▁▂▃▄▅▆▇█]{2,} \\d+% · \\S+ ─`);
+    await tmux.waitFor("dash", "the peek's CPU sparkline", (text) => spark.test(text));
+    tmux.press("dash", "Escape");
+
     tmux.press("dash", "q");
     await tmux.waitForExit("dash");
     await until("no client showing them", async () => (await status()).resources.watchers === 0);

@@ -34,6 +34,7 @@ export function taskInfo(id: number, over: Partial<TaskInfo> = {}): TaskInfo {
     rss: null,
     threads: null,
     processes: null,
+    cpuRecent: [],
     maxMemory: null,
     stopReason: null,
     ...over,

@@ -10,6 +10,8 @@ import {
   parseMemoryLimit,
   parsePsLine,
   processKey,
+  sampled,
+  sparkline,
   type SampledProcess,
 } from "../../src/task-resources.ts";
 
@@ -81,6 +83,18 @@ describe("cells and limits", () => {
       ["1e9", null],
     ];
     for (const [text, bytes] of cases) expect([text, parseMemoryLimit(text)]).toEqual([text, bytes]);
+  });
+
+  test("the sparkline: one bar a sample, one core the tallest, a busier sample than that the tallest instead", () => {
+    expect(sparkline([0, 50, 100])).toBe("▁▅█");
+    expect(sparkline([100, 200])).toBe("▅█");
+    expect(sparkline([])).toBe("");
+    expect(sparkline([-3])).toBe("▁");
+  });
+
+  test("sampled: a figure present; null or absent (a daemon of an earlier version) is not", () => {
+    expect([sampled({ rss: 0 }), sampled({ rss: null }), sampled({})]).toEqual([true, false, false]);
+    expect([cpuCell(undefined), memCell(undefined)]).toEqual(["", ""]);
   });
 
   test("the reason names the use and the limit", () => {

@@ -1,7 +1,18 @@
 // The dashboard's pure parts: keys decoded from raw bytes, sections of each grouping, rows cut to
 // the width, the terminal width of text.
 import { describe, expect, test } from "bun:test";
-import { dashboardLines, header, matchesFilter, screenRows, sectionKey, sections, taskKey, taskRow, type View } from "../../src/ui-dashboard-view.ts";
+import {
+  dashboardLines,
+  header,
+  matchesFilter,
+  screenRows,
+  sectionKey,
+  sections,
+  taskKey,
+  taskRow,
+  useInTitle,
+  type View,
+} from "../../src/ui-dashboard-view.ts";
 import { helpEntries, helpLines, helpScrollMax, hintLine } from "../../src/ui-dashboard-keys.ts";
 import { WaitSignals } from "../../src/ui-dashboard-waits.ts";
 import { shortReason } from "../../src/ui-dashboard-hosts.ts";
@@ -244,6 +255,11 @@ describe("what each task uses", () => {
   test("a sampled task's row carries its CPU and memory before its age; one not sampled, neither", () => {
     expect(taskRow(busy, 80, 1, NOW, false)).toBe("  ✻   3 cmd 3 · 99% 3M · 1m");
     expect(taskRow(unsampled, 80, 1, NOW, false)).toBe("  ✻   1 cmd 1 · 1m");
+  });
+
+  test("the peek's title carries the last minute of CPU as bars and the figures; nothing when not sampled", () => {
+    expect(useInTitle({ ...busy, cpuRecent: [0, 50, 100] })).toBe(" · CPU ▁▅█ 99% · 3M");
+    expect(useInTitle(unsampled)).toBe("");
   });
 
   test("u's orders: the busiest first by CPU or by memory, ties and the unsampled by id", () => {

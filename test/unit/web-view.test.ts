@@ -32,8 +32,9 @@ describe("the page's fleet", () => {
   });
 
   test("each card shows its task's CPU and memory while they are sampled, nothing when not", () => {
-    const view = fleetView([task(1, { cpu: 97.2, rss: 212 * 1024 ** 2 }), task(2)], NOW, undefined);
+    const view = fleetView([task(1, { cpu: 97.2, rss: 212 * 1024 ** 2, cpuRecent: [10, 97.2] }), task(2)], NOW, undefined);
     expect(view.sections[0]!.cards.map((c) => c.use)).toEqual(["97% · 212M", ""]);
+    expect(view.sections[0]!.cards.map((c) => c.spark)).toEqual(["▂█", ""]);
   });
 
   test("the title counts the waiting tasks; with none it is the name alone", () => {

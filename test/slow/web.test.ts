@@ -210,6 +210,17 @@ describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
     expect(await raised()).toEqual(["fleetcom: hidden waits"]);
   });
 
+  test("each card shows its task's CPU and memory; the task's head adds its last minute of CPU as bars", async () => {
+    const busy = await fleet.run("while :; do :; done", ["--name", "spinner"]);
+    const { url } = await startWeb();
+    const page = await openPage(url);
+    const ageOf = () => page.$eval(`.card[data-task="${busy}"] .age`, (a) => a.textContent ?? "");
+    await until("the card's CPU and memory", async () => /^(\d+)% · \d+(\.\d)?[KMG] · /.test(await ageOf()));
+    await openTask(page, busy);
+    const head = () => page.$eval("#task-state", (s) => s.textContent ?? "");
+    await until("the head's sparkline", async () => / · CPU [▁▂▃▄▅▆▇█]{2,} \d+% · \d+(\.\d)?[KMG]$/.test(await head()));
+  });
+
   test("a card keeps its element while the fleet changes, so a tap that began on it opens its task", async () => {
     const id = await fleet.run("n=0; while :; do n=$((n+1)); echo tick-$n; sleep 0.3; done", ["--name", "ticker"]);
     await until("the task ticking", async () => (await fleet.peek(id)).includes("tick-2"));

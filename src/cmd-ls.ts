@@ -37,5 +37,5 @@ function hosted(tasks: TaskInfo[], host: string | null): HostedTask[] {
 async function everyFleet(): Promise<HostedTask[] | null> {
   if (!hostsMayBeAdded()) return null;
   const { everyFleet: fleets } = await import("./client-hosts.ts");
-  return fleets(() => withDaemon((c) => c.request("ls", { resources: true })));
+  return fleets(() => withDaemon((c) => c.request("ls", { resources: true })), { resources: true });
 }

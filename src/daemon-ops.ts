@@ -57,8 +57,8 @@ export interface Fleet {
 
 export function operations(fleet: Fleet): Handlers {
   return {
-    ls: (_, a) => {
-      if (a.resources) fleet.resources.fresh();
+    ls: async (_, a) => {
+      if (a.resources) await fleet.resources.fresh();
       return fleet.list();
     },
     status: () => fleet.status(),

@@ -1,5 +1,5 @@
 // Each running task's CPU and memory (task-resources.ts), read from /proc in one pass over every
-// process, every SAMPLE_INTERVAL_MS while a client that shows them is subscribed (the dashboard, the
+// process (on macOS, from one `ps` of every process), every SAMPLE_INTERVAL_MS while a client that shows them is subscribed (the dashboard, the
 // web view), once for an `ls` that finds the last sample older than that, and for tasks with
 // `--max-memory`, whose limit is watched whether anyone looks or not. Nobody looking and no limit:
 // nothing is read.
@@ -7,23 +7,25 @@
 // SECURITY: a task's use is summed only over the members of a process group proven to be still the
 // task's (daemon-process-group.ts `membersIn`), so a reused PID never lends a task a stranger's
 // processes, and --max-memory can never stop a run because of someone else's.
-//
-// Linux only: without /proc (macOS) no figure is sampled and every task's stays null.
 import type { Peer } from "./daemon-streams.ts";
 import { CPU_TRAIL_MS, type Task } from "./daemon-task.ts";
-import { listProcStats, pageSize, type ProcUsage, ticksNow } from "./proc.ts";
+import { hasProc, listProcStats, pageSize, TICKS_PER_SECOND, ticksNow } from "./proc.ts";
+import { childProcess } from "./platform.ts";
 import {
   type CpuMemory,
   exactSize,
   groupResources,
   NOTHING_SAMPLED,
   overMemoryReason,
+  parsePsLine,
+  type ProcessRead,
   processKey,
-  type SampledProcess,
   type TaskResources,
 } from "./task-resources.ts";
 
 export const SAMPLE_INTERVAL_MS = 2_000;
+/** A `ps` that has not answered by then is given up on, and that sample with it. */
+const PS_TIMEOUT_MS = 5_000;
 
 /** The fleet as the sampler sees it. */
 export interface SampledFleet {
@@ -46,19 +48,22 @@ export class ResourceSampler {
   /** Monotonic time (performance.now) of the last sample. */
   private lastAt = Number.NEGATIVE_INFINITY;
   private samples = 0;
+  /** The sample being read (a `ps` takes a while): a second asker waits for the same one. */
+  private sampling: Promise<void> | null = null;
+  private readonly readProcesses = hasProc() ? async () => fromProc() : fromPs;
 
   constructor(private readonly fleet: SampledFleet) {}
 
   /** A subscriber shows the figures: sampled now, and then on every tick while it stays. */
   watch(peer: Peer): void {
     this.watchers.add(peer);
-    this.fresh();
+    void this.fresh();
     this.keepSampling();
   }
 
   /** For `ls`: figures at most one interval old, sampled now when the last sample is older. */
-  fresh(): void {
-    if (performance.now() - this.lastAt >= SAMPLE_INTERVAL_MS) this.sample();
+  fresh(): Promise<void> {
+    return performance.now() - this.lastAt >= SAMPLE_INTERVAL_MS ? this.sample() : Promise.resolve();
   }
 
   /** Starts the ticks when someone looks or a running task has a memory limit (a task with one was started). */
@@ -77,7 +82,7 @@ export class ResourceSampler {
   }
 
   private tick(): void {
-    if (this.needed()) this.sample();
+    if (this.needed()) void this.sample();
     else this.stop();
   }
 
@@ -94,17 +99,24 @@ export class ResourceSampler {
     for (const peer of this.watchers) if (!present.has(peer) || !peer.subscribed) this.watchers.delete(peer);
   }
 
-  private sample(): void {
-    const stats = listProcStats();
-    const now = ticksNow();
-    if (stats === null || now === null) return;
+  private sample(): Promise<void> {
+    this.sampling ??= this.sampleOnce().finally(() => {
+      this.sampling = null;
+    });
+    return this.sampling;
+  }
+
+  /** With /proc this runs to its end at once: an `ls` that asked for it reads what it recorded. */
+  private async sampleOnce(): Promise<void> {
+    const read = await this.readProcesses();
+    if (read === null) return;
+    const { processes, now } = read;
     this.samples += 1;
     this.lastAt = performance.now();
-    const page = pageSize();
     const ticks = new Map<string, number>();
     for (const task of this.fleet.tasks()) {
       if (!task.running) continue;
-      const members = task.groupMembers(stats, now).map((p) => sampled(p, page));
+      const members = task.groupMembers(processes, now);
       for (const p of members) ticks.set(processKey(p), p.cpuTicks);
       this.record(task, groupResources(members, this.previous, now));
     }
@@ -121,8 +133,39 @@ export class ResourceSampler {
   }
 }
 
-function sampled(p: ProcUsage, page: number): SampledProcess {
-  return { pid: p.pid, start: p.start, cpuTicks: p.cpuTicks, rssBytes: p.rssPages * page, threads: p.threads };
+/** Every process and what it uses, and now in the ticks their start times count. */
+interface ProcessesNow {
+  processes: ProcessRead[];
+  now: number;
+}
+
+/** Linux: one pass over /proc/<pid>/stat; null without /proc. */
+function fromProc(): ProcessesNow | null {
+  const stats = listProcStats();
+  const now = ticksNow();
+  if (stats === null || now === null) return null;
+  const page = pageSize();
+  const processes = stats.map(({ rssPages, ...p }) => ({ ...p, rssBytes: rssPages * page }));
+  return { processes, now };
+}
+
+/**
+ * Without /proc (macOS): one `ps` of every process, its start from its elapsed time on the monotonic
+ * clock, in the same ticks as /proc's; null when ps fails or takes too long.
+ */
+export function fromPs(): Promise<ProcessesNow | null> {
+  const argv = ["-A", "-o", "pid=,pgid=,rss=,time=,etime="];
+  return new Promise((resolve) => {
+    childProcess().execFile("ps", argv, { timeout: PS_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 }, (error, stdout) => {
+      if (error) return resolve(null);
+      const now = Math.round((performance.now() * TICKS_PER_SECOND) / 1000);
+      const processes = String(stdout)
+        .split("\n")
+        .map((line) => parsePsLine(line, TICKS_PER_SECOND, now))
+        .filter((p): p is ProcessRead => p !== null);
+      resolve({ processes, now });
+    });
+  });
 }
 
 function sameFigures(a: TaskResources | null, b: TaskResources): boolean {

@@ -15,7 +15,7 @@ import type { LineWatch } from "./term-lines.ts";
 import { type RestoredHistory, withRestored } from "./recipe-history.ts";
 import { FinishedScreen } from "./term-screen-finished.ts";
 import { TerminalScan } from "./text-scan.ts";
-import type { ProcUsage } from "./proc.ts";
+import type { ProcStat } from "./proc.ts";
 import type { TaskResources } from "./task-resources.ts";
 
 const KILL_GRACE_MS = 2_000;
@@ -414,7 +414,7 @@ export class Task {
   }
 
   /** The live members of this run's process group among `stats`, only while they prove the group is still its own (daemon-process-group.ts). */
-  groupMembers(stats: ProcUsage[], now: number | null): ProcUsage[] {
+  groupMembers<S extends ProcStat>(stats: S[], now: number | null): S[] {
     return this.running ? (this.processGroup?.membersIn(stats, now) ?? []) : [];
   }
 

@@ -119,15 +119,40 @@ export function overMemoryReason(rss: number, limit: number): string {
   return `memory ${memCell(rss)} over --max-memory ${memCell(limit)}`;
 }
 
+/** A process as the sampler reads it: what proves its group (ProcStat's fields) and what it uses. */
+export interface ProcessRead extends SampledProcess {
+  state: string;
+  pgrp: number;
+  session: number;
+}
+
+const PS_TIME = String.raw`(?:(\d+)-)?(?:(\d+):)?(\d+):(\d+(?:\.\d+)?)`;
+const PS_LINE = new RegExp(String.raw`^\s*(\d+)\s+(\d+)\s+(\d+)\s+${PS_TIME}\s+${PS_TIME}\s*$`);
+
+/** `[[dd-]hh:]mm:ss[.ss]` from its four captures, in seconds. */
+function psSeconds([days, hours, minutes, seconds]: (string | undefined)[]): number {
+  return ((Number(days ?? 0) * 24 + Number(hours ?? 0)) * 60 + Number(minutes)) * 60 + Number(seconds);
+}
+
 /**
- * One line of `ps -A -o pid=,pgid=,rss=,time=` (macOS, where there is no /proc): rss in KiB, CPU time
- * as `[[dd-]hh:]mm:ss[.ss]`, turned into ticks of `ticksPerSecond`. Null for a line that is not one.
- * The start time is not there: `start` is left 0, so a process is known by its PID only.
+ * One line of `ps -A -o pid=,pgid=,rss=,time=,etime=` (macOS, where there is no /proc): rss in KiB,
+ * CPU time and elapsed time as `[[dd-]hh:]mm:ss[.ss]`, in ticks of `ticksPerSecond`; its start is
+ * `now` less its elapsed time, in the same ticks. Its session is not there: taken as its group, which
+ * the proof of a task's group does not read without /proc. Null for a line that is not one.
  */
-export function parsePsLine(line: string, ticksPerSecond: number): (SampledProcess & { pgid: number }) | null {
-  const m = /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(?:(\d+)-)?(?:(\d+):)?(\d+):(\d+(?:\.\d+)?)\s*$/.exec(line);
+export function parsePsLine(line: string, ticksPerSecond: number, now: number): ProcessRead | null {
+  const m = PS_LINE.exec(line);
   if (!m) return null;
-  const [days, hours, minutes, seconds] = [m[4], m[5], m[6], m[7]].map((v) => Number(v ?? 0)) as [number, number, number, number];
-  const cpuSeconds = ((days * 24 + hours) * 60 + minutes) * 60 + seconds;
-  return { pid: Number(m[1]), pgid: Number(m[2]), start: 0, cpuTicks: Math.round(cpuSeconds * ticksPerSecond), rssBytes: Number(m[3]) * 1024, threads: 1 };
+  const ticks = (seconds: number) => Math.round(seconds * ticksPerSecond);
+  const pgid = Number(m[2]);
+  return {
+    pid: Number(m[1]),
+    state: "S",
+    pgrp: pgid,
+    session: pgid,
+    start: now - ticks(psSeconds(m.slice(8, 12))),
+    cpuTicks: ticks(psSeconds(m.slice(4, 8))),
+    rssBytes: Number(m[3]) * 1024,
+    threads: 1,
+  };
 }

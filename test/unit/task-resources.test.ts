@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { lsTable } from "../../src/ui-format.ts";
+import { fromPs } from "../../src/daemon-resources.ts";
 import { taskInfo } from "../harness/task-info.ts";
 import {
   cpuCell,
@@ -101,12 +102,30 @@ describe("cells and limits", () => {
     expect(overMemoryReason(2.1 * 1024 ** 3, 2 * 1024 ** 3)).toBe("memory 2.1G over --max-memory 2G");
   });
 
-  test("a line of macOS ps: rss in KiB, CPU time in its three shapes; a header or garbage is none", () => {
-    expect(parsePsLine("  412   400  20480   1:02.50", 100)).toEqual({ pid: 412, pgid: 400, start: 0, cpuTicks: 6250, rssBytes: 20480 * 1024, threads: 1 });
-    expect(parsePsLine("1 1 4 2:00:00.00", 100)!.cpuTicks).toBe(720_000);
-    expect(parsePsLine("1 1 4 1-00:00:01", 100)!.cpuTicks).toBe(8_640_100);
-    expect(parsePsLine("  PID  PGID    RSS      TIME", 100)).toBeNull();
-    expect(parsePsLine("1 1 x 0:01", 100)).toBeNull();
+  test("a line of macOS ps: rss in KiB, CPU and elapsed time in their three shapes, the start from now; a header or garbage is none", () => {
+    expect(parsePsLine("  412   400  20480   1:02.50   10:00", 100, 100_000)).toEqual({
+      pid: 412,
+      state: "S",
+      pgrp: 400,
+      session: 400,
+      start: 100_000 - 60_000,
+      cpuTicks: 6250,
+      rssBytes: 20480 * 1024,
+      threads: 1,
+    });
+    expect(parsePsLine("1 1 4 2:00:00.00 00:01", 100, 0)!.cpuTicks).toBe(720_000);
+    expect(parsePsLine("1 1 4 1-00:00:01 1-00:00:01", 100, 10_000_000)).toMatchObject({ cpuTicks: 8_640_100, start: 10_000_000 - 8_640_100 });
+    expect(parsePsLine("  PID  PGID    RSS      TIME  ELAPSED", 100, 0)).toBeNull();
+    expect(parsePsLine("1 1 x 0:01 0:01", 100, 0)).toBeNull();
+    expect(parsePsLine("1 1 4 0:01", 100, 0)).toBeNull();
+  });
+
+  test("ps itself (procps here; macOS's ps takes the same options): this very process is read, and its start is in the past", async () => {
+    const read = await fromPs();
+    const me = read!.processes.find((p) => p.pid === process.pid)!;
+    expect(me.rssBytes).toBeGreaterThan(1024 * 1024);
+    expect(me.start).toBeLessThanOrEqual(read!.now);
+    expect(me.pgrp).toBeGreaterThan(0);
   });
 });
 

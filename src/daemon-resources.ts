@@ -1,8 +1,8 @@
 // Each running task's CPU and memory (task-resources.ts), read from /proc in one pass over every
-// process (on macOS, from one `ps` of every process), every SAMPLE_INTERVAL_MS while a client that shows them is subscribed (the dashboard, the
-// web view), once for an `ls` that finds the last sample older than that, and for tasks with
-// `--max-memory`, whose limit is watched whether anyone looks or not. Nobody looking and no limit:
-// nothing is read.
+// process (on macOS, one `ps` of every process), every SAMPLE_INTERVAL_MS while a client that shows
+// them is subscribed (the dashboard, the web view), once for an `ls` that finds the last sample
+// older than that, and for tasks with `--max-memory`, whose limit is watched whether anyone looks or
+// not. Nobody looking and no limit: nothing is read.
 //
 // SECURITY: a task's use is summed only over the members of a process group proven to be still the
 // task's (daemon-process-group.ts `membersIn`), so a reused PID never lends a task a stranger's
@@ -106,7 +106,6 @@ export class ResourceSampler {
     return this.sampling;
   }
 
-  /** With /proc this runs to its end at once: an `ls` that asked for it reads what it recorded. */
   private async sampleOnce(): Promise<void> {
     const read = await this.readProcesses();
     if (read === null) return;

@@ -127,7 +127,8 @@ export class ResourceSampler {
     task.resources = figures;
     const at = performance.now();
     task.cpuTrail = [...task.cpuTrail.filter((p) => at - p.at < CPU_TRAIL_MS), { at, cpu: figures.cpu }];
-    if (!sameFigures(before, figures)) this.fleet.changed(task);
+    // Only a client that shows the figures is told they moved: an `ls`'s sample builds no event.
+    if (this.watchers.size > 0 && !sameFigures(before, figures)) this.fleet.changed(task);
     if (task.maxMemory !== null && figures.rss > task.maxMemory) this.fleet.overMemory(task, overMemoryReason(figures.rss, task.maxMemory));
   }
 }

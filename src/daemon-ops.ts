@@ -36,7 +36,7 @@ export type Handlers = { [O in Op]: (peer: Peer, args: OpArgs<O>) => OpResult<O>
 export interface Fleet {
   readonly options: { readonly scrollback: number };
   readonly typist: Typist;
-  readonly resources: Pick<ResourceSampler, "fresh" | "watch" | "keepSampling">;
+  readonly resources: Pick<ResourceSampler, "fresh" | "watch" | "unwatch" | "keepSampling">;
   list(): TaskInfo[];
   status(): DaemonStatus;
   recipe(): RecipeEntry[];
@@ -64,7 +64,9 @@ export function operations(fleet: Fleet): Handlers {
     status: () => fleet.status(),
     subscribe: (peer, a) => {
       peer.subscribed = true;
+      // What the latest subscribe asked for holds: a client that stops showing the figures subscribes again without.
       if (a.resources) fleet.resources.watch(peer);
+      else fleet.resources.unwatch(peer);
       // A failure that began before this client subscribed is still news to it: right after the reply.
       const error = fleet.snapshotError();
       if (error) setImmediate(() => peer.conn.sendEvent({ type: "snapshot", error }));

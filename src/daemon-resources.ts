@@ -61,6 +61,11 @@ export class ResourceSampler {
     this.keepSampling();
   }
 
+  /** A subscriber that no longer shows them (it subscribed again without asking). */
+  unwatch(peer: Peer): void {
+    this.watchers.delete(peer);
+  }
+
   /** For `ls`: figures at most one interval old, sampled now when the last sample is older. */
   fresh(): Promise<void> {
     return performance.now() - this.lastAt >= SAMPLE_INTERVAL_MS ? this.sample() : Promise.resolve();

@@ -295,6 +295,8 @@ function withinHostBound<T>(host: RemoteHost | null, client: DaemonClient, answe
 class LocalFeed {
   readonly tasks = new Map<number, TaskInfo>();
   client: DaemonClient | null = null;
+  /** Whether a page is open to show the tasks' CPU and memory: only then does the daemon sample them. */
+  private showsUse = false;
 
   constructor(
     private readonly changed: () => void,
@@ -313,13 +315,7 @@ class LocalFeed {
       linkLost: true,
     };
     try {
-      await client.subscribe(
-        (tasks) => {
-          this.tasks.clear();
-          for (const t of tasks) this.tasks.set(t.id, t);
-        },
-        { resources: true },
-      );
+      await client.subscribe((tasks) => this.applyFleet(tasks), { resources: this.showsUse });
     } catch (error) {
       client.destroy();
       throw error;
@@ -327,6 +323,18 @@ class LocalFeed {
     this.client = client;
     this.connectedChanged(true);
     this.changed();
+  }
+
+  /** A page opened where none was, or the last one closed: the daemon samples the figures only while one is open. */
+  setShowsUse(shows: boolean): void {
+    if (shows === this.showsUse) return;
+    this.showsUse = shows;
+    this.client?.subscribe((tasks) => this.applyFleet(tasks), { resources: shows }).catch(() => {});
+  }
+
+  private applyFleet(tasks: TaskInfo[]): void {
+    this.tasks.clear();
+    for (const t of tasks) this.tasks.set(t.id, t);
   }
 
   private lost(client: DaemonClient): void {
@@ -355,6 +363,7 @@ class Page {
     private readonly write: boolean,
   ) {
     fleet.pages.add(this);
+    fleet.local.setShowsUse(true);
     this.send({ type: "hello", write, keys: write ? KEY_BUTTONS : [] });
     this.send({ type: "fleet", view: fleet.view() });
   }
@@ -469,6 +478,7 @@ class Page {
   close(): void {
     this.closed = true;
     this.fleet.pages.delete(this);
+    if (this.fleet.pages.size === 0) this.fleet.local.setShowsUse(false);
     this.screen?.close();
     this.screen = null;
   }

@@ -46,7 +46,10 @@ export const opArgs = {
   /** `resources`: the client shows each task's CPU and memory (`ls`): figures at most one sampling interval old. */
   ls: schema("op.ls", (type) => type({ "resources?": "boolean" })),
   status: schema("op.status", (type) => type({})),
-  /** `resources`: the client shows each task's CPU and memory: they are sampled while it stays (daemon-resources.ts). */
+  /**
+   * `resources`: the client shows each task's CPU and memory: they are sampled while it stays
+   * (daemon-resources.ts), or until it subscribes again without.
+   */
   subscribe: schema("op.subscribe", (type) => type({ "resources?": "boolean" })),
   recipe: schema("op.recipe", (type) => type({})),
   shutdown: schema("op.shutdown", (type) => type({})),

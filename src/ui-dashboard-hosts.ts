@@ -48,6 +48,11 @@ export class HostFleet {
   /** The connection being made, and its bound: close() ends them too, or a host that never answers would keep the process. */
   private making: { client: DaemonClient | null; bound: ReturnType<typeof setTimeout> } | null = null;
   private closed = false;
+  /**
+   * Whether the tasks' CPU and memory are shown, so the host's daemon samples them: always for the
+   * dashboard; for the web view, only while a page is open (setShowsUse).
+   */
+  private showsUse = true;
 
   constructor(
     readonly host: RemoteHost,
@@ -62,6 +67,18 @@ export class HostFleet {
 
   block(): HostBlock {
     return { name: this.name, home: this.host.home, link: this.link, tasks: [...this.tasks.values()] };
+  }
+
+  /** The host's daemon samples the figures only while they are shown (it is told on the link, when it stands). */
+  setShowsUse(shows: boolean): void {
+    if (shows === this.showsUse) return;
+    this.showsUse = shows;
+    this.client?.subscribe((tasks) => this.applyFleet(tasks), { resources: shows }).catch(() => {});
+  }
+
+  private applyFleet(tasks: TaskInfo[]): void {
+    this.tasks.clear();
+    for (const task of tasks) this.keep(task);
   }
 
   /** Makes the link: the hello, then the subscription, within the bound; on failure, tries again later. */
@@ -89,13 +106,7 @@ export class HostFleet {
         closed: () => this.onLost(opened),
         linkLost: true,
       };
-      await opened.subscribe(
-        (tasks) => {
-          this.tasks.clear();
-          for (const task of tasks) this.keep(task);
-        },
-        { resources: true },
-      );
+      await opened.subscribe((tasks) => this.applyFleet(tasks), { resources: this.showsUse });
       // The lost fleet is in the status until recovered, whoever was told of it first (`fleetcom --host gpu1 ls`).
       this.crash = (await opened.request("status")).crash;
       clearTimeout(bound);

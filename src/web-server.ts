@@ -219,10 +219,18 @@ class FleetFeed {
     });
     const listener: HostListener = { event: changed, linkChanged: changed };
     this.hosts = hosts.map((host) => new HostFleet(host, listener, hostAnswerBoundMs()));
+    // No page is open yet: no daemon samples the tasks' CPU and memory for this view.
+    this.showsUse(false);
     setInterval(() => this.pages.size > 0 && this.changed(), AGES_INTERVAL_MS);
     setInterval(() => {
       for (const page of this.pages) page.closeIfRevoked();
     }, SESSION_CHECK_MS);
+  }
+
+  /** Whether a page is open to show the tasks' CPU and memory: every daemon samples them only then. */
+  showsUse(shows: boolean): void {
+    this.local.setShowsUse(shows);
+    for (const host of this.hosts) host.setShowsUse(shows);
   }
 
   /** This machine's daemon first (started if none runs); each host's in the background, never holding it up. */
@@ -363,7 +371,7 @@ class Page {
     private readonly write: boolean,
   ) {
     fleet.pages.add(this);
-    fleet.local.setShowsUse(true);
+    fleet.showsUse(true);
     this.send({ type: "hello", write, keys: write ? KEY_BUTTONS : [] });
     this.send({ type: "fleet", view: fleet.view() });
   }
@@ -478,7 +486,7 @@ class Page {
   close(): void {
     this.closed = true;
     this.fleet.pages.delete(this);
-    if (this.fleet.pages.size === 0) this.fleet.local.setShowsUse(false);
+    if (this.fleet.pages.size === 0) this.fleet.showsUse(false);
     this.screen?.close();
     this.screen = null;
   }

@@ -23,6 +23,8 @@ export function glyph(task: TaskInfo): string {
 export function stateText(task: TaskInfo): string {
   if (task.attention) return ATTENTION_TEXT[task.attention.state];
   if (task.state === "running") return task.idle ? "idle" : "active";
+  // Stopped by fleetcom itself (over --max-memory): why, rather than the signal it took.
+  if (task.stopReason) return `stopped: ${task.stopReason}`;
   if (task.signal) return `killed (${task.signal})`;
   return `exited ${task.exitCode}`;
 }

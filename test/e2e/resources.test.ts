@@ -68,6 +68,7 @@ test("--max-memory stops a task that passes it, with the reason; a size that is 
   expect(stopped.stopReason).toMatch(/^memory 2\d\dM over --max-memory 100M$/);
   expect(stopped.maxMemory).toBe(100 * MIB);
   expect(await fleet.peek(id)).toContain("fleetcom: stopped: memory");
+  expect((await fleet.ok(["ls"])).split("\n").find((l) => l.startsWith(`${id} `))).toMatch(/stopped: memory 2\d\dM over --max-memory 100M/);
   // A task under its limit runs on.
   const fine = await fleet.run("sleep 600", ["--max-memory", "1G"]);
   expect((await lsJson()).find((t) => t.id === fine)!.state).toBe("running");

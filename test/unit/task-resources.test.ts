@@ -141,6 +141,11 @@ describe("the ls table's CPU and MEM", () => {
     expect(lsTable([sampled], "/home/u", 0, undefined, true).split("\n")[1]).toMatch(/ 97% +212M +9 +3$/);
   });
 
+  test("a task stopped over its memory limit says so in STATE, not as the signal it took", () => {
+    const stopped = taskInfo(3, { state: "exited", signal: "SIGTERM", stopReason: "memory 213M over --max-memory 100M" });
+    expect(lsTable([stopped], "/home/u", 0).split("\n")[1]).toContain("stopped: memory 213M over --max-memory 100M");
+  });
+
   test("no task sampled (no /proc, nothing running): no columns for them", () => {
     expect(lsTable([finished], "/home/u", 0).split("\n")[0]).not.toContain("CPU");
   });

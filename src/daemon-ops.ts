@@ -63,14 +63,20 @@ export function operations(fleet: Fleet): Handlers {
     },
     status: () => fleet.status(),
     subscribe: (peer, a) => {
-      peer.subscribed = true;
+      const subscribed = () => {
+        peer.subscribed = true;
+        // A failure that began before this client subscribed is still news to it: right after the reply.
+        const error = fleet.snapshotError();
+        if (error) setImmediate(() => peer.conn.sendEvent({ type: "snapshot", error }));
+        return fleet.list();
+      };
       // What the latest subscribe asked for holds: a client that stops showing the figures subscribes again without.
-      if (a.resources) fleet.resources.watch(peer);
-      else fleet.resources.unwatch(peer);
-      // A failure that began before this client subscribed is still news to it: right after the reply.
-      const error = fleet.snapshotError();
-      if (error) setImmediate(() => peer.conn.sendEvent({ type: "snapshot", error }));
-      return fleet.list();
+      if (!a.resources) {
+        fleet.resources.unwatch(peer);
+        return subscribed();
+      }
+      // The fleet it is answered with carries figures already (sampled now, unless they are fresh).
+      return fleet.resources.watch(peer).then(subscribed);
     },
     recipe: () => fleet.recipe(),
     shutdown: () => {

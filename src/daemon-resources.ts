@@ -41,7 +41,7 @@ export interface SampledFleet {
 }
 
 export class ResourceSampler {
-  /** Subscribed clients that asked for the figures; a client gone or unsubscribed is dropped at the next tick. */
+  /** Subscribed clients that asked for the figures; a client gone is dropped at the next tick. */
   private readonly watchers = new Set<Peer>();
   private timer: ReturnType<typeof setInterval> | null = null;
   private previous: CpuMemory = NOTHING_SAMPLED;
@@ -54,11 +54,11 @@ export class ResourceSampler {
 
   constructor(private readonly fleet: SampledFleet) {}
 
-  /** A subscriber shows the figures: sampled now, and then on every tick while it stays. */
-  watch(peer: Peer): void {
+  /** A subscriber shows the figures: sampled now (unless they are fresh), and then on every tick while it stays. */
+  watch(peer: Peer): Promise<void> {
     this.watchers.add(peer);
-    void this.fresh();
     this.keepSampling();
+    return this.fresh();
   }
 
   /** A subscriber that no longer shows them (it subscribed again without asking). */
@@ -101,7 +101,7 @@ export class ResourceSampler {
   private dropGoneWatchers(): void {
     if (this.watchers.size === 0) return;
     const present = new Set(this.fleet.peers());
-    for (const peer of this.watchers) if (!present.has(peer) || !peer.subscribed) this.watchers.delete(peer);
+    for (const peer of this.watchers) if (!present.has(peer)) this.watchers.delete(peer);
   }
 
   private sample(): Promise<void> {

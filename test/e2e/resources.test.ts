@@ -16,7 +16,11 @@ let tmux: Tmux | undefined;
 afterEach(() => tmux?.kill());
 
 const MIB = 1024 * 1024;
-const BUSY = "while :; do :; done";
+/**
+ * A busy loop, at the highest priority (the tests run as root; elsewhere nice says so and runs it as
+ * it is): on a machine shared with other work it still gets most of a core.
+ */
+const BUSY = "nice -n -19 sh -c 'while :; do :; done'";
 /** Holds 200 MiB, every page written, then sleeps. */
 const HOLD_200M = `python3 -c 'import time; b = b"x" * (200 << 20); time.sleep(600)'`;
 
@@ -157,6 +161,8 @@ test.skipIf(!Tmux.available())(
     const spark = new RegExp(`── peek ${busy} .* · CPU [▁▂▃▄▅▆▇█]{2,} \\d+% · \\S+ ─`);
     await tmux.waitFor("dash", "the peek's CPU sparkline", (text) => spark.test(text));
     tmux.press("dash", "Escape");
+    // The peek gone before q, so that the two keys never read as one Alt-q.
+    await tmux.waitFor("dash", "the peek closed", (text) => !text.includes("── peek"));
 
     tmux.press("dash", "q");
     await tmux.waitForExit("dash");

@@ -384,7 +384,12 @@ export function ms(value: number): string {
 
 /** `name  fleetcom=…  tmux=…  ratio=…` with the ratio of the raw values. */
 export function compareLine(name: string, fleetcom: number, tmux: number, unit: (v: number) => string = ms): string {
-  return `${name}  fleetcom=${unit(fleetcom)}  tmux=${unit(tmux)}  ratio=${(fleetcom / tmux).toFixed(2)}`;
+  return versusLine(name, fleetcom, "tmux", tmux, unit);
+}
+
+/** `name  fleetcom=…  <other>=…  ratio=…`: fleetcom against another tool (pm2) on the same work. */
+export function versusLine(name: string, fleetcom: number, other: string, value: number, unit: (v: number) => string = ms): string {
+  return `${name}  fleetcom=${unit(fleetcom)}  ${other}=${unit(value)}  ratio=${(fleetcom / value).toFixed(2)}`;
 }
 
 /** `name  fleetcom=…  version=…  ratio=…`: a command against `fleetcom --version`, its floor, in the same run. */

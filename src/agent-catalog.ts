@@ -48,35 +48,40 @@ const BUILT_IN: Record<string, AgentFacts> = {
     tested: { "1.64.0": "resume verified" },
     pinned: "nothing",
     captured: "the scratchpad ID under its private base, the exit hint",
-    injected: "COMMANDCODE_SCRATCHPAD_BASE",
+    injected: "COMMANDCODE_SCRATCHPAD_BASE, FLEETCOM_CAPTURE_FILE",
     resumable: "when projects/<slug>/<id>.jsonl exists (after the first completed turn)",
-    attention: "the bell only",
+    attention:
+      "its Stop hook, once added to ~/.commandcode/settings.json as docs/agents.md shows; the wait's message is the reply its transcript gets just after",
   },
-  // The next three were run for real by the round-3 field report (their flags, stores and refusals);
-  // fleetcom's resume of them is tested against fakes that reproduce that, not yet against the CLIs.
+  // Resume of the next three was verified under fleetcom by the round-4 field report (save, --kill,
+  // load and SIGKILL, recover, the history sent again). Their attention channels were built after it
+  // and are tested against fakes that keep each CLI's loading rules, and were also run on the real
+  // 0.61.0, 0.24.4 and 1.18.33 (docs/agents.md, The agents as tested).
   gemini: {
-    tested: {},
-    pinned: "--session-id at a bare start, when its --help lists it",
+    tested: { "0.61.0": "resume verified" },
+    pinned: "--session-id at a bare start, when its --help lists it or its installed version is proven to take it",
     captured: "the pin, SessionStart's session_id, the exit hint",
-    injected: "--session-id; GEMINI_CLI_SYSTEM_SETTINGS_PATH=<overlay of hooks> unless the user has one",
+    injected:
+      "--session-id; GEMINI_CLI_HOME=<a private home linking the user's .gemini, plus fleetcom's extension of hooks>, GEMINI_CLI_TRUSTED_FOLDERS_PATH (the user's own file), FLEETCOM_CAPTURE_FILE",
     resumable: "when its session file records a user message and a reply (the file exists before any turn)",
-    attention: "hooks: BeforeAgent, AfterAgent, Notification, SessionEnd",
+    attention:
+      "hooks of fleetcom's extension: BeforeAgent, AfterAgent, Notification, SessionEnd (AfterAgent and a ToolPermission Notification seen under fleetcom on the real 0.61.0)",
   },
   qwen: {
-    tested: {},
-    pinned: "--session-id at a bare start, when its --help lists it",
-    captured: "the pin, the exit hint",
-    injected: "--session-id",
+    tested: { "0.24.4": "resume verified" },
+    pinned: "--session-id at a bare start, when its --help lists it or its installed version is proven to take it",
+    captured: "the pin, SessionStart's session_id, the exit hint",
+    injected: "--session-id; QWEN_CODE_SYSTEM_SETTINGS_PATH=<overlay of hooks> unless the user has system settings; FLEETCOM_CAPTURE_FILE",
     resumable: "when projects/<cwd>/chats/<id>.jsonl records a user message",
-    attention: "the bell only",
+    attention: "hooks: UserPromptSubmit, Stop, Notification, SessionEnd (Stop seen under fleetcom on the real 0.24.4; permission only on a fake)",
   },
   opencode: {
-    tested: {},
+    tested: { "1.18.33": "resume verified" },
     pinned: "nothing (opencode has no pin)",
     captured: "the exit hint; its database (read-only) at a save",
-    injected: "nothing",
+    injected: "OPENCODE_CONFIG_CONTENT (the user's own, with fleetcom's plugin added), FLEETCOM_CAPTURE_FILE",
     resumable: "when its database has the session's row (at the first prompt)",
-    attention: "the bell only",
+    attention: "fleetcom's plugin: session.idle (seen under fleetcom on the real 1.18.33), permission.asked (only on a fake)",
   },
 };
 
@@ -131,8 +136,11 @@ export function catalog(declared: readonly DeclaredAgentSpec[]): CatalogEntry[] 
 export function resumeStatus(facts: AgentFacts, kind: CatalogEntry["kind"], version: string | null | undefined): { verified: boolean; said: string } {
   const found = version == null ? undefined : facts.tested[version];
   if (found !== undefined)
-    return { verified: found === "resume verified", said: found === "resume verified" ? "resume verified with this version" : `this version has ${found}` };
+    return {
+      verified: found === "resume verified",
+      said: found === "resume verified" ? `resumes the same conversation: verified with ${version}` : `this version has ${found}`,
+    };
   const verified = Object.keys(facts.tested).filter((v) => facts.tested[v] === "resume verified");
-  if (verified.length > 0) return { verified: false, said: `resume verified with ${verified.join(", ")}, not with this version` };
+  if (verified.length > 0) return { verified: false, said: `resumes the same conversation: verified with ${verified.join(", ")}, not with this version` };
   return { verified: false, said: kind === "declared" ? "resume not verified (declared in config.toml)" : "resume not verified" };
 }

@@ -4,8 +4,11 @@
 // then `<word as invoked> --resume <id>`. Store: `~/.commandcode/projects/<slug>/<id>.jsonl`.
 // Attention: Command Code runs Claude-shaped hooks from `~/.commandcode/settings.json` only (no flag
 // or variable adds one), and that file is the user's. So each run gets `FLEETCOM_CAPTURE_FILE`, and a
-// Stop or UserPromptSubmit hook the user puts there once (agents.md gives it: Claude's event hook,
-// which does nothing outside fleetcom) lands in the run's events file, read as Claude's.
+// Stop hook the user puts there once (agents.md gives it: Claude's event hook, which does nothing
+// outside fleetcom) lands in the run's events file, read as Claude's. 1.64 has no UserPromptSubmit
+// (its events: PreToolUse, PostToolUse, Stop, SessionStart, SessionEnd), and runs Stop just before
+// it writes the turn to the transcript, whose last reply is the wait's message: so the wait is held
+// until the transcript changes (replyWrittenAfterHook).
 import { createRequire } from "node:module";
 import { type Env, homeDir } from "./paths.ts";
 import { isAbsolute, join } from "node:path";
@@ -122,6 +125,8 @@ export const commandCode: Agent = {
   // The transcript is written when the first turn completes; until then `--resume <id>` says
   // 'No session named "<id>" found.'
   holds: (id, { cwd, env }) => isFile(join(projectDir(env, cwd), `${id}.jsonl`)),
+
+  replyWrittenAfterHook: (id, { cwd, env }) => join(projectDir(env, cwd), `${id}.jsonl`),
 
   lastReply: (id, { cwd, env }) =>
     attentionMessage(

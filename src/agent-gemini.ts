@@ -1,30 +1,25 @@
 // Gemini CLI: a new conversation is pinned with `--session-id`, resumed with `--resume <id>`.
-// Store: `~/.gemini/tmp/<project id>/chats/session-<YYYY-MM-DDThh-mm>-<id first 8>.jsonl`, the
-// project id from `~/.gemini/projects.json` (cwd → id). The file is written when the TUI starts,
-// before any turn, and Gemini resumes only a session with an exchange in it (`--resume` of one
-// without says "No previous sessions found for this project.", exit 42): so the store holds a
-// conversation only once its file records a user message and Gemini's reply (B1).
+// Its folder is `$GEMINI_CLI_HOME/.gemini`, default `~/.gemini`. Store:
+// `<folder>/tmp/<project id>/chats/session-<YYYY-MM-DDThh-mm>-<id first 8>.jsonl`, the project id
+// from `<folder>/projects.json` (cwd → id) or the `.project_root` file naming the cwd in
+// `tmp/<project id>/`. The file is written when the TUI starts, before any turn, and Gemini resumes
+// only a session with an exchange in it (`--resume` of one without says "No previous sessions found
+// for this project.", exit 42): so the store holds a conversation only once its file records a user
+// message and Gemini's reply (B1). Every resume writes one more header-only file of the same session
+// while the turns go on in the first, so a reply is read from the file that holds the exchange.
 // Exit hint, in a box: `│  To resume this session: gemini --resume <id>  │`.
-// Attention: Gemini takes Claude-shaped hooks (BeforeAgent, AfterAgent, Notification, SessionEnd)
-// from its settings files; it has no flag naming one, but `GEMINI_CLI_SYSTEM_SETTINGS_PATH` names
-// the system settings file, merged over the user's. fleetcom points it at its own overlay only when
-// the user has none (the variable unset and no file at the default path), so nothing of theirs is hidden.
+// Attention: Gemini runs Claude-shaped hooks (BeforeAgent, AfterAgent, Notification, SessionEnd).
+// fleetcom's come in an extension of a private overlay home (agent-gemini-home.ts), the one channel
+// Gemini 0.61 takes from a normal user without fleetcom writing the user's own files.
 import { type Env, homeDir } from "./paths.ts";
-import { join } from "node:path";
-import { existsSync } from "node:fs";
-import { contentText, entriesOf, createdMs, firstRecord, lastRecords, member, parsedLine, textOf } from "./agent-files.ts";
+import { isAbsolute, join, resolve } from "node:path";
+import { contentText, entriesOf, createdMs, firstRecord, lastRecords, member, modifiedMs, parsedLine, textOf } from "./agent-files.ts";
 import { type AgentSignal, attentionMessage } from "./task-attention.ts";
-import { CAPTURE_HOOK, EVENT_HOOK, claudeEventsFile, claudeSettings, sessionStartId } from "./agent-claude.ts";
+import { CAPTURE_HOOK, EVENT_HOOK, claudeEventsFile, sessionStartId } from "./agent-claude.ts";
+import { makeGeminiHome } from "./agent-gemini-home.ts";
 import { type Agent, commandHints, isUuid, lastHintId, nearSpawn, newUuid, shellQuote, single } from "./agent.ts";
 
-export const GEMINI_SETTINGS_FILE = "gemini-settings.json";
-
-const SYSTEM_SETTINGS_ENV = "GEMINI_CLI_SYSTEM_SETTINGS_PATH";
-
-/** Gemini's own default system settings file: when it exists, fleetcom's overlay would hide it. */
-const DEFAULT_SYSTEM_SETTINGS = process.platform === "darwin" ? "/Library/Application Support/GeminiCli/settings.json" : "/etc/gemini-cli/settings.json";
-
-/** Hook commands of the overlay, by Gemini event name: the same scripts as Claude's. */
+/** Hook commands of fleetcom's extension, by Gemini event name: the same scripts as Claude's. */
 export const GEMINI_HOOKS: Record<string, string> = {
   SessionStart: CAPTURE_HOOK,
   BeforeAgent: EVENT_HOOK,
@@ -57,29 +52,45 @@ export function geminiSignal(line: string): AgentSignal | null {
   }
 }
 
-function geminiHome(env: Env): string {
-  return join(homeDir(env), ".gemini");
+/** The home Gemini takes its folder from: `$GEMINI_CLI_HOME` (taken from the cwd Gemini runs in when relative), else HOME. */
+function geminiUserHome(env: Env, cwd: string): string {
+  const chosen = env.GEMINI_CLI_HOME;
+  return chosen ? (isAbsolute(chosen) ? chosen : resolve(cwd, chosen)) : homeDir(env);
+}
+
+/** The user's Gemini folder, `<home>/.gemini`. */
+export function geminiHome(env: Env, cwd = "/"): string {
+  return join(geminiUserHome(env, cwd), ".gemini");
 }
 
 // A project id names a directory under tmp/: a single plain path component, nothing else.
 const PROJECT_ID = /^(?!\.\.?$)[A-Za-z0-9._-]+$/;
 
-/** The project id `~/.gemini/projects.json` gives the cwd (`{"projects": {cwd: id}}`, or the map alone), or null. */
+/**
+ * The cwd's project id: the one `projects.json` gives it (`{"projects": {cwd: id}}`, or the map
+ * alone) unless that project's `.project_root` names another directory, else the one project whose
+ * `.project_root` names the cwd (Gemini's own rule of ownership); null when neither says.
+ */
 export function geminiProjectId(env: Env, cwd: string): string | null {
-  let registry: unknown;
+  const folder = geminiHome(env, cwd);
+  const owner = (id: string) => textOf(join(folder, "tmp", id, ".project_root"))?.trim() ?? null;
+  const listed = member(member(registryOf(folder), "projects") ?? registryOf(folder), cwd);
+  if (typeof listed === "string" && PROJECT_ID.test(listed) && (owner(listed) ?? cwd) === cwd) return listed;
+  const marked = entriesOf(join(folder, "tmp")).filter((e) => e.isDirectory() && PROJECT_ID.test(e.name) && owner(e.name) === cwd);
+  return marked.length === 1 ? marked[0]!.name : null;
+}
+
+function registryOf(folder: string): unknown {
   try {
-    registry = JSON.parse(textOf(join(geminiHome(env), "projects.json")) ?? "null");
+    return JSON.parse(textOf(join(folder, "projects.json")) ?? "null");
   } catch {
     return null;
   }
-  const projects = member(registry, "projects") ?? registry;
-  const id = member(projects, cwd);
-  return typeof id === "string" && PROJECT_ID.test(id) ? id : null;
 }
 
 function chatsDir(env: Env, cwd: string): string | null {
   const project = geminiProjectId(env, cwd);
-  return project === null ? null : join(geminiHome(env), "tmp", project, "chats");
+  return project === null ? null : join(geminiHome(env, cwd), "tmp", project, "chats");
 }
 
 /** A session file's records: its first names the session, and an exchange is a user message and a reply. */
@@ -104,16 +115,30 @@ export const gemini: Agent = {
   name: "gemini",
   words: ["gemini"],
   selector: "--resume",
-  envKeys: ["HOME"],
+  envKeys: ["HOME", "GEMINI_CLI_HOME"],
 
   launchFlags: (launch) => (launch.id === null ? ["--session-id"] : []),
 
-  instrument(launch, assets, env) {
+  // The overlay home for this run, beside its capture file (so it goes with the task).
+  instrument(launch, assets, env, cwd) {
     const pinned = launch.id ?? newUuid();
     const args = launch.id === null ? ["--session-id", shellQuote(pinned)] : [];
-    if (env[SYSTEM_SETTINGS_ENV] || existsSync(DEFAULT_SYSTEM_SETTINGS)) return { args, env: {}, pinned };
-    const settings = assets.asset(GEMINI_SETTINGS_FILE, claudeSettings(GEMINI_HOOKS), 0o600);
-    return { args, env: { [SYSTEM_SETTINGS_ENV]: settings, FLEETCOM_CAPTURE_FILE: assets.captureFile }, pinned };
+    const userHome = geminiUserHome(env, cwd ?? "/");
+    let overlay: string;
+    try {
+      overlay = makeGeminiHome(
+        assets.privateDir(`${assets.captureFile.replace(/\.json$/, "")}.gemini-home`),
+        join(userHome, ".gemini"),
+        join(userHome, ".agents"),
+        GEMINI_HOOKS,
+      );
+    } catch (error) {
+      // The pin still holds the conversation; only the hooks are lost.
+      return { args, env: {}, pinned, warning: `no hooks: cannot make its overlay home: ${(error as Error)?.message ?? error}` };
+    }
+    // Trust the user gives a folder inside the run is written by rename: to their own file, not the overlay's link.
+    const trusted = env.GEMINI_CLI_TRUSTED_FOLDERS_PATH ? {} : { GEMINI_CLI_TRUSTED_FOLDERS_PATH: join(userHome, ".gemini", "trustedFolders.json") };
+    return { args, env: { GEMINI_CLI_HOME: overlay, ...trusted, FLEETCOM_CAPTURE_FILE: assets.captureFile }, pinned };
   },
 
   captured: (source) => sessionStartId(textOf(source.captureFile)),
@@ -128,13 +153,17 @@ export const gemini: Agent = {
     return dir !== null && sessionFiles(dir, id.slice(0, 8)).some((f) => f.id === id && holdsExchange(textOf(f.path)));
   },
 
-  // A resumed Gemini at its prompt: its last reply, not the input box's placeholder.
+  // A resumed Gemini at its prompt: its last reply, not the input box's placeholder. Of the session's
+  // files (one more per resume, with no exchange), the one that holds its replies, whatever the
+  // directory's order; should several, the most recently written.
   lastReply(id, { cwd, env }) {
     const dir = chatsDir(env, cwd);
-    const file = dir === null ? undefined : sessionFiles(dir, id.slice(0, 8)).find((f) => f.id === id);
-    if (file === undefined) return null;
-    const replies = lastRecords(file.path).filter((r) => member(r, "type") === "gemini");
-    return attentionMessage(contentText(member(replies.at(-1), "content")));
+    const files = dir === null ? [] : sessionFiles(dir, id.slice(0, 8)).filter((f) => f.id === id);
+    const replies = files
+      .map((f) => ({ replies: lastRecords(f.path).filter((r) => member(r, "type") === "gemini"), time: modifiedMs(f.path) ?? 0 }))
+      .filter((f) => f.replies.length > 0)
+      .sort((a, b) => b.time - a.time)[0]?.replies;
+    return attentionMessage(contentText(member(replies?.at(-1), "content")));
   },
 
   fromStore({ cwd, spawnedAt, env, taken }) {

@@ -55,6 +55,11 @@ export class AgentNamespace {
     };
   }
 
+  /** Reports the run's files as changed after `ms`, whether or not they did: a run that is waiting for a file outside the namespace looks again. */
+  lookAgainAt(taskId: number, run: number, ms: number): void {
+    setTimeout(() => this.changed(taskId, run), ms).unref?.();
+  }
+
   /** Removes a task's capture files and scratch directories, with the task. */
   removeTask(taskId: number): void {
     if (this.dir === null) return;

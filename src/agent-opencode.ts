@@ -1,7 +1,10 @@
 // opencode: no flag chooses the ID, and its IDs are not UUIDs (`ses_` and 26 letters or digits,
-// `isOpencodeId`). Resume: `opencode -s <id>`. Exit hint: `Continue  opencode -s ses_…`. Store: the
-// SQLite database `$XDG_DATA_HOME/opencode/opencode.db` (default `~/.local/share/opencode`), table
-// `session` (`id`, `directory`, `time_created`, …); a row appears at the first prompt, not at start-up.
+// `isOpencodeId`). Resume: `opencode -s <id>`. Exit hint: `Continue  opencode -s ses_…`. Store: a
+// SQLite database in `$XDG_DATA_HOME/opencode` (default `~/.local/share/opencode`), table `session`
+// (`id`, `directory`, `time_created`, …); a row appears at the first prompt, not at start-up. Which
+// database: `$OPENCODE_DB` (a path, absolute or in that folder; `:memory:` keeps none), else
+// `opencode.db` for the latest and beta channels and `opencode-<channel>.db` for the others. The
+// channel is built into the binary, so every one of them there is read.
 // The database is the agent's own and live, and anything of the user's can rename files in its
 // directory: SQLite opens by name, and an open of a FIFO put there waits for a writer, with the
 // daemon's one thread in it. So SQLite never opens it: the database and its WAL are copied through
@@ -10,18 +13,41 @@
 // them, even read-only, would make `-wal` and `-shm` there). Bun reads the copy with bun:sqlite; Deno
 // with node:sqlite where it has one, else it is no evidence (the task is saved as typed).
 import { type Env, homeDir } from "./paths.ts";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { createRequire } from "node:module";
-import { member } from "./agent-files.ts";
+import { entriesOf, member } from "./agent-files.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { nodeOs } from "./platform.ts";
 import { copyRegularFile, FileRefused } from "./files.ts";
+import { claudeEventsFile } from "./agent-claude.ts";
+import { opencodeAttentionEnv, opencodeSignal } from "./agent-opencode-plugin.ts";
 import { type Agent, commandHints, isOpencodeId } from "./agent.ts";
 
 declare const Deno: unknown;
 
+function dataDir(env: Env): string {
+  return join(env.XDG_DATA_HOME || join(homeDir(env), ".local", "share"), "opencode");
+}
+
+/** The latest channel's database, where opencode keeps its sessions unless told otherwise. */
 export function opencodeDatabase(env: Env): string {
-  return join(env.XDG_DATA_HOME || join(homeDir(env), ".local", "share"), "opencode", "opencode.db");
+  return join(dataDir(env), "opencode.db");
+}
+
+/** Every database opencode may keep this user's sessions in (see the top of this file). */
+export function opencodeDatabases(env: Env): string[] {
+  const chosen = env.OPENCODE_DB;
+  if (chosen === ":memory:") return [];
+  if (chosen) return [isAbsolute(chosen) ? chosen : join(dataDir(env), chosen)];
+  const channels = entriesOf(dataDir(env))
+    .filter((e) => /^opencode-[A-Za-z0-9._-]+\.db$/.test(e.name))
+    .map((e) => join(dataDir(env), e.name));
+  return [opencodeDatabase(env), ...channels];
+}
+
+/** The rows of one query over each of opencode's databases, together. */
+function rowsOfAll(env: Env, sql: string, ...params: string[]): Row[] {
+  return opencodeDatabases(env).flatMap((path) => sessionRows(path, sql, ...params));
 }
 
 type Row = Record<string, unknown>;
@@ -91,11 +117,15 @@ export const opencode: Agent = {
   words: ["opencode"],
   selector: "-s",
   isId: isOpencodeId,
-  envKeys: ["HOME", "XDG_DATA_HOME"],
+  envKeys: ["HOME", "XDG_DATA_HOME", "OPENCODE_DB"],
 
   launchFlags: () => [],
 
-  instrument: (launch) => ({ args: [], env: {}, pinned: launch.id }),
+  // Attention comes through a plugin named for the run only (agent-opencode-plugin.ts).
+  instrument: (launch, assets, env) => ({ args: [], env: opencodeAttentionEnv(assets, env), pinned: launch.id }),
+
+  attentionFile: (assets) => claudeEventsFile(assets.captureFile),
+  attentionSignal: opencodeSignal,
 
   captured: () => null,
 
@@ -105,8 +135,7 @@ export const opencode: Agent = {
   },
 
   // `opencode -s <id>` of an ID it has no row for says "Error: Session not found".
-  holds: (id, { env }) => sessionRows(opencodeDatabase(env), "SELECT id FROM session WHERE id = ?", id).length > 0,
+  holds: (id, { env }) => rowsOfAll(env, "SELECT id FROM session WHERE id = ?", id).length > 0,
 
-  fromStore: ({ cwd, spawnedAt, env, taken }) =>
-    newSessionOf(sessionRows(opencodeDatabase(env), "SELECT * FROM session WHERE directory = ?", cwd), spawnedAt, taken),
+  fromStore: ({ cwd, spawnedAt, env, taken }) => newSessionOf(rowsOfAll(env, "SELECT * FROM session WHERE directory = ?", cwd), spawnedAt, taken),
 };

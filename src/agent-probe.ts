@@ -16,6 +16,7 @@ import { accessSync, constants, mkdirSync, realpathSync, statSync } from "node:f
 import { readRegularFile } from "./files.ts";
 import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import { writeFileAtomic } from "./atomic-write.ts";
+import { provenBuild } from "./agent-proven.ts";
 import { errorMessage } from "./errors.ts";
 import { definedEnvironment, type Env } from "./paths.ts";
 import { childProcess } from "./platform.ts";
@@ -185,12 +186,19 @@ export class FlagProbe {
     return probe;
   }
 
-  /** The options the binary lists in its `--help`, or null when it has not answered (yet). */
+  /**
+   * The options the binary lists in its `--help`; until it has answered, those its installed
+   * version is proven to take (agent-proven.ts); else null.
+   */
   flagsOf(program: string, env: Env, cwd: string): ReadonlySet<string> | null {
     const executable = resolveExecutable(program, env, cwd);
     const identity = executable && identify(executable);
     const entry = identity ? this.cached(identity) : null;
-    return entry ? new Set(entry.options) : null;
+    if (entry) return new Set(entry.options);
+    const proven = executable ? provenBuild(executable) : null;
+    if (proven === null) return null;
+    this.options.log(`agent probe: ${executable} has not answered --help yet: ${proven.name} ${proven.version} is proven to take ${proven.options.join(", ")}`);
+    return new Set(proven.options);
   }
 
   /**

@@ -14,7 +14,7 @@ import { gemini } from "./agent-gemini.ts";
 import { qwen } from "./agent-qwen.ts";
 import { opencode } from "./agent-opencode.ts";
 import { join } from "node:path";
-import { entriesOf, linesSince, textOf } from "./agent-files.ts";
+import { entriesOf, linesSince, modifiedMs, textOf } from "./agent-files.ts";
 import type { AgentNamespace } from "./agent-namespace.ts";
 import type { AgentSignal } from "./task-attention.ts";
 import { liveGroupOf } from "./proc.ts";
@@ -70,8 +70,9 @@ export function prepareRun(command: string, ctx: RunContext): Prepared {
   let assets: RunAssets | null = null;
   try {
     assets = ctx.namespace.assetsFor(ctx.taskId, ctx.run);
-    const instrumented = launch.agent.instrument(launch, assets, ctx.env);
+    const instrumented = launch.agent.instrument(launch, assets, ctx.env, ctx.cwd);
     if (instrumented) {
+      if (instrumented.warning) ctx.log(`task ${ctx.taskId}: ${launch.agent.name}: ${instrumented.warning}`);
       const run = new AgentRun(launch, ctx, assets, instrumented.pinned);
       return { executed: instrumentedCommand(launch, instrumented.args), env: instrumented.env, run };
     }
@@ -148,6 +149,14 @@ const CAPTURE_FRESH_MS = 2_000;
  */
 const USAGE_FRESH_MS = 3_000;
 
+/**
+ * How long a wait is held back for the reply its agent writes after the hook (Command Code's is
+ * written a few ms later); past it the wait goes as it is, its message from the screen.
+ */
+const REPLY_HOLD_MS = 2_000;
+/** How often a held wait looks for the reply. */
+const REPLY_LOOK_MS = 50;
+
 export class AgentRun {
   private hint: string | null = null;
   /** The capture channel as last read, and when (monotonic ms). */
@@ -177,6 +186,12 @@ export class AgentRun {
   private readonly spawnedAt: Date;
   private readonly log: (message: string) => void;
   private readonly taskId: number;
+  /**
+   * Signals read but not given yet: a wait whose reply the agent has not written yet, and what came
+   * after it; `since` the event's time (wall, as file times are), `until` the bound (monotonic).
+   */
+  private heldSignals: { signals: AgentSignal[]; since: number; until: number } | null = null;
+  private readonly lookAgain: (ms: number) => void;
 
   constructor(
     private readonly launch: Launch,
@@ -189,6 +204,7 @@ export class AgentRun {
     this.spawnedAt = ctx.spawnedAt;
     this.log = ctx.log;
     this.taskId = ctx.taskId;
+    this.lookAgain = (ms) => ctx.namespace.lookAgainAt(ctx.taskId, ctx.run, ms);
   }
 
   get agent(): string {
@@ -293,12 +309,32 @@ export class AgentRun {
     return { command: this.launch.program, notice };
   }
 
-  /** True when the conversation a save would resume changed since the last call: a snapshot pass is due. */
+  /**
+   * True when the conversation a save would resume changed since the last call: a snapshot pass is
+   * due. Called as a batch of output settles, so a conversation the first turn made reaches the
+   * snapshot within seconds, however it is learnt: known (pinned, captured, from the live registry or
+   * the exit hint) and held by the store, or, with nothing known (opencode, an agent run as typed),
+   * found in the store as a save would find it.
+   */
   savedFormChanged(): boolean {
-    const now = this.resumable();
+    const now = this.resumable() ?? this.storeCandidate();
     if (now === this.lastResumable) return false;
     this.lastResumable = now;
     return true;
+  }
+
+  /**
+   * With nothing known, the conversation the agent's store would give a save, not checked against
+   * what other tasks know: only a reason for a pass, whose save-time match (`forSave`) is the one
+   * that counts. Read again each time, not kept: what it finds may be another task's (two opencodes
+   * in one directory), and this run's own must still bring its pass when it appears. Only runs that
+   * know nothing read it (opencode, a Codex before its first turn, an agent run as typed); an
+   * opencode's look is one query of its database.
+   */
+  private storeCandidate(): string | null {
+    if (this.known() !== null) return null;
+    const found = this.launch.agent.fromStore({ cwd: this.cwd, spawnedAt: this.spawnedAt, env: this.env, taken: new Set() });
+    return idCheckOf(this.launch.agent)(found) ? found : null;
   }
 
   private holds(id: string): boolean {
@@ -317,13 +353,47 @@ export class AgentRun {
     return resumeCommand(this.launch, id);
   }
 
-  /** What the agent said about attention since the last call, in order (task-attention.ts). */
-  newSignals(): AgentSignal[] {
+  /** What the agent said about attention since the last call, in order (task-attention.ts); `now` is monotonic. */
+  newSignals(now = performance.now()): AgentSignal[] {
     const { agent } = this.launch;
     if (!this.assets || !agent.attentionFile || !agent.attentionSignal) return [];
-    const { lines, offset } = linesSince(agent.attentionFile(this.assets), this.eventsRead);
+    const file = agent.attentionFile(this.assets);
+    const { lines, offset } = linesSince(file, this.eventsRead);
     this.eventsRead = offset;
-    return lines.flatMap((line) => agent.attentionSignal!(line) ?? []);
+    const signals = [...(this.heldSignals?.signals ?? []), ...lines.flatMap((line) => agent.attentionSignal!(line) ?? [])];
+    return this.givenNow(signals, file, now);
+  }
+
+  /**
+   * The signals to give now: all of them, unless one is a wait with no message of its own whose
+   * reply the agent writes after its hook and has not written yet (its file unchanged since the
+   * event): that one and those after it are held, and looked at again shortly, until the reply
+   * file changes or REPLY_HOLD_MS have passed.
+   */
+  private givenNow(signals: AgentSignal[], eventsFile: string, now: number): AgentSignal[] {
+    const at = signals.findIndex((s) => s.kind === "waiting" && s.message === null);
+    const replyFile = at === -1 ? null : this.replyFile();
+    if (replyFile === null) {
+      this.heldSignals = null;
+      return signals;
+    }
+    // File times are wall-clock; the bound is monotonic, so a clock step cannot stretch it.
+    const since = this.heldSignals?.since ?? modifiedMs(eventsFile) ?? Date.now();
+    const until = this.heldSignals?.until ?? now + REPLY_HOLD_MS;
+    if ((modifiedMs(replyFile) ?? Number.NEGATIVE_INFINITY) >= since || now >= until) {
+      this.heldSignals = null;
+      return signals;
+    }
+    this.heldSignals = { signals: signals.slice(at), since, until };
+    this.lookAgain(REPLY_LOOK_MS);
+    return signals.slice(0, at);
+  }
+
+  /** The file the agent writes its reply to after its hook, for the known conversation; null when it writes first. */
+  private replyFile(): string | null {
+    const id = this.known();
+    const { replyWrittenAfterHook } = this.launch.agent;
+    return id === null || !replyWrittenAfterHook ? null : replyWrittenAfterHook(id, { cwd: this.cwd, env: this.env });
   }
 
   /** Reads the capture channel one last time and keeps the answer (the supervisor removes the files). */

@@ -70,6 +70,8 @@ export interface Instrumentation {
   args: string[];
   env: Record<string, string>;
   pinned: string | null;
+  /** What could not be prepared, the run going on without it (for the daemon log). */
+  warning?: string;
 }
 
 /** What an agent needs to read its capture channel for one run. */
@@ -113,8 +115,8 @@ export interface Agent {
    * it exit at once.
    */
   launchFlags(launch: Launch): readonly string[];
-  /** Assets and arguments for one run; throwing means the run goes uninstrumented. */
-  instrument(launch: Launch, assets: RunAssets, env: Env): Instrumentation | null;
+  /** Assets and arguments for one run (in the task's cwd); throwing means the run goes uninstrumented. */
+  instrument(launch: Launch, assets: RunAssets, env: Env, cwd?: string): Instrumentation | null;
   /**
    * Whether the agent's own store holds this conversation, found by the ID itself: only then can
    * its resume form start (the real CLIs refuse an ID they have no transcript for).
@@ -143,6 +145,12 @@ export interface Agent {
    * for its tokens (agent-usage.ts); absent when it records none fleetcom reads.
    */
   usageFile?(id: string, where: StoreLocation): { path: string; shape: UsageShape };
+  /**
+   * The file the agent writes its reply to only after its hook said the turn ended (Command Code's
+   * transcript): a wait with no message of its own is held back, a moment at most, until that file
+   * changes, so that its message is the reply. Absent for an agent whose store is written first.
+   */
+  replyWrittenAfterHook?(id: string, where: StoreLocation): string;
   /** The run's file where the agent's attention events land, one JSON per line; absent when it has none. */
   attentionFile?(assets: RunAssets): string;
   /** What one line of that file says about attention, or null when it says nothing. */
@@ -292,7 +300,7 @@ export function single(ids: readonly string[], taken: ReadonlySet<string> = new 
 
 /**
  * The pin of the agents that take a chosen conversation ID as `--session-id ID` at a bare start and
- * need nothing else injected (Qwen Code, xAI's grok): a resume form is run as it is.
+ * need nothing else injected (xAI's grok): a resume form is run as it is.
  */
 export const SESSION_ID_PIN = {
   launchFlags: (launch: Launch): string[] => (launch.id === null ? ["--session-id"] : []),

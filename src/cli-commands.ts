@@ -21,6 +21,7 @@ export const SUBCOMMANDS: Record<string, Lazy> = {
   kill: () => import("./cmd-kill.ts").then((m) => m.default),
   rm: () => import("./cmd-rm.ts").then((m) => m.default),
   rerun: () => import("./cmd-rerun.ts").then((m) => m.default),
+  restart: () => import("./cmd-restart.ts").then((m) => m.default),
   rename: () => import("./cmd-rename.ts").then((m) => m.default),
   group: () => import("./cmd-group.ts").then((m) => m.default),
   tag: () => import("./cmd-tag.ts").then((m) => m.default),

@@ -19,6 +19,7 @@ const TASK_POSITIONS: Record<string, "first" | "all" | "after-first"> = {
   tag: "first",
   rerun: "first",
   kill: "all",
+  restart: "all",
   rm: "all",
   grep: "after-first",
 };

@@ -52,13 +52,11 @@ function checkRootFlag(argv: string[]): void {
 }
 
 // The verbs pm2, process-compose and tmux users type, and what fleetcom says instead: suggested
-// rather than made aliases, so each thing keeps one name (and `restart` of a running task is two
-// steps that each say what went wrong).
+// rather than made aliases, so each thing keeps one name.
 const OTHER_TOOLS_VERBS: Record<string, string> = {
   list: "ls",
   stop: "kill",
   start: "rerun (a finished task) or run (a new one)",
-  restart: "kill TASK, then rerun TASK",
 };
 
 /** The command a mistyped or foreign word most likely meant, for "did you mean …?". */
@@ -152,7 +150,7 @@ async function onHost(name: string, words: string[]): Promise<number> {
  */
 export const PLAIN_COMMANDS: ReadonlySet<string> = new Set([
   ...["ls", "config", "sessions", "recover", "load", "attach", "daemon", "bridge"],
-  ...["run", "peek", "logs", "send", "kill", "rm", "rerun", "wait", "status", "save", "rename", "group", "tag"],
+  ...["run", "peek", "logs", "send", "kill", "restart", "rm", "rerun", "wait", "status", "save", "rename", "group", "tag"],
 ]);
 
 /** What a plain shape runs: the command itself, or its default subcommand (`sessions` is `sessions list`). */

@@ -7,6 +7,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { writeFileAtomic } from "./atomic-write.ts";
 import { DaemonClient } from "./client.ts";
+import { hostTimeoutSetting } from "./client-failures.ts";
 import type { RemoteHost } from "./client-ssh.ts";
 import { EXIT, UserError } from "./errors.ts";
 import { FileRefused, readRegularFile } from "./files.ts";
@@ -86,8 +87,7 @@ function withoutTable(text: string, name: string): string {
 
 /** How long `ls`, `hosts ls` wait for each host: 2.5 s, or FLEETCOM_HOST_TIMEOUT_MS (tests on a loaded machine). */
 export function hostAnswerBoundMs(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.FLEETCOM_HOST_TIMEOUT_MS?.trim();
-  return raw && /^\d+$/.test(raw) && Number(raw) > 0 ? Number(raw) : 2_500;
+  return hostTimeoutSetting(env) ?? 2_500;
 }
 
 /**

@@ -34,6 +34,8 @@ export interface LoadResult {
   dropped: number;
   /** Recovered tasks whose recorded id was in use, and the id each got instead. */
   idsChanged: IdChange[];
+  /** Entries whose `after` never held, each with why (docs/services.md); absent when none. */
+  notStarted?: string[];
   /** The entries of keys naming an added host (`gpu1:/srv/train`), per host; absent when the recipe names none. */
   hosts?: HostLoad[];
 }
@@ -83,7 +85,7 @@ export async function startRecipe(recipe: LoadedRecipe, options: LoadOptions = {
   const hosts = Promise.all([...elsewhere].map(([name, entries]) => startOnHost(name, entries, recipe.file, options)));
   hosts.catch(() => {}); // awaited below, after the local part: not an unhandled rejection should that part fail first
   const local = here.length > 0 ? startHere(here, recipe.file, options, client) : Promise.resolve(nothingStarted());
-  const { started, couldNotStart, skipped, alreadyRunning, idsChanged } = await local;
+  const { started, couldNotStart, skipped, alreadyRunning, idsChanged, notStarted } = await local;
   return {
     name: recipe.displayName,
     file: recipe.file,
@@ -94,6 +96,7 @@ export async function startRecipe(recipe: LoadedRecipe, options: LoadOptions = {
     finished,
     dropped: recipe.dropped,
     idsChanged,
+    ...(notStarted && notStarted.length > 0 && { notStarted }),
     ...(elsewhere.size > 0 && { hosts: await hosts }),
   };
 }
@@ -109,7 +112,7 @@ function byHost(entries: HostedEntry[]): { here: RecipeEntry[]; elsewhere: Map<s
   return { here, elsewhere };
 }
 
-type Started = Pick<LoadResult, "started" | "couldNotStart" | "skipped" | "alreadyRunning" | "idsChanged">;
+type Started = Pick<LoadResult, "started" | "couldNotStart" | "skipped" | "alreadyRunning" | "idsChanged" | "notStarted">;
 
 function nothingStarted(): Started {
   return { started: [], couldNotStart: [], skipped: 0, alreadyRunning: 0, idsChanged: [] };
@@ -120,6 +123,9 @@ async function startHere(entries: RecipeEntry[], file: string, options: LoadOpti
   const worktrees = entries.flatMap((e) => e.worktree ?? []);
   if (worktrees.length > 0) for (const line of restoreWorktrees(worktrees)) process.stderr.write(`fleetcom: ${line}\n`);
   const chunks = loadChunks(entries, file);
+  // An entry waits in the request that carries it: what it waits on must come in the same one.
+  if (chunks.length > 1 && entries.some((e) => e.after !== undefined))
+    throw new UserError(`${printable(file)}: a recipe whose entries use "after" must fit one request (${LOAD_CHUNK_BYTES} bytes)`);
   const send = (c: DaemonClient) => sendLoad(c, chunks, options);
   // A recovery is the remedy the crash notice names: it does not ask to be told of it.
   if (client) return send(client);
@@ -142,6 +148,7 @@ async function sendLoad(c: DaemonClient, chunks: RecipeEntry[][], options: LoadO
     total.skipped += part.skipped;
     total.alreadyRunning += part.alreadyRunning;
     total.idsChanged.push(...part.idsChanged);
+    if (part.notStarted) (total.notStarted ??= []).push(...part.notStarted);
   }
   return total;
 }
@@ -204,6 +211,9 @@ export async function loadAndDescribe(recipe: LoadedRecipe, json = false, option
   // The summary still prints, but a load that could not start everything it started on did not succeed.
   const reached = result.hosts?.flatMap((h) => ("error" in h ? [] : [h])) ?? [];
   if (result.couldNotStart.length > 0 || reached.some((h) => h.couldNotStart.length > 0)) process.exitCode = EXIT.failure;
+  // An entry whose dependency failed: named with why; what did start keeps running.
+  for (const line of result.notStarted ?? []) process.stderr.write(`fleetcom: ${printable(line)}\n`);
+  if (result.notStarted) process.exitCode = EXIT.dependencyFailed;
   // What could start did; a host that did not answer is named with what it did not start, and the load failed.
   for (const host of result.hosts ?? []) {
     if (!("error" in host)) continue;
@@ -279,7 +289,13 @@ export async function recoverAndDescribe(recipe: LoadedRecipe, json = false, opt
       `${printable(basename(recipe.file))} is this fleet's own snapshot (this fleet, running): its tasks are the ones running now, so nothing was started; --again starts them a second time`,
     );
   }
-  return loadAndDescribe(recipe, json, { ...options, snapshot: basename(recipe.file) }, running?.client);
+  // What the dead daemon's tasks left running goes first: else a program that ignores SIGHUP would run twice.
+  const { endSurvivors } = await import("./client-survivors.ts");
+  const ended = await endSurvivors(status?.pid ?? null);
+  // Said with the summary (the dashboard shows it in its own notice); beside JSON, on stderr.
+  if (ended && json) process.stderr.write(`fleetcom: ${ended}\n`);
+  const summary = await loadAndDescribe(recipe, json, { ...options, snapshot: basename(recipe.file) }, running?.client);
+  return ended && !json ? `${ended}\n${summary}` : summary;
 }
 
 /**

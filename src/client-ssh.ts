@@ -155,35 +155,57 @@ export function sshReason(stderr: string, code: number | null, signal: string | 
   return lines.at(-1) ?? (signal ? `ssh was killed by ${signal}` : `ssh exited with status ${code}`);
 }
 
-/** Runs argv to its end (killed after `timeoutMs`), its stdin `input` or nothing; what it printed and how it ended. */
+/** The most of a command's stdout capture() keeps: what fleetcom asks of a host is a few lines. */
+export const CAPTURE_MAX_BYTES = 1024 * 1024;
+/** Of stderr only the end is kept: its last line is ssh's reason (sshReason). */
+const STDERR_KEPT = 4096;
+
+/**
+ * Runs argv to its end, its stdin `input` or nothing; what it printed and how it ended. A child that
+ * is still running after `timeoutMs`, or prints more than `maxBytes`, is ended and no longer read,
+ * and the answer is given at once: under ssh's ControlPersist master (sharingOptions) the pipes stay
+ * open as long as the remote command runs, however the local ssh ended, so they are not waited for.
+ */
 export async function capture(
   argv: string[],
   timeoutMs: number,
   input?: Uint8Array | NodeJS.ReadableStream,
+  maxBytes = CAPTURE_MAX_BYTES,
 ): Promise<{ stdout: string; stderr: string; code: number | null; signal: string | null }> {
   const { spawn } = childProcess();
   return new Promise((resolve) => {
     const child = spawn(argv[0]!, argv.slice(1), { stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
+    const stdout: Buffer[] = [];
+    let stdoutBytes = 0;
     let stderr = "";
-    child.stdout!.on("data", (d) => (stdout += d));
-    child.stderr!.on("data", (d) => (stderr += d));
+    let answered = false;
+    const answer = (code: number | null, signal: string | null, why?: string) => {
+      if (answered) return;
+      answered = true;
+      clearTimeout(timer);
+      resolve({ stdout: Buffer.concat(stdout).toString("utf8"), stderr: why === undefined ? stderr : `${stderr}\n${why}`, code, signal });
+    };
+    const abandon = (why: string) => {
+      if (answered) return;
+      child.kill("SIGTERM");
+      for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.destroy();
+      child.unref();
+      answer(null, "SIGTERM", why);
+    };
+    child.stdout!.on("data", (d: Buffer) => {
+      const room = maxBytes - stdoutBytes;
+      stdout.push(d.length > room ? d.subarray(0, room) : d);
+      stdoutBytes += Math.min(d.length, room);
+      if (d.length > room) abandon(`it printed more than ${maxBytes} bytes`);
+    });
+    child.stderr!.on("data", (d) => (stderr = (stderr + d).slice(-STDERR_KEPT)));
     child.stdin!.on("error", () => {});
     if (input instanceof Uint8Array) child.stdin!.end(input);
     else if (input) input.pipe(child.stdin!);
     else child.stdin!.end();
-    const timer = setTimeout(() => {
-      stderr += `\nno answer within ${timeoutMs / 1000} s`;
-      child.kill("SIGTERM");
-    }, timeoutMs);
-    child.once("error", (error) => {
-      clearTimeout(timer);
-      resolve({ stdout, stderr: `${stderr}\n${error.message}`, code: 127, signal: null });
-    });
-    child.once("close", (code, signal) => {
-      clearTimeout(timer);
-      resolve({ stdout, stderr, code, signal });
-    });
+    const timer = setTimeout(() => abandon(`no answer within ${timeoutMs / 1000} s`), timeoutMs);
+    child.once("error", (error) => answer(127, null, error.message));
+    child.once("close", (code, signal) => answer(code, signal));
   });
 }
 
@@ -356,7 +378,8 @@ function pipeSocket(host: RemoteHost, child: PipedChild): ClientSocket & { why()
 export async function restoreWorktreesOn(host: RemoteHost, worktrees: readonly WorktreeRecord[], timeoutMs: number): Promise<string[]> {
   const words = [remoteBinary(host.home), "restore-worktrees", "--", ...worktrees.flatMap((w) => [w.repo, w.branch, w.path])];
   const result = await capture(await sshCommandLine(host.ssh, words.map(shellQuote).join(" "), { share: host.share }), timeoutMs);
-  if (result.code === 0) return result.stdout.split("\n").filter(Boolean);
+  // One line per worktree: a host that says more is not heard past that.
+  if (result.code === 0) return result.stdout.split("\n").filter(Boolean).slice(0, worktrees.length);
   if (result.code === SSH_FAILED) return [];
   return [`worktrees not recreated: ${transportFailure(host, result.stderr, result.code, result.signal)}`];
 }

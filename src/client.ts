@@ -17,7 +17,6 @@ import type {
   AttachEnd,
   ClientMessage,
   CrashChange,
-  CrashNotice,
   DaemonMessage,
   Notices,
   Op,
@@ -25,22 +24,27 @@ import type {
   OpResult,
   Refusal,
   Reply,
+  ScreenFollows,
   SnapshotNotice,
   TaskEvent,
   Welcome,
 } from "./wire-protocol.ts";
-import { age } from "./text-age.ts";
 import { LOCK_NAME, SOCKET_NAME, definedEnvironment, logPath, runtimeDir } from "./paths.ts";
 import { printable } from "./text-printable.ts";
 import { currentDirectory } from "./text-path.ts";
 import { hostInUse, lockHolder, socketIsThere } from "./client-target.ts";
 import { type Started, startDaemon, takePrestarted } from "./client-autostart.ts";
 import { endInWords } from "./spawn-bun.ts";
-import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "./wire-framing.ts";
+import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, MAX_REMOTE_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "./wire-framing.ts";
 import { isProcessAlive, peerUidReader, type PeerUid } from "./platform.ts";
 import { daemonRefusal, listenerGone } from "./wire-peer.ts";
 import { openRuntimeDir, type RuntimeDir } from "./runtime-dir.ts";
 import { VERSION } from "./version.ts";
+import { busyDaemon, connectFailure, DaemonNotRunning, noWelcome, protocolError, refusalText, welcomeBoundMs } from "./client-failures.ts";
+import { printNotices } from "./client-notices.ts";
+
+export { busyDaemon, connectFailure, DaemonNotRunning, refusalText } from "./client-failures.ts";
+export { crashNoticeText, noticeLines } from "./client-notices.ts";
 
 export interface ClientHandlers {
   event?(event: TaskEvent): void;
@@ -51,7 +55,7 @@ export interface ClientHandlers {
   data?(bytes: Uint8Array): void;
   attachEnd?(end: AttachEnd): void;
   /** The next data is a whole screen of the attached task (wire-protocol.ts ScreenFollows). */
-  screen?(): void;
+  screen?(message: ScreenFollows): void;
   /** `logs --follow`: this many lines were not sent, the client being far behind (wire-protocol.ts LinesSkipped). */
   skipped?(lines: number): void;
   closed?(): void;
@@ -59,11 +63,14 @@ export interface ClientHandlers {
   linkLost?: true;
 }
 
-/** A connection, and for one carried by ssh the one line that says why it ended. */
-type Transport = { socket: ClientSocket; host: RemoteHost | null; why?: () => string | null };
+/**
+ * A connection, and for one carried by ssh the one line that says why it ended; `patientMs`: the
+ * welcome's bound when this command followed the daemon's start (client-failures.ts).
+ */
+type Transport = { socket: ClientSocket; host: RemoteHost | null; why?: () => string | null; patientMs?: number };
 
 async function openTransport(host: RemoteHost | null, autostart: boolean): Promise<Transport> {
-  if (!host) return { socket: await connectSocket(autostart), host };
+  if (!host) return { ...(await connectSocket(autostart)), host };
   const { connectSsh } = await import("./client-ssh.ts");
   const socket = await connectSsh(host);
   return { socket, host, why: socket.why };
@@ -135,7 +142,8 @@ async function connectForward(host: RemoteHost): Promise<{ transport: Transport;
 export class DaemonClient {
   private nextId = 1;
   private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
-  private readonly decoder = new FrameDecoder(MAX_DAEMON_FRAME);
+  /** Another host's daemon is not ours: its frames get a far smaller bound than our own daemon's screens. */
+  private readonly decoder: FrameDecoder;
   handlers: ClientHandlers = {};
   daemonPid = 0;
   /** Why the link to another host failed (ssh's reason), once it has; null while it stands or when it ended cleanly. */
@@ -146,13 +154,17 @@ export class DaemonClient {
   daemonVersion = "";
   /** The handshake: requests go out right behind the hello, and their answers wait for it. */
   private greeted: Promise<unknown> = Promise.resolve();
+  /** Why this side ended the connection (no welcome in time, a frame it cannot read): every waiter's one line. */
+  private failure: UserError | null = null;
 
   private constructor(
     private readonly socket: ClientSocket,
     /** The host whose daemon this is, over ssh; null: this machine's. */
     readonly host: RemoteHost | null = null,
     private readonly why?: () => string | null,
-  ) {}
+  ) {
+    this.decoder = new FrameDecoder(host ? MAX_REMOTE_FRAME : MAX_DAEMON_FRAME);
+  }
 
   /**
    * Connected, and the hello sent. The first request follows it without waiting for the welcome, so
@@ -187,6 +199,7 @@ export class DaemonClient {
     const greeted = client.handshake(size(), onNotices);
     client.greeted = greeted;
     greeted.catch(() => {});
+    client.boundWelcome(greeted, welcomeBoundMs(host, transport.patientMs ?? null));
     // Through the bridge, the next command to this host goes straight to its daemon's socket.
     if (host) {
       const { forwardDaemonSocket } = await import("./client-ssh.ts");
@@ -244,6 +257,19 @@ export class DaemonClient {
     }
   }
 
+  /** No welcome within `boundMs` ends the connection, and the handshake fails naming who did not answer. */
+  private boundWelcome(greeted: Promise<unknown>, boundMs: number): void {
+    const timer = setTimeout(() => this.fail(noWelcome(this.host, boundMs)), boundMs);
+    void greeted.finally(() => clearTimeout(timer)).catch(() => {});
+  }
+
+  /** Ends the connection from this side with `error` as the one line its waiters get (and a follower prints). */
+  private fail(error: UserError): void {
+    if (this.failure || this.ending) return;
+    this.failure = error;
+    this.socket.destroy();
+  }
+
   /** `forwardedTo`: the instance of the daemon a forwarded connection must reach (connectForward); any other is refused. */
   private handshake(
     size: { cols: number; rows: number },
@@ -273,15 +299,24 @@ export class DaemonClient {
 
   private onGreeting: ((message: Welcome | Refusal) => void) | null = null;
 
+  /**
+   * A frame over the bound, a payload that is not JSON, or a handler that throws on what it was given
+   * (a malformed welcome from another host) is a protocol error: the connection ends with one line,
+   * never an exception lost in the socket's callback while the command waits for ever.
+   */
   private receive(chunk: Uint8Array): void {
-    for (const frame of this.decoder.push(chunk)) {
-      if (frame.kind === FrameKind.data) {
-        this.handlers.data?.(frame.payload);
-        continue;
+    if (this.failure) return;
+    try {
+      for (const frame of this.decoder.push(chunk)) {
+        if (frame.kind === FrameKind.data) this.handlers.data?.(frame.payload);
+        // Not validated: the peer is a fleetcom daemon (ours, or another host's through its bridge)
+        // that refused the hello unless it speaks this client's protocol (daemon.ts greet); one that
+        // lies and breaks a handler ends here, in the catch below.
+        else this.handle(decodeJson(frame.payload) as DaemonMessage);
+        if (this.failure) return;
       }
-      // Not validated: the peer is our own uid's daemon, and it refused the hello unless it speaks
-      // this client's protocol (daemon.ts greet), so its frames are the contract's DaemonMessage.
-      this.handle(decodeJson(frame.payload) as DaemonMessage);
+    } catch (error) {
+      this.fail(protocolError(this.host, error));
     }
   }
 
@@ -304,7 +339,7 @@ export class DaemonClient {
       case "attach-end":
         return this.handlers.attachEnd?.(message);
       case "screen":
-        return this.handlers.screen?.();
+        return this.handlers.screen?.(message);
       case "skipped":
         return this.handlers.skipped?.(message.lines);
       default:
@@ -326,12 +361,13 @@ export class DaemonClient {
   }
 
   private onClosed(rejectHandshake: (e: Error) => void): void {
-    const why = this.why?.() ?? null;
+    const why = this.failure?.message ?? this.why?.() ?? null;
     this.lostLink = why;
-    const lost = new UserError(why ?? "lost the connection to the daemon", EXIT.unreachable);
-    // A link to another host that failed while nothing waited for an answer (`peek --follow`,
-    // attach): said here, or the command would end as if the task had.
-    if (why !== null && !this.ending && !this.onGreeting && this.pending.size === 0 && !this.handlers.linkLost) {
+    const lost = this.failure ?? new UserError(why ?? "lost the connection to the daemon", EXIT.unreachable);
+    // A link to another host that failed, or a connection this side ended, while nothing waited for
+    // an answer (`peek --follow`, attach): said here, or the command would end as if the task had.
+    const said = this.failure !== null || (why !== null && !this.ending);
+    if (said && why !== null && !this.onGreeting && this.pending.size === 0 && !this.handlers.linkLost) {
       process.stderr.write(`fleetcom: ${printable(why)}\n`);
       process.exitCode = EXIT.unreachable;
     }
@@ -404,33 +440,6 @@ export class DaemonClient {
   }
 }
 
-/**
- * What a refused hello says. A daemon of another protocol on another host names both versions, and
- * the upgrade is `hosts add` again (which installs this version there).
- */
-export function refusalText(refusal: Refusal, host: RemoteHost | null): string {
-  if (!host || !refusal.daemon) return refusal.error;
-  const { version, protocol } = refusal.daemon;
-  return `${host.name} runs fleetcom ${version} (protocol ${protocol}) and this is fleetcom ${VERSION} (protocol ${PROTOCOL_VERSION}); upgrade it with 'fleetcom hosts add ${host.name}', then 'fleetcom --host ${host.name} --kill' ends the old daemon and its tasks`;
-}
-
-/** `the previous fleet (5 tasks, autosaved 3m ago) ended unexpectedly — fleetcom recover --latest` */
-export function crashNoticeText(notice: CrashNotice, now = Date.now(), remedy = notice.recover): string {
-  const tasks = `${notice.tasks} task${notice.tasks === 1 ? "" : "s"}`;
-  return `the previous fleet (${tasks}, autosaved ${age(notice.writtenAt, now)} ago) ended unexpectedly — ${remedy}`;
-}
-
-/** The notices as lines; another host's name it, and their remedy is run there (`fleetcom --host gpu1 recover --latest`). */
-export function noticeLines(notices: Notices, host: RemoteHost | null, now = Date.now()): string[] {
-  const remedy = (recover: string) => (host ? recover.replace(/^fleetcom /, `fleetcom --host ${host.name} `) : recover);
-  const lines = [...(notices.crash ? [crashNoticeText(notices.crash, now, remedy(notices.crash.recover))] : []), ...notices.config.map((p) => `warning: ${p}`)];
-  return lines.map((line) => (host ? `${host.name}: ${line}` : line));
-}
-
-function printNotices(notices: Notices, host: RemoteHost | null): void {
-  for (const line of noticeLines(notices, host)) process.stderr.write(`fleetcom: ${printable(line)}\n`);
-}
-
 export function terminalSize(): { cols: number; rows: number } {
   // Anything that cannot be a terminal is answered without building process.stdout (mayBeTerminal).
   if (!mayBeTerminal(1)) return { cols: 120, rows: 40 };
@@ -477,25 +486,6 @@ async function connectVerified(dirPath: string, readPeer: LazyPeerReader, name =
   return attempt;
 }
 
-/** Connect failures that say something truthful on their own: fleetcom or the system is out of file descriptors. */
-export function connectFailure(code: string): UserError | null {
-  if (code === "EMFILE") return new UserError("fleetcom is out of file descriptors (EMFILE) and cannot connect to the daemon", EXIT.unreachable);
-  if (code === "ENFILE") return new UserError("the system is out of file descriptors (ENFILE); cannot connect to the daemon", EXIT.unreachable);
-  return null;
-}
-
-/** No daemon holds the runtime directory, and the caller asked not to start one. */
-export class DaemonNotRunning extends UserError {
-  constructor() {
-    super("the daemon is not running", EXIT.unreachable);
-  }
-}
-
-/** The daemon holds its lock, so it is alive, but it does not take connections. */
-export function busyDaemon(pid: number, log: string): UserError {
-  return new UserError(`daemon ${pid} is running but not accepting connections (busy, stopped or out of file descriptors); see ${log}`, EXIT.unreachable);
-}
-
 /**
  * How long a client follows a daemon that is starting. Under load a compiled daemon has taken 35 s
  * to listen; a client that gave up sooner reported a failure that was not one while the daemon came
@@ -507,7 +497,11 @@ const BUSY_PATIENCE_MS = 8_000;
 /** A start this long is worth a word on a terminal. */
 const STARTING_NOTICE_MS = 1_000;
 
-async function connectSocket(autostart: boolean): Promise<ClientSocket> {
+/**
+ * The socket of this machine's daemon, started if none runs and `autostart`; `patientMs` when this
+ * command followed a start: the daemon listens before it is built, and its welcome waits for that.
+ */
+async function connectSocket(autostart: boolean): Promise<{ socket: ClientSocket; patientMs?: number }> {
   const dirPath = runtimeDir();
   let reader: Promise<PeerReader> | undefined;
   const readPeer = () => (reader ??= peerUidReader());
@@ -516,7 +510,7 @@ async function connectSocket(autostart: boolean): Promise<ClientSocket> {
   const first = await connectVerified(dirPath, readPeer);
   if ("socket" in first) {
     started?.letGo();
-    return first.socket;
+    return { socket: first.socket, ...(started && { patientMs: AUTOSTART_BOUND_MS }) };
   }
   const fatal = connectFailure(first.code);
   if (fatal) throw fatal;
@@ -530,7 +524,7 @@ async function connectSocket(autostart: boolean): Promise<ClientSocket> {
   if (started) readPeer().catch(() => {});
   const notice = setTimeout(() => process.stderr.isTTY && process.stderr.write("fleetcom: starting the daemon…\n"), STARTING_NOTICE_MS);
   try {
-    return await followStart(dirPath, readPeer, started, autostart);
+    return { socket: await followStart(dirPath, readPeer, started, autostart), patientMs: AUTOSTART_BOUND_MS };
   } finally {
     clearTimeout(notice);
   }
@@ -626,8 +620,8 @@ function listensButRefuses(dirPath: string, code: string): boolean {
 }
 
 /** The byte stream to this machine's daemon through every trust check, started if none runs: what `fleetcom bridge` relays. */
-export function openDaemonSocket(): Promise<ClientSocket> {
-  return connectSocket(true);
+export async function openDaemonSocket(): Promise<ClientSocket> {
+  return (await connectSocket(true)).socket;
 }
 
 /** Opens a connection for one command's worth of requests and always closes it. */

@@ -7,6 +7,7 @@ import { defineCommand } from "./cli-define.ts";
 import { existsSync } from "node:fs";
 import { basename } from "node:path";
 import { printable } from "./text-printable.ts";
+import { sizeWritten } from "./recipe-log.ts";
 import { pushStatusText, writeStdout } from "./ui-format.ts";
 import type { DaemonSettings } from "./wire-protocol.ts";
 import type { Resolved, SettingChange, Settings } from "./settings.ts";
@@ -122,6 +123,8 @@ function effective(here: Settings, daemon: DaemonSettings | null, whenApplied: W
     daemonSide("scrollback", "scrollback"),
     daemonSide("idleSeconds", "idle_seconds"),
     daemonSide("history", "history"),
+    // The most each task's log keeps on disk (docs/logs.md): the daemon reads it at its start.
+    { key: "log_max", value: sizeWritten(here.logMax.value), source: here.logMax.source },
     { key: "detach_key", value: here.detachKey.value.name, source: here.detachKey.source },
     { key: "confirm", value: here.confirm.value, source: here.confirm.source },
     { key: "bell", value: here.bell.value, source: here.bell.source },

@@ -7,8 +7,9 @@
 import { sha256Hex } from "./text-sha256.ts";
 import { defineCommand } from "./cli-define.ts";
 import { askHost, checkHostName, hostAnswerBoundMs, readHosts, removeHost, saveHost } from "./client-hosts.ts";
+import { type Probe, probeHost } from "./client-host-probe.ts";
 import { capture, forgetForward, remoteBinary, type RemoteHost, sharesConnections, sshCommandLine, sshReason } from "./client-ssh.ts";
-import { EXIT, UserError } from "./errors.ts";
+import { UserError } from "./errors.ts";
 import { FileRefused, readRegularFile } from "./files.ts";
 import { selfCommand } from "./platform.ts";
 import { printable } from "./text-printable.ts";
@@ -16,26 +17,8 @@ import { shellQuote } from "./text-shell.ts";
 import { table, terminalColumns, writeStdout } from "./ui-format.ts";
 import { VERSION } from "./version.ts";
 
-/** How long `hosts add` gives ssh to look at the host, and the upload to finish. */
-const PROBE_BOUND_MS = 30_000;
+/** How long `hosts add` gives the upload to finish. */
 const UPLOAD_BOUND_MS = 10 * 60_000;
-
-// What `add` learns in one round trip: `uname -sm`, the home, then KEY=VALUE lines. Run by `sh`
-// whatever the login shell is; the fleetcom it asks is called by its path, never through PATH.
-const PROBE = `uname -sm; printf '%s\\n' "$HOME"
-l=$(loginctl show-user "$(id -un)" --property=Linger --value 2>/dev/null); echo "linger=\${l:-unknown}"
-if systemctl --user is-enabled fleetcom.service >/dev/null 2>&1; then echo service=yes; else echo service=no; fi
-b="$HOME/.local/share/fleetcom/${VERSION}/fleetcom"; [ -x "$b" ] && echo "installed=$("$b" --version 2>/dev/null)"
-for f in "$HOME"/.local/share/fleetcom/*/fleetcom; do [ -x "$f" ] && echo "found=$f"; done; true`;
-
-interface Probe {
-  system: string;
-  home: string;
-  linger: string;
-  service: boolean;
-  installed: string | null;
-  found: string[];
-}
 
 const add = defineCommand({
   meta: { name: "add", description: "Add a host reached over ssh, installing this fleetcom version there if it is missing" },
@@ -122,22 +105,6 @@ export default defineCommand({
   default: "ls",
   subCommands: { add: async () => add, ls: async () => ls, rm: async () => rm },
 });
-
-async function probeHost(name: string, dest: string, share: boolean): Promise<Probe> {
-  const r = await capture(await sshCommandLine(dest, `sh -c ${shellQuote(PROBE)}`, { share }), PROBE_BOUND_MS);
-  if (r.code !== 0) throw new UserError(`cannot reach ${name} (${printable(dest)}): ${sshReason(r.stderr, r.code, r.signal)}`, EXIT.unreachable);
-  const [system = "", home = "", ...rest] = r.stdout.split("\n");
-  if (!home.startsWith("/")) throw new UserError(`${name}: the remote shell did not give its home directory (got '${printable(home)}')`);
-  const value = (key: string) => rest.filter((l) => l.startsWith(`${key}=`)).map((l) => l.slice(key.length + 1));
-  return {
-    system: system.trim(),
-    home,
-    linger: value("linger")[0] ?? "unknown",
-    service: value("service")[0] === "yes",
-    installed: value("installed")[0]?.trim() || null,
-    found: value("found"),
-  };
-}
 
 /** `uname -sm` of this machine, from what the runtime says. */
 export function localSystem(os: string = process.platform, arch: string = process.arch): string {

@@ -11,9 +11,10 @@ import { currentDirectory } from "./text-path.ts";
 export default defineCommand({
   meta: { name: "load", description: "Start the processes of a saved session or recipe file" },
   args: {
-    target: { type: "positional", required: false, description: "Session name, or a path ending in .json" },
+    target: { type: "positional", required: false, description: "Session name, a path ending in .json, a Procfile or a process-compose.yaml" },
     "dry-run": { type: "boolean", description: "Print what would start (and what is already running); starts no daemon" },
     again: { type: "boolean", description: "Start entries a running task already stands for (skipped by default)" },
+    format: { type: "string", valueHint: "FORMAT", description: "procfile | process-compose | fleetcom (default: by the file's name; docs/services.md)" },
     json: {
       type: "boolean",
       description:
@@ -31,8 +32,23 @@ export default defineCommand({
       import("./client-recipes.ts"),
       import("./client-running-daemon.ts"),
     ]);
-    const recipe = loadRecipe(args.target, currentDirectory(), process.env, await recipeHosts());
+    const recipe = await readTarget(args.target, args.format, recipeHosts, loadRecipe);
     if (args["dry-run"]) await withRunningDaemon((client) => printDryRun(recipe, args.json, { again: args.again, client }));
     else console.log(await loadAndDescribe(recipe, args.json, { again: args.again }));
   },
 });
+
+/** A session, a recipe file, or a Procfile or process-compose.yaml made into one (recipe-imports.ts), whose warning goes to stderr. */
+async function readTarget(
+  target: string,
+  format: string | undefined,
+  hosts: typeof import("./client-recipes.ts").recipeHosts,
+  load: typeof import("./recipe-sessions.ts").loadRecipe,
+) {
+  const imports = await import("./recipe-imports.ts");
+  const kind = imports.importFormatOf(target, format);
+  if (kind === null) return load(target, currentDirectory(), process.env, await hosts());
+  const { warning, ...recipe } = await imports.loadImported(target, kind, currentDirectory());
+  if (warning) process.stderr.write(`fleetcom: warning: ${warning}\n`);
+  return recipe;
+}

@@ -1,11 +1,13 @@
-// `fleetcom logs TASK… [--follow] [--lines N]`, `logs -g G`, `logs --all`: a task's history as lines,
+// `fleetcom logs TASK… [--follow] [--lines N] [--since T] [--until T] [-t]`, `logs -g G`, `logs --all`:
+// a task's log (everything it printed, kept on disk up to log_max: docs/logs.md) as lines,
 // then, with --follow, each line as the task completes it (term-lines.ts), until it exits. Unlike
 // `peek --follow` it is line based and safe to pipe into a file: every line once, in order, nothing a
 // redraw drew over it. Several tasks (named, a group, all) are printed as `pm2 logs` does, each line
 // after its task's id and label (`3 api | GET /`), and followed until every one has exited.
 // A reader so slow that megabytes wait for it is told how many lines it missed, and exits 1.
 // A reader that goes (`logs -f api | grep -m1 ready`) ends it quietly, with status 0 (client-stdout.ts);
-// `-n 0 -f` prints only the lines completed from now on, as `tail -n 0 -f` does.
+// `-n 0 -f` prints only the lines completed from now on, as `tail -n 0 -f` does. Every line goes
+// through the sanitiser: another host's daemon may send escape sequences.
 import { defineCommand } from "./cli-define.ts";
 import { wholeFlag } from "./cli-flags.ts";
 import { selection, tasksOf } from "./client-select.ts";
@@ -15,37 +17,48 @@ import { hostInUse } from "./client-target.ts";
 import { printText, whenReaderGone } from "./client-stdout.ts";
 import { usageError } from "./errors.ts";
 import { label } from "./task-labels.ts";
+import { parseLogTime } from "./recipe-log.ts";
 import { resolveTaskRef } from "./task-ref.ts";
-import { printable } from "./text-printable.ts";
+import { printable, printableText } from "./text-printable.ts";
 import { cut, textWidth } from "./text-width.ts";
-import type { TaskInfo, TaskRef } from "./wire-protocol.ts";
+import type { OpArgs, TaskInfo, TaskRef } from "./wire-protocol.ts";
 
 /** The widest label a prefix shows: the line itself is what is read. */
 const PREFIX_LABEL_COLUMNS = 20;
 
 export default defineCommand({
-  meta: { name: "logs", description: "Print a task's history as lines; --follow keeps printing each new line" },
+  meta: {
+    name: "logs",
+    description:
+      "Print everything a task printed, kept on disk beyond the scrollback up to log_max per task (config.toml, default 100M; the oldest part goes first; none with history = false); --follow keeps printing each new line",
+  },
   args: {
     task: { type: "positional", valueHint: "TASK…", description: "One or more tasks (several: each line after its task)", required: false },
     group: { type: "string", alias: "g", valueHint: "G", description: "Every task of group G, each line after its task" },
     all: { type: "boolean", description: "Every task, each line after its task" },
     follow: { type: "boolean", alias: "f", description: "Keep printing each line the task completes, until it exits" },
-    lines: { type: "string", alias: "n", valueHint: "N", description: "Start with the last N lines of the history (0 with --follow: only new lines)" },
+    lines: { type: "string", alias: "n", valueHint: "N", description: "Only the last N lines (0 with --follow: only new lines)" },
+    since: { type: "string", valueHint: "T", description: "Lines printed since T: a duration back from now (10m), a clock time (12:00) or an RFC 3339 time" },
+    until: { type: "string", valueHint: "T", description: "Lines printed before T (as --since)" },
+    timestamps: { type: "boolean", alias: "t", description: "Each line after the time it was printed" },
   },
   async run({ args }) {
     const chosen = selection("logs", args);
     const lines = wholeFlag("--lines", args.lines);
     if (lines === 0 && !args.follow) throw usageError("logs: --lines 0 prints only new lines, so it goes with --follow");
+    const filter = logFilter(args, lines);
+    if (args.follow && (filter.since !== undefined || filter.until !== undefined || filter.timestamps))
+      throw usageError("logs: --since, --until and --timestamps read the log kept on disk, and go without --follow");
     const client = await DaemonClient.open();
     let missed = 0;
     try {
       if ("named" in chosen && chosen.named.length === 1) {
         const task = { typed: chosen.named[0]! };
-        missed = args.follow ? await follow(client, task, lines) : await history(client, task, lines);
+        missed = args.follow ? await follow(client, task, lines) : await history(client, task, filter);
       } else {
         const fleet = await client.request("ls");
         const tasks = "named" in chosen ? named(chosen.named, fleet) : tasksOf(fleet, chosen);
-        missed = args.follow ? await followEach(tasks, lines) : await historyOfEach(client, tasks, lines);
+        missed = args.follow ? await followEach(tasks, lines) : await historyOfEach(client, tasks, filter);
       }
     } finally {
       client.close();
@@ -61,9 +74,33 @@ function named(refs: string[], fleet: TaskInfo[]): TaskInfo[] {
 
 const linesArg = (lines: number | undefined) => (lines === undefined ? {} : { lines });
 
-async function history(client: DaemonClient, task: TaskRef, lines: number | undefined): Promise<number> {
-  const { text } = await client.request("peek", { task, history: true, ...linesArg(lines) });
-  printText(text);
+type LogArgs = Pick<OpArgs<"log">, "lines" | "since" | "until" | "timestamps">;
+
+function logFilter(args: { since?: string | undefined; until?: string | undefined; timestamps?: boolean | undefined }, lines: number | undefined): LogArgs {
+  const now = new Date();
+  return {
+    ...linesArg(lines),
+    ...(args.since !== undefined && { since: parseLogTime("--since", args.since, now) }),
+    ...(args.until !== undefined && { until: parseLogTime("--until", args.until, now) }),
+    ...(args.timestamps && { timestamps: true }),
+  };
+}
+
+/** The task's log, a page at a time, each page through `print`; with no log kept (history off), says so once. */
+async function eachLogPage(client: DaemonClient, task: TaskRef, filter: LogArgs, print: (text: string) => void): Promise<void> {
+  let from: number | undefined;
+  do {
+    // A later page goes on where the last ended: the last N lines were chosen by the first.
+    const { lines: _chosenByFirst, ...rest } = filter;
+    const page = await client.request("log", from === undefined ? { task, ...filter } : { task, ...rest, from });
+    if (!page.kept && from === undefined) process.stderr.write(`fleetcom: logs: history = false keeps no log: task ${page.info.id}'s scrollback only\n`);
+    if (page.text.length) print(printableText(page.text));
+    from = page.next ?? undefined;
+  } while (from !== undefined);
+}
+
+async function history(client: DaemonClient, task: TaskRef, filter: LogArgs): Promise<number> {
+  await eachLogPage(client, task, filter, (text) => printText(text.endsWith("\n") ? text.slice(0, -1) : text));
   return 0;
 }
 
@@ -74,11 +111,10 @@ function prefixes(tasks: readonly TaskInfo[]): Map<number, string> {
   return new Map(tasks.map((t, i) => [t.id, `${heads[i]}${" ".repeat(width - textWidth(heads[i]!))} | `]));
 }
 
-async function historyOfEach(client: DaemonClient, tasks: readonly TaskInfo[], lines: number | undefined): Promise<number> {
+async function historyOfEach(client: DaemonClient, tasks: readonly TaskInfo[], filter: LogArgs): Promise<number> {
   const prefix = prefixes(tasks);
   for (const task of tasks) {
-    const { text } = await client.request("peek", { task: { id: task.id }, history: true, ...linesArg(lines) });
-    if (text.length) printText(text.replace(/^/gm, prefix.get(task.id)!));
+    await eachLogPage(client, { id: task.id }, filter, (text) => printText(text.slice(0, -1).replace(/^/gm, prefix.get(task.id)!)));
   }
   return 0;
 }
@@ -87,12 +123,13 @@ async function historyOfEach(client: DaemonClient, tasks: readonly TaskInfo[], l
 async function follow(client: DaemonClient, task: TaskRef, lines: number | undefined): Promise<number> {
   let missed = 0;
   let stopWatching = () => {};
+  const decoder = new TextDecoder();
   const ended = new Promise<void>((resolve) => {
     stopWatching = whenReaderGone(resolve);
     client.handlers = {
-      // The lines come as UTF-8 text already: written as they are, at the pace stdout takes them.
+      // The lines come as UTF-8 text, written sanitised at the pace stdout takes them.
       data: (bytes) => {
-        if (process.stdout.write(bytes)) return;
+        if (process.stdout.write(printableText(decoder.decode(bytes, { stream: true })))) return;
         client.pause();
         process.stdout.once("drain", () => client.resume());
       },
@@ -150,7 +187,7 @@ async function followEach(tasks: readonly TaskInfo[], lines: number | undefined)
         const end = () => {
           if (done) return;
           done = true;
-          if (partial !== "") write(`${head}${partial}\n`);
+          if (partial !== "") write(`${head}${printableText(partial)}\n`);
           if (--following === 0) resolve();
         };
         const follow = async () => {
@@ -162,7 +199,7 @@ async function followEach(tasks: readonly TaskInfo[], lines: number | undefined)
             data: (bytes) => {
               const parts = (partial + decoder.decode(bytes, { stream: true })).split("\n");
               partial = parts.pop()!;
-              if (parts.length) write(parts.map((line) => `${head}${line}\n`).join(""));
+              if (parts.length) write(parts.map((line) => `${head}${printableText(line)}\n`).join(""));
             },
             skipped: (count) => (missed += skippedLines(count)),
             attachEnd: end,

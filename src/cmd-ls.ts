@@ -25,9 +25,14 @@ export default defineCommand({
     const hostOf = tasks === null ? undefined : (t: TaskInfo) => (t as HostedTask).host ?? "-";
     const rows = tasks ?? (await withDaemon((c) => c.request("ls", { resources: true })));
     const table = () => lsTable(rows, process.env.HOME, Date.now(), terminalColumns(), Boolean(args.verbose), hostOf);
-    writeStdout(args.json ? `${JSON.stringify(rows, null, 2)}\n` : table());
+    writeStdout(args.json ? `${JSON.stringify(rows.map(withWaitingSince), null, 2)}\n` : table());
   },
 });
+
+/** `waitingSince`: when the task's current wait began (its attention was raised), null while it does not wait. */
+function withWaitingSince(task: TaskInfo): TaskInfo & { waitingSince: string | null } {
+  return { ...task, waitingSince: task.attention?.since ?? null };
+}
 
 function hosted(tasks: TaskInfo[], host: string | null): HostedTask[] {
   return tasks.map((t) => ({ ...t, host }));

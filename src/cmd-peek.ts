@@ -1,13 +1,15 @@
 // `fleetcom peek TASK`: the task's screen as plain text; `--follow` then streams what it prints,
 // escape sequences (7-bit and C1) stripped, like `tail -f`. `--history` prints the whole history
 // instead (scrollback and screen, wrapped lines joined; `--ansi` keeps its colours): the lines
-// `grep` numbers and `logs` starts with.
+// `grep` numbers and `logs` starts with. Whatever the daemon sends is shown through the sanitiser
+// (another host's daemon may send escape sequences): only `attach` is raw.
 import { defineCommand } from "./cli-define.ts";
 import { positiveWholeFlag } from "./cli-flags.ts";
 import { DaemonClient } from "./client.ts";
 import { printText, whenReaderGone } from "./client-stdout.ts";
 import { usageError } from "./errors.ts";
 import { PlainTextStream } from "./text-plain.ts";
+import { printableText } from "./text-printable.ts";
 import type { TaskRef } from "./wire-protocol.ts";
 
 export default defineCommand({
@@ -35,15 +37,17 @@ export default defineCommand({
 });
 
 async function printHistory(client: DaemonClient, task: TaskRef, lines: number | undefined, ansi: boolean): Promise<void> {
-  const { text } = await client.request("peek", { task, history: true, ansi, ...(lines ? { lines } : {}) });
-  printText(text);
+  const { text, info } = await client.request("peek", { task, history: true, ansi, ...(lines ? { lines } : {}) });
+  printText(printableText(text, { sgr: ansi }));
+  // Said where a person reads it, never into a pipe: the history is the scrollback, the log all of it.
+  if (process.stderr.isTTY) process.stderr.write(`fleetcom: the scrollback only: fleetcom logs ${info.id} prints all the task printed\n`);
 }
 
 async function peek(client: DaemonClient, task: TaskRef, lines: number | undefined, follow: boolean | undefined): Promise<void> {
   const only = lines ? { lines } : {};
   if (!follow) {
     const { text } = await client.request("peek", { task, ...only });
-    printText(text);
+    printText(printableText(text));
     return;
   }
   // The daemon sends the screen as text taken at an exact point, then everything printed after it.
@@ -54,7 +58,7 @@ async function peek(client: DaemonClient, task: TaskRef, lines: number | undefin
     // A reader that goes (`peek -f api | grep -m1 GET`) ends it quietly (client-stdout.ts).
     stopWatching = whenReaderGone(resolve);
     client.handlers = {
-      data: (bytes) => process.stdout.write(plain.push(decoder.decode(bytes, { stream: true }))),
+      data: (bytes) => process.stdout.write(printableText(plain.push(decoder.decode(bytes, { stream: true })))),
       attachEnd: () => resolve(),
       closed: () => resolve(),
     };

@@ -50,9 +50,11 @@ export async function openDashboard(request: DashboardRequest): Promise<number> 
   requireTerminal(request.session === undefined ? "the dashboard" : `the dashboard (fleetcom load ${request.session} loads without one)`);
   if (!request.foreground) {
     const status = recipe ? await loadAndDescribe(recipe) : undefined;
-    const { end, running } = await runDashboard({ status, detachKey });
+    const { end, running, hosts } = await runDashboard({ status, detachKey });
     const said = {
-      quit: "[stopped the daemon and every task]",
+      quit: hosts.length
+        ? `[stopped this machine's daemon and its tasks; the tasks on ${hosts.join(", ")} keep running]`
+        : "[stopped the daemon and every task]",
       lost: "[left: the daemon had stopped, no task is running]",
       detached: `[detached: ${running} task(s) still running]`,
     };

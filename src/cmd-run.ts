@@ -3,12 +3,14 @@
 // reaches us as), stored as the shell-quoted join that runs exactly that argv (cli.md).
 import { defineCommand } from "./cli-define.ts";
 import { withDaemon } from "./client.ts";
-import { flagIndex } from "./cli-flags.ts";
+import { flagIndex, isOneOf, wholeFlag } from "./cli-flags.ts";
+import { RESTART_POLICIES } from "./task-restart.ts";
 import { usageError } from "./errors.ts";
 import { shellJoin } from "./text-shell.ts";
 import { currentDirectory, resolvePath } from "./text-path.ts";
 import type { WorktreeRecord } from "./recipe.ts";
 import { parseMemoryLimit } from "./task-resources.ts";
+import { serviceFlags } from "./recipe-services.ts";
 
 /** The command line to store for the words after `--`. */
 export function commandLine(words: readonly string[]): string {
@@ -30,6 +32,16 @@ export default defineCommand({
     attach: { type: "boolean", description: "Attach to it at once" },
     "detach-key": { type: "string", valueHint: "KEY", description: "With --attach: detach with KEY instead of Ctrl-\\ (ctrl-a, ^]…)" },
     json: { type: "boolean", description: 'Print {"id": N}' },
+    restart: {
+      type: "string",
+      valueHint: "no|on-failure|always",
+      description: "Start it again when it exits: on-failure (non-zero or a signal), always, or no (default; docs/services.md)",
+    },
+    "max-restarts": {
+      type: "string",
+      valueHint: "N",
+      description: "With --restart: give up after N restarts in a row that never stayed up a minute (default 5; 0: no limit)",
+    },
     // Repeatable, which citty does not keep in order: the values are read from the words (givenEnv).
     env: {
       type: "string",
@@ -39,8 +51,15 @@ export default defineCommand({
     "max-memory": {
       type: "string",
       valueHint: "SIZE",
-      description: "Stop the task when the resident memory of all its processes passes SIZE (2G, 512M; docs/daemon.md)",
+      description: "Stop the task (with --restart: restart it) when the resident memory of all its processes passes SIZE (2G, 512M; docs/daemon.md)",
     },
+    "ready-log": { type: "string", valueHint: "REGEX", description: "Ready once a line of its output matches REGEX (docs/services.md)" },
+    "ready-http": { type: "string", valueHint: "URL", description: "Ready once URL answers 2xx or 3xx" },
+    "ready-port": { type: "string", valueHint: "PORT", description: "Ready once a TCP connect to 127.0.0.1:PORT succeeds" },
+    "ready-cmd": { type: "string", valueHint: "CMD", description: "Ready once CMD exits 0 (run in the task's directory)" },
+    "ready-timeout": { type: "string", valueHint: "S", description: "Give the probe S seconds (default 60), then: not ready" },
+    "stop-signal": { type: "string", valueHint: "SIG", description: "Stop it with SIG (TERM, INT, HUP, QUIT, USR1, USR2), then KILL" },
+    "stop-timeout": { type: "string", valueHint: "S", description: "Seconds between the stop signal and KILL (default 2)" },
     // A flag with an optional value, which citty cannot parse: BRANCH is read from the words (worktreeBranch).
     worktree: {
       type: "boolean",
@@ -63,6 +82,8 @@ export default defineCommand({
     // Checked before the task starts: a mistyped key must not leave a task running unattached.
     const settings = args.attach ? await import("./ui-attach-settings.ts") : null;
     const detachKey = settings?.chosenDetachKey(args["detach-key"]);
+    const service = serviceFlags(args);
+    const restart = restartFlags(args.restart, args["max-restarts"]);
     const cwd = args.cwd ? resolvePath(currentDirectory(), args.cwd) : undefined;
     const tree = args.worktree ? await worktreeFor(cwd ?? currentDirectory(), branch, args.name ?? command) : null;
     const run = withDaemon((c) =>
@@ -73,6 +94,8 @@ export default defineCommand({
         ...(args.name !== undefined ? { name: args.name } : {}),
         ...(env ? { env } : {}),
         ...(maxMemory !== null ? { maxMemory } : {}),
+        ...(service ? { service } : {}),
+        ...restart,
       }),
     );
     // A worktree made for a task that did not start is not left behind (it is fresh, so clean).
@@ -92,6 +115,14 @@ function memoryLimit(given: string | undefined): number | null {
   const bytes = parseMemoryLimit(given);
   if (bytes === null) throw usageError(`run: --max-memory expects a size such as 2G or 512M, got ${JSON.stringify(given)}`);
   return bytes;
+}
+
+/** `--restart` and `--max-restarts` as the run op takes them; a wrong value is a usage error before anything starts. */
+function restartFlags(policy: string | undefined, max: string | undefined) {
+  if (policy !== undefined && !isOneOf(RESTART_POLICIES, policy)) throw usageError(`run: --restart expects no, on-failure or always, got '${policy}'`);
+  const maxRestarts = wholeFlag("run: --max-restarts", max);
+  if (maxRestarts !== undefined && policy === undefined) throw usageError("run: --max-restarts goes with --restart on-failure|always");
+  return { ...(policy !== undefined && { restart: policy }), ...(maxRestarts !== undefined && { maxRestarts }) };
 }
 
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -6,6 +6,7 @@ import type { DaemonStatus } from "./wire-protocol.ts";
 import type { Resolved } from "./settings.ts";
 import { runtimeDir, sessionDir, socketPath } from "./paths.ts";
 import { printable } from "./text-printable.ts";
+import { sizeShown } from "./recipe-log.ts";
 import { pushStatusText } from "./ui-format.ts";
 
 export default defineCommand({
@@ -39,6 +40,7 @@ export default defineCommand({
         ...(status.snapshotError ? [`snapshots FAILING since ${status.snapshotError.since}: ${printable(status.snapshotError.message)}`] : []),
         historyLine(status.history, status.settings?.history),
         ...(status.resources ? [samplingLine(status.resources)] : []),
+        ...logsLine(status.history),
         ...(status.push ?? []).map((p) => `notify    ${printable(pushStatusText(p))}`),
         ...(status.settings?.problems ?? []).map((problem) => `config    ${printable(problem)}`),
         ...(status.crash ? [`previous  ${printable(crashNoticeText(status.crash))}`] : []),
@@ -52,6 +54,14 @@ export default defineCommand({
 function samplingLine(r: DaemonStatus["resources"]): string {
   const who = r.watchers > 0 ? `every 2 s for ${r.watchers} client(s)` : "only for an ls, and for tasks with --max-memory (no client shows them)";
   return `sampling  CPU and memory ${who}; ${r.samples} sample(s) so far`;
+}
+
+/** The space the tasks' logs take on disk (docs/logs.md), and the failure that stopped a log's writes. */
+function logsLine(history: DaemonStatus["history"] | undefined): string[] {
+  // With history off the line above says nothing is kept, logs included.
+  if (!history?.enabled || history.logBytes === undefined) return [];
+  const kept = `${sizeShown(history.logBytes)} on disk (at most ${sizeShown(history.logMax ?? 0)} per task)`;
+  return [history.logError ? `logs      FAILING: ${printable(history.logError)} (${kept})` : `logs      ${kept}`];
 }
 
 /** Whether task history is kept on disk (docs/recovery.md, History), and how much has been written. */

@@ -1,5 +1,5 @@
-// `fleetcom wait TASK --for waiting|exit|idle [--timeout S]`: returns (exit 0) when the task needs
-// its user, has exited, or has been quiet for the daemon's idle_seconds (10 s by default); exit 124 on timeout, as timeout(1) does. It follows
+// `fleetcom wait TASK --for waiting|exit|idle|ready [--timeout S]`: returns (exit 0) when the task needs
+// its user, has exited, is ready (docs/services.md), or has been quiet for the daemon's idle_seconds (10 s by default); exit 124 on timeout, as timeout(1) does. It follows
 // the daemon's task events rather than polling; idle alone needs a timer, since quiet is the absence
 // of events, and the daemon confirms it when the timer fires.
 // `fleetcom wait --any --for … [--group G]` returns the first task of the fleet (or of group G) that
@@ -18,7 +18,7 @@ import type { TaskEvent, TaskInfo } from "./wire-protocol.ts";
 import { normalizeGroup } from "./task-labels.ts";
 import { resolveTaskRef } from "./task-ref.ts";
 
-export const CONDITIONS = ["waiting", "exit", "idle"] as const;
+export const CONDITIONS = ["waiting", "exit", "idle", "ready"] as const;
 export type Condition = (typeof CONDITIONS)[number];
 
 export const TIMED_OUT = 124;
@@ -29,11 +29,20 @@ export const TIMED_OUT = 124;
  */
 export function check(task: TaskInfo, condition: Condition): "met" | { never: string } | null {
   if (condition === "exit") return task.state === "exited" ? "met" : null;
+  if (condition === "ready") return readyVerdict(task);
   if (condition === "waiting") {
     if (task.attention) return "met";
     return task.state === "exited" ? { never: `task ${task.id} ${stateText(task)} without waiting` } : null;
   }
   return task.state === "exited" || task.attention || task.idle ? "met" : null;
+}
+
+/** Ready: its probe passed, or it has none and runs; never, once it ended or its probe gave up. */
+function readyVerdict(task: TaskInfo): "met" | { never: string } | null {
+  const state = task.readiness?.state ?? null;
+  if (task.state === "running" && (state === null || state === "ready")) return "met";
+  if (state === "not-ready") return { never: `task ${task.id} is ${stateText(task)}` };
+  return task.state === "exited" ? { never: `task ${task.id} ${stateText(task)} before it was ready` } : null;
 }
 
 /**
@@ -61,14 +70,14 @@ export default defineCommand({
   meta: { name: "wait", description: "Wait until a task needs attention, exits or goes quiet (exit 124 on timeout)" },
   args: {
     task: { type: "positional", description: "TASK (or --any)", required: false },
-    for: { type: "string", description: "waiting | exit | idle", required: true },
+    for: { type: "string", description: "waiting | exit | idle | ready", required: true },
     any: { type: "boolean", description: "Wait for the first task of the fleet (or of --group) to meet the condition; prints its id" },
     group: { type: "string", description: "With --any: only the tasks of group G" },
     timeout: { type: "string", description: "Give up after S seconds (exit 124)" },
   },
   async run({ args }) {
     const condition = args.for;
-    if (!isOneOf(CONDITIONS, condition)) throw usageError(`--for: expected waiting, exit or idle, got '${condition}'`);
+    if (!isOneOf(CONDITIONS, condition)) throw usageError(`--for: expected waiting, exit, idle or ready, got '${condition}'`);
     const ref = args._[0];
     if (args.any && ref !== undefined) throw usageError("wait: give a TASK or --any, not both");
     if (!args.any && ref === undefined) throw usageError("wait: name a TASK, or --any for the first task of the fleet");

@@ -3,7 +3,8 @@
 // off loopback only over TLS: a token and a cookie sent in the clear on a network are anyone's.
 // On a terminal it prints one URL with a fresh login token, good for one visit within
 // LOGIN_TOKEN_MINUTES (web-token.ts); anywhere else (a service's log, a pipe) only where it listens,
-// as a URL without a token: `fleetcom web --url` prints a login URL on demand.
+// as a URL without a token: `fleetcom web --url` prints a login URL on demand, `--url --write` one
+// whose page may type whatever flags the running view was started with (web-token.ts).
 import { defineCommand } from "citty";
 import { isIP } from "node:net";
 import { positiveWholeFlag } from "./cli-flags.ts";
@@ -18,7 +19,10 @@ export default defineCommand({
     description: `Serve the fleet to a browser on 127.0.0.1 (read-only unless --write); on a terminal, prints a URL with a one-time token good for ${LOGIN_TOKEN_MINUTES} minutes`,
   },
   args: {
-    write: { type: "boolean", description: "Let the page type into tasks, send text and keys, rerun and kill" },
+    write: {
+      type: "boolean",
+      description: "Let the page type into tasks, send text and keys, rerun and kill; with --url, a link that may, on a view started without --write too",
+    },
     port: { type: "string", valueHint: "N", description: "Listen on this port (default: any free one)" },
     listen: { type: "string", valueHint: "ADDR", description: "Listen on this address instead of 127.0.0.1 (off loopback, with --tls-cert and --tls-key)" },
     "tls-cert": { type: "string", valueHint: "FILE", description: "Serve HTTPS with this certificate (PEM)" },
@@ -52,7 +56,7 @@ export default defineCommand({
     const shown = named ?? hostname;
     const host = shown.includes(":") ? `[${shown}]` : shown;
     const address = (listening: number) => `${tls ? "https" : "http"}://${host}:${listening}/`;
-    const url = (listening: number) => `${address(listening)}?token=${newLoginToken()}`;
+    const url = (listening: number) => `${address(listening)}?token=${newLoginToken(Date.now(), args.write ? "write" : "read")}`;
     if (args.url) {
       if (args.port === undefined) throw usageError("web --url: give the --port the web view listens on (the service's is 7681)");
       console.log(url(port));

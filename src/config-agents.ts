@@ -108,7 +108,8 @@ function checkedEntry(name: string, entry: unknown): Checked {
   return { spec: { name, match, pin: pin ?? null, selector: resume[0], store, id, usage: usage ?? null } };
 }
 
-function patternProblem(source: string): string | null {
+/** Why `source` is refused as a pattern the daemon runs: not a regular expression, or one that could backtrack without end. */
+export function patternProblem(source: string): string | null {
   try {
     new RegExp(source);
   } catch (error) {

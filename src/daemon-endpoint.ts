@@ -20,6 +20,7 @@ import { openRuntimeDir, type RuntimeDir } from "./runtime-dir.ts";
 import { peerUidReader, redirectStdio } from "./platform.ts";
 import { listenUnix, type PeerSocket, type SocketListener } from "./daemon-socket.ts";
 import { encodeControl } from "./wire-framing.ts";
+import { FdReserve } from "./daemon-fd-reserve.ts";
 import type { Refusal } from "./wire-protocol.ts";
 
 export const RUNTIME_CHECK_MS = 1_000;
@@ -78,6 +79,7 @@ export class Endpoint {
     private place: Place,
     private readonly admit: (socket: PeerSocket) => void,
     private readonly options: EndpointOptions,
+    private readonly reserve: FdReserve,
   ) {
     this.check.unref?.();
   }
@@ -85,16 +87,26 @@ export class Endpoint {
   /** Listens on the claimed runtime directory. */
   static async open(path: string, claim: Claim, options: EndpointOptions): Promise<Endpoint> {
     const readPeer = await peerUidReader();
-    const admit = (socket: PeerSocket) => {
-      const refusal = clientRefusal(readPeer(socket.fd), process.getuid?.());
-      if (!refusal) return options.accept(socket);
-      options.log(`refused a connection: ${refusal}`);
+    const reserve = new FdReserve(options.log);
+    const refuse = (socket: PeerSocket, refusal: string) => {
       socket.write(encodeControl({ type: "refused", error: refusal } satisfies Refusal));
       socket.end();
     };
+    const admit = (socket: PeerSocket) => {
+      const refusal = clientRefusal(readPeer(socket.fd), process.getuid?.());
+      if (refusal) {
+        options.log(`refused a connection: ${refusal}`);
+        return refuse(socket, refusal);
+      }
+      // Said once in the log when it begins (daemon-fd-reserve.ts), not once per connection.
+      const starved = reserve.refusal();
+      if (starved) return refuse(socket, starved);
+      options.accept(socket);
+    };
     try {
-      return new Endpoint(path, await settle(claim.dir, claim.lockFd, admit), admit, options);
+      return new Endpoint(path, await settle(claim.dir, claim.lockFd, admit), admit, options, reserve);
     } catch (error) {
+      reserve.close();
       closeSync(claim.lockFd);
       claim.dir.close();
       throw error;
@@ -110,6 +122,7 @@ export class Endpoint {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.check);
+    this.reserve.close();
     vacate(this.place, true);
   }
 
@@ -120,7 +133,9 @@ export class Endpoint {
   }
 
   private async verify(): Promise<void> {
-    if (this.closed || this.repairing || this.intact()) return;
+    if (this.closed) return;
+    this.reserve.check();
+    if (this.repairing || this.intact()) return;
     this.repairing = true;
     try {
       await this.repair();
@@ -165,6 +180,7 @@ export class Endpoint {
     this.options.log(`${reason}; stopping every task after a final snapshot`);
     this.closed = true;
     clearInterval(this.check);
+    this.reserve.close();
     vacate(this.place, false);
     this.options.lost(reason);
   }

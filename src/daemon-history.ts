@@ -22,6 +22,8 @@ import { ensureOwnPrivateDir } from "./runtime-dir.ts";
 import { collectYoungGarbage } from "./platform.ts";
 import type { HistoryStatus } from "./wire-protocol.ts";
 import { InputGap } from "./daemon-input-gap.ts";
+import { DEFAULT_LOG_INTERVAL_MS, LogStore } from "./daemon-logs.ts";
+import { DEFAULT_LOG_MAX } from "./settings.ts";
 
 // Compressed through the runtime's own CompressionStream, in chunks between turns of the event loop:
 // node:zlib's import and first gzip cost a daemon ~27 ms of CPU at its first history write (most
@@ -62,11 +64,16 @@ export interface HistoryWriterOptions {
   /** The recovery directory; the history directory is made inside it. */
   recoveryDir: string;
   intervalMs: number;
+  /** Each task's log (daemon-logs.ts): its cap, and how often it is written. */
+  logMax?: number;
+  logIntervalMs?: number;
   log(message: string): void;
 }
 
 export class HistoryWriter {
   readonly dir: string;
+  /** Each task's log, in the same directory: kept while history is, and only then. */
+  readonly logs: LogStore;
   private timer: ReturnType<typeof setInterval> | null = null;
   private pass: Promise<void> | null = null;
   private writes = 0;
@@ -79,6 +86,12 @@ export class HistoryWriter {
     private readonly options: HistoryWriterOptions,
   ) {
     this.dir = join(options.recoveryDir, historyDirName(snapshotFileName(source.startedAt, process.pid)));
+    this.logs = new LogStore({
+      dir: this.dir,
+      logMax: options.logMax ?? DEFAULT_LOG_MAX,
+      intervalMs: options.logIntervalMs ?? DEFAULT_LOG_INTERVAL_MS,
+      log: options.log,
+    });
   }
 
   /**
@@ -95,6 +108,7 @@ export class HistoryWriter {
       this.options.intervalMs,
     );
     this.timer.unref?.();
+    this.logs.start();
     return this;
   }
 
@@ -108,12 +122,14 @@ export class HistoryWriter {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.logs.stop();
     await this.pass;
     await this.flush();
   }
 
   /** A removed task's history goes with it (it can hold secrets, and no snapshot names it any more). */
   remove(task: Task): void {
+    this.logs.remove(String(task.id));
     try {
       // Not through a symlink planted at the directory, which no write went through either.
       if (lstatSync(this.dir).isDirectory()) unlinkSync(this.fileOf(task));
@@ -123,7 +139,8 @@ export class HistoryWriter {
   }
 
   status(): HistoryStatus {
-    return { enabled: true, writes: this.writes, bytes: this.bytes, error: this.error };
+    const logs = this.logs.status();
+    return { enabled: true, writes: this.writes, bytes: this.bytes, error: this.error, logBytes: logs.bytes, logMax: logs.logMax, logError: logs.error };
   }
 
   private fileOf(task: Task): string {
@@ -131,6 +148,8 @@ export class HistoryWriter {
   }
 
   private async writeChanged(): Promise<void> {
+    // The logs first: a log on disk is never behind the history beside it.
+    this.logs.flush();
     let read = 0;
     for (const task of [...this.source.all()]) {
       if (!task.historyDirty) continue;
@@ -198,7 +217,13 @@ export async function readHistoryFile(path: string): Promise<{ history: Restored
 }
 
 /** Hooks a writer onto a supervisor, in its environment's recovery directory, at FLEETCOM_HISTORY_INTERVAL_MS (tests) or every five seconds. */
-export function startHistory(source: HistorySource, env: Record<string, string | undefined>, log: (message: string) => void): HistoryWriter {
+export function startHistory(
+  source: HistorySource,
+  env: Record<string, string | undefined>,
+  log: (message: string) => void,
+  logMax = DEFAULT_LOG_MAX,
+): HistoryWriter {
   const intervalMs = msSetting(env, "FLEETCOM_HISTORY_INTERVAL_MS", DEFAULT_HISTORY_INTERVAL_MS, log);
-  return new HistoryWriter(source, { recoveryDir: recoveryDir(env), intervalMs, log }).start();
+  const logIntervalMs = msSetting(env, "FLEETCOM_LOG_INTERVAL_MS", DEFAULT_LOG_INTERVAL_MS, log);
+  return new HistoryWriter(source, { recoveryDir: recoveryDir(env), intervalMs, logMax, logIntervalMs, log }).start();
 }

@@ -5,11 +5,14 @@ import { setImmediate } from "node:timers";
 import { detect } from "./agent.ts";
 import { knownAgents, savedCommands, typedForm } from "./agent-run.ts";
 import { readHistoryFile } from "./daemon-history.ts";
+import { restartOf } from "./daemon-restarts.ts";
 import type { Peer } from "./daemon-streams.ts";
 import type { Task, TaskStart } from "./daemon-task.ts";
 import { UserError } from "./errors.ts";
 import { isDirectory } from "./files.ts";
-import { commandTooLong } from "./recipe.ts";
+import { commandTooLong, serviceOf } from "./recipe.ts";
+import { readEnvFile } from "./recipe-procfile.ts";
+import { logPatternProblem } from "./recipe-services.ts";
 import type { RestoredHistory } from "./recipe-history.ts";
 import type { IdChange, OpResult, RecipeEntry } from "./wire-protocol.ts";
 import { parseMemoryLimit } from "./task-resources.ts";
@@ -109,6 +112,8 @@ export interface LoadFleet {
   /** Writes the recovery snapshot now, not after the debounce. */
   snapshotNow(): void;
   spawn(peer: Peer, start: TaskStart): Task;
+  /** An entry with `after` starts when its conditions hold, or never (daemon-order.ts). */
+  hold(name: string | null, after: RecipeEntry["after"], start: () => Task): Promise<{ task: Task } | { notStarted: string }>;
   /** The running tasks. */
   running(): Task[];
   /** Whether each task's history is kept on disk (`history` in settings.ts). */
@@ -117,10 +122,11 @@ export interface LoadFleet {
   log(message: string): void;
 }
 
-/** A load's entries to start (those no running task stands for), and how many of them it has reached. */
+/** A load's entries to start (those no running task stands for), how many of them it has reached, and those reached that wait on others. */
 interface LoadUnderWay {
   entries: RecipeEntry[];
   reached: number;
+  held: Set<RecipeEntry>;
 }
 
 /** An entry a load has not reached yet, as a snapshot records it: it has no task, so no history key. */
@@ -148,6 +154,9 @@ export class Loads {
     for (const e of entries) {
       const tooLong = commandTooLong(e.cmd);
       if (tooLong) throw new UserError(tooLong);
+      // The client checked it as it read the recipe; a request that did not is refused all the same.
+      const pattern = e.ready && "log" in e.ready ? logPatternProblem(e.ready.log) : null;
+      if (pattern) throw new UserError(`ready.log: ${pattern}`);
     }
     this.fleet.reserveIds(entries.map((e) => e.id));
     // Every agent binary is asked which flags it takes at once, so the recipe then starts in order.
@@ -158,7 +167,7 @@ export class Loads {
     if (options.snapshot !== undefined) this.fleet.recovered(options.snapshot);
     const duplicate = options.again ? entries.map(() => false) : this.duplicates(entries, options.earlier);
     // The whole load is in a snapshot before its first spawn: a crash while it spawns loses none of it.
-    const underWay = { entries: entries.filter((_, i) => !duplicate[i]), reached: 0 };
+    const underWay = { entries: entries.filter((_, i) => !duplicate[i]), reached: 0, held: new Set<RecipeEntry>() };
     this.underWay.add(underWay);
     this.fleet.snapshotNow();
     try {
@@ -180,6 +189,13 @@ export class Loads {
     const started: number[] = [];
     const couldNotStart: { id: number; error: string }[] = [];
     const idsChanged: IdChange[] = [];
+    const waits: Promise<void>[] = [];
+    const notStarted: string[] = [];
+    const spawned = (e: RecipeEntry, task: Task) => {
+      if (task.startError === null) started.push(task.id);
+      else couldNotStart.push({ id: task.id, error: task.startError });
+      if (e.id !== undefined && e.id !== task.id) idsChanged.push({ from: e.id, to: task.id });
+    };
     let skipped = 0;
     let running = 0;
     const dirs = new Map<string, boolean>();
@@ -197,23 +213,20 @@ export class Loads {
       if (!exists) {
         skipped += 1;
         due = turns.did("skip");
+      } else if (e.after !== undefined) {
+        // It waits on others in the daemon, which starts it when they are up (daemon-order.ts).
+        underWay.held.add(e);
+        const held = this.fleet.hold(e.name, e.after, () => this.spawnEntry(peer, e, histories));
+        waits.push(
+          held.then((outcome) => {
+            underWay.held.delete(e);
+            if ("task" in outcome) spawned(e, outcome.task);
+            else notStarted.push(outcome.notStarted);
+          }),
+        );
+        due = turns.did("skip");
       } else {
-        const start = {
-          command: e.cmd,
-          cwd: e.dir,
-          group: e.group,
-          name: e.name,
-          recorded: e.id,
-          typed: e.typed ?? typedForm(e.cmd),
-          worktree: e.worktree ?? null,
-          maxMemory: e.max_memory === undefined ? null : parseMemoryLimit(e.max_memory),
-        };
-        const task = this.fleet.spawn(peer, start);
-        const history = histories.get(e);
-        if (history) task.restore(history);
-        if (task.startError === null) started.push(task.id);
-        else couldNotStart.push({ id: task.id, error: task.startError });
-        if (e.id !== undefined && e.id !== task.id) idsChanged.push({ from: e.id, to: task.id });
+        spawned(e, this.spawnEntry(peer, e, histories));
         due = turns.did("spawn");
       }
       if (due) {
@@ -221,7 +234,36 @@ export class Loads {
         turns.yielded();
       }
     }
-    return { started, couldNotStart, skipped, alreadyRunning: running, idsChanged };
+    await Promise.all(waits);
+    return { started, couldNotStart, skipped, alreadyRunning: running, idsChanged, ...(notStarted.length > 0 && { notStarted }) };
+  }
+
+  /** An imported entry's variables: its `.env` (read at each load, so an edit counts), then its own `env` over it. */
+  private environmentOf(e: RecipeEntry): Record<string, string> | undefined {
+    if (e.env_file === undefined && e.env === undefined) return undefined;
+    return { ...(e.env_file === undefined ? {} : readEnvFile(e.env_file, (m) => this.fleet.log(m))), ...e.env };
+  }
+
+  private spawnEntry(peer: Peer, e: RecipeEntry, histories: Map<RecipeEntry, RestoredHistory>): Task {
+    const start = {
+      command: e.cmd,
+      cwd: e.dir,
+      group: e.group,
+      name: e.name,
+      recorded: e.id,
+      typed: e.typed ?? typedForm(e.cmd),
+      worktree: e.worktree ?? null,
+      service: serviceOf(e),
+      givenEnv: this.environmentOf(e),
+      restart: restartOf(e.restart, e.max_restarts, e.restarts),
+      maxMemory: e.max_memory === undefined ? null : parseMemoryLimit(e.max_memory),
+      loaded: true,
+    };
+    const task = this.fleet.spawn(peer, start);
+    const history = histories.get(e);
+    if (history) task.restore(history);
+    if (e.history !== undefined) task.diskLog?.adopt(e.history, history?.writtenAt ?? null);
+    return task;
   }
 
   /** For each entry, whether a running task already stands for it; tasks an earlier request of the same load started do not. */
@@ -262,6 +304,6 @@ export class Loads {
 
   /** The entries the loads under way have not reached yet, as a snapshot records them. */
   notReached(): RecipeEntry[] {
-    return [...this.underWay].flatMap((load) => load.entries.slice(load.reached).map(notYetStarted));
+    return [...this.underWay].flatMap((load) => [...load.held, ...load.entries.slice(load.reached)].map(notYetStarted));
   }
 }

@@ -5,12 +5,15 @@
 import { Buffer } from "node:buffer";
 import { setImmediate } from "node:timers";
 import type { Loads } from "./daemon-load.ts";
+import { restartOf, type Restarts } from "./daemon-restarts.ts";
 import { attach, detach, follow, followLines, sendScreen, type Peer } from "./daemon-streams.ts";
 import type { Task, TaskStart } from "./daemon-task.ts";
 import type { Typist } from "./daemon-typist.ts";
 import { UserError } from "./errors.ts";
 import { isDirectory } from "./files.ts";
 import { commandTooLong } from "./recipe.ts";
+import { logPatternProblem } from "./recipe-services.ts";
+import { stopInOrder } from "./daemon-order.ts";
 import { normalizeGroup, normalizeName } from "./task-labels.ts";
 import type { DaemonStatus, Escapee, Op, OpArgs, OpResult, RecipeEntry, SnapshotError, TaskInfo, TaskRef } from "./wire-protocol.ts";
 import { MAX_SEND_BYTES, sendTooLong } from "./term-keys.ts";
@@ -49,6 +52,7 @@ export interface Fleet {
   prepareAgent(peer: Peer, command: string, cwd: string): Promise<void>;
   spawn(peer: Peer, start: TaskStart): Task;
   readonly loads: Pick<Loads, "load" | "duplicates">;
+  readonly restarts: Pick<Restarts, "stoppedByUser" | "cancel" | "freshStart">;
   reloadSettings(): OpResult<"reload">;
   notifyTest(): Promise<OpResult<"notifyTest">>;
   remove(task: Task): void;
@@ -88,7 +92,11 @@ export function operations(fleet: Fleet): Handlers {
       const tooLong = commandTooLong(a.command);
       if (tooLong) throw new UserError(tooLong);
       if (!isDirectory(cwd)) throw new UserError(`no such directory: ${cwd}`);
+      const log = a.service?.ready && "log" in a.service.ready ? a.service.ready.log : null;
+      const badPattern = log === null ? null : logPatternProblem(log);
+      if (badPattern) throw new UserError(`--ready-log: ${badPattern}`);
       await fleet.prepareAgent(peer, a.command, cwd);
+      const restart = restartOf(a.restart, a.maxRestarts);
       const start = {
         command: a.command,
         cwd,
@@ -97,6 +105,8 @@ export function operations(fleet: Fleet): Handlers {
         worktree: a.worktree ?? null,
         givenEnv: a.env,
         maxMemory: a.maxMemory ?? null,
+        service: a.service,
+        restart,
       };
       return { id: fleet.spawn(peer, start).id };
     },
@@ -106,8 +116,10 @@ export function operations(fleet: Fleet): Handlers {
     notifyTest: () => fleet.notifyTest(),
     kill: async (_peer, a) => {
       const targets = a.tasks.map((ref) => fleet.find(ref));
+      // Stopped by the user: no policy starts them again, and a restart one waits for is called off.
+      for (const t of targets) fleet.restarts.stoppedByUser(t);
       const running = targets.filter((t) => t.running);
-      await Promise.all(running.map((t) => t.terminate()));
+      await stopInOrder(running);
       // The answer waits for the exits too, so the next command (rerun, rm) finds the tasks finished.
       await Promise.all(running.map((t) => t.ended(EXIT_REPORTED_WITHIN_MS)));
       return { killed: targets.map((t) => t.id), escaped: fleet.escaped(targets) };
@@ -116,6 +128,7 @@ export function operations(fleet: Fleet): Handlers {
       const targets = a.tasks.map((ref) => fleet.find(ref));
       const running = targets.filter((t) => t.running);
       if (running.length) throw new UserError(stillRunning(running.map((t) => t.id)));
+      for (const t of targets) fleet.restarts.cancel(t);
       await Promise.all(targets.map((t) => t.terminate()));
       const escaped = fleet.escaped(targets);
       for (const t of targets) fleet.remove(t);
@@ -130,11 +143,25 @@ export function operations(fleet: Fleet): Handlers {
       finished();
       // The command it will run: a resume form that failed at once reruns as the bare program, whose pin needs asking.
       await fleet.prepareAgent(peer, task.rerunCommand().command, task.cwd);
+      // Its last run's history is read at once as the rerun starts, and kept above the new one.
+      await task.readable();
       finished();
+      fleet.restarts.freshStart(task);
       const notice = task.rerun(peer.hello.env, fleet.options.scrollback);
       fleet.resources.keepSampling();
       fleet.taskChanged(task, true);
       return { ...task.info(), notice };
+    },
+    restart: async (peer, a) => {
+      const targets = [...new Set(a.tasks.map((ref) => fleet.find(ref)))];
+      for (const t of targets) fleet.restarts.stoppedByUser(t);
+      const running = targets.filter((t) => t.running);
+      await Promise.all(running.map((t) => t.terminate()));
+      await Promise.all(running.map((t) => t.ended(EXIT_REPORTED_WITHIN_MS)));
+      const escaped = fleet.escaped(targets);
+      const tasks: OpResult<"restart">["tasks"] = [];
+      for (const task of targets) tasks.push(await runAgainInPlace(fleet, peer, task));
+      return { tasks, escaped };
     },
     tag: (_peer, a) => {
       const task = fleet.find(a.task);
@@ -181,13 +208,14 @@ export function operations(fleet: Fleet): Handlers {
       const named = a.tasks?.length ? [...new Set(a.tasks.map((ref) => fleet.find(ref)))] : fleet.all();
       const group = a.group === undefined ? undefined : normalizeGroup(a.group);
       const chosen = group === undefined ? named : named.filter((t) => t.group === group);
-      return Promise.all(chosen.map(async (t) => ({ task: t.info(), lines: await t.history() })));
+      return Promise.all(chosen.map(async (t) => ({ task: t.info(), lines: await searchedLines(t) })));
     },
     logs: (peer, a) => {
       const task = fleet.find(a.task);
       followLines(peer, task, a.lines);
       return task.info();
     },
+    log: (_peer, a) => logPage(fleet.find(a.task), a),
     attach: (peer, a) => {
       const task = fleet.find(a.task);
       // A new size is told to subscribers: the web view draws the task's screen at it.
@@ -213,6 +241,44 @@ export function operations(fleet: Fleet): Handlers {
       return null;
     },
   };
+}
+
+/** What grep searches: the task's whole log while one is kept, else its history (the scrollback). */
+async function searchedLines(task: Task): Promise<string[]> {
+  if (!task.diskLog) return task.history();
+  const lines: string[] = [];
+  let from: number | undefined;
+  do {
+    const page = task.diskLog.read({}, false, from);
+    for (const line of page.text.split("\n").slice(0, -1)) lines.push(line);
+    from = page.next ?? undefined;
+  } while (from !== undefined);
+  return lines;
+}
+
+/** A page of a task's log; with history off, its scrollback, which has no times to choose lines by. */
+async function logPage(task: Task, a: OpArgs<"log">): Promise<OpResult<"log">> {
+  if (task.diskLog) {
+    const { text, next } = task.diskLog.read({ since: a.since, until: a.until, last: a.lines }, a.timestamps === true, a.from);
+    return { text, kept: true, next, info: task.info() };
+  }
+  if (a.since !== undefined || a.until !== undefined || a.timestamps)
+    throw new UserError("no log is kept (history = false), so lines have no times: --since, --until and --timestamps need history on");
+  const lines = await task.history();
+  const chosen = a.lines === undefined ? lines : a.lines === 0 ? [] : lines.slice(-a.lines);
+  return { text: chosen.map((l) => `${l}\n`).join(""), kept: false, next: null, info: task.info() };
+}
+
+/** A stopped task run again as a rerun does (its history kept, an agent resumed), whatever its policy. */
+async function runAgainInPlace(fleet: Fleet, peer: Peer, task: Task): Promise<TaskInfo & { notice: string | null }> {
+  await fleet.prepareAgent(peer, task.rerunCommand().command, task.cwd);
+  await task.readable();
+  if (!fleet.holds(task)) throw new UserError(`task ${task.id} was removed`);
+  if (task.running) throw new UserError(`task ${task.id} did not stop; not restarted`);
+  fleet.restarts.freshStart(task);
+  const notice = task.rerun(peer.hello.env, fleet.options.scrollback);
+  fleet.taskChanged(task, true);
+  return { ...task.info(), notice };
 }
 
 /** `task 9 is still running; …`, `tasks 9 and 10 are still running; …`, `tasks 8, 9 and 10 are …`. */

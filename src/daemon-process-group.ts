@@ -79,6 +79,11 @@ export class ProcessGroup {
     return this.id.pgid;
   }
 
+  /** The leader's start time as read at spawn (ticks since boot); null when it could not be read. */
+  get leaderStart(): number | null {
+    return this.id.leaderStart;
+  }
+
   /** The runtime has reaped the leader: from now on its number proves nothing. */
   leaderReaped(): void {
     this.id.reapedAt ??= this.proc ? ticksNow() : 0;
@@ -136,8 +141,13 @@ export class ProcessGroup {
  * is provably the task's. The grace runs on the monotonic clock (`now`): a wall-clock step must not
  * stretch or skip it.
  */
-export async function terminateGroup(group: ProcessGroup, graceMs: number, now: () => number = () => performance.now()): Promise<void> {
-  if (!group.signal("SIGTERM")) return;
+export async function terminateGroup(
+  group: ProcessGroup,
+  graceMs: number,
+  now: () => number = () => performance.now(),
+  first: NodeJS.Signals = "SIGTERM",
+): Promise<void> {
+  if (!group.signal(first)) return;
   const deadline = now() + graceMs;
   while (now() < deadline) {
     await new Promise((r) => setTimeout(r, 25));

@@ -12,10 +12,23 @@ import { type Notice, runNotifier } from "./daemon-notifier.ts";
 import { errorMessage } from "./errors.ts";
 import { nodeOs } from "./platform.ts";
 import { type NotifyDestination, notifyDestination } from "./settings.ts";
+import type { Task } from "./daemon-task.ts";
+import { label } from "./task-labels.ts";
 import { VERSION } from "./version.ts";
-import type { NotifyTestResult, PushStatus } from "./wire-protocol.ts";
+import type { NotifyTestResult, PushStatus, TaskInfo } from "./wire-protocol.ts";
 
-export type PushState = "input" | "permission" | "finished" | "failed";
+/** A task as a push names it. */
+export function pushTask(info: TaskInfo): PushTask {
+  return { id: info.id, name: label(info), group: info.group };
+}
+
+/** The last lines of a task's screen, for a webhook. */
+export function screenLines(task: Task): string[] {
+  const text = task.screen.text(SCREEN_LINES);
+  return text === "" ? [] : text.split("\n");
+}
+
+export type PushState = "input" | "permission" | "not-ready" | "finished" | "failed";
 
 /** What a webhook receives as JSON, field by field in docs/notify.md. */
 export interface PushBody {
@@ -287,7 +300,10 @@ export class Push {
 }
 
 /** A bell is the screen's own prompt: it asks for input. */
-export function pushState(attention: Notice["attention"]): "input" | "permission" {
+export function pushState(attention: Notice["attention"]): "input" | "permission" | "not-ready" | "failed" {
+  if (attention.state === "not-ready") return "not-ready";
+  // A restart policy that gave up (task-restart.ts) is the one failure of all the runs it made.
+  if (attention.state === "crash-loop") return "failed";
   return attention.state === "permission" ? "permission" : "input";
 }
 
@@ -302,6 +318,7 @@ function delay(ms: number): Promise<void> {
 const NTFY_LOOK: Record<PushState, { verb: string; priority: string; tags: string }> = {
   input: { verb: "waits for input", priority: "default", tags: "bell" },
   permission: { verb: "asks for permission", priority: "high", tags: "warning" },
+  "not-ready": { verb: "is not ready", priority: "high", tags: "warning" },
   finished: { verb: "finished", priority: "default", tags: "white_check_mark" },
   failed: { verb: "failed", priority: "high", tags: "x" },
 };

@@ -13,7 +13,6 @@ import { hasProc, listProcStats, pageSize, TICKS_PER_SECOND, ticksNow } from "./
 import { childProcess } from "./platform.ts";
 import {
   type CpuMemory,
-  exactSize,
   groupResources,
   NOTHING_SAMPLED,
   overMemoryReason,
@@ -175,11 +174,6 @@ export function fromPs(): Promise<ProcessesNow | null> {
 
 function sameFigures(a: TaskResources | null, b: TaskResources): boolean {
   return a !== null && a.cpu === b.cpu && a.rss === b.rss && a.threads === b.threads && a.processes === b.processes;
-}
-
-/** A recipe entry's `max_memory`, for a task that has one. */
-export function maxMemoryField(task: Task): { max_memory?: string } {
-  return task.maxMemory === null ? {} : { max_memory: exactSize(task.maxMemory) };
 }
 
 /**

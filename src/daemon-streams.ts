@@ -8,7 +8,7 @@ import { outputHighWater } from "./daemon-connection.ts";
 import { setImmediate } from "node:timers";
 import type { Task } from "./daemon-task.ts";
 import type { LineWatch } from "./term-lines.ts";
-import type { Hello, TaskInfo } from "./wire-protocol.ts";
+import type { DaemonStatus, Hello, TaskInfo } from "./wire-protocol.ts";
 
 /**
  * Lines a `logs --follow` client may have queued and unread before further lines are counted
@@ -242,7 +242,7 @@ export function resync(peer: Peer): void {
 
 /** The last screen of a task that just exited, for a client that fell behind and would miss it. */
 export function sendFinalScreen(peer: Peer, task: Task): void {
-  if (peer.view.kind === "attached") sendWholeScreen(peer, task.screen.serializeForAttach());
+  if (peer.view.kind === "attached") sendWholeScreen(peer, task.screen.serializeForAttach(), task);
   else peer.conn.sendScreen(textView(task.screen.text()));
 }
 
@@ -267,19 +267,37 @@ function sendAtCurrentPoint(peer: Peer, view: Watching, screen: Promise<string>,
     // The peer detached, or watches anew (with its own screen under way), meanwhile.
     if (peer.view !== view) return;
     view.held = null;
-    if (view.kind === "attached") sendWholeScreen(peer, frame(taken));
-    else peer.conn.sendScreen(frame(taken));
     const { task } = view;
+    if (view.kind === "attached") sendWholeScreen(peer, frame(taken), task);
+    else peer.conn.sendScreen(frame(taken));
     for (const chunk of held) peer.conn.sendOutput(chunk, outputHighWater(task.cols, task.rows));
   });
 }
 
 /** A screen for an attached client, announced so a client waiting for a redraw knows it from output. */
-function sendWholeScreen(peer: Peer, screen: string): void {
-  peer.conn.send({ type: "screen" });
+function sendWholeScreen(peer: Peer, screen: string, task: Task): void {
+  peer.conn.send({ type: "screen", fullScreen: task.screen.fullScreen() });
   peer.conn.sendScreen(screen);
 }
 
 function textView(text: string): string {
   return text ? `${text}\n` : "";
+}
+
+/** What the daemon holds for its clients (`status`): the bounds in daemon-connection.ts keep these small. */
+export function clientStats(peers: Iterable<Greeting | Peer>, droppedBehind: number): DaemonStatus["clients"] {
+  let connected = 0;
+  let queuedBytes = 0;
+  let maxQueuedBytes = 0;
+  let waitingEvents = 0;
+  let inputBlocked = 0;
+  for (const peer of peers) {
+    const { conn } = peer;
+    if (peer.stage === "greeted" && peer.view.kind === "attached" && peer.view.inputBlocked) inputBlocked += 1;
+    connected += 1;
+    queuedBytes += conn.queuedBytes;
+    maxQueuedBytes = Math.max(maxQueuedBytes, conn.queuedBytes);
+    waitingEvents += conn.waitingEvents;
+  }
+  return { connected, queuedBytes, maxQueuedBytes, waitingEvents, droppedBehind, inputBlocked };
 }

@@ -33,7 +33,7 @@ export async function startSupervisor(options: DaemonOptions, claim: Claim, list
   // Synchronously, before the first connection is accepted: the first client is the one told.
   daemon = new Daemon(options, (fleet) => {
     const record = lostFleetCheck(fleet, options.log);
-    const history = options.history ? startHistory(fleet, process.env, options.log) : null;
+    const history = options.history ? startHistory(fleet, process.env, options.log, options.settings?.logMax.value) : null;
     const snapshots = startSnapshots(fleet, process.env, options.log, options.history);
     return {
       history,

@@ -10,6 +10,7 @@ import { isIdle } from "./task-idle.ts";
 import { DEFAULT_IDLE_SECONDS } from "./settings.ts";
 import { spawnPty, type Pty } from "./term-pty.ts";
 import { ProcessGroup, terminateGroup } from "./daemon-process-group.ts";
+import { forgetGroup, watchGroup } from "./daemon-reaper.ts";
 import { Screen, type TaskScreen } from "./term-screen.ts";
 import type { LineWatch } from "./term-lines.ts";
 import { type RestoredHistory, withRestored } from "./recipe-history.ts";
@@ -17,6 +18,10 @@ import { FinishedScreen } from "./term-screen-finished.ts";
 import { TerminalScan } from "./text-scan.ts";
 import type { ProcStat } from "./proc.ts";
 import type { TaskResources } from "./task-resources.ts";
+import type { ServiceFields } from "./recipe-services.ts";
+import { type Readiness, notReadyText } from "./task-ready.ts";
+import { type RestartState, restartState, runSeparator } from "./task-restart.ts";
+import type { TaskLog } from "./daemon-logs.ts";
 
 const KILL_GRACE_MS = 2_000;
 /** How far back the CPU sparkline reaches. */
@@ -35,6 +40,10 @@ export interface TaskSpec {
   givenEnv?: Record<string, string> | undefined;
   /** `run --max-memory`: resident bytes its group may use, every run; null or absent for no limit. */
   maxMemory?: number | null | undefined;
+  /** Its restart policy and count (task-restart.ts); none when not given. */
+  restart?: RestartState | undefined;
+  /** Started by a load, not by `run` or `n` (TaskInfo loaded). */
+  loaded?: boolean | undefined;
   name: string | null;
   group: string | null;
   cols: number;
@@ -42,6 +51,8 @@ export interface TaskSpec {
   scrollback: number;
   /** Quiet this long, a running task is idle (the daemon's idle_seconds; 10 s when not given). */
   idleMs?: number | undefined;
+  /** Its readiness probe, start order and stop (docs/services.md), as a recipe writes them. */
+  service?: ServiceFields | undefined;
   /** Where agent runs keep their capture assets (agent-run.ts). */
   agents: AgentNamespace;
   /** Which options agent binaries understand; asked (prepare) before a spawn (agent-probe.ts). */
@@ -57,6 +68,8 @@ export interface TaskListener {
   inputDrained(task: Task): void;
   /** The task's attention changed; `before` is what it was. */
   attention(task: Task, before: Attention | null): void;
+  /** A run has started (the first, a rerun): its readiness probe begins (daemon-ready.ts). */
+  started?(task: Task): void;
 }
 
 /** What a task is started from: its command and where, how it is shown, and what a recipe or a recovery kept of it. */
@@ -75,6 +88,12 @@ export interface TaskStart {
   givenEnv?: Record<string, string> | undefined;
   /** `run --max-memory`, in bytes (Task maxMemory). */
   maxMemory?: number | null | undefined;
+  /** `run --ready-* --stop-*`, a recipe's service fields (TaskSpec service). */
+  service?: ServiceFields | undefined;
+  /** `run --restart`, a recipe's `restart`, and the count a recovery keeps. */
+  restart?: RestartState | undefined;
+  /** Started by a load (a saved session, a snapshot), not by `run` or the dashboard's `n`. */
+  loaded?: boolean | undefined;
 }
 
 export class Task {
@@ -96,8 +115,14 @@ export class Task {
   cpuTrail: { at: number; cpu: number }[] = [];
   /** Why fleetcom stopped this run itself (over its memory limit); null when it did not. */
   stopReason: string | null = null;
+  /** Started by a load (TaskInfo loaded). */
+  readonly loaded: boolean;
   name: string | null;
   group: string | null;
+  /** Its readiness probe, start order and stop, kept for its recipe. */
+  readonly service: ServiceFields;
+  /** Whether this run's probe has passed; set by daemon-ready.ts, null without a probe. */
+  readiness: Readiness | null = null;
   tagged = false;
   run = 0;
   /** The live emulator while the task runs; once it has exited and been parsed, a compact copy. */
@@ -123,6 +148,8 @@ export class Task {
   restored: RestoredHistory | null = null;
   /** Output since the history on disk was last written: the one thing the output path does for it (daemon-history.ts). */
   historyDirty = false;
+  /** Its log on disk, which every chunk of output is handed to (daemon-logs.ts); null while history is off. */
+  diskLog: TaskLog | null = null;
   /** Lines of scrollback the emulator keeps, which bounds the history. */
   private scrollback = 0;
   private pty: Pty | null = null;
@@ -137,6 +164,16 @@ export class Task {
   idleMs: number;
   /** Who waits for this run to end (`ended`). */
   private endWaiters: (() => void)[] = [];
+  /** Its restart policy and where it stands with it (task-restart.ts, daemon-restarts.ts). */
+  restartState: RestartState;
+  /** While it waits out its backoff: when the policy starts it again (epoch ms). */
+  nextRestartAt: number | null = null;
+  /** This run was ended on purpose (kill, restart, rm --force): no policy starts it again. */
+  stoppedOnPurpose = false;
+  /** The environment of the client that last started it, kept in memory for a policy's restarts. */
+  private startEnv: Record<string, string> = {};
+  /** What this task's earlier runs printed, each run under its separator line: its history goes on across reruns. */
+  private earlierRuns: string[] = [];
 
   constructor(
     spec: TaskSpec,
@@ -153,10 +190,13 @@ export class Task {
     this.worktree = spec.worktree;
     this.givenEnv = spec.givenEnv ?? {};
     this.maxMemory = spec.maxMemory ?? null;
+    this.service = spec.service ?? {};
+    this.loaded = spec.loaded ?? false;
     this.name = spec.name;
     this.group = spec.group;
     this.cols = spec.cols;
     this.rows = spec.rows;
+    this.restartState = spec.restart ?? restartState();
     this.start(spec.env, spec.scrollback);
   }
 
@@ -235,6 +275,9 @@ export class Task {
    */
   start(askingEnv: Record<string, string>, scrollback: number): void {
     const clientEnv = { ...askingEnv, ...this.givenEnv };
+    this.startEnv = askingEnv;
+    this.stoppedOnPurpose = false;
+    this.nextRestartAt = null;
     this.screen?.dispose();
     this.scrollback = scrollback;
     this.historyDirty = true;
@@ -270,7 +313,8 @@ export class Task {
     this.agent = prepared.run;
     this.disarmResumeQuiet();
     if (this.agent?.resumed) this.resumeQuiet = { timer: null };
-    const env = { ...clientEnv, ...prepared.env, TERM: "xterm-256color", FLEETCOM_TASK_ID: String(this.id) };
+    // FLEETCOM_DAEMON_PID tells a later `recover` which daemon a process it finds belongs to (client-survivors.ts).
+    const env = { ...clientEnv, ...prepared.env, TERM: "xterm-256color", FLEETCOM_TASK_ID: String(this.id), FLEETCOM_DAEMON_PID: String(process.pid) };
     const shell = clientEnv.SHELL || "/bin/sh";
     try {
       this.pty = spawnPty({
@@ -288,10 +332,13 @@ export class Task {
     }
     this.pid = this.pty.pid;
     const group = (this.processGroup = new ProcessGroup(this.pty.pid));
+    watchGroup(group.pgid, group.leaderStart, this.log);
+    this.listener.started?.(this);
     this.agent?.spawned(this.pty.pid);
     this.pty.exited.then(async (exit) => {
       // First, before any await: the runtime has reaped the leader, and its PID proves nothing now.
       group.leaderReaped();
+      forgetGroup(group.pgid);
       // The exit hint is read once every byte the run printed is in the terminal.
       await this.screen.flushed();
       if (this.run !== run) return;
@@ -299,6 +346,7 @@ export class Task {
       this.signal = exit.signal;
       this.endedAt = new Date();
       this.pty = null;
+      this.diskLog?.ended();
       this.agent?.exited(this.screen.logicalLines());
       this.disarmResumeQuiet();
       this.feel({ type: "exited" });
@@ -348,12 +396,37 @@ export class Task {
    * the notice that says so (also written at the top of the new screen), or null.
    */
   rerun(clientEnv: Record<string, string>, scrollback: number): string | null {
+    this.keepRunHistory();
     const next = this.rerunCommand();
     this.command = next.command;
     this.start(clientEnv, scrollback);
     // The PTY's first output comes in a later turn of the event loop, so this line stays on top.
     if (next.notice) this.screen.write(`fleetcom: ${next.notice}\r\n`);
     return next.notice;
+  }
+
+  /** A restart policy's rerun: under the environment of the client that last started the task. */
+  restartByPolicy(scrollback: number): string | null {
+    return this.rerun(this.startEnv, scrollback);
+  }
+
+  /** Resolves once the screen can be read at once, as a rerun reads it to keep the run's history. */
+  async readable(): Promise<void> {
+    if (!(this.screen instanceof Screen)) await this.screen.flushed();
+  }
+
+  /** The run that ended joins the earlier runs' history, and the next one starts under its separator line. */
+  private keepRunHistory(): void {
+    const limit = this.historyLimit;
+    const separator = runSeparator(this.run + 1, new Date(), this);
+    this.diskLog?.note(separator);
+    const lines = [...this.earlierRuns, ...this.screen.historyLines(limit), separator];
+    this.earlierRuns = lines.length > limit ? lines.slice(-limit) : lines;
+  }
+
+  /** The restart policy gave up: the task shows the crash loop and waits for its user (task-attention.ts). */
+  crashLooped(text: string): void {
+    this.feel({ type: "crash-loop", message: text });
   }
 
   private failToStart(error: unknown): void {
@@ -371,6 +444,7 @@ export class Task {
   private onOutput(chunk: Uint8Array): void {
     this.historyDirty = true;
     this.lastOutputAt = Date.now();
+    this.diskLog?.push(chunk, this.lastOutputAt);
     this.lastActivity = performance.now();
     // Clients first: forwarding must never wait behind the headless terminal.
     this.listener.output(this, chunk);
@@ -410,7 +484,15 @@ export class Task {
    * belongs to someone else is never signalled.
    */
   async terminate(): Promise<void> {
-    if (this.processGroup) await terminateGroup(this.processGroup, KILL_GRACE_MS);
+    const { stop_signal, stop_timeout } = this.service;
+    const first = stop_signal === undefined ? "SIGTERM" : ((stop_signal.startsWith("SIG") ? stop_signal : `SIG${stop_signal}`) as NodeJS.Signals);
+    const graceMs = stop_timeout === undefined ? KILL_GRACE_MS : stop_timeout * 1000;
+    if (this.processGroup) await terminateGroup(this.processGroup, graceMs, undefined, first);
+  }
+
+  /** Its readiness probe never passed: the task waits for its user (`not ready after 60s`). */
+  notReady(timeoutSeconds: number): void {
+    this.feel({ type: "not-ready", message: notReadyText(timeoutSeconds) });
   }
 
   /** The live members of this run's process group among `stats`, only while they prove the group is still its own (daemon-process-group.ts). */
@@ -436,7 +518,7 @@ export class Task {
     if (!(this.screen instanceof Screen)) await this.screen.flushed();
     const limit = this.historyLimit;
     const live = styled ? await this.screen.styledHistoryLines(limit) : this.screen.historyLines(limit);
-    return withRestored(this.restored, live, limit);
+    return withRestored(this.restored, [...this.earlierRuns, ...live], limit);
   }
 
   /**
@@ -447,7 +529,7 @@ export class Task {
     const screen = this.screen;
     if (!(screen instanceof Screen) || !this.running) return { history: await this.history(), watch: null };
     const watch = await screen.followLines(onLine);
-    return { history: withRestored(this.restored, watch.history, this.historyLimit), watch };
+    return { history: withRestored(this.restored, [...this.earlierRuns, ...watch.history], this.historyLimit), watch };
   }
 
   /** `now` is monotonic (performance.now), for the idle flag. */
@@ -475,11 +557,17 @@ export class Task {
       attention: this.attention,
       usage: this.agent?.usage(now) ?? null,
       worktree: this.worktree,
+      loaded: this.loaded,
       cols: this.cols,
       rows: this.rows,
       ...this.resourcesInfo(now),
       maxMemory: this.maxMemory,
       stopReason: this.stopReason,
+      readiness: this.readiness,
+      restart: this.restartState.rule.policy,
+      maxRestarts: this.restartState.rule.maxRestarts,
+      restarts: this.restartState.restarts,
+      nextRestartAt: this.nextRestartAt === null ? null : new Date(this.nextRestartAt).toISOString(),
     };
   }
 

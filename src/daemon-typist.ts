@@ -4,8 +4,11 @@
 // a bracketed paste when the task turned that mode on (then it is text, whatever it holds), and the
 // Enter goes as its own write once the program has read the text: after the task printed something
 // (its echo or redraw) and went quiet for a moment, or after a bounded wait when it prints nothing.
-// Without bracketed paste the Enter also waits out Codex's paste-burst window (120 ms), in which an
-// Enter right after fast-typed characters is taken as a newline.
+// A TUI may also take an Enter that follows text closely as part of that text: Codex after
+// fast-typed characters (its paste-burst window), Gemini after a bracketed paste (its paste guard,
+// a timer it starts when it reads the paste). So after text the Enter also waits a guard that is
+// longer than any such window, counted from when the program showed it read the text (it starts its
+// timer no later than that), or from the write when it shows nothing.
 //
 // Multi-line text without --paste is typed line by line, each submitted (a person typing a
 // script); with --paste it is one paste, then one Enter, so it arrives as one message. Named keys
@@ -40,8 +43,12 @@ const ECHO_WAIT_MS = 500;
 const SETTLE_MS = 30;
 /** The most a step waits in all. */
 const STEP_MAX_MS = 800;
-/** Codex's paste-burst Enter window is 120 ms; an Enter sooner after typed text becomes a newline. */
-const BURST_GAP_MS = 150;
+/**
+ * The Enter after text waits this long after the program showed it read the text: longer than the
+ * windows in which the TUIs we know take an Enter as part of a paste (Codex's paste burst, Gemini's
+ * paste guard), with room for a loaded machine.
+ */
+const TEXT_GUARD_MS = 150;
 
 const PASTE_START = "\x1b[200~";
 const PASTE_END = "\x1b[201~";
@@ -103,19 +110,24 @@ export class Typist {
       const bytes = render(step, task.screen.inputModes())!;
       if (i === 0) task.attended();
       task.write(bytes);
-      if (i < plan.length - 1) await this.read(task, "text" in step && !task.screen.inputModes().bracketedPaste);
+      if (i < plan.length - 1) await this.read(task, "text" in step);
     }
   }
 
-  /** Waits until the program has read what was just written (or the bounded wait is over). */
-  private async read(task: Typed, typedText: boolean): Promise<void> {
-    const began = Date.now();
+  /**
+   * Waits until the program has read what was just written (or the bounded wait is over); after
+   * text, also until the guard has passed since the program showed it read it.
+   */
+  private async read(task: Typed, afterText: boolean): Promise<void> {
+    const began = performance.now();
     const deadline = began + STEP_MAX_MS;
+    let shown = began;
     if (await this.nextOutput(task, ECHO_WAIT_MS)) {
-      while (Date.now() < deadline && (await this.nextOutput(task, Math.min(SETTLE_MS, deadline - Date.now())))) {}
+      shown = performance.now();
+      while (performance.now() < deadline && (await this.nextOutput(task, Math.min(SETTLE_MS, deadline - performance.now())))) {}
     }
-    const gap = began + BURST_GAP_MS - Date.now();
-    if (typedText && gap > 0) await new Promise((r) => setTimeout(r, gap));
+    const guard = shown + TEXT_GUARD_MS - performance.now();
+    if (afterText && guard > 0) await new Promise((r) => setTimeout(r, guard));
   }
 
   /** True when the task prints something within `ms`. */

@@ -12,6 +12,7 @@ import { TaskEvents } from "./daemon-events.ts";
 import { type Fleet, MAX_PENDING_INPUT, operations } from "./daemon-ops.ts";
 import {
   blockInput,
+  clientStats,
   endStream,
   followsLines,
   forwardOutput,
@@ -28,14 +29,11 @@ import {
 import { HISTORY_OFF, type HistoryWriter } from "./daemon-history.ts";
 import { Loads } from "./daemon-load.ts";
 import { InputGap } from "./daemon-input-gap.ts";
-import { flagsNeeded, probedPrograms, savedCommands } from "./agent-run.ts";
-import { useDeclaredAgents } from "./agent-declared.ts";
+import { flagsNeeded, probedPrograms } from "./agent-run.ts";
 import { UserError, errorMessage } from "./errors.ts";
-import { label, normalizeGroup, normalizeName } from "./task-labels.ts";
-import { reloadedSettings, type Settings } from "./settings.ts";
+import { normalizeGroup, normalizeName } from "./task-labels.ts";
 import {
   type CrashNotice,
-  type DaemonSettings,
   type Escapee,
   type Hello,
   hello as helloSchema,
@@ -51,8 +49,7 @@ import {
   type TaskRef,
   type Welcome,
 } from "./wire-protocol.ts";
-import { Push, type PushBody, type PushTask, pushState, pushTiming, SCREEN_LINES } from "./daemon-push.ts";
-import type { WorktreeRecord } from "./recipe.ts";
+import { Push, type PushBody, pushState, pushTask, pushTiming, screenLines } from "./daemon-push.ts";
 import type { Schema } from "./validator.ts";
 import { cacheDir, definedEnvironment, homeDir, runtimeDir, socketPath } from "./paths.ts";
 import { PROTOCOL_VERSION } from "./wire-framing.ts";
@@ -60,12 +57,16 @@ import type { SnapshotRecipe, SnapshotState } from "./daemon-snapshots.ts";
 import type { SnapshotUrgency } from "./recipe-snapshot-rules.ts";
 import { Task, type TaskListener, type TaskStart } from "./daemon-task.ts";
 import { resolveTaskRef, taskById } from "./task-ref.ts";
-import { agentProbeBudgetSetting, HANDSHAKE_TIMEOUT_MS } from "./settings.ts";
+import { agentProbeBudgetSetting, HANDSHAKE_TIMEOUT_MS, type Settings } from "./settings.ts";
 import { Typist } from "./daemon-typist.ts";
 import { escapedFromGroups } from "./daemon-escapees.ts";
 import { VERSION } from "./version.ts";
 import { TaskIds } from "./daemon-task-ids.ts";
-import { maxMemoryField, ResourceSampler, stopOverMemory } from "./daemon-resources.ts";
+import { ResourceSampler } from "./daemon-resources.ts";
+import { meantToRun, type Restarts } from "./daemon-restarts.ts";
+import { savedRecipe, snapshotOf } from "./daemon-recipe.ts";
+import { Services } from "./daemon-services.ts";
+import { daemonSettings, declareAgents, reloadSettings } from "./daemon-settings.ts";
 
 /** How long after its start the daemon begins asking known agents for their options (agent-probe.ts). */
 const PROBE_START_DELAY_MS = 1_000;
@@ -102,17 +103,6 @@ export interface DaemonHooks {
   stopped(): void;
 }
 
-/** A task as a push names it. */
-function pushTask(info: TaskInfo): PushTask {
-  return { id: info.id, name: label(info), group: info.group };
-}
-
-/** The last lines of a task's screen, for a webhook. */
-function screenLines(task: Task): string[] {
-  const text = task.screen.text(SCREEN_LINES);
-  return text === "" ? [] : text.split("\n");
-}
-
 export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   private readonly tasks = new Map<number, Task>();
   private readonly peers = new Map<Connection, Greeting | Peer>();
@@ -127,7 +117,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     tasks: () => this.tasks.values(),
     peers: () => this.greeted(),
     changed: (task) => this.taskChanged(task, false),
-    overMemory: (task, reason) => this.memoryLimitPassed(task, reason),
+    overMemory: (task, reason) => this.services.overMemory(task, reason),
   });
   /** Told in every welcome: which start of the daemon a client reached (a forwarded connection checks it). */
   private readonly instance = crypto.randomUUID();
@@ -146,14 +136,26 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   readonly typist = new Typist();
   private readonly handlers = operations(this);
   readonly startedAt = new Date();
+  /** Readiness probes, start order and restart policies (daemon-services.ts). */
+  private readonly services = new Services({
+    tasks: () => this.tasks.values(),
+    holds: (task) => this.holds(task),
+    stopping: () => this.stopping !== null,
+    scrollback: () => this.options.scrollback,
+    changed: (task, recipeChanged) => this.taskChanged(task, recipeChanged),
+    log: (message) => this.options.log(message),
+  });
+  /** The restart policies' timers, for the operations (kill, restart, rerun). */
+  readonly restarts: Restarts = this.services.restarts;
   /** Every `load` (daemon-load.ts): the tasks it starts are the fleet's. */
   readonly loads = new Loads({
+    hold: (name, after, start) => this.services.order.hold(name, after, start),
     reserveIds: (ids) => this.ids.reserve(ids),
     prepareAgent: (peer, command, cwd) => this.prepareAgent(peer, command, cwd),
     recovered: (snapshot) => this.recovered(snapshot),
     snapshotNow: () => this.hooks.recipeChanged("now"),
     spawn: (peer, start) => this.spawn(peer, start),
-    running: () => [...this.tasks.values()].filter((t) => t.running),
+    running: () => [...this.tasks.values()].filter(meantToRun),
     keepsHistory: () => this.hooks.history !== null,
     stopping: () => this.stopping !== null,
     log: (message) => this.options.log(message),
@@ -178,7 +180,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     readonly options: DaemonOptions,
     makeHooks: (daemon: Daemon) => DaemonHooks,
   ) {
-    this.declareAgents(options.settings, true);
+    declareAgents(options.settings, true, options.log);
     const budgetMs = agentProbeBudgetSetting(process.env.FLEETCOM_AGENT_PROBE_MS, options.log);
     this.probe = new FlagProbe({ cacheFile: join(cacheDir(), "agent-flags.json"), budgetMs, log: options.log });
     // Asked ahead of the first spawn (a real agent's first --help outlasts the spawn's budget), but
@@ -333,6 +335,12 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     }
     this.events.output(task);
     this.typist.output(task);
+    this.services.output(task, chunk);
+  }
+
+  /** A run began: its readiness probe starts, and entries waiting for it to start look again. */
+  started(task: Task): void {
+    this.services.started(task);
   }
 
   /** Terminal-query replies from the headless screen go to the task only while nobody is attached. */
@@ -365,6 +373,8 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
 
   /** Called once every byte the run printed has been parsed. */
   exited(task: Task): void {
+    // Before anyone hears of the end: a run its policy restarts, or gives up on, is not told as ended.
+    const answered = this.services.ended(task);
     this.inputDrained(task);
     const info = task.info();
     for (const peer of this.greeted()) {
@@ -380,7 +390,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
       if (this.tasks.get(task.id) !== task) return;
       const info = task.info();
       this.events.broadcast("exited", info);
-      if (!this.stopping) this.push.ended(pushTask(info), task, () => screenLines(task));
+      if (!this.stopping && !answered) this.push.ended(pushTask(info), task, () => screenLines(task));
     });
   }
 
@@ -418,12 +428,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     return false;
   }
 
-  /** A running task's group passed its --max-memory: the hook a restart policy takes; without one the run is stopped, saying why. */
-  private memoryLimitPassed(task: Task, reason: string): void {
-    if (stopOverMemory(task, reason, this.options.log)) this.taskChanged(task, false);
-  }
-
-  spawn(peer: Peer, { command, cwd, group, name, recorded, typed = command, worktree = null, givenEnv, maxMemory }: TaskStart): Task {
+  spawn(peer: Peer, { command, cwd, group, name, recorded, typed = command, worktree = null, givenEnv, service, restart, loaded, maxMemory }: TaskStart): Task {
     const { hello } = peer;
     const task = new Task(
       {
@@ -435,6 +440,9 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
         env: hello.env,
         givenEnv,
         maxMemory,
+        service,
+        restart,
+        loaded,
         name: name === null ? null : normalizeName(name),
         group: group === null ? null : normalizeGroup(group),
         cols: hello.cols,
@@ -447,6 +455,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
       },
       this,
     );
+    task.diskLog = this.hooks.history?.logs.open(String(task.id)) ?? null;
     this.tasks.set(task.id, task);
     if (task.id < this.highestId) this.outOfIdOrder = true;
     this.highestId = Math.max(this.highestId, task.id);
@@ -459,6 +468,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   remove(task: Task): void {
     const info = task.info();
     this.tasks.delete(task.id);
+    this.services.removed(task);
     this.events.forget(task);
     this.push.forget(task.id);
     for (const peer of this.greeted()) if (watches(peer, task) || followsLines(peer, task)) endStream(peer, "removed", info);
@@ -505,39 +515,13 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
 
   /** What a save or snapshot stores: agents in their resume form when their conversation is known. */
   recipe(): RecipeEntry[] {
-    const tasks = this.inIdOrder();
-    const commands = savedCommands(tasks);
-    return tasks.map((t, i) => ({ dir: t.cwd, cmd: commands[i]!, group: t.group, name: t.name, ...worktreeOf(t), ...maxMemoryField(t) }));
+    return savedRecipe(this.inIdOrder());
   }
 
-  /**
-   * What a recovery snapshot stores: the recipe of the running tasks, and apart from it the tasks
-   * that have finished, which a recovery must not start again (recovery.md); each entry with its
-   * task's id, which a recovery gives back, its command as typed where that is not the one stored,
-   * and the key of its history file while history is kept.
-   */
+  /** What a recovery snapshot stores (daemon-recipe.ts), with the entries a load has not reached yet. */
   snapshotRecipe(): SnapshotRecipe {
-    const tasks = this.inIdOrder();
-    const commands = savedCommands(tasks);
-    const split: SnapshotRecipe = { running: [], finished: [] };
-    const running = (t: Task) => t.running || (this.runningAtStop?.has(t) ?? false);
-    tasks.forEach((t, i) => {
-      const cmd = commands[i]!;
-      // The command as typed, where the stored one differs: what `recover --list` calls the task, and what a recovery keeps.
-      const typed = t.typed === cmd ? {} : { typed: t.typed };
-      const entry = {
-        dir: t.cwd,
-        cmd,
-        group: t.group,
-        name: t.name,
-        id: t.id,
-        ...typed,
-        ...worktreeOf(t),
-        ...maxMemoryField(t),
-        ...(this.hooks.history ? { history: String(t.id) } : {}),
-      };
-      (running(t) ? split.running : split.finished).push(entry);
-    });
+    const running = (t: Task) => meantToRun(t) || (this.runningAtStop?.has(t) ?? false);
+    const split = snapshotOf(this.inIdOrder(), running, this.hooks.history !== null);
     split.running.push(...this.loads.notReached());
     return split;
   }
@@ -567,86 +551,37 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
       startedAt: this.startedAt.toISOString(),
       socket: socketPath(),
       tasks: { total: tasks.length, running: tasks.filter((t) => t.running).length },
-      clients: this.clientStats(),
+      clients: clientStats(this.peers.values(), this.droppedBehind),
       snapshotError: this.snapshot.error,
       snapshotPendingSince: this.snapshot.pendingSince,
       history: this.hooks.history?.status() ?? HISTORY_OFF,
       crash: this.crash,
-      settings: this.daemonSettings(),
+      settings: daemonSettings(this.options.settings),
       push: this.push.status(),
       resources: this.resources.status(),
     };
   }
 
-  /**
-   * Reads the settings again (SIGHUP, `fleetcom config --reload`) and goes by them: notify and
-   * idle_seconds at once, scrollback for tasks started or rerun from now on; history waits for a
-   * restart (RELOAD_APPLIES in settings.ts). The problems are the file's as it is now.
-   */
+  /** Reads the settings again (SIGHUP, `fleetcom config --reload`) and goes by them (daemon-settings.ts). */
   reloadSettings(): OpResult<"reload"> {
-    const { settings: current, reread } = this.options;
-    if (!current || !reread) throw new UserError("this daemon was handed its settings and cannot read them again");
-    const { settings, changes } = reloadedSettings(current, reread());
-    this.options.settings = settings;
-    this.declareAgents(settings, false);
-    this.options.notify = settings.notify.value;
-    this.push.configure(settings.notify.value);
-    this.options.scrollback = settings.scrollback.value;
-    const idleMs = settings.idleSeconds.value * 1000;
-    if (idleMs !== this.options.idleMs) {
-      this.options.idleMs = idleMs;
-      for (const task of this.tasks.values()) task.idleMs = idleMs;
-      this.events.idleRuleChanged();
-    }
-    const changed = changes.map(
-      (c) => `${c.key} ${JSON.stringify(c.from.value)} → ${JSON.stringify(c.to.value)}${c.applies === "restart" ? " (after a restart)" : ""}`,
-    );
-    this.options.log(`read ${settings.file} again: ${changed.length ? changed.join(", ") : "nothing changed"}`);
-    for (const problem of settings.problems) this.options.log(problem);
-    return { changes, settings: this.daemonSettings()! };
-  }
-
-  /**
-   * The agents the settings declare (agent-declared.ts) from now on, for spawns to come; a problem
-   * with one joins the settings' problems (the notices, `fleetcom config`), logged here at start (a
-   * reload logs them all).
-   */
-  private declareAgents(settings: Settings | undefined, starting: boolean): void {
-    const problems = useDeclaredAgents(settings?.agents ?? null);
-    if (settings) settings.problems.push(...problems);
-    if (starting) for (const problem of problems) this.options.log(problem);
-  }
-
-  private daemonSettings(): DaemonSettings | null {
-    const s = this.options.settings;
-    return s ? { file: s.file, notify: s.notify, scrollback: s.scrollback, idleSeconds: s.idleSeconds, history: s.history, problems: s.problems } : null;
-  }
-
-  /** What the daemon holds for its clients: the bounds in daemon-connection.ts keep these small. */
-  private clientStats() {
-    let queuedBytes = 0;
-    let maxQueuedBytes = 0;
-    let waitingEvents = 0;
-    let inputBlocked = 0;
-    for (const peer of this.peers.values()) {
-      const { conn } = peer;
-      if (peer.stage === "greeted" && peer.view.kind === "attached" && peer.view.inputBlocked) inputBlocked += 1;
-      queuedBytes += conn.queuedBytes;
-      maxQueuedBytes = Math.max(maxQueuedBytes, conn.queuedBytes);
-      waitingEvents += conn.waitingEvents;
-    }
-    return { connected: this.peers.size, queuedBytes, maxQueuedBytes, waitingEvents, droppedBehind: this.droppedBehind, inputBlocked };
+    return reloadSettings(this.options, {
+      tasks: () => this.tasks.values(),
+      notifyTo: (destinations) => this.push.configure(destinations),
+      idleRuleChanged: () => this.events.idleRuleChanged(),
+    });
   }
 
   /** The one teardown: TERM every task's group, KILL after the grace period, then let go. */
   stop(): Promise<void> {
     this.events.stop();
     this.resources.stop();
-    this.runningAtStop ??= new Set([...this.tasks.values()].filter((t) => t.running));
+    this.runningAtStop ??= new Set([...this.tasks.values()].filter(meantToRun));
+    this.services.stopping();
     this.stopping ??= (async () => {
       for (const { conn, view } of this.greeted()) if (view.kind === "attached") conn.send({ type: "attach-end", reason: "shutdown", task: view.task.info() });
       for (const peer of this.greeted()) if (peer.view.kind === "lines") endStream(peer, "shutdown", peer.view.task.info());
-      await Promise.all([...this.tasks.values()].map((t) => t.terminate()));
+      // Dependents first, each with its own stop (docs/services.md).
+      await this.services.stopAll([...this.tasks.values()]);
       // The final snapshot pass runs after this: keep what the capture files said, then remove them.
       for (const task of this.tasks.values()) task.agent?.freeze();
       this.agents.dispose();
@@ -657,9 +592,4 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     })();
     return this.stopping;
   }
-}
-
-/** A recipe entry's `worktree`, for a task fleetcom made one for. */
-function worktreeOf(task: Task): { worktree?: WorktreeRecord } {
-  return task.worktree === null ? {} : { worktree: task.worktree };
 }

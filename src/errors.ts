@@ -1,7 +1,7 @@
 // One error type for things the user can fix: main prints its message as `fleetcom: …` and exits
 // with its code, never a stack trace. And the errno code of a failed call, read and put in words once.
 
-export const EXIT = { failure: 1, usage: 2, unreachable: 3 } as const;
+export const EXIT = { failure: 1, usage: 2, unreachable: 3, dependencyFailed: 3 } as const;
 
 export class UserError extends Error {
   constructor(

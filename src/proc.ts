@@ -135,6 +135,47 @@ export function ticksNow(): number | null {
   }
 }
 
+/** A process's environment (/proc/PID/environ); null when it cannot be read (gone, another user's, no /proc). */
+export function environOf(pid: number): Record<string, string> | null {
+  try {
+    const text = readFileSync(`/proc/${pid}/environ`, "utf8");
+    const env: Record<string, string> = {};
+    for (const pair of text.split("\0")) {
+      const eq = pair.indexOf("=");
+      if (eq > 0) env[pair.slice(0, eq)] = pair.slice(eq + 1);
+    }
+    return env;
+  } catch {
+    return null;
+  }
+}
+
+const COMMAND_MAX = 80;
+
+/** A process's command line for a listing: the program as its last path component, control characters as `?`, capped; `?` when unreadable. */
+export function commandOf(pid: number): string {
+  try {
+    const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8")
+      .split("\0")
+      .filter((a) => a !== "");
+    if (argv.length > 0) argv[0] = argv[0]!.slice(argv[0]!.lastIndexOf("/") + 1);
+    const line = argv.join(" ").replace(/\p{Cc}/gu, "?");
+    return [...line].length > COMMAND_MAX ? `${[...line].slice(0, COMMAND_MAX - 1).join("")}…` : line;
+  } catch {
+    return "?";
+  }
+}
+
+/** The real user id a process runs as (/proc/PID/status); null when it cannot be read. */
+export function processUid(pid: number): number | null {
+  try {
+    const line = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return line ? Number(line[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * When a process started, as wall-clock milliseconds. Coarse: the boot time /proc/stat gives is in
  * whole seconds, so this is up to a second early; it follows wall-clock steps made since boot.

@@ -11,6 +11,8 @@ import { describeJsonError } from "./text-json-error.ts";
 import { printable } from "./text-printable.ts";
 import { resolvePath } from "./text-path.ts";
 import { schema } from "./validator.ts";
+import { checkOrder, type OrderedEntry, readServiceFields, serviceFields, type ServiceFields, serviceRefusal } from "./recipe-services.ts";
+import { RESTART_POLICIES } from "./task-restart.ts";
 
 export const NEWEST_VERSION = 1;
 /** The longest command fleetcom starts, the Rust original's limit: longer is refused, never cut. */
@@ -46,11 +48,17 @@ export const worktreeRecord = schema("worktreeRecord", (type) =>
 );
 export type WorktreeRecord = typeof worktreeRecord.infer;
 
+/** A restart policy as `run --restart` and a recipe's `restart` name it (task-restart.ts). */
+export const restartPolicy = schema("restartPolicy", (type) => type.enumerated(...RESTART_POLICIES));
+const restartCount = schema("restartCount", (type) => type("0 <= number.integer <= 1000000"));
+
 // One command to start, as a load sees it: `dir` is absolute, group and name already normalised.
 // `history` is the key of the task's kept history in a snapshot (recipe-history.ts): as read from a
 // snapshot, the key; as `recover` sends it to the daemon, the path of the history file. `id` is the
 // task's id a snapshot recorded; `typed`, the command as its user typed it where `cmd` is what fleetcom
 // stored (an agent's resume form). Saves never write them and loads of a saved session never send them.
+// `restart` and `max_restarts` are the task's restart policy (docs/services.md), written only when
+// set; `restarts`, how many restarts the policy made, only in a snapshot, which a recovery keeps.
 export const recipeEntry = schema("recipeEntry", (type) =>
   type({
     dir: "string",
@@ -63,7 +71,10 @@ export const recipeEntry = schema("recipeEntry", (type) =>
     "worktree?": worktreeRecord.type(),
     /** `run --max-memory` as the recipe writes it (`2G`, task-resources.ts exactSize), checked when the file is read. */
     "max_memory?": "string",
-  }),
+    "restart?": restartPolicy.type(),
+    "max_restarts?": restartCount.type(),
+    "restarts?": restartCount.type(),
+  }).and(serviceFields.type()),
 );
 export type RecipeEntry = typeof recipeEntry.infer;
 
@@ -125,17 +136,31 @@ export function parseRecipe(text: string, file: string, ctx: DirContext): Parsed
   const wrapped = isPlainObject(doc.dirs);
   const dirs = wrapped ? (doc.dirs as Record<string, unknown>) : withoutVersion(doc);
   const parsed: ParsedRecipe = { name: wrapped ? storedName(doc.name) : null, entries: [], dropped: 0 };
-  for (const [key, value] of Object.entries(dirs)) addDirectory(parsed, parsed.entries, resolveHostedKey(key, ctx), value, file);
+  const order: OrderedEntry[] = [];
+  for (const [key, value] of Object.entries(dirs))
+    addDirectory(parsed, parsed.entries, resolveHostedKey(key, ctx), value, file, { at: `dirs[${JSON.stringify(key)}]`, order });
+  checkOrder(order, file);
   // Only the wrapped form has one: in a flat file `finished` is a directory like any other.
   if (wrapped && isPlainObject(doc.finished)) {
     const finished: RecipeEntry[] = (parsed.finished = []);
-    for (const [key, value] of Object.entries(doc.finished)) addDirectory(parsed, finished, resolveDirKey(key, ctx), value, file);
+    for (const [key, value] of Object.entries(doc.finished))
+      addDirectory(parsed, finished, resolveDirKey(key, ctx), value, file, { at: `finished[${JSON.stringify(key)}]` });
   }
   checkCommands(parsed, file);
   return parsed;
 }
 
-function addDirectory(parsed: ParsedRecipe, into: HostedEntry[], where: string | { dir: string; host: RecipeHost }, value: unknown, file: string): void {
+/** Where a directory's entries are in the file (`dirs["~/app"]`), for refusals, and the start order they join (absent: `finished`, which never starts). */
+type DirSource = { at: string; order?: OrderedEntry[] };
+
+function addDirectory(
+  parsed: ParsedRecipe,
+  into: HostedEntry[],
+  where: string | { dir: string; host: RecipeHost },
+  value: unknown,
+  file: string,
+  source: DirSource,
+): void {
   const dir = typeof where === "string" ? where : where.dir;
   const host = typeof where === "string" ? undefined : where.host;
   // A non-array value contributes nothing; it counts as one dropped entry so the user hears about it.
@@ -143,9 +168,15 @@ function addDirectory(parsed: ParsedRecipe, into: HostedEntry[], where: string |
     parsed.dropped++;
     return;
   }
-  for (const item of value) {
-    if (storedEntry.allows(item)) into.push(host ? { ...toRecipeEntry(dir, item, file), host } : toRecipeEntry(dir, item, file));
-    else parsed.dropped++;
+  for (const [index, item] of value.entries()) {
+    if (!storedEntry.allows(item)) {
+      parsed.dropped++;
+      continue;
+    }
+    const place = `${source.at}[${index}]`;
+    const entry = toRecipeEntry(dir, item, file, place);
+    into.push(host ? { ...entry, host } : entry);
+    source.order?.push({ name: entry.name, after: entry.after, place });
   }
 }
 
@@ -160,13 +191,15 @@ function checkCommands(parsed: ParsedRecipe, file: string): void {
   }
 }
 
-function toRecipeEntry(dir: string, item: StoredEntry, file: string): RecipeEntry {
+function toRecipeEntry(dir: string, item: StoredEntry, file: string, place: string): RecipeEntry {
   if (typeof item === "string") return { dir, cmd: item, group: null, name: null };
   const entry: RecipeEntry = {
     dir,
     cmd: item.cmd,
     group: item.group === undefined ? null : normalizeGroup(item.group),
     name: item.name === undefined ? null : normalizeName(item.name),
+    ...readServiceFields(item as Record<string, unknown>, file, place),
+    ...restartFields(item, file, place),
   };
   // Not in the schema: like any other extra member, a `history` or `typed` that is not a string is
   // ignored, and an `id` that is not a task id is too (the task then gets a fresh one).
@@ -206,6 +239,28 @@ function worktreeRefused(file: string, dir: string, cmd: string): UserError {
   return new UserError(
     `${printable(file)}: the worktree of ${printable(JSON.stringify(shown))} in ${printable(dir)} is refused: it needs an absolute repo and path and a git branch name (not starting with '-')`,
   );
+}
+
+/**
+ * An entry's restart policy: a field that is there but wrong fails the whole recipe, naming the file,
+ * the entry and the field, before anything starts (a dropped policy would quietly leave a service down).
+ */
+function restartFields(item: Exclude<StoredEntry, string>, file: string, place: string): Pick<RecipeEntry, "restart" | "max_restarts" | "restarts"> {
+  const { restart, max_restarts, restarts } = item as { restart?: unknown; max_restarts?: unknown; restarts?: unknown };
+  const fields: Pick<RecipeEntry, "restart" | "max_restarts" | "restarts"> = {};
+  if (restart !== undefined) {
+    if (!restartPolicy.allows(restart))
+      throw serviceRefusal(file, place, "restart", `expected "no", "on-failure" or "always", got ${short(JSON.stringify(restart))}`);
+    fields.restart = restart;
+  }
+  if (max_restarts !== undefined) {
+    if (!restartCount.allows(max_restarts))
+      throw serviceRefusal(file, place, "max_restarts", `expected a whole number from 0 (no limit), got ${short(JSON.stringify(max_restarts))}`);
+    fields.max_restarts = max_restarts;
+  }
+  // Written by snapshots only: a count that is not one is ignored, as an `id` is.
+  if (restartCount.allows(restarts)) fields.restarts = restarts;
+  return fields;
 }
 
 // `gpu1:/srv/train`, `gpu1:~` and `gpu1:~/x`: a directory on the added host gpu1 (its `~` is its home
@@ -296,8 +351,17 @@ function parseJson(text: string, file: string): unknown {
 // --- writing ------------------------------------------------------------------------------------
 
 function toStoredEntry(entry: RecipeEntry): StoredEntry {
+  const service = serviceOf(entry);
   const plain =
-    entry.history === undefined && entry.id === undefined && entry.typed === undefined && entry.worktree === undefined && entry.max_memory === undefined;
+    entry.history === undefined &&
+    entry.id === undefined &&
+    entry.typed === undefined &&
+    entry.worktree === undefined &&
+    entry.restart === undefined &&
+    entry.max_restarts === undefined &&
+    entry.restarts === undefined &&
+    entry.max_memory === undefined &&
+    Object.keys(service).length === 0;
   if (entry.group === null && entry.name === null && plain) return entry.cmd;
   return {
     cmd: entry.cmd,
@@ -307,8 +371,26 @@ function toStoredEntry(entry: RecipeEntry): StoredEntry {
     ...(entry.typed !== undefined && { typed: entry.typed }),
     ...(entry.worktree !== undefined && { worktree: entry.worktree }),
     ...(entry.max_memory !== undefined && { max_memory: entry.max_memory }),
+    ...service,
+    ...(entry.restart !== undefined && { restart: entry.restart }),
+    ...(entry.max_restarts !== undefined && { max_restarts: entry.max_restarts }),
+    ...(entry.restarts !== undefined && { restarts: entry.restarts }),
     ...(entry.history !== undefined && { history: entry.history }),
   } as StoredEntry;
+}
+
+/** The service fields an entry carries, in the order a file writes them; none present, none written. */
+export function serviceOf(entry: ServiceFields): ServiceFields {
+  const { ready, ready_timeout, after, stop_signal, stop_timeout, env, env_file } = entry;
+  return {
+    ...(ready !== undefined && { ready }),
+    ...(ready_timeout !== undefined && { ready_timeout }),
+    ...(after !== undefined && { after }),
+    ...(stop_signal !== undefined && { stop_signal }),
+    ...(stop_timeout !== undefined && { stop_timeout }),
+    ...(env !== undefined && { env }),
+    ...(env_file !== undefined && { env_file }),
+  };
 }
 
 // Byte-stable: the same name and entries always give the same text. Directories are sorted by

@@ -8,6 +8,7 @@ import { parse as parseToml, TomlError } from "smol-toml";
 import { errorMessage, UserError } from "./errors.ts";
 import { configDir, type Env } from "./paths.ts";
 import { nearest } from "./text-nearest.ts";
+import { parseSize } from "./text-size.ts";
 import type { AgentsTable } from "./config-agents.ts";
 
 export const DEFAULT_SCROLLBACK = 2_000;
@@ -99,6 +100,8 @@ export interface Settings {
   confirm: Resolved<boolean>;
   /** Whether the daemon keeps each task's history on disk (docs/recovery.md, History). */
   history: Resolved<boolean>;
+  /** How large each task's log on disk grows before its oldest part goes (docs/logs.md). */
+  logMax: Resolved<number>;
   /** Whether the dashboard rings the terminal's bell when a task starts waiting. */
   bell: Resolved<boolean>;
   /** Where `run --worktree` makes worktrees (`<dir>/<repo>/<branch>`); null: beside the repository, in `<repo>.worktrees/`. */
@@ -124,6 +127,15 @@ export interface Spec<T> {
   safe?: T;
   fromFile(value: unknown): Parsed<T>;
   fromEnv(value: string): Parsed<T>;
+}
+
+/** The default and the least of `log_max`: a log is cut into parts, and a part holds at least a few chunks of output. */
+export const DEFAULT_LOG_MAX = 100 * 1024 * 1024;
+export const MIN_LOG_MAX = 64 * 1024;
+
+function logMax(v: string | number): Parsed<number> {
+  const bytes = parseSize(v);
+  return bytes !== null && bytes >= MIN_LOG_MAX ? { ok: bytes } : { error: `expected a size of at least 64K such as "100M" or "1G", got ${shown(v)}` };
 }
 
 const wholeNumber = (v: string) => (/^\d+$/.test(v.trim()) ? Number(v) : NaN);
@@ -176,6 +188,13 @@ const SPECS: Specs = {
   confirm: booleanSpec("confirm", "FLEETCOM_CONFIRM", true, true),
   // History can hold secrets: someone who wrote FLEETCOM_HISTORY=nope most likely meant it off.
   history: booleanSpec("history", "FLEETCOM_HISTORY", true, false),
+  logMax: {
+    key: "log_max",
+    env: "FLEETCOM_LOG_MAX",
+    fallback: DEFAULT_LOG_MAX,
+    fromFile: (v) => logMax(typeof v === "number" || typeof v === "string" ? v : String(v)),
+    fromEnv: logMax,
+  },
   // A wait nobody hears is the harm here: an unreadable value rings.
   bell: booleanSpec("bell", "FLEETCOM_BELL", true, true),
   worktreeDir: {
@@ -456,6 +475,7 @@ export function loadSettings(env: Env = process.env, flags: { scrollback?: strin
     detachKey: resolveSetting(SPECS.detachKey, file, values, env, problems),
     confirm: resolveSetting(SPECS.confirm, file, values, env, problems),
     history: resolveSetting(SPECS.history, file, values, env, problems),
+    logMax: resolveSetting(SPECS.logMax, file, values, env, problems),
     bell: resolveSetting(SPECS.bell, file, values, env, problems),
     worktreeDir: resolveSetting(SPECS.worktreeDir, file, values, env, problems),
     agents: values.values.has("agents") ? { value: values.values.get("agents")!.value, file, lines: values.lines } : null,

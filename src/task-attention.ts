@@ -8,8 +8,11 @@
 // that comes once the bell has settled means the program moved on (its prompt was answered, or it
 // was only a notice), and lowers it; the redraw that comes with the bell does not.
 
-export type AttentionState = "input" | "permission" | "bell";
-
+/**
+ * `not-ready`: a readiness probe gave up (task-ready.ts); `crash-loop`: a restart policy gave up on the
+ * task (task-restart.ts). Each one's message says how.
+ */
+export type AttentionState = "input" | "permission" | "bell" | "not-ready" | "crash-loop";
 export interface Attention {
   state: AttentionState;
   /** When the task started waiting in this state (ISO 8601). */
@@ -25,8 +28,9 @@ export type AttentionEvent =
   | { type: "bell" }
   | { type: "output" }
   | { type: "attended" } // the user typed into the task (attaching alone is only looking)
-  | { type: "exited" };
-
+  | { type: "not-ready"; message: string } // its readiness probe never passed (task-ready.ts)
+  | { type: "exited" }
+  | { type: "crash-loop"; message: string }; // the restart policy gave up on the task
 /** Output this long after the last bell means the program moved on. */
 export const BELL_SETTLE_MS = 1_000;
 
@@ -52,9 +56,13 @@ export function nextAttention(current: AttentionTracker, event: AttentionEvent, 
       return NO_ATTENTION;
     case "agent":
       return fromAgent(current, event.signal, now);
+    case "not-ready":
+      return { attention: raised("not-ready", event.message, now), bellAt: null };
     case "bell":
       if (attention && attention.state !== "bell") return current;
       return { attention: attention ?? raised("bell", null, now), bellAt: now.mono };
+    case "crash-loop":
+      return { attention: raised("crash-loop", event.message, now), bellAt: null };
     case "output":
       if (attention?.state === "bell" && current.bellAt !== null && now.mono - current.bellAt >= BELL_SETTLE_MS) return NO_ATTENTION;
       return current;

@@ -60,6 +60,11 @@ export class FinishedScreen implements TaskScreen {
     return this.text(lines);
   }
 
+  /** A finished task's program has left its full screen. */
+  fullScreen(): boolean {
+    return false;
+  }
+
   previewLine(): string {
     return this.state.preview;
   }

@@ -170,6 +170,8 @@ export interface TaskScreen {
   snapshotForAttach(): Promise<string>;
   textAtCurrentPoint(lines?: number): Promise<string>;
   previewLine(): string;
+  /** A full-screen program shows its own screen (the alternate buffer): a viewer must draw it cell for cell. */
+  fullScreen(): boolean;
   inputModes(): { bracketedPaste: boolean; applicationCursorKeys: boolean };
   rowsToCursor(): string[];
   text(lines?: number): string;
@@ -526,6 +528,10 @@ export class Screen implements TaskScreen {
   }
 
   /** The last non-blank line of the screen, right-trimmed; "" when the screen is blank. */
+  fullScreen(): boolean {
+    return this.term.buffer.active.type === "alternate";
+  }
+
   previewLine(): string {
     this.catchUp();
     if (this.preview !== null) return this.preview;

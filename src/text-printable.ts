@@ -26,6 +26,22 @@ export function isPrintable(text: string): boolean {
   return !UNSAFE_CHAR.test(text);
 }
 
+// The same characters but the line feed and the tab, which a terminal only moves the cursor on.
+const UNSAFE_IN_TEXT = String.raw`[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]`;
+const UNSAFE_LINES = new RegExp(UNSAFE_IN_TEXT, "gu");
+// SGR alone (colours and attributes), which `peek --history --ansi` keeps; any other sequence is escaped.
+const SGR_OR_UNSAFE = new RegExp(String.raw`(\x1b\[[0-9;:]*m)|${UNSAFE_IN_TEXT}`, "gu");
+
+/**
+ * A daemon's text of many lines (`peek`, `logs`) as printable() shows one: its lines kept, every
+ * control escaped. A local daemon's screen text holds none, but another host's daemon may send
+ * anything; only `attach` hands a daemon's bytes to the terminal, by design. `sgr`: colours pass.
+ */
+export function printableText(text: string, options: { sgr?: boolean } = {}): string {
+  if (options.sgr) return text.replace(SGR_OR_UNSAFE, (match: string, sgr: string | undefined) => (sgr ? match : escaped(match)));
+  return text.replace(UNSAFE_LINES, escaped);
+}
+
 function escaped(char: string): string {
   const code = char.codePointAt(0)!;
   return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;

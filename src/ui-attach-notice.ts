@@ -16,7 +16,7 @@ import { POP_TITLE, PUSH_TITLE, windowTitle } from "./text-ansi.ts";
 const TITLE_MAX = 120;
 
 export function noticeText(task: TaskInfo, attention: Attention): string {
-  const why = attention.state === "bell" ? "rang the bell" : `waits for ${attention.state}`;
+  const why = attention.state === "bell" ? "rang the bell" : attention.state === "crash-loop" ? "is not restarted again" : `waits for ${attention.state}`;
   const message = attention.message ? `: ${attention.message}` : "";
   return cut(printable(`fleetcom ! task ${task.id} ${label(task)} ${why}${message}`), TITLE_MAX);
 }

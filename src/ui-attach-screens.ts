@@ -5,8 +5,32 @@
 // the terminal, and reported: the client then asks the daemon to redraw the task's screen as it now
 // is, which is exactly what the switch would have shown. Other modes in the same sequence stay.
 // Sequences split across chunks are followed: an unfinished one is held until its end arrives.
+// On detach, RESTORE_TERMINAL leaves the alternate screen with the task's modes undone.
 import { concatBytes } from "./bytes.ts";
-import { ALT_SCREEN_MODES, CSI } from "./text-ansi.ts";
+import {
+  ALT_SCREEN_MODES,
+  CSI,
+  ESC as ESC_TEXT,
+  LEAVE_ALT_SCREEN,
+  modesOff,
+  MOUSE_ENCODING_MODES,
+  MOUSE_TRACKING_MODES,
+  RESET_SCROLL_REGION,
+  SGR_RESET,
+  SHOW_CURSOR,
+} from "./text-ansi.ts";
+
+/**
+ * Undo what the task may have left switched on, then leave the alternate screen: the user's screen
+ * comes back with the cursor where it was. The scroll region goes first: setting it homes the cursor.
+ */
+export const RESTORE_TERMINAL =
+  RESET_SCROLL_REGION +
+  SGR_RESET +
+  SHOW_CURSOR +
+  `${CSI}?1l${ESC_TEXT}>` + // cursor keys and keypad back to normal
+  modesOff([2004, 1004, ...MOUSE_TRACKING_MODES, ...MOUSE_ENCODING_MODES]) + // bracketed paste, focus, the mouse
+  LEAVE_ALT_SCREEN;
 
 const ESC = 0x1b;
 const LEFT_BRACKET = 0x5b;

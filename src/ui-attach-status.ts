@@ -27,12 +27,15 @@ const ESC_BYTE = 0x1b;
 const EMPTY = new Uint8Array(0);
 
 /**
- * `task 3 api · active · ! 2 waiting · Ctrl-\ then d detach · n next · …`, as wide as `cols` allows;
- * while the detach key waits for its chord key (`armed`), the armed marker instead.
+ * `task 3 api · active · ! 2 others waiting · Ctrl-\ then d detach · n next · …`, as wide as `cols`
+ * allows: `waiting` counts the other tasks, and is left out when none does (beside this task's own
+ * state, "none waiting" would read as a contradiction). While the detach key waits for its chord key
+ * (`armed`), the armed marker instead.
  */
 export function statusText(task: TaskInfo, waiting: number, detach: string, message: string | null = null, armed = false): string {
   if (armed) return armedText(detach);
-  const parts = [`task ${task.id} ${printable(label(task))}`, stateText(task), waiting > 0 ? `! ${waiting} waiting` : "none waiting"];
+  const parts = [`task ${task.id} ${printable(label(task))}`, stateText(task)];
+  if (waiting > 0) parts.push(`! ${waiting} other${waiting === 1 ? "" : "s"} waiting`);
   if (message) parts.push(message);
   parts.push(`${detach} then ${chordWords()}`);
   return parts.join(" · ");
@@ -78,6 +81,14 @@ export class StatusRowGuard {
   /** The task saved its cursor (DECSC, SCOSC, mode 1048) and has not restored it yet. */
   savedCursor = false;
 
+  /** `keepRow` false: only watch (the saved cursor, what erases), rewriting nothing, for a marker drawn over the task's own rows (ui-attach-size.ts). */
+  constructor(private readonly keepRow = true) {}
+
+  /** A sequence split across chunks is held until its end arrives. */
+  get holding(): boolean {
+    return this.held.length > 0;
+  }
+
   /** `taskRows`: the task's height, one less than the terminal's. */
   push(chunk: Uint8Array, taskRows: number): { bytes: Uint8Array; erased: boolean } {
     const data = this.held.length ? concatBytes([this.held, chunk]) : chunk;
@@ -105,7 +116,7 @@ export class StatusRowGuard {
         // ESC c: a full reset, the region included
         erased = true;
         this.savedCursor = false;
-        replace(at, at + 2, `${ESC}c${taskRegion(taskRows + 1)}`);
+        if (this.keepRow) replace(at, at + 2, `${ESC}c${taskRegion(taskRows + 1)}`);
       }
       if (next !== 0x5b) continue;
       let end = at + 2;
@@ -121,7 +132,7 @@ export class StatusRowGuard {
       else if (final === "s" && body === "") this.savedCursor = true;
       else if (final === "u" && body === "") this.savedCursor = false;
       else if ((final === "h" || final === "l") && /^\?(.*;)?1048(;.*)?$/.test(body)) this.savedCursor = final === "h";
-      else if (final === "r" && /^[\d;]*$/.test(body)) replace(at, end + 1, region(body, taskRows));
+      else if (this.keepRow && final === "r" && /^[\d;]*$/.test(body)) replace(at, end + 1, region(body, taskRows));
       at = end;
     }
     out.push(data.subarray(from));

@@ -10,61 +10,29 @@
 // screen exactly, takes it away: nothing of the task's screen has to be remembered or saved here.
 // The task is shown on the terminal's alternate screen, as tmux does: the user's scrollback and
 // screen are left as they were, and come back on detach with the cursor where it was. The task's
-// own screen switches are kept off that terminal (ui-attach-screens.ts).
-// A finished task shows its last screen with a notice on the last row saying how it ended; `r`
-// reruns it and stays attached to the new run.
-import { constants } from "node:os";
-import { AltScreenFilter } from "./ui-attach-screens.ts";
+// own screen switches are kept off that terminal (ui-attach-screens.ts). A finished task shows its
+// last screen and how it ended (ui-attach-marks.ts); `r` reruns it and stays attached to the new run.
+import { AltScreenFilter, RESTORE_TERMINAL } from "./ui-attach-screens.ts";
 import { AttachNotice } from "./ui-attach-notice.ts";
 import { DaemonClient, terminalSize } from "./client.ts";
 import type { RemoteHost } from "./client-ssh.ts";
 import { EXIT, UserError, errorMessage, usageError } from "./errors.ts";
 import type { AttachEnd, TaskInfo, TaskRef } from "./wire-protocol.ts";
 import { stateText } from "./ui-format.ts";
-import { cut } from "./text-width.ts";
 import { TerminalScan } from "./text-scan.ts";
 import { openHistoryInPager } from "./ui-history-pager.ts";
 import { DEFAULT_DETACH_KEY, type DetachKey } from "./ui-attach-settings.ts";
 import { PrefixReader, type AttachInput } from "./ui-attach-input.ts";
+import { PartMarker, exitCodeOf, finishedKey, finishedNotice } from "./ui-attach-marks.ts";
 import { StatusRowGuard, coverBytes, statusRowBytes, statusText, taskRegion } from "./ui-attach-status.ts";
 import { type ChordAction, armedText, chordFor, chordListLines } from "./ui-attach-chords.ts";
-import {
-  CSI,
-  cursorTo,
-  ENTER_ALT_SCREEN,
-  ERASE_LINE,
-  ESC,
-  LEAVE_ALT_SCREEN,
-  modesOff,
-  MOUSE_ENCODING_MODES,
-  MOUSE_TRACKING_MODES,
-  RESET_SCROLL_REGION,
-  RESTORE_CURSOR,
-  REVERSE_VIDEO,
-  SAVE_CURSOR,
-  SGR_RESET,
-  SHOW_CURSOR,
-} from "./text-ansi.ts";
+import { cursorTo, ENTER_ALT_SCREEN, ERASE_LINE, RESET_SCROLL_REGION, RESTORE_CURSOR, SAVE_CURSOR, SGR_RESET } from "./text-ansi.ts";
 
-const RERUN_KEY = 0x72; // r, on a finished task
 /** How long a word for the user (`no other task waits`) stays on the status line. */
 const STATUS_MESSAGE_MS = 3_000;
 /** After a link to another host fails, the first retry waits this long, then twice as long each time, up to the cap. */
 const RECONNECT_FIRST_MS = 1_000;
 const RECONNECT_MAX_MS = 8_000;
-
-/**
- * Undo what the task may have left switched on in this terminal, so the shell gets it back sane,
- * then leave the alternate screen: the user's screen comes back with the cursor where it was. The
- * scroll region goes first, as setting it homes the cursor.
- */
-const RESTORE_TERMINAL =
-  RESET_SCROLL_REGION +
-  SGR_RESET +
-  SHOW_CURSOR +
-  `${CSI}?1l${ESC}>` + // cursor keys and keypad back to normal
-  modesOff([2004, 1004, ...MOUSE_TRACKING_MODES, ...MOUSE_ENCODING_MODES]) + // bracketed paste, focus, the mouse
-  LEAVE_ALT_SCREEN;
 
 /** How an attach ended; `lastScreen` is the text an exited task left on its screen. */
 export type AttachOutcome = ({ kind: "detached"; task: TaskInfo } | { kind: "ended"; end: AttachEnd; lastScreen?: string }) & {
@@ -82,22 +50,6 @@ export function requireTerminal(what: string): void {
  * ended while attached (`run --attach` of a command quicker than the attach).
  */
 export type WhenFinished = "show" | "end";
-
-/**
- * How a finished task ended, drawn over the last row of its screen by the client alone: the task's
- * screen in the daemon is untouched, and a redraw or a detach takes it away. DECSC/DECRC put the
- * cursor and pen back; a finished task has no output left that could have saved its own.
- */
-export function finishedNotice(task: TaskInfo, size: { cols: number; rows: number }, detach = DEFAULT_DETACH_KEY.name): string {
-  const text = cut(`[task ${task.id} ${stateText(task)} · r rerun · ${detach} back]`, size.cols - 1);
-  return `${SAVE_CURSOR}${cursorTo(size.rows)}${REVERSE_VIDEO}${ERASE_LINE}${text}${SGR_RESET}${RESTORE_CURSOR}`;
-}
-
-/** The exit code a shell would see: the task's own, or 128 + n for a signal, as ssh and docker run report it. */
-export function exitCodeOf(task: TaskInfo): number {
-  if (task.signal) return 128 + ((constants.signals as Record<string, number>)[task.signal] ?? 0);
-  return task.exitCode ?? 1;
-}
 
 /** Attaching to the first task; `status` starts with the status line (ui-attach-status.ts) shown. */
 export interface AttachOptions {
@@ -141,8 +93,9 @@ class Attachment {
   info!: TaskInfo;
   /** The fleet as events tell it, for the chords and the status line. */
   private readonly fleet = new Map<number, TaskInfo>();
-  /** Set while the attached task has finished and its notice is shown. */
+  /** Set while the attached task has finished and its notice is shown; `rerunAsked` while it asks `rerun …? y/N`. */
   private finished: TaskInfo | null = null;
+  private rerunAsked = false;
   private readonly notice = new AttachNotice((bytes) => this.stdout.write(bytes));
   private readonly screens = new AltScreenFilter();
   /** Where the task's output stream stands, so fleetcom's own bytes go in between sequences. */
@@ -158,6 +111,8 @@ class Attachment {
   private guard: StatusRowGuard | null = null;
   private statusDrawn: string | null = null;
   private statusMessage: { text: string; timer: ReturnType<typeof setTimeout> } | null = null;
+  /** Says when this terminal shows a part of the task's screen, another client having made it bigger (ui-attach-marks.ts). */
+  private readonly part = new PartMarker();
   private readonly reader: PrefixReader;
   private readonly onStdin = (chunk: Buffer) => this.reader.push(chunk);
   /** The pager has the terminal (the `h` chord): what the task prints meanwhile is not drawn. */
@@ -324,10 +279,11 @@ class Attachment {
       const guarded = this.guard.push(bytes, this.ptySize.rows);
       shown = guarded.bytes;
       if (guarded.erased) this.statusDrawn = null;
-    }
+    } else shown = this.part.follow(bytes, this.ptySize.rows);
     let drained = this.stdout.write(shown);
     this.scan.push(shown);
-    if (this.finished) drained = this.stdout.write(finishedNotice(this.finished, this.ptySize, this.detachKey.name)) && drained;
+    if (this.finished) drained = this.stdout.write(finishedNotice(this.finished, this.ptySize, this.detachKey.name, this.rerunAsked)) && drained;
+    else if (!this.guard) drained = this.stdout.write(this.part.bytes(this.size.rows, this.size.cols, this.scan.atBoundary)) && drained;
     this.notice.output(shown);
     this.drawStatus();
     if (!drained) {
@@ -348,9 +304,18 @@ class Attachment {
   private onEvent(task: TaskInfo, removed: boolean): void {
     if (removed) this.fleet.delete(task.id);
     else this.fleet.set(task.id, task);
-    if (this.info && task.id === this.info.id && !removed) this.info = task;
+    if (this.info && task.id === this.info.id && !removed) this.sized((this.info = task));
     this.notice.taskChanged(task, removed);
     this.drawStatus();
+  }
+
+  /** Another client made the task bigger than this terminal, or it fits again: the marker (or the status line) says so at once. */
+  private sized(task: TaskInfo): void {
+    if (!this.part.update(task, this.ptySize)) return;
+    this.statusDrawn = null;
+    // It fits again: the task's screen comes back without the marker.
+    if (this.part.text() === null) return void (this.cover === null && this.awaitingRedraw === null && this.uncover());
+    if (!this.guard && !this.finished) this.stdout.write(this.part.bytes(this.size.rows, this.size.cols, this.scan.atBoundary));
   }
 
   private onResize(): void {
@@ -386,12 +351,9 @@ class Attachment {
     }
   }
 
-  /** Keys for the task; a finished one takes none, and r reruns it. */
+  /** Keys for the task; a finished one takes none but r (finishedKey). */
   private type(bytes: Uint8Array): void {
-    if (this.finished) {
-      if (bytes.includes(RERUN_KEY)) void this.rerun();
-      return;
-    }
+    if (this.finished) return void this.finishedKey(this.finished, bytes);
     if (this.switching === null) this.client.sendData(bytes);
   }
 
@@ -474,6 +436,15 @@ class Attachment {
     this.drawStatus();
   }
 
+  /** `r` on a finished task: a one-off asks y/N first (finishedKey). */
+  private async finishedKey(task: TaskInfo, bytes: Uint8Array): Promise<void> {
+    const confirm = !task.loaded && (await import("./settings.ts")).confirmSetting();
+    const said = finishedKey(bytes, task, this.rerunAsked, confirm);
+    this.rerunAsked = said === "ask";
+    if (said === "rerun") return this.rerun();
+    if (said !== "none" && this.finished === task) this.stdout.write(finishedNotice(task, this.ptySize, this.detachKey.name, this.rerunAsked));
+  }
+
   private async rerun(): Promise<void> {
     this.finished = null;
     try {
@@ -509,6 +480,7 @@ class Attachment {
     this.awaitingRedraw = [];
     const left = this.finished;
     this.finished = null;
+    this.rerunAsked = false;
     try {
       this.info = await this.client.request("attach", { task: { id: target.id }, ...this.ptySize });
       this.finished = this.info.state === "exited" ? this.info : null;
@@ -553,7 +525,7 @@ class Attachment {
   private drawStatus(): void {
     if (!this.statusShown || !this.info || this.cover || this.awaitingRedraw || !this.scan.atBoundary || this.guard?.savedCursor) return;
     const waiting = [...this.fleet.values()].filter((t) => t.attention && t.id !== this.info.id).length;
-    const text = statusText(this.info, waiting, this.detachKey.name, this.statusMessage?.text ?? null, this.armed);
+    const text = statusText(this.info, waiting, this.detachKey.name, this.statusMessage?.text ?? this.part.text(), this.armed);
     if (text === this.statusDrawn) return;
     this.stdout.write(statusRowBytes(text, this.size.rows, this.size.cols));
     this.statusDrawn = text;

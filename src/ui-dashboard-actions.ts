@@ -160,13 +160,15 @@ export async function tag(desk: Desk, tasks: TaskInfo[]): Promise<void> {
 }
 
 /**
- * `r`: the finished ones rerun; running ones are left as they are (one alone is refused by the
- * daemon, as before). A rerun runs the command again (a migration applies twice), so when it
- * reaches beyond the task under the cursor it asks first, as X does.
+ * `r`: the finished ones rerun; where one runs, they restart (restart below). A rerun runs the
+ * command again (a migration applies twice, a deploy deploys again), so it asks first, as X does,
+ * when it reaches beyond the task under the cursor or reruns a one-off: a command started by `run` or
+ * `n` rather than by a load (a session's dev server or test watcher is meant to be started again).
  */
 export async function rerun(desk: Desk, tasks: TaskInfo[], row: Row): Promise<void> {
+  if (tasks.some((t) => t.state === "running")) return restart(desk, tasks);
   const finished = tasks.filter((t) => t.state === "exited");
-  if (finished.length > 0 && beyondCursor(tasks, row)) {
+  if (finished.length > 0 && (beyondCursor(tasks, row) || finished.some((t) => !t.loaded))) {
     const question = finished.length === 1 ? `rerun ${printable(label(finished[0]!))}?` : `rerun ${finished.length} finished tasks?`;
     if (!(await desk.confirm(question))) return desk.say("nothing rerun");
   }
@@ -179,6 +181,18 @@ export async function rerun(desk: Desk, tasks: TaskInfo[], row: Row): Promise<vo
     { one: (t) => `reran task ${desk.ref(t)}`, many: (n) => `reran ${n} tasks${skipped ? `; ${skipped} still running, left as they are` : ""}` },
     (t) => desk.clientOf(t).request("rerun", { task: { id: t.id } }),
     finished,
+  );
+}
+
+/**
+ * `r` where a task runs: each is stopped and run again in place (finished ones too), its history
+ * kept; asked first, since what it was doing is lost.
+ */
+async function restart(desk: Desk, tasks: TaskInfo[]): Promise<void> {
+  const question = tasks.length === 1 ? `restart ${printable(label(tasks[0]!))}?` : `restart ${tasks.length} tasks?`;
+  if (!(await desk.confirm(question))) return desk.say("nothing restarted");
+  await forTargets(desk, tasks, { one: (t) => `restarted task ${desk.ref(t)}`, many: (n) => `restarted ${n} tasks` }, (t) =>
+    desk.clientOf(t).request("restart", { tasks: [{ id: t.id }] }),
   );
 }
 
@@ -226,6 +240,16 @@ async function perDaemon(desk: Desk, tasks: TaskInfo[], request: (client: Daemon
   }
   const counts = await Promise.all([...byClient].map(([client, ids]) => request(client, ids)));
   return counts.reduce((a, b) => a + b, 0);
+}
+
+/**
+ * `Q`'s question: the shutdown stops this machine's daemon and tasks only; with hosts added it says
+ * so, and that theirs keep running.
+ */
+export function stopQuestion(running: number, hosts: readonly string[]): string {
+  const tasks = `${running} task${running === 1 ? "" : "s"}`;
+  if (hosts.length === 0) return `stop ${tasks} and the daemon?`;
+  return `stop this machine's ${tasks} and its daemon? (the tasks on ${hosts.join(", ")} keep running)`;
 }
 
 /** `w`: the fleet saved under a name. */

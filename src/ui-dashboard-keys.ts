@@ -5,6 +5,7 @@
 import { fit } from "./ui-render.ts";
 import { textWidth } from "./text-width.ts";
 import { chordEntries } from "./ui-attach-chords.ts";
+import { keyEntry, type KeyId } from "./ui-keys.ts";
 
 interface Hint {
   /** The key in the long form (`enter`) and the compact one (`⏎`). */
@@ -30,7 +31,7 @@ const HINTS: Hint[] = [
   { key: "g", short: "g", word: "group", rank: 7 },
   { key: "m", short: "m", word: "tag", rank: 8 },
   { key: "X", short: "X", word: "kill/rm", rank: 3 },
-  { key: "s", short: "s", word: "grouping", shortWord: "sort", rank: 9 },
+  { key: "s", short: "s", word: "grouping", rank: 9 },
   { key: "w", short: "w", word: "save", rank: 9 },
   { key: "o", short: "o", word: "sessions", shortWord: "open", rank: 7 },
   { key: "q", short: "q", word: "detach", rank: 1 },
@@ -93,7 +94,7 @@ export function helpEntries(detach: string, foreground = false): [string, string
     ["m", "toggle the in-use tag *"],
     ["R", "rename the task"],
     ["n", "new command here (by group: in that group)"],
-    ["s  u", "group by state, directory, group · sort by CPU, memory, id"],
+    ["s  u", "group by state, directory, group, none (by id) · sort by CPU, memory, id"],
     ["w", "save the fleet as a session"],
     ["o", "open a saved session or a snapshot"],
     ["q Ctrl-C", foreground ? "stop (foreground): every task and the supervisor, after y/N" : "detach, leaving everything running"],
@@ -130,6 +131,13 @@ const HELP_SCROLL_TITLE = "Keys (↑↓ PgUp PgDn Home End scroll · any other k
 export function helpScrollMax(detach: string, columns: number, rows: number, foreground = false): number {
   const { cells, room, layout } = helpLayout(helpEntries(detach, foreground), columns, rows);
   return layout === "scrolls" ? lastScroll(cells.length, room) : 0;
+}
+
+/** Where a key leaves the `?` screen scrolled (`max` at most, `page` lines a page); null when it closes it (any key but the scrolling ones, or nothing to scroll). */
+export function helpScrolled(scroll: number, name: string, max: number, page: number): number | null {
+  const by: Partial<Record<KeyId, number>> = { up: -1, k: -1, down: 1, j: 1, pageup: -page, pagedown: page, home: -max, end: max };
+  const step = keyEntry(by, name);
+  return max === 0 || step === undefined ? null : Math.min(max, Math.max(0, scroll + step));
 }
 
 /** Each key's line (`key  what`, the keys padded to one width), the room under the title, and how they fit it. */

@@ -2,7 +2,7 @@
 // grouping, the rows the cursor walks (each section's title, then its tasks), a row per task, and
 // the frame that fits them into the terminal. The keys' own texts are in ui-dashboard-keys.ts.
 import { label } from "./task-labels.ts";
-import { age, glyph } from "./ui-format.ts";
+import { age, glyph, restartNote, stateText } from "./ui-format.ts";
 import { tildePath } from "./paths.ts";
 import { cut } from "./text-width.ts";
 import { NO_GROUP } from "./task-labels.ts";
@@ -13,7 +13,8 @@ import { textWidth } from "./text-width.ts";
 import { FILTER_HINT, helpLines, hintLine } from "./ui-dashboard-keys.ts";
 import { cpuCell, memCell, sampled, sparkline } from "./task-resources.ts";
 
-export const GROUPINGS = ["state", "directory", "group"] as const;
+/** `id`: no sections, every task in id order with its state as a column, so no row ever moves (as process-compose lists). */
+export const GROUPINGS = ["state", "directory", "group", "id"] as const;
 export type Grouping = (typeof GROUPINGS)[number];
 
 /** The order of tasks within a section (`u`): by id, or the busiest first by CPU or by memory. */
@@ -43,6 +44,7 @@ function stateSection(task: TaskInfo): (typeof STATE_SECTIONS)[number] {
 export function sectionOf(task: TaskInfo, grouping: Grouping, home: string | undefined): string {
   if (grouping === "state") return stateSection(task);
   if (grouping === "directory") return tildePath(task.cwd, home);
+  if (grouping === "id") return "Tasks";
   return task.group ?? NO_GROUP;
 }
 
@@ -70,6 +72,8 @@ export function sections(tasks: TaskInfo[], grouping: Grouping, home: string | u
     for (const title of named) buckets.set(title, []);
   }
   for (const task of sorted) add(sectionOf(task, grouping, home), task);
+  // The longest waiting first, as the web view lists them.
+  if (grouping === "state") buckets.get("Waiting")!.sort((a, b) => a.attention!.since.localeCompare(b.attention!.since) || a.id - b.id);
   let titles = [...buckets.keys()];
   if (grouping === "directory") {
     const first = here === undefined ? null : tildePath(here, home);
@@ -147,7 +151,8 @@ function blockRows(layout: Layout, fleet: { name: string | null; home: string | 
   const shown = fleet.tasks.filter((t) => matchesFilter(t, layout.filter, fleet.home));
   const host = fleet.name;
   return sections(shown, layout.grouping, fleet.home, fleet.here, layout.order).flatMap((section) => [
-    { key: sectionKey(section.title, host), host, section, task: null },
+    // By id there is one section, and no title: nothing for the cursor to rest on but tasks.
+    ...(layout.grouping === "id" ? [] : [{ key: sectionKey(section.title, host), host, section, task: null }]),
     ...section.tasks.map((task) => ({ key: taskKey(task.id, host), host, section, task })),
   ]);
 }
@@ -166,6 +171,7 @@ export function header(tasks: TaskInfo[], grouping: Grouping, foreground: boolea
   const count = (test: (t: TaskInfo) => boolean) => tasks.filter(test).length;
   const counts: [number, string][] = [
     [count((t) => glyph(t) === "!"), "! waiting"],
+    [count((t) => glyph(t) === "◌"), "◌ starting"],
     [count((t) => glyph(t) === "✻"), "✻ running"],
     [count((t) => glyph(t) === "∙"), "∙ idle"],
     [count((t) => glyph(t) === "✓"), "✓ done"],
@@ -182,8 +188,9 @@ export function header(tasks: TaskInfo[], grouping: Grouping, foreground: boolea
   return parts.join(" · ");
 }
 
-/** Running tasks show how long they have run; finished ones how long ago they ended. */
+/** Running tasks show how long they have run; finished ones how long ago they ended; waiting ones how long they have waited. */
 function taskAge(task: TaskInfo, now: number): string {
+  if (task.attention) return `waited ${age(task.attention.since, now)}`;
   return age(task.endedAt ?? task.startedAt, now);
 }
 
@@ -195,6 +202,8 @@ export interface RowMarks {
   picked?: boolean;
   /** It just changed section, up or down the screen: `↑`/`↓` before the label, for a few seconds. */
   moved?: "up" | "down" | null;
+  /** The state as a column this wide after the id (the `id` grouping, where no section says it). */
+  stateWidth?: number;
 }
 
 /**
@@ -202,13 +211,14 @@ export interface RowMarks {
  * least about half the room when the preview is long; the age is never cut.
  */
 export function taskRow(task: TaskInfo, columns: number, idWidth: number, now: number, marks: RowMarks | boolean = {}): string {
-  const { cursor = false, picked = false, moved = null } = typeof marks === "boolean" ? { cursor: marks } : marks;
+  const { cursor = false, picked = false, moved = null, stateWidth = 0 } = typeof marks === "boolean" ? { cursor: marks } : marks;
   const mark = `${cursor ? "›" : " "}${picked ? "*" : " "}`;
+  const state = stateWidth > 0 ? `${cut(stateText(task), stateWidth).padEnd(stateWidth)}  ` : "";
   const arrow = moved === "up" ? "↑ " : moved === "down" ? "↓ " : "";
-  const prefix = `${mark}${glyph(task)} ${task.tagged ? "◆" : " "} ${String(task.id).padStart(idWidth)} ${arrow}`;
+  const prefix = `${mark}${glyph(task)} ${task.tagged ? "◆" : " "} ${String(task.id).padStart(idWidth)} ${arrow}${state}`;
   // Its CPU and memory while they are sampled (a running task on a daemon that samples them).
   const use = sampled(task) ? ` · ${cpuCell(task.cpu)} ${memCell(task.rss)}` : "";
-  const suffix = `${use} · ${taskAge(task, now)}`;
+  const suffix = `${use}${restartNote(task, now)} · ${taskAge(task, now)}`;
   const room = Math.max(4, columns - 1 - textWidth(prefix) - textWidth(suffix));
   // A task in a worktree of its own (run --worktree) carries its branch.
   const name = printable(task.worktree ? `${label(task)} [${task.worktree.branch}]` : label(task));
@@ -223,7 +233,7 @@ export function taskRow(task: TaskInfo, columns: number, idWidth: number, now: n
   }
   if (!paint.isColorSupported) return fit(`${prefix}${shownName}${shownPreview ? ` · ${shownPreview}` : ""}${suffix}`, columns);
   const styledMark = `${mark.slice(0, 1)}${paint.bold(paint.cyan(mark.slice(1)))}`;
-  const styledPrefix = `${styledMark}${glyphColor(task)(glyph(task))} ${paint.magenta(task.tagged ? "◆" : " ")} ${paint.dim(String(task.id).padStart(idWidth))} ${paint.bold(paint.cyan(arrow))}`;
+  const styledPrefix = `${styledMark}${glyphColor(task)(glyph(task))} ${paint.magenta(task.tagged ? "◆" : " ")} ${paint.dim(String(task.id).padStart(idWidth))} ${paint.bold(paint.cyan(arrow))}${glyphColor(task)(state)}`;
   const body = `${cursor ? paint.bold(shownName) : shownName}${shownPreview ? paint.dim(` · ${shownPreview}`) : ""}`;
   return `${styledPrefix}${body}${paint.dim(suffix)}`;
 }
@@ -235,7 +245,7 @@ export function useInTitle(task: TaskInfo): string {
 
 function glyphColor(task: TaskInfo): (s: string) => string {
   const g = glyph(task);
-  return g === "!" ? (s) => paint.bold(paint.magenta(s)) : g === "✻" ? paint.yellow : g === "∙" ? paint.dim : g === "✓" ? paint.green : paint.red;
+  return g === "!" ? (s) => paint.bold(paint.magenta(s)) : g === "✻" || g === "◌" ? paint.yellow : g === "∙" ? paint.dim : g === "✓" ? paint.green : paint.red;
 }
 
 /** A section's title row; `›` when the cursor is on it, `*` when all its tasks are selected. */
@@ -332,12 +342,16 @@ function peekBlock(peek: { title: string; text: string }, columns: number, rows:
   return [paint.cyan(fit(`── peek ${peek.title} ${"─".repeat(columns)}`, columns)), ...shown.map((line) => fit(printable(line), columns))];
 }
 
+/** The state column is cut to this (a signal's name can be long). */
+const STATE_COLUMN_MAX = 20;
+
 function listLines(view: View, columns: number, rows: number): string[] {
   const tasks = allTasks(view);
   const parts = blocks(view);
   if (!view.hosts?.length && tasks.length === 0) return [paint.dim(fit("  no tasks: n starts a command here, o loads a saved session", columns))];
   if (tasks.length > 0 && parts.every((b) => b.rows.length === 0)) return [paint.dim(fit("  nothing matches the filter (esc clears it)", columns))];
   const idWidth = Math.max(1, ...tasks.map((t) => String(t.id).length));
+  const stateWidth = view.grouping === "id" ? Math.min(STATE_COLUMN_MAX, Math.max(...tasks.map((t) => textWidth(stateText(t))))) : 0;
   const lines = parts.flatMap((block) => [
     ...(block.heading ? [{ text: hostRow(block.heading, columns, view.now), cursor: false, counted: false }] : []),
     ...block.rows.map((row) => {
@@ -347,7 +361,7 @@ function listLines(view: View, columns: number, rows: number): string[] {
         return { text: sectionRow(row.section, columns, cursor, picked), cursor, counted: false };
       }
       const key = taskKey(row.task.id, row.host);
-      const marks = { cursor, picked: view.picked.has(key), moved: view.moved.get(key) ?? null };
+      const marks = { cursor, picked: view.picked.has(key), moved: view.moved.get(key) ?? null, stateWidth };
       return { text: taskRow(row.task, columns, idWidth, view.now, marks), cursor, counted: true };
     }),
   ]);

@@ -1,39 +1,25 @@
 // The dashboard: the fleet as a live list under the shell's last output, redrawn in place on every
 // task event, with one key per action (cli.md, Dashboard; docs/dashboard.md has every key). It is a
 // client like any other: it subscribes to the daemon's events, and acts through the same ops as the CLI.
-// The cursor rests on a row by its key (a task's id, a section's title), never by its position, so a
-// task that changes section (turns waiting, idle, finished) takes the cursor along when it is the
-// one under it and leaves it alone otherwise; a task that moved is marked for a few seconds.
-import { attachSession } from "./ui-attach.ts";
+// Its parts: the cursor, the selection, the filter and jumps (ui-dashboard-cursor.ts); the fleets
+// and how their rows move (ui-dashboard-fleets.ts, ui-dashboard-moves.ts); keys that come as a paste
+// (ui-dashboard-burst.ts); what borrows the terminal (ui-dashboard-lent.ts).
+import { attachFromList, pickAndLoad } from "./ui-dashboard-lent.ts";
 import { DEFAULT_DETACH_KEY, attachStatusSetting, type DetachKey } from "./ui-attach-settings.ts";
 import { crashNoticeText, DaemonClient } from "./client.ts";
 import { hostInUse, hostsMayBeAdded } from "./client-target.ts";
-import { EXIT, UserError, errorMessage } from "./errors.ts";
+import { errorMessage } from "./errors.ts";
 import { label } from "./task-labels.ts";
-import { age, stateText } from "./ui-format.ts";
-import {
-  GROUPINGS,
-  ORDERS,
-  type Order,
-  allTasks,
-  dashboardLines,
-  filterCursor,
-  helpRows,
-  screenRows,
-  sectionOf,
-  sections,
-  taskKey,
-  type Grouping,
-  useInTitle,
-  type HostBlock,
-  type Row,
-  type View,
-} from "./ui-dashboard-view.ts";
-import { helpScrollMax } from "./ui-dashboard-keys.ts";
+import { age } from "./ui-format.ts";
+import { GROUPINGS, allTasks, dashboardLines, filterCursor, helpRows, taskKey, useInTitle, type Grouping, type Row, type View } from "./ui-dashboard-view.ts";
+import { helpScrollMax, helpScrolled } from "./ui-dashboard-keys.ts";
 import { KeyInput, keyEntry, keyName, type Key, type KeyId } from "./ui-keys.ts";
+import { ListCursor, jumpKey, taskAt, type Jump } from "./ui-dashboard-cursor.ts";
+import { LIST, type DashboardEnd, type DashboardOptions, type Mode } from "./ui-dashboard-mode.ts";
+import { Fleets } from "./ui-dashboard-fleets.ts";
 import { printable } from "./text-printable.ts";
 import type { CrashNotice, Notices, SnapshotError, TaskEvent, TaskInfo } from "./wire-protocol.ts";
-import { KEEP_HINT, killOrRemove, newCommand, recoverLost, regroup, rename, rerun, save, tag, type Desk } from "./ui-dashboard-actions.ts";
+import { stopQuestion, killOrRemove, newCommand, recoverLost, regroup, rename, rerun, save, tag, type Desk } from "./ui-dashboard-actions.ts";
 import { askLine, PROMPT_ROWS } from "./ui-prompt.ts";
 import { openHistoryInPager } from "./ui-history-pager.ts";
 import { Region } from "./ui-render.ts";
@@ -42,23 +28,13 @@ import { bellSetting, confirmSetting } from "./settings.ts";
 import { WaitSignals } from "./ui-dashboard-waits.ts";
 import { HostFleet } from "./ui-dashboard-hosts.ts";
 import { CLEAR_SCREEN } from "./text-ansi.ts";
+import { BURST_NOTICE, BurstGuard, PASTE_MARKS_OFF, PASTE_MARKS_ON } from "./ui-dashboard-burst.ts";
 
 /** Ages tick; every other change (idle included) arrives as an event. */
 const AGE_TICK_MS = 1_000;
-/** How long a task that changed section keeps its ↑/↓ mark. */
-const MOVED_MS = 5_000;
 
-export type DashboardEnd = "detached" | "quit" | "lost";
-
-export interface DashboardOptions {
-  foreground?: boolean;
-  /** A first status line, e.g. what `fleetcom NAME` loaded. */
-  status?: string | undefined;
-  /** For every attach from here (`--detach-key`). */
-  detachKey?: DetachKey | undefined;
-}
-
-export async function runDashboard(options: DashboardOptions = {}): Promise<{ end: DashboardEnd; running: number }> {
+/** How the dashboard ended, the tasks it left running (this machine's), and the added hosts it showed (Q leaves theirs running). */
+export async function runDashboard(options: DashboardOptions = {}): Promise<{ end: DashboardEnd; running: number; hosts: string[] }> {
   const dashboard = new Dashboard(options);
   try {
     return await dashboard.run();
@@ -67,51 +43,19 @@ export async function runDashboard(options: DashboardOptions = {}): Promise<{ en
   }
 }
 
-/** The keys that still move the cursor while the filter is typed. */
-const MOVING_KEYS = new Set<string>(["up", "down", "pageup", "pagedown", "home", "end"] satisfies KeyId[]);
-
-/**
- * What the keys do and what shows beside the list, one at a time. `lent`: a prompt, the pager, the
- * session picker or attached mode has the terminal, nothing draws, and `back` is the mode it comes
- * back to; `ended`: the dashboard has returned, and a late reply or event must not draw over what follows.
- */
-type Mode =
-  | { kind: "list" }
-  | { kind: "filtering" }
-  /** `12⏎` (digits only) or `:gpu1:12⏎` (a reference: a host's name, `:`, digits). */
-  | { kind: "jumping"; typed: string; takes: "digits" | "reference" }
-  | { kind: "help"; scroll: number }
-  | { kind: "peek"; key: string; task: TaskInfo; title: string; text: string }
-  | { kind: "confirming"; answer: (yes: boolean) => void }
-  | { kind: "lost" }
-  | { kind: "quitting" }
-  | { kind: "lent"; back: Mode }
-  | { kind: "ended" };
-
-const LIST: Mode = { kind: "list" };
-
 class Dashboard implements Desk {
-  private readonly tasks = new Map<number, TaskInfo>();
-  private readonly region = new Region();
-  private readonly keys = new KeyInput();
   readonly here = currentDirectory();
   grouping: Grouping = "state";
-  order: Order = "id";
-  /** The key of the row under the cursor; null until the first draw puts it on the first task. */
-  private cursor: string | null = null;
-  /** Where the cursor's row was, for when that row goes away (its task removed or filtered out). */
-  private cursorIndex = 0;
-  /**
-   * Home or End was the last key: the cursor stays on the first or the last row while rows come and
-   * go (tasks turning idle push a new last row every second), until the next key. What the user
-   * pressed wins over keeping the cursor on its task.
-   */
-  private pinned: "first" | "last" | null = null;
-  /** Selected tasks, by taskKey. */
-  readonly picked = new Set<string>();
-  /** Tasks that just changed section, by taskKey. */
-  private readonly moved = new Map<string, { way: "up" | "down"; until: number }>();
-  private filter = "";
+  /** This machine's fleet and the added hosts' (ui-dashboard-fleets.ts). */
+  private readonly fleets = new Fleets(() => this.grouping, this.here);
+  private readonly tasks = this.fleets.local;
+  private readonly region = new Region();
+  private readonly keys = new KeyInput();
+  /** The cursor, the selection and the filter (ui-dashboard-cursor.ts). */
+  private readonly list = new ListCursor();
+  /** Keys faster than a person types are not actions (ui-dashboard-burst.ts). */
+  private readonly bursts = new BurstGuard();
+  readonly picked = this.list.picked;
   private mode: Mode = LIST;
   private status: View["status"];
   /** The task (its taskKey) whose peek is open or on its way: a reply that comes after a key closed it is dropped. */
@@ -122,12 +66,12 @@ class Dashboard implements Desk {
   private finish!: (end: DashboardEnd) => void;
   /** The connection to this machine's daemon (with `--host`, to that host's). */
   client!: DaemonClient;
-  /** The added hosts' fleets, each through a kept link of its own (ui-dashboard-hosts.ts); none with `--host`. */
-  private hostFleets: HostFleet[] = [];
   /** The previous fleet ended without a clean stop and is not recovered: `L` recovers it. */
   private crash: CrashNotice | null = null;
   /** Recovery snapshots are failing: shown under the header for as long as they do. */
   private snapshotError: SnapshotError | null = null;
+  /** What stopped a task's log writes (a full disk), as the daemon said when the dashboard connected. */
+  private logError: string | null = null;
   /** The bell and the title that tell the host terminal about waits (ui-dashboard-waits.ts). */
   private readonly waits = new WaitSignals((bytes) => process.stdout.write(bytes), bellSetting());
 
@@ -141,7 +85,7 @@ class Dashboard implements Desk {
 
   close(): void {
     this.client?.close();
-    for (const fleet of this.hostFleets) fleet.close();
+    for (const fleet of this.fleets.hosts) fleet.close();
   }
 
   /**
@@ -157,50 +101,25 @@ class Dashboard implements Desk {
     };
     // Left already (a quick q): nothing is linked, so nothing is left to close.
     if (this.mode.kind === "ended") return;
-    this.hostFleets = readHosts().map((host) => new HostFleet(host, listener, hostAnswerBoundMs()));
-    for (const fleet of this.hostFleets) void fleet.connect();
+    this.fleets.hosts = readHosts().map((host) => new HostFleet(host, listener, hostAnswerBoundMs()));
+    for (const fleet of this.fleets.hosts) void fleet.connect();
     this.drawSoon();
   }
 
   get hostNames(): string[] {
-    return this.hostFleets.map((f) => f.name);
-  }
-
-  /** The host `task` was heard from; null for this machine's (or, with `--host`, that host's) fleet. */
-  private fleetOf(task: TaskInfo): HostFleet | null {
-    return this.hostFleets.find((f) => f.owns(task)) ?? null;
+    return this.fleets.hostNames;
   }
 
   clientOf(task: TaskInfo): DaemonClient {
-    return this.clientOn(this.fleetOf(task)?.name ?? null);
+    return this.clientOn(this.fleets.fleetOf(task)?.name ?? null);
   }
 
   clientOn(host: string | null): DaemonClient {
-    if (host === null) return this.client;
-    const fleet = this.hostFleets.find((f) => f.name === host);
-    if (fleet?.client) return fleet.client;
-    throw new UserError(`${host} is unreachable${fleet?.link.kind === "unreachable" ? ` (${fleet.link.reason})` : ""}`, EXIT.unreachable);
+    return this.fleets.clientOn(host, this.client);
   }
 
   ref(task: TaskInfo): string {
-    const host = this.fleetOf(task)?.name;
-    return host ? `${host}:${task.id}` : String(task.id);
-  }
-
-  private keyOf(task: TaskInfo): string {
-    return taskKey(task.id, this.fleetOf(task)?.name ?? null);
-  }
-
-  /** The added hosts' blocks for the view; undefined when none is shown. */
-  private hostBlocks(): HostBlock[] | undefined {
-    return this.hostFleets.length ? this.hostFleets.map((f) => f.block()) : undefined;
-  }
-
-  /** Every task shown, this machine's first, each with its key. */
-  private everyTask(): { key: string; task: TaskInfo }[] {
-    const local = [...this.tasks.values()].sort((a, b) => a.id - b.id).map((task) => ({ key: taskKey(task.id), task }));
-    const remote = this.hostFleets.flatMap((f) => [...f.tasks.values()].sort((a, b) => a.id - b.id).map((task) => ({ key: taskKey(task.id, f.name), task })));
-    return [...local, ...remote];
+    return this.fleets.ref(task);
   }
 
   /** Connects (starting a daemon when `autostart`), subscribes, and learns what the header must say. */
@@ -221,16 +140,12 @@ class Dashboard implements Desk {
     };
     this.client?.close();
     this.client = client;
-    await client.subscribe(
-      (tasks) => {
-        this.tasks.clear();
-        for (const task of tasks) this.tasks.set(task.id, task);
-      },
-      { resources: true },
-    );
+    // The dashboard shows each task's CPU and memory: the daemon samples them while it is subscribed.
+    await client.subscribe((tasks) => this.fleets.replaceLocal(tasks), { resources: true });
     const status = await client.request("status");
     this.crash = status.crash;
     this.snapshotError = status.snapshotError;
+    this.logError = status.history.logError ?? null;
     if (this.mode.kind === "lost") this.mode = LIST;
   }
 
@@ -266,7 +181,7 @@ class Dashboard implements Desk {
     }
   }
 
-  async run(): Promise<{ end: DashboardEnd; running: number }> {
+  async run(): Promise<{ end: DashboardEnd; running: number; hosts: string[] }> {
     const done = new Promise<DashboardEnd>((resolve) => (this.finish = resolve));
     this.keys.rawAhead();
     try {
@@ -275,7 +190,7 @@ class Dashboard implements Desk {
       this.keys.cookedAgain();
       throw error;
     }
-    const onKey = (key: Key) => void this.onKey(key).catch((error) => this.say(errorMessage(error), true));
+    const onKey = (key: Key, read: readonly Key[]) => void this.onKey(key, read).catch((error) => this.say(errorMessage(error), true));
     const onResize = () => this.redrawFromTop();
     const tick = setInterval(() => this.draw(), AGE_TICK_MS);
     // A polite kill gets the terminal back in shape, as q would.
@@ -283,6 +198,7 @@ class Dashboard implements Desk {
     process.once("SIGTERM", onTerm);
     this.keys.push(onKey);
     process.stdout.on("resize", onResize);
+    process.stdout.write(PASTE_MARKS_ON);
     this.draw();
     void this.linkHosts().catch((error) => this.say(errorMessage(error), true));
     const end = await done;
@@ -292,8 +208,9 @@ class Dashboard implements Desk {
     process.stdout.off("resize", onResize);
     this.keys.pop(onKey);
     this.region.clear();
+    process.stdout.write(PASTE_MARKS_OFF);
     this.waits.end();
-    return { end, running: this.everyTask().filter(({ task }) => task.state === "running").length };
+    return { end, running: this.fleets.everyTask().filter(({ task }) => task.state === "running").length, hosts: this.hostNames };
   }
 
   // ---- the fleet ---------------------------------------------------------------------------
@@ -311,17 +228,7 @@ class Dashboard implements Desk {
     if (event.event === "removed") this.picked.delete(key);
     // Attached mode, the pager and the prompts have the terminal meanwhile: attached mode says so itself.
     if (this.terminalOurs()) this.waits.changed(before, event.event === "removed" ? null : event.task);
-    // A task that changes section moves on screen (rare: output alone never does it): mark it, with
-    // the way it went in the order of its host's sections, the one it left counted as still there.
-    const fleet = host === null ? null : this.hostFleets.find((f) => f.name === host);
-    const home = fleet ? fleet.host.home : process.env.HOME;
-    const [from, to] =
-      before && event.event !== "removed" ? [sectionOf(before, this.grouping, home), sectionOf(event.task, this.grouping, home)] : [null, null];
-    if (from !== to && from !== null && to !== null) {
-      const tasks = fleet ? fleet.tasks : this.tasks;
-      const order = sections([...tasks.values(), before!], this.grouping, home, fleet ? undefined : this.here).map((s) => s.title);
-      this.moved.set(key, { way: order.indexOf(to) < order.indexOf(from) ? "up" : "down", until: Date.now() + MOVED_MS });
-    }
+    this.fleets.changed(key, host, event.task, event.event === "removed");
     if (this.peekWanted === key && event.event !== "removed") void this.loadPeek(event.task);
     this.drawSoon();
   }
@@ -337,42 +244,7 @@ class Dashboard implements Desk {
   }
 
   private rows(): Row[] {
-    return screenRows({
-      tasks: [...this.tasks.values()],
-      grouping: this.grouping,
-      order: this.order,
-      filter: this.filter,
-      home: process.env.HOME,
-      here: this.here,
-      hosts: this.hostBlocks(),
-    });
-  }
-
-  /**
-   * Where the cursor is among `rows`: on its row, or at the end Home or End pinned it to. When its
-   * row went away (its task removed or filtered out) it is on the row now where it was; at first, on
-   * the first task.
-   */
-  private cursorAt(rows: Row[]): number {
-    const at = this.pinned === "first" ? 0 : this.pinned === "last" ? rows.length - 1 : rows.findIndex((r) => r.key === this.cursor);
-    if (at !== -1) return at;
-    return this.cursor === null
-      ? Math.max(
-          0,
-          rows.findIndex((r) => r.task !== null),
-        )
-      : Math.min(this.cursorIndex, rows.length - 1);
-  }
-
-  private rowUnderCursor(rows = this.rows()): Row | undefined {
-    return rows[this.cursorAt(rows)];
-  }
-
-  /** Each frame keeps the cursor on the row it is drawn on, so it stays there while rows come and go. */
-  private settleCursor(rows: Row[]): void {
-    const at = this.cursorAt(rows);
-    this.cursor = rows[at]?.key ?? null;
-    this.cursorIndex = Math.max(0, at);
+    return this.fleets.rows(this.list.filter);
   }
 
   /** The mode once the terminal is ours again: the one under a lent terminal. */
@@ -397,10 +269,13 @@ class Dashboard implements Desk {
   private async lend<T>(use: () => Promise<T>): Promise<T> {
     const lent = { kind: "lent" as const, back: this.mode };
     this.mode = lent;
+    // A prompt, the pager or the task takes a paste as it comes.
+    process.stdout.write(PASTE_MARKS_OFF);
     try {
       return await use();
     } finally {
       if (this.mode === lent) this.mode = lent.back;
+      if (this.mode.kind !== "ended") process.stdout.write(PASTE_MARKS_ON);
     }
   }
 
@@ -408,18 +283,17 @@ class Dashboard implements Desk {
 
   private view(): View {
     const now = Date.now();
-    for (const [key, mark] of this.moved) if (mark.until <= now) this.moved.delete(key);
     const { mode } = this;
     return {
-      tasks: [...this.tasks.values()],
-      hosts: this.hostBlocks(),
+      tasks: this.fleets.shownLocal(now),
+      hosts: this.fleets.hostBlocks(),
       notices: this.notices(),
       grouping: this.grouping,
-      order: this.order,
-      cursor: this.cursor,
+      order: this.fleets.order,
+      cursor: this.list.key,
       picked: this.picked,
-      moved: new Map([...this.moved].map(([key, mark]) => [key, mark.way])),
-      filter: this.filter,
+      moved: this.fleets.moves.ways(now),
+      filter: this.list.filter,
       filtering: mode.kind === "filtering",
       jump: mode.kind === "jumping" ? mode.typed : null,
       foreground: !!this.options.foreground,
@@ -435,19 +309,20 @@ class Dashboard implements Desk {
   /** What the lines under the header say: a lost connection, a lost previous fleet, failing snapshots. */
   private notices(): { text: string; error: boolean }[] {
     const now = Date.now();
-    const lines: { text: string; error: boolean }[] = [];
-    if (this.mode.kind === "lost") lines.push({ text: "lost the connection to the daemon — r reconnects (starting a daemon), q leaves", error: true });
-    if (this.crash) lines.push({ text: crashNoticeText(this.crash, now, "L recovers it"), error: true });
-    if (this.snapshotError)
-      lines.push({ text: `recovery snapshots failing for ${age(this.snapshotError.since, now)}: ${this.snapshotError.message}`, error: true });
-    for (const host of this.hostFleets) lines.push(...host.noticeLines(now).map((text) => ({ text, error: true })));
-    return lines;
+    const texts = [
+      ...(this.mode.kind === "lost" ? ["lost the connection to the daemon — r reconnects (starting a daemon), q leaves"] : []),
+      ...(this.crash ? [crashNoticeText(this.crash, now, "L recovers it")] : []),
+      ...(this.snapshotError ? [`recovery snapshots failing for ${age(this.snapshotError.since, now)}: ${this.snapshotError.message}`] : []),
+      ...(this.logError ? [`log writes stopped: ${this.logError} (the task runs on)`] : []),
+      ...this.fleets.hosts.flatMap((host) => host.noticeLines(now)),
+    ];
+    return texts.map((text) => ({ text, error: true }));
   }
 
   private draw(reserve = 0): void {
     if (!this.terminalOurs()) return;
-    this.waits.title(allTasks({ tasks: [...this.tasks.values()], hosts: this.hostBlocks() }));
-    this.settleCursor(this.rows());
+    this.waits.title(allTasks({ tasks: [...this.tasks.values()], hosts: this.fleets.hostBlocks() }));
+    this.list.settle(this.rows());
     const view = this.view();
     const lines = dashboardLines(view, this.region.columns, this.region.height - 1 - reserve);
     this.region.draw(lines, filterCursor(view, lines));
@@ -478,15 +353,16 @@ class Dashboard implements Desk {
   }
 
   showTask(id: number, host: string | null): void {
-    this.cursor = taskKey(id, host);
+    this.list.key = taskKey(id, host);
   }
 
   // ---- keys --------------------------------------------------------------------------------
 
-  private async onKey(key: Key): Promise<void> {
+  private async onKey(key: Key, read: readonly Key[] = [key]): Promise<void> {
+    if (this.dropsBurst(key, read)) return;
     // Home and End hold the cursor to their end until the next key, whatever that key is: the cursor
     // is then where the user saw it last.
-    this.pinned = null;
+    this.list.pinned = null;
     const { mode } = this;
     const name = keyName(key);
     switch (mode.kind) {
@@ -519,10 +395,33 @@ class Dashboard implements Desk {
       this.mode = name === ":" ? { kind: "jumping", typed: "", takes: "reference" } : { kind: "jumping", typed: name, takes: "digits" };
       return this.draw();
     }
-    const row = this.rowUnderCursor();
+    const row = this.list.row(this.rows());
     const action = keyEntry(this.actions, name);
     if (action) await action(row);
     else if (name === "x" && row) this.status = { text: "press X (uppercase) to kill or remove a task", error: false };
+    this.draw();
+  }
+
+  /**
+   * Whether `key` is one of a burst's (ui-dashboard-burst.ts), judged once for the read it came in.
+   * A burst is no action and answers no question; while the filter is typed only its text counts.
+   */
+  private dropsBurst(key: Key, read: readonly Key[]): boolean {
+    const { mode } = this;
+    // Lost, only r (reconnect) and q (leave) do anything, and neither loses anything.
+    if (mode.kind === "lent" || mode.kind === "ended" || mode.kind === "quitting" || mode.kind === "lost") return false;
+    const { dropped, fresh } = this.bursts.judge(read, mode.kind === "filtering" || mode.kind === "jumping");
+    if (dropped && fresh && mode.kind !== "filtering") this.sayBurst(mode);
+    return dropped && (mode.kind !== "filtering" || (key.name !== "char" && key.name !== "space"));
+  }
+
+  /** Says what a burst was taken for; a question stays open above it. */
+  private sayBurst(mode: Mode): void {
+    if (mode.kind !== "confirming") {
+      this.mode = LIST;
+      this.peekWanted = null;
+      this.tell(BURST_NOTICE, true);
+    } else if (!this.status?.text.endsWith(BURST_NOTICE)) this.tell(`${this.status?.text ?? ""}\n${BURST_NOTICE}`);
     this.draw();
   }
 
@@ -531,38 +430,28 @@ class Dashboard implements Desk {
     k: () => this.move(-1),
     down: () => this.move(1),
     j: () => this.move(1),
-    home: () => {
-      this.pinned = "first";
-    },
-    end: () => {
-      this.pinned = "last";
-    },
+    home: () => void (this.list.pinned = "first"),
+    end: () => void (this.list.pinned = "last"),
     pageup: () => this.move(-this.page()),
     pagedown: () => this.move(this.page()),
-    "/": () => {
-      this.mode = { kind: "filtering" };
-    },
-    "?": () => {
-      this.mode = { kind: "help", scroll: 0 };
-    },
-    escape: () => this.escape(),
-    v: (row) => row && this.toggle(row),
-    V: () => this.toggleAll(),
+    "/": () => void (this.mode = { kind: "filtering" }),
+    "?": () => void (this.mode = { kind: "help", scroll: 0 }),
+    escape: () => this.list.escape(),
+    v: (row) => row && this.list.toggle(row, this.rows()),
+    V: () => this.list.toggleAll(this.rows()),
     enter: (row) => (row?.task ? this.attach(row.task) : row && this.tell("Enter attaches to a task; v on a title selects its section")),
     space: (row) => (row?.task ? this.openPeek(row.task) : row && this.tell("Space peeks at a task")),
     n: (row) => newCommand(this, row),
-    r: (row) => row && rerun(this, this.targets(row), row),
+    r: (row) => row && rerun(this, this.list.targets(row, this.fleets.everyTask()), row),
     R: (row) => (row?.task ? rename(this, row.task) : row && this.tell("R renames a task; g sets the group of every task in this section")),
-    g: (row) => row && regroup(this, this.targets(row), row),
-    m: (row) => row && tag(this, this.targets(row)),
-    X: (row) => row && killOrRemove(this, this.targets(row)),
+    g: (row) => row && regroup(this, this.list.targets(row, this.fleets.everyTask()), row),
+    m: (row) => row && tag(this, this.list.targets(row, this.fleets.everyTask())),
+    X: (row) => row && killOrRemove(this, this.list.targets(row, this.fleets.everyTask())),
     s: () => {
       this.grouping = GROUPINGS[(GROUPINGS.indexOf(this.grouping) + 1) % GROUPINGS.length]!;
-      this.moved.clear();
+      this.fleets.moves.regrouped();
     },
-    u: () => {
-      this.order = ORDERS[(ORDERS.indexOf(this.order) + 1) % ORDERS.length]!;
-    },
+    u: () => this.fleets.nextOrder(),
     w: () => save(this),
     o: () => this.openSessions(),
     // In foreground mode the supervisor is this process: leaving stops everything, so it asks as Q does.
@@ -575,21 +464,14 @@ class Dashboard implements Desk {
   };
 
   private move(by: number): void {
-    const rows = this.rows();
-    this.moveTo(this.cursorAt(rows) + by, rows);
+    this.list.move(by, this.rows());
   }
 
   /** A key while `?` shows: the scrolling keys scroll it when it does not fit, any other key closes it. */
   private helpKey(scroll: number, name: string): void {
     const max = helpScrollMax(this.detachKey.name, this.region.columns, helpRows({ notices: this.notices() }, this.region.height - 1), this.options.foreground);
-    const by: Partial<Record<KeyId, number>> = { up: -1, k: -1, down: 1, j: 1, pageup: -this.page(), pagedown: this.page(), home: -max, end: max };
-    const step = keyEntry(by, name);
-    this.mode = max === 0 || step === undefined ? LIST : { kind: "help", scroll: Math.min(max, Math.max(0, scroll + step)) };
-  }
-
-  private moveTo(index: number, rows = this.rows()): void {
-    const row = rows[Math.min(rows.length - 1, Math.max(0, index))];
-    if (row) this.cursor = row.key;
+    const to = helpScrolled(scroll, name, max, this.page());
+    this.mode = to === null ? LIST : { kind: "help", scroll: to };
   }
 
   /** A page: the rows the list shows, less the two it keeps for `⋮ N more`. */
@@ -599,94 +481,34 @@ class Dashboard implements Desk {
 
   /** Typing the filter: the rows narrow with each key; Enter keeps it, Esc clears it. */
   private filterKey(key: Key): void {
-    if (key.name === "escape" || key.name === "ctrl-c") {
-      this.filter = "";
-      this.mode = LIST;
-    } else if (key.name === "enter" || key.name === "tab") this.mode = LIST;
-    else if (key.name === "backspace") this.filter = [...this.filter].slice(0, -1).join("");
-    else if (key.name === "ctrl-u") this.filter = "";
-    else if ((key.name === "char" || key.name === "space") && key.text) this.filter += key.text;
-    else if (MOVING_KEYS.has(keyName(key))) void keyEntry(this.actions, key)?.(undefined);
+    const said = this.list.filterKey(key);
+    if (said === "done") this.mode = LIST;
+    else if (said === "moving") void keyEntry(this.actions, key)?.(undefined);
     this.draw();
   }
 
-  /**
-   * A key while `12⏎` or `:gpu1:12⏎` is typed: true when the key was theirs. Begun with a digit it
-   * takes digits only, so a letter after them is that letter's key; begun with `:` it takes a host's
-   * name and `:` too.
-   */
-  private jumpKey({ typed, takes }: Extract<Mode, { kind: "jumping" }>, key: Key): boolean {
-    this.mode = LIST;
-    const char = key.name === "char" ? key.text! : "";
-    if (/^[0-9]$/.test(char) || (takes === "reference" && /^[A-Za-z_:-]$/.test(char))) this.mode = { kind: "jumping", typed: typed + char, takes };
-    else if (key.name === "backspace") {
-      if (typed.length > 1) this.mode = { kind: "jumping", typed: typed.slice(0, -1), takes };
-    } else if (key.name === "enter") this.jumpTo(typed);
-    else if (key.name !== "escape") return false;
-    return true;
+  /** A key while `12⏎` or `:gpu1:12⏎` is typed: true when the key was theirs. */
+  private jumpKey(jump: Jump, key: Key): boolean {
+    const next = jumpKey(jump, key);
+    this.mode = typeof next === "object" ? { kind: "jumping", ...next } : LIST;
+    if (next === "go") this.jumpTo(jump.typed);
+    return next !== "not mine";
   }
 
-  /** `12⏎`: this machine's task 12, else the first host's that has one; `gpu1:12⏎`: gpu1's (`local:12`, this machine's). */
   private jumpTo(typed: string): void {
-    const found = this.taskAt(typed);
+    const found = taskAt(typed, this.fleets.everyTask(), this.hostNames);
     if (typeof found === "string") return void (this.status = { text: found, error: true });
     if (!this.rows().some((r) => r.key === found.key)) {
-      this.filter = "";
+      this.list.filter = "";
       this.status = { text: `the filter hid task ${this.ref(found.task)}: cleared it`, error: false };
     }
-    this.cursor = found.key;
-  }
-
-  /** The task `typed` names (`12`, `gpu1:12`, `local:12`), or why none. */
-  private taskAt(typed: string): { key: string; task: TaskInfo } | string {
-    const at = typed.lastIndexOf(":");
-    const id = typed.slice(at + 1);
-    if (!/^[0-9]+$/.test(id)) return `'${typed}' is not a task id (12, or HOST:12)`;
-    const tasks = this.everyTask();
-    if (at < 0) return tasks.find(({ task }) => task.id === Number(id)) ?? `no task ${id}`;
-    const host = typed.slice(0, at);
-    const fleet = host === "local" ? null : (this.hostFleets.find((f) => f.name === host) ?? undefined);
-    if (fleet === undefined) return `no host '${host}' (${["local", ...this.hostFleets.map((f) => f.name)].join(", ")})`;
-    const key = taskKey(Number(id), fleet?.name ?? null);
-    return tasks.find((t) => t.key === key) ?? `no task ${typed}`;
-  }
-
-  private escape(): void {
-    if (this.picked.size > 0) this.picked.clear();
-    else this.filter = "";
-  }
-
-  // ---- selection ---------------------------------------------------------------------------
-
-  /** `v`: a task in or out of the selection, then the next row (so a run of rows is v v v); a title: its section. */
-  private toggle(row: Row): void {
-    const keys = row.task ? [row.key] : row.section.tasks.map((t) => taskKey(t.id, row.host));
-    const all = keys.every((key) => this.picked.has(key));
-    for (const key of keys) {
-      if (all) this.picked.delete(key);
-      else this.picked.add(key);
-    }
-    if (row.task) this.move(1);
-  }
-
-  /** `V`: every task shown selected, or, when they all are, none. */
-  private toggleAll(): void {
-    const shown = this.rows().flatMap((r) => (r.task ? [r.key] : []));
-    const all = shown.length > 0 && shown.every((key) => this.picked.has(key));
-    this.picked.clear();
-    if (!all) for (const key of shown) this.picked.add(key);
-  }
-
-  /** What X, r, g and m act on: the selection, else the section under the cursor, else the task (ui-dashboard-actions.ts). */
-  private targets(row: Row): TaskInfo[] {
-    if (this.picked.size > 0) return this.everyTask().flatMap(({ key, task }) => (this.picked.has(key) ? [task] : []));
-    return row.task ? [row.task] : row.section.tasks;
+    this.list.key = found.key;
   }
 
   // ---- the peek, and the terminal lent -----------------------------------------------------
 
   private openPeek(task: TaskInfo): Promise<void> {
-    this.peekWanted = this.keyOf(task);
+    this.peekWanted = this.fleets.keyOf(task);
     return this.loadPeek(task);
   }
 
@@ -698,7 +520,7 @@ class Dashboard implements Desk {
   /** The peek's text, when it is opened and again after each event about its task (the pager may have the terminal meanwhile). */
   private async loadPeek(task: TaskInfo): Promise<void> {
     const rows = Math.max(3, this.region.height - 4);
-    const key = this.keyOf(task);
+    const key = this.fleets.keyOf(task);
     const { text, info } = await this.clientOf(task).request("peek", { task: { id: task.id }, lines: rows });
     if (this.peekWanted !== key) return;
     const { settled } = this;
@@ -736,41 +558,25 @@ class Dashboard implements Desk {
   }
 
   private async openSessions(): Promise<void> {
-    const { describePicked, pickSession } = await import("./ui-picker-sessions.ts");
     try {
-      const said = await this.lend(async () => {
-        const picked = await pickSession({ start: "saved", region: this.region, keys: this.keys, reserve: PROMPT_ROWS });
-        if (!picked) return null;
-        const hint = picked.kind === "recovery" ? `\n${KEEP_HINT}` : "";
-        return `${await describePicked(picked)}${hint}`;
-      });
+      const said = await this.lend(() => pickAndLoad(this.region, this.keys));
       if (said !== null) this.tell(said);
     } catch (error) {
       this.fail(error);
     }
   }
 
-  /** Attached mode on the task, through a connection of its own to the daemon it is on (its host's for a remote row). */
+  /** Attached mode on the task (ui-dashboard-lent.ts); back, the cursor is on the task attached last. */
   private async attach(task: TaskInfo): Promise<void> {
-    const fleet = this.fleetOf(task);
-    const host = fleet?.name ?? null;
     try {
-      const outcome = await this.lend(() => {
+      const came = await this.lend(() => {
         this.region.clear();
         this.keys.hold();
-        const options = { detachKey: this.detachKey, status: this.attachStatus, keepRawMode: true, ...(fleet && { host: fleet.host }) };
-        return attachSession({ id: task.id }, options);
+        return attachFromList(task, this.fleets.fleetOf(task), { detachKey: this.detachKey, status: this.attachStatus });
       });
-      this.attachStatus = outcome.statusShown ?? this.attachStatus;
-      // A chord may have moved attached mode to another task (of the same host): the cursor comes back on that one.
-      const last = outcome.kind === "detached" ? outcome.task : outcome.end.task;
-      if (last) this.cursor = taskKey(last.id, host);
-      if (outcome.kind === "ended") {
-        const { reason, task: ended } = outcome.end;
-        const ref = host === null ? String(ended.id) : `${host}:${ended.id}`;
-        const text = reason === "exited" ? `task ${ref} ${stateText(ended)}` : reason === "removed" ? `task ${ref} was removed` : "the daemon stopped";
-        this.status = { text, error: reason !== "exited" };
-      }
+      this.attachStatus = came.statusShown ?? this.attachStatus;
+      if (came.cursor) this.list.key = came.cursor;
+      if (came.said) this.status = came.said;
     } catch (error) {
       this.fail(error);
     } finally {
@@ -782,9 +588,10 @@ class Dashboard implements Desk {
 
   private async quit(): Promise<void> {
     const running = [...this.tasks.values()].filter((t) => t.state === "running").length;
-    if (!(await this.confirm(`stop ${running} task${running === 1 ? "" : "s"} and the daemon?`))) return this.say("nothing stopped");
+    if (!(await this.confirm(stopQuestion(running, this.hostNames)))) return this.say("nothing stopped");
     this.mode = { kind: "quitting" };
-    this.status = { text: `stopping ${this.tasks.size} task(s) and the daemon…`, error: false };
+    const what = this.hostNames.length ? `this machine's ${this.tasks.size} task(s) and its daemon` : `${this.tasks.size} task(s) and the daemon`;
+    this.status = { text: `stopping ${what}…`, error: false };
     this.draw();
     await this.client.request("shutdown").catch(() => {});
   }

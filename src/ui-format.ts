@@ -11,17 +11,32 @@ import { cut, textWidth } from "./text-width.ts";
 import { age } from "./text-age.ts";
 import { usageCell } from "./task-usage.ts";
 import { cpuCell, memCell, sampled } from "./task-resources.ts";
+import { readinessText } from "./task-ready.ts";
+import { countdownText, restartMark } from "./task-restart.ts";
 import { errnoCode } from "./errors.ts";
 import type { PushStatus } from "./wire-protocol.ts";
 
 export function glyph(task: TaskInfo): string {
+  if (task.attention?.state === "crash-loop") return "↯";
   if (task.attention) return "!";
+  if (waitsToRestart(task)) return "↻";
+  // A service whose readiness probe has not passed yet (docs/services.md).
+  if (task.state === "running" && task.readiness?.state === "starting") return "◌";
   if (task.state === "running") return task.idle ? "∙" : "✻";
   return task.exitCode === 0 && task.signal === null ? "✓" : "✗";
 }
 
-export function stateText(task: TaskInfo): string {
+/** The state, and `↻3` once a restart policy restarted the task. */
+export function stateText(task: TaskInfo, now = Date.now()): string {
+  return `${bareState(task, now)}${restartMark(task.restarts)}`;
+}
+
+function bareState(task: TaskInfo, now: number): string {
+  if (task.attention?.state === "crash-loop") return task.attention.message ?? "crash loop";
+  if (task.attention?.state === "not-ready") return task.attention.message ?? "not ready";
   if (task.attention) return ATTENTION_TEXT[task.attention.state];
+  if (waitsToRestart(task)) return countdownText(task.nextRestartAt, now);
+  if (task.state === "running" && task.readiness) return readinessText(task.readiness, true) ?? "active";
   if (task.state === "running") return task.idle ? "idle" : "active";
   // Stopped by fleetcom itself (over --max-memory): why, rather than the signal it took.
   if (task.stopReason) return `stopped: ${task.stopReason}`;
@@ -29,7 +44,30 @@ export function stateText(task: TaskInfo): string {
   return `exited ${task.exitCode}`;
 }
 
-const ATTENTION_TEXT = { input: "waiting: input", permission: "waiting: permission", bell: "waiting: bell" } as const;
+/** A restart policy will start it again (a daemon of an older version sends no `nextRestartAt` at all). */
+function waitsToRestart(task: TaskInfo): task is TaskInfo & { nextRestartAt: string } {
+  return typeof task.nextRestartAt === "string";
+}
+
+/** `restarting in 2s ↻3`, `↻3` or nothing: what a restart policy at work adds to a task's row or card. */
+export function restartText(task: TaskInfo, now = Date.now()): string {
+  const waiting = waitsToRestart(task) ? countdownText(task.nextRestartAt, now) : "";
+  return `${waiting}${restartMark(task.restarts)}`.trim();
+}
+
+/** ` · restarting in 2s ↻3` for a dashboard row, or nothing. */
+export function restartNote(task: TaskInfo, now = Date.now()): string {
+  const text = restartText(task, now);
+  return text === "" ? "" : ` · ${text}`;
+}
+
+/** A bell says only that the task wants its user, not what for. */
+const ATTENTION_TEXT = { input: "waiting: input", permission: "waiting: permission", bell: "asked for attention" } as const;
+
+/** The state, and for a waiting task how long its current wait has lasted: `waiting: input for 2m`. */
+export function stateSince(task: TaskInfo, now: number): string {
+  return task.attention ? `${stateText(task, now)} for ${age(task.attention.since, now)}` : stateText(task, now);
+}
 
 export { age } from "./text-age.ts";
 
@@ -79,7 +117,7 @@ function lsColumns(
     ...(verbose ? [printable(t.command)] : []),
     printable(t.worktree ? `${tildePath(t.cwd, home)} [${t.worktree.branch}]` : tildePath(t.cwd, home)),
     printable(t.group ?? ""),
-    stateText(t),
+    stateSince(t, now),
     age(t.startedAt, now),
     ...(use ? [cpuCell(t.cpu), memCell(t.rss)] : []),
     ...(use && verbose ? [counts(t.threads), counts(t.processes)] : []),
@@ -195,7 +233,7 @@ export function snapshotListRow(s: SnapshotInfo, now = Date.now()): string {
 }
 
 /** `killed task 3; 1 process escaped its group: pid 123 codex app-server`, one line per task that had any. */
-export function escapeReport(done: "killed" | "removed", tasks: readonly number[], escapees: readonly Escapee[]): string[] {
+export function escapeReport(done: "killed" | "removed" | "restarted", tasks: readonly number[], escapees: readonly Escapee[]): string[] {
   return tasks.flatMap((task) => {
     const mine = escapees.filter((e) => e.task === task);
     if (mine.length === 0) return [];

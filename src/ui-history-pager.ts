@@ -21,7 +21,12 @@ export function pagerCommand(pager: string | undefined): string {
  */
 export async function openHistoryInPager(client: DaemonClient, id: number): Promise<void> {
   const { text } = await client.request("peek", { task: { id }, history: true, ansi: true });
-  await page(text.length ? `${text}\n` : "", pagerCommand(process.env.PAGER));
+  await page(`${text.length ? `${text}\n` : ""}${restHint(id)}\n`, pagerCommand(process.env.PAGER));
+}
+
+/** The last line of the pager: the history is the scrollback, and where the rest is (docs/logs.md). */
+export function restHint(id: number): string {
+  return `\x1b[2m── the scrollback only: fleetcom logs ${id} prints all the task printed ──\x1b[0m`;
 }
 
 /** Runs `command` with `text` on its stdin and the terminal as its stdout; a pager quit before reading it all is no error. */

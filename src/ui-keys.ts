@@ -22,7 +22,10 @@ export type NamedKey =
   | "escape"
   | "backspace"
   | `ctrl-${Letter}`
-  | "ctrl-\\";
+  | "ctrl-\\"
+  /** What a terminal with bracketed paste on (`CSI ?2004h`) sends around pasted text. */
+  | "paste-start"
+  | "paste-end";
 
 export type Key = { name: "char"; text: string } | { name: "space"; text: " " } | { name: NamedKey; text?: undefined };
 
@@ -55,7 +58,17 @@ const NAMED: Readonly<Record<string, Key>> = {
 
 const CSI_FINAL: Readonly<Record<string, NamedKey>> = { A: "up", B: "down", C: "right", D: "left", H: "home", F: "end" };
 // `CSI n ~` keys: xterm and VT220 numbering, with rxvt's and the Linux console's Home and End.
-const TILDE: Readonly<Record<string, NamedKey>> = { "1": "home", "7": "home", "4": "end", "8": "end", "3": "delete", "5": "pageup", "6": "pagedown" };
+const TILDE: Readonly<Record<string, NamedKey>> = {
+  "1": "home",
+  "7": "home",
+  "4": "end",
+  "8": "end",
+  "3": "delete",
+  "5": "pageup",
+  "6": "pagedown",
+  "200": "paste-start",
+  "201": "paste-end",
+};
 
 export function decodeKeys(input: string): Key[] {
   const keys: Key[] = [];
@@ -98,7 +111,8 @@ function escapeSequence(input: string, at: number): [Key | null, number] {
   return [name ? { name } : null, end + 1 - at];
 }
 
-type KeyHandler = (key: Key) => void;
+/** A key, and every key of the read it came in (what arrived at once: a paste, keys typed faster than a person does). */
+type KeyHandler = (key: Key, read: readonly Key[]) => void;
 
 /**
  * Raw stdin, decoded, delivered to the innermost handler (the dashboard, then a picker opened over
@@ -111,7 +125,8 @@ export class KeyInput {
   private readonly onData = (chunk: Buffer | string) => {
     const handler = this.handlers[this.handlers.length - 1];
     if (!handler) return;
-    for (const key of decodeKeys(chunk.toString())) handler(key);
+    const keys = decodeKeys(chunk.toString());
+    for (const key of keys) handler(key, keys);
   };
 
   constructor(private readonly stdin: NodeJS.ReadStream = process.stdin) {}

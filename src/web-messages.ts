@@ -33,7 +33,11 @@ export interface Card {
   use: string;
   /** The last minute of its CPU as bars (task-resources.ts sparkline), "" when not sampled. */
   spark: string;
+  /** How long it has waited (the current wait, from when its attention was raised); null: not waiting. */
+  waited: string | null;
   running: boolean;
+  /** `restarting in 2s ↻3`, `↻3`, or "" (ui-format.ts restartText; docs/services.md). */
+  restart: string;
 }
 
 export interface FleetView {
@@ -47,10 +51,12 @@ export interface FleetView {
 }
 
 export type ServerMessage =
-  | { type: "hello"; write: boolean; keys: string[] }
+  /** `writeLink`, on a read-only page: the command that prints a link that may type. */
+  | { type: "hello"; write: boolean; keys: string[]; writeLink: string | null }
   | { type: "fleet"; view: FleetView }
   /** The whole screen of the viewed task, drawn into a terminal of this size (serializeForAttach). */
-  | { type: "screen"; task: number; host: string | null; cols: number; rows: number; data: string }
+  /** `fullScreen`: a full-screen program's (its alternate screen), which the page draws cell for cell. */
+  | { type: "screen"; task: number; host: string | null; cols: number; rows: number; fullScreen: boolean; data: string }
   | { type: "ended"; task: number; host: string | null; reason: string }
   /** The task's kept history (peek --history), plain and sanitised; `cut`: older lines were left out. */
   | { type: "history"; task: number; host: string | null; text: string; lines: number; cut: boolean }

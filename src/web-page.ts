@@ -32,11 +32,13 @@ function html(): string {
   <p id="summary">connecting…</p>
 </header>
 <main>
+  <section id="gate" hidden><p id="gate-text"></p></section>
   <section id="fleet" aria-label="tasks"></section>
   <section id="task" hidden>
-    <div class="bar"><button id="back">← Fleet</button><h2 id="task-title"></h2><button id="history-button">History</button></div>
+    <div class="bar"><button id="back">← Fleet</button><h2 id="task-title"></h2><button id="mode-button">Exact</button><button id="history-button">History</button></div>
     <p id="task-state"></p>
-    <div id="term"></div>
+    <div id="term"><div id="xterm"></div><pre id="screen-text" hidden></pre></div>
+    <p id="readonly" hidden></p>
     <div id="history-box" hidden><p id="history-note"></p><pre id="history"></pre></div>
     <div id="controls" hidden>
       <form id="send"><input id="text" autocomplete="off" placeholder="Type, then Send (Enter follows)"><button>Send</button></form>
@@ -76,9 +78,20 @@ button:active { background: #3a4350; }
 #history-box { background: #000; border-radius: 8px; padding: 4px 8px; }
 #history-note { color: var(--dim); font-size: 14px; margin: 4px 0; }
 #history { margin: 0; max-height: 70vh; overflow: auto; -webkit-overflow-scrolling: touch; white-space: pre-wrap; overflow-wrap: anywhere; font: 12px/1.3 ui-monospace, Menlo, monospace; }
-#history-button { margin-left: auto; }
+#mode-button { margin-left: auto; }
+#task .bar { gap: 6px; }
+#task .bar h2 { flex: 1; min-width: 0; }
+#task .bar button { flex: none; padding: 8px 10px; }
 .note { color: var(--dim); margin: 0 4px 8px; }
-#term { overflow-x: auto; background: #000; border-radius: 8px; padding: 4px; }
+#term { position: relative; overflow: hidden; background: #000; border-radius: 8px; padding: 4px; }
+#term.exact { overflow-x: auto; }
+/* In the text view the terminal stays in the page, unseen, so it keeps the screen and takes the keys typed. */
+#term.text #xterm { position: absolute; top: 0; left: 0; width: 1px; height: 1px; overflow: hidden; opacity: 0; pointer-events: none; }
+#screen-text { margin: 0; max-height: 65vh; overflow-y: auto; -webkit-overflow-scrolling: touch; white-space: pre-wrap; overflow-wrap: anywhere; font: 13px/1.35 ui-monospace, Menlo, monospace; }
+#readonly, #gate p { color: var(--dim); font-size: 14px; margin: 10px 2px; overflow-wrap: anywhere; }
+#gate { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 4px 14px; margin-top: 12px; }
+#gate p { color: var(--fg); font-size: 16px; }
+.card.waiting .age { color: var(--wait); }
 #send { display: flex; gap: 8px; margin-top: 10px; }
 #text { flex: 1; min-height: 48px; font: inherit; color: var(--fg); background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 0 12px; }
 #keys, .actions { display: flex; flex-wrap: wrap; gap: 8px; margin-top: 10px; }
@@ -103,6 +116,11 @@ function script(): string {
   const $ = (id) => document.getElementById(id);
   // viewing: the id of the task shown, on the host viewingHost (null: this machine).
   let ws = null, write = false, viewing = null, viewingHost = null, term = null, termSize = "", lastFleet = null, waitingIds = new Set(), first = true;
+  // What a spent login link was told by the web view (shown when this browser has no session either).
+  let loginSaid = null;
+  // How the screen is shown: null follows the screen (text for a shell's, exact for a full-screen
+  // app's), "text" or "exact" is the person's choice for this page.
+  let modeChoice = null, fullScreen = false;
 
   // The session token lives in this origin's storage (scheme, host and port): no page another user
   // serves on another port of this address can read it, and the browser sends it nowhere by itself.
@@ -115,21 +133,27 @@ function script(): string {
     history.replaceState(null, "", "/");
     const r = await fetch("/login", { method: "POST", headers: { "x-fleetcom-login": token }, cache: "no-store" }).catch(() => null);
     if (r && r.ok) localStorage.setItem(SESSION, (await r.json()).session);
+    else if (r && r.status === 401) loginSaid = await r.text();
   }
 
-  /** "in", "out" (no session, or one that is revoked), or "down" (the web view does not answer). */
+  /** "in", "out" (no session, or one that is revoked: said is the web view's word on it), or "down" (the web view does not answer). */
   async function sessionState(session) {
-    if (!session) return "out";
-    const r = await fetch("/session", { headers: { "x-fleetcom-session": session }, cache: "no-store" }).catch(() => null);
-    return r === null ? "down" : r.status === 204 ? "in" : r.status === 401 ? "out" : "down";
+    const r = await fetch("/session", { headers: session ? { "x-fleetcom-session": session } : {}, cache: "no-store" }).catch(() => null);
+    if (r === null) return { state: "down" };
+    if (r.status === 204) return { state: "in" };
+    return r.status === 401 ? { state: "out", said: await r.text() } : { state: "down" };
   }
 
   async function connect() {
     const session = localStorage.getItem(SESSION);
-    const state = await sessionState(session);
+    const { state, said } = await sessionState(session);
     if (state === "out") {
       localStorage.removeItem(SESSION);
-      $("summary").textContent = "not logged in: open a new URL from fleetcom web --url --port " + (location.port || "PORT");
+      $("summary").textContent = "not logged in";
+      $("gate-text").textContent = loginSaid ?? said;
+      $("gate").hidden = false;
+      $("fleet").hidden = true;
+      $("task").hidden = true;
       return;
     }
     if (state === "down") return reconnectSoon();
@@ -146,13 +170,22 @@ function script(): string {
   const taskName = (card) => (card.host === null ? "" : card.host + ":") + card.id;
 
   function receive(m) {
-    if (m.type === "hello") { write = m.write; keyButtons(m.keys); $("controls").hidden = !write; }
+    if (m.type === "hello") hello(m);
     else if (m.type === "fleet") showFleet(m.view);
     else if (m.type === "screen" && isViewed(m)) showScreen(m);
     else if (m.type === "ended" && isViewed(m)) $("task-state").textContent = "ended: " + m.reason;
     else if (m.type === "history" && isViewed(m)) showHistory(m);
     else if (m.type === "error") showError(m.message);
     else if (m.type === "daemon" && !m.connected) $("summary").textContent = "the daemon is not running; waiting for it…";
+  }
+
+  function hello(m) {
+    write = m.write;
+    keyButtons(m.keys);
+    $("controls").hidden = !write;
+    $("readonly").hidden = write;
+    $("readonly").textContent = write ? "" : "Read-only: this page can look but not type. For a link that may type, run on the machine: " + m.writeLink;
+    if (term) term.options.disableStdin = !write;
   }
 
   function showFleet(view) {
@@ -187,13 +220,14 @@ function script(): string {
 
   /** Sets a card's element to show the card, changing only the text that changed. */
   function fillCard(b, card) {
-    const waiting = card.glyph === "!";
+    const waiting = card.glyph === "!" || card.glyph === "↯";
     b.className = "card" + (waiting ? " waiting" : "");
     b.dataset.key = taskName(card);
     b.dataset.task = card.id;
     if (card.host !== null) b.dataset.host = card.host;
-    const line = card.message || (waiting ? [card.state, card.preview].filter(Boolean).join(" · ") : card.preview || card.state);
-    const texts = [card.glyph, taskName(card) + " " + card.label, card.use ? card.use + " · " + card.age : card.age, line];
+    const line = card.message || (waiting ? [card.state, card.preview].filter(Boolean).join(" · ") : (card.preview ? [card.preview, card.restart].filter(Boolean).join(" · ") : card.state));
+    const age = card.waited === null ? card.age : "waited " + card.waited;
+    const texts = [card.glyph, taskName(card) + " " + card.label, card.use ? card.use + " · " + age : age, line];
     texts.forEach((text, i) => { if (b.children[i].textContent !== text) b.children[i].textContent = text; });
     return b;
   }
@@ -214,8 +248,11 @@ function script(): string {
     viewing = id;
     viewingHost = host;
     termSize = "";
+    modeChoice = null;
+    fullScreen = false;
     if (term) term.reset();
     showHistoryBox(false);
+    showMode();
     $("task").hidden = false;
     if (matchMedia("(max-width: 899px)").matches) $("fleet").hidden = true;
     showTaskHead();
@@ -235,7 +272,8 @@ function script(): string {
     const card = findCard(viewing, viewingHost);
     $("task-title").textContent = card ? taskName(card) + " " + card.label : "task " + viewing;
     const use = card && card.use ? " · CPU " + card.spark + " " + card.use : "";
-    $("task-state").textContent = card ? card.glyph + " " + card.state + (card.message ? " · " + card.message : "") + " · " + card.age + use : "removed";
+    const age = card && (card.waited === null ? card.age : "waited " + card.waited);
+    $("task-state").textContent = card ? card.glyph + " " + card.state + (card.message ? " · " + card.message : "") + " · " + age + use : "removed";
     $("rerun").hidden = !card || card.running;
   }
 
@@ -243,13 +281,164 @@ function script(): string {
     if (!term) {
       // No link is ever followed from a task's screen: the handler xterm.js calls for an OSC 8 link does nothing.
       term = new Terminal({ cols: m.cols, rows: m.rows, scrollback: 0, disableStdin: !write, fontFamily: "ui-monospace, Menlo, monospace", fontSize: fontFor(m.cols), linkHandler: { activate() {} } });
-      term.open($("term"));
+      term.open($("xterm"));
       window.fleetcomTerm = term;
       term.onData((data) => { if (write && viewing !== null) send({ type: "input", data }); });
     }
     const size = m.cols + "x" + m.rows;
     if (size !== termSize) { term.options.fontSize = fontFor(m.cols); term.resize(m.cols, m.rows); termSize = size; }
-    term.write(m.data.replace(OSC, ""));
+    fullScreen = m.fullScreen;
+    term.write(m.data.replace(OSC, ""), showMode);
+  }
+
+  // A shell's or a log's screen is shown as text at a size a phone reads, its lines wrapped to the
+  // page (as History is, with the screen's colours); a full-screen app (the alternate screen: an
+  // agent's TUI, vim, top) is drawn exactly, cell for cell, since wrapping would break its boxes.
+  function mode() {
+    if (modeChoice !== null) return modeChoice;
+    return fullScreen ? "exact" : "text";
+  }
+
+  function showMode() {
+    const shown = mode();
+    $("term").className = shown;
+    $("task").dataset.mode = shown;
+    $("screen-text").hidden = shown !== "text";
+    $("mode-button").textContent = shown === "text" ? "Exact" : "Text";
+    if (shown === "text" && term) drawText();
+  }
+
+  /** The terminal's screen as text: wrapped rows joined, each line's trailing blanks and the empty lines at the end left out. */
+  function drawText() {
+    const box = $("screen-text");
+    const atEnd = box.scrollTop + box.clientHeight >= box.scrollHeight - 4;
+    const buffer = term.buffer.active;
+    const cell = buffer.getNullCell();
+    const lines = [];
+    for (let y = 0; y < buffer.length; y++) {
+      const row = buffer.getLine(y);
+      const runs = rowRuns(row, cell);
+      if (row.isWrapped && lines.length > 0) lines[lines.length - 1].push(...runs);
+      else lines.push(runs);
+    }
+    lines.forEach(trimEnd);
+    const columns = textColumns(box);
+    for (let i = 0; i < lines.length; i++) lines[i] = narrowed(lines[i], columns);
+    while (lines.length > 0 && lines[lines.length - 1].length === 0) lines.pop();
+    const text = document.createDocumentFragment();
+    lines.forEach((runs, i) => {
+      if (i > 0) text.append("\\n");
+      for (const run of runs) text.append(run.css === "" ? run.text : styled(run));
+    });
+    box.replaceChildren(text);
+    if (atEnd) box.scrollTop = box.scrollHeight;
+  }
+
+  /** How many characters of the text view fit across it. */
+  function textColumns(box) {
+    if (!textColumns.width) {
+      const probe = el("span", "", "0".repeat(10));
+      probe.style.whiteSpace = "pre";
+      box.append(probe);
+      textColumns.width = probe.getBoundingClientRect().width / 10;
+      probe.remove();
+    }
+    return textColumns.width > 0 ? Math.floor(box.clientWidth / textColumns.width) : Infinity;
+  }
+
+  // A rule (an agent's separator, a box's top and bottom) and the blanks that pad a box's row out to
+  // its right edge are there to fill the terminal's width: on a narrower page they give up what does
+  // not fit, so the box is drawn whole instead of wrapping over three lines.
+  const RULE = "─━═";
+  const EDGE = "│┃║";
+  function narrowed(runs, columns) {
+    const chars = [];
+    for (const run of runs) for (const ch of run.text) chars.push({ ch, css: run.css });
+    let excess = chars.length - columns;
+    if (excess <= 0) return runs;
+    const stretch = longestRule(chars) ?? edgePadding(chars);
+    if (stretch === null) return runs;
+    chars.splice(stretch.end - Math.min(excess, stretch.length - 1), Math.min(excess, stretch.length - 1));
+    const out = [];
+    for (const { ch, css } of chars) {
+      const last = out[out.length - 1];
+      if (last && last.css === css) last.text += ch;
+      else out.push({ text: ch, css });
+    }
+    return out;
+  }
+
+  /** The longest run of one rule character, four or more: its end (exclusive) and length. */
+  function longestRule(chars) {
+    let best = null;
+    for (let i = 0; i < chars.length; ) {
+      let j = i;
+      while (j < chars.length && chars[j].ch === chars[i].ch) j++;
+      if (RULE.includes(chars[i].ch) && j - i >= 4 && (best === null || j - i > best.length)) best = { end: j, length: j - i };
+      i = j;
+    }
+    return best;
+  }
+
+  /** The blanks before a row's closing edge (│), when the row ends on one. */
+  function edgePadding(chars) {
+    const last = chars.length - 1;
+    if (last < 1 || !EDGE.includes(chars[last].ch)) return null;
+    let i = last;
+    while (i > 0 && chars[i - 1].ch === " ") i--;
+    return last - i >= 2 ? { end: last, length: last - i } : null;
+  }
+
+  /** A row as runs of text of one style each; the second cell of a wide character is skipped. */
+  function rowRuns(row, cell) {
+    const runs = [];
+    for (let x = 0; x < row.length; x++) {
+      row.getCell(x, cell);
+      if (cell.getWidth() === 0) continue;
+      const text = cell.getChars() || " ";
+      const css = cellCss(cell);
+      const last = runs[runs.length - 1];
+      if (last && last.css === css) last.text += text;
+      else runs.push({ text, css });
+    }
+    return runs;
+  }
+
+  /** Blanks at a line's end are no text, unless they are coloured (a bar, a selection). */
+  function trimEnd(runs) {
+    while (runs.length > 0) {
+      const last = runs[runs.length - 1];
+      if (last.css.includes("background")) return;
+      last.text = last.text.trimEnd();
+      if (last.text !== "") return;
+      runs.pop();
+    }
+  }
+
+  function styled(run) {
+    const span = el("span", "", run.text);
+    span.style.cssText = run.css;
+    return span;
+  }
+
+  function cellCss(cell) {
+    let fg = colour(cell.isFgRGB(), cell.isFgPalette(), cell.getFgColor());
+    let bg = colour(cell.isBgRGB(), cell.isBgPalette(), cell.getBgColor());
+    if (cell.isInverse()) [fg, bg] = [bg ?? "#000000", fg ?? "#e6e6e6"];
+    return (fg ? "color:" + fg + ";" : "") + (bg ? "background:" + bg + ";" : "") + (cell.isBold() ? "font-weight:bold;" : "") +
+      (cell.isItalic() ? "font-style:italic;" : "") + (cell.isUnderline() ? "text-decoration:underline;" : "") + (cell.isDim() ? "opacity:.65;" : "");
+  }
+
+  // xterm.js's own 16 colours, then the 6x6x6 cube and the grey ramp of the 256.
+  const ANSI = ["#2e3436", "#cc0000", "#4e9a06", "#c4a000", "#3465a4", "#75507b", "#06989a", "#d3d7cf", "#555753", "#ef2929", "#8ae234", "#fce94f", "#729fcf", "#ad7fa8", "#34e2e2", "#eeeeec"];
+  const hex = (n) => n.toString(16).padStart(2, "0");
+  function colour(rgb, palette, value) {
+    if (rgb) return "#" + value.toString(16).padStart(6, "0");
+    if (!palette) return null;
+    if (value < 16) return ANSI[value];
+    if (value >= 232) { const g = 8 + 10 * (value - 232); return "#" + hex(g) + hex(g) + hex(g); }
+    const steps = [0, 95, 135, 175, 215, 255], n = value - 16;
+    return "#" + hex(steps[Math.floor(n / 36)]) + hex(steps[Math.floor(n / 6) % 6]) + hex(steps[n % 6]);
   }
   // Operating system commands (links, titles, the clipboard): a screen the web view sends has none, and one that did would lose them here.
   const OSC = /(?:\\x1b\\]|\\x9d)[^\\x07\\x1b\\x9c]*(?:\\x07|\\x1b\\\\|\\x9c)?/g;
@@ -262,7 +451,8 @@ function script(): string {
   }
 
   function showHistory(m) {
-    $("history-note").textContent = m.cut ? "the last " + m.lines + " lines (older ones left out: fleetcom peek --history prints them all)" : m.lines + " line" + (m.lines === 1 ? "" : "s");
+    const rest = "fleetcom logs " + m.task + " prints all it printed";
+    $("history-note").textContent = m.cut ? "the last " + m.lines + " lines (" + rest + ")" : m.lines + " line" + (m.lines === 1 ? "" : "s") + " of scrollback (" + rest + ")";
     const pre = $("history");
     pre.textContent = m.text;
     pre.scrollTop = pre.scrollHeight;
@@ -303,6 +493,9 @@ function script(): string {
   }
 
   $("back").onclick = close;
+  $("mode-button").onclick = () => { modeChoice = mode() === "text" ? "exact" : "text"; showMode(); };
+  // In the text view the unseen terminal still takes the keys: a tap on the screen gives it the focus.
+  $("term").onclick = () => term && write && term.focus();
   $("send").onsubmit = (e) => { e.preventDefault(); const t = $("text"); if (viewing !== null && t.value) { send(onTask({ type: "send", text: t.value })); t.value = ""; } };
   $("rerun").onclick = () => viewing !== null && send(onTask({ type: "rerun" }));
   $("kill").onclick = () => { const c = findCard(viewing, viewingHost); if (viewing !== null && confirm("Kill task " + (c ? taskName(c) + " (" + c.label + ")" : viewing) + "?")) send(onTask({ type: "kill" })); };

@@ -9,8 +9,9 @@
 // token in its origin's storage, which no page of another port can read. The page and its scripts
 // are the binary's, the same for everyone. A request must name a Host this view serves (DNS
 // rebinding), and one that says where it comes from (Origin) must come from this very page; the
-// WebSocket must say so. Without `--write` no message of the page reaches a task: typing, send,
-// keys, rerun and kill are refused here.
+// WebSocket must say so. Unless the view was started with `--write` or the page's session carries a
+// write grant (`fleetcom web --url --write`, web-token.ts), no message of the page reaches a task:
+// typing, send, keys, rerun and kill are refused here.
 import type { Server, ServerWebSocket } from "bun";
 import { DaemonClient } from "./client.ts";
 import { hostsMayBeAdded } from "./client-target.ts";
@@ -25,7 +26,8 @@ import { unknownKey } from "./term-keys.ts";
 import { printable } from "./text-printable.ts";
 import { ASSETS } from "./web-page.ts";
 import { type PageMessage, pageMessage, type ServerMessage } from "./web-messages.ts";
-import { isSession, tradeLoginToken } from "./web-token.ts";
+import { isSession, sessionGrant } from "./web-token.ts";
+import { empty, login, loginCommand, notLoggedIn } from "./web-login.ts";
 import { fleetView } from "./web-view.ts";
 import { OpenSlots, Overtaken } from "./client-open-slots.ts";
 import { refilteredScreen } from "./web-remote-screen.ts";
@@ -53,8 +55,7 @@ const AGES_INTERVAL_MS = 15_000;
 /** The page's WebSocket offers this subprotocol, and `session.TOKEN` beside it: the one header its script can set on an upgrade. */
 const PROTOCOL = "fleetcom";
 const SESSION_PROTOCOL = "session.";
-/** The headers the page's script sends its login token and its session token in (a request no other page can make without a preflight, never answered). */
-const LOGIN_HEADER = "x-fleetcom-login";
+/** The header the page's script sends its session token in (a request no other page can make without a preflight, never answered). */
 const SESSION_HEADER = "x-fleetcom-session";
 /** The WebSocket close code for a revoked session (4000-4999: the application's own). */
 const REVOKED = 4401;
@@ -70,6 +71,10 @@ const SESSION_CHECK_MS = 2_000;
 interface SocketData {
   /** The session token the WebSocket was opened with, checked again while it stays open. */
   session: string;
+  /** The view was started with --write, or the session carries a write grant. */
+  write: boolean;
+  /** For a read-only page: the command that prints a link that may type. */
+  writeLink: string | null;
   page: Page | null;
 }
 type Socket = ServerWebSocket<SocketData>;
@@ -117,7 +122,7 @@ function serve(options: WebOptions, fleet: FleetFeed): Server<SocketData> {
       backpressureLimit: 4 * 1024 * 1024,
       closeOnBackpressureLimit: true,
       open(ws) {
-        ws.data.page = new Page(ws, fleet, options.write);
+        ws.data.page = new Page(ws, fleet, ws.data.write, ws.data.writeLink);
       },
       message(ws, raw) {
         if (!isSession(ws.data.session)) return ws.close(REVOKED, "revoked");
@@ -131,20 +136,22 @@ function serve(options: WebOptions, fleet: FleetFeed): Server<SocketData> {
   });
 }
 
-const empty = (status: number, headers: Record<string, string> = {}) => new Response(null, { status, headers: { "cache-control": "no-store", ...headers } });
-
 function answer(request: Request, server: Server<SocketData>, options: WebOptions): Response | undefined {
   if (!servedHost(request.headers.get("host"), options.names)) return empty(421);
   const url = new URL(request.url);
   const origin = request.headers.get("origin");
   if (origin !== null && !sameOrigin(origin, request)) return empty(403);
-  if (url.pathname === "/login") return login(request);
-  if (url.pathname === "/session") return isSession(request.headers.get(SESSION_HEADER) ?? "") ? empty(204) : empty(401);
+  const here = { port: server.port, names: options.names };
+  if (url.pathname === "/login") return login(request, here);
+  if (url.pathname === "/session") return isSession(request.headers.get(SESSION_HEADER) ?? "") ? empty(204) : notLoggedIn(here, "session");
   if (url.pathname === "/ws") {
     const session = offeredSession(request);
-    if (session === null || !isSession(session)) return empty(401);
+    const grant = session === null ? null : sessionGrant(session);
+    if (session === null || grant === null) return notLoggedIn(here, "session");
     if (origin === null) return empty(403);
-    return server.upgrade(request, { data: { session, page: null }, headers: { "sec-websocket-protocol": PROTOCOL } }) ? undefined : empty(400);
+    const write = options.write || grant === "write";
+    const data = { session, write, writeLink: write ? null : loginCommand(here, true), page: null };
+    return server.upgrade(request, { data, headers: { "sec-websocket-protocol": PROTOCOL } }) ? undefined : empty(400);
   }
   // The page itself, the same for everyone: a URL with a login token loads it, and its script trades the token (/login).
   const asset = request.method === "GET" ? ASSETS[url.pathname] : undefined;
@@ -158,15 +165,6 @@ function answer(request: Request, server: Server<SocketData>, options: WebOption
       "referrer-policy": "no-referrer",
     },
   });
-}
-
-/** POST /login with a login token in LOGIN_HEADER: a session token for the page to keep, once; 401 for a token that is not (or no longer) good. */
-function login(request: Request): Response {
-  const token = request.headers.get(LOGIN_HEADER);
-  if (request.method !== "POST" || token === null) return empty(400);
-  const session = tradeLoginToken(token);
-  if (session === null) return empty(401);
-  return Response.json({ session }, { headers: { "cache-control": "no-store", "referrer-policy": "no-referrer" } });
 }
 
 /** The session token the WebSocket's subprotocols carry beside PROTOCOL, or null. */
@@ -369,10 +367,11 @@ class Page {
     private readonly ws: Socket,
     private readonly fleet: FleetFeed,
     private readonly write: boolean,
+    writeLink: string | null,
   ) {
     fleet.pages.add(this);
     fleet.showsUse(true);
-    this.send({ type: "hello", write, keys: write ? KEY_BUTTONS : [] });
+    this.send({ type: "hello", write, keys: write ? KEY_BUTTONS : [], writeLink });
     this.send({ type: "fleet", view: fleet.view() });
   }
 
@@ -398,7 +397,7 @@ class Page {
     }
     if (!pageMessage.allows(message)) return this.send({ type: "error", message: "not a message of this page" });
     if (message.type !== "view" && message.type !== "history" && !this.write)
-      return this.send({ type: "error", message: "read-only: start fleetcom web --write to type or act" });
+      return this.send({ type: "error", message: `read-only: open a link from ${this.ws.data.writeLink ?? "fleetcom web --url --write"} to type or act` });
     this.act(message).catch((error) => this.send({ type: "error", message: errorMessage(error) }));
   }
 
@@ -500,6 +499,7 @@ class Page {
  */
 class ScreenFeed {
   private nextIsScreen = false;
+  private fullScreen = false;
   private changed = false;
   private asked = false;
   closed = false;
@@ -521,7 +521,7 @@ class ScreenFeed {
     const client = await DaemonClient.open({ host, autostart: false, notices: false });
     const feed = new ScreenFeed(page, task, host?.name ?? null, client, info);
     client.handlers = {
-      screen: () => (feed.nextIsScreen = true),
+      screen: (follows) => feed.screenFollows(follows.fullScreen === true),
       data: (bytes) => feed.data(bytes),
       attachEnd: (end) => page.send({ type: "ended", task, host: feed.host, reason: end.reason }),
       closed: () => {
@@ -539,6 +539,12 @@ class ScreenFeed {
     return feed;
   }
 
+  /** The next data is a whole screen; `fullScreen`: of a full-screen program, which the page draws cell for cell. */
+  screenFollows(fullScreen: boolean): void {
+    this.nextIsScreen = true;
+    this.fullScreen = fullScreen;
+  }
+
   private data(bytes: Uint8Array): void {
     if (!this.nextIsScreen) {
       this.changed = true;
@@ -554,7 +560,8 @@ class ScreenFeed {
     this.drawnAt = `${size.cols}x${size.rows}`;
     // Another host's screen is drawn and serialized again here: the page gets what this machine's daemon would send.
     const screen = this.host === null ? { data: this.decoder.decode(bytes), cols: size.cols, rows: size.rows } : refilteredScreen(bytes, size.cols, size.rows);
-    this.page.send({ type: "screen", task: this.task, host: this.host, cols: screen.cols, rows: screen.rows, data: screen.data });
+    const { task, host, fullScreen } = this;
+    this.page.send({ type: "screen", task, host, cols: screen.cols, rows: screen.rows, fullScreen, data: screen.data });
   }
 
   private tick(): void {

@@ -3,6 +3,9 @@
 // visit within LOGIN_TOKEN_MINUTES of being made, which trades it for a session token (which the page
 // keeps, web-server.ts); `fleetcom web --revoke` empties the file,
 // so every token and cookie stops working, in a running web view too: the file is read per request.
+// A token carries its grant: a `write` one (`fleetcom web --url --write`) lets its page type into
+// tasks on a view started without --write. It is minted by the same user, through the same 0600 file,
+// who could have started that view with --write, so it widens nothing they could not already do.
 // Hashes are compared as plain strings: a timing difference says nothing about a token that is not
 // already known, since the attacker cannot choose what the hashes are.
 import { randomBytes } from "node:crypto";
@@ -14,11 +17,13 @@ import { FileRefused, readRegularFile } from "./files.ts";
 import { configDir } from "./paths.ts";
 
 type Kind = "login" | "session";
+/** What a session may do: look, or look and type (send, keys, rerun, kill). */
+export type Grant = "read" | "write";
 
 /** Far more entries than people make; past it the oldest go. */
 const MAX_ENTRIES = 1000;
 /** A login line carries when it was made (ms since the epoch): an unspent token is good this long, so a URL left in a log or a scrollback goes stale. */
-const LINE = /^(login [0-9a-f]{64} \d{1,15}|session [0-9a-f]{64})$/;
+const LINE = /^(login [0-9a-f]{64} \d{1,15}|session [0-9a-f]{64})( write)?$/;
 /** How long a printed login URL stays good unspent; `--help` and docs/web.md say it. */
 export const LOGIN_TOKEN_MINUTES = 10;
 
@@ -49,10 +54,13 @@ function save(lines: string[]): void {
   );
 }
 
-function mint(kind: Kind, lines: string[], now: number): { token: string; lines: string[] } {
+function mint(kind: Kind, grant: Grant, lines: string[], now: number): { token: string; lines: string[] } {
   const token = randomBytes(32).toString("base64url");
-  return { token, lines: [...lines, kind === "login" ? `login ${sha256Hex(token)} ${now}` : `session ${sha256Hex(token)}`] };
+  const line = kind === "login" ? `login ${sha256Hex(token)} ${now}` : `session ${sha256Hex(token)}`;
+  return { token, lines: [...lines, grant === "write" ? `${line} write` : line] };
 }
+
+const grantOf = (line: string): Grant => (line.endsWith(" write") ? "write" : "read");
 
 /** Still good at `now`: made no more than LOGIN_TOKEN_MINUTES before it (and not after it: a clock stepped back spends nothing). */
 function fresh(line: string, now: number): boolean {
@@ -60,10 +68,11 @@ function fresh(line: string, now: number): boolean {
   return made <= now && now - made <= LOGIN_TOKEN_MINUTES * 60_000;
 }
 
-/** A fresh login token for the URL; only its hash is kept, with when it was made. Expired ones are dropped. */
-export function newLoginToken(now = Date.now()): string {
+/** A fresh login token for the URL; only its hash is kept, with when it was made and its grant. Expired ones are dropped. */
+export function newLoginToken(now = Date.now(), grant: Grant = "read"): string {
   const { token, lines } = mint(
     "login",
+    grant,
     entries().filter((l) => !l.startsWith("login ") || fresh(l, now)),
     now,
   );
@@ -71,7 +80,7 @@ export function newLoginToken(now = Date.now()): string {
   return token;
 }
 
-/** The login token spent for a session token, or null when it is not one, is spent, or has expired. */
+/** The login token spent for a session token of the same grant, or null when it is not one, is spent, or has expired. */
 export function tradeLoginToken(token: string, now = Date.now()): string | null {
   const lines = entries();
   const prefix = `login ${sha256Hex(token)} `;
@@ -79,6 +88,7 @@ export function tradeLoginToken(token: string, now = Date.now()): string | null 
   if (spent === undefined || !fresh(spent, now)) return null;
   const session = mint(
     "session",
+    grantOf(spent),
     lines.filter((l) => l !== spent),
     now,
   );
@@ -87,7 +97,14 @@ export function tradeLoginToken(token: string, now = Date.now()): string | null 
 }
 
 export function isSession(token: string): boolean {
-  return entries().includes(`session ${sha256Hex(token)}`);
+  return sessionGrant(token) !== null;
+}
+
+/** What the session token grants, or null when it is none (never was, or revoked). */
+export function sessionGrant(token: string): Grant | null {
+  const line = `session ${sha256Hex(token)}`;
+  const found = entries().find((l) => l === line || l === `${line} write`);
+  return found === undefined ? null : grantOf(found);
 }
 
 /** Every login and session token stops working. */

@@ -4,7 +4,7 @@
 // wait. A host that cannot be reached is one line in place of its tasks.
 import { label } from "./task-labels.ts";
 import { header, sections } from "./ui-dashboard-view.ts";
-import { age, glyph, stateText } from "./ui-format.ts";
+import { age, glyph, restartText, stateText } from "./ui-format.ts";
 import { printable } from "./text-printable.ts";
 import { cpuCell, memCell, sampled, sparkline } from "./task-resources.ts";
 import type { Card, FleetView } from "./web-messages.ts";
@@ -52,12 +52,14 @@ function card(task: TaskInfo, host: string | null, now: number): Card {
     host,
     glyph: glyph(task),
     label: printable(label(task)),
-    state: stateText(task),
+    state: stateText(task, now),
     message: task.attention?.message ?? null,
     preview: printable(task.preview.trim()),
     age: age(task.endedAt ?? task.startedAt, now),
     use: sampled(task) ? `${cpuCell(task.cpu)} · ${memCell(task.rss)}` : "",
     spark: sparkline(task.cpuRecent ?? []),
+    waited: task.attention ? age(task.attention.since, now) : null,
     running: task.state === "running",
+    restart: restartText(task, now),
   };
 }

@@ -14,6 +14,12 @@ export type FrameKind = (typeof FrameKind)[keyof typeof FrameKind];
 export const MAX_CLIENT_FRAME = 4 * 1024 * 1024;
 /** What the daemon may send in one frame (a serialized screen with 100,000 lines of scrollback). */
 export const MAX_DAEMON_FRAME = 256 * 1024 * 1024;
+/**
+ * What a client takes in one frame from another host's daemon: that host is not this machine and may
+ * lie, so a frame announcing more is refused before any of it is held. Still a screen of 2,000 lines
+ * of scrollback many times over, and every reply `ls`, `peek` or `logs` gets.
+ */
+export const MAX_REMOTE_FRAME = 32 * 1024 * 1024;
 
 const HEADER = 5;
 

@@ -5,8 +5,11 @@
 import { schema } from "./validator.ts";
 import type { Attention } from "./task-attention.ts";
 import type { TokenUsage } from "./task-usage.ts";
+import type { RestartPolicy } from "./task-restart.ts";
 import type { SettingChange, Settings } from "./settings.ts";
-import { recipeEntry, type RecipeEntry, type WorktreeRecord, worktreeRecord } from "./recipe.ts";
+import { recipeEntry, type RecipeEntry, restartPolicy, type WorktreeRecord, worktreeRecord } from "./recipe.ts";
+import { serviceFields } from "./recipe-services.ts";
+import type { Readiness } from "./task-ready.ts";
 
 export type { RecipeEntry };
 
@@ -66,12 +69,19 @@ export const opArgs = {
       "env?": "Record<string, string>",
       /** `run --max-memory`: bytes of resident memory the task's group may use before it is stopped. */
       "maxMemory?": "number.integer > 0",
+      /** `run --ready-* --stop-*`: the task's readiness probe and stop (recipe-services.ts). */
+      "service?": serviceFields.type(),
+      /** `run --restart` and `--max-restarts` (task-restart.ts; 0: no limit). */
+      "restart?": restartPolicy.type(),
+      "maxRestarts?": "0 <= number.integer <= 1000000",
     }),
   ),
   load: schema("op.load", (type) => type({ entries: recipeEntry.type().array(), "again?": "boolean", "earlier?": "number.integer[]", "snapshot?": "string" })),
   kill: schema("op.kill", (type) => type({ tasks: taskRef.type().array().atLeastLength(1) })),
   rm: schema("op.rm", (type) => type({ tasks: taskRef.type().array().atLeastLength(1) })),
   rerun: schema("op.rerun", (type) => type({ task: taskRef.type() })),
+  /** Stop each task as `kill` does (no policy restarts it), then run it again in place, its history kept. */
+  restart: schema("op.restart", (type) => type({ tasks: taskRef.type().array().atLeastLength(1) })),
   tag: schema("op.tag", (type) => type({ task: taskRef.type() })),
   rename: schema("op.rename", (type) => type({ task: taskRef.type(), name: label })),
   group: schema("op.group", (type) => type({ task: taskRef.type(), group: label })),
@@ -81,6 +91,17 @@ export const opArgs = {
   peek: schema("op.peek", (type) => type({ task: taskRef.type(), "lines?": "number.integer > 0", "history?": "boolean", "ansi?": "boolean" })),
   history: schema("op.history", (type) => type({ "tasks?": taskRef.type().array(), "group?": "string" })),
   logs: schema("op.logs", (type) => type({ task: taskRef.type(), "lines?": "number.integer >= 0" })),
+  /** A page of the task's log on disk (daemon-logs.ts): times are epoch ms, `from` the part a page starts at. */
+  log: schema("op.log", (type) =>
+    type({
+      task: taskRef.type(),
+      "lines?": "number.integer >= 0",
+      "since?": "number",
+      "until?": "number",
+      "timestamps?": "boolean",
+      "from?": "number.integer > 0",
+    }),
+  ),
   /** Without a size, the client looks without resizing the task (the web view): the screen comes at the task's size, TaskInfo's `cols`/`rows`. */
   attach: schema("op.attach", (type) => type({ task: taskRef.type(), "cols?": dimension, "rows?": dimension })),
   follow: schema("op.follow", (type) => type({ task: taskRef.type(), "lines?": "number.integer > 0" })),
@@ -130,6 +151,8 @@ export interface TaskInfo {
   usage: TokenUsage | null;
   /** The git worktree fleetcom made for the task (`run --worktree`), or null. */
   worktree: WorktreeRecord | null;
+  /** Started by a load (a saved session, a snapshot), not by `run` or the dashboard's `n`: `r` on it asks first only when not. */
+  loaded: boolean;
   /** The size of the task's terminal: what its screen is drawn at (the last attached client's). */
   cols: number;
   rows: number;
@@ -146,6 +169,14 @@ export interface TaskInfo {
   maxMemory: number | null;
   /** Why fleetcom stopped this run itself (`memory 2.1G over --max-memory 2G`); null when it did not. */
   stopReason: string | null;
+  /** Whether its readiness probe has passed (docs/services.md); null for a task without one. */
+  readiness: Readiness | null;
+  /** Its restart policy (docs/services.md), how many restarts it allows in a row (0: no limit) and has had. */
+  restart: RestartPolicy;
+  maxRestarts: number;
+  restarts: number;
+  /** While it waits out its backoff: when it starts again (ISO 8601); else null. */
+  nextRestartAt: string | null;
 }
 
 /** A process that left its task's process group, which `kill` and `rm` report and never signal. */
@@ -204,6 +235,10 @@ export interface HistoryStatus {
   writes: number;
   bytes: number;
   error: string | null;
+  /** The tasks' logs (daemon-logs.ts): their size on disk, each one's cap, and what stopped their writes. */
+  logBytes?: number;
+  logMax?: number;
+  logError?: string | null;
 }
 
 /** One task's history, as `grep` searches it. */
@@ -264,11 +299,21 @@ export interface OpResults {
    * (sessions.md); `idsChanged`: entries whose recorded id was in use, so their task got another;
    * `couldNotStart`: tasks whose run failed at once (no PTY to be had), kept in the fleet as exited 127.
    */
-  load: { started: number[]; couldNotStart: { id: number; error: string }[]; skipped: number; alreadyRunning: number; idsChanged: IdChange[] };
+  load: {
+    started: number[];
+    couldNotStart: { id: number; error: string }[];
+    skipped: number;
+    alreadyRunning: number;
+    idsChanged: IdChange[];
+    /** Entries whose `after` could never hold (docs/services.md), each with why: `api not started: waits on db, which exited 1`. */
+    notStarted?: string[];
+  };
   kill: { killed: number[]; escaped: Escapee[] };
   rm: { removed: number[]; escaped: Escapee[] };
   /** `notice`: what fleetcom did instead of the saved resume form, when it could not resume. */
   rerun: TaskInfo & { notice: string | null };
+  /** Each task restarted, with the notice a rerun would give. */
+  restart: { tasks: (TaskInfo & { notice: string | null })[]; escaped: Escapee[] };
   tag: TaskInfo;
   rename: TaskInfo;
   group: TaskInfo;
@@ -279,6 +324,8 @@ export interface OpResults {
   history: TaskHistory[];
   /** Then the task's history as lines, and each line as the task completes it, until an attach-end. */
   logs: TaskInfo;
+  /** `kept`: false when no log is kept (history is off), and then text is the scrollback; `next`: the next page's `from`. */
+  log: { text: string; kept: boolean; next: number | null; info: TaskInfo };
   attach: TaskInfo;
   follow: TaskInfo;
   resize: null;
@@ -362,6 +409,8 @@ export interface Refusal {
  */
 export interface ScreenFollows {
   type: "screen";
+  /** The task shows a full-screen program (its alternate screen); absent from daemons before it was sent. */
+  fullScreen?: boolean;
 }
 
 /**

@@ -213,6 +213,7 @@ describe("the daemon and fleetcom config", () => {
       "scrollback    70      FLEETCOM_SCROLLBACK",
       "idle_seconds  10      default",
       "history       true    default",
+      "log_max       100M    default",
       "detach_key    Ctrl-\\  default",
       "confirm       false   config.toml:2",
       "bell          true    default",

@@ -89,17 +89,27 @@ describe("keys", () => {
     expect(await fleet.ls()).toHaveLength(1);
   });
 
-  test("r reruns a finished task in place and refuses a running one", async () => {
+  test("r reruns a finished task in place, and asks before it restarts a running one", async () => {
     const running = await fleet.run("sleep 3600");
     const id = await fleet.run("echo once");
     const first = await fleet.waitForExit(id);
     const client = await dashboard();
     await client.waitForScreen("the running task selected", (s) => selectedRow(s).includes("sleep 3600"));
     client.write("r");
-    await client.waitForScreen("refusal", (s) => s.includes(`task ${running} is still running; only a finished task can be rerun`));
+    await client.waitForScreen("the question", (s) => s.includes("restart sleep 3600? y/N"));
+    client.write("n");
+    await client.waitForScreen("nothing restarted", (s) => s.includes("nothing restarted"));
+    expect((await fleet.task(running)).run).toBe(1);
+    client.write("r");
+    await client.waitForScreen("the question again", (s) => s.includes("restart sleep 3600? y/N"));
+    client.write("y");
+    await client.waitForScreen("restarted", (s) => s.includes(`restarted task ${running}`));
+    await fleet.waitForTask(running, "to run again", (t) => t.run === 2 && t.state === "running");
     client.write("jj"); // past the Completed title
     await client.waitForScreen("the finished task selected", (s) => selectedRow(s).includes("echo once"));
     client.write("r");
+    await client.waitForScreen("the question", (s) => s.includes("rerun echo once? y/N"));
+    client.write("y");
     await client.waitForScreen("rerun", (s) => s.includes(`reran task ${id}`));
     await fleet.waitForTask(id, "rerun", (t) => t.run === first.run + 1);
   });
@@ -212,6 +222,18 @@ describe("keys", () => {
     const headings = rows(withUnassigned).filter((r) => /^\S.* \(\d+\)$/.test(r));
     expect(headings).toEqual(["Alpha (1)", "zeta (1)", "Unassigned (1)"]);
     client.write("s");
+    const byId = await client.waitForScreen("by id", (s) => s.includes("by id"));
+    expect(rows(byId).filter((r) => /^\S.* \(\d+\)$/.test(r))).toEqual([]); // no section titles
+    expect(
+      rows(byId)
+        .slice(1, 4)
+        .map((r) => r.replace(/ · .*/, "")),
+    ).toEqual([
+      expect.stringMatching(/^› ✻ ◆ 1 active +sleep 3600$/),
+      expect.stringMatching(/^ {2}✻ {3}2 active +sleep 3601$/),
+      expect.stringMatching(/^ {2}✻ {3}3 active +sleep 3602$/),
+    ]);
+    client.write("s");
     await client.waitForScreen("back to state", (s) => s.includes("by state") && s.includes("In use (1)"));
     client.write("m");
     await client.waitForScreen("untagged", (s) => !s.includes("In use"));
@@ -221,7 +243,9 @@ describe("keys", () => {
     await fleet.run("sleep 3600", ["--group", "api"]);
     await fleet.run("sleep 3601");
     const client = await dashboard();
-    client.write("ss");
+    client.write("s");
+    await client.waitForScreen("by directory", (s) => s.includes("by directory"));
+    client.write("s");
     await client.waitForScreen("by group", (s) => s.includes("by group") && selectedRow(s).includes("sleep 3600"));
     client.write("n");
     await client.waitForScreen("the prompt names the group", (s) => s.includes("Run in ~ (group 'api')"));
@@ -243,7 +267,14 @@ describe("keys", () => {
     await fleet.run("sleep 3602 # web");
     const client = await dashboard();
     // "# web", not "web": the filter also matches the sandbox's random directory name, which cannot hold "# ".
-    client.write("/# web\rV");
+    // A key at a time, as a person types: keys that come together are a paste (dashboard-burst.test.ts).
+    client.write("/");
+    await client.waitForScreen("the filter line", (s) => s.includes("(3 of 3 tasks)"));
+    client.write("# web");
+    await client.waitForScreen("the filter typed", (s) => s.includes("/# web  (2 of 3 tasks)"));
+    client.write("\r");
+    await client.waitForScreen("the filter kept", (s) => s.includes("filter: # web"));
+    client.write("V");
     await client.waitForScreen("two selected", (s) => s.includes("* 2 selected") && s.includes("(2 of 3 tasks)"));
     client.write("g");
     await client.waitForScreen("the prompt", (s) => s.includes("Group for 2 tasks"));

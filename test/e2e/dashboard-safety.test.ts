@@ -115,8 +115,11 @@ describe("when another client removes the task a question is about", () => {
     const gone = await fleet.run("sleep 3600", ["--name", "x"]);
     const api = await fleet.run("sleep 3601", ["--name", `${gone}-api`]);
     const client = await dashboard();
-    client.write(`${gone}\r`);
-    await client.waitForScreen("the task selected", (s) => /\bx\b/.test(selectedRow(s)) && !selectedRow(s).includes("-api"));
+    // A key at a time, each seen taken, as a person types: keys that come in one read are a paste.
+    client.write(`${gone}`);
+    await client.waitForScreen("the jump typed", (s) => s.includes(`go to task ${gone}`));
+    client.write("\r");
+    await client.waitForScreen("the task selected", (s) => /\bx\b/.test(selectedRow(s)) && !selectedRow(s).includes("-api") && !s.includes("go to task"));
     client.write("X");
     await client.waitForScreen("the question", (s) => s.includes("kill x? y/N"));
     await fleet.ok(["kill", String(gone)]);

@@ -93,7 +93,6 @@ describe("an unknown flag", () => {
       stderr: "fleetcom: unknown command 'atach' (did you mean attach? see fleetcom --help)\n",
     });
     const said = async (args: string[]) => (await cli(args)).stderr;
-    expect(await said(["restart", "api"])).toBe("fleetcom: unknown command 'restart' (did you mean kill TASK, then rerun TASK? see fleetcom --help)\n");
     expect(await said(["stop", "api"])).toBe("fleetcom: unknown command 'stop' (did you mean kill? see fleetcom --help)\n");
     expect(await said(["start", "api"])).toBe(
       "fleetcom: unknown command 'start' (did you mean rerun (a finished task) or run (a new one)? see fleetcom --help)\n",

@@ -83,16 +83,14 @@ test("--max-memory stops a task that passes it, with the reason; a size that is 
   expect((await lsJson()).length).toBe(2);
 });
 
-// Restart policies come from another branch (issue 42): until both are in one binary this is skipped.
-const hasRestartPolicies = Bun.spawnSync([process.env.FLEETCOM_TEST_BIN ?? "dist/fleetcom", "run", "--help"])
-  .stdout.toString()
-  .includes("--restart");
-
-test.skipIf(!hasRestartPolicies)("--max-memory under a restart policy: the run is stopped and started again, as pm2's max_memory_restart", async () => {
-  const id = await fleet.run(HOLD_200M, ["--max-memory", "100M", "--restart", "on-failure"]);
-  const restarted = await fleet.waitForTask(id, "restarted by its policy", (t) => ((t as TaskInfo & { restarts?: number }).restarts ?? 0) >= 1);
+test("--max-memory under a restart policy: the run is stopped and started again, as pm2's max_memory_restart", async () => {
+  // The group's leader catches the stop and leaves with 0: the stop still counts as a failure for on-failure.
+  const id = await fleet.run(`trap 'exit 0' TERM; ${HOLD_200M} & wait`, ["--max-memory", "100M", "--restart", "on-failure"]);
+  const restarted = await fleet.waitForTask(id, "restarted by its policy", (t) => t.restarts >= 1);
   expect(restarted.stopReason === null || /over --max-memory 100M$/.test(restarted.stopReason)).toBe(true);
+  expect(restarted.restart).toBe("on-failure");
   expect(await fleet.peek(id)).toContain("fleetcom: stopped: memory");
+  expect(readFileSync(join(fleet.sandbox.runtime, "daemon.log"), "utf8")).toMatch(new RegExp(`task ${id} stopped: memory \\d+M over --max-memory 100M`));
 });
 
 test("a recipe keeps max_memory: save writes it, load enforces it, a size that is no size fails the load naming the file", async () => {

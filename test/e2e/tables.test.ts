@@ -55,6 +55,18 @@ describe("ls", () => {
     const out = await fleet.ok(["ls"]);
     expect(out.split("\n").filter((line) => line.includes(LONG_PREVIEW))).toHaveLength(NAMES.length);
   });
+
+  test("ls --json gives each task's waitingSince (when its current wait began; null when it does not wait), and ls says how long it has waited", async () => {
+    const asker = await fleet.run("printf 'Proceed? \\a'; exec sleep 600", ["--name", "asker"]);
+    const busy = await fleet.run("echo busy; exec sleep 600", ["--name", "busy"]);
+    const raised = await fleet.waitForTask(asker, "to wait", (t) => t.attention !== null);
+    const rows = JSON.parse(await fleet.ok(["ls", "--json"])) as { id: number; waitingSince: string | null }[];
+    expect(rows.find((r) => r.id === asker)!.waitingSince).toBe(raised.attention!.since);
+    expect(rows.find((r) => r.id === busy)!.waitingSince).toBeNull();
+    expect(Date.parse(raised.attention!.since)).toBeLessThanOrEqual(Date.now());
+    const row = (await fleet.ok(["ls"])).split("\n").find((line) => line.includes("asker"));
+    expect(row).toMatch(/asked for attention for \d+s/);
+  });
 });
 
 describe("sessions", () => {

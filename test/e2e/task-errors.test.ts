@@ -42,6 +42,7 @@ const COMMANDS: [string, (task: string) => string[]][] = [
   ["kill", (t) => ["kill", t]],
   ["rm", (t) => ["rm", t]],
   ["rerun", (t) => ["rerun", t]],
+  ["restart", (t) => ["restart", t]],
   ["rename", (t) => ["rename", t, "new name"]],
   ["group", (t) => ["group", t, "g"]],
   ["tag", (t) => ["tag", t]],

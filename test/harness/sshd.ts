@@ -6,6 +6,7 @@
 // with `ssh -F <config>` (FLEETCOM_SSH for fleetcom).
 //
 // Needs root (useradd) and /usr/sbin/sshd.
+import { test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, chmodSync } from "node:fs";
 import { processesWhere } from "./helpers.ts";
 import { createServer } from "node:net";
@@ -17,6 +18,20 @@ export function sshdAvailable(): boolean {
   return process.getuid?.() === 0 && existsSync(SSHD) && Bun.which("ssh-keygen") !== null && Bun.which("useradd") !== null;
 }
 
+/**
+ * A test that needs this server and the binary (FLEETCOM_TEST_BIN): skipped without them, except
+ * under CI (CI=true), where it fails: .ci/run installs openssh-server, so a skip there would hide a
+ * broken transport.
+ */
+export function remoteTest(name: string, body: () => Promise<void>, timeout = 120_000): void {
+  if (sshdAvailable() && process.env.FLEETCOM_TEST_BIN !== undefined) test(name, body, timeout);
+  else if (process.env.CI === "true")
+    test(name, () => {
+      throw new Error("remote tests need root, /usr/sbin/sshd, ssh-keygen and FLEETCOM_TEST_BIN; .ci/run installs openssh-server so that CI never skips them");
+    });
+  else test.skip(name, body);
+}
+
 export interface SshServer {
   user: string;
   uid: number;
@@ -26,6 +41,13 @@ export interface SshServer {
   config: string;
   /** The remote user's processes now, from /proc: every one of them was started through this server. */
   userPids(): number[];
+  /**
+   * Adds the Host alias `alias` to the client's config: the same user on this server through a key of
+   * its own whose authorized_keys line forces `command` (a lying host: it runs whatever it likes, the
+   * command asked for in SSH_ORIGINAL_COMMAND). Reached as `localhost`, so fleetcom's ControlPath
+   * (%C) gives it a master of its own, apart from remote1's.
+   */
+  addForcedCommandAlias(alias: string, command: string): void;
   /** Ends the server, every process of the remote user (by pid), and removes the user and its files. */
   stop(): Promise<void>;
 }
@@ -153,7 +175,17 @@ export async function startSshServer(root: string, clientHome: string): Promise<
       ].join("\n"),
     );
     chmodSync(config, 0o600);
-    return { user, uid, home, config, userPids: () => pidsOfUid(uid), stop };
+    const addForcedCommandAlias = (name: string, command: string) => {
+      const key = join(root, `${name}_key`);
+      must(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key]);
+      const keys = join(home, ".ssh", "authorized_keys");
+      writeFileSync(keys, `${readFileSync(keys, "utf8")}command=${JSON.stringify(command)} ${readFileSync(`${key}.pub`, "utf8")}`);
+      const entry = alias(name, [`Port ${port}`])
+        .replace("HostName 127.0.0.1", "HostName localhost")
+        .replace(join(root, "user_key"), key);
+      writeFileSync(config, `${readFileSync(config, "utf8")}${entry}\n`);
+    };
+    return { user, uid, home, config, userPids: () => pidsOfUid(uid), stop, addForcedCommandAlias };
   } catch (error) {
     await stop();
     throw error;

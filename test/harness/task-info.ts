@@ -11,6 +11,7 @@ export function taskInfo(id: number, over: Partial<TaskInfo> = {}): TaskInfo {
     command,
     typed: command,
     worktree: null,
+    loaded: false,
     name: null,
     group: null,
     cwd: "/w",
@@ -37,6 +38,11 @@ export function taskInfo(id: number, over: Partial<TaskInfo> = {}): TaskInfo {
     cpuRecent: [],
     maxMemory: null,
     stopReason: null,
+    readiness: null,
+    restart: "no",
+    maxRestarts: 5,
+    restarts: 0,
+    nextRestartAt: null,
     ...over,
   };
 }

@@ -227,15 +227,36 @@ describe("fleetcom agents", () => {
     expect(existsSync(join(fleet.sandbox.runtime, "default.sock"))).toBe(false);
 
     const text = await fleet.ok(["agents"]);
-    expect(text).toContain(`claude  built-in  2.1.332 at ${join(fleet.sandbox.root, "bin", "claude")}  resume verified with this version\n`);
+    expect(text).toContain(`claude  built-in  2.1.332 at ${join(fleet.sandbox.root, "bin", "claude")}  resumes the same conversation: verified with 2.1.332\n`);
     expect(text).toContain("codex  built-in  not on PATH\n");
+  });
+
+  test("the versions the round-4 report ran are verified, each with its version; Command Code's attention is its Stop hook and FLEETCOM_CAPTURE_FILE is injected; no agent claims the bell alone but grok", async () => {
+    for (const [word, version] of Object.entries({ gemini: "0.61.0", qwen: "0.24.4", opencode: "1.18.33", "command-code": "1.64.0" })) {
+      writeFileSync(join(fleet.sandbox.root, "bin", word), `#!/bin/sh\n[ "$1" = --version ] && echo ${version}\nexit 0\n`);
+      chmodSync(join(fleet.sandbox.root, "bin", word), 0o755);
+    }
+    const rows = JSON.parse(await fleet.ok(["agents", "--json"]));
+    const row = (name: string) => rows.find((r: { name: string }) => r.name === name);
+    expect(row("gemini")).toMatchObject({ version: "0.61.0", resumeVerified: true, resume: "resumes the same conversation: verified with 0.61.0" });
+    expect(row("qwen")).toMatchObject({ version: "0.24.4", resumeVerified: true, resume: "resumes the same conversation: verified with 0.24.4" });
+    expect(row("opencode")).toMatchObject({ version: "1.18.33", resumeVerified: true, resume: "resumes the same conversation: verified with 1.18.33" });
+    expect(row("command-code")).toMatchObject({ version: "1.64.0", resumeVerified: true });
+    expect(row("command-code").injected).toContain("FLEETCOM_CAPTURE_FILE");
+    expect(row("command-code").attention).toStartWith("its Stop hook");
+    expect(row("gemini").injected).not.toContain("GEMINI_CLI_SYSTEM_SETTINGS_PATH");
+    expect(rows.filter((r: { attention: string }) => r.attention === "the bell only").map((r: { name: string }) => r.name)).toEqual(["grok", "myagent"]);
   });
 
   test("a version nobody tested says so, and a build whose --help lacks the pin runs as typed", async () => {
     installClaude("2.2.0");
     writeFileSync(join(fleet.sandbox.root, "bin", "myagent"), `#!/bin/sh\n[ "$1" = --version ] && echo 0.1.0\nexit 0\n`);
     const rows = JSON.parse(await fleet.ok(["agents", "--json"]));
-    expect(rows[0]).toMatchObject({ version: "2.2.0", resumeVerified: false, resume: "resume verified with 2.1.332, not with this version" });
+    expect(rows[0]).toMatchObject({
+      version: "2.2.0",
+      resumeVerified: false,
+      resume: "resumes the same conversation: verified with 2.1.332, not with this version",
+    });
     expect(rows.find((r: { kind: string }) => r.kind === "declared")).toMatchObject({ version: "0.1.0", runsAsTyped: "its --help lists no --session-id" });
   });
 });

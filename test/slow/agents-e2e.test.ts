@@ -103,7 +103,8 @@ const AGENTS = [
     needsTurn: true,
     bare: (i: Invocation) => {
       expect(i.args).toEqual(["--session-id", expect.stringMatching(UUID)]);
-      expect(i.env.GEMINI_CLI_SYSTEM_SETTINGS_PATH).toBe(join(namespaceOf(i), "gemini-settings.json"));
+      expect(i.env.GEMINI_CLI_SYSTEM_SETTINGS_PATH).toBeNull();
+      expect(i.env.GEMINI_CLI_HOME).toBe(join(namespaceOf(i), "task-1-1.gemini-home"));
       return i.args[1]!;
     },
     resumed: (i: Invocation, id: string) => expect(i.args).toEqual(["--resume", id]),
@@ -115,6 +116,7 @@ const AGENTS = [
     needsTurn: true,
     bare: (i: Invocation) => {
       expect(i.args).toEqual(["--session-id", expect.stringMatching(UUID)]);
+      expect(i.env.QWEN_CODE_SYSTEM_SETTINGS_PATH).toBe(join(namespaceOf(i), "qwen-settings.json"));
       return i.args[1]!;
     },
     resumed: (i: Invocation, id: string) => expect(i.args).toEqual(["--resume", id]),
@@ -527,6 +529,26 @@ describe("the capture namespace", () => {
     expect(existsSync(ns)).toBe(false);
   });
 
+  test("a Gemini run's overlay home goes with its task and with the supervisor; the user's Gemini folder it links stays whole", async () => {
+    const id = await spawn("gemini");
+    await turn(id);
+    const overlay = startsOf("gemini")[0]!.env.GEMINI_CLI_HOME!;
+    expect(statSync(overlay).mode & 0o777).toBe(0o700);
+    const dot = join(fleet.sandbox.home, ".gemini");
+    const chats = () => readdirSync(join(dot, "tmp"), { recursive: true }).filter((n) => String(n).endsWith(".jsonl"));
+    expect(chats()).toHaveLength(1);
+    await send(id, "/exit");
+    await fleet.waitForExit(id);
+    await fleet.ok(["rm", String(id)]);
+    expect(existsSync(overlay)).toBe(false);
+    expect(chats()).toHaveLength(1);
+    const again = await spawn("gemini");
+    await turn(again);
+    await fleet.ok(["--kill"]);
+    expect(existsSync(startsOf("gemini")[1]!.env.GEMINI_CLI_HOME!)).toBe(false);
+    expect(chats()).toHaveLength(2);
+  });
+
   test("Command Code's scratch base is kept while the task exists and removed with it", async () => {
     const id = await spawn("cmd");
     const base = startsOf("command-code")[0]!.env.COMMANDCODE_SCRATCHPAD_BASE!;
@@ -535,5 +557,23 @@ describe("the capture namespace", () => {
     expect(existsSync(base)).toBe(true);
     await fleet.ok(["rm", String(id)]);
     expect(existsSync(base)).toBe(false);
+  });
+});
+
+describe("homes the CLIs let users move", () => {
+  beforeEach(() => setUp(new Fleet()));
+
+  test("QWEN_HOME and QWEN_RUNTIME_DIR, OPENCODE_DB, GEMINI_CLI_HOME: each conversation is found where the CLI keeps it, and saved in its resume form", async () => {
+    const moved = (name: string) => join(fleet.sandbox.root, name);
+    const qwen = await spawn("qwen", { QWEN_HOME: moved("qwen-home"), QWEN_RUNTIME_DIR: moved("qwen-runtime") });
+    const opencode = await spawn("opencode", { OPENCODE_DB: moved("oc.db") });
+    const gemini = await spawn("gemini", { GEMINI_CLI_HOME: moved("gemini-home") });
+    for (const id of [qwen, opencode, gemini]) await turn(id);
+    expect(readdirSync(moved("qwen-runtime/projects"), { recursive: true }).some((n) => String(n).endsWith(".jsonl"))).toBe(true);
+    expect(existsSync(moved("oc.db"))).toBe(true);
+    const [q, o, g] = await fleet.savedCommands("moved");
+    expect(q).toMatch(/^qwen --resume '[0-9a-f-]{36}'$/);
+    expect(o).toMatch(/^opencode -s 'ses_[0-9A-Za-z]{26}'$/);
+    expect(g).toMatch(/^gemini --resume '[0-9a-f-]{36}'$/);
   });
 });

@@ -21,12 +21,14 @@ let fakes: ReturnType<typeof installFakeAgents>;
 let marker: string;
 
 /** A fleet with the fake agents; every process its tasks start carries a marker for the final sweep. */
-function setUp(options: { flavours?: Record<string, string>; env?: Record<string, string>; snapshots?: boolean } = {}): void {
+function setUp(
+  options: { flavours?: Record<string, string>; env?: Record<string, string>; snapshots?: boolean; packaged?: Record<string, string> } = {},
+): void {
   fleet = options.snapshots ? snapshotFleet({ debounceMs: 100 }) : new Fleet();
   marker = `FLEETCOM_AGENTS_IN_USE=${process.pid}-${Math.random()}`;
   fleet.env.FLEETCOM_AGENTS_IN_USE = marker.split("=")[1]!;
   Object.assign(fleet.env, options.env ?? {});
-  fakes = installFakeAgents(fleet, options.flavours);
+  fakes = installFakeAgents(fleet, options.flavours, options.packaged);
 }
 
 afterEach(async () => {
@@ -207,8 +209,8 @@ describe("inject only what the binary understands", () => {
 
 describe("an agent whose first --help is slow (a cold start: after a reboot, after an update) is still instrumented", () => {
   /** The fakes at the product's probe budget; the first --help of each takes 1.5 s until its marker in the returned directory exists. */
-  function coldStarts(): string {
-    setUp();
+  function coldStarts(packaged: Record<string, string> = {}): string {
+    setUp({ packaged });
     const warm = join(fleet.sandbox.root, "warm");
     fleet.env.FAKE_HELP_COLD = warm;
     delete fleet.env.FLEETCOM_AGENT_PROBE_MS;
@@ -231,6 +233,20 @@ describe("an agent whose first --help is slow (a cold start: after a reboot, aft
     rmSync(fleet.sandbox.runtime, { recursive: true, force: true });
     rmSync(warm, { recursive: true, force: true });
     await expectInstrumented(await spawn("claude"));
+  });
+
+  test("the first agent of a cold daemon with a cold cache, the very command that starts the daemon, starts pinned with what its installed version is proven to take (Gemini 0.61.0, Qwen 0.24.4); a version never run is not guessed", async () => {
+    coldStarts({ gemini: "0.61.0", qwen: "0.24.4", claude: "9.9.9" });
+    const gem = await spawn("gemini");
+    expect(startsOf("gemini")[0]!.args).toEqual(["--session-id", expect.stringMatching(/^[0-9a-f-]{36}$/)]);
+    expect((await fleet.task(gem)).conversation).toBe(startsOf("gemini")[0]!.args[1]!);
+    await send(gem, "hello");
+    await fleet.waitForTask(gem, "to wait for input (its hooks)", (t) => t.attention?.state === "input");
+    await spawn("qwen");
+    expect(startsOf("qwen")[0]!.args[0]).toBe("--session-id");
+    // A Claude whose version was never run, at its first cold --help: as typed, as before.
+    await spawn("claude");
+    expect(startsOf("claude")[0]!.args).toEqual([]);
   });
 
   test("a daemon asks at start, and asks a new build as soon as it appears, so no spawn meets a slow --help", async () => {

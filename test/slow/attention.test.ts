@@ -9,6 +9,7 @@ import { Fleet, until } from "../harness/fleet.ts";
 import type { TaskInfo } from "../../src/wire-protocol.ts";
 
 let fleet: Fleet;
+let fakes: ReturnType<typeof installFakeAgents>;
 const notifierPids: number[] = [];
 afterEach(async () => {
   for (const pid of notifierPids.splice(0)) {
@@ -33,7 +34,7 @@ function notifierPidIn(log: string): number | undefined {
 function newFleet(env: Record<string, string> = {}): Fleet {
   fleet = new Fleet();
   Object.assign(fleet.env, env);
-  installFakeAgents(fleet);
+  fakes = installFakeAgents(fleet);
   return fleet;
 }
 
@@ -132,7 +133,7 @@ describe("claude's hooks", () => {
 });
 
 describe("gemini's hooks", () => {
-  test("AfterAgent waits for input with Gemini's reply, a tool permission asks, the exit clears it", async () => {
+  test("AfterAgent waits for input with Gemini's reply, a tool permission asks, the exit clears it; Gemini shows no security warning", async () => {
     newFleet();
     const id = await spawnAgent("gemini");
     expect(await attentionOf(id)).toBeNull();
@@ -142,10 +143,100 @@ describe("gemini's hooks", () => {
     await send(id, "/permission Allow execution of: rm -rf build?");
     const asked = await waitForAttention(id, "to ask for permission", (a) => a?.state === "permission");
     expect(asked.attention!.message).toBe("Allow execution of: rm -rf build?");
+    expect(await fleet.peek(id)).not.toContain("Security Warning");
+    await send(id, "/exit");
+    expect((await fleet.waitForExit(id)).attention).toBeNull();
+  });
+
+  test("under the user's own GEMINI_CLI_HOME, with settings, an extension and hooks of their own: their hooks still run, their files are unchanged, the conversation is where they keep it", async () => {
+    newFleet();
+    const geminiHome = join(fleet.sandbox.root, "gemini-home");
+    fleet.env.GEMINI_CLI_HOME = geminiHome;
+    const dot = join(geminiHome, ".gemini");
+    const theirs = join(fleet.sandbox.root, "their-hook.log");
+    const theirHook = { hooks: { AfterAgent: [{ hooks: [{ type: "command", command: `cat >> '${theirs}'` }] }] } };
+    mkdirSync(join(dot, "extensions", "their-ext", "hooks"), { recursive: true });
+    writeFileSync(join(dot, "settings.json"), `// their comment\n${JSON.stringify({ ui: { theme: "Dracula" }, ...theirHook }, null, 2)}\n`);
+    writeFileSync(join(dot, "extensions", "their-ext", "gemini-extension.json"), JSON.stringify({ name: "their-ext", version: "1.0.0" }));
+    writeFileSync(join(dot, "extensions", "their-ext", "hooks", "hooks.json"), JSON.stringify(theirHook));
+    writeFileSync(join(dot, "projects.json"), JSON.stringify({ projects: {} }));
+    const before = snapshotFiles(dot);
+    const id = await spawnAgent("gemini");
+    await send(id, "hello");
+    expect((await waitForAttention(id, "to wait for input", (a) => a?.state === "input")).attention!.message).toBe("FAKE-GEMINI hello");
+    // Their settings hook and their extension's hook, once each.
+    await until("their own hooks", () => existsSync(theirs) && readFileSync(theirs, "utf8").split('"AfterAgent"').length === 3);
+    const after = snapshotFiles(dot);
+    for (const [path, content] of Object.entries(before)) expect(after[path]).toBe(content);
+    // The conversation is in their store, and a save resumes it.
+    const stored = Object.entries(snapshotFiles(join(dot, "tmp"))).filter(([path, text]) => path.includes("/chats/") && text.includes("FAKE-GEMINI hello"));
+    expect(stored).toHaveLength(1);
+    const [saved] = await fleet.savedCommands("gem");
+    expect(saved).toMatch(/^gemini --resume '[0-9a-f-]{36}'$/);
+  });
+});
+
+describe("qwen's hooks", () => {
+  test("Stop waits for input with Qwen's reply, a permission prompt asks, the exit clears it; the user's own hooks still run", async () => {
+    newFleet();
+    const theirs = join(fleet.sandbox.root, "their-qwen-hook.log");
+    mkdirSync(join(fleet.sandbox.home, ".qwen"), { recursive: true });
+    const settings = JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", command: `cat >> '${theirs}'` }] }] } });
+    writeFileSync(join(fleet.sandbox.home, ".qwen", "settings.json"), settings);
+    const id = await spawnAgent("qwen");
+    expect(await attentionOf(id)).toBeNull();
+    await send(id, "fix the bug");
+    const waiting = await waitForAttention(id, "to wait for input", (a) => a?.state === "input");
+    expect(waiting.attention!.message).toBe("FAKE-QWEN fix the bug");
+    expect(readFileSync(theirs, "utf8")).toContain("FAKE-QWEN fix the bug");
+    expect(readFileSync(join(fleet.sandbox.home, ".qwen", "settings.json"), "utf8")).toBe(settings);
+    await send(id, "/permission Allow shell command: make?");
+    const asked = await waitForAttention(id, "to ask for permission", (a) => a?.state === "permission");
+    expect(asked.attention!.message).toBe("Allow shell command: make?");
     await send(id, "/exit");
     expect((await fleet.waitForExit(id)).attention).toBeNull();
   });
 });
+
+describe("opencode's plugin", () => {
+  test("a session gone idle waits for input with its last reply, a permission asked waits for it with the tool and pattern, the exit clears it; the user's own inline config and plugins are kept", async () => {
+    newFleet();
+    const theirs = join(fleet.sandbox.root, "their-plugin.mjs");
+    const seen = join(fleet.sandbox.root, "their-plugin.log");
+    writeFileSync(
+      theirs,
+      `import { appendFileSync } from "node:fs";\nexport const Theirs = async () => ({ event: async ({ event }) => appendFileSync(${JSON.stringify(seen)}, event.type + "\\n") });\n`,
+    );
+    fleet.env.OPENCODE_CONFIG_CONTENT = JSON.stringify({ theme: "mine", plugin: [`file://${theirs}`] });
+    const id = await spawnAgent("opencode");
+    expect(await attentionOf(id)).toBeNull();
+    await send(id, "fix the bug");
+    const waiting = await waitForAttention(id, "to wait for input", (a) => a?.state === "input");
+    expect(waiting.attention!.message).toBe("FAKE-OPENCODE fix the bug");
+    expect(readFileSync(seen, "utf8")).toContain("session.idle");
+    await send(id, "/permission make");
+    const asked = await waitForAttention(id, "to ask for permission", (a) => a?.state === "permission");
+    expect(asked.attention!.message).toBe("bash: make");
+    const start = fakes.invocations().find((i) => i.agent === "opencode")!;
+    expect(JSON.parse(start.env.OPENCODE_CONFIG_CONTENT!)).toMatchObject({
+      theme: "mine",
+      plugin: [`file://${theirs}`, expect.stringMatching(/^file:\/\/.*\/opencode-attention\.js$/)],
+    });
+    await send(id, "/exit");
+    expect((await fleet.waitForExit(id)).attention).toBeNull();
+  });
+});
+
+/** Every regular file below a directory (symlinks not followed), by relative path, with its content. */
+function snapshotFiles(dir: string, prefix = ""): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const e of readdirSync(join(dir, prefix), { withFileTypes: true })) {
+    const rel = prefix === "" ? e.name : join(prefix, e.name);
+    if (e.isDirectory()) Object.assign(found, snapshotFiles(dir, rel));
+    else if (e.isFile()) found[rel] = readFileSync(join(dir, rel), "utf8");
+  }
+  return found;
+}
 
 describe("codex's notify", () => {
   test("a turn completed on the real thread waits for input with the last message", async () => {
@@ -168,13 +259,14 @@ describe("codex's notify", () => {
 });
 
 describe("a resumed agent", () => {
-  test("a conversation brought back by a load sits at its prompt: it waits for input, with its last reply (Codex, Command Code, Gemini) or the screen's last line as the message", async () => {
+  test("a conversation brought back by a load sits at its prompt: it waits for input, with its last reply (Codex, Command Code, Gemini, Qwen) or the screen's last line as the message", async () => {
     newFleet();
     const claude = await spawnAgent("claude");
     const codex = await spawnAgent("codex");
     const cc = await spawnAgent("cmd");
     const gemini = await spawnAgent("gemini");
-    for (const id of [claude, codex, gemini]) {
+    const qwen = await spawnAgent("qwen");
+    for (const id of [claude, codex, gemini, qwen]) {
       await send(id, "hello");
       await waitForAttention(id, "the turn", (a) => a?.state === "input");
     }
@@ -183,11 +275,11 @@ describe("a resumed agent", () => {
     await fleet.ok(["save", "all"]);
     await fleet.ok(["--kill"]);
     await fleet.ok(["load", "all"]);
-    for (const id of [1, 2, 3, 4]) {
+    for (const id of [1, 2, 3, 4, 5]) {
       const r = await fleet.cli(["wait", String(id), "--for", "waiting", "--timeout", "30"]);
       expect(r.code).toBe(0);
     }
-    const [c, x, m, g] = await fleet.ls();
+    const [c, x, m, g, q] = await fleet.ls();
     expect(c!.command).toStartWith("claude --resume");
     expect(m!.command).toStartWith("cmd --resume");
     expect(c!.attention).toMatchObject({ state: "input", message: `fake claude ready ${c!.conversation}` });
@@ -195,6 +287,7 @@ describe("a resumed agent", () => {
     expect(x!.attention).toMatchObject({ state: "input", message: "done with hello" });
     expect(m!.attention).toMatchObject({ state: "input", message: "FAKE-CC-REPLY to hello" });
     expect(g!.attention).toMatchObject({ state: "input", message: "FAKE-GEMINI hello" });
+    expect(q!.attention).toMatchObject({ state: "input", message: "FAKE-QWEN hello" });
   });
 });
 
@@ -423,7 +516,7 @@ describe("the dashboard", () => {
     expect(lines[0]).toBe("fleetcom · 2 tasks · ! 1 waiting · ✻ 1 running · by state");
     expect(lines[1]).toBe("Waiting (1)");
     // A task that changed section carries the ↑/↓ mark for a few seconds (docs/dashboard.md).
-    expect(lines[2]).toMatch(new RegExp(`^[› ] !   ${asking} (?:[↑↓] )?installer · Continue\\? · ${USE}\\d+s$`));
+    expect(lines[2]).toMatch(new RegExp(`^[› ] !   ${asking} (?:[↑↓] )?installer · Continue\\? · ${USE}waited \\d+s$`));
     expect(lines[3]).toBe("Running (1)");
     expect(lines[4]).toMatch(new RegExp(`^[› ] ✻   ${quiet} (?:[↑↓] )?server · working · ${USE}\\d+s$`));
     await send(asking, "y");

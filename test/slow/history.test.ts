@@ -232,7 +232,8 @@ describe("history kept on disk", () => {
     await fleet.ok(["save", "plain"]);
     const saved = readFileSync(join(fleet.sandbox.config, "sessions", "plain.json"), "utf8");
     expect(saved).not.toContain("history");
-    const [snapshot] = snapshotNames(fleet);
+    // Written on its own debounce, which the history's interval can beat.
+    const [snapshot] = await until("the snapshot", () => snapshotNames(fleet).length === 1 && snapshotNames(fleet));
     // The task still runs (a finished one is recorded apart and not loaded): --again starts a second.
     await fleet.ok(["load", "--again", join(recoveryDirOf(fleet), snapshot!)]);
     const task = (await fleet.ls()).find((t) => t.id !== id);
@@ -298,7 +299,8 @@ describe("the pager", () => {
     expect(readFileSync(args, "utf8")).toBe("-R +G\n");
     const paged = readFileSync(got, "utf8");
     expect(paged).toStartWith("history line 1\nhistory line 2\n");
-    expect(paged).toEndWith("history line 100\n\x1b[0;1;31mRED\x1b[0m\n");
+    // The last line says where the rest is: the history is the scrollback, the log all of it.
+    expect(paged).toEndWith("history line 100\n\x1b[0;1;31mRED\x1b[0m\n\x1b[2m── the scrollback only: fleetcom logs 1 prints all the task printed ──\x1b[0m\n");
     // The task goes on meanwhile; the redraw after the pager shows what it printed.
     await fleet.ok(["send", String(id), "typed while paging"]);
     await until("the echo", async () => (await fleet.peek(id)).includes("typed while paging"));
@@ -331,7 +333,7 @@ describe("the pager", () => {
     await client.waitForScreen("the peek", (s) => s.includes("── peek"));
     client.write("h");
     await client.waitForScreen("the pager", (s) => s.includes("FAKE PAGER"));
-    expect(readFileSync(got, "utf8")).toBe("first\nsecond\n");
+    expect(readFileSync(got, "utf8")).toBe("first\nsecond\n\x1b[2m── the scrollback only: fleetcom logs 1 prints all the task printed ──\x1b[0m\n");
     client.write("\r");
     await client.waitForScreen("the peek again", (s) => s.includes("── peek") && !s.includes("FAKE PAGER"));
     client.write("x");

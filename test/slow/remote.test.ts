@@ -7,14 +7,14 @@
 //
 // It needs root (useradd) and /usr/sbin/sshd. Without them it is skipped, except under CI (CI=true),
 // where it fails: .ci/run installs openssh-server, so a skip there would hide a broken transport.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect } from "bun:test";
 import { createHash } from "node:crypto";
 import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { Fleet, PtyClient, until } from "../harness/fleet.ts";
 import { fleetcomArgv } from "../harness/helpers.ts";
-import { type SshServer, sshdAvailable, startSshServer } from "../harness/sshd.ts";
+import { remoteTest, type SshServer, sshdAvailable, startSshServer } from "../harness/sshd.ts";
 import { shellWords, Tmux } from "../harness/tmux.ts";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl } from "../../src/wire-framing.ts";
 import { VERSION } from "../../src/version.ts";
@@ -22,15 +22,6 @@ import type { TaskInfo } from "../../src/wire-protocol.ts";
 
 const BIN = process.env.FLEETCOM_TEST_BIN;
 const canRun = sshdAvailable() && BIN !== undefined;
-
-function remoteTest(name: string, body: () => Promise<void>, timeout = 120_000): void {
-  if (canRun) test(name, body, timeout);
-  else if (process.env.CI === "true")
-    test(name, () => {
-      throw new Error("remote tests need root, /usr/sbin/sshd, ssh-keygen and FLEETCOM_TEST_BIN; .ci/run installs openssh-server so that CI never skips them");
-    });
-  else test.skip(name, body);
-}
 
 function sh(argv: string[]): { code: number; stdout: string; stderr: string } {
   const r = Bun.spawnSync(argv, { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
@@ -256,15 +247,22 @@ describe("hosts over OpenSSH", () => {
         expect(lines[0]).toMatch(/· ! \d+ waiting ·/);
         await until("the title with the wait", () => /^fleetcom ! \d+ waiting$/.test(tmux.format("dash", "pane_title")));
         // A host's task by its reference: `:remote1:ID⏎`; a host that is not there is named with those that are.
-        tmux.type("dash", `:remote1:${far}`);
+        // The first key on its own: keys that come in one read while the list has them are a paste, no action.
+        tmux.type("dash", ":");
+        await tmux.waitFor("dash", "the reference begun", (t) => t.includes("go to task"));
+        tmux.type("dash", `remote1:${far}`);
         await tmux.waitFor("dash", "the reference typed", (t) => t.includes(`go to task remote1:${far}`));
         tmux.press("dash", "Enter");
         await tmux.waitFor("dash", "the cursor on remote1's task", (t) => new RegExp(`^› .*\\s${far} far-one`, "m").test(t));
-        tmux.type("dash", ":nowhere:3");
+        tmux.type("dash", ":");
+        await tmux.waitFor("dash", "the reference begun", (t) => t.includes("go to task"));
+        tmux.type("dash", "nowhere:3");
         tmux.press("dash", "Enter");
         await tmux.waitFor("dash", "the unknown host named", (t) => t.includes("no host 'nowhere' (local, remote1)"));
         // The filter leaves the remote row alone; Enter attaches to it over ssh.
-        tmux.type("dash", "/far-one");
+        tmux.type("dash", "/");
+        await tmux.waitFor("dash", "the filter line", (t) => /^\/ +\(\d+ of \d+ tasks\)/m.test(t));
+        tmux.type("dash", "far-one");
         tmux.press("dash", "Enter");
         tmux.press("dash", "End");
         // Running, and quiet or not (a running task shows ∙ after idle_seconds without output, 10 s by default).
@@ -331,7 +329,9 @@ describe("hosts over OpenSSH", () => {
       expect(screen).toMatch(/^── mute · connecting… ─+$/m);
       expect(screen).toMatch(new RegExp(`\\s${local} near-two`));
       // ... and this machine's rows are there, and answer keys: a peek at the local task.
-      tmux.type("dash", "/near-two");
+      tmux.type("dash", "/");
+      await tmux.waitFor("dash", "the filter line", (t) => /^\/ +\(\d+ of \d+ tasks\)/m.test(t));
+      tmux.type("dash", "near-two");
       tmux.press("dash", "Enter");
       tmux.press("dash", "End");
       tmux.press("dash", "Space");

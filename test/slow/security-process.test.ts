@@ -179,6 +179,34 @@ say "DONE ok"
   });
 });
 
+describe("a SIGKILLed daemon's tasks end with it; a reused PID does not (issue 39, G5)", () => {
+  nsTest("a task that ignores SIGHUP, SIGTERM and SIGINT is killed by the task reaper; a finished task's PID, now another group's, is not", async () => {
+    const facts = await inNamespace(
+      "reaper",
+      `
+fc run -- true >/dev/null || setup_failed "run"
+fc wait 1 --for exit --timeout 30 >/dev/null || setup_failed "wait 1"
+P=$(task_pid 1); say "TASK-PID $P"
+fc run -- "trap '' HUP TERM INT; sleep 300; :" >/dev/null || setup_failed "run 2"
+S=$(task_pid 2); alive $S || setup_failed "task 2 not running"
+victim_at $P
+D=$(cat "$FLEETCOM_RUNTIME_DIR/daemon.lock")
+kill -9 $D
+wait_until gone $D
+n=0; while alive $S && [ $n -lt 100 ]; do n=$((n+1)); sleep 0.05; done
+say "TASK-AFTER-CRASH $(status $S)"
+say "VICTIM-AFTER-CRASH $(status $VICTIM)"
+say "DONE ok"
+`,
+    );
+    expect(Object.fromEntries(facts)).toMatchObject({
+      VICTIM: facts.get("TASK-PID"),
+      "TASK-AFTER-CRASH": "killed",
+      "VICTIM-AFTER-CRASH": "alive",
+    });
+  });
+});
+
 describe("fleetcom --kill and the PID in daemon.lock (H3)", () => {
   nsTest("after a crash, an unrelated process holding the dead daemon's PID is not signalled", async () => {
     const facts = await inNamespace(

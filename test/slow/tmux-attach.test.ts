@@ -156,13 +156,16 @@ describe.skipIf(!Tmux.available())("attaching to a finished task", () => {
     expect(history().slice(-3)).toEqual([`[detached from task ${id}]`, "rc=0", PROMPT]);
   });
 
-  test("r reruns it and stays attached to the new run, whose exit code the client then exits with", async () => {
+  test("r, then y for a one-off, reruns it and stays attached to the new run, whose exit code the client then exits with", async () => {
     await shell();
     const id = await finishedTask();
     enter(`${fc} attach ${id}; echo rc=$?`);
     await tmux.waitFor("shell", "the notice", (t) => t.includes("rerun"));
     await tmux.waitForRawMode("shell");
     tmux.press("shell", "r");
+    // A one-off (started by run, not by a load) asks first, as the dashboard's r does.
+    await tmux.waitFor("shell", "the question", (t) => /^\[task \d+ exited 3 · rerun .*\? y\/N\]$/.test(lastRow(t)));
+    tmux.press("shell", "y");
     await fleet.waitForTask(id, "to run again", (t) => t.run === 2 && t.state === "running");
     const rerun = await tmux.waitFor("shell", "the new run", (t) => t.startsWith("started") && !t.includes("rerun"));
     expect(rerun.split("\n")).toEqual(["started"]);

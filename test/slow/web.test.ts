@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
-import { Fleet, until } from "../harness/fleet.ts";
+import { Fleet, type PtyClient, until } from "../harness/fleet.ts";
 import { fleetcomArgv, processesWhere, runFleetcom } from "../harness/helpers.ts";
 import { canCreateUsers, createOtherUser, type OtherUser } from "../harness/other-user.ts";
 import { freePort, type SshServer, sshdAvailable, startSshServer } from "../harness/sshd.ts";
@@ -170,6 +170,7 @@ describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
     expect((await cardIds(page))[0]).toBe(asker);
     expect(await page.$eval(".card", (c) => c.classList.contains("waiting"))).toBe(true);
     expect(await page.$eval("h2", (h) => h.textContent)).toBe("Waiting (1)");
+    expect(await page.$eval(".card .age", (age) => age.textContent)).toMatch(/^waited \d+s$/); // how long it has waited, not the task's age
     mkdirSync(ARTIFACTS, { recursive: true });
     const shot = join(ARTIFACTS, "web-390x844.png");
     await page.screenshot({ path: shot });
@@ -304,6 +305,8 @@ describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
     expect(peeked.split("\n")).toHaveLength(5000);
     expect(await page.$eval("#history", (h) => h.textContent)).toBe(peeked);
     expect(await page.$eval("#history-note", (n) => n.textContent)).toStartWith("the last 5000 lines");
+    // And where the rest is: the task's log.
+    expect(await page.$eval("#history-note", (n) => n.textContent)).toContain(`fleetcom logs ${id} prints all it printed`);
     // The task's markup is text on the page: no element made of it, no script of it run.
     expect(peeked).toContain(`${markup.join("\n")}\nhistory-end`);
     expect(await page.$$eval("#history *", (children) => children.length)).toBe(0);
@@ -520,6 +523,194 @@ describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
       tls,
     } as RequestInit);
     expect(login.status).toBe(200);
+  });
+});
+
+// The phone (issue 45): a task's screen readable at 390x844, a full-screen app exact, links that say
+// what to do when spent or read-only, a writing link for a view started without --write.
+describe.skipIf(!haveChromium)("fleetcom web on a phone", () => {
+  /** Sizes a task as a terminal of this size attached to it does, then lets the terminal go. */
+  async function sizeTask(id: number, cols: number, rows: number): Promise<PtyClient> {
+    const terminal = fleet.spawnClient(["attach", String(id)], { cols, rows });
+    await fleet.waitForTask(id, `to take ${cols} columns`, (t) => t.cols === cols);
+    return terminal;
+  }
+
+  /** Where the first text node of the page's text view holding `from` shows it (through `to`), its font size and colour, and the page's widths. */
+  function placeOf(page: Page, from: string, to: string) {
+    return page.evaluate(
+      (from, to) => {
+        const box = document.getElementById("screen-text")!;
+        const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const text = node.textContent ?? "";
+          const at = text.indexOf(from);
+          if (at < 0) continue;
+          const range = document.createRange();
+          range.setStart(node, at);
+          range.setEnd(node, text.lastIndexOf(to) + to.length);
+          const rects = [...range.getClientRects()];
+          const style = getComputedStyle(node.parentElement!);
+          return {
+            fontPx: Number.parseFloat(style.fontSize),
+            lines: new Set(rects.map((r) => Math.round(r.top))).size,
+            color: style.color,
+            left: Math.min(...rects.map((r) => r.left)),
+            right: Math.max(...rects.map((r) => r.right)),
+            top: Math.min(...rects.map((r) => r.top)),
+            bottom: Math.max(...rects.map((r) => r.bottom)),
+            viewport: { width: innerWidth, height: innerHeight },
+            pageWidth: document.documentElement.scrollWidth,
+            box: { scroll: box.scrollWidth, client: box.clientWidth },
+          };
+        }
+        return null;
+      },
+      from,
+      to,
+    );
+  }
+
+  test("at 390x844 the marker line of a 120-column task's screen is shown at 12 px or more, in its colour, with no sideways scroll", async () => {
+    const marker = `MARKER ${"the agent asks which file to edit ".repeat(3)}END`;
+    // An agent's input box drawn across the task's 120 columns, in the normal screen (as Claude's is).
+    const box = [`╭${"─".repeat(116)}╮`, `│ > ${"".padEnd(113)}│`, `╰${"─".repeat(116)}╯`];
+    const drawBox = box.map((l) => `printf '%s\\n' '${l}'`).join("; ");
+    const id = await fleet.run(`read x; printf '\\033[1;33m%s\\033[0m\\n' '${marker}'; ${drawBox}; sleep 600`);
+    const terminal = await sizeTask(id, 120, 40);
+    terminal.kill();
+    await fleet.ok(["send", String(id), "go"]);
+    await until("the marker on the task's screen", async () => (await fleet.peek(id)).includes(marker));
+    expect(marker.length).toBeGreaterThan(100);
+    const { url } = await startWeb();
+    const page = await openPage(url);
+    await openTask(page, id);
+    await page.waitForFunction((m) => document.getElementById("screen-text")?.textContent?.includes(m), {}, marker);
+    expect(await page.$eval("#task", (t) => (t as HTMLElement).dataset.mode)).toBe("text");
+    const seen = await placeOf(page, "MARKER", "END");
+    expect(seen).not.toBeNull();
+    expect(seen!.fontPx).toBeGreaterThanOrEqual(12);
+    expect(seen!.color).toBe("rgb(196, 160, 0)"); // its own yellow (SGR 33)
+    expect(seen!.left).toBeGreaterThanOrEqual(0);
+    expect(seen!.right).toBeLessThanOrEqual(seen!.viewport.width);
+    expect(seen!.top).toBeGreaterThanOrEqual(0);
+    expect(seen!.bottom).toBeLessThanOrEqual(seen!.viewport.height);
+    expect(seen!.pageWidth).toBeLessThanOrEqual(seen!.viewport.width);
+    expect(seen!.box.scroll).toBeLessThanOrEqual(seen!.box.client);
+    // The box is whole on the phone: each of its rows one line, its rule and padding given up, not wrapped.
+    for (const [from, to] of [
+      ["╭", "╮"],
+      ["│ >", "│"],
+      ["╰", "╯"],
+    ] as const) {
+      const row = await placeOf(page, from, to);
+      expect(row).toMatchObject({ lines: 1 });
+      expect(row!.right).toBeLessThanOrEqual(row!.viewport.width);
+    }
+    expect((await fleet.task(id)).cols).toBe(120); // looking leaves the task's size alone
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, "web-phone-text-390x844.png") });
+  });
+
+  test("a full-screen app is drawn exactly, cell for cell what fleetcom attach shows, box drawing whole", async () => {
+    const rule = "─".repeat(98);
+    const lines = [`┌${rule}┐`, `│ ${"Allow Bash(rm -rf build)?  1. Yes   2. No, and tell Claude what to do differently".padEnd(97)}│`, `└${rule}┘`];
+    const draw = lines.map((l) => `printf '%s\\n' '${l}'`).join("; ");
+    const id = await fleet.run(`read x; printf '\\033[?1049h\\033[2J\\033[H'; ${draw}; sleep 600`);
+    const terminal = await sizeTask(id, 120, 30);
+    await fleet.ok(["send", String(id), "go"]);
+    const attached = await terminal.waitForScreen("the app in attach", (s) => s.includes("└"));
+    const { url } = await startWeb();
+    const page = await openPage(url);
+    await openTask(page, id);
+    const pageRows = () =>
+      page.evaluate(() => {
+        const term = (
+          window as unknown as {
+            fleetcomTerm?: { rows: number; buffer: { active: { getLine(y: number): { translateToString(trim: boolean): string } | undefined } } };
+          }
+        ).fleetcomTerm;
+        if (!term) return [];
+        return Array.from({ length: term.rows }, (_, y) => term.buffer.active.getLine(y)?.translateToString(true) ?? "");
+      });
+    await until("the app on the page", async () => (await pageRows()).some((row) => row.includes("└")));
+    const shown = attached.split("\n");
+    expect((await pageRows()).slice(0, lines.length)).toEqual(shown.slice(0, lines.length));
+    expect(shown.slice(0, lines.length)).toEqual(lines);
+    expect(await page.$eval("#task", (t) => (t as HTMLElement).dataset.mode)).toBe("exact");
+    expect(await page.$eval("#screen-text", (t) => (t as HTMLElement).hidden)).toBe(true);
+    expect(await page.$eval(".xterm-rows", (rows) => rows.textContent ?? "")).toContain(lines[1]!.trim().slice(0, 40));
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, "web-phone-tui-390x844.png") });
+    // The person may ask for the other view; the app's box is then text that wraps.
+    await page.click("#mode-button");
+    expect(await page.$eval("#task", (t) => (t as HTMLElement).dataset.mode)).toBe("text");
+  });
+
+  test("a spent, missing or revoked link gets a page that says so and names fleetcom web --url", async () => {
+    await fleet.run("sleep 600");
+    const { url, origin } = await startWeb();
+    const port = new URL(origin).port;
+    const command = `fleetcom web --url --port ${port}`;
+    const spent = await openPage(url); // spends it
+    const reuse = await browser.createBrowserContext();
+    const again = await reuse.newPage();
+    await again.setViewport({ width: 390, height: 844, deviceScaleFactor: 2 });
+    await again.goto(url);
+    await again.waitForSelector("#gate:not([hidden])");
+    const said = await again.$eval("#gate", (g) => g.textContent ?? "");
+    expect(said).toContain("This link is spent");
+    expect(said).toContain(command);
+    expect(await again.$$(".card")).toHaveLength(0);
+    const raw = await fetch(`${origin}/login`, { method: "POST", headers: { "x-fleetcom-login": new URL(url).searchParams.get("token")!, origin } });
+    expect(raw.status).toBe(401);
+    expect(await raw.text()).toContain(command);
+    await again.goto(`${origin}/`); // no token, no session
+    await again.waitForSelector("#gate:not([hidden])");
+    expect(await again.$eval("#gate", (g) => g.textContent ?? "")).toMatch(new RegExp(`Not logged in[^]*${command}`));
+    await reuse.close();
+    await fleet.ok(["web", "--revoke"]);
+    await spent.waitForSelector("#gate:not([hidden])");
+    expect(await spent.$eval("#gate", (g) => g.textContent ?? "")).toContain(command);
+  });
+
+  test("the read-only page says it is read-only and how to get a link that may type", async () => {
+    const id = await fleet.run("sleep 600");
+    const { url, origin } = await startWeb();
+    const page = await openPage(url);
+    await openTask(page, id);
+    await page.waitForSelector("#readonly:not([hidden])");
+    const said = await page.$eval("#readonly", (r) => r.textContent ?? "");
+    expect(said).toStartWith("Read-only");
+    expect(said).toContain(`fleetcom web --url --write --port ${new URL(origin).port}`);
+    expect(await page.$eval("#controls", (c) => (c as HTMLElement).hidden)).toBe(true);
+  });
+
+  test("a web --url --write link types into a task on a view started without --write; a plain link there stays read-only; --revoke ends it", async () => {
+    const id = await fleet.run('while read l; do echo "got:$l"; done');
+    const { url: plain, origin } = await startWeb();
+    const writing = (await fleet.ok(["web", "--url", "--write", "--port", new URL(origin).port])).trim();
+    const reader = await openPage(plain);
+    await openTask(reader, id);
+    expect(await reader.$eval("#controls", (c) => (c as HTMLElement).hidden)).toBe(true);
+    const context = await browser.createBrowserContext();
+    const page = await context.newPage();
+    await page.setViewport({ width: 390, height: 844, deviceScaleFactor: 2 });
+    await page.goto(writing);
+    await page.waitForSelector(".card");
+    await openTask(page, id);
+    expect(await page.$eval("#controls", (c) => (c as HTMLElement).hidden)).toBe(false);
+    expect(await page.$eval("#readonly", (r) => (r as HTMLElement).hidden)).toBe(true);
+    await page.type("#text", "from a writing link");
+    await page.click("#send button");
+    await until("the writing link's text to reach the task", async () => (await fleet.peek(id)).includes("got:from a writing link"));
+    await page.click("#term");
+    await page.keyboard.type("typed on the screen\n");
+    await until("typing on the screen to reach the task", async () => (await fleet.peek(id)).includes("got:typed on the screen"));
+    const session = await sessionOf(page);
+    await fleet.ok(["web", "--revoke"]);
+    expect(await rawSocket(origin, { session }).opened).toBe(false);
+    await context.close();
   });
 });
 

@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { detect, isOpencodeId, resumeCommand } from "../../src/agent.ts";
 import { OPENCODE_DATABASE_MAX_BYTES, opencode, opencodeDatabase } from "../../src/agent-opencode.ts";
 import { claude } from "../../src/agent-claude.ts";
-import { HOSTILE, ID, tempDir } from "../harness/agent-test-helpers.ts";
+import { opencodeConfigContent, opencodeSignal } from "../../src/agent-opencode-plugin.ts";
+import { assetsIn, HOSTILE, ID, tempDir } from "../harness/agent-test-helpers.ts";
 
 let tmp: ReturnType<typeof tempDir>;
 beforeEach(() => (tmp = tempDir()));
@@ -62,6 +63,30 @@ describe("opencode", () => {
       db.close();
       return path;
     }
+
+    test("OPENCODE_DB (absolute, or a name in its data folder) is the database; without it, the channel databases beside opencode.db are read too; :memory: keeps none", () => {
+      const spawnedAt = new Date();
+      const later = spawnedAt.getTime() + 1000;
+      const table = (path: string, id: string) => {
+        const db = new Database(path);
+        db.exec("CREATE TABLE session (id TEXT PRIMARY KEY, parent_id TEXT, directory TEXT, title TEXT, time_created INTEGER, time_updated INTEGER)");
+        db.query("INSERT INTO session VALUES (?, NULL, ?, 't', ?, ?)").run(id, cwd, later, later);
+        db.close();
+      };
+      tmp.dir(".local/share/opencode");
+      tmp.dir("elsewhere");
+      table(join(tmp.root, ".local/share/opencode/opencode-dev.db"), SES);
+      table(join(tmp.root, "elsewhere/mine.db"), SES2);
+      table(join(tmp.root, ".local/share/opencode/named.db"), "ses_namednamednamednamednamed");
+      expect(opencode.holds(SES, { cwd, env: env() })).toBe(true);
+      expect(opencode.fromStore({ cwd, spawnedAt, env: env(), taken: new Set() })).toBe(SES);
+      const absolute = { ...env(), OPENCODE_DB: join(tmp.root, "elsewhere/mine.db") };
+      expect(opencode.holds(SES2, { cwd, env: absolute })).toBe(true);
+      expect(opencode.holds(SES, { cwd, env: absolute })).toBe(false);
+      expect(opencode.fromStore({ cwd, spawnedAt, env: absolute, taken: new Set() })).toBe(SES2);
+      expect(opencode.holds("ses_namednamednamednamednamed", { cwd, env: { ...env(), OPENCODE_DB: "named.db" } })).toBe(true);
+      expect(opencode.holds(SES, { cwd, env: { ...env(), OPENCODE_DB: ":memory:" } })).toBe(false);
+    });
 
     test("the one top-level session of the cwd created since the spawn is the task's; others, children and hostile IDs never count", () => {
       const spawnedAt = new Date();
@@ -133,5 +158,65 @@ describe("opencode", () => {
       expect(opencode.fromStore({ cwd, spawnedAt: new Date(0), env: env(), taken: new Set() })).toBeNull();
       expect(opencode.holds(SES, { cwd, env: { XDG_DATA_HOME: join(tmp.root, "nowhere") } })).toBe(false);
     });
+  });
+});
+
+describe("opencode's attention plugin", () => {
+  test.each([
+    ["no config of the user's", {}, { plugin: ["file:///ns/opencode-attention.js"] }],
+    [
+      "theirs, kept, with ours added",
+      { OPENCODE_CONFIG_CONTENT: '{"theme":"x","plugin":["p1"]}' },
+      { theme: "x", plugin: ["p1", "file:///ns/opencode-attention.js"] },
+    ],
+    ["theirs not JSON (JSONC, or anything else): left alone", { OPENCODE_CONFIG_CONTENT: '{"theme": "x", // mine\n}' }, null],
+    ["theirs a list", { OPENCODE_CONFIG_CONTENT: "[]" }, null],
+    ["their plugin not a list", { OPENCODE_CONFIG_CONTENT: '{"plugin":"p1"}' }, null],
+  ])("the run's OPENCODE_CONFIG_CONTENT: %s", (_what, env, expected) => {
+    const content = opencodeConfigContent(env, "/ns/opencode-attention.js");
+    expect(content === null ? null : JSON.parse(content)).toEqual(expected);
+  });
+
+  test.each([
+    ["session.idle", { type: "session.idle", properties: { sessionID: "ses_x" } }, { kind: "waiting", state: "input", message: null }],
+    [
+      "session.idle with the reply",
+      { type: "session.idle", properties: { sessionID: "ses_x" }, reply: "FAKE-REPLY\nok" },
+      { kind: "waiting", state: "input", message: "FAKE-REPLY ok" },
+    ],
+    [
+      "permission.asked",
+      { type: "permission.asked", properties: { permission: "bash", patterns: ["make", "rm -rf build"] } },
+      { kind: "waiting", state: "permission", message: "bash: make, rm -rf build" },
+    ],
+    ["permission.replied", { type: "permission.replied", properties: {} }, { kind: "working" }],
+    ["a busy session", { type: "session.status", properties: { status: { type: "busy" } } }, { kind: "working" }],
+    ["an idle status", { type: "session.status", properties: { status: { type: "idle" } } }, null],
+    ["anything else", { type: "message.updated" }, null],
+  ])("the event %s", (_what, event, signal) => {
+    expect(opencodeSignal(JSON.stringify(event))).toEqual(signal as never);
+  });
+
+  test("a run gets the plugin file and the variables; the plugin appends only the events it reads to the run's events file", async () => {
+    const assets = assetsIn(tmp.root);
+    const env = opencode.instrument(detect("opencode", [opencode])!, assets, {})!.env;
+    expect(env.FLEETCOM_CAPTURE_FILE).toBe(assets.captureFile);
+    const plugin = JSON.parse(env.OPENCODE_CONFIG_CONTENT!).plugin[0] as string;
+    process.env.FLEETCOM_CAPTURE_FILE = assets.captureFile;
+    try {
+      const hooks = await ((await import(plugin)).FleetcomAttention as () => Promise<{ event(i: { event: object }): Promise<void> }>)();
+      await hooks.event({ event: { type: "message.updated", properties: { info: { id: "m1", role: "user" } } } });
+      await hooks.event({ event: { type: "message.part.updated", properties: { part: { sessionID: "ses_x", messageID: "m1", type: "text", text: "hi" } } } });
+      await hooks.event({ event: { type: "message.updated", properties: { info: { id: "m2", role: "assistant" } } } });
+      await hooks.event({
+        event: { type: "message.part.updated", properties: { part: { sessionID: "ses_x", messageID: "m2", type: "text", text: "the reply" } } },
+      });
+      await hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_x" } } });
+    } finally {
+      delete process.env.FLEETCOM_CAPTURE_FILE;
+    }
+    expect(readFileSync(join(tmp.root, "task-1-1.events"), "utf8")).toBe(
+      `${JSON.stringify({ type: "session.idle", properties: { sessionID: "ses_x" }, reply: "the reply" })}\n`,
+    );
   });
 });

@@ -3,6 +3,8 @@
 // failed at once falls back to the program), and what is injected into a binary (only the options
 // its --help lists).
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { appendFileSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { AgentNamespace } from "../../src/agent-namespace.ts";
 import { type Agent, detect } from "../../src/agent.ts";
 import { AgentRun, FAILED_AT_ONCE_MS, prepareRun, type RunContext, savedCommands } from "../../src/agent-run.ts";
@@ -138,5 +140,53 @@ describe("the capture channel is read when it changes, not on every look", () =>
     run.filesChanged();
     expect(run.known()).toBe(ID2);
     expect(reads).toBe(2);
+  });
+});
+
+describe("a wait whose reply the agent writes after its hook (Command Code)", () => {
+  /** An agent with an events file in the namespace and a reply file it writes after the event. */
+  function replyLater(reply: string): { agent: Agent; run: AgentRun; event(line: object): void; looks: number[] } {
+    const looks: number[] = [];
+    const namespace = new AgentNamespace(tmp.root);
+    namespace.lookAgainAt = (_task, _run, ms) => void looks.push(ms);
+    const agent: Agent = {
+      ...fakeAgent({ held: new Set() }),
+      instrument: (launch) => ({ args: [], env: {}, pinned: launch.id }),
+      attentionFile: (assets) => `${assets.captureFile}.events`,
+      attentionSignal: (line) => (line.includes("Stop") ? { kind: "waiting", state: "input", message: null } : { kind: "working" }),
+      replyWrittenAfterHook: () => reply,
+    };
+    const ctx = { ...context(), namespace };
+    const launch = detect(`fake --resume '${ID}'`, [agent])!;
+    const assets = namespace.assetsFor(1, 1);
+    const run = new AgentRun(launch, ctx, assets, ID);
+    const event = (line: object) => appendFileSync(`${assets.captureFile}.events`, `${JSON.stringify(line)}\n`);
+    return { agent, run, event, looks };
+  }
+
+  test("is held, and looked at again shortly, until the reply file changes after the event; what came before it is given at once", () => {
+    const reply = join(tmp.root, "transcript.jsonl");
+    writeFileSync(reply, "old turn\n");
+    const past = new Date(Date.now() - 60_000);
+    utimesSync(reply, past, past);
+    const { run, event, looks } = replyLater(reply);
+    event({ hook_event_name: "PreToolUse" });
+    event({ hook_event_name: "Stop" });
+    const now = performance.now();
+    expect(run.newSignals(now)).toEqual([{ kind: "working" }]);
+    expect(looks).toEqual([50]);
+    expect(run.newSignals(now + 100)).toEqual([]);
+    appendFileSync(reply, "the reply\n");
+    expect(run.newSignals(now + 200)).toEqual([{ kind: "waiting", state: "input", message: null }]);
+    expect(run.newSignals(now + 300)).toEqual([]);
+  });
+
+  test("is given anyway once the bound has passed, the reply never written", () => {
+    const { run, event } = replyLater(join(tmp.root, "never.jsonl"));
+    event({ hook_event_name: "Stop" });
+    const now = performance.now();
+    expect(run.newSignals(now)).toEqual([]);
+    expect(run.newSignals(now + 1_999)).toEqual([]);
+    expect(run.newSignals(now + 2_000)).toEqual([{ kind: "waiting", state: "input", message: null }]);
   });
 });

@@ -1,7 +1,7 @@
 // The ssh command line (client-ssh.ts): the user's FLEETCOM_SSH / ssh_command read by sh's rules,
 // without starting sh when it is plain words; and the record of a forward, used only as it was made.
 import { afterEach, expect, test } from "bun:test";
-import { forwardRecord, forwardTarget, type RemoteHost, sshArgv } from "../../src/client-ssh.ts";
+import { capture, forwardRecord, forwardTarget, type RemoteHost, sshArgv, sshReason } from "../../src/client-ssh.ts";
 
 const ARGS = ["-T", "--", "gpu1", "true"];
 
@@ -36,4 +36,33 @@ test("a forward's record gives back its daemon while the host is reached the sam
   expect(forwardTarget(gpu1, record.slice(0, -1))).toBeNull();
   expect(forwardTarget(gpu1, "")).toBeNull();
   expect(forwardTarget(gpu1, `\n${target.socket}\n`)).toBeNull();
+});
+
+// capture() under ssh's ControlPersist master: the local ssh is gone, but the master it forked keeps
+// the pipes open while the remote command runs. A shell whose background child holds them is the same.
+test("capture answers at its bound when the command has ended but something it started holds the pipes, and that holder is not waited for", async () => {
+  const r = await capture(["sh", "-c", "sleep 300 & echo $!"], 300);
+  const holder = Number(r.stdout.trim());
+  try {
+    expect(holder).toBeGreaterThan(0);
+    expect(r.stderr).toEndWith("\nno answer within 0.3 s");
+    expect(sshReason(r.stderr, r.code, r.signal)).toBe("no answer within 0.3 s");
+  } finally {
+    process.kill(holder, "SIGKILL");
+  }
+});
+
+test("capture stops reading past its byte bound, ends the command and keeps what came before the bound", async () => {
+  const r = await capture(["sh", "-c", "exec yes"], 60_000, undefined, 64 * 1024);
+  expect(r.code).toBeNull();
+  expect(r.stdout.length).toBeLessThanOrEqual(64 * 1024);
+  expect(r.stdout.startsWith("y\ny\n")).toBe(true);
+  expect(sshReason(r.stderr, r.code, r.signal)).toBe("it printed more than 65536 bytes");
+});
+
+test("capture keeps only the end of stderr, where ssh's reason is", async () => {
+  const r = await capture(["sh", "-c", "head -c 100000 /dev/zero | tr '\\0' x >&2; echo >&2; echo 'the reason' >&2; exit 255"], 60_000);
+  expect(r.code).toBe(255);
+  expect(r.stderr.length).toBeLessThanOrEqual(4096);
+  expect(sshReason(r.stderr, r.code, r.signal)).toBe("the reason");
 });

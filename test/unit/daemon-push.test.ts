@@ -134,6 +134,16 @@ describe("ends", () => {
   });
 });
 
+describe("a crash loop", () => {
+  test("a restart policy giving up is pushed as the task's failure, its message the crash loop", async () => {
+    const hook = receiver();
+    const p = push(hook.url, { intervalMs: 0 });
+    p.raised(task(5), null, waiting("crash loop · 5 restarts in 40s · exit 1", "crash-loop"), noScreen);
+    await until("the push", () => hook.bodies.length === 1);
+    expect(hook.bodies.map((b) => [b.task.id, b.state, b.message])).toEqual([[5, "failed", "crash loop · 5 restarts in 40s · exit 1"]]);
+  });
+});
+
 describe("the queue", () => {
   test("a destination that does not answer holds at most QUEUE_BOUND pushes: the oldest is dropped, counted and logged", async () => {
     let answered = 0;

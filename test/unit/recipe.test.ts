@@ -136,6 +136,26 @@ describe("the wrapped format", () => {
       expect(() => parse({ "/a": [{ cmd: "x", max_memory: bad }] })).toThrow(/max_memory of "x" in \/a is .*: expected a size such as "2G" or "512M"/);
   });
 
+  test("a restart policy is written with its entry and read back; a recipe without one is written exactly as before", () => {
+    const policy = { ...entry("/srv/api", "npm start", null, "api"), restart: "on-failure" as const, max_restarts: 3 };
+    const text = formatRecipe("svc", [policy, entry("/srv/api", "top")], ctx.home);
+    expect(JSON.parse(text).dirs["/srv/api"]).toEqual([{ cmd: "npm start", name: "api", restart: "on-failure", max_restarts: 3 }, "top"]);
+    expect(parseRecipe(text, "svc.json", ctx).entries).toEqual([policy, entry("/srv/api", "top")]);
+    // Saved, loaded and saved again, a recipe without a policy is the same bytes.
+    const saved = formatRecipe("work/api", SPEC_EXAMPLE_ENTRIES, ctx.home);
+    expect(formatRecipe("work/api", parseRecipe(saved, "r.json", ctx).entries, ctx.home)).toBe(saved);
+    expect(saved).not.toContain("restart");
+  });
+
+  test("a restart field that is wrong fails the recipe, naming the file, the entry and the field, exit 2 as the service fields", () => {
+    const wrong = thrown(() => parse({ dirs: { "~/app": ["top", { cmd: "x", restart: "sometimes" }] } }, "dev.json"));
+    expect(wrong.message).toBe('dev.json: dirs["~/app"][1].restart: expected "no", "on-failure" or "always", got "sometimes"');
+    expect(wrong.exitCode).toBe(2);
+    expect(thrown(() => parse({ dirs: { "/a": [{ cmd: "x", restart: "always", max_restarts: -1 }] } }, "dev.json")).message).toBe(
+      'dev.json: dirs["/a"][0].max_restarts: expected a whole number from 0 (no limit), got -1',
+    );
+  });
+
   test("both entry forms may be mixed in one array", () => {
     const recipe = parse({ dirs: { "/a": ["plain", { cmd: "obj", name: "n" }, "plain again"] } });
     expect(recipe.entries.map((e) => e.cmd)).toEqual(["plain", "obj", "plain again"]);
@@ -476,4 +496,39 @@ describe("labels", () => {
 test("task-labels.ts imports nothing, so the daemon's hot path never loads arktype", async () => {
   const source = await Bun.file(new URL("../../src/task-labels.ts", import.meta.url)).text();
   expect(source).not.toMatch(/^import /m);
+});
+
+describe("service fields", () => {
+  test("ready, after, stop_signal, stop_timeout, restart and max_restarts are written back as read; an entry without them stays a plain command", () => {
+    const text = `{
+  "version": 1,
+  "name": "dev",
+  "dirs": {
+    "~/app": [
+      {
+        "cmd": "postgres",
+        "name": "db",
+        "ready": {
+          "port": 5432
+        },
+        "stop_signal": "INT",
+        "stop_timeout": 10
+      },
+      {
+        "cmd": "npm run api",
+        "name": "api",
+        "after": {
+          "db": "ready"
+        },
+        "restart": "on-failure",
+        "max_restarts": 3
+      },
+      "npm run docs"
+    ]
+  }
+}
+`;
+    const parsed = parseRecipe(text, "dev.json", ctx);
+    expect(formatRecipe("dev", parsed.entries, ctx.home)).toBe(text);
+  });
 });

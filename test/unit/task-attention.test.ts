@@ -32,6 +32,11 @@ function run(events: [AttentionEvent, number][]): AttentionTracker[] {
 }
 
 describe("the state machine", () => {
+  test("a restart policy giving up raises the crash loop, its text the message", () => {
+    const states = run([[{ type: "crash-loop", message: "crash loop · 2 restarts in 1s · exit 1" }, 0]]).map((t) => t.attention);
+    expect(states).toEqual([{ state: "crash-loop", since: new Date(T0).toISOString(), message: "crash loop · 2 restarts in 1s · exit 1" }]);
+  });
+
   test("working → waiting for input → attended (cleared) → working → waiting", () => {
     const states = run([
       [{ type: "agent", signal: { kind: "working" } }, 0],

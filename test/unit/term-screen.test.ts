@@ -468,6 +468,21 @@ describe("a clear of the whole screen scrolls it into history, as tmux's scroll-
 
 // ---- query replies --------------------------------------------------------------------------
 
+describe("a full-screen program", () => {
+  test("the screen says while its task shows the alternate screen (what the web page draws cell for cell)", async () => {
+    const screen = newScreen(80, 24, 100);
+    screen.write("a shell prompt\r\n");
+    await screen.flushed();
+    expect(screen.fullScreen()).toBe(false);
+    screen.write(`${CSI}?1049h${CSI}H┌──┐`);
+    await screen.flushed();
+    expect(screen.fullScreen()).toBe(true);
+    screen.write(`${CSI}?1049l`);
+    await screen.flushed();
+    expect(screen.fullScreen()).toBe(false);
+  });
+});
+
 describe("terminal query replies", () => {
   async function repliesTo(...chunks: string[]): Promise<string[]> {
     const screen = newScreen(80, 24, 100);

@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { lsTable } from "../../src/ui-format.ts";
 import { cut } from "../../src/text-width.ts";
 import type { TaskInfo } from "../../src/wire-protocol.ts";
-import { isPrintable, logLine, printable } from "../../src/text-printable.ts";
+import { isPrintable, logLine, printable, printableText } from "../../src/text-printable.ts";
 
 /** Any character printable() must never let through. */
 const UNSAFE = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
@@ -105,5 +105,25 @@ describe("the ls table", () => {
     expect(table).toContain("g\\x9b1m");
     expect(table).toContain("web\\u202e");
     expect(table).toContain("ready\\u2066");
+  });
+});
+
+describe("printableText: a daemon's many lines (peek, logs)", () => {
+  const HOSTILE = "a\x1b]52;c;QQ==\x07b\x1b]0;title\x07\x1b[2J\x9b31m\x9d0;t\x07\u202ec\x1bP$qm\x1b\\\r\x00\x7f";
+
+  test("keeps lines, tabs and text as they are", () => {
+    for (const text of ["", "one\ntwo\n\nfour", "a\tb", "Ünïcödé 漢字 🎉 e\u0301"]) expect(printableText(text)).toBe(text);
+  });
+
+  test("escapes every other control, as printable does on one line", () => {
+    const shown = printableText(`${HOSTILE}\n${HOSTILE}`);
+    expect(shown).toBe(`${printable(HOSTILE)}\n${printable(HOSTILE)}`);
+    expect(shown).not.toMatch(UNSAFE_IN_LINES);
+  });
+
+  test("with sgr keeps colour sequences and nothing else", () => {
+    const shown = printableText(`\x1b[1;31mred\x1b[0m ${HOSTILE}\x1b[38:2:1:2:3m`, { sgr: true });
+    expect(shown).toBe(`\x1b[1;31mred\x1b[0m ${printable(HOSTILE)}\x1b[38:2:1:2:3m`);
+    expect(shown.replace(/\x1b\[[0-9;:]*m/g, "")).not.toMatch(UNSAFE_IN_LINES);
   });
 });

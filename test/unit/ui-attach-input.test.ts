@@ -5,6 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { attachStatusSetting, chosenDetachKey } from "../../src/ui-attach-settings.ts";
 import { PrefixReader, type AttachInput } from "../../src/ui-attach-input.ts";
 import { StatusRowGuard, statusRowBytes, statusText } from "../../src/ui-attach-status.ts";
+import { PartMarker } from "../../src/ui-attach-marks.ts";
 import { CHORDS, armedText, chordFor, chordListLines, chordMarkdown } from "../../src/ui-attach-chords.ts";
 import { helpEntries } from "../../src/ui-dashboard-keys.ts";
 import { readFileSync } from "node:fs";
@@ -189,17 +190,46 @@ describe("the status line's row", () => {
     expect(guard.savedCursor).toBe(false);
   });
 
-  test("the line: task, state, waiting count, detach key; drawn inside a cursor save and restore", () => {
+  test("the line: task, state, the other tasks waiting, detach key; drawn inside a cursor save and restore", () => {
     const task = { id: 7, name: "api", command: "npm run dev", state: "running", idle: false, attention: null, signal: null, exitCode: null } as TaskInfo;
     expect(statusText(task, 2, "Ctrl-\\")).toBe(
-      "task 7 api · active · ! 2 waiting · Ctrl-\\ then d detach · n next · p prev · w waiting · h/[ history · s status · ? help",
+      "task 7 api · active · ! 2 others waiting · Ctrl-\\ then d detach · n next · p prev · w waiting · h/[ history · s status · ? help",
     );
-    expect(statusText(task, 0, "Ctrl-A", "no other task waits")).toStartWith("task 7 api · active · none waiting · no other task waits · Ctrl-A then d detach");
+    expect(statusText(task, 0, "Ctrl-A", "no other task waits")).toStartWith("task 7 api · active · no other task waits · Ctrl-A then d detach");
+    // The task's own wait and the others' never read as a contradiction (round 4: "waiting: bell · none waiting").
+    const ringing = { ...task, attention: { state: "bell", since: "", detail: null } } as unknown as TaskInfo;
+    expect(statusText(ringing, 0, "Ctrl-A")).toStartWith("task 7 api · asked for attention · Ctrl-A then d detach");
+    expect(statusText(ringing, 1, "Ctrl-A")).toStartWith("task 7 api · asked for attention · ! 1 other waiting · Ctrl-A");
     // An agent brought back in its resume form is called as typed, so the detach key still fits 80 columns.
     const codex = { ...task, id: 5, name: null, command: "codex resume '01a231f1-d4cf-7b9d-a640-3fad39fcadac'", typed: "codex", idle: true };
-    expect(statusRowBytes(statusText(codex, 1, "Ctrl-\\"), 24, 80)).toContain(" task 5 codex · idle · ! 1 waiting · Ctrl-\\ then d detach ·");
+    expect(statusRowBytes(statusText(codex, 1, "Ctrl-\\"), 24, 80)).toContain(" task 5 codex · idle · ! 1 other waiting · Ctrl-\\ then d detach ·");
     const bytes = statusRowBytes("hello", 30, 20);
     expect(bytes).toStartWith("\x1b7\x1b[?6l\x1b[30;1H\x1b[0;7m hello");
     expect(bytes).toEndWith("\x1b[0m\x1b8");
+  });
+});
+
+describe("the part marker (two terminals of different sizes)", () => {
+  const bytes = (text: string) => new TextEncoder().encode(text);
+
+  test("it shows while the task is bigger than this terminal, and goes when it fits", () => {
+    const part = new PartMarker();
+    expect(part.update({ cols: 80, rows: 24 }, { cols: 80, rows: 24 })).toBe(false);
+    expect(part.text()).toBeNull();
+    expect(part.update({ cols: 120, rows: 40 }, { cols: 80, rows: 24 })).toBe(true);
+    expect(part.text()).toBe("part shown: the task is 120×40, this terminal 80×24 · attach again to fit");
+    expect(part.bytes(24, 80, true)).toStartWith("\x1b7\x1b[24;1H\x1b[0;7m\x1b[2Kpart shown: ");
+    expect(part.update({ cols: 80, rows: 24 }, { cols: 80, rows: 24 })).toBe(true);
+    expect(part.bytes(24, 80, true)).toBe("");
+  });
+
+  test("it is not drawn mid-sequence, nor while the task holds a saved cursor of its own", () => {
+    const part = new PartMarker();
+    part.update({ cols: 120, rows: 40 }, { cols: 80, rows: 24 });
+    expect(part.bytes(24, 80, false)).toBe("");
+    part.follow(bytes("\x1b7"), 24);
+    expect(part.bytes(24, 80, true)).toBe("");
+    part.follow(bytes("\x1b8"), 24);
+    expect(part.bytes(24, 80, true)).not.toBe("");
   });
 });

@@ -111,6 +111,17 @@ describe("rows and frame", () => {
     expect(taskRow(done, 80, 1, NOW, false)).toBe("  ✗   8 cmd 8 · 5s");
   });
 
+  test("a restart policy at work: the count, and the countdown while it waits; a crash loop has its own glyph", () => {
+    const restarted = task(3, { name: "api", restart: "always", restarts: 2, preview: "up" });
+    expect(taskRow(restarted, 80, 1, NOW, false)).toBe("  ✻   3 api · up · ↻2 · 1m");
+    const exitedAt = new Date(NOW - 1_000).toISOString();
+    const waiting = task(3, { name: "api", state: "exited", exitCode: 1, endedAt: exitedAt, restarts: 3, nextRestartAt: new Date(NOW + 1_600).toISOString() });
+    expect(taskRow(waiting, 80, 1, NOW, false)).toBe("  ↻   3 api · restarting in 2s ↻3 · 1s");
+    const attention = { state: "crash-loop" as const, since: exitedAt, message: "crash loop · 5 restarts in 40s · exit 1" };
+    const gaveUp = task(3, { name: "api", state: "exited", exitCode: 1, endedAt: exitedAt, restarts: 5, attention });
+    expect(taskRow(gaveUp, 80, 1, NOW, false)).toBe("  ↯   3 api · ↻5 · waited 1s");
+  });
+
   test("an agent brought back in its resume form is labelled as typed", () => {
     const resumed = task(4, { command: "claude --resume '2771a642-cfad-4610-888e-1bed4d3b442b'", typed: "claude", preview: "ready" });
     expect(taskRow(resumed, 80, 1, NOW, false)).toBe("  ✻   4 claude · ready · 1m");
@@ -160,6 +171,16 @@ describe("rows and frame", () => {
     expect(taskRow(task(4), 80, 1, NOW, { moved: "down" })).toBe("  ✻   4 ↓ cmd 4 · 1m");
   });
 
+  test("the Waiting section is the longest waiting first, and a waiting row shows how long it has waited", () => {
+    const since = (ago: number) => ({ state: "input" as const, since: new Date(NOW - ago).toISOString(), message: null });
+    const tasks = [task(1, { attention: since(60_000) }), task(2, { attention: since(600_000) }), task(3)];
+    expect(sections(tasks, "state", "/home/u").map((s) => [s.title, s.tasks.map((t) => t.id)])).toEqual([
+      ["Waiting", [2, 1]],
+      ["Running", [3]],
+    ]);
+    expect(taskRow(tasks[1]!, 80, 1, NOW)).toMatch(/· waited 10m$/);
+  });
+
   test("a section's title is a row the cursor can rest on", () => {
     const tasks = [task(1), task(2, { state: "exited", exitCode: 0 })];
     const lines = dashboardLines(view({ tasks, cursor: sectionKey("Completed") }), 80, 20);
@@ -178,7 +199,7 @@ describe("rows and frame", () => {
   });
 
   test("with hosts added, this machine's block comes first, then each host's under its heading; a host down is one line", () => {
-    const remote = [task(1, { name: "train", cwd: "/home/g/src", attention: { state: "bell", since: new Date(NOW).toISOString(), message: null } })];
+    const remote = [task(1, { name: "train", cwd: "/home/g/src", attention: { state: "bell", since: new Date(NOW - 180_000).toISOString(), message: null } })];
     const hosts = [
       { name: "gpu1", home: "/home/g", link: { kind: "up" } as const, tasks: remote },
       {
@@ -197,7 +218,7 @@ describe("rows and frame", () => {
       expect.stringMatching(/^ {2}✻ {3}1 cmd 1 · 1m$/),
       `── gpu1 · 1 task ${"─".repeat(62)}`,
       "~/src (1)",
-      expect.stringMatching(/^› ! {3}1 train · 1m$/),
+      expect.stringMatching(/^› ! {3}1 train · waited 3m$/),
       `── build · unreachable (Connection refused) · retrying in 8 s ${"─".repeat(17)}`,
     ]);
     expect(lines[8]).toBe(`── slow · connecting… ${"─".repeat(57)}`);

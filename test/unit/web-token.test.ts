@@ -1,7 +1,7 @@
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { readFileSync, statSync } from "node:fs";
 import { isolatedDirs } from "../harness/sandbox.ts";
-import { isSession, LOGIN_TOKEN_MINUTES, newLoginToken, revokeAll, tokenFile, tradeLoginToken } from "../../src/web-token.ts";
+import { isSession, LOGIN_TOKEN_MINUTES, newLoginToken, revokeAll, sessionGrant, tokenFile, tradeLoginToken } from "../../src/web-token.ts";
 
 const dirs = isolatedDirs("fleetcom-web-token-");
 const saved = process.env.FLEETCOM_CONFIG_DIR;
@@ -65,5 +65,14 @@ describe("web tokens", () => {
     newLoginToken(made);
     newLoginToken(made + LOGIN_TOKEN_MINUTES * 60_000 + 1);
     expect(readFileSync(tokenFile(), "utf8").split("\n").filter(Boolean)).toHaveLength(1);
+  });
+
+  test("a token carries its grant: a write login gives a write session, a plain one a read session; revoking ends both", () => {
+    const writer = tradeLoginToken(newLoginToken(Date.now(), "write"))!;
+    const reader = tradeLoginToken(newLoginToken())!;
+    expect([sessionGrant(writer), sessionGrant(reader), sessionGrant("nope")]).toEqual(["write", "read", null]);
+    expect(readFileSync(tokenFile(), "utf8")).toMatch(/^session [0-9a-f]{64} write\nsession [0-9a-f]{64}\n$/);
+    revokeAll();
+    expect([sessionGrant(writer), sessionGrant(reader)]).toEqual([null, null]);
   });
 });

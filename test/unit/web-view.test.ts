@@ -29,6 +29,22 @@ describe("the page's fleet", () => {
       ["web", [1]],
     ]);
     expect(view.sections[0]!.cards[0]).toMatchObject({ glyph: "!", state: "waiting: permission", message: "Allow Bash(rm)?" });
+    // How long each has waited, from when its wait began; a task that does not wait has none.
+    expect(view.sections[0]!.cards.map((c) => c.waited)).toEqual(["5s", "1s"]);
+    expect(view.sections[1]!.cards[0]!.waited).toBeNull();
+  });
+
+  test("a restart policy at work: the count and the countdown on the card; a crash loop waits, with its text", () => {
+    const restarting = task(1, { state: "exited", exitCode: 1, restarts: 2, nextRestartAt: new Date(NOW + 2_500).toISOString() });
+    const attention = { state: "crash-loop" as const, since: new Date(NOW - 1_000).toISOString(), message: "crash loop · 5 restarts in 40s · exit 1" };
+    const gaveUp = task(2, { state: "exited", exitCode: 1, restarts: 5, attention });
+    const view = fleetView([restarting, gaveUp], NOW, "/home/u");
+    expect(view.sections.map((s) => [s.title, s.cards.map((c) => c.id)])).toEqual([
+      ["Waiting", [2]],
+      ["Unassigned", [1]],
+    ]);
+    expect(view.sections[1]!.cards[0]).toMatchObject({ glyph: "↻", state: "restarting in 3s ↻2", restart: "restarting in 3s ↻2" });
+    expect(view.sections[0]!.cards[0]).toMatchObject({ glyph: "↯", state: "crash loop · 5 restarts in 40s · exit 1 ↻5", restart: "↻5" });
   });
 
   test("each card shows its task's CPU and memory while they are sampled, nothing when not", () => {

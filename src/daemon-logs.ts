@@ -1,0 +1,421 @@
+// Each task's log on disk (docs/logs.md): everything it printed, as timed lines, beyond the
+// scrollback, up to `log_max` per task, in the history directory (daemon-history.ts) and so only
+// while history is kept. The rules of the form are recipe-log.ts's.
+//
+// INVARIANTS: the output path pays one array push per chunk (TaskLog.push); the lines are cut and
+// written in batches, on a timer or once a task has much waiting, never per chunk. A write that
+// fails (a full disk) stops that log's writes with one warning, never the task or the daemon; what
+// waited is dropped, and the log says where it resumed. A part is opened without following a
+// symlink, non-blocking (a FIFO cannot hold it), and must be a regular file of ours, as the history
+// files are. Parts are 0600 in the history directory (0700); a removed task's parts go with it.
+import { closeSync, constants, fstatSync, linkSync, lstatSync, openSync, readdirSync, unlinkSync, writeSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { describeFsError } from "./atomic-write.ts";
+import { errnoCode } from "./errors.ts";
+import { copyRegularFile, FileRefused, readRegularFile } from "./files.ts";
+import { ensureOwnPrivateDir } from "./runtime-dir.ts";
+import { restoredMarker } from "./recipe-history.ts";
+import {
+  filterLog,
+  LineCutter,
+  type LogFilter,
+  type LogLine,
+  logPartBytes,
+  logPartName,
+  parseLogPart,
+  parseLogPartName,
+  partsToDrop,
+  timeMark,
+  withTimestamp,
+} from "./recipe-log.ts";
+
+/** Cut and written at least this often (FLEETCOM_LOG_INTERVAL_MS, for tests). */
+export const DEFAULT_LOG_INTERVAL_MS = 1_000;
+/** A task with this much waiting is written at once, so a flood never piles up in memory. */
+const WRITE_NOW_BYTES = 4 * 1024 * 1024;
+/** A part passes its size by one line at most; a line never ended is cut at LineCutter.MAX_PARTIAL. */
+const MAX_PART_OVERSHOOT = 2 * LineCutter.MAX_PARTIAL;
+/** A reply to `logs` holds about this much text; the client asks for the next page. */
+const PAGE_CHARS = 8 * 1024 * 1024;
+
+/** What the daemon reports of its logs: their size on disk, and the failure that stopped writes. */
+export interface LogsStatus {
+  bytes: number;
+  logMax: number;
+  error: string | null;
+}
+
+/** The daemon's side of one task's log: output waiting to be written, and where it is written. */
+export class TaskLog {
+  private chunks: Uint8Array[] = [];
+  private times: number[] = [];
+  private waiting = 0;
+  private readonly cutter = new LineCutter();
+  private lastMark = -1;
+  /** The part written to, its size, and the sizes of the others (by part number). */
+  part = 0;
+  partBytes = 0;
+  sizes = new Map<number, number>();
+  /** Why writes stopped (full disk, refused file); null while it is written. */
+  stopped: string | null = null;
+
+  constructor(
+    readonly key: string,
+    private readonly store: LogStore,
+    private readonly onMuch: () => void,
+  ) {}
+
+  /**
+   * A recovered task carries on the log its task had before (the parts beside `historyFile`, the
+   * history file its snapshot entry names), under the marker its history shows.
+   */
+  adopt(historyFile: string, writtenAt: Date | null): void {
+    const lastWritten = this.store.adopt(this, historyFile);
+    // The history's time when it was read, else the last part's: the marker always follows the old lines.
+    const at = writtenAt ?? lastWritten;
+    if (at) this.note(restoredMarker(at));
+  }
+
+  /** A page of this log (LogStore.read). */
+  read(filter: LogFilter, timestamps: boolean, from?: number): { text: string; next: number | null } {
+    return this.store.read(this.key, filter, timestamps, from);
+  }
+
+  /** The task printed `chunk` at `at` (epoch ms): kept for the next batch. */
+  push(chunk: Uint8Array, at: number): void {
+    this.chunks.push(chunk);
+    this.times.push(at);
+    this.waiting += chunk.length;
+    if (this.waiting >= WRITE_NOW_BYTES) this.onMuch();
+  }
+
+  /** A line of fleetcom's own (a rerun's separator), after what the task printed so far. */
+  note(line: string, at = Date.now()): void {
+    this.chunks.push(new TextEncoder().encode(`${line}\n`));
+    this.times.push(at);
+  }
+
+  /** The task's run ended: a last line without its line feed is written too. */
+  ended(at = Date.now()): void {
+    this.chunks.push(new Uint8Array(0));
+    this.times.push(-at);
+  }
+
+  get pending(): boolean {
+    return this.chunks.length > 0;
+  }
+
+  /** The waiting output as timed lines, one piece per chunk that ended lines. */
+  take(): { at: number; lines: string }[] {
+    const [chunks, times] = [this.chunks, this.times];
+    this.chunks = [];
+    this.times = [];
+    this.waiting = 0;
+    const pieces: { at: number; lines: string }[] = [];
+    for (let i = 0; i < chunks.length; i++) {
+      const at = times[i]!;
+      const lines = at < 0 ? this.cutter.end() : this.cutter.push(chunks[i]!);
+      if (lines !== "") pieces.push({ at: Math.abs(at), lines });
+    }
+    return pieces;
+  }
+
+  /** The piece as written: after its time when the time changed (always at the start of a part). */
+  timed(piece: { at: number; lines: string }): string {
+    const text = piece.at === this.lastMark ? piece.lines : timeMark(piece.at) + piece.lines;
+    this.lastMark = piece.at;
+    return text;
+  }
+
+  /** A new part begins with its time, so it reads alone once the older parts are gone. */
+  newPart(): void {
+    this.lastMark = -1;
+  }
+
+  totalBytes(): number {
+    let total = 0;
+    for (const bytes of this.sizes.values()) total += bytes;
+    return total;
+  }
+}
+
+export interface LogStoreOptions {
+  /** The history directory. */
+  dir: string;
+  logMax: number;
+  intervalMs: number;
+  log(message: string): void;
+}
+
+export class LogStore {
+  private readonly logs = new Map<string, TaskLog>();
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private soon = false;
+  private error: string | null = null;
+
+  constructor(private readonly options: LogStoreOptions) {}
+
+  get logMax(): number {
+    return this.options.logMax;
+  }
+
+  start(): this {
+    this.timer = setInterval(() => this.flush(), this.options.intervalMs);
+    this.timer.unref?.();
+    return this;
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.flush();
+  }
+
+  /** The log of the task keyed `key` (its id), begun or carried on. */
+  open(key: string): TaskLog {
+    let log = this.logs.get(key);
+    if (!log) {
+      log = new TaskLog(key, this, () => this.flushSoon());
+      this.readSizes(log);
+      this.logs.set(key, log);
+    }
+    return log;
+  }
+
+  /**
+   * Takes the parts of the log kept beside `historyFile` (another supervisor's history directory) as
+   * this log's first parts: linked where it can, else copied, each only when it is a regular file of
+   * ours (a symlink, a FIFO or another user's file is left where it is, and said so).
+   */
+  adopt(log: TaskLog, historyFile: string): Date | null {
+    const from = dirname(historyFile);
+    const key = /^([1-9]\d{0,9})\.txt\.gz$/.exec(basename(historyFile))?.[1];
+    if (!key || log.sizes.size > 0) return null;
+    let names: string[];
+    try {
+      if (!lstatSync(from).isDirectory()) return null;
+      names = readdirSync(from);
+    } catch {
+      return null;
+    }
+    let lastWritten: Date | null = null;
+    const parts = names.flatMap((name) => {
+      const parsed = parseLogPartName(name);
+      return parsed?.key === key ? [parsed.part] : [];
+    });
+    for (const part of parts.sort((a, b) => a - b)) {
+      const source = join(from, logPartName(key, part));
+      const target = join(this.options.dir, logPartName(log.key, part));
+      try {
+        ensureOwnPrivateDir(this.options.dir, "history directory");
+        const stat = lstatSync(source);
+        if (!stat.isFile()) throw new FileRefused(source, "not a regular file", "irregular");
+        const uid = process.getuid?.();
+        if (uid !== undefined && stat.uid !== uid) throw new FileRefused(source, `owned by uid ${stat.uid}, not ${uid}`, "foreign");
+        try {
+          linkSync(source, target);
+        } catch {
+          copyRegularFile(source, target, { noFollow: true, owner: uid, maxBytes: this.options.logMax + MAX_PART_OVERSHOOT });
+        }
+        log.sizes.set(part, stat.size);
+        log.part = part;
+        // Written to afresh in a part of its own: a linked part is the old directory's file too,
+        // and may end in a line a full disk cut short.
+        log.partBytes = Number.POSITIVE_INFINITY;
+        lastWritten = stat.mtime;
+      } catch (error) {
+        this.options.log(`log not carried on from ${source}: ${error instanceof FileRefused ? error.message : describeFsError(error)}`);
+      }
+    }
+    return lastWritten;
+  }
+
+  /** Writes every log with output waiting. */
+  flush(): void {
+    for (const log of this.logs.values()) if (log.pending) this.write(log);
+  }
+
+  /** A removed task's log goes with it (it can hold secrets, and nothing names it any more). */
+  remove(key: string): void {
+    const log = this.logs.get(key);
+    this.logs.delete(key);
+    for (const part of log ? log.sizes.keys() : this.partsOnDisk(key).map((p) => p.part)) this.unlink(key, part);
+  }
+
+  status(): LogsStatus {
+    let bytes = 0;
+    for (const log of this.logs.values()) bytes += log.totalBytes();
+    return { bytes, logMax: this.options.logMax, error: this.error };
+  }
+
+  /**
+   * A page of the task's log as text, oldest line first, after the output waiting is written: the
+   * parts from `from` (the first page: from the first part, or where the last `filter.last` lines
+   * begin) until a page is full; `next` is the part the next page starts at.
+   */
+  read(key: string, filter: LogFilter, timestamps: boolean, from?: number): { text: string; next: number | null } {
+    const log = this.logs.get(key);
+    if (log?.pending) this.write(log);
+    const parts = this.partsOnDisk(key).map((p) => p.part);
+    const times = { since: filter.since, until: filter.until };
+    let index = from === undefined ? 0 : parts.findIndex((p) => p >= from);
+    let skip = 0;
+    if (from === undefined && filter.last !== undefined) [index, skip] = this.lastLines(key, parts, times, filter.last);
+    if (index === -1) return { text: "", next: null };
+    let text = "";
+    for (; index < parts.length; index++) {
+      if (text.length >= PAGE_CHARS) return { text, next: parts[index]! };
+      const lines = filterLog(this.readPart(key, parts[index]!), times);
+      for (const line of skip ? lines.slice(skip) : lines) text += `${timestamps ? withTimestamp(line) : line.text}\n`;
+      skip = 0;
+    }
+    return { text, next: null };
+  }
+
+  /** Where the last `count` lines begin: the part's index, and how many of its lines come before them. */
+  private lastLines(key: string, parts: number[], times: LogFilter, count: number): [number, number] {
+    let found = 0;
+    for (let i = parts.length - 1; i >= 0; i--) {
+      found += filterLog(this.readPart(key, parts[i]!), times).length;
+      if (found >= count) return [i, found - count];
+    }
+    return [0, 0];
+  }
+
+  private readPart(key: string, part: number): LogLine[] {
+    try {
+      const path = join(this.options.dir, logPartName(key, part));
+      return parseLogPart(
+        readRegularFile(path, { noFollow: true, owner: process.getuid?.(), maxBytes: this.options.logMax + MAX_PART_OVERSHOOT }).toString("utf8"),
+      );
+    } catch (error) {
+      // A part rotated away meanwhile is no part of the log; a refused one is left unread, and said so.
+      if (error instanceof FileRefused) this.options.log(`log part refused: ${error.message}`);
+      else if (errnoCode(error) !== "ENOENT") this.options.log(`log part unreadable: ${describeFsError(error)}`);
+      return [];
+    }
+  }
+
+  private flushSoon(): void {
+    if (this.soon) return;
+    this.soon = true;
+    setImmediate(() => {
+      this.soon = false;
+      this.flush();
+    });
+  }
+
+  /** Appends the waiting lines, a part at a time: a part is begun between pieces once the last one is full. */
+  private write(log: TaskLog): void {
+    const pieces = log.take();
+    if (pieces.length === 0 || log.stopped) return;
+    const partBytes = logPartBytes(this.options.logMax);
+    try {
+      ensureOwnPrivateDir(this.options.dir, "history directory");
+      let batch = "";
+      for (const piece of pieces) {
+        let lines = piece.lines;
+        while (lines !== "") {
+          if (log.part === 0 || log.partBytes + batch.length >= partBytes) {
+            if (batch !== "") this.append(log, batch);
+            batch = "";
+            this.rotate(log);
+          }
+          // What fills the part, cut after a line: a part passes its size by one line at most.
+          const room = partBytes - log.partBytes - batch.length;
+          const cut = lines.length <= room ? lines.length : lines.lastIndexOf("\n", room - 1) + 1 || lines.indexOf("\n") + 1;
+          batch += log.timed({ at: piece.at, lines: lines.slice(0, cut) });
+          lines = lines.slice(cut);
+        }
+      }
+      if (batch !== "") this.append(log, batch);
+      if (this.error) this.options.log("logs written again");
+      this.error = null;
+    } catch (error) {
+      log.stopped = error instanceof FileRefused ? error.message : describeFsError(error);
+      if (this.error === null) this.options.log(`log writes stopped: ${log.stopped}`);
+      this.error = `task ${log.key}: ${log.stopped}`;
+    }
+  }
+
+  private append(log: TaskLog, text: string): void {
+    const bytes = Buffer.from(text, "utf8");
+    const path = join(this.options.dir, logPartName(log.key, log.part));
+    const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY;
+    let fd: number;
+    try {
+      fd = openSync(path, flags, 0o600);
+    } catch (error) {
+      if (errnoCode(error) === "ELOOP") throw new FileRefused(path, "a symlink, not a log file", "irregular");
+      // A FIFO nobody reads: the non-blocking open for writing fails instead of waiting.
+      if (errnoCode(error) === "ENXIO") throw new FileRefused(path, "not a regular file", "irregular");
+      throw error;
+    }
+    try {
+      const stat = fstatSync(fd);
+      if (!stat.isFile()) throw new FileRefused(path, "not a regular file", "irregular");
+      const uid = process.getuid?.();
+      if (uid !== undefined && stat.uid !== uid) throw new FileRefused(path, `owned by uid ${stat.uid}, not ${uid}`, "foreign");
+      let done = 0;
+      try {
+        while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+      } finally {
+        log.partBytes = stat.size + done;
+        log.sizes.set(log.part, log.partBytes);
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** Begins the next part and drops the oldest parts that no longer fit. */
+  private rotate(log: TaskLog): void {
+    log.part += 1;
+    log.partBytes = 0;
+    log.sizes.set(log.part, 0);
+    log.newPart();
+    const parts = [...log.sizes].map(([part, bytes]) => ({ part, bytes }));
+    // Room for the part begun: the parts kept and it stay within the cap.
+    const limit = this.options.logMax - logPartBytes(this.options.logMax);
+    for (const part of partsToDrop(parts, limit)) {
+      this.unlink(log.key, part);
+      log.sizes.delete(part);
+    }
+  }
+
+  /** Carries a log on where its parts on disk end (a daemon's own: a task keeps its key for its life). */
+  private readSizes(log: TaskLog): void {
+    for (const { part, bytes } of this.partsOnDisk(log.key)) {
+      log.sizes.set(part, bytes);
+      log.part = part;
+      log.partBytes = bytes;
+    }
+  }
+
+  private partsOnDisk(key: string): { part: number; bytes: number }[] {
+    let names: string[];
+    try {
+      // Not through a symlink planted at the directory.
+      if (!lstatSync(this.options.dir).isDirectory()) return [];
+      names = readdirSync(this.options.dir);
+    } catch {
+      return [];
+    }
+    const parts: { part: number; bytes: number }[] = [];
+    for (const name of names) {
+      const parsed = parseLogPartName(name);
+      if (parsed?.key !== key) continue;
+      const stat = lstatSync(join(this.options.dir, name), { throwIfNoEntry: false });
+      parts.push({ part: parsed.part, bytes: stat?.size ?? 0 });
+    }
+    return parts.sort((a, b) => a.part - b.part);
+  }
+
+  private unlink(key: string, part: number): void {
+    try {
+      if (lstatSync(this.options.dir).isDirectory()) unlinkSync(join(this.options.dir, logPartName(key, part)));
+    } catch {
+      // already gone
+    }
+  }
+}

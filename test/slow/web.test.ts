@@ -170,7 +170,7 @@ describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
     expect((await cardIds(page))[0]).toBe(asker);
     expect(await page.$eval(".card", (c) => c.classList.contains("waiting"))).toBe(true);
     expect(await page.$eval("h2", (h) => h.textContent)).toBe("Waiting (1)");
-    expect(await page.$eval(".card .age", (age) => age.textContent)).toMatch(/^waited \d+s$/); // how long it has waited, not the task's age
+    expect(await page.$eval(".card .age", (age) => age.textContent)).toMatch(/^(\d+% · [\d.]+[KMG] · )?waited \d+s$/); // its CPU and memory, then how long it has waited, not the task's age
     mkdirSync(ARTIFACTS, { recursive: true });
     const shot = join(ARTIFACTS, "web-390x844.png");
     await page.screenshot({ path: shot });

@@ -1,7 +1,8 @@
 // Which host's daemon a command goes to: `fleetcom --host NAME COMMAND`, else FLEETCOM_HOST, else a
 // TASK written `HOST:TASK` (`gpu1:3`, `gpu1:api`); else this machine's. Commands that speak the
 // protocol go over the ssh transport (client-ssh.ts); those that read or write the host's own files
-// (save, load, recover, status, sessions, --kill) run as a command of their own there.
+// (save, load, recover, status, sessions, --kill) or run git in the host's repositories (diff, merge, review, rewind)
+// run as a command of their own there.
 import type { ArgsDef, CommandDef } from "citty";
 import { flagIndex } from "./cli-flags.ts";
 import { EXIT, UserError, usageError } from "./errors.ts";
@@ -22,12 +23,17 @@ const TASK_POSITIONS: Record<string, "first" | "all" | "after-first"> = {
   restart: "all",
   rm: "all",
   grep: "after-first",
+  diff: "first",
+  merge: "first",
+  review: "first",
+  checkpoints: "first",
+  rewind: "first",
 };
 
 /** Commands that talk to a daemon over the protocol, which the transport carries. */
-const OVER_TRANSPORT = new Set([...Object.keys(TASK_POSITIONS), "run", "ls"]);
+const OVER_TRANSPORT = new Set([...Object.keys(TASK_POSITIONS), "run", "ls", "notify"]);
 /** Commands that read or write the host's files: the host's own fleetcom runs them there. */
-const RUN_THERE = new Set(["save", "load", "recover", "status", "sessions"]);
+const RUN_THERE = new Set(["save", "load", "recover", "status", "sessions", "diff", "merge", "review", "rewind"]);
 
 /** Commands whose `--worktree` touches a git worktree: on another host, that host's. */
 const WORKTREE_COMMANDS = new Set(["run", "rm"]);

@@ -1,9 +1,9 @@
 // Autostart: `fleetcom daemon`, started detached by the command that finds none running here, and
-// followed by client.ts until it listens. A command that will need the daemon whatever happens
-// (client-early-start.ts needsDaemonHereAnyway: `ls`, `run CMD`) starts it before its own code loads,
-// so that the two processes start side by side: a cold `ls` spent its first 5 ms loading the client
-// before it spawned the daemon, which then took 7 ms more to come up. Where the early autostart has
-// already started it (client-early-start.ts), that one is followed.
+// followed until it listens (client-autostart-follow.ts). A command that will need the daemon
+// whatever happens (client-early-start.ts needsDaemonHereAnyway: `ls`, `run CMD`) starts it before
+// its own code loads, so that the two processes start side by side: a cold `ls` spent its first 5 ms
+// loading the client before it spawned the daemon, which then took 7 ms more to come up. Where the
+// early autostart has already started it (client-early-start.ts), that one is followed.
 import { closeSync, openSync } from "node:fs";
 import { takeEarlyStart } from "./client-early-start.ts";
 import { noDaemonHere } from "./client-target.ts";

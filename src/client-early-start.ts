@@ -7,7 +7,7 @@
 // (client-service-manager.ts scopeCommand). It gives the daemon no log: the daemon opens its own
 // once it holds its runtime directory (cmd-daemon.ts). The autostart adopts what it started
 // (client-autostart.ts), and where it ended before it listened, starts one as before, with the log
-// from its first byte (client.ts followStart).
+// from its first byte (client-autostart-follow.ts followStart).
 import { OPEN_LOG_VARIABLE, READY_FD_VARIABLE, socketPath, type Env } from "./paths.ts";
 import { compiledBinary, type DetachedChild, runsOnBun, spawnDetachedOnBun } from "./spawn-bun.ts";
 

@@ -97,7 +97,10 @@ export function makeWorktree(
   const refused = add(repo, name, path);
   if (refused !== null) throw new UserError(`run --worktree: git worktree add ${printable(path)}: ${printable(refused)}`);
   const sub = relative(realpathSync(top.out), realpathSync(cwd));
-  return { worktree: { repo, branch: name, path }, cwd: sub === "" ? path : join(path, sub), newBranch };
+  // The branch it was made from: where `merge` lands it.
+  const from = git(cwd, ["symbolic-ref", "--short", "-q", "HEAD"]);
+  const worktree = { repo, branch: name, path, ...(from.ok && from.out !== "" && { from: from.out }) };
+  return { worktree, cwd: sub === "" ? path : join(path, sub), newBranch };
 }
 
 /** For a load or a recovery: each entry's worktree that is missing, made again from its branch; one line per worktree made or not. */

@@ -1,13 +1,3 @@
-// A client's connection to the daemon: handshake, requests with one reply each, events, and the
-// raw data stream of an attached task. Starts the daemon when none is running. No arktype, no
-// node:net (client-socket.ts) and no node:child_process until a daemon must be started: this is on
-// the start-up path of ls, attach, send and peek.
-//
-// SECURITY INVARIANT: the hello carries the user's whole environment, so no byte is written to a
-// socket unless it was reached through the checked runtime directory (runtime-dir.ts) AND the
-// process listening on it runs as our own uid (SO_PEERCRED / getpeereid). Every connection,
-// including each retry while a daemon autostarts, goes through connectVerified().
-import { lstatSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type Attempt, type ClientSocket, connectClientSocket } from "./client-socket.ts";
 import type { ForwardTarget, RemoteHost } from "./client-ssh.ts";
@@ -29,18 +19,18 @@ import type {
   TaskEvent,
   Welcome,
 } from "./wire-protocol.ts";
-import { LOCK_NAME, SOCKET_NAME, definedEnvironment, logPath, runtimeDir } from "./paths.ts";
+import { SOCKET_NAME, definedEnvironment, runtimeDir } from "./paths.ts";
 import { printable } from "./text-printable.ts";
 import { currentDirectory } from "./text-path.ts";
 import { hostInUse, lockHolder, socketIsThere } from "./client-target.ts";
-import { type Started, startDaemon, takePrestarted } from "./client-autostart.ts";
-import { endInWords } from "./spawn-bun.ts";
+import { startDaemon, takePrestarted } from "./client-autostart.ts";
+import { AUTOSTART_BOUND_MS, followStart } from "./client-autostart-follow.ts";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, MAX_REMOTE_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "./wire-framing.ts";
 import { isProcessAlive, peerUidReader, type PeerUid } from "./platform.ts";
 import { daemonRefusal, listenerGone } from "./wire-peer.ts";
-import { openRuntimeDir, type RuntimeDir } from "./runtime-dir.ts";
+import { openRuntimeDir } from "./runtime-dir.ts";
 import { VERSION } from "./version.ts";
-import { busyDaemon, connectFailure, DaemonNotRunning, noWelcome, protocolError, refusalText, welcomeBoundMs } from "./client-failures.ts";
+import { connectFailure, DaemonNotRunning, noWelcome, protocolError, refusalText, welcomeBoundMs } from "./client-failures.ts";
 import { printNotices } from "./client-notices.ts";
 
 export { busyDaemon, connectFailure, DaemonNotRunning, refusalText } from "./client-failures.ts";
@@ -486,14 +476,6 @@ async function connectVerified(dirPath: string, readPeer: LazyPeerReader, name =
   return attempt;
 }
 
-/**
- * How long a client follows a daemon that is starting. Under load a compiled daemon has taken 35 s
- * to listen; a client that gave up sooner reported a failure that was not one while the daemon came
- * up later without its command.
- */
-const AUTOSTART_BOUND_MS = 60_000;
-/** How long a daemon that listens but takes no connection (stopped, overwhelmed) is given. */
-const BUSY_PATIENCE_MS = 8_000;
 /** A start this long is worth a word on a terminal. */
 const STARTING_NOTICE_MS = 1_000;
 
@@ -524,98 +506,10 @@ async function connectSocket(autostart: boolean): Promise<{ socket: ClientSocket
   if (started) readPeer().catch(() => {});
   const notice = setTimeout(() => process.stderr.isTTY && process.stderr.write("fleetcom: starting the daemon…\n"), STARTING_NOTICE_MS);
   try {
-    return { socket: await followStart(dirPath, readPeer, started, autostart), patientMs: AUTOSTART_BOUND_MS };
+    const connect = () => connectVerified(dirPath, readPeer);
+    return { socket: await followStart(connect, dirPath, started, autostart), patientMs: AUTOSTART_BOUND_MS };
   } finally {
     clearTimeout(notice);
-  }
-}
-
-/**
- * Connects to the daemon that is starting: the lock's holder, or before anyone holds it the process
- * we started. Waits while either lives, up to AUTOSTART_BOUND_MS; the one we started losing the race
- * for the lock follows the winner. Fails only on what happened: ours died, the daemon listens but
- * does not accept, or the bound passed.
- */
-async function followStart(dirPath: string, readPeer: LazyPeerReader, started: Started | null, autostart: boolean): Promise<ClientSocket> {
-  const deadline = performance.now() + AUTOSTART_BOUND_MS;
-  let busySince: number | null = null;
-  try {
-    while (performance.now() < deadline) {
-      await nextAttempt(started);
-      const attempt = await connectVerified(dirPath, readPeer);
-      if ("socket" in attempt) return attempt.socket;
-      const fatal = connectFailure(attempt.code);
-      if (fatal) throw fatal;
-      const holder = lockHolder(dirPath);
-      busySince = holder !== null && listensButRefuses(dirPath, attempt.code) ? (busySince ?? performance.now()) : null;
-      if (busySince !== null && performance.now() - busySince > BUSY_PATIENCE_MS) throw busyDaemon(holder!, logPath());
-      if (holder !== null) continue;
-      // The daemon we waited for went away before listening: start one, once.
-      if (!started) {
-        if (!autostart) throw new DaemonNotRunning();
-        started = await startDaemon(dirPath, true);
-        continue;
-      }
-      const end = started.exit;
-      if (end === null) continue; // ours is still starting
-      // systemd-run could not make the scope (the manager refused, a policy): start it as before.
-      // The early autostart's daemon failed before it had a log to say why: start one as before,
-      // whose log says it (a signal is someone's --kill, and stands).
-      if (started.how === "scope" || (started.how === "early" && !("signal" in end))) {
-        started.letGo();
-        started = await startDaemon(dirPath, started.how === "early");
-      } else throw new UserError(`the daemon (pid ${started.pid}) ${endInWords(end)} before it listened; see ${logPath()}`, EXIT.unreachable);
-    }
-  } finally {
-    started?.letGo();
-  }
-  const pid = lockHolder(dirPath) ?? started?.pid;
-  throw new UserError(
-    `the daemon${pid ? ` (pid ${pid})` : ""} is still starting after ${AUTOSTART_BOUND_MS / 1000} s; it may yet come up (see ${logPath()})`,
-    EXIT.unreachable,
-  );
-}
-
-const ATTEMPT_EVERY_MS = 20;
-
-/**
- * The next connection attempt: in ATTEMPT_EVERY_MS, or as soon as the daemon we started says it
- * listens. The pause is cleared either way: left pending, it kept a cold `ls` alive for the rest of
- * its 20 ms after printing (a third of the whole cold start).
- */
-export async function nextAttempt(started: Pick<Started, "listening"> | null): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const pause = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ATTEMPT_EVERY_MS);
-  });
-  try {
-    await (started?.listening ? Promise.race([pause, started.listening]) : pause);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/**
- * Whether the lock's holder has bound the socket we could not connect to (a full backlog is refused
- * like a dead daemon's socket): the daemon writes its PID into the lock before it binds, so a socket
- * made after the lock was last written is its own; an older one is a dead daemon's, and it is starting.
- */
-function listensButRefuses(dirPath: string, code: string): boolean {
-  if (code === "ENOENT") return false;
-  let dir: RuntimeDir;
-  try {
-    dir = openRuntimeDir(dirPath);
-  } catch {
-    return false;
-  }
-  try {
-    // Modification times, not the socket's change time: Deno's node:fs gives ctime in whole seconds
-    // only, and a socket's mtime is its bind (a chmod after it moves only ctime).
-    return lstatSync(dir.entry(SOCKET_NAME)).mtimeMs >= statSync(dir.entry(LOCK_NAME)).mtimeMs;
-  } catch {
-    return false;
-  } finally {
-    dir.close();
   }
 }
 

@@ -6,6 +6,7 @@
 import { defineCommand } from "./cli-define.ts";
 import { existsSync } from "node:fs";
 import { basename } from "node:path";
+import { targetShown } from "./config-notify.ts";
 import { printable } from "./text-printable.ts";
 import { sizeWritten } from "./recipe-log.ts";
 import { pushStatusText, writeStdout } from "./ui-format.ts";
@@ -120,6 +121,8 @@ function effective(here: Settings, daemon: DaemonSettings | null, whenApplied: W
   };
   return [
     daemonSide("notify", "notify"),
+    daemonSide("notifyMinRuntime", "notify_min_runtime"),
+    daemonSide("notifyIdle", "notify_idle"),
     daemonSide("scrollback", "scrollback"),
     daemonSide("idleSeconds", "idle_seconds"),
     daemonSide("history", "history"),
@@ -135,6 +138,7 @@ function effective(here: Settings, daemon: DaemonSettings | null, whenApplied: W
 function shown(value: unknown): string {
   if (value === null || (Array.isArray(value) && value.length === 0)) return "(none)";
   // notify's destinations, as written.
-  if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value.join(", ");
+  if (Array.isArray(value) && value.every((v) => typeof v === "string" || (typeof v === "object" && v !== null && "to" in v)))
+    return value.map((v) => targetShown(v)).join(", ");
   return typeof value === "string" ? value : JSON.stringify(value);
 }

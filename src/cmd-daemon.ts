@@ -46,6 +46,7 @@ export default defineCommand({
     const supervisor = await startSupervisor({ ...daemonOptions(settings, reread), handshakeTimeoutMs, log }, claim, () => sayListening(ready));
     for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => supervisor.daemon.stop());
     // SIGHUP reads config.toml again, as daemons do (`kill -HUP`, a service manager's reload); it used to stop the fleet.
+    const hosts = await watchHosts(supervisor.daemon);
     process.on("SIGHUP", () => {
       try {
         supervisor.daemon.reloadSettings();
@@ -54,10 +55,26 @@ export default defineCommand({
       }
     });
     await supervisor.stopped;
+    hosts.close();
     log("stopped");
     process.exit(0);
   },
 });
+
+/**
+ * The added hosts' links for their pushes (client-host-news.ts), made once the daemon listens: a
+ * client of each host's daemon, as the dashboard is, whose waits and ends go out through this
+ * machine's notify. FLEETCOM_HOST_RECHECK_MS (tests) replaces how long a host without tasks waits.
+ */
+async function watchHosts(daemon: { hostNews: import("./client-host-news.ts").HostNewsSink["news"]; reloaded: (() => void) | null }) {
+  const [{ HostNews, IDLE_RECHECK_MS }, { readHosts }] = await Promise.all([import("./client-host-news.ts"), import("./client-hosts.ts")]);
+  const raw = process.env.FLEETCOM_HOST_RECHECK_MS;
+  const recheckMs = raw && /^\d+$/.test(raw) ? Number(raw) : IDLE_RECHECK_MS;
+  const news = new HostNews({ news: (...told) => daemon.hostNews(...told), log }, recheckMs);
+  daemon.reloaded = () => news.watch(readHosts());
+  news.watch(readHosts());
+  return { close: () => news.close() };
+}
 
 /**
  * The pipe the client that started us waits on (client.ts startDaemon), taken out of the environment

@@ -1,9 +1,11 @@
 // `fleetcom notify test`: a sample to every destination of `notify` (docs/notify.md), through the
 // daemon, which owns the destinations and their state: what it answers is what `status` then shows.
 // Each destination is tried once, so the answer comes within the request timeout; any failure exits 1.
+// `fleetcom notify off|on TASK…|-g G`: whether those tasks' news is pushed at all; a saved recipe
+// keeps `"notify": false`.
 import { defineCommand } from "citty";
 import { withDaemon } from "./client.ts";
-import { UserError } from "./errors.ts";
+import { UserError, usageError } from "./errors.ts";
 import { printable } from "./text-printable.ts";
 
 const test = defineCommand({
@@ -17,7 +19,26 @@ const test = defineCommand({
   },
 });
 
+/** `notify off` and `notify on`: one definition, the word deciding. */
+function switchTo(on: boolean) {
+  const word = on ? "on" : "off";
+  return defineCommand({
+    meta: { name: word, description: on ? "Push these tasks' news again" : "Push nothing about these tasks (waits, ends) until notify on" },
+    args: {
+      task: { type: "positional", valueHint: "TASK…", description: "Tasks: ids, exact names or commands, or unique prefixes", required: false },
+      group: { type: "string", alias: "g", valueHint: "G", description: "Every task of group G" },
+    },
+    async run({ args }) {
+      const named = args._.map(String);
+      if ((named.length === 0) === (args.group === undefined)) throw usageError(`notify ${word}: name tasks or a group (-g G), not both`);
+      const request = args.group !== undefined ? { group: args.group, on } : { tasks: named.map((typed) => ({ typed })), on };
+      const { tasks } = await withDaemon((c) => c.request("setNotify", request));
+      console.log(`notify ${word}: ${tasks.join(", ")}`);
+    },
+  });
+}
+
 export default defineCommand({
-  meta: { name: "notify", description: "Check notify's destinations (commands, ntfy topics, webhooks)" },
-  subCommands: { test: async () => test },
+  meta: { name: "notify", description: "Check notify's destinations (commands, ntfy topics, webhooks); turn a task's pushes off or on" },
+  subCommands: { test: async () => test, off: async () => switchTo(false), on: async () => switchTo(true) },
 });

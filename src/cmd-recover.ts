@@ -3,7 +3,8 @@
 // keep the recovered fleet under a permanent name, since the next prune may delete the snapshot. The
 // running supervisor's own snapshot is the fleet as it runs now: listed as such, recovered only with --again.
 import { defineCommand } from "./cli-define.ts";
-import { age, SAVE_HINT, snapshotListRow, writeStdout } from "./ui-format.ts";
+import { SAVE_HINT, snapshotListRow, writeStdout } from "./ui-format.ts";
+import { age } from "./view-task.ts";
 import { usageError } from "./errors.ts";
 import type { DaemonStatus } from "./wire-protocol.ts";
 import { printable } from "./text-printable.ts";

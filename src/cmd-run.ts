@@ -32,6 +32,8 @@ export default defineCommand({
     attach: { type: "boolean", description: "Attach to it at once" },
     "detach-key": { type: "string", valueHint: "KEY", description: "With --attach: detach with KEY instead of Ctrl-\\ (ctrl-a, ^]…)" },
     json: { type: "boolean", description: 'Print {"id": N}' },
+    // Written --no-notify: citty reads a --no- word as the flag it negates.
+    notify: { type: "boolean", default: true, description: "Push nothing about it to notify's destinations: no wait, no end (docs/notify.md)" },
     restart: {
       type: "string",
       valueHint: "no|on-failure|always",
@@ -96,6 +98,7 @@ export default defineCommand({
         ...(maxMemory !== null ? { maxMemory } : {}),
         ...(service ? { service } : {}),
         ...restart,
+        ...(args.notify === false && { notify: false }),
       }),
     );
     // A worktree made for a task that did not start is not left behind (it is fresh, so clean).

@@ -2,7 +2,8 @@
 // daemon needed. Listing is the `list` default subcommand because citty would otherwise run a parent
 // `run` after every subcommand too.
 import { defineCommand } from "./cli-define.ts";
-import { age, table, terminalColumns, writeStdout } from "./ui-format.ts";
+import { table, terminalColumns, writeStdout } from "./ui-format.ts";
+import { age } from "./view-task.ts";
 import { printable } from "./text-printable.ts";
 import { sessionDir } from "./paths.ts";
 import type { SessionInfo } from "./recipe-sessions.ts";

@@ -6,11 +6,12 @@
 // meets the condition, printing its id: with ten agents running, the one that needs the user now.
 import { defineCommand } from "./cli-define.ts";
 import { DaemonClient } from "./client.ts";
+import { FleetModel } from "./client-fleet.ts";
 import { hostInUse, hostsMayBeAdded } from "./client-target.ts";
 import type { RemoteHost } from "./client-ssh.ts";
 import { EXIT, UserError, usageError } from "./errors.ts";
 import { isOneOf } from "./cli-flags.ts";
-import { stateText } from "./ui-format.ts";
+import { stateText } from "./view-task.ts";
 import { printable } from "./text-printable.ts";
 import { msUntilIdle } from "./task-idle.ts";
 import { DEFAULT_IDLE_SECONDS } from "./settings.ts";
@@ -175,14 +176,14 @@ function waitFor(client: DaemonClient, scope: Scope, condition: Condition, timeo
         })
         .catch((error) => settle(error));
     };
+    const onEvent = (event: TaskEvent) => {
+      if (!inScope(event.task)) return;
+      if (event.event === "removed") {
+        clearTimeout(quietTimers.get(event.task.id));
+        if (scope.kind === "one") settle(new UserError(`task ${id} was removed`));
+      } else consider(event.task);
+    };
     client.handlers = {
-      event: (event: TaskEvent) => {
-        if (!inScope(event.task)) return;
-        if (event.event === "removed") {
-          clearTimeout(quietTimers.get(event.task.id));
-          if (scope.kind === "one") settle(new UserError(`task ${id} was removed`));
-        } else consider(event.task);
-      },
       closed: () => settle(new UserError("lost the connection to the daemon", EXIT.unreachable)),
     };
     if (timeoutMs !== null) {
@@ -191,8 +192,8 @@ function waitFor(client: DaemonClient, scope: Scope, condition: Condition, timeo
         settle(new UserError(`timed out after ${timeoutMs / 1000}s waiting for ${what} (${condition})`, TIMED_OUT));
       }, timeoutMs);
     }
-    client
-      .subscribe((tasks) => {
+    new FleetModel(onEvent)
+      .follow(client, (tasks) => {
         if (scope.kind === "one") {
           const task = resolveTaskRef(scope.ref, tasks);
           id = task.id;

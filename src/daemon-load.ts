@@ -253,11 +253,14 @@ export class Loads {
       recorded: e.id,
       typed: e.typed ?? typedForm(e.cmd),
       worktree: e.worktree ?? null,
+      baseline: e.baseline,
+      checkpoints: e.checkpoints,
       service: serviceOf(e),
       givenEnv: this.environmentOf(e),
       restart: restartOf(e.restart, e.max_restarts, e.restarts),
       maxMemory: e.max_memory === undefined ? null : parseMemoryLimit(e.max_memory),
       loaded: true,
+      notify: e.notify !== false,
     };
     const task = this.fleet.spawn(peer, start);
     const history = histories.get(e);

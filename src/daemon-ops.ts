@@ -9,6 +9,7 @@ import { restartOf, type Restarts } from "./daemon-restarts.ts";
 import { attach, detach, follow, followLines, sendScreen, type Peer } from "./daemon-streams.ts";
 import type { Task, TaskStart } from "./daemon-task.ts";
 import type { Typist } from "./daemon-typist.ts";
+import type { TaskCheckpoints } from "./daemon-checkpoints.ts";
 import { UserError } from "./errors.ts";
 import { isDirectory } from "./files.ts";
 import { commandTooLong } from "./recipe.ts";
@@ -40,6 +41,7 @@ export interface Fleet {
   readonly options: { readonly scrollback: number };
   readonly typist: Typist;
   readonly resources: Pick<ResourceSampler, "fresh" | "watch" | "unwatch" | "keepSampling">;
+  readonly checkpoints: Pick<TaskCheckpoints<Task>, "prompt" | "list">;
   list(): TaskInfo[];
   status(): DaemonStatus;
   recipe(): RecipeEntry[];
@@ -107,6 +109,7 @@ export function operations(fleet: Fleet): Handlers {
         maxMemory: a.maxMemory ?? null,
         service: a.service,
         restart,
+        notify: a.notify,
       };
       return { id: fleet.spawn(peer, start).id };
     },
@@ -114,6 +117,15 @@ export function operations(fleet: Fleet): Handlers {
     duplicates: (_peer, a) => fleet.loads.duplicates(a.entries),
     reload: () => fleet.reloadSettings(),
     notifyTest: () => fleet.notifyTest(),
+    setNotify: (_peer, a) => {
+      const targets = a.group !== undefined ? fleet.all().filter((t) => t.group === a.group) : (a.tasks ?? []).map((ref) => fleet.find(ref));
+      if (targets.length === 0) throw new UserError(a.group !== undefined ? `no task in group '${a.group}'` : "notify: name a task or a group (-g GROUP)");
+      for (const t of targets) {
+        t.notify = a.on;
+        fleet.taskChanged(t, true);
+      }
+      return { tasks: targets.map((t) => t.id) };
+    },
     kill: async (_peer, a) => {
       const targets = a.tasks.map((ref) => fleet.find(ref));
       // Stopped by the user: no policy starts them again, and a restart one waits for is called off.
@@ -189,10 +201,16 @@ export function operations(fleet: Fleet): Handlers {
       if (size > MAX_SEND_BYTES) throw new UserError(sendTooLong(size));
       const pending = task.pendingInput;
       if (pending + size > MAX_PENDING_INPUT) throw new UserError(`task ${task.id} is not reading its input (${mebibytes(pending)} pending)`);
+      // A prompt submitted opens a checkpoint, begun before the first key goes in and never awaited.
+      if (a.enter === true || a.keys?.some((k) => /^enter$/i.test(k))) fleet.checkpoints.prompt(task, a.text ?? "");
       // Text, then Enter as its own keypress once the program has read the text, the task attended
       // as the first key goes in (daemon-typist.ts).
       await fleet.typist.send(task, a);
       return null;
+    },
+    checkpoints: async (_peer, a) => {
+      const task = fleet.find(a.task);
+      return { task: task.info(), ...(await fleet.checkpoints.list(task)) };
     },
     peek: async (_peer, a) => {
       const task = fleet.find(a.task);

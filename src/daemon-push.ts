@@ -11,7 +11,7 @@ import { Buffer } from "node:buffer";
 import { type Notice, runNotifier } from "./daemon-notifier.ts";
 import { errorMessage } from "./errors.ts";
 import { nodeOs } from "./platform.ts";
-import { type NotifyDestination, notifyDestination } from "./settings.ts";
+import { type NotifyDestination, type NotifyEvent, type NotifyTarget, notifyDestination, targetShown, targetText, wants } from "./config-notify.ts";
 import type { Task } from "./daemon-task.ts";
 import { label } from "./task-labels.ts";
 import { VERSION } from "./version.ts";
@@ -91,6 +91,8 @@ const STOPPED_ON_PURPOSE = new Set(["SIGHUP", "SIGINT", "SIGTERM", "SIGKILL"]);
 
 interface Outlet {
   destination: NotifyDestination;
+  /** As the settings have it: the destination and the events it wants. */
+  target: NotifyTarget;
   queue: PushBody[];
   busy: boolean;
   sent: number;
@@ -102,8 +104,25 @@ interface Outlet {
 /** A task's rate window: when its last push went, and the newest transition held back since. */
 interface TaskWindow {
   sentAt: number;
-  held: PushBody | null;
+  held: Pending | null;
   timer: ReturnType<typeof setTimeout> | null;
+}
+
+/** A push on its way, with the event a destination's `events` filter on, and whose task it is. */
+interface Pending {
+  body: PushBody;
+  event: NotifyEvent;
+  origin: Origin | null;
+}
+
+/**
+ * Another host's task (daemon-push-hosts.ts): its rate window apart from this machine's tasks of the
+ * same id, its host named in the push, and whether a held push is still true asked of that host's link.
+ */
+export interface Origin {
+  key: string;
+  host: string;
+  stillTrue(body: PushBody): boolean;
 }
 
 /** One try's outcome: `HTTP 200 OK`, `exit 0`, or why it failed. */
@@ -121,7 +140,7 @@ export interface PushOptions {
 
 export class Push {
   private outlets: Outlet[] = [];
-  private readonly windows = new Map<number, TaskWindow>();
+  private readonly windows = new Map<string, TaskWindow>();
   // Asked at the first push, not at the daemon's start, which would load node:os for it (platform.ts nodeOs).
   private hostName: string | null | undefined;
 
@@ -132,12 +151,19 @@ export class Push {
     return this.hostName;
   }
 
-  /** The destinations as written (settings.ts has refused the bad ones); one kept from before keeps its counts. */
-  configure(written: readonly string[]): void {
-    const before = new Map(this.outlets.map((o) => [o.destination.written, o]));
-    this.outlets = written.flatMap((w) => {
-      const parsed = notifyDestination(w);
-      return "ok" in parsed ? [before.get(w) ?? outlet(parsed.ok)] : [];
+  /** A finished task is told of only after a run this long; a failure always is. */
+  private minRuntimeMs = 0;
+
+  /**
+   * The destinations as written (settings.ts has refused the bad ones), and the shortest run whose
+   * end is worth a push; a destination kept from before keeps its counts.
+   */
+  configure(targets: readonly NotifyTarget[], minRuntimeMs = 0): void {
+    this.minRuntimeMs = minRuntimeMs;
+    const before = new Map(this.outlets.map((o) => [targetShown(o.target), o]));
+    this.outlets = targets.flatMap((target) => {
+      const parsed = notifyDestination(targetText(target));
+      return "ok" in parsed ? [before.get(targetShown(target)) ?? outlet(parsed.ok, target)] : [];
     });
   }
 
@@ -146,35 +172,48 @@ export class Push {
    * transition, as they always have; a push goes only when its state changes too, so a Claude that
    * rings the bell and then runs its Stop hook (`bell`, then `input`) rings a phone once.
    */
-  raised(task: PushTask, before: Notice["attention"] | null, attention: Notice["attention"], screen: () => string[]): void {
+  raised(task: PushTask, before: Notice["attention"] | null, attention: Notice["attention"], screen: () => string[], origin: Origin | null = null): void {
     if (this.outlets.length === 0) return;
     const notice: Notice = { taskId: task.id, label: task.name, attention };
-    for (const o of this.outlets) if (o.destination.kind === "command") void this.runForAttention(o, o.destination.command, notice);
-    if (!this.outlets.some((o) => o.destination.kind !== "command")) return;
+    const event = attentionEvent(attention);
+    for (const o of this.outlets) if (o.destination.kind === "command" && wants(o.target, event)) void this.runForAttention(o, o.destination.command, notice);
+    if (!this.posts(event)) return;
     const state = pushState(attention);
     if (before && pushState(before) === state) return;
-    this.throttled({ host: this.host(), task, state, message: attention.message, screen: screen(), time: new Date().toISOString() });
+    const body: PushBody = { host: origin?.host ?? this.host(), task, state, message: attention.message, screen: screen(), time: new Date().toISOString() };
+    this.throttled({ body, event, origin });
   }
 
-  /** A task's run ended by itself: finished (exit 0) or failed. */
-  ended(task: PushTask, exit: { exitCode: number | null; signal: string | null }, screen: () => string[]): void {
-    if (!this.outlets.some((o) => o.destination.kind !== "command")) return;
+  /**
+   * A task's run ended by itself: finished (exit 0), told only after a run of at least the minimum
+   * (a quick one-off's end is worth no buzz), or failed, always told, with the screen's last words.
+   */
+  ended(task: PushTask, exit: { exitCode: number | null; signal: string | null }, ranMs: number, screen: () => string[], origin: Origin | null = null): void {
     if (exit.signal !== null && STOPPED_ON_PURPOSE.has(exit.signal)) return;
     const state = exit.exitCode === 0 ? "finished" : "failed";
-    const message = exit.exitCode === null ? `ended by ${exit.signal}` : `exited with code ${exit.exitCode}`;
-    this.throttled({ host: this.host(), task, state, message, screen: screen(), time: new Date().toISOString() });
+    if (!this.posts(state) || (state === "finished" && ranMs < this.minRuntimeMs)) return;
+    const lines = screen();
+    const how = exit.exitCode === null ? `ended by ${exit.signal}` : `exited with code ${exit.exitCode}`;
+    const message = state === "failed" ? failureMessage(how, lines) : how;
+    const body: PushBody = { host: origin?.host ?? this.host(), task, state, message, screen: lines, time: new Date().toISOString() };
+    this.throttled({ body, event: state, origin });
+  }
+
+  /** Whether an ntfy topic or a webhook wants the event (command lines run for waits only). */
+  private posts(event: NotifyEvent): boolean {
+    return this.outlets.some((o) => o.destination.kind !== "command" && wants(o.target, event));
   }
 
   /** The task is gone from the fleet: nothing held for it is sent. */
   forget(taskId: number): void {
-    const window = this.windows.get(taskId);
+    const window = this.windows.get(String(taskId));
     if (window?.timer) clearTimeout(window.timer);
-    this.windows.delete(taskId);
+    this.windows.delete(String(taskId));
   }
 
   status(): PushStatus[] {
     return this.outlets.map((o) => ({
-      destination: o.destination.written,
+      destination: targetShown(o.target),
       sent: o.sent,
       failed: o.failed,
       queued: o.queue.length,
@@ -194,7 +233,7 @@ export class Push {
       this.outlets.map(async (o): Promise<NotifyTestResult> => {
         const d = o.destination;
         const result = d.kind === "command" ? await this.runCommand(o, d.command, notice) : await this.attempt(d, body).then((a) => this.record(o, a, ""));
-        return { destination: d.written, ok: result.ok, detail: result.detail };
+        return { destination: targetShown(o.target), ok: result.ok, detail: result.detail };
       }),
     );
   }
@@ -219,36 +258,37 @@ export class Push {
     return attempt;
   }
 
-  private throttled(body: PushBody): void {
+  private throttled(pending: Pending): void {
+    const key = pending.origin?.key ?? String(pending.body.task.id);
     const { intervalMs } = this.options.timing;
     const now = performance.now();
-    const window = this.windows.get(body.task.id);
+    const window = this.windows.get(key);
     if (!window || now - window.sentAt >= intervalMs) {
       if (window?.timer) clearTimeout(window.timer);
-      this.windows.set(body.task.id, { sentAt: now, held: null, timer: null });
-      this.fanOut(body);
+      this.windows.set(key, { sentAt: now, held: null, timer: null });
+      this.fanOut(pending);
       return;
     }
-    window.held = body;
+    window.held = pending;
     if (window.timer) return;
-    window.timer = setTimeout(() => this.release(body.task.id), window.sentAt + intervalMs - now);
+    window.timer = setTimeout(() => this.release(key), window.sentAt + intervalMs - now);
     window.timer.unref?.();
   }
 
-  private release(taskId: number): void {
-    const window = this.windows.get(taskId);
+  private release(key: string): void {
+    const window = this.windows.get(key);
     if (!window) return;
     const held = window.held;
     window.timer = null;
     window.held = null;
-    if (!held || !this.options.stillTrue(held)) return;
+    if (!held || !(held.origin ? held.origin.stillTrue(held.body) : this.options.stillTrue(held.body))) return;
     window.sentAt = performance.now();
     this.fanOut(held);
   }
 
-  private fanOut(body: PushBody): void {
+  private fanOut({ body, event }: Pending): void {
     for (const o of this.outlets) {
-      if (o.destination.kind === "command") continue;
+      if (o.destination.kind === "command" || !wants(o.target, event)) continue;
       o.queue.push(body);
       if (o.queue.length > QUEUE_BOUND) {
         o.queue.shift();
@@ -307,8 +347,26 @@ export function pushState(attention: Notice["attention"]): "input" | "permission
   return attention.state === "permission" ? "permission" : "input";
 }
 
-function outlet(destination: NotifyDestination): Outlet {
-  return { destination, queue: [], busy: false, sent: 0, failed: 0, lastSent: null, lastError: null };
+/** The event a wait is filtered on: a bell asks for input as a prompt does. */
+export function attentionEvent(attention: Notice["attention"]): NotifyEvent {
+  if (attention.state === "crash-loop" || attention.state === "not-ready") return attention.state;
+  return attention.state === "permission" ? "permission" : "input";
+}
+
+/** Lines of a failure's screen worth reading on a phone: the last few that say something. */
+export const FAILURE_LINES = 3;
+
+/**
+ * How a failed run ended, then the last lines of its screen that are not blank: the error a person
+ * would have read had they been looking (ntfy's body and the webhook's message alike).
+ */
+export function failureMessage(how: string, screen: readonly string[]): string {
+  const said = screen.map((line) => line.trim()).filter((line) => line !== "");
+  return [how, ...said.slice(-FAILURE_LINES).map((line) => line.slice(0, 200))].join("\n");
+}
+
+function outlet(destination: NotifyDestination, target: NotifyTarget): Outlet {
+  return { destination, target, queue: [], busy: false, sent: 0, failed: 0, lastSent: null, lastError: null };
 }
 
 function delay(ms: number): Promise<void> {
@@ -326,7 +384,8 @@ const NTFY_LOOK: Record<PushState, { verb: string; priority: string; tags: strin
 /**
  * The request for one push (pure). A webhook gets the body as JSON. ntfy gets a title, a priority,
  * tags and, when the destination names one, a click URL as headers, and the message as the body:
- * never the screen, since a topic on a public server is readable by whoever knows its name.
+ * never the screen (a topic on a public server is readable by whoever knows its name) but for the
+ * lines a failure's message carries, which say what went wrong.
  */
 export function pushRequest(
   d: Exclude<NotifyDestination, { kind: "command" }>,
@@ -336,7 +395,9 @@ export function pushRequest(
   if (d.kind === "webhook")
     return { url: d.url, init: { headers: { "Content-Type": "application/json", "User-Agent": userAgent }, body: JSON.stringify(body) } };
   const look = NTFY_LOOK[body.state];
-  const title = `${body.task.name} ${look.verb}${body.host ? ` (${body.host})` : ""}`;
+  // Another host's task is named by it already (`gpu1:3 claude`).
+  const named = body.host !== null && body.task.name.startsWith(`${body.host}:`);
+  const title = `${body.task.name} ${look.verb}${body.host && !named ? ` (${body.host})` : ""}`;
   const headers: Record<string, string> = { Title: headerText(title), Priority: look.priority, Tags: look.tags, "User-Agent": userAgent };
   if (d.click) headers.Click = d.click;
   if (d.authorization) headers.Authorization = d.authorization;

@@ -1,10 +1,12 @@
 // What a save and a recovery snapshot store of the fleet's tasks (sessions.md, recovery.md): each
 // task as a recipe entry, agents in their resume form when their conversation is known, with its
-// worktree, its memory limit, its service fields and its restart policy.
+// worktree, its memory limit, its service fields, its restart policy and (snapshots only) its baseline and checkpoints.
 import { savedCommands } from "./agent-run.ts";
 import { restartFieldsOf } from "./daemon-restarts.ts";
+import { mutedOf } from "./daemon-push-gate.ts";
 import type { SnapshotRecipe } from "./daemon-snapshots.ts";
 import type { Task } from "./daemon-task.ts";
+import type { Checkpoint } from "./git-checkpoint.ts";
 import type { WorktreeRecord } from "./recipe.ts";
 import { exactSize } from "./task-resources.ts";
 import type { RecipeEntry } from "./wire-protocol.ts";
@@ -21,6 +23,7 @@ export function savedRecipe(tasks: readonly Task[]): RecipeEntry[] {
     ...maxMemoryField(t),
     ...t.service,
     ...restartFieldsOf(t, false),
+    ...mutedOf(t),
   }));
 }
 
@@ -30,7 +33,12 @@ export function savedRecipe(tasks: readonly Task[]): RecipeEntry[] {
  * with its task's id, which a recovery gives back, its command as typed where that is not the one
  * stored, and the key of its history file while `keepsHistory`.
  */
-export function snapshotOf(tasks: readonly Task[], running: (task: Task) => boolean, keepsHistory: boolean): SnapshotRecipe {
+export function snapshotOf(
+  tasks: readonly Task[],
+  running: (task: Task) => boolean,
+  keepsHistory: boolean,
+  checkpointsOf: (task: Task) => Checkpoint[] | undefined,
+): SnapshotRecipe {
   const commands = savedCommands(tasks);
   const split: SnapshotRecipe = { running: [], finished: [] };
   tasks.forEach((t, i) => {
@@ -46,13 +54,21 @@ export function snapshotOf(tasks: readonly Task[], running: (task: Task) => bool
       ...typed,
       ...worktreeOf(t),
       ...maxMemoryField(t),
+      ...(t.baseline === null ? {} : { baseline: t.baseline }),
+      ...checkpointsMember(checkpointsOf(t)),
       ...t.service,
       ...restartFieldsOf(t, true),
+      ...mutedOf(t),
       ...(keepsHistory ? { history: String(t.id) } : {}),
     };
     (running(t) ? split.running : split.finished).push(entry);
   });
   return split;
+}
+
+/** A snapshot entry's `checkpoints` (daemon-checkpoints.ts), for a task that has any. */
+function checkpointsMember(checkpoints: Checkpoint[] | undefined): { checkpoints?: Checkpoint[] } {
+  return checkpoints === undefined ? {} : { checkpoints };
 }
 
 /** A recipe entry's `worktree`, for a task fleetcom made one for. */

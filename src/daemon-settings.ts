@@ -4,13 +4,14 @@
 import { useDeclaredAgents } from "./agent-declared.ts";
 import type { Task } from "./daemon-task.ts";
 import { UserError } from "./errors.ts";
+import type { NotifyTarget } from "./config-notify.ts";
 import { reloadedSettings, type Settings } from "./settings.ts";
 import type { DaemonSettings, OpResult } from "./wire-protocol.ts";
 
 /** The daemon's options a reload changes (daemon.ts DaemonOptions). */
 export interface SettingsInUse {
   scrollback: number;
-  notify?: string[];
+  notify?: NotifyTarget[];
   idleMs?: number;
   settings?: Settings;
   reread?: () => Settings;
@@ -20,8 +21,8 @@ export interface SettingsInUse {
 /** What a reload changes beyond the options. */
 export interface Reloaded {
   tasks(): Iterable<Task>;
-  /** notify's destinations, from now on. */
-  notifyTo(destinations: string[]): void;
+  /** notify's destinations and rules, from now on. */
+  notifyTo(targets: NotifyTarget[], settings: Settings): void;
   /** The idle rule changed: every task's idle state is looked at again. */
   idleRuleChanged(): void;
 }
@@ -38,7 +39,7 @@ export function reloadSettings(options: SettingsInUse, fleet: Reloaded): OpResul
   options.settings = settings;
   declareAgents(settings, false, options.log);
   options.notify = settings.notify.value;
-  fleet.notifyTo(settings.notify.value);
+  fleet.notifyTo(settings.notify.value, settings);
   options.scrollback = settings.scrollback.value;
   const idleMs = settings.idleSeconds.value * 1000;
   if (idleMs !== options.idleMs) {
@@ -67,5 +68,7 @@ export function declareAgents(settings: Settings | undefined, starting: boolean,
 
 /** The settings as `status` and `fleetcom config` show them; null for a daemon handed none. */
 export function daemonSettings(s: Settings | undefined): DaemonSettings | null {
-  return s ? { file: s.file, notify: s.notify, scrollback: s.scrollback, idleSeconds: s.idleSeconds, history: s.history, problems: s.problems } : null;
+  if (!s) return null;
+  const { file, notify, notifyMinRuntime, notifyIdle, scrollback, idleSeconds, history, problems } = s;
+  return { file, notify, notifyMinRuntime, notifyIdle, scrollback, idleSeconds, history, problems };
 }

@@ -9,6 +9,9 @@ import type { WorktreeRecord } from "./recipe.ts";
 import { isIdle } from "./task-idle.ts";
 import { DEFAULT_IDLE_SECONDS } from "./settings.ts";
 import { spawnPty, type Pty } from "./term-pty.ts";
+import type { Baseline } from "./git.ts";
+import type { Checkpoint } from "./git-checkpoint.ts";
+import type { ChangeStats } from "./text-changes.ts";
 import { ProcessGroup, terminateGroup } from "./daemon-process-group.ts";
 import { forgetGroup, watchGroup } from "./daemon-reaper.ts";
 import { Screen, type TaskScreen } from "./term-screen.ts";
@@ -90,10 +93,16 @@ export interface TaskStart {
   maxMemory?: number | null | undefined;
   /** `run --ready-* --stop-*`, a recipe's service fields (TaskSpec service). */
   service?: ServiceFields | undefined;
+  /** The baseline a recovery snapshot kept (daemon-changes.ts). */
+  baseline?: Baseline | undefined;
+  /** The checkpoints a recovery snapshot kept (daemon-checkpoints.ts). */
+  checkpoints?: Checkpoint[] | undefined;
   /** `run --restart`, a recipe's `restart`, and the count a recovery keeps. */
   restart?: RestartState | undefined;
   /** Started by a load (a saved session, a snapshot), not by `run` or the dashboard's `n`. */
   loaded?: boolean | undefined;
+  /** False: nothing about it is pushed (`run --no-notify`, a recipe's `"notify": false`). */
+  notify?: boolean | undefined;
 }
 
 export class Task {
@@ -124,7 +133,12 @@ export class Task {
   /** Whether this run's probe has passed; set by daemon-ready.ts, null without a probe. */
   readiness: Readiness | null = null;
   tagged = false;
+  /** Whether its news goes to notify's destinations (`fleetcom notify off|on`). */
+  notify = true;
   run = 0;
+  /** Its git baseline and what it changed since (daemon-changes.ts), once counted. */
+  baseline: Baseline | null = null;
+  changes: ChangeStats | null = null;
   /** The live emulator while the task runs; once it has exited and been parsed, a compact copy. */
   screen!: TaskScreen;
   pid: number | null = null;
@@ -557,7 +571,10 @@ export class Task {
       attention: this.attention,
       usage: this.agent?.usage(now) ?? null,
       worktree: this.worktree,
+      baseline: this.baseline,
+      changes: this.changes,
       loaded: this.loaded,
+      notify: this.notify,
       cols: this.cols,
       rows: this.rows,
       ...this.resourcesInfo(now),

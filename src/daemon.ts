@@ -28,10 +28,14 @@ import {
 } from "./daemon-streams.ts";
 import { HISTORY_OFF, type HistoryWriter } from "./daemon-history.ts";
 import { Loads } from "./daemon-load.ts";
+import { TaskChanges } from "./daemon-changes.ts";
+import { TaskCheckpoints } from "./daemon-checkpoints.ts";
 import { InputGap } from "./daemon-input-gap.ts";
 import { flagsNeeded, probedPrograms } from "./agent-run.ts";
 import { UserError, errorMessage } from "./errors.ts";
 import { normalizeGroup, normalizeName } from "./task-labels.ts";
+import type { NotifyTarget } from "./config-notify.ts";
+import type { Settings } from "./settings.ts";
 import {
   type CrashNotice,
   type Escapee,
@@ -49,6 +53,8 @@ import {
   type TaskRef,
   type Welcome,
 } from "./wire-protocol.ts";
+import { PushGate, pushRules, ranMs } from "./daemon-push-gate.ts";
+import { pushHostNews } from "./daemon-push-hosts.ts";
 import { Push, type PushBody, pushState, pushTask, pushTiming, screenLines } from "./daemon-push.ts";
 import type { Schema } from "./validator.ts";
 import { cacheDir, definedEnvironment, homeDir, runtimeDir, socketPath } from "./paths.ts";
@@ -57,16 +63,16 @@ import type { SnapshotRecipe, SnapshotState } from "./daemon-snapshots.ts";
 import type { SnapshotUrgency } from "./recipe-snapshot-rules.ts";
 import { Task, type TaskListener, type TaskStart } from "./daemon-task.ts";
 import { resolveTaskRef, taskById } from "./task-ref.ts";
-import { agentProbeBudgetSetting, HANDSHAKE_TIMEOUT_MS, type Settings } from "./settings.ts";
+import { agentProbeBudgetSetting, HANDSHAKE_TIMEOUT_MS } from "./settings.ts";
 import { Typist } from "./daemon-typist.ts";
 import { escapedFromGroups } from "./daemon-escapees.ts";
 import { VERSION } from "./version.ts";
 import { TaskIds } from "./daemon-task-ids.ts";
 import { ResourceSampler } from "./daemon-resources.ts";
+import { daemonSettings, declareAgents, reloadSettings } from "./daemon-settings.ts";
 import { meantToRun, type Restarts } from "./daemon-restarts.ts";
 import { savedRecipe, snapshotOf } from "./daemon-recipe.ts";
 import { Services } from "./daemon-services.ts";
-import { daemonSettings, declareAgents, reloadSettings } from "./daemon-settings.ts";
 
 /** How long after its start the daemon begins asking known agents for their options (agent-probe.ts). */
 const PROBE_START_DELAY_MS = 1_000;
@@ -76,7 +82,7 @@ export interface DaemonOptions {
   /** Keep each task's history on disk and restore it on recover (`history` in settings.ts). */
   history: boolean;
   /** Where a task needing its user is told (settings.ts, docs/notify.md); FLEETCOM_NOTIFY when not given. */
-  notify?: string[];
+  notify?: NotifyTarget[];
   /** How long a running task stays quiet before it is idle (idle_seconds; 10 s when not given). */
   idleMs?: number;
   /** What the daemon settled on at start (or its last reload), for `status` and `fleetcom config`. */
@@ -119,6 +125,16 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     changed: (task) => this.taskChanged(task, false),
     overMemory: (task, reason) => this.services.overMemory(task, reason),
   });
+  private readonly changes = new TaskChanges<Task>(
+    (t) => this.tasks.get(t.id) === t && this.events.broadcast("changed", t.info()),
+    (m) => this.options.log(m),
+    () => this.hooks.recipeChanged(),
+    (t, baseline) => this.checkpoints.fromBaseline(t, baseline),
+  );
+  readonly checkpoints = new TaskCheckpoints<Task>(
+    (m) => this.options.log(m),
+    (t) => this.tasks.get(t.id) === t && this.hooks.recipeChanged(),
+  );
   /** Told in every welcome: which start of the daemon a client reached (a forwarded connection checks it). */
   private readonly instance = crypto.randomUUID();
   /** A recovered task took an id below one in use, so `tasks` is no longer in id order until `inIdOrder`. */
@@ -171,6 +187,8 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   private readonly hooks: DaemonHooks;
   /** notify's destinations: commands, ntfy topics, webhooks. */
   private readonly push: Push;
+  /** Whether a task's news is pushed at all: muted tasks and tasks someone is typing into are not. */
+  private readonly pushGate = new PushGate();
 
   /**
    * `makeHooks`: the supervisor's collaborators, which read the fleet back (the snapshot and history
@@ -190,7 +208,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     this.probeStart = setTimeout(() => this.probe.watch(probedPrograms(), process.env, homeDir()), PROBE_START_DELAY_MS);
     this.probeStart.unref?.();
     this.push = new Push({ timing: pushTiming(process.env, options.log), log: options.log, stillTrue: (body) => this.stillTrue(body) });
-    this.push.configure(options.notify ?? (process.env.FLEETCOM_NOTIFY ? [process.env.FLEETCOM_NOTIFY] : []));
+    this.configurePush(options.notify ?? (process.env.FLEETCOM_NOTIFY ? [process.env.FLEETCOM_NOTIFY] : []), options.settings);
     this.hooks = makeHooks(this);
   }
 
@@ -228,7 +246,9 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     const task = view.task;
     // The user answers what the task asked before the task sees the answer: written first, the
     // keys reach the PTY at once, and a fast agent's next Stop could land before this and be cleared.
+    this.checkpoints.typed(task, bytes);
     task.attended();
+    this.pushGate.typed(task.id);
     task.write(bytes);
     this.inputGap.input();
     // Keystrokes cannot be refused: past the bound, stop reading them until the task reads, as a
@@ -336,6 +356,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     this.events.output(task);
     this.typist.output(task);
     this.services.output(task, chunk);
+    this.changes.output(task);
   }
 
   /** A run began: its readiness probe starts, and entries waiting for it to start look again. */
@@ -390,7 +411,8 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
       if (this.tasks.get(task.id) !== task) return;
       const info = task.info();
       this.events.broadcast("exited", info);
-      if (!this.stopping && !answered) this.push.ended(pushTask(info), task, () => screenLines(task));
+      if (this.stopping || answered || this.pushGate.silent(task, this.isAttached(task))) return;
+      this.push.ended(pushTask(info), task, ranMs(task), () => screenLines(task));
     });
   }
 
@@ -399,7 +421,11 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     if (!this.tasks.has(task.id)) return;
     const info = task.info();
     this.events.broadcast("changed", info);
-    if (info.attention && isNewAttention(before, info.attention)) this.push.raised(pushTask(info), before, info.attention, () => screenLines(task));
+    this.checkpoints.attention(task, before, info.attention);
+    if (this.pushGate.silent(task, this.isAttached(task))) return;
+    if (!info.attention || !isNewAttention(before, info.attention)) return;
+    this.changes.refresh(task);
+    this.push.raised(pushTask(info), before, info.attention, () => screenLines(task));
   }
 
   /** A push the rate window held back is sent when its turn comes only if it still says what is true. */
@@ -408,6 +434,20 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     if (!task) return false;
     if (body.state === "finished" || body.state === "failed") return !task.running;
     return task.attention !== null && pushState(task.attention) === body.state;
+  }
+
+  /** Called after every reload (SIGHUP, `fleetcom config --reload`): the host links read the added hosts again (cmd-daemon.ts). */
+  reloaded: (() => void) | null = null;
+
+  /** An added host's news, from the link the daemon's process keeps to it (client-host-news.ts): pushed from here, named by host. */
+  hostNews(host: string, task: TaskInfo, before: TaskInfo | null, current: () => TaskInfo | null): void {
+    pushHostNews(this.push, host, task, before, current);
+  }
+
+  private configurePush(targets: NotifyTarget[], settings: Settings | undefined): void {
+    const { minRuntimeMs, idleMs } = pushRules(settings);
+    this.push.configure(targets, minRuntimeMs);
+    this.pushGate.idleMs = idleMs;
   }
 
   notifyTest(): Promise<OpResult<"notifyTest">> {
@@ -428,7 +468,23 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     return false;
   }
 
-  spawn(peer: Peer, { command, cwd, group, name, recorded, typed = command, worktree = null, givenEnv, service, restart, loaded, maxMemory }: TaskStart): Task {
+  spawn(peer: Peer, start: TaskStart): Task {
+    const {
+      command,
+      cwd,
+      group,
+      name,
+      recorded,
+      typed = command,
+      worktree = null,
+      givenEnv,
+      service,
+      restart,
+      loaded,
+      baseline,
+      notify = true,
+      maxMemory,
+    } = start;
     const { hello } = peer;
     const task = new Task(
       {
@@ -456,11 +512,14 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
       this,
     );
     task.diskLog = this.hooks.history?.logs.open(String(task.id)) ?? null;
+    task.notify = notify;
     this.tasks.set(task.id, task);
     if (task.id < this.highestId) this.outOfIdOrder = true;
     this.highestId = Math.max(this.highestId, task.id);
     this.resources.keepSampling();
     this.events.broadcast("created", task.info());
+    this.changes.started(task, task.agent !== null || worktree !== null, baseline);
+    this.checkpoints.started(task, task.agent !== null || worktree !== null, start.checkpoints);
     this.hooks.recipeChanged();
     return task;
   }
@@ -471,6 +530,9 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     this.services.removed(task);
     this.events.forget(task);
     this.push.forget(task.id);
+    this.changes.removed(task);
+    this.checkpoints.removed(task);
+    this.pushGate.forget(task.id);
     for (const peer of this.greeted()) if (watches(peer, task) || followsLines(peer, task)) endStream(peer, "removed", info);
     task.dispose();
     this.hooks.history?.remove(task);
@@ -521,7 +583,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   /** What a recovery snapshot stores (daemon-recipe.ts), with the entries a load has not reached yet. */
   snapshotRecipe(): SnapshotRecipe {
     const running = (t: Task) => meantToRun(t) || (this.runningAtStop?.has(t) ?? false);
-    const split = snapshotOf(this.inIdOrder(), running, this.hooks.history !== null);
+    const split = snapshotOf(this.inIdOrder(), running, this.hooks.history !== null, (t) => this.checkpoints.recorded(t));
     split.running.push(...this.loads.notReached());
     return split;
   }
@@ -564,16 +626,19 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
 
   /** Reads the settings again (SIGHUP, `fleetcom config --reload`) and goes by them (daemon-settings.ts). */
   reloadSettings(): OpResult<"reload"> {
-    return reloadSettings(this.options, {
+    const result = reloadSettings(this.options, {
       tasks: () => this.tasks.values(),
-      notifyTo: (destinations) => this.push.configure(destinations),
+      notifyTo: (targets, settings) => this.configurePush(targets, settings),
       idleRuleChanged: () => this.events.idleRuleChanged(),
     });
+    this.reloaded?.();
+    return result;
   }
 
   /** The one teardown: TERM every task's group, KILL after the grace period, then let go. */
   stop(): Promise<void> {
     this.events.stop();
+    this.changes.stop();
     this.resources.stop();
     this.runningAtStop ??= new Set([...this.tasks.values()].filter(meantToRun));
     this.services.stopping();

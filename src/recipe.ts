@@ -34,7 +34,8 @@ const recordedId = schema("recordedId", (type) => type("1 <= number.integer <= 2
 /**
  * The git worktree fleetcom made for a task (`run --worktree`, client-worktree.ts): the repository
  * it belongs to, its branch and its path, which is the task's directory or holds it. Saves and
- * snapshots keep it, so a load recreates a missing one from its branch.
+ * snapshots keep it, so a load recreates a missing one from its branch. `from`: the branch it was made
+ * from, where `merge` lands it (absent when that was a detached HEAD, or in a record from before).
  */
 // SECURITY: a recipe is any file handed to `load`, and its record's words reach git's command line:
 // an absolute path and a branch name that git's own rules allow (check-ref-format), never starting
@@ -44,9 +45,35 @@ const worktreeBranch = schema("worktreeRecord.branch", (type) =>
   type(/^(?![-/.])(?!.*(?:\.\.|@\{|\/\/|\/\.|\.lock\/))(?!@$)[^\x00-\x20\x7f~^:?*[\\]+(?<![/.]|\.lock)$/),
 );
 export const worktreeRecord = schema("worktreeRecord", (type) =>
-  type({ repo: worktreeDirectory.type(), branch: worktreeBranch.type(), path: worktreeDirectory.type() }),
+  type({ repo: worktreeDirectory.type(), branch: worktreeBranch.type(), path: worktreeDirectory.type(), "from?": worktreeBranch.type() }),
 );
 export type WorktreeRecord = typeof worktreeRecord.infer;
+
+/**
+ * A task's baseline (git.ts, docs/review.md): only snapshots keep it, so a recovered task diffs
+ * against the baseline it had. SECURITY: its words reach git's command line: an absolute path, a
+ * full object id, and a ref under `refs/fleetcom/` of plain characters, none of them an option.
+ */
+export const baselineRecord = schema("baselineRecord", (type) =>
+  type({ top: worktreeDirectory.type(), commit: /^[0-9a-f]{40}([0-9a-f]{24})?$/, ref: /^refs\/fleetcom\/[A-Za-z0-9._-]+$/ }),
+);
+
+/**
+ * A task's checkpoints (git-checkpoint.ts): only snapshots keep them, so a recovered task can still
+ * be rewound. SECURITY: as the baseline's, the commit and ref reach git (`update-ref --stdin`, one
+ * line each): a full object id and a ref of plain characters, no space or newline to add a command.
+ */
+export const checkpointRecord = schema("checkpointRecord", (type) =>
+  type({
+    n: "0 <= number.integer <= 1000000000",
+    at: "string",
+    prompt: "string",
+    files: "number.integer >= 0 | null",
+    commit: /^[0-9a-f]{40}([0-9a-f]{24})?$/,
+    ref: /^refs\/fleetcom\/[A-Za-z0-9._-]+$/,
+    skipped: "string[]",
+  }),
+);
 
 /** A restart policy as `run --restart` and a recipe's `restart` name it (task-restart.ts). */
 export const restartPolicy = schema("restartPolicy", (type) => type.enumerated(...RESTART_POLICIES));
@@ -71,9 +98,13 @@ export const recipeEntry = schema("recipeEntry", (type) =>
     "worktree?": worktreeRecord.type(),
     /** `run --max-memory` as the recipe writes it (`2G`, task-resources.ts exactSize), checked when the file is read. */
     "max_memory?": "string",
+    "baseline?": baselineRecord.type(),
+    "checkpoints?": checkpointRecord.type().array(),
     "restart?": restartPolicy.type(),
     "max_restarts?": restartCount.type(),
     "restarts?": restartCount.type(),
+    /** Written only when false: nothing about the task is pushed (docs/notify.md). */
+    "notify?": "false",
   }).and(serviceFields.type()),
 );
 export type RecipeEntry = typeof recipeEntry.infer;
@@ -200,17 +231,30 @@ function toRecipeEntry(dir: string, item: StoredEntry, file: string, place: stri
     name: item.name === undefined ? null : normalizeName(item.name),
     ...readServiceFields(item as Record<string, unknown>, file, place),
     ...restartFields(item, file, place),
+    ...notifyField(item, file, place),
   };
   // Not in the schema: like any other extra member, a `history` or `typed` that is not a string is
   // ignored, and an `id` that is not a task id is too (the task then gets a fresh one).
-  const { history, id, typed, worktree } = item as { history?: unknown; id?: unknown; typed?: unknown; worktree?: unknown };
+  const { history, id, typed, worktree, baseline, checkpoints } = item as {
+    history?: unknown;
+    id?: unknown;
+    typed?: unknown;
+    worktree?: unknown;
+    baseline?: unknown;
+    checkpoints?: unknown;
+  };
   if (typeof history === "string") entry.history = history;
   if (recordedId.allows(id)) entry.id = id;
   if (typeof typed === "string") entry.typed = typed;
-  if (worktreeRecord.allows(worktree)) entry.worktree = { repo: worktree.repo, branch: worktree.branch, path: worktree.path };
+  if (worktreeRecord.allows(worktree))
+    entry.worktree = { repo: worktree.repo, branch: worktree.branch, path: worktree.path, ...(worktree.from !== undefined && { from: worktree.from }) };
   else if (worktree !== undefined) throw worktreeRefused(file, dir, entry.cmd);
   const limit = maxMemoryOf(item, file, dir, entry.cmd);
   if (limit !== undefined) entry.max_memory = limit;
+  // A baseline that is not one is dropped: the task is still recovered, and takes a new one.
+  if (baselineRecord.allows(baseline)) entry.baseline = { top: baseline.top, commit: baseline.commit, ref: baseline.ref };
+  // Checkpoints are kept only when every one is one: the task is recovered either way.
+  if (Array.isArray(checkpoints) && checkpoints.every((c) => checkpointRecord.allows(c))) entry.checkpoints = checkpoints.map((c) => ({ ...c }));
   return entry;
 }
 
@@ -261,6 +305,14 @@ function restartFields(item: Exclude<StoredEntry, string>, file: string, place: 
   // Written by snapshots only: a count that is not one is ignored, as an `id` is.
   if (restartCount.allows(restarts)) fields.restarts = restarts;
   return fields;
+}
+
+/** An entry's `"notify": false`; `true` is what no field means, and anything else fails the recipe as a bad policy does. */
+function notifyField(item: Exclude<StoredEntry, string>, file: string, place: string): Pick<RecipeEntry, "notify"> {
+  const { notify } = item as { notify?: unknown };
+  if (notify === undefined || notify === true) return {};
+  if (notify === false) return { notify: false };
+  throw serviceRefusal(file, place, "notify", `expected false (or true), got ${short(JSON.stringify(notify))}`);
 }
 
 // `gpu1:/srv/train`, `gpu1:~` and `gpu1:~/x`: a directory on the added host gpu1 (its `~` is its home
@@ -357,11 +409,14 @@ function toStoredEntry(entry: RecipeEntry): StoredEntry {
     entry.id === undefined &&
     entry.typed === undefined &&
     entry.worktree === undefined &&
+    entry.baseline === undefined &&
+    entry.checkpoints === undefined &&
     entry.restart === undefined &&
     entry.max_restarts === undefined &&
     entry.restarts === undefined &&
     entry.max_memory === undefined &&
-    Object.keys(service).length === 0;
+    Object.keys(service).length === 0 &&
+    entry.notify === undefined;
   if (entry.group === null && entry.name === null && plain) return entry.cmd;
   return {
     cmd: entry.cmd,
@@ -371,10 +426,13 @@ function toStoredEntry(entry: RecipeEntry): StoredEntry {
     ...(entry.typed !== undefined && { typed: entry.typed }),
     ...(entry.worktree !== undefined && { worktree: entry.worktree }),
     ...(entry.max_memory !== undefined && { max_memory: entry.max_memory }),
+    ...(entry.baseline !== undefined && { baseline: entry.baseline }),
+    ...(entry.checkpoints !== undefined && { checkpoints: entry.checkpoints }),
     ...service,
     ...(entry.restart !== undefined && { restart: entry.restart }),
     ...(entry.max_restarts !== undefined && { max_restarts: entry.max_restarts }),
     ...(entry.restarts !== undefined && { restarts: entry.restarts }),
+    ...(entry.notify === false && { notify: false }),
     ...(entry.history !== undefined && { history: entry.history }),
   } as StoredEntry;
 }

@@ -3,13 +3,15 @@
 // (the log, `fleetcom config`); a bad flag is the user's to fix.
 import { FileRefused, readRegularFile } from "./files.ts";
 import { join } from "node:path";
-import { Buffer } from "node:buffer";
 import { parse as parseToml, TomlError } from "smol-toml";
 import { errorMessage, UserError } from "./errors.ts";
 import { configDir, type Env } from "./paths.ts";
 import { nearest } from "./text-nearest.ts";
 import { parseSize } from "./text-size.ts";
 import type { AgentsTable } from "./config-agents.ts";
+import { type NotifyTarget, notifyList, notifyOne } from "./config-notify.ts";
+
+export { type NotifyDestination, notifyDestination } from "./config-notify.ts";
 
 export const DEFAULT_SCROLLBACK = 2_000;
 export const MAX_SCROLLBACK = 100_000;
@@ -81,6 +83,9 @@ export interface DetachKey {
 
 export const DEFAULT_DETACH_KEY: DetachKey = { name: "Ctrl-\\", byte: 0x1c };
 export const DEFAULT_IDLE_SECONDS = 10;
+/** As terminals tell of long commands only: a quick one-off's end is worth no buzz. */
+export const DEFAULT_NOTIFY_MIN_RUNTIME = 30;
+export const DEFAULT_NOTIFY_IDLE = 60;
 
 /** A setting's value and where it came from: `default`, `FLEETCOM_…`, `<file>:<line>` or `--flag`. */
 export interface Resolved<T> {
@@ -91,7 +96,11 @@ export interface Resolved<T> {
 export interface Settings {
   file: string;
   /** Where a task needing its user is told, as written: command lines and URLs (docs/notify.md); none when empty. */
-  notify: Resolved<string[]>;
+  notify: Resolved<NotifyTarget[]>;
+  /** A task's end is pushed as `finished` only after a run this long, in seconds (a failure always is). */
+  notifyMinRuntime: Resolved<number>;
+  /** Nothing is pushed about a task a client attached to it typed into this recently, in seconds. */
+  notifyIdle: Resolved<number>;
   scrollback: Resolved<number>;
   /** How long a running task stays quiet before it counts as idle, in seconds. */
   idleSeconds: Resolved<number>;
@@ -155,6 +164,8 @@ const SPECS: Specs = {
     },
     fromEnv: notifyOne,
   },
+  notifyMinRuntime: secondsSpec("notify_min_runtime", "FLEETCOM_NOTIFY_MIN_RUNTIME", DEFAULT_NOTIFY_MIN_RUNTIME),
+  notifyIdle: secondsSpec("notify_idle", "FLEETCOM_NOTIFY_IDLE", DEFAULT_NOTIFY_IDLE),
   scrollback: {
     key: "scrollback",
     env: "FLEETCOM_SCROLLBACK",
@@ -206,89 +217,23 @@ const SPECS: Specs = {
   },
 };
 
-// ---- notify's destinations (docs/notify.md) ------------------------------------------------------
-
-/** Where a notice goes: a command line run with `/bin/sh -c`, an ntfy topic, or a webhook that takes JSON. */
-export type NotifyDestination =
-  | { kind: "command"; written: string; command: string }
-  | { kind: "ntfy"; written: string; url: string; authorization: string | null; click: string | null }
-  | { kind: "webhook"; written: string; url: string };
-
-const URL_LIKE = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
-const NTFY_TOPIC = /^[-_A-Za-z0-9]{1,64}$/;
-const DESTINATION_FORMS = "ntfy://host/topic, ntfy+http://host:port/topic, https://… or http://…";
-
-/**
- * One destination as written. What starts like a URL (`scheme://`) is one of the forms above and
- * nothing else, so a mistyped URL is refused rather than run as a command; anything else is a command
- * line. `ntfy://` publishes over https; `ntfy+http://` over plain http, for a server on this machine
- * or a LAN (and the tests' receiver on 127.0.0.1).
- */
-export function notifyDestination(raw: string): Parsed<NotifyDestination> {
-  const written = raw.trim();
-  if (!URL_LIKE.test(written)) return { ok: { kind: "command", written: raw, command: raw } };
-  let url: URL;
-  try {
-    url = new URL(written);
-  } catch {
-    return { error: `'${written}' is not a URL (${DESTINATION_FORMS})` };
-  }
-  const scheme = url.protocol.slice(0, -1).toLowerCase();
-  if (scheme === "http" || scheme === "https") return { ok: { kind: "webhook", written, url: url.href } };
-  if (scheme !== "ntfy" && scheme !== "ntfy+http") return { error: `'${written}': unknown scheme ${scheme}:// (${DESTINATION_FORMS})` };
-  // WHATWG URL parses a scheme it does not know with an opaque host: read host, port and path from the text.
-  const parts = /^[^:]+:\/\/(?:([^@/]*)@)?([^/?#]+)(\/[^?#]*)?(\?[^#]*)?$/.exec(written);
-  const topic = parts?.[3]?.slice(1) ?? "";
-  if (!parts || !NTFY_TOPIC.test(topic))
-    return { error: `'${written}': expected ${scheme}://host[:port]/topic, the topic of letters, digits, - and _ (at most 64)` };
-  const [, userinfo, host] = parts;
-  const click = new URLSearchParams(parts[4] ?? "").get("click");
-  // A header carries it: as a URL's ASCII form, and only a page a phone can open.
-  if (click !== null && !/^https?:\/\//i.test(click)) return { error: `'${written}': click=${click} is not an http(s) URL` };
-  if (click !== null && !URL.canParse(click)) return { error: `'${written}': click=${click} is not a URL` };
-  const base = `${scheme === "ntfy" ? "https" : "http"}://${host}/${topic}`;
-  if (!URL.canParse(base)) return { error: `'${written}': ${host} is not a host name` };
-  // ntfy's access control takes the user and password as Basic auth (written percent-encoded, as in any URL).
-  const authorization = userinfo ? `Basic ${Buffer.from(safeDecode(userinfo)).toString("base64")}` : null;
-  return { ok: { kind: "ntfy", written, url: new URL(base).href, authorization, click: click === null ? null : new URL(click).href } };
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
-
-/** A single destination (FLEETCOM_NOTIFY, or `notify = "…"`): blank is none. */
-function notifyOne(value: string): Parsed<string[]> {
-  if (value.trim() === "") return { ok: [] };
-  const parsed = notifyDestination(value);
-  return "ok" in parsed ? { ok: [parsed.ok.written] } : parsed;
-}
-
-/** The destinations of a list, each bad one left out with one line naming it. */
-function notifyList(values: unknown[]): Parsed<string[]> {
-  const ok: string[] = [];
-  const warnings: string[] = [];
-  for (const value of values) {
-    if (typeof value !== "string") warnings.push(`expected a destination in quotes, got ${shown(value)}`);
-    else if (value.trim() === "") continue;
-    else {
-      const parsed = notifyDestination(value);
-      if ("ok" in parsed) ok.push(parsed.ok.written);
-      else warnings.push(parsed.error);
-    }
-  }
-  return { ok, warnings };
-}
-
 /** An absolute directory, or one under `~/`; empty means the default. */
 function worktreeDir(raw: string): Parsed<string | null> {
   const dir = raw.trim();
   if (dir === "") return { ok: null };
   return dir.startsWith("/") || dir.startsWith("~/") ? { ok: dir } : { error: `'${raw}' is not an absolute directory or one under ~/` };
+}
+
+/** A number of seconds from 0 to a day, in the file or the environment. */
+function secondsSpec(key: string, env: string, fallback: number): Spec<number> {
+  const inRange = (n: number): Parsed<number> => (n >= 0 && n <= 86_400 ? { ok: n } : { error: `expected a number of seconds from 0 to 86400, got ${n}` });
+  return {
+    key,
+    env,
+    fallback,
+    fromFile: (v) => (typeof v === "number" && Number.isFinite(v) ? inRange(v) : { error: `expected a number of seconds, got ${shown(v)}` }),
+    fromEnv: (v) => (/^\d+(\.\d+)?$/.test(v.trim()) ? inRange(Number(v)) : { error: `'${v}' is not a number of seconds` }),
+  };
 }
 
 function booleanSpec(key: string, env: string, fallback: boolean, safe: boolean): Spec<boolean> {
@@ -470,6 +415,8 @@ export function loadSettings(env: Env = process.env, flags: { scrollback?: strin
   const settings: Settings = {
     file,
     notify: resolveSetting(SPECS.notify, file, values, env, problems),
+    notifyMinRuntime: resolveSetting(SPECS.notifyMinRuntime, file, values, env, problems),
+    notifyIdle: resolveSetting(SPECS.notifyIdle, file, values, env, problems),
     scrollback: resolveSetting(SPECS.scrollback, file, values, env, problems),
     idleSeconds: resolveSetting(SPECS.idleSeconds, file, values, env, problems),
     detachKey: resolveSetting(SPECS.detachKey, file, values, env, problems),
@@ -508,8 +455,7 @@ export function bellSetting(env: Env = process.env): boolean {
 
 /** The daemon's settings that come from this environment: a daemon started elsewhere (the service) reads only the file. */
 export function daemonSettingsFromEnvironment(settings: Settings): { env: string; key: string }[] {
-  const daemonSide = ["notify", "scrollback", "idleSeconds", "history"] as const;
-  return daemonSide.filter((name) => settings[name].source === SPECS[name].env).map((name) => ({ env: SPECS[name].env, key: SPECS[name].key }));
+  return DAEMON_KEYS.filter((name) => settings[name].source === SPECS[name].env).map((name) => ({ env: SPECS[name].env, key: SPECS[name].key }));
 }
 
 /**
@@ -519,7 +465,7 @@ export function daemonSettingsFromEnvironment(settings: Settings): { env: string
 export function daemonOptions(
   settings: Settings,
   reread: () => Settings = () => loadSettings(process.env, { reread: true }),
-): { scrollback: number; notify: string[]; idleMs: number; history: boolean; settings: Settings; reread: () => Settings } {
+): { scrollback: number; notify: NotifyTarget[]; idleMs: number; history: boolean; settings: Settings; reread: () => Settings } {
   return {
     scrollback: settings.scrollback.value,
     notify: settings.notify.value,
@@ -537,11 +483,13 @@ export function daemonOptions(
 /** When a daemon setting changed by a reload takes effect: at once, for tasks started (or rerun) from then on, or at the next start. */
 export type ReloadApplies = "now" | "new tasks" | "restart";
 
-const DAEMON_KEYS = ["notify", "scrollback", "idleSeconds", "history"] as const;
+const DAEMON_KEYS = ["notify", "notifyMinRuntime", "notifyIdle", "scrollback", "idleSeconds", "history"] as const;
 type DaemonKey = (typeof DAEMON_KEYS)[number];
 
 export const RELOAD_APPLIES: Record<DaemonKey, ReloadApplies> = {
   notify: "now",
+  notifyMinRuntime: "now",
+  notifyIdle: "now",
   // A running task's emulator was made with its scrollback; a new one gets the new size.
   scrollback: "new tasks",
   idleSeconds: "now",
@@ -569,7 +517,15 @@ export function reloadedSettings(current: Settings, next: Settings): { settings:
     if (JSON.stringify(from.value) !== JSON.stringify(to.value)) changes.push({ key: SPECS[name].key, from, to, applies: RELOAD_APPLIES[name] });
   }
   const kept = <K extends DaemonKey>(name: K): Settings[K] => (RELOAD_APPLIES[name] === "restart" ? current[name] : next[name]);
-  const settings = { ...next, notify: kept("notify"), scrollback: kept("scrollback"), idleSeconds: kept("idleSeconds"), history: kept("history") };
+  const settings = {
+    ...next,
+    notify: kept("notify"),
+    notifyMinRuntime: kept("notifyMinRuntime"),
+    notifyIdle: kept("notifyIdle"),
+    scrollback: kept("scrollback"),
+    idleSeconds: kept("idleSeconds"),
+    history: kept("history"),
+  };
   return { settings, changes };
 }
 

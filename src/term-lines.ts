@@ -60,7 +60,7 @@ export function bufferLines(buffer: IBuffer, from: number, to: number, cols: num
   return lines;
 }
 
-/** A scroll region, rows 0-based and inclusive (term-screen.ts tracks it). */
+/** A scroll region, rows 0-based and inclusive (term-modes.ts tracks it). */
 export interface Region {
   top: number;
   bottom: number;

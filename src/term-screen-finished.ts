@@ -7,7 +7,8 @@
 // emulator of the old size, resizes that, and keeps its state: the same reflow the live screen
 // would have done. Reads queue behind a resize in progress, as they queue behind the parser live.
 import type { IDisposable } from "@xterm/headless";
-import { type FinishedState, type TaskScreen, Screen, logicalLinesOfRows, textOfRows } from "./term-screen.ts";
+import { type FinishedState, type TaskScreen, Screen } from "./term-screen.ts";
+import { logicalLinesOfRows, textOfRows } from "./term-rows.ts";
 import { dropTrailingBlankLines } from "./term-lines.ts";
 
 const utf8 = new TextDecoder();

@@ -7,7 +7,7 @@
 // pen, modes and scroll region. It never switches the client's terminal between its normal and
 // alternate screens: ui-attach.ts keeps that terminal on its alternate screen, so its scrollback is
 // left alone. Cells are drawn by term-serialize.ts; state xterm has no API for is tracked
-// here (docs/terminal-state.md). Runs under Bun and Deno; on the output hot path only write() runs.
+// in term-modes.ts (docs/terminal-state.md). Runs under Bun and Deno; on the output hot path only write() runs.
 //
 // Parsing is synchronous and lazy. Output that can change a mode or ask for an answer is parsed as it
 // arrives, so a query is answered at once while nobody is attached. Plain text (term-backlog.ts) waits
@@ -17,22 +17,14 @@
 // watches the lines (`logs --follow`, LineWatch) every byte is parsed as it arrives: a line is given
 // the moment a line feed completes it, and none may be forgotten unseen.
 import type * as Xterm from "@xterm/headless";
-import type { IBuffer, IBufferCell, IDisposable, IModes } from "@xterm/headless";
+import type { IBufferCell, IDisposable } from "@xterm/headless";
 import { createRequire } from "node:module";
 import { type Style, serializeRows, sgr } from "./term-serialize.ts";
-import {
-  ALT_SCREEN_MODES,
-  CSI,
-  ESC,
-  HIDE_CURSOR,
-  MOUSE_ENCODING_MODES,
-  MOUSE_TRACKING_MODES,
-  RESET_SCROLL_REGION,
-  SGR_RESET,
-  SHOW_CURSOR,
-} from "./text-ansi.ts";
+import { CSI } from "./text-ansi.ts";
 import { Backlog, isPlain } from "./term-backlog.ts";
-import { LineWatch, bufferLines, dropTrailingBlankLines, type Region as ScrollRegion } from "./term-lines.ts";
+import { LineWatch, bufferLines, dropTrailingBlankLines } from "./term-lines.ts";
+import { HiddenState, RESET_ATTACHING_TERMINAL, cursorTo, mainParams } from "./term-modes.ts";
+import { rowText, rowsInUse, previewOfRows, textOfRows, logicalLinesOfRows } from "./term-rows.ts";
 import { useFleetcomWidths } from "./term-widths.ts";
 
 let xterm: typeof Xterm | undefined;
@@ -56,109 +48,6 @@ export interface ScreenOptions {
   scrollback: number;
   /** Plain-text backlog at which forgetting its head is tried (default 256 KiB); tests make it small. */
   compactAt?: number;
-}
-
-type CsiParams = (number | number[])[];
-type BufferType = IBuffer["type"];
-/** Rows of a scroll region, 0-based and inclusive; absent means the whole screen. */
-type Region = ScrollRegion;
-
-const MOUSE_TRACKING: Record<IModes["mouseTrackingMode"], string> = {
-  none: "",
-  x10: `${CSI}?9h`,
-  vt200: `${CSI}?1000h`,
-  drag: `${CSI}?1002h`,
-  any: `${CSI}?1003h`,
-};
-
-/**
- * Puts an attaching terminal into a known state before the screen is drawn: whatever a previous
- * program left in it (scroll region, origin mode, pen, modes, line-drawing charset) would otherwise
- * distort the drawing or the input the task receives. The cursor stays hidden while drawing; the
- * suffix shows it again unless the task hid it. Which screen the terminal is on, and its
- * scrollback, are left as they are.
- */
-const RESET_ATTACHING_TERMINAL = [
-  HIDE_CURSOR,
-  SGR_RESET,
-  RESET_SCROLL_REGION, // scroll region: whole screen
-  `${CSI}?${[6, 1, 45, 1004, 2004, ...MOUSE_TRACKING_MODES, ...MOUSE_ENCODING_MODES].join(";")}l`,
-  `${CSI}4l`, // replace, not insert
-  `${CSI}?7h`, // autowrap: the serialized rows rely on it
-  `${ESC}>`, // numeric keypad
-  `${CSI}0 q`, // the user's cursor style
-  `${ESC}(B\x0f`, // G0 = ASCII, selected
-  `${CSI}H${CSI}2J`,
-].join("");
-
-/** Modes xterm reports in `term.modes`, each with the sequence that sets it. */
-const MODE_RESTORES: [(m: IModes) => boolean, string][] = [
-  [(m) => m.applicationCursorKeysMode, `${CSI}?1h`],
-  [(m) => m.applicationKeypadMode, `${ESC}=`],
-  [(m) => m.bracketedPasteMode, `${CSI}?2004h`],
-  [(m) => m.sendFocusMode, `${CSI}?1004h`],
-  [(m) => m.insertMode, `${CSI}4h`],
-  [(m) => !m.wraparoundMode, `${CSI}?7l`],
-  [(m) => m.reverseWraparoundMode, `${CSI}?45h`],
-];
-
-/**
- * What xterm keeps but exposes no API for, followed through the parser hooks below. It mirrors
- * xterm's own rules: the scroll region belongs to a buffer, leaving the alternate screen clears
- * its region, resizing resets both, DECSTR resets the active one.
- */
-class HiddenState {
-  cursorHidden = false;
-  /** The last mouse encoding the task enabled (1005, 1006, 1015 or 1016). */
-  mouseEncoding: number | undefined;
-  /** DECSCUSR style (1–6); absent means the user's default. */
-  cursorStyle: number | undefined;
-  regions: Record<BufferType, Region | undefined> = { normal: undefined, alternate: undefined };
-
-  setPrivateModes(params: CsiParams, on: boolean): void {
-    for (const mode of mainParams(params)) {
-      if (mode === 25) this.cursorHidden = !on;
-      else if (MOUSE_ENCODING_MODES.includes(mode)) this.setMouseEncoding(mode, on);
-      else if (!on && ALT_SCREEN_MODES.includes(mode)) this.regions.alternate = undefined;
-    }
-  }
-
-  private setMouseEncoding(mode: number, on: boolean): void {
-    if (on) this.mouseEncoding = mode;
-    else if (this.mouseEncoding === mode) this.mouseEncoding = undefined;
-  }
-
-  /** DECSTBM with xterm's defaults; a region of fewer than two rows is ignored, as xterm does. */
-  setScrollRegion(params: CsiParams, rows: number, active: BufferType): void {
-    const [first, second] = mainParams(params);
-    const top = first || 1;
-    const bottom = second === undefined || second === 0 || second > rows ? rows : second;
-    if (bottom <= top) return;
-    this.regions[active] = top === 1 && bottom === rows ? undefined : { top: top - 1, bottom: bottom - 1 };
-  }
-
-  softReset(active: BufferType): void {
-    this.cursorHidden = false;
-    this.cursorStyle = undefined;
-    this.regions[active] = undefined;
-  }
-
-  /** RIS. xterm itself keeps the cursor hidden across RIS; real terminals show it, and so do we. */
-  fullReset(): void {
-    this.cursorHidden = false;
-    this.mouseEncoding = undefined;
-    this.cursorStyle = undefined;
-    this.resetRegions();
-  }
-
-  resetRegions(): void {
-    this.regions = { normal: undefined, alternate: undefined };
-  }
-}
-
-/** A parameter with sub-parameters (`1:2`) arrives as a number followed by an array; keep the numbers. */
-function mainParams(params: CsiParams): number[] {
-  return params.filter((p): p is number => typeof p === "number");
 }
 
 /** What the daemon asks of a task's screen, running (Screen) or finished (FinishedScreen). */
@@ -325,7 +214,10 @@ export class Screen implements TaskScreen {
     after.ybase = after.ydisp = kept.length;
   }
 
-  /** Hooks run before xterm's own handlers and return false, so xterm still applies them. */
+  /**
+   * Follows what xterm keeps but exposes no API for (term-modes.ts). The hooks run before xterm's
+   * own handlers and return false, so xterm still applies them.
+   */
   private followHiddenState(): void {
     const { parser } = this.term;
     const hidden = this.hidden;
@@ -475,25 +367,11 @@ export class Screen implements TaskScreen {
   }
 
   private modes(): string {
-    const modes = this.term.modes;
-    let out = "";
-    for (const [isSet, sequence] of MODE_RESTORES) if (isSet(modes)) out += sequence;
-    out += MOUSE_TRACKING[modes.mouseTrackingMode];
-    if (this.hidden.mouseEncoding !== undefined) out += `${CSI}?${this.hidden.mouseEncoding}h`;
-    if (this.hidden.cursorStyle !== undefined) out += `${CSI}${this.hidden.cursorStyle} q`;
-    return out;
+    return this.hidden.modesSequence(this.term.modes);
   }
 
-  /** DECSTBM and DECOM both home the cursor, so the cursor goes last, relative to the origin. */
   private regionAndCursor(): string {
-    const buffer = this.term.buffer.active;
-    const region = this.hidden.regions[buffer.type];
-    const origin = this.term.modes.originMode;
-    let out = region ? `${CSI}${region.top + 1};${region.bottom + 1}r` : "";
-    if (origin) out += `${CSI}?6h`;
-    const originRow = origin && region ? region.top : 0;
-    out += cursorTo(buffer.cursorY - originRow + 1, buffer.cursorX + 1);
-    return out + (this.hidden.cursorHidden ? "" : SHOW_CURSOR);
+    return this.hidden.regionAndCursorSequence(this.term.buffer.active, this.term.modes.originMode);
   }
 
   /**
@@ -527,11 +405,11 @@ export class Screen implements TaskScreen {
     return rows;
   }
 
-  /** The last non-blank line of the screen, right-trimmed; "" when the screen is blank. */
   fullScreen(): boolean {
     return this.term.buffer.active.type === "alternate";
   }
 
+  /** The last non-blank line of the screen, right-trimmed; "" when the screen is blank. */
   previewLine(): string {
     this.catchUp();
     if (this.preview !== null) return this.preview;
@@ -675,55 +553,4 @@ export class Screen implements TaskScreen {
   }
 }
 
-// Text from rows, shared by the live emulator and a finished screen's kept rows. `row(y)` is a row
-// right-trimmed; `baseY` is where the screen starts below the scrollback.
-
-export function previewOfRows(baseY: number, screenRows: number, row: (y: number) => string): string {
-  for (let y = baseY + screenRows - 1; y >= baseY; y--) {
-    const line = row(y);
-    if (line !== "") return line;
-  }
-  return "";
-}
-
-export function textOfRows(length: number, baseY: number, row: (y: number) => string, lines?: number): string {
-  const lowest = lines === undefined ? baseY : 0;
-  let end = lowest;
-  for (let y = length - 1; y >= lowest; y--) {
-    if (row(y) !== "") {
-      end = y + 1;
-      break;
-    }
-  }
-  const start = lines === undefined ? baseY : Math.max(0, end - lines);
-  const rows: string[] = [];
-  for (let y = start; y < end; y++) rows.push(row(y));
-  return rows.join("\n");
-}
-
-export function logicalLinesOfRows(length: number, row: (y: number) => string, isWrapped: (y: number) => boolean): string[] {
-  const lines: string[] = [];
-  for (let y = 0; y < length; y++) {
-    const text = row(y);
-    if (isWrapped(y) && lines.length > 0) lines[lines.length - 1] += text;
-    else lines.push(text);
-  }
-  return lines.map((l) => l.trimEnd());
-}
-
 const utf8 = new TextEncoder();
-
-function cursorTo(row: number, col: number): string {
-  return `${CSI}${row};${col}H`;
-}
-
-/** How many of the screen's rows, from the top, reach down to the last one anything was written on. */
-function rowsInUse(buffer: IBuffer, rows: number): number {
-  for (let n = rows; n > 0; n--) if (buffer.getLine(buffer.baseY + n - 1)?.translateToString(true)) return n;
-  return 0;
-}
-
-function rowText(buffer: IBuffer, y: number): string {
-  // translateToString(true) trims unwritten cells only; written spaces are trimmed here.
-  return buffer.getLine(y)?.translateToString(true).trimEnd() ?? "";
-}

@@ -11,7 +11,7 @@
 // phone looks in; see docs/dashboard.md, Two terminals of different sizes.
 import { constants } from "node:os";
 import { cut } from "./text-width.ts";
-import { stateText } from "./ui-format.ts";
+import { stateText } from "./view-task.ts";
 import { label } from "./task-labels.ts";
 import { printable } from "./text-printable.ts";
 import type { TaskInfo } from "./wire-protocol.ts";

@@ -17,7 +17,7 @@
 import { label } from "./task-labels.ts";
 import { printable } from "./text-printable.ts";
 import { cut, textWidth } from "./text-width.ts";
-import { stateText } from "./ui-format.ts";
+import { stateText } from "./view-task.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 import { concatBytes } from "./bytes.ts";
 import { armedText, chordWords } from "./ui-attach-chords.ts";

@@ -15,10 +15,11 @@
 import { AltScreenFilter, RESTORE_TERMINAL } from "./ui-attach-screens.ts";
 import { AttachNotice } from "./ui-attach-notice.ts";
 import { DaemonClient, terminalSize } from "./client.ts";
+import { FleetModel, retryDelay } from "./client-fleet.ts";
 import type { RemoteHost } from "./client-ssh.ts";
 import { EXIT, UserError, errorMessage, usageError } from "./errors.ts";
 import type { AttachEnd, TaskInfo, TaskRef } from "./wire-protocol.ts";
-import { stateText } from "./ui-format.ts";
+import { stateText } from "./view-task.ts";
 import { TerminalScan } from "./text-scan.ts";
 import { openHistoryInPager } from "./ui-history-pager.ts";
 import { DEFAULT_DETACH_KEY, type DetachKey } from "./ui-attach-settings.ts";
@@ -30,9 +31,6 @@ import { cursorTo, ENTER_ALT_SCREEN, ERASE_LINE, RESET_SCROLL_REGION, RESTORE_CU
 
 /** How long a word for the user (`no other task waits`) stays on the status line. */
 const STATUS_MESSAGE_MS = 3_000;
-/** After a link to another host fails, the first retry waits this long, then twice as long each time, up to the cap. */
-const RECONNECT_FIRST_MS = 1_000;
-const RECONNECT_MAX_MS = 8_000;
 
 /** How an attach ended; `lastScreen` is the text an exited task left on its screen. */
 export type AttachOutcome = ({ kind: "detached"; task: TaskInfo } | { kind: "ended"; end: AttachEnd; lastScreen?: string }) & {
@@ -92,7 +90,7 @@ class Attachment {
   /** The task shown; set once the first attach is answered. */
   info!: TaskInfo;
   /** The fleet as events tell it, for the chords and the status line. */
-  private readonly fleet = new Map<number, TaskInfo>();
+  private readonly fleet = new FleetModel((event) => this.onEvent(event.task, event.event === "removed"));
   /** Set while the attached task has finished and its notice is shown; `rerunAsked` while it asks `rerun …? y/N`. */
   private finished: TaskInfo | null = null;
   private rerunAsked = false;
@@ -139,7 +137,6 @@ class Attachment {
       // fresh screen later instead of this process buffering the backlog.
       data: (received) => this.onOutput(received),
       screen: () => (this.awaitingRedraw = null),
-      event: (event) => this.onEvent(event.task, event.event === "removed"),
       attachEnd: (end) => {
         // The task left behind by a switch may end meanwhile: that is not this session's end.
         if (this.switching === null) this.finish({ kind: "ended", end });
@@ -165,7 +162,7 @@ class Attachment {
     const host = this.client.host!;
     this.reconnecting = true;
     for (let attempt = 0; !this.over; attempt++) {
-      const delay = Math.min(RECONNECT_MAX_MS, RECONNECT_FIRST_MS * 2 ** attempt);
+      const delay = retryDelay(attempt);
       this.say(`${lost} · retrying in ${Math.ceil(delay / 1000)} s`, delay);
       await new Promise((r) => setTimeout(r, delay));
       if (this.over) break;
@@ -181,10 +178,7 @@ class Attachment {
         this.bind(client);
         this.awaitingRedraw = [];
         this.info = await client.request("attach", { task: { id: this.info.id }, ...this.ptySize });
-        await client.subscribe((tasks) => {
-          this.fleet.clear();
-          for (const task of tasks) this.fleet.set(task.id, task);
-        });
+        await this.fleet.follow(client);
         this.reconnecting = false;
         this.say(`reconnected to ${host.name}`);
         // Ended while the link was down: as if it had ended while attached.
@@ -218,11 +212,8 @@ class Attachment {
       if (this.statusShown) this.showStatusRegion();
       this.info = await client.request("attach", { task: ref, ...this.ptySize });
       const attachedId = this.info.id;
-      await client.subscribe((tasks) => {
-        for (const task of tasks) this.fleet.set(task.id, task);
-        // Here, not after the await: an event right behind the reply must find the notice ready for it.
-        this.notice.attached(attachedId, tasks);
-      });
+      // In the reply's turn, not after the await: an event right behind the reply must find the notice ready for it.
+      await this.fleet.follow(client, (tasks) => this.notice.attached(attachedId, tasks));
       if (this.info.state === "exited" && this.options.whenFinished === "end") {
         this.finish({ kind: "ended", end: { type: "attach-end", reason: "exited", task: this.info } });
       } else if (this.info.state === "exited") {
@@ -301,9 +292,8 @@ class Attachment {
     });
   }
 
+  /** A task event, the fleet already updated. */
   private onEvent(task: TaskInfo, removed: boolean): void {
-    if (removed) this.fleet.delete(task.id);
-    else this.fleet.set(task.id, task);
     if (this.info && task.id === this.info.id && !removed) this.sized((this.info = task));
     this.notice.taskChanged(task, removed);
     this.drawStatus();
@@ -459,17 +449,17 @@ class Attachment {
 
   /** The next (1) or previous (-1) task by id, round the fleet. */
   neighbour(step: 1 | -1): TaskInfo | undefined {
-    const ids = [...this.fleet.keys()].sort((a, b) => a - b);
+    const ids = [...this.fleet.tasks.keys()].sort((a, b) => a - b);
     if (ids.length < 2) return undefined;
     const at = ids.indexOf(this.info.id);
     const next =
       at === -1 ? (step === 1 ? (ids.find((id) => id > this.info.id) ?? ids[0]!) : ids[ids.length - 1]!) : ids[(at + step + ids.length) % ids.length]!;
-    return this.fleet.get(next);
+    return this.fleet.tasks.get(next);
   }
 
   /** The next task after this one (by id, round the fleet) that waits for its user. */
   nextWaiting(): TaskInfo | undefined {
-    const waiting = [...this.fleet.values()].filter((t) => t.attention && t.id !== this.info.id).sort((a, b) => a.id - b.id);
+    const waiting = [...this.fleet.tasks.values()].filter((t) => t.attention && t.id !== this.info.id).sort((a, b) => a.id - b.id);
     return waiting.find((t) => t.id > this.info.id) ?? waiting[0];
   }
 
@@ -492,7 +482,7 @@ class Attachment {
     } finally {
       this.switching = null;
     }
-    this.notice.switched(this.info.id, [...this.fleet.values()]);
+    this.notice.switched(this.info.id, [...this.fleet.tasks.values()]);
     this.statusDrawn = null;
     this.drawStatus();
   }
@@ -524,7 +514,7 @@ class Attachment {
   /** Draws the status line when it shows, has changed or was erased, and may be drawn now. */
   private drawStatus(): void {
     if (!this.statusShown || !this.info || this.cover || this.awaitingRedraw || !this.scan.atBoundary || this.guard?.savedCursor) return;
-    const waiting = [...this.fleet.values()].filter((t) => t.attention && t.id !== this.info.id).length;
+    const waiting = [...this.fleet.tasks.values()].filter((t) => t.attention && t.id !== this.info.id).length;
     const text = statusText(this.info, waiting, this.detachKey.name, this.statusMessage?.text ?? this.part.text(), this.armed);
     if (text === this.statusDrawn) return;
     this.stdout.write(statusRowBytes(text, this.size.rows, this.size.cols));

@@ -7,7 +7,7 @@ import { errorMessage } from "./errors.ts";
 import { recoveryDir, tildePath } from "./paths.ts";
 import { NO_GROUP, label } from "./task-labels.ts";
 import { printable } from "./text-printable.ts";
-import type { Grouping, Row } from "./ui-dashboard-view.ts";
+import type { Grouping, ListRow } from "./view-fleet.ts";
 import type { CrashNotice, TaskInfo } from "./wire-protocol.ts";
 
 export const KEEP_HINT = "press w (or run fleetcom save NAME) to keep this fleet under a permanent name";
@@ -83,7 +83,7 @@ async function forTargets(
  * (conformance 12.19). With hosts added it asks on which first (empty: this machine); on another
  * host it runs in that host's home, the local directory meaning nothing there.
  */
-export async function newCommand(desk: Desk, row: Row | undefined): Promise<void> {
+export async function newCommand(desk: Desk, row: ListRow | undefined): Promise<void> {
   const host = await askHost(desk);
   if (host === undefined) return;
   const title = row && desk.grouping === "group" ? (row.task ? row.task.group : row.section.title) : null;
@@ -124,7 +124,7 @@ export async function rename(desk: Desk, task: TaskInfo): Promise<void> {
 }
 
 /** `g`: the targets' group, or none. */
-export async function regroup(desk: Desk, tasks: TaskInfo[], row: Row): Promise<void> {
+export async function regroup(desk: Desk, tasks: TaskInfo[], row: ListRow): Promise<void> {
   if (tasks.length === 0) return;
   const groups = new Set(tasks.map((t) => t.group ?? ""));
   // A group's title pre-fills its name, so renaming a whole group is editing one word.
@@ -165,7 +165,7 @@ export async function tag(desk: Desk, tasks: TaskInfo[]): Promise<void> {
  * when it reaches beyond the task under the cursor or reruns a one-off: a command started by `run` or
  * `n` rather than by a load (a session's dev server or test watcher is meant to be started again).
  */
-export async function rerun(desk: Desk, tasks: TaskInfo[], row: Row): Promise<void> {
+export async function rerun(desk: Desk, tasks: TaskInfo[], row: ListRow): Promise<void> {
   if (tasks.some((t) => t.state === "running")) return restart(desk, tasks);
   const finished = tasks.filter((t) => t.state === "exited");
   if (finished.length > 0 && (beyondCursor(tasks, row) || finished.some((t) => !t.loaded))) {
@@ -273,6 +273,6 @@ export async function recoverLost(desk: Desk, crash: CrashNotice): Promise<boole
  * task in it) or a selection (of several, or of one elsewhere). A key that cannot be taken back
  * then asks first.
  */
-function beyondCursor(tasks: TaskInfo[], row: Row): boolean {
+function beyondCursor(tasks: TaskInfo[], row: ListRow): boolean {
   return !(tasks.length === 1 && row.task?.id === tasks[0]!.id);
 }

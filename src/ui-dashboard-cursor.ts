@@ -1,12 +1,12 @@
 // Where the dashboard's cursor rests, what is selected, the filter, and `12⏎` jumps: pure state over
-// the rows the view lays out (ui-dashboard-view.ts), so every rule here is tested without a terminal.
+// the rows the view lays out (view-fleet.ts), so every rule here is tested without a terminal.
 // The cursor rests on a row by its key (a task's id, a section's title), never by its position: a
 // task that changes section takes the cursor along when it is the one under it and leaves it alone
 // otherwise. When the cursor's row goes away, or a key moves it on by itself (`v`), it goes to a
 // task, never a section's title: a title is only where ↑↓ and Home put it on purpose.
 import type { TaskInfo } from "./wire-protocol.ts";
 import type { Key } from "./ui-keys.ts";
-import { taskKey, type Row } from "./ui-dashboard-view.ts";
+import { taskKey, type ListRow } from "./view-fleet.ts";
 
 export class ListCursor {
   /** The key of the row under the cursor; null until the first frame puts it on the first task. */
@@ -28,41 +28,41 @@ export class ListCursor {
    * Where the cursor is among `rows`: on its row, or at the end Home or End pinned it to. When its
    * row went away it is on the task now nearest where it was; at first, on the first task.
    */
-  at(rows: readonly Row[]): number {
+  at(rows: readonly ListRow[]): number {
     const at = this.pinned === "first" ? 0 : this.pinned === "last" ? rows.length - 1 : rows.findIndex((r) => r.key === this.key);
     if (at !== -1) return at;
     return nearestTask(rows, this.key === null ? 0 : Math.min(this.index, rows.length - 1));
   }
 
-  row(rows: readonly Row[]): Row | undefined {
+  row(rows: readonly ListRow[]): ListRow | undefined {
     return rows[this.at(rows)];
   }
 
   /** Each frame keeps the cursor on the row it is drawn on, so it stays there while rows come and go. */
-  settle(rows: readonly Row[]): void {
+  settle(rows: readonly ListRow[]): void {
     const at = this.at(rows);
     this.key = rows[at]?.key ?? null;
     this.index = Math.max(0, at);
   }
 
   /** ↑↓, PgUp/PgDn: `by` rows, titles included, stopping at the ends. */
-  move(by: number, rows: readonly Row[]): void {
+  move(by: number, rows: readonly ListRow[]): void {
     this.moveTo(this.at(rows) + by, rows);
   }
 
-  moveTo(index: number, rows: readonly Row[]): void {
+  moveTo(index: number, rows: readonly ListRow[]): void {
     const row = rows[Math.min(rows.length - 1, Math.max(0, index))];
     if (row) this.key = row.key;
   }
 
   /** The next task after the cursor, past any title; stays when there is none. */
-  nextTask(rows: readonly Row[]): void {
+  nextTask(rows: readonly ListRow[]): void {
     const next = rows.findIndex((r, i) => i > this.at(rows) && r.task !== null);
     if (next !== -1) this.key = rows[next]!.key;
   }
 
   /** `v`: a task in or out of the selection, then the next task (so a run of rows is v v v); a title: its section. */
-  toggle(row: Row, rows: readonly Row[]): void {
+  toggle(row: ListRow, rows: readonly ListRow[]): void {
     const keys = row.task ? [row.key] : row.section.tasks.map((t) => taskKey(t.id, row.host));
     const all = keys.every((key) => this.picked.has(key));
     for (const key of keys) {
@@ -73,7 +73,7 @@ export class ListCursor {
   }
 
   /** `V`: every task shown selected, or, when they all are, none. */
-  toggleAll(rows: readonly Row[]): void {
+  toggleAll(rows: readonly ListRow[]): void {
     const shown = rows.flatMap((r) => (r.task ? [r.key] : []));
     const all = shown.length > 0 && shown.every((key) => this.picked.has(key));
     this.picked.clear();
@@ -87,7 +87,7 @@ export class ListCursor {
   }
 
   /** What X, r, g and m act on: the selection, else the section under the cursor, else the task (ui-dashboard-actions.ts). */
-  targets(row: Row, every: readonly { key: string; task: TaskInfo }[]): TaskInfo[] {
+  targets(row: ListRow, every: readonly { key: string; task: TaskInfo }[]): TaskInfo[] {
     if (this.picked.size > 0) return every.flatMap(({ key, task }) => (this.picked.has(key) ? [task] : []));
     return row.task ? [row.task] : row.section.tasks;
   }
@@ -115,7 +115,7 @@ export class ListCursor {
 const MOVING_KEYS = new Set<string>(["up", "down", "pageup", "pagedown", "home", "end"]);
 
 /** The task row at or after `index`, else the last one before it; `index` itself when there is no task. */
-function nearestTask(rows: readonly Row[], index: number): number {
+function nearestTask(rows: readonly ListRow[], index: number): number {
   const after = rows.findIndex((r, i) => i >= index && r.task !== null);
   if (after !== -1) return after;
   const before = rows.findLastIndex((r, i) => i < index && r.task !== null);

@@ -1,16 +1,17 @@
 // The fleets the dashboard lists: this machine's (with `--host`, that host's), then each added
-// host's (ui-dashboard-hosts.ts), each task known by its key (taskKey), and each shown as the list
+// host's (client-host-fleet.ts), each task known by its key (taskKey), and each shown as the list
 // shows it: a flip between Running and Idle held a moment (ui-dashboard-moves.ts).
 import type { DaemonClient } from "./client.ts";
+import { type FleetEvent, FleetModel } from "./client-fleet.ts";
+import type { HostFleet } from "./client-host-fleet.ts";
 import { EXIT, UserError } from "./errors.ts";
-import type { HostFleet } from "./ui-dashboard-hosts.ts";
 import { SectionMoves, type Where } from "./ui-dashboard-moves.ts";
-import { ORDERS, screenRows, taskKey, type Grouping, type HostBlock, type Order, type Row } from "./ui-dashboard-view.ts";
+import { ORDERS, screenRows, taskKey, type Grouping, type HostBlock, type ListRow, type Order } from "./view-fleet.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 
 export class Fleets {
-  /** This machine's fleet, by id. */
-  readonly local = new Map<number, TaskInfo>();
+  /** This machine's fleet (with `--host`, that host's), as its subscription tells it. */
+  readonly local: FleetModel;
   /** The added hosts' fleets, each through a kept link of its own; none with `--host`. */
   hosts: HostFleet[] = [];
   /** The order of tasks within each section (`u`): by id, or the busiest first. */
@@ -21,16 +22,14 @@ export class Fleets {
   constructor(
     private readonly grouping: () => Grouping,
     private readonly here: string,
-  ) {}
-
-  nextOrder(): void {
-    this.order = ORDERS[(ORDERS.indexOf(this.order) + 1) % ORDERS.length]!;
+    onLocalEvent: FleetEvent,
+  ) {
+    this.local = new FleetModel(onLocalEvent);
   }
 
-  /** This machine's whole fleet, as a subscription answers. */
-  replaceLocal(tasks: TaskInfo[]): void {
-    this.local.clear();
-    for (const task of tasks) this.local.set(task.id, task);
+  /** `u`: the next order. */
+  nextOrder(): void {
+    this.order = ORDERS[(ORDERS.indexOf(this.order) + 1) % ORDERS.length]!;
   }
 
   get hostNames(): string[] {
@@ -47,7 +46,7 @@ export class Fleets {
     if (host === null) return local;
     const fleet = this.hosts.find((f) => f.name === host);
     if (fleet?.client) return fleet.client;
-    throw new UserError(`${host} is unreachable${fleet?.link.kind === "unreachable" ? ` (${fleet.link.reason})` : ""}`, EXIT.unreachable);
+    throw new UserError(`${host} is unreachable${fleet?.link.kind === "lost" ? ` (${fleet.link.reason})` : ""}`, EXIT.unreachable);
   }
 
   /** The task as a TASK is written: `3` here, `gpu1:3` on another host. */
@@ -64,28 +63,28 @@ export class Fleets {
   whereOf(host: string | null): Where {
     const fleet = host === null ? null : this.hosts.find((f) => f.name === host);
     const grouping = this.grouping();
-    if (!fleet) return { tasks: [...this.local.values()], grouping, home: process.env.HOME, here: this.here };
+    if (!fleet) return { tasks: [...this.local.tasks.values()], grouping, home: process.env.HOME, here: this.here };
     return { tasks: [...fleet.tasks.values()], grouping, home: fleet.host.home };
   }
 
   /** This machine's tasks as the list shows them. */
   shownLocal(now = Date.now()): TaskInfo[] {
     const where = this.whereOf(null);
-    return [...this.local.values()].map((task) => this.moves.show(taskKey(task.id), task, now, where));
+    return [...this.local.tasks.values()].map((task) => this.moves.show(taskKey(task.id), task, now, where));
   }
 
   /** The added hosts' blocks for the view, their tasks as the list shows them; undefined when none is shown. */
   hostBlocks(now = Date.now()): HostBlock[] | undefined {
     if (!this.hosts.length) return undefined;
     return this.hosts.map((f) => {
-      const block = f.block();
       const where = this.whereOf(f.name);
-      return { ...block, tasks: block.tasks.map((task) => this.moves.show(taskKey(task.id, f.name), task, now, where)) };
+      const tasks = [...f.tasks.values()].map((task) => this.moves.show(taskKey(task.id, f.name), task, now, where));
+      return { name: f.name, home: f.host.home, link: f.link, tasks };
     });
   }
 
-  /** The rows in screen order, the filter applied (ui-dashboard-view.ts screenRows). */
-  rows(filter: string): Row[] {
+  /** The rows in screen order, the filter applied (view-fleet.ts screenRows). */
+  rows(filter: string): ListRow[] {
     const now = Date.now();
     return screenRows({
       tasks: this.shownLocal(now),
@@ -101,7 +100,7 @@ export class Fleets {
   /** Every task, this machine's first, each with its key. */
   everyTask(): { key: string; task: TaskInfo }[] {
     const byId = (a: TaskInfo, b: TaskInfo) => a.id - b.id;
-    const local = [...this.local.values()].sort(byId).map((task) => ({ key: taskKey(task.id), task }));
+    const local = [...this.local.tasks.values()].sort(byId).map((task) => ({ key: taskKey(task.id), task }));
     const remote = this.hosts.flatMap((f) => [...f.tasks.values()].sort(byId).map((task) => ({ key: taskKey(task.id, f.name), task })));
     return [...local, ...remote];
   }

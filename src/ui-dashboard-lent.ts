@@ -3,10 +3,10 @@
 // terminal (nothing draws meanwhile) and puts the cursor and the status line where these say.
 import { attachSession } from "./ui-attach.ts";
 import type { DetachKey } from "./ui-attach-settings.ts";
-import { stateText } from "./ui-format.ts";
-import type { HostFleet } from "./ui-dashboard-hosts.ts";
+import { stateText } from "./view-task.ts";
+import type { HostFleet } from "./client-host-fleet.ts";
 import { KEEP_HINT } from "./ui-dashboard-actions.ts";
-import { taskKey } from "./ui-dashboard-view.ts";
+import { taskKey } from "./view-fleet.ts";
 import type { KeyInput } from "./ui-keys.ts";
 import { PROMPT_ROWS } from "./ui-prompt.ts";
 import type { Region } from "./ui-render.ts";

@@ -5,7 +5,7 @@
 // last move waits until that much has passed, so a task moves the rows under the cursor at most
 // once per HOLD_MS. Pure state with the time passed in; the dashboard's age tick redraws it, which
 // shows a held flip once it is due.
-import { sectionOf, sections, type Grouping } from "./ui-dashboard-view.ts";
+import { sectionOf, sections, type Grouping } from "./view-fleet.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 
 /** How long a task that changed section keeps its ↑/↓ mark. */

@@ -1,198 +1,17 @@
-// What the dashboard shows, as pure functions of the fleet: the header, the sections of each
-// grouping, the rows the cursor walks (each section's title, then its tasks), a row per task, and
-// the frame that fits them into the terminal. The keys' own texts are in ui-dashboard-keys.ts.
+// What the dashboard draws, as pure functions of the fleet: a row per task, a host's heading, and
+// the frame that fits them into the terminal. The sections, rows and header are view-fleet.ts, a
+// task's glyph and state view-task.ts; the keys' own texts are in ui-dashboard-keys.ts.
 import { label } from "./task-labels.ts";
-import { age, glyph, restartNote, stateText } from "./ui-format.ts";
-import { tildePath } from "./paths.ts";
+import { age, glyph, restartNote, stateText, taskAge } from "./view-task.ts";
+import { allTasks, blocks, type Block, type Grouping, header, type HostBlock, type Order, screenRows, type Section, taskKey } from "./view-fleet.ts";
 import { cut } from "./text-width.ts";
-import { NO_GROUP } from "./task-labels.ts";
 import { printable } from "./text-printable.ts";
-import type { TaskInfo } from "./wire-protocol.ts";
+import type { CrashNotice, SnapshotError, TaskInfo } from "./wire-protocol.ts";
+import { crashNoticeText } from "./client.ts";
 import { fit, paint, windowAround } from "./ui-render.ts";
 import { textWidth } from "./text-width.ts";
 import { FILTER_HINT, helpLines, hintLine } from "./ui-dashboard-keys.ts";
 import { cpuCell, memCell, sampled, sparkline } from "./task-resources.ts";
-
-/** `id`: no sections, every task in id order with its state as a column, so no row ever moves (as process-compose lists). */
-export const GROUPINGS = ["state", "directory", "group", "id"] as const;
-export type Grouping = (typeof GROUPINGS)[number];
-
-/** The order of tasks within a section (`u`): by id, or the busiest first by CPU or by memory. */
-export const ORDERS = ["id", "CPU", "memory"] as const;
-export type Order = (typeof ORDERS)[number];
-
-function byOrder(order: Order): (a: TaskInfo, b: TaskInfo) => number {
-  const use = (t: TaskInfo) => (order === "CPU" ? t.cpu : t.rss) ?? -1;
-  return order === "id" ? (a, b) => a.id - b.id : (a, b) => use(b) - use(a) || a.id - b.id;
-}
-
-export interface Section {
-  title: string;
-  tasks: TaskInfo[];
-}
-
-const STATE_SECTIONS = ["Waiting", "In use", "Running", "Idle", "Completed"] as const;
-
-function stateSection(task: TaskInfo): (typeof STATE_SECTIONS)[number] {
-  if (task.attention) return "Waiting";
-  if (task.tagged) return "In use";
-  if (task.state === "exited") return "Completed";
-  return task.idle ? "Idle" : "Running";
-}
-
-/** The title of the section `task` is in under `grouping`. */
-export function sectionOf(task: TaskInfo, grouping: Grouping, home: string | undefined): string {
-  if (grouping === "state") return stateSection(task);
-  if (grouping === "directory") return tildePath(task.cwd, home);
-  if (grouping === "id") return "Tasks";
-  return task.group ?? NO_GROUP;
-}
-
-const byName = (a: string, b: string) => {
-  const [x, y] = [a.toLowerCase(), b.toLowerCase()];
-  return x < y ? -1 : x > y ? 1 : a < b ? -1 : a > b ? 1 : 0;
-};
-
-/**
- * Sections in display order; tasks by id within each; a section without tasks is not shown. By
- * directory, the directory the dashboard runs in (`here`) comes first, as the one the user most
- * likely cares about, then the others ignoring case (conformance 12.16).
- */
-export function sections(tasks: TaskInfo[], grouping: Grouping, home: string | undefined, here?: string, order: Order = "id"): Section[] {
-  const sorted = [...tasks].sort(byOrder(order));
-  const buckets = new Map<string, TaskInfo[]>();
-  const add = (title: string, task: TaskInfo) => {
-    const bucket = buckets.get(title);
-    if (bucket) bucket.push(task);
-    else buckets.set(title, [task]);
-  };
-  if (grouping === "state") for (const title of STATE_SECTIONS) buckets.set(title, []);
-  if (grouping === "group") {
-    const named = [...new Set(sorted.map((t) => t.group).filter((g): g is string => g !== null))].sort(byName);
-    for (const title of named) buckets.set(title, []);
-  }
-  for (const task of sorted) add(sectionOf(task, grouping, home), task);
-  // The longest waiting first, as the web view lists them.
-  if (grouping === "state") buckets.get("Waiting")!.sort((a, b) => a.attention!.since.localeCompare(b.attention!.since) || a.id - b.id);
-  let titles = [...buckets.keys()];
-  if (grouping === "directory") {
-    const first = here === undefined ? null : tildePath(here, home);
-    titles = titles.sort(byName).sort((a, b) => Number(b === first) - Number(a === first));
-  }
-  return titles.map((title) => ({ title, tasks: buckets.get(title)! })).filter((s) => s.tasks.length > 0);
-}
-
-/** Whether the filter (any case) is in the task's name, command, directory (as typed or tilded) or group. */
-export function matchesFilter(task: TaskInfo, filter: string, home: string | undefined): boolean {
-  const needle = filter.trim().toLowerCase();
-  if (needle === "") return true;
-  const fields = [task.name ?? "", task.command, task.cwd, tildePath(task.cwd, home), task.group ?? ""];
-  return fields.some((field) => field.toLowerCase().includes(needle));
-}
-
-/**
- * A row the cursor can rest on: a section's title or a task, of this machine's fleet (host null) or
- * an added host's. Keys name rows across redraws.
- */
-export type Row = { key: string; host: string | null; section: Section; task: null } | { key: string; host: string | null; section: Section; task: TaskInfo };
-
-/** A task's key: its id, qualified by its host's name when it is another host's (`remote1:3`, as a TASK is written). */
-export const taskKey = (id: number, host: string | null = null) => `task ${host === null ? "" : `${host}:`}${id}`;
-export const sectionKey = (title: string, host: string | null = null) => `section ${host === null ? "" : `${host}:`}${title}`;
-
-/** How the dashboard's link to an added host stands (ui-dashboard-hosts.ts). */
-/** An added host's link: `reason` is ssh's short (`Connection refused`), `said` the whole line (`gpu1 is unreachable: ssh: …`). */
-export type HostLink = { kind: "connecting" } | { kind: "up" } | { kind: "unreachable"; reason: string; said: string; retryAt: number };
-
-/** An added host's fleet as the dashboard holds it: shown as a section of its own, after this machine's. */
-export interface HostBlock {
-  name: string;
-  /** Its home there: `~` in its directories. */
-  home: string;
-  link: HostLink;
-  tasks: TaskInfo[];
-}
-
-/** What decides which rows there are and in which order. */
-export interface Layout {
-  /** This machine's fleet (or, with `--host`, that host's alone). */
-  tasks: TaskInfo[];
-  grouping: Grouping;
-  /** Within each section (absent: by id). */
-  order?: Order | undefined;
-  filter: string;
-  home: string | undefined;
-  here?: string | undefined;
-  /** The added hosts, when the dashboard shows them (none added, or `--host`: absent). */
-  hosts?: readonly HostBlock[] | undefined;
-}
-
-/** One host's part of the list: its heading (none when no host is added) and its rows. */
-export interface Block {
-  heading: { name: string; link: HostLink; tasks: number } | null;
-  rows: Row[];
-}
-
-/** The list's blocks, this machine's first, then each added host's in the order they were added. */
-export function blocks(layout: Layout): Block[] {
-  const here = { name: null, home: layout.home, here: layout.here, tasks: layout.tasks };
-  if (!layout.hosts?.length) return [{ heading: null, rows: blockRows(layout, here) }];
-  const local = { heading: { name: "local", link: { kind: "up" } as const, tasks: layout.tasks.length }, rows: blockRows(layout, here) };
-  return [
-    local,
-    ...layout.hosts.map((h) => ({
-      heading: { name: h.name, link: h.link, tasks: h.tasks.length },
-      rows: blockRows(layout, { name: h.name, home: h.home, here: undefined, tasks: h.tasks }),
-    })),
-  ];
-}
-
-function blockRows(layout: Layout, fleet: { name: string | null; home: string | undefined; here: string | undefined; tasks: TaskInfo[] }): Row[] {
-  const shown = fleet.tasks.filter((t) => matchesFilter(t, layout.filter, fleet.home));
-  const host = fleet.name;
-  return sections(shown, layout.grouping, fleet.home, fleet.here, layout.order).flatMap((section) => [
-    // By id there is one section, and no title: nothing for the cursor to rest on but tasks.
-    ...(layout.grouping === "id" ? [] : [{ key: sectionKey(section.title, host), host, section, task: null }]),
-    ...section.tasks.map((task) => ({ key: taskKey(task.id, host), host, section, task })),
-  ]);
-}
-
-/** The rows in screen order: what ↑/↓, Home/End and PgUp/PgDn walk through. */
-export function screenRows(layout: Layout): Row[] {
-  return blocks(layout).flatMap((b) => b.rows);
-}
-
-/** Every task shown: this machine's, then each host's. */
-export function allTasks(layout: Pick<Layout, "tasks" | "hosts">): TaskInfo[] {
-  return [...layout.tasks, ...(layout.hosts ?? []).flatMap((h) => h.tasks)];
-}
-
-export function header(tasks: TaskInfo[], grouping: Grouping, foreground: boolean, picked = 0): string {
-  const count = (test: (t: TaskInfo) => boolean) => tasks.filter(test).length;
-  const counts: [number, string][] = [
-    [count((t) => glyph(t) === "!"), "! waiting"],
-    [count((t) => glyph(t) === "◌"), "◌ starting"],
-    [count((t) => glyph(t) === "✻"), "✻ running"],
-    [count((t) => glyph(t) === "∙"), "∙ idle"],
-    [count((t) => glyph(t) === "✓"), "✓ done"],
-    [count((t) => glyph(t) === "✗"), "✗ failed"],
-    [count((t) => t.tagged), "◆ in use"],
-  ];
-  const parts = [
-    `fleetcom${foreground ? " (foreground)" : ""}`,
-    `${tasks.length} task${tasks.length === 1 ? "" : "s"}`,
-    ...counts.filter(([n]) => n > 0).map(([n, what]) => `${what.slice(0, 1)} ${n} ${what.slice(2)}`),
-    `by ${grouping}`,
-    ...(picked > 0 ? [`* ${picked} selected`] : []),
-  ];
-  return parts.join(" · ");
-}
-
-/** Running tasks show how long they have run; finished ones how long ago they ended; waiting ones how long they have waited. */
-function taskAge(task: TaskInfo, now: number): string {
-  if (task.attention) return `waited ${age(task.attention.since, now)}`;
-  return age(task.endedAt ?? task.startedAt, now);
-}
 
 /** How a row is marked besides its content. */
 export interface RowMarks {
@@ -379,5 +198,30 @@ export function hostRow(heading: NonNullable<Block["heading"]>, columns: number,
         : `unreachable (${link.reason}) · retrying in ${Math.max(1, Math.ceil((link.retryAt - now) / 1000))} s`;
   const head = `── ${printable(heading.name)} · ${printable(said)} `;
   const text = fit(`${head}${"─".repeat(Math.max(0, columns - 1 - textWidth(head)))}`, columns);
-  return link.kind === "unreachable" ? paint.red(text) : paint.bold(text);
+  return link.kind === "lost" ? paint.red(text) : paint.bold(text);
+}
+
+/** What stays under the dashboard's header until its cause goes. */
+export interface Troubles {
+  /** The connection to the daemon is lost. */
+  lost: boolean;
+  crash: CrashNotice | null;
+  snapshotError: SnapshotError | null;
+  /** What stopped a task's log writes (a full disk). */
+  logError: string | null;
+  /** Each added host's own lines (client-host-fleet.ts noticeLines). */
+  hostLines: string[];
+}
+
+/** The notice lines: a lost connection, a lost previous fleet, failing snapshots or log writes, then each host's. */
+export function troubleNotices(troubles: Troubles, now: number): NonNullable<View["notices"]> {
+  const { crash, snapshotError, logError } = troubles;
+  const texts = [
+    ...(troubles.lost ? ["lost the connection to the daemon — r reconnects (starting a daemon), q leaves"] : []),
+    ...(crash ? [crashNoticeText(crash, now, "L recovers it")] : []),
+    ...(snapshotError ? [`recovery snapshots failing for ${age(snapshotError.since, now)}: ${snapshotError.message}`] : []),
+    ...(logError ? [`log writes stopped: ${logError} (the task runs on)`] : []),
+    ...troubles.hostLines,
+  ];
+  return texts.map((text) => ({ text, error: true }));
 }

@@ -6,12 +6,12 @@
 // (ui-dashboard-burst.ts); what borrows the terminal (ui-dashboard-lent.ts).
 import { attachFromList, pickAndLoad } from "./ui-dashboard-lent.ts";
 import { DEFAULT_DETACH_KEY, attachStatusSetting, type DetachKey } from "./ui-attach-settings.ts";
-import { crashNoticeText, DaemonClient } from "./client.ts";
+import { DaemonClient } from "./client.ts";
 import { hostInUse, hostsMayBeAdded } from "./client-target.ts";
 import { errorMessage } from "./errors.ts";
 import { label } from "./task-labels.ts";
-import { age } from "./ui-format.ts";
-import { GROUPINGS, allTasks, dashboardLines, filterCursor, helpRows, taskKey, useInTitle, type Grouping, type Row, type View } from "./ui-dashboard-view.ts";
+import { dashboardLines, filterCursor, helpRows, troubleNotices, useInTitle, type View } from "./ui-dashboard-view.ts";
+import { GROUPINGS, allTasks, taskKey, type Grouping, type ListRow } from "./view-fleet.ts";
 import { helpScrollMax, helpScrolled } from "./ui-dashboard-keys.ts";
 import { KeyInput, keyEntry, keyName, type Key, type KeyId } from "./ui-keys.ts";
 import { ListCursor, jumpKey, taskAt, type Jump } from "./ui-dashboard-cursor.ts";
@@ -26,7 +26,8 @@ import { Region } from "./ui-render.ts";
 import { currentDirectory } from "./text-path.ts";
 import { bellSetting, confirmSetting } from "./settings.ts";
 import { WaitSignals } from "./ui-dashboard-waits.ts";
-import { HostFleet } from "./ui-dashboard-hosts.ts";
+import { HostFleet } from "./client-host-fleet.ts";
+import { type FleetEvent, Retrying } from "./client-fleet.ts";
 import { CLEAR_SCREEN } from "./text-ansi.ts";
 import { BURST_NOTICE, BurstGuard, PASTE_MARKS_OFF, PASTE_MARKS_ON } from "./ui-dashboard-burst.ts";
 
@@ -46,9 +47,12 @@ export async function runDashboard(options: DashboardOptions = {}): Promise<{ en
 class Dashboard implements Desk {
   readonly here = currentDirectory();
   grouping: Grouping = "state";
+  private readonly onLocalEvent: FleetEvent = (event, before) => this.onEvent(event, before, null);
   /** This machine's fleet and the added hosts' (ui-dashboard-fleets.ts). */
-  private readonly fleets = new Fleets(() => this.grouping, this.here);
-  private readonly tasks = this.fleets.local;
+  private readonly fleets = new Fleets(() => this.grouping, this.here, this.onLocalEvent);
+  private readonly tasks = this.fleets.local.tasks;
+  /** While the daemon is lost: tries without starting one (`r` does), so one started meanwhile is found. */
+  private readonly retrying = new Retrying(() => this.settled.kind === "lost" && void this.reconnect(false));
   private readonly region = new Region();
   private readonly keys = new KeyInput();
   /** The cursor, the selection and the filter (ui-dashboard-cursor.ts). */
@@ -126,7 +130,6 @@ class Dashboard implements Desk {
   private async connect(autostart: boolean): Promise<void> {
     const client = await DaemonClient.open({ autostart, notices: (notices) => this.onNotices(notices) });
     client.handlers = {
-      event: (event) => this.onLocalEvent(event),
       // Said once per failure streak, and once when writing works again; shown under the header meanwhile.
       snapshot: ({ error }) => {
         this.snapshotError = error;
@@ -141,7 +144,7 @@ class Dashboard implements Desk {
     this.client?.close();
     this.client = client;
     // The dashboard shows each task's CPU and memory: the daemon samples them while it is subscribed.
-    await client.subscribe((tasks) => this.fleets.replaceLocal(tasks), { resources: true });
+    await this.fleets.local.follow(client, undefined, true);
     const status = await client.request("status");
     this.crash = status.crash;
     this.snapshotError = status.snapshotError;
@@ -167,18 +170,24 @@ class Dashboard implements Desk {
     this.peekWanted = null;
     const was = this.settled;
     this.setMode({ kind: "lost" });
+    this.retrying.after();
     if (was.kind === "confirming") was.answer(false);
     this.drawSoon();
   }
 
-  private async reconnect(): Promise<void> {
-    this.say("starting a daemon and reconnecting…");
+  /** `r` starts a daemon; while lost, the one reconnect policy (client-fleet.ts) looks for one come back by itself. */
+  private async reconnect(autostart = true): Promise<void> {
+    this.retrying.stop();
+    if (autostart) this.say("starting a daemon and reconnecting…");
     try {
-      await this.connect(true);
+      await this.connect(autostart);
+      this.retrying.reset();
       this.status = { text: `reconnected to daemon ${this.client.daemonPid}`, error: false };
     } catch (error) {
-      this.fail(error);
+      if (autostart) this.fail(error);
+      if (this.settled.kind === "lost") this.retrying.after();
     }
+    this.drawSoon();
   }
 
   async run(): Promise<{ end: DashboardEnd; running: number; hosts: string[] }> {
@@ -203,6 +212,7 @@ class Dashboard implements Desk {
     void this.linkHosts().catch((error) => this.say(errorMessage(error), true));
     const end = await done;
     this.mode = { kind: "ended" };
+    this.retrying.stop();
     clearInterval(tick);
     process.off("SIGTERM", onTerm);
     process.stdout.off("resize", onResize);
@@ -214,13 +224,6 @@ class Dashboard implements Desk {
   }
 
   // ---- the fleet ---------------------------------------------------------------------------
-
-  private onLocalEvent(event: TaskEvent): void {
-    const before = this.tasks.get(event.task.id);
-    if (event.event === "removed") this.tasks.delete(event.task.id);
-    else this.tasks.set(event.task.id, event.task);
-    this.onEvent(event, before, null);
-  }
 
   /** A task event, this machine's (`host` null) or an added host's, its fleet already updated. */
   private onEvent(event: TaskEvent, before: TaskInfo | undefined, host: string | null): void {
@@ -243,7 +246,7 @@ class Dashboard implements Desk {
     });
   }
 
-  private rows(): Row[] {
+  private rows(): ListRow[] {
     return this.fleets.rows(this.list.filter);
   }
 
@@ -307,16 +310,10 @@ class Dashboard implements Desk {
   }
 
   /** What the lines under the header say: a lost connection, a lost previous fleet, failing snapshots. */
-  private notices(): { text: string; error: boolean }[] {
+  private notices(): NonNullable<View["notices"]> {
     const now = Date.now();
-    const texts = [
-      ...(this.mode.kind === "lost" ? ["lost the connection to the daemon — r reconnects (starting a daemon), q leaves"] : []),
-      ...(this.crash ? [crashNoticeText(this.crash, now, "L recovers it")] : []),
-      ...(this.snapshotError ? [`recovery snapshots failing for ${age(this.snapshotError.since, now)}: ${this.snapshotError.message}`] : []),
-      ...(this.logError ? [`log writes stopped: ${this.logError} (the task runs on)`] : []),
-      ...this.fleets.hosts.flatMap((host) => host.noticeLines(now)),
-    ];
-    return texts.map((text) => ({ text, error: true }));
+    const hostLines = this.fleets.hosts.flatMap((host) => host.noticeLines(now));
+    return troubleNotices({ lost: this.mode.kind === "lost", crash: this.crash, snapshotError: this.snapshotError, logError: this.logError, hostLines }, now);
   }
 
   private draw(reserve = 0): void {
@@ -425,7 +422,7 @@ class Dashboard implements Desk {
     this.draw();
   }
 
-  private readonly actions: Partial<Record<KeyId, (row: Row | undefined) => void | Promise<void>>> = {
+  private readonly actions: Partial<Record<KeyId, (row: ListRow | undefined) => void | Promise<void>>> = {
     up: () => this.move(-1),
     k: () => this.move(-1),
     down: () => this.move(1),

@@ -1,5 +1,5 @@
-// How tasks look to people: glyphs, labels, ages, the ls table. Pure functions of TaskInfo, shared
-// by `ls` and the dashboard.
+// What the command line prints: the ls table and other tables fitted to the terminal, counts and
+// reports, and stdout written whole. How one task looks (its glyph, its state) is view-task.ts.
 import { writeSync } from "node:fs";
 import { mayBeTerminal } from "./files.ts";
 import { tildePath } from "./paths.ts";
@@ -11,65 +11,10 @@ import { cut, textWidth } from "./text-width.ts";
 import { age } from "./text-age.ts";
 import { usageCell } from "./task-usage.ts";
 import { cpuCell, memCell, sampled } from "./task-resources.ts";
-import { readinessText } from "./task-ready.ts";
-import { countdownText, restartMark } from "./task-restart.ts";
+import { glyph, stateSince } from "./view-task.ts";
+import { changesCell } from "./text-changes.ts";
 import { errnoCode } from "./errors.ts";
 import type { PushStatus } from "./wire-protocol.ts";
-
-export function glyph(task: TaskInfo): string {
-  if (task.attention?.state === "crash-loop") return "↯";
-  if (task.attention) return "!";
-  if (waitsToRestart(task)) return "↻";
-  // A service whose readiness probe has not passed yet (docs/services.md).
-  if (task.state === "running" && task.readiness?.state === "starting") return "◌";
-  if (task.state === "running") return task.idle ? "∙" : "✻";
-  return task.exitCode === 0 && task.signal === null ? "✓" : "✗";
-}
-
-/** The state, and `↻3` once a restart policy restarted the task. */
-export function stateText(task: TaskInfo, now = Date.now()): string {
-  return `${bareState(task, now)}${restartMark(task.restarts)}`;
-}
-
-function bareState(task: TaskInfo, now: number): string {
-  if (task.attention?.state === "crash-loop") return task.attention.message ?? "crash loop";
-  if (task.attention?.state === "not-ready") return task.attention.message ?? "not ready";
-  if (task.attention) return ATTENTION_TEXT[task.attention.state];
-  if (waitsToRestart(task)) return countdownText(task.nextRestartAt, now);
-  if (task.state === "running" && task.readiness) return readinessText(task.readiness, true) ?? "active";
-  if (task.state === "running") return task.idle ? "idle" : "active";
-  // Stopped by fleetcom itself (over --max-memory): why, rather than the signal it took.
-  if (task.stopReason) return `stopped: ${task.stopReason}`;
-  if (task.signal) return `killed (${task.signal})`;
-  return `exited ${task.exitCode}`;
-}
-
-/** A restart policy will start it again (a daemon of an older version sends no `nextRestartAt` at all). */
-function waitsToRestart(task: TaskInfo): task is TaskInfo & { nextRestartAt: string } {
-  return typeof task.nextRestartAt === "string";
-}
-
-/** `restarting in 2s ↻3`, `↻3` or nothing: what a restart policy at work adds to a task's row or card. */
-export function restartText(task: TaskInfo, now = Date.now()): string {
-  const waiting = waitsToRestart(task) ? countdownText(task.nextRestartAt, now) : "";
-  return `${waiting}${restartMark(task.restarts)}`.trim();
-}
-
-/** ` · restarting in 2s ↻3` for a dashboard row, or nothing. */
-export function restartNote(task: TaskInfo, now = Date.now()): string {
-  const text = restartText(task, now);
-  return text === "" ? "" : ` · ${text}`;
-}
-
-/** A bell says only that the task wants its user, not what for. */
-const ATTENTION_TEXT = { input: "waiting: input", permission: "waiting: permission", bell: "asked for attention" } as const;
-
-/** The state, and for a waiting task how long its current wait has lasted: `waiting: input for 2m`. */
-export function stateSince(task: TaskInfo, now: number): string {
-  return task.attention ? `${stateText(task, now)} for ${age(task.attention.since, now)}` : stateText(task, now);
-}
-
-export { age } from "./text-age.ts";
 
 /**
  * The task table. `columns` is the terminal's width: rows are fitted to it, the preview cut first,
@@ -109,6 +54,8 @@ function lsColumns(
   // Only a fleet with an agent in it has tokens to show.
   const tokens = tasks.some((t) => t.agent !== null);
   const counts = (n: number | null | undefined) => (n == null ? "" : String(n));
+  // Only a fleet with a task that changed its repository has changes to show.
+  const changed = tasks.some((t) => changesCell(t.changes) !== "");
   const rows = tasks.map((t) => [
     ...(hostOf ? [hostOf(t)] : []),
     String(t.id),
@@ -122,6 +69,7 @@ function lsColumns(
     ...(use ? [cpuCell(t.cpu), memCell(t.rss)] : []),
     ...(use && verbose ? [counts(t.threads), counts(t.processes)] : []),
     ...(tokens ? [usageCell(t)] : []),
+    ...(changed ? [changesCell(t.changes)] : []),
     printable(t.preview),
   ]);
   const header = [
@@ -137,6 +85,7 @@ function lsColumns(
     ...(use ? ["CPU", "MEM"] : []),
     ...(use && verbose ? ["THREADS", "PROCS"] : []),
     ...(tokens ? ["TOKENS"] : []),
+    ...(changed ? ["CHANGES"] : []),
     "PREVIEW",
   ];
   // Cut first: the preview, then the task, then (verbose) the command, then the directory.

@@ -4,7 +4,8 @@
 import { requireTerminal } from "./ui-attach.ts";
 import { loadAndDescribe, ownSnapshotName, recipeHosts, recoverAndDescribe, type LoadOptions } from "./client-recipes.ts";
 import { runningDaemonStatus } from "./client-running-daemon.ts";
-import { age, SAVE_HINT, snapshotListRow } from "./ui-format.ts";
+import { SAVE_HINT, snapshotListRow } from "./ui-format.ts";
+import { age } from "./view-task.ts";
 import { printable } from "./text-printable.ts";
 import { pick, type PickItem, type PickList, type PickerOptions } from "./ui-picker.ts";
 import { listSnapshots, snapshotByPath } from "./recipe-snapshots.ts";

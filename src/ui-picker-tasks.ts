@@ -2,7 +2,7 @@
 // tasks waiting for their user come first: they are the ones most likely wanted.
 import { withDaemon } from "./client.ts";
 import { label } from "./task-labels.ts";
-import { age, glyph } from "./ui-format.ts";
+import { age, glyph } from "./view-task.ts";
 import { tildePath } from "./paths.ts";
 import { printable } from "./text-printable.ts";
 import type { TaskInfo } from "./wire-protocol.ts";

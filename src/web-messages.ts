@@ -23,7 +23,7 @@ export interface Card {
   host: string | null;
   glyph: string;
   label: string;
-  /** `waiting: permission`, `active`, `exited 1`… (ui-format.ts stateText). */
+  /** `waiting: permission`, `active`, `exited 1`… (view-task.ts stateText). */
   state: string;
   /** What the task waits for, in its own words, when it says. */
   message: string | null;
@@ -36,7 +36,7 @@ export interface Card {
   /** How long it has waited (the current wait, from when its attention was raised); null: not waiting. */
   waited: string | null;
   running: boolean;
-  /** `restarting in 2s ↻3`, `↻3`, or "" (ui-format.ts restartText; docs/services.md). */
+  /** `restarting in 2s ↻3`, `↻3`, or "" (view-task.ts restartText; docs/services.md). */
   restart: string;
 }
 

@@ -17,8 +17,8 @@ import { DaemonClient } from "./client.ts";
 import { hostsMayBeAdded } from "./client-target.ts";
 import { hostAnswerBoundMs, readHosts } from "./client-hosts.ts";
 import type { RemoteHost } from "./client-ssh.ts";
-import { HostFleet, type HostListener } from "./ui-dashboard-hosts.ts";
-import type { HostLink } from "./ui-dashboard-view.ts";
+import { HostFleet, type HostListener } from "./client-host-fleet.ts";
+import { type FleetLink, LinkedFleet } from "./client-fleet.ts";
 import { errnoCode, errnoWords, errorMessage, UserError } from "./errors.ts";
 import { isIP } from "node:net";
 import { homeDir } from "./paths.ts";
@@ -199,12 +199,14 @@ function sameOrigin(origin: string, request: Request): boolean {
 /**
  * The fleet, live: this machine's and each added host's (config.toml's `[hosts.NAME]`), each through
  * one subscribed connection kept for every page (another host's is the dashboard's link,
- * ui-dashboard-hosts.ts). A page is sent the fleet when it opens and then at most every
+ * client-host-fleet.ts). A page is sent the fleet when it opens and then at most every
  * FLEET_INTERVAL_MS while it changes.
  */
 class FleetFeed {
   readonly pages = new Set<Page>();
-  readonly local: LocalFeed;
+  readonly local: LocalFleet;
+  /** Whether this machine's daemon was up when the pages were last told. */
+  private localUp = false;
   readonly hosts: HostFleet[];
   /** Every page's screen opens to other hosts, a few at a time per host (client-open-slots.ts). */
   readonly opens = new OpenSlots();
@@ -212,9 +214,7 @@ class FleetFeed {
 
   constructor(hosts: RemoteHost[]) {
     const changed = () => this.changed();
-    this.local = new LocalFeed(changed, (connected) => {
-      for (const page of this.pages) page.send({ type: "daemon", connected });
-    });
+    this.local = new LocalFleet({ event: changed, linkChanged: () => this.localLinkChanged() }, null);
     const listener: HostListener = { event: changed, linkChanged: changed };
     this.hosts = hosts.map((host) => new HostFleet(host, listener, hostAnswerBoundMs()));
     // No page is open yet: no daemon samples the tasks' CPU and memory for this view.
@@ -229,6 +229,15 @@ class FleetFeed {
   showsUse(shows: boolean): void {
     this.local.setShowsUse(shows);
     for (const host of this.hosts) host.setShowsUse(shows);
+  }
+
+  /** Pages are told when this machine's daemon goes or comes back; its fleet is sent again once it is back. */
+  private localLinkChanged(): void {
+    const up = this.local.link.kind === "up";
+    if (up === this.localUp) return;
+    this.localUp = up;
+    for (const page of this.pages) page.send({ type: "daemon", connected: up });
+    if (up) this.changed();
   }
 
   /** This machine's daemon first (started if none runs); each host's in the background, never holding it up. */
@@ -251,7 +260,7 @@ class FleetFeed {
     return fleetView([local, ...hosts], Date.now(), homeDir());
   }
 
-  /** Every page and every host's link: a host still being connected to has its ssh ended (ui-dashboard-hosts.ts close). */
+  /** Every page and every host's link: a host still being connected to has its ssh ended (client-host-fleet.ts close). */
   close(): void {
     for (const page of this.pages) page.close();
     for (const host of this.hosts) host.close();
@@ -275,7 +284,7 @@ interface Feed {
   note: string | null;
 }
 
-function noteOf(link: HostLink): string | null {
+function noteOf(link: FleetLink): string | null {
   if (link.kind === "up") return null;
   return link.kind === "connecting" ? "connecting…" : link.said;
 }
@@ -297,61 +306,14 @@ function withinHostBound<T>(host: RemoteHost | null, client: DaemonClient, answe
   return Promise.race([answer, late]).finally(() => clearTimeout(timer));
 }
 
-/** This machine's fleet, live, over one subscribed connection; a lost daemon is waited for, every second, as before. */
-class LocalFeed {
-  readonly tasks = new Map<number, TaskInfo>();
-  client: DaemonClient | null = null;
-  /** Whether a page is open to show the tasks' CPU and memory: only then does the daemon sample them. */
-  private showsUse = false;
-
-  constructor(
-    private readonly changed: () => void,
-    private readonly connectedChanged: (connected: boolean) => void,
-  ) {}
-
-  async start(autostart = true): Promise<void> {
-    const client = await DaemonClient.open({ host: null, autostart, notices: false });
-    client.handlers = {
-      event: (e) => {
-        if (e.event === "removed") this.tasks.delete(e.task.id);
-        else this.tasks.set(e.task.id, e.task);
-        this.changed();
-      },
-      closed: () => this.lost(client),
-      linkLost: true,
-    };
-    try {
-      await client.subscribe((tasks) => this.applyFleet(tasks), { resources: this.showsUse });
-    } catch (error) {
-      client.destroy();
-      throw error;
-    }
-    this.client = client;
-    this.connectedChanged(true);
-    this.changed();
+/** This machine's fleet, live: its daemon started if none runs when the view starts; a lost one is waited for, never started again. */
+class LocalFleet extends LinkedFleet {
+  protected open(first: boolean): Promise<DaemonClient> {
+    return DaemonClient.open({ host: null, autostart: first, notices: false });
   }
 
-  /** A page opened where none was, or the last one closed: the daemon samples the figures only while one is open. */
-  setShowsUse(shows: boolean): void {
-    if (shows === this.showsUse) return;
-    this.showsUse = shows;
-    this.client?.subscribe((tasks) => this.applyFleet(tasks), { resources: shows }).catch(() => {});
-  }
-
-  private applyFleet(tasks: TaskInfo[]): void {
-    this.tasks.clear();
-    for (const t of tasks) this.tasks.set(t.id, t);
-  }
-
-  private lost(client: DaemonClient): void {
-    if (this.client !== client) return;
-    this.client = null;
-    this.connectedChanged(false);
-    this.retry();
-  }
-
-  private retry(): void {
-    setTimeout(() => this.start(false).catch(() => this.retry()), 1_000);
+  protected lostWords(why: string): { reason: string; said: string } {
+    return { reason: why, said: `this machine's daemon is unreachable: ${why}` };
   }
 }
 

@@ -1,10 +1,10 @@
 // What the page shows of the fleet, as a pure function of it: the dashboard's glyphs, states and
-// labels (ui-format.ts, ui-dashboard-view.ts), the waiting tasks of every host first in a section of
+// labels (view-task.ts, view-fleet.ts), the waiting tasks of every host first in a section of
 // their own, then every other task by host (this machine first) and group; the title carries how many
 // wait. A host that cannot be reached is one line in place of its tasks.
 import { label } from "./task-labels.ts";
-import { header, sections } from "./ui-dashboard-view.ts";
-import { age, glyph, restartText, stateText } from "./ui-format.ts";
+import { header, sections } from "./view-fleet.ts";
+import { age, glyph, restartText, stateText } from "./view-task.ts";
 import { printable } from "./text-printable.ts";
 import { cpuCell, memCell, sampled, sparkline } from "./task-resources.ts";
 import type { Card, FleetView } from "./web-messages.ts";

@@ -5,6 +5,9 @@
 import { schema } from "./validator.ts";
 import type { Attention } from "./task-attention.ts";
 import type { TokenUsage } from "./task-usage.ts";
+import type { Baseline } from "./git.ts";
+import type { ChangeStats } from "./text-changes.ts";
+import type { Checkpoint } from "./git-checkpoint.ts";
 import type { RestartPolicy } from "./task-restart.ts";
 import type { SettingChange, Settings } from "./settings.ts";
 import { recipeEntry, type RecipeEntry, restartPolicy, type WorktreeRecord, worktreeRecord } from "./recipe.ts";
@@ -74,6 +77,8 @@ export const opArgs = {
       /** `run --restart` and `--max-restarts` (task-restart.ts; 0: no limit). */
       "restart?": restartPolicy.type(),
       "maxRestarts?": "0 <= number.integer <= 1000000",
+      /** `run --no-notify`: nothing about the task is pushed. */
+      "notify?": "boolean",
     }),
   ),
   load: schema("op.load", (type) => type({ entries: recipeEntry.type().array(), "again?": "boolean", "earlier?": "number.integer[]", "snapshot?": "string" })),
@@ -88,6 +93,8 @@ export const opArgs = {
   send: schema("op.send", (type) =>
     type({ task: taskRef.type(), "text?": "string", "enter?": "boolean", "paste?": "boolean", "keys?": type("string > 0").array().atLeastLength(1) }),
   ),
+  /** The task's checkpoints (daemon-checkpoints.ts). */
+  checkpoints: schema("op.checkpoints", (type) => type({ task: taskRef.type() })),
   peek: schema("op.peek", (type) => type({ task: taskRef.type(), "lines?": "number.integer > 0", "history?": "boolean", "ansi?": "boolean" })),
   history: schema("op.history", (type) => type({ "tasks?": taskRef.type().array(), "group?": "string" })),
   logs: schema("op.logs", (type) => type({ task: taskRef.type(), "lines?": "number.integer >= 0" })),
@@ -109,6 +116,8 @@ export const opArgs = {
   duplicates: schema("op.duplicates", (type) => type({ entries: recipeEntry.type().array() })),
   reload: schema("op.reload", (type) => type({})),
   notifyTest: schema("op.notifyTest", (type) => type({})),
+  /** `fleetcom notify off|on TASK…` or `-g GROUP`: whether those tasks' news is pushed. */
+  setNotify: schema("op.setNotify", (type) => type({ "tasks?": taskRef.type().array(), "group?": label, on: "boolean" })),
 } as const;
 export type Op = keyof typeof opArgs;
 export type OpArgs<O extends Op> = (typeof opArgs)[O]["infer"];
@@ -151,8 +160,14 @@ export interface TaskInfo {
   usage: TokenUsage | null;
   /** The git worktree fleetcom made for the task (`run --worktree`), or null. */
   worktree: WorktreeRecord | null;
+  /** Its git baseline (docs/review.md): what `diff` compares with; null outside a repository, before it is taken, or for a task that gets none. */
+  baseline: Baseline | null;
+  /** Files, lines added and removed since the baseline; null until counted or without a baseline. */
+  changes: ChangeStats | null;
   /** Started by a load (a saved session, a snapshot), not by `run` or the dashboard's `n`: `r` on it asks first only when not. */
   loaded: boolean;
+  /** Whether its news goes to notify's destinations: false after `run --no-notify` or `fleetcom notify off` (docs/notify.md). */
+  notify: boolean;
   /** The size of the task's terminal: what its screen is drawn at (the last attached client's). */
   cols: number;
   rows: number;
@@ -248,7 +263,7 @@ export interface TaskHistory {
 }
 
 /** What the daemon settled on at start or at its last reload (settings.ts): the settings it goes by. */
-export type DaemonSettings = Pick<Settings, "file" | "notify" | "scrollback" | "idleSeconds" | "history" | "problems">;
+export type DaemonSettings = Pick<Settings, "file" | "notify" | "notifyMinRuntime" | "notifyIdle" | "scrollback" | "idleSeconds" | "history" | "problems">;
 
 /**
  * The previous supervisor for this runtime directory ended without a clean stop (a crash, a kill -9,
@@ -318,6 +333,8 @@ export interface OpResults {
   rename: TaskInfo;
   group: TaskInfo;
   send: null;
+  /** `top`: the repository's top, null outside one or for a task that gets none; `paused`: the disk is low. */
+  checkpoints: { task: TaskInfo; top: string | null; paused: boolean; checkpoints: Checkpoint[] };
   /** With `history`, text is the task's history (`lines` of it), else its screen. */
   peek: { text: string; info: TaskInfo };
   /** The tasks named (all without `tasks`), those in `group` only when given, in fleet order. */
@@ -335,6 +352,8 @@ export interface OpResults {
   reload: { changes: SettingChange[]; settings: DaemonSettings };
   /** A sample sent to every destination of notify, each tried once. */
   notifyTest: NotifyTestResult[];
+  /** The tasks whose setting was changed. */
+  setNotify: { tasks: number[] };
 }
 export type OpResult<O extends Op> = OpResults[O];
 

@@ -65,6 +65,19 @@ describe("when the daemon dies", () => {
     expect(await client.proc.exited).toBe(0);
   });
 
+  test("while lost, a daemon started by another client is found again by itself (1, 2, 4, then every 8 s), no key pressed", async () => {
+    await fleet.run("sleep 3600", ["--name", "api"]);
+    const client = await dashboard();
+    await client.waitForScreen("the task", (s) => s.includes("api"));
+    await fleet.ok(["--kill"]);
+    await client.waitForScreen("the lost connection", (s) => s.includes("lost the connection to the daemon"));
+    // Another client starts a daemon (a service manager would too): the dashboard finds it on its own.
+    await fleet.run("sleep 3600", ["--name", "web"]);
+    const back = await client.waitForScreen("found again", (s) => /reconnected to daemon \d+/.test(s) && s.includes("web"));
+    expect(back).not.toContain("lost the connection");
+    expect(back).not.toContain("api");
+  });
+
   test("q while the connection is lost leaves, saying the daemon had stopped", async () => {
     await fleet.run("sleep 3600");
     const client = await dashboard();

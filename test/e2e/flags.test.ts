@@ -7,8 +7,6 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ArgDef, CommandDef } from "citty";
 import { SUBCOMMANDS } from "../../src/cli-commands.ts";
-import { flagsOf, unknownFlag } from "../../src/cli-flags.ts";
-import { nearest } from "../../src/text-nearest.ts";
 import { fleetcomArgv, makeSandbox, runFleetcom } from "../harness/helpers.ts";
 import { PtyClient } from "../harness/fleet.ts";
 
@@ -109,41 +107,6 @@ describe("an unknown flag", () => {
     expect((await cli(["sessions", "list", "--json"])).code).toBe(0);
     expect((await cli(["recover", "--list", "--json"])).code).toBe(0);
     expect((await cli(["completions", "--list=sessions"])).code).toBe(0);
-  });
-
-  test("the scan follows each flag's kind: values are skipped, clusters and negations known", () => {
-    const flags = flagsOf({
-      follow: { type: "boolean", alias: "f" },
-      quiet: { type: "boolean", alias: "q" },
-      lines: { type: "string", alias: "n" },
-      enter: { type: "boolean", default: true },
-      task: { type: "positional" },
-    });
-    for (const ok of [
-      ["-fn", "5", "1"],
-      ["-n5", "1"],
-      ["-nf"],
-      ["-qf", "1"],
-      ["--lines", "--weird", "1"],
-      ["--lines=3"],
-      ["--no-enter"],
-      ["1", "--", "--anything"],
-      ["-", "-5"],
-    ]) {
-      expect(unknownFlag(ok, flags)).toBeNull();
-    }
-    expect(unknownFlag(["-fx"], flags)?.flag).toBe("-fx");
-    expect(unknownFlag(["--no-lines"], flags)).toMatchObject({ flag: "--no-lines" });
-    expect(unknownFlag(["--folow"], flags)).toMatchObject({ flag: "--folow", suggestion: "--follow" });
-    expect(unknownFlag(["--no-entr"], flags)).toMatchObject({ suggestion: "--no-enter" });
-  });
-
-  test("the nearest word: one slip per three letters, a swap is one slip, a unique start counts", () => {
-    expect(nearest("nmae", ["name", "group", "cwd"])).toBe("name");
-    expect(nearest("atach", ["attach", "status"])).toBe("attach");
-    expect(nearest("dry", ["dry-run", "json"])).toBe("dry-run");
-    expect(nearest("zzz", ["json", "name"])).toBeNull();
-    expect(nearest("lo", ["long-one", "long-two"])).toBeNull();
   });
 });
 

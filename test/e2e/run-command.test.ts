@@ -1,40 +1,15 @@
 // `run -- CMD…` (cli.md): one word after `--` is a shell command line; several words are an argv,
 // stored as the shell-quoted join that `$SHELL -c` runs as exactly that argv, and that shows readably
-// and survives a save and a load. Also the one shell-quoting helper every module uses.
+// and survives a save and a load. The quoting itself (text-shell.ts) is test/unit/text-shell.test.ts.
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { shellJoin, shellQuote, shellWord } from "../../src/text-shell.ts";
+import { shellJoin } from "../../src/text-shell.ts";
 import { eachTestGetsAFleet, type Fleet } from "../harness/fleet.ts";
+import { SHELL_HOSTILE_WORDS } from "../harness/helpers.ts";
 
 let fleet: Fleet;
 eachTestGetsAFleet((f) => (fleet = f));
-
-// Words a shell would otherwise split, expand, glob, substitute or take as its own syntax.
-const HOSTILE = [
-  "a b",
-  "",
-  "it's",
-  '"q"',
-  "$HOME",
-  "`id`",
-  "$(id)",
-  "*",
-  "back\\slash",
-  "new\nline",
-  "~",
-  "=x",
-  "a=b",
-  "-n",
-  "é",
-  "#c",
-  ";",
-  "&",
-  "|",
-  "!",
-  "{",
-  "%s\\n",
-];
 
 async function started(args: string[]): Promise<number> {
   const r = await fleet.cli(["run", ...args]);
@@ -62,8 +37,8 @@ describe("run -- CMD…", () => {
 
   test("hostile words reach the program unchanged, and the stored command survives save and load", async () => {
     // One bracketed line per argument, so an argument split, joined, expanded or lost shows.
-    const argv = ["printf", "[%s]\\n", ...HOSTILE];
-    const expected = HOSTILE.map((w) => `[${w}]`).join("\n");
+    const argv = ["printf", "[%s]\\n", ...SHELL_HOSTILE_WORDS];
+    const expected = SHELL_HOSTILE_WORDS.map((w) => `[${w}]`).join("\n");
     const first = await started(["--name", "hostile", "--", ...argv]);
     const stored = (await fleet.waitForExit(first)).command;
     expect(stored).toBe(shellJoin(argv));
@@ -121,39 +96,5 @@ describe("run --env K=V", () => {
       expect(r.stderr).toContain("run: --env expects K=V with K a variable name");
     }
     expect(await fleet.ls()).toEqual([]);
-  });
-});
-
-describe("the shell-quoting helper", () => {
-  test("shellJoin gives /bin/sh back exactly the argv, for hostile words and reserved words first", () => {
-    for (const argv of [
-      ["printf", "[%s]\\n", "tab\there", ...HOSTILE],
-      ["time", "x"],
-      ["if", "x"],
-      ["{", "x"],
-    ]) {
-      const line = shellJoin(argv);
-      const r = Bun.spawnSync(["/bin/sh", "-c", `set -- ${line}; for w; do printf '[%s]\\n' "$w"; done`]);
-      expect(r.stdout.toString()).toBe(argv.map((w) => `[${w}]\n`).join(""));
-    }
-    expect(shellJoin(["time", "make"])).toBe("'time' make");
-    expect(shellJoin(["make", "time"])).toBe("make time");
-  });
-
-  test("a word is bare only when no shell gives any of its characters a meaning", () => {
-    expect(["npm", "run", "dev", "--port=3000", "./a/b.js", "user@host:path", "50%", "a,b", "héllo", "日本"].map(shellWord)).toEqual([
-      "npm",
-      "run",
-      "dev",
-      "--port=3000",
-      "./a/b.js",
-      "user@host:path",
-      "50%",
-      "a,b",
-      "héllo",
-      "日本",
-    ]);
-    expect(["", "a b", "it's", "=x", "~", "~/x", "$x", "a*"].map(shellWord)).toEqual(["''", "'a b'", "'it'\\''s'", "'=x'", "'~'", "'~/x'", "'$x'", "'a*'"]);
-    expect(shellQuote("abc")).toBe("'abc'");
   });
 });

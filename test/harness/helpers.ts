@@ -120,3 +120,29 @@ export function thrown(fn: () => unknown): UserError {
   }
   throw new Error("expected a UserError");
 }
+
+// Words a shell would otherwise split, expand, glob, substitute or take as its own syntax.
+export const SHELL_HOSTILE_WORDS = [
+  "a b",
+  "",
+  "it's",
+  '"q"',
+  "$HOME",
+  "`id`",
+  "$(id)",
+  "*",
+  "back\\slash",
+  "new\nline",
+  "~",
+  "=x",
+  "a=b",
+  "-n",
+  "é",
+  "#c",
+  ";",
+  "&",
+  "|",
+  "!",
+  "{",
+  "%s\\n",
+];

@@ -73,6 +73,9 @@ def bridge() -> None:
         elif op == "peek":
             text = f"before{ESCAPES}after\nsecond {ESCAPES} line"
             frame({"type": "reply", "id": message["id"], "ok": True, "result": {"text": text, "info": task(1)}})
+        elif op == "log":
+            text = f"before{ESCAPES}after\nsecond {ESCAPES} line\n"
+            frame({"type": "reply", "id": message["id"], "ok": True, "result": {"text": text, "kept": True, "next": None, "info": task(1)}})
         else:
             frame({"type": "reply", "id": message["id"], "ok": False, "error": "not here"})
 

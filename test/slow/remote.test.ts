@@ -597,6 +597,47 @@ describe("hosts over OpenSSH", () => {
     },
   );
 
+  remoteTest("diff HOST:TASK runs git on that host, in the task's repository there, against its baseline", async () => {
+    const setup =
+      "git init -q -b main difftree && cd difftree && echo one > a.txt && git add a.txt && git -c user.name=t -c user.email=t@example.com commit -qm start";
+    must(["ssh", "-F", sshConfig, "remote1", "--", setup]);
+    const repo = join(remoteHome, "difftree");
+    const tree = join(remoteHome, "difftree.worktrees", "agent");
+    const id = Number((await ok(["--host", "remote1", "run", "--worktree", "agent", "--cwd", repo, "--", "exec cat"])).trim());
+    await until("its baseline, taken there", async () => (await remoteTasks()).find((t) => t.id === id)?.baseline ?? undefined);
+    must(["ssh", "-F", sshConfig, "remote1", "--", `echo two >> '${tree}/a.txt' && echo new > '${tree}/b.txt'`]);
+    const r = await cli(["diff", `remote1:${id}`, "--stat"]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/a\.txt \| 1 \+/);
+    expect(r.stdout).toMatch(/b\.txt \| 1 \+/);
+    expect(r.stdout).toContain("2 files changed, 2 insertions(+)");
+    // Nothing of it here.
+    expect(existsSync(join(fleet.sandbox.home, "difftree"))).toBe(false);
+    await ok(["rm", "--force", `remote1:${id}`]);
+  });
+
+  remoteTest("checkpoints HOST:TASK lists the task's checkpoints there, and rewind HOST:TASK puts its files back there", async () => {
+    const setup =
+      "git init -q -b main cptree && cd cptree && echo one > a.txt && git add a.txt && git -c user.name=t -c user.email=t@example.com commit -qm start";
+    must(["ssh", "-F", sshConfig, "remote1", "--", setup]);
+    const repo = join(remoteHome, "cptree");
+    const tree = join(remoteHome, "cptree.worktrees", "agent");
+    const id = Number((await ok(["--host", "remote1", "run", "--worktree", "agent", "--cwd", repo, "--", "exec cat"])).trim());
+    const listed = await until("checkpoint 0, taken there", async () => {
+      const l = JSON.parse(await ok(["checkpoints", `remote1:${id}`, "--json"])) as { top: string | null; checkpoints: { n: number }[] };
+      return l.checkpoints.length > 0 && l;
+    });
+    expect(listed.top).toBe(tree);
+    must(["ssh", "-F", sshConfig, "remote1", "--", `echo two >> '${tree}/a.txt' && echo new > '${tree}/b.txt'`]);
+    const r = await cli(["rewind", `remote1:${id}`, "0"]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("1 restored, 1 deleted");
+    expect(must(["ssh", "-F", sshConfig, "remote1", "--", `cat '${tree}/a.txt'; ls '${tree}'`])).toBe("one\na.txt\n");
+    await ok(["rm", "--force", `remote1:${id}`]);
+  });
+
   remoteTest("a recipe whose key names a host starts that entry there and the rest here; ls shows both, and a second load starts neither", async () => {
     const recipe = join(fleet.sandbox.home, "mixed.json");
     writeFileSync(recipe, JSON.stringify({ "~": [{ cmd: "cat", name: "mixed-here" }], "remote1:~": [{ cmd: "cat", name: "mixed-there" }] }));

@@ -353,7 +353,7 @@ describe("L12: finished tasks", () => {
     const base = rssKb(daemon);
     const ids = await floods(10, 3);
     // An emulator with its scrollback full is ~5.5 MB (the field report's figure); a finished screen
-    // keeps ~0.33 MB (test/e2e/screen-finished.test.ts). The garbage of the floods takes a GC to go.
+    // keeps ~0.33 MB (test/unit/term-screen-finished.test.ts). The garbage of the floods takes a GC to go.
     const perTaskMb = () => (rssKb(daemon) - base) / 1024 / ids.length;
     await until("the floods' memory given back", async () => (await driver.request("ls")).ok && perTaskMb() < 1.5, 90_000);
 

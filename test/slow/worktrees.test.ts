@@ -36,8 +36,8 @@ describe("run --worktree", () => {
     const first = Number(await fleet.ok(["run", "--worktree", "--", "claude"], { cwd: repo }));
     const second = Number(await fleet.ok(["run", "--worktree", "--", "claude"], { cwd: join(repo, "src") }));
     const trees = join(fleet.sandbox.root, "app.worktrees");
-    const one = { repo, branch: "claude", path: join(trees, "claude") };
-    const two = { repo, branch: "claude-2", path: join(trees, "claude-2") };
+    const one = { repo, branch: "claude", path: join(trees, "claude"), from: "main" };
+    const two = { repo, branch: "claude-2", path: join(trees, "claude-2"), from: "main" };
     expect(await fleet.task(first)).toMatchObject({ cwd: one.path, worktree: one });
     // Started from a subdirectory: the same subdirectory of its worktree.
     expect(await fleet.task(second)).toMatchObject({ cwd: join(two.path, "src"), worktree: two });

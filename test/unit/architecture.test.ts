@@ -179,6 +179,22 @@ describe("the import graph", () => {
     expect(forbiddenEdges()).toEqual([]);
   });
 
+  test("the web view draws from the view layer, never from the terminal's files: web-* imports no ui-*", () => {
+    const crossing = MODULES.filter((m) => layer(m) === "web").flatMap((m) =>
+      GRAPH.get(m)!
+        .filter((i) => layer(i) === "ui")
+        .map((i) => `${m} → ${i}`),
+    );
+    expect(crossing).toEqual([]);
+  });
+
+  // One live fleet model on the client (client-fleet.ts): the dashboard, attach, the web view and
+  // `wait` hold a daemon's fleet through it, so its subscription is asked in one place.
+  test("the client asks a daemon for its events in one place: the fleet model's follow", () => {
+    const sites = MODULES.filter((m) => layer(m) !== "daemon").flatMap((m) => [...sourceOf(m).matchAll(/\.subscribe\(/g)].map(() => m));
+    expect(sites).toEqual(["client-fleet.ts"]);
+  });
+
   test("a command reaches the daemon's files only to run the supervisor: `fleetcom daemon` and `--foreground`", () => {
     const crossing = MODULES.filter((m) => layer(m) === "cmd" && GRAPH.get(m)!.some((i) => layer(i) === "daemon"));
     expect(crossing.sort()).toEqual(["cmd-daemon.ts", "cmd-root.ts"]);
@@ -214,6 +230,53 @@ describe("unit test names", () => {
     const unit = readdirSync(import.meta.dir).flatMap((f) => /^(.*)\.test\.ts$/.exec(f)?.[1] ?? []);
     expect(unit.filter((stem) => !modules.has(stem) && !themes.has(stem))).toEqual([]);
     expect([...themes].filter((stem) => modules.has(stem) || !unit.includes(stem))).toEqual([]);
+  });
+});
+
+/**
+ * What a test/e2e file may evaluate of src/: the binary's interface, used to speak to it or read what
+ * it wrote, never to run a module's logic in-process (that test goes to test/unit under the
+ * module's name). Type-only imports are free: they evaluate nothing.
+ */
+const E2E_MAY_EVALUATE: Record<string, string> = {
+  "wire-framing.ts": "the socket's frames, for a raw client speaking to the daemon",
+  "platform.ts": "whether a pid the binary reported is alive",
+  "text-width.ts": "the columns a table the binary printed takes",
+  "text-shell.ts": "the quoted command line handed to the binary, or stored by it",
+  "text-path.ts": "the lossless form in which the binary reports a path that is not UTF-8",
+  "recipe-snapshot-rules.ts": "the names the binary gives its snapshot files",
+  "cli-commands.ts": "the command table, to try every command on the binary",
+};
+
+/** The src modules a test file evaluates (import type left out) that E2E_MAY_EVALUATE does not list. */
+function inProcessImports(source: string): string[] {
+  return transpiler
+    .scanImports(source)
+    .flatMap((imp) => /^\.\.\/\.\.\/src\/(.+)$/.exec(imp.path)?.[1] ?? [])
+    .filter((module) => !(module in E2E_MAY_EVALUATE));
+}
+
+describe("test lanes", () => {
+  const E2E = resolve(import.meta.dir, "../e2e");
+
+  test("a test/e2e file tests the binary: of src/ it evaluates only the binary's interface", () => {
+    const files = readdirSync(E2E).filter((f) => f.endsWith(".ts"));
+    expect(files.length).toBeGreaterThan(20);
+    const inProcess = files.flatMap((f) => inProcessImports(readFileSync(resolve(E2E, f), "utf8")).map((m) => `${f} → ${m}`));
+    expect(inProcess).toEqual([]);
+  });
+
+  test("the check catches what it is for: a module run in-process, statically or dynamically; types pass", () => {
+    expect(inProcessImports('import { Screen } from "../../src/term-screen.ts";\nnew Screen();')).toEqual(["term-screen.ts"]);
+    expect(inProcessImports('const { Task } = await import("../../src/daemon-task.ts");')).toEqual(["daemon-task.ts"]);
+    expect(inProcessImports('import { type Task, DEFAULT_IDLE_SECONDS } from "../../src/settings.ts";')).toEqual(["settings.ts"]);
+    expect(inProcessImports('import type { RecipeEntry } from "../../src/recipe.ts";\nconst e: RecipeEntry[] = [];')).toEqual([]);
+    expect(inProcessImports('import { type Fleet } from "../../src/recipe.ts";\nlet f: Fleet;')).toEqual([]);
+    expect(inProcessImports('import { encodeControl } from "../../src/wire-framing.ts";\nimport { until } from "../harness/fleet.ts";')).toEqual([]);
+  });
+
+  test("every module the lane may evaluate is one there is", () => {
+    expect(Object.keys(E2E_MAY_EVALUATE).filter((m) => !MODULES.includes(m))).toEqual([]);
   });
 });
 

@@ -4,7 +4,7 @@
 // the callbacks saw.
 import { afterEach, describe, expect, test } from "bun:test";
 import type { Notice } from "../../src/daemon-notifier.ts";
-import { headerText, Push, PUSH_TIMING, type PushBody, pushRequest, QUEUE_BOUND } from "../../src/daemon-push.ts";
+import { attentionEvent, headerText, Push, PUSH_TIMING, type PushBody, pushRequest, QUEUE_BOUND } from "../../src/daemon-push.ts";
 import { notifyDestination } from "../../src/settings.ts";
 import { until } from "../harness/fleet.ts";
 
@@ -120,10 +120,10 @@ describe("ends", () => {
   test("exit 0 is finished, another exit or a crash failed; a task stopped on purpose (SIGTERM, SIGHUP, SIGKILL, SIGINT) is not pushed", async () => {
     const hook = receiver();
     const p = push(hook.url);
-    for (const signal of ["SIGTERM", "SIGHUP", "SIGKILL", "SIGINT"]) p.ended(task(1), { exitCode: null, signal }, noScreen);
-    p.ended(task(2), { exitCode: 0, signal: null }, () => ["all done"]);
-    p.ended(task(3), { exitCode: 2, signal: null }, noScreen);
-    p.ended(task(4), { exitCode: null, signal: "SIGSEGV" }, noScreen);
+    for (const signal of ["SIGTERM", "SIGHUP", "SIGKILL", "SIGINT"]) p.ended(task(1), { exitCode: null, signal }, 0, noScreen);
+    p.ended(task(2), { exitCode: 0, signal: null }, 0, () => ["all done"]);
+    p.ended(task(3), { exitCode: 2, signal: null }, 0, noScreen);
+    p.ended(task(4), { exitCode: null, signal: "SIGSEGV" }, 0, noScreen);
     // One queue per destination, in order: had task 1's gone, it would be first.
     await until("the three pushes", () => hook.bodies.length >= 3);
     expect(hook.bodies.map((b) => [b.task.id, b.state, b.message, b.screen])).toEqual([
@@ -218,5 +218,18 @@ describe("the requests", () => {
     expect(headerText("api waits")).toBe("api waits");
     expect(headerText("wärter ✻")).toBe(`=?UTF-8?B?${Buffer.from("wärter ✻").toString("base64")}?=`);
     expect(headerText("a\r\nInjected: 1")).toBe("a Injected: 1");
+  });
+});
+
+describe("the event a destination's `events` filters a wait on", () => {
+  const attention = (state: Notice["attention"]["state"]) => ({ state, message: null, since: "2026-12-04T00:00:00.000Z" }) as Notice["attention"];
+  test("each attention state is its own event; a bell asks for input as a prompt does", () => {
+    expect(["input", "permission", "bell", "crash-loop", "not-ready"].map((s) => attentionEvent(attention(s as Notice["attention"]["state"])))).toEqual([
+      "input",
+      "permission",
+      "input",
+      "crash-loop",
+      "not-ready",
+    ]);
   });
 });

@@ -124,6 +124,54 @@ describe("the wrapped format", () => {
       expect(refused({ ...words, branch })).toThrow(/the worktree of "claude" in \/x is refused/);
     for (const path of ["-f", "relative/x", "", "/x\n"]) expect(refused({ ...words, path })).toThrow(/is refused/);
     expect(refused({ ...words, repo: "--upload-pack=x" })).toThrow(/is refused/);
+    // The branch it was made from (merge's target) is read back, and held to the same rules.
+    expect(parse({ "/x": [{ cmd: "claude", worktree: { ...words, from: "main" } }] }).entries[0]!.worktree).toEqual({ ...words, from: "main" });
+    for (const from of ["--orphan", "a..b", 7]) expect(refused({ ...words, from })).toThrow(/is refused/);
+  });
+
+  test("a snapshot's baseline is read back; one whose words could reach git as an option is dropped, the task kept", () => {
+    const baseline = { top: "/src/app", commit: "a".repeat(40), ref: "refs/fleetcom/task-3-1a2b3c4d" };
+    const text = formatRecipe("w", [{ ...entry("/src/app", "claude"), baseline }], ctx.home);
+    expect(parseRecipe(text, "w.json", ctx).entries).toEqual([{ ...entry("/src/app", "claude"), baseline }]);
+    const read = (b: unknown) => parse({ "/x": [{ cmd: "claude", baseline: b }] }).entries[0]!;
+    for (const bad of [
+      { ...baseline, ref: "--upload-pack=x" },
+      { ...baseline, ref: "refs/heads/main" },
+      { ...baseline, ref: "refs/fleetcom/../heads/main" },
+      { ...baseline, commit: "--all" },
+      { ...baseline, commit: "HEAD" },
+      { ...baseline, top: "-C" },
+      "refs/fleetcom/x",
+    ]) {
+      expect(read(bad).baseline).toBeUndefined();
+      expect(read(bad).cmd).toBe("claude");
+    }
+  });
+
+  test("a snapshot's checkpoints are read back; a list with one whose ref or commit could add a git command is dropped, the task kept", () => {
+    const checkpoint = {
+      n: 1,
+      at: "2026-12-04T21:00:00.000Z",
+      prompt: "fix it",
+      files: 2,
+      commit: "b".repeat(40),
+      ref: "refs/fleetcom/task-3-1a2b3c4d-cp1",
+      skipped: ["big.bin"],
+    };
+    const text = formatRecipe("w", [{ ...entry("/src/app", "claude"), checkpoints: [checkpoint] }], ctx.home);
+    expect(parseRecipe(text, "w.json", ctx).entries).toEqual([{ ...entry("/src/app", "claude"), checkpoints: [checkpoint] }]);
+    const read = (c: unknown) => parse({ "/x": [{ cmd: "claude", checkpoints: [checkpoint, c] }] }).entries[0]!;
+    for (const bad of [
+      { ...checkpoint, ref: "refs/fleetcom/x\ndelete refs/heads/main" },
+      { ...checkpoint, ref: "refs/fleetcom/x refs/heads/main" },
+      { ...checkpoint, ref: "refs/heads/main" },
+      { ...checkpoint, commit: "--all" },
+      { ...checkpoint, n: -1 },
+      { ...checkpoint, skipped: [1] },
+    ]) {
+      expect(read(bad).checkpoints).toBeUndefined();
+      expect(read(bad).cmd).toBe("claude");
+    }
   });
 
   test("a task's max_memory is written exactly and read back; a byte count is taken; one that is no size fails the recipe, naming the file and entry", () => {

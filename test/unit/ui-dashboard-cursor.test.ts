@@ -5,7 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { BurstGuard } from "../../src/ui-dashboard-burst.ts";
 import { ListCursor, jumpKey, taskAt } from "../../src/ui-dashboard-cursor.ts";
 import { HOLD_MS, SectionMoves, type Where } from "../../src/ui-dashboard-moves.ts";
-import { screenRows, taskKey, type Grouping } from "../../src/ui-dashboard-view.ts";
+import { screenRows, taskKey, type Grouping } from "../../src/view-fleet.ts";
 import { decodeKeys } from "../../src/ui-keys.ts";
 import type { TaskInfo } from "../../src/wire-protocol.ts";
 import { taskInfo } from "../harness/task-info.ts";

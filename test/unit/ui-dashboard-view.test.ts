@@ -1,21 +1,11 @@
 // The dashboard's pure parts: keys decoded from raw bytes, sections of each grouping, rows cut to
 // the width, the terminal width of text.
 import { describe, expect, test } from "bun:test";
-import {
-  dashboardLines,
-  header,
-  matchesFilter,
-  screenRows,
-  sectionKey,
-  sections,
-  taskKey,
-  taskRow,
-  useInTitle,
-  type View,
-} from "../../src/ui-dashboard-view.ts";
+import { dashboardLines, taskRow, useInTitle, type View } from "../../src/ui-dashboard-view.ts";
+import { header, matchesFilter, screenRows, sectionKey, sections, taskKey } from "../../src/view-fleet.ts";
 import { helpEntries, helpLines, helpScrollMax, hintLine } from "../../src/ui-dashboard-keys.ts";
 import { WaitSignals } from "../../src/ui-dashboard-waits.ts";
-import { shortReason } from "../../src/ui-dashboard-hosts.ts";
+import { shortReason } from "../../src/client-host-fleet.ts";
 import { bellSetting } from "../../src/settings.ts";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -205,7 +195,7 @@ describe("rows and frame", () => {
       {
         name: "build",
         home: "/home/b",
-        link: { kind: "unreachable", reason: "Connection refused", said: "build is unreachable: ssh: Connection refused", retryAt: NOW + 7_200 } as const,
+        link: { kind: "lost", reason: "Connection refused", said: "build is unreachable: ssh: Connection refused", retryAt: NOW + 7_200 } as const,
         tasks: [],
       },
       { name: "slow", home: "/home/s", link: { kind: "connecting" } as const, tasks: [] },

@@ -1,0 +1,59 @@
+// `fleetcom diff`: what a task changed since its baseline (docs/review.md). git runs on the machine
+// the task runs on (cli-host.ts sends `diff HOST:TASK` to that host's own fleetcom), comparing the
+// baseline's tree with a snapshot of the working tree now taken through a temporary index (git.ts),
+// so commits, staged and unstaged edits and new files all show, and the user's index is not touched.
+// The output is git's own diff, so the user's pager, colours and diff tools apply.
+import { withDaemon } from "./client.ts";
+import { UserError } from "./errors.ts";
+import { gitInherit, gitRun, repositoryTop, snapshotTree } from "./git.ts";
+import { resolveTaskRef } from "./task-ref.ts";
+import { printable } from "./text-printable.ts";
+import type { TaskInfo } from "./wire-protocol.ts";
+
+export interface DiffRequest {
+  task: string;
+  /** `--stat` or `--name-only`, or none for the patch. */
+  format: "patch" | "stat" | "name-only";
+  /** `--base BRANCH`: from the merge base of BRANCH and the task's HEAD instead of the baseline. */
+  base: string | null;
+  paths: string[];
+}
+
+/** The task a TASK argument names, as the daemon describes it. */
+export async function taskNamed(ref: string): Promise<TaskInfo> {
+  const tasks = await withDaemon((c) => c.request("ls"));
+  return resolveTaskRef(ref, tasks);
+}
+
+/** The task a TASK argument names and the top of the repository it runs in; an error outside one. */
+export async function taskInRepository(ref: string): Promise<{ task: TaskInfo; top: string }> {
+  const task = await taskNamed(ref);
+  const top = await repositoryTop(task.cwd);
+  if (top === null) throw new UserError(`task ${task.id} is not in a git repository (${printable(task.cwd)})`);
+  return { task, top };
+}
+
+/** Runs the diff; git's exit code. */
+export async function showDiff(request: DiffRequest): Promise<number> {
+  const { task, top } = await taskInRepository(request.task);
+  const base = request.base === null ? baselineOf(task) : await mergeBase(top, request.base);
+  const now = await snapshotTree(top);
+  const format = request.format === "patch" ? [] : [`--${request.format}`];
+  return gitInherit(top, ["diff", ...format, `${base}^{tree}`, now, "--", ...request.paths]);
+}
+
+export function baselineOf(task: TaskInfo): string {
+  if (task.baseline === null)
+    throw new UserError(
+      `task ${task.id} has no baseline (yet): only agents and tasks started with --worktree get one, just after they start (--base BRANCH needs none)`,
+    );
+  return task.baseline.commit;
+}
+
+async function mergeBase(top: string, branch: string): Promise<string> {
+  if (branch.startsWith("-")) throw new UserError(`diff --base: '${printable(branch)}' is not a branch`);
+  const r = await gitRun(top, ["merge-base", branch, "HEAD"]);
+  if (r.code !== 0)
+    throw new UserError(`diff --base: no merge base of '${printable(branch)}' and HEAD in ${printable(top)}${r.err ? ` (${printable(r.err)})` : ""}`);
+  return r.out.trim();
+}

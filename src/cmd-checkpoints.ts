@@ -1,0 +1,18 @@
+// `fleetcom checkpoints TASK`: the task's checkpoints, newest first: number, age, files changed, the prompt.
+import { defineCommand } from "./cli-define.ts";
+import { checkpointsOf, checkpointsTable } from "./client-checkpoints.ts";
+import { writeStdout } from "./ui-format.ts";
+
+export default defineCommand({
+  meta: { name: "checkpoints", description: "List a task's checkpoints (one at its start and one per prompt): number, age, files changed, the prompt" },
+  args: {
+    task: { type: "positional", description: "TASK", required: true },
+    json: { type: "boolean", description: "Print a JSON object: the task's id, the repository's top, whether paused, and the checkpoints" },
+  },
+  async run({ args }) {
+    const listed = await checkpointsOf(args.task);
+    if (args.json)
+      writeStdout(`${JSON.stringify({ task: listed.task.id, top: listed.top, paused: listed.paused, checkpoints: listed.checkpoints }, null, 2)}\n`);
+    else writeStdout(checkpointsTable(listed));
+  },
+});

@@ -1,0 +1,15 @@
+// `fleetcom review TASK FILE:LINE[-LINE] TEXT…`: a comment on the task's diff, sent to its agent as one prompt.
+import { defineCommand } from "./cli-define.ts";
+import { sendReview } from "./client-review.ts";
+
+export default defineCommand({
+  meta: { name: "review", description: "Send the agent a review comment: FILE:LINE[-LINE] of its diff, fenced, then TEXT, as one submitted prompt" },
+  args: {
+    task: { type: "positional", description: "TASK", required: true },
+    where: { type: "positional", description: "FILE:LINE or FILE:LINE-LINE (the file from the repository's top)", required: true },
+    text: { type: "positional", description: "TEXT…", required: true },
+  },
+  async run({ args }) {
+    await sendReview(args.task, args.where, args._.slice(2).join(" "));
+  },
+});

@@ -1,0 +1,182 @@
+// The git plumbing behind a task's baseline and its diff (docs/review.md), for both processes.
+//
+// INVARIANT: nothing here writes the user's index, HEAD, stash or branches. A snapshot of the
+// working tree goes through a temporary index file (GIT_INDEX_FILE), seeded from a copy of the real
+// one so unchanged files are not hashed again; `git add -A` and `git write-tree` then see the tree as
+// it is (tracked and untracked, not ignored), and the only thing written to the repository is objects
+// and the one `refs/fleetcom/` ref that keeps a baseline alive. GIT_OPTIONAL_LOCKS=0 keeps even a
+// read from refreshing the user's index.
+import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { lstat } from "node:fs/promises";
+import { join } from "node:path";
+import { childProcess, nodeOs } from "./platform.ts";
+import { type ChangeStats, parseNumstat } from "./text-changes.ts";
+
+/** Where a task's baseline lives: the repository's top, the snapshot commit and the ref that keeps it alive. */
+export interface Baseline {
+  top: string;
+  commit: string;
+  ref: string;
+}
+
+export type GitRun = { code: number; out: string; err: string };
+
+/**
+ * A file bigger than this is never read into a snapshot (the checkpoint rules, spec/agents.md): an
+ * untracked one is left out, a tracked one keeps what the index said of it.
+ */
+export const SNAPSHOT_MAX_FILE_BYTES = 10 * 1024 * 1024;
+
+/** A commit's author when fleetcom makes one of its own: the user's identity may not be set. */
+const FLEETCOM_IDENTITY = {
+  GIT_AUTHOR_NAME: "fleetcom",
+  GIT_AUTHOR_EMAIL: "fleetcom@localhost",
+  GIT_COMMITTER_NAME: "fleetcom",
+  GIT_COMMITTER_EMAIL: "fleetcom@localhost",
+};
+
+/** git in `cwd`, its output gathered; never throws (a git that cannot start answers code 127). */
+export function gitRun(cwd: string, args: string[], env: Record<string, string> = {}, input?: string): Promise<GitRun> {
+  return gitBytes(cwd, args, env, input).then((r) => ({ code: r.code, out: r.out.toString("utf8"), err: r.err }));
+}
+
+/** git in `cwd`, its output as bytes (a blob read back unchanged); never throws. */
+export function gitBytes(cwd: string, args: string[], env: Record<string, string> = {}, input?: string): Promise<{ code: number; out: Buffer; err: string }> {
+  return new Promise((resolve) => {
+    const child = childProcess().spawn("git", ["-C", cwd, ...args], {
+      env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", ...env },
+      stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    });
+    if (input !== undefined) child.stdin?.end(input);
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout?.on("data", (b: Buffer) => out.push(b));
+    child.stderr?.on("data", (b: Buffer) => err.push(b));
+    child.on("error", (e) => resolve({ code: 127, out: Buffer.alloc(0), err: e.message }));
+    child.on("close", (code) => resolve({ code: code ?? 1, out: Buffer.concat(out), err: Buffer.concat(err).toString("utf8").trim() }));
+  });
+}
+
+/** The top of the working tree `cwd` is in, or null outside one. */
+export async function repositoryTop(cwd: string): Promise<string | null> {
+  const r = await gitRun(cwd, ["rev-parse", "--show-toplevel"]);
+  return r.code === 0 ? r.out.trim() : null;
+}
+
+/** The commit HEAD names, or null (a repository with no commit yet). */
+export async function headCommit(top: string): Promise<string | null> {
+  const r = await gitRun(top, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]);
+  return r.code === 0 ? r.out.trim() : null;
+}
+
+/** The tree of the working tree as it is now, through a temporary index; throws what git said when it fails. */
+export async function snapshotTree(top: string): Promise<string> {
+  return (await snapshot(top, "changed")).tree;
+}
+
+/** A snapshot's tree, and the paths (from the top) of the files over the bound that it left out. */
+export interface Snapshot {
+  tree: string;
+  skipped: string[];
+}
+
+/**
+ * The working tree as it is now, through a temporary index. A file over SNAPSHOT_MAX_FILE_BYTES is
+ * never read: with `changed`, one changed or untracked is left out of `git add` by pathspec (a
+ * tracked one keeps what the index said of it: a baseline's diff); with `all`, every such file,
+ * tracked or not, is also taken out of the temporary index, so the tree holds none of them (a
+ * checkpoint, whose rewind must leave them as they are: git-checkpoint.ts).
+ */
+export async function snapshot(top: string, large: "changed" | "all"): Promise<Snapshot> {
+  const dir = mkdtempSync(join(nodeOs().tmpdir(), "fleetcom-index-"));
+  try {
+    const index = join(dir, "index");
+    const real = await gitRun(top, ["rev-parse", "--path-format=absolute", "--git-path", "index"]);
+    if (real.code === 0 && existsSync(real.out.trim())) copyFileSync(real.out.trim(), index);
+    const env = { GIT_INDEX_FILE: index };
+    const skipped = await oversized(top, env, large === "all" ? "--cached" : "--modified");
+    const pathspecs = join(dir, "pathspecs");
+    writeFileSync(pathspecs, [".", ...skipped.map((p) => `:(exclude,literal)${p}`)].map((p) => `${p}\0`).join(""));
+    const added = await gitRun(top, ["add", "-A", `--pathspec-from-file=${pathspecs}`, "--pathspec-file-nul"], env);
+    if (added.code !== 0) throw new Error(`git add: ${added.err}`);
+    if (large === "all" && skipped.length > 0) {
+      const removed = await gitRun(top, ["update-index", "-z", "--force-remove", "--stdin"], env, skipped.map((p) => `${p}\0`).join(""));
+      if (removed.code !== 0) throw new Error(`git update-index: ${removed.err}`);
+    }
+    const tree = await gitRun(top, ["write-tree"], env);
+    if (tree.code !== 0) throw new Error(`git write-tree: ${tree.err}`);
+    return { tree: tree.out.trim(), skipped };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The untracked (not ignored) files over the bound and, with `--modified`, the changed tracked ones
+ * or, with `--cached`, every tracked one; paths from the top, sizes from lstat, no file read.
+ */
+async function oversized(top: string, env: Record<string, string>, tracked: "--modified" | "--cached"): Promise<string[]> {
+  const listed = await gitRun(top, ["ls-files", "-z", tracked, "--others", "--exclude-standard"], env);
+  if (listed.code !== 0) throw new Error(`git ls-files: ${listed.err}`);
+  const paths = [...new Set(listed.out.split("\0").filter((p) => p !== ""))];
+  const big: string[] = [];
+  for (let i = 0; i < paths.length; i += STAT_BATCH) {
+    const batch = paths.slice(i, i + STAT_BATCH);
+    // One gone since it was listed counts as small: `git add -A` records that it is gone.
+    const sizes = await Promise.all(
+      batch.map((p) =>
+        lstat(join(top, p)).then(
+          (s) => (s.isFile() ? s.size : 0),
+          () => 0,
+        ),
+      ),
+    );
+    for (const [j, size] of sizes.entries()) if (size > SNAPSHOT_MAX_FILE_BYTES) big.push(batch[j]!);
+  }
+  return big;
+}
+
+/** lstat calls in flight at once: enough to keep the thread pool busy, few enough not to hold the event loop. */
+const STAT_BATCH = 256;
+
+/**
+ * The task's baseline: a commit of the working tree as it is (its parent the commit at HEAD), kept
+ * alive under `ref`. Null outside a repository; throws what git said when a step fails.
+ */
+export async function takeBaseline(cwd: string, ref: string, message: string): Promise<Baseline | null> {
+  const top = await repositoryTop(cwd);
+  if (top === null) return null;
+  const head = await headCommit(top);
+  const tree = await snapshotTree(top);
+  const parent = head === null ? [] : ["-p", head];
+  const commit = await gitRun(top, ["commit-tree", tree, ...parent, "-m", message], FLEETCOM_IDENTITY);
+  if (commit.code !== 0) throw new Error(`git commit-tree: ${commit.err}`);
+  const sha = commit.out.trim();
+  const kept = await gitRun(top, ["update-ref", "-m", "fleetcom baseline", ref, sha]);
+  if (kept.code !== 0) throw new Error(`git update-ref: ${kept.err}`);
+  return { top, commit: sha, ref };
+}
+
+/** The baseline's ref deleted (the task is gone); the commit is then git's to collect. */
+export async function dropBaseline(baseline: Baseline): Promise<void> {
+  await gitRun(baseline.top, ["update-ref", "-d", baseline.ref, baseline.commit]);
+}
+
+/** Whether the baseline's commit is still in its repository (a recovery after the repository moved, or its ref deleted by hand). */
+export async function baselineExists(baseline: Baseline): Promise<boolean> {
+  return (await gitRun(baseline.top, ["cat-file", "-e", `${baseline.commit}^{commit}`])).code === 0;
+}
+
+/** Files, lines added and removed from `base` (a tree or commit) to the working tree now. */
+export async function changesSince(top: string, base: string): Promise<ChangeStats> {
+  const now = await snapshotTree(top);
+  const r = await gitRun(top, ["diff", "--numstat", "-z", "--no-renames", "--no-ext-diff", `${base}^{tree}`, now]);
+  if (r.code !== 0) throw new Error(`git diff: ${r.err}`);
+  return parseNumstat(r.out);
+}
+
+/** git in `cwd` with this terminal's stdio (its pager, its colours, the user's diff tools); its exit code. */
+export function gitInherit(cwd: string, args: string[]): number {
+  const r = childProcess().spawnSync("git", ["-C", cwd, ...args], { stdio: "inherit", env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" } });
+  return r.status ?? 1;
+}

@@ -108,9 +108,10 @@ test-deno: deps | $(DENO)
 	  $(BUN) test --timeout 60000 --test-name-pattern '^(?!.*($(DENO_SKIP))).*' $(DENO_TESTS)
 
 # Without ARGS: the dashboard on a demo fleet (clock, fake server, its log tail, top), supervised in
-# this process so quitting ends the demo's tasks.
+# this process so quitting ends the demo's tasks, in a temporary directory that goes with it
+# (scripts/demo.sh): no log beside it, no snapshot in the user's recover --list.
 run: build
-	./dist/fleetcom $(if $(ARGS),$(ARGS),--foreground examples/demo.json)
+	$(if $(ARGS),./dist/fleetcom $(ARGS),scripts/demo.sh ./dist/fleetcom)
 
 # docs/dashboard.txt: the dashboard captured from the real program with a realistic fleet.
 docs: deps

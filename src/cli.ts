@@ -1,7 +1,7 @@
 // The runner: parse, dispatch to the command's module (cli-commands.ts), and turn every failure into
 // one `fleetcom: …` line with the documented exit code.
 import type { ArgDef, ArgsDef, CommandDef } from "citty";
-import { checkFlags, unknownFlagError } from "./cli-flags.ts";
+import { unknownFlagError } from "./cli-flags.ts";
 import { root, SUBCOMMANDS, type Lazy } from "./cli-commands.ts";
 import { routeCommand, takeHostFlag } from "./cli-host.ts";
 import { needsDaemonHereAnyway } from "./client-early-start.ts";
@@ -87,10 +87,11 @@ export async function runCli(argv: string[]): Promise<number> {
     if (isKill(argv)) {
       const { stopDaemon } = await import("./client-stop-daemon.ts");
       const yes = argv.some((a) => YES.includes(a));
+      const otherHosts = await addedHosts();
       // From a terminal, with tasks running, ask first (ui-confirm.ts); --yes or a script does not.
       const { askYesNo, wouldAsk } = await import("./ui-confirm.ts");
-      const ask = !yes && wouldAsk() ? (running: number) => askYesNo(`stop ${running} task${running === 1 ? "" : "s"} and the daemon?`) : undefined;
-      return await stopDaemon({ ask });
+      const ask = !yes && wouldAsk() ? (running: number) => askYesNo(killQuestion(running, otherHosts)) : undefined;
+      return await stopDaemon({ ask, otherHosts });
     }
     const { rest, detachKey } = takeDetachKey(argv);
     checkRootFlag(rest);
@@ -121,14 +122,25 @@ export async function runCli(argv: string[]): Promise<number> {
       await runs.run({ args: plain as never, rawArgs: argv.slice(1), cmd: runs });
       return typeof process.exitCode === "number" ? process.exitCode : 0;
     }
-    await checkFlags([argv[0]!], def, argv.slice(1));
-    checkSubcommand(argv[0]!, def, argv.slice(1));
-    const { runCommand } = await import("citty");
-    await runCommand(root, { rawArgs: argv });
+    const { dispatch } = await import("./cli-dispatch.ts");
+    await dispatch(argv[0]!, def, argv.slice(1));
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (error) {
     return reportError(error);
   }
+}
+
+/** The names of the hosts added here (docs/remote.md); none without a `[hosts.…]` table. */
+async function addedHosts(): Promise<string[]> {
+  const { hostsMayBeAdded } = await import("./client-target.ts");
+  return hostsMayBeAdded() ? (await import("./client-hosts.ts")).readHosts().map((h) => h.name) : [];
+}
+
+/** `--kill`'s question: with hosts added, whose tasks it leaves running, it says whose tasks it stops. */
+function killQuestion(running: number, otherHosts: readonly string[]): string {
+  const tasks = `${running} task${running === 1 ? "" : "s"}`;
+  if (otherHosts.length === 0) return `stop ${tasks} and the daemon?`;
+  return `stop this machine's ${tasks} and its daemon (the tasks on ${otherHosts.join(", ")} keep running)?`;
 }
 
 /** Every connection of this process goes to that host's daemon, over ssh. */
@@ -243,22 +255,6 @@ function flagOf(word: string, table: [string, ArgDef][]): { name: string; def: A
   const negated = name.startsWith("no-") ? named(name.slice(3)) : undefined;
   if (negated?.[1].type === "boolean" && value === undefined) return { name: negated[0], def: negated[1], negated: true };
   return null;
-}
-
-/**
- * A command with subcommands takes its first word that is not a flag as one, as citty does; citty's
- * own refusal of another word is coloured and names neither the command nor what was meant.
- */
-function checkSubcommand(command: string, def: CommandDef<any>, words: string[]): void {
-  if (typeof def.subCommands !== "object") return;
-  const names = Object.keys(def.subCommands);
-  const word = words.find((w) => !w.startsWith("-"));
-  if (word === undefined || names.includes(word)) return;
-  const meant = nearest(word, names);
-  throw new UserError(
-    `unknown subcommand '${word}' of ${command} (${meant === null ? `expected ${names.join(", ")}; ` : `did you mean ${meant}? `}see fleetcom ${command} --help)`,
-    EXIT.usage,
-  );
 }
 
 /**

@@ -5,7 +5,7 @@
 // The output is git's own diff, so the user's pager, colours and diff tools apply.
 import { withDaemon } from "./client.ts";
 import { UserError } from "./errors.ts";
-import { gitInherit, gitRun, repositoryTop, snapshotTree } from "./git.ts";
+import { gitOnTerminal, gitRun, repositoryTop, snapshotTree } from "./git.ts";
 import { resolveTaskRef } from "./task-ref.ts";
 import { printable } from "./text-printable.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
@@ -27,7 +27,10 @@ export async function taskNamed(ref: string): Promise<TaskInfo> {
 
 /** The task a TASK argument names and the top of the repository it runs in; an error outside one. */
 export async function taskInRepository(ref: string): Promise<{ task: TaskInfo; top: string }> {
-  const task = await taskNamed(ref);
+  return repositoryOf(await taskNamed(ref));
+}
+
+async function repositoryOf(task: TaskInfo): Promise<{ task: TaskInfo; top: string }> {
   const top = await repositoryTop(task.cwd);
   if (top === null) throw new UserError(`task ${task.id} is not in a git repository (${printable(task.cwd)})`);
   return { task, top };
@@ -39,7 +42,19 @@ export async function showDiff(request: DiffRequest): Promise<number> {
   const base = request.base === null ? baselineOf(task) : await mergeBase(top, request.base);
   const now = await snapshotTree(top);
   const format = request.format === "patch" ? [] : [`--${request.format}`];
-  return gitInherit(top, ["diff", ...format, `${base}^{tree}`, now, "--", ...request.paths]);
+  return gitOnTerminal(top, ["diff", ...format, `${base}^{tree}`, now, "--", ...request.paths]);
+}
+
+/**
+ * The dashboard's `d`: the task's whole diff since its baseline in git's pager, on this terminal,
+ * until the user quits it. git's default `LESS=FRX` would quit at once on a diff shorter than the
+ * screen, which the dashboard then draws over; a LESS of the user's own is kept.
+ */
+export async function pageTaskDiff(info: TaskInfo): Promise<number> {
+  const { task, top } = await repositoryOf(info);
+  const base = baselineOf(task);
+  const now = await snapshotTree(top);
+  return gitOnTerminal(top, ["diff", `${base}^{tree}`, now], { LESS: process.env.LESS ?? "R" });
 }
 
 export function baselineOf(task: TaskInfo): string {

@@ -50,6 +50,8 @@ export interface LoadOptions {
   again?: boolean | undefined;
   /** The recovery snapshot's file name: a recovery of the lost previous fleet clears the crash notice. */
   snapshot?: string | undefined;
+  /** Watch the tasks started here for a moment and say on stderr each that failed at once (client-started.ts): the CLI's, not a dashboard's. */
+  reportFailures?: boolean | undefined;
 }
 
 /**
@@ -57,6 +59,11 @@ export interface LoadOptions {
  * a 16 MiB recipe goes in several requests on one connection, in order.
  */
 export const LOAD_CHUNK_BYTES = 1024 * 1024;
+
+function nothingToLoad(recipe: LoadedRecipe): UserError {
+  const said = recipe.problems.length > 0 ? ", each said above" : "";
+  return new UserError(`nothing to load: ${printable(recipe.file)} holds no command (${recipe.dropped} dropped${said})`);
+}
 
 // The daemon starts one task per entry, skipping entries whose directory is missing and, unless
 // `again`, entries already running. On `client` when given (a command that asked the daemon first),
@@ -78,7 +85,7 @@ export async function startRecipe(recipe: LoadedRecipe, options: LoadOptions = {
         idsChanged: [],
       };
     }
-    throw new UserError(`nothing to load: ${printable(recipe.file)} holds no command (${recipe.dropped} dropped)`);
+    throw nothingToLoad(recipe);
   }
   const { here, elsewhere } = byHost(recipe.entries);
   // Each host's entries go to its own daemon, at once; a host that does not answer costs the others nothing.
@@ -208,6 +215,10 @@ export function loadChunks(entries: RecipeEntry[], file: string, budget = LOAD_C
 
 export async function loadAndDescribe(recipe: LoadedRecipe, json = false, options: LoadOptions = {}, client?: DaemonClient | null): Promise<string> {
   const result = await startRecipe(recipe, options, client);
+  if (options.reportFailures) {
+    const { reportFailedAtOnce } = await import("./client-started.ts");
+    if (await reportFailedAtOnce(result.started, client ?? undefined)) process.exitCode = EXIT.failure;
+  }
   // The summary still prints, but a load that could not start everything it started on did not succeed.
   const reached = result.hosts?.flatMap((h) => ("error" in h ? [] : [h])) ?? [];
   if (result.couldNotStart.length > 0 || reached.some((h) => h.couldNotStart.length > 0)) process.exitCode = EXIT.failure;
@@ -307,6 +318,8 @@ export async function printDryRun(
   json: boolean | undefined,
   options: { again?: boolean | undefined; client: DaemonClient | null },
 ): Promise<void> {
+  // As the real load does: nothing to load is a failure, said the same way.
+  if (recipe.entries.length === 0 && (recipe.finished ?? []).length === 0) throw nothingToLoad(recipe);
   const duplicates = options.client && !options.again ? await duplicatesOf(options.client, recipe) : [];
   console.log(json ? dryRunJson(recipe, duplicates) : dryRunText(recipe, duplicates));
 }
@@ -343,15 +356,17 @@ function dryRunJson(recipe: LoadedRecipe, duplicates: readonly boolean[]): strin
     entries: planned(recipe, duplicates),
     ...(recipe.finished && { finished: recipe.finished }),
     dropped: recipe.dropped,
+    problems: recipe.problems,
   });
 }
 
+/** Each dropped or doubtful entry of the recipe, one `fleetcom: …` line on stderr (recipe-problems.ts), before what the command prints. */
+export function sayProblems(recipe: LoadedRecipe): void {
+  for (const line of recipe.problems) process.stderr.write(`fleetcom: ${printable(line)}\n`);
+}
+
 function dryRunText(recipe: LoadedRecipe, duplicates: readonly boolean[]): string {
-  const dropped = `${recipe.dropped} dropped`;
   const finished = recipe.finished ?? [];
-  if (recipe.entries.length === 0 && finished.length === 0) {
-    return `nothing to load: ${printable(recipe.file)} holds no command (${dropped})`;
-  }
   const lines = [`would load '${printable(recipe.displayName)}' from ${printable(recipe.file)}`];
   const entries = planned(recipe, duplicates);
   let currentDir: string | undefined;
@@ -372,7 +387,7 @@ function dryRunText(recipe: LoadedRecipe, duplicates: readonly boolean[]): strin
   const starting = recipe.entries.length - running - skipped;
   const alreadyRunning = running > 0 ? `, ${running} already running (would be skipped; --again starts them)` : "";
   const notStarted = finished.length > 0 ? `, ${finished.length} had finished (not started)` : "";
-  lines.push(`${starting} task(s) would start${alreadyRunning}, ${skipped} skipped (missing directory)${notStarted}, ${dropped}`);
+  lines.push(`${starting} task(s) would start${alreadyRunning}, ${skipped} skipped (missing directory)${notStarted}, ${recipe.dropped} dropped`);
   return lines.join("\n");
 }
 

@@ -15,17 +15,38 @@ export async function sendReview(ref: string, where: string, comment: string): P
   if (lines === null) throw usageError(`review: '${printable(where)}' is not FILE:LINE or FILE:LINE-LINE (lines from 1)`);
   if (comment.trim() === "") throw usageError("review: give the comment's TEXT");
   const { task, top } = await taskInRepository(ref);
-  const base = baselineOf(task);
-  const now = await snapshotTree(top);
-  const patch = await gitRun(top, ["diff", "--no-ext-diff", "--no-color", "--no-renames", `${base}^{tree}`, now, "--", lines.file]);
-  if (patch.code !== 0) throw new UserError(`review: git diff failed: ${printable(patch.err)}`);
-  const excerpt = diffExcerpt(patch.out, lines.from, lines.to);
-  const prompt =
-    excerpt !== ""
-      ? reviewPrompt(lines.file, lines.from, lines.to, excerpt, comment, "diff")
-      : reviewPrompt(lines.file, lines.from, lines.to, await linesAsTheyAre(top, now, lines), comment, "text");
+  const prompt = await reviewComments(top, baselineOf(task), [{ ...lines, text: comment }]);
   await withDaemon((c) => c.request("send", { task: { typed: String(task.id) }, text: prompt, enter: true, paste: true }));
   return task.id;
+}
+
+/** A comment on lines `from`-`to` (from 1) of `file` (a path from the repository's top). */
+export interface ReviewComment {
+  file: string;
+  from: number;
+  to: number;
+  text: string;
+}
+
+/**
+ * The one prompt for `comments` on the task's diff since `base` (its baseline): each comment's
+ * part (where, the excerpt fenced, the comment) in order, a blank line between. The CLI sends one
+ * comment, the web view several.
+ */
+export async function reviewComments(top: string, base: string, comments: readonly ReviewComment[]): Promise<string> {
+  const now = await snapshotTree(top);
+  const parts: string[] = [];
+  for (const comment of comments) {
+    const patch = await gitRun(top, ["diff", "--no-ext-diff", "--no-color", "--no-renames", `${base}^{tree}`, now, "--", comment.file]);
+    if (patch.code !== 0) throw new UserError(`review: git diff failed: ${printable(patch.err)}`);
+    const excerpt = diffExcerpt(patch.out, comment.from, comment.to);
+    parts.push(
+      excerpt !== ""
+        ? reviewPrompt(comment.file, comment.from, comment.to, excerpt, comment.text, "diff")
+        : reviewPrompt(comment.file, comment.from, comment.to, await linesAsTheyAre(top, now, comment), comment.text, "text"),
+    );
+  }
+  return parts.join("\n\n");
 }
 
 /** Lines the task did not change, from the tree as it is now. */

@@ -30,14 +30,16 @@ export function which(program: string, env: Env = process.env): string | null {
 export interface Run {
   code: number | null;
   stdout: string;
+  /** Its own reason when it fails: the last line it wrote to stderr. */
+  stderr: string;
 }
 
 /** Runs a helper with a short timeout; a missing or hanging one counts as a failure. */
 export function run(program: string, args: string[], env: Env = process.env, timeoutMs = 5_000): Run {
   const path = which(program, env);
-  if (!path) return { code: null, stdout: "" };
-  const r = childProcess().spawnSync(path, args, { env: env as NodeJS.ProcessEnv, encoding: "utf8", timeout: timeoutMs, stdio: ["ignore", "pipe", "ignore"] });
-  return { code: r.status, stdout: (r.stdout ?? "").trim() };
+  if (!path) return { code: null, stdout: "", stderr: "" };
+  const r = childProcess().spawnSync(path, args, { env: env as NodeJS.ProcessEnv, encoding: "utf8", timeout: timeoutMs, stdio: ["ignore", "pipe", "pipe"] });
+  return { code: r.status, stdout: (r.stdout ?? "").trim(), stderr: (r.stderr ?? "").trim() };
 }
 
 export function userName(env: Env = process.env): string {
@@ -267,15 +269,41 @@ export interface ServiceContext {
   web?: string[];
 }
 
-/** One helper call that must succeed; its failure is the user's to see, with what was done before it. */
+/** One helper call that must succeed; its failure is the user's to see, in the helper's own words, with what was done before it. */
 function must(program: string, args: string[], ctx: ServiceContext, done: string): void {
   const r = run(program, args, ctx.env, 30_000);
   if (r.code === 0) return;
-  const why = r.code === null ? `${program} was not found on PATH` : `${program} ${args.join(" ")} exited ${r.code}`;
+  const reason = r.stderr.split("\n").at(-1)?.trim();
+  const why = r.code === null ? `${program} was not found on PATH` : `${program} ${args.join(" ")} failed: ${reason || `exit status ${r.code}`}`;
   throw new ServiceError(`${done}, but ${why}`);
 }
 
 export class ServiceError extends Error {}
+
+/**
+ * Installs with `install`, and when a step fails, removes what it wrote: a unit file left behind
+ * would be half an install, enabled by nothing and found by the next `service status`.
+ */
+export function installOrUndo(
+  ctx: ServiceContext,
+  write: (path: string, text: string) => void,
+  remove: (path: string) => void,
+  install: (ctx: ServiceContext, write: (path: string, text: string) => void) => string[] = installService,
+): string[] {
+  const written: string[] = [];
+  try {
+    return install(ctx, (path, text) => {
+      write(path, text);
+      written.push(path);
+    });
+  } catch (error) {
+    if (!(error instanceof ServiceError) || written.length === 0) throw error;
+    for (const path of written) remove(path);
+    // A step after a good daemon-reload leaves systemd knowing the unit: it forgets it on the next one.
+    if (ctx.os === "linux") run("systemctl", ["--user", "daemon-reload"], ctx.env, 30_000);
+    throw new ServiceError(`${error.message.replace(/^wrote [^,]*, but /, "")}; removed ${written.join(" and ")}: nothing is installed`);
+  }
+}
 
 function unsupported(os: string): ServiceError {
   return new ServiceError(`no supported service manager here (${os}): fleetcom service knows systemd user units (Linux) and launchd agents (macOS)`);

@@ -118,6 +118,16 @@ export function forgetForward(name: string): void {
 }
 
 /**
+ * `hosts rm`: the connection fleetcom shares to the host (its ControlPath is ours) ends now, not at
+ * the end of ControlPersist: a host forgotten keeps no ssh open. A connection the user's config
+ * shares is the user's, and left alone.
+ */
+export async function endSharedConnection(host: RemoteHost): Promise<void> {
+  if (host.share !== true) return;
+  await capture(sshArgv([...sharingOptions(), "-O", "exit", "--", host.ssh]), 5_000);
+}
+
+/**
  * After a connection through the bridge: asks the shared ssh connection (its master) to forward a
  * socket in our runtime directory to the daemon socket there, so later commands reach that daemon
  * with no ssh, sh or bridge started (client.ts connectForward; docs/remote.md). Only on the

@@ -33,8 +33,10 @@ interface Proven {
 /**
  * `ask`: called with the number of running tasks, when there are any, before anything is signalled;
  * false leaves everything running (exit 1). Absent: nothing is asked (`--yes`, a script).
+ * `otherHosts`: the hosts added here, whose fleets this does not stop: said, so "every task" is
+ * never read into it.
  */
-export async function stopDaemon(options: { ask?: ((running: number) => Promise<boolean>) | undefined } = {}): Promise<number> {
+export async function stopDaemon(options: { ask?: ((running: number) => Promise<boolean>) | undefined; otherHosts?: readonly string[] } = {}): Promise<number> {
   const dir = runtimeDir();
   if (existsSync(dir)) openRuntimeDir(dir).close();
   const daemon = await findDaemon();
@@ -53,7 +55,10 @@ export async function stopDaemon(options: { ask?: ((running: number) => Promise<
     if (performance.now() > deadline) throw new UserError(`daemon ${daemon.pid} did not stop within ${STOP_TIMEOUT_MS / 1000}s`, EXIT.failure);
     await new Promise((r) => setTimeout(r, 20));
   }
-  console.log(`stopped daemon ${daemon.pid}`);
+  const hosts = options.otherHosts ?? [];
+  const elsewhere =
+    hosts.length === 0 ? "" : ` and this machine's tasks; the tasks on ${hosts.join(", ")} keep running (fleetcom --host NAME --kill stops them)`;
+  console.log(`stopped daemon ${daemon.pid}${elsewhere}`);
   return 0;
 }
 

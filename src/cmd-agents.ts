@@ -1,12 +1,17 @@
-// `fleetcom agents [--json]`: every agent fleetcom knows (built-in, and declared in config.toml),
-// the version found on PATH, what fleetcom pins, captures and injects for it, and whether its resume
-// was verified with that version. Asks no daemon: the versions and options come from each binary
+// `fleetcom agents [--verbose] [--json]`: every agent fleetcom knows (built-in, and declared in
+// config.toml), the version found on PATH, and in a user's words whether a rerun or a recovery
+// resumes the same conversation with that version and how fleetcom knows it waits; `--verbose` adds
+// what fleetcom pins, captures and injects for it. Asks no daemon: the versions and options come from each binary
 // (`--version`, `--help`), asked once per build and kept in the probe's cache (agent-probe.ts).
 import { defineCommand } from "./cli-define.ts";
 
 export default defineCommand({
-  meta: { name: "agents", description: "List the agents fleetcom knows: version on PATH, what is pinned, captured and injected, resume verified" },
+  meta: {
+    name: "agents",
+    description: "List the agents fleetcom knows: the version on PATH, whether a rerun resumes the same conversation, how fleetcom knows one waits",
+  },
   args: {
+    verbose: { type: "boolean", alias: "v", description: "Also say what fleetcom pins, captures and injects for each (how it finds the conversation)" },
     json: { type: "boolean", description: "Print an array of {name, kind, words, path, version, resumeVerified, …} as JSON" },
   },
   async run({ args }) {
@@ -61,19 +66,37 @@ export default defineCommand({
     if (args.json) return writeStdout(`${JSON.stringify(rows, null, 2)}\n`);
     const lines = rows.flatMap((r) => {
       const found = r.path === null ? "not on PATH" : `${r.version ?? "version unknown"} at ${r.path}`;
-      const head = `${r.name}  ${r.kind}  ${found}  ${r.path === null ? "" : r.resume}`.trimEnd();
+      const head = `${r.name}  ${found}${r.kind === "declared" ? "  (declared in config.toml)" : ""}`;
       const detail = (key: string, value: string) => `  ${key.padEnd(9)}  ${value}`;
-      return [
-        head,
+      const said = [
+        ...(r.path === null ? [] : [detail("resume", resumeWords(r, r.version)), detail("waiting", waitingWords(r.attention))]),
         ...(r.unused ? [detail("unused", r.unused)] : []),
-        ...(r.runsAsTyped ? [detail("as typed", r.runsAsTyped)] : []),
-        detail("pinned", r.pinned),
-        detail("captured", r.captured),
-        detail("injected", r.injected),
-        detail("resumable", r.resumable),
-        detail("attention", r.attention),
+        ...(r.runsAsTyped ? [detail("as typed", `run exactly as typed: ${r.runsAsTyped}`)] : []),
       ];
+      if (!args.verbose) return [head, ...said];
+      return [head, ...said, detail("pinned", r.pinned), detail("captured", r.captured), detail("injected", r.injected), detail("resumable", r.resumable)];
     });
     writeStdout(`${lines.map((l) => printable(l)).join("\n")}\n`);
   },
 });
+
+/** Whether a rerun or a recovery brings the same conversation back, with the version found, in a user's words. */
+function resumeWords(facts: { tested: Record<string, string> }, version: string | null): string {
+  const verified = Object.keys(facts.tested).filter((v) => facts.tested[v] === "resume verified");
+  const known = version === null ? undefined : facts.tested[version];
+  const same = "a rerun or a recovery resumes the same conversation";
+  if (known === "resume verified") return `${same}: verified with ${version}`;
+  if (known !== undefined) return `${same}, except with this version: it has ${known}`;
+  if (verified.length > 0) return `${same}: verified with ${verified.join(", ")}, not yet with this version`;
+  return `${same} if the agent supports it: not verified`;
+}
+
+/** How fleetcom learns that the agent waits for its user, in a user's words. */
+function waitingWords(attention: string): string {
+  if (attention.startsWith("hooks")) return "its hooks tell fleetcom when it waits for you (a prompt, a permission)";
+  if (attention.startsWith("notify")) return "its notify program tells fleetcom when a turn ends";
+  if (attention.startsWith("its Stop hook")) return "its Stop hook tells fleetcom when a turn ends, once added to its settings (docs/agents.md)";
+  if (attention.startsWith("fleetcom's plugin")) return "fleetcom's plugin tells fleetcom when it waits for you";
+  if (attention === "its own channel") return "its own channel tells fleetcom when it waits for you";
+  return "fleetcom knows it waits only when it rings the terminal bell";
+}

@@ -9,7 +9,7 @@ export default defineCommand({
     description: `Attach this terminal to TASK; without TASK, pick one. Keys: ${chordSummary(DEFAULT_DETACH_KEY.name)}`,
   },
   args: {
-    task: { type: "positional", description: "TASK (id, name or unique prefix)", required: false },
+    task: { type: "positional", description: "The task to attach to: an id, a name or a unique prefix (without it, pick one)", required: false },
     "detach-key": {
       type: "string",
       valueHint: "KEY",
@@ -25,7 +25,7 @@ export default defineCommand({
     }
     requireTerminal("attach");
     const { pickTask } = await import("./ui-picker-tasks.ts");
-    const id = await pickTask();
-    if (id !== null) process.exitCode = await attachTo({ id }, options);
+    const picked = await pickTask();
+    if (picked !== null) process.exitCode = await attachTo({ id: picked.id }, { ...options, host: picked.host });
   },
 });

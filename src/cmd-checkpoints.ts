@@ -6,7 +6,7 @@ import { writeStdout } from "./ui-format.ts";
 export default defineCommand({
   meta: { name: "checkpoints", description: "List a task's checkpoints (one at its start and one per prompt): number, age, files changed, the prompt" },
   args: {
-    task: { type: "positional", description: "TASK", required: true },
+    task: { type: "positional", valueHint: "TASK", description: "The agent's task whose checkpoints to list", required: true },
     json: { type: "boolean", description: "Print a JSON object: the task's id, the repository's top, whether paused, and the checkpoints" },
   },
   async run({ args }) {

@@ -39,12 +39,16 @@ export const completionsCommand = (table: () => CommandTable) =>
     meta: { name: "completions", description: "Print a shell completion script (bash, zsh or fish)" },
     args: {
       shell: { type: "positional", required: false, description: `Shell: ${SHELLS.join(", ")}` },
-      list: { type: "string", description: "Print saved session names or live task ids and names, one per line (used by the scripts)" },
+      list: {
+        type: "string",
+        valueHint: "sessions|tasks",
+        description: "Print saved session names or live task ids and names, one per line (used by the scripts)",
+      },
     },
     async run({ args }) {
       if (args.list !== undefined) return printList(args.list);
       const shell = args.shell;
-      if (!isOneOf(SHELLS, shell)) throw usageError(`completions needs a shell: ${SHELLS.join(", ")} (got '${printable(shell ?? "")}')`);
+      if (!isOneOf(SHELLS, shell)) throw usageError(`completions: missing SHELL: ${SHELLS.join(", ")} (got '${printable(shell ?? "")}')`);
       const { root, subcommands } = table();
       // A hidden command (`bridge`, which only ssh runs) is not offered.
       const defs = await Promise.all(Object.entries(subcommands).map(async ([name, lazy]) => [name, await lazy()] as const));
@@ -104,10 +108,30 @@ async function printList(what: string): Promise<void> {
     // show it raw, and it could not be typed back as shown.
     writeLines(names.filter(isPrintable));
   } else if (what === "tasks") {
-    writeLines(taskCandidates(await liveTasks()));
+    writeLines([...taskCandidates(await liveTasks()), ...(await hostsCandidates())]);
   } else {
-    throw usageError(`--list takes ${LISTS.join(" or ")} (got '${printable(what)}')`);
+    throw usageError(`completions: --list takes ${LISTS.join(" or ")} (got '${printable(what)}')`);
   }
+}
+
+/**
+ * Each added host's tasks as `HOST:ID` and `HOST:NAME`, as `attach`, `peek` and the rest take them; a
+ * host that does not answer within the hosts' bound is left out, silently: a completion prints no errors.
+ */
+async function hostsCandidates(): Promise<string[]> {
+  const { hostsMayBeAdded } = await import("./client-target.ts");
+  if (!hostsMayBeAdded()) return [];
+  const { readHosts, askHost, hostAnswerBoundMs } = await import("./client-hosts.ts");
+  const hosts = readHosts();
+  const answers = await Promise.all(hosts.map((h) => askHost(h, (c) => c.request("ls"), hostAnswerBoundMs())));
+  return answers.flatMap((answer, i) => {
+    if (!("ok" in answer)) return [];
+    const host = hosts[i]!.name;
+    return taskCandidates(answer.ok).map((line) => {
+      const [value, description] = line.split("\t");
+      return `${host}:${value}\t${description!.replace(/^task (\d+)$/, `task ${host}:$1`)}`;
+    });
+  });
 }
 
 async function liveTasks(): Promise<TaskInfo[]> {

@@ -20,21 +20,25 @@ export default defineCommand({
     reload: { type: "boolean", description: "Have the running daemon read the config file again (as SIGHUP does) and print what changed" },
   },
   async run({ args }) {
-    const [{ loadSettings, whenApplied }, { runningDaemonStatus }, { hostsMayBeAdded }] = await Promise.all([
+    const [{ loadSettings, whenApplied }, { runningDaemonStatus }, { hostsMayBeAdded }, { runCheckSetting, runCheckText }] = await Promise.all([
       import("./settings.ts"),
       import("./client-running-daemon.ts"),
       import("./client-target.ts"),
+      import("./config-run-check.ts"),
     ]);
     const here = loadSettings();
     if (args.reload) return reload(here.file, args.json);
     const status = await runningDaemonStatus();
     const daemon: DaemonSettings | null = status?.settings ?? null;
-    const rows = effective(here, daemon, whenApplied);
+    // Read by run, load and recover themselves (client-started.ts), not by the daemon.
+    const check = runCheckSetting();
+    const rows = [...effective(here, daemon, whenApplied), { key: "run_check", value: runCheckText(check.ms), source: check.source }];
     // The file's problems as it is now; the daemon's own environment's too, which this shell may not share.
     const fromFile = (problem: string) => problem.startsWith(`${here.file}:`);
     // The validator is loaded only for a file that declares agents (config-agents.ts).
     const agentProblems = here.agents === null ? [] : (await import("./config-agents.ts")).checkedAgents(here.agents).problems;
-    const problems = [...new Set([...here.problems, ...agentProblems, ...(daemon?.problems ?? []).filter((p) => !fromFile(p))])];
+    const runCheckProblems = check.problem === null ? [] : [check.problem];
+    const problems = [...new Set([...here.problems, ...agentProblems, ...runCheckProblems, ...(daemon?.problems ?? []).filter((p) => !fromFile(p))])];
     const exists = existsSync(here.file);
     // The hosts reached over ssh (docs/remote.md), only when there are any.
     const hosts = hostsMayBeAdded() ? (await import("./client-hosts.ts")).readHosts() : [];
@@ -50,16 +54,24 @@ export default defineCommand({
     // The file is named once above; a source in it is `config.toml:LINE`.
     const short = (source: string) => (source.startsWith(`${here.file}:`) ? `${basename(here.file)}${source.slice(here.file.length)}` : source);
     const width = Math.max(...rows.map((r) => r.key.length));
-    const valueWidth = Math.max(...rows.map((r) => shown(r.value).length));
+    // A value too long for the table (a notify list) goes on the lines under its key, so the other
+    // rows keep to the width of a terminal.
+    const fits = (r: (typeof rows)[number]) => printable(shown(r.value)).length <= VALUE_COLUMN_MAX;
+    const valueWidth = Math.max(0, ...rows.filter(fits).map((r) => printable(shown(r.value)).length));
     const lines = [
       `file${" ".repeat(width - 2)}${printable(here.file)}${exists ? "" : " (none: defaults and the environment)"}`,
       status
-        ? `daemon${" ".repeat(width - 4)}pid ${status.pid}: notify, scrollback, idle_seconds and history as it last read them (fleetcom config --reload reads the file again; history needs a restart)`
+        ? `daemon${" ".repeat(width - 4)}pid ${status.pid}: as it last read the file (config --reload reads it again)`
         : `daemon${" ".repeat(width - 4)}not running: what a daemon started from this shell would use`,
     ];
     for (const r of rows) {
       const later = r.later === undefined ? "" : `  (${r.later.when}: ${printable(shown(r.later.value))}, from ${printable(short(r.later.source))})`;
-      lines.push(`${r.key.padEnd(width)}  ${printable(shown(r.value)).padEnd(valueWidth)}  ${printable(short(r.source))}${later}`);
+      if (fits(r)) {
+        lines.push(`${r.key.padEnd(width)}  ${printable(shown(r.value)).padEnd(valueWidth)}  ${printable(short(r.source))}${later}`);
+        continue;
+      }
+      lines.push(`${r.key.padEnd(width)}  ${"↓".padEnd(valueWidth)}  ${printable(short(r.source))}${later}`);
+      for (const part of valueLines(r.value, TABLE_COLUMNS - width - 4)) lines.push(`${"".padEnd(width)}    ${part}`);
     }
     // How the running daemon's sends go, one line per destination: a failing one shows here as in `status`.
     for (const p of status?.push ?? []) lines.push(`${"".padEnd(width)}  → ${printable(pushStatusText(p))}`);
@@ -133,6 +145,22 @@ function effective(here: Settings, daemon: DaemonSettings | null, whenApplied: W
     { key: "bell", value: here.bell.value, source: here.bell.source },
     { key: "worktree_dir", value: here.worktreeDir.value, source: here.worktreeDir.source },
   ];
+}
+
+/** The widest value shown in the table's column; a wider one goes under its key. */
+const VALUE_COLUMN_MAX = 40;
+/** The table fits this many columns: a value under its key is cut to what is left after the key's. */
+const TABLE_COLUMNS = 100;
+
+/** A long value's lines under its key: each destination of a list on its own, each cut to `columns`. */
+function valueLines(value: unknown, columns: number): string[] {
+  const parts = Array.isArray(value) && value.every((v) => typeof v === "string") ? value : [shown(value)];
+  return parts.flatMap((part) => {
+    const text = printable(part);
+    const pieces: string[] = [];
+    for (let at = 0; at < text.length; at += columns) pieces.push(text.slice(at, at + columns));
+    return pieces;
+  });
 }
 
 function shown(value: unknown): string {

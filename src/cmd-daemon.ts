@@ -18,7 +18,7 @@ function log(message: string): void {
 export default defineCommand({
   meta: { name: "daemon", description: "Run the supervisor in the foreground (what autostart runs)" },
   args: {
-    scrollback: { type: "string", description: "Lines of scrollback per task (default 2000, max 100000, 0 off)" },
+    scrollback: { type: "string", valueHint: "LINES", description: "Lines of scrollback per task (default 2000, max 100000, 0 off)" },
   },
   async run({ args }) {
     const ready = readinessPipe();

@@ -6,7 +6,7 @@ import { usageError } from "./errors.ts";
 export default defineCommand({
   meta: { name: "diff", description: "Show what a task changed since it started: commits, staged, unstaged and new files (PATHs from the repository's top)" },
   args: {
-    task: { type: "positional", description: "TASK", required: true },
+    task: { type: "positional", valueHint: "TASK", description: "The task whose changes since its baseline to show", required: true },
     stat: { type: "boolean", description: "Only the files changed and their counts" },
     "name-only": { type: "boolean", description: "Only the names of the files changed" },
     base: { type: "string", valueHint: "BRANCH", description: "From the merge base with BRANCH (the whole branch's work) instead of the task's start" },

@@ -15,7 +15,7 @@ import type { TaskHistory } from "./wire-protocol.ts";
 export default defineCommand({
   meta: { name: "grep", description: "Search every task's history; exit 1 when nothing matches" },
   args: {
-    pattern: { type: "positional", description: "PATTERN (a regular expression)", required: true },
+    pattern: { type: "positional", description: "A regular expression, matched against each line of every task's history", required: true },
     tasks: { type: "positional", valueHint: "TASK…", description: "Only these tasks (default: all)", required: false },
     group: { type: "string", alias: "g", valueHint: "G", description: "Only the tasks in group G" },
     "ignore-case": { type: "boolean", alias: "i", description: "Match without regard to case" },

@@ -8,8 +8,8 @@ import { sha256Hex } from "./text-sha256.ts";
 import { defineCommand } from "./cli-define.ts";
 import { askHost, checkHostName, hostAnswerBoundMs, readHosts, removeHost, saveHost } from "./client-hosts.ts";
 import { type Probe, probeHost } from "./client-host-probe.ts";
-import { capture, forgetForward, remoteBinary, type RemoteHost, sharesConnections, sshCommandLine, sshReason } from "./client-ssh.ts";
-import { UserError } from "./errors.ts";
+import { capture, endSharedConnection, forgetForward, remoteBinary, type RemoteHost, sharesConnections, sshCommandLine, sshReason } from "./client-ssh.ts";
+import { UserError, usageError } from "./errors.ts";
 import { FileRefused, readRegularFile } from "./files.ts";
 import { selfCommand } from "./platform.ts";
 import { printable } from "./text-printable.ts";
@@ -34,6 +34,8 @@ const add = defineCommand({
   async run({ args }) {
     const name = checkHostName(args.name);
     const dest = args.ssh ?? name;
+    // ssh is given `--` before it, but a word like `-oProxyCommand=…` is an option, not a place to go.
+    if (dest.startsWith("-")) throw usageError(`hosts add: --ssh ${printable(dest)}: a destination (user@host or a Host of ~/.ssh/config), not an ssh option`);
     // Asked once here, not at every command: `hosts add` again after changing ~/.ssh/config.
     const share = await sharesConnections(dest);
     const probe = await probeHost(name, dest, share);
@@ -93,8 +95,10 @@ const rm = defineCommand({
   meta: { name: "rm", description: "Forget a host (its fleet there runs on)" },
   args: { name: { type: "positional", required: true, description: "The host's name" } },
   async run({ args }) {
-    if (!removeHost(checkHostName(args.name))) throw new UserError(`no host '${printable(args.name)}'`);
-    forgetForward(args.name);
+    const host = readHosts().find((h) => h.name === checkHostName(args.name));
+    if (!host || !removeHost(host.name)) throw new UserError(`no host '${printable(args.name)}'`);
+    forgetForward(host.name);
+    await endSharedConnection(host);
     console.log(`removed host '${args.name}' (its fleet there runs on; fleetcom is still installed there)`);
   },
 });

@@ -27,14 +27,15 @@ export default defineCommand({
       const { pickAndLoad } = await import("./ui-picker-sessions.ts");
       return pickAndLoad("saved", args.json, { again: args.again });
     }
-    const [{ loadRecipe }, { loadAndDescribe, printDryRun, recipeHosts }, { withRunningDaemon }] = await Promise.all([
+    const [{ loadRecipe }, { loadAndDescribe, printDryRun, recipeHosts, sayProblems }, { withRunningDaemon }] = await Promise.all([
       import("./recipe-sessions.ts"),
       import("./client-recipes.ts"),
       import("./client-running-daemon.ts"),
     ]);
     const recipe = await readTarget(args.target, args.format, recipeHosts, loadRecipe);
+    sayProblems(recipe);
     if (args["dry-run"]) await withRunningDaemon((client) => printDryRun(recipe, args.json, { again: args.again, client }));
-    else console.log(await loadAndDescribe(recipe, args.json, { again: args.again }));
+    else console.log(await loadAndDescribe(recipe, args.json, { again: args.again, reportFailures: true }));
   },
 });
 

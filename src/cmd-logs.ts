@@ -8,6 +8,8 @@
 // A reader that goes (`logs -f api | grep -m1 ready`) ends it quietly, with status 0 (client-stdout.ts);
 // `-n 0 -f` prints only the lines completed from now on, as `tail -n 0 -f` does. Every line goes
 // through the sanitiser: another host's daemon may send escape sequences.
+// `--follow` ends with the task's exit code (of several, the first non-zero), as `wait --for exit`
+// does; a daemon that stops under it is said in a line, exit 3.
 import { defineCommand } from "./cli-define.ts";
 import { wholeFlag } from "./cli-flags.ts";
 import { selection, tasksOf } from "./client-select.ts";
@@ -15,13 +17,14 @@ import { DaemonClient } from "./client.ts";
 import { OpenSlots } from "./client-open-slots.ts";
 import { hostInUse } from "./client-target.ts";
 import { printText, whenReaderGone } from "./client-stdout.ts";
-import { usageError } from "./errors.ts";
+import { EXIT, usageError } from "./errors.ts";
+import { exitCodeOf } from "./task-exit.ts";
 import { label } from "./task-labels.ts";
 import { parseLogTime } from "./recipe-log.ts";
 import { resolveTaskRef } from "./task-ref.ts";
 import { printable, printableText } from "./text-printable.ts";
 import { cut, textWidth } from "./text-width.ts";
-import type { OpArgs, TaskInfo, TaskRef } from "./wire-protocol.ts";
+import type { AttachEnd, OpArgs, TaskInfo, TaskRef } from "./wire-protocol.ts";
 
 /** The widest label a prefix shows: the line itself is what is read. */
 const PREFIX_LABEL_COLUMNS = 20;
@@ -36,7 +39,11 @@ export default defineCommand({
     task: { type: "positional", valueHint: "TASK…", description: "One or more tasks (several: each line after its task)", required: false },
     group: { type: "string", alias: "g", valueHint: "G", description: "Every task of group G, each line after its task" },
     all: { type: "boolean", description: "Every task, each line after its task" },
-    follow: { type: "boolean", alias: "f", description: "Keep printing each line the task completes, until it exits" },
+    follow: {
+      type: "boolean",
+      alias: "f",
+      description: "Keep printing each line the task completes until it exits, then exit with its code (of several, the first non-zero; 3 if the daemon stops)",
+    },
     lines: { type: "string", alias: "n", valueHint: "N", description: "Only the last N lines (0 with --follow: only new lines)" },
     since: { type: "string", valueHint: "T", description: "Lines printed since T: a duration back from now (10m), a clock time (12:00) or an RFC 3339 time" },
     until: { type: "string", valueHint: "T", description: "Lines printed before T (as --since)" },
@@ -50,26 +57,40 @@ export default defineCommand({
     if (args.follow && (filter.since !== undefined || filter.until !== undefined || filter.timestamps))
       throw usageError("logs: --since, --until and --timestamps read the log kept on disk, and go without --follow");
     const client = await DaemonClient.open();
-    let missed = 0;
+    let outcome: Outcome = { missed: 0, code: 0 };
     try {
       if ("named" in chosen && chosen.named.length === 1) {
         const task = { typed: chosen.named[0]! };
-        missed = args.follow ? await follow(client, task, lines) : await history(client, task, filter);
+        outcome = args.follow ? await follow(client, task, lines) : await history(client, task, filter);
       } else {
         const fleet = await client.request("ls");
         const tasks = "named" in chosen ? named(chosen.named, fleet) : tasksOf(fleet, chosen);
-        missed = args.follow ? await followEach(tasks, lines) : await historyOfEach(client, tasks, filter);
+        outcome = args.follow ? await followEach(tasks, lines) : await historyOfEach(client, tasks, filter);
       }
     } finally {
       client.close();
     }
-    if (missed > 0) process.exitCode = 1;
+    if (outcome.code === EXIT.unreachable) process.stderr.write("fleetcom: logs: the daemon stopped; no more lines will come\n");
+    process.exitCode = outcome.missed > 0 && outcome.code === 0 ? 1 : outcome.code;
   },
 });
 
 /** The tasks named, each once, in the order first named; an unknown or ambiguous one fails them all. */
 function named(refs: string[], fleet: TaskInfo[]): TaskInfo[] {
   return [...new Set(refs.map((ref) => resolveTaskRef(ref, fleet)))];
+}
+
+/** How a follow ended: lines the reader missed, and the code to exit with. */
+interface Outcome {
+  missed: number;
+  code: number;
+}
+
+/** The code a followed task's end gives: its exit code, 3 when the daemon stopped or went, 0 when the reader went. */
+function codeOfEnd(end: AttachEnd | "closed" | "reader gone"): number {
+  if (end === "reader gone") return 0;
+  if (end === "closed" || end.reason === "shutdown") return EXIT.unreachable;
+  return end.task.state === "exited" ? exitCodeOf(end.task) : 1;
 }
 
 const linesArg = (lines: number | undefined) => (lines === undefined ? {} : { lines });
@@ -99,9 +120,9 @@ async function eachLogPage(client: DaemonClient, task: TaskRef, filter: LogArgs,
   } while (from !== undefined);
 }
 
-async function history(client: DaemonClient, task: TaskRef, filter: LogArgs): Promise<number> {
+async function history(client: DaemonClient, task: TaskRef, filter: LogArgs): Promise<Outcome> {
   await eachLogPage(client, task, filter, (text) => printText(text.endsWith("\n") ? text.slice(0, -1) : text));
-  return 0;
+  return { missed: 0, code: 0 };
 }
 
 /** `3 api    | `: each task's id and label, padded to the widest so the lines start in one column. */
@@ -111,21 +132,20 @@ function prefixes(tasks: readonly TaskInfo[]): Map<number, string> {
   return new Map(tasks.map((t, i) => [t.id, `${heads[i]}${" ".repeat(width - textWidth(heads[i]!))} | `]));
 }
 
-async function historyOfEach(client: DaemonClient, tasks: readonly TaskInfo[], filter: LogArgs): Promise<number> {
+async function historyOfEach(client: DaemonClient, tasks: readonly TaskInfo[], filter: LogArgs): Promise<Outcome> {
   const prefix = prefixes(tasks);
   for (const task of tasks) {
     await eachLogPage(client, { id: task.id }, filter, (text) => printText(text.slice(0, -1).replace(/^/gm, prefix.get(task.id)!)));
   }
-  return 0;
+  return { missed: 0, code: 0 };
 }
 
-/** Returns how many lines the daemon could not send. */
-async function follow(client: DaemonClient, task: TaskRef, lines: number | undefined): Promise<number> {
+async function follow(client: DaemonClient, task: TaskRef, lines: number | undefined): Promise<Outcome> {
   let missed = 0;
   let stopWatching = () => {};
   const decoder = new TextDecoder();
-  const ended = new Promise<void>((resolve) => {
-    stopWatching = whenReaderGone(resolve);
+  const ended = new Promise<number>((resolve) => {
+    stopWatching = whenReaderGone(() => resolve(codeOfEnd("reader gone")));
     client.handlers = {
       // The lines come as UTF-8 text, written sanitised at the pace stdout takes them.
       data: (bytes) => {
@@ -134,14 +154,14 @@ async function follow(client: DaemonClient, task: TaskRef, lines: number | undef
         process.stdout.once("drain", () => client.resume());
       },
       skipped: (count) => (missed += skippedLines(count)),
-      attachEnd: () => resolve(),
-      closed: () => resolve(),
+      attachEnd: (end) => resolve(codeOfEnd(end)),
+      closed: () => resolve(codeOfEnd("closed")),
     };
   });
   await client.request("logs", { task, ...linesArg(lines) });
-  await ended;
+  const code = await ended;
   stopWatching();
-  return missed;
+  return { missed, code };
 }
 
 function skippedLines(count: number): number {
@@ -154,8 +174,8 @@ function skippedLines(count: number): number {
  * until every task has exited or the reader has gone. Lines are cut apart here, so two tasks' lines
  * never mix within one; a slow reader holds every stream.
  */
-async function followEach(tasks: readonly TaskInfo[], lines: number | undefined): Promise<number> {
-  if (tasks.length === 0) return 0;
+async function followEach(tasks: readonly TaskInfo[], lines: number | undefined): Promise<Outcome> {
+  if (tasks.length === 0) return { missed: 0, code: 0 };
   const prefix = prefixes(tasks);
   const clients: DaemonClient[] = [];
   let missed = 0;
@@ -172,21 +192,28 @@ async function followEach(tasks: readonly TaskInfo[], lines: number | undefined)
       for (const c of clients) c.resume();
     });
   };
+  // Each task's code in the order given, so "the first non-zero" does not depend on which ended first.
+  const codes: number[] = tasks.map(() => 0);
+  let readerGone = false;
   try {
     await new Promise<void>((resolve, reject) => {
-      stopWatching = whenReaderGone(resolve);
+      stopWatching = whenReaderGone(() => {
+        readerGone = true;
+        resolve();
+      });
       let following = tasks.length;
       // Another host's connections are opened a few at a time, each until its daemon has answered (client-open-slots.ts).
       const host = hostInUse();
       const slots = new OpenSlots();
-      for (const task of tasks) {
+      tasks.forEach((task, i) => {
         const head = prefix.get(task.id)!;
         const decoder = new TextDecoder();
         let partial = "";
         let done = false;
-        const end = () => {
+        const end = (how: AttachEnd | "closed") => {
           if (done) return;
           done = true;
+          codes[i] = codeOfEnd(how);
           if (partial !== "") write(`${head}${printableText(partial)}\n`);
           if (--following === 0) resolve();
         };
@@ -203,17 +230,18 @@ async function followEach(tasks: readonly TaskInfo[], lines: number | undefined)
             },
             skipped: (count) => (missed += skippedLines(count)),
             attachEnd: end,
-            closed: end,
+            closed: () => end("closed"),
           };
           await client.request("logs", { task: { id: task.id }, ...linesArg(lines) });
         };
         (host ? slots.run(host.name, () => over, follow) : follow()).catch(reject);
-      }
+      });
     });
   } finally {
     over = true;
     stopWatching();
     for (const c of clients) c.close();
   }
-  return missed;
+  if (readerGone) return { missed, code: 0 };
+  return { missed, code: codes.includes(EXIT.unreachable) ? EXIT.unreachable : (codes.find((c) => c !== 0) ?? 0) };
 }

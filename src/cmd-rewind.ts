@@ -8,8 +8,8 @@ import { writeStdout } from "./ui-format.ts";
 export default defineCommand({
   meta: { name: "rewind", description: "Put a task's files back as they were at checkpoint N (fleetcom checkpoints TASK); the conversation stays the agent's" },
   args: {
-    task: { type: "positional", description: "TASK", required: true },
-    n: { type: "positional", description: "N: the checkpoint's number", required: true },
+    task: { type: "positional", valueHint: "TASK", description: "The agent's task to take back to a checkpoint", required: true },
+    n: { type: "positional", valueHint: "N", description: "The checkpoint's number, as fleetcom checkpoints lists it", required: true },
     "dry-run": { type: "boolean", description: "Say what would be restored and deleted; write nothing" },
     force: { type: "boolean", description: "Rewind even while the agent is working" },
   },

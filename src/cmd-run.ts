@@ -6,6 +6,8 @@ import { withDaemon } from "./client.ts";
 import { flagIndex, isOneOf, wholeFlag } from "./cli-flags.ts";
 import { RESTART_POLICIES } from "./task-restart.ts";
 import { usageError } from "./errors.ts";
+import { hostInUse } from "./client-target.ts";
+import { printable } from "./text-printable.ts";
 import { shellJoin } from "./text-shell.ts";
 import { currentDirectory, resolvePath } from "./text-path.ts";
 import type { WorktreeRecord } from "./recipe.ts";
@@ -18,7 +20,11 @@ export function commandLine(words: readonly string[]): string {
 }
 
 export default defineCommand({
-  meta: { name: "run", description: "Start a task; prints its id" },
+  meta: {
+    name: "run",
+    description:
+      "Start a task; prints its id. A task that fails within a moment (a command not found) is said, with its last line, and exit 1: run_check in config.toml, 0.3s unless set, 0 turns it off",
+  },
   args: {
     command: {
       type: "positional",
@@ -27,9 +33,9 @@ export default defineCommand({
       description: "One word is a shell command line (run -- 'make dev | tee log'); several words are an argv, run exactly as given (run -- sh -c 'exit 7')",
     },
     cwd: { type: "string", valueHint: "DIR", description: "Working directory (default: here)" },
-    group: { type: "string", valueHint: "GROUP", description: "Group" },
-    name: { type: "string", valueHint: "NAME", description: "Display name" },
-    attach: { type: "boolean", description: "Attach to it at once" },
+    group: { type: "string", valueHint: "GROUP", description: "Put the task in GROUP (kill -g, logs -g, the dashboard's sections)" },
+    name: { type: "string", valueHint: "NAME", description: "Give the task a display name, to name it by in other commands" },
+    attach: { type: "boolean", description: "Attach this terminal to the task at once" },
     "detach-key": { type: "string", valueHint: "KEY", description: "With --attach: detach with KEY instead of Ctrl-\\ (ctrl-a, ^]…)" },
     json: { type: "boolean", description: 'Print {"id": N}' },
     // Written --no-notify: citty reads a --no- word as the flag it negates.
@@ -66,7 +72,7 @@ export default defineCommand({
     worktree: {
       type: "boolean",
       valueHint: "[BRANCH]",
-      description: "Run it in a new git worktree of the repository: on BRANCH, or a new branch named after the task (docs/commands.md)",
+      description: "Run it in a new git worktree of the repository: on BRANCH (--worktree=BRANCH), or a new branch named after the task (docs/commands.md)",
     },
   },
   async run({ args, rawArgs }) {
@@ -88,8 +94,10 @@ export default defineCommand({
     const restart = restartFlags(args.restart, args["max-restarts"]);
     const cwd = args.cwd ? resolvePath(currentDirectory(), args.cwd) : undefined;
     const tree = args.worktree ? await worktreeFor(cwd ?? currentDirectory(), branch, args.name ?? command) : null;
-    const run = withDaemon((c) =>
-      c.request("run", {
+    // One connection: the task is started, its id printed, then watched for a moment on it (a host's
+    // costs no second ssh round trip). Attached, the task's end is shown and returned by attach itself.
+    const run = withDaemon(async (c) => {
+      const { id } = await c.request("run", {
         command,
         ...(tree ? { cwd: tree.cwd, worktree: tree.worktree } : cwd ? { cwd } : {}),
         ...(args.group !== undefined ? { group: args.group } : {}),
@@ -99,11 +107,16 @@ export default defineCommand({
         ...(service ? { service } : {}),
         ...restart,
         ...(args.notify === false && { notify: false }),
-      }),
-    );
+      });
+      console.log(args.json ? JSON.stringify({ id }) : String(id));
+      if (!args.cwd && !tree) sayWhereItRunsThere(id);
+      // The task started: a watch that cannot finish (the daemon went) says nothing, and drops no worktree.
+      const watched = args.attach ? false : (await import("./client-started.ts")).reportFailedAtOnce([id], c).catch(() => false);
+      if (await watched) process.exitCode = 1;
+      return id;
+    });
     // A worktree made for a task that did not start is not left behind (it is fresh, so clean).
-    const { id } = tree ? await run.catch(async (error) => Promise.reject(await dropped(tree.worktree, tree.newBranch, error))) : await run;
-    console.log(args.json ? JSON.stringify({ id }) : String(id));
+    const id = tree ? await run.catch(async (error) => Promise.reject(await dropped(tree.worktree, tree.newBranch, error))) : await run;
     if (args.attach) {
       const { attachTo } = await import("./ui-attach.ts");
       // A command quicker than the attach has already ended: its exit code, not its frozen screen.
@@ -118,6 +131,20 @@ function memoryLimit(given: string | undefined): number | null {
   const bytes = parseMemoryLimit(given);
   if (bytes === null) throw usageError(`run: --max-memory expects a size such as 2G or 512M, got ${JSON.stringify(given)}`);
   return bytes;
+}
+
+/**
+ * On a host, a task without --cwd runs in the home there, whatever the directory here (the local
+ * one does not travel, docs/remote.md): from a project directory that is said, so `./bin/agent.sh`
+ * not found there is no surprise.
+ */
+function sayWhereItRunsThere(id: number): void {
+  const host = hostInUse();
+  const here = currentDirectory();
+  if (host === null || here === process.env.HOME) return;
+  process.stderr.write(
+    `fleetcom: ${host.name}:${id} runs in ~ on ${host.name} (${printable(host.home)}), not in ${printable(here)}: --cwd DIR runs it in a directory there\n`,
+  );
 }
 
 /** `--restart` and `--max-restarts` as the run op takes them; a wrong value is a usage error before anything starts. */

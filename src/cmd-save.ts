@@ -6,7 +6,11 @@
 import { defineCommand } from "./cli-define.ts";
 
 export default defineCommand({
-  meta: { name: "save", description: "Save the fleet as session NAME (refuses an empty fleet and name collisions)" },
+  meta: {
+    name: "save",
+    description:
+      "Save the fleet as session NAME, replacing a session saved under that NAME; refuses an empty fleet, and a NAME whose file holds another name (a/b and a_b share a_b.json)",
+  },
   args: { name: { type: "positional", required: true, description: "Session name" } },
   async run({ args }) {
     const { saveFleet } = await import("./client-recipes.ts");

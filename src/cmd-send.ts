@@ -12,8 +12,8 @@ export default defineCommand({
   meta: { name: "send", description: "Type TEXT into the task, then Enter (or named keys with --keys)" },
   args: {
     task: { type: "positional", description: "TASK", required: true },
-    text: { type: "positional", description: "TEXT… (- reads it from stdin), or KEY… with --keys", required: false },
-    enter: { type: "boolean", default: true, description: "Press Enter after the text (--no-enter to leave it out)" },
+    text: { type: "positional", valueHint: "[TEXT…]", description: "The text to type (- reads it from stdin), or key names with --keys", required: false },
+    enter: { type: "boolean", default: true, description: "Type the text without pressing Enter after it" },
     paste: { type: "boolean", description: "Send a multi-line TEXT as one paste (one message), not line by line" },
     keys: { type: "boolean", description: `Send named keys, one keypress each: ${KEY_NAMES_HELP}` },
   },

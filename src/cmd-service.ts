@@ -3,7 +3,7 @@
 // autostart then finds the daemon the service started. The texts and the steps are in
 // client-service-manager.ts; this file only reads the arguments and prints.
 import { defineCommand } from "citty";
-import { existsSync, mkdirSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { UserError, usageError } from "./errors.ts";
 import { printable } from "./text-printable.ts";
@@ -52,10 +52,14 @@ const install = defineCommand({
   async run({ args }) {
     if (args.write && !args.web) throw usageError("service install: --write goes with --web");
     await perform((m, ctx) =>
-      m.installService(args.web ? { ...ctx, web: webCommand(ctx.daemon, m.WEB_PORT, Boolean(args.write)) } : ctx, (path, text) => {
-        mkdirSync(dirname(path), { recursive: true });
-        writeFileSync(path, text, { mode: 0o644 });
-      }),
+      m.installOrUndo(
+        args.web ? { ...ctx, web: webCommand(ctx.daemon, m.WEB_PORT, Boolean(args.write)) } : ctx,
+        (path, text) => {
+          mkdirSync(dirname(path), { recursive: true });
+          writeFileSync(path, text, { mode: 0o644 });
+        },
+        (path) => rmSync(path, { force: true }),
+      ),
     );
   },
 });

@@ -5,6 +5,7 @@ import { defineCommand } from "./cli-define.ts";
 import { table, terminalColumns, writeStdout } from "./ui-format.ts";
 import { age } from "./view-task.ts";
 import { printable } from "./text-printable.ts";
+import { UserError } from "./errors.ts";
 import { sessionDir } from "./paths.ts";
 import type { SessionInfo } from "./recipe-sessions.ts";
 
@@ -22,9 +23,17 @@ const list = defineCommand({
 });
 
 const rm = defineCommand({
-  meta: { name: "rm", description: "Delete a saved session" },
-  args: { name: { type: "positional", required: true, description: "Session name" } },
+  meta: { name: "rm", description: "Delete a saved session (on a terminal, asks y/N first, as the picker's Ctrl-D does)" },
+  args: {
+    name: { type: "positional", required: true, description: "Session name" },
+    yes: { type: "boolean", alias: "y", description: "Do not ask" },
+  },
   async run({ args }) {
+    const { existingSession } = await sessions();
+    const { confirmed } = await import("./ui-confirm.ts");
+    if (!(await confirmed(`delete session '${printable(args.name.trim())}' (${printable(existingSession(args.name))})?`, Boolean(args.yes)))) {
+      throw new UserError(`nothing deleted: session '${printable(args.name.trim())}' is kept`);
+    }
     const file = (await sessions()).removeSession(args.name);
     console.log(`removed session '${printable(args.name.trim())}' (${printable(file)})`);
   },

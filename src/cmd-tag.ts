@@ -1,11 +1,20 @@
+// `fleetcom tag TASK`: the "in use" tag. A bare `tag` toggles, as the dashboard's `m` does; a script
+// that must end in one state says which (`--on`, `--off`), so running it twice changes nothing.
 import { defineCommand } from "./cli-define.ts";
 import { withDaemon } from "./client.ts";
+import { usageError } from "./errors.ts";
 
 export default defineCommand({
-  meta: { name: "tag", description: 'Toggle a task\'s "in use" tag' },
-  args: { task: { type: "positional", description: "TASK", required: true } },
+  meta: { name: "tag", description: 'Toggle a task\'s "in use" tag, or set it with --on or --off' },
+  args: {
+    task: { type: "positional", description: "TASK", required: true },
+    on: { type: "boolean", description: "Tag it, whether or not it was" },
+    off: { type: "boolean", description: "Untag it, whether or not it was" },
+  },
   async run({ args }) {
-    const info = await withDaemon((c) => c.request("tag", { task: { typed: args.task } }));
+    if (args.on && args.off) throw usageError("tag: give --on or --off, not both");
+    const on = args.on ? { on: true } : args.off ? { on: false } : {};
+    const info = await withDaemon((c) => c.request("tag", { task: { typed: args.task }, ...on }));
     console.log(info.tagged ? `tagged ${info.id}` : `untagged ${info.id}`);
   },
 });

@@ -18,6 +18,7 @@ import { DEFAULT_IDLE_SECONDS } from "./settings.ts";
 import type { TaskEvent, TaskInfo } from "./wire-protocol.ts";
 import { normalizeGroup } from "./task-labels.ts";
 import { resolveTaskRef } from "./task-ref.ts";
+import { exitCodeOf } from "./task-exit.ts";
 
 export const CONDITIONS = ["waiting", "exit", "idle", "ready"] as const;
 export type Condition = (typeof CONDITIONS)[number];
@@ -63,39 +64,67 @@ async function daemonIdleMs(client: DaemonClient): Promise<number> {
 function parseTimeout(value: string | undefined): number | null {
   if (value === undefined) return null;
   const seconds = Number(value);
-  if (value.trim() === "" || !Number.isFinite(seconds) || seconds < 0) throw usageError(`--timeout: expected a number of seconds, got '${value}'`);
+  if (value.trim() === "" || !Number.isFinite(seconds) || seconds < 0)
+    throw usageError(`wait: --timeout: expected a number of seconds, got '${printable(value)}'`);
   return seconds * 1000;
 }
 
 export default defineCommand({
-  meta: { name: "wait", description: "Wait until a task needs attention, exits or goes quiet (exit 124 on timeout)" },
+  meta: {
+    name: "wait",
+    description:
+      "Wait until a task needs attention, exits or goes quiet; --for exit ends with the task's exit code (of several, the first non-zero; 124 on timeout)",
+  },
   args: {
-    task: { type: "positional", description: "TASK (or --any)", required: false },
-    for: { type: "string", description: "waiting | exit | idle | ready", required: true },
+    task: {
+      type: "positional",
+      valueHint: "[TASK…]",
+      description: "The tasks to wait for, every one (or --any for the first task of the fleet)",
+      required: false,
+    },
+    for: {
+      type: "string",
+      valueHint: "WHAT",
+      description: "What to wait for: waiting (it needs you), exit (it ended; exits with its code), idle (quiet) or ready (its readiness probe passed)",
+    },
     any: { type: "boolean", description: "Wait for the first task of the fleet (or of --group) to meet the condition; prints its id" },
-    group: { type: "string", description: "With --any: only the tasks of group G" },
-    timeout: { type: "string", description: "Give up after S seconds (exit 124)" },
+    group: { type: "string", valueHint: "GROUP", description: "With --any: only the tasks of GROUP" },
+    timeout: { type: "string", valueHint: "SECONDS", description: "Give up after SECONDS (exit 124)" },
   },
   async run({ args }) {
+    // Each value given is checked before what is missing: `wait dev --timeout abc` is about abc.
+    const timeoutMs = parseTimeout(args.timeout);
     const condition = args.for;
-    if (!isOneOf(CONDITIONS, condition)) throw usageError(`--for: expected waiting, exit, idle or ready, got '${condition}'`);
-    const ref = args._[0];
+    if (condition === undefined) throw usageError("wait: missing --for waiting|exit|idle|ready (usage: fleetcom wait [OPTIONS] TASK --for WHAT)");
+    if (!isOneOf(CONDITIONS, condition)) throw usageError(`wait: --for: expected waiting, exit, idle or ready, got '${printable(condition)}'`);
+    const refs = args._ as string[];
+    const ref = refs[0];
     if (args.any && ref !== undefined) throw usageError("wait: give a TASK or --any, not both");
     if (!args.any && ref === undefined) throw usageError("wait: name a TASK, or --any for the first task of the fleet");
     if (args.group !== undefined && !args.any) throw usageError("wait: --group goes with --any");
-    const timeoutMs = parseTimeout(args.timeout);
     // The daemon's rule for groups: `--group Unassigned` (or an empty one) means the tasks without one.
     const scope: Scope = args.any ? { kind: "any", group: args.group === undefined ? undefined : normalizeGroup(args.group) } : { kind: "one", ref: ref! };
     if (scope.kind === "any" && !hostInUse() && hostsMayBeAdded()) {
       const { readHosts } = await import("./client-hosts.ts");
       const hosts = readHosts();
-      if (hosts.length) return console.log(await waitOnEveryHost(hosts, scope, condition, timeoutMs));
+      if (hosts.length) {
+        const found = await waitOnEveryHost(hosts, scope, condition, timeoutMs);
+        console.log(found.name);
+        if (condition === "exit") process.exitCode = exitCodeOf(found.task);
+        return;
+      }
+    }
+    if (refs.length > 1) {
+      process.exitCode = await waitForEach(refs, condition, timeoutMs);
+      return;
     }
     const client = await DaemonClient.open({ autostart: false });
     try {
       const idleMs = condition === "idle" ? await daemonIdleMs(client) : DEFAULT_IDLE_SECONDS * 1000;
       const task = await waitFor(client, scope, condition, timeoutMs, idleMs);
       if (scope.kind === "any") console.log(task.id);
+      // As shell `wait` and `docker wait`: the task's own exit code reaches the script.
+      if (condition === "exit") process.exitCode = exitCodeOf(task);
     } finally {
       client.close();
     }
@@ -103,11 +132,28 @@ export default defineCommand({
 });
 
 /**
+ * `wait A B C --for …`: every task named, each on a connection of its own (a connection follows one
+ * wait); with `--for exit`, the code of the first in the order given that did not end with 0, as a
+ * script that waits for several jobs wants to hear of any failure.
+ */
+async function waitForEach(refs: readonly string[], condition: Condition, timeoutMs: number | null): Promise<number> {
+  const clients = await Promise.all(refs.map(() => DaemonClient.open({ autostart: false })));
+  try {
+    const idleMs = condition === "idle" ? await daemonIdleMs(clients[0]!) : DEFAULT_IDLE_SECONDS * 1000;
+    const tasks = await Promise.all(refs.map((ref, i) => waitFor(clients[i]!, { kind: "one", ref }, condition, timeoutMs, idleMs)));
+    if (condition !== "exit") return 0;
+    return tasks.map(exitCodeOf).find((code) => code !== 0) ?? 0;
+  } finally {
+    for (const client of clients) client.close();
+  }
+}
+
+/**
  * `wait --any` with hosts added: every host's fleet and this one's, at once; the first task to meet
  * the condition, as `ID` here or `HOST:ID` there. A host that cannot be reached is named on stderr
  * and the others still count; only when none can meet the condition (or the time is up) is it an error.
  */
-async function waitOnEveryHost(hosts: RemoteHost[], scope: Scope, condition: Condition, timeoutMs: number | null): Promise<string> {
+async function waitOnEveryHost(hosts: RemoteHost[], scope: Scope, condition: Condition, timeoutMs: number | null): Promise<{ name: string; task: TaskInfo }> {
   const clients: DaemonClient[] = [];
   const onOne = async (host: RemoteHost | null) => {
     const client = await DaemonClient.open({ host, autostart: host !== null, notices: host === null });
@@ -115,7 +161,7 @@ async function waitOnEveryHost(hosts: RemoteHost[], scope: Scope, condition: Con
     const idleMs = condition === "idle" ? await daemonIdleMs(client) : DEFAULT_IDLE_SECONDS * 1000;
     try {
       const task = await waitFor(client, scope, condition, timeoutMs, idleMs);
-      return host ? `${host.name}:${task.id}` : String(task.id);
+      return { name: host ? `${host.name}:${task.id}` : String(task.id), task };
     } catch (error) {
       if (host && error instanceof UserError && error.exitCode === EXIT.unreachable) process.stderr.write(`fleetcom: ${printable(error.message)}\n`);
       throw error;

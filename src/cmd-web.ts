@@ -24,7 +24,11 @@ export default defineCommand({
       description: "Let the page type into tasks, send text and keys, rerun and kill; with --url, a link that may, on a view started without --write too",
     },
     port: { type: "string", valueHint: "N", description: "Listen on this port (default: any free one)" },
-    listen: { type: "string", valueHint: "ADDR", description: "Listen on this address instead of 127.0.0.1 (off loopback, with --tls-cert and --tls-key)" },
+    listen: {
+      type: "string",
+      valueHint: "ADDR[:PORT]",
+      description: "Listen on this address instead of 127.0.0.1, and on PORT when given (off loopback, with --tls-cert and --tls-key)",
+    },
     "tls-cert": { type: "string", valueHint: "FILE", description: "Serve HTTPS with this certificate (PEM)" },
     "tls-key": { type: "string", valueHint: "FILE", description: "…and this private key (PEM)" },
     revoke: { type: "boolean", description: "Invalidate every web token and session, then exit" },
@@ -46,11 +50,14 @@ export default defineCommand({
       console.log(`every web token and session is revoked (${tokenFile()})`);
       return;
     }
-    const hostname = args.listen ?? "127.0.0.1";
+    const listen = args.listen === undefined ? { hostname: "127.0.0.1" } : listenAddress(args.listen);
+    const hostname = listen.hostname;
+    if (listen.port !== undefined && args.port !== undefined && portFlag(args.port) !== listen.port)
+      throw usageError(`web: --listen ${args.listen} and --port ${args.port} name two ports: give one`);
     if (!isLoopback(hostname) && !(args["tls-cert"] && args["tls-key"]))
       throw usageError(`web: --listen ${hostname} is off loopback: give --tls-cert and --tls-key, or keep 127.0.0.1 behind a TLS front (docs/web.md)`);
     if (Boolean(args["tls-cert"]) !== Boolean(args["tls-key"])) throw usageError("web: --tls-cert and --tls-key go together");
-    const port = args.port === undefined ? 0 : portFlag(args.port);
+    const port = listen.port ?? (args.port === undefined ? 0 : portFlag(args.port));
     const tls = args["tls-cert"] && args["tls-key"] ? { cert: pem("--tls-cert", args["tls-cert"]), key: pem("--tls-key", args["tls-key"]) } : null;
     const named = args["host-name"] === undefined ? null : hostNameFlag(args["host-name"]);
     const shown = named ?? hostname;
@@ -58,7 +65,7 @@ export default defineCommand({
     const address = (listening: number) => `${tls ? "https" : "http"}://${host}:${listening}/`;
     const url = (listening: number) => `${address(listening)}?token=${newLoginToken(Date.now(), args.write ? "write" : "read")}`;
     if (args.url) {
-      if (args.port === undefined) throw usageError("web --url: give the --port the web view listens on (the service's is 7681)");
+      if (listen.port === undefined && args.port === undefined) throw usageError("web --url: give the --port the web view listens on (the service's is 7681)");
       console.log(url(port));
       return;
     }
@@ -85,6 +92,25 @@ function pem(flag: string, path: string): string {
     const code = errnoCode(error);
     throw usageError(`web: ${flag} ${path}: ${(code && errnoWords(code)) ?? errorMessage(error)}`);
   }
+}
+
+/**
+ * `--listen` as people write it: an address, or an address and a port (`127.0.0.1:8080`,
+ * `[::1]:8080`, `localhost:8080`); an IPv6 address with no brackets is an address alone (`::1`).
+ */
+function listenAddress(raw: string): { hostname: string; port?: number } {
+  const bracketed = /^\[([^\]]+)\](?::(.*))?$/.exec(raw);
+  if (bracketed) return { hostname: bracketed[1]!, ...(bracketed[2] !== undefined && { port: listenPort(raw, bracketed[2]) }) };
+  const colons = raw.split(":").length - 1;
+  if (colons !== 1) return { hostname: raw };
+  const at = raw.indexOf(":");
+  return { hostname: raw.slice(0, at), port: listenPort(raw, raw.slice(at + 1)) };
+}
+
+function listenPort(raw: string, port: string): number {
+  const value = /^\d+$/.test(port) ? Number(port) : Number.NaN;
+  if (!(value >= 1 && value <= 65535)) throw usageError(`web: --listen ${raw}: '${port}' is not a port (1-65535)`);
+  return value;
 }
 
 /** A DNS name (letters, digits, dots, hyphens): what a Host header names, never a URL or a port. */

@@ -15,7 +15,7 @@ import { isDirectory } from "./files.ts";
 import { commandTooLong } from "./recipe.ts";
 import { logPatternProblem } from "./recipe-services.ts";
 import { stopInOrder } from "./daemon-order.ts";
-import { normalizeGroup, normalizeName } from "./task-labels.ts";
+import { labelTooLong, normalizeGroup, normalizeName } from "./task-labels.ts";
 import type { DaemonStatus, Escapee, Op, OpArgs, OpResult, RecipeEntry, SnapshotError, TaskInfo, TaskRef } from "./wire-protocol.ts";
 import { MAX_SEND_BYTES, sendTooLong } from "./term-keys.ts";
 import { mebibytes } from "./text-size.ts";
@@ -177,18 +177,30 @@ export function operations(fleet: Fleet): Handlers {
     },
     tag: (_peer, a) => {
       const task = fleet.find(a.task);
-      task.tagged = !task.tagged;
+      task.tagged = a.on ?? !task.tagged;
       fleet.taskChanged(task, false);
       return task.info();
     },
     rename: (_peer, a) => {
       const task = fleet.find(a.task);
-      task.name = a.name === null ? null : normalizeName(a.name);
+      const tooLong = a.name === null ? null : labelTooLong(a.name, "name");
+      if (tooLong) throw new UserError(tooLong);
+      const name = a.name === null ? null : normalizeName(a.name);
+      // Names are what scripts send to (`send dev …`): two running tasks of one name make it ambiguous.
+      const holder = name === null ? undefined : fleet.all().find((t) => t !== task && t.running && t.name === name);
+      if (holder && !a.force) throw new UserError(`task ${holder.id} is already named '${name}' (--force moves the name to task ${task.id})`);
+      if (holder) {
+        holder.name = null;
+        fleet.taskChanged(holder, true);
+      }
+      task.name = name;
       fleet.taskChanged(task, true);
       return task.info();
     },
     group: (_peer, a) => {
       const task = fleet.find(a.task);
+      const tooLong = a.group === null ? null : labelTooLong(a.group, "group");
+      if (tooLong) throw new UserError(tooLong);
       task.group = a.group === null ? null : normalizeGroup(a.group);
       fleet.taskChanged(task, true);
       return task.info();

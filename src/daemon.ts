@@ -129,6 +129,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     (t) => this.tasks.get(t.id) === t && this.events.broadcast("changed", t.info()),
     (m) => this.options.log(m),
     () => this.hooks.recipeChanged(),
+    runtimeDir(),
     (t, baseline) => this.checkpoints.fromBaseline(t, baseline),
   );
   readonly checkpoints = new TaskCheckpoints<Task>(

@@ -1,12 +1,13 @@
 // The git plumbing behind a task's baseline and its diff (docs/review.md), for both processes.
 //
 // INVARIANT: nothing here writes the user's index, HEAD, stash or branches. A snapshot of the
-// working tree goes through a temporary index file (GIT_INDEX_FILE), seeded from a copy of the real
-// one so unchanged files are not hashed again; `git add -A` and `git write-tree` then see the tree as
-// it is (tracked and untracked, not ignored), and the only thing written to the repository is objects
+// working tree goes through an index file of fleetcom's own (GIT_INDEX_FILE: a temporary one, or
+// the daemon's kept one for counting), seeded from a copy of the real one so unchanged files are not
+// hashed again; git then writes the tree as it is (tracked and untracked, not ignored), and the only
+// thing written to the repository is objects
 // and the one `refs/fleetcom/` ref that keeps a baseline alive. GIT_OPTIONAL_LOCKS=0 keeps even a
 // read from refreshing the user's index.
-import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, lstatSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { childProcess, nodeOs } from "./platform.ts";
@@ -116,9 +117,18 @@ export async function snapshot(top: string, large: "changed" | "all"): Promise<S
  * or, with `--cached`, every tracked one; paths from the top, sizes from lstat, no file read.
  */
 async function oversized(top: string, env: Record<string, string>, tracked: "--modified" | "--cached"): Promise<string[]> {
+  return overBound(top, await listedFiles(top, env, tracked));
+}
+
+/** The untracked (not ignored) files and the tracked ones `tracked` lists (deleted ones among `--modified`), from the top. */
+async function listedFiles(top: string, env: Record<string, string>, tracked: "--modified" | "--cached"): Promise<string[]> {
   const listed = await gitRun(top, ["ls-files", "-z", tracked, "--others", "--exclude-standard"], env);
   if (listed.code !== 0) throw new Error(`git ls-files: ${listed.err}`);
-  const paths = [...new Set(listed.out.split("\0").filter((p) => p !== ""))];
+  return [...new Set(listed.out.split("\0").filter((p) => p !== ""))];
+}
+
+/** Those of `paths` that are files over the bound; sizes from lstat, no file read. */
+async function overBound(top: string, paths: string[]): Promise<string[]> {
   const big: string[] = [];
   for (let i = 0; i < paths.length; i += STAT_BATCH) {
     const batch = paths.slice(i, i + STAT_BATCH);
@@ -134,6 +144,65 @@ async function oversized(top: string, env: Record<string, string>, tracked: "--m
     for (const [j, size] of sizes.entries()) if (size > SNAPSHOT_MAX_FILE_BYTES) big.push(batch[j]!);
   }
   return big;
+}
+
+/**
+ * An index file of fleetcom's own for one working tree, never the user's: seeded from a copy of the
+ * user's index (again whenever theirs changes, so it stays their index plus the working tree), and
+ * kept between snapshots, so its stat cache lets the next snapshot hash only the files changed since.
+ */
+export class PrivateIndex {
+  private seededFrom = "";
+
+  constructor(readonly path: string) {}
+
+  /** Copies the user's index in when it is not the one this was last seeded from. */
+  async seed(top: string): Promise<void> {
+    const real = await gitRun(top, ["rev-parse", "--path-format=absolute", "--git-path", "index"]);
+    const userIndex = real.code === 0 ? real.out.trim() : "";
+    const stat = userIndex !== "" && existsSync(userIndex) ? lstatSync(userIndex) : null;
+    const signature = stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : "none";
+    if (signature === this.seededFrom && existsSync(this.path)) return;
+    if (stat) copyFileSync(userIndex, this.path);
+    else rmSync(this.path, { force: true });
+    this.seededFrom = signature;
+  }
+
+  remove(): void {
+    rmSync(this.path, { force: true });
+  }
+}
+
+/**
+ * The tree of the working tree as it is now (as snapshotTree's), through the kept `index`: only the
+ * files git lists as changed against it or untracked are written into it (one scan of the tree), the
+ * oversized ones left out. Where git refuses that exact update (a file turned into a directory,
+ * say), `git add -A` over the whole tree does it.
+ */
+export async function snapshotTreeWith(top: string, index: PrivateIndex): Promise<string> {
+  await index.seed(top);
+  const env = { GIT_INDEX_FILE: index.path };
+  const changed = await listedFiles(top, env, "--modified");
+  const big = new Set(await overBound(top, changed));
+  const wanted = changed.filter((p) => !big.has(p));
+  if (wanted.length > 0) {
+    const updated = await gitRun(top, ["update-index", "--add", "--remove", "-z", "--stdin"], env, wanted.map((p) => `${p}\0`).join(""));
+    if (updated.code !== 0) await addAll(top, env, index.path, [...big]);
+  }
+  const tree = await gitRun(top, ["write-tree"], env);
+  if (tree.code !== 0) throw new Error(`git write-tree: ${tree.err}`);
+  return tree.out.trim();
+}
+
+async function addAll(top: string, env: Record<string, string>, indexPath: string, big: string[]): Promise<void> {
+  const pathspecs = `${indexPath}.pathspecs`;
+  writeFileSync(pathspecs, [".", ...big.map((p) => `:(exclude,literal)${p}`)].map((p) => `${p}\0`).join(""));
+  try {
+    const added = await gitRun(top, ["add", "-A", `--pathspec-from-file=${pathspecs}`, "--pathspec-file-nul"], env);
+    if (added.code !== 0) throw new Error(`git add: ${added.err}`);
+  } finally {
+    rmSync(pathspecs, { force: true });
+  }
 }
 
 /** lstat calls in flight at once: enough to keep the thread pool busy, few enough not to hold the event loop. */
@@ -167,16 +236,21 @@ export async function baselineExists(baseline: Baseline): Promise<boolean> {
   return (await gitRun(baseline.top, ["cat-file", "-e", `${baseline.commit}^{commit}`])).code === 0;
 }
 
-/** Files, lines added and removed from `base` (a tree or commit) to the working tree now. */
-export async function changesSince(top: string, base: string): Promise<ChangeStats> {
-  const now = await snapshotTree(top);
+/** Files, lines added and removed from `base` (a tree or commit) to `now` (a tree). */
+export async function changesBetween(top: string, base: string, now: string): Promise<ChangeStats> {
   const r = await gitRun(top, ["diff", "--numstat", "-z", "--no-renames", "--no-ext-diff", `${base}^{tree}`, now]);
   if (r.code !== 0) throw new Error(`git diff: ${r.err}`);
   return parseNumstat(r.out);
 }
 
-/** git in `cwd` with this terminal's stdio (its pager, its colours, the user's diff tools); its exit code. */
-export function gitInherit(cwd: string, args: string[]): number {
-  const r = childProcess().spawnSync("git", ["-C", cwd, ...args], { stdio: "inherit", env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" } });
-  return r.status ?? 1;
+/**
+ * git in `cwd` with this terminal's stdio (its pager, its colours, the user's diff tools); its exit
+ * code once it (and its pager) quit. Asynchronous, so a dashboard keeps reading its daemon meanwhile.
+ */
+export function gitOnTerminal(cwd: string, args: string[], env: Record<string, string> = {}): Promise<number> {
+  return new Promise((resolve) => {
+    const child = childProcess().spawn("git", ["-C", cwd, ...args], { stdio: "inherit", env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", ...env } });
+    child.on("error", () => resolve(127));
+    child.on("close", (code) => resolve(code ?? 1));
+  });
 }

@@ -75,9 +75,11 @@ export function displayName(recipe: ParsedRecipe, file: string): string {
 export function loadRecipe(arg: string, cwd: string, env: Env = process.env, host?: DirContext["host"]): LoadedRecipe {
   const file = resolveSessionTarget(arg, cwd, env);
   if (!arg.endsWith(".json") && !exists(file)) {
-    // `load ./nope` is a session name too (`work/api` is one): say how a file is named instead.
-    const pathLike = /^(\.{1,2}\/|\/|~)/.test(arg.trim()) ? "; a recipe file is given by a path ending in .json" : "";
-    throw new UserError(`no saved session '${printable(arg.trim())}' (looked for ${printable(file)}${pathLike})`);
+    // `load ./nope` is a session name too (`work/api` is one): for a word that reads as a file
+    // (`./x.yaml`), the session file it was mapped to means nothing to the user; how a file is named does.
+    const fileLike = /^(\.{1,2}\/|\/|~)/.test(arg.trim()) || /\.[A-Za-z0-9]+$/.test(arg.trim());
+    const why = fileLike ? "a recipe file is given by a path ending in .json; fleetcom sessions lists the saved ones" : `looked for ${printable(file)}`;
+    throw new UserError(`no saved session '${printable(arg.trim())}' (${why})`);
   }
   const recipe = withoutRecoveryKeys(readRecipe(file, { home: homeDir(env), cwd, ...(host && { host }) }));
   return { ...recipe, file, displayName: displayName(recipe, file) };
@@ -177,7 +179,8 @@ export function saveSession(name: string, entries: HostedEntry[], env: Env = pro
   return file;
 }
 
-function existingSession(name: string, env: Env): string {
+/** The file of the saved session `name`; an error naming the file looked for when there is none. */
+export function existingSession(name: string, env: Env = process.env): string {
   const file = sessionFile(name, env);
   if (!exists(file)) throw new UserError(`no saved session '${printable(name.trim())}' (looked for ${printable(file)})`);
   return file;

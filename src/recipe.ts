@@ -7,6 +7,7 @@ import { resolve } from "node:path";
 import { UserError } from "./errors.ts";
 import { normalizeGroup, normalizeName } from "./task-labels.ts";
 import { exactSize, parseMemoryLimit } from "./task-resources.ts";
+import { entryPlace, entryProblems, notAList } from "./recipe-problems.ts";
 import { describeJsonError } from "./text-json-error.ts";
 import { printable } from "./text-printable.ts";
 import { resolvePath } from "./text-path.ts";
@@ -110,7 +111,8 @@ export const recipeEntry = schema("recipeEntry", (type) =>
 export type RecipeEntry = typeof recipeEntry.infer;
 
 // One element of a directory's array in a file: a plain command, or an object with a string `cmd`
-// and optional string `group` / `name`. Extra members are ignored; anything else is dropped on load.
+// and optional string `group` / `name`. Extra members are ignored with a warning; anything else, and
+// an empty command, is dropped on load, with a line saying why (recipe-problems.ts).
 export const storedEntry = schema("storedEntry", (type) => type("string").or({ cmd: "string", "group?": "string", "name?": "string" }));
 export type StoredEntry = typeof storedEntry.infer;
 
@@ -140,7 +142,14 @@ export type HostedEntry = RecipeEntry & { host?: RecipeHost };
  * `finished`: what a recovery snapshot records apart, the tasks that had already finished when it was
  * written (recovery.md): shown by a dry run, never started by a load. Sessions have none.
  */
-export type ParsedRecipe = { name: string | null; entries: HostedEntry[]; finished?: RecipeEntry[]; dropped: number };
+export type ParsedRecipe = {
+  name: string | null;
+  entries: HostedEntry[];
+  finished?: RecipeEntry[];
+  dropped: number;
+  /** One line per dropped or doubtful entry, naming the file, directory, index and member (recipe-problems.ts). */
+  problems: string[];
+};
 /**
  * `host`: the added host called `name`, or null. Without it (a snapshot, a listing), every key is a
  * path here, as it was before hosts existed.
@@ -166,23 +175,31 @@ export function parseRecipe(text: string, file: string, ctx: DirContext): Parsed
   // The shape, not the version, tells the two apart: an object-valued `dirs` means wrapped.
   const wrapped = isPlainObject(doc.dirs);
   const dirs = wrapped ? (doc.dirs as Record<string, unknown>) : withoutVersion(doc);
-  const parsed: ParsedRecipe = { name: wrapped ? storedName(doc.name) : null, entries: [], dropped: 0 };
+  const parsed: ParsedRecipe = { name: wrapped ? storedName(doc.name) : null, entries: [], dropped: 0, problems: [] };
   const order: OrderedEntry[] = [];
-  for (const [key, value] of Object.entries(dirs))
-    addDirectory(parsed, parsed.entries, resolveHostedKey(key, ctx), value, file, { at: `dirs[${JSON.stringify(key)}]`, order });
+  for (const [key, value] of Object.entries(dirs)) {
+    const said = (index?: number) => entryPlace(file, wrapped, key, index);
+    addDirectory(parsed, parsed.entries, resolveHostedKey(key, ctx), value, file, { at: `dirs[${JSON.stringify(key)}]`, said, order });
+  }
   checkOrder(order, file);
   // Only the wrapped form has one: in a flat file `finished` is a directory like any other.
   if (wrapped && isPlainObject(doc.finished)) {
     const finished: RecipeEntry[] = (parsed.finished = []);
-    for (const [key, value] of Object.entries(doc.finished))
-      addDirectory(parsed, finished, resolveDirKey(key, ctx), value, file, { at: `finished[${JSON.stringify(key)}]` });
+    for (const [key, value] of Object.entries(doc.finished)) {
+      const said = (i?: number) => `${printable(file)}: finished[${printable(JSON.stringify(key))}]${i === undefined ? "" : `[${i}]`}`;
+      addDirectory(parsed, finished, resolveDirKey(key, ctx), value, file, { at: `finished[${JSON.stringify(key)}]`, said });
+    }
   }
   checkCommands(parsed, file);
   return parsed;
 }
 
-/** Where a directory's entries are in the file (`dirs["~/app"]`), for refusals, and the start order they join (absent: `finished`, which never starts). */
-type DirSource = { at: string; order?: OrderedEntry[] };
+/**
+ * Where a directory's entries are in the file (`dirs["~/app"]`), for refusals; `said`, the same with
+ * the file and an entry's index, for the lines about dropped or doubtful entries (recipe-problems.ts);
+ * and the start order they join (absent: `finished`, which never starts).
+ */
+type DirSource = { at: string; said: (index?: number) => string; order?: OrderedEntry[] };
 
 function addDirectory(
   parsed: ParsedRecipe,
@@ -197,10 +214,13 @@ function addDirectory(
   // A non-array value contributes nothing; it counts as one dropped entry so the user hears about it.
   if (!Array.isArray(value)) {
     parsed.dropped++;
+    parsed.problems.push(`${source.said()}: ${notAList(value)}`);
     return;
   }
   for (const [index, item] of value.entries()) {
-    if (!storedEntry.allows(item)) {
+    const { dropped, lines } = entryProblems(item);
+    parsed.problems.push(...lines.map((line) => `${source.said(index)}: ${line}`));
+    if (dropped || !storedEntry.allows(item)) {
       parsed.dropped++;
       continue;
     }

@@ -124,8 +124,8 @@ export interface Settings {
   problems: string[];
 }
 
-/** A value read, perhaps with parts of it left out (`warnings`: one line each, naming the part), or why it cannot be. */
-type Parsed<T> = { ok: T; warnings?: string[] } | { error: string };
+/** A value read, perhaps with parts left out (`warnings`, one line each) or taken not as written (`note`: clamped), or why it cannot be. */
+type Parsed<T> = { ok: T; warnings?: string[]; note?: string } | { error: string };
 
 /** How one setting is read from the file and the environment. */
 export interface Spec<T> {
@@ -146,8 +146,6 @@ function logMax(v: string | number): Parsed<number> {
   const bytes = parseSize(v);
   return bytes !== null && bytes >= MIN_LOG_MAX ? { ok: bytes } : { error: `expected a size of at least 64K such as "100M" or "1G", got ${shown(v)}` };
 }
-
-const wholeNumber = (v: string) => (/^\d+$/.test(v.trim()) ? Number(v) : NaN);
 
 /** Each setting's spec; typed, never cast, so a spec that lacks a member (or a setting that lacks a spec) does not compile. */
 type Specs = { [K in Exclude<keyof Settings, "file" | "problems" | "agents">]: Spec<Settings[K]["value"]> };
@@ -171,10 +169,8 @@ const SPECS: Specs = {
     env: "FLEETCOM_SCROLLBACK",
     fallback: DEFAULT_SCROLLBACK,
     fromFile: (v) =>
-      typeof v === "number" && Number.isInteger(v) && v >= 0
-        ? { ok: Math.min(v, MAX_SCROLLBACK) }
-        : { error: `expected a whole number of lines, got ${shown(v)}` },
-    fromEnv: (v) => (Number.isNaN(wholeNumber(v)) ? { error: `'${v}' is not a whole number` } : { ok: Math.min(wholeNumber(v), MAX_SCROLLBACK) }),
+      typeof v === "number" && Number.isInteger(v) && v >= 0 ? clampedScrollback(v, shown(v)) : { error: `expected a whole number of lines, got ${shown(v)}` },
+    fromEnv: (v) => (/^\d+$/.test(v.trim()) ? clampedScrollback(Number(v), v.trim()) : { error: `'${v}' is not a whole number` }),
   },
   idleSeconds: {
     key: "idle_seconds",
@@ -224,6 +220,12 @@ function worktreeDir(raw: string): Parsed<string | null> {
   return dir.startsWith("/") || dir.startsWith("~/") ? { ok: dir } : { error: `'${raw}' is not an absolute directory or one under ~/` };
 }
 
+/** Scrollback past its most is clamped to it, and said. */
+function clampedScrollback(lines: number, written: string): Parsed<number> {
+  if (lines <= MAX_SCROLLBACK) return { ok: lines };
+  return { ok: MAX_SCROLLBACK, note: `${written} is more than the most, ${MAX_SCROLLBACK} lines; using ${MAX_SCROLLBACK}` };
+}
+
 /** A number of seconds from 0 to a day, in the file or the environment. */
 function secondsSpec(key: string, env: string, fallback: number): Spec<number> {
   const inRange = (n: number): Parsed<number> => (n >= 0 && n <= 86_400 ? { ok: n } : { error: `expected a number of seconds from 0 to 86400, got ${n}` });
@@ -261,8 +263,8 @@ const TABLE_KEYS = ["agents"];
 
 export const CONFIG_KEYS = [...Object.values(SPECS).map((s) => s.key), ...TABLE_KEYS];
 
-/** Keys only clients read, each in its own module: the added hosts (client-hosts.ts), the ssh command (client-ssh.ts), the prices of models (config-prices.ts). */
-export const CLIENT_KEYS = ["hosts", "ssh_command", "prices"];
+/** Keys only clients read, each in its own module: hosts (client-hosts.ts), ssh_command (client-ssh.ts), prices (config-prices.ts), run_check (config-run-check.ts). */
+export const CLIENT_KEYS = ["hosts", "ssh_command", "prices", "run_check"];
 
 // Keys every program needs: a detach key must not take one of them from the task.
 const RESERVED_CTRL = new Map([
@@ -343,10 +345,23 @@ export function readConfigFile(file: string): FileValues {
       const line = lines[error.line - 1]!;
       const key = /^\s*["']?([\w-]+)/.exec(line)?.[1];
       const known = key !== undefined && CONFIG_KEYS.includes(key);
+      // A key given twice: TOML refuses the second, and the first is what is in effect.
+      const first = key === undefined ? 0 : lineOfKey(lines, key);
+      if (first > 0 && first < error.line) {
+        result.problems.push(`${file}:${error.line}: ${key}: given again; line ${first} is in effect (${lines[first - 1]!.trim()}), this line is ignored`);
+        lines[error.line - 1] = "";
+        continue;
+      }
       // `confirm = yes`: TOML wants a word in quotes, which every setting then reads (parseBoolean for yes/no).
       const word = known ? /=\s*([A-Za-z][\w-]*)\s*(?:#.*)?$/.exec(line)?.[1] : undefined;
       const hint = word === undefined ? "" : `; a word needs quotes: ${key} = "${word}"`;
       const safe = Object.values(SPECS).find((spec) => spec.key === key)?.safe;
+      // A yes/no setting written as tmux writes one (`bell = off`) is taken as the quoted word would be.
+      if (word !== undefined && safe !== undefined && parseBoolean(word) !== undefined) {
+        result.values.set(key!, { value: word, line: error.line });
+        lines[error.line - 1] = "";
+        continue;
+      }
       const outcome = !known ? "line ignored" : safe === undefined ? `using the default for ${key}` : `taking ${key} = ${String(safe)} to be safe`;
       result.problems.push(`${file}:${error.line}: ${key ? `${key}: ` : ""}not valid TOML (${firstLine(error)}${hint}); ${outcome}`);
       if (known) result.values.set(key, { value: UNREADABLE, line: error.line });
@@ -374,8 +389,7 @@ function firstLine(error: unknown): string {
 
 function lineOfKey(lines: string[], key: string): number {
   const escaped = key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const at = lines.findIndex((l) => new RegExp(`^\\s*["']?${escaped}["']?\\s*[=.]`).test(l));
-  return at + 1;
+  return lines.findIndex((l) => new RegExp(`^\\s*["']?${escaped}["']?\\s*[=.]`).test(l)) + 1;
 }
 
 function resolveSetting<T>(spec: Spec<T>, file: string, values: FileValues, env: Env, problems: string[]): Resolved<T> {
@@ -384,6 +398,7 @@ function resolveSetting<T>(spec: Spec<T>, file: string, values: FileValues, env:
   if (raw !== undefined && raw !== "") {
     const parsed = spec.fromEnv(raw);
     for (const warning of ("ok" in parsed && parsed.warnings) || []) problems.push(`${spec.env}: ${warning}; ignored`);
+    if ("ok" in parsed && parsed.note) problems.push(`${spec.env}: ${parsed.note}`);
     if ("ok" in parsed) return { value: parsed.ok, source: spec.env };
     problems.push(`${spec.env}: ${parsed.error}; ${spec.safe === undefined ? "ignored" : safely}`);
     if (spec.safe !== undefined) return { value: spec.safe, source: spec.env };
@@ -395,6 +410,7 @@ function resolveSetting<T>(spec: Spec<T>, file: string, values: FileValues, env:
     if (inFile.value === UNREADABLE) return spec.safe === undefined ? { value: spec.fallback, source: "default" } : { value: spec.safe, source };
     const parsed = spec.fromFile(inFile.value);
     for (const warning of ("ok" in parsed && parsed.warnings) || []) problems.push(`${source}: ${spec.key}: ${warning}; ignored`);
+    if ("ok" in parsed && parsed.note) problems.push(`${source}: ${spec.key}: ${parsed.note}`);
     if ("ok" in parsed) return { value: parsed.ok, source };
     problems.push(`${source}: ${spec.key}: ${parsed.error}; ${spec.safe === undefined ? "using the default" : safely}`);
     if (spec.safe !== undefined) return { value: spec.safe, source };

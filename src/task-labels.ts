@@ -7,6 +7,12 @@ export const NO_GROUP = "Unassigned";
 
 const CONTROL = /\p{Cc}/gu;
 
+/** Why a name or group given by a user is refused, or null: longer than a label may be is refused, not cut. */
+export function labelTooLong(raw: string, kind: "name" | "group"): string | null {
+  const length = Array.from(raw.replace(CONTROL, "").trim()).length;
+  return length > LABEL_MAX_CHARS ? `a ${kind} is at most ${LABEL_MAX_CHARS} characters (this one has ${length})` : null;
+}
+
 function normaliseLabel(raw: string): string | null {
   const cleaned = raw.replace(CONTROL, "").trim();
   // Count code points, not UTF-16 units, so an emoji is one character and never cut in half; trim

@@ -9,7 +9,6 @@
 // the other one leaves the task smaller). Following the smallest client instead (tmux's
 // `window-size smallest`) would shrink the task under the user at the bigger terminal whenever a
 // phone looks in; see docs/dashboard.md, Two terminals of different sizes.
-import { constants } from "node:os";
 import { cut } from "./text-width.ts";
 import { stateText } from "./view-task.ts";
 import { label } from "./task-labels.ts";
@@ -17,12 +16,6 @@ import { printable } from "./text-printable.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 import { cursorTo, ERASE_LINE, RESTORE_CURSOR, REVERSE_VIDEO, SAVE_CURSOR, SGR_RESET } from "./text-ansi.ts";
 import { StatusRowGuard } from "./ui-attach-status.ts";
-
-/** The exit code a shell would see: the task's own, or 128 + n for a signal, as ssh and docker run report it. */
-export function exitCodeOf(task: TaskInfo): number {
-  if (task.signal) return 128 + ((constants.signals as Record<string, number>)[task.signal] ?? 0);
-  return task.exitCode ?? 1;
-}
 
 /**
  * How a finished task ended, drawn over the last row of its screen by the client alone: a redraw or

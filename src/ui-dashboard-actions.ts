@@ -1,8 +1,9 @@
 // What the dashboard's keys ask of the daemon (docs/dashboard.md): run, rename, group, tag, rerun,
-// kill or remove, save, recover. Each says on the status line what came of it. The dashboard
+// kill or remove, save, recover; and `d`, a task's diff in git's pager. Each says on the status line what came of it. The dashboard
 // (ui-dashboard.ts) holds the fleet, the cursor and the terminal; an action sees only its `Desk`.
 import { join } from "node:path";
 import type { DaemonClient } from "./client.ts";
+import { pageTaskDiff } from "./client-diff.ts";
 import { errorMessage } from "./errors.ts";
 import { recoveryDir, tildePath } from "./paths.ts";
 import { NO_GROUP, label } from "./task-labels.ts";
@@ -40,6 +41,8 @@ export interface Desk {
   confirm(question: string): Promise<boolean>;
   /** The cursor goes on this task's row (`host` null: this machine's). */
   showTask(id: number, host: string | null): void;
+  /** `show` has the terminal (a pager) until it settles; then the dashboard draws again. */
+  lendToPager(show: () => Promise<unknown>): Promise<void>;
 }
 
 /** Runs `work` and puts what it says, or what went wrong, on the status line; true when it worked. */
@@ -76,6 +79,19 @@ async function forTargets(
   const failed = results.flatMap((r) => (r.status === "rejected" ? [errorMessage(r.reason)] : []));
   desk.tell([said.many(acting.length - failed.length), ...(failed.length ? [`${failed.length} failed: ${failed[0]}`] : [])].join("; "), failed.length > 0);
   if (failed.length === 0) desk.picked.clear();
+}
+
+/**
+ * `d`: the task's diff since its baseline in git's pager, as `fleetcom diff` shows it (docs/review.md).
+ * git runs here, so another host's task is pointed to `fleetcom diff HOST:TASK`, which runs it there.
+ */
+export async function pageDiff(desk: Desk, row: ListRow): Promise<void> {
+  const { task } = row;
+  if (!task) return desk.tell("d shows a task's diff: put the cursor on a task");
+  if (row.host !== null) return desk.tell(`d shows this machine's tasks' diffs; for this one run fleetcom diff ${desk.ref(task)}`);
+  if (task.baseline === null)
+    return desk.tell(`task ${task.id} has no baseline: only agents and tasks started with --worktree in a git repository get one`, true);
+  await desk.lendToPager(() => pageTaskDiff(task));
 }
 
 /**

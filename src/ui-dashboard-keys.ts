@@ -34,6 +34,7 @@ const HINTS: Hint[] = [
   { key: "s", short: "s", word: "grouping", rank: 9 },
   { key: "w", short: "w", word: "save", rank: 9 },
   { key: "o", short: "o", word: "sessions", shortWord: "open", rank: 7 },
+  { key: "d", short: "d", word: "diff", rank: 9 },
   { key: "q", short: "q", word: "detach", rank: 1 },
   { key: "Q", short: "Q", word: "stop all", rank: 9 },
   { key: "?", short: "?", word: "help", rank: 0 },
@@ -85,7 +86,8 @@ export function helpEntries(detach: string, foreground = false): [string, string
     ["/", "filter by name, command, directory, group"],
     ["Esc", "clear the selection, then the filter"],
     ["Enter", `attach; ${detach} d comes back`],
-    ["Space", "peek at the task's screen"],
+    // One line for both: the ? screen must fit 16 rows in two columns.
+    ["Space · d", "peek at the task's screen · its diff, in git's pager"],
     ["v", "select or unselect (on a title: its section)"],
     ["V", "select every task shown, or none"],
     ["X", "kill if running, remove if finished *"],

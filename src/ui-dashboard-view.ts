@@ -4,6 +4,7 @@
 import { label } from "./task-labels.ts";
 import { age, glyph, restartNote, stateText, taskAge } from "./view-task.ts";
 import { allTasks, blocks, type Block, type Grouping, header, type HostBlock, type Order, screenRows, type Section, taskKey } from "./view-fleet.ts";
+import { changesCell } from "./text-changes.ts";
 import { cut } from "./text-width.ts";
 import { printable } from "./text-printable.ts";
 import type { CrashNotice, SnapshotError, TaskInfo } from "./wire-protocol.ts";
@@ -37,7 +38,9 @@ export function taskRow(task: TaskInfo, columns: number, idWidth: number, now: n
   const prefix = `${mark}${glyph(task)} ${task.tagged ? "◆" : " "} ${String(task.id).padStart(idWidth)} ${arrow}${state}`;
   // Its CPU and memory while they are sampled (a running task on a daemon that samples them).
   const use = sampled(task) ? ` · ${cpuCell(task.cpu)} ${memCell(task.rss)}` : "";
-  const suffix = `${use}${restartNote(task, now)} · ${taskAge(task, now)}`;
+  // What the task changed in its repository (`+120 −14`), on rows of tasks with changes.
+  const changes = changesCell(task.changes);
+  const suffix = `${use}${restartNote(task, now)}${changes ? ` · ${changes}` : ""} · ${taskAge(task, now)}`;
   const room = Math.max(4, columns - 1 - textWidth(prefix) - textWidth(suffix));
   // A task in a worktree of its own (run --worktree) carries its branch.
   const name = printable(task.worktree ? `${label(task)} [${task.worktree.branch}]` : label(task));

@@ -19,7 +19,7 @@ import { LIST, type DashboardEnd, type DashboardOptions, type Mode } from "./ui-
 import { Fleets } from "./ui-dashboard-fleets.ts";
 import { printable } from "./text-printable.ts";
 import type { CrashNotice, Notices, SnapshotError, TaskEvent, TaskInfo } from "./wire-protocol.ts";
-import { stopQuestion, killOrRemove, newCommand, recoverLost, regroup, rename, rerun, save, tag, type Desk } from "./ui-dashboard-actions.ts";
+import { stopQuestion, killOrRemove, newCommand, pageDiff, recoverLost, regroup, rename, rerun, save, tag, type Desk } from "./ui-dashboard-actions.ts";
 import { askLine, PROMPT_ROWS } from "./ui-prompt.ts";
 import { openHistoryInPager } from "./ui-history-pager.ts";
 import { Region } from "./ui-render.ts";
@@ -372,7 +372,7 @@ class Dashboard implements Desk {
         return;
       case "peek":
         // h: the peeked task's whole history in the pager, then back to the peek; any other key closes it.
-        if (key.name === "char" && key.text === "h") await this.pageHistory(mode.task);
+        if (key.name === "char" && key.text === "h") await this.lendToPager(() => openHistoryInPager(this.clientOf(mode.task), mode.task.id));
         else this.closePeek();
         return this.draw();
       case "lost":
@@ -450,6 +450,7 @@ class Dashboard implements Desk {
     },
     u: () => this.fleets.nextOrder(),
     w: () => save(this),
+    d: (row) => row && pageDiff(this, row),
     o: () => this.openSessions(),
     // In foreground mode the supervisor is this process: leaving stops everything, so it asks as Q does.
     q: () => (this.options.foreground ? this.quit() : this.finish("detached")),
@@ -528,10 +529,10 @@ class Dashboard implements Desk {
   }
 
   /** The pager has the terminal until it quits (ui-history-pager.ts), as attached mode would. */
-  private async pageHistory(task: TaskInfo): Promise<void> {
+  async lendToPager(show: () => Promise<unknown>): Promise<void> {
     this.keys.suspend();
     try {
-      await this.lend(() => openHistoryInPager(this.clientOf(task), task.id));
+      await this.lend(show);
     } catch (error) {
       this.fail(error);
     } finally {

@@ -26,8 +26,7 @@ export async function usageText(path: readonly string[], def: CommandDef<any>): 
   const flags = args.filter(([, a]) => a.type !== "positional");
 
   const lines: string[] = [`${paint.bold(command)}${meta.description ? ` - ${meta.description}` : ""}`, ""];
-  const operands = positionals.map(([name, a]) => operand(name, a)).join(" ");
-  lines.push(`${paint.bold("Usage:")} ${command} [OPTIONS]${operands ? ` ${operands}` : ""}`);
+  lines.push(`${paint.bold("Usage:")} ${usageOf(command, positionals)}`);
   if (subs.length) lines.push(`       ${command} COMMAND [OPTIONS] …`);
 
   if (positionals.length) {
@@ -46,6 +45,20 @@ export async function usageText(path: readonly string[], def: CommandDef<any>): 
     lines.push(...columns(rows), "", `Use ${command} COMMAND --help for more about a command.`);
   }
   return lines.join("\n");
+}
+
+/** `fleetcom send [OPTIONS] TASK TEXT…`: how `fleetcom <path…>` is called, as its help's Usage line says. */
+export async function usageLine(path: readonly string[], def: CommandDef<any>): Promise<string> {
+  const args = Object.entries((await resolved(def.args)) ?? {}) as [string, ArgDef][];
+  return usageOf(
+    ["fleetcom", ...path].join(" "),
+    args.filter(([, a]) => a.type === "positional"),
+  );
+}
+
+function usageOf(command: string, positionals: [string, ArgDef][]): string {
+  const operands = positionals.map(([name, a]) => operand(name, a)).join(" ");
+  return `${command} [OPTIONS]${operands ? ` ${operands}` : ""}`;
 }
 
 function operand(name: string, arg: ArgDef): string {
@@ -69,7 +82,9 @@ function flagLabel(name: string, arg: ArgDef): string {
   // A boolean that defaults to true is only ever given as its negation (`send --no-enter`).
   if (arg.type === "boolean" && arg.default === true) return `--no-${name}`;
   const short = "alias" in arg ? [arg.alias ?? []].flat().find((a) => a.length === 1) : undefined;
-  const value = arg.type === "boolean" ? "" : ` ${arg.valueHint ?? name.toUpperCase()}`;
+  // A boolean with a value hint takes an optional value, given after `=` (`--worktree[=BRANCH]`).
+  const optional = arg.type === "boolean" && arg.valueHint ? `[=${arg.valueHint.replace(/^\[(.*)\]$/, "$1")}]` : "";
+  const value = arg.type === "boolean" ? optional : ` ${arg.valueHint ?? name.toUpperCase()}`;
   return `${short ? `-${short}, ` : ""}--${name}${value}`;
 }
 

@@ -2,6 +2,7 @@
 // time), and what the web view sends back, as plain types (sent, never received). Everything that
 // acts on a task names it by id, as the dashboard does; typing goes to the task being viewed.
 import { schema } from "./validator.ts";
+import type { ChangedFile } from "./web-changes.ts";
 
 const id = "number.integer >= 0";
 /** The host a task is on (a `[hosts.NAME]` of config.toml, as client-hosts.ts names them); absent: this machine. */
@@ -12,7 +13,18 @@ export const pageMessage = schema("web.page", (type) =>
     .or({ type: "'input'", data: "string > 0" })
     .or({ type: "'send'", task: id, "host?": host, text: "string > 0" })
     .or({ type: "'keys'", task: id, "host?": host, keys: type("string > 0").array().atLeastLength(1) })
-    .or({ type: "'rerun' | 'kill' | 'history'", task: id, "host?": host }),
+    .or({ type: "'rerun' | 'kill' | 'history' | 'changes'", task: id, "host?": host })
+    .or({ type: "'file-diff'", task: id, "host?": host, path: "0 < string <= 4096" })
+    // Review comments on lines of a file's diff, sent to the agent as one prompt (web-changes.ts).
+    .or({
+      type: "'review'",
+      task: id,
+      "host?": host,
+      comments: type({ file: "0 < string <= 4096", from: "number.integer >= 1", to: "number.integer >= 1", text: "0 < string <= 16384" })
+        .array()
+        .atLeastLength(1)
+        .atMostLength(50),
+    }),
 );
 export type PageMessage = typeof pageMessage.infer;
 
@@ -38,6 +50,8 @@ export interface Card {
   running: boolean;
   /** `restarting in 2s ↻3`, `↻3`, or "" (view-task.ts restartText; docs/services.md). */
   restart: string;
+  /** What it changed in its repository, `+120 −14`, or "" (text-changes.ts changesCell; docs/review.md). */
+  changes: string;
 }
 
 export interface FleetView {
@@ -60,5 +74,11 @@ export type ServerMessage =
   | { type: "ended"; task: number; host: string | null; reason: string }
   /** The task's kept history (peek --history), plain and sanitised; `cut`: older lines were left out. */
   | { type: "history"; task: number; host: string | null; text: string; lines: number; cut: boolean }
+  /** The files the task changed since its baseline (web-changes.ts); `more`: files left out past the bound. */
+  | { type: "changes"; task: number; host: string | null; files: ChangedFile[]; more: number }
+  /** One file's diff since the baseline, sanitised text; `cut`: its end was left out. */
+  | { type: "file-diff"; task: number; host: string | null; path: string; text: string; cut: boolean }
+  /** The review comments reached the agent as one prompt. */
+  | { type: "reviewed"; task: number; host: string | null; comments: number }
   | { type: "error"; message: string }
   | { type: "daemon"; connected: boolean };

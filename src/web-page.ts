@@ -4,6 +4,7 @@
 // Made for a phone first: one column, large targets, the waiting tasks on top, the count in the title.
 import xtermCss from "@xterm/xterm/css/xterm.css" with { type: "text" };
 import xtermJs from "@xterm/xterm/lib/xterm.js" with { type: "text" };
+import { changesScript } from "./web-page-changes.ts";
 
 export const ASSETS: Record<string, { type: string; body: string }> = {
   "/": { type: "text/html; charset=utf-8", body: html() },
@@ -35,11 +36,16 @@ function html(): string {
   <section id="gate" hidden><p id="gate-text"></p></section>
   <section id="fleet" aria-label="tasks"></section>
   <section id="task" hidden>
-    <div class="bar"><button id="back">← Fleet</button><h2 id="task-title"></h2><button id="mode-button">Exact</button><button id="history-button">History</button></div>
+    <div class="bar"><button id="back">← Fleet</button><h2 id="task-title"></h2><button id="mode-button">Exact</button><button id="history-button">History</button><button id="changes-button">Changes</button></div>
     <p id="task-state"></p>
     <div id="term"><div id="xterm"></div><pre id="screen-text" hidden></pre></div>
     <p id="readonly" hidden></p>
     <div id="history-box" hidden><p id="history-note"></p><pre id="history"></pre></div>
+    <div id="changes-box" hidden>
+      <p id="changes-note"></p><div id="changes-files"></div><div id="file-diff"></div>
+      <form id="review" hidden><p id="review-lines"></p><textarea id="review-text" rows="3" placeholder="A comment on the picked lines"></textarea>
+      <div class="actions"><button type="button" id="review-add">Add comment</button><button id="review-send">Send to the agent</button></div><p id="review-queue"></p></form>
+    </div>
     <div id="controls" hidden>
       <form id="send"><input id="text" autocomplete="off" placeholder="Type, then Send (Enter follows)"><button>Send</button></form>
       <div id="keys"></div>
@@ -79,6 +85,12 @@ button:active { background: #3a4350; }
 #history-note { color: var(--dim); font-size: 14px; margin: 4px 0; }
 #history { margin: 0; max-height: 70vh; overflow: auto; -webkit-overflow-scrolling: touch; white-space: pre-wrap; overflow-wrap: anywhere; font: 12px/1.3 ui-monospace, Menlo, monospace; }
 #mode-button { margin-left: auto; }
+#changes-note, #review-lines, #review-queue { color: var(--dim); font-size: 14px; margin: 4px 0; }
+#changes-files .file { display: flex; justify-content: space-between; gap: 8px; width: 100%; margin: 0 0 6px; text-align: left; overflow-wrap: anywhere; }
+#changes-files .counts { color: var(--dim); flex: none; }
+#file-diff { background: #000; border-radius: 8px; padding: 4px 8px; max-height: 60vh; overflow: auto; font: 12px/1.35 ui-monospace, Menlo, monospace; white-space: pre-wrap; overflow-wrap: anywhere; }
+#file-diff .add { color: #7ee787; } #file-diff .del { color: #ff8080; } #file-diff [data-line] { cursor: pointer; } #file-diff .picked { background: #2c3d5a; }
+#review-text { width: 100%; box-sizing: border-box; font: inherit; color: var(--fg); background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 8px; }
 #task .bar { gap: 6px; }
 #task .bar h2 { flex: 1; min-width: 0; }
 #task .bar button { flex: none; padding: 8px 10px; }
@@ -175,6 +187,9 @@ function script(): string {
     else if (m.type === "screen" && isViewed(m)) showScreen(m);
     else if (m.type === "ended" && isViewed(m)) $("task-state").textContent = "ended: " + m.reason;
     else if (m.type === "history" && isViewed(m)) showHistory(m);
+    else if (m.type === "changes" && isViewed(m)) showChanges(m);
+    else if (m.type === "file-diff" && isViewed(m)) showFileDiff(m);
+    else if (m.type === "reviewed" && isViewed(m)) { comments = []; showPicked(); $("review-queue").textContent = m.comments + (m.comments === 1 ? " comment" : " comments") + " sent to the agent as one prompt"; }
     else if (m.type === "error") showError(m.message);
     else if (m.type === "daemon" && !m.connected) $("summary").textContent = "the daemon is not running; waiting for it…";
   }
@@ -227,7 +242,7 @@ function script(): string {
     if (card.host !== null) b.dataset.host = card.host;
     const line = card.message || (waiting ? [card.state, card.preview].filter(Boolean).join(" · ") : (card.preview ? [card.preview, card.restart].filter(Boolean).join(" · ") : card.state));
     const age = card.waited === null ? card.age : "waited " + card.waited;
-    const texts = [card.glyph, taskName(card) + " " + card.label, card.use ? card.use + " · " + age : age, line];
+    const texts = [card.glyph, taskName(card) + " " + card.label, (card.use ? card.use + " · " : "") + (card.changes ? card.changes + " · " : "") + age, line];
     texts.forEach((text, i) => { if (b.children[i].textContent !== text) b.children[i].textContent = text; });
     return b;
   }
@@ -252,6 +267,8 @@ function script(): string {
     fullScreen = false;
     if (term) term.reset();
     showHistoryBox(false);
+    showChangesBox(false);
+    comments = [];
     showMode();
     $("task").hidden = false;
     if (matchMedia("(max-width: 899px)").matches) $("fleet").hidden = true;
@@ -445,6 +462,7 @@ function script(): string {
 
   // The history in place of the screen (or the screen again); the text goes in as text, never as markup.
   function showHistoryBox(shown) {
+    if (shown) showChangesBox(false);
     $("history-box").hidden = !shown;
     $("term").hidden = shown;
     $("history-button").textContent = shown ? "Screen" : "History";
@@ -508,7 +526,7 @@ function script(): string {
     $("history").textContent = "";
     send(onTask({ type: "history" }));
   };
-  if ("Notification" in window && Notification.permission === "default") {
+${changesScript()}  if ("Notification" in window && Notification.permission === "default") {
     $("notify").hidden = false;
     $("notify").onclick = () => Notification.requestPermission().then(() => ($("notify").hidden = true));
   }

@@ -29,6 +29,7 @@ import { type PageMessage, pageMessage, type ServerMessage } from "./web-message
 import { isSession, sessionGrant } from "./web-token.ts";
 import { empty, login, loginCommand, notLoggedIn } from "./web-login.ts";
 import { fleetView } from "./web-view.ts";
+import { changedFiles, fileDiff, sendComments } from "./web-changes.ts";
 import { OpenSlots, Overtaken } from "./client-open-slots.ts";
 import { refilteredScreen } from "./web-remote-screen.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
@@ -43,6 +44,8 @@ export interface WebOptions {
   names: string[];
 }
 
+/** What a read-only page may ask: to look, never to act on a task. */
+const READ_ONLY_MESSAGES = new Set<PageMessage["type"]>(["view", "history", "changes", "file-diff"]);
 /** What one page may send at once: far more than a paste of text, far less than memory matters. */
 export const MAX_FRAME = 64 * 1024;
 /** A page that has not read this much is sent no screen until it has (the newest is sent then). */
@@ -358,7 +361,7 @@ class Page {
       return this.send({ type: "error", message: "not JSON" });
     }
     if (!pageMessage.allows(message)) return this.send({ type: "error", message: "not a message of this page" });
-    if (message.type !== "view" && message.type !== "history" && !this.write)
+    if (!READ_ONLY_MESSAGES.has(message.type) && !this.write)
       return this.send({ type: "error", message: `read-only: open a link from ${this.ws.data.writeLink ?? "fleetcom web --url --write"} to type or act` });
     this.act(message).catch((error) => this.send({ type: "error", message: errorMessage(error) }));
   }
@@ -388,6 +391,20 @@ class Page {
       case "kill":
         await client.request("kill", { tasks: [{ id: message.task }] });
         return;
+      case "changes":
+        return this.send({
+          type: "changes",
+          task: message.task,
+          host: message.host ?? null,
+          ...(await changedFiles(feed.tasks.get(message.task), message.host ?? null)),
+        });
+      case "file-diff": {
+        const diff = await fileDiff(feed.tasks.get(message.task), message.host ?? null, message.path);
+        return this.send({ type: "file-diff", task: message.task, host: message.host ?? null, path: message.path, ...diff });
+      }
+      case "review":
+        await sendComments(client, feed.tasks.get(message.task), message.host ?? null, message.comments);
+        return this.send({ type: "reviewed", task: message.task, host: message.host ?? null, comments: message.comments.length });
     }
   }
 

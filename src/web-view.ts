@@ -7,6 +7,7 @@ import { header, sections } from "./view-fleet.ts";
 import { age, glyph, restartText, stateText } from "./view-task.ts";
 import { printable } from "./text-printable.ts";
 import { cpuCell, memCell, sampled, sparkline } from "./task-resources.ts";
+import { changesCell } from "./text-changes.ts";
 import type { Card, FleetView } from "./web-messages.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 
@@ -61,5 +62,6 @@ function card(task: TaskInfo, host: string | null, now: number): Card {
     waited: task.attention ? age(task.attention.since, now) : null,
     running: task.state === "running",
     restart: restartText(task, now),
+    changes: changesCell(task.changes),
   };
 }

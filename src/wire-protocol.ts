@@ -87,8 +87,10 @@ export const opArgs = {
   rerun: schema("op.rerun", (type) => type({ task: taskRef.type() })),
   /** Stop each task as `kill` does (no policy restarts it), then run it again in place, its history kept. */
   restart: schema("op.restart", (type) => type({ tasks: taskRef.type().array().atLeastLength(1) })),
-  tag: schema("op.tag", (type) => type({ task: taskRef.type() })),
-  rename: schema("op.rename", (type) => type({ task: taskRef.type(), name: label })),
+  // `on`: set or clear the tag; without it, toggle.
+  tag: schema("op.tag", (type) => type({ task: taskRef.type(), "on?": "boolean" })),
+  // `force`: take a name another running task holds, which then has none.
+  rename: schema("op.rename", (type) => type({ task: taskRef.type(), name: label, "force?": "boolean" })),
   group: schema("op.group", (type) => type({ task: taskRef.type(), group: label })),
   send: schema("op.send", (type) =>
     type({ task: taskRef.type(), "text?": "string", "enter?": "boolean", "paste?": "boolean", "keys?": type("string > 0").array().atLeastLength(1) }),

@@ -73,7 +73,9 @@ describe("a recipe file that is not there", () => {
       expect({ args, ...(await fleet.cli(args)) }).toEqual({ args, code: 1, stdout: "", stderr: `fleetcom: no such file: ${missing}\n` });
     }
     const relative = await fleet.cli(["load", "./nope"]);
-    expect(relative.stderr).toEndWith("__nope.json; a recipe file is given by a path ending in .json)\n");
+    expect(relative.stderr).toBe(
+      "fleetcom: no saved session './nope' (a recipe file is given by a path ending in .json; fleetcom sessions lists the saved ones)\n",
+    );
   });
 
   test("a recipe bigger than a request frame (one 5 MiB command) is one line naming the file, never a lost connection", async () => {

@@ -54,12 +54,14 @@ describe("the daemon and fleetcom config", () => {
       "confirm             false   config.toml:2",
       "bell                true    default",
       "worktree_dir        (none)  default",
+      // The harness turns run's check off for every test but its own (test/harness/helpers.ts).
+      "run_check           off     FLEETCOM_RUN_CHECK",
       "",
     ]);
     expect((await fleet.cli(["run", "--", "sleep 3600"], { env })).code).toBe(0);
     // Another shell, without the variable: the daemon keeps what it started with, and says what a restart would change.
     const after = await fleet.cli(["config"]);
-    expect(after.stdout).toContain(`daemon              pid ${fleet.daemonPid()}: notify, scrollback, idle_seconds and history as it last read them`);
+    expect(after.stdout).toContain(`daemon              pid ${fleet.daemonPid()}: as it last read the file (config --reload reads it again)`);
     expect(after.stdout).toContain("scrollback          70      FLEETCOM_SCROLLBACK  (after a restart: 5, from config.toml:1)");
     const json = JSON.parse((await fleet.cli(["config", "--json"])).stdout);
     expect(json).toMatchObject({ file: configFile(), exists: true, daemon: fleet.daemonPid(), problems: [] });
@@ -144,7 +146,7 @@ describe("reloading the settings (SIGHUP, fleetcom config --reload)", () => {
   });
 
   test("warnings are about the file as it is now: lines removed since the daemon started warn no more", async () => {
-    write("idle_seconds = 5\nscrolback = 100\nconfirm = yes\n");
+    write("idle_seconds = 5\nscrolback = 100\nconfirm = maybe\n");
     const first = await fleet.cli(["run", "--", "sleep 3600"]);
     expect(first.stderr).toContain("unknown key 'scrolback'");
     write("idle_seconds = 5\n");

@@ -10,7 +10,7 @@ import { installFakeAgents, installSleepingAgent } from "../harness/agent-fakes.
 import { Fleet, until } from "../harness/fleet.ts";
 import { fleetcomArgv } from "../harness/helpers.ts";
 import { crashDaemon, recoveryDirOf, snapshotNames } from "../harness/recovery-helpers.ts";
-import { fleetcomScript, Tmux } from "../harness/tmux.ts";
+import { fleetcomScript, shellWords, Tmux } from "../harness/tmux.ts";
 
 let fleet: Fleet;
 let repo: string;
@@ -194,6 +194,73 @@ describe("the changes figure at a turn's end", () => {
     await fleet.waitForTask(id, "to wait for input (its Stop hook)", (t) => t.attention?.state === "input");
     const t = await fleet.waitForTask(id, "the count at the turn's end", (t) => (t.changes?.files ?? 0) > 0);
     expect(t.changes).toEqual({ files: 1, insertions: 1, deletions: 0 });
+  });
+});
+
+describe.skipIf(!Tmux.available())("the dashboard, under tmux", () => {
+  test("a task's row shows its +N −M; d shows its diff in git's pager and q comes back to the list", async () => {
+    fleet.env.FLEETCOM_CHANGES_INTERVAL_MS = "200";
+    const id = Number(await fleet.ok(["run", "--worktree", "--", "cat"], { cwd: repo }));
+    const { path } = (await fleet.task(id)).worktree!;
+    await fleet.waitForTask(id, "a first count", (t) => t.changes !== null);
+    writeFileSync(join(path, "a.txt"), "x\ny\n");
+    writeFileSync(join(path, "new.txt"), "1\n2\n3\n");
+    await fleet.ok(["send", String(id), "hello"]);
+    await fleet.waitForTask(id, "the count after the edits", (t) => (t.changes?.files ?? 0) > 0);
+    const tmux = new Tmux(fleet.env, fleet.sandbox.root);
+    try {
+      tmux.window("dash", shellWords(fleetcomArgv([])), { cols: 100, rows: 30 });
+      const list = await tmux.waitFor("dash", "the row with its changes", (t) => t.includes("cat [") && t.includes("+5 −1"));
+      expect(list.split("\n").find((line) => line.includes("cat ["))).toContain("+5 −1");
+      tmux.press("dash", "d");
+      const diff = await tmux.waitFor("dash", "the diff in the pager", (t) => t.includes("+++ b/new.txt"));
+      expect(diff).toContain("-a.txt one");
+      expect(diff).not.toContain("cat [");
+      tmux.press("dash", "q");
+      await tmux.waitFor("dash", "the list again", (t) => t.includes("cat [") && t.includes("+5 −1") && !t.includes("+++ b/new.txt"));
+    } finally {
+      tmux.kill();
+    }
+  });
+});
+
+describe("what counting costs", () => {
+  test("one scan of the working tree serves every task in it, through an index of the daemon's own in its runtime directory; the user's index untouched", async () => {
+    fleet.env.FLEETCOM_CHANGES_INTERVAL_MS = "5000";
+    const bin = join(fleet.sandbox.root, "echoing-agents");
+    mkdirSync(bin, { recursive: true });
+    // An agent that echoes what it is sent: its output is the daemon's sign that files may be changing.
+    writeFileSync(join(bin, "claude"), `#!/bin/sh\n[ "$1" = --help ] && exit 0\nexec cat\n`, { mode: 0o755 });
+    // git as the daemon runs it, each run logged with the index it was given.
+    const calls = join(fleet.sandbox.root, "git-calls.log");
+    writeFileSync(join(bin, "git"), `#!/bin/sh\nprintf '%s %s\\n' "$GIT_INDEX_FILE" "$*" >> '${calls}'\nexec /usr/bin/git "$@"\n`, { mode: 0o755 });
+    fleet.env.PATH = `${bin}:${fleet.env.PATH}`;
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i++) ids.push(Number(await fleet.ok(["run", "--", "claude"], { cwd: repo })));
+    for (const id of ids) await fleet.waitForTask(id, "a first count", (t) => t.changes !== null);
+    // A counting scan lists the changed and untracked files (a checkpoint, at each prompt, lists every file: --cached).
+    const scans = () =>
+      readFileSync(calls, "utf8")
+        .split("\n")
+        .filter((line) => / ls-files -z --modified /.test(line));
+    // The first counts settle (a baseline taken while a scan ran asks for one more).
+    let seen = -1;
+    await until("the first counts to settle", async () => {
+      const now = scans().length;
+      const settled = now === seen;
+      seen = now;
+      await Bun.sleep(500);
+      return settled;
+    });
+    const before = userState();
+    writeFileSync(calls, "");
+    writeFileSync(join(repo, "a.txt"), "a.txt one\nmore\n");
+    for (const id of ids) await fleet.ok(["send", String(id), "hello"]);
+    for (const id of ids) await fleet.waitForTask(id, "the count after the edit", (t) => t.changes?.files === 1);
+    const made = scans();
+    expect(made).toHaveLength(1);
+    expect(made[0]!.startsWith(`${fleet.env.FLEETCOM_RUNTIME_DIR}/`)).toBe(true);
+    expect(userState()).toBe(before);
   });
 });
 

@@ -99,6 +99,24 @@ describe("an unknown flag", () => {
     expect(daemonStarted()).toBe(false);
   });
 
+  test("a flag's value that looks like a cluster of short flags with _ is read or refused, never a crash (issue 38)", async () => {
+    // The report's lines: citty read them with the root's (or hosts') table and said "internal error".
+    expect(await cli(["hosts", "add", "hq", "--ssh", "-o_"])).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "fleetcom: hosts add: --ssh -o_: a destination (user@host or a Host of ~/.ssh/config), not an ssh option\n",
+    });
+    const pwned = join(sandbox.root, "PC_PWNED");
+    expect((await cli(["hosts", "add", "hq", "--ssh", `-oProxyCommand=touch ${pwned}`])).code).toBe(2);
+    expect(existsSync(pwned)).toBe(false);
+    expect(await cli(["run", "--name", "--no-_", "--", "true"])).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "fleetcom: run: cannot read --no-_ (see fleetcom run --help)\n",
+    });
+    expect(daemonStarted()).toBe(false);
+  });
+
   test("known flags in every form still work", async () => {
     const file = join(sandbox.home, "r.json");
     writeFileSync(file, JSON.stringify({ [sandbox.home]: ["true"] }));

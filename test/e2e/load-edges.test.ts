@@ -53,7 +53,12 @@ describe("load at its edges", () => {
     writeFileSync(join(fleet.sandbox.root, "empty.json"), JSON.stringify({ name: "e", dirs: { "/tmp": [1, 2] } }));
     const r = await fleet.cli(["load", "empty.json"], { cwd: fleet.sandbox.root });
     expect(r.code).toBe(1);
-    expect(r.stderr.trim()).toBe(`fleetcom: nothing to load: ${join(fleet.sandbox.root, "empty.json")} holds no command (2 dropped)`);
+    const file = join(fleet.sandbox.root, "empty.json");
+    expect(r.stderr.trim().split("\n")).toEqual([
+      `fleetcom: ${file}: dirs["/tmp"][0]: a number, not a command or {"cmd": …}; dropped`,
+      `fleetcom: ${file}: dirs["/tmp"][1]: a number, not a command or {"cmd": …}; dropped`,
+      `fleetcom: nothing to load: ${file} holds no command (2 dropped, each said above)`,
+    ]);
     expect(fleet.daemonPid()).toBeNull();
   });
 

@@ -33,10 +33,24 @@ describe("recover --list", () => {
     const r = await fleet.cli(["recover", "--list"]);
     expect(r.code).toBe(0);
     expect(r.stdout.trimEnd().split("\n")).toEqual([
-      `5m ago · 3 tasks · sleep 3600, sleep 3601, top · ${newer.name}`,
-      `30m ago · damaged · ${join(dir, torn)}: invalid JSON at line 1, column 24: unterminated string`,
-      `1h ago · 1 task · sleep 3600 · ${older.name}`,
+      `1  5m ago · 3 tasks · sleep 3600, sleep 3601, top · ${newer.name}`,
+      `2  30m ago · damaged · ${join(dir, torn)}: invalid JSON at line 1, column 24: unterminated string`,
+      `3  1h ago · 1 task · sleep 3600 · ${older.name}`,
+      "fleetcom recover N loads the N-th (--dry-run shows it first); fleetcom recover opens the same list as a picker",
     ]);
+  });
+
+  test("recover N loads the N-th row of the list (issue 40, item 6); a number past it names the range", async () => {
+    fabricate(DEAD_PID, 90, snapshotRecipe(90, { "~": ["sleep 3600 # the older"] }));
+    fabricate(DEAD_PID + 1, 5, snapshotRecipe(5, { "~": ["sleep 3600 # the newer"] }));
+    const dry = await fleet.cli(["recover", "2", "--dry-run"]);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain("sleep 3600 # the older");
+    expect(dry.stdout).not.toContain("the newer");
+    expect(await fleet.cli(["recover", "3"])).toEqual({ code: 1, stdout: "", stderr: "fleetcom: no snapshot 3: recover --list shows 1 to 2\n" });
+    const loaded = await fleet.cli(["recover", "1"]);
+    expect(loaded.code).toBe(0);
+    expect((await fleet.ls()).map((t) => t.command)).toEqual(["sleep 3600 # the newer"]);
   });
 
   test("--json gives the directory and, per snapshot, file, write time, label, counts and damage", async () => {

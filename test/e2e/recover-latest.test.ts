@@ -100,10 +100,11 @@ describe("recover --latest and FILE", () => {
     const proxy = new HeldReplyProxy(await fleet.socketPath());
     try {
       await proxy.listen();
-      const r = await fleet.cli(["recover", "--latest"], { env: { FLEETCOM_RUNTIME_DIR: proxy.runtime } });
+      const r = await fleet.cli(["recover", "--latest"], { env: { FLEETCOM_RUNTIME_DIR: proxy.runtime, FLEETCOM_RUN_CHECK: "0.3s" } });
       expect(r.stdout).toContain(`loaded '${crashed.name}': 1 task(s)`);
-      // The status that finds the daemon's own snapshot also serves the check before the load, on the load's connection.
-      expect(proxy.connections).toEqual([["status", "load"]]);
+      // The status that finds the daemon's own snapshot also serves the check before the load, on the load's
+      // connection; the same connection then watches what started for a task that fails at once.
+      expect(proxy.connections).toEqual([["status", "load", "subscribe"]]);
     } finally {
       proxy.close();
     }
@@ -130,8 +131,8 @@ describe("recover --latest and FILE", () => {
     // Both spawns may fall in one debounce or in two (a loaded machine): wait for the write that holds both.
     await until("the running daemon's own snapshot of both tasks", () => snapshotTasks(join(recoveryDirOf(fleet), own)) === 2);
     const rows = (await fleet.ok(["recover", "--list"])).trimEnd().split("\n");
-    expect(rows[0]).toMatch(/^\d+s ago · this fleet, running · 2 tasks · api, sleep 4001 · autosaved /);
-    expect(rows[1]).toMatch(/^30m ago · 1 task · sleep 3600 · autosaved /);
+    expect(rows[0]).toMatch(/^1 {2}\d+s ago · this fleet, running · 2 tasks · api, sleep 4001 · autosaved /);
+    expect(rows[1]).toMatch(/^2 {2}30m ago · 1 task · sleep 3600 · autosaved /);
     const listed = JSON.parse(await fleet.ok(["recover", "--list", "--json"])).snapshots;
     expect(listed.map((s: { thisFleet: boolean }) => s.thisFleet)).toEqual([true, false]);
 
@@ -167,7 +168,7 @@ describe("recover --latest and FILE", () => {
     expect(JSON.parse(await fleet.ok(["recover", "--latest", "--dry-run", "--json"])).finished).toEqual([
       { dir: fleet.sandbox.home, cmd: "echo migrated", group: null, name: null, id: 2, history: "2" },
     ]);
-    expect((await fleet.ok(["recover", "--list"])).trim()).toMatch(/^\d+s ago · 1 task \(\+1 finished\) · api · autosaved /);
+    expect((await fleet.ok(["recover", "--list"])).trim()).toMatch(/^1 {2}\d+s ago · 1 task \(\+1 finished\) · api · autosaved /);
     const r = await fleet.ok(["recover", "--latest"]);
     expect(r).toContain("1 task(s), 1 had finished (not started), 0 skipped");
     expect((await fleet.ls()).map((t) => t.command)).toEqual(["sleep 4000"]);

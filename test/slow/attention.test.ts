@@ -421,7 +421,7 @@ describe("fleetcom wait", () => {
     const id = await fleet.run("sleep 3600");
     const bad = await fleet.cli(["wait", String(id), "--for", "lunch"]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toBe("fleetcom: --for: expected waiting, exit, idle or ready, got 'lunch'\n");
+    expect(bad.stderr).toBe("fleetcom: wait: --for: expected waiting, exit, idle or ready, got 'lunch'\n");
     const badTimeout = await fleet.cli(["wait", String(id), "--for", "exit", "--timeout", "soon"]);
     expect(badTimeout.code).toBe(2);
   });

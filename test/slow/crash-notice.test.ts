@@ -83,6 +83,7 @@ describe("after a crash", () => {
     expect(JSON.parse(await fleet.ok(["status", "--json"])).crash).toBeNull();
     const dir = recoveryDirOf(fleet);
     expect(existsSync(dir) && readdirSync(dir).some((n) => n.startsWith("supervisor-") && n.endsWith(".state.json"))).toBe(true);
-    expect((await fleet.ok(["recover", "--list"])).trim().split("\n")).toHaveLength(1);
+    // One snapshot row, then the line saying how to load one by its number.
+    expect((await fleet.ok(["recover", "--list"])).trim().split("\n")).toHaveLength(2);
   });
 });

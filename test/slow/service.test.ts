@@ -16,7 +16,7 @@ const BINARY = fleetcomArgv([]).length === 1 ? SELF : null;
 const RECORD = `printf '%s' "$(basename "$0")" >> "$FAKE_LOG"; for a in "$@"; do printf ' %s' "$a" >> "$FAKE_LOG"; done; echo >> "$FAKE_LOG"`;
 const FAKES: Record<string, string> = {
   "systemd-run": `${RECORD}\n[ -n "$FAKE_SCOPE_FAIL" ] && exit 1\nwhile [ "$1" != "--" ]; do shift; done\nshift\nexec "$@"\n`,
-  systemctl: `${RECORD}\ncase "$*" in\n  *is-system-running*) echo "\${FAKE_MANAGER:-running}"; [ "\${FAKE_MANAGER:-running}" = running ] ;;\n  *is-enabled*) echo enabled ;;\n  *is-active*) echo active ;;\n  *) exit "\${FAKE_SYSTEMCTL_EXIT:-0}" ;;\nesac\n`,
+  systemctl: `${RECORD}\ncase "$*" in\n  *is-system-running*) echo "\${FAKE_MANAGER:-running}"; [ "\${FAKE_MANAGER:-running}" = running ] ;;\n  *is-enabled*) echo enabled ;;\n  *is-active*) echo active ;;\n  *) [ -n "$FAKE_SYSTEMCTL_EXIT" ] && echo "Failed to connect to bus: No medium found" >&2; exit "\${FAKE_SYSTEMCTL_EXIT:-0}" ;;\nesac\n`,
   loginctl: `${RECORD}\ncase "$1" in\n  show-user) echo "\${FAKE_LINGER:-yes}" ;;\n  show-session) echo "\${FAKE_KILL:-yes}" ;;\nesac\n`,
   launchctl: `${RECORD}\n`,
 };
@@ -248,11 +248,16 @@ describe("fleetcom service", () => {
     expect(readFileSync(unit(), "utf8")).not.toContain("FLEETCOM_HISTORY");
   });
 
-  test("a systemctl that fails is one line saying what was done and what failed", async () => {
+  test("a systemctl that fails is one line with its own reason, and the unit it wrote is removed: nothing half done (issue 40, item 12)", async () => {
     fleet.env.FAKE_SYSTEMCTL_EXIT = "1";
     const r = await fleet.cli(["service", "install"]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe(`fleetcom: wrote ${unit()}, but systemctl --user daemon-reload exited 1\n`);
+    expect(r.stderr).toBe(
+      `fleetcom: systemctl --user daemon-reload failed: Failed to connect to bus: No medium found; removed ${unit()}: nothing is installed\n`,
+    );
+    expect(existsSync(unit())).toBe(false);
+    expect((await fleet.cli(["service", "install", "--web"])).stderr).toContain(": nothing is installed\n");
+    expect(existsSync(unit())).toBe(false);
   });
 });
 

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import { installFakeAgents } from "../harness/agent-fakes.ts";
 import { Fleet, type PtyClient, until } from "../harness/fleet.ts";
 import { fleetcomArgv, processesWhere, runFleetcom } from "../harness/helpers.ts";
 import { canCreateUsers, createOtherUser, type OtherUser } from "../harness/other-user.ts";
@@ -683,6 +684,77 @@ describe.skipIf(!haveChromium)("fleetcom web on a phone", () => {
     expect(await spent.$eval("#gate", (g) => g.textContent ?? "")).toContain(command);
   });
 
+  test("Changes lists an agent's changed files with their counts, a tap shows a file's diff; comments on lines reach the agent as one prompt; read-only has no comment box", async () => {
+    const repo = join(fleet.sandbox.root, "app");
+    mkdirSync(repo, { recursive: true });
+    const git = (...args: string[]) => expect(Bun.spawnSync(["git", "-C", repo, ...args], { env: fleet.env }).exitCode).toBe(0);
+    Object.assign(fleet.env, { GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" });
+    git("init", "-q", "-b", "main");
+    writeFileSync(join(repo, "a.txt"), "a.txt one\n");
+    git("add", ".");
+    git("commit", "-qm", "init");
+    installFakeAgents(fleet);
+    const id = Number(await fleet.ok(["run", "--", "codex"], { cwd: repo }));
+    await until("codex ready", async () => (await fleet.peek(id)).includes(" ready"));
+    await fleet.waitForTask(id, "its baseline", (t) => t.baseline !== null);
+    writeFileSync(join(repo, "a.txt"), "a.txt one\nadded by the agent\n");
+    writeFileSync(join(repo, "new.txt"), "n1\nn2\n");
+    // A turn's end counts the changes (the fake codex says `working on "TEXT"` once per submitted message, TEXT as JSON).
+    await fleet.ok(["send", String(id), "hello"]);
+    await fleet.waitForTask(id, "the count at the turn's end", (t) => t.changes?.files === 2);
+
+    const { url } = await startWeb(["--write"]);
+    const page = await openPage(url);
+    await page.waitForFunction((task) => document.querySelector(`.card[data-task="${task}"] .age`)?.textContent?.startsWith("+3 −0 · "), {}, id);
+    await openTask(page, id);
+    await page.click("#changes-button");
+    await page.waitForFunction(() => document.querySelectorAll("#changes-files .file").length === 2);
+    const files = await page.$$eval("#changes-files .file", (bs) => bs.map((b) => b.textContent));
+    expect(files).toEqual(["a.txt+1 −0", "new.txt+2 −0"]);
+    expect(await page.$eval("#term", (t) => (t as HTMLElement).hidden)).toBe(true);
+
+    await page.click('#changes-files .file[data-path="a.txt"]');
+    await page.waitForSelector('#file-diff [data-line="2"]');
+    expect(await page.$eval("#file-diff", (d) => d.textContent)).toContain("+added by the agent");
+    await page.click('#file-diff [data-line="2"]');
+    await page.type("#review-text", "why this line?");
+    await page.click("#review-add");
+    await page.click('#changes-files .file[data-path="new.txt"]');
+    await page.waitForSelector('#file-diff [data-line="2"]');
+    await page.click('#file-diff [data-line="1"]');
+    await page.click('#file-diff [data-line="2"]');
+    await page.type("#review-text", "and these?");
+    await page.click("#review-send");
+    await page.waitForFunction(() => document.getElementById("review-queue")?.textContent?.startsWith("2 comments sent"));
+    await until("the review's turn", async () => (await fleet.peek(id)).replace(/\n/g, "").split("working on").length === 3);
+    // Both comments in the one submitted message, each where it is, its diff fenced, then its text
+    // (compared without white space: the screen's rows wrap the line and lose a space at a wrap).
+    const prompt = [
+      "Review comment on a.txt line 2:\n```diff\n@@ -1 +1,2 @@\n+added by the agent\n```\nwhy this line?",
+      "Review comment on new.txt lines 1-2:\n```diff\n@@ -0,0 +1,2 @@\n+n1\n+n2\n```\nand these?",
+    ].join("\n\n");
+    const unspaced = (text: string) => text.replace(/\s/g, "");
+    const turns = unspaced(await fleet.peek(id)).split("workingon");
+    expect(turns[2]).toStartWith(unspaced(JSON.stringify(prompt)));
+
+    // Read-only: the files and the diffs, no comment box.
+    const readOnly = await startWeb();
+    const looker = await openPage(readOnly.url);
+    await openTask(looker, id);
+    await looker.click("#changes-button");
+    await looker.waitForSelector('#changes-files .file[data-path="a.txt"]');
+    await looker.click('#changes-files .file[data-path="a.txt"]');
+    await looker.waitForSelector('#file-diff [data-line="2"]');
+    expect(await looker.$eval("#review", (r) => (r as HTMLElement).hidden)).toBe(true);
+    // And the read-only view's server refuses a review sent by hand.
+    const raw = rawSocket(readOnly.origin, { session: await sessionOf(looker) });
+    expect(await raw.opened).toBe(true);
+    raw.ws.send(JSON.stringify({ type: "review", task: id, comments: [{ file: "a.txt", from: 2, to: 2, text: "sneaked" }] }));
+    await until("the refusal", () => raw.messages.some((m) => m.type === "error" && m.message?.startsWith("read-only")));
+    raw.ws.close();
+    expect((await fleet.peek(id)).includes("sneaked")).toBe(false);
+  });
+
   test("the read-only page says it is read-only and how to get a link that may type", async () => {
     const id = await fleet.run("sleep 600");
     const { url, origin } = await startWeb();
@@ -879,7 +951,7 @@ while True:
  * A host's "fleetcom bridge" (python3) that counts the connections being opened at once: each marks
  * itself in DIR until its first request is answered, and writes how many were marked when it began;
  * it waits a second before its welcome, as a slow host does. Its fleet is 12 tasks of group `g`,
- * each of which `logs` answers with one line, then the connection ends.
+ * each of which `logs` answers with one line and the task's end (exit 0), then the connection ends.
  */
 const COUNTING_BRIDGE = `#!/usr/bin/python3
 import json, os, struct, sys, time
@@ -920,6 +992,8 @@ while True:
     elif m.get("op") == "logs":
         frame({"type": "reply", "id": m["id"], "ok": True, "result": task(m["args"]["task"]["id"])})
         frame(("line of task %d\\n" % m["args"]["task"]["id"]).encode(), 2)
+        # The task ends with 0, as a daemon says it (logs -f ends with the task's code).
+        frame({"type": "attach-end", "reason": "exited", "task": dict(task(m["args"]["task"]["id"]), state="exited", exitCode=0)})
         sys.exit(0)
     else:
         frame({"type": "reply", "id": m["id"], "ok": False, "error": "no"})

@@ -251,6 +251,7 @@ describe("recipes and history keys", () => {
     expect(parseRecipe(text, "f", ctx)).toEqual({
       name: "n",
       dropped: 0,
+      problems: [],
       entries: [
         { dir: "/w", cmd: "a", group: null, name: null },
         { dir: "/w", cmd: "b", group: null, name: null },

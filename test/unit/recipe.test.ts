@@ -84,13 +84,13 @@ describe("file names", () => {
 describe("the wrapped format", () => {
   test("the spec's example loads as three commands in two directories", () => {
     const recipe = parseRecipe(SPEC_EXAMPLE, "r.json", ctx);
-    expect(recipe).toEqual({ name: "work/api", entries: SPEC_EXAMPLE_ENTRIES, dropped: 0 });
+    expect(recipe).toEqual({ name: "work/api", entries: SPEC_EXAMPLE_ENTRIES, dropped: 0, problems: [] });
   });
 
   test("saving the spec's example writes a file that loads back to the same entries", () => {
     const text = formatRecipe("work/api", SPEC_EXAMPLE_ENTRIES, ctx.home);
     expect(storedRecipe.allows(JSON.parse(text))).toBe(true);
-    expect(parseRecipe(text, "r.json", ctx)).toEqual({ name: "work/api", entries: SPEC_EXAMPLE_ENTRIES, dropped: 0 });
+    expect(parseRecipe(text, "r.json", ctx)).toEqual({ name: "work/api", entries: SPEC_EXAMPLE_ENTRIES, dropped: 0, problems: [] });
   });
 
   test("output is 2-space indented JSON with version 1 and a trailing newline", () => {
@@ -180,6 +180,8 @@ describe("the wrapped format", () => {
     expect(parseRecipe(text, "m.json", ctx).entries).toEqual([{ ...entry("/a", "server"), max_memory: "1536M" }]);
     expect(parse({ "/a": [{ cmd: "x", max_memory: 2 * 1024 ** 3 }] }).entries[0]!.max_memory).toBe("2G");
     expect(parse({ "/a": [{ cmd: "x", max_memory: "512mb" }] }).entries[0]!.max_memory).toBe("512M");
+    // A known member: read without a word of warning.
+    expect(parseRecipe(text, "m.json", ctx).problems).toEqual([]);
     for (const bad of ["lots", "", 0, -5, true, { g: 2 }])
       expect(() => parse({ "/a": [{ cmd: "x", max_memory: bad }] })).toThrow(/max_memory of "x" in \/a is .*: expected a size such as "2G" or "512M"/);
   });
@@ -379,7 +381,12 @@ describe("the two shapes", () => {
 
   test("in a flat file a name key is a directory like any other", () => {
     expect(parse({ name: ["x"] }).entries).toEqual([entry("/work/here/name", "x")]);
-    expect(parse({ name: "s", "/a": ["x"] })).toEqual({ name: null, entries: [entry("/a", "x")], dropped: 1 });
+    expect(parse({ name: "s", "/a": ["x"] })).toEqual({
+      name: null,
+      entries: [entry("/a", "x")],
+      dropped: 1,
+      problems: ['r.json: ["name"]: a string, not a list of commands; dropped'],
+    });
   });
 
   test("a wrapped file without a string name has no stored name", () => {
@@ -430,7 +437,18 @@ describe("tolerant loading", () => {
   });
 
   test("non-string scalar entries are dropped and counted", () => {
-    expect(parse({ "/a": ["ok", 1, true, null, false, 2.5] })).toEqual({ name: null, entries: [entry("/a", "ok")], dropped: 5 });
+    expect(parse({ "/a": ["ok", 1, true, null, false, 2.5] })).toEqual({
+      name: null,
+      entries: [entry("/a", "ok")],
+      dropped: 5,
+      problems: [
+        'r.json: ["/a"][1]: a number, not a command or {"cmd": …}; dropped',
+        'r.json: ["/a"][2]: a boolean, not a command or {"cmd": …}; dropped',
+        'r.json: ["/a"][3]: null, not a command or {"cmd": …}; dropped',
+        'r.json: ["/a"][4]: a boolean, not a command or {"cmd": …}; dropped',
+        'r.json: ["/a"][5]: a number, not a command or {"cmd": …}; dropped',
+      ],
+    });
   });
 
   test("an object without a string cmd is dropped", () => {
@@ -464,8 +482,13 @@ describe("tolerant loading", () => {
   });
 
   test("a recipe that yields no command loads nothing", () => {
-    expect(parse({ dirs: {} })).toEqual({ name: null, entries: [], dropped: 0 });
-    expect(parse({ "/a": [1] })).toEqual({ name: null, entries: [], dropped: 1 });
+    expect(parse({ dirs: {} })).toEqual({ name: null, entries: [], dropped: 0, problems: [] });
+    expect(parse({ "/a": [1] })).toEqual({
+      name: null,
+      entries: [],
+      dropped: 1,
+      problems: ['r.json: ["/a"][0]: a number, not a command or {"cmd": …}; dropped'],
+    });
   });
 
   test("group and name are normalised as for live tasks", () => {
@@ -546,6 +569,46 @@ test("task-labels.ts imports nothing, so the daemon's hot path never loads arkty
   expect(source).not.toMatch(/^import /m);
 });
 
+describe("each dropped or doubtful entry says why (issue 40, item 1)", () => {
+  test("the report's files: a mistyped cmd, a mistyped member, an empty command", () => {
+    const wrongKey = parse({ version: 1, dirs: { ".": [{ command: "echo hi" }] } }, "wrong-key.json");
+    expect(wrongKey).toMatchObject({
+      entries: [],
+      dropped: 1,
+      problems: ['wrong-key.json: dirs["."][0]: unknown member "command" (did you mean "cmd"?); dropped'],
+    });
+    const typo = parse({ version: 1, dirs: { ".": [{ cmd: "echo hi", grup: "x" }] } }, "typo-field.json");
+    // A member it does not know is a warning: the entry loads, as a file from a newer fleetcom would.
+    expect(typo).toMatchObject({ dropped: 0, problems: ['typo-field.json: dirs["."][0]: unknown member "grup" (did you mean "group"?); ignored'] });
+    expect(typo.entries).toEqual([entry("/work/here", "echo hi")]);
+    const empty = parse({ version: 1, dirs: { ".": [{ cmd: "" }, "  ", "ok"] } }, "empty-cmd.json");
+    expect(empty).toMatchObject({
+      entries: [entry("/work/here", "ok")],
+      dropped: 2,
+      problems: [
+        `empty-cmd.json: dirs["."][0]: empty command (as run -- '' is refused); dropped`,
+        `empty-cmd.json: dirs["."][1]: empty command (as run -- '' is refused); dropped`,
+      ],
+    });
+  });
+
+  test("a member of the wrong type, a missing cmd and a directory that is no list are each named", () => {
+    const recipe = parse({ dirs: { "/a": [{ cmd: "x", group: 1 }, { name: "n" }, { cmd: "y", frobnicate: true }], "/b": "make" } });
+    expect(recipe.problems).toEqual([
+      'r.json: dirs["/a"][0]: "group" is a number, not a string; dropped',
+      'r.json: dirs["/a"][1]: no "cmd" member; dropped',
+      'r.json: dirs["/a"][2]: unknown member "frobnicate"; ignored',
+      'r.json: dirs["/b"]: a string, not a list of commands; dropped',
+    ]);
+    expect(recipe.dropped).toBe(3);
+  });
+
+  test("what fleetcom writes itself, snapshot members included, has no problems", () => {
+    const text = formatRecipe("s", [{ ...entry("/a", "x", "g", "n"), id: 3, typed: "x", history: "3" }], ctx.home);
+    expect(parseRecipe(text, "s.json", ctx).problems).toEqual([]);
+  });
+});
+
 describe("service fields", () => {
   test("ready, after, stop_signal, stop_timeout, restart and max_restarts are written back as read; an entry without them stays a plain command", () => {
     const text = `{
@@ -578,5 +641,7 @@ describe("service fields", () => {
 `;
     const parsed = parseRecipe(text, "dev.json", ctx);
     expect(formatRecipe("dev", parsed.entries, ctx.home)).toBe(text);
+    // Members fleetcom writes are never "unknown" (recipe-problems.ts).
+    expect(parsed.problems).toEqual([]);
   });
 });

@@ -291,7 +291,7 @@ describe("hints and help", () => {
   test("wide: every key in the long form, help last", () => {
     const hint = hintLine(200);
     expect(hint).toBe(
-      "↑↓ move · enter attach · space peek · / filter · v select · n new · r rerun · R rename · g group · m tag · X kill/rm · s grouping · w save · o sessions · q detach · Q stop all · ? help",
+      "↑↓ move · enter attach · space peek · / filter · v select · n new · r rerun · R rename · g group · m tag · X kill/rm · s grouping · w save · o sessions · d diff · q detach · Q stop all · ? help",
     );
   });
 

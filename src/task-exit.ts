@@ -1,0 +1,14 @@
+// The exit code a shell would see of a finished task: its own, or 128 + n for signal n, as ssh and
+// `docker run` report it. attach, `wait --for exit` and `logs -f` all end with it.
+import { constants } from "node:os";
+
+/** What a finished task's end is known by: its code, or the signal that ended it. */
+export interface TaskEnd {
+  exitCode: number | null;
+  signal: string | null;
+}
+
+export function exitCodeOf(task: TaskEnd): number {
+  if (task.signal) return 128 + ((constants.signals as Record<string, number>)[task.signal] ?? 0);
+  return task.exitCode ?? 1;
+}

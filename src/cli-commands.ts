@@ -1,7 +1,7 @@
 // The command table: every subcommand in its own cmd-<name>.ts, imported only when it runs, and the
 // root command's flags. The runner (cli.ts) and the completion scripts (cmd-completions.ts) read it.
 import type { CommandDef } from "citty";
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { VERSION } from "./version.ts";
 
 export type Lazy = () => Promise<CommandDef<any>>;

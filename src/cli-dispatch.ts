@@ -5,7 +5,7 @@
 // the positionals ("true is not iterable"). Whatever the words, reading them either gives the
 // arguments or refuses them as a usage error (test/unit/cli-dispatch.test.ts fuzzes every command).
 import { type ArgDef, type ArgsDef, type CommandDef, parseArgs } from "citty";
-import { checkFlags } from "./cli-flags.ts";
+import { checkFlags } from "./kit-flags.ts";
 import { usageError } from "./errors.ts";
 import { nearest } from "./text-nearest.ts";
 import { printable } from "./text-printable.ts";

@@ -41,9 +41,12 @@ export interface RewindRequest {
   force: boolean;
 }
 
-/** Rewinds (or, with dryRun, says what a rewind would do); what to print. Throws, with nothing written, when any file cannot be restored. */
-export async function rewindTask(request: RewindRequest): Promise<string> {
-  const listed = await checkpointsOf(request.task);
+/**
+ * Rewinds (or, with dryRun, says what a rewind would do); what to print. Throws, with nothing written,
+ * when any file cannot be restored. `list` asks a daemon already connected (the web view's) instead of connecting.
+ */
+export async function rewindTask(request: RewindRequest, list: (ref: string) => Promise<Listed> = checkpointsOf): Promise<string> {
+  const listed = await list(request.task);
   const { task, top } = listed;
   if (top === null) throw new UserError(`task ${task.id} has no checkpoints: only agents and --worktree tasks in a git repository get them`);
   const checkpoint = listed.checkpoints.find((c) => c.n === request.n);

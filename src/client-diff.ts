@@ -1,5 +1,5 @@
 // `fleetcom diff`: what a task changed since its baseline (docs/review.md). git runs on the machine
-// the task runs on (cli-host.ts sends `diff HOST:TASK` to that host's own fleetcom), comparing the
+// the task runs on (kit-host.ts sends `diff HOST:TASK` to that host's own fleetcom), comparing the
 // baseline's tree with a snapshot of the working tree now taken through a temporary index (git.ts),
 // so commits, staged and unstaged edits and new files all show, and the user's index is not touched.
 // The output is git's own diff, so the user's pager, colours and diff tools apply.

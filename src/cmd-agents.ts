@@ -3,7 +3,7 @@
 // resumes the same conversation with that version and how fleetcom knows it waits; `--verbose` adds
 // what fleetcom pins, captures and injects for it. Asks no daemon: the versions and options come from each binary
 // (`--version`, `--help`), asked once per build and kept in the probe's cache (agent-probe.ts).
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 
 export default defineCommand({
   meta: {

@@ -1,9 +1,10 @@
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { attachTo, requireTerminal } from "./ui-attach.ts";
 import { attachStatusSetting, chosenDetachKey, DEFAULT_DETACH_KEY } from "./ui-attach-settings.ts";
 import { chordSummary } from "./ui-attach-chords.ts";
 
 export default defineCommand({
+  facts: { tasks: "first", remote: "transport", plain: true },
   meta: {
     name: "attach",
     description: `Attach this terminal to TASK; without TASK, pick one. Keys: ${chordSummary(DEFAULT_DETACH_KEY.name)}`,

@@ -7,7 +7,7 @@
 // One thing it changes: the hello's environment and directory are this login's, not what the far
 // client sent (which sends none): the local environment of the other machine never reaches a task here.
 import { writeSync } from "node:fs";
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import type { ClientSocket } from "./client-socket.ts";
 import { errnoCode } from "./errors.ts";
 import { definedEnvironment } from "./paths.ts";
@@ -15,6 +15,7 @@ import { runsOnBun } from "./platform.ts";
 import { encodeControl, FrameKind } from "./wire-framing.ts";
 
 export default defineCommand({
+  facts: { plain: true },
   meta: { name: "bridge", description: "Relay stdin/stdout to this machine's daemon (what `fleetcom --host` runs over ssh)", hidden: true },
   args: {},
   async run() {

@@ -1,9 +1,10 @@
 // `fleetcom checkpoints TASK`: the task's checkpoints, newest first: number, age, files changed, the prompt.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { checkpointsOf, checkpointsTable } from "./client-checkpoints.ts";
 import { writeStdout } from "./ui-format.ts";
 
 export default defineCommand({
+  facts: { tasks: "first", remote: "transport" },
   meta: { name: "checkpoints", description: "List a task's checkpoints (one at its start and one per prompt): number, age, files changed, the prompt" },
   args: {
     task: { type: "positional", valueHint: "TASK", description: "The agent's task whose checkpoints to list", required: true },

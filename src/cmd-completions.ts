@@ -3,9 +3,9 @@
 // `fleetcom completions --list sessions|tasks` for the names that change; that never starts a
 // daemon, and prints nothing when there is none to ask.
 import { defineCommand, type ArgDef, type CommandDef } from "citty";
-import { completionScript, SHELLS, type CommandSpec, type FlagSpec, type Operand } from "./cli-completion-scripts.ts";
+import { completionScript, SHELLS, type CommandSpec, type FlagSpec, type Operand } from "./kit-completion-scripts.ts";
 import { usageError, UserError } from "./errors.ts";
-import { isOneOf } from "./cli-flags.ts";
+import { isOneOf } from "./kit-flags.ts";
 import { label } from "./task-labels.ts";
 import { isPrintable, printable } from "./text-printable.ts";
 import type { TaskInfo } from "./wire-protocol.ts";

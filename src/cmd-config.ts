@@ -3,7 +3,7 @@
 // daemon's, as it last read them (at start, or a reload); with no daemon, what one started from this
 // shell would use. Each problem with the file as it is now is one line on stderr naming the file, the
 // line and the key. `--reload` has the running daemon read the file again, as SIGHUP does.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { existsSync } from "node:fs";
 import { basename } from "node:path";
 import { targetShown } from "./config-notify.ts";
@@ -14,6 +14,7 @@ import type { DaemonSettings } from "./wire-protocol.ts";
 import type { Resolved, SettingChange, Settings } from "./settings.ts";
 
 export default defineCommand({
+  facts: { plain: true },
   meta: { name: "config", description: "Print the settings in effect (config file, environment, defaults) and where each came from" },
   args: {
     json: { type: "boolean", description: "Print {file, exists, daemon, settings: {KEY: {value, source}}, problems} as JSON" },

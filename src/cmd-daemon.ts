@@ -1,6 +1,6 @@
 // `fleetcom daemon`: the supervisor in the foreground of this process, no dashboard. Autostart runs
 // it detached; service managers run it directly.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { closeSync, fstatSync, writeSync } from "node:fs";
 import { errorMessage, UserError } from "./errors.ts";
 import { lockPath, OPEN_LOG_VARIABLE, READY_FD_VARIABLE, runtimeDir } from "./paths.ts";
@@ -16,6 +16,7 @@ function log(message: string): void {
 }
 
 export default defineCommand({
+  facts: { plain: true },
   meta: { name: "daemon", description: "Run the supervisor in the foreground (what autostart runs)" },
   args: {
     scrollback: { type: "string", valueHint: "LINES", description: "Lines of scrollback per task (default 2000, max 100000, 0 off)" },

@@ -1,9 +1,10 @@
 // `fleetcom diff TASK`: everything the task changed since it started, through git's own diff.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { showDiff } from "./client-diff.ts";
 import { usageError } from "./errors.ts";
 
 export default defineCommand({
+  facts: { tasks: "first", remote: "there" },
   meta: { name: "diff", description: "Show what a task changed since it started: commits, staged, unstaged and new files (PATHs from the repository's top)" },
   args: {
     task: { type: "positional", valueHint: "TASK", description: "The task whose changes since its baseline to show", required: true },

@@ -4,7 +4,7 @@
 // when something matched, 1 when nothing did, 2 on any error, as grep does. PATTERN is a JavaScript
 // regular expression, run here, not in the daemon: a pattern that takes forever costs this process
 // only. What a task printed reaches the terminal only through printable().
-import { defineCommand } from "citty";
+import { defineCommand } from "./kit-define.ts";
 import { withDaemon } from "./client.ts";
 import { UserError, usageError } from "./errors.ts";
 import { label } from "./task-labels.ts";
@@ -13,6 +13,7 @@ import { printable } from "./text-printable.ts";
 import type { TaskHistory } from "./wire-protocol.ts";
 
 export default defineCommand({
+  facts: { tasks: "after-first", remote: "transport" },
   meta: { name: "grep", description: "Search every task's history; exit 1 when nothing matches" },
   args: {
     pattern: { type: "positional", description: "A regular expression, matched against each line of every task's history", required: true },

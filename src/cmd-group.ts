@@ -1,11 +1,12 @@
 // `fleetcom group TASK GROUP`: clearing a task's group is asked for (`--clear` or ""), never what
 // a forgotten argument does.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { withDaemon } from "./client.ts";
 import { usageError } from "./errors.ts";
 import { printable } from "./text-printable.ts";
 
 export default defineCommand({
+  facts: { tasks: "first", remote: "transport", plain: true },
   meta: { name: "group", description: "Put a task in a group (--clear takes it out)" },
   args: {
     task: { type: "positional", description: "TASK", required: true },

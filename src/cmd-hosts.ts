@@ -5,7 +5,7 @@
 // SHA-256 and by its own --version before it is renamed into place: a failed upload, a wrong
 // checksum or a binary that does not run leaves nothing in use.
 import { sha256Hex } from "./text-sha256.ts";
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { askHost, checkHostName, hostAnswerBoundMs, readHosts, removeHost, saveHost } from "./client-hosts.ts";
 import { type Probe, probeHost } from "./client-host-probe.ts";
 import { capture, endSharedConnection, forgetForward, remoteBinary, type RemoteHost, sharesConnections, sshCommandLine, sshReason } from "./client-ssh.ts";

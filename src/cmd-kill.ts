@@ -3,13 +3,14 @@
 // group on their own (a daemon such as `codex app-server`) are out of its reach; the daemon lists
 // them and they are printed, never signalled (docs/daemon.md). A group or the whole fleet is asked
 // about first from a terminal, as the dashboard's X asks; the TASKs a user names are not.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { selection, someLabels, tasksOf, whereFrom } from "./client-select.ts";
 import { withDaemon } from "./client.ts";
 import { count, escapeReport } from "./ui-format.ts";
 import type { TaskRef } from "./wire-protocol.ts";
 
 export default defineCommand({
+  facts: { tasks: "all", remote: "transport", plain: true },
   meta: { name: "kill", description: "TERM the task's process group, KILL after 2 s" },
   args: {
     task: { type: "positional", valueHint: "TASK…", description: "One or more tasks: ids, exact names or commands, or unique prefixes", required: false },

@@ -4,11 +4,12 @@
 // load resolves the same way here, in the client, so relative keys and `~` follow the user's shell,
 // and the daemon only starts the resolved entries. A key naming an added host (`gpu1:/srv/train`)
 // is started by that host's daemon (docs/remote.md).
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { usageError } from "./errors.ts";
 import { currentDirectory } from "./text-path.ts";
 
 export default defineCommand({
+  facts: { remote: "there", plain: true },
   meta: { name: "load", description: "Start the processes of a saved session or recipe file" },
   args: {
     target: { type: "positional", required: false, description: "Session name, a path ending in .json, a Procfile or a process-compose.yaml" },

@@ -1,6 +1,7 @@
 // `fleetcom logs TASK… [--follow] [--lines N] [--since T] [--until T] [-t]`, `logs -g G`, `logs --all`:
 // a task's log (everything it printed, kept on disk up to log_max: docs/logs.md) as lines,
-// then, with --follow, each line as the task completes it (term-lines.ts), until it exits. Unlike
+// then, with --follow, each new line as the log's writer cuts it (daemon-logs.ts), until it exits; with
+// no log kept (history = false), the scrollback and each line the terminal completes (term-lines.ts). Unlike
 // `peek --follow` it is line based and safe to pipe into a file: every line once, in order, nothing a
 // redraw drew over it. Several tasks (named, a group, all) are printed as `pm2 logs` does, each line
 // after its task's id and label (`3 api | GET /`), and followed until every one has exited.
@@ -10,8 +11,8 @@
 // through the sanitiser: another host's daemon may send escape sequences.
 // `--follow` ends with the task's exit code (of several, the first non-zero), as `wait --for exit`
 // does; a daemon that stops under it is said in a line, exit 3.
-import { defineCommand } from "./cli-define.ts";
-import { wholeFlag } from "./cli-flags.ts";
+import { defineCommand } from "./kit-define.ts";
+import { wholeFlag } from "./kit-flags.ts";
 import { selection, tasksOf } from "./client-select.ts";
 import { DaemonClient } from "./client.ts";
 import { OpenSlots } from "./client-open-slots.ts";
@@ -30,6 +31,7 @@ import type { AttachEnd, OpArgs, TaskInfo, TaskRef } from "./wire-protocol.ts";
 const PREFIX_LABEL_COLUMNS = 20;
 
 export default defineCommand({
+  facts: { tasks: "first", remote: "transport", plain: true },
   meta: {
     name: "logs",
     description:
@@ -42,7 +44,8 @@ export default defineCommand({
     follow: {
       type: "boolean",
       alias: "f",
-      description: "Keep printing each line the task completes until it exits, then exit with its code (of several, the first non-zero; 3 if the daemon stops)",
+      description:
+        "After the log (-n, --since, -t apply), keep printing each new line until the task exits, then exit with its code (of several, the first non-zero; 3 if the daemon stops)",
     },
     lines: { type: "string", alias: "n", valueHint: "N", description: "Only the last N lines (0 with --follow: only new lines)" },
     since: { type: "string", valueHint: "T", description: "Lines printed since T: a duration back from now (10m), a clock time (12:00) or an RFC 3339 time" },
@@ -54,18 +57,16 @@ export default defineCommand({
     const lines = wholeFlag("--lines", args.lines);
     if (lines === 0 && !args.follow) throw usageError("logs: --lines 0 prints only new lines, so it goes with --follow");
     const filter = logFilter(args, lines);
-    if (args.follow && (filter.since !== undefined || filter.until !== undefined || filter.timestamps))
-      throw usageError("logs: --since, --until and --timestamps read the log kept on disk, and go without --follow");
     const client = await DaemonClient.open();
     let outcome: Outcome = { missed: 0, code: 0 };
     try {
       if ("named" in chosen && chosen.named.length === 1) {
         const task = { typed: chosen.named[0]! };
-        outcome = args.follow ? await follow(client, task, lines) : await history(client, task, filter);
+        outcome = args.follow ? await follow(client, task, filter) : await history(client, task, filter);
       } else {
         const fleet = await client.request("ls");
         const tasks = "named" in chosen ? named(chosen.named, fleet) : tasksOf(fleet, chosen);
-        outcome = args.follow ? await followEach(tasks, lines) : await historyOfEach(client, tasks, filter);
+        outcome = args.follow ? await followEach(tasks, filter) : await historyOfEach(client, tasks, filter);
       }
     } finally {
       client.close();
@@ -140,7 +141,12 @@ async function historyOfEach(client: DaemonClient, tasks: readonly TaskInfo[], f
   return { missed: 0, code: 0 };
 }
 
-async function follow(client: DaemonClient, task: TaskRef, lines: number | undefined): Promise<Outcome> {
+/** Followed without a kept log (history off), the lines are the terminal's: the scrollback, then each line completed. */
+function saidIfNotKept(followed: { kept: boolean; info: TaskInfo }): void {
+  if (!followed.kept) process.stderr.write(`fleetcom: logs: history = false keeps no log: task ${followed.info.id}'s scrollback, then its new lines\n`);
+}
+
+async function follow(client: DaemonClient, task: TaskRef, filter: LogArgs): Promise<Outcome> {
   let missed = 0;
   let stopWatching = () => {};
   const decoder = new TextDecoder();
@@ -158,7 +164,7 @@ async function follow(client: DaemonClient, task: TaskRef, lines: number | undef
       closed: () => resolve(codeOfEnd("closed")),
     };
   });
-  await client.request("logs", { task, ...linesArg(lines) });
+  saidIfNotKept(await client.request("logs", { task, ...filter }));
   const code = await ended;
   stopWatching();
   return { missed, code };
@@ -174,7 +180,7 @@ function skippedLines(count: number): number {
  * until every task has exited or the reader has gone. Lines are cut apart here, so two tasks' lines
  * never mix within one; a slow reader holds every stream.
  */
-async function followEach(tasks: readonly TaskInfo[], lines: number | undefined): Promise<Outcome> {
+async function followEach(tasks: readonly TaskInfo[], filter: LogArgs): Promise<Outcome> {
   if (tasks.length === 0) return { missed: 0, code: 0 };
   const prefix = prefixes(tasks);
   const clients: DaemonClient[] = [];
@@ -232,7 +238,7 @@ async function followEach(tasks: readonly TaskInfo[], lines: number | undefined)
             attachEnd: end,
             closed: () => end("closed"),
           };
-          await client.request("logs", { task: { id: task.id }, ...linesArg(lines) });
+          saidIfNotKept(await client.request("logs", { task: { id: task.id }, ...filter }));
         };
         (host ? slots.run(host.name, () => over, follow) : follow()).catch(reject);
       });

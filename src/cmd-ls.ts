@@ -2,7 +2,7 @@
 // or as the documented JSON array. With hosts added (docs/remote.md), every host's fleet after this
 // machine's, a HOST column, `"host"` in each JSON row; a host that does not answer within
 // its bound (2.5 s) costs no more than that: it is named on stderr and the others print.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { withDaemon } from "./client.ts";
 import { hostInUse, hostsMayBeAdded } from "./client-target.ts";
 import { lsTable, terminalColumns, writeStdout } from "./ui-format.ts";
@@ -10,6 +10,7 @@ import type { HostedTask } from "./client-hosts.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 
 export default defineCommand({
+  facts: { remote: "transport", plain: true },
   meta: { name: "ls", description: "List tasks" },
   args: {
     json: { type: "boolean", description: "Print a JSON array, one object per task" },

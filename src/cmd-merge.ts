@@ -1,10 +1,11 @@
 // `fleetcom merge TASK`: a `run --worktree` task's branch merged into the main checkout's branch;
 // refused, with nothing changed, rather than left half done.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { mergeTask } from "./client-merge.ts";
 import { writeStdout } from "./ui-format.ts";
 
 export default defineCommand({
+  facts: { tasks: "first", remote: "there" },
   meta: { name: "merge", description: "Merge a --worktree task's branch into the main checkout's branch; refused with nothing changed when it cannot finish" },
   args: {
     task: { type: "positional", valueHint: "TASK", description: "The --worktree task whose branch to merge", required: true },

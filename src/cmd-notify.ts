@@ -3,7 +3,7 @@
 // Each destination is tried once, so the answer comes within the request timeout; any failure exits 1.
 // `fleetcom notify off|on TASK…|-g G`: whether those tasks' news is pushed at all; a saved recipe
 // keeps `"notify": false`.
-import { defineCommand } from "citty";
+import { defineCommand } from "./kit-define.ts";
 import { withDaemon } from "./client.ts";
 import { UserError, usageError } from "./errors.ts";
 import { printable } from "./text-printable.ts";
@@ -39,6 +39,7 @@ function switchTo(on: boolean) {
 }
 
 export default defineCommand({
+  facts: { remote: "transport" },
   meta: { name: "notify", description: "Check notify's destinations (commands, ntfy topics, webhooks); turn a task's pushes off or on" },
   subCommands: { test: async () => test, off: async () => switchTo(false), on: async () => switchTo(true) },
 });

@@ -3,8 +3,8 @@
 // instead (scrollback and screen, wrapped lines joined; `--ansi` keeps its colours): the lines
 // `grep` numbers and `logs` starts with. Whatever the daemon sends is shown through the sanitiser
 // (another host's daemon may send escape sequences): only `attach` is raw.
-import { defineCommand } from "./cli-define.ts";
-import { positiveWholeFlag } from "./cli-flags.ts";
+import { defineCommand } from "./kit-define.ts";
+import { positiveWholeFlag } from "./kit-flags.ts";
 import { DaemonClient } from "./client.ts";
 import { printText, whenReaderGone } from "./client-stdout.ts";
 import { usageError } from "./errors.ts";
@@ -13,6 +13,7 @@ import { printableText } from "./text-printable.ts";
 import type { TaskRef } from "./wire-protocol.ts";
 
 export default defineCommand({
+  facts: { tasks: "first", remote: "transport", plain: true },
   meta: { name: "peek", description: "Print a task's current screen as plain text" },
   args: {
     task: { type: "positional", description: "TASK", required: true },

@@ -2,7 +2,7 @@
 // daemon wrote by itself. A snapshot loads exactly like a session; afterwards the user is told how to
 // keep the recovered fleet under a permanent name, since the next prune may delete the snapshot. The
 // running supervisor's own snapshot is the fleet as it runs now: listed as such, recovered only with --again.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { SAVE_HINT, snapshotListRow, writeStdout } from "./ui-format.ts";
 import { age } from "./view-task.ts";
 import { existsSync } from "node:fs";
@@ -13,6 +13,7 @@ import { recoveryDir } from "./paths.ts";
 import type { SnapshotInfo } from "./recipe-snapshots.ts";
 
 export default defineCommand({
+  facts: { remote: "there", plain: true },
   meta: { name: "recover", description: "List or load the recovery snapshots the daemon writes by itself" },
   args: {
     file: {

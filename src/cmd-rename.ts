@@ -2,12 +2,13 @@
 // is lost by accident: clearing one is asked for (`--clear` or ""), a name another running task
 // holds is refused with the holder named (`--force` moves it), and a name past 64 characters is
 // refused, not cut (the daemon's checks).
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { withDaemon } from "./client.ts";
 import { usageError } from "./errors.ts";
 import { printable } from "./text-printable.ts";
 
 export default defineCommand({
+  facts: { tasks: "first", remote: "transport", plain: true },
   meta: { name: "rename", description: "Set a task's display name (--clear removes it)" },
   args: {
     task: { type: "positional", description: "TASK", required: true },

@@ -1,10 +1,11 @@
 // `fleetcom rerun TASK`: run a finished task again in place. An agent resumes its conversation when
 // its store holds one; the daemon's notice (a resume form that failed at once, so the program runs as
 // typed) is printed.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { withDaemon } from "./client.ts";
 
 export default defineCommand({
+  facts: { tasks: "first", remote: "transport", plain: true },
   meta: { name: "rerun", description: "Rerun a finished task in place (same id, tag, group, name)" },
   args: { task: { type: "positional", description: "TASK", required: true } },
   async run({ args }) {

@@ -2,13 +2,14 @@
 // on its own), then run it again in place: same id, name, group, tag and worktree, an agent in its
 // resume form, the history kept above the new run (docs/services.md). Running and finished tasks
 // alike. More than one task is asked about first from a terminal, since each loses what it was doing.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { selection, someLabels, tasksOf, whereFrom } from "./client-select.ts";
 import { withDaemon } from "./client.ts";
 import { count, escapeReport } from "./ui-format.ts";
 import type { TaskRef } from "./wire-protocol.ts";
 
 export default defineCommand({
+  facts: { tasks: "all", remote: "transport", plain: true },
   meta: { name: "restart", description: "Stop tasks as kill does, then run them again in place, their history kept" },
   args: {
     task: { type: "positional", valueHint: "TASK…", description: "One or more tasks: ids, exact names or commands, or unique prefixes", required: false },

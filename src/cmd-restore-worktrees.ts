@@ -2,7 +2,7 @@
 // here over ssh before it sends that host's entries (client-recipes.ts startOnHost). A recipe's
 // worktrees are made again by a client on the machine that has the repository, as a local load
 // does (client-worktree.ts restoreWorktrees); this prints one line per worktree made or not.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { restoreWorktrees } from "./client-worktree.ts";
 import { EXIT, UserError } from "./errors.ts";
 import type { WorktreeRecord } from "./recipe.ts";

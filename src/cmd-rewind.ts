@@ -1,11 +1,12 @@
 // `fleetcom rewind TASK N`: the task's working tree put back as it was at checkpoint N, in full or not at all.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { rewindTask } from "./client-checkpoints.ts";
 import { usageError } from "./errors.ts";
 import { printable } from "./text-printable.ts";
 import { writeStdout } from "./ui-format.ts";
 
 export default defineCommand({
+  facts: { tasks: "first", remote: "there" },
   meta: { name: "rewind", description: "Put a task's files back as they were at checkpoint N (fleetcom checkpoints TASK); the conversation stays the agent's" },
   args: {
     task: { type: "positional", valueHint: "TASK", description: "The agent's task to take back to a checkpoint", required: true },

@@ -3,7 +3,7 @@
 // unless --force, which kills it first. A group or the whole fleet means its finished tasks (the
 // dashboard's Completed cleared); with --force its running ones too, asked about first from a
 // terminal as `kill -g` is, since what runs cannot be brought back.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { selection, someLabels, tasksOf, whereFrom } from "./client-select.ts";
 import { withDaemon } from "./client.ts";
 import { count, escapeReport } from "./ui-format.ts";
@@ -11,6 +11,7 @@ import type { TaskInfo, TaskRef } from "./wire-protocol.ts";
 import type { WorktreeRecord } from "./recipe.ts";
 
 export default defineCommand({
+  facts: { tasks: "all", remote: "transport", worktree: true, plain: true },
   meta: { name: "rm", description: "Remove finished tasks (sweeping what is left in their process group)" },
   args: {
     task: {

@@ -1,9 +1,9 @@
 // `fleetcom run -- CMD…`: start a task and print its id. One word after `--` is a shell command
 // line, typed as the user would type it at a prompt; several words are an argv (what `sh -c 'exit 7'`
 // reaches us as), stored as the shell-quoted join that runs exactly that argv (cli.md).
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { withDaemon } from "./client.ts";
-import { flagIndex, isOneOf, wholeFlag } from "./cli-flags.ts";
+import { flagIndex, isOneOf, wholeFlag } from "./kit-flags.ts";
 import { RESTART_POLICIES } from "./task-restart.ts";
 import { usageError } from "./errors.ts";
 import { hostInUse } from "./client-target.ts";
@@ -20,6 +20,7 @@ export function commandLine(words: readonly string[]): string {
 }
 
 export default defineCommand({
+  facts: { remote: "transport", worktree: true, plain: true },
   meta: {
     name: "run",
     description:

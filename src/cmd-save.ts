@@ -3,9 +3,10 @@
 // HOME a later load expands them with. With hosts added, their fleets are saved too under
 // host-qualified keys; a host that does not answer is named on stderr and left out, and the save of
 // the rest succeeds (docs/remote.md).
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 
 export default defineCommand({
+  facts: { remote: "there", plain: true },
   meta: {
     name: "save",
     description:

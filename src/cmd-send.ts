@@ -2,13 +2,14 @@
 // the task's PTY as a person at its keyboard would. The daemon types the text, then presses Enter as
 // its own key once the program has read the text (daemon-typist.ts); a multi-line text is typed line by
 // line unless --paste makes it one message. `-` reads TEXT from stdin (one trailing newline dropped).
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { withDaemon } from "./client.ts";
 import { Buffer } from "node:buffer";
 import { UserError, usageError } from "./errors.ts";
 import { KEY_NAMES_HELP, MAX_SEND_BYTES, sendTooLong, unknownKey } from "./term-keys.ts";
 
 export default defineCommand({
+  facts: { tasks: "first", remote: "transport", plain: true },
   meta: { name: "send", description: "Type TEXT into the task, then Enter (or named keys with --keys)" },
   args: {
     task: { type: "positional", description: "TASK", required: true },

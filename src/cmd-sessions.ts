@@ -1,7 +1,7 @@
 // `fleetcom sessions [--json]`, `sessions rm NAME`, `sessions mv OLD NEW`: the saved recipes, no
 // daemon needed. Listing is the `list` default subcommand because citty would otherwise run a parent
 // `run` after every subcommand too.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { table, terminalColumns, writeStdout } from "./ui-format.ts";
 import { age } from "./view-task.ts";
 import { printable } from "./text-printable.ts";
@@ -52,6 +52,7 @@ const mv = defineCommand({
 });
 
 export default defineCommand({
+  facts: { remote: "there", plain: true },
   meta: { name: "sessions", description: "List, remove or rename saved sessions" },
   args: { json: { type: "boolean", description: "Print JSON" } },
   default: "list",

@@ -1,5 +1,5 @@
 // `fleetcom status`: never starts a daemon; "not running" is exit 3.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { crashNoticeText, DaemonClient } from "./client.ts";
 import { EXIT, UserError } from "./errors.ts";
 import type { DaemonStatus } from "./wire-protocol.ts";
@@ -10,6 +10,7 @@ import { sizeShown } from "./recipe-log.ts";
 import { pushStatusText } from "./ui-format.ts";
 
 export default defineCommand({
+  facts: { remote: "there", plain: true },
   meta: { name: "status", description: "Daemon pid, version, uptime, socket, directories, task counts" },
   args: { json: { type: "boolean", description: "Print JSON" } },
   async run({ args }) {

@@ -1,10 +1,11 @@
 // `fleetcom tag TASK`: the "in use" tag. A bare `tag` toggles, as the dashboard's `m` does; a script
 // that must end in one state says which (`--on`, `--off`), so running it twice changes nothing.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { withDaemon } from "./client.ts";
 import { usageError } from "./errors.ts";
 
 export default defineCommand({
+  facts: { tasks: "first", remote: "transport", plain: true },
   meta: { name: "tag", description: 'Toggle a task\'s "in use" tag, or set it with --on or --off' },
   args: {
     task: { type: "positional", description: "TASK", required: true },

@@ -1,7 +1,7 @@
 // `fleetcom usage [--json] [--since 1d] [-g G]`: the tokens of the live agent tasks, totalled by
 // agent, model and host (with hosts added, every host's fleet, as `ls`), read by the daemon from
 // each agent's own store (docs/usage.md). Money only where config.toml gives the model a price.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { withDaemon } from "./client.ts";
 import { hostInUse, hostsMayBeAdded } from "./client-target.ts";
 import type { HostedTask } from "./client-hosts.ts";

@@ -4,13 +4,13 @@
 // of events, and the daemon confirms it when the timer fires.
 // `fleetcom wait --any --for … [--group G]` returns the first task of the fleet (or of group G) that
 // meets the condition, printing its id: with ten agents running, the one that needs the user now.
-import { defineCommand } from "./cli-define.ts";
+import { defineCommand } from "./kit-define.ts";
 import { DaemonClient } from "./client.ts";
 import { FleetModel } from "./client-fleet.ts";
 import { hostInUse, hostsMayBeAdded } from "./client-target.ts";
 import type { RemoteHost } from "./client-ssh.ts";
 import { EXIT, UserError, usageError } from "./errors.ts";
-import { isOneOf } from "./cli-flags.ts";
+import { isOneOf } from "./kit-flags.ts";
 import { stateText } from "./view-task.ts";
 import { printable } from "./text-printable.ts";
 import { msUntilIdle } from "./task-idle.ts";
@@ -70,6 +70,7 @@ function parseTimeout(value: string | undefined): number | null {
 }
 
 export default defineCommand({
+  facts: { tasks: "all", remote: "transport", plain: true },
   meta: {
     name: "wait",
     description:

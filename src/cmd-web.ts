@@ -7,7 +7,7 @@
 // whose page may type whatever flags the running view was started with (web-token.ts).
 import { defineCommand } from "citty";
 import { isIP } from "node:net";
-import { positiveWholeFlag } from "./cli-flags.ts";
+import { positiveWholeFlag } from "./kit-flags.ts";
 import { errnoCode, errnoWords, errorMessage, usageError } from "./errors.ts";
 import { readRegularFile } from "./files.ts";
 import { printable } from "./text-printable.ts";

@@ -58,6 +58,8 @@ export class TaskLog {
   sizes = new Map<number, number>();
   /** Why writes stopped (full disk, refused file); null while it is written. */
   stopped: string | null = null;
+  /** `logs --follow` readers: each is given the lines of every batch cut after it began. */
+  private readonly followers = new Set<(lines: LogLine[]) => void>();
 
   constructor(
     readonly key: string,
@@ -79,6 +81,35 @@ export class TaskLog {
   /** A page of this log (LogStore.read). */
   read(filter: LogFilter, timestamps: boolean, from?: number): { text: string; next: number | null } {
     return this.store.read(this.key, filter, timestamps, from);
+  }
+
+  /**
+   * The log as it stands (every page, `filter` applied), then each line cut after it, to `onLine`,
+   * until the handle is stopped. Both are taken in one turn of the event loop with nothing waiting
+   * (a read writes what waits first), so the lines read and the lines given meet exactly: every
+   * line once. `unfinished` writes what waits (a run's last line too once it ended), given at once.
+   */
+  follow(filter: LogFilter, timestamps: boolean, onLine: (line: string) => void): { kept: string[]; stop(): void; unfinished(): null } {
+    const kept: string[] = [];
+    let from: number | undefined;
+    do {
+      const page = from === undefined ? this.read(filter, timestamps) : this.read({ ...filter, last: undefined }, timestamps, from);
+      if (page.text !== "") kept.push(...page.text.slice(0, -1).split("\n"));
+      from = page.next ?? undefined;
+    } while (from !== undefined);
+    const times = { since: filter.since, until: filter.until };
+    const follower = (lines: LogLine[]) => {
+      for (const line of filterLog(lines, times)) onLine(timestamps ? withTimestamp(line) : line.text);
+    };
+    this.followers.add(follower);
+    return {
+      kept,
+      stop: () => this.followers.delete(follower),
+      unfinished: () => {
+        this.store.flush();
+        return null;
+      },
+    };
   }
 
   /** The task printed `chunk` at `at` (epoch ms): kept for the next batch. */
@@ -117,7 +148,19 @@ export class TaskLog {
       const lines = at < 0 ? this.cutter.end() : this.cutter.push(chunks[i]!);
       if (lines !== "") pieces.push({ at: Math.abs(at), lines });
     }
+    if (this.followers.size > 0) this.tell(pieces);
     return pieces;
+  }
+
+  /** Followers hear a batch as it is cut, so a log whose writes stopped (a full disk) is still followed. */
+  private tell(pieces: { at: number; lines: string }[]): void {
+    const lines = pieces.flatMap((p) =>
+      p.lines
+        .slice(0, -1)
+        .split("\n")
+        .map((text) => ({ at: p.at, text })),
+    );
+    for (const follower of this.followers) follower(lines);
   }
 
   /** The piece as written: after its time when the time changed (always at the start of a part). */

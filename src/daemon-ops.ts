@@ -6,7 +6,7 @@ import { Buffer } from "node:buffer";
 import { setImmediate } from "node:timers";
 import type { Loads } from "./daemon-load.ts";
 import { restartOf, type Restarts } from "./daemon-restarts.ts";
-import { attach, detach, follow, followLines, sendScreen, type Peer } from "./daemon-streams.ts";
+import { attach, detach, follow, followLines, followLog, sendScreen, type Peer } from "./daemon-streams.ts";
 import type { Task, TaskStart } from "./daemon-task.ts";
 import type { Typist } from "./daemon-typist.ts";
 import type { TaskCheckpoints } from "./daemon-checkpoints.ts";
@@ -242,8 +242,10 @@ export function operations(fleet: Fleet): Handlers {
     },
     logs: (peer, a) => {
       const task = fleet.find(a.task);
-      followLines(peer, task, a.lines);
-      return task.info();
+      if (task.diskLog) followLog(peer, task, task.diskLog, { since: a.since, until: a.until, last: a.lines }, a.timestamps === true);
+      else if (a.since !== undefined || a.until !== undefined || a.timestamps) throw new UserError(NO_TIMES);
+      else followLines(peer, task, a.lines);
+      return { kept: task.diskLog !== null, info: task.info() };
     },
     log: (_peer, a) => logPage(fleet.find(a.task), a),
     attach: (peer, a) => {
@@ -287,13 +289,14 @@ async function searchedLines(task: Task): Promise<string[]> {
 }
 
 /** A page of a task's log; with history off, its scrollback, which has no times to choose lines by. */
+const NO_TIMES = "no log is kept (history = false), so lines have no times: --since, --until and --timestamps need history on";
+
 async function logPage(task: Task, a: OpArgs<"log">): Promise<OpResult<"log">> {
   if (task.diskLog) {
     const { text, next } = task.diskLog.read({ since: a.since, until: a.until, last: a.lines }, a.timestamps === true, a.from);
     return { text, kept: true, next, info: task.info() };
   }
-  if (a.since !== undefined || a.until !== undefined || a.timestamps)
-    throw new UserError("no log is kept (history = false), so lines have no times: --since, --until and --timestamps need history on");
+  if (a.since !== undefined || a.until !== undefined || a.timestamps) throw new UserError(NO_TIMES);
   const lines = await task.history();
   const chosen = a.lines === undefined ? lines : a.lines === 0 ? [] : lines.slice(-a.lines);
   return { text: chosen.map((l) => `${l}\n`).join(""), kept: false, next: null, info: task.info() };

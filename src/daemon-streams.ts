@@ -7,7 +7,8 @@ import type { Connection } from "./daemon-connection.ts";
 import { outputHighWater } from "./daemon-connection.ts";
 import { setImmediate } from "node:timers";
 import type { Task } from "./daemon-task.ts";
-import type { LineWatch } from "./term-lines.ts";
+import type { TaskLog } from "./daemon-logs.ts";
+import type { LogFilter } from "./recipe-log.ts";
 import type { DaemonStatus, Hello, TaskInfo } from "./wire-protocol.ts";
 
 /**
@@ -141,6 +142,27 @@ export function followLines(peer: Peer, task: Task, count?: number): void {
 }
 
 /**
+ * For `logs --follow` of a task whose log is kept: the log on disk (`filter` chosen, each line after
+ * its time with `timestamps`), then each line as the log's writer cuts it (daemon-logs.ts
+ * TaskLog.follow), until the task exits or the peer goes. One store, read and followed in one turn.
+ */
+export function followLog(peer: Peer, task: Task, log: TaskLog, filter: LogFilter, timestamps: boolean): void {
+  detach(peer);
+  const stream = new LineStream(peer);
+  peer.view = { kind: "lines", task, stream };
+  const followed = log.follow(filter, timestamps, (line) => stream.line(line));
+  stream.begin(followed.kept, followed);
+  if (!task.running) endStream(peer, "exited", task.info());
+}
+
+/** What a line stream follows: the emulator's lines (term-lines.ts) or the log's (daemon-logs.ts). */
+interface LineSource {
+  stop(): void;
+  /** The line the run left without its line feed, or null (given through the stream meanwhile). */
+  unfinished(): string | null;
+}
+
+/**
  * One `logs --follow` client's lines, in order: the history first, then lines as they complete,
  * sent in batches (one frame per turn of the event loop, not per line). A client megabytes behind
  * is sent a count of the lines it missed instead (wire-protocol.ts LinesSkipped), never more memory.
@@ -150,7 +172,7 @@ export class LineStream {
   private started = false;
   private queued = false;
   private skipped = 0;
-  private watch: LineWatch | null = null;
+  private watch: LineSource | null = null;
   private stopped = false;
   private ending: (() => void) | null = null;
 
@@ -167,7 +189,7 @@ export class LineStream {
   }
 
   /** The history, taken where the watch began: lines the watch gave meanwhile come after it. */
-  begin(history: string[], watch: LineWatch | null): void {
+  begin(history: string[], watch: LineSource | null): void {
     if (this.stopped) return watch?.stop();
     this.watch = watch;
     this.pending = history.concat(this.pending);

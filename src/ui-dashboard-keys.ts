@@ -86,8 +86,8 @@ export function helpEntries(detach: string, foreground = false): [string, string
     ["/", "filter by name, command, directory, group"],
     ["Esc", "clear the selection, then the filter"],
     ["Enter", `attach; ${detach} d comes back`],
-    // One line for both: the ? screen must fit 16 rows in two columns.
-    ["Space · d", "peek at the task's screen · its diff, in git's pager"],
+    // One line for the three: the ? screen must fit 16 rows in two columns.
+    ["Space · d · c", "peek at the screen · its diff · its checkpoints"],
     ["v", "select or unselect (on a title: its section)"],
     ["V", "select every task shown, or none"],
     ["X", "kill if running, remove if finished *"],

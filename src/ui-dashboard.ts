@@ -21,6 +21,7 @@ import { printable } from "./text-printable.ts";
 import type { CrashNotice, Notices, SnapshotError, TaskEvent, TaskInfo } from "./wire-protocol.ts";
 import { stopQuestion, killOrRemove, newCommand, pageDiff, recoverLost, regroup, rename, rerun, save, tag, type Desk } from "./ui-dashboard-actions.ts";
 import { askLine, PROMPT_ROWS } from "./ui-prompt.ts";
+import { pageCheckpoints } from "./ui-dashboard-checkpoints.ts";
 import { openHistoryInPager } from "./ui-history-pager.ts";
 import { Region } from "./ui-render.ts";
 import { currentDirectory } from "./text-path.ts";
@@ -451,6 +452,7 @@ class Dashboard implements Desk {
     u: () => this.fleets.nextOrder(),
     w: () => save(this),
     d: (row) => row && pageDiff(this, row),
+    c: (row) => row && pageCheckpoints(this, row),
     o: () => this.openSessions(),
     // In foreground mode the supervisor is this process: leaving stops everything, so it asks as Q does.
     q: () => (this.options.foreground ? this.quit() : this.finish("detached")),

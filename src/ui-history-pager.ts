@@ -29,6 +29,11 @@ export function restHint(id: number): string {
   return `\x1b[2m── the scrollback only: fleetcom logs ${id} prints all the task printed ──\x1b[0m`;
 }
 
+/** `text` in the user's pager, from its top; resolves when the pager has quit. */
+export function pageText(text: string): Promise<void> {
+  return page(text, process.env.PAGER?.trim() || DEFAULT_PAGER);
+}
+
 /** Runs `command` with `text` on its stdin and the terminal as its stdout; a pager quit before reading it all is no error. */
 function page(text: string, command: string): Promise<void> {
   return new Promise((resolve) => {

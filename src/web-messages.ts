@@ -3,6 +3,7 @@
 // acts on a task names it by id, as the dashboard does; typing goes to the task being viewed.
 import { schema } from "./validator.ts";
 import type { ChangedFile } from "./web-changes.ts";
+import type { CheckpointRow } from "./web-checkpoints.ts";
 
 const id = "number.integer >= 0";
 /** The host a task is on (a `[hosts.NAME]` of config.toml, as client-hosts.ts names them); absent: this machine. */
@@ -13,7 +14,9 @@ export const pageMessage = schema("web.page", (type) =>
     .or({ type: "'input'", data: "string > 0" })
     .or({ type: "'send'", task: id, "host?": host, text: "string > 0" })
     .or({ type: "'keys'", task: id, "host?": host, keys: type("string > 0").array().atLeastLength(1) })
-    .or({ type: "'rerun' | 'kill' | 'history' | 'changes'", task: id, "host?": host })
+    .or({ type: "'rerun' | 'kill' | 'history' | 'changes' | 'checkpoints'", task: id, "host?": host })
+    // A rewind to checkpoint n (web-checkpoints.ts): a page that may act only, as every action.
+    .or({ type: "'rewind'", task: id, "host?": host, n: "0 <= number.integer <= 1000000" })
     .or({ type: "'file-diff'", task: id, "host?": host, path: "0 < string <= 4096" })
     // Review comments on lines of a file's diff, sent to the agent as one prompt (web-changes.ts).
     .or({
@@ -80,5 +83,9 @@ export type ServerMessage =
   | { type: "file-diff"; task: number; host: string | null; path: string; text: string; cut: boolean }
   /** The review comments reached the agent as one prompt. */
   | { type: "reviewed"; task: number; host: string | null; comments: number }
+  /** The task's checkpoints, newest first (web-checkpoints.ts); `note`: why there are none, or that they are paused. */
+  | { type: "checkpoints"; task: number; host: string | null; checkpoints: CheckpointRow[]; note: string | null }
+  /** What a rewind did, or why it changed nothing (`ok` false), as `fleetcom rewind` says it. */
+  | { type: "rewound"; task: number; host: string | null; n: number; ok: boolean; text: string }
   | { type: "error"; message: string }
   | { type: "daemon"; connected: boolean };

@@ -77,7 +77,9 @@ export function changesScript(): string {
     $("changes-files").replaceChildren();
     $("file-diff").replaceChildren();
     $("review").hidden = true;
+    $("rewound").hidden = true;
     send(onTask({ type: "changes" }));
+    loadCheckpoints();
   };
   $("review-add").onclick = () => addComment() || showError("pick lines of the diff and write a comment first");
   $("review").onsubmit = (e) => {

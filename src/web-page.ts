@@ -5,6 +5,7 @@
 import xtermCss from "@xterm/xterm/css/xterm.css" with { type: "text" };
 import xtermJs from "@xterm/xterm/lib/xterm.js" with { type: "text" };
 import { changesScript } from "./web-page-changes.ts";
+import { checkpointsScript } from "./web-page-checkpoints.ts";
 
 export const ASSETS: Record<string, { type: string; body: string }> = {
   "/": { type: "text/html; charset=utf-8", body: html() },
@@ -45,6 +46,7 @@ function html(): string {
       <p id="changes-note"></p><div id="changes-files"></div><div id="file-diff"></div>
       <form id="review" hidden><p id="review-lines"></p><textarea id="review-text" rows="3" placeholder="A comment on the picked lines"></textarea>
       <div class="actions"><button type="button" id="review-add">Add comment</button><button id="review-send">Send to the agent</button></div><p id="review-queue"></p></form>
+      <div id="checkpoints-box"><h3>Checkpoints</h3><p id="checkpoints-note"></p><pre id="rewound" hidden></pre><div id="checkpoints"></div></div>
     </div>
     <div id="controls" hidden>
       <form id="send"><input id="text" autocomplete="off" placeholder="Type, then Send (Enter follows)"><button>Send</button></form>
@@ -90,6 +92,8 @@ button:active { background: #3a4350; }
 #changes-files .counts { color: var(--dim); flex: none; }
 #file-diff { background: #000; border-radius: 8px; padding: 4px 8px; max-height: 60vh; overflow: auto; font: 12px/1.35 ui-monospace, Menlo, monospace; white-space: pre-wrap; overflow-wrap: anywhere; }
 #file-diff .add { color: #7ee787; } #file-diff .del { color: #ff8080; } #file-diff [data-line] { cursor: pointer; } #file-diff .picked { background: #2c3d5a; }
+#checkpoints .checkpoint { display: flex; align-items: center; gap: 8px; margin: 0 0 6px; overflow-wrap: anywhere; } #checkpoints .n { flex: none; min-width: 2em; color: var(--dim); } #checkpoints .what { flex: 1; min-width: 0; }
+#checkpoints-note { color: var(--dim); font-size: 14px; margin: 4px 0; } #rewound { white-space: pre-wrap; overflow-wrap: anywhere; font: 12px/1.35 ui-monospace, Menlo, monospace; } #rewound.refused { color: #ff8080; }
 #review-text { width: 100%; box-sizing: border-box; font: inherit; color: var(--fg); background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 8px; }
 #task .bar { gap: 6px; }
 #task .bar h2 { flex: 1; min-width: 0; }
@@ -189,6 +193,8 @@ function script(): string {
     else if (m.type === "history" && isViewed(m)) showHistory(m);
     else if (m.type === "changes" && isViewed(m)) showChanges(m);
     else if (m.type === "file-diff" && isViewed(m)) showFileDiff(m);
+    else if (m.type === "checkpoints" && isViewed(m)) showCheckpoints(m);
+    else if (m.type === "rewound" && isViewed(m)) showRewound(m);
     else if (m.type === "reviewed" && isViewed(m)) { comments = []; showPicked(); $("review-queue").textContent = m.comments + (m.comments === 1 ? " comment" : " comments") + " sent to the agent as one prompt"; }
     else if (m.type === "error") showError(m.message);
     else if (m.type === "daemon" && !m.connected) $("summary").textContent = "the daemon is not running; waiting for it…";
@@ -526,7 +532,7 @@ function script(): string {
     $("history").textContent = "";
     send(onTask({ type: "history" }));
   };
-${changesScript()}  if ("Notification" in window && Notification.permission === "default") {
+${changesScript()}${checkpointsScript()}  if ("Notification" in window && Notification.permission === "default") {
     $("notify").hidden = false;
     $("notify").onclick = () => Notification.requestPermission().then(() => ($("notify").hidden = true));
   }

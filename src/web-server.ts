@@ -30,6 +30,7 @@ import { isSession, sessionGrant } from "./web-token.ts";
 import { empty, login, loginCommand, notLoggedIn } from "./web-login.ts";
 import { fleetView } from "./web-view.ts";
 import { changedFiles, fileDiff, sendComments } from "./web-changes.ts";
+import { checkpointRows, rewindFromPage } from "./web-checkpoints.ts";
 import { OpenSlots, Overtaken } from "./client-open-slots.ts";
 import { refilteredScreen } from "./web-remote-screen.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
@@ -45,7 +46,7 @@ export interface WebOptions {
 }
 
 /** What a read-only page may ask: to look, never to act on a task. */
-const READ_ONLY_MESSAGES = new Set<PageMessage["type"]>(["view", "history", "changes", "file-diff"]);
+const READ_ONLY_MESSAGES = new Set<PageMessage["type"]>(["view", "history", "changes", "file-diff", "checkpoints"]);
 /** What one page may send at once: far more than a paste of text, far less than memory matters. */
 export const MAX_FRAME = 64 * 1024;
 /** A page that has not read this much is sent no screen until it has (the newest is sent then). */
@@ -401,6 +402,14 @@ class Page {
       case "file-diff": {
         const diff = await fileDiff(feed.tasks.get(message.task), message.host ?? null, message.path);
         return this.send({ type: "file-diff", task: message.task, host: message.host ?? null, path: message.path, ...diff });
+      }
+      case "checkpoints": {
+        const listed = await checkpointRows(client, feed.tasks.get(message.task), message.host ?? null);
+        return this.send({ type: "checkpoints", task: message.task, host: message.host ?? null, ...listed });
+      }
+      case "rewind": {
+        const result = await rewindFromPage(client, feed.tasks.get(message.task), message.host ?? null, message.n);
+        return this.send({ type: "rewound", task: message.task, host: message.host ?? null, n: message.n, ...result });
       }
       case "review":
         await sendComments(client, feed.tasks.get(message.task), message.host ?? null, message.comments);

@@ -99,7 +99,10 @@ export const opArgs = {
   checkpoints: schema("op.checkpoints", (type) => type({ task: taskRef.type() })),
   peek: schema("op.peek", (type) => type({ task: taskRef.type(), "lines?": "number.integer > 0", "history?": "boolean", "ansi?": "boolean" })),
   history: schema("op.history", (type) => type({ "tasks?": taskRef.type().array(), "group?": "string" })),
-  logs: schema("op.logs", (type) => type({ task: taskRef.type(), "lines?": "number.integer >= 0" })),
+  /** `logs --follow`: the log kept (filtered as `log`'s), then its new lines; without a log (history off) the scrollback's. */
+  logs: schema("op.logs", (type) =>
+    type({ task: taskRef.type(), "lines?": "number.integer >= 0", "since?": "number", "until?": "number", "timestamps?": "boolean" }),
+  ),
   /** A page of the task's log on disk (daemon-logs.ts): times are epoch ms, `from` the part a page starts at. */
   log: schema("op.log", (type) =>
     type({
@@ -342,7 +345,8 @@ export interface OpResults {
   /** The tasks named (all without `tasks`), those in `group` only when given, in fleet order. */
   history: TaskHistory[];
   /** Then the task's history as lines, and each line as the task completes it, until an attach-end. */
-  logs: TaskInfo;
+  /** `kept`: false when no log is kept (history is off): the lines followed are the terminal's. */
+  logs: { kept: boolean; info: TaskInfo };
   /** `kept`: false when no log is kept (history is off), and then text is the scrollback; `next`: the next page's `from`. */
   log: { text: string; kept: boolean; next: number | null; info: TaskInfo };
   attach: TaskInfo;

@@ -294,3 +294,34 @@ describe("prompts", () => {
     expect(listed.checkpoints.map((c) => c.prompt)).toEqual(["(the task started)", "first line", "(a prompt fleetcom did not see)"]);
   });
 });
+
+describe.skipIf(!Tmux.available())("the dashboard, under tmux", () => {
+  test("c on a task lists its checkpoints in the pager (number, age, N files or no code changes, the prompt) and q comes back to the list", async () => {
+    installFakeAgents(fleet);
+    const id = Number(await fleet.ok(["run", "--", "claude"], { cwd: repo }));
+    await checkpointCount(id, 1);
+    await fleet.waitForTask(id, "its baseline", (t) => t.baseline !== null);
+    // Files change only once a prompt's checkpoint is taken: the baseline's snapshot is not awaited by the spawn.
+    await prompt(id, "first prompt", 2);
+    writeFileSync(join(repo, "src", "mod.txt"), "two\n");
+    await prompt(id, "second prompt", 3);
+    const tmux = new Tmux(fleet.env, fleet.sandbox.root);
+    try {
+      tmux.window("dash", shellWords(fleetcomArgv([])), { cols: 100, rows: 30 });
+      await tmux.waitFor("dash", "the agent's row", (t) => t.includes("claude"));
+      tmux.press("dash", "c");
+      const shown = await tmux.waitFor("dash", "the checkpoints in the pager", (t) => t.includes("second prompt"));
+      const row = (n: number) => shown.split("\n").find((line) => new RegExp(`^\\s*${n}\\s+\\S+ ago`).test(line));
+      expect(row(0)).toContain("the start");
+      expect(row(1)).toContain("no code changes");
+      expect(row(1)).toContain("first prompt");
+      expect(row(2)).toContain("1 file");
+      expect(row(2)).toContain("second prompt");
+      expect(shown).toContain(`fleetcom rewind ${id} N`);
+      tmux.press("dash", "q");
+      await tmux.waitFor("dash", "the list again", (t) => t.includes("claude") && !t.includes("second prompt"));
+    } finally {
+      tmux.kill();
+    }
+  });
+});

@@ -171,7 +171,7 @@ describe("the dashboard with 100 tasks", () => {
     const client = await dashboard([], { cols: 200, rows: 40 });
     const wide = rows(client.screen()).at(-1)!;
     expect(wide).toBe(
-      "↑↓ move · enter attach · space peek · / filter · v select · n new · r rerun · R rename · g group · m tag · X kill/rm · s grouping · w save · o sessions · q detach · Q stop all · ? help",
+      "↑↓ move · enter attach · space peek · / filter · v select · n new · r rerun · R rename · g group · m tag · X kill/rm · s grouping · w save · o sessions · d diff · q detach · Q stop all · ? help",
     );
     client.resize(60, 40);
     const narrow = await client.waitForScreen("the narrow hint", (s) => rows(s).at(-1)!.startsWith("q:detach"));

@@ -755,6 +755,94 @@ describe.skipIf(!haveChromium)("fleetcom web on a phone", () => {
     expect((await fleet.peek(id)).includes("sneaked")).toBe(false);
   });
 
+  test("Checkpoints lists an agent's checkpoints under Changes; with --write, Rewind asks first and on yes puts the files back; read-only has no button and its server refuses a rewind", async () => {
+    const repo = join(fleet.sandbox.root, "app");
+    mkdirSync(repo, { recursive: true });
+    const git = (...args: string[]) => expect(Bun.spawnSync(["git", "-C", repo, ...args], { env: fleet.env }).exitCode).toBe(0);
+    Object.assign(fleet.env, { GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" });
+    git("init", "-q", "-b", "main");
+    writeFileSync(join(repo, "a.txt"), "one\n");
+    git("add", ".");
+    git("commit", "-qm", "init");
+    installFakeAgents(fleet);
+    const id = Number(await fleet.ok(["run", "--", "claude"], { cwd: repo }));
+    const listed = async (count: number) =>
+      until(
+        `checkpoint ${count - 1}`,
+        async () => (JSON.parse(await fleet.ok(["checkpoints", String(id), "--json"])) as { checkpoints: unknown[] }).checkpoints.length >= count,
+      );
+    /** A prompt sent, its checkpoint taken, and the fake claude's turn over: it waits, so a rewind is not refused as working. */
+    const prompt = async (text: string, count: number) => {
+      await fleet.ok(["send", String(id), text]);
+      await listed(count);
+      await fleet.waitForTask(id, "waiting after its turn", (t) => t.attention?.state === "input");
+    };
+    await listed(1);
+    await fleet.waitForTask(id, "its baseline", (t) => t.baseline !== null);
+    // Files change only once a prompt's checkpoint is taken: the baseline's snapshot is not awaited by the spawn.
+    await prompt("first prompt", 2);
+    writeFileSync(join(repo, "a.txt"), "two\n");
+    await prompt("second prompt", 3);
+    writeFileSync(join(repo, "a.txt"), "three\n");
+    writeFileSync(join(repo, "new.txt"), "created after checkpoint 2\n");
+    await prompt("third prompt", 4);
+
+    const { url, origin } = await startWeb(["--write"]);
+    const page = await openPage(url);
+    await openTask(page, id);
+    await page.click("#changes-button");
+    await page.waitForFunction(() => document.querySelectorAll("#checkpoints .checkpoint").length === 4);
+    const rows = await page.$$eval("#checkpoints .checkpoint", (rs) => rs.map((r) => [(r as HTMLElement).dataset.n, r.querySelector(".what")?.textContent]));
+    expect(rows.map(([n]) => n)).toEqual(["3", "2", "1", "0"]);
+    expect(rows[0]![1]).toMatch(/ ago · 2 files · third prompt$/);
+    expect(rows[1]![1]).toMatch(/ ago · 1 file · second prompt$/);
+    expect(rows[2]![1]).toMatch(/ ago · no code changes · first prompt$/);
+    expect(rows[3]![1]).toContain("the start");
+
+    // Asked first: no, and nothing changes; yes, and the tree is as at checkpoint 2.
+    const asked: string[] = [];
+    page.once("dialog", (dialog) => {
+      asked.push(dialog.message());
+      dialog.dismiss();
+    });
+    await page.click('#checkpoints .checkpoint[data-n="2"] .rewind');
+    await until("the question", () => asked.length === 1);
+    expect(asked[0]).toContain("checkpoint 2 (second prompt)");
+    expect(readFileSync(join(repo, "a.txt"), "utf8")).toBe("three\n");
+    page.once("dialog", (dialog) => dialog.accept());
+    await page.click('#checkpoints .checkpoint[data-n="2"] .rewind');
+    await page.waitForFunction(() => document.querySelector("#rewound.ok")?.textContent?.startsWith("rewound task"));
+    expect(await page.$eval("#rewound", (r) => r.textContent)).toContain("restore a.txt");
+    expect(readFileSync(join(repo, "a.txt"), "utf8")).toBe("two\n");
+    expect(existsSync(join(repo, "new.txt"))).toBe(false);
+    await page.$eval("#checkpoints-box", (b) => b.scrollIntoView());
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, "web-checkpoints-390x844.png") });
+    // A rewind that cannot be made is answered with why, nothing changed.
+    const writer = rawSocket(origin, { session: await sessionOf(page) });
+    expect(await writer.opened).toBe(true);
+    writer.ws.send(JSON.stringify({ type: "rewind", task: id, n: 99 }));
+    await until("the answer", () => writer.messages.some((m) => m.type === "rewound"));
+    expect(writer.messages.find((m) => m.type === "rewound")).toMatchObject({ ok: false, text: expect.stringContaining("has no checkpoint 99") });
+    writer.ws.close();
+
+    // Read-only: the list, no button; its server refuses a rewind sent by hand.
+    writeFileSync(join(repo, "a.txt"), "after the rewind\n");
+    const readOnly = await startWeb();
+    const looker = await openPage(readOnly.url);
+    await openTask(looker, id);
+    await looker.click("#changes-button");
+    await looker.waitForFunction(() => document.querySelectorAll("#checkpoints .checkpoint").length === 4);
+    expect(await looker.$$("#checkpoints .rewind")).toHaveLength(0);
+    const raw = rawSocket(readOnly.origin, { session: await sessionOf(looker) });
+    expect(await raw.opened).toBe(true);
+    raw.ws.send(JSON.stringify({ type: "rewind", task: id, n: 2 }));
+    await until("the refusal", () => raw.messages.some((m) => m.type === "error" && m.message?.startsWith("read-only")));
+    raw.ws.close();
+    expect(raw.messages.some((m) => m.type === "rewound")).toBe(false);
+    expect(readFileSync(join(repo, "a.txt"), "utf8")).toBe("after the rewind\n");
+  });
+
   test("the read-only page says it is read-only and how to get a link that may type", async () => {
     const id = await fleet.run("sleep 600");
     const { url, origin } = await startWeb();

@@ -5,8 +5,11 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
-import { PLAIN_COMMANDS } from "../../src/cli.ts";
+import { SUBCOMMANDS } from "../../src/cli-commands.ts";
+import { factsOf } from "../../src/kit-define.ts";
 
+// The commands whose plain shapes run without citty, as each says in its own facts.
+const PLAIN_COMMANDS = (await Promise.all(Object.entries(SUBCOMMANDS).map(async ([name, lazy]) => (factsOf(await lazy()).plain ? [name] : [])))).flat();
 const SRC = resolve(import.meta.dir, "../../src");
 const DOC = readFileSync(resolve(import.meta.dir, "../../docs/architecture.md"), "utf8");
 const transpiler = new Bun.Transpiler({ loader: "ts" });
@@ -111,14 +114,14 @@ function cycles(graph: Map<string, string[]>): string[][] {
 }
 
 /** Edges the table forbids: to a layer the importer's row does not name, or a runtime import of one it may import only for types. */
-function forbiddenEdges(table = LAYERS): string[] {
+function forbiddenEdges(table = LAYERS, graph = GRAPH, runtime = RUNTIME): string[] {
   const broken: string[] = [];
-  for (const m of MODULES) {
+  for (const [m, imports] of graph) {
     const from = layer(m);
-    for (const i of GRAPH.get(m)!) {
-      if (!GRAPH.has(i) || layer(i) === from) continue;
+    for (const i of imports) {
+      if (!graph.has(i) || layer(i) === from) continue;
       const allowed = table.get(from)?.get(layer(i));
-      if (allowed === undefined || (allowed === "types" && RUNTIME.get(m)!.includes(i))) broken.push(`${m} → ${i}`);
+      if (allowed === undefined || (allowed === "types" && runtime.get(m)!.includes(i))) broken.push(`${m} → ${i}`);
     }
   }
   return broken;
@@ -158,6 +161,18 @@ describe("the map", () => {
     clientWireTypesOnly.set("client", new Map([...LAYERS.get("client")!].map(([l, kind]) => [l, l === "wire" ? "types" : kind] as const)));
     expect(forbiddenEdges(clientWireTypesOnly)).toContain("client.ts → wire-framing.ts");
   });
+
+  // The runner sits above the commands and the kit below them: a command reaching back up to the
+  // runner is refused at the prefix level, whatever file it names.
+  test("no two layers may import each other, and an edge back up from a command to the runner is caught", () => {
+    const mutual = [...LAYERS].flatMap(([a, allowed]) => [...allowed.keys()].filter((b) => a < b && LAYERS.get(b)?.has(a)).map((b) => `${a} ↔ ${b}`));
+    expect(mutual).toEqual([]);
+    const backUp = new Map(GRAPH);
+    backUp.set("cmd-ls.ts", [...GRAPH.get("cmd-ls.ts")!, "cli-dispatch.ts"]);
+    const backUpRuntime = new Map(RUNTIME);
+    backUpRuntime.set("cmd-ls.ts", [...RUNTIME.get("cmd-ls.ts")!, "cli-dispatch.ts"]);
+    expect(forbiddenEdges(LAYERS, backUp, backUpRuntime)).toEqual(["cmd-ls.ts → cli-dispatch.ts"]);
+  });
 });
 
 describe("the import graph", () => {
@@ -173,6 +188,18 @@ describe("the import graph", () => {
   test("a command reaches the agents' files only to list them: `fleetcom agents`", () => {
     const crossing = MODULES.filter((m) => layer(m) === "cmd" && GRAPH.get(m)!.some((i) => layer(i) === "agent"));
     expect(crossing).toEqual(["cmd-agents.ts"]);
+  });
+
+  // As tmux's cmd_entry: what the runner needs of a command (its TASKs, how it reaches a host, its
+  // worktree flag, its plain shapes) is in the command's own file, so adding one touches that file
+  // and the command table only; a list of command names in the kit is a second place to forget.
+  test("a command carries its own facts: no kit file holds a table of command names", () => {
+    const names = Object.keys(SUBCOMMANDS);
+    const naming = MODULES.filter((m) => m.startsWith("kit-")).flatMap((m) => {
+      const code = transpiler.transformSync(sourceOf(m)).replace(/\/\/.*|\/\*[\s\S]*?\*\//g, "");
+      return names.filter((n) => new RegExp(`"${n}"\\s*[,\\]]|^\\s*"?${n}"?:`, "m").test(code)).map((n) => `${m}: ${n}`);
+    });
+    expect(naming).toEqual([]);
   });
 
   test("each layer imports only what the doc's table lets it", () => {
@@ -320,14 +347,14 @@ describe("start-up imports", () => {
     });
   }
 
-  test("fleetcom sessions and sessions --json load no citty (cli.ts plainArgs runs its list)", () => {
+  test("fleetcom sessions and sessions --json load no citty (kit-plain-args.ts plainArgs runs its list)", () => {
     const run = staticClosure([...runner, "cmd-sessions.ts", ...importsOf("cmd-sessions.ts", ["dynamic-import"])]);
     expect(run.has("citty")).toBe(false);
   });
 
-  // Every command with plain shapes runs them without citty (cli.ts plainArgs), the daemon autostart starts included.
+  // Every command with plain shapes runs them without citty (kit-plain-args.ts plainArgs), the daemon autostart starts included.
   for (const command of PLAIN_COMMANDS) {
-    test(`fleetcom ${command}, and what its run imports, loads no citty (cli.ts plainArgs)`, () => {
+    test(`fleetcom ${command}, and what its run imports, loads no citty (kit-plain-args.ts plainArgs)`, () => {
       const run = staticClosure([...runner, `cmd-${command}.ts`, ...importsOf(`cmd-${command}.ts`, ["dynamic-import"])]);
       expect(run.has("citty")).toBe(false);
     });
@@ -339,7 +366,7 @@ describe("start-up imports", () => {
 
   // The precompiled checks cost a ~30 KB `new Function` at their import (~10-17 ms of CPU here):
   // `config` reads settings and asks a running daemon, and validates no JSON, so it must not pay it.
-  // citty and its node:util are ~10 ms of CPU on a loaded machine: `config` and `config --json` run without them (cli.ts plainArgs).
+  // citty and its node:util are ~10 ms of CPU on a loaded machine: `config` and `config --json` run without them (kit-plain-args.ts plainArgs).
   // Only a file that declares agents has `config` check them, with the validator (config-agents.ts).
   test("fleetcom config, and what its run imports, loads no validator and no citty", () => {
     const dynamic = importsOf("cmd-config.ts", ["dynamic-import"]).filter((m) => m !== "config-agents.ts");

@@ -1,8 +1,8 @@
-// How the command line's flags are scanned (cli-flags.ts): values skipped by each flag's kind, short
+// How the command line's flags are scanned (kit-flags.ts): values skipped by each flag's kind, short
 // clusters and negations known, and the flag meant suggested for an unknown one. What a user sees of
 // it through the binary is test/e2e/flags.test.ts.
 import { describe, expect, test } from "bun:test";
-import { flagsOf, unknownFlag } from "../../src/cli-flags.ts";
+import { flagsOf, unknownFlag } from "../../src/kit-flags.ts";
 
 describe("an unknown flag", () => {
   test("the scan follows each flag's kind: values are skipped, clusters and negations known", () => {

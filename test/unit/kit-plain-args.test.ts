@@ -1,16 +1,19 @@
 // The shapes of the commands people run in loops or often (`ls`, `run -- CMD`, `peek -n 20 api`,
 // `kill -g web --yes`, `sessions`, `recover --list`, `daemon` as autostart runs it…) run without
-// loading citty (cli.ts plainArgs): they must get exactly the arguments citty would have parsed, and
+// loading citty (kit-plain-args.ts plainArgs): they must get exactly the arguments citty would have parsed, and
 // every other shape must still go through citty.
 import { expect, test } from "bun:test";
 import { type ArgsDef, type CommandDef, parseArgs } from "citty";
-import { PLAIN_COMMANDS, plainArgs } from "../../src/cli.ts";
+import { plainArgs } from "../../src/kit-plain-args.ts";
+import { factsOf } from "../../src/kit-define.ts";
 import { needsDaemonHereAnyway } from "../../src/client-early-start.ts";
-import { checkFlags } from "../../src/cli-flags.ts";
+import { checkFlags } from "../../src/kit-flags.ts";
 import { SUBCOMMANDS } from "../../src/cli-commands.ts";
 import { seededRandom } from "../harness/helpers.ts";
 
-const PLAIN = [...PLAIN_COMMANDS];
+const NAMES = Object.keys(SUBCOMMANDS);
+const DEFS = await Promise.all(NAMES.map((name) => SUBCOMMANDS[name]!()));
+const PLAIN = NAMES.filter((_, i) => factsOf(DEFS[i]!).plain);
 
 /** Each plain command's table: the one of what runs (`sessions` runs its default subcommand, `list`). */
 async function tables(): Promise<Record<string, ArgsDef>> {
@@ -108,8 +111,8 @@ test("other shapes go through citty", async () => {
   ]) {
     expect({ argv, parsed: plainArgs(argv, table[argv[0]!]) }).toEqual({ argv, parsed: null });
   }
-  // Commands outside the list always go through citty.
-  expect(plainArgs(["grep", "x"], { pattern: { type: "positional" } })).toBeNull();
+  // Commands whose facts do not say plain always go through citty.
+  expect(factsOf(await SUBCOMMANDS.grep!()).plain).toBeUndefined();
 });
 
 /** Words a command line of `name` could hold: its flags in every spelling, and words that are none of them. */

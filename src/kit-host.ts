@@ -1,53 +1,24 @@
 // Which host's daemon a command goes to: `fleetcom --host NAME COMMAND`, else FLEETCOM_HOST, else a
-// TASK written `HOST:TASK` (`gpu1:3`, `gpu1:api`); else this machine's. Commands that speak the
-// protocol go over the ssh transport (client-ssh.ts); those that read or write the host's own files
-// (save, load, recover, status, sessions, --kill) or run git in the host's repositories (diff, merge, review, rewind)
-// run as a command of their own there.
+// TASK written `HOST:TASK` (`gpu1:3`, `gpu1:api`); else this machine's. Each command says how it
+// reaches a host in its own facts (kit-define.ts): those that speak the protocol go over the ssh
+// transport (client-ssh.ts); those that read or write the host's own files or run git in the host's
+// repositories run as a command of their own there, as `--kill` does (cli.ts).
 import type { ArgsDef, CommandDef } from "citty";
-import { flagIndex } from "./cli-flags.ts";
+import { type CommandFacts, factsOf } from "./kit-define.ts";
+import { flagIndex } from "./kit-flags.ts";
 import { EXIT, UserError, usageError } from "./errors.ts";
 import { printable } from "./text-printable.ts";
 
-/** Where each command's TASK arguments are among its positionals. */
-const TASK_POSITIONS: Record<string, "first" | "all" | "after-first"> = {
-  attach: "first",
-  peek: "first",
-  send: "first",
-  wait: "all",
-  logs: "first",
-  rename: "first",
-  group: "first",
-  tag: "first",
-  rerun: "first",
-  kill: "all",
-  restart: "all",
-  rm: "all",
-  grep: "after-first",
-  diff: "first",
-  merge: "first",
-  review: "first",
-  checkpoints: "first",
-  rewind: "first",
-};
-
-/** Commands that talk to a daemon over the protocol, which the transport carries. */
-const OVER_TRANSPORT = new Set([...Object.keys(TASK_POSITIONS), "run", "ls", "notify"]);
-/** Commands that read or write the host's files: the host's own fleetcom runs them there. */
-const RUN_THERE = new Set(["save", "load", "recover", "status", "sessions", "diff", "merge", "review", "rewind"]);
-
-/** Commands whose `--worktree` touches a git worktree: on another host, that host's. */
-const WORKTREE_COMMANDS = new Set(["run", "rm"]);
-
 /**
- * Whether the host's own fleetcom runs this command there: those above, and `run --worktree` and
- * `rm --worktree`, whose worktree is made in (or removed from) the host's repository, never this
- * machine's (`run`'s in its `--cwd`, else the login's home).
+ * Whether the host's own fleetcom runs this command there: a command that reads or writes the host's
+ * files, and `run --worktree` and `rm --worktree`, whose worktree is made in (or removed from) the
+ * host's repository, never this machine's (`run`'s in its `--cwd`, else the login's home).
  */
-function runsThere(command: string, words: string[]): boolean {
-  if (RUN_THERE.has(command)) return true;
+function runsThere(facts: CommandFacts, words: string[]): boolean {
+  if (facts.remote === "there") return true;
   const dash = words.indexOf("--");
   const flags = dash === -1 ? words : words.slice(0, dash);
-  return WORKTREE_COMMANDS.has(command) && flagIndex(flags, "worktree") !== -1;
+  return facts.worktree === true && flagIndex(flags, "worktree") !== -1;
 }
 
 export type HostRoute = { kind: "here" } | { kind: "transport"; host: string } | { kind: "there"; host: string };
@@ -73,19 +44,25 @@ export function routeCommand(
   hosts: { named: string | null; env: string | undefined; hostNames: () => string[] },
 ): { route: HostRoute; words: string[] } {
   const given = hosts.named ?? (hosts.env?.trim() || null);
-  const remoteCapable = OVER_TRANSPORT.has(command) || RUN_THERE.has(command);
+  const facts = factsOf(def);
+  const remoteCapable = facts.remote !== undefined;
   if (hosts.named !== null && !remoteCapable) throw usageError(`--host does not apply to '${printable(command)}'`);
-  const qualified = def && TASK_POSITIONS[command] ? stripTaskHosts(command, def, words, hosts.hostNames) : { words, host: null };
+  const qualified = def && facts.tasks ? stripTaskHosts(facts.tasks, def, words, hosts.hostNames) : { words, host: null };
   if (qualified.host !== null && given !== null && qualified.host !== given)
     throw usageError(`a TASK names host '${qualified.host}' but ${hosts.named !== null ? "--host" : "FLEETCOM_HOST"} says '${printable(given)}'`);
   const host = qualified.host ?? (remoteCapable ? given : null);
   if (host === null) return { route: { kind: "here" }, words: qualified.words };
-  return { route: runsThere(command, qualified.words) ? { kind: "there", host } : { kind: "transport", host }, words: qualified.words };
+  return { route: runsThere(facts, qualified.words) ? { kind: "there", host } : { kind: "transport", host }, words: qualified.words };
 }
 
 /** The TASK words' `HOST:` prefixes (of added hosts only) taken off; every TASK of one command on the same host. */
-function stripTaskHosts(command: string, def: CommandDef<any>, words: string[], hostNames: () => string[]): { words: string[]; host: string | null } {
-  const positions = taskIndexes(TASK_POSITIONS[command]!, positionalIndexes(def, words));
+function stripTaskHosts(
+  where: NonNullable<CommandFacts["tasks"]>,
+  def: CommandDef<any>,
+  words: string[],
+  hostNames: () => string[],
+): { words: string[]; host: string | null } {
+  const positions = taskIndexes(where, positionalIndexes(def, words));
   if (!positions.some((i) => words[i]!.includes(":"))) return { words, host: null };
   const known = new Set(hostNames());
   const out = [...words];
@@ -102,7 +79,7 @@ function stripTaskHosts(command: string, def: CommandDef<any>, words: string[], 
   return { words: out, host: [...hostsSeen][0] ?? null };
 }
 
-function taskIndexes(where: "first" | "all" | "after-first", positional: number[]): number[] {
+function taskIndexes(where: NonNullable<CommandFacts["tasks"]>, positional: number[]): number[] {
   if (where === "first") return positional.slice(0, 1);
   if (where === "after-first") return positional.slice(1);
   return positional;

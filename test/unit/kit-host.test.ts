@@ -1,7 +1,7 @@
-// Which host a command goes to (cli-host.ts): `--host`, FLEETCOM_HOST and `HOST:TASK`, with the
+// Which host a command goes to (kit-host.ts): `--host`, FLEETCOM_HOST and `HOST:TASK`, with the
 // commands' own definitions telling a TASK from a flag's value.
 import { describe, expect, test } from "bun:test";
-import { routeCommand, takeHostFlag } from "../../src/cli-host.ts";
+import { routeCommand, takeHostFlag } from "../../src/kit-host.ts";
 import { SUBCOMMANDS } from "../../src/cli-commands.ts";
 
 const hostNames = () => ["gpu1", "build"];

@@ -64,12 +64,16 @@ export class FleetModel {
    * The client's one subscribe site: the daemon's fleet replaces what was held (`first` sees it
    * before any event behind it), and from then on `client`'s events are applied here.
    */
-  follow(client: DaemonClient, first?: (tasks: TaskInfo[]) => void): Promise<TaskInfo[]> {
+  follow(client: DaemonClient, first?: (tasks: TaskInfo[]) => void, showsUse = false): Promise<TaskInfo[]> {
     client.handlers.event = (event) => this.onEvent(event, this.apply(event));
-    return client.subscribe((tasks) => {
-      this.reset(tasks);
-      first?.(tasks);
-    });
+    // `resources`: the daemon samples the tasks' CPU and memory while a subscriber shows them.
+    return client.subscribe(
+      (tasks) => {
+        this.reset(tasks);
+        first?.(tasks);
+      },
+      { resources: showsUse },
+    );
   }
 
   /** The whole fleet, as a subscription answers it. */
@@ -121,6 +125,11 @@ export abstract class LinkedFleet {
   /** The connection being made, and its bound: close() ends them too, or a daemon that never answers would keep the process. */
   private making: { client: DaemonClient | null; bound: ReturnType<typeof setTimeout> | null } | null = null;
   private closed = false;
+  /**
+   * Whether the tasks' CPU and memory are shown, so the daemon samples them: always for the
+   * dashboard; for the web view, only while a page is open (setShowsUse).
+   */
+  private showsUse = true;
 
   constructor(
     protected readonly listener: FleetListener,
@@ -151,6 +160,13 @@ export abstract class LinkedFleet {
   /** Whether `task` came from this link's daemon. */
   owns(task: TaskInfo): boolean {
     return this.fleet.owns(task);
+  }
+
+  /** The daemon samples the figures only while they are shown: told on the link, when it stands, and on every link made after. */
+  setShowsUse(shows: boolean): void {
+    if (shows === this.showsUse) return;
+    this.showsUse = shows;
+    if (this.client) this.fleet.follow(this.client, undefined, shows).catch(() => {});
   }
 
   /** Makes the link once, throwing what went wrong; on success it is kept, and made again when lost. */
@@ -189,7 +205,7 @@ export abstract class LinkedFleet {
       const opened = client;
       // Its failures are this link's line, never words over the screen (client.ts onClosed).
       opened.handlers = { ...this.handlers(), closed: () => this.onLost(opened), linkLost: true };
-      await this.fleet.follow(opened);
+      await this.fleet.follow(opened, undefined, this.showsUse);
       await this.ready(opened);
       if (bound) clearTimeout(bound);
       this.making = null;

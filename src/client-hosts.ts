@@ -13,7 +13,7 @@ import { EXIT, UserError } from "./errors.ts";
 import { FileRefused, readRegularFile } from "./files.ts";
 import { configFile, readConfigFile } from "./settings.ts";
 import { printable } from "./text-printable.ts";
-import type { TaskInfo } from "./wire-protocol.ts";
+import type { OpArgs, TaskInfo } from "./wire-protocol.ts";
 
 /** A host's name: what `--host`, FLEETCOM_HOST and `HOST:TASK` say. */
 const HOST_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
@@ -124,10 +124,10 @@ export type HostedTask = TaskInfo & { host: string | null };
  * a host that does not answer within its bound is named on stderr and the others are kept. Null
  * when no host is added.
  */
-export async function everyFleet(local: () => Promise<TaskInfo[]>): Promise<HostedTask[] | null> {
+export async function everyFleet(local: () => Promise<TaskInfo[]>, args: OpArgs<"ls"> = {}): Promise<HostedTask[] | null> {
   const hosts = readHosts();
   if (hosts.length === 0) return null;
-  const remote = hosts.map((h) => askHost(h, (c) => c.request("ls"), hostAnswerBoundMs()));
+  const remote = hosts.map((h) => askHost(h, (c) => c.request("ls", args), hostAnswerBoundMs()));
   const rows: HostedTask[] = (await local()).map((t) => ({ ...t, host: null }));
   for (const [i, answer] of (await Promise.all(remote)).entries()) {
     if ("ok" in answer) rows.push(...answer.ok.map((t) => ({ ...t, host: hosts[i]!.name })));

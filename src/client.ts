@@ -378,8 +378,8 @@ export class DaemonClient {
    * are read, before anything awaiting the reply runs: applying the reply's older fleet after them
    * would undo them (a stale row, an exit never heard).
    */
-  subscribe(apply: (tasks: OpResult<"subscribe">) => void): Promise<OpResult<"subscribe">> {
-    return this.call("subscribe", {}, apply);
+  subscribe(apply: (tasks: OpResult<"subscribe">) => void, args: OpArgs<"subscribe"> = {}): Promise<OpResult<"subscribe">> {
+    return this.call("subscribe", args, apply);
   }
 
   /** Sends the request; `onReply` runs as its reply is read, in the reply's place among the frames. */

@@ -14,13 +14,17 @@ export default defineCommand({
   meta: { name: "ls", description: "List tasks" },
   args: {
     json: { type: "boolean", description: "Print a JSON array, one object per task" },
-    verbose: { type: "boolean", alias: "v", description: "Add the COMMAND that runs (an agent's resume form) beside the TASK as typed" },
+    verbose: {
+      type: "boolean",
+      alias: "v",
+      description: "Add the COMMAND that runs (an agent's resume form) beside the TASK as typed, and each task's THREADS and PROCS",
+    },
   },
   async run({ args }) {
     const one = hostInUse();
-    const tasks = one ? hosted(await withDaemon((c) => c.request("ls")), one.name) : await everyFleet();
+    const tasks = one ? hosted(await withDaemon((c) => c.request("ls", { resources: true })), one.name) : await everyFleet();
     const hostOf = tasks === null ? undefined : (t: TaskInfo) => (t as HostedTask).host ?? "-";
-    const rows = tasks ?? (await withDaemon((c) => c.request("ls")));
+    const rows = tasks ?? (await withDaemon((c) => c.request("ls", { resources: true })));
     const table = () => lsTable(rows, process.env.HOME, Date.now(), terminalColumns(), Boolean(args.verbose), hostOf);
     writeStdout(args.json ? `${JSON.stringify(rows.map(withWaitingSince), null, 2)}\n` : table());
   },
@@ -39,5 +43,5 @@ function hosted(tasks: TaskInfo[], host: string | null): HostedTask[] {
 async function everyFleet(): Promise<HostedTask[] | null> {
   if (!hostsMayBeAdded()) return null;
   const { everyFleet: fleets } = await import("./client-hosts.ts");
-  return fleets(() => withDaemon((c) => c.request("ls")));
+  return fleets(() => withDaemon((c) => c.request("ls", { resources: true })), { resources: true });
 }

@@ -11,6 +11,7 @@ import { printable } from "./text-printable.ts";
 import { shellJoin } from "./text-shell.ts";
 import { currentDirectory, resolvePath } from "./text-path.ts";
 import type { WorktreeRecord } from "./recipe.ts";
+import { parseMemoryLimit } from "./task-resources.ts";
 import { serviceFlags } from "./recipe-services.ts";
 
 /** The command line to store for the words after `--`. */
@@ -56,6 +57,11 @@ export default defineCommand({
       valueHint: "K=V",
       description: "Set K to V in the task's environment, over what it would get (repeatable; on a host, the one way a local value travels)",
     },
+    "max-memory": {
+      type: "string",
+      valueHint: "SIZE",
+      description: "Stop the task (with --restart: restart it) when the resident memory of all its processes passes SIZE (2G, 512M; docs/daemon.md)",
+    },
     "ready-log": { type: "string", valueHint: "REGEX", description: "Ready once a line of its output matches REGEX (docs/services.md)" },
     "ready-http": { type: "string", valueHint: "URL", description: "Ready once URL answers 2xx or 3xx" },
     "ready-port": { type: "string", valueHint: "PORT", description: "Ready once a TCP connect to 127.0.0.1:PORT succeeds" },
@@ -81,6 +87,7 @@ export default defineCommand({
     const command = words.length === 0 ? "" : commandLine(words);
     if (!command) throw usageError("run: give the command after --, e.g. fleetcom run -- npm run dev");
     if (args["detach-key"] !== undefined && !args.attach) throw usageError("run: --detach-key goes with --attach");
+    const maxMemory = memoryLimit(args["max-memory"]);
     // Checked before the task starts: a mistyped key must not leave a task running unattached.
     const settings = args.attach ? await import("./ui-attach-settings.ts") : null;
     const detachKey = settings?.chosenDetachKey(args["detach-key"]);
@@ -97,6 +104,7 @@ export default defineCommand({
         ...(args.group !== undefined ? { group: args.group } : {}),
         ...(args.name !== undefined ? { name: args.name } : {}),
         ...(env ? { env } : {}),
+        ...(maxMemory !== null ? { maxMemory } : {}),
         ...(service ? { service } : {}),
         ...restart,
         ...(args.notify === false && { notify: false }),
@@ -117,6 +125,14 @@ export default defineCommand({
     }
   },
 });
+
+/** `--max-memory SIZE` in bytes; null when not given. */
+function memoryLimit(given: string | undefined): number | null {
+  if (given === undefined) return null;
+  const bytes = parseMemoryLimit(given);
+  if (bytes === null) throw usageError(`run: --max-memory expects a size such as 2G or 512M, got ${JSON.stringify(given)}`);
+  return bytes;
+}
 
 /**
  * On a host, a task without --cwd runs in the home there, whatever the directory here (the local

@@ -40,6 +40,7 @@ export default defineCommand({
         `tasks     ${status.tasks.total} (${status.tasks.running} running)`,
         ...(status.snapshotError ? [`snapshots FAILING since ${status.snapshotError.since}: ${printable(status.snapshotError.message)}`] : []),
         historyLine(status.history, status.settings?.history),
+        ...(status.resources ? [samplingLine(status.resources)] : []),
         ...logsLine(status.history),
         ...(status.push ?? []).map((p) => `notify    ${printable(pushStatusText(p))}`),
         ...(status.settings?.problems ?? []).map((problem) => `config    ${printable(problem)}`),
@@ -49,6 +50,12 @@ export default defineCommand({
     );
   },
 });
+
+/** Whether tasks' CPU and memory are being sampled (docs/daemon.md): only while a client shows them, or a task has --max-memory. */
+function samplingLine(r: DaemonStatus["resources"]): string {
+  const who = r.watchers > 0 ? `every 2 s for ${r.watchers} client(s)` : "only for an ls, and for tasks with --max-memory (no client shows them)";
+  return `sampling  CPU and memory ${who}; ${r.samples} sample(s) so far`;
+}
 
 /** The space the tasks' logs take on disk (docs/logs.md), and the failure that stopped a log's writes. */
 function logsLine(history: DaemonStatus["history"] | undefined): string[] {

@@ -15,6 +15,7 @@ import { readEnvFile } from "./recipe-procfile.ts";
 import { logPatternProblem } from "./recipe-services.ts";
 import type { RestoredHistory } from "./recipe-history.ts";
 import type { IdChange, OpResult, RecipeEntry } from "./wire-protocol.ts";
+import { parseMemoryLimit } from "./task-resources.ts";
 
 // ---- turns -----------------------------------------------------------------------------------
 
@@ -257,6 +258,7 @@ export class Loads {
       service: serviceOf(e),
       givenEnv: this.environmentOf(e),
       restart: restartOf(e.restart, e.max_restarts, e.restarts),
+      maxMemory: e.max_memory === undefined ? null : parseMemoryLimit(e.max_memory),
       loaded: true,
       notify: e.notify !== false,
     };

@@ -12,8 +12,21 @@ import { type Notice, runNotifier } from "./daemon-notify-command.ts";
 import { errorMessage } from "./errors.ts";
 import { nodeOs } from "./platform.ts";
 import { type NotifyDestination, type NotifyEvent, type NotifyTarget, notifyDestination, targetShown, targetText, wants } from "./config-notify.ts";
+import type { Task } from "./daemon-task.ts";
+import { label } from "./task-labels.ts";
 import { VERSION } from "./version.ts";
-import type { NotifyTestResult, PushStatus } from "./wire-protocol.ts";
+import type { NotifyTestResult, PushStatus, TaskInfo } from "./wire-protocol.ts";
+
+/** A task as a push names it. */
+export function pushTask(info: TaskInfo): PushTask {
+  return { id: info.id, name: label(info), group: info.group };
+}
+
+/** The last lines of a task's screen, for a webhook. */
+export function screenLines(task: Task): string[] {
+  const text = task.screen.text(SCREEN_LINES);
+  return text === "" ? [] : text.split("\n");
+}
 
 export type PushState = "input" | "permission" | "not-ready" | "finished" | "failed";
 

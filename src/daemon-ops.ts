@@ -19,6 +19,7 @@ import { labelTooLong, normalizeGroup, normalizeName } from "./task-labels.ts";
 import type { DaemonStatus, Escapee, Op, OpArgs, OpResult, RecipeEntry, SnapshotError, TaskInfo, TaskRef } from "./wire-protocol.ts";
 import { MAX_SEND_BYTES, sendTooLong } from "./term-keys.ts";
 import { mebibytes } from "./text-size.ts";
+import type { ResourceSampler } from "./daemon-resources.ts";
 
 /** Input a task may have waiting unread: `send` past it is refused, attached keystrokes wait. */
 export const MAX_PENDING_INPUT = MAX_SEND_BYTES;
@@ -39,6 +40,7 @@ export type Handlers = { [O in Op]: (peer: Peer, args: OpArgs<O>) => OpResult<O>
 export interface Fleet {
   readonly options: { readonly scrollback: number };
   readonly typist: Typist;
+  readonly resources: Pick<ResourceSampler, "fresh" | "watch" | "unwatch" | "keepSampling">;
   readonly checkpoints: Pick<TaskCheckpoints<Task>, "prompt" | "list">;
   list(): TaskInfo[];
   status(): DaemonStatus;
@@ -61,14 +63,26 @@ export interface Fleet {
 
 export function operations(fleet: Fleet): Handlers {
   return {
-    ls: () => fleet.list(),
-    status: () => fleet.status(),
-    subscribe: (peer) => {
-      peer.subscribed = true;
-      // A failure that began before this client subscribed is still news to it: right after the reply.
-      const error = fleet.snapshotError();
-      if (error) setImmediate(() => peer.conn.sendEvent({ type: "snapshot", error }));
+    ls: async (_, a) => {
+      if (a.resources) await fleet.resources.fresh();
       return fleet.list();
+    },
+    status: () => fleet.status(),
+    subscribe: (peer, a) => {
+      const subscribed = () => {
+        peer.subscribed = true;
+        // A failure that began before this client subscribed is still news to it: right after the reply.
+        const error = fleet.snapshotError();
+        if (error) setImmediate(() => peer.conn.sendEvent({ type: "snapshot", error }));
+        return fleet.list();
+      };
+      // What the latest subscribe asked for holds: a client that stops showing the figures subscribes again without.
+      if (!a.resources) {
+        fleet.resources.unwatch(peer);
+        return subscribed();
+      }
+      // The fleet it is answered with carries figures already (sampled now, unless they are fresh).
+      return fleet.resources.watch(peer).then(subscribed);
     },
     recipe: () => fleet.recipe(),
     shutdown: () => {
@@ -92,6 +106,7 @@ export function operations(fleet: Fleet): Handlers {
         name: a.name ?? null,
         worktree: a.worktree ?? null,
         givenEnv: a.env,
+        maxMemory: a.maxMemory ?? null,
         service: a.service,
         restart,
         notify: a.notify,
@@ -145,6 +160,7 @@ export function operations(fleet: Fleet): Handlers {
       finished();
       fleet.restarts.freshStart(task);
       const notice = task.rerun(peer.hello.env, fleet.options.scrollback);
+      fleet.resources.keepSampling();
       fleet.taskChanged(task, true);
       return { ...task.info(), notice };
     },

@@ -9,7 +9,7 @@ import { setImmediate } from "node:timers";
 import type { Task } from "./daemon-task.ts";
 import type { TaskLog } from "./daemon-logs.ts";
 import type { LogFilter } from "./recipe-log.ts";
-import type { Hello, TaskInfo } from "./wire-protocol.ts";
+import type { DaemonStatus, Hello, TaskInfo } from "./wire-protocol.ts";
 
 /**
  * Lines a `logs --follow` client may have queued and unread before further lines are counted
@@ -304,4 +304,22 @@ function sendWholeScreen(peer: Peer, screen: string, task: Task): void {
 
 function textView(text: string): string {
   return text ? `${text}\n` : "";
+}
+
+/** What the daemon holds for its clients (`status`): the bounds in daemon-connection.ts keep these small. */
+export function clientStats(peers: Iterable<Greeting | Peer>, droppedBehind: number): DaemonStatus["clients"] {
+  let connected = 0;
+  let queuedBytes = 0;
+  let maxQueuedBytes = 0;
+  let waitingEvents = 0;
+  let inputBlocked = 0;
+  for (const peer of peers) {
+    const { conn } = peer;
+    if (peer.stage === "greeted" && peer.view.kind === "attached" && peer.view.inputBlocked) inputBlocked += 1;
+    connected += 1;
+    queuedBytes += conn.queuedBytes;
+    maxQueuedBytes = Math.max(maxQueuedBytes, conn.queuedBytes);
+    waitingEvents += conn.waitingEvents;
+  }
+  return { connected, queuedBytes, maxQueuedBytes, waitingEvents, droppedBehind, inputBlocked };
 }

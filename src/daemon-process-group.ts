@@ -47,7 +47,7 @@ export function groupIsTheTasks(id: GroupIdentity, stats: ProcStat[] | null, now
 }
 
 /** Pure: the group's members that still run (zombies excluded). */
-export function liveMembers(pgid: number, stats: ProcStat[]): ProcStat[] {
+export function liveMembers<S extends ProcStat>(pgid: number, stats: S[]): S[] {
   return stats.filter((s) => s.pgrp === pgid && s.state !== "Z");
 }
 
@@ -98,6 +98,15 @@ export class ProcessGroup {
     } catch {
       return false;
     }
+  }
+
+  /**
+   * The group's live members among `stats` (every process /proc shows, read at `now`), or none when
+   * those do not prove the group is still the task's: what is counted as the task's use is only ever
+   * what could be signalled as the task's.
+   */
+  membersIn<S extends ProcStat>(stats: S[], now: number | null): S[] {
+    return groupIsTheTasks(this.id, stats, now) ? liveMembers(this.id.pgid, stats) : [];
   }
 
   /** Whether a member of the task's group may still run (groupMayRun). */

@@ -1,6 +1,6 @@
 // What a save and a recovery snapshot store of the fleet's tasks (sessions.md, recovery.md): each
 // task as a recipe entry, agents in their resume form when their conversation is known, with its
-// worktree, its service fields, its restart policy and (snapshots only) its baseline and checkpoints.
+// worktree, its memory limit, its service fields, its restart policy and (snapshots only) its baseline and checkpoints.
 import { savedCommands } from "./agent-run.ts";
 import { restartFieldsOf } from "./daemon-restarts.ts";
 import { mutedOf } from "./daemon-notify-gate.ts";
@@ -8,6 +8,7 @@ import type { SnapshotRecipe } from "./daemon-snapshots.ts";
 import type { Task } from "./daemon-task.ts";
 import type { Checkpoint } from "./git-checkpoint.ts";
 import type { WorktreeRecord } from "./recipe.ts";
+import { exactSize } from "./task-resources.ts";
 import type { RecipeEntry } from "./wire-protocol.ts";
 
 /** What a save stores: `tasks` in id order. */
@@ -19,6 +20,7 @@ export function savedRecipe(tasks: readonly Task[]): RecipeEntry[] {
     group: t.group,
     name: t.name,
     ...worktreeOf(t),
+    ...maxMemoryField(t),
     ...t.service,
     ...restartFieldsOf(t, false),
     ...mutedOf(t),
@@ -51,6 +53,7 @@ export function snapshotOf(
       id: t.id,
       ...typed,
       ...worktreeOf(t),
+      ...maxMemoryField(t),
       ...(t.baseline === null ? {} : { baseline: t.baseline }),
       ...checkpointsMember(checkpointsOf(t)),
       ...t.service,
@@ -71,4 +74,9 @@ function checkpointsMember(checkpoints: Checkpoint[] | undefined): { checkpoints
 /** A recipe entry's `worktree`, for a task fleetcom made one for. */
 function worktreeOf(task: Task): { worktree?: WorktreeRecord } {
   return task.worktree === null ? {} : { worktree: task.worktree };
+}
+
+/** A recipe entry's `max_memory`, for a task that has one. */
+function maxMemoryField(task: Task): { max_memory?: string } {
+  return task.maxMemory === null ? {} : { max_memory: exactSize(task.maxMemory) };
 }

@@ -1,6 +1,7 @@
 // The restart policies at work (docs/services.md): when a run ends, task-restart.ts decides; this
 // file keeps the backoff's timers, starts the task again in place when one fires, and gives up on a
 // crash loop. A task the user stopped, or one ended by the daemon's own stop, is never restarted.
+import { stopOverMemory } from "./daemon-resources.ts";
 import type { Task } from "./daemon-task.ts";
 import { DEFAULT_MAX_RESTARTS, decide, type RestartPolicy, type RestartState, restartState } from "./task-restart.ts";
 import type { RecipeEntry } from "./wire-protocol.ts";
@@ -34,6 +35,7 @@ export class Restarts {
       at,
       stoppedOnPurpose: task.stoppedOnPurpose || this.fleet.stopping(),
       notReady: task.readiness?.state === "not-ready",
+      overMemory: task.stopReason !== null,
     });
     if (decision.kind === "none") return false;
     task.restartState = decision.state;
@@ -58,6 +60,16 @@ export class Restarts {
     if (task.restartState.rule.policy === "no" || !task.running || this.fleet.stopping()) return;
     this.fleet.log(`task ${task.id}: not ready; stopped for its restart policy`);
     void task.terminate();
+  }
+
+  /**
+   * Its group passed its --max-memory: the run is stopped, saying why (daemon-resources.ts), and its
+   * end counts as a failure, which a policy answers as any other, starting it again. False when it
+   * was already being stopped, or the daemon is stopping.
+   */
+  overMemory(task: Task, reason: string): boolean {
+    if (this.fleet.stopping()) return false;
+    return stopOverMemory(task, reason, this.fleet.log);
   }
 
   private async fire(task: Task): Promise<void> {

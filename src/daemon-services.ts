@@ -2,7 +2,8 @@
 // (daemon-ready.ts), the start order of entries waiting on others (daemon-order.ts) and the restart
 // policies (daemon-restarts.ts), and how each moves the others: a run that starts begins its probe,
 // a probe that settles or a run that ends makes waiting entries look again, and a probe that gives
-// up stops the run so that its restart policy, if it has one, starts it again.
+// up, or a run over its --max-memory, stops the run so that its restart policy, if it has one,
+// starts it again.
 import { ReadinessProbes } from "./daemon-ready.ts";
 import { StartOrder, stopInOrder } from "./daemon-order.ts";
 import { Restarts } from "./daemon-restarts.ts";
@@ -25,7 +26,7 @@ export class Services {
   readonly order: StartOrder;
   private readonly readiness: ReadinessProbes;
 
-  constructor(fleet: ServiceFleet) {
+  constructor(private readonly fleet: ServiceFleet) {
     this.order = new StartOrder(() => fleet.tasks(), fleet.stopping);
     this.restarts = new Restarts({
       holds: fleet.holds,
@@ -62,6 +63,11 @@ export class Services {
     this.readiness.end(task);
     this.order.look();
     return answered;
+  }
+
+  /** Its group passed its --max-memory: stopped, saying why, and restarted under its policy (Restarts.overMemory). */
+  overMemory(task: Task, reason: string): void {
+    if (this.restarts.overMemory(task, reason)) this.fleet.changed(task, false);
   }
 
   /** The task left the fleet: no probe, no restart. */

@@ -19,12 +19,16 @@ import type { LineWatch } from "./term-lines.ts";
 import { type RestoredHistory, withRestored } from "./recipe-history.ts";
 import { FinishedScreen } from "./term-screen-finished.ts";
 import { TerminalScan } from "./text-scan.ts";
+import type { ProcStat } from "./proc.ts";
+import type { TaskResources } from "./task-resources.ts";
 import type { ServiceFields } from "./recipe-services.ts";
 import { type Readiness, notReadyText } from "./task-ready.ts";
 import { type RestartState, restartState, runSeparator } from "./task-restart.ts";
 import type { TaskLog } from "./daemon-logs.ts";
 
 const KILL_GRACE_MS = 2_000;
+/** How far back the CPU sparkline reaches. */
+export const CPU_TRAIL_MS = 60_000;
 
 export interface TaskSpec {
   id: number;
@@ -37,6 +41,8 @@ export interface TaskSpec {
   env: Record<string, string>;
   /** Variables given with `run --env`, over `env` at every start (reruns too); kept in memory only. */
   givenEnv?: Record<string, string> | undefined;
+  /** `run --max-memory`: resident bytes its group may use, every run; null or absent for no limit. */
+  maxMemory?: number | null | undefined;
   /** Its restart policy and count (task-restart.ts); none when not given. */
   restart?: RestartState | undefined;
   /** Started by a load, not by `run` or `n` (TaskInfo loaded). */
@@ -83,6 +89,8 @@ export interface TaskStart {
   worktree?: WorktreeRecord | null | undefined;
   /** `run --env K=V` (TaskSpec givenEnv). */
   givenEnv?: Record<string, string> | undefined;
+  /** `run --max-memory`, in bytes (Task maxMemory). */
+  maxMemory?: number | null | undefined;
   /** `run --ready-* --stop-*`, a recipe's service fields (TaskSpec service). */
   service?: ServiceFields | undefined;
   /** The baseline a recovery snapshot kept (daemon-changes.ts). */
@@ -108,6 +116,14 @@ export class Task {
   readonly worktree: WorktreeRecord | null;
   /** Variables given with `run --env` (TaskSpec givenEnv). */
   private readonly givenEnv: Record<string, string>;
+  /** Resident memory, in bytes, its group may use (`--max-memory`); null for no limit. */
+  readonly maxMemory: number | null;
+  /** The run's CPU and memory at the last sample (daemon-resources.ts); null until sampled. */
+  resources: TaskResources | null = null;
+  /** The run's CPU at each sample, with when (performance.now), the oldest dropped past a minute. */
+  cpuTrail: { at: number; cpu: number }[] = [];
+  /** Why fleetcom stopped this run itself (over its memory limit); null when it did not. */
+  stopReason: string | null = null;
   /** Started by a load (TaskInfo loaded). */
   readonly loaded: boolean;
   name: string | null;
@@ -187,6 +203,7 @@ export class Task {
     this.typed = spec.typed;
     this.worktree = spec.worktree;
     this.givenEnv = spec.givenEnv ?? {};
+    this.maxMemory = spec.maxMemory ?? null;
     this.service = spec.service ?? {};
     this.loaded = spec.loaded ?? false;
     this.name = spec.name;
@@ -290,6 +307,9 @@ export class Task {
     this.signal = null;
     this.lastOutputAt = null;
     this.processGroup = null;
+    this.resources = null;
+    this.cpuTrail = [];
+    this.stopReason = null;
     this.scan = new TerminalScan();
     this.tracker = NO_ATTENTION;
     const run = this.run;
@@ -489,7 +509,11 @@ export class Task {
     this.feel({ type: "not-ready", message: notReadyText(timeoutSeconds) });
   }
 
-  /** History holds the scrollback setting's lines, and at least a screen. */
+  /** The live members of this run's process group among `stats`, only while they prove the group is still its own (daemon-process-group.ts). */
+  groupMembers<S extends ProcStat>(stats: S[], now: number | null): S[] {
+    return this.running ? (this.processGroup?.membersIn(stats, now) ?? []) : [];
+  }
+
   /** The scrollback setting counts the lines above the screen, as tmux's and xterm's do: the history is those and the screen. */
   private get historyLimit(): number {
     return this.scrollback + this.rows;
@@ -553,12 +577,22 @@ export class Task {
       notify: this.notify,
       cols: this.cols,
       rows: this.rows,
+      ...this.resourcesInfo(now),
+      maxMemory: this.maxMemory,
+      stopReason: this.stopReason,
       readiness: this.readiness,
       restart: this.restartState.rule.policy,
       maxRestarts: this.restartState.rule.maxRestarts,
       restarts: this.restartState.restarts,
       nextRestartAt: this.nextRestartAt === null ? null : new Date(this.nextRestartAt).toISOString(),
     };
+  }
+
+  /** The last sample's figures while the run goes on; none once it has ended. */
+  private resourcesInfo(now: number): Pick<TaskInfo, "cpu" | "rss" | "threads" | "processes" | "cpuRecent"> {
+    const r = this.running ? this.resources : null;
+    const cpuRecent = r ? this.cpuTrail.filter((p) => now - p.at <= CPU_TRAIL_MS).map((p) => p.cpu) : [];
+    return { cpu: r?.cpu ?? null, rss: r?.rss ?? null, threads: r?.threads ?? null, processes: r?.processes ?? null, cpuRecent };
   }
 
   dispose(): void {

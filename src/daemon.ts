@@ -12,6 +12,7 @@ import { TaskEvents } from "./daemon-events.ts";
 import { type Fleet, MAX_PENDING_INPUT, operations } from "./daemon-ops.ts";
 import {
   blockInput,
+  clientStats,
   endStream,
   followsLines,
   forwardOutput,
@@ -31,14 +32,12 @@ import { TaskChanges } from "./daemon-changes.ts";
 import { TaskCheckpoints } from "./daemon-checkpoints.ts";
 import { InputGap } from "./daemon-input-gap.ts";
 import { flagsNeeded, probedPrograms } from "./agent-run.ts";
-import { useDeclaredAgents } from "./agent-declared.ts";
 import { UserError, errorMessage } from "./errors.ts";
-import { label, normalizeGroup, normalizeName } from "./task-labels.ts";
+import { normalizeGroup, normalizeName } from "./task-labels.ts";
 import type { NotifyTarget } from "./config-notify.ts";
-import { reloadedSettings, type Settings } from "./settings.ts";
+import type { Settings } from "./settings.ts";
 import {
   type CrashNotice,
-  type DaemonSettings,
   type Escapee,
   type Hello,
   hello as helloSchema,
@@ -56,7 +55,7 @@ import {
 } from "./wire-protocol.ts";
 import { PushGate, pushRules, ranMs } from "./daemon-notify-gate.ts";
 import { pushHostNews } from "./daemon-notify-hosts.ts";
-import { Push, type PushBody, type PushTask, pushState, pushTiming, SCREEN_LINES } from "./daemon-notify.ts";
+import { Push, type PushBody, pushState, pushTask, pushTiming, screenLines } from "./daemon-notify.ts";
 import type { Schema } from "./validator.ts";
 import { cacheDir, definedEnvironment, homeDir, runtimeDir, socketPath } from "./paths.ts";
 import { PROTOCOL_VERSION } from "./wire-framing.ts";
@@ -69,6 +68,8 @@ import { Typist } from "./daemon-typist.ts";
 import { escapedFromGroups } from "./daemon-escapees.ts";
 import { VERSION } from "./version.ts";
 import { TaskIds } from "./daemon-task-ids.ts";
+import { ResourceSampler } from "./daemon-resources.ts";
+import { daemonSettings, declareAgents, reloadSettings } from "./daemon-settings.ts";
 import { meantToRun, type Restarts } from "./daemon-restarts.ts";
 import { savedRecipe, snapshotOf } from "./daemon-recipe.ts";
 import { Services } from "./daemon-services.ts";
@@ -108,17 +109,6 @@ export interface DaemonHooks {
   stopped(): void;
 }
 
-/** A task as a push names it. */
-function pushTask(info: TaskInfo): PushTask {
-  return { id: info.id, name: label(info), group: info.group };
-}
-
-/** The last lines of a task's screen, for a webhook. */
-function screenLines(task: Task): string[] {
-  const text = task.screen.text(SCREEN_LINES);
-  return text === "" ? [] : text.split("\n");
-}
-
 export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   private readonly tasks = new Map<number, Task>();
   private readonly peers = new Map<Connection, Greeting | Peer>();
@@ -129,6 +119,12 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     outputSettled: (task) => this.noteSavedForm(task),
   });
   private readonly ids = new TaskIds();
+  readonly resources = new ResourceSampler({
+    tasks: () => this.tasks.values(),
+    peers: () => this.greeted(),
+    changed: (task) => this.taskChanged(task, false),
+    overMemory: (task, reason) => this.services.overMemory(task, reason),
+  });
   private readonly changes = new TaskChanges<Task>(
     (t) => this.tasks.get(t.id) === t && this.events.broadcast("changed", t.info()),
     (m) => this.options.log(m),
@@ -203,7 +199,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     readonly options: DaemonOptions,
     makeHooks: (daemon: Daemon) => DaemonHooks,
   ) {
-    this.declareAgents(options.settings, true);
+    declareAgents(options.settings, true, options.log);
     const budgetMs = agentProbeBudgetSetting(process.env.FLEETCOM_AGENT_PROBE_MS, options.log);
     this.probe = new FlagProbe({ cacheFile: join(cacheDir(), "agent-flags.json"), budgetMs, log: options.log });
     // Asked ahead of the first spawn (a real agent's first --help outlasts the spawn's budget), but
@@ -474,7 +470,22 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   }
 
   spawn(peer: Peer, start: TaskStart): Task {
-    const { command, cwd, group, name, recorded, typed = command, worktree = null, givenEnv, service, restart, loaded, baseline, notify = true } = start;
+    const {
+      command,
+      cwd,
+      group,
+      name,
+      recorded,
+      typed = command,
+      worktree = null,
+      givenEnv,
+      service,
+      restart,
+      loaded,
+      baseline,
+      notify = true,
+      maxMemory,
+    } = start;
     const { hello } = peer;
     const task = new Task(
       {
@@ -485,6 +496,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
         worktree,
         env: hello.env,
         givenEnv,
+        maxMemory,
         service,
         restart,
         loaded,
@@ -505,6 +517,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     this.tasks.set(task.id, task);
     if (task.id < this.highestId) this.outOfIdOrder = true;
     this.highestId = Math.max(this.highestId, task.id);
+    this.resources.keepSampling();
     this.events.broadcast("created", task.info());
     this.changes.started(task, task.agent !== null || worktree !== null, baseline);
     this.checkpoints.started(task, task.agent !== null || worktree !== null, start.checkpoints);
@@ -601,92 +614,33 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
       startedAt: this.startedAt.toISOString(),
       socket: socketPath(),
       tasks: { total: tasks.length, running: tasks.filter((t) => t.running).length },
-      clients: this.clientStats(),
+      clients: clientStats(this.peers.values(), this.droppedBehind),
       snapshotError: this.snapshot.error,
       snapshotPendingSince: this.snapshot.pendingSince,
       history: this.hooks.history?.status() ?? HISTORY_OFF,
       crash: this.crash,
-      settings: this.daemonSettings(),
+      settings: daemonSettings(this.options.settings),
       push: this.push.status(),
+      resources: this.resources.status(),
     };
   }
 
-  /**
-   * Reads the settings again (SIGHUP, `fleetcom config --reload`) and goes by them: notify and
-   * idle_seconds at once, scrollback for tasks started or rerun from now on; history waits for a
-   * restart (RELOAD_APPLIES in settings.ts). The problems are the file's as it is now.
-   */
+  /** Reads the settings again (SIGHUP, `fleetcom config --reload`) and goes by them (daemon-settings.ts). */
   reloadSettings(): OpResult<"reload"> {
-    const { settings: current, reread } = this.options;
-    if (!current || !reread) throw new UserError("this daemon was handed its settings and cannot read them again");
-    const { settings, changes } = reloadedSettings(current, reread());
-    this.options.settings = settings;
-    this.declareAgents(settings, false);
-    this.options.notify = settings.notify.value;
-    this.configurePush(settings.notify.value, settings);
-    this.options.scrollback = settings.scrollback.value;
-    const idleMs = settings.idleSeconds.value * 1000;
-    if (idleMs !== this.options.idleMs) {
-      this.options.idleMs = idleMs;
-      for (const task of this.tasks.values()) task.idleMs = idleMs;
-      this.events.idleRuleChanged();
-    }
-    const changed = changes.map(
-      (c) => `${c.key} ${JSON.stringify(c.from.value)} → ${JSON.stringify(c.to.value)}${c.applies === "restart" ? " (after a restart)" : ""}`,
-    );
-    this.options.log(`read ${settings.file} again: ${changed.length ? changed.join(", ") : "nothing changed"}`);
-    for (const problem of settings.problems) this.options.log(problem);
+    const result = reloadSettings(this.options, {
+      tasks: () => this.tasks.values(),
+      notifyTo: (targets, settings) => this.configurePush(targets, settings),
+      idleRuleChanged: () => this.events.idleRuleChanged(),
+    });
     this.reloaded?.();
-    return { changes, settings: this.daemonSettings()! };
-  }
-
-  /**
-   * The agents the settings declare (agent-declared.ts) from now on, for spawns to come; a problem
-   * with one joins the settings' problems (the notices, `fleetcom config`), logged here at start (a
-   * reload logs them all).
-   */
-  private declareAgents(settings: Settings | undefined, starting: boolean): void {
-    const problems = useDeclaredAgents(settings?.agents ?? null);
-    if (settings) settings.problems.push(...problems);
-    if (starting) for (const problem of problems) this.options.log(problem);
-  }
-
-  private daemonSettings(): DaemonSettings | null {
-    const s = this.options.settings;
-    return s
-      ? {
-          file: s.file,
-          notify: s.notify,
-          notifyMinRuntime: s.notifyMinRuntime,
-          notifyIdle: s.notifyIdle,
-          scrollback: s.scrollback,
-          idleSeconds: s.idleSeconds,
-          history: s.history,
-          problems: s.problems,
-        }
-      : null;
-  }
-
-  /** What the daemon holds for its clients: the bounds in daemon-connection.ts keep these small. */
-  private clientStats() {
-    let queuedBytes = 0;
-    let maxQueuedBytes = 0;
-    let waitingEvents = 0;
-    let inputBlocked = 0;
-    for (const peer of this.peers.values()) {
-      const { conn } = peer;
-      if (peer.stage === "greeted" && peer.view.kind === "attached" && peer.view.inputBlocked) inputBlocked += 1;
-      queuedBytes += conn.queuedBytes;
-      maxQueuedBytes = Math.max(maxQueuedBytes, conn.queuedBytes);
-      waitingEvents += conn.waitingEvents;
-    }
-    return { connected: this.peers.size, queuedBytes, maxQueuedBytes, waitingEvents, droppedBehind: this.droppedBehind, inputBlocked };
+    return result;
   }
 
   /** The one teardown: TERM every task's group, KILL after the grace period, then let go. */
   stop(): Promise<void> {
     this.events.stop();
     this.changes.stop();
+    this.resources.stop();
     this.runningAtStop ??= new Set([...this.tasks.values()].filter(meantToRun));
     this.services.stopping();
     this.stopping ??= (async () => {

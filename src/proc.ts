@@ -20,6 +20,16 @@ export interface ProcStat {
   start: number;
 }
 
+/** What a process uses, read in the same pass as its ProcStat (daemon-resources.ts). */
+export interface ProcUsage extends ProcStat {
+  /** CPU time spent, user and system (fields 14 and 15), in clock ticks. */
+  cpuTicks: number;
+  /** Resident set size (field 24), in pages. */
+  rssPages: number;
+  /** Threads (field 20). */
+  threads: number;
+}
+
 export function hasProc(): boolean {
   try {
     statSync("/proc/self/stat");
@@ -29,7 +39,7 @@ export function hasProc(): boolean {
   }
 }
 
-export function readProcStat(pid: number): ProcStat | null {
+export function readProcStat(pid: number): ProcUsage | null {
   if (!Number.isInteger(pid) || pid <= 0) return null;
   try {
     return parseProcStat(pid, readFileSync(`/proc/${pid}/stat`, "utf8"));
@@ -43,11 +53,41 @@ function fieldsAfterName(text: string): string[] {
   return text.slice(text.lastIndexOf(")") + 2).split(" ");
 }
 
-export function parseProcStat(pid: number, text: string): ProcStat | null {
+export function parseProcStat(pid: number, text: string): ProcUsage | null {
   const fields = fieldsAfterName(text);
   const start = Number(fields[19]);
   if (fields.length < 20 || !Number.isFinite(start)) return null;
-  return { pid, state: fields[0]!, pgrp: Number(fields[2]), session: Number(fields[3]), start };
+  const counted = (i: number) => Number(fields[i]) || 0;
+  return {
+    pid,
+    state: fields[0]!,
+    pgrp: Number(fields[2]),
+    session: Number(fields[3]),
+    start,
+    cpuTicks: counted(11) + counted(12),
+    rssPages: counted(21),
+    threads: counted(17),
+  };
+}
+
+let pageBytes: number | undefined;
+
+/**
+ * The size of a memory page, which /proc counts resident memory in: 4 KiB on x86-64, 4, 16 or 64 KiB
+ * on arm64. Read once from this process's own resident size given both ways (kB in status, pages in
+ * statm), rounded to the power of two it must be.
+ */
+export function pageSize(): number {
+  if (pageBytes !== undefined) return pageBytes;
+  pageBytes = 4096;
+  try {
+    const kb = Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1]);
+    const pages = Number(readFileSync("/proc/self/statm", "utf8").split(" ")[1]);
+    if (kb > 0 && pages > 0) pageBytes = 2 ** Math.round(Math.log2((kb * 1024) / pages));
+  } catch {
+    // No /proc: nothing is counted in pages.
+  }
+  return pageBytes;
 }
 
 /** The device number of a process's controlling terminal (tty_nr, field 7); null when it has none or there is no /proc. */
@@ -68,14 +108,14 @@ export function liveGroupOf(pid: number): number | null {
 }
 
 /** Every process /proc shows, or null without /proc. */
-export function listProcStats(): ProcStat[] | null {
+export function listProcStats(): ProcUsage[] | null {
   let entries: string[];
   try {
     entries = readdirSync("/proc");
   } catch {
     return null;
   }
-  const stats: ProcStat[] = [];
+  const stats: ProcUsage[] = [];
   for (const entry of entries) {
     if (entry.charCodeAt(0) > 57) continue;
     const stat = readProcStat(Number(entry));

@@ -7,7 +7,7 @@ import { printable } from "./text-printable.ts";
 
 /** The members an entry object may have: what a save writes, and what a snapshot adds. */
 const KNOWN_MEMBERS = [
-  ...["cmd", "group", "name", "history", "id", "typed", "worktree", "restart", "max_restarts", "restarts"],
+  ...["cmd", "group", "name", "history", "id", "typed", "worktree", "max_memory", "restart", "max_restarts", "restarts"],
   // A service's (recipe-services.ts).
   ...["ready", "ready_timeout", "after", "stop_signal", "stop_timeout", "env", "env_file"],
 ];

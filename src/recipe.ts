@@ -6,6 +6,7 @@ import { Buffer } from "node:buffer";
 import { resolve } from "node:path";
 import { UserError } from "./errors.ts";
 import { normalizeGroup, normalizeName } from "./task-labels.ts";
+import { exactSize, parseMemoryLimit } from "./task-resources.ts";
 import { entryPlace, entryProblems, notAList } from "./recipe-problems.ts";
 import { describeJsonError } from "./text-json-error.ts";
 import { printable } from "./text-printable.ts";
@@ -96,6 +97,8 @@ export const recipeEntry = schema("recipeEntry", (type) =>
     "id?": recordedId.type(),
     "typed?": "string",
     "worktree?": worktreeRecord.type(),
+    /** `run --max-memory` as the recipe writes it (`2G`, task-resources.ts exactSize), checked when the file is read. */
+    "max_memory?": "string",
     "baseline?": baselineRecord.type(),
     "checkpoints?": checkpointRecord.type().array(),
     "restart?": restartPolicy.type(),
@@ -266,11 +269,28 @@ function toRecipeEntry(dir: string, item: StoredEntry, file: string, place: stri
   if (worktreeRecord.allows(worktree))
     entry.worktree = { repo: worktree.repo, branch: worktree.branch, path: worktree.path, ...(worktree.from !== undefined && { from: worktree.from }) };
   else if (worktree !== undefined) throw worktreeRefused(file, dir, entry.cmd);
+  const limit = maxMemoryOf(item, file, dir, entry.cmd);
+  if (limit !== undefined) entry.max_memory = limit;
   // A baseline that is not one is dropped: the task is still recovered, and takes a new one.
   if (baselineRecord.allows(baseline)) entry.baseline = { top: baseline.top, commit: baseline.commit, ref: baseline.ref };
   // Checkpoints are kept only when every one is one: the task is recovered either way.
   if (Array.isArray(checkpoints) && checkpoints.every((c) => checkpointRecord.allows(c))) entry.checkpoints = checkpoints.map((c) => ({ ...c }));
   return entry;
+}
+
+/**
+ * An entry's `max_memory` (`"2G"`, or a byte count), as `run --max-memory` takes it. One that is no
+ * size fails the whole recipe, naming the file and the entry: the task would otherwise run unbounded.
+ */
+function maxMemoryOf(item: object, file: string, dir: string, cmd: string): string | undefined {
+  const { max_memory: given } = item as { max_memory?: unknown };
+  if (given === undefined) return undefined;
+  const bytes = typeof given === "string" || typeof given === "number" ? parseMemoryLimit(String(given)) : null;
+  if (bytes !== null) return exactSize(bytes);
+  const shown = cmd.length > 60 ? `${cmd.slice(0, 59)}…` : cmd;
+  throw new UserError(
+    `${printable(file)}: max_memory of ${printable(JSON.stringify(shown))} in ${printable(dir)} is ${printable(JSON.stringify(given))}: expected a size such as "2G" or "512M"`,
+  );
 }
 
 /**
@@ -414,6 +434,7 @@ function toStoredEntry(entry: RecipeEntry): StoredEntry {
     entry.restart === undefined &&
     entry.max_restarts === undefined &&
     entry.restarts === undefined &&
+    entry.max_memory === undefined &&
     Object.keys(service).length === 0 &&
     entry.notify === undefined;
   if (entry.group === null && entry.name === null && plain) return entry.cmd;
@@ -424,6 +445,7 @@ function toStoredEntry(entry: RecipeEntry): StoredEntry {
     ...(entry.id !== undefined && { id: entry.id }),
     ...(entry.typed !== undefined && { typed: entry.typed }),
     ...(entry.worktree !== undefined && { worktree: entry.worktree }),
+    ...(entry.max_memory !== undefined && { max_memory: entry.max_memory }),
     ...(entry.baseline !== undefined && { baseline: entry.baseline }),
     ...(entry.checkpoints !== undefined && { checkpoints: entry.checkpoints }),
     ...service,

@@ -50,6 +50,8 @@ export interface RunEnd {
   stoppedOnPurpose: boolean;
   /** Its readiness probe gave up on it (task-ready.ts): a failure, however the run then ended. */
   notReady?: boolean;
+  /** fleetcom stopped it over its --max-memory: a failure, however the run then ended. */
+  overMemory?: boolean;
 }
 
 export type RestartDecision =
@@ -58,9 +60,9 @@ export type RestartDecision =
   | { kind: "crash-loop"; state: RestartState; text: string };
 
 /** Whether this ending is one the policy answers: any for `always`, a non-zero exit or a signal for `on-failure`. */
-export function endCalls(policy: RestartPolicy, end: Pick<RunEnd, "exitCode" | "signal" | "notReady">): boolean {
+export function endCalls(policy: RestartPolicy, end: Pick<RunEnd, "exitCode" | "signal" | "notReady" | "overMemory">): boolean {
   if (policy === "always") return true;
-  if (policy === "on-failure" && end.notReady) return true;
+  if (policy === "on-failure" && (end.notReady || end.overMemory)) return true;
   if (policy === "on-failure") return end.signal !== null || end.exitCode !== 0;
   return false;
 }
@@ -85,8 +87,9 @@ export function decide(state: RestartState, end: RunEnd): RestartDecision {
 }
 
 /** `crash loop · 5 restarts in 40s · exit 1` (or `· not ready`): the state a task given up on shows. */
-export function crashLoopText(restarts: number, seconds: number, end: Pick<RunEnd, "exitCode" | "signal" | "notReady">): string {
-  return `crash loop · ${restarts} restart${restarts === 1 ? "" : "s"} in ${seconds}s · ${end.notReady ? "not ready" : howItEnded(end)}`;
+export function crashLoopText(restarts: number, seconds: number, end: Pick<RunEnd, "exitCode" | "signal" | "notReady" | "overMemory">): string {
+  const how = end.notReady ? "not ready" : end.overMemory ? "over --max-memory" : howItEnded(end);
+  return `crash loop · ${restarts} restart${restarts === 1 ? "" : "s"} in ${seconds}s · ${how}`;
 }
 
 /** `exit 1`, `SIGSEGV`: how a run ended, in the few characters a separator or a state has. */

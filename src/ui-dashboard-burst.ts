@@ -11,7 +11,12 @@
 // the screen is slow, a script driving the dashboard key by key (a test, tmux send-keys) is not, and
 // must not be taken for a paste. What this misses: an unbracketed paste whose last read holds a
 // single key.
+import { CSI } from "./text-ansi.ts";
 import type { Key } from "./ui-keys.ts";
+
+/** Bracketed paste: the terminal marks pasted text, which the dashboard then takes for no key. */
+export const PASTE_MARKS_ON = `${CSI}?2004h`;
+export const PASTE_MARKS_OFF = `${CSI}?2004l`;
 
 /** What the dashboard says when it drops a burst. */
 export const BURST_NOTICE = "this is the fleetcom dashboard: q leaves";

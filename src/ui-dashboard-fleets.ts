@@ -6,7 +6,7 @@ import { type FleetEvent, FleetModel } from "./client-fleet.ts";
 import type { HostFleet } from "./client-host-fleet.ts";
 import { EXIT, UserError } from "./errors.ts";
 import { SectionMoves, type Where } from "./ui-dashboard-moves.ts";
-import { screenRows, taskKey, type Grouping, type HostBlock, type ListRow } from "./view-fleet.ts";
+import { ORDERS, screenRows, taskKey, type Grouping, type HostBlock, type ListRow, type Order } from "./view-fleet.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 
 export class Fleets {
@@ -14,6 +14,8 @@ export class Fleets {
   readonly local: FleetModel;
   /** The added hosts' fleets, each through a kept link of its own; none with `--host`. */
   hosts: HostFleet[] = [];
+  /** The order of tasks within each section (`u`): by id, or the busiest first. */
+  order: Order = "id";
   /** Tasks that just changed section, and flips between Running and Idle held a moment. */
   readonly moves = new SectionMoves();
 
@@ -23,6 +25,11 @@ export class Fleets {
     onLocalEvent: FleetEvent,
   ) {
     this.local = new FleetModel(onLocalEvent);
+  }
+
+  /** `u`: the next order. */
+  nextOrder(): void {
+    this.order = ORDERS[(ORDERS.indexOf(this.order) + 1) % ORDERS.length]!;
   }
 
   get hostNames(): string[] {
@@ -79,7 +86,15 @@ export class Fleets {
   /** The rows in screen order, the filter applied (view-fleet.ts screenRows). */
   rows(filter: string): ListRow[] {
     const now = Date.now();
-    return screenRows({ tasks: this.shownLocal(now), grouping: this.grouping(), filter, home: process.env.HOME, here: this.here, hosts: this.hostBlocks(now) });
+    return screenRows({
+      tasks: this.shownLocal(now),
+      grouping: this.grouping(),
+      order: this.order,
+      filter,
+      home: process.env.HOME,
+      here: this.here,
+      hosts: this.hostBlocks(now),
+    });
   }
 
   /** Every task, this machine's first, each with its key. */

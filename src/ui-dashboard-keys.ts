@@ -96,7 +96,7 @@ export function helpEntries(detach: string, foreground = false): [string, string
     ["m", "toggle the in-use tag *"],
     ["R", "rename the task"],
     ["n", "new command here (by group: in that group)"],
-    ["s", "group by state, directory, group, or none (by id: rows stay put)"],
+    ["s  u", "group by state, directory, group, none (by id) · sort by CPU, memory, id"],
     ["w", "save the fleet as a session"],
     ["o", "open a saved session or a snapshot"],
     ["q Ctrl-C", foreground ? "stop (foreground): every task and the supervisor, after y/N" : "detach, leaving everything running"],

@@ -3,7 +3,7 @@
 // task's glyph and state view-task.ts; the keys' own texts are in ui-dashboard-keys.ts.
 import { label } from "./task-labels.ts";
 import { age, glyph, restartNote, stateText, taskAge } from "./view-task.ts";
-import { allTasks, blocks, type Block, type Grouping, header, type HostBlock, screenRows, type Section, taskKey } from "./view-fleet.ts";
+import { allTasks, blocks, type Block, type Grouping, header, type HostBlock, type Order, screenRows, type Section, taskKey } from "./view-fleet.ts";
 import { changesCell } from "./text-changes.ts";
 import { cut } from "./text-width.ts";
 import { printable } from "./text-printable.ts";
@@ -12,6 +12,7 @@ import { crashNoticeText } from "./client.ts";
 import { fit, paint, windowAround } from "./ui-render.ts";
 import { textWidth } from "./text-width.ts";
 import { FILTER_HINT, helpLines, hintLine } from "./ui-dashboard-keys.ts";
+import { cpuCell, memCell, sampled, sparkline } from "./task-resources.ts";
 
 /** How a row is marked besides its content. */
 export interface RowMarks {
@@ -35,9 +36,11 @@ export function taskRow(task: TaskInfo, columns: number, idWidth: number, now: n
   const state = stateWidth > 0 ? `${cut(stateText(task), stateWidth).padEnd(stateWidth)}  ` : "";
   const arrow = moved === "up" ? "↑ " : moved === "down" ? "↓ " : "";
   const prefix = `${mark}${glyph(task)} ${task.tagged ? "◆" : " "} ${String(task.id).padStart(idWidth)} ${arrow}${state}`;
+  // Its CPU and memory while they are sampled (a running task on a daemon that samples them).
+  const use = sampled(task) ? ` · ${cpuCell(task.cpu)} ${memCell(task.rss)}` : "";
   // What the task changed in its repository (`+120 −14`), on rows of tasks with changes.
   const changes = changesCell(task.changes);
-  const suffix = `${restartNote(task, now)}${changes ? ` · ${changes}` : ""} · ${taskAge(task, now)}`;
+  const suffix = `${use}${restartNote(task, now)}${changes ? ` · ${changes}` : ""} · ${taskAge(task, now)}`;
   const room = Math.max(4, columns - 1 - textWidth(prefix) - textWidth(suffix));
   // A task in a worktree of its own (run --worktree) carries its branch.
   const name = printable(task.worktree ? `${label(task)} [${task.worktree.branch}]` : label(task));
@@ -55,6 +58,11 @@ export function taskRow(task: TaskInfo, columns: number, idWidth: number, now: n
   const styledPrefix = `${styledMark}${glyphColor(task)(glyph(task))} ${paint.magenta(task.tagged ? "◆" : " ")} ${paint.dim(String(task.id).padStart(idWidth))} ${paint.bold(paint.cyan(arrow))}${glyphColor(task)(state)}`;
   const body = `${cursor ? paint.bold(shownName) : shownName}${shownPreview ? paint.dim(` · ${shownPreview}`) : ""}`;
   return `${styledPrefix}${body}${paint.dim(suffix)}`;
+}
+
+/** The peek's title's part for what the task uses: ` · CPU ▁▃█ 97% · 212M`, its last minute of CPU as bars; "" when not sampled. */
+export function useInTitle(task: TaskInfo): string {
+  return sampled(task) ? ` · CPU ${sparkline(task.cpuRecent ?? [])} ${cpuCell(task.cpu)} · ${memCell(task.rss)}` : "";
 }
 
 function glyphColor(task: TaskInfo): (s: string) => string {
@@ -77,6 +85,7 @@ export interface View {
   /** Lines under the header that stay until their cause goes (ui-dashboard.ts): a lost connection, a lost fleet, failing snapshots. */
   notices?: { text: string; error: boolean }[];
   grouping: Grouping;
+  order?: Order | undefined;
   /** The key of the row under the cursor (taskKey, sectionKey). */
   cursor: string | null;
   /** Tasks selected with `v`, by taskKey. */
@@ -126,7 +135,10 @@ export function helpRows(view: Pick<View, "notices">, maxLines: number): number 
 function footHint(view: View, columns: number): string {
   if (view.filtering) return fit(FILTER_HINT, columns);
   if (view.jump !== null) return fit("⏎ go to the task with that id · esc cancel", columns);
-  return hintLine(columns, view.foreground);
+  // A sort other than by id is named first, so the list's order is never a puzzle.
+  if (view.order === undefined || view.order === "id") return hintLine(columns, view.foreground);
+  const named = `sorted by ${view.order} · `;
+  return fit(`${named}${hintLine(Math.max(10, columns - textWidth(named)), view.foreground)}`, columns);
 }
 
 /** The filter being typed or kept, or digits being typed; null when there is neither. */

@@ -10,7 +10,7 @@ import { DaemonClient } from "./client.ts";
 import { hostInUse, hostsMayBeAdded } from "./client-target.ts";
 import { errorMessage } from "./errors.ts";
 import { label } from "./task-labels.ts";
-import { dashboardLines, filterCursor, helpRows, troubleNotices, type View } from "./ui-dashboard-view.ts";
+import { dashboardLines, filterCursor, helpRows, troubleNotices, useInTitle, type View } from "./ui-dashboard-view.ts";
 import { GROUPINGS, allTasks, taskKey, type Grouping, type ListRow } from "./view-fleet.ts";
 import { helpScrollMax, helpScrolled } from "./ui-dashboard-keys.ts";
 import { KeyInput, keyEntry, keyName, type Key, type KeyId } from "./ui-keys.ts";
@@ -29,12 +29,8 @@ import { bellSetting, confirmSetting } from "./settings.ts";
 import { WaitSignals } from "./ui-dashboard-waits.ts";
 import { HostFleet } from "./client-host-fleet.ts";
 import { type FleetEvent, Retrying } from "./client-fleet.ts";
-import { CLEAR_SCREEN, CSI } from "./text-ansi.ts";
-import { BURST_NOTICE, BurstGuard } from "./ui-dashboard-burst.ts";
-
-/** Bracketed paste: the terminal marks pasted text, which the dashboard then takes for no key (ui-dashboard-burst.ts). */
-const PASTE_MARKS_ON = `${CSI}?2004h`;
-const PASTE_MARKS_OFF = `${CSI}?2004l`;
+import { CLEAR_SCREEN } from "./text-ansi.ts";
+import { BURST_NOTICE, BurstGuard, PASTE_MARKS_OFF, PASTE_MARKS_ON } from "./ui-dashboard-burst.ts";
 
 /** Ages tick; every other change (idle included) arrives as an event. */
 const AGE_TICK_MS = 1_000;
@@ -148,7 +144,8 @@ class Dashboard implements Desk {
     };
     this.client?.close();
     this.client = client;
-    await this.fleets.local.follow(client);
+    // The dashboard shows each task's CPU and memory: the daemon samples them while it is subscribed.
+    await this.fleets.local.follow(client, undefined, true);
     const status = await client.request("status");
     this.crash = status.crash;
     this.snapshotError = status.snapshotError;
@@ -296,6 +293,7 @@ class Dashboard implements Desk {
       hosts: this.fleets.hostBlocks(),
       notices: this.notices(),
       grouping: this.grouping,
+      order: this.fleets.order,
       cursor: this.list.key,
       picked: this.picked,
       moved: this.fleets.moves.ways(now),
@@ -451,6 +449,7 @@ class Dashboard implements Desk {
       this.grouping = GROUPINGS[(GROUPINGS.indexOf(this.grouping) + 1) % GROUPINGS.length]!;
       this.fleets.moves.regrouped();
     },
+    u: () => this.fleets.nextOrder(),
     w: () => save(this),
     d: (row) => row && pageDiff(this, row),
     c: (row) => row && pageCheckpoints(this, row),
@@ -522,12 +521,12 @@ class Dashboard implements Desk {
   private async loadPeek(task: TaskInfo): Promise<void> {
     const rows = Math.max(3, this.region.height - 4);
     const key = this.fleets.keyOf(task);
-    const { text } = await this.clientOf(task).request("peek", { task: { id: task.id }, lines: rows });
+    const { text, info } = await this.clientOf(task).request("peek", { task: { id: task.id }, lines: rows });
     if (this.peekWanted !== key) return;
     const { settled } = this;
     // Another key took over while the peek was on its way (`/`, `?`, a question): it is not opened over that.
     if (settled.kind !== "list" && !(settled.kind === "peek" && settled.key === key)) return void (this.peekWanted = null);
-    this.setMode({ kind: "peek", key, task, title: `${this.ref(task)} ${printable(label(task))}`, text });
+    this.setMode({ kind: "peek", key, task, title: `${this.ref(task)} ${printable(label(task))}${useInTitle(info)}`, text });
     this.draw();
   }
 

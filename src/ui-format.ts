@@ -10,6 +10,7 @@ import { printable } from "./text-printable.ts";
 import { cut, textWidth } from "./text-width.ts";
 import { age } from "./text-age.ts";
 import { usageCell } from "./task-usage.ts";
+import { cpuCell, memCell, sampled } from "./task-resources.ts";
 import { glyph, stateSince } from "./view-task.ts";
 import { changesCell } from "./text-changes.ts";
 import { errnoCode } from "./errors.ts";
@@ -31,9 +32,28 @@ export function lsTable(
   hostOf?: (task: TaskInfo) => string,
 ): string {
   if (tasks.length === 0) return "no tasks\n";
+  // Only a daemon that sampled (Linux, a task running) has CPU and memory to show; a terminal too
+  // narrow for them even with the rest cut loses them rather than a cell cut to a wrong figure.
+  const anySampled = tasks.some(sampled);
+  const withUse = lsColumns(tasks, home, now, columns, verbose, hostOf, anySampled);
+  const fits = columns === undefined || !anySampled || columnWidths(withUse.header, withUse.rows, columns, withUse.shrink).excess <= 0;
+  const chosen = fits ? withUse : lsColumns(tasks, home, now, columns, verbose, hostOf, false);
+  return table(chosen.header, chosen.rows, columns, chosen.shrink);
+}
+
+function lsColumns(
+  tasks: TaskInfo[],
+  home: string | undefined,
+  now: number,
+  columns: number | undefined,
+  verbose: boolean,
+  hostOf: ((task: TaskInfo) => string) | undefined,
+  use: boolean,
+): { header: string[]; rows: string[][]; shrink: number[] } {
   const long = (text: string) => (columns === undefined ? printable(text) : cut(printable(text), 40));
   // Only a fleet with an agent in it has tokens to show.
   const tokens = tasks.some((t) => t.agent !== null);
+  const counts = (n: number | null | undefined) => (n == null ? "" : String(n));
   // Only a fleet with a task that changed its repository has changes to show.
   const changed = tasks.some((t) => changesCell(t.changes) !== "");
   const rows = tasks.map((t) => [
@@ -46,6 +66,8 @@ export function lsTable(
     printable(t.group ?? ""),
     stateSince(t, now),
     age(t.startedAt, now),
+    ...(use ? [cpuCell(t.cpu), memCell(t.rss)] : []),
+    ...(use && verbose ? [counts(t.threads), counts(t.processes)] : []),
     ...(tokens ? [usageCell(t)] : []),
     ...(changed ? [changesCell(t.changes)] : []),
     printable(t.preview),
@@ -60,6 +82,8 @@ export function lsTable(
     "GROUP",
     "STATE",
     "AGE",
+    ...(use ? ["CPU", "MEM"] : []),
+    ...(use && verbose ? ["THREADS", "PROCS"] : []),
     ...(tokens ? ["TOKENS"] : []),
     ...(changed ? ["CHANGES"] : []),
     "PREVIEW",
@@ -67,7 +91,7 @@ export function lsTable(
   // Cut first: the preview, then the task, then (verbose) the command, then the directory.
   const shift = hostOf ? 1 : 0;
   const preview = header.length - 1;
-  return table(header, rows, columns, [preview, ...(verbose ? [2, 3, 4] : [2, 3]).map((i) => i + shift)]);
+  return { header, rows, shrink: [preview, ...(verbose ? [2, 3, 4] : [2, 3]).map((i) => i + shift)] };
 }
 
 /** The width of the terminal stdout is, or undefined when it is not one (a pipe, a file). */
@@ -101,17 +125,7 @@ export function writeStdout(text: string): void {
  */
 export function table(header: string[], rows: string[][], columns?: number, shrink: number[] = []): string {
   const all = [header, ...rows];
-  const widths = header.map((_, i) => Math.max(...all.map((row) => textWidth(row[i]!))));
-  if (columns !== undefined) {
-    let excess = widths.reduce((sum, w) => sum + w, 0) + 2 * (widths.length - 1) - columns;
-    for (const i of shrink) {
-      if (excess <= 0) break;
-      const floor = Math.min(widths[i]!, Math.max(textWidth(header[i]!), 10));
-      const by = Math.min(excess, widths[i]! - floor);
-      widths[i]! -= by;
-      excess -= by;
-    }
-  }
+  const { widths } = columnWidths(header, rows, columns, shrink);
   const line = (row: string[]) =>
     row
       .map((cell, i) => {
@@ -121,6 +135,22 @@ export function table(header: string[], rows: string[][], columns?: number, shri
       .join("  ")
       .trimEnd();
   return `${all.map(line).join("\n")}\n`;
+}
+
+/** Each column's width, cut as table() cuts them to `columns`; `excess`: the columns still too many after every cut. */
+function columnWidths(header: string[], rows: string[][], columns: number | undefined, shrink: number[]): { widths: number[]; excess: number } {
+  const all = [header, ...rows];
+  const widths = header.map((_, i) => Math.max(...all.map((row) => textWidth(row[i]!))));
+  if (columns === undefined) return { widths, excess: 0 };
+  let excess = widths.reduce((sum, w) => sum + w, 0) + 2 * (widths.length - 1) - columns;
+  for (const i of shrink) {
+    if (excess <= 0) break;
+    const floor = Math.min(widths[i]!, Math.max(textWidth(header[i]!), 10));
+    const by = Math.min(excess, widths[i]! - floor);
+    widths[i]! -= by;
+    excess -= by;
+  }
+  return { widths, excess };
 }
 
 /** Said after a snapshot was loaded: the next prune may delete it. */

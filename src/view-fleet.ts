@@ -12,6 +12,15 @@ import type { TaskInfo } from "./wire-protocol.ts";
 export const GROUPINGS = ["state", "directory", "group", "id"] as const;
 export type Grouping = (typeof GROUPINGS)[number];
 
+/** The order of tasks within a section (`u`): by id, or the busiest first by CPU or by memory. */
+export const ORDERS = ["id", "CPU", "memory"] as const;
+export type Order = (typeof ORDERS)[number];
+
+function byOrder(order: Order): (a: TaskInfo, b: TaskInfo) => number {
+  const use = (t: TaskInfo) => (order === "CPU" ? t.cpu : t.rss) ?? -1;
+  return order === "id" ? (a, b) => a.id - b.id : (a, b) => use(b) - use(a) || a.id - b.id;
+}
+
 export interface Section {
   title: string;
   tasks: TaskInfo[];
@@ -40,12 +49,12 @@ const byName = (a: string, b: string) => {
 };
 
 /**
- * Sections in display order; tasks by id within each; a section without tasks is not shown. By
+ * Sections in display order; tasks by id within each (or by `order`); a section without tasks is not shown. By
  * directory, the directory the dashboard runs in (`here`) comes first, as the one the user most
  * likely cares about, then the others ignoring case (conformance 12.16).
  */
-export function sections(tasks: TaskInfo[], grouping: Grouping, home: string | undefined, here?: string): Section[] {
-  const sorted = [...tasks].sort((a, b) => a.id - b.id);
+export function sections(tasks: TaskInfo[], grouping: Grouping, home: string | undefined, here?: string, order: Order = "id"): Section[] {
+  const sorted = [...tasks].sort(byOrder(order));
   const buckets = new Map<string, TaskInfo[]>();
   const add = (title: string, task: TaskInfo) => {
     const bucket = buckets.get(title);
@@ -102,6 +111,8 @@ export interface Layout {
   /** This machine's fleet (or, with `--host`, that host's alone). */
   tasks: TaskInfo[];
   grouping: Grouping;
+  /** Within each section (absent: by id). */
+  order?: Order | undefined;
   filter: string;
   home: string | undefined;
   here?: string | undefined;
@@ -132,7 +143,7 @@ export function blocks(layout: Layout): Block[] {
 function blockRows(layout: Layout, fleet: { name: string | null; home: string | undefined; here: string | undefined; tasks: TaskInfo[] }): ListRow[] {
   const shown = fleet.tasks.filter((t) => matchesFilter(t, layout.filter, fleet.home));
   const host = fleet.name;
-  return sections(shown, layout.grouping, fleet.home, fleet.here).flatMap((section) => [
+  return sections(shown, layout.grouping, fleet.home, fleet.here, layout.order).flatMap((section) => [
     // By id there is one section, and no title: nothing for the cursor to rest on but tasks.
     ...(layout.grouping === "id" ? [] : [{ key: sectionKey(section.title, host), host, section, task: null }]),
     ...section.tasks.map((task) => ({ key: taskKey(task.id, host), host, section, task })),

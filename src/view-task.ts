@@ -29,6 +29,8 @@ function bareState(task: TaskInfo, now: number): string {
   if (waitsToRestart(task)) return countdownText(task.nextRestartAt, now);
   if (task.state === "running" && task.readiness) return readinessText(task.readiness, true) ?? "active";
   if (task.state === "running") return task.idle ? "idle" : "active";
+  // Stopped by fleetcom itself (over --max-memory): why, rather than the signal it took.
+  if (task.stopReason) return `stopped: ${task.stopReason}`;
   if (task.signal) return `killed (${task.signal})`;
   return `exited ${task.exitCode}`;
 }

@@ -44,6 +44,10 @@ export interface Card {
   message: string | null;
   preview: string;
   age: string;
+  /** Its CPU and memory while sampled (`97% · 212M`), else "". */
+  use: string;
+  /** The last minute of its CPU as bars (task-resources.ts sparkline), "" when not sampled. */
+  spark: string;
   /** How long it has waited (the current wait, from when its attention was raised); null: not waiting. */
   waited: string | null;
   running: boolean;

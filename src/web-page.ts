@@ -247,7 +247,8 @@ function script(): string {
     b.dataset.task = card.id;
     if (card.host !== null) b.dataset.host = card.host;
     const line = card.message || (waiting ? [card.state, card.preview].filter(Boolean).join(" · ") : (card.preview ? [card.preview, card.restart].filter(Boolean).join(" · ") : card.state));
-    const texts = [card.glyph, taskName(card) + " " + card.label, (card.changes ? card.changes + " · " : "") + (card.waited === null ? card.age : "waited " + card.waited), line];
+    const age = card.waited === null ? card.age : "waited " + card.waited;
+    const texts = [card.glyph, taskName(card) + " " + card.label, (card.use ? card.use + " · " : "") + (card.changes ? card.changes + " · " : "") + age, line];
     texts.forEach((text, i) => { if (b.children[i].textContent !== text) b.children[i].textContent = text; });
     return b;
   }
@@ -293,8 +294,9 @@ function script(): string {
   function showTaskHead() {
     const card = findCard(viewing, viewingHost);
     $("task-title").textContent = card ? taskName(card) + " " + card.label : "task " + viewing;
+    const use = card && card.use ? " · CPU " + card.spark + " " + card.use : "";
     const age = card && (card.waited === null ? card.age : "waited " + card.waited);
-    $("task-state").textContent = card ? card.glyph + " " + card.state + (card.message ? " · " + card.message : "") + " · " + age : "removed";
+    $("task-state").textContent = card ? card.glyph + " " + card.state + (card.message ? " · " + card.message : "") + " · " + age + use : "removed";
     $("rerun").hidden = !card || card.running;
   }
 

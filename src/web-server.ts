@@ -221,10 +221,18 @@ class FleetFeed {
     this.local = new LocalFleet({ event: changed, linkChanged: () => this.localLinkChanged() }, null);
     const listener: HostListener = { event: changed, linkChanged: changed };
     this.hosts = hosts.map((host) => new HostFleet(host, listener, hostAnswerBoundMs()));
+    // No page is open yet: no daemon samples the tasks' CPU and memory for this view.
+    this.showsUse(false);
     setInterval(() => this.pages.size > 0 && this.changed(), AGES_INTERVAL_MS);
     setInterval(() => {
       for (const page of this.pages) page.closeIfRevoked();
     }, SESSION_CHECK_MS);
+  }
+
+  /** Whether a page is open to show the tasks' CPU and memory: every daemon samples them only then. */
+  showsUse(shows: boolean): void {
+    this.local.setShowsUse(shows);
+    for (const host of this.hosts) host.setShowsUse(shows);
   }
 
   /** Pages are told when this machine's daemon goes or comes back; its fleet is sent again once it is back. */
@@ -328,6 +336,7 @@ class Page {
     writeLink: string | null,
   ) {
     fleet.pages.add(this);
+    fleet.showsUse(true);
     this.send({ type: "hello", write, keys: write ? KEY_BUTTONS : [], writeLink });
     this.send({ type: "fleet", view: fleet.view() });
   }
@@ -464,6 +473,7 @@ class Page {
   close(): void {
     this.closed = true;
     this.fleet.pages.delete(this);
+    if (this.fleet.pages.size === 0) this.fleet.showsUse(false);
     this.screen?.close();
     this.screen = null;
   }

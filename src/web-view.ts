@@ -6,6 +6,7 @@ import { label } from "./task-labels.ts";
 import { header, sections } from "./view-fleet.ts";
 import { age, glyph, restartText, stateText } from "./view-task.ts";
 import { printable } from "./text-printable.ts";
+import { cpuCell, memCell, sampled, sparkline } from "./task-resources.ts";
 import { changesCell } from "./text-changes.ts";
 import type { Card, FleetView } from "./web-messages.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
@@ -56,6 +57,8 @@ function card(task: TaskInfo, host: string | null, now: number): Card {
     message: task.attention?.message ?? null,
     preview: printable(task.preview.trim()),
     age: age(task.endedAt ?? task.startedAt, now),
+    use: sampled(task) ? `${cpuCell(task.cpu)} · ${memCell(task.rss)}` : "",
+    spark: sparkline(task.cpuRecent ?? []),
     waited: task.attention ? age(task.attention.since, now) : null,
     running: task.state === "running",
     restart: restartText(task, now),

@@ -49,9 +49,14 @@ export const hello = schema("hello", (type) =>
 export type Hello = typeof hello.infer;
 
 export const opArgs = {
-  ls: schema("op.ls", (type) => type({})),
+  /** `resources`: the client shows each task's CPU and memory (`ls`): figures at most one sampling interval old. */
+  ls: schema("op.ls", (type) => type({ "resources?": "boolean" })),
   status: schema("op.status", (type) => type({})),
-  subscribe: schema("op.subscribe", (type) => type({})),
+  /**
+   * `resources`: the client shows each task's CPU and memory: they are sampled while it stays
+   * (daemon-resources.ts), or until it subscribes again without.
+   */
+  subscribe: schema("op.subscribe", (type) => type({ "resources?": "boolean" })),
   recipe: schema("op.recipe", (type) => type({})),
   shutdown: schema("op.shutdown", (type) => type({})),
   detach: schema("op.detach", (type) => type({})),
@@ -65,6 +70,8 @@ export const opArgs = {
       "worktree?": worktreeRecord.type(),
       /** `run --env K=V`: over the environment the task would get, on whichever host runs it. */
       "env?": "Record<string, string>",
+      /** `run --max-memory`: bytes of resident memory the task's group may use before it is stopped. */
+      "maxMemory?": "number.integer > 0",
       /** `run --ready-* --stop-*`: the task's readiness probe and stop (recipe-services.ts). */
       "service?": serviceFields.type(),
       /** `run --restart` and `--max-restarts` (task-restart.ts; 0: no limit). */
@@ -169,6 +176,19 @@ export interface TaskInfo {
   /** The size of the task's terminal: what its screen is drawn at (the last attached client's). */
   cols: number;
   rows: number;
+  /** Percent of one core its whole process group used (docs/daemon.md); null when not sampled (no client shows it, or it has exited). */
+  cpu: number | null;
+  /** Resident memory of its whole process group, in bytes; null when not sampled. */
+  rss: number | null;
+  /** Threads and processes in its group at the last sample; null when not sampled. */
+  threads: number | null;
+  processes: number | null;
+  /** CPU at each sample of the last minute, oldest first (one every 2 s while a client shows them); empty when none. */
+  cpuRecent: number[];
+  /** `--max-memory` (recipe `max_memory`), in bytes; null when it has none. */
+  maxMemory: number | null;
+  /** Why fleetcom stopped this run itself (`memory 2.1G over --max-memory 2G`); null when it did not. */
+  stopReason: string | null;
   /** Whether its readiness probe has passed (docs/services.md); null for a task without one. */
   readiness: Readiness | null;
   /** Its restart policy (docs/services.md), how many restarts it allows in a row (0: no limit) and has had. */
@@ -204,6 +224,8 @@ export interface DaemonStatus {
   settings: DaemonSettings | null;
   /** Each of notify's destinations, and how sending to it goes (daemon-notify.ts). */
   push: PushStatus[];
+  /** Tasks' CPU and memory sampling (daemon-resources.ts): samples taken since the start, and the clients now showing them. */
+  resources: { samples: number; watchers: number };
 }
 
 /** One of notify's destinations in `status` and `fleetcom config` (docs/notify.md). */

@@ -32,7 +32,7 @@ describe("the view", () => {
     const lines = rows(screen);
     expect(lines[0]).toBe("fleetcom · 2 tasks · ✻ 1 running · ✗ 1 failed · by state");
     expect(lines[1]).toBe("Running (1)");
-    expect(lines[2]).toMatch(/^› ✻ {3}1 api server · listening on :3000 · \d+s$/);
+    expect(lines[2]).toMatch(/^› ✻ {3}1 api server · listening on :3000 · \d+% [\d.]+[KMG] · \d+s$/);
     expect(lines[3]).toBe("Completed (1)");
     expect(lines[4]).toMatch(/^ {2}✗ {3}2 echo boom; exit 3 · boom · \d+s$/);
     expect(lines[5]).toStartWith("q:detach ↑↓ ⏎:attach ␣:peek /:filter");
@@ -114,7 +114,7 @@ describe("the view", () => {
     const lines = rows(screen);
     expect(lines).toHaveLength(4);
     for (const line of lines) expect(textWidth(line)).toBeLessThan(50);
-    expect(lines[2]).toMatch(/^› ✻ {3}1 echo x+… · x+… · \d+s$/);
+    expect(lines[2]).toMatch(/^› ✻ {3}1 echo x+… · x+… · \d+% [\d.]+[KMG] · \d+s$/);
     expect(lines[3]).toStartWith("q:detach ↑↓ ⏎:attach");
     expect(lines[3]).toEndWith("?:help");
   });

@@ -511,12 +511,14 @@ describe("the dashboard", () => {
     writeFileSync(flag, "");
     const screen = await client.waitForScreen("the Waiting section", (s) => s.includes("Waiting (1)") && s.includes("Continue?"));
     const lines = screen.split("\n");
+    // A running task's CPU and memory, before its age (docs/dashboard.md).
+    const USE = "\\d+% [\\d.]+[KMG] · ";
     expect(lines[0]).toBe("fleetcom · 2 tasks · ! 1 waiting · ✻ 1 running · by state");
     expect(lines[1]).toBe("Waiting (1)");
     // A task that changed section carries the ↑/↓ mark for a few seconds (docs/dashboard.md).
-    expect(lines[2]).toMatch(new RegExp(`^[› ] !   ${asking} (?:[↑↓] )?installer · Continue\\? · waited \\d+s$`));
+    expect(lines[2]).toMatch(new RegExp(`^[› ] !   ${asking} (?:[↑↓] )?installer · Continue\\? · ${USE}waited \\d+s$`));
     expect(lines[3]).toBe("Running (1)");
-    expect(lines[4]).toMatch(new RegExp(`^[› ] ✻   ${quiet} (?:[↑↓] )?server · working · \\d+s$`));
+    expect(lines[4]).toMatch(new RegExp(`^[› ] ✻   ${quiet} (?:[↑↓] )?server · working · ${USE}\\d+s$`));
     await send(asking, "y");
     await client.waitForScreen("the Waiting section gone", (s) => s.includes("Running (2)") && !s.includes("Waiting"));
   });

@@ -180,7 +180,7 @@ describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
     expect((await cardIds(page))[0]).toBe(asker);
     expect(await page.$eval(".card", (c) => c.classList.contains("waiting"))).toBe(true);
     expect(await page.$eval("h2", (h) => h.textContent)).toBe("Waiting (1)");
-    expect(await page.$eval(".card .age", (age) => age.textContent)).toMatch(/^waited \d+s$/); // how long it has waited, not the task's age
+    expect(await page.$eval(".card .age", (age) => age.textContent)).toMatch(/^(\d+% · [\d.]+[KMG] · )?waited \d+s$/); // its CPU and memory, then how long it has waited, not the task's age
     mkdirSync(ARTIFACTS, { recursive: true });
     const shot = join(ARTIFACTS, "web-390x844.png");
     await page.screenshot({ path: shot });
@@ -219,6 +219,23 @@ describe.skipIf(!haveChromium)("fleetcom web in chromium", () => {
     const later = await fleet.run("echo later; sleep 600");
     await page.waitForSelector(`.card[data-task="${later}"]`);
     expect(await raised()).toEqual(["fleetcom: hidden waits"]);
+  });
+
+  test("each card shows its task's CPU and memory; the task's head adds its last minute of CPU as bars", async () => {
+    const busy = await fleet.run("while :; do :; done", ["--name", "spinner"]);
+    const watchers = async () => JSON.parse(await fleet.ok(["status", "--json"])).resources.watchers as number;
+    const { url } = await startWeb();
+    // Running, with no page open, the web view has the daemon sample nothing.
+    expect(await watchers()).toBe(0);
+    const page = await openPage(url);
+    await until("the daemon sampling for the open page", async () => (await watchers()) === 1);
+    const ageOf = () => page.$eval(`.card[data-task="${busy}"] .age`, (a) => a.textContent ?? "");
+    await until("the card's CPU and memory", async () => /^(\d+)% · \d+(\.\d)?[KMG] · /.test(await ageOf()));
+    await openTask(page, busy);
+    const head = () => page.$eval("#task-state", (s) => s.textContent ?? "");
+    await until("the head's sparkline", async () => / · CPU [▁▂▃▄▅▆▇█]{2,} \d+% · \d+(\.\d)?[KMG]$/.test(await head()));
+    await page.close();
+    await until("no sampling once the last page is closed", async () => (await watchers()) === 0);
   });
 
   test("a card keeps its element while the fleet changes, so a tap that began on it opens its task", async () => {

@@ -2,9 +2,9 @@
 // a table: the proofs it accepts and the look-alikes it must refuse. The processes are made up; the
 // PID-reuse scenarios with real processes are in security-process.test.ts.
 import { describe, expect, test } from "bun:test";
-import { groupIsTheTasks, groupMayRun, type GroupIdentity } from "../../src/daemon-process-group.ts";
+import { groupIsTheTasks, groupMayRun, type GroupIdentity, ProcessGroup } from "../../src/daemon-process-group.ts";
 import type { ProcStat } from "../../src/proc.ts";
-import { parseProcStat } from "../../src/proc.ts";
+import { parseProcStat, readProcStat } from "../../src/proc.ts";
 
 describe("the proof that a process group is still the task's (pure rule)", () => {
   const P = 500;
@@ -87,10 +87,39 @@ describe("whether a member of the group may still run, while a stop waits out th
 describe("reading /proc/<pid>/stat", () => {
   test("fields are read after the last parenthesis, so a command name with spaces and ')' cannot shift them", () => {
     const line = "4242 (evil) 1 2 3 (x) S 1 4242 4242 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 987654 0 0";
-    expect(parseProcStat(4242, line)).toEqual({ pid: 4242, state: "S", pgrp: 4242, session: 4242, start: 987654 });
+    expect(parseProcStat(4242, line)).toEqual({ pid: 4242, state: "S", pgrp: 4242, session: 4242, start: 987654, cpuTicks: 0, rssPages: 0, threads: 1 });
+  });
+
+  test("CPU time is user plus system ticks; resident memory in pages; threads", () => {
+    const line = "77 (node server) R 1 77 77 0 -1 4194560 0 0 0 0 1500 250 0 0 20 0 9 0 4000 734003200 51200 18446744073709551615";
+    expect(parseProcStat(77, line)).toMatchObject({ cpuTicks: 1750, rssPages: 51200, threads: 9, start: 4000 });
   });
 
   test("a truncated line is no process", () => {
     expect(parseProcStat(1, "1 (init) S 0 1 1")).toBeNull();
+  });
+});
+
+describe("the members a task's use is summed over", () => {
+  // This process as a task's leader: its start time is read as a spawn reads it.
+  const leader = readProcStat(process.pid)!;
+  const group = new ProcessGroup(process.pid);
+  const member = (pid: number, over: Partial<ProcStat> = {}): ProcStat => ({
+    pid,
+    state: "S",
+    pgrp: process.pid,
+    session: process.pid,
+    start: leader.start + 5,
+    ...over,
+  });
+
+  test("the group proven the task's: its live members, not zombies nor other groups' processes", () => {
+    const stats = [{ ...leader, pgrp: process.pid }, member(900_001), member(900_002, { state: "Z" }), member(900_003, { pgrp: 1 })];
+    expect(group.membersIn(stats, null).map((p) => p.pid)).toEqual([process.pid, 900_001]);
+  });
+
+  test("the leader's PID held by another process (reused): nothing counts, however many share the number", () => {
+    const stats = [{ ...leader, start: leader.start + 1 }, member(900_001)];
+    expect(group.membersIn(stats, null)).toEqual([]);
   });
 });

@@ -174,6 +174,18 @@ describe("the wrapped format", () => {
     }
   });
 
+  test("a task's max_memory is written exactly and read back; a byte count is taken; one that is no size fails the recipe, naming the file and entry", () => {
+    const text = formatRecipe("m", [{ ...entry("/a", "server"), max_memory: "1536M" }], ctx.home);
+    expect(JSON.parse(text).dirs["/a"]).toEqual([{ cmd: "server", max_memory: "1536M" }]);
+    expect(parseRecipe(text, "m.json", ctx).entries).toEqual([{ ...entry("/a", "server"), max_memory: "1536M" }]);
+    expect(parse({ "/a": [{ cmd: "x", max_memory: 2 * 1024 ** 3 }] }).entries[0]!.max_memory).toBe("2G");
+    expect(parse({ "/a": [{ cmd: "x", max_memory: "512mb" }] }).entries[0]!.max_memory).toBe("512M");
+    // A known member: read without a word of warning.
+    expect(parseRecipe(text, "m.json", ctx).problems).toEqual([]);
+    for (const bad of ["lots", "", 0, -5, true, { g: 2 }])
+      expect(() => parse({ "/a": [{ cmd: "x", max_memory: bad }] })).toThrow(/max_memory of "x" in \/a is .*: expected a size such as "2G" or "512M"/);
+  });
+
   test("a restart policy is written with its entry and read back; a recipe without one is written exactly as before", () => {
     const policy = { ...entry("/srv/api", "npm start", null, "api"), restart: "on-failure" as const, max_restarts: 3 };
     const text = formatRecipe("svc", [policy, entry("/srv/api", "top")], ctx.home);

@@ -56,6 +56,18 @@ describe("a run its readiness probe gave up on", () => {
   });
 });
 
+describe("a run stopped over its --max-memory", () => {
+  test("is a failure under on-failure however it exited (a TERM it caught and left with 0); no policy never restarts it", () => {
+    expect(endCalls("on-failure", { exitCode: 0, signal: null, overMemory: true })).toBe(true);
+    expect(endCalls("no", { exitCode: null, signal: "SIGTERM", overMemory: true })).toBe(false);
+    expect(decide(restartState({ policy: "on-failure", maxRestarts: 5 }), failed({ exitCode: 0, overMemory: true }))).toMatchObject({ kind: "restart" });
+  });
+
+  test("a crash loop of them says so, not the exit the stop caused", () => {
+    expect(crashLoopText(5, 12, { exitCode: 0, signal: null, overMemory: true })).toBe("crash loop · 5 restarts in 12s · over --max-memory");
+  });
+});
+
 describe("the backoff", () => {
   test("starts at 0.1 s and doubles to at most 60 s", () => {
     expect([0, 1, 2, 3, 4].map(backoffMs)).toEqual([100, 200, 400, 800, 1600]);

@@ -1,7 +1,7 @@
 // The dashboard's pure parts: keys decoded from raw bytes, sections of each grouping, rows cut to
 // the width, the terminal width of text.
 import { describe, expect, test } from "bun:test";
-import { dashboardLines, taskRow, type View } from "../../src/ui-dashboard-view.ts";
+import { dashboardLines, taskRow, useInTitle, type View } from "../../src/ui-dashboard-view.ts";
 import { header, matchesFilter, screenRows, sectionKey, sections, taskKey } from "../../src/view-fleet.ts";
 import { helpEntries, helpLines, helpScrollMax, hintLine } from "../../src/ui-dashboard-keys.ts";
 import { WaitSignals } from "../../src/ui-dashboard-waits.ts";
@@ -255,6 +255,35 @@ describe("filter", () => {
     const kept = dashboardLines(view({ tasks, filter: "zzz" }), 80, 20);
     expect(kept).toContain("  nothing matches the filter (esc clears it)");
     expect(kept).toContain("filter: zzz (0 of 3 tasks) · / edits · esc clears");
+  });
+});
+
+describe("what each task uses", () => {
+  const busy = task(3, { cpu: 98.6, rss: 3 * 1024 ** 2 });
+  const big = task(5, { cpu: 0.4, rss: 212 * 1024 ** 2 });
+  const unsampled = task(1);
+
+  test("a sampled task's row carries its CPU and memory before its age; one not sampled, neither", () => {
+    expect(taskRow(busy, 80, 1, NOW, false)).toBe("  ✻   3 cmd 3 · 99% 3M · 1m");
+    expect(taskRow(unsampled, 80, 1, NOW, false)).toBe("  ✻   1 cmd 1 · 1m");
+  });
+
+  test("the peek's title carries the last minute of CPU as bars and the figures; nothing when not sampled", () => {
+    expect(useInTitle({ ...busy, cpuRecent: [0, 50, 100] })).toBe(" · CPU ▁▅█ 99% · 3M");
+    expect(useInTitle(unsampled)).toBe("");
+  });
+
+  test("u's orders: the busiest first by CPU or by memory, ties and the unsampled by id", () => {
+    const ids = (order: "id" | "CPU" | "memory") => sections([big, busy, unsampled], "directory", undefined, undefined, order)[0]!.tasks.map((t) => t.id);
+    expect(ids("id")).toEqual([1, 3, 5]);
+    expect(ids("CPU")).toEqual([3, 5, 1]);
+    expect(ids("memory")).toEqual([5, 3, 1]);
+  });
+
+  test("a sort other than by id is named at the start of the footer", () => {
+    const shown = view({ tasks: [busy, big], order: "memory" });
+    expect(dashboardLines(shown, 100, 20).at(-1)).toStartWith("sorted by memory · ");
+    expect(dashboardLines({ ...shown, order: "id" }, 100, 20).at(-1)).not.toContain("sorted by");
   });
 });
 

@@ -47,6 +47,12 @@ describe("the page's fleet", () => {
     expect(view.sections[0]!.cards[0]).toMatchObject({ glyph: "↯", state: "crash loop · 5 restarts in 40s · exit 1 ↻5", restart: "↻5" });
   });
 
+  test("each card shows its task's CPU and memory while they are sampled, nothing when not", () => {
+    const view = fleetView([task(1, { cpu: 97.2, rss: 212 * 1024 ** 2, cpuRecent: [10, 97.2] }), task(2)], NOW, undefined);
+    expect(view.sections[0]!.cards.map((c) => c.use)).toEqual(["97% · 212M", ""]);
+    expect(view.sections[0]!.cards.map((c) => c.spark)).toEqual(["▂█", ""]);
+  });
+
   test("the title counts the waiting tasks; with none it is the name alone", () => {
     expect(fleetView([task(1, waits(NOW)), task(2, waits(NOW)), task(3)], NOW, undefined).title).toBe("(2) fleetcom");
     expect(fleetView([task(1)], NOW, undefined).title).toBe("fleetcom");

@@ -53,8 +53,8 @@ const BUILT_IN: Record<string, AgentFacts> = {
     attention:
       "its Stop hook, once added to ~/.commandcode/settings.json as docs/agents.md shows; the wait's message is the reply its transcript gets just after",
   },
-  // Resume of the next three was verified under fleetcom by the round-4 field report (save, --kill,
-  // load and SIGKILL, recover, the history sent again). Their attention channels were built after it
+  // Resume of the next three was verified under fleetcom on the real CLIs (save, --kill, load and
+  // SIGKILL, recover, the history sent again). Their attention channels were built after that
   // and are tested against fakes that keep each CLI's loading rules, and were also run on the real
   // 0.61.0, 0.24.4 and 1.18.33 (docs/agents.md, The agents as tested).
   gemini: {

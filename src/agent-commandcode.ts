@@ -34,7 +34,7 @@ let slugify: ((text: string) => string) | undefined;
 
 /**
  * The slugify package, loaded on first use: evaluating it (and its transliteration tables) cost every
- * starting daemon and client ~60 ms of CPU, though only a Command Code task reads it. The bundler
+ * starting daemon and client CPU (docs/benchmarks.md), though only a Command Code task reads it. The bundler
  * keeps a `require`d module in the binary and evaluates it when called (term-screen.ts loadXterm).
  */
 function loadSlugify(): (text: string) => string {
@@ -77,8 +77,8 @@ export function transcriptBelongsTo(first: unknown, id: string, cwd: string, spa
 }
 
 /**
- * The text of a transcript record that is Command Code's reply. Its record shape was not seen in
- * the field report, so both shapes its Claude lineage suggests are read: `{type: "assistant",
+ * The text of a transcript record that is Command Code's reply. Its record shape has not been seen
+ * from the real CLI, so both shapes its Claude lineage suggests are read: `{type: "assistant",
  * message: {content}}` and `{role: "assistant", content}`.
  */
 export function commandCodeReply(record: unknown): string | null {

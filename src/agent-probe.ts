@@ -5,7 +5,7 @@
 // asks again) in memory and in a 0600 file that outlives a reboot, so a build is asked once.
 //
 // A spawn never waits for the probe longer than its budget (a few hundred ms), and a real agent's
-// first `--help` takes longer than that (Claude: 0.4-1.3 s, over 10 s under load). So the daemon asks
+// first `--help` takes longer than that (docs/benchmarks.md), far longer under load. So the daemon asks
 // ahead of the spawn: the known agents on its PATH when it starts, and every executable it has seen
 // again whenever its build changes (`watch`). Only a build nobody could ask in time (installed or
 // updated while no daemon ran, then spawned at once) goes uninstrumented, exactly as typed, while

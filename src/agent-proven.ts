@@ -1,10 +1,10 @@
 // What an agent build is proven to take before its own `--help` has answered (agents.md, "Inject
 // only what the binary understands"). A real agent's first `--help` takes longer than a spawn may
-// wait (Gemini's 1.5-1.8 s), so the first agent of a daemon whose cache is cold would run as typed.
+// wait (docs/benchmarks.md, agents' first `--help`), so the first agent of a daemon whose cache is cold would run as typed.
 // An agent installed by npm sits in its package, whose package.json names the exact version, read
-// in a few file reads without starting anything; a version the field reports ran under fleetcom with
+// in a few file reads without starting anything; a version run by hand under fleetcom with
 // these very options is proven to take them. Any other version, or a binary outside its package,
-// waits for its `--help` as before: nothing is guessed.
+// waits for its own `--help`: nothing is guessed.
 import { realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { member, parsedLine } from "./agent-files.ts";

@@ -18,7 +18,7 @@ function tempPathFor(target: string): string {
 
 // Web Crypto's generator, a global in every runtime: importing node:crypto costs a one-shot client
 // (`recover --list`, `load --dry-run`) several milliseconds of Node's stream modules at start. A loop,
-// not Array.from with a map: that builtin's first call costs ~0.25 ms, and a starting daemon's first
+// not Array.from with a map: that builtin's first call has a cost of its own, and a starting daemon's first
 // write (its clean-stop record) is on the way to its first client's reply.
 function randomHex(bytes: number): string {
   let hex = "";
@@ -88,7 +88,7 @@ export function writeFileAtomic(path: string, content: string | Uint8Array, mode
  * never waits for the disk. Throws the same UserError.
  */
 export async function writeFileAtomicAsync(path: string, bytes: Uint8Array, mode = 0o600): Promise<void> {
-  // Loaded here: node:fs/promises costs every process that imports this file ~7 ms of CPU at start.
+  // Loaded here: node:fs/promises costs every process that imports this file CPU at start (docs/benchmarks.md).
   const { open, rename, unlink } = await import("node:fs/promises");
   const temp = tempPathFor(path);
   let file: Awaited<ReturnType<typeof open>> | undefined;

@@ -46,6 +46,7 @@ export const SUBCOMMANDS: Record<string, Lazy> = {
   completions: () => import("./cmd-completions.ts").then((m) => m.completionsCommand(() => ({ root, subcommands: SUBCOMMANDS }))),
 };
 
+// The root command is the dashboard (cmd-dashboard.ts opens it); cli.ts routes to it when no subcommand is named.
 export const root = defineCommand({
   meta: { name: "fleetcom", version: VERSION, description: "Supervise a fleet of terminal commands and AI coding agents" },
   args: {

@@ -101,7 +101,7 @@ export async function runCli(argv: string[]): Promise<number> {
     const dashboard = dashboardRequest(rest);
     if (dashboard) {
       if (detachKey !== undefined) dashboard.detachKey = detachKey;
-      const { openDashboard } = await import("./cmd-root.ts");
+      const { openDashboard } = await import("./cmd-dashboard.ts");
       const nearCommand = dashboard.session === undefined ? null : meantCommand(dashboard.session);
       return await openDashboard({ ...dashboard, nearCommand, target: dashboardTarget });
     }

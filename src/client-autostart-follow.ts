@@ -13,8 +13,8 @@ import { openRuntimeDir, type RuntimeDir } from "./runtime-dir.ts";
 import { endInWords } from "./spawn-bun.ts";
 
 /**
- * How long a client follows a daemon that is starting. Under load a compiled daemon has taken 35 s
- * to listen; a client that gave up sooner reported a failure that was not one while the daemon came
+ * How long a client follows a daemon that is starting. Under load a compiled daemon can take tens of
+ * seconds to listen (docs/benchmarks.md); a client that gave up sooner would report a failure that was not one while the daemon came
  * up later without its command.
  */
 export const AUTOSTART_BOUND_MS = 60_000;
@@ -48,8 +48,8 @@ export async function followStart(connect: () => Promise<Attempt>, dirPath: stri
       }
       const end = started.exit;
       if (end === null) continue; // ours is still starting
-      // systemd-run could not make the scope (the manager refused, a policy): start it as before.
-      // The early autostart's daemon failed before it had a log to say why: start one as before,
+      // systemd-run could not make the scope (the manager refused, a policy): start it the ordinary way.
+      // The early autostart's daemon failed before it had a log to say why: start one the ordinary way,
       // whose log says it (a signal is someone's --kill, and stands).
       if (started.how === "scope" || (started.how === "early" && !("signal" in end))) {
         started.letGo();
@@ -70,8 +70,8 @@ const ATTEMPT_EVERY_MS = 20;
 
 /**
  * The next connection attempt: in ATTEMPT_EVERY_MS, or as soon as the daemon we started says it
- * listens. The pause is cleared either way: left pending, it kept a cold `ls` alive for the rest of
- * its 20 ms after printing (a third of the whole cold start).
+ * listens. The pause is cleared either way: left pending, it would keep a cold `ls` alive for the rest
+ * of its wait after printing, a large share of the whole cold start.
  */
 export async function nextAttempt(started: Pick<Started, "listening"> | null): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;

@@ -1,8 +1,8 @@
 // Autostart: `fleetcom daemon`, started detached by the command that finds none running here, and
 // followed until it listens (client-autostart-follow.ts). A command that will need the daemon
 // whatever happens (client-early-start.ts needsDaemonHereAnyway: `ls`, `run CMD`) starts it before
-// its own code loads, so that the two processes start side by side: a cold `ls` spent its first 5 ms
-// loading the client before it spawned the daemon, which then took 7 ms more to come up. Where the
+// its own code loads, so that the two processes start side by side: otherwise a cold `ls` would
+// load the client before it spawned the daemon and then wait for it to come up (docs/benchmarks.md). Where the
 // early autostart has already started it (client-early-start.ts), that one is followed.
 import { closeSync, openSync } from "node:fs";
 import { takeEarlyStart } from "./client-early-start.ts";
@@ -17,7 +17,7 @@ export interface Started {
   /**
    * `session`: in a session of its own (setsid). `scope`: through systemd-run's scope, which execs
    * the daemon in the same process. `early`: by the early autostart, its output nowhere until it
-   * opens its log; one that ends before it listens is started again as before.
+   * opens its log; one that ends before it listens is started again the ordinary way.
    */
   how: "session" | "scope" | "early";
   /** How it ended; null while it runs. */
@@ -30,7 +30,7 @@ export interface Started {
 
 /**
  * `fleetcom daemon`, detached, its output to the log: in a systemd scope of its own where that keeps
- * it past a logout (client-service-manager.ts), else in a new session (`setsid`) as before.
+ * it past a logout (client-service-manager.ts), else in a new session (`setsid`).
  */
 export async function startDaemon(dirPath: string, scope: boolean): Promise<Started> {
   const { scopeCommand } = await import("./client-service-manager.ts");

@@ -1,12 +1,12 @@
 // The early autostart: a line bound for this machine's daemon whatever happens (a bare `ls`, `run`
 // and a plain command) starts it first thing, before this process loads its runner, its command and
-// node:fs (main.ts). A cold `ls` spent ~2 ms on those before it spawned the daemon, and then
-// waited on the daemon for the rest of its start (docs/benchmarks.md). It starts one only where
+// node:fs (main.ts). Otherwise a cold `ls` would spend that time before it spawned the daemon, and then
+// wait on the daemon for the rest of its start (docs/benchmarks.md). It starts one only where
 // nothing else has to decide how: the compiled binary under Bun, no socket in the runtime
 // directory, and no systemd-run that could start it in a scope of its own
 // (client-service-manager.ts scopeCommand). It gives the daemon no log: the daemon opens its own
 // once it holds its runtime directory (cmd-daemon.ts). The autostart adopts what it started
-// (client-autostart.ts), and where it ended before it listened, starts one as before, with the log
+// (client-autostart.ts), and where it ended before it listened, starts one the ordinary way, with the log
 // from its first byte (client-autostart-follow.ts followStart).
 import { OPEN_LOG_VARIABLE, READY_FD_VARIABLE, socketPath, type Env } from "./paths.ts";
 import { compiledBinary, type DetachedChild, runsOnBun, spawnDetachedOnBun } from "./spawn-bun.ts";

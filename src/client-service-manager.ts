@@ -8,7 +8,7 @@
 // the scope protects the fleet from a logind that ends the session's processes (KillUserProcesses=yes).
 // Without lingering a scope would end the fleet at every last logout even where logind leaves
 // session processes alone (KillUserProcesses=no, the default of Debian, Ubuntu and Fedora), which
-// is what a `setsid` daemon, as before, survives.
+// is what a `setsid` daemon survives.
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 import { configDir, type Env, homeDir } from "./paths.ts";
@@ -67,7 +67,7 @@ export function killsUserProcesses(env: Env = process.env): boolean | null {
 
 /**
  * How autostart runs the daemon: `systemd-run --user --scope` when a user manager answers and
- * lingering is on (see the top of this file), else null (a new session, `setsid`, as before).
+ * lingering is on (see the top of this file), else null (a new session, `setsid`).
  */
 export function scopeCommand(daemon: string[], env: Env = process.env, os: string = process.platform): string[] | null {
   if (os !== "linux" || !which("systemd-run", env) || !hasUserManager(env, os) || lingering(env) !== true) return null;

@@ -1,6 +1,6 @@
 // A client's byte stream to the daemon's Unix socket. Under Bun it is Bun's own socket (Bun.connect):
-// loading node:net costs every client ~8 ms of CPU at start-up, several times what `ls` itself needs
-// (docs/benchmarks.md, cli-ls). Under Deno, which has no Bun.connect, it is node:net. Either way the
+// loading node:net costs every client several times what `ls` itself needs at start-up
+// (docs/benchmarks.md, cli-ls and Start-up costs behind the code). Under Deno, which has no Bun.connect, it is node:net. Either way the
 // fd is there for the peer check (client.ts), writes never block and are never lost, and reading can
 // be paused, which is all DaemonClient needs. The daemon's side is built the same way (daemon-socket.ts).
 

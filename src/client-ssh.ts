@@ -256,8 +256,8 @@ interface PipedChild {
 }
 
 /**
- * Through Bun's own spawn: node:child_process with pipes builds Node streams for each, ~30 ms of a
- * one-shot client's CPU (docs/benchmarks.md, remote-ls).
+ * Through Bun's own spawn: node:child_process with pipes builds Node streams for each, a
+ * share of a one-shot client's CPU (docs/benchmarks.md, remote-ls).
  */
 function spawnBun(argv: string[]): PipedChild {
   let proc: ReturnType<typeof Bun.spawn<"pipe", "pipe", "pipe">>;

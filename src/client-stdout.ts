@@ -6,7 +6,7 @@ import { readerGone } from "./platform.ts";
 
 /**
  * `text` and a newline, nothing for "". console.log writes natively and whole (a gone reader ends it
- * quietly); process.stdout would first build a node:stream Writable, ~10 ms of a one-shot client's CPU.
+ * quietly); process.stdout would first build a node:stream Writable, a share of a one-shot client's CPU.
  */
 export function printText(text: string): void {
   if (text.length) console.log(text);

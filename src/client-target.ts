@@ -1,7 +1,7 @@
 // Which daemon a command talks to (this machine's, or another host's through --host, FLEETCOM_HOST or
 // HOST:TASK), and whether this machine's runs at all, answered without loading the client: a command
 // that only asks a running daemon (client-running-daemon.ts) and finds none here never evaluates
-// client.ts and its socket, framing and FFI modules (~0.9 ms of a 6 ms command), and a command
+// client.ts and its socket, framing and FFI modules (a share of such a command: docs/benchmarks.md), and a command
 // bound for it anyway starts one before its own code loads (client-autostart.ts).
 import { lstatSync } from "node:fs";
 import { join } from "node:path";

@@ -451,7 +451,7 @@ async function connectVerified(dirPath: string, readPeer: LazyPeerReader, name =
   let attempt: Attempt;
   try {
     // No socket, no daemon: what connect() would say, without the runtime's failed connection and
-    // its error (1.5 ms of every `recover --list` or `load` with no daemon, and of each autostart).
+    // its error (a cost on every `recover --list` or `load` with no daemon, and on each autostart).
     const path = dir.entry(name);
     attempt = socketIsThere(path) ? await connectClientSocket(path) : { code: "ENOENT" };
   } finally {

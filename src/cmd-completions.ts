@@ -22,7 +22,7 @@ const POSITIONAL_OPERANDS: Record<string, Operand> = {
   shell: "shells",
 };
 const FLAG_VALUE_OPERANDS: Record<string, Operand> = { cwd: "dirs" };
-// `kill TASK…`, `rm TASK…` and `restart TASK…` take any number of tasks (cli.md); citty declares only the first.
+// `kill TASK…`, `rm TASK…` and `restart TASK…` take any number of tasks (docs/commands.md); citty declares only the first.
 const REPEATED_OPERAND = new Set(["kill", "rm", "restart"]);
 const AFTER_DASH_DASH: Record<string, Operand> = { run: "command" };
 const HELP: FlagSpec = { long: "--help", short: "-h", takesValue: false, value: "none", description: "Show usage" };

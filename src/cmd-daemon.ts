@@ -46,7 +46,7 @@ export default defineCommand({
     const reread = () => loadSettings(process.env, { scrollback: args.scrollback, reread: true });
     const supervisor = await startSupervisor({ ...daemonOptions(settings, reread), handshakeTimeoutMs, log }, claim, () => sayListening(ready));
     for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => supervisor.daemon.stop());
-    // SIGHUP reads config.toml again, as daemons do (`kill -HUP`, a service manager's reload); it used to stop the fleet.
+    // SIGHUP reads config.toml again, as daemons do (`kill -HUP`, a service manager's reload); it never stops the fleet.
     const hosts = await watchHosts(supervisor.daemon);
     process.on("SIGHUP", () => {
       try {

@@ -1,6 +1,6 @@
 // `fleetcom run -- CMD…`: start a task and print its id. One word after `--` is a shell command
 // line, typed as the user would type it at a prompt; several words are an argv (what `sh -c 'exit 7'`
-// reaches us as), stored as the shell-quoted join that runs exactly that argv (cli.md).
+// reaches us as), stored as the shell-quoted join that runs exactly that argv (docs/commands.md).
 import { defineCommand } from "./kit-define.ts";
 import { withDaemon } from "./client.ts";
 import { flagIndex, isOneOf, wholeFlag } from "./kit-flags.ts";

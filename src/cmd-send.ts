@@ -40,7 +40,7 @@ export default defineCommand({
 
 /**
  * Stdin as the text to type, one trailing newline dropped. Past the bound it is only counted, so a
- * too-long text is refused here with its size (100 MB used to fail as a frame too large to send).
+ * too-long text is refused here with its size, not as a frame too large to send.
  */
 async function readStdin(): Promise<string> {
   let chunks: Buffer[] = [];

@@ -65,7 +65,7 @@ function formatTable(sessions: SessionInfo[]): string {
     printable(s.name),
     s.damaged ? "-" : String(s.tasks),
     // An age, as `ls` shows a task's: a local clock time would cost every listing JavaScriptCore's
-    // set-up of the time zone (~25 ms, a third of the command); --json keeps the exact UTC time.
+    // set-up of the time zone (a large share of the command: docs/benchmarks.md); --json keeps the exact UTC time.
     `${age(s.modified)} ago`,
     s.damaged ? `damaged: ${printable(s.damaged)}` : s.dirs.map(printable).join(", "),
   ]);

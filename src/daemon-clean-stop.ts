@@ -3,7 +3,7 @@
 // marker). A supervisor that starts and finds the previous record without that marker knows its
 // predecessor crashed, was killed or went down with a logout or a reboot; if the snapshot of that
 // fleet is still there and has not been recovered, the first client hears of it once, and
-// `status --json` carries it until a recovery of that snapshot clears it (ux.md, problem 6).
+// `status --json` carries it until a recovery of that snapshot clears it (docs/recovery.md, A lost fleet is said once).
 //
 // The record lives beside the snapshots in the recovery directory, not in the runtime directory:
 // logind removes /run/user/UID at logout and a reboot empties it, which are exactly the ends the
@@ -95,8 +95,8 @@ function newestOther(env: Env): string | null {
 }
 
 /**
- * How soon a starting supervisor's record is made durable. Its two fsyncs took 10-25 ms, on the way
- * of an autostarted daemon's first reply (docs/benchmarks.md, cold-start); until then the record is
+ * How soon a starting supervisor's record is made durable. Its two fsyncs are slow, and would be on the
+ * way of an autostarted daemon's first reply (docs/benchmarks.md, cold-start); until then the record is
  * in place for the next daemon should this one crash, and only a machine going down in that second
  * could lose it, when no snapshot of this fleet could be on disk yet either (daemon-snapshots.ts
  * writes 2 s after the first change) but a load's.

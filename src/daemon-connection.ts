@@ -34,8 +34,8 @@ export const EVENT_HIGH_WATER = 64 * 1024;
 export const MAX_BEHIND_BYTES = 8 * 1024 * 1024;
 /**
  * A client's requests being answered at once. Pipelined past it, the rest wait: 300 `peek --history`
- * requests in one read were all built before the first reply was queued (the daemon grew by 250 MB
- * and served no one else meanwhile), so the bound above saw none of them in time.
+ * requests in one read were all built before the first reply was queued (the daemon's memory grew by
+ * hundreds of megabytes and it served no one else meanwhile: docs/benchmarks.md), so the bound above saw none of them in time.
  */
 const MAX_REQUESTS_IN_FLIGHT = 8;
 /** How long a dropped client has to read its refusal before its queue is thrown away. */
@@ -244,7 +244,7 @@ export class Connection {
     this.screenAllowance = Math.max(this.screenAllowance, frame.length);
   }
 
-  /** Lines for `logs --follow`, which must arrive whole; the caller bounds what it queues (daemon-streams.ts). */
+  /** Lines for `logs --follow`, which must arrive whole; the caller bounds what it queues (daemon-peers.ts). */
   sendLines(text: string): void {
     if (this.closedAlready) return;
     this.write(encodeData(text));

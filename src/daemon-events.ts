@@ -1,7 +1,7 @@
 // What subscribed clients hear about tasks, and when. A busy task changes its preview many times a
 // second, so its `changed` events are batched (one per task per 250 ms); going idle is a change no
 // output announces, so a sweep finds it, once per quiet spell. Nobody subscribed: no TaskInfo is built.
-import type { Peer } from "./daemon-streams.ts";
+import type { Peer } from "./daemon-peers.ts";
 import type { Task } from "./daemon-task.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 

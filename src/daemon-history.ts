@@ -26,16 +26,16 @@ import { DEFAULT_LOG_INTERVAL_MS, LogStore } from "./daemon-logs.ts";
 import { DEFAULT_LOG_MAX } from "./settings.ts";
 
 // Compressed through the runtime's own CompressionStream, in chunks between turns of the event loop:
-// node:zlib's import and first gzip cost a daemon ~27 ms of CPU at its first history write (most
-// daemons' stop), CompressionStream ~3 ms (compiled test programs), and on 6 MB it held the loop
-// for at most 28 ms where node:zlib held it 106 ms.
+// node:zlib's import and first gzip cost a daemon several times CompressionStream's CPU at its first
+// history write (most daemons' stop), and on a large history it holds the loop far longer
+// (docs/benchmarks.md, Start-up costs behind the code).
 async function gzipAsync(text: string): Promise<Uint8Array> {
   const packed = new Response(new Blob([text]).stream().pipeThrough(new CompressionStream("gzip")));
   return new Uint8Array(await packed.arrayBuffer());
 }
 
 // node:zlib is loaded with the first history read (a recovery), for its bound on the output:
-// its import was ~20 ms of a starting daemon's CPU before its first reply, which needs none.
+// its import is a share of a starting daemon's CPU before its first reply, which needs none.
 async function gunzipAsync(packed: Uint8Array, options: { maxOutputLength: number }): Promise<Buffer> {
   const { gunzip } = await import("node:zlib");
   return new Promise((resolve, reject) => gunzip(packed, options, (error, text) => (error ? reject(error) : resolve(text))));
@@ -46,8 +46,8 @@ export const DEFAULT_HISTORY_INTERVAL_MS = 5_000;
 
 /**
  * History text a pass reads between two collections of its garbage. A flooded task's history is
- * ~150 kB of lines, and reading, joining and compressing it leaves several times that behind:
- * twenty such tasks in one pass raised a daemon's peak RSS by ~15 MB before the collector ran.
+ * a lot of lines, and reading, joining and compressing it leaves several times that behind:
+ * twenty such tasks in one pass raised a daemon's peak RSS before the collector ran (docs/benchmarks.md).
  */
 const COLLECT_EVERY_CHARS = 1 << 20;
 

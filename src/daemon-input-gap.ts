@@ -1,7 +1,7 @@
 // Periodic work that holds the event loop for milliseconds waits for a gap in the typing.
 //
 // The history pass reads a task's whole scrollback out of its emulator on the daemon's one thread
-// (4-5 ms for a few hundred lines, 8-18 ms for 2,000; docs/benchmarks.md). On its own timer it
+// (milliseconds, more the longer it is: docs/benchmarks.md). On its own timer it
 // lands on a keystroke now and then, and that key's echo waits behind it: the tail of the typing
 // latency. Keys come tens of milliseconds apart even from a fast typist, and a key's whole round
 // trip through the daemon is done within a millisecond or two of its arrival, so the safest moment

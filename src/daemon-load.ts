@@ -6,7 +6,7 @@ import { detect } from "./agent.ts";
 import { knownAgents, savedCommands, typedForm } from "./agent-run.ts";
 import { readHistoryFile } from "./daemon-history.ts";
 import { restartOf } from "./daemon-restarts.ts";
-import type { Peer } from "./daemon-streams.ts";
+import type { Peer } from "./daemon-peers.ts";
 import type { Task, TaskStart } from "./daemon-task.ts";
 import { UserError } from "./errors.ts";
 import { isDirectory } from "./files.ts";
@@ -19,9 +19,9 @@ import type { IdChange, OpResult, RecipeEntry } from "./wire-protocol.ts";
 // ---- turns -----------------------------------------------------------------------------------
 
 // How much a `load` does before it lets the daemon serve its other clients: four spawns, or 512
-// entries skipped for a missing directory, or TURN_MS of either, whichever comes first. A spawn takes
-// 3-15 ms on a busy 2-core machine, so a count alone let other clients wait up to ~240 ms there
-// (docs/benchmarks.md, load-320-max-wait); counting time as well keeps each turn near 10 ms.
+// entries skipped for a missing directory, or TURN_MS of either, whichever comes first. A spawn's time
+// varies widely on a busy machine, so a count alone would let other clients wait long there
+// (docs/benchmarks.md, load-320-max-wait); counting time as well keeps each turn near TURN_MS.
 
 export const CHECKS_PER_TURN = 512;
 export const CHECKS_PER_SPAWN = CHECKS_PER_TURN / 4;
@@ -141,7 +141,7 @@ export class Loads {
 
   /**
    * Starts every entry whose directory exists and that no running task already stands for (unless
-   * `again`), a few at a time: spawning is synchronous (~10 ms each), so between turns the daemon
+   * `again`), a few at a time: spawning is synchronous, so between turns the daemon
    * serves its other clients. The reply comes when all are started. `earlier`: tasks an earlier
    * request of the same load started, which are never taken for entries of this one.
    */

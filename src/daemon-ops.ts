@@ -1,12 +1,12 @@
 // What each operation of the contract (wire-protocol.ts) does, one small function per op, typed by
 // the op: a handler that answers the wrong shape does not compile. The fleet's state and its rules
-// live in daemon.ts; a client's streams in daemon-streams.ts. A handler that throws a UserError
+// live in daemon.ts; a client's streams in daemon-peers.ts. A handler that throws a UserError
 // answers the client with its message.
 import { Buffer } from "node:buffer";
 import { setImmediate } from "node:timers";
 import type { Loads } from "./daemon-load.ts";
 import { restartOf, type Restarts } from "./daemon-restarts.ts";
-import { attach, detach, follow, followLines, followLog, sendScreen, type Peer } from "./daemon-streams.ts";
+import { attach, detach, follow, followLines, followLog, sendScreen, type Peer } from "./daemon-peers.ts";
 import type { Task, TaskStart } from "./daemon-task.ts";
 import type { Typist } from "./daemon-typist.ts";
 import type { TaskCheckpoints } from "./daemon-checkpoints.ts";

@@ -57,8 +57,8 @@ export function liveMembers(pgid: number, stats: ProcStat[]): ProcStat[] {
  * and the time (`now`), both read only then.
  * The leader not reaped yet (running, or a zombie the runtime reaps on its next turn) counts as
  * running: the next look, after the reap, tells whether a member outlives it. Reading every process
- * costs ~0.1 ms each, tens of milliseconds on a busy machine, and the TERM of every task at a stop
- * came back to it while the leader's reap was one turn away.
+ * is dear on a busy machine, and the TERM of every task at a stop comes back to it while the
+ * leader's reap is one turn away.
  */
 export function groupMayRun(id: GroupIdentity, leader: ProcStat | null, everyProcess: () => ProcStat[], now: () => number | null): boolean {
   if (id.leaderStart !== null && leader?.start === id.leaderStart) return true;

@@ -3,7 +3,7 @@
 // worktree, its service fields, its restart policy and (snapshots only) its baseline and checkpoints.
 import { savedCommands } from "./agent-run.ts";
 import { restartFieldsOf } from "./daemon-restarts.ts";
-import { mutedOf } from "./daemon-push-gate.ts";
+import { mutedOf } from "./daemon-notify-gate.ts";
 import type { SnapshotRecipe } from "./daemon-snapshots.ts";
 import type { Task } from "./daemon-task.ts";
 import type { Checkpoint } from "./git-checkpoint.ts";

@@ -1,6 +1,6 @@
 // The daemon's listening socket and its side of each client's connection. Under Bun they are Bun's
-// own sockets (Bun.listen): loading node:net and listening through it cost a starting daemon ~20 ms
-// of CPU before its first reply (docs/benchmarks.md, cold-start), as it did every client
+// own sockets (Bun.listen): loading node:net and listening through it costs a starting daemon CPU
+// before its first reply (docs/benchmarks.md, cold-start), as it does every client
 // (client-socket.ts). Under Deno, which has no Bun.listen, they are node:net's. Either way every write
 // is sent whole and in order, `queuedBytes` is what the kernel has not taken yet (the flow control
 // of daemon-connection.ts), reading can be paused, and the fd is there for the peer check

@@ -1,6 +1,6 @@
 // The fleet: every task, every connected client, and what happens between them. All fleet state
 // lives here; clients send requests (daemon-ops.ts does each operation), get replies and events
-// (daemon-events.ts batches them) and watch tasks' screens (daemon-streams.ts). The socket, the
+// (daemon-events.ts batches them) and watch tasks' screens (daemon-peers.ts). The socket, the
 // lock and the snapshot writer around it are daemon-supervisor.ts's.
 import type { PeerSocket } from "./daemon-socket.ts";
 import { join } from "node:path";
@@ -24,7 +24,7 @@ import {
   watching,
   type Greeting,
   type Peer,
-} from "./daemon-streams.ts";
+} from "./daemon-peers.ts";
 import { HISTORY_OFF, type HistoryWriter } from "./daemon-history.ts";
 import { Loads } from "./daemon-load.ts";
 import { TaskChanges } from "./daemon-changes.ts";
@@ -54,9 +54,9 @@ import {
   type TaskRef,
   type Welcome,
 } from "./wire-protocol.ts";
-import { PushGate, pushRules, ranMs } from "./daemon-push-gate.ts";
-import { pushHostNews } from "./daemon-push-hosts.ts";
-import { Push, type PushBody, type PushTask, pushState, pushTiming, SCREEN_LINES } from "./daemon-push.ts";
+import { PushGate, pushRules, ranMs } from "./daemon-notify-gate.ts";
+import { pushHostNews } from "./daemon-notify-hosts.ts";
+import { Push, type PushBody, type PushTask, pushState, pushTiming, SCREEN_LINES } from "./daemon-notify.ts";
 import type { Schema } from "./validator.ts";
 import { cacheDir, definedEnvironment, homeDir, runtimeDir, socketPath } from "./paths.ts";
 import { PROTOCOL_VERSION } from "./wire-framing.ts";

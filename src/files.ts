@@ -39,8 +39,8 @@ export function exists(path: string): boolean {
 
 /**
  * Whether an open fd may be a terminal: a character device, and not /dev/null (`fleetcom run … >
- * /dev/null` in a script). Cheaper than asking process.stdout, which costs a one-shot client several
- * milliseconds to build, and ~50 ms when it is /dev/null.
+ * /dev/null` in a script). Cheaper than asking process.stdout, which costs a one-shot client a
+ * share of its start to build, and far more when it is /dev/null (docs/benchmarks.md).
  */
 export function mayBeTerminal(fd: number): boolean {
   try {

@@ -23,7 +23,7 @@ export interface Baseline {
 export type GitRun = { code: number; out: string; err: string };
 
 /**
- * A file bigger than this is never read into a snapshot (the checkpoint rules, spec/agents.md): an
+ * A file bigger than this is never read into a snapshot (the checkpoint rules, docs/review.md): an
  * untracked one is left out, a tracked one keeps what the index said of it.
  */
 export const SNAPSHOT_MAX_FILE_BYTES = 10 * 1024 * 1024;

@@ -1,6 +1,6 @@
 // citty's defineCommand without loading citty: it is the identity, typed, and the commands run in
 // loops (ls, attach) are defined with it so that running them in their plain shapes (kit-plain-args.ts)
-// never loads citty and node:util, ~1 ms of a one-shot client's start-up. A command carries its own
+// never loads citty and node:util, a share of a one-shot client's start-up (docs/benchmarks.md). A command carries its own
 // facts here, as tmux's cmd_entry does: the runner, host routing and the fast path read them off the
 // definition, so adding a command touches its own file and the command table, nothing else.
 import type { ArgsDef, CommandDef } from "citty";

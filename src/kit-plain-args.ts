@@ -7,7 +7,7 @@ import type { ArgDef, ArgsDef } from "citty";
  * `plain`, kit-define.ts; the runner asks no other), in the shapes that need no parsing: each flag of the command's table at most once, as `--name`, `--name VALUE`,
  * `--name=VALUE`, its one-letter alias (`-g G`, `-y`) or `--no-name` for a boolean; then, in order,
  * its positionals (`attach TASK`, `peek -n 20 api`), and after `--` any words (`run -- npm run dev`).
- * They run without loading citty and node:util (~15 ms of a one-shot client's CPU: docs/benchmarks.md
+ * They run without loading citty and node:util (a share of a one-shot client's CPU: docs/benchmarks.md
  * cli-ls, cmd-*); any other shape (a flag twice, `-gy`, a value that looks like a flag, an unknown
  * flag) goes through citty. `args` is the table of the command that runs (a default subcommand's for
  * `sessions`). test/unit/kit-plain-args.test.ts holds the answers to citty's own on generated shapes.

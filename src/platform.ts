@@ -39,7 +39,7 @@ let childProcessModule: typeof import("node:child_process") | undefined;
 let osModule: typeof import("node:os") | undefined;
 
 /**
- * node:child_process, loaded on first use: importing it costs a starting process ~7 ms of CPU, and
+ * node:child_process, loaded on first use: importing it costs a starting process CPU (docs/benchmarks.md), and
  * most never start a program (`sessions`, `recover --list`, a daemon with no notifier and no agents).
  */
 export function childProcess(): typeof import("node:child_process") {
@@ -48,7 +48,7 @@ export function childProcess(): typeof import("node:child_process") {
 }
 
 /**
- * node:os, loaded on first use: importing it costs a starting process ~0.13 ms of CPU, and what it
+ * node:os, loaded on first use: importing it costs a starting process CPU, and what it
  * answers (a home without HOME, the user's name, the host's name) is rarely asked at start.
  */
 export function nodeOs(): typeof import("node:os") {
@@ -60,7 +60,7 @@ export function nodeOs(): typeof import("node:os") {
  * Starts `argv` in a session of its own (setsid), stdin closed, stdout and stderr to `output`, and a
  * pipe (a socket pair under Bun) as its fd 3 through which it can say it is ready. The child is not
  * waited for: this process may exit first. Bun's own spawn where there is one: node:child_process
- * cost a client ~20 ms of CPU to load and spawn through, on the path of every autostart.
+ * costs a client CPU to load and spawn through (docs/benchmarks.md), on the path of every autostart.
  */
 export function spawnDetached(argv: string[], output: number, env: Record<string, string | undefined>): DetachedChild {
   if (runsOnBun()) return spawnDetachedOnBun(argv, output, env);
@@ -97,7 +97,7 @@ export function runUnwaited(argv: string[]): void {
 /** argv that runs this same fleetcom (compiled binary, `bun src/main.ts`, or `deno run`). */
 export function selfCommand(): string[] {
   // A path, not URL.pathname: a checkout under `my tools/` must not become `my%20tools/`. (Not
-  // node:url's fileURLToPath either: importing node:url cost every client ~2 ms of CPU at start.)
+  // node:url's fileURLToPath either: importing node:url costs every client CPU at start.)
   if (typeof Deno !== "undefined") return [Deno.execPath(), "run", "-A", `${import.meta.dirname}/main.ts`];
   const binary = compiledBinary();
   return binary ? [binary] : [process.execPath, process.argv[1] ?? ""];

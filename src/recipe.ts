@@ -149,7 +149,7 @@ export type ParsedRecipe = {
 };
 /**
  * `host`: the added host called `name`, or null. Without it (a snapshot, a listing), every key is a
- * path here, as it was before hosts existed.
+ * path here, as in a recipe that names no host.
  */
 export type DirContext = { home: string; cwd: string; host?: (name: string) => RecipeHost | null };
 
@@ -317,7 +317,7 @@ function notifyField(item: Exclude<StoredEntry, string>, file: string, place: st
 
 // `gpu1:/srv/train`, `gpu1:~` and `gpu1:~/x`: a directory on the added host gpu1 (its `~` is its home
 // there). A prefix that is no added host, or a path after it that is neither absolute nor `~`, keeps
-// the key a path here, as any key was before hosts: `notes:/x` is `./notes:/x`.
+// the key a path here: `notes:/x` is `./notes:/x`.
 const HOST_KEY = /^([^/~:][^/:]*):(\/.*|~|~\/.*)$/s;
 
 function resolveHostedKey(key: string, ctx: DirContext): string | { dir: string; host: RecipeHost } {

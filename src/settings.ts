@@ -63,9 +63,8 @@ export function parseBoolean(raw: string): boolean | undefined {
 }
 
 // ---- the config file ---------------------------------------------------------------------------
-// The daemon's settings used to be whatever environment the client that autostarted it happened to
-// have (ux.md, problem 9). They now come from one file in the config directory, the same whichever
-// shell starts the daemon; an environment variable still overrides the file, and a flag (`daemon
+// The daemon's settings come from one file in the config directory, the same whichever shell
+// starts the daemon, not from whatever environment the client that autostarted it happened to have; an environment variable still overrides the file, and a flag (`daemon
 // --scrollback`) overrides both. A bad file never stops anything: each problem is one line naming
 // the file, the line and the key, and that key keeps its default.
 

@@ -1,5 +1,5 @@
-// The screen of a task that has exited. Its emulator (cells, scrollback, parser: ~5.5 MB with 2,000
-// lines of scrollback) is disposed once the last byte is parsed; what peek, attach, `peek --follow`
+// The screen of a task that has exited. Its emulator (cells, scrollback, parser: megabytes at full
+// scrollback, docs/benchmarks.md) is disposed once the last byte is parsed; what peek, attach, `peek --follow`
 // and the `ls` preview read from it is kept as text in a FinishedState (term-screen.ts), which is what
 // they would have read from the emulator.
 //

@@ -30,8 +30,8 @@ import { useFleetcomWidths } from "./term-widths.ts";
 let xterm: typeof Xterm | undefined;
 
 /**
- * @xterm/headless, loaded with the first screen: evaluating it costs a starting daemon ~20 ms of CPU
- * before its first reply, which `ls` or `status` of an empty fleet never needs. `require` is
+ * @xterm/headless, loaded with the first screen: evaluating it costs a starting daemon CPU
+ * before its first reply (docs/benchmarks.md), which `ls` or `status` of an empty fleet never needs. `require` is
  * synchronous, and in the binary Bun's bundler keeps the module in it but evaluates it only when
  * called; Deno has no `require` in a module, so it gets one from node:module. Either way the result
  * is the CommonJS module object (Deno finds no named exports in xterm's bundle).
@@ -466,8 +466,8 @@ export class Screen implements TaskScreen {
    * The normal buffer's lines read from the backlog instead of the emulator, when the backlog alone
    * decides them (it has forgotten a head: term-backlog.ts) and the state it would be parsed in
    * prints its text as lastLines() assumes; null otherwise. The history writer reads every task that
-   * printed every few seconds: catching a flood up would fill the emulator's scrollback (about
-   * 4 MB at 120 columns and 2,000 lines) for no one to look at.
+   * printed every few seconds: catching a flood up would fill the emulator's scrollback (megabytes
+   * at full scrollback: docs/benchmarks.md) for no one to look at.
    */
   private backlogLines(): string[] | null {
     if (!this.backlog.covers || this.term.buffer.active.type !== "normal") return null;

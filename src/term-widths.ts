@@ -5,7 +5,7 @@
 // counts by Unicode 6, where ✅ and 🫠 are one column: every cell after them on the row moved one
 // column on reattach and in `peek`.
 // Loaded with the first terminal, as term-screen.ts loads xterm (evaluating the addon costs a starting
-// daemon ~20 ms of CPU that an empty fleet's first reply never needs).
+// daemon CPU that an empty fleet's first reply never needs: docs/benchmarks.md).
 import type * as Graphemes from "@xterm/addon-unicode-graphemes";
 import type { IUnicodeVersionProvider, Terminal } from "@xterm/headless";
 import { createRequire } from "node:module";

@@ -1,5 +1,5 @@
-// SHA-256 as hex, synchronously. Bun's native hasher where there is one: importing node:crypto cost
-// every starting daemon ~25 ms of CPU for the one short hash it takes (the supervisor record's
+// SHA-256 as hex, synchronously. Bun's native hasher where there is one: importing node:crypto costs
+// every starting daemon CPU (docs/benchmarks.md) for the one short hash it takes (the supervisor record's
 // name). Deno from source gets node:crypto, loaded on first use.
 import { createRequire } from "node:module";
 

@@ -8,7 +8,7 @@
 // INVARIANT: a code point is wide here exactly when it is in the daemon's terminal. WIDE is generated
 // from @xterm/addon-unicode-graphemes 0.4.0, LATER_WIDE adds what its tables predate, and
 // test/text-width.test.ts checks every code point. No xterm import: ls and the dashboard load this
-// at start-up, and the addon alone costs them 5-10 ms.
+// at start-up, and the addon alone would be a large share of their start (docs/benchmarks.md).
 
 type Ranges = readonly (readonly [number, number])[];
 

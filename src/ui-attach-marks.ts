@@ -2,7 +2,7 @@
 // in the daemon untouched: how a finished task ended, and that this terminal shows a part.
 //
 // Two clients of different sizes on one task: the last to attach or resize sets the task's size
-// (cli.md, Attached mode), so a smaller terminal shows only a part of the task's screen, its last
+// (docs/dashboard.md, Attached mode), so a smaller terminal shows only a part of the task's screen, its last
 // rows and right columns cut off. It says so, as tmux marks what a window does not cover: a marker
 // in reverse video on the terminal's last row (in the status line when that shows), redrawn after
 // the task's output, until the sizes agree again (this terminal attaches again or is resized, or

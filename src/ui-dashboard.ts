@@ -1,5 +1,5 @@
 // The dashboard: the fleet as a live list under the shell's last output, redrawn in place on every
-// task event, with one key per action (cli.md, Dashboard; docs/dashboard.md has every key). It is a
+// task event, with one key per action (docs/dashboard.md has every key). It is a
 // client like any other: it subscribes to the daemon's events, and acts through the same ops as the CLI.
 // Its parts: the cursor, the selection, the filter and jumps (ui-dashboard-cursor.ts); the fleets
 // and how their rows move (ui-dashboard-fleets.ts, ui-dashboard-moves.ts); keys that come as a paste

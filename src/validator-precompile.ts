@@ -21,8 +21,8 @@ interface CompiledNode {
 /**
  * The source of the module that replaces validator-precompiled.ts in the binary: arktype's compiled
  * methods as top-level functions that call each other directly, and `CHECKS`, each schema's name
- * mapped to its root function. Functions, not one object literal of ~250 methods: building that
- * object, a property at a time, cost every process that loads the module ~0.1 ms (docs/benchmarks.md).
+ * mapped to its root function. Functions, not one object literal of hundreds of methods: building
+ * that object, a property at a time, costs every process that loads the module (docs/benchmarks.md).
  */
 export async function precompiledModule(): Promise<string> {
   const { definedSchemas } = await import("./validator.ts");

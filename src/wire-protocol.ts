@@ -130,7 +130,7 @@ export const request = schema("request", (type) =>
 );
 export type Request = typeof request.infer;
 
-/** A task as every client sees it (`ls --json` documents it in cli.md). Sent, never received: a plain type. */
+/** A task as every client sees it (`ls --json` prints it; docs/commands.md). Sent, never received: a plain type. */
 export interface TaskInfo {
   id: number;
   run: number;
@@ -202,7 +202,7 @@ export interface DaemonStatus {
   crash: CrashNotice | null;
   /** The daemon's own settings as it last read them (at start, or a reload), and where each came from (`fleetcom config`). */
   settings: DaemonSettings | null;
-  /** Each of notify's destinations, and how sending to it goes (daemon-push.ts). */
+  /** Each of notify's destinations, and how sending to it goes (daemon-notify.ts). */
   push: PushStatus[];
 }
 
@@ -418,7 +418,7 @@ export interface ScreenFollows {
 
 /**
  * `logs --follow`: this many lines were not sent, because the client had fallen megabytes behind
- * (daemon-streams.ts). Sent before the next line that is, and before the attach-end.
+ * (daemon-peers.ts). Sent before the next line that is, and before the attach-end.
  */
 export interface LinesSkipped {
   type: "skipped";

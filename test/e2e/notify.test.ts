@@ -1,4 +1,4 @@
-// Push (docs/notify.md, src/daemon-push.ts): notify's ntfy topics and webhooks, seen from receivers
+// Push (docs/notify.md, src/daemon-notify.ts): notify's ntfy topics and webhooks, seen from receivers
 // this test starts on 127.0.0.1. One POST per transition with the documented body, an ntfy-shaped
 // request, a failing endpoint retried and shown in `status` and `config`, and `fleetcom notify test`.
 import { afterEach, describe, expect, test } from "bun:test";
@@ -51,7 +51,7 @@ test("a task that starts waiting, then fails: one POST per transition to the web
   const hook = receiver();
   const ntfy = receiver();
   writeConfig(`notify = ["http://${hook.url}/hook", "ntfy+http://${ntfy.url}/fleet_topic?click=https://example.test/fleet"]\n`);
-  // Every transition at once: the rate window is the unit tests' (daemon-push.test.ts).
+  // Every transition at once: the rate window is the unit tests' (daemon-notify.test.ts).
   fleet.env.FLEETCOM_PUSH_INTERVAL_MS = "0";
   // A second bell while it already waits is no new transition; then it reads a line and fails.
   const id = await fleet.run("echo before; printf '\\a'; sleep 0.2; printf '\\a'; echo rang twice; read answer; echo \"got $answer\"; exit 3", [

@@ -252,7 +252,7 @@ describe("the import graph", () => {
 
   test("a command reaches the daemon's files only to run the supervisor: `fleetcom daemon` and `--foreground`", () => {
     const crossing = MODULES.filter((m) => layer(m) === "cmd" && GRAPH.get(m)!.some((i) => layer(i) === "daemon"));
-    expect(crossing.sort()).toEqual(["cmd-daemon.ts", "cmd-root.ts"]);
+    expect(crossing.sort()).toEqual(["cmd-daemon.ts", "cmd-dashboard.ts"]);
   });
 
   test("the walker sees what it must: the daemon loads the schemas, the daemon's screen xterm", () => {
@@ -349,7 +349,7 @@ describe("start-up imports", () => {
   }
 
   test("fleetcom (the dashboard, no session named)", () => {
-    expect(heavy(staticClosure([...runner, "cmd-root.ts"]))).toEqual([]);
+    expect(heavy(staticClosure([...runner, "cmd-dashboard.ts"]))).toEqual([]);
   });
 
   test("fleetcom --help: every command's definition, which citty reads for the descriptions", () => {
@@ -357,7 +357,7 @@ describe("start-up imports", () => {
   });
 
   test("fleetcom no-such-command: the check for a session of that name", () => {
-    expect(heavy(staticClosure([...runner, "cmd-root.ts", "recipe-names.ts"]))).toEqual([]);
+    expect(heavy(staticClosure([...runner, "cmd-dashboard.ts", "recipe-names.ts"]))).toEqual([]);
   });
 
   for (const command of ["daemon", "sessions", "config", "recover", "load", "save"]) {

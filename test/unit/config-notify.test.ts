@@ -2,7 +2,7 @@
 // event, a table names the ones it wants, and a bad table is one line naming the destination.
 import { describe, expect, test } from "bun:test";
 import { notifyList, targetShown, wants } from "../../src/config-notify.ts";
-import { failureMessage } from "../../src/daemon-push.ts";
+import { failureMessage } from "../../src/daemon-notify.ts";
 
 describe("a destination's events", () => {
   test("a plain string wants every event; a table only those it names", () => {

@@ -16,7 +16,7 @@ import {
 } from "../../src/task-attention.ts";
 import { check, untilQuiet } from "../../src/cmd-wait.ts";
 import type { TaskInfo } from "../../src/wire-protocol.ts";
-import { notifyEnv } from "../../src/daemon-notifier.ts";
+import { notifyEnv } from "../../src/daemon-notify-command.ts";
 import { TerminalScan } from "../../src/text-scan.ts";
 import { taskInfo } from "../harness/task-info.ts";
 

@@ -3,7 +3,7 @@
 // no stdin or stdout, never waited for, killed (with its children) after NOTIFY_TIMEOUT_MS; a
 // failure to start, a non-zero exit and what it wrote on stderr go to the daemon log. So a failing
 // or slow notifier never holds up the daemon. Its outcome (null, or why it failed) resolves the
-// promise it returns, for `status` and `fleetcom notify test` (daemon-push.ts); nobody awaits it
+// promise it returns, for `status` and `fleetcom notify test` (daemon-notify.ts); nobody awaits it
 // on the daemon's way.
 import type { Attention } from "./task-attention.ts";
 import { ProcessGroup } from "./daemon-process-group.ts";

@@ -1,5 +1,5 @@
 // Push (docs/notify.md): `notify`'s destinations told that a task needs its person, or ended. Command
-// lines run as FLEETCOM_NOTIFY always has (daemon-notifier.ts: once per new attention, at once);
+// lines run as FLEETCOM_NOTIFY always has (daemon-notify-command.ts: once per new attention, at once);
 // ntfy topics and webhooks get an HTTP POST, at most one per task per `intervalMs` (a later
 // transition inside that time waits for its end and is sent then if it is still true), retried with
 // a growing delay when the endpoint fails or answers other than 2xx.
@@ -8,7 +8,7 @@
 // destination has its own queue, bounded (the oldest is dropped), worked one push at a time; a
 // retry waits on a timer. The callers only ever enqueue.
 import { Buffer } from "node:buffer";
-import { type Notice, runNotifier } from "./daemon-notifier.ts";
+import { type Notice, runNotifier } from "./daemon-notify-command.ts";
 import { errorMessage } from "./errors.ts";
 import { nodeOs } from "./platform.ts";
 import { type NotifyDestination, type NotifyEvent, type NotifyTarget, notifyDestination, targetShown, targetText, wants } from "./config-notify.ts";
@@ -103,7 +103,7 @@ interface Pending {
 }
 
 /**
- * Another host's task (daemon-push-hosts.ts): its rate window apart from this machine's tasks of the
+ * Another host's task (daemon-notify-hosts.ts): its rate window apart from this machine's tasks of the
  * same id, its host named in the push, and whether a held push is still true asked of that host's link.
  */
 export interface Origin {

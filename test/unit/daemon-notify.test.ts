@@ -1,10 +1,10 @@
-// The push rules (src/daemon-push.ts) against a receiver on 127.0.0.1: the per-task rate window (the
+// The push rules (src/daemon-notify.ts) against a receiver on 127.0.0.1: the per-task rate window (the
 // newest transition held back goes at its end, if still true), which ends are pushed, the bounded
 // queue, and the requests' shapes. No timing is asserted: each test waits on what the receiver or
 // the callbacks saw.
 import { afterEach, describe, expect, test } from "bun:test";
-import type { Notice } from "../../src/daemon-notifier.ts";
-import { attentionEvent, headerText, Push, PUSH_TIMING, type PushBody, pushRequest, QUEUE_BOUND } from "../../src/daemon-push.ts";
+import type { Notice } from "../../src/daemon-notify-command.ts";
+import { attentionEvent, headerText, Push, PUSH_TIMING, type PushBody, pushRequest, QUEUE_BOUND } from "../../src/daemon-notify.ts";
 import { notifyDestination } from "../../src/settings.ts";
 import { until } from "../harness/fleet.ts";
 

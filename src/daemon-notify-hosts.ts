@@ -3,7 +3,7 @@
 // its rate window apart from this machine's tasks, and a held push still true only if that host's
 // link still says so. The same rules as for a task here: a wait once per state, an end by itself,
 // `finished` only after notify_min_runtime, nothing for a task muted there.
-import { type Origin, type Push, type PushBody, pushState } from "./daemon-push.ts";
+import { type Origin, type Push, type PushBody, pushState } from "./daemon-notify.ts";
 import { label } from "./task-labels.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 

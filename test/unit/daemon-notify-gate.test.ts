@@ -1,7 +1,7 @@
-// Whether a task's news is pushed at all (src/daemon-push-gate.ts): a muted task never; one a client
+// Whether a task's news is pushed at all (src/daemon-notify-gate.ts): a muted task never; one a client
 // attached to it typed into within notify_idle, not while that lasts; looking without typing does not count.
 import { expect, test } from "bun:test";
-import { PushGate } from "../../src/daemon-push-gate.ts";
+import { PushGate } from "../../src/daemon-notify-gate.ts";
 
 test("typing while attached silences a task for notify_idle; being attached alone, or having typed and left, does not", () => {
   const gate = new PushGate();

@@ -3,6 +3,7 @@
 // and the one-line report format. Everything started here is registered for cleanup, so a
 // benchmark that throws or is interrupted leaves no daemon, server or task behind.
 import { DaemonClient } from "../src/client.ts";
+import { HERE } from "../src/client-target.ts";
 import { isProcessAlive } from "../src/platform.ts";
 import { isolatedDirs } from "../test/harness/sandbox.ts";
 import { dlopen } from "bun:ffi";
@@ -336,7 +337,7 @@ export async function openDaemonClient({ env }: Sandbox): Promise<DaemonClient> 
   const saved = process.env.FLEETCOM_RUNTIME_DIR;
   process.env.FLEETCOM_RUNTIME_DIR = env.FLEETCOM_RUNTIME_DIR;
   try {
-    return await DaemonClient.open({ autostart: false });
+    return await DaemonClient.open(HERE, { autostart: false });
   } finally {
     if (saved === undefined) delete process.env.FLEETCOM_RUNTIME_DIR;
     else process.env.FLEETCOM_RUNTIME_DIR = saved;

@@ -6,6 +6,7 @@
 // arguments or refuses them as a usage error (test/unit/cli-dispatch.test.ts fuzzes every command).
 import { type ArgDef, type ArgsDef, type CommandDef, parseArgs } from "citty";
 import { checkFlags } from "./kit-flags.ts";
+import type { Target } from "./client-target.ts";
 import { usageError } from "./errors.ts";
 import { nearest } from "./text-nearest.ts";
 import { printable } from "./text-printable.ts";
@@ -103,9 +104,9 @@ export async function parseLine(command: string, def: CommandDef<any>, words: st
   return { leaf, args: await readArgs(leaf) };
 }
 
-/** Runs `fleetcom <command> words…`: its leaf with its arguments. */
-export async function dispatch(command: string, def: CommandDef<any>, words: string[]): Promise<void> {
+/** Runs `fleetcom <command> words…`: its leaf with its arguments, and the daemon it talks to. */
+export async function dispatch(command: string, def: CommandDef<any>, words: string[], target: Target): Promise<void> {
   const { leaf, args } = await parseLine(command, def, words);
   if (!leaf.def.run) throw usageError(`${leaf.path.join(" ")}: name a command (see fleetcom ${leaf.path.join(" ")} --help)`);
-  await leaf.def.run({ args: args as never, rawArgs: leaf.words, cmd: leaf.def });
+  await leaf.def.run({ args: args as never, rawArgs: leaf.words, cmd: leaf.def, target } as never);
 }

@@ -7,6 +7,7 @@ import { routeCommand, takeHostFlag } from "./kit-host.ts";
 import { factsOf } from "./kit-define.ts";
 import { plainArgs } from "./kit-plain-args.ts";
 import { needsDaemonHereAnyway } from "./client-early-start.ts";
+import type { Target } from "./client-target.ts";
 import { EXIT, UserError, errorMessage } from "./errors.ts";
 import { nearest } from "./text-nearest.ts";
 import { printable } from "./text-printable.ts";
@@ -84,7 +85,7 @@ export async function runCli(argv: string[]): Promise<number> {
     const dashboardHere = hostOfRoot !== null ? dashboardRequest(takeDetachKey(words).rest) : null;
     // --foreground runs a supervisor in this process: it has no host to go to.
     if (dashboardHere?.foreground && named !== null) throw new UserError("--host does not apply to --foreground", EXIT.usage);
-    if (dashboardHere && !dashboardHere.foreground) await useHostNamed(hostOfRoot!);
+    const dashboardTarget = dashboardHere && !dashboardHere.foreground ? await targetNamed(hostOfRoot!) : ({ kind: "here" } as const);
     argv = words;
     if (isKill(argv)) {
       const { stopDaemon } = await import("./client-stop-daemon.ts");
@@ -102,7 +103,7 @@ export async function runCli(argv: string[]): Promise<number> {
       if (detachKey !== undefined) dashboard.detachKey = detachKey;
       const { openDashboard } = await import("./cmd-dashboard.ts");
       const nearCommand = dashboard.session === undefined ? null : meantCommand(dashboard.session);
-      return await openDashboard({ ...dashboard, nearCommand });
+      return await openDashboard({ ...dashboard, nearCommand, target: dashboardTarget });
     }
     const lazy = SUBCOMMANDS[argv[0]!];
     if (!lazy) {
@@ -117,15 +118,15 @@ export async function runCli(argv: string[]): Promise<number> {
     const routed = routeCommand(argv[0]!, def, argv, { named, env: process.env.FLEETCOM_HOST, hostNames });
     argv = routed.words;
     if (routed.route.kind === "there") return await onHost(routed.route.host, argv);
-    if (routed.route.kind === "transport") await useHostNamed(routed.route.host);
+    const target = routed.route.kind === "transport" ? await targetNamed(routed.route.host) : ({ kind: "here" } as const);
     const runs = factsOf(def).plain ? await plainRunner(def) : null;
     const plain = runs && plainArgs(argv, runs.args as ArgsDef | undefined);
     if (runs && plain && runs.run) {
-      await runs.run({ args: plain as never, rawArgs: argv.slice(1), cmd: runs });
+      await runs.run({ args: plain as never, rawArgs: argv.slice(1), cmd: runs, target } as never);
       return typeof process.exitCode === "number" ? process.exitCode : 0;
     }
     const { dispatch } = await import("./cli-dispatch.ts");
-    await dispatch(argv[0]!, def, argv.slice(1));
+    await dispatch(argv[0]!, def, argv.slice(1), target);
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (error) {
     return reportError(error);
@@ -145,10 +146,10 @@ function killQuestion(running: number, otherHosts: readonly string[]): string {
   return `stop this machine's ${tasks} and its daemon (the tasks on ${otherHosts.join(", ")} keep running)?`;
 }
 
-/** Every connection of this process goes to that host's daemon, over ssh. */
-async function useHostNamed(name: string): Promise<void> {
-  const [{ findHost }, { useHost }] = await Promise.all([import("./client-hosts.ts"), import("./client-target.ts")]);
-  useHost(findHost(name));
+/** The command's connections go to that host's daemon, over ssh. */
+async function targetNamed(name: string): Promise<Target> {
+  const { findHost } = await import("./client-hosts.ts");
+  return { kind: "host", host: findHost(name) };
 }
 
 /** `--kill` and the commands that read or write the host's own files: the host's own fleetcom runs them there. */

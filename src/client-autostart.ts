@@ -6,7 +6,7 @@
 // early autostart has already started it (client-early-start.ts), that one is followed.
 import { closeSync, openSync } from "node:fs";
 import { takeEarlyStart } from "./client-early-start.ts";
-import { noDaemonHere } from "./client-target.ts";
+import { HERE, noDaemonHere } from "./client-target.ts";
 import { LOG_NAME, READY_FD_VARIABLE, runtimeDir } from "./paths.ts";
 import { selfCommand, spawnDetached } from "./platform.ts";
 import type { ChildEnd, DetachedChild } from "./spawn-bun.ts";
@@ -65,7 +65,7 @@ let prestarted: Promise<Started | null> | null = null;
 export async function prestartDaemon(): Promise<void> {
   const early = takeEarlyStart();
   if (early) prestarted ??= Promise.resolve(following(early, "early"));
-  prestarted ??= (async () => (noDaemonHere() ? startDaemon(runtimeDir(), true) : null))().catch(() => null);
+  prestarted ??= (async () => (noDaemonHere(HERE) ? startDaemon(runtimeDir(), true) : null))().catch(() => null);
   await prestarted;
 }
 

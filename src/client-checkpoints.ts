@@ -3,6 +3,7 @@
 // the task's repository: planned against the disk (every restore checked) and read from git before
 // the first file is written, so it applies in full or not at all. The agent's conversation is its
 // own: fleetcom says how to rewind it there and never edits its store.
+import { HERE, type Target } from "./client-target.ts";
 import { withDaemon } from "./client.ts";
 import { errorMessage, UserError } from "./errors.ts";
 import { type Checkpoint, applyRewind, planRewind, readRestores, RewindFailed, type RewindPlan } from "./git-checkpoint.ts";
@@ -13,8 +14,8 @@ import type { OpResult, TaskInfo } from "./wire-protocol.ts";
 type Listed = OpResult<"checkpoints">;
 
 /** The task's checkpoints as the daemon keeps them. */
-export async function checkpointsOf(ref: string): Promise<Listed> {
-  return withDaemon((c) => c.request("checkpoints", { task: { typed: ref } }));
+export async function checkpointsOf(target: Target, ref: string): Promise<Listed> {
+  return withDaemon(target, (c) => c.request("checkpoints", { task: { typed: ref } }));
 }
 
 /** The `checkpoints` table: number, age, files, the prompt. */
@@ -45,7 +46,7 @@ export interface RewindRequest {
  * Rewinds (or, with dryRun, says what a rewind would do); what to print. Throws, with nothing written,
  * when any file cannot be restored. `list` asks a daemon already connected (the web view's) instead of connecting.
  */
-export async function rewindTask(request: RewindRequest, list: (ref: string) => Promise<Listed> = checkpointsOf): Promise<string> {
+export async function rewindTask(request: RewindRequest, list: (ref: string) => Promise<Listed> = (ref) => checkpointsOf(HERE, ref)): Promise<string> {
   const listed = await list(request.task);
   const { task, top } = listed;
   if (top === null) throw new UserError(`task ${task.id} has no checkpoints: only agents and --worktree tasks in a git repository get them`);

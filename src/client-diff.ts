@@ -3,6 +3,7 @@
 // baseline's tree with a snapshot of the working tree now taken through a temporary index (git.ts),
 // so commits, staged and unstaged edits and new files all show, and the user's index is not touched.
 // The output is git's own diff, so the user's pager, colours and diff tools apply.
+import { HERE } from "./client-target.ts";
 import { withDaemon } from "./client.ts";
 import { UserError } from "./errors.ts";
 import { gitOnTerminal, gitRun, repositoryTop, snapshotTree } from "./git.ts";
@@ -19,9 +20,9 @@ export interface DiffRequest {
   paths: string[];
 }
 
-/** The task a TASK argument names, as the daemon describes it. */
+/** The task a TASK argument names, as this machine's daemon describes it (the repository is this machine's). */
 export async function taskNamed(ref: string): Promise<TaskInfo> {
-  const tasks = await withDaemon((c) => c.request("ls"));
+  const tasks = await withDaemon(HERE, (c) => c.request("ls"));
   return resolveTaskRef(ref, tasks);
 }
 

@@ -4,6 +4,7 @@
 // never answers is one line (`gpu1 · unreachable (Connection refused) · retrying in 8 s`) until the
 // link is made again. What a host's daemon has to say once (its previous fleet lost, its config's
 // problems) and its lost fleet until recovered are kept here for the notice lines.
+import { targetOf } from "./client-target.ts";
 import { type ClientHandlers, DaemonClient, noticeLines } from "./client.ts";
 import { LinkedFleet } from "./client-fleet.ts";
 import type { RemoteHost } from "./client-ssh.ts";
@@ -43,7 +44,7 @@ export class HostFleet extends LinkedFleet {
   }
 
   protected open(): Promise<DaemonClient> {
-    return DaemonClient.open({ host: this.host, notices: (notices) => (this.configProblems = notices.config) });
+    return DaemonClient.open(targetOf(this.host), { notices: (notices) => (this.configProblems = notices.config) });
   }
 
   protected override handlers(): ClientHandlers {

@@ -5,6 +5,7 @@
 // asked again after a while. A link that drops is made again after 1, 2, 4, then every 8 s, and
 // what happened meanwhile is told once when it comes back, if it is still true. A host whose daemon
 // has destinations of its own pushes for itself: its news is not told twice.
+import { targetOf } from "./client-target.ts";
 import { DaemonClient } from "./client.ts";
 import { FleetModel, retryDelay } from "./client-fleet.ts";
 import { hostAnswerBoundMs } from "./client-hosts.ts";
@@ -52,7 +53,7 @@ class HostLink {
     let client: DaemonClient | null = null;
     const bound = setTimeout(() => client?.destroy(), hostAnswerBoundMs());
     try {
-      client = await DaemonClient.open({ host: this.host, notices: false });
+      client = await DaemonClient.open(targetOf(this.host), { notices: false });
       const opened = client;
       opened.handlers = { closed: () => this.onLost(opened), linkLost: true };
       // Asked before the subscription, so that no event is heard before it is known who pushes it.

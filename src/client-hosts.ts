@@ -3,6 +3,7 @@
 // fleetcom adds its ControlMaster options, the user's ssh config setting none when it was added). The rest of the
 // file is left as the user wrote it: a host's table is replaced or removed as lines, and the file
 // written atomically.
+import { targetOf } from "./client-target.ts";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { writeFileAtomic } from "./atomic-write.ts";
@@ -102,7 +103,7 @@ export async function askHost<T>(host: RemoteHost, work: (client: DaemonClient) 
     timer = setTimeout(() => resolve({ error: `${host.name} is unreachable: no answer within ${boundMs / 1000} s` }), boundMs);
   });
   const asked = (async () => {
-    client = await DaemonClient.open({ host, notices: false });
+    client = await DaemonClient.open(targetOf(host), { notices: false });
     if (over) client.destroy();
     return { ok: await work(client) };
   })().catch((error: unknown) => ({ error: error instanceof UserError ? error.message : String(error) }));

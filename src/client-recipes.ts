@@ -5,7 +5,7 @@ import { Buffer } from "node:buffer";
 import { basename } from "node:path";
 import type { DaemonClient } from "./client.ts";
 import { runningDaemonStatus, withRunningDaemon } from "./client-running-daemon.ts";
-import { hostInUse, hostsMayBeAdded } from "./client-target.ts";
+import { hostOf, hostsMayBeAdded, type Target, targetOf } from "./client-target.ts";
 import type { RemoteHost } from "./client-ssh.ts";
 import { EXIT, UserError } from "./errors.ts";
 import type { DaemonStatus, IdChange } from "./wire-protocol.ts";
@@ -46,6 +46,8 @@ export type HostLoad =
   | { host: string; error: string; notStarted: { dir: string; cmd: string }[] };
 
 export interface LoadOptions {
+  /** The daemon the entries without a host of their own start on. */
+  target: Target;
   /** Start entries even when a running task already stands for them (`load --again`). */
   again?: boolean | undefined;
   /** The recovery snapshot's file name: a recovery of the lost previous fleet clears the crash notice. */
@@ -68,7 +70,7 @@ function nothingToLoad(recipe: LoadedRecipe): UserError {
 // The daemon starts one task per entry, skipping entries whose directory is missing and, unless
 // `again`, entries already running. On `client` when given (a command that asked the daemon first),
 // else on a connection of its own, starting a daemon when none runs.
-export async function startRecipe(recipe: LoadedRecipe, options: LoadOptions = {}, client?: DaemonClient | null): Promise<LoadResult> {
+export async function startRecipe(recipe: LoadedRecipe, options: LoadOptions, client?: DaemonClient | null): Promise<LoadResult> {
   const finished = recipe.finished?.length ?? 0;
   if (recipe.entries.length === 0) {
     // A snapshot of a fleet whose every task had finished: nothing to start, and that is the answer.
@@ -137,7 +139,7 @@ async function startHere(entries: RecipeEntry[], file: string, options: LoadOpti
   // A recovery is the remedy the crash notice names: it does not ask to be told of it.
   if (client) return send(client);
   const { withDaemon } = await import("./client.ts");
-  return withDaemon(send, { notices: options.snapshot === undefined });
+  return withDaemon(options.target, send, { notices: options.snapshot === undefined });
 }
 
 async function sendLoad(c: DaemonClient, chunks: RecipeEntry[][], options: LoadOptions): Promise<Started> {
@@ -176,7 +178,7 @@ async function startOnHost(name: string, entries: RecipeEntry[], file: string, o
   const bound = Math.max(hostAnswerBoundMs(), HOST_LOAD_BOUND_MS);
   if (worktrees.length > 0)
     for (const line of await restoreWorktreesOn(host, worktrees, bound)) process.stderr.write(`fleetcom: ${name}: ${printable(line)}\n`);
-  const answer = await askHost(host, (c) => sendLoad(c, chunks, { again: options.again }), bound);
+  const answer = await askHost(host, (c) => sendLoad(c, chunks, { again: options.again, target: targetOf(host) }), bound);
   if ("ok" in answer) {
     const { idsChanged: _ids, ...started } = answer.ok;
     return { host: name, ...started };
@@ -213,11 +215,11 @@ export function loadChunks(entries: RecipeEntry[], file: string, budget = LOAD_C
   return chunks;
 }
 
-export async function loadAndDescribe(recipe: LoadedRecipe, json = false, options: LoadOptions = {}, client?: DaemonClient | null): Promise<string> {
+export async function loadAndDescribe(recipe: LoadedRecipe, json: boolean, options: LoadOptions, client?: DaemonClient | null): Promise<string> {
   const result = await startRecipe(recipe, options, client);
   if (options.reportFailures) {
     const { reportFailedAtOnce } = await import("./client-started.ts");
-    if (await reportFailedAtOnce(result.started, client ?? undefined)) process.exitCode = EXIT.failure;
+    if (await reportFailedAtOnce(result.started, options.target, client ?? undefined)) process.exitCode = EXIT.failure;
   }
   // The summary still prints, but a load that could not start everything it started on did not succeed.
   const reached = result.hosts?.flatMap((h) => ("error" in h ? [] : [h])) ?? [];
@@ -293,8 +295,8 @@ export function ownSnapshotName(status: DaemonStatus | null): string | null {
  * running supervisor's own snapshot describes the fleet as it is: recovering it starts nothing
  * unless `again` (sessions.md), which also starts entries already running.
  */
-export async function recoverAndDescribe(recipe: LoadedRecipe, json = false, options: LoadOptions = {}, running?: RunningDaemon): Promise<string> {
-  const status = running ? running.status : await runningDaemonStatus();
+export async function recoverAndDescribe(recipe: LoadedRecipe, json: boolean, options: LoadOptions, running?: RunningDaemon): Promise<string> {
+  const status = running ? running.status : await runningDaemonStatus(options.target);
   if (!options.again && isOwnSnapshot(recipe.file, ownSnapshotName(status))) {
     throw new UserError(
       `${printable(basename(recipe.file))} is this fleet's own snapshot (this fleet, running): its tasks are the ones running now, so nothing was started; --again starts them a second time`,
@@ -403,9 +405,9 @@ function labelSuffix(group: string | null, name: string | null): string {
  * does not answer within the hosts' bound is left out and `leftOut` told (the dashboard, which has
  * no stderr, gets it in the returned line).
  */
-export async function saveFleet(name: string, leftOut?: (line: string) => void): Promise<string> {
+export async function saveFleet(target: Target, name: string, leftOut?: (line: string) => void): Promise<string> {
   sanitizeSessionName(name); // a bad name is refused before any daemon is asked
-  const { entries, missed } = await fleetRecipe();
+  const { entries, missed } = await fleetRecipe(target);
   if (entries.length === 0 && missed.length > 0) throw new UserError(`${missed.join("; ")}: nothing else to save`);
   const file = saveSession(name, entries);
   const said = missed.map((m) => `${m}; its tasks are not in '${printable(name.trim())}'`);
@@ -421,14 +423,14 @@ export async function saveFleet(name: string, leftOut?: (line: string) => void):
 /**
  * The recipe of this machine's fleet and of every added host's, and the hosts that did not answer.
  * No daemon here, no fleet here: starting one only to find it empty would leave a daemon behind for
- * nothing. A process bound to one host (the dashboard's `--host`) saves that host's fleet alone.
+ * nothing. A target on one host (the dashboard's `--host`) saves that host's fleet alone.
  */
-async function fleetRecipe(): Promise<{ entries: HostedEntry[]; missed: string[] }> {
-  const one = hostInUse();
+async function fleetRecipe(target: Target): Promise<{ entries: HostedEntry[]; missed: string[] }> {
+  const one = hostOf(target);
   const hosts = one ? [] : hostsMayBeAdded() ? (await import("./client-hosts.ts")).readHosts() : [];
   const asked = hosts.length > 0 ? askHosts(hosts) : Promise.resolve({ entries: [], missed: [] });
   asked.catch(() => {}); // awaited below, after this machine's
-  const here = await withRunningDaemon(async (c) => (c ? c.request("recipe") : null));
+  const here = await withRunningDaemon(target, async (c) => (c ? c.request("recipe") : null));
   const there = await asked;
   if (here === null && hosts.length === 0) throw new UserError("no daemon is running: nothing to save");
   const local = one ? (here ?? []).map((e): HostedEntry => ({ ...e, host: one })) : (here ?? []);

@@ -2,6 +2,7 @@
 // (docs/review.md): the file and lines, that part of the task's diff since its baseline as a fenced
 // block (or, for lines it did not change, the lines as they are), then the comment; pasted as one
 // message and submitted, as `send --paste` does.
+import { HERE } from "./client-target.ts";
 import { withDaemon } from "./client.ts";
 import { baselineOf, taskInRepository } from "./client-diff.ts";
 import { UserError, usageError } from "./errors.ts";
@@ -16,7 +17,7 @@ export async function sendReview(ref: string, where: string, comment: string): P
   if (comment.trim() === "") throw usageError("review: give the comment's TEXT");
   const { task, top } = await taskInRepository(ref);
   const prompt = await reviewComments(top, baselineOf(task), [{ ...lines, text: comment }]);
-  await withDaemon((c) => c.request("send", { task: { typed: String(task.id) }, text: prompt, enter: true, paste: true }));
+  await withDaemon(HERE, (c) => c.request("send", { task: { typed: String(task.id) }, text: prompt, enter: true, paste: true }));
   return task.id;
 }
 

@@ -3,6 +3,7 @@
 // short moment (`run_check`, config-run-check.ts) and name each that ended in it with a failure,
 // with its last line. The moment ends early once every task watched has ended; a task that outlives
 // it was started, and is not watched. A moment of 0 watches nothing and asks the daemon nothing.
+import type { Target } from "./client-target.ts";
 import { DaemonClient } from "./client.ts";
 import { FleetModel } from "./client-fleet.ts";
 import { runCheckSetting } from "./config-run-check.ts";
@@ -14,11 +15,11 @@ const ended = (task: TaskInfo) => task.state === "exited";
 const failed = (task: TaskInfo) => ended(task) && (task.signal !== null || task.exitCode !== 0);
 
 /** The tasks of `ids` that ended with a failure within the moment, in the order of `ids`. */
-export async function failedAtOnce(ids: readonly number[], client?: DaemonClient): Promise<TaskInfo[]> {
+export async function failedAtOnce(ids: readonly number[], target: Target, client?: DaemonClient): Promise<TaskInfo[]> {
   const check = runCheckSetting();
   if (check.problem !== null) process.stderr.write(`fleetcom: warning: ${printable(check.problem)}\n`);
   if (ids.length === 0 || check.ms === 0) return [];
-  const own = client ?? (await DaemonClient.open({ autostart: false, notices: false }));
+  const own = client ?? (await DaemonClient.open(target, { autostart: false, notices: false }));
   const watched = new Set(ids);
   const latest = new Map<number, TaskInfo>();
   const before = own.handlers;
@@ -55,8 +56,8 @@ export function failedAtOnceLine(task: TaskInfo): string {
 }
 
 /** Says each task of `ids` that failed at once on stderr, as `fleetcom: …` lines; whether any did. */
-export async function reportFailedAtOnce(ids: readonly number[], client?: DaemonClient): Promise<boolean> {
-  const found = await failedAtOnce(ids, client);
+export async function reportFailedAtOnce(ids: readonly number[], target: Target, client?: DaemonClient): Promise<boolean> {
+  const found = await failedAtOnce(ids, target, client);
   for (const task of found) process.stderr.write(`fleetcom: ${failedAtOnceLine(task)} (fleetcom logs ${task.id})\n`);
   return found.length > 0;
 }

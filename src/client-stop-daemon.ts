@@ -7,6 +7,7 @@
 // either the daemon's own word (it answers on our private socket and its welcome gives its PID) or,
 // on Linux, /proc showing that the PID in the file holds that flock right now. A lock nobody holds
 // means no daemon: the socket and lock are stale files, removed, and nothing is signalled.
+import { HERE } from "./client-target.ts";
 import { closeSync, existsSync, openSync, unlinkSync } from "node:fs";
 import { DaemonClient } from "./client.ts";
 import { EXIT, UserError } from "./errors.ts";
@@ -88,7 +89,7 @@ async function findDaemon(): Promise<Proven | null> {
 /** How many tasks the daemon runs; 0 when it does not say (the question is then not worth asking). */
 async function runningTasks(): Promise<number> {
   try {
-    const client = await DaemonClient.open({ autostart: false, notices: false });
+    const client = await DaemonClient.open(HERE, { autostart: false, notices: false });
     try {
       return (await client.request("status")).tasks.running;
     } finally {

@@ -12,15 +12,29 @@ import { flockHolder, pidInLockFile } from "./proc.ts";
 import { openRuntimeDir, type RuntimeDir } from "./runtime-dir.ts";
 import type { RemoteHost } from "./client-ssh.ts";
 
-/** The host every connection of this process goes to (`--host`, FLEETCOM_HOST, HOST:TASK); null: this machine's daemon. */
-let currentHost: RemoteHost | null = null;
+/**
+ * The daemon a command talks to: this machine's, or another host's over ssh. The runner resolves
+ * `--host`, FLEETCOM_HOST and HOST:TASK into one once and hands it to the command, which passes it
+ * on to every connection it opens; no module keeps it.
+ */
+export type Target = { readonly kind: "here" } | { readonly kind: "host"; readonly host: RemoteHost };
 
-export function useHost(host: RemoteHost | null): void {
-  currentHost = host;
+export const HERE: Target = { kind: "here" };
+
+export function targetOf(host: RemoteHost | null): Target {
+  return host === null ? HERE : { kind: "host", host };
 }
 
-export function hostInUse(): RemoteHost | null {
-  return currentHost;
+/** The host a target names, or null for this machine's daemon. */
+export function hostOf(target: Target): RemoteHost | null {
+  return target.kind === "host" ? target.host : null;
+}
+
+/** The target the runner put beside a command's arguments (cli.ts runs every command with one). */
+export function targetIn(context: object): Target {
+  const target = (context as { target?: Target }).target;
+  if (target === undefined) throw new Error("a command ran without its target");
+  return target;
 }
 
 /**
@@ -73,8 +87,8 @@ function lockHolderIn(dir: RuntimeDir): number | null {
  * directory is opened and checked as every connection's is, so a directory others could enter is
  * refused here too. A daemon starting a moment later is the same race a failed connection has.
  */
-export function noDaemonHere(): boolean {
-  if (currentHost !== null) return false;
+export function noDaemonHere(target: Target): boolean {
+  if (target.kind === "host") return false;
   const dir = openRuntimeDir(runtimeDir());
   try {
     return !socketIsThere(dir.entry(SOCKET_NAME)) && lockHolderIn(dir) === null;

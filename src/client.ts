@@ -22,7 +22,7 @@ import type {
 import { SOCKET_NAME, definedEnvironment, runtimeDir } from "./paths.ts";
 import { printable } from "./text-printable.ts";
 import { currentDirectory } from "./text-path.ts";
-import { hostInUse, lockHolder, socketIsThere } from "./client-target.ts";
+import { hostOf, lockHolder, socketIsThere, type Target } from "./client-target.ts";
 import { startDaemon, takePrestarted } from "./client-autostart.ts";
 import { AUTOSTART_BOUND_MS, followStart } from "./client-autostart-follow.ts";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, MAX_REMOTE_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "./wire-framing.ts";
@@ -165,15 +165,14 @@ export class DaemonClient {
    * them itself; recover, which is the remedy); a function takes them (the dashboard's header).
    */
   static async open(
+    target: Target,
     options: {
       autostart?: boolean;
       size?: { cols: number; rows: number };
       notices?: boolean | ((notices: Notices) => void);
-      /** Another host's daemon, over ssh; by default the one this process uses (useHost). */
-      host?: RemoteHost | null;
     } = {},
   ): Promise<DaemonClient> {
-    const host = options.host === undefined ? hostInUse() : options.host;
+    const host = hostOf(target);
     // Asked once connected: a client that finds no daemon never builds process.stdout for it.
     const size = () => options.size ?? terminalSize();
     const notices = options.notices ?? true;
@@ -519,8 +518,12 @@ export async function openDaemonSocket(): Promise<ClientSocket> {
 }
 
 /** Opens a connection for one command's worth of requests and always closes it. */
-export async function withDaemon<T>(work: (client: DaemonClient) => Promise<T>, options: { autostart?: boolean; notices?: boolean } = {}): Promise<T> {
-  const client = await DaemonClient.open(options);
+export async function withDaemon<T>(
+  target: Target,
+  work: (client: DaemonClient) => Promise<T>,
+  options: { autostart?: boolean; notices?: boolean } = {},
+): Promise<T> {
+  const client = await DaemonClient.open(target, options);
   try {
     return await work(client);
   } finally {

@@ -1,3 +1,4 @@
+import { targetIn, targetOf } from "./client-target.ts";
 import { defineCommand } from "./kit-define.ts";
 import { attachTo, requireTerminal } from "./ui-attach.ts";
 import { attachStatusSetting, chosenDetachKey, DEFAULT_DETACH_KEY } from "./ui-attach-settings.ts";
@@ -17,16 +18,18 @@ export default defineCommand({
       description: "Detach with KEY instead of Ctrl-\\ (ctrl-a, ^]…; also FLEETCOM_DETACH_KEY); pressed twice it reaches the task",
     },
   },
-  async run({ args }) {
+  async run(context) {
+    const { args } = context;
     // Read first: a bad key is refused before anything is picked or attached.
-    const options = { detachKey: chosenDetachKey(args["detach-key"]), status: attachStatusSetting() };
+    const target = targetIn(context);
+    const options = { detachKey: chosenDetachKey(args["detach-key"]), status: attachStatusSetting(), target };
     if (args.task) {
       process.exitCode = await attachTo({ typed: args.task }, options);
       return;
     }
     requireTerminal("attach");
     const { pickTask } = await import("./ui-picker-tasks.ts");
-    const picked = await pickTask();
-    if (picked !== null) process.exitCode = await attachTo({ id: picked.id }, { ...options, host: picked.host });
+    const picked = await pickTask(target);
+    if (picked !== null) process.exitCode = await attachTo({ id: picked.id }, { ...options, target: targetOf(picked.host) });
   },
 });

@@ -135,9 +135,9 @@ async function hostsCandidates(): Promise<string[]> {
 }
 
 async function liveTasks(): Promise<TaskInfo[]> {
-  const { withDaemon } = await import("./client.ts");
+  const [{ withDaemon }, { HERE }] = await Promise.all([import("./client.ts"), import("./client-target.ts")]);
   try {
-    return await withDaemon((c) => c.request("ls"), { autostart: false, notices: false });
+    return await withDaemon(HERE, (c) => c.request("ls"), { autostart: false, notices: false });
   } catch (error) {
     if (error instanceof UserError) return []; // no daemon: nothing to complete, and none is started
     throw error;

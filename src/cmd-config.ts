@@ -3,6 +3,7 @@
 // daemon's, as it last read them (at start, or a reload); with no daemon, what one started from this
 // shell would use. Each problem with the file as it is now is one line on stderr naming the file, the
 // line and the key. `--reload` has the running daemon read the file again, as SIGHUP does.
+import { type Target, targetIn } from "./client-target.ts";
 import { defineCommand } from "./kit-define.ts";
 import { existsSync } from "node:fs";
 import { basename } from "node:path";
@@ -20,7 +21,9 @@ export default defineCommand({
     json: { type: "boolean", description: "Print {file, exists, daemon, settings: {KEY: {value, source}}, problems} as JSON" },
     reload: { type: "boolean", description: "Have the running daemon read the config file again (as SIGHUP does) and print what changed" },
   },
-  async run({ args }) {
+  async run(context) {
+    const { args } = context;
+    const target = targetIn(context);
     const [{ loadSettings, whenApplied }, { runningDaemonStatus }, { hostsMayBeAdded }, { runCheckSetting, runCheckText }] = await Promise.all([
       import("./settings.ts"),
       import("./client-running-daemon.ts"),
@@ -28,8 +31,8 @@ export default defineCommand({
       import("./config-run-check.ts"),
     ]);
     const here = loadSettings();
-    if (args.reload) return reload(here.file, args.json);
-    const status = await runningDaemonStatus();
+    if (args.reload) return reload(target, here.file, args.json);
+    const status = await runningDaemonStatus(target);
     const daemon: DaemonSettings | null = status?.settings ?? null;
     // Read by run, load and recover themselves (client-started.ts), not by the daemon.
     const check = runCheckSetting();
@@ -82,9 +85,9 @@ export default defineCommand({
 });
 
 /** Asks the running daemon to read the file again and says what changed; with no daemon, starts none. */
-async function reload(file: string, json = false): Promise<void> {
+async function reload(target: Target, file: string, json = false): Promise<void> {
   const { withRunningDaemon } = await import("./client-running-daemon.ts");
-  await withRunningDaemon(async (client) => {
+  await withRunningDaemon(target, async (client) => {
     if (!client) {
       if (json) console.log(JSON.stringify({ daemon: null, changes: [], problems: [] }));
       else console.log(`no daemon is running: the next one reads ${printable(file)} when it starts`);

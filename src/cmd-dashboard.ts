@@ -2,6 +2,7 @@
 // named, then open the dashboard. In foreground mode the supervisor runs in this process: it listens
 // on the usual socket (so other clients work meanwhile), writes recovery snapshots like a daemon,
 // and its tasks end when the dashboard closes, whichever of q and Q closed it.
+import type { Target } from "./client-target.ts";
 import { appendFileSync, existsSync } from "node:fs";
 import { requireTerminal } from "./ui-attach.ts";
 import { usageError, UserError } from "./errors.ts";
@@ -21,6 +22,8 @@ export interface DashboardRequest {
   foreground?: boolean;
   /** `--detach-key`, for every attach from this dashboard. */
   detachKey?: string | undefined;
+  /** The daemon the dashboard shows (`--host`, FLEETCOM_HOST: that host's). */
+  target: Target;
 }
 
 function logToFile(message: string): void {
@@ -46,11 +49,11 @@ async function recipeForWord(word: string, nearCommand: string | null): Promise<
 export async function openDashboard(request: DashboardRequest): Promise<number> {
   const detachKey = chosenDetachKey(request.detachKey);
   const recipe = request.session === undefined ? null : await recipeForWord(request.session, request.nearCommand ?? null);
-  const loadAndDescribe = async (recipe: LoadedRecipe) => (await import("./client-recipes.ts")).loadAndDescribe(recipe);
+  const loadAndDescribe = async (recipe: LoadedRecipe) => (await import("./client-recipes.ts")).loadAndDescribe(recipe, false, { target: request.target });
   requireTerminal(request.session === undefined ? "the dashboard" : `the dashboard (fleetcom load ${request.session} loads without one)`);
   if (!request.foreground) {
     const status = recipe ? await loadAndDescribe(recipe) : undefined;
-    const { end, running, hosts } = await runDashboard({ status, detachKey });
+    const { end, running, hosts } = await runDashboard({ status, detachKey, target: request.target });
     const said = {
       quit: hosts.length
         ? `[stopped this machine's daemon and its tasks; the tasks on ${hosts.join(", ")} keep running]`
@@ -79,7 +82,7 @@ export async function openDashboard(request: DashboardRequest): Promise<number> 
   for (const signal of ["SIGTERM", "SIGHUP"] as const) process.on(signal, () => void supervisor.daemon.stop());
   try {
     const status = recipe ? await loadAndDescribe(recipe) : undefined;
-    await runDashboard({ foreground: true, status, detachKey });
+    await runDashboard({ foreground: true, status, detachKey, target: request.target });
   } finally {
     process.stdout.write("stopping every task…\r");
     await supervisor.daemon.stop();

@@ -4,6 +4,7 @@
 // when something matched, 1 when nothing did, 2 on any error, as grep does. PATTERN is a JavaScript
 // regular expression, run here, not in the daemon: a pattern that takes forever costs this process
 // only. What a task printed reaches the terminal only through printable().
+import { type Target, targetIn } from "./client-target.ts";
 import { defineCommand } from "./kit-define.ts";
 import { withDaemon } from "./client.ts";
 import { UserError, usageError } from "./errors.ts";
@@ -23,9 +24,11 @@ export default defineCommand({
     context: { type: "string", alias: "C", valueHint: "N", description: "Print N lines of context around each match" },
     json: { type: "boolean", description: "Print JSON: {matches: [{task, name, command, line, text, before, after}]}" },
   },
-  async run({ args }) {
+  async run(context) {
+    const { args } = context;
+    const target = targetIn(context);
     try {
-      process.exitCode = await grep(args);
+      process.exitCode = await grep(target, args);
     } catch (error) {
       // grep's convention: 2 is trouble, whatever kind.
       if (error instanceof UserError) throw new UserError(error.message, 2);
@@ -43,7 +46,7 @@ interface GrepArgs {
   json?: boolean | undefined;
 }
 
-async function grep(args: GrepArgs): Promise<number> {
+async function grep(target: Target, args: GrepArgs): Promise<number> {
   const context = args.context === undefined ? 0 : Number(args.context);
   if (!Number.isInteger(context) || context < 0) throw usageError(`--context: expected a whole number, got '${args.context}'`);
   let pattern: RegExp;
@@ -53,9 +56,13 @@ async function grep(args: GrepArgs): Promise<number> {
     throw usageError(`grep: invalid pattern ${printable(args.pattern)}: ${(error as Error).message}`);
   }
   const tasks = args._.slice(1).map((typed) => ({ typed }));
-  const histories = await withDaemon((c) => c.request("history", { ...(tasks.length && { tasks }), ...(args.group !== undefined && { group: args.group }) }), {
-    autostart: false,
-  });
+  const histories = await withDaemon(
+    target,
+    (c) => c.request("history", { ...(tasks.length && { tasks }), ...(args.group !== undefined && { group: args.group }) }),
+    {
+      autostart: false,
+    },
+  );
   const found = histories.map((h) => ({ h, groups: grepLines(h.lines, (line) => pattern.test(line), context) })).filter((f) => f.groups.length > 0);
   if (args.json) console.log(JSON.stringify({ matches: found.flatMap(({ h, groups }) => jsonMatches(h, groups, context)) }));
   else {

@@ -3,6 +3,7 @@
 // group on their own (a daemon such as `codex app-server`) are out of its reach; the daemon lists
 // them and they are printed, never signalled (docs/daemon.md). A group or the whole fleet is asked
 // about first from a terminal, as the dashboard's X asks; the TASKs a user names are not.
+import { type Target, targetIn } from "./client-target.ts";
 import { defineCommand } from "./kit-define.ts";
 import { selection, someLabels, tasksOf, whereFrom } from "./client-select.ts";
 import { withDaemon } from "./client.ts";
@@ -18,10 +19,16 @@ export default defineCommand({
     all: { type: "boolean", description: "Every running task (asks first on a terminal)" },
     yes: { type: "boolean", alias: "y", description: "Do not ask" },
   },
-  async run({ args }) {
+  async run(context) {
+    const { args } = context;
+    const target = targetIn(context);
     const chosen = selection("kill", args);
-    if ("named" in chosen) return void (await kill(chosen.named.map((typed) => ({ typed }))));
-    const running = tasksOf(await withDaemon((c) => c.request("ls")), chosen).filter((t) => t.state === "running");
+    if ("named" in chosen)
+      return void (await kill(
+        target,
+        chosen.named.map((typed) => ({ typed })),
+      ));
+    const running = tasksOf(await withDaemon(target, (c) => c.request("ls")), chosen).filter((t) => t.state === "running");
     const where = whereFrom(chosen);
     if (running.length === 0) return void console.log(`no running task${where}`);
     const { confirmed } = await import("./ui-confirm.ts");
@@ -31,14 +38,17 @@ export default defineCommand({
       process.exitCode = 1;
       return;
     }
-    const killed = await kill(running.map((t) => ({ id: t.id })));
+    const killed = await kill(
+      target,
+      running.map((t) => ({ id: t.id })),
+    );
     console.log(`killed ${count(killed, "task")}${where}`);
   },
 });
 
 /** Kills them, prints what escaped, and says how many there were. */
-async function kill(tasks: TaskRef[]): Promise<number> {
-  const reply = await withDaemon((c) => c.request("kill", { tasks }));
+async function kill(target: Target, tasks: TaskRef[]): Promise<number> {
+  const reply = await withDaemon(target, (c) => c.request("kill", { tasks }));
   for (const line of escapeReport("killed", reply.killed, reply.escaped)) console.log(line);
   return reply.killed.length;
 }

@@ -4,6 +4,7 @@
 // load resolves the same way here, in the client, so relative keys and `~` follow the user's shell,
 // and the daemon only starts the resolved entries. A key naming an added host (`gpu1:/srv/train`)
 // is started by that host's daemon (docs/remote.md).
+import { targetIn } from "./client-target.ts";
 import { defineCommand } from "./kit-define.ts";
 import { usageError } from "./errors.ts";
 import { currentDirectory } from "./text-path.ts";
@@ -22,11 +23,13 @@ export default defineCommand({
         "Print JSON: with --dry-run {name, file, entries, dropped}, else {name, file, started, couldNotStart, skipped, alreadyRunning, finished, dropped}",
     },
   },
-  async run({ args }) {
+  async run(context) {
+    const { args } = context;
+    const target = targetIn(context);
     if (!args.target) {
       if (args["dry-run"]) throw usageError("load: --dry-run needs a session NAME or a FILE.json");
       const { pickAndLoad } = await import("./ui-picker-sessions.ts");
-      return pickAndLoad("saved", args.json, { again: args.again });
+      return pickAndLoad("saved", args.json === true, { again: args.again, target });
     }
     const [{ loadRecipe }, { loadAndDescribe, printDryRun, recipeHosts, sayProblems }, { withRunningDaemon }] = await Promise.all([
       import("./recipe-sessions.ts"),
@@ -35,8 +38,8 @@ export default defineCommand({
     ]);
     const recipe = await readTarget(args.target, args.format, recipeHosts, loadRecipe);
     sayProblems(recipe);
-    if (args["dry-run"]) await withRunningDaemon((client) => printDryRun(recipe, args.json, { again: args.again, client }));
-    else console.log(await loadAndDescribe(recipe, args.json, { again: args.again, reportFailures: true }));
+    if (args["dry-run"]) await withRunningDaemon(target, (client) => printDryRun(recipe, args.json, { again: args.again, client }));
+    else console.log(await loadAndDescribe(recipe, args.json === true, { again: args.again, reportFailures: true, target }));
   },
 });
 

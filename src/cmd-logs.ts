@@ -16,7 +16,7 @@ import { wholeFlag } from "./kit-flags.ts";
 import { selection, tasksOf } from "./client-select.ts";
 import { DaemonClient } from "./client.ts";
 import { OpenSlots } from "./client-open-slots.ts";
-import { hostInUse } from "./client-target.ts";
+import { hostOf, type Target, targetIn } from "./client-target.ts";
 import { printText, whenReaderGone } from "./client-stdout.ts";
 import { EXIT, usageError } from "./errors.ts";
 import { exitCodeOf } from "./task-exit.ts";
@@ -52,12 +52,14 @@ export default defineCommand({
     until: { type: "string", valueHint: "T", description: "Lines printed before T (as --since)" },
     timestamps: { type: "boolean", alias: "t", description: "Each line after the time it was printed" },
   },
-  async run({ args }) {
+  async run(context) {
+    const { args } = context;
+    const target = targetIn(context);
     const chosen = selection("logs", args);
     const lines = wholeFlag("--lines", args.lines);
     if (lines === 0 && !args.follow) throw usageError("logs: --lines 0 prints only new lines, so it goes with --follow");
     const filter = logFilter(args, lines);
-    const client = await DaemonClient.open();
+    const client = await DaemonClient.open(target);
     let outcome: Outcome = { missed: 0, code: 0 };
     try {
       if ("named" in chosen && chosen.named.length === 1) {
@@ -66,7 +68,7 @@ export default defineCommand({
       } else {
         const fleet = await client.request("ls");
         const tasks = "named" in chosen ? named(chosen.named, fleet) : tasksOf(fleet, chosen);
-        outcome = args.follow ? await followEach(tasks, filter) : await historyOfEach(client, tasks, filter);
+        outcome = args.follow ? await followEach(target, tasks, filter) : await historyOfEach(client, tasks, filter);
       }
     } finally {
       client.close();
@@ -180,7 +182,7 @@ function skippedLines(count: number): number {
  * until every task has exited or the reader has gone. Lines are cut apart here, so two tasks' lines
  * never mix within one; a slow reader holds every stream.
  */
-async function followEach(tasks: readonly TaskInfo[], filter: LogArgs): Promise<Outcome> {
+async function followEach(target: Target, tasks: readonly TaskInfo[], filter: LogArgs): Promise<Outcome> {
   if (tasks.length === 0) return { missed: 0, code: 0 };
   const prefix = prefixes(tasks);
   const clients: DaemonClient[] = [];
@@ -209,7 +211,7 @@ async function followEach(tasks: readonly TaskInfo[], filter: LogArgs): Promise<
       });
       let following = tasks.length;
       // Another host's connections are opened a few at a time, each until its daemon has answered (client-open-slots.ts).
-      const host = hostInUse();
+      const host = hostOf(target);
       const slots = new OpenSlots();
       tasks.forEach((task, i) => {
         const head = prefix.get(task.id)!;
@@ -224,7 +226,7 @@ async function followEach(tasks: readonly TaskInfo[], filter: LogArgs): Promise<
           if (--following === 0) resolve();
         };
         const follow = async () => {
-          const client = await DaemonClient.open();
+          const client = await DaemonClient.open(target);
           clients.push(client);
           if (over) return client.close();
           if (held) client.pause();

@@ -4,7 +4,7 @@
 // its bound (2.5 s) costs no more than that: it is named on stderr and the others print.
 import { defineCommand } from "./kit-define.ts";
 import { withDaemon } from "./client.ts";
-import { hostInUse, hostsMayBeAdded } from "./client-target.ts";
+import { hostsMayBeAdded, type Target, targetIn } from "./client-target.ts";
 import { lsTable, terminalColumns, writeStdout } from "./ui-format.ts";
 import type { HostedTask } from "./client-hosts.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
@@ -20,11 +20,13 @@ export default defineCommand({
       description: "Add the COMMAND that runs (an agent's resume form) beside the TASK as typed, and each task's THREADS and PROCS",
     },
   },
-  async run({ args }) {
-    const one = hostInUse();
-    const tasks = one ? hosted(await withDaemon((c) => c.request("ls", { resources: true })), one.name) : await everyFleet();
+  async run(context) {
+    const { args } = context;
+    const target = targetIn(context);
+    const tasks =
+      target.kind === "host" ? hosted(await withDaemon(target, (c) => c.request("ls", { resources: true })), target.host.name) : await everyFleet(target);
     const hostOf = tasks === null ? undefined : (t: TaskInfo) => (t as HostedTask).host ?? "-";
-    const rows = tasks ?? (await withDaemon((c) => c.request("ls", { resources: true })));
+    const rows = tasks ?? (await withDaemon(target, (c) => c.request("ls", { resources: true })));
     const table = () => lsTable(rows, process.env.HOME, Date.now(), terminalColumns(), Boolean(args.verbose), hostOf);
     writeStdout(args.json ? `${JSON.stringify(rows.map(withWaitingSince), null, 2)}\n` : table());
   },
@@ -40,8 +42,8 @@ function hosted(tasks: TaskInfo[], host: string | null): HostedTask[] {
 }
 
 /** This machine's fleet, then each added host's; null when no host is added (the plain listing). */
-async function everyFleet(): Promise<HostedTask[] | null> {
+async function everyFleet(target: Target): Promise<HostedTask[] | null> {
   if (!hostsMayBeAdded()) return null;
   const { everyFleet: fleets } = await import("./client-hosts.ts");
-  return fleets(() => withDaemon((c) => c.request("ls", { resources: true })), { resources: true });
+  return fleets(() => withDaemon(target, (c) => c.request("ls", { resources: true })), { resources: true });
 }

@@ -3,6 +3,7 @@
 // Each destination is tried once, so the answer comes within the request timeout; any failure exits 1.
 // `fleetcom notify off|on TASK…|-g G`: whether those tasks' news is pushed at all; a saved recipe
 // keeps `"notify": false`.
+import { targetIn } from "./client-target.ts";
 import { defineCommand } from "./kit-define.ts";
 import { withDaemon } from "./client.ts";
 import { UserError, usageError } from "./errors.ts";
@@ -10,8 +11,8 @@ import { printable } from "./text-printable.ts";
 
 const test = defineCommand({
   meta: { name: "test", description: "Send a sample notice to every destination of notify and print what each answered" },
-  async run() {
-    const results = await withDaemon((c) => c.request("notifyTest", {}));
+  async run(context) {
+    const results = await withDaemon(targetIn(context), (c) => c.request("notifyTest", {}));
     if (results.length === 0) throw new UserError("notify has no destinations: nothing sent (fleetcom config shows where notify comes from)");
     for (const r of results) console.log(`${r.ok ? "ok    " : "FAILED"}  ${printable(r.destination)}  ${printable(r.detail)}`);
     const failed = results.filter((r) => !r.ok).length;
@@ -28,11 +29,13 @@ function switchTo(on: boolean) {
       task: { type: "positional", valueHint: "TASK…", description: "Tasks: ids, exact names or commands, or unique prefixes", required: false },
       group: { type: "string", alias: "g", valueHint: "G", description: "Every task of group G" },
     },
-    async run({ args }) {
+    async run(context) {
+      const { args } = context;
+      const target = targetIn(context);
       const named = args._.map(String);
       if ((named.length === 0) === (args.group === undefined)) throw usageError(`notify ${word}: name tasks or a group (-g G), not both`);
       const request = args.group !== undefined ? { group: args.group, on } : { tasks: named.map((typed) => ({ typed })), on };
-      const { tasks } = await withDaemon((c) => c.request("setNotify", request));
+      const { tasks } = await withDaemon(target, (c) => c.request("setNotify", request));
       console.log(`notify ${word}: ${tasks.join(", ")}`);
     },
   });

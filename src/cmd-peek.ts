@@ -3,6 +3,7 @@
 // instead (scrollback and screen, wrapped lines joined; `--ansi` keeps its colours): the lines
 // `grep` numbers and `logs` starts with. Whatever the daemon sends is shown through the sanitiser
 // (another host's daemon may send escape sequences): only `attach` is raw.
+import { targetIn } from "./client-target.ts";
 import { defineCommand } from "./kit-define.ts";
 import { positiveWholeFlag } from "./kit-flags.ts";
 import { DaemonClient } from "./client.ts";
@@ -22,11 +23,13 @@ export default defineCommand({
     history: { type: "boolean", alias: "H", description: "Print the whole history: scrollback and screen, wrapped lines joined" },
     ansi: { type: "boolean", description: "With --history: keep the colours" },
   },
-  async run({ args }) {
+  async run(context) {
+    const { args } = context;
+    const target = targetIn(context);
     const lines = positiveWholeFlag("--lines", args.lines);
     if (args.ansi && !args.history) throw usageError("peek: --ansi goes with --history");
     if (args.history && args.follow) throw usageError("peek: --history does not follow; fleetcom logs TASK --follow prints the history, then each new line");
-    const client = await DaemonClient.open();
+    const client = await DaemonClient.open(target);
     // Closed on every path: an open socket would keep the process alive after an unknown TASK.
     try {
       if (args.history) await printHistory(client, { typed: args.task }, lines, args.ansi === true);

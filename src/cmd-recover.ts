@@ -2,6 +2,7 @@
 // daemon wrote by itself. A snapshot loads exactly like a session; afterwards the user is told how to
 // keep the recovered fleet under a permanent name, since the next prune may delete the snapshot. The
 // running supervisor's own snapshot is the fleet as it runs now: listed as such, recovered only with --again.
+import { targetIn } from "./client-target.ts";
 import { defineCommand } from "./kit-define.ts";
 import { SAVE_HINT, snapshotListRow, writeStdout } from "./ui-format.ts";
 import { age } from "./view-task.ts";
@@ -28,7 +29,9 @@ export default defineCommand({
     again: { type: "boolean", description: "Start tasks even when they are running now (the running fleet's own snapshot, or entries already running)" },
     json: { type: "boolean", description: "Print JSON (the list, the dry run, or the load summary)" },
   },
-  async run({ args }) {
+  async run(context) {
+    const { args } = context;
+    const target = targetIn(context);
     const [
       { latestSnapshot, listSnapshots, snapshotByPath },
       { ownSnapshotName, printDryRun, recoverAndDescribe, sayProblems },
@@ -38,23 +41,23 @@ export default defineCommand({
     if (chosen === 0) {
       if (args["dry-run"]) throw usageError("recover: --dry-run goes with --latest or FILE");
       const { pickAndLoad } = await import("./ui-picker-sessions.ts");
-      return pickAndLoad("recovery", args.json, { again: args.again });
+      return pickAndLoad("recovery", args.json === true, { again: args.again, target });
     }
     if (chosen > 1) throw usageError("recover: give only one of --latest, --list and FILE");
     if (args.list) {
       if (args["dry-run"]) throw usageError("recover: --dry-run goes with --latest or FILE");
-      const status = await runningDaemonStatus();
+      const status = await runningDaemonStatus(target);
       return printList(listSnapshots(process.env, process.cwd(), ownSnapshotName(status)), runningDaemonWarning(status), args.json);
     }
     // One connection to the running daemon, if any: its status picks the snapshot and guards its own,
     // and the load goes on the same connection (a daemon is started only when none runs).
-    await withRunningDaemon(async (client) => {
+    await withRunningDaemon(target, async (client) => {
       const status = client && (await client.request("status"));
       const own = ownSnapshotName(status);
       const recipe = args.latest ? latestSnapshot(own) : snapshotByPath(numberedSnapshot(args.file!, listSnapshots, own) ?? args.file!);
       sayProblems(recipe);
       if (args["dry-run"]) return printDryRun(recipe, args.json, { again: args.again, client });
-      console.log(await recoverAndDescribe(recipe, args.json, { again: args.again, reportFailures: true }, { client, status }));
+      console.log(await recoverAndDescribe(recipe, args.json === true, { again: args.again, reportFailures: true, target }, { client, status }));
       if (!args.json) console.log(SAVE_HINT);
     });
   },

@@ -2,6 +2,7 @@
 // on its own), then run it again in place: same id, name, group, tag and worktree, an agent in its
 // resume form, the history kept above the new run (docs/services.md). Running and finished tasks
 // alike. More than one task is asked about first from a terminal, since each loses what it was doing.
+import { targetIn } from "./client-target.ts";
 import { defineCommand } from "./kit-define.ts";
 import { selection, someLabels, tasksOf, whereFrom } from "./client-select.ts";
 import { withDaemon } from "./client.ts";
@@ -17,9 +18,11 @@ export default defineCommand({
     all: { type: "boolean", description: "Every task, running or finished" },
     yes: { type: "boolean", alias: "y", description: "Do not ask (asked on a terminal for more than one task)" },
   },
-  async run({ args }) {
+  async run(context) {
+    const { args } = context;
+    const target = targetIn(context);
     const chosen = selection("restart", args);
-    const picked = "named" in chosen ? null : tasksOf(await withDaemon((c) => c.request("ls")), chosen);
+    const picked = "named" in chosen ? null : tasksOf(await withDaemon(target, (c) => c.request("ls")), chosen);
     const where = "named" in chosen ? "" : whereFrom(chosen);
     const refs: TaskRef[] = "named" in chosen ? chosen.named.map((typed) => ({ typed })) : picked!.map((t) => ({ id: t.id }));
     if (refs.length === 0) return void console.log(`no task${where}`);
@@ -29,7 +32,7 @@ export default defineCommand({
       process.exitCode = 1;
       return;
     }
-    const reply = await withDaemon((c) => c.request("restart", { tasks: refs }));
+    const reply = await withDaemon(target, (c) => c.request("restart", { tasks: refs }));
     const ids = reply.tasks.map((t) => t.id);
     for (const line of escapeReport("restarted", ids, reply.escaped)) console.log(line);
     for (const t of reply.tasks) if (t.notice) console.log(`task ${t.id}: ${t.notice}`);

@@ -3,6 +3,7 @@
 // unless --force, which kills it first. A group or the whole fleet means its finished tasks (the
 // dashboard's Completed cleared); with --force its running ones too, asked about first from a
 // terminal as `kill -g` is, since what runs cannot be brought back.
+import { type Target, targetIn } from "./client-target.ts";
 import { defineCommand } from "./kit-define.ts";
 import { selection, someLabels, tasksOf, whereFrom } from "./client-select.ts";
 import { withDaemon } from "./client.ts";
@@ -29,14 +30,16 @@ export default defineCommand({
       description: "Also remove the git worktree fleetcom made for each (run --worktree); one with uncommitted changes is kept, with its task",
     },
   },
-  async run({ args }) {
+  async run(context) {
+    const { args } = context;
+    const target = targetIn(context);
     const chosen = selection("rm", args);
     if ("named" in chosen) {
       const refs = chosen.named.map((typed) => ({ typed }));
-      if (args.force) await withDaemon((c) => c.request("kill", { tasks: refs }));
-      return void (await remove(refs, Boolean(args.worktree)));
+      if (args.force) await withDaemon(target, (c) => c.request("kill", { tasks: refs }));
+      return void (await remove(target, refs, Boolean(args.worktree)));
     }
-    const tasks = tasksOf(await withDaemon((c) => c.request("ls")), chosen);
+    const tasks = tasksOf(await withDaemon(target, (c) => c.request("ls")), chosen);
     const running = tasks.filter((t) => t.state === "running");
     const finished = tasks.filter((t) => t.state !== "running");
     const where = whereFrom(chosen);
@@ -46,12 +49,13 @@ export default defineCommand({
       process.exitCode = 1;
       return;
     }
-    if (killing.length > 0) await withDaemon((c) => c.request("kill", { tasks: killing.map((t) => ({ id: t.id })) }));
+    if (killing.length > 0) await withDaemon(target, (c) => c.request("kill", { tasks: killing.map((t) => ({ id: t.id })) }));
     const gone = [...finished, ...killing].sort((a, b) => a.id - b.id);
     const removed =
       gone.length === 0
         ? 0
         : await remove(
+            target,
             gone.map((t) => ({ id: t.id })),
             Boolean(args.worktree),
           );
@@ -72,12 +76,12 @@ async function confirmKilling(running: TaskInfo[], finished: number, where: stri
  * worktree goes too; a task whose worktree fleetcom keeps (uncommitted changes, or not its own) is
  * kept with it, said on stderr, and the exit status is 1.
  */
-async function remove(tasks: TaskRef[], worktrees: boolean): Promise<number> {
-  const { kept, go } = worktrees ? await withWorktrees(tasks) : { kept: [], go: tasks.map((ref) => ({ ref, worktree: null })) };
+async function remove(target: Target, tasks: TaskRef[], worktrees: boolean): Promise<number> {
+  const { kept, go } = worktrees ? await withWorktrees(target, tasks) : { kept: [], go: tasks.map((ref) => ({ ref, worktree: null })) };
   for (const why of kept) process.stderr.write(`fleetcom: ${why}\n`);
   if (kept.length > 0) process.exitCode = 1;
   if (go.length === 0) return 0;
-  const reply = await withDaemon((c) => c.request("rm", { tasks: go.map((t) => t.ref) }));
+  const reply = await withDaemon(target, (c) => c.request("rm", { tasks: go.map((t) => t.ref) }));
   for (const line of escapeReport("removed", reply.removed, reply.escaped)) console.log(line);
   if (worktrees) {
     const { removeWorktree } = await import("./client-worktree.ts");
@@ -87,9 +91,9 @@ async function remove(tasks: TaskRef[], worktrees: boolean): Promise<number> {
 }
 
 /** The tasks with the worktree each would take along, and why a task stays (its worktree is kept). */
-async function withWorktrees(refs: TaskRef[]): Promise<{ kept: string[]; go: { ref: TaskRef; worktree: WorktreeRecord | null }[] }> {
+async function withWorktrees(target: Target, refs: TaskRef[]): Promise<{ kept: string[]; go: { ref: TaskRef; worktree: WorktreeRecord | null }[] }> {
   const [{ worktreeKept }, { resolveTaskRef }] = await Promise.all([import("./client-worktree.ts"), import("./task-ref.ts")]);
-  const fleet = await withDaemon((c) => c.request("ls"));
+  const fleet = await withDaemon(target, (c) => c.request("ls"));
   const kept: string[] = [];
   const go: { ref: TaskRef; worktree: WorktreeRecord | null }[] = [];
   for (const ref of refs) {

@@ -6,7 +6,7 @@ import { withDaemon } from "./client.ts";
 import { flagIndex, isOneOf, wholeFlag } from "./kit-flags.ts";
 import { RESTART_POLICIES } from "./task-restart.ts";
 import { usageError } from "./errors.ts";
-import { hostInUse } from "./client-target.ts";
+import { hostOf, type Target, targetIn } from "./client-target.ts";
 import { printable } from "./text-printable.ts";
 import { shellJoin } from "./text-shell.ts";
 import { currentDirectory, resolvePath } from "./text-path.ts";
@@ -76,7 +76,9 @@ export default defineCommand({
       description: "Run it in a new git worktree of the repository: on BRANCH (--worktree=BRANCH), or a new branch named after the task (docs/commands.md)",
     },
   },
-  async run({ args, rawArgs }) {
+  async run(context) {
+    const { args, rawArgs } = context;
+    const target = targetIn(context);
     const dash = rawArgs.indexOf("--");
     const flagWords = dash === -1 ? rawArgs : rawArgs.slice(0, dash);
     const branch = args.worktree ? worktreeBranch(flagWords) : null;
@@ -97,7 +99,7 @@ export default defineCommand({
     const tree = args.worktree ? await worktreeFor(cwd ?? currentDirectory(), branch, args.name ?? command) : null;
     // One connection: the task is started, its id printed, then watched for a moment on it (a host's
     // costs no second ssh round trip). Attached, the task's end is shown and returned by attach itself.
-    const run = withDaemon(async (c) => {
+    const run = withDaemon(target, async (c) => {
       const { id } = await c.request("run", {
         command,
         ...(tree ? { cwd: tree.cwd, worktree: tree.worktree } : cwd ? { cwd } : {}),
@@ -110,9 +112,9 @@ export default defineCommand({
         ...(args.notify === false && { notify: false }),
       });
       console.log(args.json ? JSON.stringify({ id }) : String(id));
-      if (!args.cwd && !tree) sayWhereItRunsThere(id);
+      if (!args.cwd && !tree) sayWhereItRunsThere(target, id);
       // The task started: a watch that cannot finish (the daemon went) says nothing, and drops no worktree.
-      const watched = args.attach ? false : (await import("./client-started.ts")).reportFailedAtOnce([id], c).catch(() => false);
+      const watched = args.attach ? false : (await import("./client-started.ts")).reportFailedAtOnce([id], target, c).catch(() => false);
       if (await watched) process.exitCode = 1;
       return id;
     });
@@ -121,7 +123,7 @@ export default defineCommand({
     if (args.attach) {
       const { attachTo } = await import("./ui-attach.ts");
       // A command quicker than the attach has already ended: its exit code, not its frozen screen.
-      process.exitCode = await attachTo({ id }, { whenFinished: "end", detachKey, status: settings?.attachStatusSetting() });
+      process.exitCode = await attachTo({ id }, { whenFinished: "end", detachKey, status: settings?.attachStatusSetting(), target });
     }
   },
 });
@@ -139,8 +141,8 @@ function memoryLimit(given: string | undefined): number | null {
  * one does not travel, docs/remote.md): from a project directory that is said, so `./bin/agent.sh`
  * not found there is no surprise.
  */
-function sayWhereItRunsThere(id: number): void {
-  const host = hostInUse();
+function sayWhereItRunsThere(target: Target, id: number): void {
+  const host = hostOf(target);
   const here = currentDirectory();
   if (host === null || here === process.env.HOME) return;
   process.stderr.write(

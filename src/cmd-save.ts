@@ -3,6 +3,7 @@
 // HOME a later load expands them with. With hosts added, their fleets are saved too under
 // host-qualified keys; a host that does not answer is named on stderr and left out, and the save of
 // the rest succeeds (docs/remote.md).
+import { targetIn } from "./client-target.ts";
 import { defineCommand } from "./kit-define.ts";
 
 export default defineCommand({
@@ -13,8 +14,8 @@ export default defineCommand({
       "Save the fleet as session NAME, replacing a session saved under that NAME; refuses an empty fleet, and a NAME whose file holds another name (a/b and a_b share a_b.json)",
   },
   args: { name: { type: "positional", required: true, description: "Session name" } },
-  async run({ args }) {
+  async run(context) {
     const { saveFleet } = await import("./client-recipes.ts");
-    console.log(await saveFleet(args.name, (line) => process.stderr.write(`fleetcom: ${line}\n`)));
+    console.log(await saveFleet(targetIn(context), context.args.name, (line) => process.stderr.write(`fleetcom: ${line}\n`)));
   },
 });

@@ -2,6 +2,7 @@
 // the task's PTY as a person at its keyboard would. The daemon types the text, then presses Enter as
 // its own key once the program has read the text (daemon-typist.ts); a multi-line text is typed line by
 // line unless --paste makes it one message. `-` reads TEXT from stdin (one trailing newline dropped).
+import { targetIn } from "./client-target.ts";
 import { defineCommand } from "./kit-define.ts";
 import { withDaemon } from "./client.ts";
 import { Buffer } from "node:buffer";
@@ -18,20 +19,22 @@ export default defineCommand({
     paste: { type: "boolean", description: "Send a multi-line TEXT as one paste (one message), not line by line" },
     keys: { type: "boolean", description: `Send named keys, one keypress each: ${KEY_NAMES_HELP}` },
   },
-  async run({ args }) {
+  async run(context) {
+    const { args } = context;
+    const target = targetIn(context);
     const words = args._.slice(1);
     if (args.keys) {
       if (words.length === 0) throw usageError("send --keys: name at least one KEY");
       const unknown = unknownKey(words);
       if (unknown) throw usageError(`send --keys: unknown key '${unknown}' (keys: ${KEY_NAMES_HELP})`);
-      await withDaemon((c) => c.request("send", { task: { typed: args.task }, keys: words }));
+      await withDaemon(target, (c) => c.request("send", { task: { typed: args.task }, keys: words }));
       return;
     }
     // Nothing at all is a slip (a script's empty variable, a forgotten argument), not a bare Enter
     // into an agent; an explicit '' still is one.
     if (words.length === 0) throw usageError("send: give the TEXT to type (- reads it from stdin; '' presses Enter alone)");
     const text = words.length === 1 && words[0] === "-" ? await readStdin() : words.join(" ");
-    await withDaemon((c) => c.request("send", { task: { typed: args.task }, text, enter: args.enter, paste: Boolean(args.paste) }));
+    await withDaemon(target, (c) => c.request("send", { task: { typed: args.task }, text, enter: args.enter, paste: Boolean(args.paste) }));
   },
 });
 

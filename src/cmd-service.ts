@@ -2,6 +2,7 @@
 // that runs `fleetcom daemon` at login, so the fleet does not depend on which shell autostarted it;
 // autostart then finds the daemon the service started. The texts and the steps are in
 // client-service-manager.ts; this file only reads the arguments and prints.
+import { HERE } from "./client-target.ts";
 import { defineCommand } from "citty";
 import { existsSync, mkdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
@@ -15,7 +16,7 @@ async function context(): Promise<ServiceContext> {
     import("./client-running-daemon.ts"),
     import("./settings.ts"),
   ]);
-  const status = await runningDaemonStatus();
+  const status = await runningDaemonStatus(HERE);
   const settings = loadSettings();
   return {
     env: process.env,

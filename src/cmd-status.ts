@@ -1,4 +1,5 @@
 // `fleetcom status`: never starts a daemon; "not running" is exit 3.
+import { targetIn } from "./client-target.ts";
 import { defineCommand } from "./kit-define.ts";
 import { crashNoticeText, DaemonClient } from "./client.ts";
 import { EXIT, UserError } from "./errors.ts";
@@ -13,10 +14,12 @@ export default defineCommand({
   facts: { remote: "there", plain: true },
   meta: { name: "status", description: "Daemon pid, version, uptime, socket, directories, task counts" },
   args: { json: { type: "boolean", description: "Print JSON" } },
-  async run({ args }) {
+  async run(context) {
+    const { args } = context;
+    const target = targetIn(context);
     let status: DaemonStatus;
     try {
-      const client = await DaemonClient.open({ autostart: false, notices: false });
+      const client = await DaemonClient.open(target, { autostart: false, notices: false });
       status = await client.request("status");
       client.close();
     } catch (error) {

@@ -3,7 +3,7 @@
 // each agent's own store (docs/usage.md). Money only where config.toml gives the model a price.
 import { defineCommand } from "./kit-define.ts";
 import { withDaemon } from "./client.ts";
-import { hostInUse, hostsMayBeAdded } from "./client-target.ts";
+import { hostOf, hostsMayBeAdded, type Target, targetIn } from "./client-target.ts";
 import type { HostedTask } from "./client-hosts.ts";
 import { configPrices } from "./config-prices.ts";
 import { usageError } from "./errors.ts";
@@ -20,13 +20,17 @@ export default defineCommand({
     since: { type: "string", valueHint: "AGE", description: "Only tasks active within AGE (30m, 12h, 1d, 2w)" },
     group: { type: "string", alias: "g", valueHint: "G", description: "Only the tasks of group G" },
   },
-  async run({ args }) {
+  async run(context) {
+    const { args } = context;
+    const target = targetIn(context);
     const since = args.since === undefined ? null : Date.now() - ageMs(args.since);
     const group = args.group === undefined ? undefined : normalizeGroup(args.group);
     if (group === null) throw usageError(`usage: -g needs a group name (got '${printable(args.group ?? "")}')`);
     const { prices, problems } = configPrices(configFile());
     for (const problem of problems) process.stderr.write(`fleetcom: ${printable(problem)}\n`);
-    const tasks = (await fleets()).filter((t) => t.agent !== null && (group === undefined || t.group === group) && (since === null || activeAt(t) >= since));
+    const tasks = (await fleets(target)).filter(
+      (t) => t.agent !== null && (group === undefined || t.group === group) && (since === null || activeAt(t) >= since),
+    );
     const rows: UsageRow[] = tasks.flatMap((t) => (t.usage ? [{ agent: t.agent!, model: t.usage.model, host: t.host, usage: t.usage }] : []));
     const totals = usageTotals(rows, prices);
     if (args.json) return writeStdout(`${JSON.stringify(totals, null, 2)}\n`);
@@ -36,9 +40,9 @@ export default defineCommand({
 });
 
 /** This machine's fleet, or the one of `--host`, or with hosts added every host's: each task with its host. */
-async function fleets(): Promise<HostedTask[]> {
-  const local = () => withDaemon((c) => c.request("ls"));
-  const one = hostInUse();
+async function fleets(target: Target): Promise<HostedTask[]> {
+  const local = () => withDaemon(target, (c) => c.request("ls"));
+  const one = hostOf(target);
   if (one) return (await local()).map((t) => ({ ...t, host: one.name }));
   if (hostsMayBeAdded()) {
     const { everyFleet } = await import("./client-hosts.ts");

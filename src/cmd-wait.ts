@@ -7,7 +7,7 @@
 import { defineCommand } from "./kit-define.ts";
 import { DaemonClient } from "./client.ts";
 import { FleetModel } from "./client-fleet.ts";
-import { hostInUse, hostsMayBeAdded } from "./client-target.ts";
+import { hostsMayBeAdded, type Target, targetIn, targetOf } from "./client-target.ts";
 import type { RemoteHost } from "./client-ssh.ts";
 import { EXIT, UserError, usageError } from "./errors.ts";
 import { isOneOf } from "./kit-flags.ts";
@@ -92,7 +92,9 @@ export default defineCommand({
     group: { type: "string", valueHint: "GROUP", description: "With --any: only the tasks of GROUP" },
     timeout: { type: "string", valueHint: "SECONDS", description: "Give up after SECONDS (exit 124)" },
   },
-  async run({ args }) {
+  async run(context) {
+    const { args } = context;
+    const target = targetIn(context);
     // Each value given is checked before what is missing: `wait dev --timeout abc` is about abc.
     const timeoutMs = parseTimeout(args.timeout);
     const condition = args.for;
@@ -105,7 +107,7 @@ export default defineCommand({
     if (args.group !== undefined && !args.any) throw usageError("wait: --group goes with --any");
     // The daemon's rule for groups: `--group Unassigned` (or an empty one) means the tasks without one.
     const scope: Scope = args.any ? { kind: "any", group: args.group === undefined ? undefined : normalizeGroup(args.group) } : { kind: "one", ref: ref! };
-    if (scope.kind === "any" && !hostInUse() && hostsMayBeAdded()) {
+    if (scope.kind === "any" && target.kind === "here" && hostsMayBeAdded()) {
       const { readHosts } = await import("./client-hosts.ts");
       const hosts = readHosts();
       if (hosts.length) {
@@ -116,10 +118,10 @@ export default defineCommand({
       }
     }
     if (refs.length > 1) {
-      process.exitCode = await waitForEach(refs, condition, timeoutMs);
+      process.exitCode = await waitForEach(target, refs, condition, timeoutMs);
       return;
     }
-    const client = await DaemonClient.open({ autostart: false });
+    const client = await DaemonClient.open(target, { autostart: false });
     try {
       const idleMs = condition === "idle" ? await daemonIdleMs(client) : DEFAULT_IDLE_SECONDS * 1000;
       const task = await waitFor(client, scope, condition, timeoutMs, idleMs);
@@ -137,8 +139,8 @@ export default defineCommand({
  * wait); with `--for exit`, the code of the first in the order given that did not end with 0, as a
  * script that waits for several jobs wants to hear of any failure.
  */
-async function waitForEach(refs: readonly string[], condition: Condition, timeoutMs: number | null): Promise<number> {
-  const clients = await Promise.all(refs.map(() => DaemonClient.open({ autostart: false })));
+async function waitForEach(target: Target, refs: readonly string[], condition: Condition, timeoutMs: number | null): Promise<number> {
+  const clients = await Promise.all(refs.map(() => DaemonClient.open(target, { autostart: false })));
   try {
     const idleMs = condition === "idle" ? await daemonIdleMs(clients[0]!) : DEFAULT_IDLE_SECONDS * 1000;
     const tasks = await Promise.all(refs.map((ref, i) => waitFor(clients[i]!, { kind: "one", ref }, condition, timeoutMs, idleMs)));
@@ -157,7 +159,7 @@ async function waitForEach(refs: readonly string[], condition: Condition, timeou
 async function waitOnEveryHost(hosts: RemoteHost[], scope: Scope, condition: Condition, timeoutMs: number | null): Promise<{ name: string; task: TaskInfo }> {
   const clients: DaemonClient[] = [];
   const onOne = async (host: RemoteHost | null) => {
-    const client = await DaemonClient.open({ host, autostart: host !== null, notices: host === null });
+    const client = await DaemonClient.open(targetOf(host), { autostart: host !== null, notices: host === null });
     clients.push(client);
     const idleMs = condition === "idle" ? await daemonIdleMs(client) : DEFAULT_IDLE_SECONDS * 1000;
     try {

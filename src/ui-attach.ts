@@ -12,11 +12,11 @@
 // screen are left as they were, and come back on detach with the cursor where it was. The task's
 // own screen switches are kept off that terminal (ui-attach-screens.ts). A finished task shows its
 // last screen and how it ended (ui-attach-marks.ts); `r` reruns it and stays attached to the new run.
+import { targetOf, type Target } from "./client-target.ts";
 import { AltScreenFilter, RESTORE_TERMINAL } from "./ui-attach-screens.ts";
 import { AttachNotice } from "./ui-attach-notice.ts";
 import { DaemonClient, terminalSize } from "./client.ts";
 import { FleetModel, retryDelay } from "./client-fleet.ts";
-import type { RemoteHost } from "./client-ssh.ts";
 import { EXIT, UserError, errorMessage, usageError } from "./errors.ts";
 import type { AttachEnd, TaskInfo, TaskRef } from "./wire-protocol.ts";
 import { stateText } from "./view-task.ts";
@@ -60,8 +60,8 @@ export interface AttachOptions {
    * moment in between would echo a key typed then over its screen.
    */
   keepRawMode?: boolean;
-  /** The daemon the task is on: another host's (the dashboard's remote rows), else the one this process uses (useHost). */
-  host?: RemoteHost | null;
+  /** The daemon the task is on: the command's target, or another host's (the dashboard's remote rows). */
+  target: Target;
 }
 
 /** What each chord does (its keys and its words are in ui-attach-chords.ts). */
@@ -76,9 +76,9 @@ const ACTIONS: Record<ChordAction, (session: Attachment) => void | Promise<void>
 };
 
 /** Attaches until the user detaches or the task ends; chords may move it to other tasks meanwhile. */
-export async function attachSession(ref: TaskRef, options: AttachOptions = {}): Promise<AttachOutcome> {
+export async function attachSession(ref: TaskRef, options: AttachOptions): Promise<AttachOutcome> {
   requireTerminal("attach");
-  const client = await DaemonClient.open({ size: terminalSize(), ...(options.host !== undefined && { host: options.host }) });
+  const client = await DaemonClient.open(options.target, { size: terminalSize() });
   return new Attachment(client, options).run(ref);
 }
 
@@ -169,7 +169,7 @@ class Attachment {
       if (this.over) break;
       let client: DaemonClient | null = null;
       try {
-        client = await DaemonClient.open({ host, size: this.ptySize, notices: false });
+        client = await DaemonClient.open(targetOf(host), { size: this.ptySize, notices: false });
         // Detached meanwhile: the session has closed its connection already, and this one is not needed.
         if (this.over) {
           client.close();
@@ -551,7 +551,7 @@ async function lastScreen(client: DaemonClient, task: TaskInfo): Promise<string>
  * `fleetcom attach TASK` and `run --attach`: attach, then say how it ended. Returns the exit code:
  * the task's when it ended while attached, 0 after a detach.
  */
-export async function attachTo(ref: TaskRef, options: AttachOptions = {}): Promise<number> {
+export async function attachTo(ref: TaskRef, options: AttachOptions): Promise<number> {
   const outcome = await attachSession(ref, options);
   if (outcome.kind === "detached") {
     process.stdout.write(`[detached from task ${outcome.task.id}]\n`);

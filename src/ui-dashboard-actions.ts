@@ -1,6 +1,7 @@
 // What the dashboard's keys ask of the daemon (docs/dashboard.md): run, rename, group, tag, rerun,
 // kill or remove, save, recover; and `d`, a task's diff in git's pager. Each says on the status line what came of it. The dashboard
 // (ui-dashboard.ts) holds the fleet, the cursor and the terminal; an action sees only its `Desk`.
+import type { Target } from "./client-target.ts";
 import { join } from "node:path";
 import type { DaemonClient } from "./client.ts";
 import { pageTaskDiff } from "./client-diff.ts";
@@ -26,6 +27,8 @@ export interface Desk {
   ref(task: TaskInfo): string;
   /** The added hosts the dashboard shows (none: `n` does not ask which). */
   readonly hostNames: readonly string[];
+  /** The daemon of the dashboard's own rows (`--host`: that host's). */
+  readonly target: Target;
   /** The dashboard's directory: `n` runs there. */
   readonly here: string;
   readonly grouping: Grouping;
@@ -274,14 +277,17 @@ export async function save(desk: Desk): Promise<void> {
   if (name === null || name.trim() === "") return;
   await attempt(desk, async () => {
     const { saveFleet } = await import("./client-recipes.ts");
-    return saveFleet(name);
+    return saveFleet(desk.target, name);
   });
 }
 
 /** `L`: recover the lost fleet the header names, exactly as `fleetcom recover` of its snapshot would; true when it did. */
 export async function recoverLost(desk: Desk, crash: CrashNotice): Promise<boolean> {
   const [{ snapshotByPath }, { recoverAndDescribe }] = await Promise.all([import("./recipe-snapshots.ts"), import("./client-recipes.ts")]);
-  return attempt(desk, async () => `${await recoverAndDescribe(snapshotByPath(join(recoveryDir(), crash.snapshot)))}\n${KEEP_HINT}`);
+  return attempt(
+    desk,
+    async () => `${await recoverAndDescribe(snapshotByPath(join(recoveryDir(), crash.snapshot)), false, { target: desk.target })}\n${KEEP_HINT}`,
+  );
 }
 
 /**

@@ -1,6 +1,7 @@
 // What has the dashboard's terminal for a while, and what it says when it gives it back: attached
 // mode on a task (its host's, for a remote row) and the session picker. The dashboard lends the
 // terminal (nothing draws meanwhile) and puts the cursor and the status line where these say.
+import { targetOf, type Target } from "./client-target.ts";
 import { attachSession } from "./ui-attach.ts";
 import type { DetachKey } from "./ui-attach-settings.ts";
 import { stateText } from "./view-task.ts";
@@ -20,9 +21,13 @@ export interface CameBack {
 }
 
 /** Attached mode on `task` of `fleet` (null: this machine's), through a connection of its own, until the user comes back or the task ends. */
-export async function attachFromList(task: TaskInfo, fleet: HostFleet | null, options: { detachKey: DetachKey; status: boolean }): Promise<CameBack> {
+export async function attachFromList(
+  task: TaskInfo,
+  fleet: HostFleet | null,
+  options: { detachKey: DetachKey; status: boolean; target: Target },
+): Promise<CameBack> {
   const host = fleet?.name ?? null;
-  const outcome = await attachSession({ id: task.id }, { ...options, keepRawMode: true, ...(fleet && { host: fleet.host }) });
+  const outcome = await attachSession({ id: task.id }, { ...options, keepRawMode: true, ...(fleet && { target: targetOf(fleet.host) }) });
   // A chord may have moved attached mode to another task (of the same host): the cursor comes back on that one.
   const last = outcome.kind === "detached" ? outcome.task : outcome.end.task;
   const came = { cursor: last ? taskKey(last.id, host) : null, said: null, statusShown: outcome.statusShown };
@@ -34,10 +39,10 @@ export async function attachFromList(task: TaskInfo, fleet: HostFleet | null, op
 }
 
 /** `o`: the session picker under the list; what was loaded (with the save hint after a snapshot), or null when cancelled. */
-export async function pickAndLoad(region: Region, keys: KeyInput): Promise<string | null> {
+export async function pickAndLoad(target: Target, region: Region, keys: KeyInput): Promise<string | null> {
   const { describePicked, pickSession } = await import("./ui-picker-sessions.ts");
-  const picked = await pickSession({ start: "saved", region, keys, reserve: PROMPT_ROWS });
+  const picked = await pickSession(target, { start: "saved", region, keys, reserve: PROMPT_ROWS });
   if (!picked) return null;
   const hint = picked.kind === "recovery" ? `\n${KEEP_HINT}` : "";
-  return `${await describePicked(picked)}${hint}`;
+  return `${await describePicked(picked, false, { target })}${hint}`;
 }

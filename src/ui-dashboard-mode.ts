@@ -1,5 +1,6 @@
 // What the dashboard is doing, one thing at a time (ui-dashboard.ts): which keys it reads and what
 // shows beside the list; and how it is started and how it ended.
+import type { Target } from "./client-target.ts";
 import type { DetachKey } from "./ui-attach-settings.ts";
 import type { Jump } from "./ui-dashboard-cursor.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
@@ -12,6 +13,8 @@ export interface DashboardOptions {
   status?: string | undefined;
   /** For every attach from here (`--detach-key`). */
   detachKey?: DetachKey | undefined;
+  /** The daemon whose fleet this is (`--host`, FLEETCOM_HOST: that host's). */
+  target: Target;
 }
 
 /**

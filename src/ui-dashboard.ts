@@ -7,7 +7,7 @@
 import { attachFromList, pickAndLoad } from "./ui-dashboard-lent.ts";
 import { DEFAULT_DETACH_KEY, attachStatusSetting, type DetachKey } from "./ui-attach-settings.ts";
 import { DaemonClient } from "./client.ts";
-import { hostInUse, hostsMayBeAdded } from "./client-target.ts";
+import { hostsMayBeAdded, type Target } from "./client-target.ts";
 import { errorMessage } from "./errors.ts";
 import { label } from "./task-labels.ts";
 import { dashboardLines, filterCursor, helpRows, troubleNotices, useInTitle, type View } from "./ui-dashboard-view.ts";
@@ -36,8 +36,8 @@ import { BURST_NOTICE, BurstGuard, PASTE_MARKS_OFF, PASTE_MARKS_ON } from "./ui-
 const AGE_TICK_MS = 1_000;
 
 /** How the dashboard ended, the tasks it left running (this machine's), and the added hosts it showed (Q leaves theirs running). */
-export async function runDashboard(options: DashboardOptions = {}): Promise<{ end: DashboardEnd; running: number; hosts: string[] }> {
-  const dashboard = new Dashboard(options);
+export async function runDashboard(options: DashboardOptions): Promise<{ end: DashboardEnd; running: number; hosts: string[] }> {
+  const dashboard = new Dashboard(options.target, options);
   try {
     return await dashboard.run();
   } finally {
@@ -80,7 +80,10 @@ class Dashboard implements Desk {
   /** The bell and the title that tell the host terminal about waits (ui-dashboard-waits.ts). */
   private readonly waits = new WaitSignals((bytes) => process.stdout.write(bytes), bellSetting());
 
-  constructor(private readonly options: DashboardOptions) {
+  constructor(
+    readonly target: Target,
+    private readonly options: DashboardOptions,
+  ) {
     this.status = options.status ? { text: options.status, error: false } : null;
   }
 
@@ -98,7 +101,7 @@ class Dashboard implements Desk {
    * no host (however slow or down) delays it. Not with `--host` (that host's fleet is the one shown).
    */
   private async linkHosts(): Promise<void> {
-    if (hostInUse() !== null || !hostsMayBeAdded()) return;
+    if (this.target.kind === "host" || !hostsMayBeAdded()) return;
     const { hostAnswerBoundMs, readHosts } = await import("./client-hosts.ts");
     const listener = {
       event: (host: string, event: TaskEvent, before: TaskInfo | undefined) => this.onEvent(event, before, host),
@@ -129,7 +132,7 @@ class Dashboard implements Desk {
 
   /** Connects (starting a daemon when `autostart`), subscribes, and learns what the header must say. */
   private async connect(autostart: boolean): Promise<void> {
-    const client = await DaemonClient.open({ autostart, notices: (notices) => this.onNotices(notices) });
+    const client = await DaemonClient.open(this.target, { autostart, notices: (notices) => this.onNotices(notices) });
     client.handlers = {
       // Said once per failure streak, and once when writing works again; shown under the header meanwhile.
       snapshot: ({ error }) => {
@@ -559,7 +562,7 @@ class Dashboard implements Desk {
 
   private async openSessions(): Promise<void> {
     try {
-      const said = await this.lend(() => pickAndLoad(this.region, this.keys));
+      const said = await this.lend(() => pickAndLoad(this.target, this.region, this.keys));
       if (said !== null) this.tell(said);
     } catch (error) {
       this.fail(error);
@@ -572,7 +575,7 @@ class Dashboard implements Desk {
       const came = await this.lend(() => {
         this.region.clear();
         this.keys.hold();
-        return attachFromList(task, this.fleets.fleetOf(task), { detachKey: this.detachKey, status: this.attachStatus });
+        return attachFromList(task, this.fleets.fleetOf(task), { detachKey: this.detachKey, status: this.attachStatus, target: this.target });
       });
       this.attachStatus = came.statusShown ?? this.attachStatus;
       if (came.cursor) this.list.key = came.cursor;

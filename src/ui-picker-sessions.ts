@@ -1,6 +1,7 @@
 // The session picker: saved sessions (by stored name, ignoring case, so `a/b` shows as `a/b`, not
 // as its file's `a_b`) and, behind Tab while any exist, the recovery snapshots newest first. Ctrl-R
 // renames and Ctrl-D deletes the listed file in place, with the same rules as `fleetcom sessions`.
+import type { Target } from "./client-target.ts";
 import { requireTerminal } from "./ui-attach.ts";
 import { loadAndDescribe, ownSnapshotName, recipeHosts, recoverAndDescribe, type LoadOptions } from "./client-recipes.ts";
 import { runningDaemonStatus } from "./client-running-daemon.ts";
@@ -97,8 +98,11 @@ const recoveryList = (own: string | null): PickList<Source> => ({
 });
 
 /** Null when the user cancelled. The caller loads the recipe and reports it. */
-export async function pickSession(options: { start: "saved" | "recovery" } & Omit<PickerOptions<Source>, "lists" | "start">): Promise<PickedSession | null> {
-  const [own, hosts] = await Promise.all([runningDaemonStatus().then(ownSnapshotName), recipeHosts()]);
+export async function pickSession(
+  target: Target,
+  options: { start: "saved" | "recovery" } & Omit<PickerOptions<Source>, "lists" | "start">,
+): Promise<PickedSession | null> {
+  const [own, hosts] = await Promise.all([runningDaemonStatus(target).then(ownSnapshotName), recipeHosts()]);
   const picked = await pick({ ...options, lists: [savedList(hosts), recoveryList(own)], start: options.start === "saved" ? 0 : 1 });
   if (!picked) return null;
   const source = picked.value;
@@ -114,7 +118,7 @@ export function hasSnapshots(): boolean {
  * `fleetcom load` and `fleetcom recover` without an argument: pick, load, print what `load NAME`
  * prints. Cancelling loads nothing and exits 0.
  */
-export async function pickAndLoad(start: "saved" | "recovery", json = false, options: LoadOptions = {}): Promise<void> {
+export async function pickAndLoad(start: "saved" | "recovery", json: boolean, options: LoadOptions): Promise<void> {
   requireTerminal(`${start === "saved" ? "load" : "recover"} without an argument (the picker)`);
   const empty = start === "saved" ? listSessions().length === 0 && !hasSnapshots() : !hasSnapshots();
   if (empty) {
@@ -123,13 +127,13 @@ export async function pickAndLoad(start: "saved" | "recovery", json = false, opt
     console.log(what);
     return;
   }
-  const picked = await pickSession({ start });
+  const picked = await pickSession(options.target, { start });
   if (!picked) return;
   console.log(await describePicked(picked, json, options));
   if (picked.kind === "recovery" && !json) console.log(SAVE_HINT);
 }
 
 /** Loads what the picker picked: a snapshot as a recovery (the running fleet's own is refused), a session as a load. */
-export function describePicked(picked: PickedSession, json = false, options: LoadOptions = {}): Promise<string> {
+export function describePicked(picked: PickedSession, json: boolean, options: LoadOptions): Promise<string> {
   return picked.kind === "recovery" ? recoverAndDescribe(picked.recipe, json, options) : loadAndDescribe(picked.recipe, json, options);
 }

@@ -4,7 +4,7 @@
 // `ls` and the dashboard list them.
 import { withDaemon } from "./client.ts";
 import type { RemoteHost } from "./client-ssh.ts";
-import { hostsMayBeAdded } from "./client-target.ts";
+import { hostOf, hostsMayBeAdded, type Target } from "./client-target.ts";
 import { label } from "./task-labels.ts";
 import { age, glyph } from "./view-task.ts";
 import { tildePath } from "./paths.ts";
@@ -29,8 +29,8 @@ export interface PickedTask {
 }
 
 /** The picked task and its host, or null when cancelled or there is no task. */
-export async function pickTask(): Promise<PickedTask | null> {
-  const tasks = await everyHostsTasks();
+export async function pickTask(target: Target): Promise<PickedTask | null> {
+  const tasks = await everyHostsTasks(target);
   if (tasks.length === 0) {
     console.log("no tasks (start one with fleetcom run -- CMD)");
     return null;
@@ -60,12 +60,12 @@ export async function pickTask(): Promise<PickedTask | null> {
   return picked?.value ?? null;
 }
 
-/** This machine's tasks, then each added host's that answers in time. */
-async function everyHostsTasks(): Promise<{ task: TaskInfo; host: RemoteHost | null }[]> {
+/** The target's tasks, then each added host's that answers in time. */
+async function everyHostsTasks(target: Target): Promise<{ task: TaskInfo; host: RemoteHost | null }[]> {
   const hosts = hostsMayBeAdded() ? await import("./client-hosts.ts") : null;
   const added = hosts?.readHosts() ?? [];
   const remote = added.map((h) => hosts!.askHost(h, (c) => c.request("ls"), hosts!.hostAnswerBoundMs()));
-  const found = (await withDaemon((c) => c.request("ls"))).map((task) => ({ task, host: null as RemoteHost | null }));
+  const found = (await withDaemon(target, (c) => c.request("ls"))).map((task) => ({ task, host: hostOf(target) }));
   for (const [i, answer] of (await Promise.all(remote)).entries()) {
     if ("ok" in answer) found.push(...answer.ok.map((task) => ({ task, host: added[i]! })));
     else process.stderr.write(`fleetcom: ${printable(answer.error)}\n`);

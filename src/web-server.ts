@@ -14,7 +14,7 @@
 // typing, send, keys, rerun and kill are refused here.
 import type { Server, ServerWebSocket } from "bun";
 import { DaemonClient } from "./client.ts";
-import { hostsMayBeAdded } from "./client-target.ts";
+import { HERE, hostsMayBeAdded, targetOf } from "./client-target.ts";
 import { hostAnswerBoundMs, readHosts } from "./client-hosts.ts";
 import type { RemoteHost } from "./client-ssh.ts";
 import { HostFleet, type HostListener } from "./client-host-fleet.ts";
@@ -313,7 +313,7 @@ function withinHostBound<T>(host: RemoteHost | null, client: DaemonClient, answe
 /** This machine's fleet, live: its daemon started if none runs when the view starts; a lost one is waited for, never started again. */
 class LocalFleet extends LinkedFleet {
   protected open(first: boolean): Promise<DaemonClient> {
-    return DaemonClient.open({ host: null, autostart: first, notices: false });
+    return DaemonClient.open(HERE, { autostart: first, notices: false });
   }
 
   protected lostWords(why: string): { reason: string; said: string } {
@@ -506,7 +506,7 @@ class ScreenFeed {
 
   /** Through a connection of its own to the task's daemon, this machine's or `host`'s (over ssh). */
   static async open(page: Page, task: number, host: RemoteHost | null, info: (id: number) => TaskInfo | undefined): Promise<ScreenFeed> {
-    const client = await DaemonClient.open({ host, autostart: false, notices: false });
+    const client = await DaemonClient.open(targetOf(host), { autostart: false, notices: false });
     const feed = new ScreenFeed(page, task, host?.name ?? null, client, info);
     client.handlers = {
       screen: (follows) => feed.screenFollows(follows.fullScreen === true),

@@ -175,6 +175,34 @@ describe("the map", () => {
   });
 });
 
+/**
+ * The module-level variables of a client-side file (client*, cli*, cmd-*, kit-*, ui-*) that would
+ * hold the host a command talks to: a `let` or `var` at the file's top level (column 0, exported or
+ * not) whose name says host or target, or whose declared type names `RemoteHost` or `Target`.
+ */
+function hostHeldByModule(file: string, text = sourceOf(file)): string[] {
+  const code = text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "");
+  return [...code.matchAll(/^(?:export\s+)?(?:let|var)\s+(\w+)\s*(?::\s*([^=;\n]+))?/gm)]
+    .filter(([, name, type]) => /host|target/i.test(name!) || /\b(?:RemoteHost|Target)\b/.test(type ?? ""))
+    .map(([, name]) => `${file}: ${name}`);
+}
+
+// The host is a value the runner resolves once and hands to the command (client-target.ts Target),
+// never a module's state that every connection of the process reads behind the command's back.
+describe("the host a command talks to", () => {
+  const CLIENT_SIDE = MODULES.filter((m) => /^(client|cli|cmd-|kit-|ui-)/.test(m));
+
+  test("no client-side module keeps it in a module-level variable", () => {
+    expect(CLIENT_SIDE.flatMap((m) => hostHeldByModule(m))).toEqual([]);
+  });
+
+  test("the check catches a module that keeps it, under any name its type gives away", () => {
+    const kept = "/** The host every connection goes to. */\nlet currentHost: RemoteHost | null = null;\nexport let where: Target = HERE;\n";
+    expect(hostHeldByModule("client-target.ts", kept)).toEqual(["client-target.ts: currentHost", "client-target.ts: where"]);
+    expect(hostHeldByModule("client-target.ts", "function f() {\n  let host = null;\n}\n// let target = 1\n")).toEqual([]);
+  });
+});
+
 describe("the import graph", () => {
   test("has no cycle, type imports counted", () => {
     expect(cycles(GRAPH)).toEqual([]);

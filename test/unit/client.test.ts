@@ -7,6 +7,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DaemonClient, noticeLines, refusalText } from "../../src/client.ts";
+import { HERE } from "../../src/client-target.ts";
 import { VERSION } from "../../src/version.ts";
 import { FrameDecoder, MAX_CLIENT_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl } from "../../src/wire-framing.ts";
 
@@ -47,7 +48,7 @@ test("the request goes out right behind the hello: nothing waits for the welcome
     socket.write(encodeControl({ type: "welcome", protocol: PROTOCOL_VERSION, version: "test", pid: 4242 }));
     socket.write(encodeControl({ type: "reply", id: request.id, ok: true, result: [] }));
   });
-  const client = await DaemonClient.open({ autostart: false, notices: false });
+  const client = await DaemonClient.open(HERE, { autostart: false, notices: false });
   try {
     expect(await client.request("ls")).toEqual([]);
     expect(client.daemonPid).toBe(4242);
@@ -60,7 +61,7 @@ test("a refused hello fails the request already sent behind it, with the daemon'
   await standIn((socket) => {
     socket.end(encodeControl({ type: "refused", error: "the running daemon speaks protocol 0" }));
   });
-  const client = await DaemonClient.open({ autostart: false, notices: false });
+  const client = await DaemonClient.open(HERE, { autostart: false, notices: false });
   try {
     await expect(client.request("ls")).rejects.toThrow("the running daemon speaks protocol 0");
   } finally {

@@ -1078,7 +1078,7 @@ while True:
     if m.get("op") == "ls":
         frame({"type": "reply", "id": m["id"], "ok": True, "result": [task(i) for i in range(1, 13)]})
     elif m.get("op") == "logs":
-        frame({"type": "reply", "id": m["id"], "ok": True, "result": task(m["args"]["task"]["id"])})
+        frame({"type": "reply", "id": m["id"], "ok": True, "result": {"kept": True, "info": task(m["args"]["task"]["id"])}})
         frame(("line of task %d\\n" % m["args"]["task"]["id"]).encode(), 2)
         # The task ends with 0, as a daemon says it (logs -f ends with the task's code).
         frame({"type": "attach-end", "reason": "exited", "task": dict(task(m["args"]["task"]["id"]), state="exited", exitCode=0)})

@@ -53,9 +53,7 @@ import {
   type TaskRef,
   type Welcome,
 } from "./wire-protocol.ts";
-import { PushGate, pushRules, ranMs } from "./daemon-notify-gate.ts";
-import { pushHostNews } from "./daemon-notify-hosts.ts";
-import { Push, type PushBody, pushState, pushTask, pushTiming, screenLines } from "./daemon-notify.ts";
+import { FleetNotify } from "./daemon-notify-fleet.ts";
 import type { Schema } from "./validator.ts";
 import { cacheDir, definedEnvironment, homeDir, runtimeDir, socketPath } from "./paths.ts";
 import { PROTOCOL_VERSION } from "./wire-framing.ts";
@@ -186,10 +184,8 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   /** One-time notices go to the first client that asks for them. */
   private noticesTold = false;
   private readonly hooks: DaemonHooks;
-  /** notify's destinations: commands, ntfy topics, webhooks. */
-  private readonly push: Push;
-  /** Whether a task's news is pushed at all: muted tasks and tasks someone is typing into are not. */
-  private readonly pushGate = new PushGate();
+  /** What of the fleet's news goes to notify's destinations (daemon-notify-fleet.ts). */
+  private readonly notify: FleetNotify;
 
   /**
    * `makeHooks`: the supervisor's collaborators, which read the fleet back (the snapshot and history
@@ -208,8 +204,8 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     // A spawn sooner than this asks for itself (prepare).
     this.probeStart = setTimeout(() => this.probe.watch(probedPrograms(), process.env, homeDir()), PROBE_START_DELAY_MS);
     this.probeStart.unref?.();
-    this.push = new Push({ timing: pushTiming(process.env, options.log), log: options.log, stillTrue: (body) => this.stillTrue(body) });
-    this.configurePush(options.notify ?? (process.env.FLEETCOM_NOTIFY ? [process.env.FLEETCOM_NOTIFY] : []), options.settings);
+    const fleet = { task: (id: number) => this.tasks.get(id), isAttached: (task: Task) => this.isAttached(task), log: options.log };
+    this.notify = new FleetNotify(fleet, options.notify ?? (process.env.FLEETCOM_NOTIFY ? [process.env.FLEETCOM_NOTIFY] : []), options.settings);
     this.hooks = makeHooks(this);
   }
 
@@ -249,7 +245,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     // keys reach the PTY at once, and a fast agent's next Stop could land before this and be cleared.
     this.checkpoints.typed(task, bytes);
     task.attended();
-    this.pushGate.typed(task.id);
+    this.notify.typed(task);
     task.write(bytes);
     this.inputGap.input();
     // Keystrokes cannot be refused: past the bound, stop reading them until the task reads, as a
@@ -412,8 +408,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
       if (this.tasks.get(task.id) !== task) return;
       const info = task.info();
       this.events.broadcast("exited", info);
-      if (this.stopping || answered || this.pushGate.silent(task, this.isAttached(task))) return;
-      this.push.ended(pushTask(info), task, ranMs(task), () => screenLines(task));
+      if (!this.stopping && !answered) this.notify.ended(task, info);
     });
   }
 
@@ -423,18 +418,10 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     const info = task.info();
     this.events.broadcast("changed", info);
     this.checkpoints.attention(task, before, info.attention);
-    if (this.pushGate.silent(task, this.isAttached(task))) return;
-    if (!info.attention || !isNewAttention(before, info.attention)) return;
-    this.changes.refresh(task);
-    this.push.raised(pushTask(info), before, info.attention, () => screenLines(task));
-  }
-
-  /** A push the rate window held back is sent when its turn comes only if it still says what is true. */
-  private stillTrue(body: PushBody): boolean {
-    const task = this.tasks.get(body.task.id);
-    if (!task) return false;
-    if (body.state === "finished" || body.state === "failed") return !task.running;
-    return task.attention !== null && pushState(task.attention) === body.state;
+    const isNew = info.attention !== null && isNewAttention(before, info.attention);
+    // A turn's end recounts what the agent changed, whether or not anyone is told of it.
+    if (isNew) this.changes.refresh(task);
+    this.notify.raised(task, before, info, isNew);
   }
 
   /** Called after every reload (SIGHUP, `fleetcom config --reload`): the host links read the added hosts again (cmd-daemon.ts). */
@@ -442,17 +429,11 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
 
   /** An added host's news, from the link the daemon's process keeps to it (client-host-news.ts): pushed from here, named by host. */
   hostNews(host: string, task: TaskInfo, before: TaskInfo | null, current: () => TaskInfo | null): void {
-    pushHostNews(this.push, host, task, before, current);
-  }
-
-  private configurePush(targets: NotifyTarget[], settings: Settings | undefined): void {
-    const { minRuntimeMs, idleMs } = pushRules(settings);
-    this.push.configure(targets, minRuntimeMs);
-    this.pushGate.idleMs = idleMs;
+    this.notify.hostNews(host, task, before, current);
   }
 
   notifyTest(): Promise<OpResult<"notifyTest">> {
-    return this.push.test();
+    return this.notify.test();
   }
 
   /** A snapshot failure streak begins or ends: every subscribed client hears of it at once. */
@@ -530,10 +511,9 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     this.tasks.delete(task.id);
     this.services.removed(task);
     this.events.forget(task);
-    this.push.forget(task.id);
+    this.notify.forget(task.id);
     this.changes.removed(task);
     this.checkpoints.removed(task);
-    this.pushGate.forget(task.id);
     for (const peer of this.greeted()) if (watches(peer, task) || followsLines(peer, task)) endStream(peer, "removed", info);
     task.dispose();
     this.hooks.history?.remove(task);
@@ -620,7 +600,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
       history: this.hooks.history?.status() ?? HISTORY_OFF,
       crash: this.crash,
       settings: daemonSettings(this.options.settings),
-      push: this.push.status(),
+      push: this.notify.status(),
       resources: this.resources.status(),
     };
   }
@@ -629,7 +609,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   reloadSettings(): OpResult<"reload"> {
     const result = reloadSettings(this.options, {
       tasks: () => this.tasks.values(),
-      notifyTo: (targets, settings) => this.configurePush(targets, settings),
+      notifyTo: (targets, settings) => this.notify.configure(targets, settings),
       idleRuleChanged: () => this.events.idleRuleChanged(),
     });
     this.reloaded?.();

@@ -17,6 +17,7 @@ const TIME_MARK = "\x1e";
 const ESCAPES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[ -/]*[0-~]/g;
 // Controls but the line feed (\r is handled first), and the C1 range.
 const CONTROLS = /[\x00-\x09\x0b-\x1f\x7f-\x9f]/g;
+const HAS_CONTROL = /[\x00-\x09\x0b-\x1f\x7f-\x9f]/;
 // Entering or leaving the alternate screen: a full-screen program's redraws are no lines.
 const ALT_SCREEN = /\x1b\[\?(?:1049|1047|47)([hl])/g;
 
@@ -106,8 +107,11 @@ export class LineCutter {
 /** Whole lines (each ending in "\n") as the log keeps them: escapes and controls out, each redrawn line as it last stood. */
 export function cleanLines(text: string): string {
   let out = text.includes("\x1b") ? text.replace(ESCAPES, "") : text;
+  // A terminal ends its lines with \r\n: those go by the fast literal replace first; only a \r left
+  // after them redraws a line (a progress bar), which the slower rule keeps as it last stood.
+  if (out.includes("\r")) out = out.replaceAll("\r\n", "\n");
   if (out.includes("\r")) out = out.replace(/\r+\n/g, "\n").replace(/^[^\n]*\r/gm, "");
-  return out.replace(CONTROLS, "");
+  return HAS_CONTROL.test(out) ? out.replace(CONTROLS, "") : out;
 }
 
 /** The line that gives the time of the lines after it. */

@@ -26,6 +26,8 @@ describe("cutting output into lines", () => {
   test("colours and other escapes go, a redrawn line keeps its last state, controls go", () => {
     expect(cleanLines("\x1b[1;31mred\x1b[0m\n")).toBe("red\n");
     expect(cleanLines("10%\r50%\r100%\r\n")).toBe("100%\n");
+    // A terminal's line ends (\r\n, even doubled) are plain line ends; a \r within a line still redraws it.
+    expect(cleanLines("one\r\ntwo\r\r\nthree\rTHREE\r\n")).toBe("one\ntwo\nTHREE\n");
     expect(cleanLines("\x1b]0;title\x07a\tb\x07\n")).toBe("ab\n");
   });
 

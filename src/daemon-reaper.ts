@@ -11,15 +11,27 @@
 // Linux only (/proc); elsewhere no watcher runs, and a task that ignores SIGHUP outlives the daemon
 // (docs/daemon.md).
 import type { ChildProcess } from "node:child_process";
-import { hasProc } from "./proc.ts";
+import { hasProc, readProcStat } from "./proc.ts";
 import { childProcess } from "./platform.ts";
 
 /**
  * The watcher's program. `+ PGID START` learns a group, `- PGID` forgets it; at the end of its
- * input it kills. Fields of /proc/PID/stat after the command's closing parenthesis: 1 state,
+ * input it kills, and as soon as the daemon named in FLEETCOM_REAPER_DAEMON (its PID and start time)
+ * is gone, polled every second: the pipe's end alone was seen to come late on a loaded machine. Fields of /proc/PID/stat after the command's closing parenthesis: 1 state,
  * 3 process group, 4 session, 20 start time.
  */
 export const REAPER_SCRIPT = `
+stat_of() { { read -r s < "/proc/$1/stat"; } 2>/dev/null || return 1; echo "\${s##*) }"; }
+started() { line=$(stat_of "$1") || return 1; set -- $line; [ "$1" != Z ] && echo "\${20}"; }
+trap : USR1
+poller=
+if [ -n "$FLEETCOM_REAPER_DAEMON" ]; then
+  set -- $FLEETCOM_REAPER_DAEMON
+  me=$(started $$)
+  ( while [ "$(started "$1")" = "$2" ]; do sleep 1; done
+    [ "$(started $$)" = "$me" ] && kill -s USR1 $$ ) &
+  poller=$!
+fi
 groups=
 while read -r op pgid start; do
   case $op in
@@ -27,7 +39,7 @@ while read -r op pgid start; do
     -) kept=; for g in $groups; do [ "\${g%%:*}" = "$pgid" ] || kept="$kept $g"; done; groups=$kept ;;
   esac
 done
-stat_of() { { read -r s < "/proc/$1/stat"; } 2>/dev/null || return 1; echo "\${s##*) }"; }
+[ -n "$poller" ] && kill "$poller" 2>/dev/null
 proven() {
   if line=$(stat_of "$1"); then set -- "$2" $line; [ "\${21}" = "$1" ]; return; fi
   for p in /proc/[0-9]*; do
@@ -57,7 +69,7 @@ function watcher(log: (message: string) => void): ChildProcess | null {
     const child = childProcess().spawn("/bin/sh", ["-c", 'eval "$FLEETCOM_REAPER"', "fleetcom-task-reaper"], {
       stdio: ["pipe", "ignore", "ignore"],
       detached: true,
-      env: { PATH: "/usr/bin:/bin", LC_ALL: "C", FLEETCOM_REAPER: REAPER_SCRIPT },
+      env: { PATH: "/usr/bin:/bin", LC_ALL: "C", FLEETCOM_REAPER: REAPER_SCRIPT, FLEETCOM_REAPER_DAEMON: daemonIdentity() },
     });
     child.on("error", (error) => log(`task reaper failed: ${error.message}`));
     child.stdin?.on("error", () => {});
@@ -72,6 +84,12 @@ function watcher(log: (message: string) => void): ChildProcess | null {
     log(`task reaper could not start: ${(error as Error).message}`);
   }
   return reaper;
+}
+
+/** This daemon as the watcher checks it: its PID and start time, "" where /proc cannot tell. */
+function daemonIdentity(): string {
+  const start = readProcStat(process.pid)?.start;
+  return start === undefined ? "" : `${process.pid} ${start}`;
 }
 
 /** A task's process group, from its leader's PID and start time: the watcher ends it if the daemon dies. */

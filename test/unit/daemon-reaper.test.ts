@@ -74,3 +74,18 @@ describe("the task reaper, once the daemon's end of its pipe closes", () => {
     expect(isProcessAlive(child)).toBe(true);
   });
 });
+
+describe("the task reaper, once the daemon it was told of is gone, its pipe still open", () => {
+  test("kills the group within about a second of the daemon's end, though nothing closed its input", async () => {
+    const { leader, child } = await ignoringGroup();
+    const daemon = Bun.spawn(["sleep", "300"]);
+    const env = { PATH: "/usr/bin:/bin", FLEETCOM_REAPER_DAEMON: `${daemon.pid} ${readProcStat(daemon.pid)!.start}` };
+    const watcher = Bun.spawn(["/bin/sh", "-c", REAPER_SCRIPT], { stdin: "pipe", env });
+    watcher.stdin.write(`+ ${leader} ${readProcStat(leader)!.start}\n`);
+    watcher.stdin.flush();
+    daemon.kill("SIGKILL");
+    await daemon.exited;
+    await until("both to end", () => !isProcessAlive(child) && (readProcStat(leader)?.state ?? "Z") === "Z");
+    expect(await watcher.exited).toBe(0);
+  });
+});

@@ -9,6 +9,7 @@ import { join, relative } from "node:path";
 import { installFakeAgents, installSleepingAgent } from "../harness/agent-fakes.ts";
 import { Fleet, until } from "../harness/fleet.ts";
 import { fleetcomArgv } from "../harness/helpers.ts";
+import { gitIn, userGitState } from "../harness/git-repo.ts";
 import { crashDaemon, recoveryDirOf, snapshotNames } from "../harness/recovery-helpers.ts";
 import { shellWords, Tmux } from "../harness/tmux.ts";
 
@@ -16,18 +17,8 @@ let fleet: Fleet;
 let repo: string;
 const MiB = 1024 * 1024;
 
-function git(cwd: string, ...args: string[]): string {
-  const r = Bun.spawnSync(["git", "-C", cwd, ...args], { env: fleet.env });
-  if (r.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr.toString()}`);
-  return r.stdout.toString().trim();
-}
-
-/** The bytes of what fleetcom must never write: the index, HEAD, the stash and its log, every branch. */
-function userState(): string {
-  const gitDir = join(repo, ".git");
-  const read = (p: string) => (existsSync(join(gitDir, p)) ? readFileSync(join(gitDir, p)).toString("base64") : "-");
-  return [read("index"), read("HEAD"), read("refs/stash"), read("logs/refs/stash"), git(repo, "for-each-ref", "refs/heads")].join("\n");
-}
+const git = (cwd: string, ...args: string[]): string => gitIn(fleet.env, cwd, ...args);
+const userState = (): string => userGitState(fleet.env, repo);
 
 /** Every file under the repository but .git, path → bytes (base64). */
 function tree(): Record<string, string> {

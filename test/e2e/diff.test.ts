@@ -9,24 +9,15 @@ import { join } from "node:path";
 import { installFakeAgents, installSleepingAgent } from "../harness/agent-fakes.ts";
 import { Fleet, until } from "../harness/fleet.ts";
 import { fleetcomArgv } from "../harness/helpers.ts";
+import { committedRepo, gitIn, userGitState } from "../harness/git-repo.ts";
 import { crashDaemon, recoveryDirOf, snapshotNames } from "../harness/recovery-helpers.ts";
 import { fleetcomScript, shellWords, Tmux } from "../harness/tmux.ts";
 
 let fleet: Fleet;
 let repo: string;
 
-function git(cwd: string, ...args: string[]): string {
-  const r = Bun.spawnSync(["git", "-C", cwd, ...args], { env: fleet.env });
-  if (r.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr.toString()}`);
-  return r.stdout.toString().trim();
-}
-
-/** The bytes of what fleetcom must never write: the index, HEAD, the stash and its log, every branch. */
-function userState(): string {
-  const gitDir = join(repo, ".git");
-  const read = (p: string) => (existsSync(join(gitDir, p)) ? readFileSync(join(gitDir, p)).toString("base64") : "-");
-  return [read("index"), read("HEAD"), read("refs/stash"), read("logs/refs/stash"), git(repo, "for-each-ref", "refs/heads")].join("\n");
-}
+const git = (cwd: string, ...args: string[]): string => gitIn(fleet.env, cwd, ...args);
+const userState = (): string => userGitState(fleet.env, repo);
 
 async function baselineOf(id: number) {
   return (await fleet.waitForTask(id, "its baseline", (t) => t.baseline !== null)).baseline!;
@@ -34,15 +25,9 @@ async function baselineOf(id: number) {
 
 beforeEach(() => {
   fleet = new Fleet();
-  // The user's identity, as their git config would give it: `merge --commit` and `--squash` commit as them.
-  Object.assign(fleet.env, { GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" });
   repo = join(fleet.sandbox.root, "app");
-  mkdirSync(repo, { recursive: true });
-  git(repo, "init", "-q", "-b", "main");
-  for (const f of ["a.txt", "b.txt", "c.txt", "before.txt"]) writeFileSync(join(repo, f), `${f} one\n`);
-  writeFileSync(join(repo, ".gitignore"), "ignored.log\n");
-  git(repo, "add", ".");
-  git(repo, "commit", "-qm", "init");
+  const files = Object.fromEntries(["a.txt", "b.txt", "c.txt", "before.txt"].map((f) => [f, `${f} one\n`]));
+  committedRepo(fleet.env, repo, { ...files, ".gitignore": "ignored.log\n" });
 });
 afterEach(() => fleet.stop());
 

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import { committedRepo } from "../harness/git-repo.ts";
 import { installFakeAgents } from "../harness/agent-fakes.ts";
 import { Fleet, type PtyClient, until } from "../harness/fleet.ts";
 import { fleetcomArgv, processesWhere, runFleetcom } from "../harness/helpers.ts";
@@ -686,13 +687,7 @@ describe.skipIf(!haveChromium)("fleetcom web on a phone", () => {
 
   test("Changes lists an agent's changed files with their counts, a tap shows a file's diff; comments on lines reach the agent as one prompt; read-only has no comment box", async () => {
     const repo = join(fleet.sandbox.root, "app");
-    mkdirSync(repo, { recursive: true });
-    const git = (...args: string[]) => expect(Bun.spawnSync(["git", "-C", repo, ...args], { env: fleet.env }).exitCode).toBe(0);
-    Object.assign(fleet.env, { GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" });
-    git("init", "-q", "-b", "main");
-    writeFileSync(join(repo, "a.txt"), "a.txt one\n");
-    git("add", ".");
-    git("commit", "-qm", "init");
+    committedRepo(fleet.env, repo, { "a.txt": "a.txt one\n" });
     installFakeAgents(fleet);
     const id = Number(await fleet.ok(["run", "--", "codex"], { cwd: repo }));
     await until("codex ready", async () => (await fleet.peek(id)).includes(" ready"));
@@ -757,13 +752,7 @@ describe.skipIf(!haveChromium)("fleetcom web on a phone", () => {
 
   test("Checkpoints lists an agent's checkpoints under Changes; with --write, Rewind asks first and on yes puts the files back; read-only has no button and its server refuses a rewind", async () => {
     const repo = join(fleet.sandbox.root, "app");
-    mkdirSync(repo, { recursive: true });
-    const git = (...args: string[]) => expect(Bun.spawnSync(["git", "-C", repo, ...args], { env: fleet.env }).exitCode).toBe(0);
-    Object.assign(fleet.env, { GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" });
-    git("init", "-q", "-b", "main");
-    writeFileSync(join(repo, "a.txt"), "one\n");
-    git("add", ".");
-    git("commit", "-qm", "init");
+    committedRepo(fleet.env, repo, { "a.txt": "one\n" });
     installFakeAgents(fleet);
     const id = Number(await fleet.ok(["run", "--", "claude"], { cwd: repo }));
     const listed = async (count: number) =>

@@ -650,7 +650,9 @@ describe.skipIf(!haveChromium)("fleetcom web on a phone", () => {
     expect(shown.slice(0, lines.length)).toEqual(lines);
     expect(await page.$eval("#task", (t) => (t as HTMLElement).dataset.mode)).toBe("exact");
     expect(await page.$eval("#screen-text", (t) => (t as HTMLElement).hidden)).toBe(true);
-    expect(await page.$eval(".xterm-rows", (rows) => rows.textContent ?? "")).toContain(lines[1]!.trim().slice(0, 40));
+    // xterm.js paints its rows on the next animation frame, after the buffer holds the text.
+    const painted = lines[1]!.trim().slice(0, 40);
+    await until("the app painted in the page's rows", async () => (await page.$eval(".xterm-rows", (rows) => rows.textContent ?? "")).includes(painted));
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, "web-phone-tui-390x844.png") });
     // The person may ask for the other view; the app's box is then text that wraps.

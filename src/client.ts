@@ -299,7 +299,7 @@ export class DaemonClient {
       for (const frame of this.decoder.push(chunk)) {
         if (frame.kind === FrameKind.data) this.handlers.data?.(frame.payload);
         // Not validated: the peer is a fleetcom daemon (ours, or another host's through its bridge)
-        // that refused the hello unless it speaks this client's protocol (daemon.ts greet); one that
+        // that refused the hello unless it speaks this client's protocol (daemon-requests.ts Handshake); one that
         // lies and breaks a handler ends here, in the catch below.
         else this.handle(decodeJson(frame.payload) as DaemonMessage);
         if (this.failure) return;

@@ -2,6 +2,7 @@
 // with `codex app-server`), so a kill of the group never reached them: kill and rm say so. Linux
 // only (/proc); none elsewhere.
 import { existsSync } from "node:fs";
+import { runtimeDir } from "./paths.ts";
 import { commandOf, environOf, listProcStats, processStartedAtMs } from "./proc.ts";
 import type { Escapee } from "./wire-protocol.ts";
 
@@ -39,4 +40,13 @@ export function escapedFromGroups(runs: readonly RunOfTask[], isOurs: (env: Reco
     found.push({ task: run.taskId, pid: stat.pid, command: commandOf(stat.pid) });
   }
   return found.sort((a, b) => a.task - b.task || a.pid - b.pid);
+}
+
+/** What of these tasks' runs left their process groups, among the processes of this runtime directory's tasks. */
+export function escapedFromTasks(tasks: readonly { id: number; pid: number | null; startedAt: Date }[]): Escapee[] {
+  const ours = runtimeDir();
+  return escapedFromGroups(
+    tasks.map((t) => ({ taskId: t.id, pgid: t.pid, startedAt: t.startedAt })),
+    (env) => runtimeDir(env) === ours,
+  );
 }

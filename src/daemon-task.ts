@@ -10,7 +10,6 @@ import { isIdle } from "./task-idle.ts";
 import { DEFAULT_IDLE_SECONDS } from "./settings.ts";
 import { spawnPty, type Pty } from "./term-pty.ts";
 import type { Baseline } from "./git.ts";
-import type { Checkpoint } from "./git-checkpoint.ts";
 import type { ChangeStats } from "./text-changes.ts";
 import { ProcessGroup, terminateGroup } from "./daemon-process-group.ts";
 import { forgetGroup, watchGroup } from "./daemon-reaper.ts";
@@ -25,43 +24,11 @@ import type { ServiceFields } from "./recipe-services.ts";
 import { type Readiness, notReadyText } from "./task-ready.ts";
 import { type RestartState, restartState, runSeparator } from "./task-restart.ts";
 import type { TaskLog } from "./daemon-logs.ts";
+import type { TaskSpec } from "./daemon-task-spec.ts";
 
 const KILL_GRACE_MS = 2_000;
 /** How far back the CPU sparkline reaches. */
 export const CPU_TRAIL_MS = 60_000;
-
-export interface TaskSpec {
-  id: number;
-  command: string;
-  /** The command as its user typed it (TaskInfo `typed`): `command` itself, or what a recipe says or stands for. */
-  typed: string;
-  cwd: string;
-  /** The git worktree the client made for the task (`run --worktree`), or null. */
-  worktree: WorktreeRecord | null;
-  env: Record<string, string>;
-  /** Variables given with `run --env`, over `env` at every start (reruns too); kept in memory only. */
-  givenEnv?: Record<string, string> | undefined;
-  /** `run --max-memory`: resident bytes its group may use, every run; null or absent for no limit. */
-  maxMemory?: number | null | undefined;
-  /** Its restart policy and count (task-restart.ts); none when not given. */
-  restart?: RestartState | undefined;
-  /** Started by a load, not by `run` or `n` (TaskInfo loaded). */
-  loaded?: boolean | undefined;
-  name: string | null;
-  group: string | null;
-  cols: number;
-  rows: number;
-  scrollback: number;
-  /** Quiet this long, a running task is idle (the daemon's idle_seconds; 10 s when not given). */
-  idleMs?: number | undefined;
-  /** Its readiness probe, start order and stop (docs/services.md), as a recipe writes them. */
-  service?: ServiceFields | undefined;
-  /** Where agent runs keep their capture assets (agent-run.ts). */
-  agents: AgentNamespace;
-  /** Which options agent binaries understand; asked (prepare) before a spawn (agent-probe.ts). */
-  probe: Pick<FlagProbe, "flagsOf">;
-  log(message: string): void;
-}
 
 export interface TaskListener {
   output(task: Task, chunk: Uint8Array): void;
@@ -73,36 +40,6 @@ export interface TaskListener {
   attention(task: Task, before: Attention | null): void;
   /** A run has started (the first, a rerun): its readiness probe begins (daemon-ready.ts). */
   started?(task: Task): void;
-}
-
-/** What a task is started from: its command and where, how it is shown, and what a recipe or a recovery kept of it. */
-export interface TaskStart {
-  command: string;
-  cwd: string;
-  group: string | null;
-  name: string | null;
-  /** The id a recovered task had, kept when it is free (daemon-task-ids.ts). */
-  recorded?: number | undefined;
-  /** The command as its user typed it, when `command` is what fleetcom wrote (an agent's resume form). */
-  typed?: string | undefined;
-  /** The git worktree the client made for it (`run --worktree`), kept in its recipe. */
-  worktree?: WorktreeRecord | null | undefined;
-  /** `run --env K=V` (TaskSpec givenEnv). */
-  givenEnv?: Record<string, string> | undefined;
-  /** `run --max-memory`, in bytes (Task maxMemory). */
-  maxMemory?: number | null | undefined;
-  /** `run --ready-* --stop-*`, a recipe's service fields (TaskSpec service). */
-  service?: ServiceFields | undefined;
-  /** The baseline a recovery snapshot kept (daemon-changes.ts). */
-  baseline?: Baseline | undefined;
-  /** The checkpoints a recovery snapshot kept (daemon-checkpoints.ts). */
-  checkpoints?: Checkpoint[] | undefined;
-  /** `run --restart`, a recipe's `restart`, and the count a recovery keeps. */
-  restart?: RestartState | undefined;
-  /** Started by a load (a saved session, a snapshot), not by `run` or the dashboard's `n`. */
-  loaded?: boolean | undefined;
-  /** False: nothing about it is pushed (`run --no-notify`, a recipe's `"notify": false`). */
-  notify?: boolean | undefined;
 }
 
 export class Task {

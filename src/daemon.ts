@@ -1,7 +1,7 @@
 // The fleet: every task, every connected client, and what happens between them. All fleet state
-// lives here; clients send requests (daemon-ops.ts does each operation), get replies and events
-// (daemon-events.ts batches them) and watch tasks' screens (daemon-peers.ts). The socket, the
-// lock and the snapshot writer around it are daemon-supervisor.ts's.
+// lives here; clients send requests (daemon-requests.ts answers them, daemon-ops.ts does each
+// operation), get replies and events (daemon-events.ts batches them) and watch tasks' screens
+// (daemon-peers.ts). The socket, the lock and the snapshot writer around it are daemon-supervisor.ts's.
 import type { PeerSocket } from "./daemon-socket.ts";
 import { join } from "node:path";
 import { AgentNamespace } from "./agent-namespace.ts";
@@ -32,38 +32,32 @@ import { TaskChanges } from "./daemon-changes.ts";
 import { TaskCheckpoints } from "./daemon-checkpoints.ts";
 import { InputGap } from "./daemon-input-gap.ts";
 import { flagsNeeded, probedPrograms } from "./agent-run.ts";
-import { UserError, errorMessage } from "./errors.ts";
-import { normalizeGroup, normalizeName } from "./task-labels.ts";
 import type { NotifyTarget } from "./config-notify.ts";
 import type { Settings } from "./settings.ts";
 import {
   type CrashNotice,
   type Escapee,
-  type Hello,
   hello as helloSchema,
-  type Notices,
-  opArgs,
   type OpResult,
   request as requestSchema,
   type DaemonStatus,
   type RecipeEntry,
-  type Request,
   type SnapshotError,
   type TaskInfo,
   type TaskRef,
-  type Welcome,
 } from "./wire-protocol.ts";
 import { FleetNotify } from "./daemon-notify-fleet.ts";
 import type { Schema } from "./validator.ts";
-import { cacheDir, definedEnvironment, homeDir, runtimeDir, socketPath } from "./paths.ts";
-import { PROTOCOL_VERSION } from "./wire-framing.ts";
+import { cacheDir, homeDir, runtimeDir, socketPath } from "./paths.ts";
 import type { SnapshotRecipe, SnapshotState } from "./daemon-snapshots.ts";
 import type { SnapshotUrgency } from "./recipe-snapshot-rules.ts";
-import { Task, type TaskListener, type TaskStart } from "./daemon-task.ts";
+import { Task, type TaskListener } from "./daemon-task.ts";
+import { type TaskStart, taskSpec } from "./daemon-task-spec.ts";
 import { resolveTaskRef, taskById } from "./task-ref.ts";
 import { agentProbeBudgetSetting, HANDSHAKE_TIMEOUT_MS } from "./settings.ts";
 import { Typist } from "./daemon-typist.ts";
-import { escapedFromGroups } from "./daemon-escapees.ts";
+import { Handshake, runRequest } from "./daemon-requests.ts";
+import { escapedFromTasks } from "./daemon-escapees.ts";
 import { VERSION } from "./version.ts";
 import { TaskIds } from "./daemon-task-ids.ts";
 import { ResourceSampler } from "./daemon-resources.ts";
@@ -134,8 +128,6 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     (m) => this.options.log(m),
     (t) => this.tasks.get(t.id) === t && this.hooks.recipeChanged(),
   );
-  /** Told in every welcome: which start of the daemon a client reached (a forwarded connection checks it). */
-  private readonly instance = crypto.randomUUID();
   /** A recovered task took an id below one in use, so `tasks` is no longer in id order until `inIdOrder`. */
   private outOfIdOrder = false;
   private highestId = 0;
@@ -179,10 +171,8 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   private snapshot: SnapshotState = { error: null, pendingSince: null };
   /** When attached clients last typed: periodic work waits for a gap (daemon-input-gap.ts). */
   readonly inputGap = new InputGap();
-  /** The previous fleet of this runtime directory, lost and not yet recovered (daemon-clean-stop.ts). */
-  private crash: CrashNotice | null = null;
-  /** One-time notices go to the first client that asks for them. */
-  private noticesTold = false;
+  /** Who this daemon is this start, and the lost fleet's notice (daemon-requests.ts). */
+  private readonly handshake = new Handshake(() => this.options.settings?.problems ?? []);
   private readonly hooks: DaemonHooks;
   /** What of the fleet's news goes to notify's destinations (daemon-notify-fleet.ts). */
   private readonly notify: FleetNotify;
@@ -232,7 +222,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     if (!peer) return;
     if (peer.stage === "greeting") return this.greet(peer, message);
     if (!requestSchema.allows(message)) return void this.refuse(peer, "invalid request", requestSchema, message);
-    return this.dispatch(peer, message);
+    return runRequest(this.handlers, peer, message, this.options.log);
   }
 
   data(conn: Connection, bytes: Uint8Array): void {
@@ -270,26 +260,11 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
 
   private greet(peer: Greeting, message: unknown): void {
     if (!helloSchema.allows(message)) return void this.refuse(peer, "invalid handshake", helloSchema, message);
-    const parsed = message;
-    if (parsed.protocol !== PROTOCOL_VERSION) {
-      return peer.conn.drop(
-        `the running daemon speaks protocol ${PROTOCOL_VERSION} (fleetcom ${VERSION}), this client ${parsed.protocol} (fleetcom ${parsed.version}); run 'fleetcom --kill' (this ends the old daemon's tasks) and try again`,
-        { protocol: PROTOCOL_VERSION, version: VERSION },
-      );
-    }
+    const answer = this.handshake.answer(message);
+    if ("refusal" in answer) return peer.conn.drop(answer.refusal, answer.daemon);
     clearTimeout(peer.handshakeTimer);
-    // A client forwarded here by ssh from another machine gets what a bridge would have put in: this host's.
-    const hello = parsed.environment === "host" ? { ...parsed, env: definedEnvironment(), cwd: homeDir() } : parsed;
-    this.peers.set(peer.conn, greeted(peer, hello));
-    peer.conn.send({
-      type: "welcome",
-      protocol: PROTOCOL_VERSION,
-      version: VERSION,
-      pid: process.pid,
-      socket: socketPath(),
-      instance: this.instance,
-      ...this.noticesFor(parsed),
-    } satisfies Welcome);
+    this.peers.set(peer.conn, greeted(peer, answer.hello));
+    peer.conn.send(answer.welcome);
   }
 
   /**
@@ -303,42 +278,17 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
     peer.conn.drop(`${what}: ${await schema.problem(message)}`);
   }
 
-  /** The one-time notices, for the first client that asks: a lost previous fleet, config problems. */
-  private noticesFor(hello: Hello): { notices?: Notices } {
-    const config = this.options.settings?.problems ?? [];
-    if (!hello.notices || this.noticesTold || (this.crash === null && config.length === 0)) return {};
-    this.noticesTold = true;
-    return { notices: { crash: this.crash, config } };
-  }
-
   /** Set once at start, before the first client is accepted. */
   setCrash(notice: CrashNotice | null): void {
-    this.crash = notice;
+    this.handshake.crash = notice;
   }
 
   /** A load of the lost fleet's snapshot clears the notice, for good. */
   private recovered(snapshot: string): void {
-    if (this.crash?.snapshot !== snapshot) return;
-    this.crash = null;
+    if (this.handshake.crash?.snapshot !== snapshot) return;
+    this.handshake.crash = null;
     this.hooks.crashCleared();
     for (const peer of this.greeted()) if (peer.subscribed) peer.conn.sendEvent({ type: "crash", crash: null });
-  }
-
-  private async dispatch(peer: Peer, req: Request): Promise<void> {
-    const schema = opArgs[req.op];
-    const args = req.args ?? {};
-    if (!schema.allows(args)) {
-      peer.conn.send({ type: "reply", id: req.id, ok: false, error: `${req.op}: ${await schema.problem(args)}` });
-      return;
-    }
-    try {
-      // `args` passed this op's own schema just above; TypeScript cannot tie the two through a union.
-      const result = await this.handlers[req.op](peer, args as never);
-      peer.conn.send({ type: "reply", id: req.id, ok: true, result: result ?? null });
-    } catch (error) {
-      if (!(error instanceof UserError)) this.options.log(`error in ${req.op}: ${(error as Error)?.stack ?? error}`);
-      peer.conn.send({ type: "reply", id: req.id, ok: false, error: errorMessage(error) });
-    }
   }
 
   // ---- task events ---------------------------------------------------------------------------
@@ -451,57 +401,18 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
   }
 
   spawn(peer: Peer, start: TaskStart): Task {
-    const {
-      command,
-      cwd,
-      group,
-      name,
-      recorded,
-      typed = command,
-      worktree = null,
-      givenEnv,
-      service,
-      restart,
-      loaded,
-      baseline,
-      notify = true,
-      maxMemory,
-    } = start;
-    const { hello } = peer;
-    const task = new Task(
-      {
-        id: this.ids.assign(recorded, (id) => this.tasks.has(id)),
-        command,
-        typed,
-        cwd,
-        worktree,
-        env: hello.env,
-        givenEnv,
-        maxMemory,
-        service,
-        restart,
-        loaded,
-        name: name === null ? null : normalizeName(name),
-        group: group === null ? null : normalizeGroup(group),
-        cols: hello.cols,
-        rows: hello.rows,
-        scrollback: this.options.scrollback,
-        idleMs: this.options.idleMs,
-        agents: this.agents,
-        probe: this.probe,
-        log: this.options.log,
-      },
-      this,
-    );
+    const id = this.ids.assign(start.recorded, (id) => this.tasks.has(id));
+    const { scrollback, idleMs, log } = this.options;
+    const task = new Task(taskSpec(id, start, peer.hello, { scrollback, idleMs, agents: this.agents, probe: this.probe, log }), this);
     task.diskLog = this.hooks.history?.logs.open(String(task.id)) ?? null;
-    task.notify = notify;
+    task.notify = start.notify ?? true;
     this.tasks.set(task.id, task);
     if (task.id < this.highestId) this.outOfIdOrder = true;
     this.highestId = Math.max(this.highestId, task.id);
     this.resources.keepSampling();
     this.events.broadcast("created", task.info());
-    this.changes.started(task, task.agent !== null || worktree !== null, baseline);
-    this.checkpoints.started(task, task.agent !== null || worktree !== null, start.checkpoints);
+    this.changes.started(task, task.agent !== null || task.worktree !== null, start.baseline);
+    this.checkpoints.started(task, task.agent !== null || task.worktree !== null, start.checkpoints);
     this.hooks.recipeChanged();
     return task;
   }
@@ -528,11 +439,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
 
   /** What of these tasks' runs left their process groups and so outlived the sweep (reported, never signalled). */
   escaped(tasks: readonly Task[]): Escapee[] {
-    const ours = runtimeDir();
-    return escapedFromGroups(
-      tasks.map((t) => ({ taskId: t.id, pgid: t.pid, startedAt: t.startedAt })),
-      (env) => runtimeDir(env) === ours,
-    );
+    return escapedFromTasks(tasks);
   }
 
   find(ref: TaskRef): Task {
@@ -598,7 +505,7 @@ export class Daemon implements TaskListener, ConnectionHandler, Fleet {
       snapshotError: this.snapshot.error,
       snapshotPendingSince: this.snapshot.pendingSince,
       history: this.hooks.history?.status() ?? HISTORY_OFF,
-      crash: this.crash,
+      crash: this.handshake.crash,
       settings: daemonSettings(this.options.settings),
       push: this.notify.status(),
       resources: this.resources.status(),

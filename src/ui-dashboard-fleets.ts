@@ -3,7 +3,8 @@
 // shows it: a flip between Running and Idle held a moment (ui-dashboard-moves.ts).
 import type { DaemonClient } from "./client.ts";
 import { type FleetEvent, FleetModel } from "./client-fleet.ts";
-import type { HostFleet } from "./client-host-fleet.ts";
+import { HostFleet, type HostListener } from "./client-host-fleet.ts";
+import { hostsMayBeAdded, type Target } from "./client-target.ts";
 import { EXIT, UserError } from "./errors.ts";
 import { SectionMoves, type Where } from "./ui-dashboard-moves.ts";
 import { ORDERS, screenRows, taskKey, type Grouping, type HostBlock, type ListRow, type Order } from "./view-fleet.ts";
@@ -25,6 +26,19 @@ export class Fleets {
     onLocalEvent: FleetEvent,
   ) {
     this.local = new FleetModel(onLocalEvent);
+  }
+
+  /**
+   * Links the added hosts, each in the background; not with `--host` (that host's fleet is the one
+   * shown). Whether it did: not once the dashboard has left (`wanted` false), so nothing is left to close.
+   */
+  async linkHosts(target: Target, listener: HostListener, wanted: () => boolean): Promise<boolean> {
+    if (target.kind === "host" || !hostsMayBeAdded()) return false;
+    const { hostAnswerBoundMs, readHosts } = await import("./client-hosts.ts");
+    if (!wanted()) return false;
+    this.hosts = readHosts().map((host) => new HostFleet(host, listener, hostAnswerBoundMs()));
+    for (const fleet of this.hosts) void fleet.connect();
+    return true;
   }
 
   /** `u`: the next order. */

@@ -7,7 +7,7 @@
 import { attachFromList, pickAndLoad } from "./ui-dashboard-lent.ts";
 import { DEFAULT_DETACH_KEY, attachStatusSetting, type DetachKey } from "./ui-attach-settings.ts";
 import { DaemonClient } from "./client.ts";
-import { hostsMayBeAdded, type Target } from "./client-target.ts";
+import type { Target } from "./client-target.ts";
 import { errorMessage } from "./errors.ts";
 import { label } from "./task-labels.ts";
 import { dashboardLines, filterCursor, helpRows, troubleNotices, useInTitle, type View } from "./ui-dashboard-view.ts";
@@ -27,7 +27,6 @@ import { Region } from "./ui-render.ts";
 import { currentDirectory } from "./text-path.ts";
 import { bellSetting, confirmSetting } from "./settings.ts";
 import { WaitSignals } from "./ui-dashboard-waits.ts";
-import { HostFleet } from "./client-host-fleet.ts";
 import { type FleetEvent, Retrying } from "./client-fleet.ts";
 import { CLEAR_SCREEN } from "./text-ansi.ts";
 import { BURST_NOTICE, BurstGuard, PASTE_MARKS_OFF, PASTE_MARKS_ON } from "./ui-dashboard-burst.ts";
@@ -96,22 +95,13 @@ class Dashboard implements Desk {
     for (const fleet of this.fleets.hosts) fleet.close();
   }
 
-  /**
-   * The added hosts, each linked in the background: called once this machine's fleet is drawn, so
-   * no host (however slow or down) delays it. Not with `--host` (that host's fleet is the one shown).
-   */
+  /** The added hosts, linked once this machine's fleet is drawn, so no host (however slow or down) delays it. */
   private async linkHosts(): Promise<void> {
-    if (this.target.kind === "host" || !hostsMayBeAdded()) return;
-    const { hostAnswerBoundMs, readHosts } = await import("./client-hosts.ts");
     const listener = {
       event: (host: string, event: TaskEvent, before: TaskInfo | undefined) => this.onEvent(event, before, host),
       linkChanged: () => this.drawSoon(),
     };
-    // Left already (a quick q): nothing is linked, so nothing is left to close.
-    if (this.mode.kind === "ended") return;
-    this.fleets.hosts = readHosts().map((host) => new HostFleet(host, listener, hostAnswerBoundMs()));
-    for (const fleet of this.fleets.hosts) void fleet.connect();
-    this.drawSoon();
+    if (await this.fleets.linkHosts(this.target, listener, () => this.mode.kind !== "ended")) this.drawSoon();
   }
 
   get hostNames(): string[] {

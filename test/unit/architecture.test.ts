@@ -127,6 +127,19 @@ function forbiddenEdges(table = LAYERS, graph = GRAPH, runtime = RUNTIME): strin
   return broken;
 }
 
+/** The floors, top to bottom, in the order of the doc's table. */
+const FLOORS = [...LAYERS.keys()];
+
+/** Imports that run back up: from a file to one on a floor above its own, type imports counted. */
+function backEdges(graph = GRAPH): string[] {
+  const floor = (m: string) => FLOORS.indexOf(layer(m));
+  return [...graph].flatMap(([m, imports]) => imports.filter((i) => graph.has(i) && floor(i) < floor(m)).map((i) => `${m} → ${i}`));
+}
+
+/** A file's lines, as `wc -l` counts them. */
+const lineCount = (text: string) => text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+const MAX_LINES = 600;
+
 describe("the map", () => {
   test("the doc's table and index are read: every layer has a row, and the rows name only layers", () => {
     expect(LAYERS.size).toBeGreaterThan(10);
@@ -139,6 +152,19 @@ describe("the map", () => {
     const files = readdirSync(SRC).filter((f) => f.endsWith(".ts"));
     expect(files.filter((m) => !INDEX.has(m))).toEqual([]);
     expect([...INDEX.keys()].filter((m) => !files.includes(m))).toEqual([]);
+  });
+
+  // A file that grows past this holds more than one concern: it is cut by concern, into flat files
+  // whose first line says their one job, never by line count alone.
+  test(`no file in src/ passes ${MAX_LINES} lines`, () => {
+    const files = readdirSync(SRC).filter((f) => f.endsWith(".ts"));
+    const long = files.flatMap((f) => {
+      const lines = lineCount(readFileSync(resolve(SRC, f), "utf8"));
+      return lines > MAX_LINES ? [`${f}: ${lines} lines`] : [];
+    });
+    expect(long).toEqual([]);
+    expect(lineCount("a\nb\n")).toBe(2);
+    expect(lineCount("a\nb")).toBe(2);
   });
 
   test("a prefix never lies: a prefixed file is listed under its prefix's layer", () => {
@@ -206,6 +232,23 @@ describe("the host a command talks to", () => {
 describe("the import graph", () => {
   test("has no cycle, type imports counted", () => {
     expect(cycles(GRAPH)).toEqual([]);
+  });
+
+  // The table is a stack of floors: a row names only floors below its own, so an import the table
+  // allows never runs back up, and one that does is named here whatever the rows say.
+  test("runs down the floors: each row of the table names only floors below it, and no import runs back up", () => {
+    const upward = FLOORS.flatMap((name, i) =>
+      [...LAYERS.get(name)!.keys()].filter((other) => FLOORS.indexOf(other) <= i).map((other) => `${name} → ${other}`),
+    );
+    expect(upward).toEqual([]);
+    expect(backEdges()).toEqual([]);
+  });
+
+  test("the back-edge check catches what it is for: a file of a lower floor importing one above it", () => {
+    const backUp = new Map(GRAPH);
+    backUp.set("text-path.ts", [...GRAPH.get("text-path.ts")!, "cli.ts"]);
+    backUp.set("daemon-task.ts", [...GRAPH.get("daemon-task.ts")!, "client.ts"]);
+    expect(backEdges(backUp).sort()).toEqual(["daemon-task.ts → client.ts", "text-path.ts → cli.ts"]);
   });
 
   test("a command file is a leaf: only the runner and the command table import one", () => {

@@ -18,6 +18,7 @@ import type { ConversationUsage } from "./wire-protocol.ts";
 type HostedConversation = ConversationUsage & { host: string | null };
 
 export default defineCommand({
+  facts: { remote: "transport" },
   meta: {
     name: "usage",
     description: "Tokens of the agent tasks and saved conversations by agent, model and host (and cost, where config.toml gives prices)",

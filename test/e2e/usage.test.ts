@@ -3,7 +3,7 @@
 // --json`, `ls` and `fleetcom usage`, follows the store as it grows with each turn, and an agent
 // whose store records none shows `—`, never a guess; money only at the prices config.toml gives.
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { appendFileSync, existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { installFakeAgents } from "../harness/agent-fakes.ts";
 import { Fleet, until } from "../harness/fleet.ts";
@@ -164,4 +164,36 @@ test("--since keeps a conversation by when its store last recorded tokens: an ol
   expect(all[0]).toMatchObject({ tasks: 1, saved: 1, output: 300 });
   expect(await usageJson("--since", "1w")).toEqual(all);
   expect((await usageJson("--since", "1d"))[0]).toMatchObject({ tasks: 1, saved: 0, output: 200 });
+});
+
+test("a conversation only an earlier fleet's recovery snapshot resumes still counts, as saved, after that fleet is gone", async () => {
+  const claude = await ready("claude");
+  await turn(claude, "first");
+  await until("the first turn's usage", async () => (await fleet.task(claude)).usage?.output === 100);
+  const { conversation } = await fleet.task(claude);
+  const recovery = join(fleet.sandbox.config, "sessions", "recovery");
+  await until(
+    "a snapshot that resumes the conversation",
+    () =>
+      existsSync(recovery) &&
+      readdirSync(recovery).some((f) => f.endsWith(".json") && readFileSync(join(recovery, f), "utf8").includes(`--resume '${conversation}'`)),
+  );
+  await fleet.ok(["--kill", "--yes"]);
+  // A new daemon, started by the next command, runs no task: the conversation is the snapshot's alone.
+  expect(await usageJson()).toEqual([
+    {
+      agent: "claude",
+      model: "claude-fake-1",
+      host: null,
+      tasks: 0,
+      saved: 1,
+      input: 10,
+      output: 100,
+      cacheRead: 1000,
+      cacheWrite: 500,
+      total: 1610,
+      cost: null,
+    },
+  ]);
+  expect(await fleet.ok(["ls", "--json"])).toBe("[]\n");
 });

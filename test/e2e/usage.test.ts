@@ -197,3 +197,28 @@ test("a conversation only an earlier fleet's recovery snapshot resumes still cou
   ]);
   expect(await fleet.ok(["ls", "--json"])).toBe("[]\n");
 });
+
+test("a removed Codex task's conversation is read from its rollout through the saved session's resume form", async () => {
+  const codex = await ready("codex");
+  await turn(codex, "first");
+  await turn(codex, "second");
+  await until("both turns' usage", async () => (await fleet.task(codex)).usage?.input === 2000);
+  await fleet.ok(["save", "review"]);
+  await fleet.ok(["kill", String(codex)]);
+  await fleet.ok(["rm", String(codex)]);
+  expect(await usageJson()).toEqual([
+    {
+      agent: "codex",
+      model: "gpt-fake-codex",
+      host: null,
+      tasks: 0,
+      saved: 1,
+      input: 2000,
+      output: 100,
+      cacheRead: 2000,
+      cacheWrite: 0,
+      total: 4100,
+      cost: null,
+    },
+  ]);
+});

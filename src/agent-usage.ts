@@ -1,9 +1,9 @@
 // A conversation's token usage (a task's, or a saved one's: daemon-usage.ts), read from its agent's
-// own store (docs/usage.md): which file or database holds the conversation, read incrementally (only what was appended since the last read, from the
-// offset kept per file), at most READ_MAX bytes a refresh, each file opened through files.ts
-// openRegularFile (a FIFO or a device in the store is never opened blocking). A line that is not
-// JSON is skipped and counted, never fatal; a store that records no tokens gives null, shown `—`.
-// The records' meaning is agent-usage-records.ts's.
+// own store (docs/usage.md): which file or database holds the conversation, read incrementally
+// (only what was appended since the last read, from the offset kept per file), at most READ_MAX
+// bytes a refresh, each file opened through files.ts openRegularFile (a FIFO or a device in the
+// store is never opened blocking). A line that is not JSON is skipped and counted, never fatal; a
+// store that records no tokens gives null, shown `—`. The records' meaning is agent-usage-records.ts's.
 import { Buffer } from "node:buffer";
 import { closeSync, fstatSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";

@@ -430,6 +430,12 @@ export class AgentRun {
     return held.usage;
   }
 
+  /** The conversation whose tokens `usage` last read, and when its store last recorded something; null before one is known. */
+  usageSource(): { id: string; writtenAt: number | null } | null {
+    const held = this.usageStore;
+    return held === null ? null : { id: held.id, writtenAt: held.store?.writtenAt() ?? null };
+  }
+
   /** Reads what the store gained; malformed lines it skipped are logged once each. */
   private readUsage(store: UsageStore, held: { malformed: number; usage: TokenUsage | null }): void {
     store.refresh();
@@ -453,6 +459,12 @@ export class AgentRun {
     this.capture = { id, at: now };
     return id;
   }
+}
+
+/** The agent and conversation a stored command resumes (a save's or a snapshot's resume form); null for any other command. */
+export function resumedBy(command: string): { agent: Agent; id: string } | null {
+  const launch = detect(command, knownAgents());
+  return launch?.id ? { agent: launch.agent, id: launch.id } : null;
 }
 
 /**

@@ -150,8 +150,13 @@ export function qwenUsageReader(): RecordReader {
 /** The query of a session's messages, oldest first: its one parameter is the session's ID. */
 export const OPENCODE_USAGE_SQL = "SELECT id, data FROM message WHERE session_id = ? ORDER BY id";
 
-/** opencode's message rows (`id`, `data` as JSON text): each assistant message once. A row whose data is not JSON says nothing. */
-export function opencodeUsageRows(rows: readonly Record<string, unknown>[], ledger: Ledger): void {
+/**
+ * opencode's message rows (`id`, `data` as JSON text): each assistant message once. A row whose data
+ * is not JSON says nothing. Returns when the newest of those messages was completed (else created),
+ * epoch ms, as its `time` says; null when none says.
+ */
+export function opencodeUsageRows(rows: readonly Record<string, unknown>[], ledger: Ledger): number | null {
+  let newest: number | null = null;
   for (const row of rows) {
     const key = text(row.id);
     let data: unknown;
@@ -166,6 +171,9 @@ export function opencodeUsageRows(rows: readonly Record<string, unknown>[], ledg
     const input = count(member(tokens, "input"));
     const cacheRead = count(member(cache, "read"));
     const cacheWrite = count(member(cache, "write"));
+    const time = member(data, "time");
+    const at = count(member(time, "completed")) || count(member(time, "created"));
+    if (at > 0) newest = Math.max(newest ?? 0, at);
     ledger.put(key, {
       model: text(member(data, "modelID")),
       input,
@@ -175,4 +183,5 @@ export function opencodeUsageRows(rows: readonly Record<string, unknown>[], ledg
       context: context(input + cacheRead + cacheWrite, null),
     });
   }
+  return newest;
 }

@@ -1,9 +1,9 @@
-// A task's token usage, read from its agent's own store (docs/usage.md): which file or database
-// holds the conversation, read incrementally (only what was appended since the last read, from the
-// offset kept per file), at most READ_MAX bytes a refresh, each file opened through files.ts
-// openRegularFile (a FIFO or a device in the store is never opened blocking). A line that is not
-// JSON is skipped and counted, never fatal; a store that records no tokens gives null, shown `—`.
-// The records' meaning is agent-usage-records.ts's.
+// A conversation's token usage (a task's, or a saved one's: daemon-usage.ts), read from its agent's
+// own store (docs/usage.md): which file or database holds the conversation, read incrementally
+// (only what was appended since the last read, from the offset kept per file), at most READ_MAX
+// bytes a refresh, each file opened through files.ts openRegularFile (a FIFO or a device in the
+// store is never opened blocking). A line that is not JSON is skipped and counted, never fatal; a
+// store that records no tokens gives null, shown `—`. The records' meaning is agent-usage-records.ts's.
 import { Buffer } from "node:buffer";
 import { closeSync, fstatSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -84,6 +84,8 @@ export class JsonlUsage {
   readonly ledger = new UsageLedger();
   /** Lines that were not JSON (or too long to read), skipped. */
   malformed = 0;
+  /** When the file was last written, as of the last read (epoch ms); null before one. */
+  writtenAt: number | null = null;
   private offset = 0;
   private inode: number | null = null;
   /** The rest of a line too long to read is being skipped. */
@@ -95,23 +97,30 @@ export class JsonlUsage {
     private reader = makeReader(),
   ) {}
 
-  /** Reads what was appended since the last call (up to READ_MAX bytes); nothing when the file cannot be read. */
-  refresh(): void {
+  /**
+   * Reads what was appended since the last call (up to READ_MAX bytes); nothing when the file cannot
+   * be read. True when more than READ_MAX was waiting: the next call reads on.
+   */
+  refresh(): boolean {
     let fd: number;
     try {
       fd = openRegularFile(this.path);
     } catch {
-      return;
+      return false;
     }
     try {
       const stat = fstatSync(fd);
       if (stat.ino !== this.inode || stat.size < this.offset) this.restart(stat.ino);
-      if (stat.size <= this.offset) return;
+      this.writtenAt = stat.mtimeMs;
+      if (stat.size <= this.offset) return false;
       const buffer = Buffer.alloc(Math.min(stat.size - this.offset, READ_MAX));
       const n = readSync(fd, buffer, 0, buffer.length, this.offset);
       this.take(buffer.subarray(0, n));
+      // A read short of the file's end; what is left after one up to its end is a line still being written.
+      return buffer.length === READ_MAX && stat.size > this.offset;
     } catch {
       // unreadable this time: the same bytes are read at the next refresh
+      return false;
     } finally {
       closeSync(fd);
     }
@@ -153,9 +162,11 @@ export class JsonlUsage {
 
 /** A conversation's usage as its store says it now. */
 export interface UsageStore {
-  /** Reads what the store gained since the last refresh. */
-  refresh(): void;
+  /** Reads what the store gained since the last refresh, a bounded part of it: true when more waits for the next. */
+  refresh(): boolean;
   usage(): TokenUsage | null;
+  /** When the store last recorded something of the conversation (epoch ms), as of the last refresh; null when unknown. */
+  writtenAt(): number | null;
   /** Lines of the store skipped as malformed so far. */
   readonly malformed: number;
 }
@@ -173,15 +184,26 @@ class JsonlFiles implements UsageStore {
     return [...this.files.values()].reduce((sum, f) => sum + f.malformed, 0);
   }
 
-  refresh(): void {
+  refresh(): boolean {
     for (const path of this.list()) if (!this.files.has(path)) this.files.set(path, new JsonlUsage(path, this.reader));
-    for (const file of this.files.values()) file.refresh();
+    let more = false;
+    for (const file of this.files.values()) more = file.refresh() || more;
+    return more;
+  }
+
+  writtenAt(): number | null {
+    return newest([...this.files.values()].map((f) => f.writtenAt));
   }
 
   usage(): TokenUsage | null {
     const usages = [...this.files.values()].map((f) => f.ledger.usage()).filter((u): u is TokenUsage => u !== null);
     return combined(usages);
   }
+}
+
+function newest(times: readonly (number | null)[]): number | null {
+  const known = times.filter((t): t is number => t !== null);
+  return known.length === 0 ? null : Math.max(...known);
 }
 
 /** The usages of several files of one conversation summed; model and context from the one read last. */
@@ -198,22 +220,29 @@ class OpencodeSession implements UsageStore {
   readonly malformed = 0;
   private readonly ledger = new UsageLedger();
   private seen = "";
+  private lastMessageAt: number | null = null;
 
   constructor(
     private readonly database: string,
     private readonly id: string,
   ) {}
 
-  refresh(): void {
+  refresh(): boolean {
     const stamp = [this.database, `${this.database}-wal`].map(changeStamp).join("/");
-    if (stamp === this.seen) return;
+    if (stamp === this.seen) return false;
     this.seen = stamp;
     this.ledger.clear();
-    opencodeUsageRows(sessionRows(this.database, OPENCODE_USAGE_SQL, this.id), this.ledger);
+    this.lastMessageAt = opencodeUsageRows(sessionRows(this.database, OPENCODE_USAGE_SQL, this.id), this.ledger);
+    return false;
   }
 
   usage(): TokenUsage | null {
     return this.ledger.usage();
+  }
+
+  // The database holds every session, so its own time says nothing of this one: its messages' times do.
+  writtenAt(): number | null {
+    return this.lastMessageAt;
   }
 }
 
@@ -239,17 +268,21 @@ class CodexRollout implements UsageStore {
     return this.file?.malformed ?? 0;
   }
 
-  refresh(): void {
+  refresh(): boolean {
     if (this.file === null) {
       const path = rolloutOf(this.home, this.id);
-      if (path === null) return;
+      if (path === null) return false;
       this.file = new JsonlUsage(path, codexUsageReader);
     }
-    this.file.refresh();
+    return this.file.refresh();
   }
 
   usage(): TokenUsage | null {
     return this.file?.ledger.usage() ?? null;
+  }
+
+  writtenAt(): number | null {
+    return this.file?.writtenAt ?? null;
   }
 }
 

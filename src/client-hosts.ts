@@ -121,15 +121,27 @@ export async function askHost<T>(host: RemoteHost, work: (client: DaemonClient) 
 export type HostedTask = TaskInfo & { host: string | null };
 
 /**
- * This machine's fleet (`local`), then each added host's, every task with its host (`ls`, `usage`);
- * a host that does not answer within its bound is named on stderr and the others are kept. Null
- * when no host is added.
+ * This machine's fleet (`local`), then each added host's, every task with its host (`ls`); a host
+ * that does not answer within its bound is named on stderr and the others are kept. Null when no
+ * host is added.
  */
-export async function everyFleet(local: () => Promise<TaskInfo[]>, args: OpArgs<"ls"> = {}): Promise<HostedTask[] | null> {
+export function everyFleet(local: () => Promise<TaskInfo[]>, args: OpArgs<"ls"> = {}): Promise<HostedTask[] | null> {
+  return fromEveryHost(local, (c) => c.request("ls", args));
+}
+
+/**
+ * What `local` answers on this machine, then what `ask` answers on each added host, every row with
+ * its host (null for this machine's): `ls`, `usage`. A host that does not answer within its bound is
+ * named on stderr and the others are kept. Null when no host is added.
+ */
+export async function fromEveryHost<T extends object>(
+  local: () => Promise<T[]>,
+  ask: (client: DaemonClient) => Promise<T[]>,
+): Promise<(T & { host: string | null })[] | null> {
   const hosts = readHosts();
   if (hosts.length === 0) return null;
-  const remote = hosts.map((h) => askHost(h, (c) => c.request("ls", args), hostAnswerBoundMs()));
-  const rows: HostedTask[] = (await local()).map((t) => ({ ...t, host: null }));
+  const remote = hosts.map((h) => askHost(h, ask, hostAnswerBoundMs()));
+  const rows: (T & { host: string | null })[] = (await local()).map((t) => ({ ...t, host: null }));
   for (const [i, answer] of (await Promise.all(remote)).entries()) {
     if ("ok" in answer) rows.push(...answer.ok.map((t) => ({ ...t, host: hosts[i]!.name })));
     else process.stderr.write(`fleetcom: ${printable(answer.error)}\n`);

@@ -21,6 +21,7 @@ import type { DaemonStatus, Escapee, Op, OpArgs, OpResult, RecipeEntry, Snapshot
 import { MAX_SEND_BYTES, sendTooLong } from "./term-keys.ts";
 import { mebibytes } from "./text-size.ts";
 import type { ResourceSampler } from "./daemon-resources.ts";
+import { ConversationUsages } from "./daemon-usage.ts";
 
 /** Input a task may have waiting unread: `send` past it is refused, attached keystrokes wait. */
 export const MAX_PENDING_INPUT = MAX_SEND_BYTES;
@@ -63,6 +64,7 @@ export interface Fleet {
 }
 
 export function operations(fleet: Fleet): Handlers {
+  const conversations = new ConversationUsages();
   return {
     ls: async (_, a) => {
       if (a.resources) await fleet.resources.fresh();
@@ -86,6 +88,7 @@ export function operations(fleet: Fleet): Handlers {
       return fleet.resources.watch(peer).then(subscribed);
     },
     recipe: () => fleet.recipe(),
+    usage: () => conversations.list(fleet.all()),
     shutdown: () => {
       queueMicrotask(() => fleet.stop());
       return null;

@@ -53,20 +53,25 @@ export function costOf(usage: Pick<TokenUsage, "input" | "output" | "cacheRead" 
   return per(usage.input, price.input) + per(usage.output, price.output) + per(usage.cacheRead, price.cacheRead) + per(usage.cacheWrite, price.cacheWrite);
 }
 
-/** A task as `fleetcom usage` totals it. */
+/** A conversation as `fleetcom usage` totals it: an agent task's, or (`saved`) one only a saved session or snapshot resumes. */
 export interface UsageRow {
   agent: string;
   model: string | null;
   host: string | null;
   usage: TokenUsage;
+  saved?: boolean;
 }
 
-/** One line of the totals: an agent, a model and a host, how many tasks, their tokens, and their cost when the model has a price. */
+/**
+ * One line of the totals: an agent, a model and a host, how many tasks and saved conversations no
+ * task runs, their tokens, and their cost when the model has a price.
+ */
 export interface UsageTotal {
   agent: string;
   model: string | null;
   host: string | null;
   tasks: number;
+  saved: number;
   input: number;
   output: number;
   cacheRead: number;
@@ -78,10 +83,11 @@ export interface UsageTotal {
 /** The rows summed by agent, model and host, in the order each first appears. */
 export function usageTotals(rows: readonly UsageRow[], prices: Readonly<Record<string, ModelPrice>> = {}): UsageTotal[] {
   const totals = new Map<string, UsageTotal>();
-  for (const { agent, model, host, usage } of rows) {
+  for (const { agent, model, host, usage, saved } of rows) {
     const key = JSON.stringify([agent, model, host]);
-    const total = totals.get(key) ?? { agent, model, host, tasks: 0, ...NO_TOKENS, total: 0, cost: null };
-    total.tasks += 1;
+    const total = totals.get(key) ?? { agent, model, host, tasks: 0, saved: 0, ...NO_TOKENS, total: 0, cost: null };
+    if (saved) total.saved += 1;
+    else total.tasks += 1;
     total.input += usage.input;
     total.output += usage.output;
     total.cacheRead += usage.cacheRead;

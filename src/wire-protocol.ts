@@ -58,6 +58,8 @@ export const opArgs = {
    */
   subscribe: schema("op.subscribe", (type) => type({ "resources?": "boolean" })),
   recipe: schema("op.recipe", (type) => type({})),
+  /** `fleetcom usage`: every conversation this daemon knows, live or saved, each once (docs/usage.md). */
+  usage: schema("op.usage", (type) => type({})),
   shutdown: schema("op.shutdown", (type) => type({})),
   detach: schema("op.detach", (type) => type({})),
   redraw: schema("op.redraw", (type) => type({})),
@@ -302,6 +304,21 @@ export interface CrashChange {
  * and the daemon's handler table are both typed by it, so a misspelt op, a wrong argument or a
  * result read as something else does not compile.
  */
+/**
+ * One conversation as `fleetcom usage` counts it: an agent task of the fleet (`task`, its id; its
+ * usage null when its store records none), or a conversation a saved session or recovery snapshot
+ * resumes that no task runs (`task` null, listed only with usage). `at`: when its store last recorded
+ * something (ISO 8601), else, for a task, when it was last heard from; null when neither is known.
+ */
+export interface ConversationUsage {
+  agent: string;
+  conversation: string | null;
+  group: string | null;
+  usage: TokenUsage | null;
+  at: string | null;
+  task: number | null;
+}
+
 /** A recovered task whose recorded id was in use (`from`), and the id it got instead (`to`). */
 export type IdChange = { from: number; to: number };
 
@@ -310,6 +327,7 @@ export interface OpResults {
   status: DaemonStatus;
   subscribe: TaskInfo[];
   recipe: RecipeEntry[];
+  usage: ConversationUsage[];
   shutdown: null;
   detach: null;
   redraw: null;

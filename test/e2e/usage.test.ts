@@ -3,7 +3,7 @@
 // --json`, `ls` and `fleetcom usage`, follows the store as it grows with each turn, and an agent
 // whose store records none shows `—`, never a guess; money only at the prices config.toml gives.
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { installFakeAgents } from "../harness/agent-fakes.ts";
 import { Fleet, until } from "../harness/fleet.ts";
@@ -53,7 +53,19 @@ test("a Claude task's tokens from its transcript: in ls --json, followed turn by
 
   const totals = JSON.parse(await fleet.ok(["usage", "--json"]));
   expect(totals).toEqual([
-    { agent: "claude", model: "claude-fake-1", host: null, tasks: 1, input: 20, output: 200, cacheRead: 3000, cacheWrite: 1000, total: 4220, cost: null },
+    {
+      agent: "claude",
+      model: "claude-fake-1",
+      host: null,
+      tasks: 1,
+      saved: 0,
+      input: 20,
+      output: 200,
+      cacheRead: 3000,
+      cacheWrite: 1000,
+      total: 4220,
+      cost: null,
+    },
   ]);
   const text = await fleet.ok(["usage"]);
   expect(text).toContain("claude-fake-1");
@@ -98,4 +110,115 @@ test("a Codex task's tokens from its rollout's token_count events, with the cont
   await turn(codex, "second");
   const expected = { model: "gpt-fake-codex", input: 2000, output: 100, cacheRead: 2000, cacheWrite: 0, context: { used: 2000, window: 272000 } };
   await until("both turns' usage", async () => JSON.stringify((await fleet.task(codex)).usage) === JSON.stringify(expected));
+});
+
+const usageJson = async (...flags: string[]) => JSON.parse(await fleet.ok(["usage", "--json", ...flags])) as Record<string, unknown>[];
+
+/** Where the fake Claude, as the real one, keeps a task's transcript. */
+async function claudeTranscript(id: number): Promise<string> {
+  const { conversation, cwd } = await fleet.task(id);
+  return join(fleet.sandbox.home, ".claude", "projects", cwd.replace(/[^A-Za-z0-9]/g, "-"), `${conversation}.jsonl`);
+}
+
+test("a conversation counts once while its task runs, after it is killed, and once removed from the saved session that resumes it", async () => {
+  const claude = await ready("claude");
+  await fleet.ok(["group", String(claude), "api"]);
+  await turn(claude, "first");
+  await until("the first turn's usage", async () => (await fleet.task(claude)).usage?.output === 100);
+  await fleet.ok(["save", "work"]);
+  const tokens = { input: 10, output: 100, cacheRead: 1000, cacheWrite: 500, total: 1610, cost: null };
+  const counted = (tasks: number, saved: number) => [{ agent: "claude", model: "claude-fake-1", host: null, tasks, saved, ...tokens }];
+
+  // The task, its saved session's entry and its recovery snapshot's are one conversation.
+  expect(await usageJson()).toEqual(counted(1, 0));
+  await fleet.ok(["kill", String(claude)]);
+  expect(await usageJson()).toEqual(counted(1, 0));
+
+  await fleet.ok(["rm", String(claude)]);
+  expect(await usageJson()).toEqual(counted(0, 1));
+  expect(await usageJson("-g", "api")).toEqual(counted(0, 1));
+  expect(await usageJson("-g", "web")).toEqual([]);
+  const text = await fleet.ok(["usage"]);
+  expect(text.split("\n")[0]).toContain("SAVED");
+  expect(text.split("\n").find((l) => l.startsWith("claude "))).toMatch(/claude-fake-1\s+-\s+0\s+1\s/);
+});
+
+test("--since keeps a conversation by when its store last recorded tokens: an older saved one is left out", async () => {
+  const old = await ready("claude");
+  await turn(old, "first");
+  await until("the old conversation's usage", async () => (await fleet.task(old)).usage?.output === 100);
+  const oldTranscript = await claudeTranscript(old);
+  await fleet.ok(["save", "earlier"]);
+  await fleet.ok(["kill", String(old)]);
+  await fleet.ok(["rm", String(old)]);
+  const threeDaysAgo = new Date(Date.now() - 3 * 86_400_000);
+  utimesSync(oldTranscript, threeDaysAgo, threeDaysAgo);
+
+  const recent = await ready("claude");
+  await turn(recent, "first");
+  await turn(recent, "second");
+  await until("the recent conversation's usage", async () => (await fleet.task(recent)).usage?.output === 200);
+
+  const all = await usageJson();
+  expect(all).toHaveLength(1);
+  expect(all[0]).toMatchObject({ tasks: 1, saved: 1, output: 300 });
+  expect(await usageJson("--since", "1w")).toEqual(all);
+  expect((await usageJson("--since", "1d"))[0]).toMatchObject({ tasks: 1, saved: 0, output: 200 });
+});
+
+test("a conversation only an earlier fleet's recovery snapshot resumes still counts, as saved, after that fleet is gone", async () => {
+  const claude = await ready("claude");
+  await turn(claude, "first");
+  await until("the first turn's usage", async () => (await fleet.task(claude)).usage?.output === 100);
+  const { conversation } = await fleet.task(claude);
+  const recovery = join(fleet.sandbox.config, "sessions", "recovery");
+  await until(
+    "a snapshot that resumes the conversation",
+    () =>
+      existsSync(recovery) &&
+      readdirSync(recovery).some((f) => f.endsWith(".json") && readFileSync(join(recovery, f), "utf8").includes(`--resume '${conversation}'`)),
+  );
+  await fleet.ok(["--kill", "--yes"]);
+  // A new daemon, started by the next command, runs no task: the conversation is the snapshot's alone.
+  expect(await usageJson()).toEqual([
+    {
+      agent: "claude",
+      model: "claude-fake-1",
+      host: null,
+      tasks: 0,
+      saved: 1,
+      input: 10,
+      output: 100,
+      cacheRead: 1000,
+      cacheWrite: 500,
+      total: 1610,
+      cost: null,
+    },
+  ]);
+  expect(await fleet.ok(["ls", "--json"])).toBe("[]\n");
+});
+
+test("a removed Codex task's conversation is read from its rollout through the saved session's resume form", async () => {
+  const codex = await ready("codex");
+  await turn(codex, "first");
+  await turn(codex, "second");
+  await until("both turns' usage", async () => (await fleet.task(codex)).usage?.input === 2000);
+  await fleet.ok(["save", "review"]);
+  await fleet.ok(["kill", String(codex)]);
+  await fleet.ok(["rm", String(codex)]);
+  expect(await usageJson()).toEqual([
+    {
+      agent: "codex",
+      model: "gpt-fake-codex",
+      host: null,
+      tasks: 0,
+      saved: 1,
+      input: 2000,
+      output: 100,
+      cacheRead: 2000,
+      cacheWrite: 0,
+      total: 4100,
+      cost: null,
+    },
+  ]);
 });

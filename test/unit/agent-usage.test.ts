@@ -3,7 +3,7 @@
 // grows during a turn, a malformed line skipped and counted, an over-long line and a FIFO survived.
 import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { appendFileSync, openSync, writeSync, closeSync } from "node:fs";
+import { appendFileSync, openSync, writeSync, closeSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { JsonlUsage, READ_MAX, usageStoreFor } from "../../src/agent-usage.ts";
@@ -130,6 +130,22 @@ describe("Claude's transcript", () => {
     for (let i = 0; i < 4; i++) file.refresh();
     expect(file.ledger.usage()).toMatchObject({ output: 30 });
     expect(file.malformed).toBe(1);
+  });
+
+  test("a store longer than one refresh reads says more waits, is read to its end over the next, and is timed by its file", () => {
+    const path = claudeStore();
+    const padding = "p".repeat(100_000);
+    const count = Math.ceil((READ_MAX * 1.5) / padding.length);
+    appendFileSync(path, lines(...Array.from({ length: count }, (_, i) => claudeBlock(`msg_${i}`, 1, { type: "text", text: padding }))));
+    const written = new Date("2026-11-30T08:00:00Z");
+    utimesSync(path, written, written);
+    const store = usageStoreFor({ name: "claude" }, ID, where())!;
+    expect(store.writtenAt()).toBeNull();
+    expect(store.refresh()).toBe(true);
+    expect(store.usage()!.output).toBeLessThan(count);
+    expect(store.refresh()).toBe(false);
+    expect(store.usage()).toMatchObject({ output: count });
+    expect(store.writtenAt()).toBe(written.getTime());
   });
 
   test("a store replaced by a FIFO is not waited on, and one started again is read from its start", () => {
@@ -348,9 +364,12 @@ describe("opencode's database", () => {
       cacheWrite: 1100,
       context: { used: 12 + 14900 + 200, window: null },
     });
-    add("msg_a3", SES, assistant(1, 1, 0, 0));
+    expect(store.writtenAt()).toBe(2);
+    add("msg_a3", SES, { ...assistant(1, 1, 0, 0), time: { created: 1_764_800_000_000, completed: 1_764_800_004_000 } });
     store.refresh();
     expect(store.usage()).toMatchObject({ input: 23, output: 420 + 1 + 10 });
+    // The database holds every session: this one's time is its newest message's, not the file's.
+    expect(store.writtenAt()).toBe(1_764_800_004_000);
     db.close();
   });
 });

@@ -51,6 +51,15 @@ test("totals by agent, model and host; a model without a price has no cost, neve
   expect(totals[2]!.cost).toBeNull();
 });
 
+test("a saved conversation no task runs is counted apart from the tasks, its tokens in the same total", () => {
+  const totals = usageTotals([
+    { agent: "claude", model: "m1", host: null, usage: usage() },
+    { agent: "claude", model: "m1", host: null, usage: usage(), saved: true },
+    { agent: "claude", model: "m1", host: null, usage: usage(), saved: true },
+  ]);
+  expect(totals.map((t) => [t.tasks, t.saved, t.total])).toEqual([[1, 2, 3 * 48_000]]);
+});
+
 test("a kind of token given no price costs nothing", () => {
   expect(costOf(usage(), { output: 10 })).toBeCloseTo(0.02, 10);
 });

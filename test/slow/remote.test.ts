@@ -373,6 +373,22 @@ describe("hosts over OpenSSH", () => {
     }
   });
 
+  remoteTest("from a terminal, --host H --kill asks its question there, through this client, and stops that fleet on y", async () => {
+    await ok(["--host", "remote1", "run", "--name", "far-asked", "--", "sleep 3600"]);
+    const daemon = remoteDaemonPid()!;
+    const tmux = new Tmux(env, root);
+    try {
+      tmux.window("kill", shellWords(fleetcomArgv(["--host", "remote1", "--kill"])), { cols: 120, rows: 20 });
+      await tmux.waitFor("kill", "the question asked there", (t) => /fleetcom: stop 1 task and the daemon\? y\/N$/m.test(t));
+      tmux.type("kill", "y");
+      await tmux.waitFor("kill", "the daemon there stopped", (t) => t.includes(`stopped daemon ${daemon}`));
+      await tmux.waitForExit("kill");
+    } finally {
+      tmux.kill();
+    }
+    await until("the remote daemon to end", () => !existsSync(`/proc/${daemon}`));
+  });
+
   remoteTest("an attached client whose ssh link is killed says so, reconnects by itself and restores the screen", async () => {
     const id = Number((await ok(["--host", "remote1", "run", "--name", "pad2", "--", "printf 'before-drop\\n'; exec cat"])).trim());
     const client = new PtyClient(fleetcomArgv(["attach", "remote1:pad2"]), { ...env, FLEETCOM_ATTACH_STATUS: "1" }, fleet.sandbox.home, {

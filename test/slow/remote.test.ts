@@ -138,6 +138,9 @@ describe("hosts over OpenSSH", () => {
       expect(out).toMatch(/lingering|logind|service/);
       const sum = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
       expect(sum(installed())).toBe(sum(BIN!));
+      // The tests' ssh config sets neither sharing nor ConnectTimeout: fleetcom adds both, as ssh -G said.
+      expect(readFileSync(join(fleet.sandbox.config, "config.toml"), "utf8")).toContain('[hosts.remote1]\nssh = "remote1"\nhome = ');
+      expect(readFileSync(join(fleet.sandbox.config, "config.toml"), "utf8")).toContain("\nshare = true\ntimeout = true\n");
       expect(await ok(["hosts", "add", "remote1"])).toContain(`fleetcom ${VERSION} already at ${installed()}`);
       const hosts = JSON.parse(await ok(["hosts", "ls", "--json"]));
       expect(hosts).toEqual([{ name: "remote1", ssh: "remote1", version: VERSION, reachable: true, tasks: 0, waiting: 0 }]);

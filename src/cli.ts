@@ -81,7 +81,7 @@ export async function runCli(argv: string[]): Promise<number> {
     }
     const { rest: words, host: named } = takeHostFlag(argv);
     const hostOfRoot = named ?? (process.env.FLEETCOM_HOST?.trim() || null);
-    if (hostOfRoot !== null && isKill(words)) return await onHost(hostOfRoot, words);
+    if (hostOfRoot !== null && isKill(words)) return await onHost(hostOfRoot, words, true);
     const dashboardHere = hostOfRoot !== null ? dashboardRequest(takeDetachKey(words).rest) : null;
     // --foreground runs a supervisor in this process: it has no host to go to.
     if (dashboardHere?.foreground && named !== null) throw new UserError("--host does not apply to --foreground", EXIT.usage);
@@ -117,7 +117,7 @@ export async function runCli(argv: string[]): Promise<number> {
     const hostNames = () => hostsFile?.readHosts().map((h) => h.name) ?? [];
     const routed = routeCommand(argv[0]!, def, argv, { named, env: process.env.FLEETCOM_HOST, hostNames });
     argv = routed.words;
-    if (routed.route.kind === "there") return await onHost(routed.route.host, argv);
+    if (routed.route.kind === "there") return await onHost(routed.route.host, argv, factsOf(def).quick === true);
     const target = routed.route.kind === "transport" ? await targetNamed(routed.route.host) : ({ kind: "here" } as const);
     const runs = factsOf(def).plain ? await plainRunner(def) : null;
     const plain = runs && plainArgs(argv, runs.args as ArgsDef | undefined);
@@ -152,10 +152,13 @@ async function targetNamed(name: string): Promise<Target> {
   return { kind: "host", host: findHost(name) };
 }
 
-/** `--kill` and the commands that read or write the host's own files: the host's own fleetcom runs them there. */
-async function onHost(name: string, words: string[]): Promise<number> {
-  const [{ findHost }, { runRemote }] = await Promise.all([import("./client-hosts.ts"), import("./client-ssh.ts")]);
-  return await runRemote(findHost(name), words);
+/**
+ * `--kill` and the commands that read or write the host's own files: the host's own fleetcom runs
+ * them there, bounded until it answers (`quick`: the one-host bound, else a long one).
+ */
+async function onHost(name: string, words: string[], quick: boolean): Promise<number> {
+  const [{ findHost }, { answerBoundMs, runOnHost }] = await Promise.all([import("./client-hosts.ts"), import("./client-host-command.ts")]);
+  return await runOnHost(findHost(name), words, answerBoundMs(quick));
 }
 
 /** What a plain shape runs: the command itself, or its default subcommand (`sessions` is `sessions list`). */

@@ -5,7 +5,7 @@
 // for ever with nothing said.
 // The welcome is the bound's end, not a reply: `wait`, `load` and the streams of `attach` and
 // `--follow` may rightly take as long as they take once the daemon has answered.
-import type { RemoteHost } from "./client-ssh.ts";
+import { oneHostBoundMs } from "./client-host-bounds.ts";
 import { lockHolder } from "./client-target.ts";
 import { EXIT, UserError } from "./errors.ts";
 import { logPath, runtimeDir } from "./paths.ts";
@@ -14,23 +14,14 @@ import { VERSION } from "./version.ts";
 import { PROTOCOL_VERSION } from "./wire-framing.ts";
 import type { Refusal } from "./wire-protocol.ts";
 
+/** Another host, by the name these lines give it (a RemoteHost of client-ssh.ts). */
+type NamedHost = { readonly name: string };
+
 /** How long this machine's running daemon is given to welcome a client it has accepted. */
 export const LOCAL_WELCOME_MS = 10_000;
-/**
- * How long one command for one host (`--host H ls`, `peek H:1`) is given: ssh, the bridge there and
- * its daemon, perhaps started there by the bridge, which on a loaded host takes seconds.
- */
-export const SINGLE_HOST_WELCOME_MS = 30_000;
-
-/** FLEETCOM_HOST_TIMEOUT_MS when it is a positive whole number (tests on a loaded machine), else undefined. */
-export function hostTimeoutSetting(env: NodeJS.ProcessEnv = process.env): number | undefined {
-  const raw = env.FLEETCOM_HOST_TIMEOUT_MS?.trim();
-  return raw && /^\d+$/.test(raw) && Number(raw) > 0 ? Number(raw) : undefined;
-}
-
 /** The welcome's bound for a connection to `host` (null: this machine's daemon, `patient` when this command followed its start). */
-export function welcomeBoundMs(host: RemoteHost | null, patientMs: number | null): number {
-  if (host) return hostTimeoutSetting() ?? SINGLE_HOST_WELCOME_MS;
+export function welcomeBoundMs(host: NamedHost | null, patientMs: number | null): number {
+  if (host) return oneHostBoundMs();
   return patientMs ?? LOCAL_WELCOME_MS;
 }
 
@@ -40,7 +31,7 @@ export function busyDaemon(pid: number, log: string): UserError {
 }
 
 /** What a client says when no welcome came within `boundMs`: the host, or this machine's daemon by its PID. */
-export function noWelcome(host: RemoteHost | null, boundMs: number): UserError {
+export function noWelcome(host: NamedHost | null, boundMs: number): UserError {
   if (host) return new UserError(`${host.name} is unreachable: no answer within ${boundMs / 1000} s (ssh, or its daemon stopped or busy)`, EXIT.unreachable);
   const pid = lockHolder(runtimeDir());
   if (pid !== null) return busyDaemon(pid, logPath());
@@ -48,7 +39,7 @@ export function noWelcome(host: RemoteHost | null, boundMs: number): UserError {
 }
 
 /** A frame that cannot be read, or a message that broke its handler: the connection is over, said in one line naming who sent it. */
-export function protocolError(host: RemoteHost | null, error: unknown): UserError {
+export function protocolError(host: NamedHost | null, error: unknown): UserError {
   const who = host ? `${host.name}'s daemon` : "the daemon";
   const what = error instanceof Error ? error.message : String(error);
   return new UserError(`${who} sent what this client cannot read (${printable(what).slice(0, 200)}); connection closed`, EXIT.unreachable);
@@ -72,7 +63,7 @@ export class DaemonNotRunning extends UserError {
  * What a refused hello says. A daemon of another protocol on another host names both versions, and
  * the upgrade is `hosts add` again (which installs this version there).
  */
-export function refusalText(refusal: Refusal, host: RemoteHost | null): string {
+export function refusalText(refusal: Refusal, host: NamedHost | null): string {
   if (!host || !refusal.daemon) return refusal.error;
   const { version, protocol } = refusal.daemon;
   return `${host.name} runs fleetcom ${version} (protocol ${protocol}) and this is fleetcom ${VERSION} (protocol ${PROTOCOL_VERSION}); upgrade it with 'fleetcom hosts add ${host.name}', then 'fleetcom --host ${host.name} --kill' ends the old daemon and its tasks`;

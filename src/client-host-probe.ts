@@ -3,7 +3,7 @@
 // is printed, used in a command line or written into config.toml, where a home of megabytes would
 // push the file past its bound and every setting with it. An answer out of shape refuses the host in
 // one line that names it; nothing is saved.
-import { capture, sshCommandLine, sshReason } from "./client-ssh.ts";
+import { capture, type SshFacts, sshCommandLine, sshReason } from "./client-ssh.ts";
 import { EXIT, UserError } from "./errors.ts";
 import { isPrintable, printable } from "./text-printable.ts";
 import { shellQuote } from "./text-shell.ts";
@@ -40,8 +40,8 @@ export interface Probe {
 }
 
 /** Asks the host at `dest` (added as `name`) what `hosts add` needs, within PROBE_BOUND_MS and PROBE_MAX_BYTES. */
-export async function probeHost(name: string, dest: string, share: boolean): Promise<Probe> {
-  const r = await capture(await sshCommandLine(dest, `sh -c ${shellQuote(PROBE)}`, { share }), PROBE_BOUND_MS, undefined, PROBE_MAX_BYTES);
+export async function probeHost(name: string, dest: string, facts: SshFacts): Promise<Probe> {
+  const r = await capture(await sshCommandLine(dest, `sh -c ${shellQuote(PROBE)}`, facts), PROBE_BOUND_MS, undefined, PROBE_MAX_BYTES);
   if (r.code !== 0) throw new UserError(`cannot reach ${name} (${printable(dest)}): ${sshReason(r.stderr, r.code, r.signal)}`, EXIT.unreachable);
   return parseProbe(name, r.stdout);
 }

@@ -1,6 +1,7 @@
 // The hosts added with `fleetcom hosts add`, kept as `[hosts.NAME]` tables in config.toml (ssh: the
-// destination as ssh resolves it; home: the remote home the binary lives under; share: whether
-// fleetcom adds its ControlMaster options, the user's ssh config setting none when it was added). The rest of the
+// destination as ssh resolves it; home: the remote home the binary lives under; share and timeout:
+// whether fleetcom adds its ControlMaster options and its ConnectTimeout, the user's ssh config
+// setting none when it was added). The rest of the
 // file is left as the user wrote it: a host's table is replaced or removed as lines, and the file
 // written atomically.
 import { targetOf } from "./client-target.ts";
@@ -8,7 +9,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { writeFileAtomic } from "./atomic-write.ts";
 import { DaemonClient } from "./client.ts";
-import { hostTimeoutSetting } from "./client-failures.ts";
+import { hostTimeoutSetting } from "./client-host-bounds.ts";
 import type { RemoteHost } from "./client-ssh.ts";
 import { EXIT, UserError } from "./errors.ts";
 import { FileRefused, readRegularFile } from "./files.ts";
@@ -30,9 +31,9 @@ export function readHosts(file = configFile()): RemoteHost[] {
   if (typeof table !== "object" || table === null || Array.isArray(table)) return [];
   const hosts: RemoteHost[] = [];
   for (const [name, entry] of Object.entries(table as Record<string, unknown>)) {
-    const { ssh, home, share } = (entry ?? {}) as { ssh?: unknown; home?: unknown; share?: unknown };
+    const { ssh, home, share, timeout } = (entry ?? {}) as { ssh?: unknown; home?: unknown; share?: unknown; timeout?: unknown };
     if (HOST_NAME.test(name) && typeof ssh === "string" && typeof home === "string")
-      hosts.push({ name, ssh, home, ...(typeof share === "boolean" && { share }) });
+      hosts.push({ name, ssh, home, ...(typeof share === "boolean" && { share }), ...(typeof timeout === "boolean" && { timeout }) });
   }
   return hosts;
 }
@@ -51,7 +52,8 @@ export function saveHost(host: RemoteHost, file = configFile()): void {
   for (const value of [host.ssh, host.home]) if (/[\p{Cc}]/u.test(value)) throw new UserError(`'${printable(value)}' holds a control character`, EXIT.usage);
   const kept = withoutTable(configText(file), host.name).trimEnd();
   const share = host.share === undefined ? "" : `share = ${host.share}\n`;
-  const table = `[hosts.${host.name}]\nssh = ${JSON.stringify(host.ssh)}\nhome = ${JSON.stringify(host.home)}\n${share}`;
+  const timeout = host.timeout === undefined ? "" : `timeout = ${host.timeout}\n`;
+  const table = `[hosts.${host.name}]\nssh = ${JSON.stringify(host.ssh)}\nhome = ${JSON.stringify(host.home)}\n${share}${timeout}`;
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   writeFileAtomic(file, `${kept ? `${kept}\n\n` : ""}${table}`);
 }

@@ -5,10 +5,11 @@
 //
 // The ssh command is `ssh` unless FLEETCOM_SSH or `ssh_command` in config.toml names another, read
 // by `sh`'s rules as GIT_SSH_COMMAND is (plain words run without starting sh). Repeated commands to one host share one connection: ControlMaster
-// and a ControlPath in fleetcom's runtime directory are added unless the user's config sets them.
-// BatchMode: a command run from a script must never stop to ask for a password.
+// and a ControlPath in fleetcom's runtime directory are added unless the user's config sets them;
+// so is a ConnectTimeout, as an sshd that accepts the connection and never answers would otherwise
+// hold a command for ever. BatchMode: a command run from a script must never stop to ask for a password.
 import type { ClientSocket } from "./client-socket.ts";
-import { EXIT, UserError, errorMessage } from "./errors.ts";
+import { errorMessage } from "./errors.ts";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { runtimeDir } from "./paths.ts";
@@ -19,6 +20,7 @@ import { configFile, readConfigFile } from "./settings.ts";
 import { shellQuote } from "./text-shell.ts";
 import type { WorktreeRecord } from "./recipe.ts";
 import { VERSION } from "./version.ts";
+import { oneHostBoundMs } from "./client-host-bounds.ts";
 
 /** A host added with `fleetcom hosts add`: its name here, its ssh destination, its home there. */
 export interface RemoteHost {
@@ -30,6 +32,11 @@ export interface RemoteHost {
    * `hosts add` found it; unknown (an older table) is asked of `ssh -G` each time.
    */
   share?: boolean;
+  /**
+   * Whether fleetcom adds its ConnectTimeout (the user's ssh config sets none), as `hosts add` found
+   * it; unknown (an older table) is asked of `ssh -G` each time.
+   */
+  timeout?: boolean;
 }
 
 /** Where `hosts add` installs a version under the remote home, and the path every call uses (never the remote PATH). */
@@ -58,18 +65,50 @@ export function sshArgv(args: string[], command = sshCommand()): string[] {
   return ["sh", "-c", `exec ${command} "$@"`, "ssh", ...args];
 }
 
-/** Whether fleetcom should share connections to `dest`: not when `ssh -G` says the user's config already decides it. */
-export async function sharesConnections(dest: string): Promise<boolean> {
-  const effective = await capture(sshArgv(["-G", "--", dest]), 5_000);
-  const setting = (key: string) => new RegExp(`^${key} (.*)$`, "m").exec(effective.stdout)?.[1]?.trim();
-  const master = setting("controlmaster");
-  const path = setting("controlpath");
-  return !((master !== undefined && master !== "false") || (path !== undefined && path !== "none"));
+/** What the user's ssh config already decides for `dest`, so fleetcom adds none of its own there. */
+export interface SshFacts {
+  /** fleetcom adds its connection-sharing options: the config sets no ControlMaster or ControlPath. */
+  share: boolean;
+  /** fleetcom adds its ConnectTimeout: the config sets none. */
+  timeout: boolean;
 }
 
-/** The connection-sharing options, unless the user's config decides them (`share`, else `ssh -G` asked now). */
-async function connectionOptions(dest: string, share: boolean | undefined): Promise<string[]> {
-  return (share ?? (await sharesConnections(dest))) ? sharingOptions() : [];
+/** What `ssh -G` (the effective configuration, no connection made) says the user's config decides for `dest`. */
+export async function sshFacts(dest: string): Promise<SshFacts> {
+  const effective = await capture(sshArgv(["-G", "--", dest]), 5_000);
+  return sshFactsOf(effective.stdout);
+}
+
+/** SshFacts from `ssh -G`'s lines (`key value`, lower-case keys, `none`/`false` when unset). */
+export function sshFactsOf(effective: string): SshFacts {
+  const setting = (key: string) => new RegExp(`^${key} (.*)$`, "m").exec(effective)?.[1]?.trim();
+  const master = setting("controlmaster");
+  const path = setting("controlpath");
+  const connectTimeout = setting("connecttimeout");
+  return {
+    share: !((master !== undefined && master !== "false") || (path !== undefined && path !== "none")),
+    timeout: connectTimeout === undefined || connectTimeout === "none",
+  };
+}
+
+/** SshFacts as a host's table keeps them: either may be unknown (a table from before it was kept). */
+type KnownFacts = { share?: boolean | undefined; timeout?: boolean | undefined };
+
+/** The options fleetcom adds for `dest`: each one the user's config does not decide (`known`, else `ssh -G` asked now). */
+async function addedOptions(dest: string, known: KnownFacts): Promise<string[]> {
+  const asked = known.share === undefined || known.timeout === undefined ? await sshFacts(dest) : null;
+  const share = known.share ?? asked!.share;
+  const timeout = known.timeout ?? asked!.timeout;
+  return [...(timeout ? connectTimeoutOptions() : []), ...(share ? sharingOptions() : [])];
+}
+
+/**
+ * ssh's bound on connecting: the TCP connection, the server's banner and the key exchange. The
+ * one-host bound (30 s, or FLEETCOM_HOST_TIMEOUT_MS), in ssh's whole seconds.
+ */
+export function connectTimeoutOptions(env: NodeJS.ProcessEnv = process.env): string[] {
+  const seconds = Math.ceil(oneHostBoundMs(env) / 1000);
+  return ["-o", `ConnectTimeout=${seconds}`];
 }
 
 /**
@@ -151,9 +190,14 @@ export function forwardDaemonSocket(host: RemoteHost, welcome: ForwardTarget, li
 }
 
 /** argv of ssh running `command` (a remote shell command line) on `dest`, non-interactively unless `tty`. */
-export async function sshCommandLine(dest: string, command: string, options: { tty?: boolean; share?: boolean | undefined } = {}): Promise<string[]> {
+export async function sshCommandLine(dest: string, command: string, options: KnownFacts & { tty?: boolean } = {}): Promise<string[]> {
   const tty = options.tty ? ["-t"] : ["-T"];
-  return sshArgv(["-o", "BatchMode=yes", ...tty, ...(await connectionOptions(dest, options.share)), "--", dest, command]);
+  return sshArgv(["-o", "BatchMode=yes", ...tty, ...(await addedOptions(dest, options)), "--", dest, command]);
+}
+
+/** sshCommandLine's options as a host's table keeps them. */
+export function hostOptions(host: RemoteHost): KnownFacts {
+  return { share: host.share, timeout: host.timeout };
 }
 
 /** One line saying why ssh failed: its last line on stderr (its own reason), else how it ended. */
@@ -220,8 +264,8 @@ export async function capture(
 }
 
 /** ssh exits 255 for its own failures; the remote shell 127 for a program it cannot find. */
-const SSH_FAILED = 255;
-const NOT_FOUND = 127;
+export const SSH_FAILED = 255;
+export const NOT_FOUND = 127;
 
 /** Why a connection to `host` ended before its daemon answered, in one line. */
 export function transportFailure(host: RemoteHost, stderr: string, code: number | null, signal: string | null): string {
@@ -236,7 +280,7 @@ export function transportFailure(host: RemoteHost, stderr: string, code: number 
  * the link did not fail (ssh ended cleanly, or this side ended it).
  */
 export async function connectSsh(host: RemoteHost): Promise<ClientSocket & { why(): string | null }> {
-  const argv = await sshCommandLine(host.ssh, `exec ${shellQuote(remoteBinary(host.home))} bridge`, { share: host.share });
+  const argv = await sshCommandLine(host.ssh, `exec ${shellQuote(remoteBinary(host.home))} bridge`, hostOptions(host));
   return pipeSocket(host, runsOnBun() ? spawnBun(argv) : await spawnNode(argv));
 }
 
@@ -387,25 +431,9 @@ function pipeSocket(host: RemoteHost, child: PipedChild): ClientSocket & { why()
  */
 export async function restoreWorktreesOn(host: RemoteHost, worktrees: readonly WorktreeRecord[], timeoutMs: number): Promise<string[]> {
   const words = [remoteBinary(host.home), "restore-worktrees", "--", ...worktrees.flatMap((w) => [w.repo, w.branch, w.path])];
-  const result = await capture(await sshCommandLine(host.ssh, words.map(shellQuote).join(" "), { share: host.share }), timeoutMs);
+  const result = await capture(await sshCommandLine(host.ssh, words.map(shellQuote).join(" "), hostOptions(host)), timeoutMs);
   // One line per worktree: a host that says more is not heard past that.
   if (result.code === 0) return result.stdout.split("\n").filter(Boolean).slice(0, worktrees.length);
   if (result.code === SSH_FAILED) return [];
   return [`worktrees not recreated: ${transportFailure(host, result.stderr, result.code, result.signal)}`];
-}
-
-/** A remote fleetcom run as a command of its own there (save, load, recover, status, --kill), stdio this terminal's. */
-export async function runRemote(host: RemoteHost, args: string[]): Promise<number> {
-  const command = [remoteBinary(host.home), ...args].map(shellQuote).join(" ");
-  const argv = await sshCommandLine(host.ssh, command, { tty: Boolean(process.stdin.isTTY && process.stdout.isTTY), share: host.share });
-  const { spawn } = childProcess();
-  return new Promise((resolve, reject) => {
-    const child = spawn(argv[0]!, argv.slice(1), { stdio: "inherit" });
-    child.once("error", (error) => reject(new UserError(`${host.name}: cannot run ssh (${error.message})`, EXIT.unreachable)));
-    child.once("close", (code, signal) => {
-      if (code === NOT_FOUND) reject(new UserError(transportFailure(host, "", code, signal), EXIT.unreachable));
-      else if (code === SSH_FAILED) reject(new UserError(`${host.name} is unreachable (ssh exited 255; its reason is above)`, EXIT.unreachable));
-      else resolve(code ?? 1);
-    });
-  });
 }

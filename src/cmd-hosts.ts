@@ -8,7 +8,7 @@ import { sha256Hex } from "./text-sha256.ts";
 import { defineCommand } from "./kit-define.ts";
 import { askHost, checkHostName, hostAnswerBoundMs, readHosts, removeHost, saveHost } from "./client-hosts.ts";
 import { type Probe, probeHost } from "./client-host-probe.ts";
-import { capture, endSharedConnection, forgetForward, remoteBinary, type RemoteHost, sharesConnections, sshCommandLine, sshReason } from "./client-ssh.ts";
+import { capture, endSharedConnection, forgetForward, hostOptions, remoteBinary, type RemoteHost, sshCommandLine, sshFacts, sshReason } from "./client-ssh.ts";
 import { UserError, usageError } from "./errors.ts";
 import { FileRefused, readRegularFile } from "./files.ts";
 import { selfCommand } from "./platform.ts";
@@ -37,9 +37,9 @@ const add = defineCommand({
     // ssh is given `--` before it, but a word like `-oProxyCommand=…` is an option, not a place to go.
     if (dest.startsWith("-")) throw usageError(`hosts add: --ssh ${printable(dest)}: a destination (user@host or a Host of ~/.ssh/config), not an ssh option`);
     // Asked once here, not at every command: `hosts add` again after changing ~/.ssh/config.
-    const share = await sharesConnections(dest);
-    const probe = await probeHost(name, dest, share);
-    const host: RemoteHost = { name, ssh: dest, home: probe.home, share };
+    const facts = await sshFacts(dest);
+    const probe = await probeHost(name, dest, facts);
+    const host: RemoteHost = { name, ssh: dest, home: probe.home, ...facts };
     const target = remoteBinary(probe.home);
     let installed = `fleetcom ${VERSION} already at ${target}`;
     if (probe.installed !== VERSION) {
@@ -150,7 +150,7 @@ v=$("$t" --version 2>&1) || { echo "the uploaded binary does not run there ($v);
 [ "$v" = "${VERSION}" ] || { echo "the uploaded binary says it is fleetcom $v, not ${VERSION}; nothing installed" >&2; exit 4; }
 mv -f "$t" "$d/fleetcom"
 trap - EXIT`;
-  const r = await capture(await sshCommandLine(host.ssh, `sh -c ${shellQuote(script)}`, { share: host.share }), UPLOAD_BOUND_MS, bytes);
+  const r = await capture(await sshCommandLine(host.ssh, `sh -c ${shellQuote(script)}`, hostOptions(host)), UPLOAD_BOUND_MS, bytes);
   if (r.code !== 0) throw new UserError(`${host.name}: install failed: ${sshReason(r.stderr, r.code, r.signal)}`);
 }
 

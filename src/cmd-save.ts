@@ -7,7 +7,7 @@ import { targetIn } from "./client-target.ts";
 import { defineCommand } from "./kit-define.ts";
 
 export default defineCommand({
-  facts: { remote: "there", plain: true },
+  facts: { remote: "there", quick: true, plain: true },
   meta: {
     name: "save",
     description:

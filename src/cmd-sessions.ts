@@ -52,7 +52,7 @@ const mv = defineCommand({
 });
 
 export default defineCommand({
-  facts: { remote: "there", plain: true },
+  facts: { remote: "there", quick: true, plain: true },
   meta: { name: "sessions", description: "List, remove or rename saved sessions" },
   args: { json: { type: "boolean", description: "Print JSON" } },
   default: "list",

@@ -11,7 +11,7 @@ import { sizeShown } from "./recipe-log.ts";
 import { pushStatusText } from "./ui-format.ts";
 
 export default defineCommand({
-  facts: { remote: "there", plain: true },
+  facts: { remote: "there", quick: true, plain: true },
   meta: { name: "status", description: "Daemon pid, version, uptime, socket, directories, task counts" },
   args: { json: { type: "boolean", description: "Print JSON" } },
   async run(context) {

@@ -11,6 +11,11 @@ export type CommandFacts = {
   readonly tasks?: "first" | "all" | "after-first";
   /** How it reaches another host: over the ssh transport, or the host's own fleetcom runs it there (it reads or writes the host's files). */
   readonly remote?: "transport" | "there";
+  /**
+   * Run there, its first word is due within the one-host bound: it reads that host's files and asks
+   * its daemon. Any other command run there may rightly be silent for minutes (client-host-command.ts).
+   */
+  readonly quick?: boolean;
   /** Its `--worktree` touches a git worktree: on another host, that host's, so the host's own fleetcom runs it. */
   readonly worktree?: boolean;
   /** Its plain shapes run without citty (kit-plain-args.ts plainArgs). */

@@ -6,6 +6,7 @@
 #                      5,000 bytes), probe-flood (GBs of output)
 #   the bridge:        bigframe (announces a 200 MiB frame and sends it), badwelcome (a crash notice
 #                      without its remedy), escapes (text full of terminal controls), silent (never answers)
+#   any other command: silent (never answers, as a hung fleetcom there would not: status, sessions, --kill)
 #   restore-worktrees: restore-hang (never ends; its bridge answers every request with an error)
 # Anything else runs as asked.
 import json, os, struct, sys, time
@@ -92,5 +93,7 @@ if "uname -sm" in asked:
 elif asked.endswith(" bridge"):
     bridge()
 elif "restore-worktrees" in asked and mode == "restore-hang":
+    time.sleep(3600)
+elif mode == "silent":
     time.sleep(3600)
 os.execv("/bin/sh", ["sh", "-c", asked])

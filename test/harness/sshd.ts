@@ -48,6 +48,11 @@ export interface SshServer {
    * (%C) gives it a master of its own, apart from remote1's.
    */
   addForcedCommandAlias(alias: string, command: string): void;
+  /**
+   * Adds the Host alias `alias` to the client's config: a TCP port on 127.0.0.1 that accepts every
+   * connection and never says a word (an sshd that hangs before its banner). Closed by stop().
+   */
+  addMuteAlias(alias: string): void;
   /** Ends the server, every process of the remote user (by pid), and removes the user and its files. */
   stop(): Promise<void>;
 }
@@ -96,7 +101,9 @@ export async function startSshServer(root: string, clientHome: string): Promise<
   let uid = -1;
   let sshd: ReturnType<typeof Bun.spawn> | null = null;
   let madeRunSshd = false;
+  const mutes: { stop(closeActive?: boolean): void }[] = [];
   const stop = async () => {
+    for (const mute of mutes) mute.stop(true);
     sshd?.kill("SIGTERM");
     await sshd?.exited;
     if (uid >= 0) {
@@ -185,7 +192,12 @@ export async function startSshServer(root: string, clientHome: string): Promise<
         .replace(join(root, "user_key"), key);
       writeFileSync(config, `${readFileSync(config, "utf8")}${entry}\n`);
     };
-    return { user, uid, home, config, userPids: () => pidsOfUid(uid), stop, addForcedCommandAlias };
+    const addMuteAlias = (name: string) => {
+      const mute = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+      mutes.push(mute);
+      writeFileSync(config, `${readFileSync(config, "utf8")}${alias(name, [`Port ${mute.port}`])}\n`);
+    };
+    return { user, uid, home, config, userPids: () => pidsOfUid(uid), stop, addForcedCommandAlias, addMuteAlias };
   } catch (error) {
     await stop();
     throw error;

@@ -171,6 +171,52 @@ describe("a host that does not answer", () => {
   });
 
   remoteTest(
+    "a host's own fleetcom that never answers costs --host H status, sessions and --kill their bound, with one line naming the host",
+    async () => {
+      hostileMode("silent");
+      const before = readFileSync(configToml, "utf8");
+      for (const args of [
+        ["--host", "hostile", "status"],
+        ["--host", "hostile", "sessions"],
+        ["--host", "hostile", "--kill", "--yes"],
+      ]) {
+        const r = await cli(args, { FLEETCOM_HOST_TIMEOUT_MS: "5000" });
+        expect({ args, code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
+          args,
+          code: 3,
+          stdout: "",
+          stderr: `fleetcom: hostile is unreachable: no answer within 5 s (ssh, or fleetcom ${args[2]} there)\n`,
+        });
+      }
+      expect(readFileSync(configToml, "utf8")).toBe(before);
+    },
+    90_000,
+  );
+
+  remoteTest(
+    "an sshd that accepts the connection and never answers costs a command run there its connect bound, with one line naming the host",
+    async () => {
+      server.addMuteAlias("mutetcp");
+      const before = readFileSync(configToml, "utf8");
+      // As an older `hosts add` saved it: whether the user's ssh config bounds connecting is asked of `ssh -G`.
+      writeFileSync(configToml, `${before}\n[hosts.mute]\nssh = "mutetcp"\nhome = "/nowhere"\n`);
+      try {
+        // load's first word may rightly take minutes (it may start that host's daemon and tasks): ssh's ConnectTimeout ends it.
+        const load = await cli(["--host", "mute", "load", "anything"], { FLEETCOM_HOST_TIMEOUT_MS: "3000" });
+        expect({ code: load.code, stdout: load.stdout }).toEqual({ code: 3, stdout: "" });
+        expect(load.stderr).toMatch(/^fleetcom: mute is unreachable: Connection to 127\.0\.0\.1 port \d+ timed out\n$/);
+        // status: whichever bound ends it first, connecting's or the answer's, one line naming the host.
+        const status = await cli(["--host", "mute", "status"], { FLEETCOM_HOST_TIMEOUT_MS: "3000" });
+        expect({ code: status.code, stdout: status.stdout }).toEqual({ code: 3, stdout: "" });
+        expect(status.stderr).toMatch(/^fleetcom: mute is unreachable: [^\n]+\n$/);
+      } finally {
+        writeFileSync(configToml, before);
+      }
+    },
+    90_000,
+  );
+
+  remoteTest(
     "a stopped daemon there costs --host H ls and peek H:1 their bound, with one line naming the host",
     async () => {
       const add = await cli(["hosts", "add", "remote1"]);

@@ -138,6 +138,9 @@ describe("hosts over OpenSSH", () => {
       expect(out).toMatch(/lingering|logind|service/);
       const sum = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
       expect(sum(installed())).toBe(sum(BIN!));
+      // The tests' ssh config sets neither sharing nor ConnectTimeout: fleetcom adds both, as ssh -G said.
+      expect(readFileSync(join(fleet.sandbox.config, "config.toml"), "utf8")).toContain('[hosts.remote1]\nssh = "remote1"\nhome = ');
+      expect(readFileSync(join(fleet.sandbox.config, "config.toml"), "utf8")).toContain("\nshare = true\ntimeout = true\n");
       expect(await ok(["hosts", "add", "remote1"])).toContain(`fleetcom ${VERSION} already at ${installed()}`);
       const hosts = JSON.parse(await ok(["hosts", "ls", "--json"]));
       expect(hosts).toEqual([{ name: "remote1", ssh: "remote1", version: VERSION, reachable: true, tasks: 0, waiting: 0 }]);
@@ -371,6 +374,22 @@ describe("hosts over OpenSSH", () => {
       tmux.kill();
       await cli(["rm", "--force", "remote1:far-lost"]);
     }
+  });
+
+  remoteTest("from a terminal, --host H --kill asks its question there, through this client, and stops that fleet on y", async () => {
+    await ok(["--host", "remote1", "run", "--name", "far-asked", "--", "sleep 3600"]);
+    const daemon = remoteDaemonPid()!;
+    const tmux = new Tmux(env, root);
+    try {
+      tmux.window("kill", shellWords(fleetcomArgv(["--host", "remote1", "--kill"])), { cols: 120, rows: 20 });
+      await tmux.waitFor("kill", "the question asked there", (t) => /fleetcom: stop 1 task and the daemon\? y\/N$/m.test(t));
+      tmux.type("kill", "y");
+      await tmux.waitFor("kill", "the daemon there stopped", (t) => t.includes(`stopped daemon ${daemon}`));
+      await tmux.waitForExit("kill");
+    } finally {
+      tmux.kill();
+    }
+    await until("the remote daemon to end", () => !existsSync(`/proc/${daemon}`));
   });
 
   remoteTest("an attached client whose ssh link is killed says so, reconnects by itself and restores the screen", async () => {

@@ -28,6 +28,12 @@ test("a host is added after the user's settings, which stay as written", () => {
   ]);
 });
 
+test("whether fleetcom adds its ConnectTimeout is kept beside share, and read back", () => {
+  saveHost({ name: "gpu1", ssh: "gpu1", home: "/home/me", share: true, timeout: false }, file);
+  expect(readFileSync(file, "utf8")).toBe('[hosts.gpu1]\nssh = "gpu1"\nhome = "/home/me"\nshare = true\ntimeout = false\n');
+  expect(findHost("gpu1", file)).toEqual({ name: "gpu1", ssh: "gpu1", home: "/home/me", share: true, timeout: false });
+});
+
 test("adding a host again replaces its table; rm removes only it", () => {
   writeFileSync(file, '[hosts.gpu1]\nssh = "a"\nhome = "/h"\n\n[hosts.b]\nssh = "b"\nhome = "/h"\n');
   saveHost({ name: "gpu1", ssh: "c", home: "/h2" }, file);

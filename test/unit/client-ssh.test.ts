@@ -1,7 +1,21 @@
 // The ssh command line (client-ssh.ts): the user's FLEETCOM_SSH / ssh_command read by sh's rules,
-// without starting sh when it is plain words; and the record of a forward, used only as it was made.
+// without starting sh when it is plain words; the options fleetcom adds only where the user's ssh
+// config sets none (ConnectTimeout, connection sharing); and the record of a forward, used only as it was made.
 import { afterEach, expect, test } from "bun:test";
-import { capture, forwardRecord, forwardTarget, type RemoteHost, sshArgv, sshReason } from "../../src/client-ssh.ts";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  capture,
+  connectTimeoutOptions,
+  forwardRecord,
+  forwardTarget,
+  type RemoteHost,
+  sshArgv,
+  sshCommandLine,
+  sshFactsOf,
+  sshReason,
+} from "../../src/client-ssh.ts";
 
 const ARGS = ["-T", "--", "gpu1", "true"];
 
@@ -15,10 +29,66 @@ test("a command sh would read otherwise (expansion, quotes, redirection, an assi
     expect(sshArgv(ARGS, command)).toEqual(["sh", "-c", `exec ${command} "$@"`, "ssh", ...ARGS]);
 });
 
-const kept = process.env.FLEETCOM_SSH;
+const KEPT = ["FLEETCOM_SSH", "FLEETCOM_HOST_TIMEOUT_MS", "FLEETCOM_RUNTIME_DIR"].map((name) => [name, process.env[name]] as const);
 afterEach(() => {
-  if (kept === undefined) delete process.env.FLEETCOM_SSH;
-  else process.env.FLEETCOM_SSH = kept;
+  for (const [name, value] of KEPT) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+});
+
+test("ssh -G's answer: fleetcom adds a ConnectTimeout, and shares connections, only where the user's config sets neither", () => {
+  const unset = "user me\nconnecttimeout none\ncontrolmaster false\ncontrolpath none\n";
+  expect(sshFactsOf(unset)).toEqual({ share: true, timeout: true });
+  expect(sshFactsOf(unset.replace("connecttimeout none", "connecttimeout 12"))).toEqual({ share: true, timeout: false });
+  expect(sshFactsOf(unset.replace("controlmaster false", "controlmaster auto"))).toEqual({ share: false, timeout: true });
+  expect(sshFactsOf(unset.replace("controlpath none", "controlpath ~/.ssh/cm-%C"))).toEqual({ share: false, timeout: true });
+  // An ssh command that says nothing of them (not OpenSSH's -G): fleetcom's own are added, as before.
+  expect(sshFactsOf("")).toEqual({ share: true, timeout: true });
+});
+
+test("ConnectTimeout is the one-host bound in whole seconds: 30, or FLEETCOM_HOST_TIMEOUT_MS rounded up", () => {
+  expect(connectTimeoutOptions({})).toEqual(["-o", "ConnectTimeout=30"]);
+  expect(connectTimeoutOptions({ FLEETCOM_HOST_TIMEOUT_MS: "3000" })).toEqual(["-o", "ConnectTimeout=3"]);
+  expect(connectTimeoutOptions({ FLEETCOM_HOST_TIMEOUT_MS: "1500" })).toEqual(["-o", "ConnectTimeout=2"]);
+  expect(connectTimeoutOptions({ FLEETCOM_HOST_TIMEOUT_MS: "soon" })).toEqual(["-o", "ConnectTimeout=30"]);
+});
+
+test("a host's command line carries ConnectTimeout before the destination unless the host's table says the user's config sets one", async () => {
+  process.env.FLEETCOM_SSH = "ssh";
+  delete process.env.FLEETCOM_HOST_TIMEOUT_MS;
+  expect(await sshCommandLine("gpu1", "true", { share: false, timeout: true })).toEqual([
+    "ssh",
+    "-o",
+    "BatchMode=yes",
+    "-T",
+    "-o",
+    "ConnectTimeout=30",
+    "--",
+    "gpu1",
+    "true",
+  ]);
+  expect(await sshCommandLine("gpu1", "true", { share: false, timeout: false, tty: true })).toEqual(["ssh", "-o", "BatchMode=yes", "-t", "--", "gpu1", "true"]);
+});
+
+test("a host whose table does not say (added before) is looked up with ssh -G: the user's own ConnectTimeout is left to ssh", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "fleetcom-ssh-g-"));
+  try {
+    const config = join(dir, "ssh_config");
+    writeFileSync(config, "Host bounded\n  ConnectTimeout 9\nHost free\n  ControlMaster auto\n  ControlPath /run/me/cm-%C\n");
+    process.env.FLEETCOM_SSH = `ssh -F ${config}`;
+    process.env.FLEETCOM_RUNTIME_DIR = join(dir, "runtime");
+    process.env.FLEETCOM_HOST_TIMEOUT_MS = "4000";
+    const bounded = await sshCommandLine("bounded", "true");
+    expect(bounded.filter((word) => word.startsWith("ConnectTimeout"))).toEqual([]);
+    expect(bounded).toContain("ControlMaster=auto");
+    // The user's config shares connections to `free` itself, and sets no ConnectTimeout.
+    expect(await sshCommandLine("free", "true")).toEqual(["ssh", "-F", config, "-o", "BatchMode=yes", "-T", "-o", "ConnectTimeout=4", "--", "free", "true"]);
+    // What the table says is taken as it is: no ssh -G, whatever the config.
+    expect(await sshCommandLine("bounded", "true", { share: false, timeout: true })).toContain("ConnectTimeout=4");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test("a forward's record gives back its daemon while the host is reached the same way, and nothing otherwise", () => {

@@ -15,15 +15,19 @@ import {
   makeSandbox,
   median,
   procStatusKb,
+  processCpuMs,
   reportLine,
   runCommand,
   type Sandbox,
   sleep,
   timeCommand,
+  versusLine,
   writeSameFleet,
 } from "./common.ts";
 
 const LS_RUNS = 10;
+/** Tasks given their first input, then a second, for scale-first-input-cpu. */
+const INPUT_SAMPLES = 20;
 const COMMAND = "sleep 3600";
 /** Descriptors the daemon holds per task (the PTY's master and its dups, the terminal's side, a pidfd), rounded up. */
 const FDS_PER_TASK = 6;
@@ -84,6 +88,7 @@ async function inTurns(tasks: number): Promise<string[]> {
   const fleetStart = await startFleetcom(sandbox, recipe, tasks);
   const perTaskMb = memory();
   const fleetLs = await samples(() => timeCommand(fleetcom.argv("ls", "--json"), env));
+  const input = await firstInputCpu(sandbox, tasks);
   fleetcom.killDaemon();
 
   await checkLimits(tasks, tasks);
@@ -95,7 +100,25 @@ async function inTurns(tasks: number): Promise<string[]> {
     compareLine(`scale-start-${tasks}`, fleetStart, tmuxStart, seconds),
     compareLine(`scale-ls-${tasks}`, median(fleetLs), median(tmuxLs)),
     reportLine(`scale-rss-per-task-${tasks}`, perTaskMb, megabytes),
+    versusLine(`scale-first-input-cpu-${tasks}`, input.first, "again", input.again),
   ];
+}
+
+/**
+ * The daemon's CPU per `send` to a task that has had no input yet, against a second `send` to the
+ * same tasks: the first finds the task's PTY master among the daemon's descriptors (term-pty.ts).
+ */
+async function firstInputCpu(sandbox: Sandbox, tasks: number): Promise<{ first: number; again: number }> {
+  const { fleetcom } = sandbox;
+  const daemon = daemonPid(sandbox);
+  const ids = Array.from({ length: INPUT_SAMPLES }, (_, i) => String(Math.floor(tasks / 2) + i));
+  const cpuOfSends = async () => {
+    const before = processCpuMs(daemon);
+    for (const id of ids) await fleetcom.run("send", id, "x");
+    return (processCpuMs(daemon) - before) / ids.length;
+  };
+  const first = await cpuOfSends();
+  return { first, again: await cpuOfSends() };
 }
 
 /** From now, a function that gives the daemon's resident memory added since, per task, in MB. */

@@ -46,6 +46,8 @@ export default defineCommand({
     const reread = () => loadSettings(process.env, { scrollback: args.scrollback, reread: true });
     const supervisor = await startSupervisor({ ...daemonOptions(settings, reread), handshakeTimeoutMs, log }, claim, () => sayListening(ready));
     for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => supervisor.daemon.stop());
+    // The memory benchmarks' window into the heap (daemon-memory-report.ts); unset everywhere else.
+    if (process.env.FLEETCOM_BENCH_MEMORY_REPORT) (await import("./daemon-memory-report.ts")).reportMemoryOnSignal(process.env, log);
     // SIGHUP reads config.toml again, as daemons do (`kill -HUP`, a service manager's reload); it never stops the fleet.
     const hosts = await watchHosts(supervisor.daemon);
     process.on("SIGHUP", () => {

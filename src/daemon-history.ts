@@ -175,6 +175,11 @@ export class HistoryWriter {
   private async write(task: Task): Promise<number> {
     const lines = await task.history();
     if (!this.source.holds(task)) return 0;
+    // A task that has printed nothing has nothing to keep, and a history never empties once it has a
+    // line (restored lines, earlier runs and the scrollback only grow), so no file is the same as an
+    // empty one: a recovery finds it missing and starts the task with no marker over nothing. A fleet
+    // of quiet servers then costs no compression, no fsync and no file per task.
+    if (lines.length === 0) return 0;
     const text = encodeHistory(lines, new Date());
     const packed = await gzipAsync(text);
     ensureOwnPrivateDir(this.dir, "history directory");

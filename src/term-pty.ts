@@ -146,27 +146,49 @@ async function findMaster(pid: number): Promise<number | null> {
   try {
     const ttyNr = controllingTty(pid);
     if (ttyNr === null) return null;
-    for (const name of readdirSync("/proc/self/fd")) {
-      if (!opensPty(name, ttyNr)) continue;
-      const fd = await duplicateFd(Number(name));
-      if (fd < 0) return null;
-      // Still the same PTY's master (ours now, whatever happens to the original).
-      if (opensPty(String(fd), ttyNr)) return fd;
-      closeSync(fd);
-      return null;
-    }
+    let name = mastersSeen.get(ttyNr);
+    if (name === undefined || !opensPty(name, ttyNr)) name = scanMasters().get(ttyNr);
+    if (name === undefined) return null;
+    const fd = await duplicateFd(Number(name));
+    if (fd < 0) return null;
+    // Still the same PTY's master (ours now, whatever happens to the original).
+    if (opensPty(String(fd), ttyNr)) return fd;
+    closeSync(fd);
   } catch {}
   return null;
 }
 
+/**
+ * Our /dev/ptmx descriptors by their slave's device, as the last scan of /proc/self/fd found them.
+ * A fleet holds thousands of descriptors, and each task's first input would read them all again:
+ * a task started before the last scan is found here (and checked, since a descriptor number can be
+ * reused), and only one started since makes a new scan.
+ */
+let mastersSeen = new Map<number, string>();
+
+function scanMasters(): Map<number, string> {
+  const found = new Map<number, string>();
+  for (const name of readdirSync("/proc/self/fd")) {
+    const device = ptyDeviceOf(name);
+    if (device !== null && !found.has(device)) found.set(device, name);
+  }
+  mastersSeen = found;
+  return found;
+}
+
 /** Whether our fd `name` is a /dev/ptmx whose slave is the device `ttyNr`. */
 function opensPty(name: string, ttyNr: number): boolean {
+  return ptyDeviceOf(name) === ttyNr;
+}
+
+/** The device of the slave of our fd `name`, if it is a /dev/ptmx; null otherwise. */
+function ptyDeviceOf(name: string): number | null {
   try {
-    if (readlinkSync(`/proc/self/fd/${name}`) !== "/dev/ptmx") return false;
+    if (readlinkSync(`/proc/self/fd/${name}`) !== "/dev/ptmx") return null;
     const index = /tty-index:\s*(\d+)/.exec(readFileSync(`/proc/self/fdinfo/${name}`, "utf8"))?.[1];
-    return index !== undefined && statSync(`/dev/pts/${index}`).rdev === ttyNr;
+    return index === undefined ? null : statSync(`/dev/pts/${index}`).rdev;
   } catch {
-    return false;
+    return null;
   }
 }
 

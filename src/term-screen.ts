@@ -16,8 +16,13 @@
 // with nobody looking costs a few native scans per chunk and no emulator memory. While a follower
 // watches the lines (`logs --follow`, LineWatch) every byte is parsed as it arrives: a line is given
 // the moment a line feed completes it, and none may be forgotten unseen.
+//
+// The emulator itself is made on the first byte it must parse or the first read that needs it: a
+// task that has printed nothing (a server waiting, `sleep`) or only plain text nobody read holds
+// no xterm, whose object graph is most of what a task costs the daemon's memory. Until then the
+// screen is a fresh terminal's: blank, the normal buffer, default modes, no reply ever sent.
 import type * as Xterm from "@xterm/headless";
-import type { IBufferCell, IDisposable } from "@xterm/headless";
+import type { IBufferCell } from "@xterm/headless";
 import { createRequire } from "node:module";
 import { type Style, serializeRows, sgr } from "./term-serialize.ts";
 import { CSI } from "./text-ansi.ts";
@@ -129,8 +134,11 @@ interface CoreBuffer {
 }
 
 export class Screen implements TaskScreen {
-  private readonly term: Xterm.Terminal;
-  private readonly core: Core;
+  /** The emulator, once made (see the head of this file); `term` and `core` make it when read. */
+  private emulator: { term: Xterm.Terminal; core: Core } | null = null;
+  private cols: number;
+  private rows: number;
+  private replyListener: ((data: string) => void) | null = null;
   private readonly hidden = new HiddenState();
   private readonly scrollback: number;
   /** Plain text not parsed yet (see the head of this file). */
@@ -144,24 +152,40 @@ export class Screen implements TaskScreen {
   private preview: string | null = null;
 
   constructor({ cols, rows, scrollback, compactAt = COMPACT_AT_BYTES }: ScreenOptions) {
+    this.cols = cols;
+    this.rows = rows;
     this.scrollback = scrollback;
     this.minCompactAt = this.compactAt = compactAt;
-    this.term = new (loadXterm().Terminal)({
-      cols,
-      rows,
-      scrollback,
+  }
+
+  private get term(): Xterm.Terminal {
+    return (this.emulator ??= this.makeEmulator()).term;
+  }
+
+  private get core(): Core {
+    return (this.emulator ??= this.makeEmulator()).core;
+  }
+
+  private makeEmulator(): { term: Xterm.Terminal; core: Core } {
+    const term = new (loadXterm().Terminal)({
+      cols: this.cols,
+      rows: this.rows,
+      scrollback: this.scrollback,
       allowProposedApi: true,
       // CSI 18 t (size in characters) is the one window report that needs no pixels or titles.
       windowOptions: { getWinSizeChars: true },
       // writeSync says once that it is unreliable: with no asynchronous handler registered, it is not.
       logLevel: "off",
     });
-    this.core = (this.term as unknown as { _core: Core })._core;
-    if (typeof this.core?.writeSync !== "function") throw new Error("@xterm/headless has no writeSync: term-screen.ts needs it");
-    useFleetcomWidths(this.term);
+    const core = (term as unknown as { _core: Core })._core;
+    if (typeof core?.writeSync !== "function") throw new Error("@xterm/headless has no writeSync: term-screen.ts needs it");
+    this.emulator = { term, core };
+    useFleetcomWidths(term);
     // First: xterm runs the hooks registered last first, and the reset here replaces xterm's own.
     this.keepHistoryOnClear();
     this.followHiddenState();
+    if (this.replyListener) term.onData(this.replyListener);
+    return this.emulator;
   }
 
   /**
@@ -265,7 +289,7 @@ export class Screen implements TaskScreen {
 
   /** Forgets what of the backlog can no longer show (term-backlog.ts); parses it when it cannot. */
   private compact(): void {
-    if (this.atGround()) this.backlog.forgetBefore(2 * this.term.rows + this.scrollback);
+    if (this.atGround()) this.backlog.forgetBefore(2 * this.rows + this.scrollback);
     if (this.backlog.bytes > 16 * this.minCompactAt) this.catchUp();
     else this.compactAt = Math.max(this.minCompactAt, 2 * this.backlog.bytes);
   }
@@ -276,6 +300,7 @@ export class Screen implements TaskScreen {
    * character left open by what was parsed before it, no scroll region.
    */
   private atGround(): boolean {
+    if (!this.emulator) return true;
     const input = this.core._inputHandler;
     const buffer = this.core.buffer;
     return (
@@ -287,6 +312,11 @@ export class Screen implements TaskScreen {
     );
   }
 
+  /** Nothing written yet, so no emulator made: the screen is a fresh terminal's, every row blank. */
+  private blank(): boolean {
+    return !this.emulator && this.backlog.bytes === 0;
+  }
+
   /** Resolves once everything written so far has been parsed. */
   flushed(): Promise<void> {
     this.catchUp();
@@ -294,9 +324,13 @@ export class Screen implements TaskScreen {
   }
 
   resize(cols: number, rows: number): void {
-    if (cols === this.term.cols && rows === this.term.rows) return;
-    this.catchUp();
-    this.term.resize(cols, rows);
+    if (cols === this.cols && rows === this.rows) return;
+    this.cols = cols;
+    this.rows = rows;
+    if (this.emulator) {
+      this.catchUp();
+      this.term.resize(cols, rows);
+    }
     this.preview = null;
     this.hidden.resetRegions();
   }
@@ -306,8 +340,9 @@ export class Screen implements TaskScreen {
    * Headless xterm has no keyboard or mouse and nothing here calls `input()`, so this carries
    * replies only.
    */
-  onReply(listener: (data: string) => void): IDisposable {
-    return this.term.onData(listener);
+  onReply(listener: (data: string) => void): void {
+    this.replyListener = listener;
+    this.emulator?.term.onData(listener);
   }
 
   /**
@@ -406,11 +441,12 @@ export class Screen implements TaskScreen {
   }
 
   fullScreen(): boolean {
-    return this.term.buffer.active.type === "alternate";
+    return this.emulator?.term.buffer.active.type === "alternate";
   }
 
   /** The last non-blank line of the screen, right-trimmed; "" when the screen is blank. */
   previewLine(): string {
+    if (this.blank()) return "";
     this.catchUp();
     if (this.preview !== null) return this.preview;
     const buffer = this.term.buffer.active;
@@ -445,6 +481,7 @@ export class Screen implements TaskScreen {
    * at most the last `limit` lines. `styled` lines carry their colours (term-serialize.ts styledLine).
    */
   historyLines(limit: number, styled = false): string[] {
+    if (this.blank()) return [];
     const lines = (!styled && this.backlogLines()) || this.parsedHistoryLines(styled);
     dropTrailingBlankLines(lines);
     return limit > 0 ? lines.slice(-limit) : [];
@@ -470,7 +507,9 @@ export class Screen implements TaskScreen {
    * at full scrollback: docs/benchmarks.md) for no one to look at.
    */
   private backlogLines(): string[] | null {
-    if (!this.backlog.covers || this.term.buffer.active.type !== "normal") return null;
+    if (!this.backlog.covers) return null;
+    if (!this.emulator) return this.backlog.lastLines(this.cols, this.rows + this.scrollback);
+    if (this.term.buffer.active.type !== "normal") return null;
     const { wraparoundMode, insertMode } = this.term.modes;
     const charsets = this.core._charsetService;
     if (!wraparoundMode || insertMode || !charsets || charsets.charset !== undefined) return null;
@@ -549,7 +588,7 @@ export class Screen implements TaskScreen {
   dispose(): void {
     this.disposed = true;
     this.backlog.take();
-    this.term.dispose();
+    this.emulator?.term.dispose();
   }
 }
 

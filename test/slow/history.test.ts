@@ -225,6 +225,30 @@ describe("history kept on disk", () => {
     await until("the new daemon's history", () => historyDirs(fleet).length === 2 && historyOnDisk(fleet, task!.id)?.includes("run 2 line 3"));
   });
 
+  test("a task that has printed nothing keeps no file, and comes back from a crash with no marker over nothing", async () => {
+    historyFleet();
+    await fleet.run("exec sleep 3600", ["--name", "quiet"]);
+    const loud = await fleet.run("echo loud; exec sleep 3600", ["--name", "loud"]);
+    await until("the snapshot", () => snapshotNames(fleet).length === 1);
+    // A pass walks every task changed since the last: the one that wrote the later task saw the quiet one too.
+    await until("the printing task's history on disk", () => historyOnDisk(fleet, loud)?.includes("loud"));
+    await until(
+      "a snapshot with both",
+      () => snapshotNames(fleet).length === 1 && readFileSync(join(recoveryDirOf(fleet), snapshotNames(fleet)[0]!), "utf8").includes("quiet"),
+    );
+    const [historyDir] = historyDirs(fleet);
+    expect(readdirSync(join(recoveryDirOf(fleet), historyDir!)).filter((n) => n.endsWith(".txt.gz"))).toEqual([`${loud}.txt.gz`]);
+
+    process.kill(fleet.daemonPid()!, "SIGKILL");
+    await until("the old daemon's tasks to die with their PTYs", () => processesWithMarker(`FLEETCOM_HISTORY_MARK=${marker}`).length === 0);
+    expect((await fleet.cli(["recover", "--latest"])).code).toBe(0);
+    const tasks = await fleet.ls();
+    const back = (name: string) => tasks.find((t) => t.name === name)!.id;
+    expect((await fleet.cli(["peek", String(back("quiet")), "--history"])).stdout).toBe("");
+    const loudHistory = (await fleet.cli(["peek", String(back("loud")), "--history"])).stdout.split("\n");
+    expect(loudHistory[0]).toBe("loud");
+  });
+
   test("a saved session loads without history, even where its entries name some", async () => {
     historyFleet();
     const id = await fleet.run("echo before; exec sleep 3600", ["--name", "s"]);

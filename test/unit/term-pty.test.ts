@@ -67,3 +67,36 @@ test.skipIf(!hasProc() || typeof Bun === "undefined")("keystrokes are written at
   await waitFor("<END>");
   expect(output().endsWith(flood)).toBe(true);
 });
+
+test.skipIf(!hasProc() || typeof Bun === "undefined")(
+  "each task's keys reach its own PTY: tasks started after another's first key, and after PTYs were closed and reused",
+  async () => {
+    /** Types keys until one goes straight to the PTY (its master found), each echoed by this task. */
+    const typeUntilDirect = async (cat: ReturnType<typeof echoingCat>, tag: string) => {
+      for (let i = 0; i < 50; i++) {
+        const key = `<${tag}${i}>`;
+        cat.pty.write(key);
+        const direct = cat.pty.pendingInput === 0;
+        await cat.waitFor(key);
+        if (direct) return;
+      }
+      throw new Error(`no key to ${tag} went straight to its PTY`);
+    };
+    const first = echoingCat();
+    await first.waitFor("READY");
+    await typeUntilDirect(first, "a");
+    const second = echoingCat();
+    await second.waitFor("READY");
+    await typeUntilDirect(second, "b");
+    process.kill(first.pty.pid, "SIGKILL");
+    await first.pty.exited;
+    // Its PTY and descriptor numbers are free for the next task to be given.
+    const third = echoingCat();
+    await third.waitFor("READY");
+    await typeUntilDirect(third, "c");
+    await typeUntilDirect(second, "b-again");
+    expect(first.output()).not.toMatch(/<[bc]/);
+    expect(second.output()).not.toMatch(/<[ac]/);
+    expect(third.output()).not.toMatch(/<[ab]/);
+  },
+);

@@ -795,3 +795,59 @@ describe("lazy parsing", () => {
     expect(screen.serializeForAttach()).toBe(twin.serializeForAttach());
   });
 });
+
+describe("the emulator is made only when something needs it", () => {
+  /** Whether the screen has made its xterm yet (private: what a silent task costs the daemon is this). */
+  const hasEmulator = (screen: Screen) => (screen as unknown as { emulator: unknown }).emulator != null;
+
+  test("a task that has printed nothing holds no emulator, and its blank screen reads as a fresh terminal's", () => {
+    const silent = newScreen(80, 24, 100);
+    const fresh = newScreen(80, 24, 100);
+    fresh.text();
+    expect(hasEmulator(fresh)).toBe(true);
+    expect({ preview: silent.previewLine(), history: silent.historyLines(100), fullScreen: silent.fullScreen() }).toEqual({
+      preview: fresh.previewLine(),
+      history: fresh.historyLines(100),
+      fullScreen: fresh.fullScreen(),
+    });
+    expect({ preview: silent.previewLine(), history: silent.historyLines(100), fullScreen: silent.fullScreen() }).toEqual({
+      preview: "",
+      history: [],
+      fullScreen: false,
+    });
+    expect(hasEmulator(silent)).toBe(false);
+  });
+
+  test("plain text nobody reads makes no emulator, even past the size at which its head is forgotten", () => {
+    const screen = new Screen({ cols: 30, rows: 6, scrollback: 10, compactAt: 64 });
+    cleanups.push(() => screen.dispose());
+    for (let i = 0; i < 500; i++) screen.write(new TextEncoder().encode(`line ${i}\r\n`));
+    expect(hasEmulator(screen)).toBe(false);
+    // The history writer reads such a task from its backlog alone, still without an emulator.
+    expect(screen.historyLines(3)).toEqual(["line 497", "line 498", "line 499"]);
+    expect(hasEmulator(screen)).toBe(false);
+    expect(screen.previewLine()).toBe("line 499");
+    expect(hasEmulator(screen)).toBe(true);
+  });
+
+  test("a screen resized before its first byte draws as one made at the new size", () => {
+    const resized = newScreen(80, 24, 100);
+    resized.resize(100, 30);
+    const made = newScreen(100, 30, 100);
+    const bytes = `${CSI}2J${CSI}30;90Hbottom right${CSI}1;1H${CSI}31mtop left\r\n${"x".repeat(150)}`;
+    resized.write(bytes);
+    made.write(bytes);
+    expect(resized.serializeForAttach()).toBe(made.serializeForAttach());
+    expect(resized.text()).toBe(made.text());
+  });
+
+  test("a query in the first byte a task prints is answered, the emulator made to answer it", async () => {
+    const screen = newScreen(80, 24, 100);
+    const replies: string[] = [];
+    screen.onReply((reply) => replies.push(reply));
+    expect(hasEmulator(screen)).toBe(false);
+    screen.write(new TextEncoder().encode(`${CSI}6n`));
+    await screen.flushed();
+    expect(replies).toEqual([`${CSI}1;1R`]);
+  });
+});

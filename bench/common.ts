@@ -49,6 +49,8 @@ export function makeSandbox(label: string): Sandbox {
     TERM: "xterm-256color",
     LANG: "C.UTF-8",
     TMPDIR: root,
+    // FLEETCOM_BENCH_HISTORY=off: the same figures with no history and no logs kept, to see what keeping them costs.
+    ...(process.env.FLEETCOM_BENCH_HISTORY ? { FLEETCOM_HISTORY: process.env.FLEETCOM_BENCH_HISTORY } : {}),
   };
   const sandbox = { root, env, fleetcom: new Fleetcom(env), tmux: new Tmux(env, join(root, "tmux.sock")) };
   onCleanup(() => rmSync(root, { recursive: true, force: true }));

@@ -3,7 +3,8 @@
 // while history is kept. The rules of the form are recipe-log.ts's.
 //
 // INVARIANTS: the output path pays one array push per chunk (TaskLog.push); the lines are cut and
-// written in batches, on a timer or once a task has much waiting, never per chunk. A write that
+// written in batches, on a timer or once a task has much waiting, never per chunk, and a batch is
+// cut chunk by chunk into one reused buffer: no string or buffer the size of a batch is made. A write that
 // fails (a full disk) stops that log's writes with one warning, never the task or the daemon; what
 // waited is dropped, and the log says where it resumed. A part is opened without following a
 // symlink, non-blocking (a FIFO cannot hold it), and must be a regular file of ours, as the history
@@ -32,11 +33,17 @@ import {
 /** Cut and written at least this often (FLEETCOM_LOG_INTERVAL_MS, for tests). */
 export const DEFAULT_LOG_INTERVAL_MS = 1_000;
 /** A task with this much waiting is written at once, so a flood never piles up in memory. */
-const WRITE_NOW_BYTES = 4 * 1024 * 1024;
+const WRITE_NOW_BYTES = 1024 * 1024;
 /** A part passes its size by one line at most; a line never ended is cut at LineCutter.MAX_PARTIAL. */
 const MAX_PART_OVERSHOOT = 2 * LineCutter.MAX_PARTIAL;
 /** A reply to `logs` holds about this much text; the client asks for the next page. */
 const PAGE_CHARS = 8 * 1024 * 1024;
+
+/** Lines the task printed at `at` (epoch ms), each ending in "\n". */
+interface LogPiece {
+  at: number;
+  lines: string;
+}
 
 /** What the daemon reports of its logs: their size on disk, and the failure that stopped writes. */
 export interface LogsStatus {
@@ -136,24 +143,30 @@ export class TaskLog {
     return this.chunks.length > 0;
   }
 
-  /** The waiting output as timed lines, one piece per chunk that ended lines. */
-  take(): { at: number; lines: string }[] {
+  /**
+   * Cuts the waiting output into timed lines, one piece per chunk that ended lines, each given to
+   * `each` as soon as it is cut: a flood's batch never stands as one large string. `each` must not
+   * throw: the chunks are taken either way.
+   */
+  cut(each: (piece: LogPiece) => void): void {
     const [chunks, times] = [this.chunks, this.times];
     this.chunks = [];
     this.times = [];
     this.waiting = 0;
-    const pieces: { at: number; lines: string }[] = [];
+    const heard: LogPiece[] | null = this.followers.size > 0 ? [] : null;
     for (let i = 0; i < chunks.length; i++) {
       const at = times[i]!;
       const lines = at < 0 ? this.cutter.end() : this.cutter.push(chunks[i]!);
-      if (lines !== "") pieces.push({ at: Math.abs(at), lines });
+      if (lines === "") continue;
+      const piece = { at: Math.abs(at), lines };
+      heard?.push(piece);
+      each(piece);
     }
-    if (this.followers.size > 0) this.tell(pieces);
-    return pieces;
+    if (heard) this.tell(heard);
   }
 
   /** Followers hear a batch as it is cut, so a log whose writes stopped (a full disk) is still followed. */
-  private tell(pieces: { at: number; lines: string }[]): void {
+  private tell(pieces: LogPiece[]): void {
     const lines = pieces.flatMap((p) =>
       p.lines
         .slice(0, -1)
@@ -163,11 +176,11 @@ export class TaskLog {
     for (const follower of this.followers) follower(lines);
   }
 
-  /** The piece as written: after its time when the time changed (always at the start of a part). */
-  timed(piece: { at: number; lines: string }): string {
-    const text = piece.at === this.lastMark ? piece.lines : timeMark(piece.at) + piece.lines;
-    this.lastMark = piece.at;
-    return text;
+  /** The time mark written before lines printed at `at`: when the time changed (always at the start of a part), else "". */
+  markBefore(at: number): string {
+    if (at === this.lastMark) return "";
+    this.lastMark = at;
+    return timeMark(at);
   }
 
   /** A new part begins with its time, so it reads alone once the older parts are gone. */
@@ -195,6 +208,8 @@ export class LogStore {
   private timer: ReturnType<typeof setInterval> | null = null;
   private soon = false;
   private error: string | null = null;
+  /** Where a batch is encoded on its way to disk; one for the store, as one batch is written at a time. */
+  private readonly out = new EncodedBatch();
 
   constructor(private readonly options: LogStoreOptions) {}
 
@@ -348,41 +363,75 @@ export class LogStore {
     });
   }
 
-  /** Appends the waiting lines, a part at a time: a part is begun between pieces once the last one is full. */
+  /**
+   * Appends the waiting lines, a part at a time: a part is begun between pieces once the last one is
+   * full. Each piece is encoded into the store's one buffer as it is cut, and the buffer is written
+   * when it fills and at the end: a flood's batch makes no string or buffer of its size, whose
+   * fresh pages cost more than the cutting itself.
+   */
   private write(log: TaskLog): void {
-    const pieces = log.take();
-    if (pieces.length === 0 || log.stopped) return;
+    if (log.stopped) return log.cut(() => {});
     const partBytes = logPartBytes(this.options.logMax);
-    try {
-      ensureOwnPrivateDir(this.options.dir, "history directory");
-      let batch = "";
-      for (const piece of pieces) {
-        let lines = piece.lines;
-        while (lines !== "") {
-          if (log.part === 0 || log.partBytes + batch.length >= partBytes) {
-            if (batch !== "") this.append(log, batch);
-            batch = "";
-            this.rotate(log);
-          }
-          // What fills the part, cut after a line: a part passes its size by one line at most.
-          const room = partBytes - log.partBytes - batch.length;
-          const cut = lines.length <= room ? lines.length : lines.lastIndexOf("\n", room - 1) + 1 || lines.indexOf("\n") + 1;
-          batch += log.timed({ at: piece.at, lines: lines.slice(0, cut) });
-          lines = lines.slice(cut);
-        }
+    let failure: unknown = null;
+    let placed = false;
+    log.cut((piece) => {
+      if (failure !== null) return;
+      try {
+        if (!placed) ensureOwnPrivateDir(this.options.dir, "history directory");
+        this.place(log, piece, partBytes);
+        placed = true;
+      } catch (error) {
+        failure = error;
       }
-      if (batch !== "") this.append(log, batch);
-      if (this.error) this.options.log("logs written again");
-      this.error = null;
+    });
+    try {
+      if (failure === null) this.writeOut(log);
     } catch (error) {
-      log.stopped = error instanceof FileRefused ? error.message : describeFsError(error);
-      if (this.error === null) this.options.log(`log writes stopped: ${log.stopped}`);
-      this.error = `task ${log.key}: ${log.stopped}`;
+      failure = error;
+    }
+    this.out.discard();
+    if (failure !== null) this.stopWrites(log, failure);
+    else if (placed && this.error) {
+      this.options.log("logs written again");
+      this.error = null;
     }
   }
 
-  private append(log: TaskLog, text: string): void {
-    const bytes = Buffer.from(text, "utf8");
+  /** The piece after what waits, in the part written to, cut after a line: a part passes its size by one line at most. */
+  private place(log: TaskLog, piece: LogPiece, partBytes: number): void {
+    let lines = piece.lines;
+    while (lines !== "") {
+      if (log.part === 0 || log.partBytes + this.out.used >= partBytes) {
+        this.writeOut(log);
+        this.rotate(log);
+      }
+      const room = partBytes - log.partBytes - this.out.used;
+      const cut = lines.length <= room ? lines.length : lines.lastIndexOf("\n", room - 1) + 1 || lines.indexOf("\n") + 1;
+      this.put(log, log.markBefore(piece.at));
+      this.put(log, cut === lines.length ? lines : lines.slice(0, cut));
+      lines = cut === lines.length ? "" : lines.slice(cut);
+    }
+  }
+
+  /** `text` into the buffer, what waits written first when it would not fit (a text larger than the buffer goes alone). */
+  private put(log: TaskLog, text: string): void {
+    if (text === "") return;
+    if (!this.out.fits(text)) this.writeOut(log);
+    if (this.out.fits(text)) this.out.add(text);
+    else this.append(log, Buffer.from(text, "utf8"));
+  }
+
+  private writeOut(log: TaskLog): void {
+    if (this.out.used > 0) this.append(log, this.out.take());
+  }
+
+  private stopWrites(log: TaskLog, error: unknown): void {
+    log.stopped = error instanceof FileRefused ? error.message : describeFsError(error);
+    if (this.error === null) this.options.log(`log writes stopped: ${log.stopped}`);
+    this.error = `task ${log.key}: ${log.stopped}`;
+  }
+
+  private append(log: TaskLog, bytes: Uint8Array): void {
     const path = join(this.options.dir, logPartName(log.key, log.part));
     const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY;
     let fd: number;
@@ -460,5 +509,33 @@ export class LogStore {
     } catch {
       // already gone
     }
+  }
+}
+
+/** A batch's text encoded as UTF-8 into one buffer, reused batch after batch (taken when first needed). */
+class EncodedBatch {
+  private static readonly BYTES = 1024 * 1024;
+  private buffer: Buffer | null = null;
+  used = 0;
+
+  /** Whether `text` fits after what waits (a UTF-16 unit is at most three bytes of UTF-8). */
+  fits(text: string): boolean {
+    return this.used + text.length * 3 <= EncodedBatch.BYTES;
+  }
+
+  add(text: string): void {
+    this.buffer ??= Buffer.allocUnsafe(EncodedBatch.BYTES);
+    this.used += this.buffer.write(text, this.used, "utf8");
+  }
+
+  /** What waits, to be written before anything is added again. */
+  take(): Uint8Array {
+    const bytes = this.buffer!.subarray(0, this.used);
+    this.used = 0;
+    return bytes;
+  }
+
+  discard(): void {
+    this.used = 0;
   }
 }

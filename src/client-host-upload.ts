@@ -1,0 +1,90 @@
+// How `hosts add` puts this version's binary on a host: packed here (zstd when the host can unpack
+// it, else gzip, which every Unix has; as it is only where neither is there), unpacked there to a
+// temporary name, its SHA-256 and its --version checked, and only then renamed into place. A stream
+// cut short or damaged on the way fails the unpacking or the checksum: the temporary file is removed
+// and whatever fleetcom was at the path before is left as it was.
+import { EXIT, UserError } from "./errors.ts";
+import { capture, type RemoteHost, sshCommandLine, sshReason } from "./client-ssh.ts";
+import { FileRefused, readRegularFile } from "./files.ts";
+import { printable } from "./text-printable.ts";
+import { sha256Hex } from "./text-sha256.ts";
+import { shellQuote } from "./text-shell.ts";
+import { VERSION } from "./version.ts";
+
+/** How long `hosts add` gives the upload to finish. */
+const UPLOAD_BOUND_MS = 10 * 60_000;
+/** The largest binary `hosts add` reads to send. */
+const MAX_BINARY_BYTES = 1024 * 1024 * 1024;
+
+/** The programs a host may have to unpack an upload, the best first; the probe asks which are there. */
+export const UNPACKERS = ["zstd", "gzip"] as const;
+export type Unpacker = (typeof UNPACKERS)[number];
+export type Packing = Unpacker | "none";
+
+/**
+ * zstd's level: the higher ones save a few percent more of the binary for many times the CPU here,
+ * which the transfer does not win back on any link `hosts add` meets.
+ */
+const ZSTD_LEVEL = 9;
+const GZIP_LEVEL = 6;
+
+/** The best packing the host can unpack. */
+export function packingFor(unpackers: readonly string[]): Packing {
+  return UNPACKERS.find((u) => unpackers.includes(u)) ?? "none";
+}
+
+/** `bytes` as the host's unpacker reads them. */
+export async function pack(bytes: Uint8Array, packing: Packing): Promise<Uint8Array> {
+  // A file read into memory, never a SharedArrayBuffer, which is all Bun's types guard against.
+  const own = bytes as Uint8Array<ArrayBuffer>;
+  if (packing === "zstd") return await Bun.zstdCompress(own, { level: ZSTD_LEVEL });
+  if (packing === "gzip") return Bun.gzipSync(own, { level: GZIP_LEVEL });
+  return bytes;
+}
+
+/** The command that reads the packed stream on stdin and writes the binary to "$t". */
+function unpackCommand(packing: Packing): string {
+  if (packing === "zstd") return `zstd -dcq > "$t"`;
+  if (packing === "gzip") return `gzip -dc > "$t"`;
+  return `cat > "$t"`;
+}
+
+/**
+ * The script the host runs (by `sh`): unpack to a temporary name beside the target, check the
+ * unpacked file's SHA-256 and its --version, then rename it over the target. Every refusal is one
+ * line on stderr ending in what is left there.
+ */
+export function installScript(hash: string, packing: Packing, version: string = VERSION): string {
+  const kept = "nothing installed, the fleetcom there is as it was";
+  return `set -e
+d="$HOME/.local/share/fleetcom/${version}"; mkdir -p "$d"; t="$d/.fleetcom.upload.$$"
+trap 'rm -f "$t"' EXIT
+if ! ${unpackCommand(packing)}; then echo "the upload arrived cut short or damaged (${packing} could not unpack it); ${kept}" >&2; exit 3; fi
+if command -v sha256sum >/dev/null 2>&1; then h=$(sha256sum "$t"); else h=$(shasum -a 256 "$t"); fi
+h=\${h%% *}
+if [ "$h" != "${hash}" ]; then echo "checksum mismatch after the upload (sent ${hash}, got $h); ${kept}" >&2; exit 3; fi
+chmod 755 "$t"
+v=$("$t" --version 2>&1) || { echo "the uploaded binary does not run there ($v); ${kept}" >&2; exit 4; }
+[ "$v" = "${version}" ] || { echo "the uploaded binary says it is fleetcom $v, not ${version}; ${kept}" >&2; exit 4; }
+mv -f "$t" "$d/fleetcom"
+trap - EXIT`;
+}
+
+/** Uploads `source` packed for the host, which unpacks, verifies and renames it into place; what crossed the wire. */
+export async function installBinary(host: RemoteHost, source: string, unpackers: readonly string[]): Promise<{ packing: Packing; sent: number }> {
+  const bytes = readBinary(source);
+  const packing = packingFor(unpackers);
+  const packed = await pack(bytes, packing);
+  const script = installScript(sha256Hex(bytes), packing);
+  const r = await capture(await sshCommandLine(host.ssh, `sh -c ${shellQuote(script)}`, { share: host.share }), UPLOAD_BOUND_MS, packed);
+  if (r.code !== 0) throw new UserError(`${host.name}: install failed: ${sshReason(r.stderr, r.code, r.signal)}`, EXIT.failure);
+  return { packing, sent: packed.length };
+}
+
+function readBinary(source: string): Uint8Array {
+  try {
+    return readRegularFile(source, { maxBytes: MAX_BINARY_BYTES });
+  } catch (error) {
+    throw new UserError(error instanceof FileRefused ? error.message : `--binary ${printable(source)}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+  }
+}

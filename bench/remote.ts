@@ -11,9 +11,16 @@
 // latency.ts measures a local attach: attached to an echoing `cat`, one letter typed into the
 // client's PTY, timed until it shows in the client's output; blocks of each in turn (target: at
 // most 1.3× tmux).
+//
+// hosts-add-fresh: `fleetcom hosts add remote1` to a host with no fleetcom there (its install and the
+// shared connection removed before each run) until the host is ready, against `scp` of the same
+// binary, unpacked, to the same host over a connection of its own (`scp -O`: the harness's sshd
+// runs no sftp subsystem); 3 runs each in turn. The line
+// adds the size that crossed the wire (target: at most 45 MB).
+import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { sshdAvailable, startSshServer } from "../test/harness/sshd.ts";
-import { alternate, COLS, compareLine, FLEETCOM_BIN, makeSandbox, median, percentile, PtyClient, ROWS, runCommand, timeCommand } from "./common.ts";
+import { type SshServer, sshdAvailable, startSshServer } from "../test/harness/sshd.ts";
+import { alternate, COLS, compareLine, FLEETCOM_BIN, makeSandbox, median, percentile, PtyClient, ROWS, runCommand, timeCommand, versusLine } from "./common.ts";
 import { ECHOING_CAT, EchoClient, measure } from "./latency.ts";
 
 const TASKS = 10;
@@ -22,17 +29,24 @@ const WARMUP = 3;
 const LATENCY_SAMPLES = 300;
 const LATENCY_WARMUP = 20;
 const LATENCY_BLOCK = 50;
+const FRESH_RUNS = 3;
 
 export async function run(): Promise<string[]> {
-  if (!sshdAvailable()) return ["remote-ls  skipped: needs root, /usr/sbin/sshd and useradd", "remote-latency  skipped: the same"];
+  if (!sshdAvailable())
+    return ["hosts-add-fresh  skipped: needs root, /usr/sbin/sshd and useradd", "remote-ls  skipped: the same", "remote-latency  skipped: the same"];
   const { root, env: base } = makeSandbox("remote");
   const server = await startSshServer(join(root, "ssh"), base.HOME!);
   const env = { ...base, FLEETCOM_SSH: `ssh -F ${server.config}` };
   const shared = ["-o", "ControlMaster=auto", "-o", `ControlPath=${root}/tmux-%C`, "-o", "ControlPersist=60"];
   const ssh = (command: string, tty = "-T") => ["ssh", "-F", server.config, tty, ...shared, "remote1", "--", command];
+  const endFleetcomMaster = () =>
+    Bun.spawnSync(["ssh", "-F", server.config, "-o", `ControlPath=${base.FLEETCOM_RUNTIME_DIR}/ssh-%C`, "-O", "exit", "remote1"], {
+      stdout: "ignore",
+      stderr: "ignore",
+    });
   try {
-    process.stderr.write("installing fleetcom on the remote user…\n");
-    await runCommand([FLEETCOM_BIN, "hosts", "add", "remote1"], env);
+    process.stderr.write("hosts add to a fresh host, against scp…\n");
+    const fresh = await hostsAddFresh(env, server, endFleetcomMaster);
     for (let i = 1; i <= TASKS; i++) await runCommand([FLEETCOM_BIN, "--host", "remote1", "run", "--", "sleep 3600"], env);
     await runCommand(ssh("tmux -L bench -f /dev/null new -d -s s1 sleep 3600 \\; set-option -g status off"), env);
     for (let i = 2; i <= TASKS; i++) await runCommand(ssh(`tmux -L bench new -d -s s${i} sleep 3600`), env);
@@ -40,16 +54,31 @@ export async function run(): Promise<string[]> {
     const tmux = () => timeCommand(ssh("tmux -L bench ls"), env);
     await alternate(WARMUP, fleetcom, tmux);
     const samples = await alternate(RUNS, fleetcom, tmux);
-    return [compareLine("remote-ls", median(samples.fleetcom), median(samples.tmux)), ...(await latency(env, ssh))];
+    return [fresh, compareLine("remote-ls", median(samples.fleetcom), median(samples.tmux)), ...(await latency(env, ssh))];
   } finally {
     await runCommand([FLEETCOM_BIN, "--host", "remote1", "--kill", "--yes"], env).catch(() => {});
     Bun.spawnSync(["ssh", "-F", server.config, ...shared, "-O", "exit", "remote1"], { stdout: "ignore", stderr: "ignore" });
-    Bun.spawnSync(["ssh", "-F", server.config, "-o", `ControlPath=${base.FLEETCOM_RUNTIME_DIR}/ssh-%C`, "-O", "exit", "remote1"], {
-      stdout: "ignore",
-      stderr: "ignore",
-    });
+    endFleetcomMaster();
     await server.stop();
   }
+}
+
+/** hosts-add-fresh: `hosts add` to a host without fleetcom, against scp of the same binary; the last run leaves it installed. */
+async function hostsAddFresh(env: Record<string, string>, server: SshServer, endFleetcomMaster: () => void): Promise<string> {
+  let wire = "";
+  const fleetcom = async () => {
+    rmSync(join(server.home, ".local/share/fleetcom"), { recursive: true, force: true });
+    endFleetcomMaster();
+    const started = performance.now();
+    const out = await runCommand([FLEETCOM_BIN, "hosts", "add", "remote1"], env);
+    const took = performance.now() - started;
+    wire = /verified there; ([\d.]+ MiB sent [\w-]+)/.exec(out)?.[1] ?? "?";
+    return took;
+  };
+  const scp = () => timeCommand(["scp", "-O", "-q", "-F", server.config, FLEETCOM_BIN, "remote1:.scp-copy"], env);
+  const samples = await alternate(FRESH_RUNS, fleetcom, scp);
+  rmSync(join(server.home, ".scp-copy"), { force: true });
+  return `${versusLine("hosts-add-fresh", median(samples.fleetcom), "scp", median(samples.tmux))}  wire=${wire.replace(/ /g, "_")}`;
 }
 
 /** remote-latency-p50/p99: an echoing cat on the remote, attached through each tool over ssh. */

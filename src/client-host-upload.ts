@@ -33,13 +33,41 @@ export function packingFor(unpackers: readonly string[]): Packing {
   return UNPACKERS.find((u) => unpackers.includes(u)) ?? "none";
 }
 
-/** `bytes` as the host's unpacker reads them. */
-export async function pack(bytes: Uint8Array, packing: Packing): Promise<Uint8Array> {
+/**
+ * The binary is packed in pieces, each a whole zstd frame or gzip member (the unpackers read them
+ * one after another as one stream): the first is on the wire while the next are packed, and two are
+ * packed at once, on Bun's worker threads.
+ */
+const PIECE_BYTES = 16 * 1024 * 1024;
+const PIECES_PACKED_AHEAD = 2;
+
+/** `bytes` as the host's unpacker reads them, piece by piece in order. */
+export async function* packedPieces(bytes: Uint8Array, packing: Packing, pieceBytes = PIECE_BYTES): AsyncGenerator<Uint8Array> {
+  if (packing === "none") {
+    yield bytes;
+    return;
+  }
+  const pending: Promise<Uint8Array>[] = [];
+  let at = 0;
+  const packNext = () => {
+    if (at >= bytes.length) return;
+    pending.push(packPiece(bytes.subarray(at, at + pieceBytes), packing));
+    at += pieceBytes;
+  };
+  for (let i = 0; i < PIECES_PACKED_AHEAD; i++) packNext();
+  while (pending.length > 0) {
+    const piece = pending.shift()!;
+    packNext();
+    yield await piece;
+  }
+}
+
+async function packPiece(piece: Uint8Array, packing: Unpacker): Promise<Uint8Array> {
   // A file read into memory, never a SharedArrayBuffer, which is all Bun's types guard against.
-  const own = bytes as Uint8Array<ArrayBuffer>;
+  const own = piece as Uint8Array<ArrayBuffer>;
   if (packing === "zstd") return await Bun.zstdCompress(own, { level: ZSTD_LEVEL });
-  if (packing === "gzip") return Bun.gzipSync(own, { level: GZIP_LEVEL });
-  return bytes;
+  const { gzip } = await import("node:zlib");
+  return await new Promise((resolve, reject) => gzip(own, { level: GZIP_LEVEL }, (error, packed) => (error ? reject(error) : resolve(packed))));
 }
 
 /** The command that reads the packed stream on stdin and writes the binary to "$t". */
@@ -74,11 +102,18 @@ trap - EXIT`;
 export async function installBinary(host: RemoteHost, source: string, unpackers: readonly string[]): Promise<{ packing: Packing; sent: number }> {
   const bytes = readBinary(source);
   const packing = packingFor(unpackers);
-  const packed = await pack(bytes, packing);
   const script = installScript(sha256Hex(bytes), packing);
-  const r = await capture(await sshCommandLine(host.ssh, `sh -c ${shellQuote(script)}`, { share: host.share }), UPLOAD_BOUND_MS, packed);
+  let sent = 0;
+  const counted = async function* () {
+    for await (const piece of packedPieces(bytes, packing)) {
+      sent += piece.length;
+      yield piece;
+    }
+  };
+  const { Readable } = await import("node:stream");
+  const r = await capture(await sshCommandLine(host.ssh, `sh -c ${shellQuote(script)}`, { share: host.share }), UPLOAD_BOUND_MS, Readable.from(counted()));
   if (r.code !== 0) throw new UserError(`${host.name}: install failed: ${sshReason(r.stderr, r.code, r.signal)}`, EXIT.failure);
-  return { packing, sent: packed.length };
+  return { packing, sent };
 }
 
 function readBinary(source: string): Uint8Array {

@@ -4,6 +4,7 @@
 // cut short or damaged on the way fails the unpacking or the checksum: the temporary file is removed
 // and whatever fleetcom was at the path before is left as it was.
 import { EXIT, UserError } from "./errors.ts";
+import { askBlockHashes, assembleCommand, planReuse, type Reuse } from "./client-host-reuse.ts";
 import { capture, type RemoteHost, sshCommandLine, sshReason } from "./client-ssh.ts";
 import { FileRefused, readRegularFile } from "./files.ts";
 import { printable } from "./text-printable.ts";
@@ -47,6 +48,11 @@ export async function* packedPieces(bytes: Uint8Array, packing: Packing, pieceBy
     yield bytes;
     return;
   }
+  // Nothing to send is still one frame: the unpackers refuse an empty stream as cut short.
+  if (bytes.length === 0) {
+    yield await packPiece(bytes, packing);
+    return;
+  }
   const pending: Promise<Uint8Array>[] = [];
   let at = 0;
   const packNext = () => {
@@ -70,11 +76,11 @@ async function packPiece(piece: Uint8Array, packing: Unpacker): Promise<Uint8Arr
   return await new Promise((resolve, reject) => gzip(own, { level: GZIP_LEVEL }, (error, packed) => (error ? reject(error) : resolve(packed))));
 }
 
-/** The command that reads the packed stream on stdin and writes the binary to "$t". */
-function unpackCommand(packing: Packing): string {
-  if (packing === "zstd") return `zstd -dcq > "$t"`;
-  if (packing === "gzip") return `gzip -dc > "$t"`;
-  return `cat > "$t"`;
+/** The command that reads the packed stream on stdin and writes what it unpacks to `to`. */
+function unpackCommand(packing: Packing, to: string): string {
+  if (packing === "zstd") return `zstd -dcq > ${to}`;
+  if (packing === "gzip") return `gzip -dc > ${to}`;
+  return `cat > ${to}`;
 }
 
 /**
@@ -82,12 +88,18 @@ function unpackCommand(packing: Packing): string {
  * unpacked file's SHA-256 and its --version, then rename it over the target. Every refusal is one
  * line on stderr ending in what is left there.
  */
-export function installScript(hash: string, packing: Packing, version: string = VERSION): string {
+export function installScript(hash: string, packing: Packing, version: string = VERSION, reuse: Reuse | null = null): string {
   const kept = "nothing installed, the fleetcom there is as it was";
+  const cutShort = `then echo "the upload arrived cut short or damaged (${packing} could not unpack it); ${kept}" >&2; exit 3; fi`;
+  const unpack = reuse
+    ? `w="$d/.fleetcom.blocks.$$"; mkdir "$w"
+if ! ${unpackCommand(packing, `"$w/new"`)}; ${cutShort}
+${assembleCommand(reuse)} || true`
+    : `if ! ${unpackCommand(packing, `"$t"`)}; ${cutShort}`;
   return `set -e
-d="$HOME/.local/share/fleetcom/${version}"; mkdir -p "$d"; t="$d/.fleetcom.upload.$$"
-trap 'rm -f "$t"' EXIT
-if ! ${unpackCommand(packing)}; then echo "the upload arrived cut short or damaged (${packing} could not unpack it); ${kept}" >&2; exit 3; fi
+d="$HOME/.local/share/fleetcom/${version}"; mkdir -p "$d"; t="$d/.fleetcom.upload.$$"; w=
+trap 'rm -rf "$t" \${w:+"$w"}' EXIT
+${unpack}
 if command -v sha256sum >/dev/null 2>&1; then h=$(sha256sum "$t"); else h=$(shasum -a 256 "$t"); fi
 h=\${h%% *}
 if [ "$h" != "${hash}" ]; then echo "checksum mismatch after the upload (sent ${hash}, got $h); ${kept}" >&2; exit 3; fi
@@ -95,14 +107,42 @@ chmod 755 "$t"
 v=$("$t" --version 2>&1) || { echo "the uploaded binary does not run there ($v); ${kept}" >&2; exit 4; }
 [ "$v" = "${version}" ] || { echo "the uploaded binary says it is fleetcom $v, not ${version}; ${kept}" >&2; exit 4; }
 mv -f "$t" "$d/fleetcom"
+rm -rf \${w:+"$w"}
 trap - EXIT`;
 }
 
-/** Uploads `source` packed for the host, which unpacks, verifies and renames it into place; what crossed the wire. */
-export async function installBinary(host: RemoteHost, source: string, unpackers: readonly string[]): Promise<{ packing: Packing; sent: number }> {
+/**
+ * Uploads `source` packed for the host, which unpacks, verifies and renames it into place; what
+ * crossed the wire. Given fleetcoms already there (`others`), the blocks the last of them shares
+ * with this binary are taken from it there; should that go wrong (a host that lied about its
+ * blocks), the whole binary is sent once more.
+ */
+export async function installBinary(
+  host: RemoteHost,
+  source: string,
+  unpackers: readonly string[],
+  others: readonly string[] = [],
+): Promise<{ packing: Packing; sent: number; reusedFrom: string | null }> {
   const bytes = readBinary(source);
   const packing = packingFor(unpackers);
-  const script = installScript(sha256Hex(bytes), packing);
+  const hash = sha256Hex(bytes);
+  const from = others.at(-1);
+  const theirs = from === undefined ? null : await askBlockHashes(host, from);
+  const reuse = from !== undefined && theirs ? planReuse(bytes, from, theirs) : null;
+  if (reuse) {
+    const r = await upload(host, reuse.sent, installScript(hash, packing, VERSION, reuse), packing);
+    if (r.failure === null) return { packing, sent: r.sent, reusedFrom: reuse.from };
+    const whole = await upload(host, bytes, installScript(hash, packing), packing);
+    if (whole.failure !== null) throw new UserError(`${host.name}: install failed: ${whole.failure}`, EXIT.failure);
+    return { packing, sent: r.sent + whole.sent, reusedFrom: null };
+  }
+  const r = await upload(host, bytes, installScript(hash, packing), packing);
+  if (r.failure !== null) throw new UserError(`${host.name}: install failed: ${r.failure}`, EXIT.failure);
+  return { packing, sent: r.sent, reusedFrom: null };
+}
+
+/** Runs `script` there with `bytes` packed on its stdin: the bytes sent, and ssh's or the script's reason when it failed. */
+async function upload(host: RemoteHost, bytes: Uint8Array, script: string, packing: Packing): Promise<{ sent: number; failure: string | null }> {
   let sent = 0;
   const counted = async function* () {
     for await (const piece of packedPieces(bytes, packing)) {
@@ -112,8 +152,7 @@ export async function installBinary(host: RemoteHost, source: string, unpackers:
   };
   const { Readable } = await import("node:stream");
   const r = await capture(await sshCommandLine(host.ssh, `sh -c ${shellQuote(script)}`, { share: host.share }), UPLOAD_BOUND_MS, Readable.from(counted()));
-  if (r.code !== 0) throw new UserError(`${host.name}: install failed: ${sshReason(r.stderr, r.code, r.signal)}`, EXIT.failure);
-  return { packing, sent };
+  return { sent, failure: r.code === 0 ? null : sshReason(r.stderr, r.code, r.signal) };
 }
 
 function readBinary(source: string): Uint8Array {

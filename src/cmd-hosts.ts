@@ -40,8 +40,9 @@ const add = defineCommand({
     let installed = `fleetcom ${VERSION} already at ${target}`;
     if (probe.installed !== VERSION) {
       const source = binaryToInstall(name, probe.system, args.binary);
-      const { packing, sent } = await installBinary(host, source, probe.unpackers);
-      installed = `installed fleetcom ${VERSION} at ${target} (SHA-256 verified there; ${sentOnTheWire(packing, sent)})`;
+      const { packing, sent, reusedFrom } = await installBinary(host, source, probe.unpackers, probe.found);
+      const reused = reusedFrom === null ? "" : `, the rest taken from ${reusedFrom} there`;
+      installed = `installed fleetcom ${VERSION} at ${target} (SHA-256 verified there; ${sentOnTheWire(packing, sent)}${reused})`;
     }
     saveHost(host);
     // A forward made to the host as it was reached before is not used again.

@@ -163,6 +163,36 @@ describe("hosts over OpenSSH", () => {
     300_000,
   );
 
+  remoteTest(
+    "hosts add at a new version sends only the blocks the fleetcom already there does not have, and verifies the whole",
+    async () => {
+      // The previous version there: this binary with a few of its blocks changed, as another build's would be.
+      const previous = join(remoteHome, ".local/share/fleetcom", "0.0.9-previous", "fleetcom");
+      mkdirSync(join(previous, ".."), { recursive: true });
+      const bytes = Buffer.from(readFileSync(BIN!));
+      for (const at of [100, 5_000_000, 60_000_000, bytes.length - 10]) bytes[at] = bytes[at]! ^ 0xff;
+      writeFileSync(previous, bytes, { mode: 0o755 });
+      must(["chown", "-R", `${user}:`, join(remoteHome, ".local")]);
+      rmSync(installed());
+      const wire = join(root, "wire-new-version.bytes");
+      const counting = join(root, "counting-ssh-new-version");
+      writeFileSync(counting, `#!/bin/sh\ntee -a ${wire} | ssh -F ${sshConfig} "$@"\n`);
+      chmodSync(counting, 0o755);
+      const out = await ok(["hosts", "add", "remote1"], { FLEETCOM_SSH: counting });
+      const sent = statSync(wire).size;
+      rmSync(wire);
+      // Four blocks of 64 KiB, packed: far under a megabyte of a binary of over a hundred.
+      expect(sent).toBeLessThan(1024 * 1024);
+      expect(out).toContain(`the rest taken from ${previous} there)`);
+      const sum = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
+      expect(sum(installed())).toBe(sum(BIN!));
+      expect(readdirSync(join(remoteHome, ".local/share/fleetcom")).sort()).toEqual(["0.0.9-previous", VERSION].sort());
+      expect(readdirSync(join(remoteHome, ".local/share/fleetcom", VERSION))).toEqual(["fleetcom"]);
+      rmSync(join(previous, ".."), { recursive: true });
+    },
+    300_000,
+  );
+
   remoteTest("run, ls, peek, send and kill reach the remote fleet by --host and HOST:TASK; the local environment stays here but --env travels", async () => {
     const local = Number((await ok(["run", "--name", "here", "--", "cat"])).trim());
     const id = Number((await ok(["--host", "remote1", "run", "--name", "api", "--", "cat"])).trim());

@@ -13,6 +13,7 @@ import { endSharedConnection, forgetForward, remoteBinary, type RemoteHost, shar
 import { UserError, usageError } from "./errors.ts";
 import { selfCommand } from "./platform.ts";
 import { printable } from "./text-printable.ts";
+import { mebibytes } from "./text-size.ts";
 import { table, terminalColumns, writeStdout } from "./ui-format.ts";
 import { VERSION } from "./version.ts";
 
@@ -128,7 +129,7 @@ function binaryToInstall(name: string, remote: string, given: string | undefined
 
 /** What crossed the wire, in the units a person reads it in. */
 function sentOnTheWire(packing: string, bytes: number): string {
-  const size = `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+  const size = mebibytes(bytes);
   return packing === "none" ? `${size} sent as it is` : `${size} sent ${packing}-packed`;
 }
 

@@ -34,7 +34,7 @@ export interface Reuse {
 /** The script that hashes each block of `from` there, in order, each read by dd straight into the hasher. */
 export function blockHashScript(from: string): string {
   return `set -e
-f=${shellQuote(from)}; n=$(wc -c < "$f"); i=0
+f=${shellQuote(from)}; n=$(wc -c < "$f"); n=$((n)); i=0
 if command -v sha256sum >/dev/null 2>&1; then s=sha256sum; else s="shasum -a 256"; fi
 while [ $((i * ${BLOCK_BYTES})) -lt "$n" ] && [ "$i" -lt ${MAX_BLOCKS} ]; do
   dd if="$f" bs=${BLOCK_BYTES} skip="$i" count=1 2>/dev/null | $s; i=$((i + 1))

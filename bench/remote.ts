@@ -11,9 +11,20 @@
 // latency.ts measures a local attach: attached to an echoing `cat`, one letter typed into the
 // client's PTY, timed until it shows in the client's output; blocks of each in turn (target: at
 // most 1.3× tmux).
+//
+// hosts-add-fresh: `fleetcom hosts add remote1` to a host with no fleetcom there (its install and the
+// shared connection removed before each run) until the host is ready, against `scp` of the same
+// binary, unpacked, to the same host over a connection of its own (`scp -O`: the harness's sshd
+// runs no sftp subsystem); 3 runs each in turn. The line
+// adds the size that crossed the wire (target: at most 45 MB).
+//
+// hosts-add-next-version: the same, with a previous fleetcom there (this binary with one byte
+// changed in each of 9 blocks of a megabyte spread over it, as many as differ between two real
+// builds), from which `hosts add` takes the blocks it shares.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { sshdAvailable, startSshServer } from "../test/harness/sshd.ts";
-import { alternate, COLS, compareLine, FLEETCOM_BIN, makeSandbox, median, percentile, PtyClient, ROWS, runCommand, timeCommand } from "./common.ts";
+import { type SshServer, sshdAvailable, startSshServer } from "../test/harness/sshd.ts";
+import { alternate, COLS, compareLine, FLEETCOM_BIN, makeSandbox, median, percentile, PtyClient, ROWS, runCommand, timeCommand, versusLine } from "./common.ts";
 import { ECHOING_CAT, EchoClient, measure } from "./latency.ts";
 
 const TASKS = 10;
@@ -22,17 +33,30 @@ const WARMUP = 3;
 const LATENCY_SAMPLES = 300;
 const LATENCY_WARMUP = 20;
 const LATENCY_BLOCK = 50;
+const FRESH_RUNS = 3;
 
 export async function run(): Promise<string[]> {
-  if (!sshdAvailable()) return ["remote-ls  skipped: needs root, /usr/sbin/sshd and useradd", "remote-latency  skipped: the same"];
+  if (!sshdAvailable())
+    return [
+      "hosts-add-fresh  skipped: needs root, /usr/sbin/sshd and useradd",
+      "hosts-add-next-version  skipped: the same",
+      "remote-ls  skipped: the same",
+      "remote-latency  skipped: the same",
+    ];
   const { root, env: base } = makeSandbox("remote");
   const server = await startSshServer(join(root, "ssh"), base.HOME!);
   const env = { ...base, FLEETCOM_SSH: `ssh -F ${server.config}` };
   const shared = ["-o", "ControlMaster=auto", "-o", `ControlPath=${root}/tmux-%C`, "-o", "ControlPersist=60"];
   const ssh = (command: string, tty = "-T") => ["ssh", "-F", server.config, tty, ...shared, "remote1", "--", command];
+  const endFleetcomMaster = () =>
+    Bun.spawnSync(["ssh", "-F", server.config, "-o", `ControlPath=${base.FLEETCOM_RUNTIME_DIR}/ssh-%C`, "-O", "exit", "remote1"], {
+      stdout: "ignore",
+      stderr: "ignore",
+    });
   try {
-    process.stderr.write("installing fleetcom on the remote user…\n");
-    await runCommand([FLEETCOM_BIN, "hosts", "add", "remote1"], env);
+    process.stderr.write("hosts add to a fresh host, against scp…\n");
+    const fresh = await hostsAddFresh(env, server, endFleetcomMaster);
+    const next = await hostsAddFresh(env, server, endFleetcomMaster, true);
     for (let i = 1; i <= TASKS; i++) await runCommand([FLEETCOM_BIN, "--host", "remote1", "run", "--", "sleep 3600"], env);
     await runCommand(ssh("tmux -L bench -f /dev/null new -d -s s1 sleep 3600 \\; set-option -g status off"), env);
     for (let i = 2; i <= TASKS; i++) await runCommand(ssh(`tmux -L bench new -d -s s${i} sleep 3600`), env);
@@ -40,16 +64,51 @@ export async function run(): Promise<string[]> {
     const tmux = () => timeCommand(ssh("tmux -L bench ls"), env);
     await alternate(WARMUP, fleetcom, tmux);
     const samples = await alternate(RUNS, fleetcom, tmux);
-    return [compareLine("remote-ls", median(samples.fleetcom), median(samples.tmux)), ...(await latency(env, ssh))];
+    return [fresh, next, compareLine("remote-ls", median(samples.fleetcom), median(samples.tmux)), ...(await latency(env, ssh))];
   } finally {
     await runCommand([FLEETCOM_BIN, "--host", "remote1", "--kill", "--yes"], env).catch(() => {});
     Bun.spawnSync(["ssh", "-F", server.config, ...shared, "-O", "exit", "remote1"], { stdout: "ignore", stderr: "ignore" });
-    Bun.spawnSync(["ssh", "-F", server.config, "-o", `ControlPath=${base.FLEETCOM_RUNTIME_DIR}/ssh-%C`, "-O", "exit", "remote1"], {
-      stdout: "ignore",
-      stderr: "ignore",
-    });
+    endFleetcomMaster();
     await server.stop();
   }
+}
+
+/** The blocks that differ between two builds, as measured (docs/benchmarks.md, Round 4). */
+const CHANGED_BLOCKS = 9;
+
+/**
+ * hosts-add-fresh (or -next-version, with a previous build there): `hosts add` to a host without
+ * this version, against scp of the same binary; the last run leaves it installed.
+ */
+async function hostsAddFresh(env: Record<string, string>, server: SshServer, endFleetcomMaster: () => void, previous = false): Promise<string> {
+  let wire = "";
+  const installs = join(server.home, ".local/share/fleetcom");
+  const fleetcom = async () => {
+    rmSync(installs, { recursive: true, force: true });
+    if (previous) placePreviousBuild(installs, server.user);
+    endFleetcomMaster();
+    const started = performance.now();
+    const out = await runCommand([FLEETCOM_BIN, "hosts", "add", "remote1"], env);
+    const took = performance.now() - started;
+    wire = /verified there; ([\d.]+ MiB sent [\w-]+)/.exec(out)?.[1] ?? "?";
+    return took;
+  };
+  const scp = () => timeCommand(["scp", "-O", "-q", "-F", server.config, FLEETCOM_BIN, "remote1:.scp-copy"], env);
+  const samples = await alternate(FRESH_RUNS, fleetcom, scp);
+  rmSync(join(server.home, ".scp-copy"), { force: true });
+  return `${versusLine(previous ? "hosts-add-next-version" : "hosts-add-fresh", median(samples.fleetcom), "scp", median(samples.tmux))}  wire=${wire.replace(/ /g, "_")}`;
+}
+
+/** A fleetcom of another version at `installs`, the remote user's: this binary with CHANGED_BLOCKS blocks changed. */
+function placePreviousBuild(installs: string, user: string): void {
+  const bytes = readFileSync(FLEETCOM_BIN);
+  for (let i = 1; i <= CHANGED_BLOCKS; i++) {
+    const at = Math.floor((bytes.length * i) / (CHANGED_BLOCKS + 1));
+    bytes[at] = bytes[at]! ^ 0xff;
+  }
+  mkdirSync(join(installs, "0.0.0-previous"), { recursive: true });
+  writeFileSync(join(installs, "0.0.0-previous", "fleetcom"), bytes, { mode: 0o755 });
+  Bun.spawnSync(["chown", "-R", `${user}:`, join(installs, "../..")]);
 }
 
 /** remote-latency-p50/p99: an echoing cat on the remote, attached through each tool over ssh. */

@@ -4,6 +4,7 @@
 // push the file past its bound and every setting with it. An answer out of shape refuses the host in
 // one line that names it; nothing is saved.
 import { capture, type SshFacts, sshCommandLine, sshReason } from "./client-ssh.ts";
+import { UNPACKERS, type Unpacker } from "./client-host-upload.ts";
 import { EXIT, UserError } from "./errors.ts";
 import { isPrintable, printable } from "./text-printable.ts";
 import { shellQuote } from "./text-shell.ts";
@@ -28,7 +29,8 @@ const PROBE = `uname -sm; printf '%s\\n' "$HOME"
 l=$(loginctl show-user "$(id -un)" --property=Linger --value 2>/dev/null); echo "linger=\${l:-unknown}"
 if systemctl --user is-enabled fleetcom.service >/dev/null 2>&1; then echo service=yes; else echo service=no; fi
 b="$HOME/.local/share/fleetcom/${VERSION}/fleetcom"; [ -x "$b" ] && echo "installed=$("$b" --version 2>/dev/null)"
-for f in "$HOME"/.local/share/fleetcom/*/fleetcom; do [ -x "$f" ] && echo "found=$f"; done; true`;
+for f in "$HOME"/.local/share/fleetcom/*/fleetcom; do [ -x "$f" ] && echo "found=$f"; done
+for u in ${UNPACKERS.join(" ")}; do command -v "$u" >/dev/null 2>&1 && echo "unpack=$u"; done; true`;
 
 export interface Probe {
   system: string;
@@ -37,6 +39,8 @@ export interface Probe {
   service: boolean;
   installed: string | null;
   found: string[];
+  /** The programs there that can unpack an upload (client-host-upload.ts). */
+  unpackers: Unpacker[];
 }
 
 /** Asks the host at `dest` (added as `name`) what `hosts add` needs, within PROBE_BOUND_MS and PROBE_MAX_BYTES. */
@@ -68,6 +72,7 @@ export function parseProbe(name: string, stdout: string): Probe {
     found: value("found")
       .filter((f) => f.startsWith(ours) && f.endsWith("/fleetcom") && isHomePath(f))
       .slice(0, MAX_FOUND),
+    unpackers: UNPACKERS.filter((u) => value("unpack").includes(u)),
   };
 }
 

@@ -1,24 +1,21 @@
 // `fleetcom hosts add NAME [--ssh DEST] [--binary PATH]`, `hosts ls [--json]`, `hosts rm NAME`: the
 // machines whose fleets this one reaches over OpenSSH (docs/remote.md). `add` looks at the host,
 // installs this very version there when it is missing (this binary when the OS and architecture
-// match, else the one given with --binary), under a versioned path in the remote home, checked by
-// SHA-256 and by its own --version before it is renamed into place: a failed upload, a wrong
-// checksum or a binary that does not run leaves nothing in use.
-import { sha256Hex } from "./text-sha256.ts";
+// match, else the one given with --binary), under a versioned path in the remote home, packed on the
+// wire and checked by SHA-256 and by its own --version before it is renamed into place
+// (client-host-upload.ts): a failed upload, a wrong checksum or a binary that does not run leaves
+// nothing in use.
 import { defineCommand } from "./kit-define.ts";
 import { askHost, checkHostName, hostAnswerBoundMs, readHosts, removeHost, saveHost } from "./client-hosts.ts";
 import { type Probe, probeHost } from "./client-host-probe.ts";
-import { capture, endSharedConnection, forgetForward, hostOptions, remoteBinary, type RemoteHost, sshCommandLine, sshFacts, sshReason } from "./client-ssh.ts";
+import { installBinary } from "./client-host-upload.ts";
+import { endSharedConnection, forgetForward, remoteBinary, type RemoteHost, sshFacts } from "./client-ssh.ts";
 import { UserError, usageError } from "./errors.ts";
-import { FileRefused, readRegularFile } from "./files.ts";
 import { selfCommand } from "./platform.ts";
 import { printable } from "./text-printable.ts";
-import { shellQuote } from "./text-shell.ts";
+import { mebibytes } from "./text-size.ts";
 import { table, terminalColumns, writeStdout } from "./ui-format.ts";
 import { VERSION } from "./version.ts";
-
-/** How long `hosts add` gives the upload to finish. */
-const UPLOAD_BOUND_MS = 10 * 60_000;
 
 const add = defineCommand({
   meta: { name: "add", description: "Add a host reached over ssh, installing this fleetcom version there if it is missing" },
@@ -44,8 +41,9 @@ const add = defineCommand({
     let installed = `fleetcom ${VERSION} already at ${target}`;
     if (probe.installed !== VERSION) {
       const source = binaryToInstall(name, probe.system, args.binary);
-      await install(host, source);
-      installed = `installed fleetcom ${VERSION} at ${target} (SHA-256 verified there)`;
+      const { packing, sent, reusedFrom } = await installBinary(host, source, probe.unpackers, probe.found);
+      const reused = reusedFrom === null ? "" : `, the rest taken from ${reusedFrom} there`;
+      installed = `installed fleetcom ${VERSION} at ${target} (SHA-256 verified there; ${sentOnTheWire(packing, sent)}${reused})`;
     }
     saveHost(host);
     // A forward made to the host as it was reached before is not used again.
@@ -129,29 +127,10 @@ function binaryToInstall(name: string, remote: string, given: string | undefined
   return self[0]!;
 }
 
-/** Uploads `source` to a temp name there, checks its SHA-256 and its --version, then renames it into place. */
-async function install(host: RemoteHost, source: string): Promise<void> {
-  let bytes: Uint8Array;
-  try {
-    bytes = readRegularFile(source, { maxBytes: 1024 * 1024 * 1024 });
-  } catch (error) {
-    throw new UserError(error instanceof FileRefused ? error.message : `--binary ${printable(source)}: ${(error as NodeJS.ErrnoException).code ?? error}`);
-  }
-  const hash = sha256Hex(bytes);
-  const script = `set -e
-d="$HOME/.local/share/fleetcom/${VERSION}"; mkdir -p "$d"; t="$d/.fleetcom.upload.$$"
-trap 'rm -f "$t"' EXIT
-cat > "$t"
-if command -v sha256sum >/dev/null 2>&1; then h=$(sha256sum "$t"); else h=$(shasum -a 256 "$t"); fi
-h=\${h%% *}
-if [ "$h" != "${hash}" ]; then echo "checksum mismatch after the upload (sent ${hash}, got $h); nothing installed" >&2; exit 3; fi
-chmod 755 "$t"
-v=$("$t" --version 2>&1) || { echo "the uploaded binary does not run there ($v); nothing installed" >&2; exit 4; }
-[ "$v" = "${VERSION}" ] || { echo "the uploaded binary says it is fleetcom $v, not ${VERSION}; nothing installed" >&2; exit 4; }
-mv -f "$t" "$d/fleetcom"
-trap - EXIT`;
-  const r = await capture(await sshCommandLine(host.ssh, `sh -c ${shellQuote(script)}`, hostOptions(host)), UPLOAD_BOUND_MS, bytes);
-  if (r.code !== 0) throw new UserError(`${host.name}: install failed: ${sshReason(r.stderr, r.code, r.signal)}`);
+/** What crossed the wire, in the units a person reads it in. */
+function sentOnTheWire(packing: string, bytes: number): string {
+  const size = mebibytes(bytes);
+  return packing === "none" ? `${size} sent as it is` : `${size} sent ${packing}-packed`;
 }
 
 /** Whether the fleet there outlives the user's logout, in one line. */

@@ -9,7 +9,7 @@
 // where it fails: .ci/run installs openssh-server, so a skip there would hide a broken transport.
 import { afterAll, beforeAll, describe, expect } from "bun:test";
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { Fleet, PtyClient, until } from "../harness/fleet.ts";
@@ -108,17 +108,25 @@ async function remoteTasks(): Promise<(TaskInfo & { host: string | null })[]> {
 }
 
 describe("hosts over OpenSSH", () => {
-  remoteTest("hosts add refuses an upload whose checksum does not match, and installs nothing", async () => {
-    // An ssh that loses most of what it is given on stdin: the upload arrives cut short.
+  remoteTest("hosts add refuses an upload cut short on the way, names the host, and leaves the fleetcom there as it was", async () => {
+    // A fleetcom already at the path (as a previous, interrupted install would leave one), which the
+    // probe does not take for this version.
+    const dir = join(remoteHome, ".local/share/fleetcom", VERSION);
+    mkdirSync(dir, { recursive: true });
+    const before = "#!/bin/sh\necho 0.0.0-before\n";
+    writeFileSync(installed(), before, { mode: 0o755 });
+    must(["chown", "-R", `${user}:`, join(remoteHome, ".local")]);
+    // An ssh that loses all but the first megabyte of what it is given on stdin.
     const lossy = join(root, "lossy-ssh");
-    writeFileSync(lossy, `#!/bin/sh\nhead -c 4096 | exec ssh -F ${sshConfig} "$@"\n`);
+    writeFileSync(lossy, `#!/bin/sh\nhead -c 1000000 | exec ssh -F ${sshConfig} "$@"\n`);
     chmodSync(lossy, 0o755);
     const r = await cli(["hosts", "add", "remote1"], { FLEETCOM_SSH: lossy });
     expect(r.code).not.toBe(0);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
-    expect(r.stderr).toContain("checksum mismatch");
-    expect(existsSync(installed())).toBe(false);
-    expect(readdirSync(join(remoteHome, ".local/share/fleetcom", VERSION))).toEqual([]);
+    expect(r.stderr).toContain("remote1: install failed: the upload arrived cut short or damaged");
+    expect(r.stderr).toContain("the fleetcom there is as it was");
+    expect(readFileSync(installed(), "utf8")).toBe(before);
+    expect(readdirSync(dir)).toEqual(["fleetcom"]);
     expect(await ok(["hosts", "ls", "--json"])).toBe("[]\n");
   });
 
@@ -132,9 +140,19 @@ describe("hosts over OpenSSH", () => {
   remoteTest(
     "hosts add installs this version there, verified, and hosts ls lists it",
     async () => {
-      const out = await ok(["hosts", "add", "remote1"]);
+      // An ssh that keeps a copy of what it carries on stdin: the upload as it crossed the wire.
+      const wire = join(root, "wire.bytes");
+      const counting = join(root, "counting-ssh");
+      writeFileSync(counting, `#!/bin/sh\ntee -a ${wire} | ssh -F ${sshConfig} "$@"\n`);
+      chmodSync(counting, 0o755);
+      const out = await ok(["hosts", "add", "remote1"], { FLEETCOM_SSH: counting });
+      // Packed: well under the binary's own size (about 0.4 of it with zstd, 0.48 with gzip).
+      const sent = statSync(wire).size;
+      rmSync(wire);
+      expect(sent).toBeGreaterThan(0);
+      expect(sent).toBeLessThan(statSync(BIN!).size * 0.6);
       expect(out).toContain(`remote1 (remote1): Linux`);
-      expect(out).toContain(`installed fleetcom ${VERSION} at ${installed()} (SHA-256 verified there)`);
+      expect(out).toContain(`installed fleetcom ${VERSION} at ${installed()} (SHA-256 verified there; `);
       expect(out).toMatch(/lingering|logind|service/);
       const sum = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
       expect(sum(installed())).toBe(sum(BIN!));
@@ -144,6 +162,36 @@ describe("hosts over OpenSSH", () => {
       expect(await ok(["hosts", "add", "remote1"])).toContain(`fleetcom ${VERSION} already at ${installed()}`);
       const hosts = JSON.parse(await ok(["hosts", "ls", "--json"]));
       expect(hosts).toEqual([{ name: "remote1", ssh: "remote1", version: VERSION, reachable: true, tasks: 0, waiting: 0 }]);
+    },
+    300_000,
+  );
+
+  remoteTest(
+    "hosts add at a new version sends only the blocks the fleetcom already there does not have, and verifies the whole",
+    async () => {
+      // The previous version there: this binary with a few of its blocks changed, as another build's would be.
+      const previous = join(remoteHome, ".local/share/fleetcom", "0.0.9-previous", "fleetcom");
+      mkdirSync(join(previous, ".."), { recursive: true });
+      const bytes = Buffer.from(readFileSync(BIN!));
+      for (const at of [100, 5_000_000, 60_000_000, bytes.length - 10]) bytes[at] = bytes[at]! ^ 0xff;
+      writeFileSync(previous, bytes, { mode: 0o755 });
+      must(["chown", "-R", `${user}:`, join(remoteHome, ".local")]);
+      rmSync(installed());
+      const wire = join(root, "wire-new-version.bytes");
+      const counting = join(root, "counting-ssh-new-version");
+      writeFileSync(counting, `#!/bin/sh\ntee -a ${wire} | ssh -F ${sshConfig} "$@"\n`);
+      chmodSync(counting, 0o755);
+      const out = await ok(["hosts", "add", "remote1"], { FLEETCOM_SSH: counting });
+      const sent = statSync(wire).size;
+      rmSync(wire);
+      // Four blocks of a megabyte, packed: a twentieth of the binary at most (the whole, packed, is 0.41 of it).
+      expect(sent).toBeLessThan(bytes.length / 20);
+      expect(out).toContain(`the rest taken from ${previous} there)`);
+      const sum = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
+      expect(sum(installed())).toBe(sum(BIN!));
+      expect(readdirSync(join(remoteHome, ".local/share/fleetcom")).sort()).toEqual(["0.0.9-previous", VERSION].sort());
+      expect(readdirSync(join(remoteHome, ".local/share/fleetcom", VERSION))).toEqual(["fleetcom"]);
+      rmSync(join(previous, ".."), { recursive: true });
     },
     300_000,
   );

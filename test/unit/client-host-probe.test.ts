@@ -4,7 +4,7 @@ import { expect, test } from "bun:test";
 import { parseProbe } from "../../src/client-host-probe.ts";
 import { UserError } from "../../src/errors.ts";
 
-const GOOD = "Linux x86_64\n/home/me\nlinger=yes\nservice=no\ninstalled=0.1.0\nfound=/home/me/.local/share/fleetcom/0.0.9/fleetcom\n";
+const GOOD = "Linux x86_64\n/home/me\nlinger=yes\nservice=no\ninstalled=0.1.0\nfound=/home/me/.local/share/fleetcom/0.0.9/fleetcom\nunpack=gzip\n";
 
 test("a truthful answer gives each field", () => {
   expect(parseProbe("gpu1", GOOD)).toEqual({
@@ -14,7 +14,15 @@ test("a truthful answer gives each field", () => {
     service: false,
     installed: "0.1.0",
     found: ["/home/me/.local/share/fleetcom/0.0.9/fleetcom"],
+    unpackers: ["gzip"],
   });
+});
+
+test("only the unpackers fleetcom can pack for are taken from the answer, the best first", () => {
+  const answer = (lines: string) => parseProbe("gpu1", `Linux x86_64\n/home/me\n${lines}`).unpackers;
+  expect(answer("unpack=gzip\nunpack=zstd\n")).toEqual(["zstd", "gzip"]);
+  expect(answer("unpack=xz\nunpack=rm -rf\nunpack=\n")).toEqual([]);
+  expect(answer("")).toEqual([]);
 });
 
 test("a home that is no absolute path of at most 4096 printable bytes refuses the host in one short line naming it", () => {

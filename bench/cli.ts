@@ -2,7 +2,8 @@
 // `fleetcom ls` against a daemon with 10 tasks vs `tmux ls` against a server with 10 sessions
 // (target: at most 2.5× tmux), and the floors under it: `fleetcom --version` vs `tmux -V` (the
 // compiled binary starting and printing, nothing imported), and cli-ls-floor, a compiled Bun program
-// that only connects to the same daemon, asks for ls and prints the count (bench/floor/ls.ts).
+// that only connects to the same daemon, asks for ls and prints the count (bench/floor/ls.ts), and
+// `fleetcom ls` against that floor in turns (cli-ls-over-floor; target ≤ 1.15, issue 46).
 //
 // Then the commands that read recipes and settings without a daemon (cmd-*: CPU time, user + sys,
 // of the whole process, each against `fleetcom --version` in the same rounds; target ≤ 2×), and the
@@ -24,6 +25,7 @@ import {
   reportLine,
   type Sandbox,
   timeCommand,
+  versusLine,
 } from "./common.ts";
 import { existsSync, readdirSync } from "node:fs";
 
@@ -45,10 +47,13 @@ async function lsAndFloors(): Promise<string[]> {
   const ls = await timeBoth(fleetcom.argv("ls"), tmux.argv("ls"), fleetcom.env);
   const version = await timeBoth(fleetcom.argv("--version"), tmux.argv("-V"), fleetcom.env);
   const floorLs = await timeBoth([floor], tmux.argv("ls"), fleetcom.env);
+  // The issue-46 target, ls against its floor, taken in turns like every other pair.
+  const overFloor = await timeBoth(fleetcom.argv("ls"), [floor], fleetcom.env);
   return [
     compareLine("cli-ls", median(ls.fleetcom), median(ls.tmux)),
     compareLine("cli-version", median(version.fleetcom), median(version.tmux)),
     compareLine("cli-ls-floor", median(floorLs.fleetcom), median(floorLs.tmux)),
+    versusLine("cli-ls-over-floor", median(overFloor.fleetcom), "floor", median(overFloor.tmux)),
   ];
 }
 

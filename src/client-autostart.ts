@@ -5,7 +5,7 @@
 // load the client before it spawned the daemon and then wait for it to come up (docs/benchmarks.md). Where the
 // early autostart has already started it (client-early-start.ts), that one is followed.
 import { closeSync, openSync } from "node:fs";
-import { takeEarlyStart } from "./client-early-start.ts";
+import { socketSeenEarly, takeEarlyStart } from "./client-early-start.ts";
 import { HERE, noDaemonHere } from "./client-target.ts";
 import { LOG_NAME, READY_FD_VARIABLE, runtimeDir } from "./paths.ts";
 import { selfCommand, spawnDetached } from "./platform.ts";
@@ -63,6 +63,7 @@ let prestarted: Promise<Started | null> | null = null;
  * stands in the way (a runtime directory to refuse) is left for the connection to report.
  */
 export async function prestartDaemon(): Promise<void> {
+  if (socketSeenEarly()) return;
   const early = takeEarlyStart();
   if (early) prestarted ??= Promise.resolve(following(early, "early"));
   prestarted ??= (async () => (noDaemonHere(HERE) ? startDaemon(runtimeDir(), true) : null))().catch(() => null);

@@ -27,13 +27,26 @@ export function needsDaemonHereAnyway(argv: readonly string[]): boolean {
 const NOTHING_THERE = 2 ** 52 - 1;
 
 let early: DetachedChild | null = null;
+let socketSeen = false;
 
 /** Starts this machine's daemon now, if these words need it and nothing else has to decide how. */
 export function startEarly(argv: readonly string[], env: Env = process.env): void {
   if (!needsDaemonHereAnyway(argv) || env.FLEETCOM_HOST?.trim() || !runsOnBun()) return;
+  // Looked at first: with a daemon there, nothing else here needs deciding (the PATH search included).
+  socketSeen = Bun.file(socketPath(env)).lastModified !== NOTHING_THERE;
+  if (socketSeen) return;
   const binary = compiledBinary();
-  if (!binary || mayStartInScope(env) || Bun.file(socketPath(env)).lastModified !== NOTHING_THERE) return;
+  if (!binary || mayStartInScope(env)) return;
   early = spawnDetachedOnBun([binary, "daemon"], "ignore", { ...env, [READY_FD_VARIABLE]: "3", [OPEN_LOG_VARIABLE]: "1" });
+}
+
+/**
+ * Whether startEarly found something at the socket's name: then the connection decides, as it would
+ * after a prestart that found the socket there (client-autostart.ts prestartDaemon), and a stale
+ * socket is replaced the ordinary way (client.ts connectSocket).
+ */
+export function socketSeenEarly(): boolean {
+  return socketSeen;
 }
 
 /** The daemon startEarly started, once; null when it started none. */

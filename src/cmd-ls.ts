@@ -5,9 +5,11 @@
 import { defineCommand } from "./kit-define.ts";
 import { withDaemon } from "./client.ts";
 import { hostsMayBeAdded, type Target, targetIn } from "./client-target.ts";
-import { lsTable, terminalColumns, writeStdout } from "./ui-format.ts";
 import type { HostedTask } from "./client-hosts.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
+import type { DaemonClient } from "./client.ts";
+
+type Format = typeof import("./ui-format.ts");
 
 export default defineCommand({
   facts: { remote: "transport", plain: true },
@@ -23,10 +25,17 @@ export default defineCommand({
   async run(context) {
     const { args } = context;
     const target = targetIn(context);
-    const tasks =
-      target.kind === "host" ? hosted(await withDaemon(target, (c) => c.request("ls", { resources: true })), target.host.name) : await everyFleet(target);
+    // The table's code loads while the daemon answers, not before the request goes.
+    let format: Promise<Format> | undefined;
+    const ls = (c: DaemonClient) => {
+      const answer = c.request("ls", { resources: true });
+      format ??= import("./ui-format.ts");
+      return answer;
+    };
+    const tasks = target.kind === "host" ? hosted(await withDaemon(target, ls), target.host.name) : await everyFleet(target, ls);
     const hostOf = tasks === null ? undefined : (t: TaskInfo) => (t as HostedTask).host ?? "-";
-    const rows = tasks ?? (await withDaemon(target, (c) => c.request("ls", { resources: true })));
+    const rows = tasks ?? (await withDaemon(target, ls));
+    const { lsTable, terminalColumns, writeStdout } = await (format ?? import("./ui-format.ts"));
     const table = () => lsTable(rows, process.env.HOME, Date.now(), terminalColumns(), Boolean(args.verbose), hostOf);
     writeStdout(args.json ? `${JSON.stringify(rows.map(withWaitingSince), null, 2)}\n` : table());
   },
@@ -42,8 +51,8 @@ function hosted(tasks: TaskInfo[], host: string | null): HostedTask[] {
 }
 
 /** This machine's fleet, then each added host's; null when no host is added (the plain listing). */
-async function everyFleet(target: Target): Promise<HostedTask[] | null> {
+async function everyFleet(target: Target, ls: (c: DaemonClient) => Promise<TaskInfo[]>): Promise<HostedTask[] | null> {
   if (!hostsMayBeAdded()) return null;
   const { everyFleet: fleets } = await import("./client-hosts.ts");
-  return fleets(() => withDaemon(target, (c) => c.request("ls", { resources: true })), { resources: true });
+  return fleets(() => withDaemon(target, ls), { resources: true });
 }

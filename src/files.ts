@@ -51,6 +51,19 @@ export function mayBeTerminal(fd: number): boolean {
   }
 }
 
+/**
+ * Whether stdin (0) or stdout (1) is a terminal, as isatty says, without building process.stdin or
+ * process.stdout: the first of them built loads node:tty, a share of an attach's start
+ * (docs/benchmarks.md). Bun's tty_wrap binding answers; a runtime without it asks the stream.
+ */
+export function isTerminal(fd: 0 | 1): boolean {
+  try {
+    const tty = (process as unknown as { binding?(name: string): unknown }).binding?.("tty_wrap") as { isTTY?: (fd: number) => unknown } | undefined;
+    if (typeof tty?.isTTY === "function") return tty.isTTY(fd) === true;
+  } catch {}
+  return (fd === 0 ? process.stdin : process.stdout).isTTY === true;
+}
+
 /** /dev/null's device number; null where there is none to stat (a bare chroot), so nothing is taken for it. */
 function devNull(): number | null {
   return statSync("/dev/null", { throwIfNoEntry: false })?.rdev ?? null;

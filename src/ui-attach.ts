@@ -16,6 +16,7 @@ import { targetOf, type Target } from "./client-target.ts";
 import { AltScreenFilter, RESTORE_TERMINAL } from "./ui-attach-screens.ts";
 import { AttachNotice } from "./ui-attach-notice.ts";
 import { DaemonClient, terminalSize } from "./client.ts";
+import { isTerminal } from "./files.ts";
 import { FleetModel, retryDelay } from "./client-fleet.ts";
 import { EXIT, UserError, errorMessage, usageError } from "./errors.ts";
 import type { AttachEnd, TaskInfo, TaskRef } from "./wire-protocol.ts";
@@ -40,7 +41,7 @@ export type AttachOutcome = ({ kind: "detached"; task: TaskInfo } | { kind: "end
 };
 
 export function requireTerminal(what: string): void {
-  if (!process.stdin.isTTY || !process.stdout.isTTY) throw usageError(`${what} needs a terminal`);
+  if (!isTerminal(0) || !isTerminal(1)) throw usageError(`${what} needs a terminal`);
 }
 
 /**
@@ -84,8 +85,13 @@ export async function attachSession(ref: TaskRef, options: AttachOptions): Promi
 
 /** One attached terminal: the connection, the task shown (which a chord may change), the screen's state. */
 class Attachment {
-  private readonly stdin = process.stdin;
-  private readonly stdout = process.stdout;
+  // Built when first used: the first attach is asked before stdin is (run).
+  private get stdin(): NodeJS.ReadStream {
+    return process.stdin;
+  }
+  private get stdout(): NodeJS.WriteStream {
+    return process.stdout;
+  }
   private readonly detachKey: DetachKey;
   private size = terminalSize();
   /** The task shown; set once the first attach is answered. */
@@ -199,19 +205,24 @@ class Attachment {
   }
 
   async run(ref: TaskRef): Promise<AttachOutcome> {
-    const { client, stdin, stdout } = this;
+    const { client } = this;
     const done = new Promise<AttachOutcome>((resolve) => (this.finish = resolve));
     void done.then(() => (this.over = true));
     this.bind(client);
+    this.statusShown = this.options.status === true;
+    // Asked before this terminal's input is built (node:tty's stream, a share of the start), so the
+    // daemon takes the screen meanwhile. Nothing it sends is read before the await below, by when the
+    // terminal is raw and on its alternate screen.
+    const attached = client.request("attach", { task: ref, ...this.ptySize });
+    const { stdin, stdout } = this;
     // Raw before anything is drawn: a key typed once the task's screen shows is a key (Ctrl-\ a
     // detach, read when the listener below starts), never a signal from a terminal still cooked.
     stdin.setRawMode(true);
-    // Before the request: the task's screen may arrive right behind its reply.
+    // Before the reply is read: the task's screen arrives right behind it.
     stdout.write(ENTER_ALT_SCREEN);
     try {
-      this.statusShown = this.options.status === true;
       if (this.statusShown) this.showStatusRegion();
-      this.info = await client.request("attach", { task: ref, ...this.ptySize });
+      this.info = await attached;
       const attachedId = this.info.id;
       // In the reply's turn, not after the await: an event right behind the reply must find the notice ready for it.
       await this.fleet.follow(client, (tasks) => this.notice.attached(attachedId, tasks));

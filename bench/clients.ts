@@ -4,7 +4,9 @@
 // rss-dashboard: `fleetcom` (the dashboard) listing the 10 tasks. rss-attach: `fleetcom attach` to
 // one of them. Each beside the floor (bench/floor/socket.ts, compiled like fleetcom): a Bun program
 // that holds one greeted socket to the same daemon and nothing else. Target: each client ≤ 35 MB.
-import { compileFloor, makeSandbox, onCleanup, PtyClient, procStatusKb, sleep, versusLine } from "./common.ts";
+// rss-dashboard-private, rss-attach-private: what each holds that no other process shares (report).
+import { readFileSync } from "node:fs";
+import { compileFloor, makeSandbox, onCleanup, PtyClient, procStatusKb, reportLine, sleep, versusLine } from "./common.ts";
 
 const TASKS = 10;
 const SETTLE_MS = 3_000;
@@ -32,7 +34,19 @@ export async function run(): Promise<string[]> {
   return [
     versusLine("rss-dashboard", procStatusKb(dashboard.proc.pid, "VmRSS"), "floor", floorKb, mb),
     versusLine("rss-attach", procStatusKb(attach.proc.pid, "VmRSS"), "floor", floorKb, mb),
+    reportLine("rss-dashboard-private", privateKb(dashboard.proc.pid), mb),
+    reportLine("rss-attach-private", privateKb(attach.proc.pid), mb),
   ];
+}
+
+/**
+ * What the process alone holds (smaps_rollup's Private_Clean + Private_Dirty): the binary's pages it
+ * shares with the daemon and every other client are left out, so this is what one more client costs.
+ */
+function privateKb(pid: number): number {
+  const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+  const field = (name: string) => Number(rollup.match(new RegExp(`^${name}:\\s+(\\d+)`, "m"))?.[1] ?? Number.NaN);
+  return field("Private_Clean") + field("Private_Dirty");
 }
 
 async function poll(ready: () => boolean): Promise<void> {

@@ -4,7 +4,6 @@
 import type { Target } from "./client-target.ts";
 import { join } from "node:path";
 import type { DaemonClient } from "./client.ts";
-import { pageTaskDiff } from "./client-diff.ts";
 import { errorMessage } from "./errors.ts";
 import { recoveryDir, tildePath } from "./paths.ts";
 import { NO_GROUP, label } from "./task-labels.ts";
@@ -94,7 +93,8 @@ export async function pageDiff(desk: Desk, row: ListRow): Promise<void> {
   if (row.host !== null) return desk.tell(`d shows this machine's tasks' diffs; for this one run fleetcom diff ${desk.ref(task)}`);
   if (task.baseline === null)
     return desk.tell(`task ${task.id} has no baseline: only agents and tasks started with --worktree in a git repository get one`, true);
-  await desk.lendToPager(() => pageTaskDiff(task));
+  // Loaded on `d`: git's helpers are no part of a dashboard that never shows a diff.
+  await desk.lendToPager(async () => (await import("./client-diff.ts")).pageTaskDiff(task));
 }
 
 /**

@@ -77,8 +77,8 @@ export class Fleets {
   whereOf(host: string | null): Where {
     const fleet = host === null ? null : this.hosts.find((f) => f.name === host);
     const grouping = this.grouping();
-    if (!fleet) return { tasks: [...this.local.tasks.values()], grouping, home: process.env.HOME, here: this.here };
-    return { tasks: [...fleet.tasks.values()], grouping, home: fleet.host.home };
+    if (!fleet) return { grouping, home: process.env.HOME, here: this.here };
+    return { grouping, home: fleet.host.home };
   }
 
   /** This machine's tasks as the list shows them. */

@@ -13,9 +13,8 @@ const MOVED_MS = 5_000;
 /** A task moves between Running and Idle at most this often. */
 export const HOLD_MS = 1_000;
 
-/** Where a task is listed: its fleet (for the order of its sections) and how they are grouped. */
+/** Where a task is listed: how its fleet is grouped, and what orders the sections (the home, the dashboard's directory). */
 export interface Where {
-  tasks: readonly TaskInfo[];
   grouping: Grouping;
   home: string | undefined;
   here?: string | undefined;
@@ -65,7 +64,9 @@ export class SectionMoves {
     const from = sectionOf(before, where.grouping, where.home);
     const to = sectionOf(after, where.grouping, where.home);
     if (from === to) return;
-    const order = sections([...where.tasks, before], where.grouping, where.home, where.here).map((s) => s.title);
+    // The sections' order depends on their titles alone, never on what else they hold: the two
+    // the task left and entered are ordered as the whole list orders them.
+    const order = sections([before, after], where.grouping, where.home, where.here).map((s) => s.title);
     this.marks.set(key, { way: order.indexOf(to) < order.indexOf(from) ? "up" : "down", until: now + MOVED_MS });
   }
 

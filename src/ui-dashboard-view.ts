@@ -9,7 +9,7 @@ import { cut } from "./text-width.ts";
 import { printable } from "./text-printable.ts";
 import type { CrashNotice, SnapshotError, TaskInfo } from "./wire-protocol.ts";
 import { crashNoticeText } from "./client.ts";
-import { fit, paint, windowAround } from "./ui-render.ts";
+import { fit, type ListLine, paint, windowAround } from "./ui-render.ts";
 import { textWidth } from "./text-width.ts";
 import { FILTER_HINT, helpLines, hintLine } from "./ui-dashboard-keys.ts";
 import { cpuCell, memCell, sampled, sparkline } from "./task-resources.ts";
@@ -174,17 +174,19 @@ function listLines(view: View, columns: number, rows: number): string[] {
   if (tasks.length > 0 && parts.every((b) => b.rows.length === 0)) return [paint.dim(fit("  nothing matches the filter (esc clears it)", columns))];
   const idWidth = Math.max(1, ...tasks.map((t) => String(t.id).length));
   const stateWidth = view.grouping === "id" ? Math.min(STATE_COLUMN_MAX, Math.max(...tasks.map((t) => textWidth(stateText(t))))) : 0;
-  const lines = parts.flatMap((block) => [
-    ...(block.heading ? [{ text: hostRow(block.heading, columns, view.now), cursor: false, counted: false }] : []),
+  // Each line's text is made only if it is shown (windowAround): of 2,000 rows, about a screenful.
+  const lines: ListLine[] = parts.flatMap((block) => [
+    ...(block.heading ? [{ text: () => hostRow(block.heading!, columns, view.now), cursor: false, counted: false }] : []),
     ...block.rows.map((row) => {
       const cursor = row.key === view.cursor;
-      if (row.task === null) {
-        const picked = row.section.tasks.every((t) => view.picked.has(taskKey(t.id, row.host)));
-        return { text: sectionRow(row.section, columns, cursor, picked), cursor, counted: false };
+      const { task, section, host } = row;
+      if (task === null) {
+        const picked = () => section.tasks.every((t) => view.picked.has(taskKey(t.id, host)));
+        return { text: () => sectionRow(section, columns, cursor, picked()), cursor, counted: false };
       }
-      const key = taskKey(row.task.id, row.host);
-      const marks = { cursor, picked: view.picked.has(key), moved: view.moved.get(key) ?? null, stateWidth };
-      return { text: taskRow(row.task, columns, idWidth, view.now, marks), cursor, counted: true };
+      const key = taskKey(task.id, host);
+      const marks = () => ({ cursor, picked: view.picked.has(key), moved: view.moved.get(key) ?? null, stateWidth });
+      return { text: () => taskRow(task, columns, idWidth, view.now, marks()), cursor, counted: true };
     }),
   ]);
   return windowAround(lines, rows, columns);

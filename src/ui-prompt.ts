@@ -2,7 +2,6 @@
 // Esc to cancel). Clack draws below our block with its own relative moves; a thin output in front of
 // stdout counts the rows those moves leave the cursor below where it started, so the block can be
 // redrawn in place afterwards with nothing of the prompt left on screen.
-import { isCancel, text } from "@clack/prompts";
 import type { KeyInput } from "./ui-keys.ts";
 import { printable } from "./text-printable.ts";
 import type { Region } from "./ui-render.ts";
@@ -54,6 +53,8 @@ export class RowCounter {
  * printable(); a value that had to be escaped is offered as the escaped text, which the user can edit.
  */
 export async function askLine(region: Region, keys: KeyInput, message: string, initialValue = ""): Promise<string | null> {
+  // Loaded at the first question: a dashboard or picker that asks none never holds clack.
+  const { isCancel, text } = await import("@clack/prompts");
   keys.suspend();
   region.openBelow();
   const out = new RowCounter();

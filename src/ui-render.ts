@@ -103,12 +103,18 @@ function down(rows: number): string {
   return rows > 0 ? `${CSI}${rows}B` : "";
 }
 
-/** A line of a list that may not fit: whether the cursor is on it, and whether `⋮ N more` counts it (a task, not a section's title). */
+/**
+ * A line of a list that may not fit: whether the cursor is on it, and whether `⋮ N more` counts it
+ * (a task, not a section's title). Its text may be made on demand: a long list makes only the lines
+ * that fit.
+ */
 export interface ListLine {
-  text: string;
+  text: string | (() => string);
   cursor: boolean;
   counted: boolean;
 }
+
+const textOf = (line: ListLine): string => (typeof line.text === "string" ? line.text : line.text());
 
 /**
  * The lines that fit in `rows`, keeping the cursor's in view (near the middle while the list
@@ -116,12 +122,12 @@ export interface ListLine {
  * and the picker both show their rows through here.
  */
 export function windowAround(lines: ListLine[], rows: number, columns: number): string[] {
-  if (lines.length <= rows) return lines.map((l) => l.text);
+  if (lines.length <= rows) return lines.map(textOf);
   const at = Math.max(
     0,
     lines.findIndex((l) => l.cursor),
   );
-  if (rows < 3) return [lines[at]!.text];
+  if (rows < 3) return [textOf(lines[at]!)];
   let from: number;
   let count: number;
   if (at < rows - 1) [from, count] = [0, rows - 1];
@@ -132,7 +138,7 @@ export function windowAround(lines: ListLine[], rows: number, columns: number): 
   }
   const hidden = (part: ListLine[]) => part.filter((l) => l.counted).length;
   const more = (n: number) => paint.dim(fit(n > 0 ? `  ⋮ ${n} more` : "  ⋮", columns));
-  const shown = lines.slice(from, from + count).map((l) => l.text);
+  const shown = lines.slice(from, from + count).map(textOf);
   return [
     ...(from > 0 ? [more(hidden(lines.slice(0, from)))] : []),
     ...shown,

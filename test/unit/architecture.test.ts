@@ -395,6 +395,11 @@ describe("start-up imports", () => {
     expect(heavy(staticClosure([...runner, "cmd-dashboard.ts"]))).toEqual([]);
   });
 
+  test("the dashboard and attach hold no prompt library, no diff and no checkpoints until a key asks for one", () => {
+    const deferred = ["@clack/prompts", "@clack/core", "client-diff.ts", "client-checkpoints.ts", "git.ts", "git-checkpoint.ts"];
+    for (const command of ["cmd-dashboard.ts", "cmd-attach.ts"]) expect(deferred.filter((m) => staticClosure([...runner, command]).has(m))).toEqual([]);
+  });
+
   test("fleetcom --help: every command's definition, which citty reads for the descriptions", () => {
     expect(heavy(staticClosure([...runner, ...MODULES.filter((m) => m.startsWith("cmd-"))]))).toEqual([]);
   });

@@ -89,28 +89,51 @@ describe("the cursor", () => {
 });
 
 describe("rows that stay put", () => {
-  const where = (tasks: TaskInfo[]): Where => ({ tasks, grouping: "state", home: "/home/u" });
+  const where: Where = { grouping: "state", home: "/home/u" };
 
   test("a flip between Running and Idle within a second of the last one waits until the second has passed, then is marked", () => {
     const moves = new SectionMoves();
     const running = task(1);
     const idle = { ...running, idle: true };
-    expect(moves.show("task 1", running, 0, where([running])).idle).toBe(false);
-    expect(moves.show("task 1", idle, 100, where([idle])).idle).toBe(true); // the first move shows at once
+    expect(moves.show("task 1", running, 0, where).idle).toBe(false);
+    expect(moves.show("task 1", idle, 100, where).idle).toBe(true); // the first move shows at once
     expect(moves.ways(100).get("task 1")).toBe("down");
-    expect(moves.show("task 1", running, 400, where([running])).idle).toBe(true); // held
-    expect(moves.show("task 1", running, 100 + HOLD_MS - 1, where([running])).idle).toBe(true);
-    expect(moves.show("task 1", running, 100 + HOLD_MS, where([running])).idle).toBe(false);
+    expect(moves.show("task 1", running, 400, where).idle).toBe(true); // held
+    expect(moves.show("task 1", running, 100 + HOLD_MS - 1, where).idle).toBe(true);
+    expect(moves.show("task 1", running, 100 + HOLD_MS, where).idle).toBe(false);
     expect(moves.ways(100 + HOLD_MS).get("task 1")).toBe("up");
+  });
+
+  test("a move is marked by the order of its two sections alone: the rest of the fleet is not looked at", () => {
+    // 2,000 tasks turning idle together each marked its move by ordering the whole fleet again.
+    let looked = 0;
+    const others = Array.from({ length: 2000 }, (_, i) =>
+      Object.defineProperty(task(i + 2), "state", {
+        get: () => {
+          looked += 1;
+          return "running";
+        },
+      }),
+    );
+    // Handed the whole fleet as it was when the task's event came (the task as it is now among the others), it looks at none of them.
+    const fleet = (now: TaskInfo) => ({ ...where, tasks: [...others, now] });
+    const moves = new SectionMoves();
+    const [running, idle, ended] = [task(1), task(1, { idle: true }), task(1, { state: "exited", exitCode: 0 })];
+    moves.show("task 1", running, 0, fleet(running));
+    expect(moves.show("task 1", idle, 10, fleet(idle)).idle).toBe(true);
+    expect(moves.ways(10).get("task 1")).toBe("down");
+    expect(moves.show("task 1", ended, 20, fleet(ended)).state).toBe("exited");
+    expect(moves.ways(20).get("task 1")).toBe("down");
+    expect(looked).toBe(0);
   });
 
   test("what else changes shows at once while the flip is held: the output, a wait, an end", () => {
     const moves = new SectionMoves();
-    moves.show("task 1", task(1), 0, where([task(1)]));
-    moves.show("task 1", task(1, { idle: true }), 10, where([]));
-    const printed = moves.show("task 1", task(1, { preview: "got it" }), 20, where([]));
+    moves.show("task 1", task(1), 0, where);
+    moves.show("task 1", task(1, { idle: true }), 10, where);
+    const printed = moves.show("task 1", task(1, { preview: "got it" }), 20, where);
     expect(printed).toMatchObject({ idle: true, preview: "got it" });
-    const ended = moves.show("task 1", task(1, { state: "exited", exitCode: 1 }), 30, where([]));
+    const ended = moves.show("task 1", task(1, { state: "exited", exitCode: 1 }), 30, where);
     expect(ended.state).toBe("exited");
   });
 });

@@ -155,6 +155,30 @@ describe("rows and frame", () => {
     expect(lines[11]).toEndWith("?:help");
   });
 
+  test("a list longer than the screen: only the rows shown are made, the same rows as the whole list's", () => {
+    // Each row is made from its task's preview: counting the reads counts the rows made.
+    let made = 0;
+    const counted = (id: number) => {
+      const info = task(id);
+      return Object.defineProperty(info, "preview", {
+        get: () => {
+          made += 1;
+          return "";
+        },
+      });
+    };
+    const tasks = Array.from({ length: 2000 }, (_, i) => counted(i + 1));
+    const lines = dashboardLines(view({ tasks, cursor: taskKey(1000) }), 120, 40);
+    expect(lines).toHaveLength(40);
+    expect(made).toBeLessThan(40);
+    const shown = lines.filter((l) => /^[ ›] ✻ /.test(l));
+    expect(shown.length).toBe(made);
+    for (const line of shown) {
+      const id = Number(/✻ +(\d+) /.exec(line)![1]);
+      expect(line).toBe(taskRow(task(id), 120, 4, NOW, { cursor: id === 1000 }));
+    }
+  });
+
   test("a row carries the selection and a mark for a task that just moved", () => {
     expect(taskRow(task(4), 80, 1, NOW, { cursor: true, picked: true, moved: "up" })).toBe("›*✻   4 ↑ cmd 4 · 1m");
     expect(taskRow(task(4), 80, 1, NOW, { picked: true })).toBe(" *✻   4 cmd 4 · 1m");

@@ -67,6 +67,19 @@ export class Backlog {
     return lastLines(this.chunks, cols, keep);
   }
 
+  /**
+   * lastLines() of what is kept from its last carriage return followed by `lineFeeds` line feeds,
+   * nothing dropped: parsed from the ground state, that text alone decides the last `lineFeeds` -
+   * screen rows rows (see the head of this file). Null when there is no such carriage return.
+   */
+  tailLines(cols: number, keep: number, lineFeeds: number): string[] | null {
+    const cut = this.findCut(lineFeeds);
+    if (!cut) return null;
+    const tail = this.chunks.slice(cut.index);
+    tail[0] = tail[0]!.subarray(cut.from);
+    return lastLines(tail, cols, keep);
+  }
+
   /** Everything kept, in order; the backlog is empty after. */
   take(): Uint8Array[] {
     const chunks = this.chunks;
@@ -81,6 +94,18 @@ export class Backlog {
    * feeds. False (nothing dropped) when there is no such carriage return.
    */
   forgetBefore(lineFeeds: number): boolean {
+    const cut = this.findCut(lineFeeds);
+    if (!cut) return false;
+    const kept = this.chunks.slice(cut.index);
+    kept[0] = kept[0]!.subarray(cut.from);
+    this.chunks = kept;
+    this.size = kept.reduce((sum, c) => sum + c.length, 0);
+    this.forgot = true;
+    return true;
+  }
+
+  /** Where the text after the last carriage return followed by `lineFeeds` line feeds begins: a chunk and an offset in it. */
+  private findCut(lineFeeds: number): { index: number; from: number } | null {
     const chunks = this.chunks;
     // Back from the end to the lineFeeds-th line feed…
     let i = chunks.length - 1;
@@ -91,19 +116,13 @@ export class Backlog {
       while (found < lineFeeds && at > 0 && (at = chunk.lastIndexOf(LF, at - 1)) !== -1) found++;
       if (found === lineFeeds) break;
     }
-    if (found < lineFeeds) return false;
+    if (found < lineFeeds) return null;
     // …then back from it to a carriage return.
     for (; i >= 0; i--, at = chunks[i]?.length ?? 0) {
       const cr = at > 0 ? chunks[i]!.lastIndexOf(CR, at - 1) : -1;
-      if (cr === -1) continue;
-      const kept = chunks.slice(i);
-      kept[0] = kept[0]!.subarray(cr + 1);
-      this.chunks = kept;
-      this.size = kept.reduce((sum, c) => sum + c.length, 0);
-      this.forgot = true;
-      return true;
+      if (cr !== -1) return { index: i, from: cr + 1 };
     }
-    return false;
+    return null;
   }
 }
 

@@ -13,6 +13,18 @@ export function previewOfRows(baseY: number, screenRows: number, row: (y: number
 }
 
 /**
+ * previewOfRows() of a screen given as its rows' logical lines, right-trimmed, the first starting
+ * on a row of its own (term-backlog.ts lastLines): a trimmed line ends in the last row it prints on.
+ */
+export function previewOfLines(lines: readonly string[], cols: number): string {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i]!;
+    if (line !== "") return line.slice(Math.floor((line.length - 1) / cols) * cols);
+  }
+  return "";
+}
+
+/**
  * The screen's rows, trailing blank rows dropped. With `lines`, the last that many rows of
  * scrollback and screen together.
  */

@@ -29,7 +29,7 @@ import { CSI } from "./text-ansi.ts";
 import { Backlog, isPlain } from "./term-backlog.ts";
 import { LineWatch, bufferLines, dropTrailingBlankLines } from "./term-lines.ts";
 import { HiddenState, RESET_ATTACHING_TERMINAL, cursorTo, mainParams } from "./term-modes.ts";
-import { rowText, rowsInUse, previewOfRows, textOfRows, logicalLinesOfRows } from "./term-rows.ts";
+import { rowText, rowsInUse, previewOfLines, previewOfRows, textOfRows, logicalLinesOfRows } from "./term-rows.ts";
 import { useFleetcomWidths } from "./term-widths.ts";
 
 let xterm: typeof Xterm | undefined;
@@ -263,6 +263,7 @@ export class Screen implements TaskScreen {
     if (this.disposed) return;
     if (this.followers === 0 && typeof data !== "string" && isPlain(data)) {
       this.backlog.push(data);
+      this.preview = null;
       if (this.backlog.bytes >= this.compactAt) this.compact();
       return;
     }
@@ -447,8 +448,11 @@ export class Screen implements TaskScreen {
   /** The last non-blank line of the screen, right-trimmed; "" when the screen is blank. */
   previewLine(): string {
     if (this.blank()) return "";
-    this.catchUp();
     if (this.preview !== null) return this.preview;
+    // A flood watched by `ls`, the dashboard or run's moment of watching is not parsed to show one line.
+    const screenLines = this.backlogLines(this.rows);
+    if (screenLines) return (this.preview = previewOfLines(screenLines, this.cols));
+    this.catchUp();
     const buffer = this.term.buffer.active;
     return (this.preview = previewOfRows(buffer.baseY, this.term.rows, (y) => rowText(buffer, y)));
   }
@@ -482,7 +486,7 @@ export class Screen implements TaskScreen {
    */
   historyLines(limit: number, styled = false): string[] {
     if (this.blank()) return [];
-    const lines = (!styled && this.backlogLines()) || this.parsedHistoryLines(styled);
+    const lines = (!styled && this.backlogLines(this.rows + this.scrollback)) || this.parsedHistoryLines(styled);
     dropTrailingBlankLines(lines);
     return limit > 0 ? lines.slice(-limit) : [];
   }
@@ -500,20 +504,21 @@ export class Screen implements TaskScreen {
   }
 
   /**
-   * The normal buffer's lines read from the backlog instead of the emulator, when the backlog alone
-   * decides them (it has forgotten a head: term-backlog.ts) and the state it would be parsed in
-   * prints its text as lastLines() assumes; null otherwise. The history writer reads every task that
-   * printed every few seconds: catching a flood up would fill the emulator's scrollback (megabytes
-   * at full scrollback: docs/benchmarks.md) for no one to look at.
+   * The lines of the normal buffer's last `rows` rows read from the backlog when its text alone decides
+   * them (term-backlog.ts: a head forgotten, or enough line feeds to parse from the ground state) and
+   * the state it would be parsed in prints it as lastLines() assumes; else null. The history writer and
+   * the previews read a flood again and again: catching up would fill a scrollback no one looks at.
    */
-  private backlogLines(): string[] | null {
-    if (!this.backlog.covers) return null;
-    if (!this.emulator) return this.backlog.lastLines(this.cols, this.rows + this.scrollback);
-    if (this.term.buffer.active.type !== "normal") return null;
-    const { wraparoundMode, insertMode } = this.term.modes;
-    const charsets = this.core._charsetService;
-    if (!wraparoundMode || insertMode || !charsets || charsets.charset !== undefined) return null;
-    return this.backlog.lastLines(this.term.cols, this.term.rows + this.scrollback);
+  private backlogLines(rows: number): string[] | null {
+    const covers = this.backlog.covers;
+    if (!covers && !this.atGround()) return null;
+    if (this.emulator) {
+      if (this.term.buffer.active.type !== "normal") return null;
+      const { wraparoundMode, insertMode } = this.term.modes;
+      const charsets = this.core._charsetService;
+      if (!wraparoundMode || insertMode || !charsets || charsets.charset !== undefined) return null;
+    }
+    return covers ? this.backlog.lastLines(this.cols, rows) : this.backlog.tailLines(this.cols, rows, rows + this.rows);
   }
 
   styledHistoryLines(limit: number): Promise<string[]> {

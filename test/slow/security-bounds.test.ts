@@ -373,3 +373,47 @@ describe("L12: finished tasks", () => {
     expect((await viewer.request("detach")).ok).toBe(true);
   }, 240_000);
 });
+
+describe("L13: floods a client watches", () => {
+  const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
+
+  test("each running flood keeps its unread tail, not an emulator full of scrollback, while its previews are read", async () => {
+    // A long scrollback makes the difference plain: an emulator that parsed 20,000 lines held ~40 MB
+    // here, the unread tail that decides them at most twice their text (~3 MB of base64 lines).
+    fleet.env.FLEETCOM_SCROLLBACK = "20000";
+    const watcher = await subscribed();
+    const daemon = fleet.daemonPid()!;
+    /** `count` tasks that print 3 MB of base64 (~40,000 lines), then a last line, then `then`. */
+    const floods = async (count: number, first: number, then: string) => {
+      const ids: number[] = [];
+      for (let i = first; i < first + count; i++)
+        ids.push(
+          ((await watcher.request("run", { command: `head -c 2250000 /dev/urandom | base64; echo last line ${i}; ${then}` })).result as { id: number }).id,
+        );
+      const listed = async () => (await watcher.request("ls")).result as { id: number; preview: string }[];
+      await until(
+        "every flood to print its last line",
+        async () => {
+          const tasks = await listed();
+          return ids.every((id, n) => tasks.find((t) => t.id === id)?.preview === `last line ${first + n}`);
+        },
+        120_000,
+      );
+      return ids;
+    };
+    // Measured from a daemon that has started a task and loaded the terminal emulator's code: what
+    // only the first flood pays (compiled code, the heap grown to its working size) is in the bound.
+    const warm = ((await watcher.request("run", { command: "printf '\\033[1mwarm\\033[0m\\n'" })).result as { id: number }).id;
+    await until("the emulator's code loaded", async () => (await fleet.task(warm)).preview === "warm");
+    const base = rssKb(daemon);
+    // The subscribed client is sent each task's preview every quarter second while it prints, and the
+    // polls above read it too: reading it must not parse the flood into the task's emulator.
+    const ids = await floods(5, 1, "exec sleep 3600");
+    const perTaskMb = () => (rssKb(daemon) - base) / 1024 / ids.length;
+    await until("the floods' garbage given back", async () => (await watcher.request("ls")).ok && perTaskMb() < 12, 90_000);
+    // What is kept still shows: the screen as parsing it all would show it.
+    const last = ids.at(-1)!;
+    expect((await fleet.peek(last)).split("\n").at(-2)).toBe("last line 5");
+    expect((await fleet.task(last)).preview).toBe("last line 5");
+  }, 300_000);
+});

@@ -650,8 +650,15 @@ describe("lazy parsing", () => {
         lazy.write(chunk);
         eager.write(chunk);
         void eager.flushed();
-        // A read now and then, as `ls` or an event would: it parses what waits.
-        if (r.next() < 0.02) lazy.previewLine();
+        // A read now and then, as `ls` or an event would: from the backlog when it can, else parsing what waits.
+        if (r.next() < 0.02) {
+          const at = `seed ${seed} (${cols}x${rows}, scrollback ${scrollback})`;
+          expect({ at, preview: lazy.previewLine(), history: lazy.historyLines(1000) }).toEqual({
+            at,
+            preview: eager.previewLine(),
+            history: eager.historyLines(1000),
+          });
+        }
       }
       const context = `seed ${seed} (${cols}x${rows}, scrollback ${scrollback})`;
       expect({ context, serialized: lazy.serializeForAttach() }).toEqual({ context, serialized: eager.serializeForAttach() });
@@ -698,8 +705,15 @@ describe("lazy parsing", () => {
         const bytes = c1
           ? [new Uint8Array([0xc2]), new Uint8Array([0x9b, 0x31, 0x6d, ...encoder.encode(flood)])]
           : [encoder.encode(prefix!), encoder.encode(`\xad${flood}`)];
-        for (const chunk of bytes) for (const screen of [lazy, eager]) screen.write(chunk);
+        // Never compacted: its whole backlog waits, read from its tail when the state allows.
+        const unread = new Screen({ cols: 30, rows, scrollback, compactAt: Infinity });
+        cleanups.push(() => unread.dispose());
+        for (const chunk of bytes) for (const screen of [lazy, eager, unread]) screen.write(chunk);
         const context = `${what}, scrollback ${scrollback}`;
+        void eager.flushed();
+        const reads = (screen: Screen) => ({ context, preview: screen.previewLine(), history: screen.historyLines(1000) });
+        expect(reads(unread)).toEqual(reads(eager));
+        expect(reads(lazy)).toEqual(reads(eager));
         expect({ context, text: lazy.text(1000), screen: lazy.serializeForAttach() }).toEqual({
           context,
           text: eager.text(1000),
@@ -826,8 +840,20 @@ describe("the emulator is made only when something needs it", () => {
     // The history writer reads such a task from its backlog alone, still without an emulator.
     expect(screen.historyLines(3)).toEqual(["line 497", "line 498", "line 499"]);
     expect(hasEmulator(screen)).toBe(false);
+    // So do the previews `ls`, the dashboard and run's moment of watching ask for again and again.
     expect(screen.previewLine()).toBe("line 499");
+    expect(hasEmulator(screen)).toBe(false);
+    expect(screen.text(2)).toBe("line 498\nline 499");
     expect(hasEmulator(screen)).toBe(true);
+  });
+
+  test("a flood read before its head is forgotten is previewed from its backlog, not parsed", () => {
+    const screen = new Screen({ cols: 30, rows: 6, scrollback: 10, compactAt: 1 << 20 });
+    cleanups.push(() => screen.dispose());
+    for (let i = 0; i < 500; i++) screen.write(new TextEncoder().encode(`line ${i}\r\n`));
+    expect(screen.previewLine()).toBe("line 499");
+    expect(screen.historyLines(2)).toEqual(["line 498", "line 499"]);
+    expect(hasEmulator(screen)).toBe(false);
   });
 
   test("a screen resized before its first byte draws as one made at the new size", () => {

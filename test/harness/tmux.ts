@@ -83,10 +83,16 @@ export class Tmux {
   }
 
   async waitFor(name: string, what: string, test: (text: string) => boolean, history = false): Promise<string> {
-    return until(`${what} in tmux window ${name}`, () => {
-      const text = this.capture(name, history);
-      return test(text) ? text : undefined;
-    });
+    let last = "";
+    try {
+      return await until(`${what} in tmux window ${name}`, () => {
+        last = this.capture(name, history);
+        return test(last) ? last : undefined;
+      });
+    } catch (error) {
+      // The screen it stopped at says why far more often than the wait's name does.
+      throw new Error(`${(error as Error).message}; the pane showed:\n${last}`);
+    }
   }
 
   /** A pane variable, e.g. `pane_dead`, `alternate_on`, `cursor_y`. */

@@ -12,11 +12,15 @@
 // client's PTY, timed until it shows in the client's output; blocks of each in turn (target: at
 // most 1.3× tmux).
 //
-// hosts-add-fresh: `fleetcom hosts add remote1` to a host with no fleetcom there (its install and the
-// shared connection removed before each run) until the host is ready, against `scp` of the same
-// binary, unpacked, to the same host over a connection of its own (`scp -O`: the harness's sshd
-// runs no sftp subsystem); 3 runs each in turn. The line
-// adds the size that crossed the wire (target: at most 45 MB).
+// hosts-add-fresh: `fleetcom hosts add remote1` to a host with no fleetcom there (its install, the
+// shared connection and the pack kept in the cache directory removed before each run: the first
+// host at a new version, which pays for the packing) until the host is ready, against `scp` of the
+// same binary, unpacked, to the same host over a connection of its own (`scp -O`: the harness's
+// sshd runs no sftp subsystem); 3 runs each in turn. The line adds the size that crossed the wire
+// (target: at most 45 MB).
+//
+// hosts-add-packed: the same with the pack kept from the run before: every later host at this
+// version.
 //
 // hosts-add-next-version: the same, with a previous fleetcom there (this binary with one byte
 // changed in each of 9 blocks of a megabyte spread over it, as many as differ between two real
@@ -39,6 +43,7 @@ export async function run(): Promise<string[]> {
   if (!sshdAvailable())
     return [
       "hosts-add-fresh  skipped: needs root, /usr/sbin/sshd and useradd",
+      "hosts-add-packed  skipped: the same",
       "hosts-add-next-version  skipped: the same",
       "remote-ls  skipped: the same",
       "remote-latency  skipped: the same",
@@ -55,8 +60,9 @@ export async function run(): Promise<string[]> {
     });
   try {
     process.stderr.write("hosts add to a fresh host, against scp…\n");
-    const fresh = await hostsAddFresh(env, server, endFleetcomMaster);
-    const next = await hostsAddFresh(env, server, endFleetcomMaster, true);
+    const fresh = await hostsAddFresh(env, server, endFleetcomMaster, "fresh");
+    const packed = await hostsAddFresh(env, server, endFleetcomMaster, "packed");
+    const next = await hostsAddFresh(env, server, endFleetcomMaster, "next-version");
     for (let i = 1; i <= TASKS; i++) await runCommand([FLEETCOM_BIN, "--host", "remote1", "run", "--", "sleep 3600"], env);
     await runCommand(ssh("tmux -L bench -f /dev/null new -d -s s1 sleep 3600 \\; set-option -g status off"), env);
     for (let i = 2; i <= TASKS; i++) await runCommand(ssh(`tmux -L bench new -d -s s${i} sleep 3600`), env);
@@ -64,7 +70,7 @@ export async function run(): Promise<string[]> {
     const tmux = () => timeCommand(ssh("tmux -L bench ls"), env);
     await alternate(WARMUP, fleetcom, tmux);
     const samples = await alternate(RUNS, fleetcom, tmux);
-    return [fresh, next, compareLine("remote-ls", median(samples.fleetcom), median(samples.tmux)), ...(await latency(env, ssh))];
+    return [fresh, packed, next, compareLine("remote-ls", median(samples.fleetcom), median(samples.tmux)), ...(await latency(env, ssh))];
   } finally {
     await runCommand([FLEETCOM_BIN, "--host", "remote1", "--kill", "--yes"], env).catch(() => {});
     Bun.spawnSync(["ssh", "-F", server.config, ...shared, "-O", "exit", "remote1"], { stdout: "ignore", stderr: "ignore" });
@@ -77,15 +83,22 @@ export async function run(): Promise<string[]> {
 const CHANGED_BLOCKS = 9;
 
 /**
- * hosts-add-fresh (or -next-version, with a previous build there): `hosts add` to a host without
- * this version, against scp of the same binary; the last run leaves it installed.
+ * hosts-add-fresh (-packed, with the pack kept here; -next-version, with a previous build there):
+ * `hosts add` to a host without this version, against scp of the same binary; the last run leaves
+ * it installed.
  */
-async function hostsAddFresh(env: Record<string, string>, server: SshServer, endFleetcomMaster: () => void, previous = false): Promise<string> {
+async function hostsAddFresh(
+  env: Record<string, string>,
+  server: SshServer,
+  endFleetcomMaster: () => void,
+  kind: "fresh" | "packed" | "next-version",
+): Promise<string> {
   let wire = "";
   const installs = join(server.home, ".local/share/fleetcom");
   const fleetcom = async () => {
     rmSync(installs, { recursive: true, force: true });
-    if (previous) placePreviousBuild(installs, server.user);
+    if (kind === "fresh") rmSync(join(env.HOME!, ".cache/fleetcom/packed"), { recursive: true, force: true });
+    if (kind === "next-version") placePreviousBuild(installs, server.user);
     endFleetcomMaster();
     const started = performance.now();
     const out = await runCommand([FLEETCOM_BIN, "hosts", "add", "remote1"], env);
@@ -96,7 +109,7 @@ async function hostsAddFresh(env: Record<string, string>, server: SshServer, end
   const scp = () => timeCommand(["scp", "-O", "-q", "-F", server.config, FLEETCOM_BIN, "remote1:.scp-copy"], env);
   const samples = await alternate(FRESH_RUNS, fleetcom, scp);
   rmSync(join(server.home, ".scp-copy"), { force: true });
-  return `${versusLine(previous ? "hosts-add-next-version" : "hosts-add-fresh", median(samples.fleetcom), "scp", median(samples.tmux))}  wire=${wire.replace(/ /g, "_")}`;
+  return `${versusLine(`hosts-add-${kind}`, median(samples.fleetcom), "scp", median(samples.tmux))}  wire=${wire.replace(/ /g, "_")}`;
 }
 
 /** A fleetcom of another version at `installs`, the remote user's: this binary with CHANGED_BLOCKS blocks changed. */

@@ -4,7 +4,7 @@
 // push the file past its bound and every setting with it. An answer out of shape refuses the host in
 // one line that names it; nothing is saved.
 import { capture, type SshFacts, sshCommandLine, sshReason } from "./client-ssh.ts";
-import { UNPACKERS, type Unpacker } from "./client-host-upload.ts";
+import { UNPACKERS, type Unpacker } from "./client-host-pack.ts";
 import { EXIT, UserError } from "./errors.ts";
 import { isPrintable, printable } from "./text-printable.ts";
 import { shellQuote } from "./text-shell.ts";
@@ -39,7 +39,7 @@ export interface Probe {
   service: boolean;
   installed: string | null;
   found: string[];
-  /** The programs there that can unpack an upload (client-host-upload.ts). */
+  /** The programs there that can unpack an upload (client-host-pack.ts). */
   unpackers: Unpacker[];
 }
 

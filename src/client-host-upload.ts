@@ -1,9 +1,11 @@
-// How `hosts add` puts this version's binary on a host: packed here (zstd when the host can unpack
-// it, else gzip, which every Unix has; as it is only where neither is there), unpacked there to a
+// How `hosts add` puts this version's binary on a host: packed here (client-host-pack.ts: xz, zstd or
+// gzip as the host can unpack it; as it is only where none is there), unpacked there to a
 // temporary name, its SHA-256 and its --version checked, and only then renamed into place. A stream
 // cut short or damaged on the way fails the unpacking or the checksum: the temporary file is removed
 // and whatever fleetcom was at the path before is left as it was.
 import { EXIT, UserError } from "./errors.ts";
+import { cachedPieces } from "./client-host-pack-cache.ts";
+import { type Packing, packedPieces, packingFor, unpackCommand } from "./client-host-pack.ts";
 import { askBlockHashes, assembleCommand, planReuse, type Reuse } from "./client-host-reuse.ts";
 import { capture, hostOptions, type RemoteHost, sshCommandLine, sshReason } from "./client-ssh.ts";
 import { FileRefused, readRegularFile } from "./files.ts";
@@ -16,72 +18,6 @@ import { VERSION } from "./version.ts";
 const UPLOAD_BOUND_MS = 10 * 60_000;
 /** The largest binary `hosts add` reads to send. */
 const MAX_BINARY_BYTES = 1024 * 1024 * 1024;
-
-/** The programs a host may have to unpack an upload, the best first; the probe asks which are there. */
-export const UNPACKERS = ["zstd", "gzip"] as const;
-export type Unpacker = (typeof UNPACKERS)[number];
-export type Packing = Unpacker | "none";
-
-/**
- * zstd's level: the higher ones save a few percent more of the binary for many times the CPU here,
- * which the transfer does not win back on any link `hosts add` meets.
- */
-const ZSTD_LEVEL = 9;
-const GZIP_LEVEL = 6;
-
-/** The best packing the host can unpack. */
-export function packingFor(unpackers: readonly string[]): Packing {
-  return UNPACKERS.find((u) => unpackers.includes(u)) ?? "none";
-}
-
-/**
- * The binary is packed in pieces, each a whole zstd frame or gzip member (the unpackers read them
- * one after another as one stream): the first is on the wire while the next are packed, and two are
- * packed at once, on Bun's worker threads.
- */
-const PIECE_BYTES = 16 * 1024 * 1024;
-const PIECES_PACKED_AHEAD = 2;
-
-/** `bytes` as the host's unpacker reads them, piece by piece in order. */
-export async function* packedPieces(bytes: Uint8Array, packing: Packing, pieceBytes = PIECE_BYTES): AsyncGenerator<Uint8Array> {
-  if (packing === "none") {
-    yield bytes;
-    return;
-  }
-  // Nothing to send is still one frame: the unpackers refuse an empty stream as cut short.
-  if (bytes.length === 0) {
-    yield await packPiece(bytes, packing);
-    return;
-  }
-  const pending: Promise<Uint8Array>[] = [];
-  let at = 0;
-  const packNext = () => {
-    if (at >= bytes.length) return;
-    pending.push(packPiece(bytes.subarray(at, at + pieceBytes), packing));
-    at += pieceBytes;
-  };
-  for (let i = 0; i < PIECES_PACKED_AHEAD; i++) packNext();
-  while (pending.length > 0) {
-    const piece = pending.shift()!;
-    packNext();
-    yield await piece;
-  }
-}
-
-async function packPiece(piece: Uint8Array, packing: Unpacker): Promise<Uint8Array> {
-  // A file read into memory, never a SharedArrayBuffer, which is all Bun's types guard against.
-  const own = piece as Uint8Array<ArrayBuffer>;
-  if (packing === "zstd") return await Bun.zstdCompress(own, { level: ZSTD_LEVEL });
-  const { gzip } = await import("node:zlib");
-  return await new Promise((resolve, reject) => gzip(own, { level: GZIP_LEVEL }, (error, packed) => (error ? reject(error) : resolve(packed))));
-}
-
-/** The command that reads the packed stream on stdin and writes what it unpacks to `to`. */
-function unpackCommand(packing: Packing, to: string): string {
-  if (packing === "zstd") return `zstd -dcq > ${to}`;
-  if (packing === "gzip") return `gzip -dc > ${to}`;
-  return `cat > ${to}`;
-}
 
 /**
  * The script the host runs (by `sh`): unpack to a temporary name beside the target, check the
@@ -130,28 +66,36 @@ export async function installBinary(
   const theirs = from === undefined ? null : await askBlockHashes(host, from);
   const reuse = from !== undefined && theirs ? planReuse(bytes, from, theirs) : null;
   if (reuse) {
-    const r = await upload(host, reuse.sent, installScript(hash, packing, VERSION, reuse), packing);
+    const r = await upload(host, packedPieces(reuse.sent, packing), installScript(hash, packing, VERSION, reuse));
     if (r.failure === null) return { packing, sent: r.sent, reusedFrom: reuse.from };
-    const whole = await upload(host, bytes, installScript(hash, packing), packing);
+    const whole = await upload(host, wholeBinary(bytes, hash, packing), installScript(hash, packing));
     if (whole.failure !== null) throw new UserError(`${host.name}: install failed: ${whole.failure}`, EXIT.failure);
     return { packing, sent: r.sent + whole.sent, reusedFrom: null };
   }
-  const r = await upload(host, bytes, installScript(hash, packing), packing);
+  const r = await upload(host, wholeBinary(bytes, hash, packing), installScript(hash, packing));
   if (r.failure !== null) throw new UserError(`${host.name}: install failed: ${r.failure}`, EXIT.failure);
   return { packing, sent: r.sent, reusedFrom: null };
 }
 
-/** Runs `script` there with `bytes` packed on its stdin: the bytes sent, and ssh's or the script's reason when it failed. */
-async function upload(host: RemoteHost, bytes: Uint8Array, script: string, packing: Packing): Promise<{ sent: number; failure: string | null }> {
+/** The whole binary packed, from the cache when this version was packed before (client-host-pack-cache.ts). */
+function wholeBinary(bytes: Uint8Array, hash: string, packing: Packing): AsyncIterable<Uint8Array> {
+  return cachedPieces(hash, packing, () => packedPieces(bytes, packing));
+}
+
+/** Runs `script` there with the packed `pieces` on its stdin: the bytes sent, and ssh's or the script's reason when it failed. */
+async function upload(host: RemoteHost, pieces: AsyncIterable<Uint8Array>, script: string): Promise<{ sent: number; failure: string | null }> {
   let sent = 0;
   const counted = async function* () {
-    for await (const piece of packedPieces(bytes, packing)) {
+    for await (const piece of pieces) {
       sent += piece.length;
       yield piece;
     }
   };
   const { Readable } = await import("node:stream");
-  const r = await capture(await sshCommandLine(host.ssh, `sh -c ${shellQuote(script)}`, hostOptions(host)), UPLOAD_BOUND_MS, Readable.from(counted()));
+  const stream = counted();
+  const r = await capture(await sshCommandLine(host.ssh, `sh -c ${shellQuote(script)}`, hostOptions(host)), UPLOAD_BOUND_MS, Readable.from(stream));
+  // An upload that ended before its last piece leaves the packing's cleanup to run: nothing half kept.
+  await stream.return(undefined);
   return { sent, failure: r.code === 0 ? null : sshReason(r.stderr, r.code, r.signal) };
 }
 

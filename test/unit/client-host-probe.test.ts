@@ -21,7 +21,8 @@ test("a truthful answer gives each field", () => {
 test("only the unpackers fleetcom can pack for are taken from the answer, the best first", () => {
   const answer = (lines: string) => parseProbe("gpu1", `Linux x86_64\n/home/me\n${lines}`).unpackers;
   expect(answer("unpack=gzip\nunpack=zstd\n")).toEqual(["zstd", "gzip"]);
-  expect(answer("unpack=xz\nunpack=rm -rf\nunpack=\n")).toEqual([]);
+  expect(answer("unpack=gzip\nunpack=xz\nunpack=zstd\n")).toEqual(["xz", "zstd", "gzip"]);
+  expect(answer("unpack=lzip\nunpack=rm -rf\nunpack=\n")).toEqual([]);
   expect(answer("")).toEqual([]);
 });
 

@@ -6,7 +6,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BLOCK_BYTES, blockHashScript, parseBlockHashes, planReuse } from "../../src/client-host-reuse.ts";
-import { installScript, packedPieces } from "../../src/client-host-upload.ts";
+import { packedPieces } from "../../src/client-host-pack.ts";
+import { installScript } from "../../src/client-host-upload.ts";
 import { sha256Hex } from "../../src/text-sha256.ts";
 
 const home = mkdtempSync(join(tmpdir(), "fleetcom-reuse-"));

@@ -4,7 +4,8 @@ import { afterAll, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { installScript, type Packing, packedPieces, packingFor } from "../../src/client-host-upload.ts";
+import { type Packing, packedPieces, packingFor } from "../../src/client-host-pack.ts";
+import { installScript } from "../../src/client-host-upload.ts";
 import { sha256Hex } from "../../src/text-sha256.ts";
 
 const home = mkdtempSync(join(tmpdir(), "fleetcom-upload-"));
@@ -27,17 +28,20 @@ async function pack(bytes: Uint8Array, packing: Packing, pieceBytes?: number): P
 
 const dir = (version: string) => join(home, ".local/share/fleetcom", version);
 
-test("the best packing the host can unpack: zstd, else gzip, else the bytes as they are", () => {
-  expect(packingFor(["gzip", "zstd"])).toBe("zstd");
+test("the best packing the host can unpack: xz when this side has it too, else zstd, else gzip, else the bytes as they are", () => {
+  expect(packingFor(["gzip", "zstd", "xz"], true)).toBe("xz");
+  expect(packingFor(["gzip", "zstd", "xz"], false)).toBe("zstd");
+  expect(packingFor(["xz", "gzip"], false)).toBe("gzip");
+  expect(packingFor(["gzip", "zstd"], true)).toBe("zstd");
   expect(packingFor(["gzip"])).toBe("gzip");
   expect(packingFor([])).toBe("none");
 });
 
-for (const packing of ["zstd", "gzip", "none"] as const)
+for (const packing of ["xz", "zstd", "gzip", "none"] as const)
   test(`${packing}: the host unpacks, verifies and renames the binary into place, far smaller on the wire when packed`, async () => {
     const version = `9.0.${packing}`;
     const bytes = binary(version);
-    // Pieces of 64 KiB: the stream is several zstd frames or gzip members, which the host reads as one.
+    // Pieces of 64 KiB: the stream is several xz streams, zstd frames or gzip members, which the host reads as one.
     const packed = await pack(bytes, packing, 64 * 1024);
     if (packing === "none") expect(packed).toEqual(Buffer.from(bytes));
     else expect(packed.length).toBeLessThan(bytes.length / 10);
@@ -54,7 +58,7 @@ test("a stream cut short, or one damaged on the way, leaves the fleetcom there a
   writeFileSync(join(dir(version), "fleetcom"), before);
   chmodSync(join(dir(version), "fleetcom"), 0o755);
   const bytes = binary(version);
-  for (const packing of ["zstd", "gzip"] as const) {
+  for (const packing of ["xz", "zstd", "gzip"] as const) {
     const packed = await pack(bytes, packing);
     const damaged = Uint8Array.from(packed);
     damaged[Math.floor(damaged.length / 2)]! ^= 0xff;
@@ -63,7 +67,7 @@ test("a stream cut short, or one damaged on the way, leaves the fleetcom there a
       expect(r.code).toBe(3);
       const last = r.stderr.trim().split("\n").at(-1)!;
       expect(last).toMatch(
-        /^(the upload arrived cut short or damaged \((zstd|gzip) could not unpack it\)|checksum mismatch after the upload .*); nothing installed, the fleetcom there is as it was$/,
+        /^(the upload arrived cut short or damaged \((xz|zstd|gzip) could not unpack it\)|checksum mismatch after the upload .*); nothing installed, the fleetcom there is as it was$/,
       );
       expect(readFileSync(join(dir(version), "fleetcom"), "utf8")).toBe(before);
       expect(readdirSync(dir(version))).toEqual(["fleetcom"]);

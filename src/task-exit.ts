@@ -1,6 +1,7 @@
 // The exit code a shell would see of a finished task: its own, or 128 + n for signal n, as ssh and
 // `docker run` report it. attach, `wait --for exit` and `logs -f` all end with it.
-import { constants } from "node:os";
+// node:os on first use (platform.ts): importing it costs attach's start CPU before its first draw.
+import { nodeOs } from "./platform.ts";
 
 /** What a finished task's end is known by: its code, or the signal that ended it. */
 export interface TaskEnd {
@@ -9,6 +10,6 @@ export interface TaskEnd {
 }
 
 export function exitCodeOf(task: TaskEnd): number {
-  if (task.signal) return 128 + ((constants.signals as Record<string, number>)[task.signal] ?? 0);
+  if (task.signal) return 128 + ((nodeOs().constants.signals as Record<string, number>)[task.signal] ?? 0);
   return task.exitCode ?? 1;
 }

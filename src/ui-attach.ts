@@ -15,7 +15,8 @@
 import { targetOf, type Target } from "./client-target.ts";
 import { AltScreenFilter, RESTORE_TERMINAL } from "./ui-attach-screens.ts";
 import { AttachNotice } from "./ui-attach-notice.ts";
-import { DaemonClient, terminalSize } from "./client.ts";
+import { DaemonClient } from "./client.ts";
+import { libcTerminal, nodeTerminal, type Terminal, type TerminalInput, type TerminalOutput } from "./client-tty.ts";
 import { isTerminal } from "./files.ts";
 import { FleetModel, retryDelay } from "./client-fleet.ts";
 import { EXIT, UserError, errorMessage, usageError } from "./errors.ts";
@@ -79,21 +80,23 @@ const ACTIONS: Record<ChordAction, (session: Attachment) => void | Promise<void>
 /** Attaches until the user detaches or the task ends; chords may move it to other tasks meanwhile. */
 export async function attachSession(ref: TaskRef, options: AttachOptions): Promise<AttachOutcome> {
   requireTerminal("attach");
-  const client = await DaemonClient.open(options.target, { size: terminalSize() });
-  return new Attachment(client, options).run(ref);
+  // The dashboard lends its own stdin, raw already: its streams stay the terminal.
+  const terminal = (!options.keepRawMode && (await libcTerminal())) || nodeTerminal();
+  const client = await DaemonClient.open(options.target, { size: terminal.size() });
+  return new Attachment(client, options, terminal).run(ref);
 }
 
 /** One attached terminal: the connection, the task shown (which a chord may change), the screen's state. */
 class Attachment {
   // Built when first used: the first attach is asked before stdin is (run).
-  private get stdin(): NodeJS.ReadStream {
-    return process.stdin;
+  private get stdin(): TerminalInput {
+    return this.terminal.input;
   }
-  private get stdout(): NodeJS.WriteStream {
-    return process.stdout;
+  private get stdout(): TerminalOutput {
+    return this.terminal.output;
   }
   private readonly detachKey: DetachKey;
-  private size = terminalSize();
+  private size: { cols: number; rows: number };
   /** The task shown; set once the first attach is answered. */
   info!: TaskInfo;
   /** The fleet as events tell it, for the chords and the status line. */
@@ -133,8 +136,10 @@ class Attachment {
     /** Replaced when a link to another host is made again (reconnect). */
     private client: DaemonClient,
     private readonly options: AttachOptions,
+    private readonly terminal: Terminal,
   ) {
     this.detachKey = options.detachKey ?? DEFAULT_DETACH_KEY;
+    this.size = terminal.size();
     this.reader = new PrefixReader(this.detachKey.byte, (input) => this.onInput(input));
   }
 
@@ -321,7 +326,7 @@ class Attachment {
   }
 
   private onResize(): void {
-    this.size = terminalSize();
+    this.size = this.terminal.size();
     if (this.cover) this.coverWith(this.cover);
     if (this.statusShown) {
       this.stdout.write(taskRegion(this.size.rows));

@@ -128,6 +128,26 @@ describe.skipIf(!Tmux.available())("attaching from a shell", () => {
     const after = await tmux.waitFor("shell", "the exit code", (t) => t.includes("rc=") && lastRow(t) === PROMPT);
     expect(after).toMatch(/\[task \d+ killed \(SIGTERM\)\]\nrc=143\n\$$/);
   });
+
+  for (const signal of ["SIGTERM", "SIGHUP"] as const) {
+    test(`an attach client ended by ${signal} leaves the terminal's settings as they were, and dies of the signal`, async () => {
+      await shell();
+      const tty = tmux.format("shell", "pane_tty");
+      const settings = () => new TextDecoder().decode(Bun.spawnSync(["stty", "-g", "-F", tty]).stdout).trim();
+      const before = settings();
+      const id = await fleet.run("echo attached-here; exec sleep 600");
+      enter(`${fc} attach ${id}; echo rc=$?`);
+      await tmux.waitFor("shell", "the task's screen", (t) => t.includes("attached-here"));
+      await tmux.waitForRawMode("shell");
+      // The terminal's foreground process group is the attach client (the shell runs it as a job).
+      const client = Number(new TextDecoder().decode(Bun.spawnSync(["ps", "-o", "tpgid=", "-p", tmux.format("shell", "pane_pid")]).stdout).trim());
+      expect(client).toBeGreaterThan(0);
+      process.kill(client, signal);
+      const code = signal === "SIGTERM" ? 143 : 129;
+      await tmux.waitFor("shell", "the exit code", (t) => t.includes(`rc=${code}`) && lastRow(t) === PROMPT);
+      expect(settings()).toBe(before);
+    });
+  }
 });
 
 describe.skipIf(!Tmux.available())("attaching to a finished task", () => {

@@ -1,0 +1,187 @@
+// This process's terminal for attached mode, without node:tty where it can: loading node:tty and
+// building process.stdin and process.stdout is most of what an attach client spends before its first
+// draw (docs/benchmarks.md). Under Bun on Linux, raw mode goes through libc's tcgetattr/tcsetattr
+// with the flags libuv sets, the size through ioctl(TIOCGWINSZ), a resize through SIGWINCH, output
+// through blocking writes to fd 1 (what Bun's own tty stream does), and only the keys go through
+// process.stdin, built once something listens for them, which is after the first draw.
+//
+// INVARIANT: a terminal made raw here is put back to the very termios it had, on leaving raw mode,
+// on exit, and on SIGTERM, SIGHUP or SIGINT (restored, then the signal raised again).
+// Elsewhere (Deno, macOS, no libc) the node streams are used as they always were.
+import { writeSync } from "node:fs";
+
+/** The part of process.stdin attached mode uses. */
+export interface TerminalInput {
+  setRawMode(raw: boolean): unknown;
+  on(event: "data", listener: (chunk: Buffer) => void): unknown;
+  off(event: "data", listener: (chunk: Buffer) => void): unknown;
+  resume(): unknown;
+  pause(): unknown;
+}
+
+/** The part of process.stdout attached mode uses; write says whether the output has drained. */
+export interface TerminalOutput {
+  write(data: string | Uint8Array): boolean;
+  on(event: "resize", listener: () => void): unknown;
+  off(event: "resize", listener: () => void): unknown;
+  once(event: "drain", listener: () => void): unknown;
+}
+
+export interface Terminal {
+  readonly input: TerminalInput;
+  readonly output: TerminalOutput;
+  /** The terminal's size; 120x40 where it cannot be read. */
+  size(): { cols: number; rows: number };
+}
+
+const FALLBACK_SIZE = { cols: 120, rows: 40 };
+
+/** process.stdin and process.stdout, each built when first used. */
+export function nodeTerminal(): Terminal {
+  return {
+    get input() {
+      return process.stdin;
+    },
+    get output() {
+      return process.stdout;
+    },
+    size: () => {
+      const out = process.stdout;
+      return out.isTTY && out.columns && out.rows ? { cols: out.columns, rows: out.rows } : FALLBACK_SIZE;
+    },
+  };
+}
+
+// Linux (asm-generic and x86): struct termios and the ioctl number; other systems lay them out otherwise.
+const TERMIOS_BYTES = 60;
+const IFLAG = 0;
+const OFLAG = 4;
+const CFLAG = 8;
+const LFLAG = 12;
+const CC = 17;
+const VTIME = 5;
+const VMIN = 6;
+const BRKINT = 0o2;
+const INPCK = 0o20;
+const ISTRIP = 0o40;
+const ICRNL = 0o400;
+const IXON = 0o2000;
+const ONLCR = 0o4;
+const CS8 = 0o60;
+const ISIG = 0o1;
+const ICANON = 0o2;
+const ECHO = 0o10;
+const IEXTEN = 0o100000;
+const TCSADRAIN = 1;
+const TIOCGWINSZ = 0x5413;
+const RESTORING_SIGNALS = ["SIGTERM", "SIGHUP", "SIGINT"] as const;
+
+interface TermiosCalls {
+  tcgetattr(fd: number, termios: Uint8Array): number;
+  tcsetattr(fd: number, when: number, termios: Uint8Array): number;
+  winsize(fd: number, size: Uint8Array): number;
+}
+
+/** The terminal through libc, or null where that cannot be had (then nodeTerminal). */
+export async function libcTerminal(): Promise<Terminal | null> {
+  if (typeof Bun === "undefined" || process.platform !== "linux") return null;
+  let calls: TermiosCalls;
+  try {
+    calls = await bindTermios();
+  } catch {
+    return null;
+  }
+  const original = new Uint8Array(TERMIOS_BYTES);
+  if (calls.tcgetattr(0, original) !== 0) return null;
+  return new LibcTerminal(calls, original);
+}
+
+async function bindTermios(): Promise<TermiosCalls> {
+  const { dlopen, FFIType, ptr } = await import("bun:ffi");
+  const { i32, u64, ptr: pointer } = FFIType;
+  const { symbols } = dlopen("libc.so.6", {
+    tcgetattr: { args: [i32, pointer], returns: i32 },
+    tcsetattr: { args: [i32, i32, pointer], returns: i32 },
+    ioctl: { args: [i32, u64, pointer], returns: i32 },
+  });
+  return {
+    tcgetattr: (fd, termios) => symbols.tcgetattr(fd, ptr(termios)),
+    tcsetattr: (fd, when, termios) => symbols.tcsetattr(fd, when, ptr(termios)),
+    winsize: (fd, size) => symbols.ioctl(fd, TIOCGWINSZ, ptr(size)),
+  };
+}
+
+/** libuv's raw mode (uv_tty_set_mode UV_TTY_MODE_RAW), which Bun's setRawMode applies, made from `original`. */
+export function rawTermios(original: Uint8Array): Uint8Array {
+  const raw = original.slice();
+  const view = new DataView(raw.buffer);
+  const little = true;
+  const update = (offset: number, change: (flags: number) => number) => view.setUint32(offset, change(view.getUint32(offset, little)) >>> 0, little);
+  update(IFLAG, (f) => f & ~(BRKINT | ICRNL | INPCK | ISTRIP | IXON));
+  update(OFLAG, (f) => f | ONLCR);
+  update(CFLAG, (f) => f | CS8);
+  update(LFLAG, (f) => f & ~(ECHO | ICANON | IEXTEN | ISIG));
+  raw[CC + VMIN] = 1;
+  raw[CC + VTIME] = 0;
+  return raw;
+}
+
+class LibcTerminal implements Terminal {
+  private raw = false;
+  private readonly restoreOnExit = () => this.restore();
+  private readonly restoreOnSignal = (signal: NodeJS.Signals) => {
+    this.restore();
+    for (const name of RESTORING_SIGNALS) process.off(name, this.restoreOnSignal);
+    process.kill(process.pid, signal);
+  };
+
+  constructor(
+    private readonly calls: TermiosCalls,
+    private readonly original: Uint8Array,
+  ) {}
+
+  readonly input: TerminalInput = {
+    setRawMode: (raw) => (raw ? this.enterRaw() : this.restore()),
+    on: (_event, listener) => process.stdin.on("data", listener),
+    off: (_event, listener) => process.stdin.off("data", listener),
+    resume: () => process.stdin.resume(),
+    pause: () => process.stdin.pause(),
+  };
+
+  readonly output: TerminalOutput = {
+    write: (data) => {
+      const bytes = typeof data === "string" ? Buffer.from(data) : data;
+      // fd 1 blocks (a terminal's, as Bun leaves it): each write returns once the terminal took it.
+      for (let done = 0; done < bytes.length; ) done += writeSync(1, bytes, done, bytes.length - done);
+      return true;
+    },
+    on: (_event, listener) => process.on("SIGWINCH", listener),
+    off: (_event, listener) => process.off("SIGWINCH", listener),
+    once: (_event, listener) => queueMicrotask(listener),
+  };
+
+  size(): { cols: number; rows: number } {
+    const winsize = new Uint8Array(8); // struct winsize { unsigned short ws_row, ws_col, ws_xpixel, ws_ypixel }
+    if (this.calls.winsize(1, winsize) !== 0) return FALLBACK_SIZE;
+    const view = new DataView(winsize.buffer);
+    const rows = view.getUint16(0, true);
+    const cols = view.getUint16(2, true);
+    return rows && cols ? { cols, rows } : FALLBACK_SIZE;
+  }
+
+  private enterRaw(): void {
+    if (this.calls.tcsetattr(0, TCSADRAIN, rawTermios(this.original)) !== 0) throw new Error("cannot put the terminal in raw mode");
+    if (this.raw) return;
+    this.raw = true;
+    process.on("exit", this.restoreOnExit);
+    for (const name of RESTORING_SIGNALS) process.on(name, this.restoreOnSignal);
+  }
+
+  private restore(): void {
+    if (!this.raw) return;
+    this.raw = false;
+    this.calls.tcsetattr(0, TCSADRAIN, this.original);
+    process.off("exit", this.restoreOnExit);
+    for (const name of RESTORING_SIGNALS) process.off(name, this.restoreOnSignal);
+  }
+}

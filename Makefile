@@ -85,8 +85,9 @@ test: deps
 	$(MAKE) --no-print-directory -j3 lint typecheck build
 	FLEETCOM_TEST_BIN=dist/fleetcom $(BUN) test --timeout 60000 --parallel=$(TEST_WORKERS) --no-isolate test/unit test/e2e
 
+# One store for the run's packed binary (test/harness/packs.ts): the remote files share one packing.
 test-slow: build
-	FLEETCOM_TEST_BIN=dist/fleetcom $(BUN) test --timeout 120000 --parallel=$(SLOW_WORKERS) test/slow
+	packs=$$(mktemp -d); FLEETCOM_TEST_PACKS=$$packs FLEETCOM_TEST_BIN=dist/fleetcom $(BUN) test --timeout 120000 --parallel=$(SLOW_WORKERS) test/slow; rc=$$?; rm -rf "$$packs"; exit $$rc
 
 # A pre-commit hook that runs what a commit must pass in seconds: lint and the type check.
 hooks:

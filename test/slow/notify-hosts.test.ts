@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { Fleet, until } from "../harness/fleet.ts";
 import { fleetcomArgv } from "../harness/helpers.ts";
 import { remoteTest, type SshServer, sshdAvailable, startSshServer } from "../harness/sshd.ts";
+import { sharingPack } from "../harness/packs.ts";
 
 const canRun = sshdAvailable() && process.env.FLEETCOM_TEST_BIN !== undefined;
 
@@ -67,7 +68,7 @@ remoteTest(
     writeFileSync(join(fleet.sandbox.config, "config.toml"), `notify = "http://127.0.0.1:${hookServer.port}/hook"\n`);
     // This machine's daemon first: a host added later is linked at the next reload.
     await ok(["ls"]);
-    await ok(["hosts", "add", "remote1"]);
+    await sharingPack(fleet.sandbox.home, () => ok(["hosts", "add", "remote1"]));
     await ok(["config", "--reload"]);
     const waiting = Number((await ok(["--host", "remote1", "run", "--name", "claude", "--", "printf '\\a'; sleep 3600"])).trim());
     await until("the host's wait at the webhook", () => posts.length >= 1, 60_000);

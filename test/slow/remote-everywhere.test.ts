@@ -9,6 +9,7 @@ import { Fleet } from "../harness/fleet.ts";
 import { fleetcomArgv } from "../harness/helpers.ts";
 import { type SshServer, sshdAvailable, startSshServer } from "../harness/sshd.ts";
 import { shellWords, Tmux } from "../harness/tmux.ts";
+import { sharingPack } from "../harness/packs.ts";
 
 const canRun = sshdAvailable() && process.env.FLEETCOM_TEST_BIN !== undefined && Tmux.available();
 let server: SshServer;
@@ -21,7 +22,7 @@ beforeAll(async () => {
   fleet = new Fleet();
   server = await startSshServer(join(fleet.sandbox.root, "ssh"), fleet.sandbox.home);
   env = { ...fleet.env, FLEETCOM_SSH: `ssh -F ${server.config}`, FLEETCOM_HOST_TIMEOUT_MS: "60000" };
-  await ok(["hosts", "add", "remote1"]);
+  await sharingPack(fleet.sandbox.home, () => ok(["hosts", "add", "remote1"]));
 }, 120_000);
 
 afterAll(async () => {

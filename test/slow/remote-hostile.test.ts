@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { Fleet, until } from "../harness/fleet.ts";
 import { fleetcomArgv } from "../harness/helpers.ts";
 import { remoteTest, type SshServer, sshdAvailable, startSshServer } from "../harness/sshd.ts";
+import { sharingPack } from "../harness/packs.ts";
 
 const canRun = sshdAvailable() && process.env.FLEETCOM_TEST_BIN !== undefined;
 
@@ -219,7 +220,7 @@ describe("a host that does not answer", () => {
   remoteTest(
     "a stopped daemon there costs --host H ls and peek H:1 their bound, with one line naming the host",
     async () => {
-      const add = await cli(["hosts", "add", "remote1"]);
+      const add = await sharingPack(fleet.sandbox.home, () => cli(["hosts", "add", "remote1"]));
       expect(add.code).toBe(0);
       const id = (await cli(["--host", "remote1", "run", "--", "sleep 600"], { FLEETCOM_HOST_TIMEOUT_MS: "60000" })).stdout.trim();
       expect(id).toMatch(/^\d+$/);

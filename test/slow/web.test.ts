@@ -13,6 +13,7 @@ import { fleetcomArgv, processesWhere, runFleetcom } from "../harness/helpers.ts
 import { canCreateUsers, createOtherUser, type OtherUser } from "../harness/other-user.ts";
 import { freePort, type SshServer, sshdAvailable, startSshServer } from "../harness/sshd.ts";
 import { shellWords, Tmux } from "../harness/tmux.ts";
+import { sharingPack } from "../harness/packs.ts";
 import { sha256Hex } from "../../src/text-sha256.ts";
 import { LOGIN_TOKEN_MINUTES } from "../../src/web-token.ts";
 import { OPENS_PER_HOST } from "../../src/client-open-slots.ts";
@@ -1091,7 +1092,7 @@ describe.skipIf(!canReachHosts)("fleetcom web with hosts over OpenSSH", () => {
     sshConfig = server.config;
     mkdirSync(here.sandbox.config, { recursive: true, mode: 0o700 });
     writeFileSync(join(here.sandbox.config, "config.toml"), `ssh_command = "ssh -F ${sshConfig}"\n`);
-    await here.ok(["hosts", "add", "remote1"]);
+    await sharingPack(here.sandbox.home, () => here.ok(["hosts", "add", "remote1"]));
     const config = join(here.sandbox.config, "config.toml");
     writeFileSync(
       config,

@@ -100,7 +100,6 @@ export async function startSshServer(root: string, clientHome: string): Promise<
   must(["useradd", "-m", "-s", "/bin/sh", user]);
   let uid = -1;
   let sshd: ReturnType<typeof Bun.spawn> | null = null;
-  let madeRunSshd = false;
   const mutes: { stop(closeActive?: boolean): void }[] = [];
   const stop = async () => {
     for (const mute of mutes) mute.stop(true);
@@ -116,7 +115,6 @@ export async function startSshServer(root: string, clientHome: string): Promise<
     }
     Bun.spawnSync(["userdel", "-r", "-f", user], { stdout: "ignore", stderr: "ignore" });
     if (uid >= 0) rmSync(`/tmp/fleetcom-${uid}`, { recursive: true, force: true });
-    if (madeRunSshd) rmSync("/run/sshd", { recursive: true, force: true });
   };
   try {
     // sshd without PAM refuses a locked account ('!' in shadow); '*' is no password, and not locked.
@@ -147,11 +145,10 @@ export async function startSshServer(root: string, clientHome: string): Promise<
         "",
       ].join("\n"),
     );
-    // sshd's privilege separation wants its empty directory.
-    if (!existsSync("/run/sshd")) {
-      mkdirSync("/run/sshd", { mode: 0o755 });
-      madeRunSshd = true;
-    }
+    // sshd's privilege separation wants its empty directory at every connection. It stays: the slow
+    // lane's files run in parallel, each with its sshd, and one file removing it at its end made every
+    // other file's sshd reset each new connection ("Connection reset by 127.0.0.1").
+    if (!existsSync("/run/sshd")) mkdirSync("/run/sshd", { recursive: true, mode: 0o755 });
     sshd = Bun.spawn([SSHD, "-D", "-e", "-f", join(root, "sshd_config")], { stdout: "ignore", stderr: "ignore" });
     await boundedWait("sshd to listen", () => listens(port), 20_000);
     const alias = (name: string, extra: string[]) =>

@@ -181,12 +181,12 @@ describe("a host that does not answer", () => {
         ["--host", "hostile", "sessions"],
         ["--host", "hostile", "--kill", "--yes"],
       ]) {
-        const r = await cli(args, { FLEETCOM_HOST_TIMEOUT_MS: "5000" });
+        const r = await cli(args, { FLEETCOM_HOST_TIMEOUT_MS: "2000" });
         expect({ args, code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
           args,
           code: 3,
           stdout: "",
-          stderr: `fleetcom: hostile is unreachable: no answer within 5 s (ssh, or fleetcom ${args[2]} there)\n`,
+          stderr: `fleetcom: hostile is unreachable: no answer within 2 s (ssh, or fleetcom ${args[2]} there)\n`,
         });
       }
       expect(readFileSync(configToml, "utf8")).toBe(before);

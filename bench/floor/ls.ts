@@ -5,17 +5,7 @@
 // beside `fleetcom ls` and `tmux ls`. A refusal (a protocol this daemon does not speak) fails it
 // loudly: a floor that is refused measures a handshake, not an ls.
 import { writeSync } from "node:fs";
-import { PROTOCOL_VERSION } from "../../src/wire-framing.ts";
-
-const encoder = new TextEncoder();
-function control(message: unknown): Uint8Array {
-  const payload = encoder.encode(JSON.stringify(message));
-  const frame = new Uint8Array(5 + payload.length);
-  new DataView(frame.buffer).setUint32(0, payload.length);
-  frame[4] = 1;
-  frame.set(payload, 5);
-  return frame;
-}
+import { encodeControl as control, PROTOCOL_VERSION } from "../../src/wire-framing.ts";
 
 const env: Record<string, string> = {};
 for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;

@@ -4,17 +4,7 @@
 // reads its VmRSS after the same settling time as the clients'. What a client holds above this is
 // what the client itself keeps: its modules, its screen, its model of the fleet.
 import { writeSync } from "node:fs";
-import { PROTOCOL_VERSION } from "../../src/wire-framing.ts";
-
-const encoder = new TextEncoder();
-function control(message: unknown): Uint8Array {
-  const payload = encoder.encode(JSON.stringify(message));
-  const frame = new Uint8Array(5 + payload.length);
-  new DataView(frame.buffer).setUint32(0, payload.length);
-  frame[4] = 1;
-  frame.set(payload, 5);
-  return frame;
-}
+import { encodeControl as control, PROTOCOL_VERSION } from "../../src/wire-framing.ts";
 
 const env: Record<string, string> = {};
 for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;

@@ -9,6 +9,7 @@
 // on exit, and on SIGTERM, SIGHUP or SIGINT (restored, then the signal raised again).
 // Elsewhere (Deno, macOS, no libc) the node streams are used as they always were.
 import { writeSync } from "node:fs";
+import { type TermiosCalls, termiosCalls } from "./platform.ts";
 
 /** The part of process.stdin attached mode uses. */
 export interface TerminalInput {
@@ -76,39 +77,19 @@ const TCSADRAIN = 1;
 const TIOCGWINSZ = 0x5413;
 const RESTORING_SIGNALS = ["SIGTERM", "SIGHUP", "SIGINT"] as const;
 
-interface TermiosCalls {
-  tcgetattr(fd: number, termios: Uint8Array): number;
-  tcsetattr(fd: number, when: number, termios: Uint8Array): number;
-  winsize(fd: number, size: Uint8Array): number;
-}
-
 /** The terminal through libc, or null where that cannot be had (then nodeTerminal). */
 export async function libcTerminal(): Promise<Terminal | null> {
   if (typeof Bun === "undefined" || process.platform !== "linux") return null;
-  let calls: TermiosCalls;
+  let calls: TermiosCalls | null;
   try {
-    calls = await bindTermios();
+    calls = await termiosCalls();
   } catch {
     return null;
   }
+  if (calls === null) return null;
   const original = new Uint8Array(TERMIOS_BYTES);
   if (calls.tcgetattr(0, original) !== 0) return null;
   return new LibcTerminal(calls, original);
-}
-
-async function bindTermios(): Promise<TermiosCalls> {
-  const { dlopen, FFIType, ptr } = await import("bun:ffi");
-  const { i32, u64, ptr: pointer } = FFIType;
-  const { symbols } = dlopen("libc.so.6", {
-    tcgetattr: { args: [i32, pointer], returns: i32 },
-    tcsetattr: { args: [i32, i32, pointer], returns: i32 },
-    ioctl: { args: [i32, u64, pointer], returns: i32 },
-  });
-  return {
-    tcgetattr: (fd, termios) => symbols.tcgetattr(fd, ptr(termios)),
-    tcsetattr: (fd, when, termios) => symbols.tcsetattr(fd, when, ptr(termios)),
-    winsize: (fd, size) => symbols.ioctl(fd, TIOCGWINSZ, ptr(size)),
-  };
 }
 
 /** libuv's raw mode (uv_tty_set_mode UV_TTY_MODE_RAW), which Bun's setRawMode applies, made from `original`. */
@@ -162,7 +143,7 @@ class LibcTerminal implements Terminal {
 
   size(): { cols: number; rows: number } {
     const winsize = new Uint8Array(8); // struct winsize { unsigned short ws_row, ws_col, ws_xpixel, ws_ypixel }
-    if (this.calls.winsize(1, winsize) !== 0) return FALLBACK_SIZE;
+    if (this.calls.ioctl(1, TIOCGWINSZ, winsize) !== 0) return FALLBACK_SIZE;
     const view = new DataView(winsize.buffer);
     const rows = view.getUint16(0, true);
     const cols = view.getUint16(2, true);

@@ -22,7 +22,7 @@ export default defineCommand({
     const { args } = context;
     // Read first: a bad key is refused before anything is picked or attached.
     const target = targetIn(context);
-    const options = { detachKey: chosenDetachKey(args["detach-key"]), status: attachStatusSetting(), target };
+    const options = { detachKey: await chosenDetachKey(args["detach-key"]), status: attachStatusSetting(), target };
     if (args.task) {
       process.exitCode = await attachTo({ typed: args.task }, options);
       return;

@@ -47,7 +47,7 @@ async function recipeForWord(word: string, nearCommand: string | null): Promise<
 }
 
 export async function openDashboard(request: DashboardRequest): Promise<number> {
-  const detachKey = chosenDetachKey(request.detachKey);
+  const detachKey = await chosenDetachKey(request.detachKey);
   const recipe = request.session === undefined ? null : await recipeForWord(request.session, request.nearCommand ?? null);
   const loadAndDescribe = async (recipe: LoadedRecipe) => (await import("./client-recipes.ts")).loadAndDescribe(recipe, false, { target: request.target });
   requireTerminal(request.session === undefined ? "the dashboard" : `the dashboard (fleetcom load ${request.session} loads without one)`);

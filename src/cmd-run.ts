@@ -92,7 +92,7 @@ export default defineCommand({
     const maxMemory = memoryLimit(args["max-memory"]);
     // Checked before the task starts: a mistyped key must not leave a task running unattached.
     const settings = args.attach ? await import("./ui-attach-settings.ts") : null;
-    const detachKey = settings?.chosenDetachKey(args["detach-key"]);
+    const detachKey = await settings?.chosenDetachKey(args["detach-key"]);
     const service = serviceFlags(args);
     const restart = restartFlags(args.restart, args["max-restarts"]);
     const cwd = args.cwd ? resolvePath(currentDirectory(), args.cwd) : undefined;

@@ -71,3 +71,10 @@ export function tildePath(dir: string, home: string | undefined): string {
   if (dir === base) return "~";
   return dir.startsWith(`${base}/`) ? `~/${dir.slice(base.length + 1)}` : dir;
 }
+
+/** The config file (settings.ts reads it): config.toml in the config directory. */
+export const CONFIG_NAME = "config.toml";
+
+export function configFile(env: Env = process.env): string {
+  return join(configDir(env), CONFIG_NAME);
+}

@@ -118,6 +118,15 @@ interface Libc {
   peerCred(fd: number, a: Uint8Array, b: Uint8Array): number;
   /** poll(2) of one struct pollfd; nfds_t is an unsigned long on Linux, an unsigned int on macOS. */
   poll(pollfd: Uint8Array, nfds: number, timeout: number): number;
+  /** The terminal's calls (client-tty.ts), bound under Bun only: attach's terminal is libc's there alone. */
+  termios?: TermiosCalls;
+}
+
+/** A terminal's settings and size through libc: tcgetattr(3), tcsetattr(3), ioctl(fd, request, buffer). */
+export interface TermiosCalls {
+  tcgetattr(fd: number, termios: Uint8Array): number;
+  tcsetattr(fd: number, when: number, termios: Uint8Array): number;
+  ioctl(fd: number, request: number, buffer: Uint8Array): number;
 }
 let libc: Libc | undefined;
 
@@ -150,6 +159,10 @@ async function loadLibc(): Promise<Libc> {
       dup: { args: [i32], returns: i32 },
       poll: { args: [pointer, linux ? u64 : u32, i32], returns: i32 },
       ...(linux ? { getsockopt: { args: [i32, i32, i32, pointer, pointer], returns: i32 } } : { getpeereid: { args: [i32, pointer, pointer], returns: i32 } }),
+      // One dlopen for the peer check and attach's terminal, which needs both before its first draw.
+      tcgetattr: { args: [i32, pointer], returns: i32 },
+      tcsetattr: { args: [i32, i32, pointer], returns: i32 },
+      ioctl: { args: [i32, u64, pointer], returns: i32 },
     }) as { symbols: Record<string, (...args: unknown[]) => unknown> };
     const call = lib.symbols;
     libc = {
@@ -160,9 +173,19 @@ async function loadLibc(): Promise<Libc> {
       peerCred: linux
         ? (fd, a, b) => call.getsockopt!(fd, SOL_SOCKET, SO_PEERCRED, ptr(a), ptr(b)) as number
         : (fd, a, b) => call.getpeereid!(fd, ptr(a), ptr(b)) as number,
+      termios: {
+        tcgetattr: (fd, termios) => call.tcgetattr!(fd, ptr(termios)) as number,
+        tcsetattr: (fd, when, termios) => call.tcsetattr!(fd, when, ptr(termios)) as number,
+        ioctl: (fd, request, buffer) => call.ioctl!(fd, request, ptr(buffer)) as number,
+      },
     };
   }
   return libc;
+}
+
+/** libc's terminal calls, bound with the rest of libc; null where they are not bound (Deno). */
+export async function termiosCalls(): Promise<TermiosCalls | null> {
+  return (await loadLibc()).termios ?? null;
 }
 
 /** Try to take an exclusive lock on an open fd without waiting; true when we hold it. */

@@ -2,16 +2,17 @@
 // environment or file value must not stop a daemon from starting, so it falls back with a warning
 // (the log, `fleetcom config`); a bad flag is the user's to fix.
 import { FileRefused, readRegularFile } from "./files.ts";
-import { join } from "node:path";
 import { parse as parseToml, TomlError } from "smol-toml";
 import { errorMessage, UserError } from "./errors.ts";
-import { configDir, type Env } from "./paths.ts";
+import { CONFIG_NAME, configFile, type Env } from "./paths.ts";
+import { DEFAULT_DETACH_KEY, type DetachKey, parseBoolean, parseDetachKey } from "./config-words.ts";
 import { nearest } from "./text-nearest.ts";
 import { parseSize } from "./text-size.ts";
 import type { AgentsTable } from "./config-agents.ts";
 import { type NotifyTarget, notifyList, notifyOne } from "./config-notify.ts";
 
 export { type NotifyDestination, notifyDestination } from "./config-notify.ts";
+export { DEFAULT_DETACH_KEY, type DetachKey, parseBoolean, parseDetachKey };
 
 export const DEFAULT_SCROLLBACK = 2_000;
 export const MAX_SCROLLBACK = 100_000;
@@ -54,33 +55,14 @@ export function agentProbeBudgetSetting(raw: string | undefined, log: (message: 
   return DEFAULT_PROBE_BUDGET_MS;
 }
 
-/** The one reading of a yes/no setting, in the environment or the config file: on/off, true/false, yes/no, 1/0, in any case, spaces around ignored. */
-export function parseBoolean(raw: string): boolean | undefined {
-  const word = raw.trim().toLowerCase();
-  if (["on", "true", "yes", "1"].includes(word)) return true;
-  if (["off", "false", "no", "0"].includes(word)) return false;
-  return undefined;
-}
-
 // ---- the config file ---------------------------------------------------------------------------
 // The daemon's settings come from one file in the config directory, the same whichever shell
 // starts the daemon, not from whatever environment the client that autostarted it happened to have; an environment variable still overrides the file, and a flag (`daemon
 // --scrollback`) overrides both. A bad file never stops anything: each problem is one line naming
 // the file, the line and the key, and that key keeps its default.
 
-export const CONFIG_NAME = "config.toml";
+export { CONFIG_NAME, configFile };
 
-export function configFile(env: Env = process.env): string {
-  return join(configDir(env), CONFIG_NAME);
-}
-
-/** A key to leave attached mode: the byte the terminal sends for it, and its name as written. */
-export interface DetachKey {
-  name: string;
-  byte: number;
-}
-
-export const DEFAULT_DETACH_KEY: DetachKey = { name: "Ctrl-\\", byte: 0x1c };
 export const DEFAULT_IDLE_SECONDS = 10;
 /** As terminals tell of long commands only: a quick one-off's end is worth no buzz. */
 export const DEFAULT_NOTIFY_MIN_RUNTIME = 30;
@@ -264,31 +246,6 @@ export const CONFIG_KEYS = [...Object.values(SPECS).map((s) => s.key), ...TABLE_
 
 /** Keys only clients read, each in its own module: hosts (client-hosts.ts), ssh_command (client-ssh.ts), prices (config-prices.ts), run_check (config-run-check.ts). */
 export const CLIENT_KEYS = ["hosts", "ssh_command", "prices", "run_check"];
-
-// Keys every program needs: a detach key must not take one of them from the task.
-const RESERVED_CTRL = new Map([
-  ["c", "Ctrl-C interrupts"],
-  ["d", "Ctrl-D ends input"],
-  ["z", "Ctrl-Z suspends"],
-  ["m", "Ctrl-M is Enter"],
-  ["j", "Ctrl-J is a newline"],
-  ["i", "Ctrl-I is Tab"],
-  ["h", "Ctrl-H is Backspace"],
-  ["[", "Ctrl-[ is Escape"],
-]);
-
-/** `ctrl-\`, `ctrl-]`, `ctrl-b`, `C-b`, `^B`: a control key that no program needs for itself. */
-export function parseDetachKey(raw: string): Parsed<DetachKey> {
-  const text = raw.trim();
-  const match = /^(?:ctrl[-+]|c-|\^)(.)$/i.exec(text);
-  const char = match?.[1]?.toLowerCase();
-  if (char === undefined || !/^[a-z@\\\]^_[]$/.test(char)) {
-    return { error: `'${raw}' is not a control key (write it as ctrl-\\, ctrl-], ctrl-^, ctrl-_ or ctrl-<letter>)` };
-  }
-  const reserved = RESERVED_CTRL.get(char);
-  if (reserved) return { error: `'${raw}' would take a key programs need (${reserved})` };
-  return { ok: { name: `Ctrl-${char.toUpperCase()}`, byte: char.toUpperCase().charCodeAt(0) & 0x1f } };
-}
 
 function shown(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value);

@@ -400,6 +400,12 @@ describe("start-up imports", () => {
     for (const command of ["cmd-dashboard.ts", "cmd-attach.ts"]) expect(deferred.filter((m) => staticClosure([...runner, command]).has(m))).toEqual([]);
   });
 
+  // settings.ts with its TOML parser is ~1.3 ms of an attach's start: it is loaded only when a config
+  // file or FLEETCOM_DETACH_KEY may name another detach key (ui-attach-settings.ts chosenDetachKey).
+  test("attach loads no settings.ts and no TOML parser at start", () => {
+    expect([...staticClosure([...runner, "cmd-attach.ts"])].filter((m) => m === "settings.ts" || m === "smol-toml")).toEqual([]);
+  });
+
   test("fleetcom --help: every command's definition, which citty reads for the descriptions", () => {
     expect(heavy(staticClosure([...runner, ...MODULES.filter((m) => m.startsWith("cmd-"))]))).toEqual([]);
   });

@@ -11,7 +11,9 @@ import { helpEntries } from "../../src/ui-dashboard-keys.ts";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TaskInfo } from "../../src/wire-protocol.ts";
-import { thrown } from "../harness/helpers.ts";
+import type { UserError } from "../../src/errors.ts";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import attachCommand from "../../src/cmd-attach.ts";
 import { usageText } from "../../src/ui-usage.ts";
 
@@ -19,7 +21,7 @@ describe("the detach key", () => {
   // No config file here: the variables and the flag decide.
   const env = (vars: Record<string, string> = {}) => ({ FLEETCOM_CONFIG_DIR: "/nonexistent/fleetcom-test", ...vars });
 
-  test("a control key in any of the usual spellings", () => {
+  test("a control key in any of the usual spellings", async () => {
     for (const [text, byte, name] of [
       ["ctrl-\\", 0x1c, "Ctrl-\\"],
       ["Ctrl-A", 0x01, "Ctrl-A"],
@@ -28,11 +30,11 @@ describe("the detach key", () => {
       [" ^b ", 0x02, "Ctrl-B"],
       ["ctrl-_", 0x1f, "Ctrl-_"],
     ] as const) {
-      expect(chosenDetachKey(text, env())).toEqual({ byte, name });
+      expect(await chosenDetachKey(text, env())).toEqual({ byte, name });
     }
   });
 
-  test("printable keys and the keys programs need are refused, naming the flag", () => {
+  test("printable keys and the keys programs need are refused, naming the flag", async () => {
     for (const [text, why] of [
       ["x", "is not a control key"],
       ["ctrl-1", "is not a control key"],
@@ -44,19 +46,34 @@ describe("the detach key", () => {
       ["ctrl-h", "Ctrl-H is Backspace"],
       ["ctrl-c", "Ctrl-C interrupts"],
     ]) {
-      const error = thrown(() => chosenDetachKey(text!, env()));
+      const error = (await chosenDetachKey(text!, env()).then(
+        () => null,
+        (e: unknown) => e,
+      )) as UserError;
       expect(error.exitCode).toBe(2);
       expect(error.message).toStartWith("--detach-key: ");
       expect(error.message).toContain(why!);
     }
   });
 
-  test("the flag wins over FLEETCOM_DETACH_KEY, which wins over Ctrl-\\; a bad variable keeps the default", () => {
-    expect(chosenDetachKey("^a", env({ FLEETCOM_DETACH_KEY: "^b" })).name).toBe("Ctrl-A");
-    expect(chosenDetachKey(undefined, env({ FLEETCOM_DETACH_KEY: "^b" })).name).toBe("Ctrl-B");
-    expect(chosenDetachKey(undefined, env({ FLEETCOM_DETACH_KEY: "" })).name).toBe("Ctrl-\\");
-    expect(chosenDetachKey(undefined, env()).byte).toBe(0x1c);
-    expect(chosenDetachKey(undefined, env({ FLEETCOM_DETACH_KEY: "q" })).name).toBe("Ctrl-\\");
+  test("the flag wins over FLEETCOM_DETACH_KEY, which wins over Ctrl-\\; a bad variable keeps the default", async () => {
+    expect((await chosenDetachKey("^a", env({ FLEETCOM_DETACH_KEY: "^b" }))).name).toBe("Ctrl-A");
+    expect((await chosenDetachKey(undefined, env({ FLEETCOM_DETACH_KEY: "^b" }))).name).toBe("Ctrl-B");
+    expect((await chosenDetachKey(undefined, env({ FLEETCOM_DETACH_KEY: "" }))).name).toBe("Ctrl-\\");
+    expect((await chosenDetachKey(undefined, env())).byte).toBe(0x1c);
+    expect((await chosenDetachKey(undefined, env({ FLEETCOM_DETACH_KEY: "q" }))).name).toBe("Ctrl-\\");
+  });
+
+  test("a config file's detach_key is read when there is one, under FLEETCOM_DETACH_KEY", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "fleetcom-detach-key-"));
+    try {
+      writeFileSync(join(dir, "config.toml"), 'detach_key = "ctrl-b"\n');
+      expect((await chosenDetachKey(undefined, { FLEETCOM_CONFIG_DIR: dir })).name).toBe("Ctrl-B");
+      expect((await chosenDetachKey(undefined, { FLEETCOM_CONFIG_DIR: dir, FLEETCOM_DETACH_KEY: "^a" })).name).toBe("Ctrl-A");
+      expect((await chosenDetachKey("^]", { FLEETCOM_CONFIG_DIR: dir })).name).toBe("Ctrl-]");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("the status line is off unless FLEETCOM_ATTACH_STATUS turns it on", () => {

@@ -35,12 +35,13 @@ function lsUntil(id: number, what: string, test: (t: TaskInfo) => boolean): Prom
   });
 }
 
-test("a busy loop shows CPU near one core, a task holding 200 MB shows it, in ls --json and ls", async () => {
+test("a busy loop shows its CPU, a task holding 200 MB shows it, in ls --json and ls", async () => {
   const busy = await fleet.run(BUSY);
   const holder = await fleet.run(HOLD_200M);
   const idle = await fleet.run("sleep 600");
-  // The machine is shared: a loose lower bound on one core's worth.
-  await lsUntil(busy, "busy", (t) => (t.cpu ?? 0) > 50);
+  // The machine is shared (under the suite's parallel workers a busy loop gets a fraction of a core):
+  // a loose lower bound, well above the idle task's figure checked below.
+  await lsUntil(busy, "busy", (t) => (t.cpu ?? 0) > 30);
   const held = await lsUntil(holder, "holding 200 MiB", (t) => (t.rss ?? 0) >= 200 * MIB);
   expect(held.rss!).toBeLessThan(400 * MIB);
   const quiet = (await lsJson()).find((t) => t.id === idle)!;
@@ -62,7 +63,7 @@ test("a busy loop shows CPU near one core, a task holding 200 MB shows it, in ls
 test("a child process's CPU and memory count for its task", async () => {
   // The shell stays as the group's leader: the work is all in its children.
   const parent = await fleet.run(`${HOLD_200M} & ${BUSY} & wait`);
-  const t = await lsUntil(parent, "with its children's use", (x) => (x.rss ?? 0) >= 200 * MIB && (x.cpu ?? 0) > 50);
+  const t = await lsUntil(parent, "with its children's use", (x) => (x.rss ?? 0) >= 200 * MIB && (x.cpu ?? 0) > 30);
   expect(t.processes!).toBeGreaterThanOrEqual(3);
 });
 
@@ -136,7 +137,7 @@ test.skipIf(!Tmux.available())(
     await tmux.waitFor(
       "dash",
       "the busy task's CPU and the holder's memory",
-      (text) => cpuOf(rowOf(text, busy)) > 50 && / · \d+% 2\d\dM · /.test(rowOf(text, holder)),
+      (text) => cpuOf(rowOf(text, busy)) > 30 && / · \d+% 2\d\dM · /.test(rowOf(text, holder)),
     );
     await until("sampling for the dashboard", async () => (await status()).resources.watchers === 1);
     const during = (await status()).resources.samples;

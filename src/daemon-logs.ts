@@ -15,7 +15,6 @@ import { describeFsError } from "./atomic-write.ts";
 import { errnoCode } from "./errors.ts";
 import { copyRegularFile, FileRefused, readRegularFile } from "./files.ts";
 import { ensureOwnPrivateDir } from "./runtime-dir.ts";
-import { LogWriter, SLOT_BYTES } from "./daemon-log-writer.ts";
 import { restoredMarker } from "./recipe-history.ts";
 import {
   filterLog,
@@ -209,13 +208,8 @@ export class LogStore {
   private timer: ReturnType<typeof setInterval> | null = null;
   private soon = false;
   private error: string | null = null;
-  /** Writes the encoded batches off the daemon's thread, in order; a failure there stops that log's writes. */
-  private readonly writer = new LogWriter((key, error) => {
-    const log = this.logs.get(key);
-    if (log && !log.stopped) this.stopWrites(log, error);
-  });
-  /** Where a batch is encoded on its way to disk: a slot of the writer's, one batch at a time. */
-  private readonly out = new EncodedBatch(this.writer);
+  /** Where a batch is encoded on its way to disk; one for the store, as one batch is written at a time. */
+  private readonly out = new EncodedBatch();
 
   constructor(private readonly options: LogStoreOptions) {}
 
@@ -233,7 +227,6 @@ export class LogStore {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     this.flush();
-    this.writer.stop();
   }
 
   /** The log of the task keyed `key` (its id), begun or carried on. */
@@ -321,8 +314,6 @@ export class LogStore {
   read(key: string, filter: LogFilter, timestamps: boolean, from?: number): { text: string; next: number | null } {
     const log = this.logs.get(key);
     if (log?.pending) this.write(log);
-    // The lines sent to the writer thread are read too.
-    this.writer.drain();
     const parts = this.partsOnDisk(key).map((p) => p.part);
     const times = { since: filter.since, until: filter.until };
     let index = from === undefined ? 0 : parts.findIndex((p) => p >= from);
@@ -452,31 +443,20 @@ export class LogStore {
       if (errnoCode(error) === "ENXIO") throw new FileRefused(path, "not a regular file", "irregular");
       throw error;
     }
-    let sent = false;
     try {
       const stat = fstatSync(fd);
       if (!stat.isFile()) throw new FileRefused(path, "not a regular file", "irregular");
       const uid = process.getuid?.();
       if (uid !== undefined && stat.uid !== uid) throw new FileRefused(path, `owned by uid ${stat.uid}, not ${uid}`, "foreign");
-      // The file's size lags the writes still with the writer thread, which the count here includes.
-      const before = Math.max(stat.size, log.partBytes);
-      if (this.writer.holds(bytes)) {
-        this.writer.send(log.key, fd, bytes);
-        sent = true;
-        log.partBytes = before + bytes.length;
-        log.sizes.set(log.part, log.partBytes);
-        return;
-      }
-      this.writer.drain();
       let done = 0;
       try {
         while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
       } finally {
-        log.partBytes = before + done;
+        log.partBytes = stat.size + done;
         log.sizes.set(log.part, log.partBytes);
       }
     } finally {
-      if (!sent) closeSync(fd);
+      closeSync(fd);
     }
   }
 
@@ -532,13 +512,11 @@ export class LogStore {
   }
 }
 
-/** A batch's text encoded as UTF-8 into a slot of the writer's ring (taken when first needed, the next once written). */
+/** A batch's text encoded as UTF-8 into one buffer, reused batch after batch (taken when first needed). */
 class EncodedBatch {
-  private static readonly BYTES = SLOT_BYTES;
+  private static readonly BYTES = 1024 * 1024;
   private buffer: Buffer | null = null;
   used = 0;
-
-  constructor(private readonly writer: LogWriter) {}
 
   /** Whether `text` fits after what waits (a UTF-16 unit is at most three bytes of UTF-8). */
   fits(text: string): boolean {
@@ -546,7 +524,7 @@ class EncodedBatch {
   }
 
   add(text: string): void {
-    this.buffer ??= this.writer.slot();
+    this.buffer ??= Buffer.allocUnsafe(EncodedBatch.BYTES);
     this.used += this.buffer.write(text, this.used, "utf8");
   }
 
@@ -554,13 +532,10 @@ class EncodedBatch {
   take(): Uint8Array {
     const bytes = this.buffer!.subarray(0, this.used);
     this.used = 0;
-    this.buffer = null;
     return bytes;
   }
 
-  /** Drops what waits, and the slot: the ring may be given back before the next batch. */
   discard(): void {
     this.used = 0;
-    this.buffer = null;
   }
 }

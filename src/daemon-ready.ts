@@ -3,7 +3,6 @@
 // passed when its timeout ends leaves the task not ready, with its attention raised. The rules and
 // the line matching are task-ready.ts's; here are the timers and the probes' I/O, none of which
 // ever blocks the daemon: an HTTP try, a connect and a command each have their own bound.
-import { connect } from "node:net";
 import type { Task } from "./daemon-task.ts";
 import { childProcess } from "./platform.ts";
 import { DEFAULT_READY_TIMEOUT_S, LineMatcher, PROBE_INTERVAL_MS, probeKind, type ReadyProbe } from "./task-ready.ts";
@@ -117,8 +116,12 @@ async function httpAnswers(url: string): Promise<boolean> {
   }
 }
 
-/** A TCP connect on 127.0.0.1 succeeds. */
-function portAccepts(port: number): Promise<boolean> {
+/**
+ * A TCP connect on 127.0.0.1 succeeds. node:net is loaded on the first port probe, not with the
+ * daemon: a starting daemon listens on Bun's own socket and would pay for it before its first reply.
+ */
+async function portAccepts(port: number): Promise<boolean> {
+  const { connect } = await import("node:net");
   return new Promise((resolve) => {
     const socket = connect({ host: "127.0.0.1", port });
     const done = (ok: boolean) => {

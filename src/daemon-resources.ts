@@ -2,7 +2,7 @@
 // process (on macOS, one `ps` of every process), every SAMPLE_INTERVAL_MS while a client that shows
 // them is subscribed (the dashboard, the web view), once for an `ls` that finds the last sample
 // older than that, and for tasks with `--max-memory`, whose limit is watched whether anyone looks or
-// not. Nobody looking and no limit: nothing is read.
+// not. Nobody looking and no limit, or no running task: nothing is read.
 //
 // SECURITY: a task's use is summed only over the members of a process group proven to be still the
 // task's (daemon-process-group.ts `membersIn`), so a reused PID never lends a task a stranger's
@@ -111,6 +111,9 @@ export class ResourceSampler {
   }
 
   private async sampleOnce(): Promise<void> {
+    // Only a running task has figures: with none, every process on the machine would be read for no
+    // row (the autostarted daemon's first `ls` meets an empty fleet).
+    if (!this.anyRunning()) return;
     const read = await this.readProcesses();
     if (read === null) return;
     const { processes, now } = read;
@@ -124,6 +127,11 @@ export class ResourceSampler {
       this.record(task, groupResources(members, this.previous, now));
     }
     this.previous = { at: now, ticks };
+  }
+
+  private anyRunning(): boolean {
+    for (const task of this.fleet.tasks()) if (task.running) return true;
+    return false;
   }
 
   private record(task: Task, figures: TaskResources): void {

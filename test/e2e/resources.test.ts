@@ -1,7 +1,8 @@
 // What each task uses, through the real binary (issue 43, "What each task uses"): a busy loop shows
 // CPU near one core and a task holding 200 MB shows it in `ls --json`, `ls` and the dashboard (in
 // tmux); a child's use counts for its task; --max-memory stops a task that passes it, saying why;
-// and nothing is sampled while no client shows the figures. Linux only (/proc).
+// and nothing is sampled while no client shows the figures, nor for an ls with no running task.
+// Linux only (/proc).
 import { afterEach, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -172,3 +173,19 @@ test.skipIf(!Tmux.available())(
     expect((await status()).resources.samples).toBe(after);
   },
 );
+
+test("an ls of a fleet with no running task reads nothing of /proc; one with a running task samples it", async () => {
+  // The cold start's ls meets an empty fleet: every process on the machine would be read for no row.
+  await fleet.ok(["ls"]);
+  await fleet.ok(["ls", "--json"]);
+  expect((await status()).resources.samples).toBe(0);
+  const ended = await fleet.run("true");
+  await fleet.waitForExit(ended);
+  await fleet.ok(["ls"]);
+  expect((await status()).resources.samples).toBe(0);
+
+  const sleeper = await fleet.run("sleep 600");
+  const listed = await lsUntil(sleeper, "sampled", (t) => t.rss !== null);
+  expect(listed.rss!).toBeGreaterThan(0);
+  expect((await status()).resources.samples).toBeGreaterThan(0);
+});

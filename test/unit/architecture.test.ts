@@ -484,6 +484,12 @@ describe("start-up imports", () => {
     expect(staticClosure([...runner, "cmd-daemon.ts", ...importsOf("cmd-daemon.ts", ["dynamic-import"])]).has("node:os")).toBe(false);
   });
 
+  // node:net and the streams under it are a few ms of a starting daemon's CPU before it listens: its
+  // own socket is Bun's (daemon-socket.ts), and a readiness probe's connect loads node:net on its first try.
+  test("the daemon an autostart starts loads no node:net at start", () => {
+    expect(staticClosure([...runner, "cmd-daemon.ts", ...importsOf("cmd-daemon.ts", ["dynamic-import"])]).has("node:net")).toBe(false);
+  });
+
   test("fleetcom --version loads nothing but the version", () => {
     expect([...staticClosure(["main.ts"])].sort()).toEqual(["main.ts", "version.ts"]);
   });

@@ -4,10 +4,11 @@
 // says (cut short by a crash, damaged on the disk, the record missing) is packed again and replaced.
 // The pack is written to a temporary name and renamed into place only once whole, and the record
 // after it; a cache that cannot be written costs the next host a packing, never this upload.
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, unlinkSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { writeFileAtomic } from "./atomic-write.ts";
 import { PIECE_BYTES, type Packing, type Unpacker } from "./client-host-pack.ts";
+import { readRegularFile } from "./files.ts";
 import { cacheDir } from "./paths.ts";
 import { isProcessAlive } from "./platform.ts";
 import { schema } from "./validator.ts";
@@ -17,6 +18,8 @@ const packRecord = schema("packRecord", (type) =>
   type({ binary: /^[0-9a-f]{64}$/, packing: "'xz' | 'zstd' | 'gzip'", bytes: "number.integer >= 0", sha256: /^[0-9a-f]{64}$/ }),
 );
 type PackRecord = typeof packRecord.infer;
+/** A record is a line of JSON; anything longer is not one of ours. */
+const RECORD_MAX_BYTES = 4096;
 
 /** Where this version's packs are kept. */
 export function packDir(version: string = VERSION): string {
@@ -64,10 +67,11 @@ export async function* cachedPieces(
 /** The kept pack when its record names this binary and packing and its size and SHA-256 match; else null. */
 function checkedPack(paths: { pack: string; record: string }, binary: string, packing: Packing): Buffer | null {
   try {
-    const record: unknown = JSON.parse(readFileSync(paths.record, "utf8"));
+    // Through readRegularFile, as every file fleetcom reads: a FIFO or symlink put there is refused, never waited on.
+    const record: unknown = JSON.parse(readRegularFile(paths.record, { noFollow: true, maxBytes: RECORD_MAX_BYTES }).toString("utf8"));
     if (!packRecord.allows(record) || record.binary !== binary || record.packing !== packing) return null;
-    if (statSync(paths.pack).size !== record.bytes) return null;
-    const kept = readFileSync(paths.pack);
+    const kept = readRegularFile(paths.pack, { noFollow: true, maxBytes: record.bytes });
+    if (kept.length !== record.bytes) return null;
     return new Bun.CryptoHasher("sha256").update(kept).digest("hex") === record.sha256 ? kept : null;
   } catch {
     return null;

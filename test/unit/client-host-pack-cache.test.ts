@@ -2,7 +2,7 @@
 // pack is sent only when its recorded size and SHA-256 hold, anything else is packed again and
 // replaced, and an upload that stops early keeps nothing.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
@@ -79,6 +79,22 @@ test("a kept pack damaged, cut short or without its record is packed again and r
     expect({ what, packed: again.packed }).toEqual({ what, packed: 1 });
     expect(again.stream).toEqual(good);
     expect(sha256Hex(readFileSync(kept("9.3.0").pack))).toBe(sha256Hex(good));
+  }
+});
+
+test("a FIFO or a symlink put in place of a kept record is refused, never waited on or followed: the binary is packed again", async () => {
+  const good = (await send("9.3.5")).stream;
+  const spoilers: [string, (record: string) => void][] = [
+    ["a FIFO", (record) => Bun.spawnSync(["mkfifo", record])],
+    ["a symlink", (record) => symlinkSync("/dev/zero", record)],
+  ];
+  for (const [what, spoil] of spoilers) {
+    const record = `${kept("9.3.5").pack}.json`;
+    rmSync(record);
+    spoil(record);
+    const again = await send("9.3.5");
+    expect({ what, packed: again.packed }).toEqual({ what, packed: 1 });
+    expect(again.stream).toEqual(good);
   }
 });
 

@@ -9,6 +9,7 @@ import { dirname, join } from "node:path";
 import { writeFileAtomic } from "./atomic-write.ts";
 import { PIECE_BYTES, type Packing, type Unpacker } from "./client-host-pack.ts";
 import { readRegularFile } from "./files.ts";
+import { sha256Hex } from "./text-sha256.ts";
 import { cacheDir } from "./paths.ts";
 import { isProcessAlive } from "./platform.ts";
 import { schema } from "./validator.ts";
@@ -72,7 +73,7 @@ function checkedPack(paths: { pack: string; record: string }, binary: string, pa
     if (!packRecord.allows(record) || record.binary !== binary || record.packing !== packing) return null;
     const kept = readRegularFile(paths.pack, { noFollow: true, maxBytes: record.bytes });
     if (kept.length !== record.bytes) return null;
-    return new Bun.CryptoHasher("sha256").update(kept).digest("hex") === record.sha256 ? kept : null;
+    return sha256Hex(kept) === record.sha256 ? kept : null;
   } catch {
     return null;
   }

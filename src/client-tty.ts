@@ -107,6 +107,8 @@ export function rawTermios(original: Uint8Array): Uint8Array {
   return raw;
 }
 
+const sameSize = (a: { cols: number; rows: number }, b: { cols: number; rows: number }) => a.cols === b.cols && a.rows === b.rows;
+
 class LibcTerminal implements Terminal {
   private raw = false;
   private readonly restoreOnExit = () => this.restore();
@@ -136,12 +138,26 @@ class LibcTerminal implements Terminal {
       for (let done = 0; done < bytes.length; ) done += writeSync(1, bytes, done, bytes.length - done);
       return true;
     },
-    on: (_event, listener) => process.on("SIGWINCH", listener),
+    on: (_event, listener) => {
+      process.on("SIGWINCH", listener);
+      // A resize before the first listener met no handler and was lost (Bun installs one with the
+      // listener): one the size shows since it was last read is told now.
+      const seen = this.seen;
+      if (seen && !sameSize(this.readSize(), seen)) queueMicrotask(listener);
+    },
     off: (_event, listener) => process.off("SIGWINCH", listener),
     once: (_event, listener) => queueMicrotask(listener),
   };
 
+  /** The size last handed out by size(), against which a resize nobody heard is found. */
+  private seen: { cols: number; rows: number } | null = null;
+
   size(): { cols: number; rows: number } {
+    this.seen = this.readSize();
+    return this.seen;
+  }
+
+  private readSize(): { cols: number; rows: number } {
     const winsize = new Uint8Array(8); // struct winsize { unsigned short ws_row, ws_col, ws_xpixel, ws_ypixel }
     if (this.calls.ioctl(1, TIOCGWINSZ, winsize) !== 0) return FALLBACK_SIZE;
     const view = new DataView(winsize.buffer);

@@ -82,7 +82,8 @@ button:active { background: #3a4350; }
 .card.waiting .glyph, .card.waiting .line { color: var(--wait); }
 .bar { display: flex; gap: 10px; align-items: center; }
 .bar h2 { margin: 0; text-transform: none; color: var(--fg); font-size: 17px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
-#task-state { color: var(--dim); margin: 8px 2px; }
+/* One line, cut with an ellipsis: a state that grows (the CPU column arrives) must not move what is under a finger. */
+#task-state { color: var(--dim); margin: 8px 2px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 #history-box { background: #000; border-radius: 8px; padding: 4px 8px; }
 #history-note { color: var(--dim); font-size: 14px; margin: 4px 0; }
 #history { margin: 0; max-height: 70vh; overflow: auto; -webkit-overflow-scrolling: touch; white-space: pre-wrap; overflow-wrap: anywhere; font: 12px/1.3 ui-monospace, Menlo, monospace; }

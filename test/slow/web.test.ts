@@ -714,7 +714,15 @@ describe.skipIf(!haveChromium)("fleetcom web on a phone", () => {
     await page.click('#changes-files .file[data-path="a.txt"]');
     await page.waitForSelector('#file-diff [data-line="2"]');
     expect(await page.$eval("#file-diff", (d) => d.textContent)).toContain("+added by the agent");
+    // The head line above may grow (the CPU column arrives): the diff must not move under a finger.
+    const diffTop = () => page.$eval("#file-diff", (d) => d.getBoundingClientRect().top);
+    const before = await diffTop();
+    await page.$eval("#task-state", (s) => {
+      s.textContent = `${s.textContent} · CPU ▁▂▃▄▅▆▇█ 12% 40 MB`.repeat(3);
+    });
+    expect(await diffTop()).toBe(before);
     await page.click('#file-diff [data-line="2"]');
+    expect(await page.$eval("#review-lines", (p) => p.textContent)).toBe("lines 2 picked");
     await page.type("#review-text", "why this line?");
     await page.click("#review-add");
     await page.click('#changes-files .file[data-path="new.txt"]');

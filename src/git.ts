@@ -7,7 +7,7 @@
 // thing written to the repository is objects
 // and the one `refs/fleetcom/` ref that keeps a baseline alive. GIT_OPTIONAL_LOCKS=0 keeps even a
 // read from refreshing the user's index.
-import { copyFileSync, existsSync, lstatSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, lstatSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { childProcess, nodeOs } from "./platform.ts";
@@ -93,7 +93,7 @@ export async function snapshot(top: string, large: "changed" | "all"): Promise<S
   try {
     const index = join(dir, "index");
     const real = await gitRun(top, ["rev-parse", "--path-format=absolute", "--git-path", "index"]);
-    if (real.code === 0 && existsSync(real.out.trim())) copyFileSync(real.out.trim(), index);
+    if (real.code === 0 && existsSync(real.out.trim())) copyIndex(real.out.trim(), index);
     const env = { GIT_INDEX_FILE: index };
     const skipped = await oversized(top, env, large === "all" ? "--cached" : "--modified");
     const pathspecs = join(dir, "pathspecs");
@@ -110,6 +110,17 @@ export async function snapshot(top: string, large: "changed" | "all"): Promise<S
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A copy of an index file with the original's times. git re-reads an entry it left "racily clean"
+ * (its file written in the second the index was) only while the index file's time says so; a copy
+ * with a fresh time would make it trust that entry's stat and miss an edit of the same size.
+ */
+function copyIndex(from: string, to: string): void {
+  const { atime, mtime } = statSync(from); // before the copy: an index rewritten meanwhile then looks older, so more is re-read, never less
+  copyFileSync(from, to);
+  utimesSync(to, atime, mtime);
 }
 
 /**
@@ -163,7 +174,7 @@ export class PrivateIndex {
     const stat = userIndex !== "" && existsSync(userIndex) ? lstatSync(userIndex) : null;
     const signature = stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : "none";
     if (signature === this.seededFrom && existsSync(this.path)) return;
-    if (stat) copyFileSync(userIndex, this.path);
+    if (stat) copyIndex(userIndex, this.path);
     else rmSync(this.path, { force: true });
     this.seededFrom = signature;
   }

@@ -43,8 +43,18 @@ export class Fleet {
 
   async ok(args: string[], opts: { cwd?: string } = {}): Promise<string> {
     const r = await this.cli(args, opts);
-    if (r.code !== 0) throw new Error(`fleetcom ${args.join(" ")} exited ${r.code}: ${r.stderr}`);
+    if (r.code !== 0) throw new Error(`fleetcom ${args.join(" ")} exited ${r.code}: ${r.stderr}${this.daemonLogTail()}`);
     return r.stdout;
+  }
+
+  /** The end of the sandbox's daemon log, for a failure's message: a lost connection's cause is there, and the sandbox is gone after the test. */
+  daemonLogTail(lines = 20): string {
+    try {
+      const log = readFileSync(`${this.sandbox.runtime}/daemon.log`, "utf8").trimEnd().split("\n").slice(-lines);
+      return `\n--- the end of daemon.log ---\n${log.join("\n")}`;
+    } catch {
+      return "\n(no daemon.log)";
+    }
   }
 
   /** Starts a task and gives its id; one that fails at once is started all the same (run says so and exits 1). */

@@ -7,11 +7,11 @@
 // `FLEETCOM_CAPTURE_FILE`, as Claude's hooks do): `session.idle` (the turn ended: waiting for
 // input, with the session's last reply), `permission.asked` (waiting for permission), `permission.replied` and a busy
 // `session.status` (working). A sub-agent's session going idle is not told apart.
-import { pathToFileURL } from "node:url";
 import { member, parsedLine } from "./agent-files.ts";
 import { type AgentSignal, attentionMessage } from "./task-attention.ts";
 import type { RunAssets } from "./agent.ts";
 import type { Env } from "./paths.ts";
+import { fileUrl } from "./text-path.ts";
 
 export const OPENCODE_PLUGIN_FILE = "opencode-attention.js";
 
@@ -55,7 +55,7 @@ export function opencodeConfigContent(env: Env, pluginPath: string): string | nu
   if (typeof config !== "object" || config === null || Array.isArray(config)) return null;
   const plugins = member(config, "plugin") ?? [];
   if (!Array.isArray(plugins)) return null;
-  return JSON.stringify({ ...config, plugin: [...plugins, pathToFileURL(pluginPath).href] });
+  return JSON.stringify({ ...config, plugin: [...plugins, fileUrl(pluginPath)] });
 }
 
 /** The environment of a run: the config naming the plugin, and the capture file it writes beside; none when the user's config cannot take it. */

@@ -67,16 +67,24 @@ export default defineCommand({
 /**
  * The added hosts' links for their pushes (client-host-news.ts), made once the daemon listens: a
  * client of each host's daemon, as the dashboard is, whose waits and ends go out through this
- * machine's notify. FLEETCOM_HOST_RECHECK_MS (tests) replaces how long a host without tasks waits.
+ * machine's notify. Without a hosts table in config.toml none of the client's modules is loaded
+ * (they would compete with the first client's request); a reload that adds one starts the links.
+ * FLEETCOM_HOST_RECHECK_MS (tests) replaces how long a host without tasks waits.
  */
 async function watchHosts(daemon: { hostNews: import("./client-host-news.ts").HostNewsSink["news"]; reloaded: (() => void) | null }) {
-  const [{ HostNews, IDLE_RECHECK_MS }, { readHosts }] = await Promise.all([import("./client-host-news.ts"), import("./client-hosts.ts")]);
-  const raw = process.env.FLEETCOM_HOST_RECHECK_MS;
-  const recheckMs = raw && /^\d+$/.test(raw) ? Number(raw) : IDLE_RECHECK_MS;
-  const news = new HostNews({ news: (...told) => daemon.hostNews(...told), log }, recheckMs);
-  daemon.reloaded = () => news.watch(readHosts());
-  news.watch(readHosts());
-  return { close: () => news.close() };
+  const { hostsMayBeAdded } = await import("./client-target.ts");
+  let news: import("./client-host-news.ts").HostNews | null = null;
+  const watch = async () => {
+    if (news === null && !hostsMayBeAdded()) return;
+    const [{ HostNews, IDLE_RECHECK_MS }, { readHosts }] = await Promise.all([import("./client-host-news.ts"), import("./client-hosts.ts")]);
+    const raw = process.env.FLEETCOM_HOST_RECHECK_MS;
+    const recheckMs = raw && /^\d+$/.test(raw) ? Number(raw) : IDLE_RECHECK_MS;
+    news ??= new HostNews({ news: (...told) => daemon.hostNews(...told), log }, recheckMs);
+    news.watch(readHosts());
+  };
+  daemon.reloaded = () => void watch().catch((error) => log(`hosts: ${errorMessage(error)}`));
+  await watch();
+  return { close: () => news?.close() };
 }
 
 /**

@@ -9,7 +9,6 @@
 // Kept: at most MAX_CHECKPOINTS per task, none older than MAX_AGE_MS. While the repository's disk
 // has less than MIN_FREE_BYTES free, no checkpoint is taken for the task (one notice when that
 // starts, one when it ends); those already taken stay usable.
-import { statfs } from "node:fs/promises";
 import { type Checkpoint, checkpointOf, dropCheckpointRefs, filesChangedBetween, takeCheckpoint } from "./git-checkpoint.ts";
 import { type Baseline, repositoryTop } from "./git.ts";
 import { errorMessage } from "./errors.ts";
@@ -52,7 +51,8 @@ export class TaskCheckpoints<T extends CheckpointedTask> {
     private readonly kept: (task: T) => void,
     /** Free space on `top`'s file system, in bytes: a seam the tests do not need, statfs by default. */
     private readonly freeBytes: (top: string) => Promise<number> = async (top) => {
-      const s = await statfs(top);
+      // Loaded here: node:fs/promises costs every daemon CPU at start, before its first reply.
+      const s = await (await import("node:fs/promises")).statfs(top);
       return s.bavail * s.bsize;
     },
   ) {}

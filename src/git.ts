@@ -8,7 +8,6 @@
 // and the one `refs/fleetcom/` ref that keeps a baseline alive. GIT_OPTIONAL_LOCKS=0 keeps even a
 // read from refreshing the user's index.
 import { copyFileSync, existsSync, lstatSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
-import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { childProcess, nodeOs } from "./platform.ts";
 import { type ChangeStats, parseNumstat } from "./text-changes.ts";
@@ -141,6 +140,9 @@ async function listedFiles(top: string, env: Record<string, string>, tracked: "-
 /** Those of `paths` that are files over the bound; sizes from lstat, no file read. */
 async function overBound(top: string, paths: string[]): Promise<string[]> {
   const big: string[] = [];
+  if (paths.length === 0) return big;
+  // Loaded here: node:fs/promises costs every daemon CPU at start, before its first reply.
+  const { lstat } = await import("node:fs/promises");
   for (let i = 0; i < paths.length; i += STAT_BATCH) {
     const batch = paths.slice(i, i + STAT_BATCH);
     // One gone since it was listed counts as small: `git add -A` records that it is gone.

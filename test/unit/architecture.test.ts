@@ -384,6 +384,8 @@ describe("start-up imports", () => {
   const heavy = (modules: Set<string>) =>
     [...modules].filter((m) => m === "arktype" || m.startsWith("arktype/") || m.startsWith("@xterm/") || m === "term-widths.ts");
   const runner = ["main.ts", "cli.ts", "cli-commands.ts"];
+  // What the daemon loads only when config.toml has hosts (cmd-daemon.ts watchHosts): the links to them.
+  const HOST_LINKS = ["client-host-news.ts", "client-hosts.ts"];
 
   for (const command of ["ls", "attach", "send", "peek", "logs", "grep", "run", "kill", "rm", "status", "wait"]) {
     test(`fleetcom ${command}`, () => {
@@ -486,8 +488,9 @@ describe("start-up imports", () => {
 
   // node:net and the streams under it are a few ms of a starting daemon's CPU before it listens: its
   // own socket is Bun's (daemon-socket.ts), and a readiness probe's connect loads node:net on its first try.
-  test("the daemon an autostart starts loads no node:net at start", () => {
-    expect(staticClosure([...runner, "cmd-daemon.ts", ...importsOf("cmd-daemon.ts", ["dynamic-import"])]).has("node:net")).toBe(false);
+  test("the daemon an autostart starts loads no node:net, node:url, node:fs/promises or client connection at start", () => {
+    const closure = staticClosure([...runner, "cmd-daemon.ts", ...importsOf("cmd-daemon.ts", ["dynamic-import"]).filter((m) => !HOST_LINKS.includes(m))]);
+    expect(["node:net", "node:url", "node:fs/promises", "client.ts"].filter((m) => closure.has(m))).toEqual([]);
   });
 
   test("fleetcom --version loads nothing but the version", () => {

@@ -32,8 +32,12 @@ import {
 
 /** Cut and written at least this often (FLEETCOM_LOG_INTERVAL_MS, for tests). */
 export const DEFAULT_LOG_INTERVAL_MS = 1_000;
-/** A task with this much waiting is written at once, so a flood never piles up in memory. */
-const WRITE_NOW_BYTES = 1024 * 1024;
+/**
+ * A task with this much waiting is written at once, so a flood never piles up in memory. Small, so
+ * that a flood's batch is cut and written while its chunks are still in the processor's cache, in
+ * slices shorter than the time the task takes to fill its PTY (docs/benchmarks.md, "Logs on disk").
+ */
+const WRITE_NOW_BYTES = 64 * 1024;
 /** A part passes its size by one line at most; a line never ended is cut at LineCutter.MAX_PARTIAL. */
 const MAX_PART_OVERSHOOT = 2 * LineCutter.MAX_PARTIAL;
 /** A reply to `logs` holds about this much text; the client asks for the next page. */
@@ -514,7 +518,7 @@ export class LogStore {
 
 /** A batch's text encoded as UTF-8 into one buffer, reused batch after batch (taken when first needed). */
 class EncodedBatch {
-  private static readonly BYTES = 1024 * 1024;
+  private static readonly BYTES = 256 * 1024;
   private buffer: Buffer | null = null;
   used = 0;
 

@@ -59,6 +59,10 @@ export function partsToDrop(parts: { part: number; bytes: number }[], logMax: nu
  */
 export class LineCutter {
   private partial = "";
+  /** Whether the last chunk ended in a byte of a multi-byte character, which the next may complete. */
+  private splitBefore = false;
+  /** Whether `partial` may hold an escape sequence. */
+  private partialEscapes = false;
   private altScreen = false;
   private readonly decoder = new TextDecoder();
   /** A line never ended (a progress bar that only returns) is given once it is this long. */
@@ -66,30 +70,42 @@ export class LineCutter {
 
   /** The complete lines this chunk ends, joined by and ending with "\n" ("" when none). */
   push(chunk: Uint8Array): string {
-    let text = this.decoder.decode(chunk, { stream: true });
-    if (text.includes("\x1b[?")) text = this.outsideAltScreen(text);
+    // A streaming decode costs twice a whole one; it is needed only while a character may be split
+    // across chunks, that is when this chunk or the one before ended in a byte of a multi-byte one.
+    const last = chunk[chunk.length - 1];
+    const split = last === undefined || last >= 0x80;
+    let text = this.decoder.decode(chunk, this.splitBefore || split ? { stream: true } : undefined);
+    this.splitBefore = split;
+    // One look for an escape serves both the alternate screen's and cleanLines' (most output has none).
+    const escapes = text.includes("\x1b");
+    if (escapes && text.includes("\x1b[?")) text = this.outsideAltScreen(text);
     const end = text.lastIndexOf("\n");
     if (end === -1) {
       this.partial += text;
+      this.partialEscapes ||= escapes;
       if (this.partial.length <= LineCutter.MAX_PARTIAL) return "";
-      return this.take(`${this.partial}\n`, "");
+      return this.take(`${this.partial}\n`, "", escapes);
     }
-    return this.take(this.partial + text.slice(0, end + 1), text.slice(end + 1));
+    return this.take(this.partial + text.slice(0, end + 1), text.slice(end + 1), escapes);
   }
 
   /** What waits for its line feed, as a last line (the run ended); "" when nothing does. */
   end(): string {
     const rest = this.partial;
     this.partial = "";
+    this.partialEscapes = false;
     // A run that died on the alternate screen leaves the next run's lines to be kept.
     this.altScreen = false;
     const line = cleanLines(`${rest}\n`);
     return line === "\n" ? "" : line;
   }
 
-  private take(lines: string, rest: string): string {
+  /** `lines` cleaned, `rest` kept for the next chunk; `escapes`: whether the chunk they came from had one. */
+  private take(lines: string, rest: string, escapes: boolean): string {
+    const cleaned = cleanLines(lines, escapes || this.partialEscapes);
     this.partial = rest;
-    return cleanLines(lines);
+    this.partialEscapes = escapes && rest.includes("\x1b");
+    return cleaned;
   }
 
   private outsideAltScreen(text: string): string {
@@ -104,14 +120,20 @@ export class LineCutter {
   }
 }
 
-/** Whole lines (each ending in "\n") as the log keeps them: escapes and controls out, each redrawn line as it last stood. */
-export function cleanLines(text: string): string {
-  let out = text.includes("\x1b") ? text.replace(ESCAPES, "") : text;
+/**
+ * Whole lines (each ending in "\n") as the log keeps them: escapes and controls out, each redrawn
+ * line as it last stood. `escapes`: whether `text` may hold an escape sequence (a caller that looked
+ * already says so). Plain lines ending in \r\n, most of what a flood prints, take one replace and
+ * one look for a control.
+ */
+export function cleanLines(text: string, escapes = text.includes("\x1b")): string {
+  let out = escapes ? text.replace(ESCAPES, "") : text;
   // A terminal ends its lines with \r\n: those go by the fast literal replace first; only a \r left
   // after them redraws a line (a progress bar), which the slower rule keeps as it last stood.
   if (out.includes("\r")) out = out.replaceAll("\r\n", "\n");
+  if (!HAS_CONTROL.test(out)) return out;
   if (out.includes("\r")) out = out.replace(/\r+\n/g, "\n").replace(/^[^\n]*\r/gm, "");
-  return HAS_CONTROL.test(out) ? out.replace(CONTROLS, "") : out;
+  return out.replace(CONTROLS, "");
 }
 
 /** The line that gives the time of the lines after it. */

@@ -50,6 +50,24 @@ describe("cutting output into lines", () => {
     expect(cutter.push(all.subarray(1))).toBe("é\n");
   });
 
+  test("an escape sequence whose start came in an earlier chunk still goes, whichever part of the line it was in", () => {
+    const cutter = new LineCutter();
+    expect(cutter.push(bytes("plain\r\nab\x1b[1"))).toBe("plain\n");
+    expect(cutter.push(bytes(";31mc"))).toBe("");
+    expect(cutter.push(bytes("d\r\n"))).toBe("abcd\n");
+    expect(cutter.push(bytes("e\x1b"))).toBe("");
+    expect(cutter.push(bytes("[0mf\r\n"))).toBe("ef\n");
+  });
+
+  test("a character split after plain chunks, and plain chunks after it, are decoded whole", () => {
+    const cutter = new LineCutter();
+    const all = bytes("ascii\n日本\nmore\n");
+    expect(cutter.push(all.subarray(0, 8))).toBe("ascii\n");
+    expect(cutter.push(all.subarray(8, 10))).toBe("");
+    expect(cutter.push(all.subarray(10, 13))).toBe("日本\n");
+    expect(cutter.push(all.subarray(13))).toBe("more\n");
+  });
+
   test("what waits for its line feed is a line when the task ends", () => {
     const cutter = new LineCutter();
     cutter.push(bytes("no newline"));

@@ -37,19 +37,52 @@ export interface Terminal {
 
 const FALLBACK_SIZE = { cols: 120, rows: 40 };
 
+type Size = { cols: number; rows: number };
+
+const sameSize = (a: Size, b: Size) => a.cols === b.cols && a.rows === b.rows;
+
+/**
+ * The size a terminal last handed out, against which a resize that came before anyone listened is
+ * found: attach listens for resizes only once its first screen is drawn (ui-attach.ts run), and a
+ * resize meanwhile met no listener.
+ */
+export class SeenSize {
+  private seen: Size | null = null;
+
+  constructor(private readonly read: () => Size) {}
+
+  size(): Size {
+    this.seen = this.read();
+    return this.seen;
+  }
+
+  /** A listener that comes after a resize nobody heard (the size is not the one last handed out) is told at once. */
+  catchUp(listener: () => void): void {
+    const seen = this.seen;
+    if (seen && !sameSize(this.read(), seen)) queueMicrotask(listener);
+  }
+}
+
 /** process.stdin and process.stdout, each built when first used. */
 export function nodeTerminal(): Terminal {
+  const seen = new SeenSize(() => {
+    const out = process.stdout;
+    return out.isTTY && out.columns && out.rows ? { cols: out.columns, rows: out.rows } : FALLBACK_SIZE;
+  });
   return {
     get input() {
       return process.stdin;
     },
-    get output() {
-      return process.stdout;
+    output: {
+      write: (data) => process.stdout.write(data),
+      on: (_event, listener) => {
+        process.stdout.on("resize", listener);
+        seen.catchUp(listener);
+      },
+      off: (_event, listener) => process.stdout.off("resize", listener),
+      once: (_event, listener) => process.stdout.once("drain", listener),
     },
-    size: () => {
-      const out = process.stdout;
-      return out.isTTY && out.columns && out.rows ? { cols: out.columns, rows: out.rows } : FALLBACK_SIZE;
-    },
+    size: () => seen.size(),
   };
 }
 
@@ -107,8 +140,6 @@ export function rawTermios(original: Uint8Array): Uint8Array {
   return raw;
 }
 
-const sameSize = (a: { cols: number; rows: number }, b: { cols: number; rows: number }) => a.cols === b.cols && a.rows === b.rows;
-
 class LibcTerminal implements Terminal {
   private raw = false;
   private readonly restoreOnExit = () => this.restore();
@@ -139,22 +170,18 @@ class LibcTerminal implements Terminal {
       return true;
     },
     on: (_event, listener) => {
+      // Bun installs its SIGWINCH handler with the first listener: a resize before it was lost.
       process.on("SIGWINCH", listener);
-      // A resize before the first listener met no handler and was lost (Bun installs one with the
-      // listener): one the size shows since it was last read is told now.
-      const seen = this.seen;
-      if (seen && !sameSize(this.readSize(), seen)) queueMicrotask(listener);
+      this.seen.catchUp(listener);
     },
     off: (_event, listener) => process.off("SIGWINCH", listener),
     once: (_event, listener) => queueMicrotask(listener),
   };
 
-  /** The size last handed out by size(), against which a resize nobody heard is found. */
-  private seen: { cols: number; rows: number } | null = null;
+  private readonly seen = new SeenSize(() => this.readSize());
 
   size(): { cols: number; rows: number } {
-    this.seen = this.readSize();
-    return this.seen;
+    return this.seen.size();
   }
 
   private readSize(): { cols: number; rows: number } {

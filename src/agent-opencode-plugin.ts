@@ -11,7 +11,6 @@ import { member, parsedLine } from "./agent-files.ts";
 import { type AgentSignal, attentionMessage } from "./task-attention.ts";
 import type { RunAssets } from "./agent.ts";
 import type { Env } from "./paths.ts";
-import { fileUrl } from "./text-path.ts";
 
 export const OPENCODE_PLUGIN_FILE = "opencode-attention.js";
 
@@ -88,4 +87,19 @@ function permissionMessage(properties: unknown): string | null {
   const patterns = member(properties, "patterns");
   const what = Array.isArray(patterns) ? patterns.filter((p) => typeof p === "string").join(", ") : "";
   return attentionMessage(typeof tool === "string" ? (what === "" ? tool : `${tool}: ${what}`) : what);
+}
+
+// What node:url encodes in a path that the URL's own path setter leaves as it is.
+const ENCODED_FIRST = /[%\\\n\r\t[\]|~]/g;
+
+/**
+ * The `file://` URL of an absolute path, as node:url's pathToFileURL writes it under Bun
+ * (test/unit/agent-opencode.test.ts holds the two equal): the characters it encodes that the URL's own
+ * path setter leaves are encoded first, `%` among them. Not node:url itself: importing it costs every
+ * daemon CPU at start, before its first reply.
+ */
+export function fileUrl(path: string): string {
+  const url = new URL("file://");
+  url.pathname = path.replace(ENCODED_FIRST, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`);
+  return url.href;
 }

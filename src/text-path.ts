@@ -98,18 +98,3 @@ function validSequenceAt(bytes: Uint8Array, i: number): number {
   if (b0 === 0xf4) return cont(1, 0x80, 0x8f) && cont(2) && cont(3) ? 4 : 0;
   return 0;
 }
-
-// What node:url encodes in a path that the URL's own path setter leaves as it is.
-const ENCODED_FIRST = /[%\\\n\r\t[\]|~]/g;
-
-/**
- * The `file://` URL of an absolute path, as node:url's pathToFileURL writes it under Bun
- * (test/unit/text-path.test.ts holds the two equal): the characters it encodes that the URL's own
- * path setter leaves are encoded first, `%` among them. Not node:url itself: importing it costs every
- * daemon CPU at start, before its first reply.
- */
-export function fileUrl(path: string): string {
-  const url = new URL("file://");
-  url.pathname = path.replace(ENCODED_FIRST, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`);
-  return url.href;
-}

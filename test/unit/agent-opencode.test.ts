@@ -5,10 +5,11 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, renameSync, rmSync, symlinkSync, truncateSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { detect, isOpencodeId, resumeCommand } from "../../src/agent.ts";
 import { OPENCODE_DATABASE_MAX_BYTES, opencode, opencodeDatabase } from "../../src/agent-opencode.ts";
 import { claude } from "../../src/agent-claude.ts";
-import { opencodeConfigContent, opencodeSignal } from "../../src/agent-opencode-plugin.ts";
+import { fileUrl, opencodeConfigContent, opencodeSignal } from "../../src/agent-opencode-plugin.ts";
 import { assetsIn, HOSTILE, ID, tempDir } from "../harness/agent-test-helpers.ts";
 
 let tmp: ReturnType<typeof tempDir>;
@@ -219,4 +220,34 @@ describe("opencode's attention plugin", () => {
       `${JSON.stringify({ type: "session.idle", properties: { sessionID: "ses_x" }, reply: "the reply" })}\n`,
     );
   });
+});
+
+test("the plugin's file URL is the one node:url's pathToFileURL gives, whatever characters the path holds", () => {
+  const names = [
+    ...Array.from({ length: 0x2ff }, (_, i) => `a${String.fromCharCode(i + 1)}b`),
+    "plain",
+    "with space",
+    "100%",
+    "a%20b",
+    "hash#tag",
+    "what?",
+    "back\\slash",
+    "line\nfeed",
+    "cr\rtab\t",
+    "ü日本😀",
+    "[x]{y}`z`",
+    "semi;colon,comma",
+    "quote\"'",
+    "<>|^",
+    "~user",
+    "a+b=c&d",
+    "dot.",
+    "\u0001ctl\u007f",
+    "\u00a0nbsp\u2028",
+  ];
+  for (const name of names) {
+    const path = `/home/u/${name}/opencode-attention.js`;
+    expect(fileUrl(path)).toBe(pathToFileURL(path).href);
+  }
+  expect(fileUrl("/")).toBe(pathToFileURL("/").href);
 });

@@ -3,8 +3,7 @@
 // test/e2e/commands-conformance.test.ts.
 import { describe, expect, test } from "bun:test";
 import { Buffer } from "node:buffer";
-import { pathToFileURL } from "node:url";
-import { fileUrl, hasRawBytes, pathBytes, pathFromBytes } from "../../src/text-path.ts";
+import { hasRawBytes, pathBytes, pathFromBytes } from "../../src/text-path.ts";
 
 describe("a path's bytes", () => {
   test("the lossless form: UTF-8 as it is, every other byte one escape, and back", () => {
@@ -21,34 +20,4 @@ describe("a path's bytes", () => {
     expect(pathFromBytes(Buffer.from([0x61, 0xff]))).toBe("a\udcff");
     expect(hasRawBytes("plain/ü/😀")).toBe(false);
   });
-});
-
-test("a path's file URL is the one node:url's pathToFileURL gives, whatever characters the path holds", () => {
-  const names = [
-    ...Array.from({ length: 0x2ff }, (_, i) => `a${String.fromCharCode(i + 1)}b`),
-    "plain",
-    "with space",
-    "100%",
-    "a%20b",
-    "hash#tag",
-    "what?",
-    "back\\slash",
-    "line\nfeed",
-    "cr\rtab\t",
-    "ü日本😀",
-    "[x]{y}`z`",
-    "semi;colon,comma",
-    "quote\"'",
-    "<>|^",
-    "~user",
-    "a+b=c&d",
-    "dot.",
-    "\u0001ctl\u007f",
-    "\u00a0nbsp\u2028",
-  ];
-  for (const name of names) {
-    const path = `/home/u/${name}/opencode-attention.js`;
-    expect(fileUrl(path)).toBe(pathToFileURL(path).href);
-  }
-  expect(fileUrl("/")).toBe(pathToFileURL("/").href);
 });

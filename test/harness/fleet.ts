@@ -41,7 +41,7 @@ export class Fleet {
     return runFleetcom(args, { env: { ...this.env, ...opts.env }, cwd: opts.cwd ?? this.sandbox.home });
   }
 
-  async ok(args: string[], opts: { cwd?: string } = {}): Promise<string> {
+  async ok(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): Promise<string> {
     const r = await this.cli(args, opts);
     if (r.code !== 0) throw new Error(`fleetcom ${args.join(" ")} exited ${r.code}: ${r.stderr}${this.daemonLogTail()}`);
     return r.stdout;

@@ -49,17 +49,9 @@ afterAll(async () => {
   await server.stop();
 });
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const proc = Bun.spawn(fleetcomArgv(args), { env, cwd: fleet.sandbox.home, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { code, stdout, stderr };
-}
-
-async function ok(args: string[]): Promise<string> {
-  const r = await cli(args);
-  if (r.code !== 0) throw new Error(`fleetcom ${args.join(" ")} exited ${r.code}: ${r.stderr}`);
-  return r.stdout;
-}
+// fleetcom in the sandbox with the host's ssh settings (`env`).
+const cli = (args: string[]) => fleet.cli(args, { env });
+const ok = (args: string[]) => fleet.ok(args, { env });
 
 remoteTest(
   "a host's waiting task reaches this machine's webhook once, named by its host",

@@ -33,17 +33,9 @@ afterAll(async () => {
   await server.stop();
 }, 60_000);
 
-async function cli(args: string[], cwd = fleet.sandbox.home): Promise<{ code: number; stdout: string; stderr: string }> {
-  const proc = Bun.spawn(fleetcomArgv(args), { env, cwd, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { code, stdout, stderr };
-}
-
-async function ok(args: string[], cwd?: string): Promise<string> {
-  const r = await cli(args, cwd);
-  if (r.code !== 0) throw new Error(`fleetcom ${args.join(" ")} exited ${r.code}: ${r.stderr}`);
-  return r.stdout;
-}
+// fleetcom in the sandbox with the host's ssh settings (`env`), from its home unless told.
+const cli = (args: string[], cwd?: string) => fleet.cli(args, { env, ...(cwd !== undefined && { cwd }) });
+const ok = (args: string[], cwd?: string) => fleet.ok(args, { env, ...(cwd !== undefined && { cwd }) });
 
 const masterAnswers = () =>
   Bun.spawnSync(["ssh", "-F", server.config, "-o", `ControlPath=${fleet.sandbox.runtime}/ssh-%C`, "-O", "check", "remote1"]).exitCode === 0;

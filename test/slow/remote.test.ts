@@ -89,17 +89,9 @@ function masterPid(): number {
   return pid;
 }
 
-async function cli(args: string[], extra: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  const proc = Bun.spawn(fleetcomArgv(args), { env: { ...env, ...extra }, cwd: fleet.sandbox.home, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { code, stdout, stderr };
-}
-
-async function ok(args: string[], extra: Record<string, string> = {}): Promise<string> {
-  const r = await cli(args, extra);
-  if (r.code !== 0) throw new Error(`fleetcom ${args.join(" ")} exited ${r.code}: ${r.stderr}`);
-  return r.stdout;
-}
+// fleetcom in the sandbox with the host's ssh settings (`env`), and `extra` over them.
+const cli = (args: string[], extra: Record<string, string> = {}) => fleet.cli(args, { env: { ...env, ...extra } });
+const ok = (args: string[], extra: Record<string, string> = {}) => fleet.ok(args, { env: { ...env, ...extra } });
 
 const installed = () => join(remoteHome, ".local/share/fleetcom", VERSION, "fleetcom");
 

@@ -7,7 +7,6 @@ import { chownSync, copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { installFakeAgents } from "../harness/agent-fakes.ts";
 import { Fleet, until } from "../harness/fleet.ts";
-import { fleetcomArgv } from "../harness/helpers.ts";
 import { type SshServer, sshdAvailable, startSshServer } from "../harness/sshd.ts";
 import { sharingPack } from "../harness/packs.ts";
 
@@ -32,17 +31,9 @@ afterAll(async () => {
   await server.stop();
 }, 60_000);
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const proc = Bun.spawn(fleetcomArgv(args), { env, cwd: fleet.sandbox.home, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { code, stdout, stderr };
-}
-
-async function ok(args: string[]): Promise<string> {
-  const r = await cli(args);
-  if (r.code !== 0) throw new Error(`fleetcom ${args.join(" ")} exited ${r.code}: ${r.stderr}`);
-  return r.stdout;
-}
+// fleetcom in the sandbox with the host's ssh settings (`env`).
+const cli = (args: string[]) => fleet.cli(args, { env });
+const ok = (args: string[]) => fleet.ok(args, { env });
 
 /** Writes `text` at `path` under the remote user's home, owned by that user as its own files are. */
 function remoteFile(path: string, write: (file: string) => void): void {

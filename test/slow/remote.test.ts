@@ -89,6 +89,18 @@ function masterPid(): number {
   return pid;
 }
 
+/** `hosts add remote1` through an ssh that keeps a copy of what it carries on stdin: its output, and the upload's bytes as they crossed the wire. */
+async function hostsAddCounted(name: string): Promise<{ out: string; sent: number }> {
+  const wire = join(root, `wire-${name}.bytes`);
+  const counting = join(root, `counting-ssh-${name}`);
+  writeFileSync(counting, `#!/bin/sh\ntee -a ${wire} | ssh -F ${sshConfig} "$@"\n`);
+  chmodSync(counting, 0o755);
+  const out = await ok(["hosts", "add", "remote1"], { FLEETCOM_SSH: counting });
+  const sent = statSync(wire).size;
+  rmSync(wire);
+  return { out, sent };
+}
+
 // fleetcom in the sandbox with the host's ssh settings (`env`), and `extra` over them.
 const cli = (args: string[], extra: Record<string, string> = {}) => fleet.cli(args, { env: { ...env, ...extra } });
 const ok = (args: string[], extra: Record<string, string> = {}) => fleet.ok(args, { env: { ...env, ...extra } });
@@ -132,15 +144,8 @@ describe("hosts over OpenSSH", () => {
   remoteTest(
     "hosts add installs this version there, verified, and hosts ls lists it",
     async () => {
-      // An ssh that keeps a copy of what it carries on stdin: the upload as it crossed the wire.
-      const wire = join(root, "wire.bytes");
-      const counting = join(root, "counting-ssh");
-      writeFileSync(counting, `#!/bin/sh\ntee -a ${wire} | ssh -F ${sshConfig} "$@"\n`);
-      chmodSync(counting, 0o755);
-      const out = await ok(["hosts", "add", "remote1"], { FLEETCOM_SSH: counting });
+      const { out, sent } = await hostsAddCounted("first");
       // Packed: well under the binary's own size (about 0.38 of it with xz, 0.41 with zstd, 0.48 with gzip).
-      const sent = statSync(wire).size;
-      rmSync(wire);
       expect(sent).toBeGreaterThan(0);
       expect(sent).toBeLessThan(statSync(BIN!).size * 0.6);
       // Both sides have xz here (the remote user is this machine's): issue 46's bound on the wire.
@@ -206,13 +211,7 @@ describe("hosts over OpenSSH", () => {
       writeFileSync(previous, bytes, { mode: 0o755 });
       must(["chown", "-R", `${user}:`, join(remoteHome, ".local")]);
       rmSync(installed());
-      const wire = join(root, "wire-new-version.bytes");
-      const counting = join(root, "counting-ssh-new-version");
-      writeFileSync(counting, `#!/bin/sh\ntee -a ${wire} | ssh -F ${sshConfig} "$@"\n`);
-      chmodSync(counting, 0o755);
-      const out = await ok(["hosts", "add", "remote1"], { FLEETCOM_SSH: counting });
-      const sent = statSync(wire).size;
-      rmSync(wire);
+      const { out, sent } = await hostsAddCounted("new-version");
       // Four blocks of a megabyte, packed: a twentieth of the binary at most (the whole, packed, is 0.41 of it).
       expect(sent).toBeLessThan(bytes.length / 20);
       expect(out).toContain(`the rest taken from ${previous} there)`);

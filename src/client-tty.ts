@@ -28,16 +28,16 @@ export interface TerminalOutput {
   once(event: "drain", listener: () => void): unknown;
 }
 
+type Size = { cols: number; rows: number };
+
 export interface Terminal {
   readonly input: TerminalInput;
   readonly output: TerminalOutput;
   /** The terminal's size; 120x40 where it cannot be read. */
-  size(): { cols: number; rows: number };
+  size(): Size;
 }
 
 const FALLBACK_SIZE = { cols: 120, rows: 40 };
-
-type Size = { cols: number; rows: number };
 
 const sameSize = (a: Size, b: Size) => a.cols === b.cols && a.rows === b.rows;
 
@@ -180,11 +180,11 @@ class LibcTerminal implements Terminal {
 
   private readonly seen = new SeenSize(() => this.readSize());
 
-  size(): { cols: number; rows: number } {
+  size(): Size {
     return this.seen.size();
   }
 
-  private readSize(): { cols: number; rows: number } {
+  private readSize(): Size {
     const winsize = new Uint8Array(8); // struct winsize { unsigned short ws_row, ws_col, ws_xpixel, ws_ypixel }
     if (this.calls.ioctl(1, TIOCGWINSZ, winsize) !== 0) return FALLBACK_SIZE;
     const view = new DataView(winsize.buffer);

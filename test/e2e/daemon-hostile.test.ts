@@ -54,10 +54,16 @@ describe("hostile clients", () => {
 
   test("attached to a task that floods, it costs a queue of about one output bound; the task and the client carry on", async () => {
     const driver = await fleet.rawClient();
-    const flood = ((await driver.request("run", { command: "head -c 3000000 /dev/urandom | base64; echo FLOOD-DONE" })).result as { id: number }).id;
+    // The flood waits for a line, sent once the client is attached and stuck: on a loaded machine a
+    // flood that started at once could end before the attach, which then has nothing to fall behind on.
+    const command = "read -r go; head -c 3000000 /dev/urandom | base64; echo FLOOD-DONE";
+    const flood = ((await driver.request("run", { command })).result as { id: number }).id;
     const stuck = await fleet.rawClient();
-    expect((await stuck.request("attach", { task: { id: flood }, cols: 80, rows: 24 })).ok).toBe(true);
+    const attached = await stuck.request("attach", { task: { id: flood }, cols: 80, rows: 24 });
+    expect(attached.ok).toBe(true);
+    expect((attached.result as { state: string }).state).toBe("running");
     stuck.pause();
+    expect((await driver.request("send", { task: { id: flood }, text: "go", enter: true })).ok).toBe(true);
     let peakQueued = 0;
     await until(
       "the 4 MB flood to finish while the client is stuck",

@@ -61,8 +61,6 @@ export class LineCutter {
   private partial = "";
   /** Whether the last chunk ended in a byte of a multi-byte character, which the next may complete. */
   private splitBefore = false;
-  /** Whether `partial` may hold an escape sequence. */
-  private partialEscapes = false;
   private altScreen = false;
   private readonly decoder = new TextDecoder();
   /** A line never ended (a progress bar that only returns) is given once it is this long. */
@@ -82,30 +80,27 @@ export class LineCutter {
     const end = text.lastIndexOf("\n");
     if (end === -1) {
       this.partial += text;
-      this.partialEscapes ||= escapes;
       if (this.partial.length <= LineCutter.MAX_PARTIAL) return "";
-      return this.take(`${this.partial}\n`, "", escapes);
+      return this.take(`${this.partial}\n`, "");
     }
-    return this.take(this.partial + text.slice(0, end + 1), text.slice(end + 1), escapes);
+    // The partial line is looked at alone (it is short), not the whole joined with it.
+    return this.take(this.partial + text.slice(0, end + 1), text.slice(end + 1), escapes || this.partial.includes("\x1b"));
   }
 
   /** What waits for its line feed, as a last line (the run ended); "" when nothing does. */
   end(): string {
     const rest = this.partial;
     this.partial = "";
-    this.partialEscapes = false;
     // A run that died on the alternate screen leaves the next run's lines to be kept.
     this.altScreen = false;
     const line = cleanLines(`${rest}\n`);
     return line === "\n" ? "" : line;
   }
 
-  /** `lines` cleaned, `rest` kept for the next chunk; `escapes`: whether the chunk they came from had one. */
-  private take(lines: string, rest: string, escapes: boolean): string {
-    const cleaned = cleanLines(lines, escapes || this.partialEscapes);
+  /** `lines` cleaned, `rest` kept for the next chunk; `escapes`: whether `lines` may hold an escape sequence. */
+  private take(lines: string, rest: string, escapes?: boolean): string {
     this.partial = rest;
-    this.partialEscapes = escapes && rest.includes("\x1b");
-    return cleaned;
+    return cleanLines(lines, escapes);
   }
 
   private outsideAltScreen(text: string): string {

@@ -101,7 +101,10 @@ describe("readiness", () => {
     const id = await fleet.run("sleep 600", ["--ready-cmd", "sleep 1000; true"]);
     const ours = `FLEETCOM_RUNTIME_DIR=${fleet.sandbox.runtime}\0`;
     const probes = () => processesWhere((read) => read("cmdline") === "sleep\x001000\x00" && read("environ").includes(ours));
-    const first = await until("the probe's sleep running", () => (probes().length > 0 ? probes() : undefined));
+    const first = await until("the probe's sleep running", () => {
+      const found = probes();
+      return found.length > 0 ? found : undefined;
+    });
     // That try's sleep, by PID: the next try starts within a second of the kill, so "no sleep at all"
     // is a moment a poll on a loaded machine can miss.
     await until("the probe's group killed at the bound", () => !probes().some((pid) => first.includes(pid)), 20_000);

@@ -25,6 +25,9 @@ function setUp(options: { snapshots?: { debounceMs?: number; checkMs?: number };
 /** How many Gemini launchers the tasks run. */
 const launchers = () => taskProcesses().filter((pid) => readFileSync(`/proc/${pid}/cmdline`, "latin1").includes("fake-agent.ts\0gemini-launcher\0")).length;
 
+/** The process is gone from /proc: exited and reaped, every descriptor of it closed. */
+const gone = (pid: number) => processesWhere((read) => read("status").includes(`Pid:\t${pid}\n`)).length === 0;
+
 /** The live processes a task of this test's daemons started (its environment names the task), by PID. */
 function taskProcesses(): number[] {
   return processesWhere((read) => {
@@ -81,7 +84,7 @@ describe.each(EVERY_AGENT)("a new conversation reaches the recovery snapshot wit
     const daemon = fleet.daemonPid()!;
     process.kill(daemon, "SIGKILL");
     killProcessGroups(processesWithMarker(marker));
-    await until("the daemon to die", () => processesWhere((read) => read("status").includes(`Pid:\t${daemon}\n`)).length === 0);
+    await until("the daemon to die", () => gone(daemon));
     await fleet.ok(["recover", "--latest"]);
     await until("the resumed agent", async () => (await fleet.peek(1)).includes(`ready ${conversation}`));
     expect((await fleet.task(1)).command).toContain(`'${conversation}'`);
@@ -103,6 +106,9 @@ describe("a task's processes end with its daemon", () => {
     const daemon = fleet.daemonPid()!;
     process.kill(daemon, "SIGKILL");
     await until("every process of the dead daemon's tasks to end", () => taskProcesses().length === 0, 5_000);
+    // Its tasks can end while it is still exiting, its socket still taking connections into its
+    // backlog: a recover then would meet that socket, not start a daemon of its own.
+    await until("the daemon to die", () => gone(daemon));
 
     await fleet.ok(["recover", "--latest"]);
     await until("gemini to start again", () => startsOf("gemini-launcher").length === 2);
@@ -147,7 +153,7 @@ describe("recover ends what a dead daemon's tasks left running before it starts 
     expect(watcher).toBeDefined();
     process.kill(watcher!, "SIGKILL");
     process.kill(daemon, "SIGKILL");
-    await until("the daemon to die", () => !processesWhere((read) => read("status").includes(`Pid:\t${daemon}\n`)).length);
+    await until("the daemon to die", () => gone(daemon));
     const survivors = taskProcesses();
     expect(survivors.length).toBeGreaterThanOrEqual(2);
     // Look-alikes recover must leave alone: another user's process naming this runtime directory and

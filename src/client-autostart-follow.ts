@@ -4,7 +4,7 @@
 // through it; the early autostart does not load it, so a cold start spawns the daemon sooner.
 import { lstatSync, statSync } from "node:fs";
 import { busyDaemon, connectFailure, DaemonNotRunning } from "./client-failures.ts";
-import type { Attempt, ClientSocket } from "./client-socket.ts";
+import type { Attempt, Connected } from "./client-socket.ts";
 import { type Started, startDaemon } from "./client-autostart.ts";
 import { lockHolder } from "./client-target.ts";
 import { EXIT, UserError } from "./errors.ts";
@@ -22,18 +22,18 @@ export const AUTOSTART_BOUND_MS = 60_000;
 const BUSY_PATIENCE_MS = 8_000;
 /**
  * Connects to the daemon that is starting: the lock's holder, or before anyone holds it the process
- * we started, each attempt through `connect` (client.ts connectVerified, the trust checks). Waits while either lives, up to AUTOSTART_BOUND_MS; the one we started losing the race
+ * we started, each attempt through `connect` (client-connect.ts connectVerified, the trust checks). Waits while either lives, up to AUTOSTART_BOUND_MS; the one we started losing the race
  * for the lock follows the winner. Fails only on what happened: ours died, the daemon listens but
  * does not accept, or the bound passed.
  */
-export async function followStart(connect: () => Promise<Attempt>, dirPath: string, started: Started | null, autostart: boolean): Promise<ClientSocket> {
+export async function followStart(connect: () => Promise<Attempt>, dirPath: string, started: Started | null, autostart: boolean): Promise<Connected> {
   const deadline = performance.now() + AUTOSTART_BOUND_MS;
   let busySince: number | null = null;
   try {
     while (performance.now() < deadline) {
       await nextAttempt(started);
       const attempt = await connect();
-      if ("socket" in attempt) return attempt.socket;
+      if ("socket" in attempt) return attempt;
       const fatal = connectFailure(attempt.code);
       if (fatal) throw fatal;
       const holder = lockHolder(dirPath);

@@ -59,7 +59,7 @@ let prestarted: Promise<Started | null> | null = null;
 
 /**
  * Starts this machine's daemon now when none runs here, for a command that will connect to it: the
- * connection (client.ts connectSocket) follows this one instead of starting another. Anything that
+ * connection (client-connect.ts connectSocket) follows this one instead of starting another. Anything that
  * stands in the way (a runtime directory to refuse) is left for the connection to report.
  */
 export async function prestartDaemon(): Promise<void> {

@@ -43,7 +43,7 @@ export function startEarly(argv: readonly string[], env: Env = process.env): voi
 /**
  * Whether startEarly found something at the socket's name: then the connection decides, as it would
  * after a prestart that found the socket there (client-autostart.ts prestartDaemon), and a stale
- * socket is replaced the ordinary way (client.ts connectSocket).
+ * socket is replaced the ordinary way (client-connect.ts connectSocket).
  */
 export function socketSeenEarly(): boolean {
   return socketSeen;

@@ -21,7 +21,9 @@ export interface ClientSocket {
   onClose(listener: () => void): void;
 }
 
-export type Attempt = { socket: ClientSocket } | { code: string };
+/** `listener`: the PID of the process that took the connection, once the peer check read it (client-connect.ts connectVerified). */
+export type Connected = { socket: ClientSocket; listener?: number };
+export type Attempt = Connected | { code: string };
 
 /** Connects to the socket at `path`; a failure is its errno code (ENOENT, ECONNREFUSED, EMFILE, …). */
 export function connectClientSocket(path: string): Promise<Attempt> {

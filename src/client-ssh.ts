@@ -169,7 +169,7 @@ export async function endSharedConnection(host: RemoteHost): Promise<void> {
 /**
  * After a connection through the bridge: asks the shared ssh connection (its master) to forward a
  * socket in our runtime directory to the daemon socket there, so later commands reach that daemon
- * with no ssh, sh or bridge started (client.ts connectForward; docs/remote.md). Only on the
+ * with no ssh, sh or bridge started (client-connect.ts connectForward; docs/remote.md). Only on the
  * connection fleetcom shares itself (the ControlPath is ours); it lives as long as that master
  * (ControlPersist), and any failure leaves the bridge as the way. `listening`: the socket a live
  * forward leads to (the daemon there restarted): the master is not asked again when it is the same,

@@ -71,7 +71,7 @@ function lockHolderIn(dir: RuntimeDir): number | null {
     const lock = dir.entry(LOCK_NAME);
     const holder = flockHolder(lock);
     // A killed daemon's lock can stay listed a moment after the process is gone, as its socket can
-    // go on listening (client.ts connectVerified): a holder that is no more holds nothing. (PID 0 is
+    // go on listening (client-connect.ts connectVerified): a holder that is no more holds nothing. (PID 0 is
     // a holder in a PID namespace we cannot see, and still holds it.)
     if (holder !== undefined) return holder !== null && (holder === 0 || isProcessAlive(holder)) ? holder : null;
     const pid = pidInLockFile(lock);

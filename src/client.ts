@@ -1,7 +1,7 @@
-import { join } from "node:path";
-import { type Attempt, type ClientSocket, connectClientSocket } from "./client-socket.ts";
-import type { ForwardTarget, RemoteHost } from "./client-ssh.ts";
-import { mayBeTerminal, readRegularFile } from "./files.ts";
+import { connectForward, connectVerified, openTransport, processEnds, type Transport } from "./client-connect.ts";
+import type { ClientSocket } from "./client-socket.ts";
+import type { RemoteHost } from "./client-ssh.ts";
+import { mayBeTerminal } from "./files.ts";
 import { EXIT, UserError } from "./errors.ts";
 import type {
   AttachEnd,
@@ -19,18 +19,14 @@ import type {
   TaskEvent,
   Welcome,
 } from "./wire-protocol.ts";
-import { SOCKET_NAME, definedEnvironment, runtimeDir } from "./paths.ts";
+import { definedEnvironment, runtimeDir } from "./paths.ts";
 import { printable } from "./text-printable.ts";
 import { currentDirectory } from "./text-path.ts";
-import { hostOf, lockHolder, socketIsThere, type Target } from "./client-target.ts";
-import { startDaemon, takePrestarted } from "./client-autostart.ts";
-import { AUTOSTART_BOUND_MS, followStart } from "./client-autostart-follow.ts";
+import { hostOf, type Target } from "./client-target.ts";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, MAX_REMOTE_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "./wire-framing.ts";
-import { isProcessAlive, peerUidReader, type PeerUid } from "./platform.ts";
-import { daemonRefusal, listenerGone } from "./wire-peer.ts";
-import { openRuntimeDir } from "./runtime-dir.ts";
+import { peerUidReader } from "./platform.ts";
 import { VERSION } from "./version.ts";
-import { connectFailure, DaemonNotRunning, noWelcome, protocolError, refusalText, welcomeBoundMs } from "./client-failures.ts";
+import { noWelcome, protocolError, refusalText, welcomeBoundMs } from "./client-failures.ts";
 import { printNotices } from "./client-notices.ts";
 
 export { busyDaemon, connectFailure, DaemonNotRunning, refusalText } from "./client-failures.ts";
@@ -48,22 +44,10 @@ export interface ClientHandlers {
   screen?(message: ScreenFollows): void;
   /** `logs --follow`: this many lines were not sent, the client being far behind (wire-protocol.ts LinesSkipped). */
   skipped?(lines: number): void;
-  closed?(): void;
+  /** The connection ended; `lost`: what each request still waiting was told. */
+  closed?(lost: Error): void;
   /** Set by a client that handles a failed link itself (attach reconnects): the failure is not printed. */
   linkLost?: true;
-}
-
-/**
- * A connection, and for one carried by ssh the one line that says why it ended; `patientMs`: the
- * welcome's bound when this command followed the daemon's start (client-failures.ts).
- */
-type Transport = { socket: ClientSocket; host: RemoteHost | null; why?: () => string | null; patientMs?: number };
-
-async function openTransport(host: RemoteHost | null, autostart: boolean): Promise<Transport> {
-  if (!host) return { ...(await connectSocket(autostart)), host };
-  const { connectSsh } = await import("./client-ssh.ts");
-  const socket = await connectSsh(host);
-  return { socket, host, why: socket.why };
 }
 
 /**
@@ -73,67 +57,18 @@ async function openTransport(host: RemoteHost | null, autostart: boolean): Promi
  */
 const FORWARD_WELCOME_MS = 2_000;
 
-/** Nothing listens on a forward's socket (its master ended): what a connect says then. */
-const NO_LISTENER = new Set(["ENOENT", "ECONNREFUSED"]);
+/** How long a client whose connection was dropped before the welcome waits for the daemon that dropped it to be gone. */
+const LISTENER_END_MS = 2_000;
 
-/**
- * The forward of `host`'s daemon socket that an earlier connection made (client-ssh.ts
- * forwardDaemonSocket), reached through the runtime directory's checks like our own daemon's socket
- * (the listener is our ssh), and what its record says it leads to. Otherwise `listening`: the socket
- * the forward leads to when it took the connection and dropped it (no daemon there, or forwarding
- * refused), null when there is no forward, it was made another way, or nothing listens. Its `why`
- * tells a dropped ssh connection (nothing listens any more) from the daemon there closing it.
- */
-async function connectForward(host: RemoteHost): Promise<{ transport: Transport; target: ForwardTarget } | { listening: string | null }> {
-  const { forwardNames, forwardTarget } = await import("./client-ssh.ts");
-  const names = forwardNames(host.name);
-  const dirPath = runtimeDir();
-  let target: ForwardTarget | null;
-  try {
-    const dir = openRuntimeDir(dirPath);
-    try {
-      target = forwardTarget(host, readRegularFile(dir.entry(names.record), { noFollow: true, maxBytes: 4096 }).toString());
-    } finally {
-      dir.close();
-    }
-  } catch {
-    return { listening: null };
-  }
-  if (target === null) return { listening: null };
-  const attempt = await connectVerified(dirPath, peerUidReader, names.socket).catch(() => null);
-  if (!attempt) return { listening: null };
-  if (!("socket" in attempt)) return { listening: NO_LISTENER.has(attempt.code) ? null : target.socket };
-  const socket = attempt.socket;
-  let ending = false;
-  let dropped = false;
-  const forwarded: ClientSocket = {
-    ...socket,
-    close: () => {
-      ending = true;
-      socket.close();
-    },
-    destroy: () => {
-      ending = true;
-      socket.destroy();
-    },
-    onClose: (listener) =>
-      socket.onClose(async () => {
-        if (!ending) {
-          const probe = await connectVerified(dirPath, peerUidReader, names.socket).catch(() => null);
-          dropped = probe !== null && "code" in probe && NO_LISTENER.has(probe.code);
-          if (probe && "socket" in probe) probe.socket.destroy();
-        }
-        listener();
-      }),
-  };
-  return { transport: { socket: forwarded, host, why: () => (dropped ? `${host.name} is unreachable: its ssh connection ended` : null) }, target };
-}
+/** This machine's daemon that took the connection, and a new connection made as the command's first was. */
+type Redial = { listener: number; again: () => Promise<Transport> };
 
 export class DaemonClient {
   private nextId = 1;
-  private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  /** Each request in flight with the message that asked it, sent again when the connection is made again (dialAgain). */
+  private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void; message: ClientMessage }>();
   /** Another host's daemon is not ours: its frames get a far smaller bound than our own daemon's screens. */
-  private readonly decoder: FrameDecoder;
+  private decoder: FrameDecoder;
   handlers: ClientHandlers = {};
   daemonPid = 0;
   /** Why the link to another host failed (ssh's reason), once it has; null while it stands or when it ended cleanly. */
@@ -146,9 +81,14 @@ export class DaemonClient {
   private greeted: Promise<unknown> = Promise.resolve();
   /** Why this side ended the connection (no welcome in time, a frame it cannot read): every waiter's one line. */
   private failure: UserError | null = null;
+  /** What the hello said, for a connection made again before the welcome. */
+  private hello: ClientMessage | null = null;
+  private welcomeTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A connection to this machine's daemon, until its welcome or its one redial. */
+  private redial: Redial | null = null;
 
   private constructor(
-    private readonly socket: ClientSocket,
+    private socket: ClientSocket,
     /** The host whose daemon this is, over ssh; null: this machine's. */
     readonly host: RemoteHost | null = null,
     private readonly why?: () => string | null,
@@ -183,8 +123,10 @@ export class DaemonClient {
       if ("client" in forwarded) return forwarded.client;
       listening = forwarded.listening;
     }
-    const transport = await openTransport(host, options.autostart ?? true);
+    const autostart = options.autostart ?? true;
+    const transport = await openTransport(host, autostart);
     const client = new DaemonClient(transport.socket, transport.host, transport.why);
+    if (transport.listener !== undefined) client.redial = { listener: transport.listener, again: () => openTransport(null, autostart) };
     const greeted = client.handshake(size(), onNotices);
     client.greeted = greeted;
     greeted.catch(() => {});
@@ -248,7 +190,9 @@ export class DaemonClient {
 
   /** No welcome within `boundMs` ends the connection, and the handshake fails naming who did not answer. */
   private boundWelcome(greeted: Promise<unknown>, boundMs: number): void {
+    clearTimeout(this.welcomeTimer);
     const timer = setTimeout(() => this.fail(noWelcome(this.host, boundMs)), boundMs);
+    this.welcomeTimer = timer;
     void greeted.finally(() => clearTimeout(timer)).catch(() => {});
   }
 
@@ -269,21 +213,27 @@ export class DaemonClient {
       this.onGreeting = (message) => {
         if (message.type === "welcome") {
           if (forwardedTo !== null && message.instance !== forwardedTo) return reject(new UserError("the forward leads to another daemon"));
+          this.redial = null;
           this.daemonPid = message.pid;
           this.daemonVersion = message.version;
           if (message.notices && onNotices) onNotices(message.notices);
           resolve(message);
         } else if (message.type === "refused") reject(new UserError(refusalText(message, this.host), EXIT.unreachable));
       };
-      this.socket.onData((chunk) => this.receive(chunk));
-      this.socket.onClose(() => this.onClosed(reject));
+      this.listen(reject);
       // The local environment and directory never travel to another host: its bridge puts its own
       // (the remote login's) in their place (cmd-bridge.ts), or through a forward its daemon uses its own.
       const env = this.host ? {} : definedEnvironment();
       const cwd = this.host ? "" : currentDirectory();
       const environment = forwardedTo === null ? {} : { environment: "host" as const };
-      this.send({ type: "hello", protocol: PROTOCOL_VERSION, version: VERSION, cwd, env, ...size, ...(onNotices && { notices: true }), ...environment });
+      this.hello = { type: "hello", protocol: PROTOCOL_VERSION, version: VERSION, cwd, env, ...size, ...(onNotices && { notices: true }), ...environment };
+      this.send(this.hello);
     });
+  }
+
+  private listen(rejectHandshake: (e: Error) => void): void {
+    this.socket.onData((chunk) => this.receive(chunk));
+    this.socket.onClose(() => this.onClosed(rejectHandshake));
   }
 
   private onGreeting: ((message: Welcome | Refusal) => void) | null = null;
@@ -349,10 +299,14 @@ export class DaemonClient {
     else waiter.reject(new UserError(reply.error));
   }
 
-  private onClosed(rejectHandshake: (e: Error) => void): void {
+  /** `cause`: why the connection could not be made again (dialAgain), which every waiter is told. */
+  private onClosed(rejectHandshake: (e: Error) => void, cause: Error | null = null): void {
+    const redial = this.redial;
+    this.redial = null;
+    if (redial && this.onGreeting && !this.failure && !this.ending) return void this.dialAgain(redial, rejectHandshake);
     const why = this.failure?.message ?? this.why?.() ?? null;
     this.lostLink = why;
-    const lost = this.failure ?? new UserError(why ?? "lost the connection to the daemon", EXIT.unreachable);
+    const lost = cause ?? this.failure ?? new UserError(why ?? "lost the connection to the daemon", EXIT.unreachable);
     // A link to another host that failed, or a connection this side ended, while nothing waited for
     // an answer (`peek --follow`, attach): said here, or the command would end as if the task had.
     const said = this.failure !== null || (why !== null && !this.ending);
@@ -363,7 +317,36 @@ export class DaemonClient {
     rejectHandshake(lost);
     for (const waiter of this.pending.values()) waiter.reject(lost);
     this.pending.clear();
-    this.handlers.closed?.();
+    this.handlers.closed?.(lost);
+  }
+
+  /**
+   * This machine's daemon dropped the connection before its welcome, so it took none of the requests
+   * (daemon.ts greets before it reads one). Killed while the connection waited in its backlog, or
+   * ending, it is no daemon to report lost: once it is gone, the hello and every request go again
+   * as a new command would send them, to a daemon started for them when this command starts one, or
+   * the command hears that none runs. Once only; a listener still alive after LISTENER_END_MS means
+   * the daemon meant it, and the connection is lost as before.
+   */
+  private async dialAgain(redial: Redial, rejectHandshake: (e: Error) => void): Promise<void> {
+    clearTimeout(this.welcomeTimer);
+    let transport: Transport;
+    try {
+      if (!(await processEnds(redial.listener, LISTENER_END_MS))) return this.onClosed(rejectHandshake);
+      transport = await redial.again();
+    } catch (error) {
+      return this.onClosed(rejectHandshake, error as Error);
+    }
+    if (this.ending) {
+      transport.socket.destroy();
+      return this.onClosed(rejectHandshake);
+    }
+    this.socket = transport.socket;
+    this.decoder = new FrameDecoder(MAX_DAEMON_FRAME);
+    this.listen(rejectHandshake);
+    this.boundWelcome(this.greeted, welcomeBoundMs(null, transport.patientMs ?? null));
+    this.send(this.hello!);
+    for (const { message } of this.pending.values()) this.send(message);
   }
 
   /** One operation of the contract (wire-protocol.ts): its arguments and its answer are typed by the op. */
@@ -393,8 +376,9 @@ export class DaemonClient {
           reject(error);
         }
       };
-      this.pending.set(id, { resolve: resolveInPlace, reject });
-      this.send({ type: "request", id, op, ...(args !== undefined && { args }) });
+      const message: ClientMessage = { type: "request", id, op, ...(args !== undefined && { args }) };
+      this.pending.set(id, { resolve: resolveInPlace, reject, message });
+      this.send(message);
     });
     answered.catch(() => {});
     return this.greeted.then(() => answered);
@@ -435,86 +419,6 @@ export function terminalSize(): { cols: number; rows: number } {
   const out = process.stdout;
   if (out.isTTY && out.columns && out.rows) return { cols: out.columns, rows: out.rows };
   return { cols: 120, rows: 40 };
-}
-
-type PeerReader = (fd: number | undefined) => PeerUid;
-/** The peer reader, made on first use: loading libc is wasted on a client that finds no daemon. */
-type LazyPeerReader = () => Promise<PeerReader>;
-
-/**
- * One connection attempt that can only reach our own daemon: through the checked runtime directory
- * (runtime-dir.ts), then the peer's uid must be ours before a byte is sent (the hello carries the
- * whole environment).
- */
-async function connectVerified(dirPath: string, readPeer: LazyPeerReader, name = SOCKET_NAME): Promise<Attempt> {
-  const dir = openRuntimeDir(dirPath);
-  let attempt: Attempt;
-  try {
-    // No socket, no daemon: what connect() would say, without the runtime's failed connection and
-    // its error (a cost on every `recover --list` or `load` with no daemon, and on each autostart).
-    const path = dir.entry(name);
-    attempt = socketIsThere(path) ? await connectClientSocket(path) : { code: "ENOENT" };
-  } finally {
-    dir.close();
-  }
-  if ("socket" in attempt) {
-    const peer = (await readPeer())(attempt.socket.fd);
-    const refusal = daemonRefusal(join(dirPath, name), peer, process.getuid?.());
-    if (refusal) {
-      attempt.socket.destroy();
-      throw new UserError(refusal);
-    }
-    // A killed daemon's socket can go on listening a moment after the process is gone (seen right
-    // after a SIGKILL: a listening socket with no process holding it): it takes the connection, then
-    // drops it. Such a socket is no daemon, as a refused connection says.
-    if (listenerGone(peer, isProcessAlive)) {
-      attempt.socket.destroy();
-      return { code: "ECONNREFUSED" };
-    }
-  }
-  return attempt;
-}
-
-/** A start this long is worth a word on a terminal. */
-const STARTING_NOTICE_MS = 1_000;
-
-/**
- * The socket of this machine's daemon, started if none runs and `autostart`; `patientMs` when this
- * command followed a start: the daemon listens before it is built, and its welcome waits for that.
- */
-async function connectSocket(autostart: boolean): Promise<{ socket: ClientSocket; patientMs?: number }> {
-  const dirPath = runtimeDir();
-  let reader: Promise<PeerReader> | undefined;
-  const readPeer = () => (reader ??= peerUidReader());
-  // The daemon this command started before its code loaded (cli.ts), if it did.
-  let started = await takePrestarted();
-  const first = await connectVerified(dirPath, readPeer);
-  if ("socket" in first) {
-    started?.letGo();
-    return { socket: first.socket, ...(started && { patientMs: AUTOSTART_BOUND_MS }) };
-  }
-  const fatal = connectFailure(first.code);
-  if (fatal) throw fatal;
-  // A live daemon holding the lock will not be replaced by starting another: follow it instead.
-  if (!started && lockHolder(dirPath) === null) {
-    if (!autostart) throw new DaemonNotRunning();
-    started = await startDaemon(dirPath, true);
-  }
-  // Bound while the daemon starts (on the other core, where there is one), not after it listens:
-  // the peer check's libc binding is a millisecond of a cold start's critical path.
-  if (started) readPeer().catch(() => {});
-  const notice = setTimeout(() => process.stderr.isTTY && process.stderr.write("fleetcom: starting the daemon…\n"), STARTING_NOTICE_MS);
-  try {
-    const connect = () => connectVerified(dirPath, readPeer);
-    return { socket: await followStart(connect, dirPath, started, autostart), patientMs: AUTOSTART_BOUND_MS };
-  } finally {
-    clearTimeout(notice);
-  }
-}
-
-/** The byte stream to this machine's daemon through every trust check, started if none runs: what `fleetcom bridge` relays. */
-export async function openDaemonSocket(): Promise<ClientSocket> {
-  return (await connectSocket(true)).socket;
 }
 
 /** Opens a connection for one command's worth of requests and always closes it. */

@@ -19,7 +19,7 @@ export default defineCommand({
   meta: { name: "bridge", description: "Relay stdin/stdout to this machine's daemon (what `fleetcom --host` runs over ssh)", hidden: true },
   args: {},
   async run() {
-    const { openDaemonSocket } = await import("./client.ts");
+    const { openDaemonSocket } = await import("./client-connect.ts");
     relay(await openDaemonSocket());
   },
 });

@@ -233,7 +233,9 @@ function waitFor(client: DaemonClient, scope: Scope, condition: Condition, timeo
       } else consider(event.task);
     };
     client.handlers = {
-      closed: () => settle(new UserError("lost the connection to the daemon", EXIT.unreachable)),
+      // Why the link ended (ssh's reason for another host's) is the wait's answer, printed once, by it.
+      closed: (lost) => settle(lost),
+      linkLost: true,
     };
     if (timeoutMs !== null) {
       const what = scope.kind === "one" ? `task ${id ?? scope.ref}` : `any task${groupText(scope.group)}`;

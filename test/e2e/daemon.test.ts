@@ -1,7 +1,7 @@
 // The daemon's life: autostart, the single-daemon guarantee, stale takeover, the runtime directory's
 // trust checks and teardown (its events: daemon-events; misbehaving clients: daemon-hostile).
 import { describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { encodeControl } from "../../src/wire-framing.ts";
 import { isProcessAlive } from "../../src/platform.ts";
@@ -16,6 +16,36 @@ eachTestGetsAFleet((f) => (fleet = f));
 // XDG_RUNTIME_DIR keeps systemd-run out of it wherever the machine has one.
 const EARLY = Boolean(process.env.FLEETCOM_TEST_BIN) && process.env.FLEETCOM_TEST_RUNTIME !== "deno";
 const NO_SCOPE = { XDG_RUNTIME_DIR: "" };
+
+/**
+ * The connections waiting in the backlog of the socket `pid` listens on, or taken: /proc/net/unix lists
+ * each under the path its listener was bound at (the daemon binds a temporary name, then renames it).
+ */
+function connectionsTo(pid: number): number {
+  const inodes = new Set(readdirSync(`/proc/${pid}/fd`).flatMap((fd) => /^socket:\[(\d+)\]$/.exec(readlinkSafe(`/proc/${pid}/fd/${fd}`))?.[1] ?? []));
+  const rows = readFileSync("/proc/net/unix", "utf8")
+    .split("\n")
+    .slice(1)
+    .map((line) => line.trim().split(/\s+/));
+  const LISTENING = "00010000";
+  const listener = rows.find((row) => row[3] === LISTENING && inodes.has(row[6]!) && row[7] !== undefined);
+  if (!listener) throw new Error(`process ${pid} listens on no named Unix socket`);
+  return rows.filter((row) => row[7] === listener[7]).length - 1;
+}
+
+const readlinkSafe = (path: string) => {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return "";
+  }
+};
+
+const killIfThere = (pid: number) => {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {}
+};
 
 describe.skipIf(!EARLY)("the early autostart", () => {
   test("a cold ls starts its daemon before anything else loads: the daemon opens its own log, and no task inherits what it was told", async () => {
@@ -114,6 +144,45 @@ describe("daemon lifecycle", () => {
     const second = fleet.daemonPid()!;
     expect(second).not.toBe(first);
     expect(isProcessAlive(second)).toBe(true);
+  });
+
+  test("a daemon that takes a command's connection and dies before its welcome is replaced: the command gets its answer from a fresh one", async () => {
+    await fleet.run("sleep 300");
+    const first = fleet.daemonPid()!;
+    // Stopped, the daemon's socket still takes connections into its backlog and answers none.
+    process.kill(first, "SIGSTOP");
+    try {
+      const taken = connectionsTo(first) + 1;
+      const ls = fleet.cli(["ls", "--json"]);
+      await until("ls's connection in the stopped daemon's backlog", () => connectionsTo(first) >= taken);
+      process.kill(first, "SIGKILL");
+      const r = await ls;
+      expect(r.stderr).not.toContain("lost the connection");
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual([]);
+      const second = fleet.daemonPid()!;
+      expect(second).not.toBe(first);
+      expect(isProcessAlive(second)).toBe(true);
+    } finally {
+      killIfThere(first);
+    }
+  });
+
+  test("a command that starts no daemon, its connection dropped by one dying before its welcome, says none runs", async () => {
+    const id = await fleet.run("sleep 300");
+    const first = fleet.daemonPid()!;
+    process.kill(first, "SIGSTOP");
+    try {
+      const taken = connectionsTo(first) + 1;
+      const wait = fleet.cli(["wait", String(id), "--for", "exit"]);
+      await until("wait's connection in the stopped daemon's backlog", () => connectionsTo(first) >= taken);
+      process.kill(first, "SIGKILL");
+      const r = await wait;
+      expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 3, stderr: "fleetcom: the daemon is not running\n" });
+      expect(daemonsOf(fleet.sandbox.runtime)).toEqual([]);
+    } finally {
+      killIfThere(first);
+    }
   });
 
   test("a daemon given a pipe as its fd 3 says there that it listens, then closes it (what autostart waits on)", async () => {

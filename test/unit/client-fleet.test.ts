@@ -25,7 +25,7 @@ class FakeClient {
   /** The link drops under the holder, as ssh's end does. */
   drop(why: string): void {
     this.lostLink = why;
-    this.handlers.closed?.();
+    this.handlers.closed?.(new Error(why));
   }
   close(): void {
     this.closed = true;

@@ -45,6 +45,17 @@ async function spawnAgent(command: string): Promise<number> {
 }
 
 const send = (id: number, text: string) => fleet.ok(["send", String(id), text]);
+
+/** How many `event` payloads Claude's hooks have written for task `id`'s first run (its events file). */
+function hookPayloads(id: number, event: string): number {
+  const dir = readdirSync(fleet.sandbox.runtime).find((name) => name.startsWith("agents-"));
+  const file = dir === undefined ? null : join(fleet.sandbox.runtime, dir, `task-${id}-1.events`);
+  if (file === null || !existsSync(file)) return 0;
+  const named = new RegExp(`"hook_event_name":\\s*"${event}"`);
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => named.test(line)).length;
+}
 const attentionOf = async (id: number) => (await fleet.task(id)).attention;
 const waitForAttention = (id: number, what: string, test: (a: TaskInfo["attention"]) => boolean) => fleet.waitForTask(id, what, (t) => test(t.attention));
 
@@ -432,10 +443,14 @@ describe("FLEETCOM_NOTIFY", () => {
     newFleet({ FAKE_HOOK_REPEAT: "3" });
     const notifier = recordingNotifier();
     const id = await spawnAgent("claude");
+    // Each step's three hooks are all written before the next is typed: a repeat written after the
+    // user's key is a new question as far as anyone can tell (attended() applies those written before).
     await send(id, "hello");
     await waitForAttention(id, "to wait for input", (a) => a?.state === "input");
+    await until("the three Stop hooks", () => hookPayloads(id, "Stop") === 3);
     await send(id, "/permission Allow Bash?");
     await waitForAttention(id, "to ask for permission", (a) => a?.state === "permission");
+    await until("the three Notification hooks", () => hookPayloads(id, "Notification") === 3);
     await send(id, "/stop");
     await waitForAttention(id, "to wait for input again", (a) => a?.state === "input");
     const mine = () => notifier.calls().filter((l) => l.startsWith(`${id} `));

@@ -146,7 +146,10 @@ test.skipIf(!Tmux.available())(
 
     // By memory, the holder goes before the busy task: `u` twice (CPU, then memory), named in the footer;
     // grouped by directory first, so that both are in one section whether or not they have gone idle.
+    // Each key waits for the screen the last one made: two keys in one read (the busy task holds a core)
+    // are a burst the dashboard drops (ui-dashboard-burst.ts).
     tmux.press("dash", "s");
+    await tmux.waitFor("dash", "grouped by directory", (text) => text.split("\n")[0]!.endsWith(" · by directory"));
     tmux.press("dash", "u");
     await tmux.waitFor("dash", "sorted by CPU", (text) => text.includes("sorted by CPU · "));
     tmux.press("dash", "u");
@@ -156,7 +159,9 @@ test.skipIf(!Tmux.available())(
 
     // The busy task's peek carries its last minute of CPU as bars, one a sample, the figures after them.
     tmux.type("dash", String(busy));
+    await tmux.waitFor("dash", "the jump typed", (text) => text.includes(`go to task ${busy}`));
     tmux.press("dash", "Enter");
+    await tmux.waitFor("dash", "the jump made", (text) => !text.includes("go to task") && rowOf(text, busy).startsWith("›"));
     tmux.press("dash", "Space");
     const spark = new RegExp(`── peek ${busy} .* · CPU [▁▂▃▄▅▆▇█]{2,} \\d+% · \\S+ ─`);
     await tmux.waitFor("dash", "the peek's CPU sparkline", (text) => spark.test(text));

@@ -103,7 +103,7 @@ test("after a SIGKILL of the daemon and recover, the log goes on after the marke
   // The history beside it too: its time is the marker's.
   await until("the history on disk", () => existsSync(join(historyDir(), `${id}.txt.gz`)));
   await crashDaemon(fleet);
-  expect((await fleet.cli(["recover", "--latest"])).code).toBe(0);
+  await fleet.ok(["recover", "--latest"]);
   const [task] = await fleet.ls();
   await until("the second run in the log", async () => (await fleet.ok(["logs", String(task!.id)])).includes("run 2 line 5000"));
   const lines = await logLines([String(task!.id)]);

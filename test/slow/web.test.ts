@@ -703,7 +703,14 @@ describe.skipIf(!haveChromium)("fleetcom web on a phone", () => {
 
     const { url } = await startWeb(["--write"]);
     const page = await openPage(url);
-    await page.waitForFunction((task) => document.querySelector(`.card[data-task="${task}"] .age`)?.textContent?.startsWith("+3 −0 · "), {}, id);
+    // The counts, after the task's CPU and memory once the page's first sample is in.
+    const counted = /^(\d+% · [\d.]+[KMG] · )?\+3 −0 · /.source;
+    await page.waitForFunction(
+      (task, shape) => new RegExp(shape).test(document.querySelector(`.card[data-task="${task}"] .age`)?.textContent ?? ""),
+      {},
+      id,
+      counted,
+    );
     await openTask(page, id);
     await page.click("#changes-button");
     await page.waitForFunction(() => document.querySelectorAll("#changes-files .file").length === 2);

@@ -51,9 +51,17 @@ export function isOwnSnapshot(file: string, own: string | null, env: Env = proce
 // `skip` is the running daemon's own file: loading it back into that daemon would only duplicate
 // its tasks, while the fleet to recover is the one a crashed supervisor left behind.
 export function latestSnapshot(skip: string | null, env: Env = process.env, cwd = currentDirectory()): LoadedRecipe {
-  const found = readSnapshots(env, cwd).find((s) => s.recipe !== null && basename(s.info.file) !== skip);
-  if (!found) throw new UserError(`no loadable recovery snapshot in ${printable(recoveryDir(env))}`);
+  const others = readSnapshots(env, cwd).filter((s) => basename(s.info.file) !== skip);
+  const found = others.find((s) => s.recipe !== null);
+  if (!found) throw new UserError(`no loadable recovery snapshot in ${printable(recoveryDir(env))}${whyNoneLoads(others)}`);
   return found.recipe!;
+}
+
+/** What stood in the way when snapshots are there and none loads: how many, and the newest one's damage. */
+function whyNoneLoads(damaged: readonly Listed[]): string {
+  const newest = damaged[0];
+  if (newest === undefined) return "";
+  return ` (${damaged.length} damaged; the newest, ${printable(basename(newest.info.file))}: ${printable(newest.info.damaged ?? "")})`;
 }
 
 // `recover FILE`: a path from the current directory, or else a bare snapshot name from --list --json.

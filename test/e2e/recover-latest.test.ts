@@ -85,8 +85,15 @@ describe("recover --latest and FILE", () => {
     });
   });
 
-  test("--latest with only damaged snapshots fails naming the directory", async () => {
-    fabricate(DEAD_PID, 3, "{");
+  test("--latest with only damaged snapshots fails naming the directory, how many there are and what the newest holds", async () => {
+    fabricate(DEAD_PID, 5, "{");
+    const empty = fabricate(DEAD_PID, 3, snapshotRecipe(3, {}));
+    const r = await fleet.cli(["recover", "--latest"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe(`fleetcom: no loadable recovery snapshot in ${dir} (2 damaged; the newest, ${empty}: holds no command)`);
+  });
+
+  test("--latest with no snapshot at all says only that", async () => {
     const r = await fleet.cli(["recover", "--latest"]);
     expect(r.code).toBe(1);
     expect(r.stderr.trim()).toBe(`fleetcom: no loadable recovery snapshot in ${dir}`);

@@ -8,6 +8,7 @@ import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, st
 import { join } from "node:path";
 import { eachTestGetsAFleet, type Fleet, until } from "../harness/fleet.ts";
 import { crashDaemon, recoveryDirOf } from "../harness/recovery-helpers.ts";
+import { isSnapshotName } from "../../src/recipe-snapshot-rules.ts";
 
 let fleet: Fleet;
 eachTestGetsAFleet((f) => {
@@ -98,7 +99,8 @@ test("after a SIGKILL of the daemon and recover, the log goes on after the marke
   fleet.env.FLEETCOM_HISTORY_INTERVAL_MS = "100";
   const runs = join(fleet.sandbox.root, "runs");
   const id = await fleet.run(`n=$(cat ${runs} 2>/dev/null || echo 0); n=$((n+1)); echo $n > ${runs}; seq -f "run $n line %g" 1 5000; exec sleep 600`);
-  await until("the snapshot", () => readdirSync(recoveryDirOf(fleet)).some((n) => n.endsWith(".json")));
+  // A snapshot by its name: the supervisor's state file beside it (supervisor-….state.json) is there from the start.
+  await until("the snapshot", () => readdirSync(recoveryDirOf(fleet)).some(isSnapshotName));
   await until("the whole first run in the log", () => logParts().reduce((sum, p) => sum + p.bytes, 0) > 5000 * 15);
   // The history beside it too: its time is the marker's.
   await until("the history on disk", () => existsSync(join(historyDir(), `${id}.txt.gz`)));

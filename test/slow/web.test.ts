@@ -799,6 +799,9 @@ describe.skipIf(!haveChromium)("fleetcom web on a phone", () => {
     await openTask(page, id);
     await page.click("#changes-button");
     await page.waitForFunction(() => document.querySelectorAll("#checkpoints .checkpoint").length === 4);
+    // The files changed are listed above the checkpoints, from a reply of their own: a tap made before
+    // they come lands 108 px above the Rewind it aimed at once they do.
+    await page.waitForFunction(() => document.querySelectorAll("#changes-files .file").length === 2);
     const rows = await page.$$eval("#checkpoints .checkpoint", (rs) => rs.map((r) => [(r as HTMLElement).dataset.n, r.querySelector(".what")?.textContent]));
     expect(rows.map(([n]) => n)).toEqual(["3", "2", "1", "0"]);
     expect(rows[0]![1]).toMatch(/ ago · 2 files · third prompt$/);

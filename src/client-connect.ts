@@ -13,7 +13,7 @@ import { lockHolder, socketIsThere } from "./client-target.ts";
 import { startDaemon, takePrestarted } from "./client-autostart.ts";
 import { AUTOSTART_BOUND_MS, followStart } from "./client-autostart-follow.ts";
 import { isProcessAlive, peerUidReader, type PeerUid } from "./platform.ts";
-import { daemonRefusal, listenerGone } from "./wire-peer.ts";
+import { daemonRefusal, listenerGone, listenerPid } from "./wire-peer.ts";
 import { openRuntimeDir } from "./runtime-dir.ts";
 import { connectFailure, DaemonNotRunning } from "./client-failures.ts";
 
@@ -87,16 +87,6 @@ export async function connectForward(host: RemoteHost): Promise<{ transport: Tra
   return { transport: { socket: forwarded, host, why: () => (dropped ? `${host.name} is unreachable: its ssh connection ended` : null) }, target };
 }
 
-/** Whether `pid` is gone within `boundMs`, looked at every few milliseconds: a killed process takes a moment to exit. */
-export async function processEnds(pid: number, boundMs: number): Promise<boolean> {
-  const deadline = performance.now() + boundMs;
-  while (isProcessAlive(pid)) {
-    if (performance.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  return true;
-}
-
 type PeerReader = (fd: number | undefined) => PeerUid;
 /** The peer reader, made on first use: loading libc is wasted on a client that finds no daemon. */
 type LazyPeerReader = () => Promise<PeerReader>;
@@ -131,7 +121,8 @@ export async function connectVerified(dirPath: string, readPeer: LazyPeerReader,
       attempt.socket.destroy();
       return { code: "ECONNREFUSED" };
     }
-    if ("pid" in peer && peer.pid !== undefined && peer.pid > 0) return { socket: attempt.socket, listener: peer.pid };
+    const listener = listenerPid(peer);
+    if (listener !== null) return { socket: attempt.socket, listener };
   }
   return attempt;
 }

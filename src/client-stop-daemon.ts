@@ -14,7 +14,7 @@ import { EXIT, UserError } from "./errors.ts";
 import { lockPath, runtimeDir, socketPath } from "./paths.ts";
 import { flockHolder, pidInLockFile, readProcStat } from "./proc.ts";
 import { openRuntimeDir } from "./runtime-dir.ts";
-import { isProcessAlive, tryLockExclusive } from "./platform.ts";
+import { endsWithin, isProcessAlive, tryLockExclusive } from "./platform.ts";
 
 const STOP_TIMEOUT_MS = 10_000;
 /** How long a welcome may take, and how long a held lock may stay unproven. */
@@ -51,11 +51,8 @@ export async function stopDaemon(options: { ask?: ((running: number) => Promise<
       throw new UserError(`nothing stopped: daemon ${daemon.pid} and its ${running} running task(s) carry on`, EXIT.failure);
   }
   process.kill(daemon.pid, "SIGTERM");
-  const deadline = performance.now() + STOP_TIMEOUT_MS;
-  while (stillRunning(daemon)) {
-    if (performance.now() > deadline) throw new UserError(`daemon ${daemon.pid} did not stop within ${STOP_TIMEOUT_MS / 1000}s`, EXIT.failure);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  if (!(await endsWithin(() => stillRunning(daemon), STOP_TIMEOUT_MS, 20)))
+    throw new UserError(`daemon ${daemon.pid} did not stop within ${STOP_TIMEOUT_MS / 1000}s`, EXIT.failure);
   const hosts = options.otherHosts ?? [];
   const elsewhere =
     hosts.length === 0 ? "" : ` and this machine's tasks; the tasks on ${hosts.join(", ")} keep running (fleetcom --host NAME --kill stops them)`;

@@ -1,4 +1,4 @@
-import { connectForward, connectVerified, openTransport, processEnds, type Transport } from "./client-connect.ts";
+import { connectForward, connectVerified, openTransport, type Transport } from "./client-connect.ts";
 import type { ClientSocket } from "./client-socket.ts";
 import type { RemoteHost } from "./client-ssh.ts";
 import { mayBeTerminal } from "./files.ts";
@@ -24,7 +24,7 @@ import { printable } from "./text-printable.ts";
 import { currentDirectory } from "./text-path.ts";
 import { hostOf, type Target } from "./client-target.ts";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, MAX_REMOTE_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "./wire-framing.ts";
-import { peerUidReader } from "./platform.ts";
+import { endsWithin, isProcessAlive, peerUidReader } from "./platform.ts";
 import { VERSION } from "./version.ts";
 import { noWelcome, protocolError, refusalText, welcomeBoundMs } from "./client-failures.ts";
 import { printNotices } from "./client-notices.ts";
@@ -84,7 +84,7 @@ export class DaemonClient {
   /** What the hello said, for a connection made again before the welcome. */
   private hello: ClientMessage | null = null;
   private welcomeTimer: ReturnType<typeof setTimeout> | undefined;
-  /** A connection to this machine's daemon, until its welcome or its one redial. */
+  /** A connection to this machine's daemon: made again once if it drops before the welcome (dialAgain). */
   private redial: Redial | null = null;
 
   private constructor(
@@ -213,7 +213,6 @@ export class DaemonClient {
       this.onGreeting = (message) => {
         if (message.type === "welcome") {
           if (forwardedTo !== null && message.instance !== forwardedTo) return reject(new UserError("the forward leads to another daemon"));
-          this.redial = null;
           this.daemonPid = message.pid;
           this.daemonVersion = message.version;
           if (message.notices && onNotices) onNotices(message.notices);
@@ -332,7 +331,7 @@ export class DaemonClient {
     clearTimeout(this.welcomeTimer);
     let transport: Transport;
     try {
-      if (!(await processEnds(redial.listener, LISTENER_END_MS))) return this.onClosed(rejectHandshake);
+      if (!(await endsWithin(() => isProcessAlive(redial.listener), LISTENER_END_MS, 5))) return this.onClosed(rejectHandshake);
       transport = await redial.again();
     } catch (error) {
       return this.onClosed(rejectHandshake, error as Error);

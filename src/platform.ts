@@ -259,6 +259,16 @@ export function socketFd(socket: Socket): number | undefined {
   return typeof fd === "number" ? fd : undefined;
 }
 
+/** Whether `stillThere` turns false within `boundMs`, looked at every `everyMs`: a process takes a moment to end. */
+export async function endsWithin(stillThere: () => boolean, boundMs: number, everyMs: number): Promise<boolean> {
+  const deadline = performance.now() + boundMs;
+  while (stillThere()) {
+    if (performance.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+  return true;
+}
+
 /** A zombie counts as dead: a daemon that exited stays one until init gets round to reaping it. */
 export function isProcessAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;

@@ -18,10 +18,15 @@ export function clientRefusal(peer: PeerUid, uid: number | undefined): string | 
 }
 
 /**
- * Whether the process that made a socket listen is known to be gone, so that the socket is no
- * daemon's. A PID of 0 is a maker in a PID namespace we cannot see, and no PID (getpeereid, outside
- * Linux) says nothing: neither is taken for gone.
+ * The PID of the process that made a socket listen, when it is known. A PID of 0 is a maker in a PID
+ * namespace we cannot see, and no PID (getpeereid, outside Linux) says nothing: neither is one.
  */
+export function listenerPid(peer: PeerUid): number | null {
+  return "pid" in peer && peer.pid !== undefined && peer.pid > 0 ? peer.pid : null;
+}
+
+/** Whether the process that made a socket listen is known to be gone, so that the socket is no daemon's. */
 export function listenerGone(peer: PeerUid, alive: (pid: number) => boolean): boolean {
-  return "pid" in peer && peer.pid !== undefined && peer.pid > 0 && !alive(peer.pid);
+  const pid = listenerPid(peer);
+  return pid !== null && !alive(pid);
 }

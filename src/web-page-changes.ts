@@ -7,7 +7,17 @@ export function changesScript(): string {
   return `
   // Changes: the files the task changed since it started, a file's diff on a tap; with --write, lines
   // of it picked (a tap, then another for a range) and commented on, the comments sent as one prompt.
-  let diffFile = null, picked = null, comments = [];
+  let diffFile = null, picked = null, comments = [], changesLoading = false;
+  function loadChanges() {
+    changesLoading = true;
+    send(onTask({ type: "changes" }));
+  }
+
+  // The files' reply has come, or an error instead: the checkpoints listed under them may show now.
+  function changesSettled() {
+    changesLoading = false;
+    showHeldCheckpoints();
+  }
   function showChangesBox(shown) {
     if (shown) showHistoryBox(false);
     $("changes-box").hidden = !shown;
@@ -25,6 +35,7 @@ export function changesScript(): string {
       b.onclick = () => { diffFile = f.path; picked = null; $("file-diff").textContent = "loading…"; send(onTask({ type: "file-diff", path: f.path })); };
       return b;
     }));
+    changesSettled();
   }
 
   // Each line of the diff is an element of its own, made of text; a line of the file as it is now carries its number.
@@ -78,7 +89,7 @@ export function changesScript(): string {
     $("file-diff").replaceChildren();
     $("review").hidden = true;
     $("rewound").hidden = true;
-    send(onTask({ type: "changes" }));
+    loadChanges();
     loadCheckpoints();
   };
   $("review-add").onclick = () => addComment() || showError("pick lines of the diff and write a comment first");

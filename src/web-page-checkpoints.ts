@@ -6,13 +6,21 @@
 export function checkpointsScript(): string {
   return `
   // Checkpoints: loaded with the Changes; with --write, each row rewinds to it after a confirmation.
+  // A list that comes before the files above it waits for them: shown first, its rows would move
+  // down under a finger about to tap Rewind when the files arrived.
+  let heldCheckpoints = null;
   function loadCheckpoints() {
+    heldCheckpoints = null;
     $("checkpoints-note").textContent = "loading…";
     $("checkpoints").replaceChildren();
     send(onTask({ type: "checkpoints" }));
   }
 
   function showCheckpoints(m) {
+    if (changesLoading) {
+      heldCheckpoints = m;
+      return;
+    }
     $("checkpoints-note").textContent = m.note || (m.checkpoints.length + (m.checkpoints.length === 1 ? " checkpoint" : " checkpoints") + ", newest first");
     $("checkpoints").replaceChildren(...m.checkpoints.map((c) => {
       const row = el("div", "checkpoint");
@@ -27,6 +35,12 @@ export function checkpointsScript(): string {
     }));
   }
 
+  function showHeldCheckpoints() {
+    const m = heldCheckpoints;
+    heldCheckpoints = null;
+    if (m && isViewed(m)) showCheckpoints(m);
+  }
+
   // What the rewind did or why it did nothing, as text; the files and the list then show the tree as it is now.
   function showRewound(m) {
     const out = $("rewound");
@@ -34,7 +48,7 @@ export function checkpointsScript(): string {
     out.className = m.ok ? "ok" : "refused";
     out.hidden = false;
     if (!m.ok) return;
-    send(onTask({ type: "changes" }));
+    loadChanges();
     loadCheckpoints();
   }
 `;

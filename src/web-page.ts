@@ -197,7 +197,10 @@ function script(): string {
     else if (m.type === "checkpoints" && isViewed(m)) showCheckpoints(m);
     else if (m.type === "rewound" && isViewed(m)) showRewound(m);
     else if (m.type === "reviewed" && isViewed(m)) { comments = []; showPicked(); $("review-queue").textContent = m.comments + (m.comments === 1 ? " comment" : " comments") + " sent to the agent as one prompt"; }
-    else if (m.type === "error") showError(m.message);
+    else if (m.type === "error") {
+      showError(m.message);
+      if (changesLoading) changesSettled();
+    }
     else if (m.type === "daemon" && !m.connected) $("summary").textContent = "the daemon is not running; waiting for it…";
   }
 

@@ -103,10 +103,11 @@ async function startWeb(
   return { url, origin: new URL(url).origin, said };
 }
 
-/** A phone-sized page logged in through the URL's token. */
-async function openPage(url: string): Promise<Page> {
+/** A phone-sized page logged in through the URL's token; `prepare` runs before it loads. */
+async function openPage(url: string, prepare?: (page: Page) => Promise<void>): Promise<Page> {
   const page = await browser.newPage();
   await page.setViewport({ width: 390, height: 844, deviceScaleFactor: 2 });
+  await prepare?.(page);
   await page.goto(url);
   await page.waitForSelector(".card");
   return page;
@@ -134,6 +135,51 @@ async function tapCard(page: Page, selector: string): Promise<void> {
 async function openTask(page: Page, id: number): Promise<void> {
   await tapCard(page, `.card[data-task="${id}"]`);
   await page.waitForSelector(".xterm-rows");
+}
+
+/**
+ * The race of the Changes' two replies, made to happen every time: each "changes" reply the page gets
+ * is held until a "checkpoints" reply has been handled (or, with `failing`, replaced by an error), and
+ * every place checkpoint 2's Rewind is seen at, from when it is first drawn, goes into `rewindTops`.
+ */
+function checkpointsFirst(failing: boolean) {
+  return (page: Page) =>
+    page
+      .evaluateOnNewDocument((failing: boolean) => {
+        const w = window as unknown as { rewindTops: number[]; WebSocket: unknown };
+        w.rewindTops = [];
+        const Native = WebSocket;
+        const setMessage = Object.getOwnPropertyDescriptor(Native.prototype, "onmessage")!.set!;
+        function Reordering(url: string, protocols: string[]) {
+          const ws = new Native(url, protocols);
+          let changesHeld: MessageEvent[] = [];
+          let checkpointsAhead = 0;
+          Object.defineProperty(ws, "onmessage", {
+            set(handle: (e: MessageEvent) => void) {
+              setMessage.call(ws, (e: MessageEvent) => {
+                const type = JSON.parse(e.data).type;
+                if (type === "changes" && failing) e = new MessageEvent("message", { data: JSON.stringify({ type: "error", message: "no changes here" }) });
+                if (type === "changes" && checkpointsAhead === 0) return void changesHeld.push(e);
+                if (type === "changes") checkpointsAhead--;
+                handle(e);
+                if (type !== "checkpoints") return;
+                if (changesHeld.length === 0) return void checkpointsAhead++;
+                const held = changesHeld;
+                changesHeld = [];
+                setTimeout(() => held.forEach(handle));
+              });
+            },
+          });
+          return ws;
+        }
+        Reordering.prototype = Native.prototype;
+        w.WebSocket = Reordering;
+        new MutationObserver(() => {
+          const top = document.querySelector('#checkpoints .checkpoint[data-n="2"] .rewind')?.getBoundingClientRect().top;
+          if (top !== undefined && top !== w.rewindTops.at(-1)) w.rewindTops.push(top);
+        }).observe(document, { childList: true, subtree: true });
+      }, failing)
+      .then(() => undefined);
 }
 
 /** The session token the page keeps (its origin's storage) for the login token, for clients the test drives by hand. */
@@ -795,13 +841,17 @@ describe.skipIf(!haveChromium)("fleetcom web on a phone", () => {
     await prompt("third prompt", 4);
 
     const { url, origin } = await startWeb(["--write"]);
-    const page = await openPage(url);
+    // The files changed are listed above the checkpoints, from a reply of their own. Here it comes
+    // after the checkpoints': the list waits for the files, so its Rewind is drawn once, where it stays
+    // (drawn at once, it moved 108 px down when the files came, under a finger about to tap it).
+    const page = await openPage(url, checkpointsFirst(false));
     await openTask(page, id);
     await page.click("#changes-button");
     await page.waitForFunction(() => document.querySelectorAll("#checkpoints .checkpoint").length === 4);
-    // The files changed are listed above the checkpoints, from a reply of their own: a tap made before
-    // they come lands 108 px above the Rewind it aimed at once they do.
-    await page.waitForFunction(() => document.querySelectorAll("#changes-files .file").length === 2);
+    expect(await page.$$eval("#changes-files .file", (files) => files.length)).toBe(2);
+    const rewindTops = await page.evaluate(() => (window as unknown as { rewindTops: number[] }).rewindTops);
+    const rewindTop = await page.$eval('#checkpoints .checkpoint[data-n="2"] .rewind', (b) => b.getBoundingClientRect().top);
+    expect(rewindTops).toEqual([rewindTop]);
     const rows = await page.$$eval("#checkpoints .checkpoint", (rs) => rs.map((r) => [(r as HTMLElement).dataset.n, r.querySelector(".what")?.textContent]));
     expect(rows.map(([n]) => n)).toEqual(["3", "2", "1", "0"]);
     expect(rows[0]![1]).toMatch(/ ago · 2 files · third prompt$/);
@@ -839,10 +889,12 @@ describe.skipIf(!haveChromium)("fleetcom web on a phone", () => {
     // Read-only: the list, no button; its server refuses a rewind sent by hand.
     writeFileSync(join(repo, "a.txt"), "after the rewind\n");
     const readOnly = await startWeb();
-    const looker = await openPage(readOnly.url);
+    // Its files' reply fails here: the checkpoints, waiting for it, are shown all the same.
+    const looker = await openPage(readOnly.url, checkpointsFirst(true));
     await openTask(looker, id);
     await looker.click("#changes-button");
     await looker.waitForFunction(() => document.querySelectorAll("#checkpoints .checkpoint").length === 4);
+    expect(await looker.$eval("#error", (e) => e.textContent)).toContain("no changes here");
     expect(await looker.$$("#checkpoints .rewind")).toHaveLength(0);
     const raw = rawSocket(readOnly.origin, { session: await sessionOf(looker) });
     expect(await raw.opened).toBe(true);

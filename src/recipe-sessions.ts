@@ -6,6 +6,7 @@ import { chmodSync, mkdirSync, readdirSync, statSync, unlinkSync } from "node:fs
 import { basename, join } from "node:path";
 import { removeStaleTempFiles, writeFileAtomic, describeFsError } from "./atomic-write.ts";
 import { errnoCode, UserError } from "./errors.ts";
+import { byCodeUnits } from "./text-order.ts";
 import { printable } from "./text-printable.ts";
 import { homeDir, sessionDir, tildePath, type Env } from "./paths.ts";
 import { decodeRecipe, type DirContext, formatRecipe, type HostedEntry, parseRecipe, type ParsedRecipe, type RecipeEntry } from "./recipe.ts";
@@ -113,7 +114,7 @@ export function listSessions(env: Env = process.env, cwd: string = process.cwd()
     const row = describeSessionFile(join(dir, name), env, cwd, host);
     if (row) rows.push(row);
   }
-  return rows.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return rows.sort((a, b) => byCodeUnits(a.name, b.name));
 }
 
 function describeSessionFile(file: string, env: Env, cwd: string, host: DirContext["host"]): SessionInfo | null {

@@ -7,6 +7,7 @@ import { loadAndDescribe, ownSnapshotName, recipeHosts, recoverAndDescribe, type
 import { runningDaemonStatus } from "./client-running-daemon.ts";
 import { SAVE_HINT, snapshotListRow } from "./ui-format.ts";
 import { age } from "./view-task.ts";
+import { byNameIgnoringCase } from "./text-order.ts";
 import { printable } from "./text-printable.ts";
 import { pick, type PickItem, type PickList, type PickerOptions } from "./ui-picker.ts";
 import { listSnapshots, snapshotByPath } from "./recipe-snapshots.ts";
@@ -20,8 +21,7 @@ export type PickedSession = { kind: "saved" | "recovery"; recipe: LoadedRecipe }
 type Source = { kind: "saved"; session: SessionInfo } | { kind: "recovery"; file: string };
 
 export function sessionsByName(sessions: SessionInfo[]): SessionInfo[] {
-  const key = (s: SessionInfo) => s.name.toLowerCase();
-  return [...sessions].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return [...sessions].sort((a, b) => byNameIgnoringCase(a.name, b.name));
 }
 
 function savedRow(s: SessionInfo, now: number): string {

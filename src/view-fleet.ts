@@ -5,6 +5,7 @@
 import type { FleetLink } from "./client-fleet.ts";
 import { tildePath } from "./paths.ts";
 import { NO_GROUP } from "./task-labels.ts";
+import { byCodeUnits, byNameIgnoringCase } from "./text-order.ts";
 import { glyph } from "./view-task.ts";
 import type { TaskInfo } from "./wire-protocol.ts";
 
@@ -43,10 +44,8 @@ export function sectionOf(task: TaskInfo, grouping: Grouping, home: string | und
   return task.group ?? NO_GROUP;
 }
 
-const byName = (a: string, b: string) => {
-  const [x, y] = [a.toLowerCase(), b.toLowerCase()];
-  return x < y ? -1 : x > y ? 1 : a < b ? -1 : a > b ? 1 : 0;
-};
+/** The task whose wait began first first: `since` is an ISO 8601 time in UTC, ordered by its code units. */
+export const waitedLonger = (a: TaskInfo, b: TaskInfo): number => byCodeUnits(a.attention!.since, b.attention!.since);
 
 /**
  * Sections in display order; tasks by id within each (or by `order`); a section without tasks is not shown. By
@@ -63,16 +62,16 @@ export function sections(tasks: TaskInfo[], grouping: Grouping, home: string | u
   };
   if (grouping === "state") for (const title of STATE_SECTIONS) buckets.set(title, []);
   if (grouping === "group") {
-    const named = [...new Set(sorted.map((t) => t.group).filter((g): g is string => g !== null))].sort(byName);
+    const named = [...new Set(sorted.map((t) => t.group).filter((g): g is string => g !== null))].sort(byNameIgnoringCase);
     for (const title of named) buckets.set(title, []);
   }
   for (const task of sorted) add(sectionOf(task, grouping, home), task);
   // The longest waiting first, as the web view lists them.
-  if (grouping === "state") buckets.get("Waiting")!.sort((a, b) => a.attention!.since.localeCompare(b.attention!.since) || a.id - b.id);
+  if (grouping === "state") buckets.get("Waiting")!.sort((a, b) => waitedLonger(a, b) || a.id - b.id);
   let titles = [...buckets.keys()];
   if (grouping === "directory") {
     const first = here === undefined ? null : tildePath(here, home);
-    titles = titles.sort(byName).sort((a, b) => Number(b === first) - Number(a === first));
+    titles = titles.sort(byNameIgnoringCase).sort((a, b) => Number(b === first) - Number(a === first));
   }
   return titles.map((title) => ({ title, tasks: buckets.get(title)! })).filter((s) => s.tasks.length > 0);
 }

@@ -3,8 +3,9 @@
 // their own, then every other task by host (this machine first) and group; the title carries how many
 // wait. A host that cannot be reached is one line in place of its tasks.
 import { label } from "./task-labels.ts";
-import { header, sections } from "./view-fleet.ts";
+import { header, sections, waitedLonger } from "./view-fleet.ts";
 import { age, glyph, restartText, stateText } from "./view-task.ts";
+import { byCodeUnits } from "./text-order.ts";
 import { printable } from "./text-printable.ts";
 import { cpuCell, memCell, sampled, sparkline } from "./task-resources.ts";
 import { changesCell } from "./text-changes.ts";
@@ -22,7 +23,7 @@ export function fleetView(fleets: HostTasks[], now: number, home: string | undef
   const all = fleets.flatMap((f) => (f.note === null ? f.tasks.map((task) => ({ task, host: f.host })) : []));
   const waiting = all
     .filter((t) => t.task.attention)
-    .sort((a, b) => a.task.attention!.since.localeCompare(b.task.attention!.since) || (a.host ?? "").localeCompare(b.host ?? "") || a.task.id - b.task.id);
+    .sort((a, b) => waitedLonger(a.task, b.task) || byCodeUnits(a.host ?? "", b.host ?? "") || a.task.id - b.task.id);
   const remote = fleets.some((f) => f.host !== null);
   const byHost = fleets.flatMap((f) => hostSections(f, remote, home, now));
   const tasks = all.map((t) => t.task);

@@ -320,6 +320,13 @@ describe("the import graph", () => {
   });
 });
 
+describe("what the runtime would load", () => {
+  test("no module orders text by a locale's collation: ICU's collator costs a client ~2 MB and milliseconds on its first sort", () => {
+    const collating = MODULES.filter((m) => /\.localeCompare\(|\bIntl\.Collator\b/.test(sourceOf(m)));
+    expect(collating).toEqual([]);
+  });
+});
+
 describe("unit test names", () => {
   test("each test/unit file is named after the module it tests, or after a theme the doc lists", () => {
     const themes = new Set(section("Tests").flatMap((l) => /^- `([\w-]+)\.test\.ts`/.exec(l)?.[1] ?? []));

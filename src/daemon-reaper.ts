@@ -10,9 +10,8 @@
 // session started no earlier than the leader. Then it exits.
 // Linux only (/proc); elsewhere no watcher runs, and a task that ignores SIGHUP outlives the daemon
 // (docs/daemon.md).
-import type { ChildProcess } from "node:child_process";
 import { hasProc, readProcStat } from "./proc.ts";
-import { childProcess } from "./platform.ts";
+import { type FedChild, spawnFed } from "./platform.ts";
 
 /**
  * The watcher's program. `+ PGID START` learns a group, `- PGID` forgets it; at the end of its
@@ -55,34 +54,29 @@ done
 exit 0
 `;
 
-let reaper: ChildProcess | null | undefined;
+let reaper: FedChild | null | undefined;
 /** The groups the watcher holds, by group id: told again to a watcher started after one ended. */
 const watched = new Map<number, number>();
 
 /** The watcher, started with the first task; null where it cannot run or could not start. */
-function watcher(log: (message: string) => void): ChildProcess | null {
+function watcher(log: (message: string) => void): FedChild | null {
   if (reaper !== undefined) return reaper;
   reaper = null;
   if (!hasProc()) return null;
-  try {
-    // The program goes in the environment, so `ps` shows a name rather than the script.
-    const child = childProcess().spawn("/bin/sh", ["-c", 'eval "$FLEETCOM_REAPER"', "fleetcom-task-reaper"], {
-      stdio: ["pipe", "ignore", "ignore"],
-      detached: true,
-      env: { PATH: "/usr/bin:/bin", LC_ALL: "C", FLEETCOM_REAPER: REAPER_SCRIPT, FLEETCOM_REAPER_DAEMON: daemonIdentity() },
-    });
-    child.on("error", (error) => log(`task reaper failed: ${error.message}`));
-    child.stdin?.on("error", () => {});
-    // A watcher that ended (killed by hand) while the daemon lives is replaced at the next task.
-    child.on("exit", () => {
-      if (reaper === child) reaper = undefined;
-    });
-    child.unref();
-    reaper = child;
-    for (const [pgid, start] of watched) child.stdin?.write(`+ ${pgid} ${start}\n`);
-  } catch (error) {
-    log(`task reaper could not start: ${(error as Error).message}`);
-  }
+  // The program goes in the environment, so `ps` shows a name rather than the script.
+  const child = spawnFed(["/bin/sh", "-c", 'eval "$FLEETCOM_REAPER"', "fleetcom-task-reaper"], {
+    PATH: "/usr/bin:/bin",
+    LC_ALL: "C",
+    FLEETCOM_REAPER: REAPER_SCRIPT,
+    FLEETCOM_REAPER_DAEMON: daemonIdentity(),
+  });
+  // A watcher that ended (killed by hand) while the daemon lives is replaced at the next task.
+  void child.ended.then((end) => {
+    if ("notRun" in end) log(`task reaper could not start: ${end.notRun}`);
+    if (reaper === child) reaper = undefined;
+  });
+  reaper = child;
+  for (const [pgid, start] of watched) child.write(`+ ${pgid} ${start}\n`);
   return reaper;
 }
 
@@ -97,11 +91,11 @@ export function watchGroup(pgid: number, leaderStart: number | null, log: (messa
   if (leaderStart === null) return;
   const child = watcher(log);
   watched.set(pgid, leaderStart);
-  child?.stdin?.write(`+ ${pgid} ${leaderStart}\n`);
+  child?.write(`+ ${pgid} ${leaderStart}\n`);
 }
 
 /** The group's leader was reaped: its number proves nothing from now on. */
 export function forgetGroup(pgid: number): void {
   if (!watched.delete(pgid)) return;
-  reaper?.stdin?.write(`- ${pgid}\n`);
+  reaper?.write(`- ${pgid}\n`);
 }

@@ -9,7 +9,7 @@
 // read from refreshing the user's index.
 import { copyFileSync, existsSync, lstatSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { childProcess, nodeOs } from "./platform.ts";
+import { childProcess, type Gathered, nodeOs, runGathered } from "./platform.ts";
 import { type ChangeStats, parseNumstat } from "./text-changes.ts";
 
 /** Where a task's baseline lives: the repository's top, the snapshot commit and the ref that keeps it alive. */
@@ -41,20 +41,8 @@ export function gitRun(cwd: string, args: string[], env: Record<string, string> 
 }
 
 /** git in `cwd`, its output as bytes (a blob read back unchanged); never throws. */
-export function gitBytes(cwd: string, args: string[], env: Record<string, string> = {}, input?: string): Promise<{ code: number; out: Buffer; err: string }> {
-  return new Promise((resolve) => {
-    const child = childProcess().spawn("git", ["-C", cwd, ...args], {
-      env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", ...env },
-      stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-    });
-    if (input !== undefined) child.stdin?.end(input);
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout?.on("data", (b: Buffer) => out.push(b));
-    child.stderr?.on("data", (b: Buffer) => err.push(b));
-    child.on("error", (e) => resolve({ code: 127, out: Buffer.alloc(0), err: e.message }));
-    child.on("close", (code) => resolve({ code: code ?? 1, out: Buffer.concat(out), err: Buffer.concat(err).toString("utf8").trim() }));
-  });
+export function gitBytes(cwd: string, args: string[], env: Record<string, string> = {}, input?: string): Promise<Gathered> {
+  return runGathered(["git", "-C", cwd, ...args], { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", ...env }, input);
 }
 
 /** The top of the working tree `cwd` is in, or null outside one. */

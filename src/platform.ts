@@ -7,7 +7,7 @@ import type { Socket } from "node:net";
 import { createRequire } from "node:module";
 
 import { readProcStat } from "./proc.ts";
-import { errnoCode } from "./errors.ts";
+import { errnoCode, errorMessage } from "./errors.ts";
 import { type ChildEnd, compiledBinary, type DetachedChild, runsOnBun, spawnDetachedOnBun } from "./spawn-bun.ts";
 
 declare const Deno: any;
@@ -92,6 +92,80 @@ export function runUnwaited(argv: string[]): void {
   const child = childProcess().spawn(argv[0]!, argv.slice(1), { stdio: "ignore" });
   child.once("error", () => {});
   child.unref();
+}
+
+// A daemon's own children (the task watcher, git) start through Bun's spawn where there is one:
+// node:child_process would load node's streams under it, ~2 MB more of a daemon's resident memory
+// for as long as it lives (docs/benchmarks.md).
+
+/** A child that reads what this process writes to its stdin (daemon-reaper.ts). */
+export interface FedChild {
+  /** Writes to its stdin; once it has ended, nothing. */
+  write(text: string): void;
+  /** How it ended, or that it could not start. */
+  ended: Promise<ChildEnd>;
+}
+
+/** Starts `argv` in a session of its own (setsid), its output to /dev/null, not keeping this process alive. */
+export function spawnFed(argv: string[], env: Record<string, string>): FedChild {
+  if (runsOnBun()) {
+    let child: Bun.Subprocess<"pipe", "ignore", "ignore">;
+    try {
+      child = Bun.spawn(argv, { detached: true, stdio: ["pipe", "ignore", "ignore"], env });
+    } catch (error) {
+      return { write: () => {}, ended: Promise.resolve({ notRun: errnoCode(error) ?? errorMessage(error) }) };
+    }
+    child.unref();
+    child.stdin.unref();
+    const ended = child.exited.then((status): ChildEnd => (child.signalCode ? { signal: String(child.signalCode) } : { status }));
+    let open = true;
+    void ended.then(() => (open = false));
+    const write = (text: string) => {
+      if (!open) return;
+      try {
+        child.stdin.write(text);
+        void Promise.resolve(child.stdin.flush()).catch(() => {});
+      } catch {
+        // it ended between the check and the write
+      }
+    };
+    return { write, ended };
+  }
+  const child = childProcess().spawn(argv[0]!, argv.slice(1), { detached: true, stdio: ["pipe", "ignore", "ignore"], env });
+  const ended = new Promise<ChildEnd>((resolve) => {
+    child.once("exit", (code, signal) => resolve(signal ? { signal } : { status: code ?? 0 }));
+    child.once("error", (error: NodeJS.ErrnoException) => resolve({ notRun: error.code ?? error.message }));
+  });
+  child.stdin?.on("error", () => {});
+  child.unref();
+  return { write: (text) => void child.stdin?.write(text), ended };
+}
+
+/** What a program said and how it ended: its status (1 for a signal, 127 if it could not start), its output, its stderr trimmed. */
+export type Gathered = { code: number; out: Buffer; err: string };
+
+/** Runs `argv` with `input` on its stdin (none: /dev/null) and gathers its output; never throws. */
+export async function runGathered(argv: string[], env: Record<string, string | undefined>, input?: string): Promise<Gathered> {
+  if (runsOnBun()) {
+    let child: Bun.Subprocess<"ignore" | Buffer, "pipe", "pipe">;
+    try {
+      child = Bun.spawn(argv, { env, stdio: [input === undefined ? "ignore" : Buffer.from(input), "pipe", "pipe"] });
+    } catch (error) {
+      return { code: 127, out: Buffer.alloc(0), err: errorMessage(error) };
+    }
+    const [out, err] = await Promise.all([new Response(child.stdout).arrayBuffer(), new Response(child.stderr).text(), child.exited]);
+    return { code: child.exitCode ?? 1, out: Buffer.from(out), err: err.trim() };
+  }
+  return new Promise((resolve) => {
+    const child = childProcess().spawn(argv[0]!, argv.slice(1), { env, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    if (input !== undefined) child.stdin?.end(input);
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout?.on("data", (b: Buffer) => out.push(b));
+    child.stderr?.on("data", (b: Buffer) => err.push(b));
+    child.on("error", (e) => resolve({ code: 127, out: Buffer.alloc(0), err: e.message }));
+    child.on("close", (code) => resolve({ code: code ?? 1, out: Buffer.concat(out), err: Buffer.concat(err).toString("utf8").trim() }));
+  });
 }
 
 /** argv that runs this same fleetcom (compiled binary, `bun src/main.ts`, or `deno run`). */

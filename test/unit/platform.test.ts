@@ -1,0 +1,59 @@
+// The children platform.ts starts for the daemon (its task watcher, its git) through Bun's spawn.
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runGathered, spawnFed } from "../../src/platform.ts";
+import { readProcStat } from "../../src/proc.ts";
+import { until } from "../harness/fleet.ts";
+
+describe("a program run for its output", () => {
+  test("its output as bytes, its stderr trimmed, its status; input reaches its stdin", async () => {
+    const r = await runGathered(["/bin/sh", "-c", "tr a-z A-Z; printf ' oops \\n' >&2; exit 3"], { PATH: "/usr/bin:/bin" }, "héllo\n");
+    expect(r).toEqual({ code: 3, out: Buffer.from("HéLLO\n"), err: "oops" });
+  });
+
+  test("without input its stdin is empty, and it sees only the environment given", async () => {
+    const r = await runGathered(["/bin/sh", "-c", 'cat; printf "%s" "$ONLY:$HOME"'], { ONLY: "this" });
+    expect(r.out.toString()).toBe("this:");
+  });
+
+  test("one ended by a signal answers 1; one that cannot start answers 127 and why, without throwing", async () => {
+    expect((await runGathered(["/bin/sh", "-c", "kill -TERM $$"], {})).code).toBe(1);
+    const missing = await runGathered(["/no/such/program"], {});
+    expect(missing.code).toBe(127);
+    expect(missing.err).not.toBe("");
+  });
+});
+
+describe("a child fed on its stdin", () => {
+  const dir = mkdtempSync(join(tmpdir(), "fleetcom-fed-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test("reads each write as it comes and says how it ended; a write after its end is dropped", async () => {
+    const out = join(dir, "read");
+    const child = spawnFed(["/bin/sh", "-c", 'while read -r line; do [ "$line" = end ] && exit 7; echo "$line" >> "$OUT"; done'], { OUT: out });
+    child.write("one\n");
+    child.write("two\nend\n");
+    expect(await child.ended).toEqual({ status: 7 });
+    child.write("after the end\n");
+    expect(readFileSync(out, "utf8")).toBe("one\ntwo\n");
+  });
+
+  test("leads a session of its own", async () => {
+    const out = join(dir, "session");
+    const child = spawnFed(["/bin/sh", "-c", 'read -r s < /proc/$$/stat; set -- ${s##*) }; echo "$$ $4" > "$OUT"; read -r line'], { OUT: out });
+    await until("it to say its session", () => existsSync(out) && readFileSync(out, "utf8").endsWith("\n"));
+    const [pid, session] = readFileSync(out, "utf8").trim().split(" ").map(Number);
+    expect(session).toBe(pid!);
+    expect(session).not.toBe(readProcStat(process.pid)!.session);
+    child.write("done\n");
+    expect(await child.ended).toEqual({ status: 0 });
+  });
+
+  test("a program that cannot start is said, and writes to it are dropped", async () => {
+    const child = spawnFed(["/no/such/program"], {});
+    child.write("nobody reads this\n");
+    expect(await child.ended).toMatchObject({ notRun: expect.any(String) });
+  });
+});

@@ -19,7 +19,7 @@ import { writeFileAtomic } from "./atomic-write.ts";
 import { provenBuild } from "./agent-proven.ts";
 import { errorMessage } from "./errors.ts";
 import { definedEnvironment, type Env } from "./paths.ts";
-import { childProcess } from "./platform.ts";
+import { runInGroup } from "./platform.ts";
 
 /** A probe still running after this long is killed and answers nothing; none waits for it, so it can be long. */
 const PROBE_LIMIT_MS = 60_000;
@@ -297,34 +297,11 @@ function isEntry(e: unknown): e is CacheEntry {
  * outlives the limit, in which case it is killed. `stoppers` holds a way to kill each probe still running.
  */
 function outputOf(executable: string, args: string[], env: Env, cwd: string, stoppers: Set<() => void>, limitMs = PROBE_LIMIT_MS): Promise<string | null> {
+  const run = runInGroup([executable, ...args], isAbsolute(cwd) ? cwd : "/", { ...definedEnvironment(env), NO_COLOR: "1" }, HELP_MAX_BYTES);
+  if (run.group === undefined) return run.output;
+  const stop = () => killGroup(run.group!);
+  stoppers.add(stop);
   return new Promise((resolveText) => {
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    const options = {
-      cwd: isAbsolute(cwd) ? cwd : "/",
-      env: { ...definedEnvironment(env), NO_COLOR: "1" },
-      stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"],
-    };
-    const { spawn } = childProcess();
-    let child: ReturnType<typeof spawn>;
-    let ownGroup = true;
-    try {
-      child = spawn(executable, args, { ...options, detached: true });
-    } catch {
-      // A runtime without `detached` still gets its answer; a kill then reaches that one process.
-      try {
-        ownGroup = false;
-        child = spawn(executable, args, options);
-      } catch {
-        return resolveText(null);
-      }
-    }
-    const stop = () => {
-      if (child.pid === undefined) return;
-      if (ownGroup) killGroup(child.pid);
-      else child.kill("SIGKILL");
-    };
-    stoppers.add(stop);
     const done = (text: string | null) => {
       clearTimeout(limit);
       stoppers.delete(stop);
@@ -334,15 +311,7 @@ function outputOf(executable: string, args: string[], env: Env, cwd: string, sto
       stop();
       done(null);
     }, limitMs);
-    const take = (chunk: Buffer) => {
-      if (bytes >= HELP_MAX_BYTES) return;
-      chunks.push(chunk);
-      bytes += chunk.length;
-    };
-    child.stdout!.on("data", take);
-    child.stderr!.on("data", take);
-    child.on("error", () => done(null));
-    child.on("close", () => done(Buffer.concat(chunks).toString("utf8")));
+    void run.output.then(done);
   });
 }
 

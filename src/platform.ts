@@ -168,6 +168,51 @@ export async function runGathered(argv: string[], env: Record<string, string | u
   });
 }
 
+/** A program run in a process group of its own: the group to kill it by, and its output when it ends. */
+export interface GroupRun {
+  /** Its process group (its PID); undefined when it could not start. */
+  group: number | undefined;
+  /** Its stdout and stderr together, as they came, up to `maxBytes`; null when it could not start. */
+  output: Promise<string | null>;
+}
+
+/** Runs `argv` in `cwd` with stdin closed, in a session and process group of its own (agent-probe.ts). */
+export function runInGroup(argv: string[], cwd: string, env: Record<string, string>, maxBytes: number): GroupRun {
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  const take = (chunk: Uint8Array) => {
+    if (bytes >= maxBytes) return;
+    chunks.push(chunk);
+    bytes += chunk.length;
+  };
+  const joined = () => Buffer.concat(chunks).toString("utf8");
+  if (runsOnBun()) {
+    let child: Bun.Subprocess<"ignore", "pipe", "pipe">;
+    try {
+      child = Bun.spawn(argv, { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    } catch {
+      return { group: undefined, output: Promise.resolve(null) };
+    }
+    const drain = async (stream: ReadableStream<Uint8Array>) => {
+      for await (const chunk of stream) take(chunk);
+    };
+    return { group: child.pid, output: Promise.all([drain(child.stdout), drain(child.stderr), child.exited]).then(joined) };
+  }
+  let child: import("node:child_process").ChildProcess;
+  try {
+    child = childProcess().spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  } catch {
+    return { group: undefined, output: Promise.resolve(null) };
+  }
+  const output = new Promise<string | null>((resolve) => {
+    child.stdout?.on("data", take);
+    child.stderr?.on("data", take);
+    child.once("error", () => resolve(null));
+    child.once("close", () => resolve(joined()));
+  });
+  return { group: child.pid, output };
+}
+
 /** argv that runs this same fleetcom (compiled binary, `bun src/main.ts`, or `deno run`). */
 export function selfCommand(): string[] {
   // A path, not URL.pathname: a checkout under `my tools/` must not become `my%20tools/`. (Not

@@ -321,12 +321,13 @@ describe("the import graph", () => {
 });
 
 describe("what the runtime would load", () => {
-  test("the daemon's task watcher and its git start through platform.ts, Bun's spawn under Bun: node:child_process would hold node's streams, ~2 MB, in every daemon with a task", () => {
+  test("the daemon's task watcher, its git and its agent probe start through platform.ts, Bun's spawn under Bun: node:child_process would hold node's streams in every daemon with a task", () => {
     const gitBytes = sourceOf("git.ts").match(/export function gitBytes[\s\S]*?\n}\n/)?.[0];
     expect(gitBytes).toContain("runGathered(");
     expect(gitBytes).not.toContain("childProcess(");
     expect(sourceOf("daemon-reaper.ts")).toContain("spawnFed(");
-    expect(sourceOf("daemon-reaper.ts")).not.toContain("childProcess");
+    expect(sourceOf("agent-probe.ts")).toContain("runInGroup(");
+    for (const module of ["daemon-reaper.ts", "agent-probe.ts"]) expect(sourceOf(module)).not.toContain("childProcess");
   });
 
   test("no module orders text by a locale's collation: ICU's collator costs a client ~2 MB and milliseconds on its first sort", () => {

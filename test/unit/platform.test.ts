@@ -3,8 +3,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runGathered, spawnFed } from "../../src/platform.ts";
-import { readProcStat } from "../../src/proc.ts";
+import { runGathered, runInGroup, spawnFed } from "../../src/platform.ts";
+import { listProcStats, readProcStat } from "../../src/proc.ts";
 import { until } from "../harness/fleet.ts";
 
 describe("a program run for its output", () => {
@@ -23,6 +23,33 @@ describe("a program run for its output", () => {
     const missing = await runGathered(["/no/such/program"], {});
     expect(missing.code).toBe(127);
     expect(missing.err).not.toBe("");
+  });
+});
+
+describe("a program run in a group of its own", () => {
+  test("its stdout and stderr together, in its directory, with the environment given", async () => {
+    const run = runInGroup(["/bin/sh", "-c", 'echo "out $ONLY"; echo err >&2; pwd'], "/tmp", { ONLY: "this" }, 1024);
+    // Read from two pipes at once: which of two lines written together comes first is the scheduler's.
+    expect((await run.output)!.split("\n").sort()).toEqual(["", "/tmp", "err", "out this"]);
+  });
+
+  test("leads its process group, which one kill ends, children and all", async () => {
+    const run = runInGroup(["/bin/sh", "-c", "sleep 300 & wait"], "/", {}, 1024);
+    expect(run.group).toBeNumber();
+    await until("the group to have its sleep", () => (listProcStats() ?? []).some((p) => p.pgrp === run.group && p.pid !== run.group));
+    process.kill(-run.group!, "SIGKILL");
+    expect(await run.output).toBe("");
+    await until("the group to be gone", () => !(listProcStats() ?? []).some((p) => p.pgrp === run.group && p.state !== "Z"));
+  });
+
+  test("keeps at most its bound of output, and one that cannot start gives null", async () => {
+    const run = runInGroup(["/bin/sh", "-c", "head -c 300000 /dev/zero | tr '\\0' x"], "/", { PATH: "/usr/bin:/bin" }, 1000);
+    const kept = (await run.output)!;
+    expect(kept.length).toBeGreaterThanOrEqual(1000);
+    expect(kept.length).toBeLessThan(300_000);
+    const missing = runInGroup(["/no/such/program"], "/", {}, 1000);
+    expect(missing.group).toBeUndefined();
+    expect(await missing.output).toBeNull();
   });
 });
 

@@ -19,7 +19,7 @@ import { writeFileAtomic } from "./atomic-write.ts";
 import { provenBuild } from "./agent-proven.ts";
 import { errorMessage } from "./errors.ts";
 import { definedEnvironment, type Env } from "./paths.ts";
-import { runInGroup } from "./platform.ts";
+import { killGroup, runInGroup } from "./platform.ts";
 
 /** A probe still running after this long is killed and answers nothing; none waits for it, so it can be long. */
 const PROBE_LIMIT_MS = 60_000;
@@ -313,12 +313,4 @@ function outputOf(executable: string, args: string[], env: Env, cwd: string, sto
     }, limitMs);
     void run.output.then(done);
   });
-}
-
-function killGroup(pgid: number): void {
-  try {
-    process.kill(-pgid, "SIGKILL");
-  } catch {
-    // already gone
-  }
 }

@@ -4,7 +4,7 @@
 // the line matching are task-ready.ts's; here are the timers and the probes' I/O, none of which
 // ever blocks the daemon: an HTTP try, a connect and a command each have their own bound.
 import type { Task } from "./daemon-task.ts";
-import { childProcess } from "./platform.ts";
+import { childProcess, killGroup } from "./platform.ts";
 import { DEFAULT_READY_TIMEOUT_S, LineMatcher, PROBE_INTERVAL_MS, probeKind, type ReadyProbe } from "./task-ready.ts";
 
 /** How long one try may take: a probe that hangs is a probe that failed this time. */
@@ -149,10 +149,4 @@ function commandSucceeds(command: string, cwd: string, tries: Set<number>): Prom
     child.once("error", () => done(false));
     child.once("exit", (code) => done(code === 0));
   });
-}
-
-function killGroup(group: number): void {
-  try {
-    process.kill(-group, "SIGKILL");
-  } catch {}
 }

@@ -118,10 +118,8 @@ export function spawnFed(argv: string[], env: Record<string, string>): FedChild 
     child.unref();
     child.stdin.unref();
     const ended = child.exited.then((status): ChildEnd => (child.signalCode ? { signal: String(child.signalCode) } : { status }));
-    let open = true;
-    void ended.then(() => (open = false));
     const write = (text: string) => {
-      if (!open) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       try {
         child.stdin.write(text);
         void Promise.resolve(child.stdin.flush()).catch(() => {});
@@ -211,6 +209,15 @@ export function runInGroup(argv: string[], cwd: string, env: Record<string, stri
     child.once("close", () => resolve(joined()));
   });
   return { group: child.pid, output };
+}
+
+/** SIGKILL to a whole process group (a probe's, a readiness command's); one already gone is no error. */
+export function killGroup(pgid: number): void {
+  try {
+    process.kill(-pgid, "SIGKILL");
+  } catch {
+    // already gone
+  }
 }
 
 /** argv that runs this same fleetcom (compiled binary, `bun src/main.ts`, or `deno run`). */

@@ -3,14 +3,14 @@
 // `id:name:line: text` for a match, `id-name-line- text` for context, `--` between groups. Exit 0
 // when something matched, 1 when nothing did, 2 on any error, as grep does. PATTERN is a JavaScript
 // regular expression, run here, not in the daemon: a pattern that takes forever costs this process
-// only. What a task printed reaches the terminal only through printable().
+// only. What a task printed reaches the terminal only through printableText(), which keeps its tabs.
 import { type Target, targetIn } from "./client-target.ts";
 import { defineCommand } from "./kit-define.ts";
 import { withDaemon } from "./client.ts";
 import { UserError, usageError } from "./errors.ts";
 import { label } from "./task-labels.ts";
 import { grepLines, type GrepLine } from "./text-grep.ts";
-import { printable } from "./text-printable.ts";
+import { printable, printableText } from "./text-printable.ts";
 import type { TaskHistory } from "./wire-protocol.ts";
 
 export default defineCommand({
@@ -74,7 +74,7 @@ async function grep(target: Target, args: GrepArgs): Promise<number> {
 
 function textLine({ task }: TaskHistory, line: GrepLine): string {
   const sep = line.match ? ":" : "-";
-  return `${task.id}${sep}${printable(label(task))}${sep}${line.number}${sep} ${printable(line.text)}`;
+  return `${task.id}${sep}${printable(label(task))}${sep}${line.number}${sep} ${printableText(line.text)}`;
 }
 
 function jsonMatches({ task, lines }: TaskHistory, groups: GrepLine[][], context: number) {

@@ -15,9 +15,10 @@ const TIME_MARK = "\x1e";
 
 // CSI (with its parameters), OSC and DCS/PM/APC strings (to BEL or ST), and two-byte escapes.
 const ESCAPES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[ -/]*[0-~]/g;
-// Controls but the line feed (\r is handled first), and the C1 range.
-const CONTROLS = /[\x00-\x09\x0b-\x1f\x7f-\x9f]/g;
-const HAS_CONTROL = /[\x00-\x09\x0b-\x1f\x7f-\x9f]/;
+// Controls but the tab and the line feed (\r is handled first), and the C1 range. A tab stays: it parts
+// the words on the screen (go test's `ok\tpkg\t0.01s`), and a log without it runs them together.
+const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+const HAS_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
 // Entering or leaving the alternate screen: a full-screen program's redraws are no lines.
 const ALT_SCREEN = /\x1b\[\?(?:1049|1047|47)([hl])/g;
 

@@ -52,6 +52,13 @@ test("200,000 lines printed are all in logs, far beyond the scrollback", async (
   expect(await fleet.ok(["status"])).toMatch(/logs +\d+(\.\d)? (KiB|MiB) on disk \(at most 100 MiB per task\)/);
 });
 
+test("a tab stays in logs and grep, parting the words as the terminal showed them", async () => {
+  const id = await fleet.run("printf 'ok\\tpkg\\t0.01s\\n'", ["--name", "tabs"]);
+  await fleet.waitForExit(id);
+  expect(await logLines([String(id)])).toEqual(["ok\tpkg\t0.01s"]);
+  expect(await fleet.ok(["grep", "pkg", String(id)])).toContain("ok\tpkg\t0.01s");
+});
+
 test("--since, --until and -t choose and show lines by the time they were printed", async () => {
   const id = await fleet.run("echo early; sleep 1.2; echo late; sleep 30", ["--name", "timed"]);
   await until("the late line in the log", async () => (await fleet.ok(["logs", String(id)])).includes("late"));

@@ -28,7 +28,12 @@ describe("cutting output into lines", () => {
     expect(cleanLines("10%\r50%\r100%\r\n")).toBe("100%\n");
     // A terminal's line ends (\r\n, even doubled) are plain line ends; a \r within a line still redraws it.
     expect(cleanLines("one\r\ntwo\r\r\nthree\rTHREE\r\n")).toBe("one\ntwo\nTHREE\n");
-    expect(cleanLines("\x1b]0;title\x07a\tb\x07\n")).toBe("ab\n");
+    expect(cleanLines("\x1b]0;title\x07a\bb\x07\n")).toBe("ab\n");
+  });
+
+  test("a tab stays: it parts the words as the terminal showed them (go test's `ok\\tpkg\\t0.01s`)", () => {
+    expect(cleanLines("ok\tpkg\t0.01s\r\n")).toBe("ok\tpkg\t0.01s\n");
+    expect(new LineCutter().push(bytes("\x1b[32mPASS\x1b[0m\tpkg\r\n"))).toBe("PASS\tpkg\n");
   });
 
   test("nothing drawn on the alternate screen is a line", () => {

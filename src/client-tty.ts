@@ -2,8 +2,8 @@
 // building process.stdin and process.stdout is most of what an attach client spends before its first
 // draw (docs/benchmarks.md). Under Bun on Linux, raw mode goes through libc's tcgetattr/tcsetattr
 // with the flags libuv sets, the size through ioctl(TIOCGWINSZ), a resize through SIGWINCH, output
-// through blocking writes to fd 1 (what Bun's own tty stream does), and only the keys go through
-// process.stdin, built once something listens for them, which is after the first draw.
+// through blocking writes to fd 1 (what Bun's own tty stream does), and the keys through Bun's own
+// reader of fd 0 (KeyReader): nothing builds process.stdin or loads node:tty.
 //
 // INVARIANT: a terminal made raw here is put back to the very termios it had, on leaving raw mode,
 // on exit, and on SIGTERM, SIGHUP or SIGINT (restored, then the signal raised again).
@@ -154,12 +154,14 @@ class LibcTerminal implements Terminal {
     private readonly original: Uint8Array,
   ) {}
 
+  private readonly keys = new KeyReader();
+
   readonly input: TerminalInput = {
     setRawMode: (raw) => (raw ? this.enterRaw() : this.restore()),
-    on: (_event, listener) => process.stdin.on("data", listener),
-    off: (_event, listener) => process.stdin.off("data", listener),
-    resume: () => process.stdin.resume(),
-    pause: () => process.stdin.pause(),
+    on: (_event, listener) => this.keys.listen(listener),
+    off: (_event, listener) => this.keys.unlisten(listener),
+    resume: () => this.keys.resume(),
+    pause: () => this.keys.pause(),
   };
 
   readonly output: TerminalOutput = {
@@ -207,5 +209,52 @@ class LibcTerminal implements Terminal {
     this.calls.tcsetattr(0, TCSADRAIN, this.original);
     process.off("exit", this.restoreOnExit);
     for (const name of RESTORING_SIGNALS) process.off(name, this.restoreOnSignal);
+  }
+}
+
+/**
+ * The keys typed on fd 0, read by Bun's own file reader instead of process.stdin, whose node:tty
+ * stream (node's streams, the tty module) is ~5 MB of an attach client's memory (docs/benchmarks.md).
+ * Bun reads a terminal through a descriptor of its own, opened non-blocking, so fd 0, which the shell
+ * shares, keeps its flags. Paused, nothing reads the terminal: the reader is cancelled, and the
+ * pager (the `h` chord) or the dashboard has every key; resumed, a new reader begins.
+ */
+class KeyReader {
+  private listener: ((chunk: Buffer) => void) | null = null;
+  private reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
+
+  listen(listener: (chunk: Buffer) => void): void {
+    this.listener = listener;
+  }
+
+  unlisten(listener: (chunk: Buffer) => void): void {
+    if (this.listener === listener) this.listener = null;
+  }
+
+  resume(): void {
+    if (this.reader) return;
+    const reader = Bun.file(0).stream().getReader();
+    this.reader = reader;
+    void this.readEach(reader);
+  }
+
+  pause(): void {
+    const reader = this.reader;
+    this.reader = null;
+    reader?.cancel().catch(() => {});
+  }
+
+  private async readEach(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+    for (;;) {
+      let read: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        read = await reader.read();
+      } catch {
+        return; // the terminal is gone: the daemon's connection ends the session
+      }
+      // A read that was under way when the reader was paused belongs to whoever has the terminal now.
+      if (read.done || this.reader !== reader) return;
+      this.listener?.(Buffer.from(read.value.buffer, read.value.byteOffset, read.value.byteLength));
+    }
   }
 }

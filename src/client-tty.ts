@@ -1,15 +1,15 @@
 // This process's terminal for attached mode, without node:tty where it can: loading node:tty and
 // building process.stdin and process.stdout is most of what an attach client spends before its first
 // draw (docs/benchmarks.md). Under Bun on Linux, raw mode goes through libc's tcgetattr/tcsetattr
-// with the flags libuv sets, the size through ioctl(TIOCGWINSZ), a resize through SIGWINCH, output
-// through blocking writes to fd 1 (what Bun's own tty stream does), and the keys through Bun's own
-// reader of fd 0 (KeyReader): nothing builds process.stdin or loads node:tty.
+// with the flags libuv sets, the size through ioctl(TIOCGWINSZ) (platform.ts windowSize), a resize
+// through SIGWINCH, output through blocking writes to fd 1 (what Bun's own tty stream does), and the
+// keys through Bun's own reader of fd 0 (KeyReader): nothing builds process.stdin or loads node:tty.
 //
 // INVARIANT: a terminal made raw here is put back to the very termios it had, on leaving raw mode,
 // on exit, and on SIGTERM, SIGHUP or SIGINT (restored, then the signal raised again).
 // Elsewhere (Deno, macOS, no libc) the node streams are used as they always were.
 import { writeSync } from "node:fs";
-import { type TermiosCalls, termiosCalls } from "./platform.ts";
+import { type TermiosCalls, termiosCalls, windowSize } from "./platform.ts";
 
 /** The part of process.stdin attached mode uses. */
 export interface TerminalInput {
@@ -107,7 +107,6 @@ const ICANON = 0o2;
 const ECHO = 0o10;
 const IEXTEN = 0o100000;
 const TCSADRAIN = 1;
-const TIOCGWINSZ = 0x5413;
 const RESTORING_SIGNALS = ["SIGTERM", "SIGHUP", "SIGINT"] as const;
 
 /** The terminal through libc, or null where that cannot be had (then nodeTerminal). */
@@ -187,12 +186,7 @@ class LibcTerminal implements Terminal {
   }
 
   private readSize(): Size {
-    const winsize = new Uint8Array(8); // struct winsize { unsigned short ws_row, ws_col, ws_xpixel, ws_ypixel }
-    if (this.calls.ioctl(1, TIOCGWINSZ, winsize) !== 0) return FALLBACK_SIZE;
-    const view = new DataView(winsize.buffer);
-    const rows = view.getUint16(0, true);
-    const cols = view.getUint16(2, true);
-    return rows && cols ? { cols, rows } : FALLBACK_SIZE;
+    return windowSize(1) ?? FALLBACK_SIZE;
   }
 
   private enterRaw(): void {

@@ -309,6 +309,26 @@ async function loadLibc(): Promise<Libc> {
   return libc;
 }
 
+// Linux's ioctl for a terminal's size; other systems number it otherwise, and are asked through node:tty.
+const TIOCGWINSZ = 0x5413;
+
+/**
+ * The size of the terminal on `fd` through the libc already bound (the peer check binds it before a
+ * client asks for a size), or null when that cannot tell: not Linux, libc not bound yet, not a
+ * terminal. Asking process.stdout would build node:tty's stream and node's streams: ~1.6 ms of every
+ * command typed in a terminal (docs/benchmarks.md).
+ */
+export function windowSize(fd: number): { cols: number; rows: number } | null {
+  const calls = libc?.termios;
+  if (!calls || process.platform !== "linux") return null;
+  const winsize = new Uint8Array(8); // struct winsize { unsigned short ws_row, ws_col, ws_xpixel, ws_ypixel }
+  if (calls.ioctl(fd, TIOCGWINSZ, winsize) !== 0) return null;
+  const view = new DataView(winsize.buffer);
+  const rows = view.getUint16(0, true);
+  const cols = view.getUint16(2, true);
+  return rows && cols ? { cols, rows } : null;
+}
+
 /** libc's terminal calls, bound with the rest of libc; null where they are not bound (Deno). */
 export async function termiosCalls(): Promise<TermiosCalls | null> {
   return (await loadLibc()).termios ?? null;

@@ -65,6 +65,20 @@ describe.skipIf(!Tmux.available())("attaching from a shell", () => {
     expect(alternateWhileAttached).toBe("1");
   });
 
+  test("a task run from a terminal takes that terminal's size, and ls fits the terminal's width", async () => {
+    await shell(); // 80x30, not the 120x40 a client without a terminal gives
+    enter(`${fc} run --name sized -- 'stty size; exec sleep 600'; echo rc=$?`);
+    await tmux.waitFor("shell", "the task's id", (t) => t.includes("rc=0") && lastRow(t) === PROMPT);
+    const [task] = await fleet.ls();
+    await until("the task's size", async () => (await fleet.peek(task!.id)).includes("30 80"));
+    enter(`${fc} ls`);
+    await tmux.waitFor("shell", "the listing", (t) => t.includes("PREVIEW") && lastRow(t) === PROMPT);
+    // The table is cut to the terminal (one column short of it): its rows do not wrap.
+    const table = history().filter((l) => l.startsWith("ID ") || l.startsWith(`${task!.id} `));
+    expect(table).toHaveLength(2);
+    for (const row of table) expect(row.length).toBeLessThan(80);
+  });
+
   test("a task that enters and leaves its alternate screen while attached keeps the terminal on its own alternate screen", async () => {
     await shell();
     enter("seq -f 'mine %g' 1 40");

@@ -10,7 +10,6 @@ import type { Target } from "./client-target.ts";
 import { usageError } from "./errors.ts";
 import { nearest } from "./text-nearest.ts";
 import { printable } from "./text-printable.ts";
-import { usageLine } from "./ui-usage.ts";
 
 type Resolvable<T> = T | Promise<T> | (() => T | Promise<T>);
 
@@ -85,12 +84,13 @@ async function missingArgument(leaf: Leaf, table: ArgsDef) {
   const entries = Object.entries(table) as [string, ArgDef][];
   const positionals = entries.filter(([, a]) => a.type === "positional");
   const absent = positionals.slice(count).find(([, a]) => a.required !== false && a.default === undefined);
-  const command = leaf.path.join(" ");
-  const usage = `usage: ${await usageLine(leaf.path, leaf.def)}`;
-  if (absent) return usageError(`${command}: missing ${absent[1].valueHint?.replace(/^\[(.*)\]$/, "$1") ?? absent[0].toUpperCase()} (${usage})`);
   const flag = entries.find(([name, a]) => a.type !== "positional" && a.required === true && given[name] === undefined);
-  if (flag) return usageError(`${command}: missing --${flag[0]} (${usage})`);
-  return null;
+  const missing = absent ? (absent[1].valueHint?.replace(/^\[(.*)\]$/, "$1") ?? absent[0].toUpperCase()) : flag ? `--${flag[0]}` : null;
+  if (missing === null) return null;
+  // Only on the way to this error: ui-usage brings picocolors, whose import asks process.stdout
+  // whether it is a terminal, and building process.stdout loads node:tty and node's streams.
+  const { usageLine } = await import("./ui-usage.ts");
+  return usageError(`${leaf.path.join(" ")}: missing ${missing} (usage: ${await usageLine(leaf.path, leaf.def)})`);
 }
 
 function withoutRequired(table: ArgsDef): ArgsDef {

@@ -12,7 +12,7 @@
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 import { configDir, type Env, homeDir } from "./paths.ts";
-import { childProcess, nodeOs } from "./platform.ts";
+import { type Answered, nodeOs, runBounded } from "./platform.ts";
 
 /** The program on PATH, or null. */
 export function which(program: string, env: Env = process.env): string | null {
@@ -27,19 +27,11 @@ export function which(program: string, env: Env = process.env): string | null {
   return null;
 }
 
-export interface Run {
-  code: number | null;
-  stdout: string;
-  /** Its own reason when it fails: the last line it wrote to stderr. */
-  stderr: string;
-}
-
 /** Runs a helper with a short timeout; a missing or hanging one counts as a failure. */
-export function run(program: string, args: string[], env: Env = process.env, timeoutMs = 5_000): Run {
+export function run(program: string, args: string[], env: Env = process.env, timeoutMs = 5_000): Answered {
   const path = which(program, env);
   if (!path) return { code: null, stdout: "", stderr: "" };
-  const r = childProcess().spawnSync(path, args, { env: env as NodeJS.ProcessEnv, encoding: "utf8", timeout: timeoutMs, stdio: ["ignore", "pipe", "pipe"] });
-  return { code: r.status, stdout: (r.stdout ?? "").trim(), stderr: (r.stderr ?? "").trim() };
+  return runBounded(path, args, env, timeoutMs);
 }
 
 export function userName(env: Env = process.env): string {

@@ -139,6 +139,28 @@ export function spawnFed(argv: string[], env: Record<string, string>): FedChild 
   return { write: (text) => void child.stdin?.write(text), ended };
 }
 
+/** A helper's answer: its status (null when it was killed, by a signal or at the bound), its stdout and stderr, trimmed. */
+export type Answered = { code: number | null; stdout: string; stderr: string };
+
+/**
+ * Runs `path` (a helper such as loginctl) with stdin closed until it ends or `timeoutMs` passes, and
+ * waits for it. Bun's own spawnSync under Bun: node:child_process loads node's streams, a share of
+ * the `status` that asks and of every autostart on a machine with systemd.
+ */
+export function runBounded(path: string, args: string[], env: Record<string, string | undefined>, timeoutMs: number): Answered {
+  if (runsOnBun()) {
+    try {
+      const r = Bun.spawnSync([path, ...args], { env, stdio: ["ignore", "pipe", "pipe"], timeout: timeoutMs });
+      const killed = r.signalCode !== undefined || r.exitedDueToTimeout === true;
+      return { code: killed ? null : r.exitCode, stdout: r.stdout.toString("utf8").trim(), stderr: r.stderr.toString("utf8").trim() };
+    } catch {
+      return { code: null, stdout: "", stderr: "" };
+    }
+  }
+  const r = childProcess().spawnSync(path, args, { env: env as NodeJS.ProcessEnv, encoding: "utf8", timeout: timeoutMs, stdio: ["ignore", "pipe", "pipe"] });
+  return { code: r.status, stdout: (r.stdout ?? "").trim(), stderr: (r.stderr ?? "").trim() };
+}
+
 /** What a program said and how it ended: its status (1 for a signal, 127 if it could not start), its output, its stderr trimmed. */
 export type Gathered = { code: number; out: Buffer; err: string };
 

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runGathered, runInGroup, spawnFed } from "../../src/platform.ts";
+import { runBounded, runGathered, runInGroup, spawnFed } from "../../src/platform.ts";
 import { listProcStats, readProcStat } from "../../src/proc.ts";
 import { until } from "../harness/fleet.ts";
 
@@ -23,6 +23,20 @@ describe("a program run for its output", () => {
     const missing = await runGathered(["/no/such/program"], {});
     expect(missing.code).toBe(127);
     expect(missing.err).not.toBe("");
+  });
+});
+
+describe("a helper run to its end within a bound", () => {
+  test("its status, its stdout and stderr trimmed, the environment given and nothing on its stdin", () => {
+    const r = runBounded("/bin/sh", ["-c", 'cat; printf " yes %s \\n" "$ONLY"; printf " why \\n" >&2; exit 4'], { ONLY: "this" }, 5_000);
+    expect(r).toEqual({ code: 4, stdout: "yes this", stderr: "why" });
+  });
+
+  test("one that outlives the bound, or ends by a signal, has no status; one that cannot start neither, without throwing", () => {
+    // Killed at the bound: a sleep let run would end with 0 (after the test's own timeout).
+    expect(runBounded("/bin/sleep", ["30"], {}, 200).code).toBeNull();
+    expect(runBounded("/bin/sh", ["-c", "kill -TERM $$"], {}, 5_000).code).toBeNull();
+    expect(runBounded("/no/such/program", [], {}, 5_000).code).toBeNull();
   });
 });
 

@@ -3,7 +3,8 @@
 // (target: at most 2.5× tmux), and the floors under it: `fleetcom --version` vs `tmux -V` (the
 // compiled binary starting and printing, nothing imported), and cli-ls-floor, a compiled Bun program
 // that only connects to the same daemon, asks for ls and prints the count (bench/floor/ls.ts), and
-// `fleetcom ls` against that floor in turns (cli-ls-over-floor; target ≤ 1.15, issue 46).
+// `fleetcom ls` against that floor in turns (cli-ls-over-floor; target ≤ 1.15, issue 46). cli-ls-terminal:
+// `fleetcom ls` and `tmux ls` each in a terminal of its own (a PTY), as a user types them (report).
 //
 // Then the commands that read recipes and settings without a daemon (cmd-*: CPU time, user + sys,
 // of the whole process, each against `fleetcom --version` in the same rounds; target ≤ 2×), and the
@@ -25,6 +26,7 @@ import {
   reportLine,
   type Sandbox,
   timeCommand,
+  timeInTerminal,
   versusLine,
 } from "./common.ts";
 import { existsSync, readdirSync } from "node:fs";
@@ -49,24 +51,26 @@ async function lsAndFloors(): Promise<string[]> {
   const floorLs = await timeBoth([floor], tmux.argv("ls"), fleetcom.env);
   // The issue-46 target, ls against its floor, taken in turns like every other pair.
   const overFloor = await timeBoth(fleetcom.argv("ls"), [floor], fleetcom.env);
+  const inTerminal = await timeBoth(fleetcom.argv("ls"), tmux.argv("ls"), fleetcom.env, timeInTerminal);
   return [
     compareLine("cli-ls", median(ls.fleetcom), median(ls.tmux)),
+    compareLine("cli-ls-terminal", median(inTerminal.fleetcom), median(inTerminal.tmux)),
     compareLine("cli-version", median(version.fleetcom), median(version.tmux)),
     compareLine("cli-ls-floor", median(floorLs.fleetcom), median(floorLs.tmux)),
     versusLine("cli-ls-over-floor", median(overFloor.fleetcom), "floor", median(overFloor.tmux)),
   ];
 }
 
-async function timeBoth(fleetcomArgv: string[], tmuxArgv: string[], env: Record<string, string>) {
+async function timeBoth(fleetcomArgv: string[], tmuxArgv: string[], env: Record<string, string>, time = timeCommand) {
   await alternate(
     WARMUP,
-    () => timeCommand(fleetcomArgv, env),
-    () => timeCommand(tmuxArgv, env),
+    () => time(fleetcomArgv, env),
+    () => time(tmuxArgv, env),
   );
   return alternate(
     RUNS,
-    () => timeCommand(fleetcomArgv, env),
-    () => timeCommand(tmuxArgv, env),
+    () => time(fleetcomArgv, env),
+    () => time(tmuxArgv, env),
   );
 }
 

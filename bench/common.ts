@@ -152,6 +152,22 @@ export async function timeCommand(argv: string[], env: Record<string, string>): 
   return performance.now() - started;
 }
 
+/**
+ * Wall time of one whole command with a terminal (a PTY of COLS x ROWS) for its stdin, stdout and
+ * stderr, as a user types it in a shell, from spawn to exit, in ms: a client that asks its terminal
+ * for its size or builds process.stdout pays for it here, not in timeCommand's pipes.
+ */
+export async function timeInTerminal(argv: string[], env: Record<string, string>): Promise<number> {
+  let said = "";
+  const started = performance.now();
+  const proc = Bun.spawn(argv, { env, terminal: { cols: COLS, rows: ROWS, data: (_t, chunk) => void (said += new TextDecoder().decode(chunk)) } });
+  const code = await proc.exited;
+  const elapsed = performance.now() - started;
+  proc.terminal?.close();
+  if (code !== 0) throw new Error(`${argv.join(" ")} exited ${code} in a terminal: ${said.trim().slice(0, 200)}`);
+  return elapsed;
+}
+
 /** CPU time (user + sys) of one whole command, from spawn to exit with its output read, in ms. */
 export async function cpuCommand(argv: string[], env: Record<string, string>): Promise<number> {
   const proc = Bun.spawn(argv, { env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });

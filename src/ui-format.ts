@@ -125,11 +125,11 @@ export function writeStdout(text: string): void {
 /**
  * Rows in columns two spaces apart, aligned by terminal columns (text-width.ts: CJK and emoji take
  * two). With `columns`, the columns listed in `shrink` are cut with … in that order, none below its
- * header or 10, until the rows fit.
+ * header or 10, until the rows fit; if they still do not, each line is cut at `columns`.
  */
 export function table(header: string[], rows: string[][], columns?: number, shrink: number[] = []): string {
   const all = [header, ...rows];
-  const { widths } = columnWidths(header, rows, columns, shrink);
+  const { widths, excess } = columnWidths(header, rows, columns, shrink);
   const line = (row: string[]) =>
     row
       .map((cell, i) => {
@@ -138,7 +138,10 @@ export function table(header: string[], rows: string[][], columns?: number, shri
       })
       .join("  ")
       .trimEnd();
-  return `${all.map(line).join("\n")}\n`;
+  // Still too wide with every column cut to its floor (a narrow pane): each line is cut at the
+  // terminal's edge, so no row wraps onto the next and the columns stay under their headers.
+  const fitted = columns !== undefined && excess > 0 ? (row: string[]) => cut(line(row), columns) : line;
+  return `${all.map(fitted).join("\n")}\n`;
 }
 
 /** Each column's width, cut as table() cuts them to `columns`; `excess`: the columns still too many after every cut. */

@@ -4,7 +4,7 @@
 // the line matching are task-ready.ts's; here are the timers and the probes' I/O, none of which
 // ever blocks the daemon: an HTTP try, a connect and a command each have their own bound.
 import type { Task } from "./daemon-task.ts";
-import { childProcess, killGroup } from "./platform.ts";
+import { acceptsOnLoopback, killGroup, runQuietInGroup } from "./platform.ts";
 import { DEFAULT_READY_TIMEOUT_S, LineMatcher, PROBE_INTERVAL_MS, probeKind, type ReadyProbe } from "./task-ready.ts";
 
 /** How long one try may take: a probe that hangs is a probe that failed this time. */
@@ -100,7 +100,7 @@ export class ReadinessProbes {
 /** One try of a probe that is not a log probe: true when it passed. Never rejects. */
 function tryProbe(probe: ReadyProbe, cwd: string, tries: Set<number>): Promise<boolean> {
   if ("http" in probe) return httpAnswers(probe.http);
-  if ("port" in probe) return portAccepts(probe.port);
+  if ("port" in probe) return acceptsOnLoopback(probe.port, TRY_BOUND_MS);
   if ("cmd" in probe) return commandSucceeds(probe.cmd, cwd, tries);
   return Promise.resolve(false);
 }
@@ -116,37 +116,13 @@ async function httpAnswers(url: string): Promise<boolean> {
   }
 }
 
-/**
- * A TCP connect on 127.0.0.1 succeeds. node:net is loaded on the first port probe, not with the
- * daemon: a starting daemon listens on Bun's own socket and would pay for it before its first reply.
- */
-async function portAccepts(port: number): Promise<boolean> {
-  const { connect } = await import("node:net");
-  return new Promise((resolve) => {
-    const socket = connect({ host: "127.0.0.1", port });
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(TRY_BOUND_MS, () => done(false));
-    socket.once("connect", () => done(true));
-    socket.once("error", () => done(false));
-  });
-}
-
 /** `sh -c CMD` in the task's directory exits 0; one still running at the bound is killed, its whole process group, and failed. */
-function commandSucceeds(command: string, cwd: string, tries: Set<number>): Promise<boolean> {
-  return new Promise((resolve) => {
-    const child = childProcess().spawn("/bin/sh", ["-c", command], { cwd, stdio: "ignore", detached: true });
-    const group = child.pid;
-    if (group !== undefined) tries.add(group);
-    const bound = setTimeout(() => group !== undefined && killGroup(group), TRY_BOUND_MS);
-    const done = (ok: boolean) => {
-      clearTimeout(bound);
-      if (group !== undefined) tries.delete(group);
-      resolve(ok);
-    };
-    child.once("error", () => done(false));
-    child.once("exit", (code) => done(code === 0));
-  });
+async function commandSucceeds(command: string, cwd: string, tries: Set<number>): Promise<boolean> {
+  const { group, status } = runQuietInGroup(["/bin/sh", "-c", command], cwd);
+  if (group !== undefined) tries.add(group);
+  const bound = setTimeout(() => group !== undefined && killGroup(group), TRY_BOUND_MS);
+  const code = await status;
+  clearTimeout(bound);
+  if (group !== undefined) tries.delete(group);
+  return code === 0;
 }

@@ -233,6 +233,71 @@ export function runInGroup(argv: string[], cwd: string, env: Record<string, stri
   return { group: child.pid, output };
 }
 
+/** A program run with no stdio in a group of its own: the group to kill it by, and its exit status. */
+export interface QuietRun {
+  /** Its process group (its PID); undefined when it could not start. */
+  group: number | undefined;
+  /** Its exit status; null when it was killed by a signal or could not start. */
+  status: Promise<number | null>;
+}
+
+/** Runs `argv` in `cwd` with stdin, stdout and stderr closed, in a session and process group of its own (a readiness command). */
+export function runQuietInGroup(argv: string[], cwd: string): QuietRun {
+  if (runsOnBun()) {
+    try {
+      const child = Bun.spawn(argv, { cwd, stdio: ["ignore", "ignore", "ignore"], detached: true });
+      return { group: child.pid, status: child.exited.then((code) => (child.signalCode === null ? code : null)) };
+    } catch {
+      return { group: undefined, status: Promise.resolve(null) };
+    }
+  }
+  const child = childProcess().spawn(argv[0]!, argv.slice(1), { cwd, stdio: "ignore", detached: true });
+  const status = new Promise<number | null>((resolve) => {
+    child.once("error", () => resolve(null));
+    child.once("exit", (code) => resolve(code));
+  });
+  return { group: child.pid, status };
+}
+
+/**
+ * Whether a TCP connect to 127.0.0.1:`port` succeeds within `boundMs`; never rejects, and leaves no
+ * connection open. Bun's own socket under Bun: node:net would load node's streams into the daemon
+ * with its first port probe (~2 MB); under Deno node:net, loaded on first use.
+ */
+export async function acceptsOnLoopback(port: number, boundMs: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, boundMs, false)));
+  const attempt = runsOnBun() ? bunConnects(port) : nodeConnects(port, boundMs);
+  const accepted = await Promise.race([attempt, bound]);
+  clearTimeout(timer);
+  return accepted;
+}
+
+/** A connect that ends its socket as soon as it is open, even after the caller's bound has passed. */
+function bunConnects(port: number): Promise<boolean> {
+  return Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } }).then(
+    (socket) => {
+      socket.end();
+      return true;
+    },
+    () => false,
+  );
+}
+
+async function nodeConnects(port: number, boundMs: number): Promise<boolean> {
+  const { connect } = await import("node:net");
+  return new Promise((resolve) => {
+    const socket = connect({ host: "127.0.0.1", port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(boundMs, () => done(false));
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+  });
+}
+
 /** SIGKILL to a whole process group (a probe's, a readiness command's); one already gone is no error. */
 export function killGroup(pgid: number): void {
   try {

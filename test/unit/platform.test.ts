@@ -3,7 +3,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runBounded, runGathered, runInGroup, spawnFed } from "../../src/platform.ts";
+import { acceptsOnLoopback, runBounded, runGathered, runInGroup, runQuietInGroup, spawnFed } from "../../src/platform.ts";
 import { listProcStats, readProcStat } from "../../src/proc.ts";
 import { until } from "../harness/fleet.ts";
 
@@ -37,6 +37,41 @@ describe("a helper run to its end within a bound", () => {
     expect(runBounded("/bin/sleep", ["30"], {}, 200).code).toBeNull();
     expect(runBounded("/bin/sh", ["-c", "kill -TERM $$"], {}, 5_000).code).toBeNull();
     expect(runBounded("/no/such/program", [], {}, 5_000).code).toBeNull();
+  });
+});
+
+describe("a program run quietly in a group of its own (a readiness command)", () => {
+  test("its status, in its directory, leading its own process group", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "fleetcom-quiet-"));
+    try {
+      const run = runQuietInGroup(["/bin/sh", "-c", 'test "$(pwd)" = "$1" && ps -o pgid= -p $$ > "$1/pgid"; exit 5', "sh", dir], dir);
+      expect(await run.status).toBe(5);
+      expect(Number(readFileSync(join(dir, "pgid"), "utf8"))).toBe(run.group!);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("killed by a signal, or never started (no such directory): no status, and nothing thrown", async () => {
+    const killed = runQuietInGroup(["/bin/sh", "-c", "kill -KILL $$"], "/");
+    expect(await killed.status).toBeNull();
+    const nowhere = runQuietInGroup(["/bin/true"], "/no/such/directory");
+    expect(await nowhere.status).toBeNull();
+  });
+});
+
+describe("a connect to a port on 127.0.0.1", () => {
+  test("a listener accepts it, and the connection is closed at once; a port nobody listens on does not", async () => {
+    let closed!: () => void;
+    const ended = new Promise<void>((resolve) => (closed = resolve));
+    const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {}, close: () => closed() } });
+    try {
+      expect(await acceptsOnLoopback(server.port, 5_000)).toBe(true);
+      await ended; // the probe left no connection open
+    } finally {
+      server.stop(true);
+    }
+    expect(await acceptsOnLoopback(server.port, 5_000)).toBe(false);
   });
 });
 

@@ -7,7 +7,7 @@
 // on the daemon's way.
 import type { Attention } from "./task-attention.ts";
 import { ProcessGroup } from "./daemon-process-group.ts";
-import { childProcess } from "./platform.ts";
+import { type GroupEnd, startInGroup } from "./platform.ts";
 
 export const NOTIFY_TIMEOUT_MS = 10_000;
 const STDERR_KEPT = 2_000;
@@ -30,44 +30,34 @@ export function notifyEnv(notice: Notice): Record<string, string> {
 
 export function runNotifier(command: string, notice: Notice, log: (message: string) => void): Promise<string | null> {
   const what = `FLEETCOM_NOTIFY for task ${notice.taskId}`;
-  let settle!: (failure: string | null) => void;
-  const outcome = new Promise<string | null>((resolve) => (settle = resolve));
-  const fail = (failure: string) => {
-    log(`${what} ${failure}`);
-    settle(failure);
-  };
-  let child: ReturnType<typeof import("node:child_process").spawn>;
-  try {
-    child = childProcess().spawn("/bin/sh", ["-c", command], {
-      detached: true,
-      stdio: ["ignore", "ignore", "pipe"],
-      env: { ...process.env, ...notifyEnv(notice) },
+  const { group, ended } = startInGroup(["/bin/sh", "-c", command], { env: { ...process.env, ...notifyEnv(notice) }, stderrBytes: STDERR_KEPT });
+  // Its own session and group, signalled only while provably still the notifier's.
+  const processGroup = group === undefined ? null : new ProcessGroup(group);
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (failure: string | null) => {
+      if (settled) return;
+      settled = true;
+      if (failure !== null) log(`${what} ${failure}`);
+      resolve(failure);
+    };
+    const timer = setTimeout(() => {
+      settle(`still running after ${NOTIFY_TIMEOUT_MS / 1000}s: killed`);
+      processGroup?.signal("SIGKILL");
+    }, NOTIFY_TIMEOUT_MS);
+    timer.unref?.();
+    void ended.then((end) => {
+      processGroup?.leaderReaped();
+      clearTimeout(timer);
+      settle(notifierFailure(end));
     });
-  } catch (error) {
-    fail(`could not start: ${(error as Error)?.message ?? error}`);
-    return outcome;
-  }
-  // detached: its own session and group, signalled only while provably still the notifier's.
-  const group = child.pid ? new ProcessGroup(child.pid) : null;
-  let stderr = "";
-  child.stderr?.on("data", (chunk: Buffer) => {
-    if (stderr.length < STDERR_KEPT) stderr += chunk.toString("utf8");
   });
-  const timer = setTimeout(() => {
-    fail(`still running after ${NOTIFY_TIMEOUT_MS / 1000}s: killed`);
-    group?.signal("SIGKILL");
-  }, NOTIFY_TIMEOUT_MS);
-  timer.unref?.();
-  child.on("error", (error) => {
-    clearTimeout(timer);
-    fail(`could not start: ${error.message}`);
-  });
-  child.on("exit", (code, signal) => {
-    group?.leaderReaped();
-    clearTimeout(timer);
-    if (code !== 0) fail(`failed (${signal ?? `exit ${code}`})${stderr.trim() ? `: ${stderr.trim().slice(0, STDERR_KEPT)}` : ""}`);
-    else settle(null);
-  });
-  child.unref();
-  return outcome;
+}
+
+/** Why the notifier failed, as the daemon log and `status` say it; null when it exited 0. */
+function notifierFailure(end: GroupEnd): string | null {
+  if ("notStarted" in end) return `could not start: ${end.notStarted}`;
+  if ("code" in end && end.code === 0) return null;
+  const stderr = end.stderr.trim();
+  return `failed (${"signal" in end ? end.signal : `exit ${end.code}`})${stderr ? `: ${stderr}` : ""}`;
 }

@@ -4,7 +4,7 @@
 // the line matching are task-ready.ts's; here are the timers and the probes' I/O, none of which
 // ever blocks the daemon: an HTTP try, a connect and a command each have their own bound.
 import type { Task } from "./daemon-task.ts";
-import { acceptsOnLoopback, killGroup, runQuietInGroup } from "./platform.ts";
+import { acceptsOnLoopback, killGroup, startInGroup } from "./platform.ts";
 import { DEFAULT_READY_TIMEOUT_S, LineMatcher, PROBE_INTERVAL_MS, probeKind, type ReadyProbe } from "./task-ready.ts";
 
 /** How long one try may take: a probe that hangs is a probe that failed this time. */
@@ -118,11 +118,11 @@ async function httpAnswers(url: string): Promise<boolean> {
 
 /** `sh -c CMD` in the task's directory exits 0; one still running at the bound is killed, its whole process group, and failed. */
 async function commandSucceeds(command: string, cwd: string, tries: Set<number>): Promise<boolean> {
-  const { group, status } = runQuietInGroup(["/bin/sh", "-c", command], cwd);
+  const { group, ended } = startInGroup(["/bin/sh", "-c", command], { cwd });
   if (group !== undefined) tries.add(group);
   const bound = setTimeout(() => group !== undefined && killGroup(group), TRY_BOUND_MS);
-  const code = await status;
+  const end = await ended;
   clearTimeout(bound);
   if (group !== undefined) tries.delete(group);
-  return code === 0;
+  return "code" in end && end.code === 0;
 }

@@ -233,30 +233,75 @@ export function runInGroup(argv: string[], cwd: string, env: Record<string, stri
   return { group: child.pid, output };
 }
 
-/** A program run with no stdio in a group of its own: the group to kill it by, and its exit status. */
-export interface QuietRun {
+/** How a program started in a group of its own ended, with what it wrote on stderr (as much as was kept). */
+export type GroupEnd = { code: number; stderr: string } | { signal: string; stderr: string } | { notStarted: string };
+
+/** A program started in a group of its own: the group to kill it by, and how it ended. */
+export interface GroupChild {
   /** Its process group (its PID); undefined when it could not start. */
   group: number | undefined;
-  /** Its exit status; null when it was killed by a signal or could not start. */
-  status: Promise<number | null>;
+  ended: Promise<GroupEnd>;
 }
 
-/** Runs `argv` in `cwd` with stdin, stdout and stderr closed, in a session and process group of its own (a readiness command). */
-export function runQuietInGroup(argv: string[], cwd: string): QuietRun {
-  if (runsOnBun()) {
-    try {
-      const child = Bun.spawn(argv, { cwd, stdio: ["ignore", "ignore", "ignore"], detached: true });
-      return { group: child.pid, status: child.exited.then((code) => (child.signalCode === null ? code : null)) };
-    } catch {
-      return { group: undefined, status: Promise.resolve(null) };
-    }
+/** How long stderr is still read once the program has exited: a child of its own may hold it open. */
+const STDERR_AFTER_EXIT_MS = 100;
+
+/**
+ * Starts `argv` in a session and process group of its own, stdin and stdout closed, the first
+ * `stderrBytes` of its stderr kept (none: closed too), not keeping the process alive (a readiness
+ * command, the notifier). Bun's spawn under Bun: node:child_process would load node's streams into
+ * the daemon for the rest of its life (~2 MB).
+ */
+export function startInGroup(argv: string[], options: { cwd?: string; env?: Record<string, string | undefined>; stderrBytes?: number }): GroupChild {
+  const keep = options.stderrBytes ?? 0;
+  if (!runsOnBun()) return startInGroupOnNode(argv, options, keep);
+  let child: Bun.Subprocess<"ignore", "ignore", "pipe" | "ignore">;
+  try {
+    const where = { ...(options.cwd !== undefined && { cwd: options.cwd }), ...(options.env !== undefined && { env: options.env }) };
+    child = Bun.spawn(argv, { ...where, stdio: ["ignore", "ignore", keep > 0 ? "pipe" : "ignore"], detached: true });
+  } catch (error) {
+    return { group: undefined, ended: Promise.resolve({ notStarted: errorMessage(error) }) };
   }
-  const child = childProcess().spawn(argv[0]!, argv.slice(1), { cwd, stdio: "ignore", detached: true });
-  const status = new Promise<number | null>((resolve) => {
-    child.once("error", () => resolve(null));
-    child.once("exit", (code) => resolve(code));
+  child.unref();
+  const kept: Uint8Array[] = [];
+  let bytes = 0;
+  const read =
+    child.stderr instanceof ReadableStream
+      ? drainKeeping(child.stderr, (chunk) => bytes < keep && kept.push(chunk) && (bytes += chunk.length))
+      : Promise.resolve();
+  const ended = child.exited.then(async (code): Promise<GroupEnd> => {
+    await Promise.race([read, new Promise((resolve) => setTimeout(resolve, STDERR_AFTER_EXIT_MS).unref?.())]);
+    const stderr = Buffer.concat(kept).subarray(0, keep).toString("utf8");
+    return child.signalCode === null ? { code, stderr } : { signal: String(child.signalCode), stderr };
   });
-  return { group: child.pid, status };
+  return { group: child.pid, ended };
+}
+
+async function drainKeeping(stream: ReadableStream<Uint8Array>, take: (chunk: Uint8Array) => unknown): Promise<void> {
+  try {
+    for await (const chunk of stream) take(chunk);
+  } catch {
+    // the pipe broke: what was read is what there is
+  }
+}
+
+function startInGroupOnNode(argv: string[], options: { cwd?: string; env?: Record<string, string | undefined> }, keep: number): GroupChild {
+  const child = childProcess().spawn(argv[0]!, argv.slice(1), {
+    cwd: options.cwd,
+    env: options.env as NodeJS.ProcessEnv | undefined,
+    stdio: ["ignore", "ignore", keep > 0 ? "pipe" : "ignore"],
+    detached: true,
+  });
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    if (stderr.length < keep) stderr += chunk.toString("utf8");
+  });
+  const ended = new Promise<GroupEnd>((resolve) => {
+    child.once("error", (error) => resolve({ notStarted: error.message }));
+    child.once("exit", (code, signal) => resolve(signal ? { signal, stderr: stderr.slice(0, keep) } : { code: code ?? 1, stderr: stderr.slice(0, keep) }));
+  });
+  child.unref();
+  return { group: child.pid, ended };
 }
 
 /**

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { acceptsOnLoopback, runBounded, runGathered, runInGroup, runQuietInGroup, spawnFed } from "../../src/platform.ts";
+import { acceptsOnLoopback, runBounded, runGathered, runInGroup, spawnFed, startInGroup } from "../../src/platform.ts";
 import { listProcStats, readProcStat } from "../../src/proc.ts";
 import { until } from "../harness/fleet.ts";
 
@@ -40,23 +40,31 @@ describe("a helper run to its end within a bound", () => {
   });
 });
 
-describe("a program run quietly in a group of its own (a readiness command)", () => {
-  test("its status, in its directory, leading its own process group", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "fleetcom-quiet-"));
+describe("a program started in a group of its own (a readiness command, the notifier)", () => {
+  test("its status, in its directory, with the environment given, leading its own process group", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "fleetcom-group-"));
     try {
-      const run = runQuietInGroup(["/bin/sh", "-c", 'test "$(pwd)" = "$1" && ps -o pgid= -p $$ > "$1/pgid"; exit 5', "sh", dir], dir);
-      expect(await run.status).toBe(5);
-      expect(Number(readFileSync(join(dir, "pgid"), "utf8"))).toBe(run.group!);
+      const script = 'test "$(pwd)" = "$1" && ps -o pgid= -p $$ > "$1/pgid"; printf "%s" "$ONLY" > "$1/env"; exit 5';
+      const child = startInGroup(["/bin/sh", "-c", script, "sh", dir], { cwd: dir, env: { ONLY: "this", PATH: "/usr/bin:/bin" } });
+      expect(await child.ended).toEqual({ code: 5, stderr: "" });
+      expect(Number(readFileSync(join(dir, "pgid"), "utf8"))).toBe(child.group!);
+      expect(readFileSync(join(dir, "env"), "utf8")).toBe("this");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
 
-  test("killed by a signal, or never started (no such directory): no status, and nothing thrown", async () => {
-    const killed = runQuietInGroup(["/bin/sh", "-c", "kill -KILL $$"], "/");
-    expect(await killed.status).toBeNull();
-    const nowhere = runQuietInGroup(["/bin/true"], "/no/such/directory");
-    expect(await nowhere.status).toBeNull();
+  test("the first bytes of its stderr, as many as asked for; none asked for, none kept", async () => {
+    const loud = ["/bin/sh", "-c", "printf 'broken %s' $(seq 1 500) >&2; exit 3"];
+    const kept = await startInGroup(loud, { stderrBytes: 20 }).ended;
+    expect(kept).toEqual({ code: 3, stderr: "broken 1broken 2brok" });
+    expect(await startInGroup(loud, {}).ended).toEqual({ code: 3, stderr: "" });
+  });
+
+  test("killed by a signal it says which; one that cannot start says why, and nothing is thrown", async () => {
+    expect(await startInGroup(["/bin/sh", "-c", "kill -KILL $$"], {}).ended).toEqual({ signal: "SIGKILL", stderr: "" });
+    const nowhere = await startInGroup(["/bin/true"], { cwd: "/no/such/directory" }).ended;
+    expect(nowhere).toEqual({ notStarted: expect.any(String) });
   });
 });
 

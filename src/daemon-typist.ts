@@ -20,7 +20,7 @@ import type { TaskScreen } from "./term-screen.ts";
 /** The task side typing needs. */
 export interface Typed {
   readonly running: boolean;
-  readonly screen: Pick<TaskScreen, "flushed" | "inputModes">;
+  readonly screen: Pick<TaskScreen, "inputModes">;
   /**
    * The user answered what the task asked. Called as the first key goes in, before anything the
    * program prints or its hooks say in reply: a fast agent's next question is new, not answered.
@@ -104,8 +104,8 @@ export class Typist {
 
   private async type(task: Typed, plan: Step[]): Promise<void> {
     for (const [i, step] of plan.entries()) {
-      // Modes as the task set them by now: a program may turn bracketed paste on as it starts.
-      await task.screen.flushed();
+      // Modes as the task set them by now (a program may turn bracketed paste on as it starts):
+      // inputModes parses what waits when it can hold a mode, and makes no emulator when it cannot.
       if (!task.running) return;
       const bytes = render(step, task.screen.inputModes())!;
       if (i === 0) task.attended();

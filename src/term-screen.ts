@@ -18,9 +18,9 @@
 // the moment a line feed completes it, and none may be forgotten unseen.
 //
 // The emulator itself is made on the first byte it must parse or the first read that needs it: a
-// task that has printed nothing (a server waiting, `sleep`) or only plain text nobody read holds
-// no xterm, whose object graph is most of what a task costs the daemon's memory. Until then the
-// screen is a fresh terminal's: blank, the normal buffer, default modes, no reply ever sent.
+// task that has printed nothing (a server waiting, `sleep`) or only plain text nobody read, or that
+// was typed into, holds no xterm, whose object graph is most of what a task costs the daemon. Until
+// then the screen is a fresh terminal's: blank, the normal buffer, default modes, no reply sent.
 import type * as Xterm from "@xterm/headless";
 import type { IBufferCell } from "@xterm/headless";
 import { createRequire } from "node:module";
@@ -35,11 +35,10 @@ import { useFleetcomWidths } from "./term-widths.ts";
 let xterm: typeof Xterm | undefined;
 
 /**
- * @xterm/headless, loaded with the first screen: evaluating it costs a starting daemon CPU
- * before its first reply (docs/benchmarks.md), which `ls` or `status` of an empty fleet never needs. `require` is
- * synchronous, and in the binary Bun's bundler keeps the module in it but evaluates it only when
- * called; Deno has no `require` in a module, so it gets one from node:module. Either way the result
- * is the CommonJS module object (Deno finds no named exports in xterm's bundle).
+ * @xterm/headless, loaded with the first screen: evaluating it costs a starting daemon CPU before its
+ * first reply (docs/benchmarks.md), which `ls` or `status` of an empty fleet never needs. `require` is
+ * synchronous; in the binary Bun's bundler keeps the module but evaluates it only when called. Deno,
+ * with no `require` in a module, takes node:module's: the CommonJS object either way (no named exports).
  */
 function loadXterm(): typeof Xterm {
   xterm ??= (typeof require === "function" ? require("@xterm/headless") : createRequire(import.meta.url)("@xterm/headless")) as typeof Xterm;
@@ -422,12 +421,13 @@ export class Screen implements TaskScreen {
   }
 
   /**
-   * How the task wants its keyboard input, as set so far: pasted text inside ESC[200~…ESC[201~
-   * (bracketed paste, DECSET 2004) and arrows as ESC O A (application cursor keys, DECCKM).
-   * Call after flushed() to include everything the task printed.
+   * How the task wants its keyboard input, as all it printed set it: pasted text inside ESC[200~…
+   * ESC[201~ (bracketed paste, DECSET 2004), arrows as ESC O A (application cursor keys, DECCKM).
+   * With no emulator made, all of it was plain text, which sets no mode (term-backlog.ts): a fresh
+   * terminal's modes, and a key typed into a plain task loads no xterm (~3.5 MB).
    */
   inputModes(): { bracketedPaste: boolean; applicationCursorKeys: boolean } {
-    this.catchUp();
+    if (!this.emulator) return { bracketedPaste: false, applicationCursorKeys: false };
     const { bracketedPasteMode, applicationCursorKeysMode } = this.term.modes;
     return { bracketedPaste: bracketedPasteMode, applicationCursorKeys: applicationCursorKeysMode };
   }

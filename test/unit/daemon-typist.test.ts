@@ -99,7 +99,7 @@ describe("a send answers the task as its first key goes in", () => {
     const task = {
       log,
       running: true,
-      screen: { flushed: () => Promise.resolve(), inputModes: () => ({ ...NORMAL }) },
+      screen: { inputModes: () => ({ ...NORMAL }) },
       attended: () => void log.push("attended"),
       write: (data: string) => {
         log.push(`write ${JSON.stringify(data)}`);

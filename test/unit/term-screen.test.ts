@@ -847,6 +847,23 @@ describe("the emulator is made only when something needs it", () => {
     expect(hasEmulator(screen)).toBe(true);
   });
 
+  test("a key typed into a task that printed only plain text makes no emulator: its input modes are a fresh terminal's", () => {
+    const plain = new Screen({ cols: 30, rows: 6, scrollback: 10, compactAt: 64 });
+    const parsed = new Screen({ cols: 30, rows: 6, scrollback: 10, compactAt: 64 });
+    cleanups.push(
+      () => plain.dispose(),
+      () => parsed.dispose(),
+    );
+    for (const screen of [plain, parsed]) for (let i = 0; i < 50; i++) screen.write(new TextEncoder().encode(`line ${i}\r\n`));
+    parsed.text();
+    expect(plain.inputModes()).toEqual(parsed.inputModes());
+    expect(plain.inputModes()).toEqual({ bracketedPaste: false, applicationCursorKeys: false });
+    expect(hasEmulator(plain)).toBe(false);
+    // A mode set by the task is a sequence, which makes the emulator: its modes are then read from it.
+    plain.write(new TextEncoder().encode(`${CSI}?2004h${CSI}?1h`));
+    expect(plain.inputModes()).toEqual({ bracketedPaste: true, applicationCursorKeys: true });
+  });
+
   test("a flood read before its head is forgotten is previewed from its backlog, not parsed", () => {
     const screen = new Screen({ cols: 30, rows: 6, scrollback: 10, compactAt: 1 << 20 });
     cleanups.push(() => screen.dispose());

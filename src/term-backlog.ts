@@ -62,9 +62,9 @@ export class Backlog {
     this.size += chunk.length;
   }
 
-  /** lastLines() of what is kept. */
-  lastLines(cols: number, keep: number): string[] | null {
-    return lastLines(this.chunks, cols, keep);
+  /** lastLines() of what is kept; `fromStart`: it is all the terminal was ever given. */
+  lastLines(cols: number, keep: number, fromStart = false): string[] | null {
+    return lastLines(this.chunks, cols, keep, fromStart);
   }
 
   /**
@@ -137,13 +137,14 @@ const latin1 = new TextDecoder("latin1");
  * wrote, right-trimmed, the first row kept starting a line of its own (Screen.historyLines reads
  * the same from the emulator). Null when the text holds more than printable ASCII and line ends
  * (\r before \n or at the end; any other \r, a bare \n, a tab, a backspace or UTF-8 would need
- * the emulator), or draws no more than `keep` rows (the rows from before would still show).
+ * the emulator), or draws no more than `keep` rows (the rows from before would still show) unless
+ * `fromStart`: the text is all a fresh terminal was ever given, and nothing came before it.
  *
  * Each line of n characters fills max(1, ceil(n / cols)) rows: autowrap moves to a new row only
  * when a character follows a full row, and the carriage return before a line feed ends a line at
  * column 0, so no row is left blank by a line that fills the last one.
  */
-export function lastLines(chunks: Uint8Array[], cols: number, keep: number): string[] | null {
+export function lastLines(chunks: Uint8Array[], cols: number, keep: number, fromStart = false): string[] | null {
   const text = concatBytes(chunks);
   // Line boundaries (the index of each \n), checked on the way.
   const feeds: number[] = [];
@@ -161,12 +162,12 @@ export function lastLines(chunks: Uint8Array[], cols: number, keep: number): str
     let end = n === feeds.length ? text.length : feeds[n]!;
     while (end > start && text[end - 1] === CR) end--;
     const filled = Math.max(1, Math.ceil((end - start) / cols));
-    if (n === 0) return null; // the first line's row may hold what was on it before
+    if (n === 0 && !fromStart) return null; // the first line's row may hold what was on it before
     const taken = Math.min(filled, keep - rows);
     rows += taken;
     lines.push(latin1.decode(text.subarray(start + (filled - taken) * cols, end)).trimEnd());
   }
-  return rows < keep ? null : lines.reverse();
+  return rows < keep && !fromStart ? null : lines.reverse();
 }
 
 /** A carriage return followed by nothing but carriage returns and then a line feed or the end. */

@@ -505,19 +505,19 @@ export class Screen implements TaskScreen {
 
   /**
    * The lines of the normal buffer's last `rows` rows read from the backlog when its text alone decides
-   * them (term-backlog.ts: a head forgotten, or enough line feeds to parse from the ground state) and
-   * the state it would be parsed in prints it as lastLines() assumes; else null. The history writer and
-   * the previews read a flood again and again: catching up would fill a scrollback no one looks at.
+   * them (term-backlog.ts: all the task printed, nothing parsed yet; a head forgotten; or enough line
+   * feeds to parse from the ground state) and the state it would be parsed in prints it as lastLines()
+   * assumes; else null. The history writer and the previews read a flood again and again: catching up
+   * would fill a scrollback no one looks at, and a few lines would make an emulator for nothing.
    */
   private backlogLines(rows: number): string[] | null {
     const covers = this.backlog.covers;
+    if (!this.emulator) return this.backlog.lastLines(this.cols, rows, !covers);
     if (!covers && !this.atGround()) return null;
-    if (this.emulator) {
-      if (this.term.buffer.active.type !== "normal") return null;
-      const { wraparoundMode, insertMode } = this.term.modes;
-      const charsets = this.core._charsetService;
-      if (!wraparoundMode || insertMode || !charsets || charsets.charset !== undefined) return null;
-    }
+    if (this.term.buffer.active.type !== "normal") return null;
+    const { wraparoundMode, insertMode } = this.term.modes;
+    const charsets = this.core._charsetService;
+    if (!wraparoundMode || insertMode || !charsets || charsets.charset !== undefined) return null;
     return covers ? this.backlog.lastLines(this.cols, rows) : this.backlog.tailLines(this.cols, rows, rows + this.rows);
   }
 

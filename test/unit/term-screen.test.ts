@@ -864,6 +864,22 @@ describe("the emulator is made only when something needs it", () => {
     expect(plain.inputModes()).toEqual({ bracketedPaste: true, applicationCursorKeys: true });
   });
 
+  test("the history of a task that printed a few plain lines is read from them, as parsing gives it, making no emulator", () => {
+    const texts = ["go\r\n", "one\r\n\r\ntwo   \r\nthree without its line feed", `${"w".repeat(75)}\r\nafter a wrapped line\r\n`, "x".repeat(30)];
+    for (const text of texts) {
+      const lazy = new Screen({ cols: 30, rows: 6, scrollback: 10, compactAt: 64 });
+      const eager = new Screen({ cols: 30, rows: 6, scrollback: 10, compactAt: 64 });
+      cleanups.push(
+        () => lazy.dispose(),
+        () => eager.dispose(),
+      );
+      for (const screen of [lazy, eager]) screen.write(new TextEncoder().encode(text));
+      eager.text();
+      for (const limit of [1, 3, 100]) expect({ text, limit, lines: lazy.historyLines(limit) }).toEqual({ text, limit, lines: eager.historyLines(limit) });
+      expect(hasEmulator(lazy)).toBe(false);
+    }
+  });
+
   test("a flood read before its head is forgotten is previewed from its backlog, not parsed", () => {
     const screen = new Screen({ cols: 30, rows: 6, scrollback: 10, compactAt: 1 << 20 });
     cleanups.push(() => screen.dispose());

@@ -12,6 +12,11 @@
 // (arktype's checks precompiled at build time; arktype itself loads only to word a refusal) and
 // @xterm/headless, and sits idle; rss-idle-floor-no-validator, the same without the schemas. Their
 // difference is what the validator costs; rss-idle minus rss-idle-floor is fleetcom's own.
+//
+// rss-idle-spoken (report): the same ten tasks as a fleet in use has them, each having printed a
+// line, been typed a line into and printed what it got; VmRSS once the history writer has written
+// (its interval, 5 s, and the settling time). rss-idle's tasks never print, so no screen, log or
+// history is ever made for them.
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { compareLine, compileFloor, daemonPid, makeSandbox, onCleanup, poll, procStatusKb, sleep, type Sandbox } from "./common.ts";
@@ -23,12 +28,14 @@ const FLOOD = "head -c 2250000 /dev/urandom | base64";
 
 export async function run(): Promise<string[]> {
   const idle = await rssIdle();
+  const spoken = await rssSpoken();
   const flood = await rssFlood();
   const mb = (kb: number) => `${(kb / 1024).toFixed(1)}MB`;
   return [
     compareLine("rss-idle", idle.fleetcom, idle.tmux, mb),
     compareLine("rss-idle-floor", idle.floor, idle.tmux, mb),
     compareLine("rss-idle-floor-no-validator", idle.floorNoValidator, idle.tmux, mb),
+    compareLine("rss-idle-spoken", spoken.fleetcom, spoken.tmux, mb),
     compareLine("rss-flood", flood.fleetcom, flood.tmux, mb),
   ];
 }
@@ -49,6 +56,29 @@ async function rssIdle(): Promise<{ fleetcom: number; tmux: number; floor: numbe
     floor: procStatusKb(floor, "VmRSS"),
     floorNoValidator: procStatusKb(floorNoValidator, "VmRSS"),
   };
+}
+
+/** Each task says it is ready, reads a line and says what it got; the history writer writes 5 s after output. */
+const SPOKEN_TASK = (marker: string) => `echo ready; read line; echo "got $line" > ${marker}; echo "got $line"; exec sleep 3600`;
+const HISTORY_INTERVAL_MS = 5_000;
+
+async function rssSpoken(): Promise<{ fleetcom: number; tmux: number }> {
+  const sandbox = makeSandbox("rss-spoken");
+  const { root, fleetcom, tmux } = sandbox;
+  const marker = (tool: string, i: number) => join(root, `${tool}-got-${i}`);
+  const ids: string[] = [];
+  for (let i = 1; i <= IDLE_TASKS; i++) ids.push(await fleetcom.start(SPOKEN_TASK(marker("fleetcom", i))));
+  await tmux.start("s1", SPOKEN_TASK(marker("tmux", 1)));
+  for (let i = 2; i <= IDLE_TASKS; i++) await tmux.newSession(`s${i}`, SPOKEN_TASK(marker("tmux", i)));
+  // A line typed before the task reads it waits in its terminal, as a typed one would.
+  for (const [i, id] of ids.entries()) {
+    await fleetcom.run("send", id, "hello");
+    await tmux.run("send-keys", "-t", `s${i + 1}`, "hello", "Enter");
+  }
+  for (let i = 1; i <= IDLE_TASKS; i++)
+    await poll(() => existsSync(marker("fleetcom", i)) && existsSync(marker("tmux", i)), "every task to read its line", 30_000, 10);
+  await sleep(HISTORY_INTERVAL_MS + SETTLE_MS);
+  return { fleetcom: procStatusKb(daemonPid(sandbox), "VmRSS"), tmux: procStatusKb(tmuxPid(sandbox), "VmRSS") };
 }
 
 /** Starts a floor process and waits until it has loaded what it loads; returns its pid. */

@@ -1,7 +1,7 @@
 import { connectForward, connectVerified, openTransport, type Transport } from "./client-connect.ts";
 import type { ClientSocket } from "./client-socket.ts";
 import type { RemoteHost } from "./client-ssh.ts";
-import { mayBeTerminal } from "./files.ts";
+import { stdoutTerminalSize } from "./files.ts";
 import { EXIT, UserError } from "./errors.ts";
 import type {
   AttachEnd,
@@ -24,7 +24,7 @@ import { printable } from "./text-printable.ts";
 import { currentDirectory } from "./text-path.ts";
 import { hostOf, type Target } from "./client-target.ts";
 import { FrameDecoder, FrameKind, MAX_DAEMON_FRAME, MAX_REMOTE_FRAME, PROTOCOL_VERSION, decodeJson, encodeControl, encodeData } from "./wire-framing.ts";
-import { endsWithin, isProcessAlive, peerUidReader, windowSize } from "./platform.ts";
+import { endsWithin, isProcessAlive, peerUidReader } from "./platform.ts";
 import { VERSION } from "./version.ts";
 import { noWelcome, protocolError, refusalText, welcomeBoundMs } from "./client-failures.ts";
 import { printNotices } from "./client-notices.ts";
@@ -412,15 +412,10 @@ export class DaemonClient {
   }
 }
 
+/** The terminal's size for the hello; 120x40 when stdout is no terminal or does not say. */
 export function terminalSize(): { cols: number; rows: number } {
-  // Anything that cannot be a terminal is answered without building process.stdout (mayBeTerminal),
-  // and a terminal through libc where it can be (windowSize): process.stdout loads node:tty.
-  if (!mayBeTerminal(1)) return { cols: 120, rows: 40 };
-  const size = windowSize(1);
-  if (size) return size;
-  const out = process.stdout;
-  if (out.isTTY && out.columns && out.rows) return { cols: out.columns, rows: out.rows };
-  return { cols: 120, rows: 40 };
+  const size = stdoutTerminalSize();
+  return size?.cols && size.rows ? size : { cols: 120, rows: 40 };
 }
 
 /** Opens a connection for one command's worth of requests and always closes it. */

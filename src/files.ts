@@ -5,6 +5,7 @@
 import { Buffer } from "node:buffer";
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync, type Stats, writeSync } from "node:fs";
 import { UserError } from "./errors.ts";
+import { windowSize } from "./platform.ts";
 import { pathBytes } from "./text-path.ts";
 import { printable } from "./text-printable.ts";
 import { isWholeMebibytes, mebibytes } from "./text-size.ts";
@@ -49,6 +50,19 @@ export function mayBeTerminal(fd: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The size of the terminal stdout is (0 where it does not say), or null when stdout is no terminal:
+ * through libc where it is bound (platform.ts windowSize), else process.stdout, whose first use loads
+ * node:tty and node's streams, a share of every command typed in a terminal (docs/benchmarks.md).
+ */
+export function stdoutTerminalSize(): { cols: number; rows: number } | null {
+  if (!mayBeTerminal(1)) return null;
+  const known = windowSize(1);
+  if (known) return known;
+  const out = process.stdout;
+  return out.isTTY ? { cols: out.columns || 0, rows: out.rows || 0 } : null;
 }
 
 /**

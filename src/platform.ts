@@ -188,6 +188,25 @@ export async function runGathered(argv: string[], env: Record<string, string | u
   });
 }
 
+/** A program's output, kept chunk by chunk while less than `maxBytes` is kept; the rest dropped. */
+class KeptChunks {
+  private readonly chunks: Uint8Array[] = [];
+  private bytes = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  readonly take = (chunk: Uint8Array): void => {
+    if (this.bytes >= this.maxBytes) return;
+    this.chunks.push(chunk);
+    this.bytes += chunk.length;
+  };
+
+  /** What was kept, the last chunk whole. */
+  joined(): Buffer {
+    return Buffer.concat(this.chunks);
+  }
+}
+
 /** A program run in a process group of its own: the group to kill it by, and its output when it ends. */
 export interface GroupRun {
   /** Its process group (its PID); undefined when it could not start. */
@@ -198,14 +217,9 @@ export interface GroupRun {
 
 /** Runs `argv` in `cwd` with stdin closed, in a session and process group of its own (agent-probe.ts). */
 export function runInGroup(argv: string[], cwd: string, env: Record<string, string>, maxBytes: number): GroupRun {
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  const take = (chunk: Uint8Array) => {
-    if (bytes >= maxBytes) return;
-    chunks.push(chunk);
-    bytes += chunk.length;
-  };
-  const joined = () => Buffer.concat(chunks).toString("utf8");
+  const kept = new KeptChunks(maxBytes);
+  const take = kept.take;
+  const joined = () => kept.joined().toString("utf8");
   if (runsOnBun()) {
     let child: Bun.Subprocess<"ignore", "pipe", "pipe">;
     try {
@@ -263,15 +277,11 @@ export function startInGroup(argv: string[], options: { cwd?: string; env?: Reco
     return { group: undefined, ended: Promise.resolve({ notStarted: errorMessage(error) }) };
   }
   child.unref();
-  const kept: Uint8Array[] = [];
-  let bytes = 0;
-  const read =
-    child.stderr instanceof ReadableStream
-      ? drainKeeping(child.stderr, (chunk) => bytes < keep && kept.push(chunk) && (bytes += chunk.length))
-      : Promise.resolve();
+  const kept = new KeptChunks(keep);
+  const read = child.stderr instanceof ReadableStream ? drainKeeping(child.stderr, kept.take) : Promise.resolve();
   const ended = child.exited.then(async (code): Promise<GroupEnd> => {
     await Promise.race([read, new Promise((resolve) => setTimeout(resolve, STDERR_AFTER_EXIT_MS).unref?.())]);
-    const stderr = Buffer.concat(kept).subarray(0, keep).toString("utf8");
+    const stderr = kept.joined().subarray(0, keep).toString("utf8");
     return child.signalCode === null ? { code, stderr } : { signal: String(child.signalCode), stderr };
   });
   return { group: child.pid, ended };

@@ -62,19 +62,17 @@ export class Backlog {
     this.size += chunk.length;
   }
 
-  /** lastLines() of what is kept; `fromStart`: it is all the terminal was ever given. */
-  lastLines(cols: number, keep: number, fromStart = false): string[] | null {
-    return lastLines(this.chunks, cols, keep, fromStart);
-  }
-
   /**
-   * lastLines() of what is kept from its last carriage return followed by `lineFeeds` line feeds,
-   * nothing dropped: parsed from the ground state, that text alone decides the last `lineFeeds` -
-   * screen rows rows (see the head of this file). Null when there is no such carriage return.
+   * lastLines() of the last `keep` rows when what is kept alone decides them: all of it once a head
+   * was forgotten; else its tail from the last carriage return followed by `keep + screenRows` line
+   * feeds, nothing dropped (parsed from the ground state, that text alone decides those rows: see the
+   * head of this file); else, when `blankBefore` (it is all a fresh terminal was ever given), all of
+   * it from its start. Null otherwise.
    */
-  tailLines(cols: number, keep: number, lineFeeds: number): string[] | null {
-    const cut = this.findCut(lineFeeds);
-    if (!cut) return null;
+  lines(cols: number, keep: number, screenRows: number, blankBefore: boolean): string[] | null {
+    if (this.forgot) return lastLines(this.chunks, cols, keep);
+    const cut = this.findCut(keep + screenRows);
+    if (!cut) return blankBefore ? lastLines(this.chunks, cols, keep, true) : null;
     const tail = this.chunks.slice(cut.index);
     tail[0] = tail[0]!.subarray(cut.from);
     return lastLines(tail, cols, keep);

@@ -511,14 +511,13 @@ export class Screen implements TaskScreen {
    * would fill a scrollback no one looks at, and a few lines would make an emulator for nothing.
    */
   private backlogLines(rows: number): string[] | null {
-    const covers = this.backlog.covers;
-    if (!this.emulator) return this.backlog.lastLines(this.cols, rows, !covers);
-    if (!covers && !this.atGround()) return null;
-    if (this.term.buffer.active.type !== "normal") return null;
-    const { wraparoundMode, insertMode } = this.term.modes;
-    const charsets = this.core._charsetService;
-    if (!wraparoundMode || insertMode || !charsets || charsets.charset !== undefined) return null;
-    return covers ? this.backlog.lastLines(this.cols, rows) : this.backlog.tailLines(this.cols, rows, rows + this.rows);
+    if (this.emulator) {
+      if ((!this.backlog.covers && !this.atGround()) || this.term.buffer.active.type !== "normal") return null;
+      const { wraparoundMode, insertMode } = this.term.modes;
+      const charsets = this.core._charsetService;
+      if (!wraparoundMode || insertMode || !charsets || charsets.charset !== undefined) return null;
+    }
+    return this.backlog.lines(this.cols, rows, this.rows, !this.emulator);
   }
 
   styledHistoryLines(limit: number): Promise<string[]> {

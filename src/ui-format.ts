@@ -1,8 +1,7 @@
 // What the command line prints: the ls table and other tables fitted to the terminal, counts and
 // reports, and stdout written whole. How one task looks (its glyph, its state) is view-task.ts.
 import { writeSync } from "node:fs";
-import { mayBeTerminal } from "./files.ts";
-import { windowSize } from "./platform.ts";
+import { stdoutTerminalSize } from "./files.ts";
 import { tildePath } from "./paths.ts";
 import type { SnapshotInfo } from "./recipe-snapshots.ts";
 import type { Escapee, TaskInfo } from "./wire-protocol.ts";
@@ -97,12 +96,8 @@ function lsColumns(
 
 /** The width of the terminal stdout is, or undefined when it is not one (a pipe, a file). */
 export function terminalColumns(): number | undefined {
-  // Anything that cannot be a terminal is answered without building process.stdout (mayBeTerminal),
-  // and a terminal through libc where it can be (windowSize): process.stdout loads node:tty.
-  if (!mayBeTerminal(1)) return undefined;
-  const size = windowSize(1);
-  if (size) return size.cols;
-  return process.stdout.isTTY ? process.stdout.columns || 80 : undefined;
+  const size = stdoutTerminalSize();
+  return size ? size.cols || 80 : undefined;
 }
 
 /**

@@ -246,9 +246,18 @@ export function* clusters(text: string): Generator<[cluster: string, width: numb
   if (cluster !== "") yield [cluster, width];
 }
 
+/**
+ * Text each code unit of which is a cluster of its own, one column wide: printable ASCII, Latin,
+ * and the punctuation, arrows, technical signs, box drawing, blocks, shapes and dingbats the lists
+ * draw with (`·`, `›`, `…`, `↑`, `⏎`, `␣`, `─`, `▃`, `◆`, `✻`). Its width is its length, with no
+ * walk through its clusters: the dashboard measures every row again each second, and a walk per
+ * character is what made its JIT compile within seconds of an idle fleet (docs/benchmarks.md).
+ * text-width.test.ts checks that every code point in it stands alone and is one column wide.
+ */
+export const ONE_COLUMN_EACH = /^[\x20-\x7e\xa0-\u02ff\u2010-\u2027\u2030-\u205e\u2190-\u2319\u23ce\u2423\u2500-\u25fc\u2713-\u2717\u273b\u276f]*$/;
+
 export function textWidth(text: string): number {
-  // Printable ASCII, the common case, is one column a character.
-  if (/^[\x20-\x7e]*$/.test(text)) return text.length;
+  if (ONE_COLUMN_EACH.test(text)) return text.length;
   let width = 0;
   for (const [, w] of clusters(text)) width += w;
   return width;
@@ -256,6 +265,7 @@ export function textWidth(text: string): number {
 
 /** Cuts to `width` terminal columns with `…`, never wrapping, never inside a cluster. */
 export function cut(text: string, width: number): string {
+  if (ONE_COLUMN_EACH.test(text)) return text.length <= width ? text : width <= 0 ? "" : `${text.slice(0, width - 1)}…`;
   if (textWidth(text) <= width) return text;
   if (width <= 0) return "";
   let kept = "";

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { Terminal } from "@xterm/headless";
 import { cut } from "../../src/text-width.ts";
 import { fleetcomProvider, useFleetcomWidths } from "../../src/term-widths.ts";
-import { codePointWidth, textWidth } from "../../src/text-width.ts";
+import { clusters, codePointWidth, ONE_COLUMN_EACH, textWidth } from "../../src/text-width.ts";
 import { seededRandom } from "../harness/helpers.ts";
 import { CORPUS, TMUX_33_DIFFERS } from "../harness/width-corpus.ts";
 
@@ -129,5 +129,39 @@ describe("text width", () => {
     expect(cut("e\u0301e\u0301e\u0301", 2)).toBe("e\u0301…");
     expect(cut("\u2705\u2705\u2705", 4)).toBe("\u2705…");
     expect(textWidth(cut("\u6f22\u5b57\u6f22\u5b57", 6))).toBeLessThanOrEqual(6);
+  });
+
+  test("every code point measured by its length stands alone and is one column wide", () => {
+    const wrong: string[] = [];
+    let members = 0;
+    for (let code = 0; code <= 0xffff; code++) {
+      const char = String.fromCharCode(code);
+      if (!ONE_COLUMN_EACH.test(char)) continue;
+      members++;
+      const widths = (text: string) => [...clusters(text)].map(([, width]) => width).join(",");
+      // Joining what comes before it (a mark, a selector, ZWJ) or what comes after it (a prepended
+      // mark, a jamo, ZWJ before a pictograph) would make fewer clusters than code points.
+      const alone = widths(`a${char}b`) === "1,1,1" && widths(`${char}\u1161`) === `1,${codePointWidth(0x1161)}` && widths(`${char}\u{1F600}`) === "1,2";
+      if (!alone || codePointWidth(code) !== 1) wrong.push(code.toString(16));
+    }
+    expect(members).toBeGreaterThan(1_000);
+    expect(wrong.slice(0, 20)).toEqual([]);
+  });
+
+  test("text of such code points is measured and cut as the cluster walk does", () => {
+    const random = seededRandom(46);
+    const alphabet = [..."ab ~\u00b7\u00d7\u203a\u2026\u2191\u2193\u23ce\u2423\u2500\u2583\u25c6\u2713\u273b\u276f"];
+    for (let i = 0; i < 500; i++) {
+      const text = Array.from({ length: Math.floor(random() * 30) }, () => alphabet[Math.floor(random() * alphabet.length)]).join("");
+      expect(ONE_COLUMN_EACH.test(text)).toBe(true);
+      const walked = [...clusters(text)];
+      expect(textWidth(text)).toBe(walked.reduce((sum, [, width]) => sum + width, 0));
+      const width = Math.floor(random() * 32);
+      const kept = walked
+        .slice(0, Math.max(0, width - 1))
+        .map(([cluster]) => cluster)
+        .join("");
+      expect(cut(text, width)).toBe(walked.length <= width ? text : width <= 0 ? "" : `${kept}…`);
+    }
   });
 });

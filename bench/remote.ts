@@ -10,7 +10,8 @@
 // against `ssh -t remote1 tmux attach` (each through its shared connection), measured as
 // latency.ts measures a local attach: attached to an echoing `cat`, one letter typed into the
 // client's PTY, timed until it shows in the client's output; blocks of each in turn (target: at
-// most 1.3× tmux).
+// most 1.3× tmux). 1,000 samples each: with 300, the p99 was the third slowest keystroke, a stray
+// stall on either side, and moved between 0.85× and 3.53× from run to run (docs/benchmarks.md).
 //
 // hosts-add-fresh: `fleetcom hosts add remote1` to a host with no fleetcom there (its install, the
 // shared connection and the pack kept in the cache directory removed before each run: the first
@@ -34,7 +35,7 @@ import { ECHOING_CAT, EchoClient, measure } from "./latency.ts";
 const TASKS = 10;
 const RUNS = 30;
 const WARMUP = 3;
-const LATENCY_SAMPLES = 300;
+const LATENCY_SAMPLES = 1_000;
 const LATENCY_WARMUP = 20;
 const LATENCY_BLOCK = 50;
 const FRESH_RUNS = 3;

@@ -32,9 +32,16 @@ export class FrameError extends Error {}
 
 const encoder = new TextEncoder();
 
+// The length is written and read byte by byte, big-endian, with no DataView: one over a new array's
+// `.buffer` makes JavaScriptCore give those bytes an ArrayBuffer of their own, outside the
+// collector's heap, for every frame a client is sent (docs/benchmarks.md).
 export function encodeFrame(kind: FrameKind, payload: Uint8Array): Uint8Array {
   const frame = new Uint8Array(HEADER + payload.length);
-  new DataView(frame.buffer).setUint32(0, payload.length);
+  const length = payload.length;
+  frame[0] = length >>> 24;
+  frame[1] = length >>> 16;
+  frame[2] = length >>> 8;
+  frame[3] = length;
   frame[4] = kind;
   frame.set(payload, HEADER);
   return frame;
@@ -77,7 +84,7 @@ export class FrameDecoder {
   private next(): Frame | undefined {
     if (this.buffered < HEADER) return undefined;
     const header = this.peek(HEADER);
-    const length = new DataView(header.buffer, header.byteOffset, HEADER).getUint32(0);
+    const length = header[0]! * 0x1000000 + (header[1]! << 16) + (header[2]! << 8) + header[3]!;
     const kind = header[4]!;
     if (length > this.maxPayload) throw new FrameError(`frame of ${length} bytes exceeds the ${this.maxPayload}-byte bound`);
     if (kind !== FrameKind.control && kind !== FrameKind.data) throw new FrameError(`unknown frame kind ${kind}`);

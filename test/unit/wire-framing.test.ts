@@ -36,6 +36,14 @@ describe("frames", () => {
     expect(() => decoder.push(new Uint8Array([0, 0, 0, 17, 1]))).toThrow(FrameError);
   });
 
+  test("every byte of the length counts, the top bit too", () => {
+    const frame = encodeFrame(FrameKind.data, new Uint8Array(0x010203));
+    expect([...frame.subarray(0, 5)]).toEqual([0, 1, 2, 3, FrameKind.data]);
+    expect(new FrameDecoder(1 << 20).push(frame)[0]!.payload.length).toBe(0x010203);
+    expect(() => new FrameDecoder(1 << 20).push(new Uint8Array([0x80, 0, 0, 0, 1]))).toThrow("frame of 2147483648 bytes exceeds the 1048576-byte bound");
+    expect(() => new FrameDecoder(1 << 20).push(new Uint8Array([0xff, 0xff, 0xff, 0xff, 1]))).toThrow("frame of 4294967295 bytes");
+  });
+
   test("an unknown kind is refused", () => {
     expect(() => new FrameDecoder(16).push(new Uint8Array([0, 0, 0, 0, 7]))).toThrow("unknown frame kind 7");
   });

@@ -257,7 +257,11 @@ export function* clusters(text: string): Generator<[cluster: string, width: numb
 export const ONE_COLUMN_EACH = /^[\x20-\x7e\xa0-\u02ff\u2010-\u2027\u2030-\u205e\u2190-\u2319\u23ce\u2423\u2500-\u25fc\u2713-\u2717\u273b\u276f]*$/;
 
 export function textWidth(text: string): number {
-  if (ONE_COLUMN_EACH.test(text)) return text.length;
+  return ONE_COLUMN_EACH.test(text) ? text.length : walkedWidth(text);
+}
+
+/** The width of text that may hold clusters wider or narrower than one column, walked cluster by cluster. */
+function walkedWidth(text: string): number {
   let width = 0;
   for (const [, w] of clusters(text)) width += w;
   return width;
@@ -266,7 +270,7 @@ export function textWidth(text: string): number {
 /** Cuts to `width` terminal columns with `…`, never wrapping, never inside a cluster. */
 export function cut(text: string, width: number): string {
   if (ONE_COLUMN_EACH.test(text)) return text.length <= width ? text : width <= 0 ? "" : `${text.slice(0, width - 1)}…`;
-  if (textWidth(text) <= width) return text;
+  if (walkedWidth(text) <= width) return text;
   if (width <= 0) return "";
   let kept = "";
   let used = 0;

@@ -188,7 +188,10 @@ export async function runGathered(argv: string[], env: Record<string, string | u
   });
 }
 
-/** A program's output, kept chunk by chunk while less than `maxBytes` is kept; the rest dropped. */
+/**
+ * A program's output, its first `maxBytes` kept and the rest dropped: the chunk that reaches the
+ * bound is cut there, as one read can bring a whole output (a pipe read after the writer finished).
+ */
 class KeptChunks {
   private readonly chunks: Uint8Array[] = [];
   private bytes = 0;
@@ -196,12 +199,14 @@ class KeptChunks {
   constructor(private readonly maxBytes: number) {}
 
   readonly take = (chunk: Uint8Array): void => {
-    if (this.bytes >= this.maxBytes) return;
-    this.chunks.push(chunk);
-    this.bytes += chunk.length;
+    const room = this.maxBytes - this.bytes;
+    if (room <= 0) return;
+    const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    this.chunks.push(kept);
+    this.bytes += kept.length;
   };
 
-  /** What was kept, the last chunk whole. */
+  /** What was kept: at most `maxBytes`. */
   joined(): Buffer {
     return Buffer.concat(this.chunks);
   }
@@ -281,7 +286,7 @@ export function startInGroup(argv: string[], options: { cwd?: string; env?: Reco
   const read = child.stderr instanceof ReadableStream ? drainKeeping(child.stderr, kept.take) : Promise.resolve();
   const ended = child.exited.then(async (code): Promise<GroupEnd> => {
     await Promise.race([read, new Promise((resolve) => setTimeout(resolve, STDERR_AFTER_EXIT_MS).unref?.())]);
-    const stderr = kept.joined().subarray(0, keep).toString("utf8");
+    const stderr = kept.joined().toString("utf8");
     return child.signalCode === null ? { code, stderr } : { signal: String(child.signalCode), stderr };
   });
   return { group: child.pid, ended };

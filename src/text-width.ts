@@ -269,9 +269,10 @@ function walkedWidth(text: string): number {
 
 /** Cuts to `width` terminal columns with `…`, never wrapping, never inside a cluster. */
 export function cut(text: string, width: number): string {
-  if (ONE_COLUMN_EACH.test(text)) return text.length <= width ? text : width <= 0 ? "" : `${text.slice(0, width - 1)}…`;
-  if (walkedWidth(text) <= width) return text;
+  const oneColumnEach = ONE_COLUMN_EACH.test(text);
+  if ((oneColumnEach ? text.length : walkedWidth(text)) <= width) return text;
   if (width <= 0) return "";
+  if (oneColumnEach) return `${text.slice(0, width - 1)}…`;
   let kept = "";
   let used = 0;
   for (const [cluster, w] of clusters(text)) {

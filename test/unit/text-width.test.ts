@@ -134,11 +134,11 @@ describe("text width", () => {
   test("every code point measured by its length stands alone and is one column wide", () => {
     const wrong: string[] = [];
     let members = 0;
+    const widths = (text: string) => [...clusters(text)].map(([, width]) => width).join(",");
     for (let code = 0; code <= 0xffff; code++) {
       const char = String.fromCharCode(code);
       if (!ONE_COLUMN_EACH.test(char)) continue;
       members++;
-      const widths = (text: string) => [...clusters(text)].map(([, width]) => width).join(",");
       // Joining what comes before it (a mark, a selector, ZWJ) or what comes after it (a prepended
       // mark, a jamo, ZWJ before a pictograph) would make fewer clusters than code points.
       const alone = widths(`a${char}b`) === "1,1,1" && widths(`${char}\u1161`) === `1,${codePointWidth(0x1161)}` && widths(`${char}\u{1F600}`) === "1,2";

@@ -4,7 +4,9 @@
 //
 // INVARIANTS: the output path pays one array push per chunk (TaskLog.push); the lines are cut and
 // written in batches, on a timer or once a task has much waiting, never per chunk, and a batch is
-// cut chunk by chunk into one reused buffer: no string or buffer the size of a batch is made. A write that
+// cut chunk by chunk into one reused buffer: no string or buffer the size of a batch is made. A
+// flood's batches go to a part held open between them; every timer tick closes it, so a part is
+// looked at again (directory, symlink, owner) at least once a tick while it is written. A write that
 // fails (a full disk) stops that log's writes with one warning, never the task or the daemon; what
 // waited is dropped, and the log says where it resumed. A part is opened without following a
 // symlink, non-blocking (a FIFO cannot hold it), and must be a regular file of ours, as the history
@@ -214,6 +216,11 @@ export class LogStore {
   private error: string | null = null;
   /** Where a batch is encoded on its way to disk; one for the store, as one batch is written at a time. */
   private readonly out = new EncodedBatch();
+  /**
+   * The parts a flood is written to, held open from one of its batches to the next: opening a part
+   * (the directory's check, open, fstat, close) cost more than cutting its lines (docs/benchmarks.md).
+   */
+  private readonly held = new Map<TaskLog, HeldPart>();
 
   constructor(private readonly options: LogStoreOptions) {}
 
@@ -292,14 +299,16 @@ export class LogStore {
     return lastWritten;
   }
 
-  /** Writes every log with output waiting. */
-  flush(): void {
+  /** Writes every log with output waiting; `hold`: a flood's, whose parts stay open for its next batch. */
+  flush(hold = false): void {
     for (const log of this.logs.values()) if (log.pending) this.write(log);
+    if (!hold) for (const log of this.held.keys()) this.release(log);
   }
 
   /** A removed task's log goes with it (it can hold secrets, and nothing names it any more). */
   remove(key: string): void {
     const log = this.logs.get(key);
+    if (log) this.release(log);
     this.logs.delete(key);
     for (const part of log ? log.sizes.keys() : this.partsOnDisk(key).map((p) => p.part)) this.unlink(key, part);
   }
@@ -363,7 +372,7 @@ export class LogStore {
     this.soon = true;
     setImmediate(() => {
       this.soon = false;
-      this.flush();
+      this.flush(true);
     });
   }
 
@@ -381,7 +390,6 @@ export class LogStore {
     log.cut((piece) => {
       if (failure !== null) return;
       try {
-        if (!placed) ensureOwnPrivateDir(this.options.dir, "history directory");
         this.place(log, piece, partBytes);
         placed = true;
       } catch (error) {
@@ -430,12 +438,40 @@ export class LogStore {
   }
 
   private stopWrites(log: TaskLog, error: unknown): void {
+    this.release(log);
     log.stopped = error instanceof FileRefused ? error.message : describeFsError(error);
     if (this.error === null) this.options.log(`log writes stopped: ${log.stopped}`);
     this.error = `task ${log.key}: ${log.stopped}`;
   }
 
   private append(log: TaskLog, bytes: Uint8Array): void {
+    const fd = this.partFd(log);
+    let done = 0;
+    try {
+      while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+    } finally {
+      log.partBytes += done;
+      log.sizes.set(log.part, log.partBytes);
+    }
+  }
+
+  /** The descriptor of the part written to: the one held open, else the part opened (and checked) now. */
+  private partFd(log: TaskLog): number {
+    const held = this.held.get(log);
+    if (held?.part === log.part) return held.fd;
+    this.release(log);
+    const { fd, size } = this.openPart(log);
+    log.partBytes = size;
+    this.held.set(log, { fd, part: log.part });
+    return fd;
+  }
+
+  /**
+   * Opens the part written to for appending, in a directory of ours: without following a symlink,
+   * non-blocking (a FIFO cannot hold it), and only a regular file of ours. Returns it with its size.
+   */
+  private openPart(log: TaskLog): { fd: number; size: number } {
+    ensureOwnPrivateDir(this.options.dir, "history directory");
     const path = join(this.options.dir, logPartName(log.key, log.part));
     const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY;
     let fd: number;
@@ -452,20 +488,24 @@ export class LogStore {
       if (!stat.isFile()) throw new FileRefused(path, "not a regular file", "irregular");
       const uid = process.getuid?.();
       if (uid !== undefined && stat.uid !== uid) throw new FileRefused(path, `owned by uid ${stat.uid}, not ${uid}`, "foreign");
-      let done = 0;
-      try {
-        while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
-      } finally {
-        log.partBytes = stat.size + done;
-        log.sizes.set(log.part, log.partBytes);
-      }
-    } finally {
+      return { fd, size: stat.size };
+    } catch (error) {
       closeSync(fd);
+      throw error;
     }
+  }
+
+  /** Closes the part held open for `log`, if any. */
+  private release(log: TaskLog): void {
+    const held = this.held.get(log);
+    if (!held) return;
+    this.held.delete(log);
+    closeSync(held.fd);
   }
 
   /** Begins the next part and drops the oldest parts that no longer fit. */
   private rotate(log: TaskLog): void {
+    this.release(log);
     log.part += 1;
     log.partBytes = 0;
     log.sizes.set(log.part, 0);
@@ -514,6 +554,12 @@ export class LogStore {
       // already gone
     }
   }
+}
+
+/** A part held open for a flood's next batch. */
+interface HeldPart {
+  fd: number;
+  part: number;
 }
 
 /** A batch's text encoded as UTF-8 into one buffer, reused batch after batch (taken when first needed). */

@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from "bun:test";
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LogStore } from "../../src/daemon-logs.ts";
@@ -73,7 +73,8 @@ test("every line printed is read back once, in order, however the output was chu
     const chunks = chunked(bytes, seeded(seed), largest);
     chunks.forEach((chunk, i) => {
       log.push(chunk, at++);
-      if (i % 97 === 0) logs.flush();
+      // Batches as a flood writes them (the part held open) and as the timer does (closed after).
+      if (i % 97 === 0) logs.flush(i % 3 !== 0);
     });
     logs.flush();
     expect(readAll(logs, "1")).toEqual(kept);
@@ -101,10 +102,12 @@ test("at a small log_max the newest lines stay, contiguous and in order, and the
   const log = logs.open("1");
   const count = 50_000;
   const bytes = new TextEncoder().encode(Array.from({ length: count }, (_, i) => `${i}\r\n`).join(""));
+  // A flood's batches, the part held open from one to the next: rotation still closes it and begins the next.
   for (const chunk of chunked(bytes, seeded(4), 5000)) {
     log.push(chunk, Date.now());
-    logs.flush();
+    logs.flush(true);
   }
+  logs.flush();
   const lines = readAll(logs, "1");
   const first = Number(lines[0]);
   expect(first).toBeGreaterThan(0);
@@ -125,4 +128,53 @@ test("a follower hears each line cut after it began, once, in order", () => {
   logs.flush();
   following.stop();
   expect(heard).toEqual(kept);
+});
+
+/** How many of this process's descriptors are open on a part of task `key`'s log in `dir`. */
+function partsOpen(dir: string, key: string): number {
+  return readdirSync("/proc/self/fd").filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`).startsWith(join(dir, `${key}.`));
+    } catch {
+      return false;
+    }
+  }).length;
+}
+
+test.skipIf(process.platform !== "linux")("a flood's part is held open between its batches and closed at the timer's flush", () => {
+  const { store: logs, dir } = store();
+  const log = logs.open("1");
+  log.push(new TextEncoder().encode("one\r\n"), 1_000);
+  logs.flush(true);
+  log.push(new TextEncoder().encode("two\r\n"), 1_001);
+  logs.flush(true);
+  expect(partsOpen(dir, "1")).toBe(1);
+  logs.flush();
+  expect(partsOpen(dir, "1")).toBe(0);
+  expect(readAll(logs, "1")).toEqual(["one", "two"]);
+  log.push(new TextEncoder().encode("three\r\n"), 1_002);
+  logs.flush(true);
+  logs.remove("1");
+  expect(partsOpen(dir, "1")).toBe(0);
+});
+
+test("a part replaced by a symlink while a flood holds it open is refused at the next open, never written through", () => {
+  const { store: logs, dir } = store();
+  const log = logs.open("1");
+  log.push(new TextEncoder().encode("one\r\n"), 1_000);
+  logs.flush(true);
+  const part = join(dir, readdirSync(dir).find((name) => name.startsWith("1."))!);
+  const target = join(dir, "..", "target.txt");
+  writeFileSync(target, "untouched\n");
+  rmSync(part);
+  symlinkSync(target, part);
+  // Still the flood's batch: it goes to the part it holds (the file it opened), not through the link.
+  log.push(new TextEncoder().encode("two\r\n"), 1_001);
+  logs.flush(true);
+  // The timer's flush closes it; the next batch opens the part again, and finds the link.
+  logs.flush();
+  log.push(new TextEncoder().encode("three\r\n"), 1_002);
+  logs.flush(true);
+  expect(logs.status().error).toBe(`task 1: ${part}: a symlink, not a log file`);
+  expect(readFileSync(target, "utf8")).toBe("untouched\n");
 });

@@ -103,6 +103,13 @@ export interface FinishedState {
  * holds (text with no line feed or no carriage return cannot be forgotten).
  */
 const COMPACT_AT_BYTES = 256 * 1024;
+/**
+ * After forgetting, the next try waits until the backlog is this many times what was kept (growing by
+ * 16 × COMPACT_AT_BYTES at most). Each try walks back over every line it keeps, one lastIndexOf a line
+ * feed, so the walk costs 1 / (this - 1) calls per line printed: at 2 a flood's every line (23 ms of
+ * the daemon's thread in a 100 MB flood), at 4 a third of them, for more bytes held while it floods.
+ */
+const COMPACT_GROWTH = 4;
 
 /** The xterm internals the synchronous, lazy parse and the clears that keep history need; xterm is pinned, and tests pin these. */
 interface Core {
@@ -291,7 +298,10 @@ export class Screen implements TaskScreen {
   private compact(): void {
     if (this.atGround()) this.backlog.forgetBefore(2 * this.rows + this.scrollback);
     if (this.backlog.bytes > 16 * this.minCompactAt) this.catchUp();
-    else this.compactAt = Math.max(this.minCompactAt, 2 * this.backlog.bytes);
+    else {
+      const kept = this.backlog.bytes;
+      this.compactAt = Math.max(this.minCompactAt, kept + Math.min((COMPACT_GROWTH - 1) * kept, 16 * this.minCompactAt));
+    }
   }
 
   /**

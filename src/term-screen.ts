@@ -287,17 +287,31 @@ export class Screen implements TaskScreen {
     }
   }
 
-  /** Parses the backlog: every read of the screen comes after this. */
+  /**
+   * Parses the backlog: every read of the screen comes after this. A backlog past the size at which
+   * forgetting is tried may have grown up to COMPACT_GROWTH times what the last try kept (a task's
+   * end or a peek in the middle of a flood), so what can no longer show is forgotten first.
+   */
   private catchUp(): void {
+    if (this.backlog.bytes > this.minCompactAt) this.forget();
+    this.parseBacklog();
+  }
+
+  private parseBacklog(): void {
     if (this.backlog.bytes === 0) return;
     this.compactAt = this.minCompactAt;
     for (const chunk of this.backlog.take()) this.parse(chunk);
   }
 
+  /** Forgets the head of the backlog that can no longer show, when that is exact (term-backlog.ts). */
+  private forget(): void {
+    if (this.atGround()) this.backlog.forgetBefore(2 * this.rows + this.scrollback);
+  }
+
   /** Forgets what of the backlog can no longer show (term-backlog.ts); parses it when it cannot. */
   private compact(): void {
-    if (this.atGround()) this.backlog.forgetBefore(2 * this.rows + this.scrollback);
-    if (this.backlog.bytes > 16 * this.minCompactAt) this.catchUp();
+    this.forget();
+    if (this.backlog.bytes > 16 * this.minCompactAt) this.parseBacklog();
     else {
       const kept = this.backlog.bytes;
       this.compactAt = Math.max(this.minCompactAt, kept + Math.min((COMPACT_GROWTH - 1) * kept, 16 * this.minCompactAt));

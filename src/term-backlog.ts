@@ -39,13 +39,50 @@ export function isPlain(chunk: Uint8Array): boolean {
   return true;
 }
 
+/**
+ * Backlog size at which forgetting is first tried; past 16 times that the backlog is parsed whatever
+ * it holds (text with no line feed or no carriage return cannot be forgotten).
+ */
+const FORGET_AT_BYTES = 256 * 1024;
+/**
+ * After a try, the next waits until the backlog is this many times what was kept (growing by 16 ×
+ * the first try's size at most). Each try walks back over every line it keeps, one lastIndexOf a line
+ * feed, so the walk costs 1 / (this - 1) calls per line printed: at 2 a flood's every line (23 ms of
+ * the daemon's thread in a 100 MB flood), at 4 a third of them, for more bytes held while it floods.
+ */
+const FORGET_GROWTH = 4;
+
 export class Backlog {
   private chunks: Uint8Array[] = [];
   private size = 0;
   private forgot = false;
+  /** The size at which forgetting is next tried. */
+  private nextTry: number;
+
+  /** `firstTry`: the size at which forgetting is first tried (small in tests). */
+  constructor(private readonly firstTry = FORGET_AT_BYTES) {
+    this.nextTry = firstTry;
+  }
 
   get bytes(): number {
     return this.size;
+  }
+
+  /** Whether the backlog has grown to where forgetting its head is tried (forgetBefore, then tried). */
+  get due(): boolean {
+    return this.size >= this.nextTry;
+  }
+
+  /** Whether it is past the size at which forgetting is first tried. */
+  get large(): boolean {
+    return this.size > this.firstTry;
+  }
+
+  /** After a try to forget: "parse" when the backlog is too large to wait any longer, else when the next try comes is set. */
+  tried(): "parse" | "wait" {
+    if (this.size > 16 * this.firstTry) return "parse";
+    this.nextTry = Math.max(this.firstTry, this.size + Math.min((FORGET_GROWTH - 1) * this.size, 16 * this.firstTry));
+    return "wait";
   }
 
   /**
@@ -84,6 +121,7 @@ export class Backlog {
     this.chunks = [];
     this.size = 0;
     this.forgot = false;
+    this.nextTry = this.firstTry;
     return chunks;
   }
 

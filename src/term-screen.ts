@@ -98,19 +98,6 @@ export interface FinishedState {
   preview: string;
 }
 
-/**
- * Backlog size at which forgetting is tried; past 16 times that the backlog is parsed whatever it
- * holds (text with no line feed or no carriage return cannot be forgotten).
- */
-const COMPACT_AT_BYTES = 256 * 1024;
-/**
- * After forgetting, the next try waits until the backlog is this many times what was kept (growing by
- * 16 × COMPACT_AT_BYTES at most). Each try walks back over every line it keeps, one lastIndexOf a line
- * feed, so the walk costs 1 / (this - 1) calls per line printed: at 2 a flood's every line (23 ms of
- * the daemon's thread in a 100 MB flood), at 4 a third of them, for more bytes held while it floods.
- */
-const COMPACT_GROWTH = 4;
-
 /** The xterm internals the synchronous, lazy parse and the clears that keep history need; xterm is pinned, and tests pin these. */
 interface Core {
   writeSync(data: string | Uint8Array): void;
@@ -148,20 +135,18 @@ export class Screen implements TaskScreen {
   private readonly hidden = new HiddenState();
   private readonly scrollback: number;
   /** Plain text not parsed yet (see the head of this file). */
-  private readonly backlog = new Backlog();
-  private readonly minCompactAt: number;
-  private compactAt: number;
+  private readonly backlog: Backlog;
   /** Line watches not stopped yet: while there is one, every byte is parsed as it arrives. */
   private followers = 0;
   private disposed = false;
   /** previewLine() until the screen next changes: `ls` of an idle fleet reads it again and again. */
   private preview: string | null = null;
 
-  constructor({ cols, rows, scrollback, compactAt = COMPACT_AT_BYTES }: ScreenOptions) {
+  constructor({ cols, rows, scrollback, compactAt }: ScreenOptions) {
     this.cols = cols;
     this.rows = rows;
     this.scrollback = scrollback;
-    this.minCompactAt = this.compactAt = compactAt;
+    this.backlog = new Backlog(compactAt);
   }
 
   private get term(): Xterm.Terminal {
@@ -270,7 +255,11 @@ export class Screen implements TaskScreen {
     if (this.followers === 0 && typeof data !== "string" && isPlain(data)) {
       this.backlog.push(data);
       this.preview = null;
-      if (this.backlog.bytes >= this.compactAt) this.compact();
+      // What can no longer show is forgotten; a backlog that cannot be, and has grown too large, is parsed.
+      if (this.backlog.due) {
+        this.forget();
+        if (this.backlog.tried() === "parse") this.parseBacklog();
+      }
       return;
     }
     this.catchUp();
@@ -288,34 +277,22 @@ export class Screen implements TaskScreen {
   }
 
   /**
-   * Parses the backlog: every read of the screen comes after this. A backlog past the size at which
-   * forgetting is tried may have grown up to COMPACT_GROWTH times what the last try kept (a task's
-   * end or a peek in the middle of a flood), so what can no longer show is forgotten first.
+   * Parses the backlog: every read of the screen comes after this. A large backlog may hold several
+   * times the tail that can still show (term-backlog.ts FORGET_GROWTH: a task's end or a peek in
+   * the middle of a flood), so what can no longer show is forgotten first.
    */
   private catchUp(): void {
-    if (this.backlog.bytes > this.minCompactAt) this.forget();
+    if (this.backlog.large) this.forget();
     this.parseBacklog();
   }
 
   private parseBacklog(): void {
-    if (this.backlog.bytes === 0) return;
-    this.compactAt = this.minCompactAt;
     for (const chunk of this.backlog.take()) this.parse(chunk);
   }
 
   /** Forgets the head of the backlog that can no longer show, when that is exact (term-backlog.ts). */
   private forget(): void {
     if (this.atGround()) this.backlog.forgetBefore(2 * this.rows + this.scrollback);
-  }
-
-  /** Forgets what of the backlog can no longer show (term-backlog.ts); parses it when it cannot. */
-  private compact(): void {
-    this.forget();
-    if (this.backlog.bytes > 16 * this.minCompactAt) this.parseBacklog();
-    else {
-      const kept = this.backlog.bytes;
-      this.compactAt = Math.max(this.minCompactAt, kept + Math.min((COMPACT_GROWTH - 1) * kept, 16 * this.minCompactAt));
-    }
   }
 
   /**

@@ -48,9 +48,10 @@ const FORGET_AT_BYTES = 256 * 1024;
  * After a try, the next waits until the backlog is this many times what was kept (growing by 16 ×
  * the first try's size at most). Each try walks back over every line it keeps, one lastIndexOf a line
  * feed, so the walk costs 1 / (this - 1) calls per line printed: at 2 a flood's every line (23 ms of
- * the daemon's thread in a 100 MB flood), at 4 a third of them, for more bytes held while it floods.
+ * the daemon's thread in a 100 MB flood), at 3 half of them. Each step up holds one more kept tail
+ * while a task floods: at 4, 20 tasks printing 3 MB at once peaked ~10 MB higher (rss-flood).
  */
-const FORGET_GROWTH = 4;
+const FORGET_GROWTH = 3;
 
 export class Backlog {
   private chunks: Uint8Array[] = [];

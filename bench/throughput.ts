@@ -1,5 +1,6 @@
-// throughput: a task prints 100 MB of base64 (136.8 MB through the PTY); time from start to exit,
-// once with nobody attached and once with one attached client (in a real PTY) reading everything.
+// throughput: a task prints 100 MB of base64 (102.6 MB through the PTY, its line feeds made \r\n); time
+// from start to exit, once with nobody attached and once with one attached client (in a real PTY)
+// reading everything.
 //
 // Detached: from spawning the start command (`fleetcom run` / `tmux new-session -d`) until the
 // task's shell has been reaped by the tool. Attached: the task waits for Enter from the attached
@@ -7,8 +8,12 @@
 // task's end (`[task N exited 0]` / `[exited]`): all output has reached the client by then.
 // Neither tool lets a slow terminal slow the task, so the client does not see every byte: the
 // report line throughput-attached-client says how much each client had to draw.
+//
+// throughput-detached-floor: the same detached flood under bench/floor/pty.ts, a Bun program that runs
+// it in a PTY as the daemon does and drops its output, against tmux in the same rounds; fleetcom's
+// distance from it (throughput-detached-over-floor) is what the daemon does with the output.
 import { join } from "node:path";
-import { alternate, compareLine, makeSandbox, median, poll, processGone, PtyClient, readPid, type Sandbox } from "./common.ts";
+import { alternate, compareLine, compileFloor, makeSandbox, median, poll, processGone, PtyClient, readPid, type Sandbox, versusLine } from "./common.ts";
 
 interface AttachedRun {
   elapsed: number;
@@ -26,11 +31,16 @@ export async function run(): Promise<string[]> {
   const sandbox = makeSandbox("throughput");
   await sandbox.fleetcom.run("ls"); // autostart outside the clock
   await sandbox.tmux.start();
+  const floorBinary = compileFloor("pty", sandbox.root);
   let n = 0;
+  const floor: number[] = [];
   const detached = await alternate(
     DETACHED_RUNS,
     () => fleetcomDetached(sandbox, ++n),
-    () => tmuxDetached(sandbox, ++n),
+    async () => {
+      floor.push(await floorDetached(sandbox, floorBinary, ++n));
+      return tmuxDetached(sandbox, ++n);
+    },
   );
   const drawn = { fleetcom: [] as number[], tmux: [] as number[] };
   const attached = await alternate(
@@ -40,6 +50,8 @@ export async function run(): Promise<string[]> {
   );
   return [
     compareLine("throughput-detached", median(detached.fleetcom), median(detached.tmux)),
+    versusLine("throughput-detached-floor", median(floor), "tmux", median(detached.tmux)),
+    versusLine("throughput-detached-over-floor", median(detached.fleetcom), "floor", median(floor)),
     compareLine("throughput-attached", median(attached.fleetcom), median(attached.tmux)),
     compareLine("throughput-attached-client", median(drawn.fleetcom), median(drawn.tmux), megabytes),
   ];
@@ -80,6 +92,16 @@ async function tmuxDetached({ root, tmux }: Sandbox, n: number): Promise<number>
   await tmux.newSession(`flood-${n}`, floodRecordingPid(pidFile));
   await untilReaped(pidFile);
   return performance.now() - started;
+}
+
+async function floorDetached({ root, env }: Sandbox, binary: string, n: number): Promise<number> {
+  const pidFile = join(root, `flood-${n}.pid`);
+  const started = performance.now();
+  const floor = Bun.spawn([binary, floodRecordingPid(pidFile)], { env, stdin: "ignore", stdout: "ignore", stderr: "inherit" });
+  await untilReaped(pidFile);
+  const elapsed = performance.now() - started;
+  await floor.exited;
+  return elapsed;
 }
 
 /** Prints READY, then floods once Enter arrives through the attached client. */

@@ -13,6 +13,10 @@
 // most 1.3× tmux). 1,000 samples each: with 300, the p99 was the third slowest keystroke, a stray
 // stall on either side, and moved between 0.85× and 3.53× from run to run (docs/benchmarks.md).
 //
+// remote-latency-floor-p50/p99: the same typing through bench/floor/relay.ts in fleetcom's shape
+// (a Bun client here, ssh -T to a Bun bridge there, a Bun server holding the PTY), in the same
+// blocks, against tmux: what any Bun program on those hops costs.
+//
 // hosts-add-fresh: `fleetcom hosts add remote1` to a host with no fleetcom there (its install, the
 // shared connection and the pack kept in the cache directory removed before each run: the first
 // host at a new version, which pays for the packing) until the host is ready, against `scp` of the
@@ -26,10 +30,25 @@
 // hosts-add-next-version: the same, with a previous fleetcom there (this binary with one byte
 // changed in each of 9 blocks of a megabyte spread over it, as many as differ between two real
 // builds), from which `hosts add` takes the blocks it shares.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chownSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type SshServer, sshdAvailable, startSshServer } from "../test/harness/sshd.ts";
-import { alternate, COLS, compareLine, FLEETCOM_BIN, makeSandbox, median, percentile, PtyClient, ROWS, runCommand, timeCommand, versusLine } from "./common.ts";
+import {
+  alternate,
+  COLS,
+  compareLine,
+  compileFloor,
+  FLEETCOM_BIN,
+  makeSandbox,
+  median,
+  percentile,
+  PtyClient,
+  ROWS,
+  runCommand,
+  sleep,
+  timeCommand,
+  versusLine,
+} from "./common.ts";
 import { ECHOING_CAT, EchoClient, measure } from "./latency.ts";
 
 const TASKS = 10;
@@ -39,6 +58,8 @@ const LATENCY_SAMPLES = 1_000;
 const LATENCY_WARMUP = 20;
 const LATENCY_BLOCK = 50;
 const FRESH_RUNS = 3;
+/** The echoing cat as one word of the remote shell's command line. */
+const QUOTED_CAT = `'${ECHOING_CAT.replaceAll("'", `'\\''`)}'`;
 
 export async function run(): Promise<string[]> {
   if (!sshdAvailable())
@@ -71,7 +92,13 @@ export async function run(): Promise<string[]> {
     const tmux = () => timeCommand(ssh("tmux -L bench ls"), env);
     await alternate(WARMUP, fleetcom, tmux);
     const samples = await alternate(RUNS, fleetcom, tmux);
-    return [fresh, packed, next, compareLine("remote-ls", median(samples.fleetcom), median(samples.tmux)), ...(await latency(env, ssh))];
+    return [
+      fresh,
+      packed,
+      next,
+      compareLine("remote-ls", median(samples.fleetcom), median(samples.tmux)),
+      ...(await latency(env, ssh, await remoteFloor(root, server, env, ssh))),
+    ];
   } finally {
     await runCommand([FLEETCOM_BIN, "--host", "remote1", "--kill", "--yes"], env).catch(() => {});
     Bun.spawnSync(["ssh", "-F", server.config, ...shared, "-O", "exit", "remote1"], { stdout: "ignore", stderr: "ignore" });
@@ -125,19 +152,44 @@ function placePreviousBuild(installs: string, user: string): void {
   Bun.spawnSync(["chown", "-R", `${user}:`, join(installs, "../..")]);
 }
 
+type Ssh = (command: string, tty?: string) => string[];
+
+/**
+ * The relay floor in fleetcom's shape: its server on the remote (an echoing cat in its PTY), and a
+ * client here whose bytes ssh carries to a bridge there. Returns the client's argv.
+ */
+async function remoteFloor(root: string, server: SshServer, env: Record<string, string>, ssh: Ssh): Promise<string[]> {
+  const relay = compileFloor("relay", root);
+  const there = join(server.home, "floor-relay");
+  writeFileSync(there, readFileSync(relay), { mode: 0o755 });
+  chownSync(there, server.uid, server.uid);
+  const socket = join(server.home, "floor-relay.sock");
+  await runCommand(ssh(`${there} serve ${socket} ${QUOTED_CAT} </dev/null >/dev/null 2>&1 &`), env);
+  for (let tries = 0; !(await runCommand(ssh(`test -S ${socket} && echo yes`), env).catch(() => "")).includes("yes"); tries++) {
+    if (tries > 100) throw new Error("the remote relay floor never listened");
+    await sleep(50);
+  }
+  return [relay, "attach-through", ...ssh(`${there} bridge ${socket}`)];
+}
+
 /** remote-latency-p50/p99: an echoing cat on the remote, attached through each tool over ssh. */
-async function latency(env: Record<string, string>, ssh: (command: string, tty?: string) => string[]): Promise<string[]> {
+async function latency(env: Record<string, string>, ssh: Ssh, floorArgv: string[]): Promise<string[]> {
   const id = (await runCommand([FLEETCOM_BIN, "--host", "remote1", "run", "--", ECHOING_CAT], env)).trim();
-  const quoted = `'${ECHOING_CAT.replaceAll("'", `'\\''`)}'`;
-  await runCommand(ssh(`tmux -L bench new -d -s cat -x ${COLS} -y ${ROWS} ${quoted}`), env);
+  await runCommand(ssh(`tmux -L bench new -d -s cat -x ${COLS} -y ${ROWS} ${QUOTED_CAT}`), env);
   const fleetcom = await EchoClient.ready(new PtyClient([FLEETCOM_BIN, "--host", "remote1", "attach", id], env));
   const tmux = await EchoClient.ready(new PtyClient(ssh("tmux -L bench attach -t cat", "-t"), env));
+  const floor = await EchoClient.ready(new PtyClient(floorArgv, env));
   await measure(fleetcom, LATENCY_WARMUP);
   await measure(tmux, LATENCY_WARMUP);
-  const samples = { fleetcom: [] as number[], tmux: [] as number[] };
+  await measure(floor, LATENCY_WARMUP);
+  const samples = { fleetcom: [] as number[], tmux: [] as number[], floor: [] as number[] };
   for (let done = 0; done < LATENCY_SAMPLES; done += LATENCY_BLOCK) {
     samples.fleetcom.push(...(await measure(fleetcom, LATENCY_BLOCK)));
     samples.tmux.push(...(await measure(tmux, LATENCY_BLOCK)));
+    samples.floor.push(...(await measure(floor, LATENCY_BLOCK)));
   }
-  return [50, 99].map((p) => compareLine(`remote-latency-p${p}`, percentile(samples.fleetcom, p), percentile(samples.tmux, p)));
+  return [
+    ...[50, 99].map((p) => compareLine(`remote-latency-p${p}`, percentile(samples.fleetcom, p), percentile(samples.tmux, p))),
+    ...[50, 99].map((p) => compareLine(`remote-latency-floor-p${p}`, percentile(samples.floor, p), percentile(samples.tmux, p))),
+  ];
 }

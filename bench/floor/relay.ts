@@ -1,10 +1,13 @@
 // The floor under fleetcom's keystroke echo: the same hops as `fleetcom attach` (a client process in
 // the user's terminal, a server process holding the PTY, a Unix socket between them), with nothing
 // but Bun doing the relaying: no framing, no screen, no bookkeeping. bench/latency.ts builds it and
-// types through it beside fleetcom and tmux.
+// types through it beside fleetcom and tmux. bench/remote.ts does the same over ssh, in the shape of
+// `fleetcom --host H attach`: a client here, ssh carrying its bytes to a bridge there, the server.
 //
 //   relay serve SOCKET COMMAND   runs COMMAND in a Bun.Terminal once a client connects, and relays
 //   relay attach SOCKET          relays this terminal (raw mode) to the server; Ctrl-\ leaves
+//   relay bridge SOCKET          relays its stdin and stdout to the server (run by ssh on the remote)
+//   relay attach-through ARGV…   relays this terminal (raw mode) to ARGV's stdin and stdout (ssh)
 import { rmSync } from "node:fs";
 
 const [mode, path, command] = process.argv.slice(2);
@@ -32,6 +35,23 @@ if (mode === "serve") {
       close: (socket) => void clients.delete(socket),
     },
   });
+} else if (mode === "bridge") {
+  const socket = await Bun.connect({
+    unix: path!,
+    socket: { data: (_s, chunk) => void process.stdout.write(chunk), close: () => process.exit(0) },
+  });
+  for await (const chunk of Bun.stdin.stream()) socket.write(chunk);
+  process.exit(0);
+} else if (mode === "attach-through") {
+  const carrier = Bun.spawn(process.argv.slice(3), { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
+  process.stdin.setRawMode(true);
+  process.stdin.on("data", (chunk: Buffer) => {
+    if (chunk.includes(0x1c)) process.exit(0);
+    carrier.stdin.write(chunk);
+    carrier.stdin.flush();
+  });
+  for await (const chunk of carrier.stdout) process.stdout.write(chunk);
+  process.exit(0);
 } else if (mode === "attach") {
   const socket = await Bun.connect({
     unix: path!,

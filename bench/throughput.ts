@@ -76,30 +76,31 @@ async function untilReaped(pidFile: string): Promise<void> {
   await poll(() => processGone(pid), "the task to exit", 120_000);
 }
 
-async function fleetcomDetached({ root, fleetcom }: Sandbox, n: number): Promise<number> {
+/**
+ * Times one detached flood: from `start` (given the flood's command line) until the flood's shell
+ * has been reaped. Returns the time and what `start` gave (to clean up after the clock).
+ */
+async function timedFlood<T>(root: string, n: number, start: (command: string) => Promise<T>): Promise<{ elapsed: number; started: T }> {
   const pidFile = join(root, `flood-${n}.pid`);
-  const started = performance.now();
-  const id = await fleetcom.start(floodRecordingPid(pidFile));
+  const clock = performance.now();
+  const started = await start(floodRecordingPid(pidFile));
   await untilReaped(pidFile);
-  const elapsed = performance.now() - started;
+  return { elapsed: performance.now() - clock, started };
+}
+
+async function fleetcomDetached({ root, fleetcom }: Sandbox, n: number): Promise<number> {
+  const { elapsed, started: id } = await timedFlood(root, n, (command) => fleetcom.start(command));
   await fleetcom.remove(id);
   return elapsed;
 }
 
 async function tmuxDetached({ root, tmux }: Sandbox, n: number): Promise<number> {
-  const pidFile = join(root, `flood-${n}.pid`);
-  const started = performance.now();
-  await tmux.newSession(`flood-${n}`, floodRecordingPid(pidFile));
-  await untilReaped(pidFile);
-  return performance.now() - started;
+  return (await timedFlood(root, n, (command) => tmux.newSession(`flood-${n}`, command))).elapsed;
 }
 
 async function floorDetached({ root, env }: Sandbox, binary: string, n: number): Promise<number> {
-  const pidFile = join(root, `flood-${n}.pid`);
-  const started = performance.now();
-  const floor = Bun.spawn([binary, floodRecordingPid(pidFile)], { env, stdin: "ignore", stdout: "ignore", stderr: "inherit" });
-  await untilReaped(pidFile);
-  const elapsed = performance.now() - started;
+  const spawn = async (command: string) => Bun.spawn([binary, command], { env, stdin: "ignore", stdout: "ignore", stderr: "inherit" });
+  const { elapsed, started: floor } = await timedFlood(root, n, spawn);
   await floor.exited;
   return elapsed;
 }

@@ -44,9 +44,7 @@ if (mode === "serve") {
   process.exit(0);
 } else if (mode === "attach-through") {
   const carrier = Bun.spawn(process.argv.slice(3), { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
-  process.stdin.setRawMode(true);
-  process.stdin.on("data", (chunk: Buffer) => {
-    if (chunk.includes(0x1c)) process.exit(0);
+  relayKeys((chunk) => {
     carrier.stdin.write(chunk);
     carrier.stdin.flush();
   });
@@ -57,9 +55,14 @@ if (mode === "serve") {
     unix: path!,
     socket: { data: (_s, chunk) => void process.stdout.write(chunk), close: () => process.exit(0) },
   });
+  relayKeys((chunk) => void socket.write(chunk));
+}
+
+/** This terminal's keys, raw, to `send`; Ctrl-\ leaves. */
+function relayKeys(send: (chunk: Buffer) => void): void {
   process.stdin.setRawMode(true);
   process.stdin.on("data", (chunk: Buffer) => {
     if (chunk.includes(0x1c)) process.exit(0);
-    socket.write(chunk);
+    send(chunk);
   });
 }
